@@ -1,0 +1,29 @@
+import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
+
+/**
+ * What reflect() emits: server facts in the order they were learned.
+ * `Replace` follows every (re)list with the complete set of objects.
+ */
+export type ReflectorEvent<T> =
+  | { readonly type: 'Replace'; readonly items: readonly T[]; readonly resourceVersion: string }
+  | { readonly type: 'Added'; readonly obj: T; readonly resourceVersion: string }
+  | { readonly type: 'Modified'; readonly obj: T; readonly resourceVersion: string }
+  | { readonly type: 'Deleted'; readonly obj: T; readonly resourceVersion: string }
+  | { readonly type: 'Bookmark'; readonly resourceVersion: string }
+  | { readonly type: 'Resync' };
+
+export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
+
+/** One change to one key. A `Deleted` delta may carry a tombstone. */
+export interface Delta<T> {
+  readonly type: DeltaType;
+  readonly obj: T | DeletedFinalStateUnknown<T>;
+}
+
+/** Everything pending for one key, oldest first, as popped from the FIFO. */
+export interface Deltas<T> {
+  readonly key: string;
+  readonly deltas: readonly Delta<T>[];
+  /** True while the first Replace's items have not all been popped (client-go's isInInitialList). */
+  readonly isInInitialList: boolean;
+}

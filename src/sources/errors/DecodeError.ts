@@ -1,0 +1,18 @@
+/**
+ * A watch line or list body that could not be decoded: malformed JSON, an
+ * object without `metadata.name`, or an unknown event type. The line is kept,
+ * truncated, so the report says what arrived without holding megabytes.
+ */
+export class DecodeError extends Error {
+  override readonly name = 'DecodeError';
+  /** The offending text, truncated to at most 256 characters. */
+  readonly line: string;
+  /** Byte offset of the line's start in the response body. */
+  readonly position: number;
+
+  constructor(message: string, line: string, position: number, opts: { cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.line = line.length > 256 ? `${line.slice(0, 256)}…` : line;
+    this.position = position;
+  }
+}

@@ -1,0 +1,39 @@
+/** The `Status` object the API server returns with an error. */
+export interface StatusDetails {
+  readonly kind?: string;
+  readonly apiVersion?: string;
+  readonly status?: string;
+  readonly message?: string;
+  readonly reason?: string;
+  readonly code?: number;
+  readonly details?: {
+    readonly causes?: readonly { readonly reason?: string; readonly message?: string; readonly field?: string }[];
+    readonly retryAfterSeconds?: number;
+    readonly [extra: string]: unknown;
+  };
+}
+
+/**
+ * An error answered by the API server (or built from an ERROR watch event).
+ * Carries the HTTP status, the Status reason and the server's message; never
+ * a credential or a request header.
+ */
+export class KubeApiError extends Error {
+  override readonly name: string = 'KubeApiError';
+  /** HTTP status code (or the Status `code` of an ERROR watch event). */
+  readonly status: number;
+  /** The Status `reason` (`Expired`, `Forbidden`, …), when the server gave one. */
+  readonly reason: string | undefined;
+  /** The server's own message. */
+  readonly serverMessage: string | undefined;
+  /** The raw Status, when the body was one. */
+  readonly details: StatusDetails | undefined;
+
+  constructor(status: number, message: string, opts: { reason?: string | undefined; serverMessage?: string | undefined; details?: StatusDetails | undefined; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.status = status;
+    this.reason = opts.reason;
+    this.serverMessage = opts.serverMessage;
+    this.details = opts.details;
+  }
+}

@@ -1,0 +1,53 @@
+import type { KubeObject } from '../store/types.js';
+
+/** A LIST response (one page, or the whole list when not paged). */
+export interface ObjectList<T> {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: { readonly resourceVersion?: string; readonly continue?: string; readonly remainingItemCount?: number };
+  readonly items: readonly T[];
+}
+
+/** Watch event types as they appear on the wire. */
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/** A decoded watch event. ERROR events are turned into typed errors by the source and never surface here. */
+export type WatchEvent<T> =
+  | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: T }
+  | { readonly type: 'BOOKMARK'; readonly object: KubeObject };
+
+/** Options for one LIST request (client-go's ListOptions subset rxkube uses). */
+export interface ListOptions {
+  readonly resourceVersion?: string;
+  readonly resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  readonly limit?: number;
+  readonly continue?: string;
+}
+
+/** Options for one WATCH request. */
+export interface WatchOptions {
+  readonly resourceVersion?: string;
+  readonly resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  readonly timeoutSeconds?: number;
+  readonly allowWatchBookmarks?: boolean;
+  readonly sendInitialEvents?: boolean;
+}
+
+/**
+ * Where facts about one resource come from. `list` returns one page; `watch`
+ * streams events until the server ends the stream, the signal aborts, or an
+ * error is thrown from the iterator (a typed error from `./errors`). Both are
+ * lazy: nothing is requested before the call, and aborting `signal` ends the
+ * request at once.
+ */
+export interface ListerWatcher<T> {
+  list(opts: ListOptions, signal: AbortSignal): Promise<ObjectList<T>>;
+  watch(opts: WatchOptions, signal: AbortSignal): AsyncIterable<WatchEvent<T>>;
+  /** False when the server or source cannot do streaming lists (`sendInitialEvents`). */
+  readonly supportsWatchList?: boolean;
+}
+
+/** Identifies a resource: `v1/pods`, `apps/v1/deployments`, or the parts. */
+export type ResourceRef =
+  | string
+  | { readonly group?: string; readonly version: string; readonly plural: string; readonly namespaced?: boolean };
