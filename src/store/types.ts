@@ -8,7 +8,12 @@ export interface KubeObject {
   readonly metadata?: ObjectMeta;
 }
 
-/** The metadata fields rxkube reads. Everything else is carried untouched. */
+/**
+ * The metadata fields rxkube reads. Everything else is carried untouched.
+ * There is deliberately no index signature: classes such as client-node's
+ * `V1ObjectMeta` have none, and one here would make `V1Pod` unassignable to
+ * `KubeObject`.
+ */
 export interface ObjectMeta {
   readonly name?: string;
   readonly namespace?: string;
@@ -20,7 +25,6 @@ export interface ObjectMeta {
   readonly ownerReferences?: readonly OwnerReference[];
   readonly deletionTimestamp?: string | Date;
   readonly creationTimestamp?: string | Date;
-  readonly [extra: string]: unknown;
 }
 
 export interface OwnerReference {
