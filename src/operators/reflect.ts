@@ -1,0 +1,170 @@
+import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
+import type { ListerWatcher } from '../sources/types.js';
+import { resolveBackoffOptions } from './internal/backoff.js';
+import { ReflectorRun } from './reflectRun.js';
+import type { ReflectOptions, ReflectorStatus, ResolvedReflectOptions } from './reflectTypes.js';
+import type { ReflectorEvent } from './types.js';
+
+export type {
+  ReflectOptions,
+  ReflectorCounters,
+  ReflectorState,
+  ReflectorStatus,
+  RelistReason,
+} from './reflectTypes.js';
+export { VeryShortWatchError, InitialEventsIncompleteError } from './reflectErrors.js';
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'a function';
+  try {
+    return String(value);
+  } catch {
+    return typeof value;
+  }
+}
+
+function nonNegative(name: string, value: unknown, fallback: number, integer = false): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
+    throw new TypeError(`reflect: ${name} must be a finite ${integer ? 'integer' : 'number'} >= 0, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function isScheduler(value: unknown): value is SchedulerLike {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as SchedulerLike).schedule === 'function' &&
+    typeof (value as SchedulerLike).now === 'function'
+  );
+}
+
+function resolveStatus(value: unknown): ((status: ReflectorStatus) => void) | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'function') return value as (status: ReflectorStatus) => void;
+  if (value !== null && typeof value === 'object') {
+    const next = (value as { next?: unknown }).next;
+    if (next === undefined) return undefined;
+    if (typeof next === 'function') return (status) => (next as (s: ReflectorStatus) => void).call(value, status);
+  }
+  throw new TypeError(`reflect: status must be an Observer, a Subject or a function, got ${describe(value)}`);
+}
+
+/**
+ * Checks reflect()'s options and fills in every default.
+ *
+ * @param opts the options as given
+ * @returns the complete options
+ * @throws TypeError naming the first bad option and its value
+ */
+export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflectOptions {
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`reflect: options must be an object, got ${describe(opts)}`);
+  const initialList = opts.initialList ?? 'paged';
+  if (initialList !== 'paged' && initialList !== 'stream') {
+    throw new TypeError(`reflect: initialList must be 'paged' or 'stream', got ${describe(initialList)}`);
+  }
+  const minWatchTimeoutSeconds = nonNegative('minWatchTimeoutSeconds', opts.minWatchTimeoutSeconds, 300);
+  if (minWatchTimeoutSeconds < 1) {
+    throw new TypeError(`reflect: minWatchTimeoutSeconds must be >= 1, got ${describe(minWatchTimeoutSeconds)}`);
+  }
+  const scheduler = opts.scheduler ?? asyncScheduler;
+  if (!isScheduler(scheduler)) throw new TypeError(`reflect: scheduler must be an rxjs SchedulerLike, got ${describe(scheduler)}`);
+  if (opts.onTerminal !== undefined && typeof opts.onTerminal !== 'function') {
+    throw new TypeError(`reflect: onTerminal must be a function, got ${describe(opts.onTerminal)}`);
+  }
+  const random = opts.random ?? Math.random;
+  if (typeof random !== 'function') throw new TypeError(`reflect: random must be a function, got ${describe(random)}`);
+  let backoff;
+  try {
+    backoff = resolveBackoffOptions(opts.backoff, 'backoff');
+  } catch (err) {
+    throw new TypeError(`reflect: ${(err as Error).message}`);
+  }
+  return {
+    resyncPeriod: nonNegative('resyncPeriod', opts.resyncPeriod, 0),
+    initialList,
+    pageSize: nonNegative('pageSize', opts.pageSize, 500, true),
+    backoff,
+    minWatchTimeoutSeconds,
+    scheduler,
+    onTerminal: opts.onTerminal,
+    random,
+    status: resolveStatus(opts.status),
+  };
+}
+
+/**
+ * Turns a ListerWatcher into one long-lived stream of server facts: a
+ * `Replace` after every (re)list, then the watch's `Added` / `Modified` /
+ * `Deleted` / `Bookmark` events, and `Resync` ticks — client-go's Reflector
+ * as a cold Observable.
+ *
+ * The stream never errors or completes because of a transient fault:
+ * - a watch that ends or idles out is re-opened from the last resourceVersion
+ *   (bookmarks included) without a relist;
+ * - 410 Expired (at watch start or as an ERROR event mid-stream) relists; a
+ *   LIST whose resourceVersion is gone or too new is retried at once as a
+ *   consistent read, and an expired continue token turns into one full list;
+ * - 429 waits `Retry-After` (or the backoff) and retries the same request;
+ * - connection errors and undecodable lines back off, then re-watch from the
+ *   last good resourceVersion (a watch from there replays what was missed;
+ *   when it is too old the server answers 410 and a relist follows) — where
+ *   client-go would relist after some of them, this saves a full LIST;
+ * - 5xx, 401/403 and other failures back off, then relist, as client-go does;
+ *   `onTerminal` can make any error final;
+ * - a watch that closes within a second with no event counts as a failure.
+ *
+ * Retry delays follow one shared exponential backoff (800 ms × 2 up to 30 s,
+ * full jitter); it starts over after two minutes without failures. Every
+ * error, and every change of state, is reported to `opts.status` with
+ * running counters. The status sink is an option rather than a second
+ * returned stream because the events are cold: each subscription runs its own
+ * loop, and a sink passed alongside it cannot be confused with another run.
+ *
+ * Each subscription starts its own list/watch loop; unsubscribing aborts
+ * every request in flight and clears every timer.
+ *
+ * ## Example
+ * ```ts
+ * import { Subject } from 'rxjs';
+ * import { kubeSource, reflect, type ReflectorStatus } from 'rxkube';
+ * import { KubeConfig } from '@kubernetes/client-node';
+ *
+ * const kc = new KubeConfig();
+ * kc.loadFromDefault();
+ * const status = new Subject<ReflectorStatus>();
+ * status.subscribe((s) => console.log(s.state));
+ * const sub = reflect(kubeSource(kc, 'v1/pods'), { resyncPeriod: 60_000, status }).subscribe((event) => {
+ *   if (event.type === 'Replace') console.log(`listed ${event.items.length} pods at ${event.resourceVersion}`);
+ *   else if (event.type !== 'Resync' && event.type !== 'Bookmark') console.log(event.type, event.obj.metadata?.name);
+ * });
+ * // later: sub.unsubscribe() aborts the watch.
+ * ```
+ *
+ * @param lw where lists and watches come from (`kubeSource(…)` or any ListerWatcher)
+ * @param opts tuning; every field is optional and validated up front
+ * @param opts.resyncPeriod milliseconds between `Resync` ticks while watching; 0 is off. @default 0
+ * @param opts.initialList `'paged'` LIST or `'stream'` (sendInitialEvents watch with paged fallback). @default 'paged'
+ * @param opts.pageSize LIST page size; 0 for unpaged. @default 500
+ * @param opts.backoff retry delays. @default { initialMs: 800, factor: 2, maxMs: 30_000, jitter: 1.0, resetAfterMs: 120_000 }
+ * @param opts.minWatchTimeoutSeconds watch timeouts are random in [min, 2·min) seconds. @default 300
+ * @param opts.scheduler scheduler for all timers and the clock. @default asyncScheduler
+ * @param opts.onTerminal return true to make an error final. @default undefined
+ * @param opts.random jitter source in [0, 1). @default Math.random
+ * @param opts.status receives every state change and error. @default undefined
+ * @returns a cold Observable of reflector events that errors only on a terminal error
+ * @throws TypeError synchronously when an option is invalid
+ */
+export function reflect<T>(lw: ListerWatcher<T>, opts?: ReflectOptions): Observable<ReflectorEvent<T>> {
+  if (lw === null || typeof lw !== 'object' || typeof lw.list !== 'function' || typeof lw.watch !== 'function') {
+    throw new TypeError(`reflect: lw must be a ListerWatcher with list() and watch(), got ${describe(lw)}`);
+  }
+  const resolved = resolveReflectOptions(opts);
+  return new Observable<ReflectorEvent<T>>((subscriber) => {
+    const run = new ReflectorRun(lw, resolved, subscriber);
+    run.start();
+    return () => run.stop();
+  });
+}

@@ -1,0 +1,54 @@
+import { ConnectionError, ExpiredError, KubeApiError, TooManyRequestsError } from '../sources/errors/index.js';
+
+/** 410 Gone / reason Expired: the resourceVersion or continue token is older than the server keeps. */
+export function isExpired(err: unknown): boolean {
+  if (err instanceof ExpiredError) return true;
+  if (!(err instanceof KubeApiError)) return false;
+  return err.status === 410 || err.reason === 'Expired' || err.reason === 'Gone';
+}
+
+/** The server has not reached the requested resourceVersion yet (a client that talked to a newer server). */
+export function isTooLargeResourceVersion(err: unknown): boolean {
+  if (!(err instanceof KubeApiError)) return false;
+  if (err.details?.details?.causes?.some((c) => c.reason === 'ResourceVersionTooLarge') === true) return true;
+  const text = `${err.serverMessage ?? ''} ${err.message}`;
+  return /too large resource version/i.test(text);
+}
+
+/** 429: the server asked to slow down. */
+export function isTooManyRequests(err: unknown): err is KubeApiError {
+  return err instanceof TooManyRequestsError || (err instanceof KubeApiError && err.status === 429);
+}
+
+/** Seconds from `Retry-After` (header or Status details), when the server gave any. */
+export function retryAfterSeconds(err: unknown): number | undefined {
+  const fromHeader = err instanceof TooManyRequestsError ? err.retryAfterSeconds : undefined;
+  const fromStatus = err instanceof KubeApiError ? err.details?.details?.retryAfterSeconds : undefined;
+  const value = fromHeader ?? fromStatus;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/** A watch that went silent past the source's idle timeout: a normal end, re-watched at once. */
+export function isIdleTimeout(err: unknown): boolean {
+  return err instanceof ConnectionError && err.code === 'IDLE_TIMEOUT';
+}
+
+/**
+ * The server refused the streaming-list request itself (400 BadRequest, 422
+ * Invalid): it will not start accepting it on a retry, so paged lists are
+ * used from now on.
+ */
+export function isWatchListRejected(err: unknown): boolean {
+  return err instanceof KubeApiError && (err.status === 400 || err.status === 422);
+}
+
+/** Errors a streaming list retries itself rather than falling back to a paged list (client-go RF-22). */
+export function isTransient(err: unknown): boolean {
+  if (err instanceof ConnectionError || isTooManyRequests(err)) return true;
+  return err instanceof KubeApiError && err.status >= 500;
+}
+
+/** True when `err` is how an aborted request rejects (the reflector was stopped). */
+export function isAbort(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
+}
