@@ -1,0 +1,266 @@
+import { DeletedFinalStateUnknown, unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
+import type { KeyFunc, KeyListerGetter } from '../store/types.js';
+import { TransformError } from './TransformError.js';
+import type { Delta, DeltaType, Deltas } from './types.js';
+
+/** What the queue needs, already validated and defaulted by `deltaFifo`. */
+export interface DeltaFifoQueueConfig<T> {
+  readonly keyFunc: KeyFunc<T>;
+  readonly knownObjects: KeyListerGetter<T> | undefined;
+  readonly emitDeltaTypeReplaced: boolean;
+  readonly transform: ((obj: T) => T) | undefined;
+  /** Receives every error a user callback produced; must not throw. */
+  readonly report: (err: Error) => void;
+  /** Wraps a key function failure into the typed error users see. */
+  readonly keyError: (obj: unknown, cause: unknown) => Error;
+}
+
+/**
+ * The per-key delta queue behind `deltaFifo`: client-go's DeltaFIFO state
+ * machine without locks or blocking, since JavaScript runs one mutation at a
+ * time. Internal; the operator drives it and owns emission.
+ *
+ * One `Map` holds both the pending Deltas per key and the FIFO order of keys:
+ * a key enters the Map (at the end) when its first delta is queued, appending
+ * to an existing entry leaves its position alone, and `pop` removes the
+ * oldest entry. That is exactly DeltaFIFO's `items` + `queue` pair with its
+ * invariant (key queued ⇔ key has deltas) holding by construction.
+ */
+export class DeltaFifoQueue<T> {
+  readonly #config: DeltaFifoQueueConfig<T>;
+  // Pending deltas per key, in FIFO order of each key's first pending delta; never holds an empty array.
+  readonly #items = new Map<string, Delta<T>[]>();
+  // Set by the first Add/Update/Delete/Replace: from then on sync depends only on the initial count.
+  #populated = false;
+  // How many pops remain until every key queued by the first Replace has been handed out.
+  #initialPopulationCount = 0;
+  // Sticky once true: hasSynced never goes back, as in client-go.
+  #synced = false;
+
+  constructor(config: DeltaFifoQueueConfig<T>) {
+    this.#config = config;
+  }
+
+  /** True once the first list has been fully popped, or an Add/Update/Delete came before any list. */
+  get hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  /** Number of keys with pending deltas. */
+  get size(): number {
+    return this.#items.size;
+  }
+
+  /** Pending keys, oldest first (diagnostics and tests). */
+  keys(): string[] {
+    return [...this.#items.keys()];
+  }
+
+  /** A copy of the pending deltas for `key`, or `undefined` when none. */
+  pending(key: string): Delta<T>[] | undefined {
+    const deltas = this.#items.get(key);
+    return deltas === undefined ? undefined : [...deltas];
+  }
+
+  /** An object was added on the server (D-2). */
+  add(obj: T): void {
+    this.#populated = true;
+    this.#checkSynced();
+    this.#enqueueNew('Added', obj);
+  }
+
+  /** An object was modified on the server (D-2). */
+  update(obj: T): void {
+    this.#populated = true;
+    this.#checkSynced();
+    this.#enqueueNew('Updated', obj);
+  }
+
+  /**
+   * An object was deleted on the server (D-4). Ignored when the key is
+   * neither pending nor known: there is nothing downstream to delete.
+   */
+  delete(obj: T): void {
+    const key = this.#keyOf(obj);
+    if (key === undefined) return;
+    this.#populated = true;
+    this.#checkSynced();
+    if (!this.#items.has(key)) {
+      const known = this.#config.knownObjects;
+      if (known === undefined) return;
+      const lookup = this.#getKnown(known, key);
+      // A failed lookup queues the delete: better a redundant delete than a missed one.
+      if (lookup.ok && lookup.obj === undefined) return;
+    }
+    const prepared = this.#transformed(key, obj);
+    if (prepared.ok) this.#append(key, 'Deleted', prepared.obj);
+  }
+
+  /**
+   * A complete list of the server's objects (D-7): every item is queued as
+   * `Replaced` (or `Sync`), then every key that is pending or known but not
+   * listed gets a `Deleted` tombstone carrying its last known state.
+   */
+  replace(list: readonly T[]): void {
+    const action: DeltaType = this.#config.emitDeltaTypeReplaced ? 'Replaced' : 'Sync';
+    const listed = new Set<string>();
+    for (const item of list) {
+      const key = this.#keyOf(item);
+      // An object without a key cannot be stored, so it cannot be known either: skipping it loses nothing.
+      if (key === undefined) continue;
+      // Recorded before transforming, so a transform failure leaves the stored object alone instead of deleting it.
+      listed.add(key);
+      const prepared = this.#transformed(key, item);
+      if (prepared.ok) this.#append(key, action, prepared.obj);
+    }
+
+    // Pending keys that vanished from the list: tombstone with the newest pending state.
+    for (const [key, deltas] of this.#items) {
+      if (listed.has(key)) continue;
+      const newest = deltas[deltas.length - 1];
+      const last = newest === undefined ? undefined : unwrapTombstone(newest.obj);
+      this.#append(key, 'Deleted', new DeletedFinalStateUnknown(key, last));
+    }
+
+    // Known keys that vanished and have nothing pending: tombstone with the stored state.
+    const known = this.#config.knownObjects;
+    if (known !== undefined) {
+      for (const key of this.#listKnownKeys(known)) {
+        if (listed.has(key) || this.#items.has(key)) continue;
+        const lookup = this.#getKnown(known, key);
+        this.#append(key, 'Deleted', new DeletedFinalStateUnknown(key, lookup.ok ? lookup.obj : undefined));
+      }
+    }
+
+    if (!this.#populated) {
+      this.#populated = true;
+      // Every key pending now was either listed or tombstoned by this Replace, so it is the initial population.
+      this.#initialPopulationCount = this.#items.size;
+      this.#checkSynced();
+    }
+  }
+
+  /**
+   * Re-deliver every known object as `Sync` (D-8), except keys with pending
+   * deltas: a Sync of the stored state would otherwise follow, and undo, a
+   * newer queued change. Sync objects are the stored ones, not re-transformed.
+   */
+  resync(): void {
+    const known = this.#config.knownObjects;
+    if (known === undefined) return;
+    for (const key of this.#listKnownKeys(known)) {
+      if (this.#items.has(key)) continue;
+      const lookup = this.#getKnown(known, key);
+      if (!lookup.ok || lookup.obj === undefined) continue;
+      this.#append(key, 'Sync', lookup.obj);
+    }
+  }
+
+  /**
+   * Takes the oldest key's Deltas (D-9), or `undefined` when nothing is
+   * pending. `isInInitialList` is computed before the pop counts towards sync.
+   */
+  pop(): Deltas<T> | undefined {
+    const first = this.#items.entries().next();
+    if (first.done === true) return undefined;
+    const [key, deltas] = first.value;
+    this.#items.delete(key);
+    const isInInitialList = !this.#synced;
+    if (this.#initialPopulationCount > 0) {
+      this.#initialPopulationCount--;
+      this.#checkSynced();
+    }
+    Object.freeze(deltas);
+    return Object.freeze({ key, deltas, isInInitialList });
+  }
+
+  /** Drops everything pending (teardown). Sync state is kept: it describes what was already popped. */
+  clear(): void {
+    this.#items.clear();
+  }
+
+  #enqueueNew(type: 'Added' | 'Updated', obj: T): void {
+    const key = this.#keyOf(obj);
+    if (key === undefined) return;
+    const prepared = this.#transformed(key, obj);
+    if (prepared.ok) this.#append(key, type, prepared.obj);
+  }
+
+  #append(key: string, type: DeltaType, obj: T | DeletedFinalStateUnknown<T>): void {
+    const delta: Delta<T> = Object.freeze({ type, obj });
+    const deltas = this.#items.get(key);
+    if (deltas === undefined) {
+      this.#items.set(key, [delta]);
+      return;
+    }
+    deltas.push(delta);
+    dedupLastTwo(deltas);
+  }
+
+  #checkSynced(): void {
+    if (!this.#synced && this.#populated && this.#initialPopulationCount === 0) this.#synced = true;
+  }
+
+  /** The object's key, or `undefined` after reporting a key function failure. */
+  #keyOf(obj: T | DeletedFinalStateUnknown<T>): string | undefined {
+    if (obj instanceof DeletedFinalStateUnknown) return obj.key;
+    try {
+      const key = this.#config.keyFunc(obj);
+      if (typeof key !== 'string') throw new TypeError(`key function returned ${typeof key}, not a string`);
+      return key;
+    } catch (err) {
+      this.#config.report(this.#config.keyError(obj, err));
+      return undefined;
+    }
+  }
+
+  /** Applies the user transform once; tombstones pass through untouched (D-5). */
+  #transformed(key: string, obj: T): { ok: true; obj: T } | { ok: false } {
+    const transform = this.#config.transform;
+    if (transform === undefined || obj instanceof DeletedFinalStateUnknown) return { ok: true, obj };
+    try {
+      return { ok: true, obj: transform(obj) };
+    } catch (err) {
+      this.#config.report(new TransformError(key, obj, err));
+      return { ok: false };
+    }
+  }
+
+  #listKnownKeys(known: KeyListerGetter<T>): Iterable<string> {
+    try {
+      // Copied so a consumer mutating its store while we iterate cannot skip or repeat keys.
+      return [...known.listKeys()];
+    } catch (err) {
+      this.#config.report(asError(err, 'knownObjects.listKeys() threw'));
+      return [];
+    }
+  }
+
+  #getKnown(known: KeyListerGetter<T>, key: string): { ok: true; obj: T | undefined } | { ok: false } {
+    try {
+      return { ok: true, obj: known.getByKey(key) };
+    } catch (err) {
+      this.#config.report(asError(err, `knownObjects.getByKey(${JSON.stringify(key)}) threw`));
+      return { ok: false };
+    }
+  }
+}
+
+/**
+ * D-6: two deletes in a row say the same thing once. Keep the one that
+ * carries more: a real object beats a tombstone; between equals the older.
+ */
+function dedupLastTwo<T>(deltas: Delta<T>[]): void {
+  const n = deltas.length;
+  if (n < 2) return;
+  const older = deltas[n - 2];
+  const newer = deltas[n - 1];
+  if (older === undefined || newer === undefined) return;
+  if (older.type !== 'Deleted' || newer.type !== 'Deleted') return;
+  if (older.obj instanceof DeletedFinalStateUnknown) deltas.splice(n - 2, 1);
+  else deltas.pop();
+}
+
+function asError(err: unknown, context: string): Error {
+  return err instanceof Error ? err : new Error(`${context}: ${String(err)}`, { cause: err });
+}
