@@ -1,6 +1,16 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const src = (path: string): string => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // Examples import the package by name; tests run them against the sources.
+    alias: [
+      { find: /^rxkube\/testing$/, replacement: src('testing/index.ts') },
+      { find: /^rxkube$/, replacement: src('index.ts') },
+    ],
+  },
   test: {
     include: ['spec/**/*.spec.ts'],
     exclude: ['spec/e2e/**', 'node_modules/**'],

@@ -1,0 +1,367 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { V1Pod } from '@kubernetes/client-node';
+import { informer, type Informer } from '../../src/informer/informer.js';
+import { BufferOverflowError } from '../../src/informer/BufferOverflowError.js';
+import { HandlerError } from '../../src/informer/HandlerError.js';
+import { InformerStoppedError } from '../../src/informer/InformerStoppedError.js';
+import type { InformerEvent } from '../../src/informer/types.js';
+import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
+import { kubeSource } from '../../src/sources/index.js';
+import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { deferred, pod, waitFor } from '../helpers/waitFor.js';
+
+const fastBackoff = { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } };
+
+let server: ApiServer;
+const running: Informer<V1Pod>[] = [];
+
+function podInformer(opts: Parameters<typeof informer<V1Pod>>[1] = {}): Informer<V1Pod> {
+  const inf = informer<V1Pod>(kubeSource<V1Pod>(server.kubeConfig(), 'v1/pods'), { reflector: fastBackoff, ...opts });
+  running.push(inf);
+  return inf;
+}
+
+function names(inf: Informer<V1Pod>): string[] {
+  return inf.store.listKeys().slice().sort();
+}
+
+function serverKeys(): string[] {
+  return server
+    .list('v1/pods')
+    .map((p: V1Pod) => `${p.metadata?.namespace}/${p.metadata?.name}`)
+    .sort();
+}
+
+beforeEach(async () => {
+  server = await startApiServer({ port: 0, bookmarkIntervalMs: 200 });
+});
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((i) => i.stop()));
+  await server.close();
+});
+
+describe('informer', () => {
+  it('syncs the initial list into the store and announces each object as an initial add', async () => {
+    for (let i = 0; i < 30; i++) await server.create('v1/pods', pod(`p${i}`));
+    const inf = podInformer();
+    const seen: InformerEvent<V1Pod>[] = [];
+    inf.events$.subscribe((e) => seen.push(e));
+    expect(inf.hasSynced()).toBe(false);
+    inf.start();
+    inf.start(); // idempotent
+    await inf.whenSynced(AbortSignal.timeout(10_000));
+    expect(inf.hasSynced()).toBe(true);
+    expect(names(inf)).toEqual(serverKeys());
+    expect(seen).toHaveLength(30);
+    expect(seen.every((e) => e.type === 'add' && e.isInInitialList)).toBe(true);
+    expect(Object.isFrozen(inf.store.getByKey('default/p0'))).toBe(true);
+  });
+
+  it('applies each event to the store before emitting it, with the old object on updates', async () => {
+    const inf = podInformer();
+    const checks: string[] = [];
+    inf.events$.subscribe((e) => {
+      const key = e.type === 'delete' ? 'default/a' : `${e.obj.metadata?.namespace}/${e.obj.metadata?.name}`;
+      const cached = inf.store.getByKey(key);
+      checks.push(`${e.type}:${e.type === 'delete' ? cached === undefined : cached === e.obj}`);
+    });
+    inf.start();
+    await inf.whenSynced();
+    await server.create('v1/pods', pod('a', { labels: { v: '1' } }));
+    await waitFor(() => inf.store.getByKey('default/a'), 'add');
+    const updates: [string | undefined, string | undefined][] = [];
+    inf.events$.subscribe((e) => e.type === 'update' && updates.push([e.oldObj.metadata?.labels?.v, e.obj.metadata?.labels?.v]));
+    await server.patch('v1/pods', 'default', 'a', { metadata: { labels: { v: '2' } } });
+    await waitFor(() => updates.length === 1, 'update');
+    await server.delete('v1/pods', 'default', 'a');
+    await waitFor(() => checks.length === 3, 'delete');
+    expect(checks).toEqual(['add:true', 'update:true', 'delete:true']);
+    expect(updates).toEqual([['1', '2']]);
+  });
+
+  it('strips managedFields by default and runs the user transform once per object', async () => {
+    await server.create('v1/pods', { ...pod('m'), metadata: { name: 'm', namespace: 'default', managedFields: [{ manager: 'x' }] } });
+    let calls = 0;
+    const inf = podInformer({
+      transform: (p) => {
+        calls++;
+        return p;
+      },
+    });
+    inf.start();
+    await inf.whenSynced();
+    const cached = inf.store.getByKey('default/m') as V1Pod;
+    expect(cached.metadata?.managedFields).toBeUndefined();
+    expect(calls).toBe(1);
+  });
+
+  it('reports a throwing transform and skips only that object', async () => {
+    await server.create('v1/pods', pod('good'));
+    await server.create('v1/pods', pod('bad'));
+    const inf = podInformer({
+      transform: (p) => {
+        if (p.metadata?.name === 'bad') throw new Error('nope');
+        return p;
+      },
+    });
+    const errors: Error[] = [];
+    inf.errors$.subscribe((e) => errors.push(e));
+    inf.start();
+    await inf.whenSynced();
+    expect(names(inf)).toEqual(['default/good']);
+    expect(errors.some((e) => /nope/.test(String(e.message) + String((e as { cause?: Error }).cause?.message)))).toBe(true);
+  });
+
+  it('whenSynced rejects when the informer stops first, and handlers cannot be added after stop', async () => {
+    server.stop(); // unreachable: the informer can never sync
+    const inf = podInformer();
+    inf.start();
+    const waiting = inf.whenSynced();
+    await inf.stop();
+    await expect(waiting).rejects.toBeInstanceOf(InformerStoppedError);
+    await expect(inf.whenSynced()).rejects.toBeInstanceOf(InformerStoppedError);
+    expect(() => inf.addHandler({})).toThrow(InformerStoppedError);
+    await server.restart();
+  });
+
+  it('stop ends every watch on the server', async () => {
+    const inf = podInformer();
+    inf.start();
+    await inf.whenSynced();
+    await waitFor(() => server.stats.watchesOpen === 1, 'the watch to open');
+    await inf.stop();
+    await waitFor(() => server.stats.watchesOpen === 0, 'the watch to close');
+    await inf.stop(); // idempotent
+  });
+
+  it('treats a same-name object with a new UID as a delete then an add, even when learned by relist', async () => {
+    await server.create('v1/pods', pod('r'));
+    const inf = podInformer();
+    const seen: string[] = [];
+    inf.events$.subscribe((e) => {
+      if (e.type === 'delete') seen.push(`delete:${e.obj instanceof DeletedFinalStateUnknown ? 'tombstone' : 'obj'}`);
+      else seen.push(`${e.type}:${e.obj.metadata?.uid}`);
+    });
+    inf.start();
+    await inf.whenSynced();
+    const oldUid = inf.store.getByKey('default/r')?.metadata?.uid;
+    // Replace the pod while the informer cannot see it, and drop the history so it must relist.
+    server.stop();
+    await server.delete('v1/pods', 'default', 'r');
+    const created = (await server.create('v1/pods', pod('r'))) as V1Pod;
+    server.compact();
+    await server.restart();
+    await waitFor(() => inf.store.getByKey('default/r')?.metadata?.uid === created.metadata?.uid, 'the new pod after relist');
+    expect(seen).toEqual([`add:${oldUid}`, 'delete:tombstone', `add:${created.metadata?.uid}`]);
+  });
+});
+
+describe('handlers', () => {
+  it('gives a late handler an add for every cached object, then live events, and tracks its own sync', async () => {
+    for (let i = 0; i < 5; i++) await server.create('v1/pods', pod(`p${i}`));
+    const inf = podInformer();
+    inf.start();
+    await inf.whenSynced();
+    const gate = deferred();
+    const got: string[] = [];
+    const reg = inf.addHandler({
+      add: async (p, initial) => {
+        got.push(`add:${p.metadata?.name}:${initial}`);
+        await gate.promise;
+      },
+    });
+    expect(reg.hasSynced()).toBe(false);
+    await server.create('v1/pods', pod('late'));
+    await waitFor(() => reg.depth === 5, 'late add buffered behind the initial adds');
+    expect(reg.hasSynced()).toBe(false);
+    gate.resolve();
+    await waitFor(() => got.length === 6, 'all adds');
+    expect(reg.hasSynced()).toBe(true);
+    expect(got.slice(0, 5).sort()).toEqual(['add:p0:true', 'add:p1:true', 'add:p2:true', 'add:p3:true', 'add:p4:true']);
+    expect(got[5]).toBe('add:late:false');
+  });
+
+  it('reports a throwing or rejecting handler with the failed event and keeps delivering', async () => {
+    const inf = podInformer();
+    const errors: Error[] = [];
+    inf.errors$.subscribe((e) => errors.push(e));
+    const added: string[] = [];
+    inf.addHandler({
+      add: (p) => {
+        added.push(p.metadata?.name ?? '');
+        if (p.metadata?.name === 'boom') throw new Error('sync boom');
+        if (p.metadata?.name === 'reject') return Promise.reject(new Error('async boom'));
+        return undefined;
+      },
+    });
+    inf.start();
+    await inf.whenSynced();
+    for (const n of ['boom', 'reject', 'fine']) await server.create('v1/pods', pod(n));
+    await waitFor(() => added.length === 3, 'three adds');
+    await waitFor(() => errors.length === 2, 'two handler errors');
+    expect(errors.every((e) => e instanceof HandlerError)).toBe(true);
+    const failed = errors.map((e) => ((e as HandlerError<V1Pod>).event as { obj: V1Pod }).obj.metadata?.name);
+    expect(failed).toEqual(['boom', 'reject']);
+  });
+
+  it('never lets a slow handler delay the store or another handler', async () => {
+    const inf = podInformer();
+    const gate = deferred();
+    const slow = inf.addHandler({ add: () => gate.promise, update: () => gate.promise });
+    let fastCount = 0;
+    inf.addHandler({ add: () => void fastCount++ });
+    inf.start();
+    await inf.whenSynced();
+    for (let i = 0; i < 20; i++) await server.create('v1/pods', pod(`s${i}`));
+    await waitFor(() => fastCount === 20 && inf.store.listKeys().length === 20, 'fast handler and store');
+    expect(slow.processed).toBe(0);
+    expect(slow.depth).toBe(19); // one in the handler, the rest buffered
+    gate.resolve();
+    await waitFor(() => slow.processed === 20, 'slow handler catches up');
+  });
+
+  describe('buffer policies under a stuck handler', () => {
+    async function churnOneKeySet(inf: Informer<V1Pod>, keys: number, rounds: number): Promise<void> {
+      for (let k = 0; k < keys; k++) await server.create('v1/pods', pod(`k${k}`, { labels: { round: '0' } }));
+      for (let r = 1; r <= rounds; r++) {
+        for (let k = 0; k < keys; k++) await server.patch('v1/pods', 'default', `k${k}`, { metadata: { labels: { round: String(r) } } });
+      }
+      await waitFor(() => inf.store.getByKey(`default/k${keys - 1}`)?.metadata?.labels?.round === String(rounds), 'last update cached');
+    }
+
+    it('unbounded keeps every notification', async () => {
+      const inf = podInformer();
+      const gate = deferred();
+      const reg = inf.addHandler({ add: () => gate.promise, update: () => gate.promise }, { buffer: 'unbounded' });
+      inf.start();
+      await inf.whenSynced();
+      await churnOneKeySet(inf, 5, 4);
+      await waitFor(() => reg.depth === 5 + 5 * 4 - 1, 'all but the in-flight one buffered');
+      gate.resolve();
+    });
+
+    it('coalesce byKey holds at most one entry per key and merges updates', async () => {
+      const inf = podInformer();
+      const gate = deferred();
+      const updates: [string | undefined, string | undefined][] = [];
+      const adds: string[] = [];
+      const reg = inf.addHandler(
+        {
+          add: async (p) => {
+            adds.push(`${p.metadata?.name}@${p.metadata?.labels?.round}`);
+            await gate.promise;
+          },
+          update: (o, n) => void updates.push([o.metadata?.labels?.round, n.metadata?.labels?.round]),
+        },
+        { buffer: { coalesce: 'byKey' } },
+      );
+      inf.start();
+      await inf.whenSynced();
+      await churnOneKeySet(inf, 5, 4);
+      // k0's add is in flight; its updates merged into one; k1..k4 each merged add+updates into one add.
+      expect(reg.depth).toBe(5);
+      gate.resolve();
+      await waitFor(() => reg.depth === 0 && reg.processed === 6, 'drained');
+      expect(adds).toEqual(['k0@0', 'k1@4', 'k2@4', 'k3@4', 'k4@4']);
+      expect(updates).toEqual([['0', '4']]);
+    });
+
+    it('coalesce byKey drops an add that was deleted while pending', async () => {
+      const inf = podInformer();
+      const gate = deferred();
+      const seen: string[] = [];
+      const reg = inf.addHandler(
+        { add: async (p) => { seen.push(`add:${p.metadata?.name}`); await gate.promise; }, delete: () => void seen.push('delete') },
+        { buffer: { coalesce: 'byKey' } },
+      );
+      inf.start();
+      await inf.whenSynced();
+      await server.create('v1/pods', pod('first'));
+      await server.create('v1/pods', pod('gone'));
+      await server.delete('v1/pods', 'default', 'gone');
+      await waitFor(() => inf.store.getByKey('default/gone') === undefined && inf.store.getByKey('default/first'), 'store');
+      expect(reg.depth).toBe(0);
+      gate.resolve();
+      await waitFor(() => reg.processed === 1, 'drained');
+      expect(seen).toEqual(['add:first']);
+    });
+
+    it('limit with dropOldest stays within the limit and reports each drop', async () => {
+      const inf = podInformer();
+      const gate = deferred();
+      const errors: Error[] = [];
+      inf.errors$.subscribe((e) => errors.push(e));
+      const reg = inf.addHandler({ add: () => gate.promise, update: () => gate.promise }, { buffer: { limit: 3, overflow: 'dropOldest' } });
+      inf.start();
+      await inf.whenSynced();
+      await churnOneKeySet(inf, 5, 1);
+      expect(reg.depth).toBe(3);
+      const drops = errors.filter((e) => e instanceof BufferOverflowError);
+      expect(drops).toHaveLength(10 - 1 - 3);
+      expect((drops[0] as BufferOverflowError).droppedKey).toBe('default/k1');
+      gate.resolve();
+    });
+
+    it("limit with overflow 'error' ends the registration", async () => {
+      const inf = podInformer();
+      const gate = deferred();
+      const errors: Error[] = [];
+      inf.errors$.subscribe((e) => errors.push(e));
+      const reg = inf.addHandler({ add: () => gate.promise }, { buffer: { limit: 2, overflow: 'error' } });
+      inf.start();
+      await inf.whenSynced();
+      for (let i = 0; i < 4; i++) await server.create('v1/pods', pod(`e${i}`));
+      await waitFor(() => reg.closed, 'registration ended');
+      expect(reg.depth).toBe(0);
+      expect(errors.filter((e) => e instanceof BufferOverflowError)).toHaveLength(1);
+      await reg.done;
+      gate.resolve();
+    });
+
+    it('rejects a bad buffer policy up front', () => {
+      const inf = podInformer();
+      expect(() => inf.addHandler({}, { buffer: { limit: 0, overflow: 'error' } })).toThrow(TypeError);
+      expect(() => inf.addHandler({}, { buffer: { coalesce: 'byName' } as never })).toThrow(/coalesce/);
+      expect(() => inf.addHandler({}, { resyncPeriod: -1 })).toThrow(/resyncPeriod/);
+    });
+  });
+
+  it('remove() stops deliveries and drops what was pending', async () => {
+    const inf = podInformer();
+    const gate = deferred();
+    let calls = 0;
+    const reg = inf.addHandler({ add: () => { calls++; return gate.promise; } });
+    inf.start();
+    await inf.whenSynced();
+    for (let i = 0; i < 3; i++) await server.create('v1/pods', pod(`x${i}`));
+    await waitFor(() => reg.depth === 2, 'buffered');
+    reg.remove();
+    reg.remove();
+    expect(reg.closed).toBe(true);
+    expect(reg.depth).toBe(0);
+    gate.resolve();
+    await reg.done;
+    await server.create('v1/pods', pod('after'));
+    await waitFor(() => inf.store.getByKey('default/after'), 'store');
+    expect(calls).toBe(1);
+  });
+
+  it('notifications() is the same buffer as an async iterable', async () => {
+    await server.create('v1/pods', pod('n0'));
+    const inf = podInformer();
+    inf.start();
+    const got: string[] = [];
+    const consumer = (async () => {
+      for await (const e of inf.notifications()) {
+        got.push(`${e.type}:${e.type === 'delete' ? '' : e.obj.metadata?.name}`);
+        if (got.length === 2) break;
+      }
+    })();
+    await inf.whenSynced();
+    await server.create('v1/pods', pod('n1'));
+    await consumer;
+    expect(got).toEqual(['add:n0', 'add:n1']);
+    await waitFor(() => inf.store.listKeys().length === 2, 'store');
+  });
+});

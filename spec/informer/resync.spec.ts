@@ -1,0 +1,80 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
+import type { V1Pod } from '@kubernetes/client-node';
+import { informer, type Informer } from '../../src/informer/informer.js';
+import type { Registration } from '../../src/informer/registration.js';
+import { kubeSource } from '../../src/sources/index.js';
+import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { pod, waitFor } from '../helpers/waitFor.js';
+
+let server: ApiServer;
+let inf: Informer<V1Pod> | undefined;
+
+beforeEach(async () => {
+  server = await startApiServer({ port: 0 });
+  await server.create('v1/pods', pod('a'));
+  await server.create('v1/pods', pod('b'));
+});
+
+afterEach(async () => {
+  await inf?.stop();
+  inf = undefined;
+  await server.close();
+});
+
+function counting(target: Informer<V1Pod>, resyncPeriod: number): { reg: Registration; syncs: () => number } {
+  let syncs = 0;
+  const reg = target.addHandler({ update: (o, n) => void (o === n && syncs++) }, { resyncPeriod });
+  return { reg, syncs: () => syncs };
+}
+
+/** Lets every handler drain what was enqueued in the current turn. */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('resync routing', () => {
+  it('delivers resync updates only to the handlers whose own period is due', async () => {
+    const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
+    inf = informer<V1Pod>(kubeSource<V1Pod>(server.kubeConfig(), 'v1/pods'), { scheduler });
+    const every1 = counting(inf, 1000);
+    const every2 = counting(inf, 2000);
+    const every3 = counting(inf, 3000);
+    const never = counting(inf, 0);
+    let status = '';
+    inf.status$.subscribe((s) => (status = s.reflector?.state ?? ''));
+    inf.start();
+    await inf.whenSynced();
+    await waitFor(() => status === 'watching', 'the watch');
+
+    const at = async (frame: number): Promise<number[]> => {
+      scheduler.maxFrames = frame;
+      scheduler.flush();
+      await settle();
+      return [every1.syncs(), every2.syncs(), every3.syncs(), never.syncs()];
+    };
+    expect(await at(999)).toEqual([0, 0, 0, 0]);
+    expect(await at(1000)).toEqual([2, 0, 0, 0]);
+    expect(await at(2000)).toEqual([4, 2, 0, 0]);
+    expect(await at(3000)).toEqual([6, 2, 2, 0]);
+    expect(await at(4000)).toEqual([8, 4, 2, 0]);
+  });
+
+  it('a relist that changes nothing reaches only handlers that asked for resync, and not events$', async () => {
+    inf = informer<V1Pod>(kubeSource<V1Pod>(server.kubeConfig(), 'v1/pods'), { reflector: { backoff: { initialMs: 5, maxMs: 20, jitter: 0 } } });
+    const wantsResync = counting(inf, 60_000);
+    const quiet = counting(inf, 0);
+    let updatesOnStream = 0;
+    inf.events$.subscribe((e) => void (e.type === 'update' && updatesOnStream++));
+    let lists = 0;
+    inf.status$.subscribe((s) => (lists = s.reflector?.counters.lists ?? lists));
+    inf.start();
+    await inf.whenSynced();
+    // An ERROR 410 mid-watch forces a relist that finds both pods unchanged.
+    server.faults.inject({ type: 'errorEvent', status: 410 }, { verb: 'watch' });
+    await server.create('v1/pods', pod('c'));
+    await waitFor(() => lists >= 2 && inf?.store.getByKey('default/c'), 'the relist');
+    await waitFor(() => wantsResync.syncs() >= 2, 'sync updates for the resync handler');
+    await settle();
+    expect(quiet.syncs()).toBe(0);
+    expect(updatesOnStream).toBe(0);
+  });
+});

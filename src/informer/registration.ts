@@ -1,0 +1,239 @@
+import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
+import { BufferOverflowError } from './BufferOverflowError.js';
+import { HandlerError } from './HandlerError.js';
+import { createHandlerBuffer, type BufferEntry, type BufferPolicy, type HandlerBuffer } from './handlerBuffer.js';
+import type { Notification } from './notification.js';
+import type { InformerEvent } from './types.js';
+
+/**
+ * Callbacks for an informer's notifications. Each may return a promise; the
+ * next notification for this handler waits until it settles.
+ */
+export interface EventHandler<T> {
+  add?(obj: T, isInInitialList: boolean): void | Promise<void>;
+  update?(oldObj: T, obj: T): void | Promise<void>;
+  delete?(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void>;
+}
+
+/** Options of `informer.addHandler`. */
+export interface HandlerOptions {
+  /**
+   * How often this handler wants every cached object again as an update
+   * (`oldObj === obj`), in milliseconds; 0 for never. Values under 1000 are
+   * raised to 1000, as client-go does.
+   * @default the informer's resyncPeriod
+   */
+  readonly resyncPeriod?: number;
+  /**
+   * What is held while the handler is busy.
+   * @default 'unbounded'
+   */
+  readonly buffer?: BufferPolicy;
+}
+
+/** A handler's registration with an informer. */
+export interface Registration {
+  /** Unique per registration, even for the same handler object. */
+  readonly id: number;
+  /** Notifications waiting for this handler. */
+  readonly depth: number;
+  /** Notifications this handler has finished (including failed ones). */
+  readonly processed: number;
+  /** True once removed, or ended by an `overflow: 'error'` buffer or a stop. */
+  readonly closed: boolean;
+  /**
+   * True once the informer has synced and this handler has finished every
+   * add of the initial list (for a late handler: the adds of the objects
+   * cached when it was added).
+   */
+  hasSynced(): boolean;
+  /** Resolves when the registration ends (removed, overflowed with `'error'`, or the informer stopped). */
+  readonly done: Promise<void>;
+  /** Stops deliveries; pending notifications are dropped, a handler call in progress completes. Idempotent. */
+  remove(): void;
+}
+
+/** Hooks the informer gives a registration. */
+export interface RegistrationHost {
+  hasSynced(): boolean;
+  report(err: Error): void;
+  removed(reg: HandlerRegistration<unknown>): void;
+}
+
+const YIELD_EVERY = 256;
+const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** One handler, its buffer and the loop that feeds it. */
+export class HandlerRegistration<T> implements Registration {
+  readonly id: number;
+  readonly #handler: EventHandler<T>;
+  readonly #buffer: HandlerBuffer<T>;
+  readonly #host: RegistrationHost;
+  // Reported in overflow errors; Infinity for unbounded and coalescing buffers.
+  readonly #limit: number;
+  /** The period the user asked for; the effective one may be raised to the informer's check period. */
+  readonly requestedResyncPeriod: number;
+  /** Effective resync period in ms; 0 never. */
+  resyncPeriod: number;
+  /** Virtual-clock time of the next due resync. */
+  nextResyncAt = 0;
+  /** Whether the current Sync notifications are for this handler (client-go's per-listener sync flag). */
+  resyncDue = false;
+  // Adds of the initial list not yet finished; hasSynced waits for zero.
+  #initialOutstanding = 0;
+  #processed = 0;
+  #closed = false;
+  // The drain loop is running (or scheduled); a second one would break per-handler order.
+  #draining = false;
+  // Resolves when the drain loop goes idle; stop() waits on it.
+  #idle: Promise<void> = Promise.resolve();
+  #markIdle: () => void = () => {};
+  readonly done: Promise<void>;
+  #markDone: () => void = () => {};
+
+  constructor(id: number, handler: EventHandler<T>, opts: HandlerOptions, defaultResync: number, host: RegistrationHost) {
+    if (handler === null || typeof handler !== 'object') throw new TypeError(`handler must be an object with add/update/delete, got ${String(handler)}`);
+    for (const name of ['add', 'update', 'delete'] as const) {
+      const fn = handler[name];
+      if (fn !== undefined && typeof fn !== 'function') throw new TypeError(`handler.${name} must be a function, got ${typeof fn}`);
+    }
+    const resync = opts.resyncPeriod ?? defaultResync;
+    if (!Number.isFinite(resync) || resync < 0) throw new TypeError(`resyncPeriod must be a non-negative number of ms, got ${String(opts.resyncPeriod)}`);
+    this.id = id;
+    this.#handler = handler;
+    const policy = opts.buffer ?? 'unbounded';
+    this.#buffer = createHandlerBuffer<T>(policy);
+    this.#limit = typeof policy === 'object' && 'limit' in policy ? policy.limit : Infinity;
+    this.#host = host;
+    this.requestedResyncPeriod = resync === 0 ? 0 : Math.max(resync, 1000);
+    this.resyncPeriod = this.requestedResyncPeriod;
+    this.done = new Promise((resolve) => (this.#markDone = resolve));
+  }
+
+  get depth(): number {
+    return this.#buffer.size;
+  }
+
+  get processed(): number {
+    return this.#processed;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  hasSynced(): boolean {
+    return this.#host.hasSynced() && this.#initialOutstanding === 0;
+  }
+
+  remove(): void {
+    if (this.#closed) return;
+    this.#close();
+    this.#host.removed(this as HandlerRegistration<unknown>);
+  }
+
+  /** Ends deliveries and resolves when the handler call in progress (if any) has finished. */
+  shutdown(): Promise<void> {
+    this.#close();
+    return this.#idle;
+  }
+
+  /** Queues a notification; never blocks the caller. */
+  enqueue(n: Notification<T>): void {
+    if (this.#closed) return;
+    const initial = n.event.type === 'add' && n.event.isInInitialList;
+    const result = this.#buffer.push({ n, initial });
+    if (result.overflow === 'full') {
+      this.#close();
+      this.#host.report(new BufferOverflowError(`handler #${this.id} buffer is full; registration ended`, this.#limit));
+      this.#host.removed(this as HandlerRegistration<unknown>);
+      return;
+    }
+    if (initial) this.#initialOutstanding++;
+    this.#initialOutstanding -= result.discardedInitial;
+    if (result.overflow !== undefined) {
+      this.#host.report(new BufferOverflowError(`handler #${this.id} buffer is full; dropped the oldest notification (${result.overflow.n.event.type} ${result.overflow.n.key})`, this.#limit, result.overflow.n.key));
+    }
+    this.#scheduleDrain();
+  }
+
+  #close(): void {
+    this.#closed = true;
+    this.#buffer.clear();
+    this.#initialOutstanding = 0;
+    this.#markDone();
+  }
+
+  #scheduleDrain(): void {
+    if (this.#draining) return;
+    this.#draining = true;
+    this.#idle = new Promise((resolve) => (this.#markIdle = resolve));
+    // A microtask, so the informer finishes applying the current batch to the store before any handler runs.
+    queueMicrotask(() => void this.#drain());
+  }
+
+  async #drain(): Promise<void> {
+    let sinceYield = 0;
+    try {
+      for (let entry = this.#buffer.shift(); entry !== undefined; entry = this.#closed ? undefined : this.#buffer.shift()) {
+        const pending = this.#deliver(entry);
+        if (pending !== undefined) {
+          await pending;
+          sinceYield = 0;
+        } else if (++sinceYield >= YIELD_EVERY) {
+          // A run of synchronous handler calls must not starve the sockets feeding the informer.
+          sinceYield = 0;
+          await yieldToIo();
+        }
+      }
+    } finally {
+      this.#draining = false;
+      this.#markIdle();
+    }
+  }
+
+  /** Calls the handler; returns a promise only when the handler returned one, so sync handlers stay cheap. */
+  #deliver(entry: BufferEntry<T>): Promise<void> | undefined {
+    const event = entry.n.event;
+    let result: unknown;
+    try {
+      result = this.#call(event);
+    } catch (err) {
+      this.#failed(event, err);
+      this.#finished(entry);
+      return undefined;
+    }
+    if (result !== null && typeof result === 'object' && typeof (result as PromiseLike<void>).then === 'function') {
+      return Promise.resolve(result as PromiseLike<void>).then(
+        () => this.#finished(entry),
+        (err: unknown) => {
+          this.#failed(event, err);
+          this.#finished(entry);
+        },
+      );
+    }
+    this.#finished(entry);
+    return undefined;
+  }
+
+  #call(event: InformerEvent<T>): unknown {
+    const h = this.#handler;
+    switch (event.type) {
+      case 'add':
+        return h.add?.(event.obj, event.isInInitialList);
+      case 'update':
+        return h.update?.(event.oldObj, event.obj);
+      case 'delete':
+        return h.delete?.(event.obj);
+    }
+  }
+
+  #failed(event: InformerEvent<T>, err: unknown): void {
+    this.#host.report(new HandlerError<T>(this.id, event, err));
+  }
+
+  #finished(entry: BufferEntry<T>): void {
+    this.#processed++;
+    if (entry.initial && this.#initialOutstanding > 0) this.#initialOutstanding--;
+  }
+}
