@@ -1,0 +1,114 @@
+import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
+import { Agent, request, type Dispatcher } from 'undici';
+import { ConnectionError } from './errors/ConnectionError.js';
+import { DecodeError } from './errors/DecodeError.js';
+import { KubeApiError, type StatusDetails } from './errors/KubeApiError.js';
+import { connectionErrorFrom, errorFromStatus } from './httpErrors.js';
+
+/** How much of an error response body is read to find its Status; a Status is a few hundred bytes. */
+const MAX_ERROR_BODY = 64 * 1024;
+
+const USER_AGENT = 'rxkube';
+
+/**
+ * Performs one GET against the cluster of `kc` and yields the response body
+ * as byte chunks (internal; the hot path of every list and watch).
+ *
+ * Credentials, CA, client certificates and proxies come from client-node:
+ * `applySecurityAuthentication` fills the request's headers (bearer token,
+ * exec and OIDC plugins) and builds its undici dispatcher (TLS material,
+ * HTTP/SOCKS proxy). That dispatcher is built afresh for every request, so
+ * rotated certificates are picked up; rxkube therefore owns it and destroys
+ * it when the request ends, which also guarantees that no socket outlives
+ * its request (the price is one connection handshake per request).
+ *
+ * Non-200 answers throw the typed error of their Status. The idle timer
+ * counts only while waiting for the server: no byte for `idleTimeoutMs` ends
+ * the request with `ConnectionError` code `IDLE_TIMEOUT`. Aborting `signal`
+ * destroys the socket at once and throws the signal's reason.
+ */
+export async function* getBody(
+  kc: KubeConfig,
+  url: string,
+  what: string,
+  signal: AbortSignal,
+  idleTimeoutMs: number,
+): AsyncGenerator<Buffer, void, undefined> {
+  signal.throwIfAborted();
+  const idle = new AbortController();
+  const combined = AbortSignal.any([signal, idle.signal]);
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    timer = setTimeout(() => {
+      idle.abort(new ConnectionError(`${what}: no data from the server for ${idleTimeoutMs} ms`, { code: 'IDLE_TIMEOUT' }));
+    }, idleTimeoutMs);
+  };
+  const disarm = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  };
+  let dispatcher: Dispatcher | undefined;
+  let body: Dispatcher.ResponseData['body'] | undefined;
+  try {
+    const ctx = new RequestContext(url, HttpMethod.GET);
+    try {
+      await kc.applySecurityAuthentication(ctx);
+    } catch (cause) {
+      // The message of an exec/OIDC failure is about the plugin; the cause stays for debugging but is not echoed.
+      throw new ConnectionError(`${what}: could not obtain credentials from the kubeconfig`, { code: 'CREDENTIALS', cause });
+    }
+    signal.throwIfAborted();
+    dispatcher = (ctx.getDispatcher() as Dispatcher | undefined) ?? new Agent();
+    arm();
+    const res = await request(url, {
+      method: 'GET',
+      headers: { ...ctx.getHeaders(), accept: 'application/json', 'user-agent': USER_AGENT },
+      dispatcher,
+      signal: combined,
+      // rxkube's own idle timer replaces undici's, so that it can pause while the consumer holds a chunk.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+    body = res.body;
+    if (res.statusCode !== 200) {
+      const status = await readStatus(res.body);
+      const retryAfter = res.headers['retry-after'];
+      throw errorFromStatus(res.statusCode, status, {
+        what,
+        retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      });
+    }
+    disarm();
+    arm();
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      disarm();
+      yield chunk;
+      arm();
+    }
+  } catch (err) {
+    if (signal.aborted) throw signal.reason;
+    if (idle.signal.aborted) throw idle.signal.reason;
+    if (err instanceof KubeApiError || err instanceof DecodeError || err instanceof ConnectionError) throw err;
+    throw connectionErrorFrom(err, what);
+  } finally {
+    disarm();
+    if (body !== undefined && !body.destroyed) body.destroy();
+    if (dispatcher !== undefined) void dispatcher.destroy().catch(() => undefined);
+  }
+}
+
+async function readStatus(body: AsyncIterable<Buffer>): Promise<StatusDetails | undefined> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    parts.push(chunk);
+    size += chunk.length;
+    if (size >= MAX_ERROR_BODY) break;
+  }
+  try {
+    const parsed: unknown = JSON.parse(Buffer.concat(parts).toString('utf8'));
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as StatusDetails) : undefined;
+  } catch {
+    return undefined;
+  }
+}

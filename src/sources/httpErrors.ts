@@ -1,0 +1,157 @@
+import { ConnectionError } from './errors/ConnectionError.js';
+import { ExpiredError } from './errors/ExpiredError.js';
+import { ForbiddenError } from './errors/ForbiddenError.js';
+import { KubeApiError, type StatusDetails } from './errors/KubeApiError.js';
+import { NotFoundError } from './errors/NotFoundError.js';
+import { ServerError } from './errors/ServerError.js';
+import { TooManyRequestsError } from './errors/TooManyRequestsError.js';
+import { UnauthorizedError } from './errors/UnauthorizedError.js';
+
+/**
+ * Turns an API server answer (HTTP status plus, when the body was one, its
+ * `Status` object) into the matching typed error.
+ *
+ * The mapping follows kube-apiserver's conventions: reason `Expired` or `Gone`
+ * (or HTTP 410) is an {@link ExpiredError}; 429 a {@link TooManyRequestsError}
+ * whose `retryAfterSeconds` comes from the `Retry-After` header or the Status
+ * details; 401, 403 and 404 their own classes; any 5xx a {@link ServerError};
+ * everything else a plain {@link KubeApiError}.
+ *
+ * ## Example
+ * ```ts
+ * import { errorFromStatus, ExpiredError } from 'rxkube';
+ *
+ * const err = errorFromStatus(410, { kind: 'Status', reason: 'Expired', message: 'too old resource version: 1 (5)' });
+ * err instanceof ExpiredError; // true
+ * ```
+ *
+ * @param status The HTTP status, or the Status `code` of a watch ERROR event.
+ * @param body The decoded `Status` body, when there was one.
+ * @param context Optional request description (`list v1/pods`) and `Retry-After` header value.
+ * @returns The typed error; never includes request headers or credentials.
+ */
+export function errorFromStatus(
+  status: number,
+  body: StatusDetails | undefined,
+  context: { readonly what?: string | undefined; readonly retryAfter?: string | undefined } = {},
+): KubeApiError {
+  const reason = typeof body?.reason === 'string' && body.reason !== '' ? body.reason : undefined;
+  const serverMessage = typeof body?.message === 'string' && body.message !== '' ? body.message : undefined;
+  const prefix = context.what === undefined ? '' : `${context.what}: `;
+  const message = `${prefix}${status}${reason === undefined ? '' : ` ${reason}`}${serverMessage === undefined ? '' : `: ${serverMessage}`}`;
+  const opts = { status, reason, serverMessage, details: body };
+  if (reason === 'Expired' || reason === 'Gone' || status === 410) return new ExpiredError(message, opts);
+  if (status === 429 || reason === 'TooManyRequests') {
+    return new TooManyRequestsError(message, {
+      retryAfterSeconds: retryAfterSeconds(context.retryAfter, body),
+      reason,
+      serverMessage,
+      details: body,
+    });
+  }
+  if (status === 401) return new UnauthorizedError(message, opts);
+  if (status === 403) return new ForbiddenError(message, opts);
+  if (status === 404) return new NotFoundError(message, opts);
+  if (status >= 500 && status <= 599) return new ServerError(message, opts);
+  return new KubeApiError(status, message, { reason, serverMessage, details: body });
+}
+
+/** The header wins over the Status details because proxies in front of the API server may set only the header. */
+function retryAfterSeconds(header: string | undefined, body: StatusDetails | undefined): number | undefined {
+  if (header !== undefined && header.trim() !== '') {
+    const trimmed = header.trim();
+    if (/^\d+$/.test(trimmed)) return Number(trimmed);
+    const date = Date.parse(trimmed);
+    if (!Number.isNaN(date)) return Math.max(0, Math.ceil((date - Date.now()) / 1000));
+  }
+  const fromBody = body?.details?.retryAfterSeconds;
+  return typeof fromBody === 'number' && Number.isFinite(fromBody) && fromBody >= 0 ? fromBody : undefined;
+}
+
+/**
+ * Tells whether the API server refused a LIST because the requested
+ * resourceVersion is newer than anything it has seen ("Too large resource
+ * version"), which happens after switching to a lagging API server replica.
+ * Like an expired resourceVersion, the cure is a consistent list (with the
+ * resourceVersion unset).
+ *
+ * Recognised from the Status cause `ResourceVersionTooLarge` or, for servers
+ * that only say it in words (a `Timeout` Status), from the message.
+ *
+ * ## Example
+ * ```ts
+ * import { isTooLargeResourceVersion } from 'rxkube';
+ *
+ * try { await source.list({ resourceVersion: '999999' }, signal); }
+ * catch (err) { if (isTooLargeResourceVersion(err)) { await source.list({}, signal); } }
+ * ```
+ *
+ * @param err Anything caught.
+ * @returns True for a {@link KubeApiError} that says the resourceVersion is too large.
+ */
+export function isTooLargeResourceVersion(err: unknown): boolean {
+  if (!(err instanceof KubeApiError)) return false;
+  const causes = err.details?.details?.causes ?? [];
+  if (causes.some((c) => c.reason === 'ResourceVersionTooLarge' || /too large resource version/i.test(c.message ?? ''))) {
+    return true;
+  }
+  return /too large resource version/i.test(err.serverMessage ?? '');
+}
+
+/** Error codes that name a connection-level failure rather than a bug; anything else found on an error is kept as-is. */
+const SOCKET_CODES: Readonly<Record<string, string>> = {
+  UND_ERR_SOCKET: 'ECONNRESET',
+  UND_ERR_CLOSED: 'ECONNRESET',
+  UND_ERR_CONNECT_TIMEOUT: 'ETIMEDOUT',
+  UND_ERR_HEADERS_TIMEOUT: 'ETIMEDOUT',
+  UND_ERR_BODY_TIMEOUT: 'ETIMEDOUT',
+  ERR_STREAM_PREMATURE_CLOSE: 'ECONNRESET',
+};
+
+/**
+ * Wraps a transport failure (refused, reset, DNS, TLS, a body cut short) in a
+ * {@link ConnectionError} carrying the most specific system code found on
+ * the error or its causes. Messages are scrubbed of `user:password@` parts
+ * a proxy URL might carry.
+ *
+ * ## Example
+ * ```ts
+ * import { connectionErrorFrom } from 'rxkube';
+ *
+ * const err = connectionErrorFrom(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }), 'list v1/pods');
+ * err.code; // 'ECONNREFUSED'
+ * ```
+ *
+ * @param err The error thrown by the HTTP client.
+ * @param what A short request description for the message (`watch v1/pods`).
+ * @returns A ConnectionError (the given one unchanged when it already is one).
+ */
+export function connectionErrorFrom(err: unknown, what: string): ConnectionError {
+  if (err instanceof ConnectionError) return err;
+  const code = findCode(err, 0);
+  const mapped = code === undefined ? undefined : (SOCKET_CODES[code] ?? code);
+  const detail = scrub(err instanceof Error ? err.message : String(err));
+  const label = mapped ?? 'connection failed';
+  return new ConnectionError(`${what}: ${label}${detail !== '' && detail !== mapped ? `: ${detail}` : ''}`, { code: mapped, cause: err });
+}
+
+function findCode(err: unknown, depth: number): string | undefined {
+  if (depth > 5 || typeof err !== 'object' || err === null) return undefined;
+  const own = (err as { code?: unknown }).code;
+  // undici wraps the system error; the inner code (ECONNREFUSED…) is the useful one.
+  const inner = findCode((err as { cause?: unknown }).cause, depth + 1);
+  if (inner !== undefined && (typeof own !== 'string' || own.startsWith('UND_ERR'))) return inner;
+  if (err instanceof AggregateError) {
+    for (const e of err.errors) {
+      const c = findCode(e, depth + 1);
+      if (c !== undefined) return c;
+    }
+  }
+  if (typeof own === 'string' && own !== '') return own;
+  if (typeof err === 'object' && /socket hang up/i.test((err as { message?: unknown }).message as string ?? '')) return 'ECONNRESET';
+  return inner;
+}
+
+function scrub(message: string): string {
+  return message.replace(/\/\/[^/@\s]*:[^/@\s]*@/g, '//***@');
+}

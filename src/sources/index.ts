@@ -1,0 +1,19 @@
+export type { ListerWatcher, ListOptions, ObjectList, ResourceRef, WatchEvent, WatchEventType, WatchOptions } from './types.js';
+export {
+  KubeApiError,
+  ExpiredError,
+  TooManyRequestsError,
+  UnauthorizedError,
+  ForbiddenError,
+  NotFoundError,
+  ServerError,
+  DecodeError,
+  ConnectionError,
+  type StatusDetails,
+} from './errors/index.js';
+export { kubeSource, randomWatchTimeoutSeconds, ListItemStream, type KubeSource, type KubeSourceOptions } from './kubeSource.js';
+export { listPages, listAll, initialList, type ListPage, type PagerOptions, type ListAllResult, type InitialListOptions, type InitialListResult } from './pager.js';
+export { ListDecoder, type ListEnvelope } from './listDecoder.js';
+export { WatchDecoder } from './watchDecoder.js';
+export { errorFromStatus, isTooLargeResourceVersion, connectionErrorFrom } from './httpErrors.js';
+export { parseResourceRef, resourcePath, type ParsedResource } from './resourceRef.js';

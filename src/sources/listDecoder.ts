@@ -1,0 +1,283 @@
+import { DecodeError } from './errors/DecodeError.js';
+import type { ObjectList } from './types.js';
+
+/** Everything of a LIST body except its items. */
+export interface ListEnvelope {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: ObjectList<unknown>['metadata'];
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+const LBRACKET = 0x5b;
+const RBRACKET = 0x5d;
+
+/** What the bytes being captured will become once complete. */
+type Capture = 'none' | 'key' | 'value' | 'item';
+
+/**
+ * Decodes a LIST response body (`{"kind":…,"metadata":{…},"items":[…]}`)
+ * from byte chunks as they arrive, handing over each element of `items` as
+ * soon as its last byte is in.
+ *
+ * The body is never held whole, nor turned into one string: the scanner
+ * walks each byte once, keeping only its nesting depth, whether it is inside
+ * a string, and the bytes of the value being captured (one item, or a small
+ * envelope field). Each item is then `JSON.parse`d on its own, so a list far
+ * larger than V8's maximum string length (512 MiB) decodes with memory
+ * bounded by the largest single object. `metadata`, `kind` and `apiVersion`
+ * are read wherever they appear, before or after `items`.
+ *
+ * ## Example
+ * ```ts
+ * import { ListDecoder } from 'rxkube';
+ *
+ * const decoder = new ListDecoder<{ metadata: { name: string } }>();
+ * const items: { metadata: { name: string } }[] = [];
+ * decoder.push(new TextEncoder().encode('{"metadata":{"resourceVersion":"7"},"items":[{"metadata":{"na'), items);
+ * decoder.push(new TextEncoder().encode('me":"a"}}]}'), items);
+ * decoder.end().metadata.resourceVersion; // '7'; items holds one object
+ * ```
+ */
+export class ListDecoder<T> {
+  /** Byte offset of the current chunk's start in the body, for error positions. */
+  #offset = 0;
+  /** Nesting depth of objects and arrays; the envelope itself is depth 1. */
+  #depth = 0;
+  #inString = false;
+  /** A backslash ended the previous chunk inside a string, so the next byte is escaped. */
+  #escaped = false;
+  /** At depth 1, the next string is a key (after `{` or `,`) rather than a value. */
+  #expectKey = false;
+  /** Between the envelope's `items` `[` and its `]`. */
+  #inItems = false;
+  #capture: Capture = 'none';
+  /** Whether the value being captured is an object/array (ends at its bracket) or a scalar/string. */
+  #captureContainer = false;
+  #captureString = false;
+  #captureStart = 0;
+  /** Body offset where the current capture began, for error positions. */
+  #capturePosition = 0;
+  /** Bytes of the capture that arrived in earlier chunks. */
+  #parts: Buffer[] = [];
+  /** Last key read at depth 1; decides where its value goes. */
+  #key = '';
+  #done = false;
+  #envelope: { apiVersion?: string; kind?: string; metadata: Record<string, unknown> } = { metadata: {} };
+
+  /**
+   * Feeds the next chunk of the body.
+   *
+   * @param chunk Bytes, split anywhere (inside strings, escapes or UTF-8 sequences alike).
+   * @param out Items completed by this chunk are appended here, in order; on a DecodeError the items before the bad one are already there.
+   * @returns Nothing; throws a {@link DecodeError} on malformed input.
+   */
+  push(chunk: Uint8Array, out: T[]): void {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const n = buf.length;
+    let i = 0;
+    this.#captureStart = 0;
+    while (i < n) {
+      if (this.#inString) {
+        i = this.#scanString(buf, i);
+        if (i < 0) break;
+        continue;
+      }
+      const b = buf[i] as number;
+      if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) {
+        i++;
+        continue;
+      }
+      if (this.#done) throw this.#error('unexpected bytes after the end of the list body', buf, i);
+      const depth = this.#depth;
+      if (depth === 0) {
+        if (b !== LBRACE) throw this.#error('list body is not a JSON object', buf, i);
+        this.#depth = 1;
+        this.#expectKey = true;
+        i++;
+        continue;
+      }
+      if (b === QUOTE) {
+        this.#inString = true;
+        if (depth === 1 && this.#capture === 'none') {
+          if (this.#expectKey) this.#begin('key', i + 1, false, false);
+          else this.#begin('value', i, false, true);
+        } else if (depth === 2 && this.#inItems && this.#capture === 'none') {
+          throw this.#error('list item is not an object', buf, i);
+        }
+        i++;
+        continue;
+      }
+      if (b === LBRACE || b === LBRACKET) {
+        if (depth === 1 && this.#capture === 'none') {
+          if (this.#key === 'items' && b === LBRACKET && !this.#expectKey) {
+            this.#inItems = true;
+          } else {
+            this.#begin('value', i, true, false);
+          }
+        } else if (depth === 2 && this.#inItems && this.#capture === 'none') {
+          if (b !== LBRACE) throw this.#error('list item is not an object', buf, i);
+          this.#begin('item', i, true, false);
+        }
+        this.#depth = depth + 1;
+        i++;
+        continue;
+      }
+      if (b === RBRACE || b === RBRACKET) {
+        const d = depth - 1;
+        this.#depth = d;
+        if (d === 0) {
+          if (this.#capture === 'value') this.#finishValue(buf, i);
+          this.#done = true;
+        } else if (d === 1) {
+          if (this.#inItems) this.#inItems = false;
+          else if (this.#capture === 'value' && this.#captureContainer) this.#finishValue(buf, i + 1);
+        } else if (d === 2 && this.#capture === 'item') {
+          out.push(this.#finishItem(buf, i + 1));
+        }
+        i++;
+        continue;
+      }
+      if (depth === 1) {
+        if (b === COMMA) {
+          if (this.#capture === 'value') this.#finishValue(buf, i);
+          this.#expectKey = true;
+        } else if (b === COLON) {
+          this.#expectKey = false;
+        } else if (this.#capture === 'none') {
+          if (this.#expectKey) throw this.#error('list body has a malformed key', buf, i);
+          this.#begin('value', i, false, false);
+        }
+      } else if (depth === 2 && this.#inItems && this.#capture === 'none' && b !== COMMA) {
+        throw this.#error('list item is not an object', buf, i);
+      }
+      i++;
+    }
+    if (this.#capture !== 'none' && this.#captureStart < n) this.#parts.push(buf.subarray(this.#captureStart, n));
+    this.#offset += n;
+  }
+
+  /**
+   * Declares the body complete.
+   *
+   * @returns The envelope: `metadata` (resourceVersion, continue, remainingItemCount), `kind`, `apiVersion`.
+   */
+  end(): ListEnvelope {
+    if (!this.#done) {
+      throw new DecodeError('list body ended before its JSON was complete', '', this.#offset);
+    }
+    return this.#envelope as ListEnvelope;
+  }
+
+  /** Bytes read so far. */
+  get bytesRead(): number {
+    return this.#offset;
+  }
+
+  /**
+   * Skips to just past the closing quote of the current string, using the
+   * native `indexOf` to jump, since most of a Kubernetes object's bytes are
+   * inside strings. Returns -1 when the string runs past this chunk.
+   */
+  #scanString(buf: Buffer, from: number): number {
+    let i = from;
+    if (this.#escaped) {
+      this.#escaped = false;
+      i++;
+      if (i >= buf.length) return -1;
+    }
+    for (;;) {
+      const q = buf.indexOf(QUOTE, i);
+      if (q < 0) {
+        let k = buf.length - 1;
+        while (k >= i && buf[k] === BACKSLASH) k--;
+        this.#escaped = (buf.length - 1 - k) % 2 === 1;
+        return -1;
+      }
+      let k = q - 1;
+      while (k >= i && buf[k] === BACKSLASH) k--;
+      if ((q - 1 - k) % 2 === 1) {
+        i = q + 1;
+        continue;
+      }
+      this.#inString = false;
+      if (this.#capture === 'key' && this.#depth === 1) {
+        this.#key = this.#take(buf, q).toString('utf8');
+        this.#capture = 'none';
+      } else if (this.#capture === 'value' && this.#captureString && this.#depth === 1) {
+        this.#finishValue(buf, q + 1);
+      }
+      return q + 1;
+    }
+  }
+
+  #begin(capture: Capture, start: number, container: boolean, string: boolean): void {
+    this.#capture = capture;
+    this.#captureContainer = container;
+    this.#captureString = string;
+    this.#captureStart = start;
+    this.#capturePosition = this.#offset + start;
+    this.#parts = [];
+  }
+
+  /** The captured bytes up to `end` (exclusive), joined with any earlier chunks' share. */
+  #take(buf: Buffer, end: number): Buffer {
+    const tail = buf.subarray(this.#captureStart, end);
+    const parts = this.#parts;
+    this.#parts = [];
+    if (parts.length === 0) return tail;
+    parts.push(tail);
+    return Buffer.concat(parts);
+  }
+
+  #finishValue(buf: Buffer, end: number): void {
+    const bytes = this.#take(buf, end);
+    const key = this.#key;
+    this.#capture = 'none';
+    if (key !== 'metadata' && key !== 'kind' && key !== 'apiVersion' && key !== 'items') return;
+    const text = bytes.toString('utf8');
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (cause) {
+      throw new DecodeError(`list body has malformed ${key}`, text, this.#capturePosition, { cause });
+    }
+    if (key === 'metadata') {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new DecodeError('list metadata is not an object', text, this.#capturePosition);
+      }
+      this.#envelope.metadata = value as Record<string, unknown>;
+    } else if (key === 'items') {
+      // `"items": null` is how some servers write an empty list; anything else is not a list.
+      if (value !== null) throw new DecodeError('list items is not an array', text, this.#capturePosition);
+    } else if (typeof value === 'string') {
+      this.#envelope[key] = value;
+    }
+  }
+
+  #finishItem(buf: Buffer, end: number): T {
+    const bytes = this.#take(buf, end);
+    this.#capture = 'none';
+    const text = bytes.toString('utf8');
+    let item: unknown;
+    try {
+      item = JSON.parse(text);
+    } catch (cause) {
+      throw new DecodeError('list item is not valid JSON', text, this.#capturePosition, { cause });
+    }
+    const name = (item as { metadata?: { name?: unknown } }).metadata?.name;
+    if (typeof name !== 'string' || name === '') {
+      throw new DecodeError('list item has no metadata.name', text, this.#capturePosition);
+    }
+    return item as T;
+  }
+
+  #error(message: string, buf: Buffer, at: number): DecodeError {
+    return new DecodeError(message, buf.subarray(at, at + 256).toString('utf8'), this.#offset + at);
+  }
+}

@@ -1,0 +1,213 @@
+import { AsyncIterableX } from 'ix/asynciterable';
+import { ExpiredError } from './errors/ExpiredError.js';
+import { isTooLargeResourceVersion } from './httpErrors.js';
+import type { ListerWatcher, ListOptions, ObjectList } from './types.js';
+
+/** One page from {@link listPages}. */
+export interface ListPage<T> extends ObjectList<T> {
+  /**
+   * True on the first page of a restart: a continue token expired, so the
+   * list began again from page one and every page received before this one
+   * must be discarded.
+   */
+  readonly restarted: boolean;
+}
+
+/** Options of {@link listPages} and {@link listAll}. */
+export interface PagerOptions {
+  /**
+   * Page size when `opts.limit` is unset or 0 (client-go's pager turns a zero
+   * limit into its page size too). 0 asks for everything in one response.
+   * @default 500
+   */
+  readonly pageSize?: number;
+}
+
+/**
+ * Pages through a LIST with `limit` and `continue`, as a pull-based ix async
+ * iterable: the next page is requested only when the consumer asks for it.
+ *
+ * Follows client-go's pager: requests after the first carry the continue
+ * token and drop `resourceVersion` / `resourceVersionMatch` (the token pins
+ * the snapshot). When a continue token has expired (410), the list starts
+ * over from page one with the original options and the first page of the
+ * restart carries `restarted: true`; should a token expire again during the
+ * restart, one unpaged list (`limit` 0) is made instead, as client-go's
+ * `FullListIfExpired` does, so the pager cannot loop forever on a busy
+ * server. Any other error ends the iteration.
+ *
+ * ## Example
+ * ```ts
+ * import { kubeSource, listPages } from 'rxkube';
+ *
+ * let count = 0;
+ * for await (const page of listPages(kubeSource(kc, 'v1/pods'), {}, signal)) {
+ *   if (page.restarted) count = 0;
+ *   count += page.items.length;
+ * }
+ * ```
+ *
+ * @param lw The source to list from.
+ * @param opts The first request's options (`resourceVersion`, `resourceVersionMatch`, `limit`).
+ * @param signal Aborts the request in flight and ends the iteration.
+ * @param pagerOpts Page size.
+ * @returns The pages, lazily.
+ */
+export function listPages<T>(
+  lw: ListerWatcher<T>,
+  opts: ListOptions,
+  signal: AbortSignal,
+  pagerOpts: PagerOptions = {},
+): AsyncIterableX<ListPage<T>> {
+  const pageSize = checkPageSize(pagerOpts.pageSize);
+  return AsyncIterableX.from({ [Symbol.asyncIterator]: () => pages(lw, opts, signal, pageSize) });
+}
+
+async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortSignal, pageSize: number): AsyncGenerator<ListPage<T>, void, undefined> {
+  const limit = opts.limit === undefined || opts.limit === 0 ? pageSize : opts.limit;
+  const first: ListOptions = { ...opts, limit, continue: undefined };
+  let restarts = 0;
+  let restarted = false;
+  let request = first;
+  for (;;) {
+    signal.throwIfAborted();
+    let page: ObjectList<T>;
+    try {
+      page = await lw.list(request, signal);
+    } catch (err) {
+      const expiredContinue = err instanceof ExpiredError && request.continue !== undefined && request.continue !== '';
+      if (!expiredContinue || signal.aborted) throw err;
+      restarts++;
+      restarted = true;
+      request = restarts === 1 ? first : { ...first, limit: 0 };
+      continue;
+    }
+    yield { ...page, restarted };
+    restarted = false;
+    const token = page.metadata.continue;
+    if (token === undefined || token === '') return;
+    request = { limit: request.limit, continue: token };
+  }
+}
+
+/** What {@link listAll} returns: every item and the list's resourceVersion. */
+export interface ListAllResult<T> {
+  readonly items: T[];
+  /** The resourceVersion of the (first page of the) list: the snapshot the items describe. */
+  readonly resourceVersion: string;
+  /** True when the list came in more than one page. */
+  readonly paginated: boolean;
+}
+
+/**
+ * Lists every object, page by page with {@link listPages}, keeping only the
+ * decoded objects (no response text is held).
+ *
+ * ## Example
+ * ```ts
+ * import { kubeSource, listAll } from 'rxkube';
+ *
+ * const { items, resourceVersion } = await listAll(kubeSource(kc, 'v1/pods'), { resourceVersion: '0' }, signal);
+ * ```
+ *
+ * @param lw The source.
+ * @param opts The first request's options.
+ * @param signal Aborts the list.
+ * @param pagerOpts Page size.
+ * @returns Items and the resourceVersion of the snapshot.
+ */
+export async function listAll<T>(
+  lw: ListerWatcher<T>,
+  opts: ListOptions,
+  signal: AbortSignal,
+  pagerOpts: PagerOptions = {},
+): Promise<ListAllResult<T>> {
+  let items: T[] = [];
+  let resourceVersion = '';
+  let pageCount = 0;
+  for await (const page of listPages(lw, opts, signal, pagerOpts)) {
+    if (page.restarted || pageCount === 0) {
+      items = [];
+      pageCount = 0;
+      resourceVersion = page.metadata.resourceVersion ?? '';
+    }
+    pageCount++;
+    for (const item of page.items) items.push(item);
+  }
+  return { items, resourceVersion, paginated: pageCount > 1 };
+}
+
+/** Options of {@link initialList}. */
+export interface InitialListOptions extends PagerOptions {
+  /**
+   * The resourceVersion of the last successful list or watch event, `''`
+   * before the first.
+   * @default ''
+   */
+  readonly lastSyncResourceVersion?: string;
+  /**
+   * Set when the previous attempt learned that `lastSyncResourceVersion` is
+   * no longer served (410 or "too large resource version"): list
+   * consistently (resourceVersion unset).
+   * @default false
+   */
+  readonly resourceVersionUnavailable?: boolean;
+}
+
+/** What {@link initialList} returns. */
+export interface InitialListResult<T> extends ListAllResult<T> {
+  /** The resourceVersion the successful request asked for (`'0'`, a version, or `''`). */
+  readonly requestedResourceVersion: string;
+  /** True when the first attempt failed with 410 / too large and the consistent list was made instead. */
+  readonly fellBack: boolean;
+}
+
+/**
+ * Lists the way client-go's reflector does before watching: from the watch
+ * cache (`resourceVersion: "0"`) on the first list, from the last synced
+ * resourceVersion afterwards (`NotOlderThan` semantics), and — when the
+ * server answers 410 Expired or "too large resource version" — once more
+ * as a consistent list with the resourceVersion unset.
+ *
+ * Paging follows client-go too: a specific resourceVersion is listed without
+ * a limit, so the server can answer from its watch cache; `"0"` and `""`
+ * use the page size.
+ *
+ * ## Example
+ * ```ts
+ * import { initialList, kubeSource } from 'rxkube';
+ *
+ * const { items, resourceVersion } = await initialList(kubeSource(kc, 'v1/pods'), signal);
+ * ```
+ *
+ * @param lw The source.
+ * @param signal Aborts the list.
+ * @param opts Last synced resourceVersion, whether it is known to be unavailable, page size.
+ * @returns Items, the list's resourceVersion, and what was asked.
+ */
+export async function initialList<T>(lw: ListerWatcher<T>, signal: AbortSignal, opts: InitialListOptions = {}): Promise<InitialListResult<T>> {
+  const last = opts.lastSyncResourceVersion ?? '';
+  if (typeof last !== 'string') throw new TypeError(`lastSyncResourceVersion: expected a string, got ${String(last)}`);
+  const pageSize = checkPageSize(opts.pageSize);
+  const rv = opts.resourceVersionUnavailable === true ? '' : last === '' ? '0' : last;
+  const attempt = async (resourceVersion: string): Promise<ListAllResult<T>> => {
+    const limit = resourceVersion !== '' && resourceVersion !== '0' ? 0 : pageSize;
+    const listOpts: ListOptions = resourceVersion === '' ? {} : { resourceVersion, resourceVersionMatch: resourceVersion === '0' ? undefined : 'NotOlderThan' };
+    // limit 0 must reach the source unchanged, so the pager's own page size is set to it.
+    return listAll(lw, { ...listOpts, limit }, signal, { pageSize: limit });
+  };
+  try {
+    return { ...(await attempt(rv)), requestedResourceVersion: rv, fellBack: false };
+  } catch (err) {
+    if (rv === '' || signal.aborted || !(err instanceof ExpiredError || isTooLargeResourceVersion(err))) throw err;
+    return { ...(await attempt('')), requestedResourceVersion: '', fellBack: true };
+  }
+}
+
+function checkPageSize(pageSize: number | undefined): number {
+  const value = pageSize ?? 500;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new TypeError(`pageSize: expected a non-negative integer, got ${String(pageSize)}`);
+  }
+  return value;
+}
