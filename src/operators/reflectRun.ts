@@ -182,6 +182,8 @@ export class ReflectorRun<T> {
           ? 'very-short-watch'
           : 'watch-failed';
       this.#status({ state: 'relisting', reason, error });
+      // Resync ticks belong to one list/watch cycle (RF-26); none while waiting to relist.
+      this.#stopResync();
     }
     await this.#wait(error, this.#backoff.next());
     return 'list';
