@@ -1,3 +1,7 @@
+import type { DeletedFinalStateUnknown } from './DeletedFinalStateUnknown.js';
+import type { FieldSelector } from './fieldSelector.js';
+import type { LabelSelector } from './labelSelector.js';
+
 /**
  * The minimal shape rxkube needs from a Kubernetes object. Every object the
  * API server returns has it; custom resources included.
@@ -52,4 +56,66 @@ export type Indexers<T> = Readonly<Record<string, IndexFunc<T>>>;
 export interface KeyListerGetter<T> {
   listKeys(): readonly string[] | Iterable<string>;
   getByKey(key: string): T | undefined;
+}
+
+/** Filters for `Indexer.list`. All given filters must hold. */
+export interface StoreListOptions {
+  /** Label selector text (`app=web,!canary`) or a parsed selector. */
+  readonly labelSelector?: string | LabelSelector;
+  /** Field selector text (`spec.nodeName=node-1`) or a parsed selector. */
+  readonly fieldSelector?: string | FieldSelector;
+  /** Only objects whose `metadata.namespace` is this; `""` or absent means all namespaces. */
+  readonly namespace?: string;
+}
+
+/**
+ * The reader side of an {@link Indexer}: what user code gets from an
+ * informer. Objects returned are the stored ones (deep-frozen by default),
+ * not copies. Lists are fresh arrays in no particular order.
+ */
+export interface ReadonlyIndexer<T> extends KeyListerGetter<T> {
+  /** Number of stored objects. */
+  readonly size: number;
+  /** The stored object with the same key as `obj`. Throws `KeyError` when `obj` cannot be keyed. */
+  get(obj: T): T | undefined;
+  /** The stored object under `key`. */
+  getByKey(key: string): T | undefined;
+  /** Stored objects, optionally filtered by namespace and label/field selectors. */
+  list(opts?: StoreListOptions): T[];
+  /** Every stored key. */
+  listKeys(): string[];
+  /** Stored objects indexed under `value` by index `indexName`. Throws `IndexNotFoundError`. */
+  byIndex(indexName: string, value: string): T[];
+  /** Keys indexed under `value` by index `indexName`, sorted ascending. Throws `IndexNotFoundError`. */
+  indexKeys(indexName: string, value: string): string[];
+  /** Every value index `indexName` currently holds; `[]` for an unknown index. */
+  listIndexFuncValues(indexName: string): string[];
+  /** Stored objects sharing any index value with `obj` under `indexName`. Throws `IndexNotFoundError`, `IndexError`. */
+  index(indexName: string, obj: T): T[];
+  /** The registered index functions by name. */
+  getIndexers(): Indexers<T>;
+  /** The resourceVersion of the last write, replace or bookmark; `""` before any. */
+  lastSyncResourceVersion(): string;
+}
+
+/**
+ * An in-memory store of objects by key with named secondary indices
+ * (client-go's `Indexer`). Writes are synchronous; a write that throws
+ * (`KeyError`, `IndexError`) leaves the store unchanged.
+ */
+export interface Indexer<T> extends ReadonlyIndexer<T> {
+  /** Inserts or replaces the object under its key (same as `update`). */
+  add(obj: T): void;
+  /** Inserts or replaces the object under its key (same as `add`). */
+  update(obj: T): void;
+  /** Removes the object with the same key; a tombstone is removed by its `key`. Absent → no-op. */
+  delete(obj: T | DeletedFinalStateUnknown<T>): void;
+  /** Replaces the whole content with `items` and rebuilds every index. */
+  replace(items: Iterable<T>, resourceVersion?: string): void;
+  /** Records a resourceVersion without changing content (a watch bookmark). */
+  bookmark(resourceVersion: string): void;
+  /** Registers more index functions and indexes what is already stored. */
+  addIndexers(indexers: Indexers<T>): void;
+  /** A view with the reader methods only, safe to hand to user code. */
+  asReadonly(): ReadonlyIndexer<T>;
 }
