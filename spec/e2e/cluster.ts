@@ -1,0 +1,480 @@
+/**
+ * The integration tier's control plane: a real etcd and a real kube-apiserver, built by
+ * `spec/e2e/build.sh` from their Go modules, started on 127.0.0.1 with throw-away state and torn
+ * down completely afterwards — the same job envtest does for Go controllers.
+ *
+ * Everything a test needs to break the cluster on purpose lives here too: kill and restart the
+ * API server on the same port, compact etcd, and a TCP proxy that can cut every connection a
+ * client holds (so a watch falls behind a compaction without the server going away).
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createWriteStream, existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+
+const run = promisify(execFile);
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** A user of the static token file. */
+export interface ClusterUser {
+  readonly name: string;
+  readonly groups?: readonly string[];
+}
+
+/** How to start a cluster. */
+export interface ClusterOptions {
+  /**
+   * kube-apiserver's `--authorization-mode`.
+   * @default 'AlwaysAllow'
+   */
+  readonly authorization?: 'AlwaysAllow' | 'RBAC';
+  /**
+   * Resources (`resource[.group]`) served without a watch cache, so a watch on them reads etcd
+   * directly and a compacted resourceVersion answers 410 at once (the watch cache otherwise keeps
+   * recent history past an etcd compaction).
+   * @default []
+   */
+  readonly withoutWatchCache?: readonly string[];
+  /**
+   * Extra token users besides `admin` (which is in `system:masters`).
+   * @default []
+   */
+  readonly users?: readonly ClusterUser[];
+  /**
+   * How long to wait for etcd and kube-apiserver to become ready, in ms.
+   * @default 120_000
+   */
+  readonly readyTimeoutMs?: number;
+}
+
+/** A TCP proxy in front of the API server whose connections a test can cut. */
+export interface CuttableProxy {
+  /** A KubeConfig for `user` that talks through the proxy. */
+  kubeConfig(user?: string): KubeConfig;
+  /** Destroys every open connection and refuses (resets) new ones until `heal()`. */
+  cut(): void;
+  /** Lets connections through again. */
+  heal(): void;
+  /** Connections accepted so far, counting refused ones. */
+  readonly accepted: number;
+  close(): Promise<void>;
+}
+
+/** A running etcd + kube-apiserver. */
+export interface Cluster {
+  /** `https://127.0.0.1:<port>` */
+  readonly server: string;
+  /** The admin KubeConfig (token user `admin`, group `system:masters`). */
+  readonly kubeConfig: KubeConfig;
+  /** Where the admin kubeconfig was written. */
+  readonly kubeconfigPath: string;
+  /** A KubeConfig for one of the token users (`admin` or one given in `users`). */
+  kubeConfigFor(user: string): KubeConfig;
+  /** Kills the API server's process group (SIGKILL: no graceful drain) and waits for it to exit. */
+  killApiServer(): Promise<void>;
+  /** Starts the API server again on the same port and waits for /readyz. */
+  startApiServer(): Promise<void>;
+  /** etcd's current revision (the API server's resourceVersion space). */
+  etcdRevision(): Promise<number>;
+  /** Compacts etcd at its current revision; returns that revision. */
+  compactEtcd(): Promise<number>;
+  /** Starts a cuttable TCP proxy in front of the API server. */
+  startProxy(): Promise<CuttableProxy>;
+  /** Stops everything and removes the temp dir; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+interface Binaries {
+  readonly kubeApiServer: string;
+  readonly etcd: string;
+}
+
+/** Finds the binaries build.sh made (or the ones named by RXKUBE_E2E_KUBE_APISERVER / RXKUBE_E2E_ETCD). */
+export async function binaries(): Promise<Binaries> {
+  const fromEnv = { kubeApiServer: process.env['RXKUBE_E2E_KUBE_APISERVER'], etcd: process.env['RXKUBE_E2E_ETCD'] };
+  let kubeApiServer = fromEnv.kubeApiServer;
+  let etcd = fromEnv.etcd;
+  if (kubeApiServer === undefined || etcd === undefined) {
+    // build.sh is the one place that knows where binaries live; it exits 1 with the paths when one is missing.
+    const { stdout } = await run('bash', [join(here, 'build.sh'), '--paths']).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }));
+    const paths = Object.fromEntries(stdout.trim().split('\n').map((l) => l.split('=', 2) as [string, string]));
+    kubeApiServer ??= paths['KUBE_APISERVER'];
+    etcd ??= paths['ETCD'];
+  }
+  for (const [name, path] of [['kube-apiserver', kubeApiServer], ['etcd', etcd]] as const) {
+    if (path === undefined || !existsSync(path)) {
+      throw new Error(`e2e: no ${name} binary at ${String(path)}; build it first with: bash spec/e2e/build.sh`);
+    }
+  }
+  return { kubeApiServer: kubeApiServer!, etcd: etcd! };
+}
+
+/** A port that was free a moment ago on 127.0.0.1 (the process that binds it may still lose a race; start retries). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  if (address === null || typeof address === 'string') throw new Error('e2e: no port');
+  return address.port;
+}
+
+/** Waits until `probe` resolves true, polling; rejects with the last failure after `timeoutMs`. */
+async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs: number, exited?: () => string | undefined): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    const gone = exited?.();
+    if (gone !== undefined) throw new Error(`e2e: ${what} exited before it was ready: ${gone}`);
+    try {
+      if (await probe()) return;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`e2e: ${what} not ready after ${timeoutMs} ms (last: ${String(last)})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** One child process in its own process group, so killing it also kills anything it started. */
+class Proc {
+  readonly name: string;
+  /** Set once the process has exited, with why; read by readiness probes to stop waiting early. */
+  exitReason: string | undefined;
+  readonly #child: ChildProcess;
+  readonly #exited: Promise<void>;
+  /** The log file, whose tail explains a failed start. */
+  readonly #logPath: string;
+
+  constructor(name: string, bin: string, args: readonly string[], logPath: string) {
+    this.name = name;
+    this.#logPath = logPath;
+    const log = createWriteStream(logPath, { flags: 'a' });
+    this.#child = spawn(bin, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.#child.stdout?.pipe(log, { end: false });
+    this.#child.stderr?.pipe(log, { end: false });
+    this.#exited = new Promise((resolve) => {
+      this.#child.once('exit', (code, signal) => {
+        this.exitReason = `code ${String(code)}, signal ${String(signal)}`;
+        live.delete(this);
+        resolve();
+      });
+      this.#child.once('error', (e) => {
+        this.exitReason = String(e);
+        live.delete(this);
+        resolve();
+      });
+    });
+    live.add(this);
+  }
+
+  /** SIGKILLs the whole process group and waits for the process to be gone. */
+  async kill(): Promise<void> {
+    if (this.exitReason === undefined) this.killNow();
+    await this.#exited;
+  }
+
+  /** Synchronous kill for the process-exit hook. */
+  killNow(): void {
+    const pid = this.#child.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+
+  async logTail(lines = 40): Promise<string> {
+    const text = await readFile(this.#logPath, 'utf8').catch(() => '');
+    return text.split('\n').slice(-lines).join('\n');
+  }
+}
+
+/** Every process still running, so a crashing test worker does not leave servers behind. */
+const live = new Set<Proc>();
+process.once('exit', () => {
+  for (const p of live) p.killNow();
+});
+
+/** A JSON request to etcd's HTTP gateway. */
+async function etcdCall(clientUrl: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${clientUrl}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`e2e: etcd ${path} answered ${res.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** GET over TLS trusting only the cluster CA; resolves with the status code. */
+function httpsGetStatus(url: string, ca: string, token: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { ca, headers: { authorization: `Bearer ${token}` }, timeout: 5_000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function openssl(args: readonly string[], cwd: string): Promise<void> {
+  await run('openssl', [...args], { cwd });
+}
+
+/** A CA and a serving certificate for 127.0.0.1 / localhost, made with openssl. */
+async function makeServingCert(dir: string): Promise<{ caPem: string; certPath: string; keyPath: string }> {
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  await openssl(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=rxkube-e2e-ca',
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
+  await openssl(['req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=kube-apiserver'], dir);
+  await writeFile(join(dir, 'server.ext'), [
+    'basicConstraints=CA:FALSE',
+    'keyUsage=critical,digitalSignature,keyEncipherment',
+    'extendedKeyUsage=serverAuth',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    '',
+  ].join('\n'));
+  await openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
+    '-out', 'server.crt', '-days', '2', '-extfile', 'server.ext'], dir);
+  return { caPem: await readFile(join(dir, 'ca.crt'), 'utf8'), certPath: join(dir, 'server.crt'), keyPath: join(dir, 'server.key') };
+}
+
+/** Builds a token-authenticated KubeConfig for `server`. */
+function tokenKubeConfig(server: string, caPem: string, user: string, token: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'e2e', server, caData: Buffer.from(caPem).toString('base64'), skipTLSVerify: false }],
+    users: [{ name: user, token }],
+    contexts: [{ name: user, cluster: 'e2e', user }],
+    currentContext: user,
+  });
+  return kc;
+}
+
+/**
+ * Starts etcd and kube-apiserver on loopback and waits until the API server's /readyz is ok.
+ * On any failure everything already started is torn down before the error is thrown.
+ */
+export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
+  const authorization = opts.authorization ?? 'AlwaysAllow';
+  if (authorization !== 'AlwaysAllow' && authorization !== 'RBAC') {
+    throw new TypeError(`startCluster: authorization must be 'AlwaysAllow' or 'RBAC', got ${String(authorization)}`);
+  }
+  const readyTimeoutMs = opts.readyTimeoutMs ?? 120_000;
+  if (!Number.isFinite(readyTimeoutMs) || readyTimeoutMs <= 0) {
+    throw new TypeError(`startCluster: readyTimeoutMs must be a positive number, got ${String(readyTimeoutMs)}`);
+  }
+  const bins = await binaries();
+  const dir = await mkdtemp(join(tmpdir(), 'rxkube-e2e-'));
+  const procs: { etcd?: Proc; api?: Proc } = {};
+  const proxies = new Set<CuttableProxy>();
+  let stopped = false;
+
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    await Promise.all([...proxies].map((p) => p.close()));
+    await procs.api?.kill();
+    await procs.etcd?.kill();
+    // Kept on request, so a failing run's logs can be read.
+    if (process.env['RXKUBE_E2E_KEEP'] === undefined) await rm(dir, { recursive: true, force: true });
+  };
+
+  try {
+    // etcd: a single member, no fsync (the data is thrown away), compaction only when a test asks.
+    const etcdDir = join(dir, 'etcd');
+    let etcdUrl = '';
+    for (let attempt = 1; ; attempt++) {
+      const [clientPort, peerPort] = [await freePort(), await freePort()];
+      etcdUrl = `http://127.0.0.1:${clientPort}`;
+      const peerUrl = `http://127.0.0.1:${peerPort}`;
+      procs.etcd = new Proc('etcd', bins.etcd, [
+        '--name=e2e', `--data-dir=${etcdDir}`,
+        `--listen-client-urls=${etcdUrl}`, `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=${peerUrl}`, `--initial-advertise-peer-urls=${peerUrl}`, `--initial-cluster=e2e=${peerUrl}`,
+        '--unsafe-no-fsync', '--log-level=warn',
+      ], join(dir, 'etcd.log'));
+      const etcdProc = procs.etcd;
+      try {
+        await waitFor('etcd', async () => (await fetch(`${etcdUrl}/health`)).ok, readyTimeoutMs, () => etcdProc.exitReason);
+        break;
+      } catch (e) {
+        // Another process may have taken a port between freePort() and etcd's bind: try fresh ones.
+        if (attempt >= 3 || etcdProc.exitReason === undefined) throw new Error(`${String(e)}\n${await etcdProc.logTail()}`);
+        await rm(etcdDir, { recursive: true, force: true });
+      }
+    }
+
+    const pki = join(dir, 'pki');
+    await run('mkdir', ['-p', pki]);
+    const { caPem, certPath, keyPath } = await makeServingCert(pki);
+    const sa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    await writeFile(join(pki, 'sa.key'), sa.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    await writeFile(join(pki, 'sa.pub'), sa.publicKey.export({ type: 'spki', format: 'pem' }));
+
+    const tokens = new Map<string, string>();
+    const users: ClusterUser[] = [{ name: 'admin', groups: ['system:masters'] }, ...(opts.users ?? [])];
+    const lines: string[] = [];
+    for (const u of users) {
+      const token = randomBytes(24).toString('hex');
+      tokens.set(u.name, token);
+      lines.push(`${token},${u.name},${u.name}-uid,"${(u.groups ?? []).join(',')}"`);
+    }
+    await writeFile(join(pki, 'tokens.csv'), `${lines.join('\n')}\n`);
+    const adminToken = tokens.get('admin')!;
+
+    let port = await freePort();
+    const apiArgs = (): string[] => [
+      `--etcd-servers=${etcdUrl}`,
+      // The server's own periodic compaction would make 410s happen at random; tests compact explicitly.
+      '--etcd-compaction-interval=0',
+      '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${port}`,
+      `--tls-cert-file=${certPath}`, `--tls-private-key-file=${keyPath}`, `--cert-dir=${join(dir, 'apiserver-certs')}`,
+      `--token-auth-file=${join(pki, 'tokens.csv')}`,
+      `--authorization-mode=${authorization}`,
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${join(pki, 'sa.pub')}`, `--service-account-signing-key-file=${join(pki, 'sa.key')}`,
+      '--service-cluster-ip-range=10.0.0.0/24',
+      // No controller manager runs, so nothing would create service accounts for pods.
+      '--disable-admission-plugins=ServiceAccount',
+      // A loopback advertise address is not a valid endpoint for the kubernetes service.
+      '--endpoint-reconciler-type=none',
+      '--allow-privileged=true', '--profiling=false',
+      ...(opts.withoutWatchCache?.length ? [`--watch-cache-sizes=${opts.withoutWatchCache.map((r) => `${r}#0`).join(',')}`] : []),
+    ];
+    const readyz = async (): Promise<boolean> => (await httpsGetStatus(`https://127.0.0.1:${port}/readyz`, caPem, adminToken)) === 200;
+
+    const startApi = async (retryPorts: boolean): Promise<void> => {
+      for (let attempt = 1; ; attempt++) {
+        const proc = new Proc('kube-apiserver', bins.kubeApiServer, apiArgs(), join(dir, 'kube-apiserver.log'));
+        procs.api = proc;
+        try {
+          await waitFor('kube-apiserver', readyz, readyTimeoutMs, () => proc.exitReason);
+          return;
+        } catch (e) {
+          const tail = await proc.logTail();
+          await proc.kill();
+          if (!retryPorts || attempt >= 3 || !tail.includes('address already in use')) throw new Error(`${String(e)}\n${tail}`);
+          port = await freePort();
+        }
+      }
+    };
+    await startApi(true);
+
+    const server = `https://127.0.0.1:${port}`;
+    const kubeConfigFor = (user: string): KubeConfig => {
+      const token = tokens.get(user);
+      if (token === undefined) throw new TypeError(`kubeConfigFor: no user ${user}`);
+      return tokenKubeConfig(server, caPem, user, token);
+    };
+    const kubeConfig = kubeConfigFor('admin');
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    await writeFile(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
+
+    const etcdRevision = async (): Promise<number> => {
+      const res = await etcdCall(etcdUrl, '/v3/kv/range', { key: Buffer.from('\0').toString('base64') });
+      return Number((res['header'] as { revision: string }).revision);
+    };
+
+    return {
+      server,
+      kubeConfig,
+      kubeconfigPath,
+      kubeConfigFor,
+      killApiServer: async () => {
+        await procs.api?.kill();
+      },
+      startApiServer: async () => {
+        if (procs.api?.exitReason === undefined) throw new Error('e2e: the API server is still running');
+        await startApi(false);
+      },
+      etcdRevision,
+      compactEtcd: async () => {
+        const revision = await etcdRevision();
+        await etcdCall(etcdUrl, '/v3/kv/compaction', { revision: String(revision), physical: true });
+        return revision;
+      },
+      startProxy: async () => {
+        const proxy = await startProxy(port, (user) => {
+          const token = tokens.get(user);
+          if (token === undefined) throw new TypeError(`proxy.kubeConfig: no user ${user}`);
+          return { caPem, token };
+        });
+        proxies.add(proxy);
+        return proxy;
+      },
+      stop,
+    };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+/** A plain TCP forwarder to 127.0.0.1:`target` (TLS passes through untouched). */
+async function startProxy(target: number, credentials: (user: string) => { caPem: string; token: string }): Promise<CuttableProxy> {
+  const open = new Set<Socket>();
+  let severed = false;
+  let accepted = 0;
+  const server: Server = createServer((client) => {
+    accepted++;
+    if (severed) {
+      client.resetAndDestroy();
+      return;
+    }
+    const upstream = connect({ host: '127.0.0.1', port: target });
+    open.add(client);
+    open.add(upstream);
+    const drop = (): void => {
+      client.destroy();
+      upstream.destroy();
+      open.delete(client);
+      open.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('e2e: proxy has no port');
+  const url = `https://127.0.0.1:${address.port}`;
+  return {
+    kubeConfig: (user = 'admin') => {
+      const { caPem, token } = credentials(user);
+      return tokenKubeConfig(url, caPem, user, token);
+    },
+    cut: () => {
+      severed = true;
+      for (const s of open) s.resetAndDestroy();
+      open.clear();
+    },
+    heal: () => {
+      severed = false;
+    },
+    get accepted() {
+      return accepted;
+    },
+    close: async () => {
+      for (const s of open) s.destroy();
+      open.clear();
+      if (server.listening) {
+        server.close();
+        await once(server, 'close');
+      }
+    },
+  };
+}

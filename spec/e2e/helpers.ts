@@ -1,0 +1,176 @@
+/**
+ * What the e2e specs share: a cache fed by rxkube from a real API server, the server's own view
+ * from a fresh LIST made with client-node's API clients, and a wait for the two to agree.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Subscription } from 'rxjs';
+import { reflect } from '../../src/operators/reflect.js';
+import type { ReflectOptions, ReflectorStatus } from '../../src/operators/reflectTypes.js';
+import type { ReflectorEvent } from '../../src/operators/types.js';
+import { kubeSource } from '../../src/sources/kubeSource.js';
+import type { ListerWatcher, ResourceRef } from '../../src/sources/types.js';
+import type { KubeObject } from '../../src/store/types.js';
+
+/** `namespace/name`, or `name` for cluster-scoped objects. */
+export function keyOf(obj: KubeObject): string {
+  const name = obj.metadata?.name ?? '';
+  const ns = obj.metadata?.namespace;
+  return ns ? `${ns}/${name}` : name;
+}
+
+/** The part of an object the comparison looks at: identity and version. */
+export interface Fingerprint {
+  readonly uid: string | undefined;
+  readonly resourceVersion: string | undefined;
+}
+
+export function fingerprints(objs: Iterable<KubeObject>): Map<string, Fingerprint> {
+  const out = new Map<string, Fingerprint>();
+  for (const o of objs) out.set(keyOf(o), { uid: o.metadata?.uid, resourceVersion: o.metadata?.resourceVersion });
+  return out;
+}
+
+/** A cache of one resource kept by rxkube, with everything it reported along the way. */
+export interface Mirror<T extends KubeObject> {
+  /** The objects, by key, as rxkube currently has them. */
+  readonly objects: ReadonlyMap<string, T>;
+  /** Every reflector event, in order. */
+  readonly events: readonly ReflectorEvent<T>[];
+  /** Every status report, in order. */
+  readonly statuses: readonly ReflectorStatus[];
+  /** Every key the cache ever held. */
+  readonly everSeen: ReadonlySet<string>;
+  /** The error reflect() ended with, if it did (it should not). */
+  readonly failure: unknown;
+  /** Resolves once the first Replace has been applied. */
+  whenSynced(timeoutMs?: number): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * Runs `reflect(kubeSource(kc, resource, sourceOpts), reflectOpts)` and folds its events into a Map
+ * the way a store would: Replace swaps the whole content, Added/Modified set, Deleted removes.
+ */
+export function mirror<T extends KubeObject>(
+  kc: KubeConfig,
+  resource: ResourceRef,
+  sourceOpts: Parameters<typeof kubeSource>[2] = {},
+  reflectOpts: ReflectOptions = {},
+): Mirror<T> {
+  const source = kubeSource<T>(kc, resource, sourceOpts);
+  return mirrorOf(source, reflectOpts);
+}
+
+export function mirrorOf<T extends KubeObject>(source: ListerWatcher<T>, reflectOpts: ReflectOptions = {}): Mirror<T> {
+  const objects = new Map<string, T>();
+  const events: ReflectorEvent<T>[] = [];
+  const statuses: ReflectorStatus[] = [];
+  const everSeen = new Set<string>();
+  let synced = false;
+  let failure: unknown;
+  const userStatus = reflectOpts.status;
+  const sub: Subscription = reflect(source, {
+    ...reflectOpts,
+    status: (s: ReflectorStatus) => {
+      statuses.push(s);
+      if (typeof userStatus === 'function') userStatus(s);
+      else userStatus?.next?.(s);
+    },
+  }).subscribe({
+    next: (e) => {
+      events.push(e);
+      switch (e.type) {
+        case 'Replace':
+          objects.clear();
+          for (const o of e.items) objects.set(keyOf(o), o);
+          synced = true;
+          break;
+        case 'Added':
+        case 'Modified':
+          objects.set(keyOf(e.obj), e.obj);
+          break;
+        case 'Deleted':
+          objects.delete(keyOf(e.obj));
+          break;
+        default:
+          break;
+      }
+      for (const k of objects.keys()) everSeen.add(k);
+    },
+    error: (e: unknown) => {
+      failure = e ?? new Error('reflect() errored with nothing');
+    },
+    complete: () => {
+      failure = new Error('reflect() completed, which it must never do on its own');
+    },
+  });
+  return {
+    objects,
+    events,
+    statuses,
+    everSeen,
+    get failure() {
+      return failure;
+    },
+    whenSynced: (timeoutMs = 60_000) =>
+      until('the first list', () => {
+        if (failure !== undefined) throw failure;
+        return synced;
+      }, timeoutMs),
+    stop: () => sub.unsubscribe(),
+  };
+}
+
+/**
+ * Waits until `condition` holds, checking every 50 ms; rejects after `timeoutMs` with `describe()`
+ * (what was seen last) so a failure says why.
+ */
+export async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 60_000, describe?: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${describe ? `: ${describe()}` : ''}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A readable diff of two fingerprint maps; empty when they agree. */
+export function diff(have: ReadonlyMap<string, Fingerprint>, want: ReadonlyMap<string, Fingerprint>): string {
+  const out: string[] = [];
+  for (const [k, w] of want) {
+    const h = have.get(k);
+    if (h === undefined) out.push(`missing ${k}@${w.resourceVersion}`);
+    else if (h.uid !== w.uid || h.resourceVersion !== w.resourceVersion) out.push(`stale ${k}: have ${h.uid}@${h.resourceVersion}, server ${w.uid}@${w.resourceVersion}`);
+  }
+  for (const k of have.keys()) if (!want.has(k)) out.push(`ghost ${k}`);
+  return out.join('; ');
+}
+
+/**
+ * Waits until the cache holds exactly what a fresh LIST returns: the same keys, UIDs and
+ * resourceVersions. `list` is made with client-node's own API clients, not with rxkube.
+ */
+export async function converges(
+  cache: () => Iterable<KubeObject>,
+  list: () => Promise<readonly KubeObject[]>,
+  timeoutMs = 60_000,
+): Promise<Map<string, Fingerprint>> {
+  let last = '';
+  let server = new Map<string, Fingerprint>();
+  await until('the cache to equal a fresh LIST', async () => {
+    server = fingerprints(await list());
+    last = diff(fingerprints(cache()), server);
+    return last === '';
+  }, timeoutMs, () => last);
+  return server;
+}
+
+/** Runs `fn` over `items` with at most `width` in flight, so a burst of writes does not swamp a 2-core machine. */
+export async function inBatches<A>(items: readonly A[], width: number, fn: (a: A) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < items.length; i += width) await Promise.all(items.slice(i, i + width).map(fn));
+}
+
+/** `n` names with a prefix: `p-0`, `p-1`… */
+export function names(prefix: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+}

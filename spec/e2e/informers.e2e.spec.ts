@@ -1,0 +1,299 @@
+/**
+ * rxkube against a real kube-apiserver and etcd (AlwaysAllow): caches converge to what client-node's
+ * own API clients did, for a core resource, a second core resource and a custom resource; label
+ * selectors; bookmarks; streaming lists; a forced 410; and an API server killed mid-watch.
+ */
+import {
+  ApiextensionsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type V1ConfigMap,
+  type V1Pod,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExpiredError } from '../../src/sources/errors/index.js';
+import type { KubeObject } from '../../src/store/types.js';
+import { startCluster, type Cluster } from './cluster.js';
+import { converges, inBatches, mirror, names, until, type Mirror } from './helpers.js';
+
+let cluster: Cluster;
+let kc: KubeConfig;
+let core: CoreV1Api;
+
+beforeAll(async () => {
+  // secrets get no watch cache, so a watch from a compacted resourceVersion reaches etcd and gets 410.
+  cluster = await startCluster({ withoutWatchCache: ['secrets'] });
+  kc = cluster.kubeConfig;
+  core = kc.makeApiClient(CoreV1Api);
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+const mirrors: Mirror<KubeObject>[] = [];
+afterAll(() => {
+  for (const m of mirrors) m.stop();
+});
+function track<T extends KubeObject>(m: Mirror<T>): Mirror<T> {
+  mirrors.push(m as unknown as Mirror<KubeObject>);
+  return m;
+}
+
+async function namespace(name: string): Promise<string> {
+  await core.createNamespace({ body: { metadata: { name } } });
+  return name;
+}
+
+function pod(name: string, labels: Record<string, string> = {}): V1Pod {
+  // Never scheduled (no scheduler or kubelet runs), so the image is never pulled and deletes are immediate.
+  return { metadata: { name, labels }, spec: { containers: [{ name: 'c', image: 'registry.invalid/none:0' }] } };
+}
+
+function configMap(name: string, labels: Record<string, string> = {}, data: Record<string, string> = { v: '0' }): V1ConfigMap {
+  return { metadata: { name, labels }, data };
+}
+
+const listPods = (namespace: string, labelSelector?: string) => async () =>
+  (await core.listNamespacedPod({ namespace, ...(labelSelector ? { labelSelector } : {}) })).items as KubeObject[];
+const listConfigMaps = (namespace: string, labelSelector?: string) => async () =>
+  (await core.listNamespacedConfigMap({ namespace, ...(labelSelector ? { labelSelector } : {}) })).items as KubeObject[];
+const listSecrets = (namespace: string) => async () => (await core.listNamespacedSecret({ namespace })).items as KubeObject[];
+
+const lastCounters = (m: Mirror<KubeObject>) => m.statuses.at(-1)?.counters;
+
+describe('caches converge to the server', () => {
+  it('pods: creates, label updates and deletes made with CoreV1Api', async () => {
+    const ns = await namespace('e2e-pods');
+    await inBatches(names('p', 15), 5, (n) => core.createNamespacedPod({ namespace: ns, body: pod(n, { gen: '0' }) }));
+
+    const m = track(mirror<V1Pod & KubeObject>(kc, 'v1/pods', { namespace: ns }));
+    await m.whenSynced();
+    await converges(() => m.objects.values(), listPods(ns));
+
+    await inBatches(names('q', 10), 5, (n) => core.createNamespacedPod({ namespace: ns, body: pod(n) }));
+    await inBatches(names('p', 8), 4, async (name) => {
+      const cur = await core.readNamespacedPod({ name, namespace: ns });
+      cur.metadata!.labels = { ...cur.metadata!.labels, gen: '1' };
+      await core.replaceNamespacedPod({ name, namespace: ns, body: cur });
+    });
+    await inBatches(['p-10', 'p-11', 'p-12', 'q-0', 'q-1'], 5, (name) => core.deleteNamespacedPod({ name, namespace: ns }));
+
+    const server = await converges(() => m.objects.values(), listPods(ns));
+    expect(server.size).toBe(15 + 10 - 5);
+    expect(m.objects.get(`${ns}/p-0`)?.metadata?.labels?.['gen']).toBe('1');
+    // Every change arrived over the watch: a healthy server never forces a relist.
+    expect(m.events.filter((e) => e.type === 'Modified').length).toBeGreaterThanOrEqual(8);
+    expect(lastCounters(m)?.relists).toBe(0);
+    expect(m.failure).toBeUndefined();
+  });
+
+  it('configmaps: data updates, deletes, and a delete + re-create under the same name (new UID)', async () => {
+    const ns = await namespace('e2e-configmaps');
+    await inBatches(names('cm', 20), 5, (n) => core.createNamespacedConfigMap({ namespace: ns, body: configMap(n) }));
+
+    const m = track(mirror<V1ConfigMap & KubeObject>(kc, 'v1/configmaps', { namespace: ns }));
+    await m.whenSynced();
+    await converges(() => m.objects.values(), listConfigMaps(ns));
+    const oldUid = m.objects.get(`${ns}/cm-19`)?.metadata?.uid;
+
+    await inBatches(names('cm', 10), 5, async (name) => {
+      const cur = await core.readNamespacedConfigMap({ name, namespace: ns });
+      await core.replaceNamespacedConfigMap({ name, namespace: ns, body: { ...cur, data: { v: '1' } } });
+    });
+    await inBatches(['cm-15', 'cm-16', 'cm-17', 'cm-18', 'cm-19'], 5, (name) => core.deleteNamespacedConfigMap({ name, namespace: ns }));
+    await core.createNamespacedConfigMap({ namespace: ns, body: configMap('cm-19', {}, { v: 'reborn' }) });
+
+    await converges(() => m.objects.values(), listConfigMaps(ns));
+    expect(m.objects.get(`${ns}/cm-3`)?.data).toEqual({ v: '1' });
+    const reborn = m.objects.get(`${ns}/cm-19`);
+    expect(reborn?.data).toEqual({ v: 'reborn' });
+    expect(reborn?.metadata?.uid).not.toBe(oldUid);
+    expect(lastCounters(m)?.relists).toBe(0);
+    expect(m.failure).toBeUndefined();
+  });
+
+  it('a custom resource defined at run time, driven with CustomObjectsApi', async () => {
+    const ns = await namespace('e2e-crd');
+    const group = 'e2e.rxkube.test';
+    const ext = kc.makeApiClient(ApiextensionsV1Api);
+    await ext.createCustomResourceDefinition({
+      body: {
+        metadata: { name: `widgets.${group}` },
+        spec: {
+          group,
+          scope: 'Namespaced',
+          names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+          versions: [{
+            name: 'v1', served: true, storage: true,
+            schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
+          }],
+        },
+      },
+    });
+    await until('the CRD to be established', async () => {
+      const crd = await ext.readCustomResourceDefinition({ name: `widgets.${group}` });
+      return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
+    });
+    const custom = kc.makeApiClient(CustomObjectsApi);
+    const widget = (name: string, size: number) => ({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name }, spec: { size } });
+    const ref = { group, version: 'v1', namespace: ns, plural: 'widgets' };
+    // The new resource reaches the API server's handler chain a moment after it is Established.
+    await until('the widgets endpoint to accept a create', async () => {
+      try {
+        await custom.createNamespacedCustomObject({ ...ref, body: widget('w-0', 0) });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    await inBatches(names('w', 8).slice(1), 4, (n) => custom.createNamespacedCustomObject({ ...ref, body: widget(n, 0) }));
+    const listWidgets = async () => ((await custom.listNamespacedCustomObject(ref)) as { items: KubeObject[] }).items;
+
+    const m = track(mirror<KubeObject & { spec?: { size?: number } }>(kc, `${group}/v1/widgets`, { namespace: ns }));
+    await m.whenSynced();
+    await converges(() => m.objects.values(), listWidgets);
+
+    await inBatches(names('w', 4), 4, async (name) => {
+      const cur = (await custom.getNamespacedCustomObject({ ...ref, name })) as KubeObject & { spec: { size: number } };
+      await custom.replaceNamespacedCustomObject({ ...ref, name, body: { ...cur, spec: { size: 7 } } });
+    });
+    await custom.deleteNamespacedCustomObject({ ...ref, name: 'w-7' });
+    await custom.createNamespacedCustomObject({ ...ref, body: widget('w-8', 1) });
+
+    await converges(() => m.objects.values(), listWidgets);
+    expect(m.objects.get(`${ns}/w-2`)?.spec?.size).toBe(7);
+    expect(m.objects.has(`${ns}/w-7`)).toBe(false);
+    expect(m.failure).toBeUndefined();
+  });
+
+  it('label selectors filter on the server: objects relabelled out leave the cache, relabelled in join it', async () => {
+    const ns = await namespace('e2e-selectors');
+    const web = { tier: 'web' };
+    const db = { tier: 'db' };
+    await inBatches(['web-0', 'web-1', 'web-2'], 3, (n) => core.createNamespacedConfigMap({ namespace: ns, body: configMap(n, web) }));
+    await inBatches(['db-0', 'db-1', 'db-2'], 3, (n) => core.createNamespacedConfigMap({ namespace: ns, body: configMap(n, db) }));
+
+    const m = track(mirror<V1ConfigMap & KubeObject>(kc, 'v1/configmaps', { namespace: ns, labelSelector: 'tier=web' }));
+    await m.whenSynced();
+    await converges(() => m.objects.values(), listConfigMaps(ns, 'tier=web'));
+    expect([...m.objects.keys()].sort()).toEqual([`${ns}/web-0`, `${ns}/web-1`, `${ns}/web-2`]);
+
+    const relabel = async (name: string, labels: Record<string, string>) => {
+      const cur = await core.readNamespacedConfigMap({ name, namespace: ns });
+      await core.replaceNamespacedConfigMap({ name, namespace: ns, body: { ...cur, metadata: { ...cur.metadata, labels } } });
+    };
+    await relabel('web-0', db);
+    await relabel('db-0', web);
+    await core.createNamespacedConfigMap({ namespace: ns, body: configMap('web-3', web) });
+    await core.createNamespacedConfigMap({ namespace: ns, body: configMap('db-3', db) });
+    await core.deleteNamespacedConfigMap({ name: 'web-1', namespace: ns });
+
+    await converges(() => m.objects.values(), listConfigMaps(ns, 'tier=web'));
+    expect([...m.objects.keys()].sort()).toEqual([`${ns}/db-0`, `${ns}/web-2`, `${ns}/web-3`]);
+    // Objects that never matched never reached the client at all.
+    for (const never of ['db-1', 'db-2', 'db-3']) expect(m.everSeen.has(`${ns}/${never}`)).toBe(false);
+    // web-0 left through a DELETED the server sent because it stopped matching, not through a relist.
+    expect(m.events.some((e) => e.type === 'Deleted' && e.obj.metadata?.name === 'web-0')).toBe(true);
+    expect(lastCounters(m)?.relists).toBe(0);
+  });
+});
+
+describe('watch protocol', () => {
+  it('bookmarks arrive, carrying a resourceVersion no older than the list', async () => {
+    const ns = await namespace('e2e-bookmarks');
+    await core.createNamespacedConfigMap({ namespace: ns, body: configMap('only') });
+    // Short watches make the server send its bookmark ~2 s before each watch's deadline.
+    const m = track(mirror<V1ConfigMap & KubeObject>(kc, 'v1/configmaps', { namespace: ns }, { minWatchTimeoutSeconds: 4 }));
+    await m.whenSynced();
+    await until('a bookmark', () => m.events.some((e) => e.type === 'Bookmark'), 60_000);
+    const replace = m.events.find((e) => e.type === 'Replace');
+    const bookmark = m.events.find((e) => e.type === 'Bookmark');
+    if (replace?.type !== 'Replace' || bookmark?.type !== 'Bookmark') throw new Error('unreachable');
+    // resourceVersions are opaque to clients; etcd-backed ones happen to be integers, which lets the test check order.
+    expect(BigInt(bookmark.resourceVersion)).toBeGreaterThanOrEqual(BigInt(replace.resourceVersion));
+    expect(m.objects.size).toBe(1);
+    expect(m.failure).toBeUndefined();
+  });
+
+  it("streaming list (initialList: 'stream') fills the cache without a paged LIST and keeps watching", async () => {
+    const ns = await namespace('e2e-stream');
+    await inBatches(names('s', 30), 10, (n) => core.createNamespacedConfigMap({ namespace: ns, body: configMap(n) }));
+
+    const m = track(mirror<V1ConfigMap & KubeObject>(kc, 'v1/configmaps', { namespace: ns }, { initialList: 'stream' }));
+    await m.whenSynced();
+    await converges(() => m.objects.values(), listConfigMaps(ns));
+    const listings = m.statuses.filter((s) => s.state === 'listing');
+    expect(listings.length).toBeGreaterThan(0);
+    // No fallback: the real server accepted sendInitialEvents.
+    expect(listings.every((s) => s.state === 'listing' && s.mode === 'stream')).toBe(true);
+    expect(m.statuses.some((s) => s.state === 'error')).toBe(false);
+
+    await core.deleteNamespacedConfigMap({ name: 's-0', namespace: ns });
+    await core.createNamespacedConfigMap({ namespace: ns, body: configMap('s-30') });
+    await converges(() => m.objects.values(), listConfigMaps(ns));
+    expect(m.failure).toBeUndefined();
+  });
+});
+
+describe('faults', () => {
+  it('a watch that falls behind an etcd compaction gets 410 and relists without losing or ghosting an object', async () => {
+    const ns = await namespace('e2e-expired');
+    const secret = (name: string, v: string): V1Secret => ({ metadata: { name }, stringData: { v } });
+    await inBatches(names('s', 12), 6, (n) => core.createNamespacedSecret({ namespace: ns, body: secret(n, '0') }));
+
+    const proxy = await cluster.startProxy();
+    const m = track(mirror<V1Secret & KubeObject>(proxy.kubeConfig(), 'v1/secrets', { namespace: ns }, { backoff: { initialMs: 100, maxMs: 2_000 } }));
+    await m.whenSynced();
+    await converges(() => m.objects.values(), listSecrets(ns));
+    await until('the watch to be open', () => m.statuses.at(-1)?.state === 'watching');
+
+    // While the client is cut off, change every kind of thing, then compact away the history it would need.
+    proxy.cut();
+    await inBatches(['s-0', 's-1', 's-2'], 3, (name) => core.deleteNamespacedSecret({ name, namespace: ns }));
+    await inBatches(['s-3', 's-4', 's-5'], 3, async (name) => {
+      const cur = await core.readNamespacedSecret({ name, namespace: ns });
+      await core.replaceNamespacedSecret({ name, namespace: ns, body: { ...cur, stringData: { v: '1' } } });
+    });
+    await inBatches(['n-0', 'n-1', 'n-2'], 3, (n) => core.createNamespacedSecret({ namespace: ns, body: secret(n, '0') }));
+    // A delete + re-create under one name while cut off: only the UID tells them apart.
+    const oldUid = m.objects.get(`${ns}/s-6`)?.metadata?.uid;
+    await core.deleteNamespacedSecret({ name: 's-6', namespace: ns });
+    await core.createNamespacedSecret({ namespace: ns, body: secret('s-6', 'reborn') });
+    const compactedAt = await cluster.compactEtcd();
+    expect(compactedAt).toBeGreaterThan(0);
+    proxy.heal();
+
+    await converges(() => m.objects.values(), listSecrets(ns));
+    expect(m.objects.get(`${ns}/s-6`)?.metadata?.uid).not.toBe(oldUid);
+    const relists = m.statuses.filter((s) => s.state === 'relisting');
+    expect(relists.some((s) => s.state === 'relisting' && s.reason === 'expired' && s.error instanceof ExpiredError)).toBe(true);
+    expect(lastCounters(m)?.relists).toBeGreaterThanOrEqual(1);
+    expect(m.failure).toBeUndefined();
+  });
+
+  it('the API server killed mid-watch and restarted: the cache recovers and follows later changes', async () => {
+    const ns = await namespace('e2e-restart');
+    await inBatches(names('p', 10), 5, (n) => core.createNamespacedPod({ namespace: ns, body: pod(n) }));
+    const m = track(mirror<V1Pod & KubeObject>(kc, 'v1/pods', { namespace: ns }, { backoff: { initialMs: 200, maxMs: 2_000 } }));
+    await m.whenSynced();
+    await core.deleteNamespacedPod({ name: 'p-0', namespace: ns });
+    await converges(() => m.objects.values(), listPods(ns));
+    await until('the watch to be open', () => m.statuses.at(-1)?.state === 'watching');
+    const watchesBefore = lastCounters(m)?.watches ?? 0;
+
+    const seenBefore = m.statuses.length;
+    await cluster.killApiServer();
+    await until('the reflector to notice the server is gone', () => m.statuses.slice(seenBefore).some((s) => s.state === 'backoff'), 60_000);
+    await cluster.startApiServer();
+
+    await inBatches(names('r', 5), 5, (n) => core.createNamespacedPod({ namespace: ns, body: pod(n) }));
+    await core.deleteNamespacedPod({ name: 'p-1', namespace: ns });
+    await converges(() => m.objects.values(), listPods(ns), 90_000);
+    expect(m.objects.size).toBe(10 - 2 + 5);
+    expect(lastCounters(m)?.watches).toBeGreaterThan(watchesBefore);
+    expect(m.failure).toBeUndefined();
+  });
+});

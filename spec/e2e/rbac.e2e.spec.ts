@@ -1,0 +1,85 @@
+/**
+ * rxkube against a real kube-apiserver with RBAC: a user without permission is told so on the
+ * status stream, the reflector keeps retrying instead of dying, and it syncs as soon as a Role
+ * grants the access.
+ */
+import { CoreV1Api, RbacAuthorizationV1Api, type V1ConfigMap } from '@kubernetes/client-node';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ForbiddenError } from '../../src/sources/errors/index.js';
+import type { KubeObject } from '../../src/store/types.js';
+import { startCluster, type Cluster } from './cluster.js';
+import { converges, mirror, until, type Mirror } from './helpers.js';
+
+let cluster: Cluster;
+let m: Mirror<V1ConfigMap & KubeObject> | undefined;
+
+beforeAll(async () => {
+  cluster = await startCluster({ authorization: 'RBAC', users: [{ name: 'viewer' }] });
+});
+
+afterAll(async () => {
+  m?.stop();
+  await cluster?.stop();
+});
+
+it('a Forbidden list is reported on status, retried, and overcome once a Role grants access', async () => {
+  const core = cluster.kubeConfig.makeApiClient(CoreV1Api);
+  const ns = 'e2e-rbac';
+  await core.createNamespace({ body: { metadata: { name: ns } } });
+  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'a' }, data: { v: '0' } } });
+
+  m = mirror<V1ConfigMap & KubeObject>(cluster.kubeConfigFor('viewer'), 'v1/configmaps', { namespace: ns }, { backoff: { initialMs: 200, maxMs: 2_000 } });
+  const forbidden = () => m!.statuses.filter((s) => (s.state === 'error' || s.state === 'backoff') && s.error instanceof ForbiddenError);
+  await until('a Forbidden on the status stream', () => forbidden().length >= 2, 60_000);
+  const first = forbidden()[0];
+  const err = first && 'error' in first ? (first.error as ForbiddenError) : undefined;
+  expect(err?.status).toBe(403);
+  expect(err?.reason).toBe('Forbidden');
+  expect(err?.serverMessage).toContain('viewer');
+  // Not fatal: nothing was listed, and the observable neither errored nor completed.
+  expect(m.events).toHaveLength(0);
+  expect(m.failure).toBeUndefined();
+
+  const rbac = cluster.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  await rbac.createNamespacedRole({
+    namespace: ns,
+    body: { metadata: { name: 'cm-reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }] },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace: ns,
+    body: {
+      metadata: { name: 'viewer-reads-cm' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'viewer' }],
+    },
+  });
+
+  await m.whenSynced(60_000);
+  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'b' }, data: { v: '0' } } });
+  await converges(() => m!.objects.values(), async () => (await core.listNamespacedConfigMap({ namespace: ns })).items as KubeObject[]);
+  expect([...m.objects.keys()].sort()).toEqual([`${ns}/a`, `${ns}/b`]);
+  expect(m.failure).toBeUndefined();
+});
+
+it('the same user is still refused what the Role does not grant, without disturbing the reader', async () => {
+  const secrets = mirror<KubeObject>(cluster.kubeConfigFor('viewer'), 'v1/secrets', { namespace: 'e2e-rbac' }, { backoff: { initialMs: 200, maxMs: 2_000 } });
+  try {
+    await until('a Forbidden for secrets', () => secrets.statuses.some((s) => 'error' in s && s.error instanceof ForbiddenError), 60_000);
+    expect(secrets.failure).toBeUndefined();
+    expect(m?.statuses.at(-1)?.state).toBe('watching');
+  } finally {
+    secrets.stop();
+  }
+});
+
+it('onTerminal can make a Forbidden final: the observable then errors with it', async () => {
+  const final = mirror<KubeObject>(cluster.kubeConfigFor('viewer'), 'v1/secrets', { namespace: 'e2e-rbac' }, {
+    onTerminal: (e) => e instanceof ForbiddenError,
+  });
+  try {
+    await until('the reflector to stop on Forbidden', () => final.failure !== undefined, 60_000);
+    expect(final.failure).toBeInstanceOf(ForbiddenError);
+  } finally {
+    final.stop();
+  }
+});
