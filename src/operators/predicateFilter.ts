@@ -133,7 +133,11 @@ export function predicateFilter<T extends KubeObject>(
     });
 }
 
-function isInformerEvent<T>(value: unknown): value is InformerEvent<T> {
+/**
+ * Tells an `InformerEvent` from a Kubernetes object, which always has `metadata`.
+ * @internal shared with debounceByKey; not part of the public surface.
+ */
+export function isInformerEvent<T>(value: unknown): value is InformerEvent<T> {
   if (typeof value !== 'object' || value === null || 'metadata' in value || !('obj' in value)) return false;
   const type = (value as { type?: unknown }).type;
   return type === 'add' || type === 'update' || type === 'delete';
