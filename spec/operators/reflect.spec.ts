@@ -225,7 +225,7 @@ describe('reflect() relists', () => {
     await advance();
     expect(r.of('relisting')).toMatchObject([{ reason: 'expired' }]);
     await advance(800);
-    expect(lw.lists.map((l) => l.opts)).toEqual([{ resourceVersion: '0', limit: 500 }, { resourceVersion: '10' }, { limit: 500 }]);
+    expect(lw.lists.map((l) => l.opts)).toEqual([{ resourceVersion: '0', limit: 500 }, { resourceVersion: '10', limit: 0 }, { limit: 500 }]);
     expect(r.events.at(-1)).toEqual({ type: 'Replace', items: [pod('a', 25)], resourceVersion: '30' });
     expect(lw.watching.opts.resourceVersion).toBe('30');
     expect(r.last().counters).toMatchObject({ lists: 2, relists: 1, errors: 2 });
@@ -253,7 +253,7 @@ describe('reflect() relists', () => {
     );
     const r = run(lw, { pageSize: 1 });
     await advance();
-    expect(lw.lists.map((l) => l.opts)).toEqual([{ resourceVersion: '0', limit: 1 }, { limit: 1, continue: 'c1' }, { resourceVersion: '0' }]);
+    expect(lw.lists.map((l) => l.opts)).toEqual([{ resourceVersion: '0', limit: 1 }, { limit: 1, continue: 'c1' }, { resourceVersion: '0', limit: 0 }]);
     expect(r.events).toEqual([{ type: 'Replace', items: [pod('a', 1), pod('b', 11)], resourceVersion: '12' }]);
     r.sub.unsubscribe();
   });
@@ -274,7 +274,7 @@ describe('reflect() relists', () => {
     unpaged.watchScripts.push((w) => w.fail(new ExpiredError('old')));
     const r2 = run(unpaged);
     await advance(800);
-    expect(unpaged.lists[1]?.opts).toEqual({ resourceVersion: '10' });
+    expect(unpaged.lists[1]?.opts).toEqual({ resourceVersion: '10', limit: 0 });
     r2.sub.unsubscribe();
   });
 

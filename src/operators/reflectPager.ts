@@ -38,19 +38,17 @@ export async function* listPages<T>(
   limit: number,
   request: RequestRunner,
 ): AsyncGenerator<ListPage<T>, void, undefined> {
-  const first: ListOptions = {
-    ...(resourceVersion === '' ? {} : { resourceVersion }),
-    ...(limit > 0 ? { limit } : {}),
-  };
+  // `limit` is always sent, 0 included: a source may otherwise apply a page size of its own.
+  const first: ListOptions = { ...(resourceVersion === '' ? {} : { resourceVersion }), limit };
   let token: string | undefined;
   for (;;) {
-    const opts: ListOptions = token === undefined ? first : { ...(limit > 0 ? { limit } : {}), continue: token };
+    const opts: ListOptions = token === undefined ? first : { limit, continue: token };
     let page: ObjectList<T>;
     try {
       page = await request((signal) => lw.list(opts, signal));
     } catch (err) {
       if (token === undefined || !isExpired(err)) throw err;
-      const full: ListOptions = resourceVersion === '' ? {} : { resourceVersion };
+      const full: ListOptions = { ...(resourceVersion === '' ? {} : { resourceVersion }), limit: 0 };
       yield { page: await request((signal) => lw.list(full, signal)), restart: true };
       return;
     }
