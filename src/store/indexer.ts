@@ -10,6 +10,8 @@ import { metaNamespaceKey } from './keys.js';
 import { parseLabelSelector, type LabelSelector } from './labelSelector.js';
 import type { IndexFunc, Indexer, Indexers, KeyFunc, KubeObject, ReadonlyIndexer, StoreListOptions } from './types.js';
 
+export type { Indexer, ReadonlyIndexer, StoreListOptions } from './types.js';
+
 /** Options of {@link createIndexer}. */
 export interface IndexerOptions<T> {
   /**
@@ -423,6 +425,17 @@ class StoreIndexer<T> implements Indexer<T> {
     return key;
   }
 
+  /** Sizes of the internal maps, for leak tests. */
+  static stats(store: StoreIndexer<unknown>): IndexerStats {
+    const indexes: Record<string, { values: number; filedKeys: number; bucketKeys: number }> = {};
+    for (const s of store.#indexes) {
+      let bucketKeys = 0;
+      for (const b of s.buckets.values()) bucketKeys += typeof b === 'string' ? 1 : b.size;
+      indexes[s.name] = { values: s.buckets.size, filedKeys: s.filed.size, bucketKeys };
+    }
+    return { items: store.#items.size, indexes };
+  }
+
   #assertIdle(): void {
     if (this.#busy) throw new Error('store written from inside one of its own key or index functions');
   }
@@ -535,4 +548,23 @@ export function createIndexer<T = KubeObject>(opts?: IndexerOptions<T>): Indexer
   if (freeze !== undefined && typeof freeze !== 'boolean') throw new TypeError(`createIndexer: freeze must be a boolean, got ${typeName(freeze)}`);
   const checked = indexers === undefined ? {} : checkIndexers<T>(indexers, 'createIndexer');
   return new StoreIndexer<T>(keyFunc ?? (metaNamespaceKey as KeyFunc<T>), checked, freeze ?? true);
+}
+
+/** Internal sizes of a store made by {@link createIndexer}. */
+export interface IndexerStats {
+  readonly items: number;
+  /** Per index: distinct values (buckets), keys with at least one value, and key entries summed over all buckets. */
+  readonly indexes: Readonly<Record<string, { readonly values: number; readonly filedKeys: number; readonly bucketKeys: number }>>;
+}
+
+/**
+ * Counts what a store holds internally, to prove that churn leaves nothing
+ * behind. Not part of the public surface (not re-exported).
+ * @internal
+ * @param store a store made by {@link createIndexer}.
+ * @returns the sizes of its maps.
+ */
+export function indexerStats(store: Indexer<unknown> | ReadonlyIndexer<unknown>): IndexerStats {
+  if (!(store instanceof StoreIndexer)) throw new TypeError('indexerStats: not a store made by createIndexer');
+  return StoreIndexer.stats(store);
 }
