@@ -4,6 +4,8 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
+import { informer, type Informer, type InformerOptions, type InformerStatus } from '../../src/informer/informer.js';
+import type { InformerEvent } from '../../src/informer/types.js';
 import { reflect } from '../../src/operators/reflect.js';
 import type { ReflectOptions, ReflectorStatus } from '../../src/operators/reflectTypes.js';
 import type { ReflectorEvent } from '../../src/operators/types.js';
@@ -118,6 +120,66 @@ export function mirrorOf<T extends KubeObject>(source: ListerWatcher<T>, reflect
         return synced;
       }, timeoutMs),
     stop: () => sub.unsubscribe(),
+  };
+}
+
+/** An informer on a real server, with everything it reported along the way. */
+export interface Informed<T extends KubeObject> {
+  readonly informer: Informer<T>;
+  /** Every event on `events$`, in order. */
+  readonly events: readonly InformerEvent<T>[];
+  /** Every distinct reflector status seen on `status$`, in order. */
+  readonly statuses: readonly ReflectorStatus[];
+  /** Every error on `errors$`. */
+  readonly errors: readonly Error[];
+  /** The informer's last status. */
+  readonly status: InformerStatus | undefined;
+  /** Keys that ever had an add. */
+  readonly everSeen: ReadonlySet<string>;
+  /** Resolves once synced; rejects after `timeoutMs` or when the informer stops first. */
+  whenSynced(timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts `informer(kubeSource(kc, resource, sourceOpts), informerOpts)` and records what it says. */
+export function informed<T extends KubeObject>(
+  kc: KubeConfig,
+  resource: ResourceRef,
+  sourceOpts: Parameters<typeof kubeSource>[2] = {},
+  informerOpts: InformerOptions<T> = {},
+): Informed<T> {
+  const inf = informer<T>(kubeSource<T>(kc, resource, sourceOpts), informerOpts);
+  const events: InformerEvent<T>[] = [];
+  const statuses: ReflectorStatus[] = [];
+  const errors: Error[] = [];
+  const everSeen = new Set<string>();
+  let status: InformerStatus | undefined;
+  const subs = [
+    inf.events$.subscribe((e) => {
+      events.push(e);
+      if (e.type === 'add') everSeen.add(keyOf(e.obj));
+    }),
+    inf.status$.subscribe((s) => {
+      status = s;
+      if (s.reflector !== undefined && s.reflector !== statuses.at(-1)) statuses.push(s.reflector);
+    }),
+    inf.errors$.subscribe((e) => errors.push(e)),
+  ];
+  inf.start();
+  return {
+    informer: inf,
+    events,
+    statuses,
+    errors,
+    get status() {
+      return status;
+    },
+    everSeen,
+    whenSynced: (timeoutMs = 60_000) => inf.whenSynced(AbortSignal.timeout(timeoutMs)),
+    stop: async () => {
+      await inf.stop();
+      for (const sub of subs) sub.unsubscribe();
+    },
   };
 }
 

@@ -14,9 +14,10 @@ import {
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExpiredError } from '../../src/sources/errors/index.js';
+import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startCluster, type Cluster } from './cluster.js';
-import { converges, inBatches, mirror, names, until, type Mirror } from './helpers.js';
+import { converges, inBatches, informed, keyOf, mirror, names, until, type Informed, type Mirror } from './helpers.js';
 
 let cluster: Cluster;
 let kc: KubeConfig;
@@ -33,12 +34,12 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-const mirrors: Mirror<KubeObject>[] = [];
-afterAll(() => {
-  for (const m of mirrors) m.stop();
+const running: { stop(): unknown }[] = [];
+afterAll(async () => {
+  await Promise.all(running.map((r) => r.stop()));
 });
-function track<T extends KubeObject>(m: Mirror<T>): Mirror<T> {
-  mirrors.push(m as unknown as Mirror<KubeObject>);
+function track<M extends { stop(): unknown }>(m: M): M {
+  running.push(m);
   return m;
 }
 
@@ -62,16 +63,20 @@ const listConfigMaps = (namespace: string, labelSelector?: string) => async () =
   (await core.listNamespacedConfigMap({ namespace, ...(labelSelector ? { labelSelector } : {}) })).items as KubeObject[];
 const listSecrets = (namespace: string) => async () => (await core.listNamespacedSecret({ namespace })).items as KubeObject[];
 
-const lastCounters = (m: Mirror<KubeObject>) => m.statuses.at(-1)?.counters;
+const lastCounters = (m: { statuses: Mirror<KubeObject>['statuses'] }) => m.statuses.at(-1)?.counters;
+const cached = <T extends KubeObject>(i: Informed<T>) => () => i.informer.store.list();
+const eventKey = <T extends KubeObject>(e: { obj: T | DeletedFinalStateUnknown<T> }) =>
+  e.obj instanceof DeletedFinalStateUnknown ? e.obj.key : keyOf(e.obj);
 
-describe('caches converge to the server', () => {
+describe('informers converge to the server', () => {
   it('pods: creates, label updates and deletes made with CoreV1Api', async () => {
     const ns = await namespace('e2e-pods');
     await inBatches(names('p', 15), 5, (n) => core.createNamespacedPod({ namespace: ns, body: pod(n, { gen: '0' }) }));
 
-    const m = track(mirror<V1Pod & KubeObject>(kc, 'v1/pods', { namespace: ns }));
-    await m.whenSynced();
-    await converges(() => m.objects.values(), listPods(ns));
+    const i = track(informed<V1Pod & KubeObject>(kc, 'v1/pods', { namespace: ns }));
+    await i.whenSynced();
+    await converges(cached(i), listPods(ns));
+    expect(i.events.filter((e) => e.type === 'add' && e.isInInitialList)).toHaveLength(15);
 
     await inBatches(names('q', 10), 5, (n) => core.createNamespacedPod({ namespace: ns, body: pod(n) }));
     await inBatches(names('p', 8), 4, async (name) => {
@@ -79,25 +84,29 @@ describe('caches converge to the server', () => {
       cur.metadata!.labels = { ...cur.metadata!.labels, gen: '1' };
       await core.replaceNamespacedPod({ name, namespace: ns, body: cur });
     });
-    await inBatches(['p-10', 'p-11', 'p-12', 'q-0', 'q-1'], 5, (name) => core.deleteNamespacedPod({ name, namespace: ns }));
+    const gone = ['p-10', 'p-11', 'p-12', 'q-0', 'q-1'];
+    await inBatches(gone, 5, (name) => core.deleteNamespacedPod({ name, namespace: ns }));
 
-    const server = await converges(() => m.objects.values(), listPods(ns));
+    const server = await converges(cached(i), listPods(ns));
     expect(server.size).toBe(15 + 10 - 5);
-    expect(m.objects.get(`${ns}/p-0`)?.metadata?.labels?.['gen']).toBe('1');
+    expect(i.informer.store.getByKey(`${ns}/p-0`)?.metadata?.labels?.['gen']).toBe('1');
+    const updated = new Set(i.events.filter((e) => e.type === 'update').map((e) => keyOf(e.obj)));
+    for (const name of names('p', 8)) expect(updated.has(`${ns}/${name}`)).toBe(true);
+    const deleted = i.events.filter((e) => e.type === 'delete').map(eventKey).sort();
+    expect(deleted).toEqual(gone.map((n) => `${ns}/${n}`).sort());
     // Every change arrived over the watch: a healthy server never forces a relist.
-    expect(m.events.filter((e) => e.type === 'Modified').length).toBeGreaterThanOrEqual(8);
-    expect(lastCounters(m)?.relists).toBe(0);
-    expect(m.failure).toBeUndefined();
+    expect(lastCounters(i)?.relists).toBe(0);
+    expect(i.errors).toEqual([]);
   });
 
   it('configmaps: data updates, deletes, and a delete + re-create under the same name (new UID)', async () => {
     const ns = await namespace('e2e-configmaps');
     await inBatches(names('cm', 20), 5, (n) => core.createNamespacedConfigMap({ namespace: ns, body: configMap(n) }));
 
-    const m = track(mirror<V1ConfigMap & KubeObject>(kc, 'v1/configmaps', { namespace: ns }));
-    await m.whenSynced();
-    await converges(() => m.objects.values(), listConfigMaps(ns));
-    const oldUid = m.objects.get(`${ns}/cm-19`)?.metadata?.uid;
+    const i = track(informed<V1ConfigMap & KubeObject>(kc, 'v1/configmaps', { namespace: ns }));
+    await i.whenSynced();
+    await converges(cached(i), listConfigMaps(ns));
+    const oldUid = i.informer.store.getByKey(`${ns}/cm-19`)?.metadata?.uid;
 
     await inBatches(names('cm', 10), 5, async (name) => {
       const cur = await core.readNamespacedConfigMap({ name, namespace: ns });
@@ -106,13 +115,16 @@ describe('caches converge to the server', () => {
     await inBatches(['cm-15', 'cm-16', 'cm-17', 'cm-18', 'cm-19'], 5, (name) => core.deleteNamespacedConfigMap({ name, namespace: ns }));
     await core.createNamespacedConfigMap({ namespace: ns, body: configMap('cm-19', {}, { v: 'reborn' }) });
 
-    await converges(() => m.objects.values(), listConfigMaps(ns));
-    expect(m.objects.get(`${ns}/cm-3`)?.data).toEqual({ v: '1' });
-    const reborn = m.objects.get(`${ns}/cm-19`);
+    await converges(cached(i), listConfigMaps(ns));
+    expect(i.informer.store.getByKey(`${ns}/cm-3`)?.data).toEqual({ v: '1' });
+    const reborn = i.informer.store.getByKey(`${ns}/cm-19`);
     expect(reborn?.data).toEqual({ v: 'reborn' });
     expect(reborn?.metadata?.uid).not.toBe(oldUid);
-    expect(lastCounters(m)?.relists).toBe(0);
-    expect(m.failure).toBeUndefined();
+    // The re-created object is a delete then an add, never an update across UIDs.
+    const forCm19 = i.events.filter((e) => eventKey(e) === `${ns}/cm-19`).map((e) => e.type);
+    expect(forCm19).toEqual(['add', 'delete', 'add']);
+    expect(lastCounters(i)?.relists).toBe(0);
+    expect(i.errors).toEqual([]);
   });
 
   it('a custom resource defined at run time, driven with CustomObjectsApi', async () => {
@@ -152,21 +164,23 @@ describe('caches converge to the server', () => {
     await inBatches(names('w', 8).slice(1), 4, (n) => custom.createNamespacedCustomObject({ ...ref, body: widget(n, 0) }));
     const listWidgets = async () => ((await custom.listNamespacedCustomObject(ref)) as { items: KubeObject[] }).items;
 
-    const m = track(mirror<KubeObject & { spec?: { size?: number } }>(kc, `${group}/v1/widgets`, { namespace: ns }));
-    await m.whenSynced();
-    await converges(() => m.objects.values(), listWidgets);
+    type Widget = KubeObject & { spec?: { size?: number } };
+    const i = track(informed<Widget>(kc, `${group}/v1/widgets`, { namespace: ns }));
+    await i.whenSynced();
+    await converges(cached(i), listWidgets);
 
     await inBatches(names('w', 4), 4, async (name) => {
-      const cur = (await custom.getNamespacedCustomObject({ ...ref, name })) as KubeObject & { spec: { size: number } };
+      const cur = (await custom.getNamespacedCustomObject({ ...ref, name })) as Widget;
       await custom.replaceNamespacedCustomObject({ ...ref, name, body: { ...cur, spec: { size: 7 } } });
     });
     await custom.deleteNamespacedCustomObject({ ...ref, name: 'w-7' });
     await custom.createNamespacedCustomObject({ ...ref, body: widget('w-8', 1) });
 
-    await converges(() => m.objects.values(), listWidgets);
-    expect(m.objects.get(`${ns}/w-2`)?.spec?.size).toBe(7);
-    expect(m.objects.has(`${ns}/w-7`)).toBe(false);
-    expect(m.failure).toBeUndefined();
+    await converges(cached(i), listWidgets);
+    expect(i.informer.store.getByKey(`${ns}/w-2`)?.spec?.size).toBe(7);
+    expect(i.informer.store.getByKey(`${ns}/w-7`)).toBeUndefined();
+    expect(i.informer.store.getByKey(`${ns}/w-8`)?.spec?.size).toBe(1);
+    expect(i.errors).toEqual([]);
   });
 
   it('label selectors filter on the server: objects relabelled out leave the cache, relabelled in join it', async () => {
@@ -176,10 +190,10 @@ describe('caches converge to the server', () => {
     await inBatches(['web-0', 'web-1', 'web-2'], 3, (n) => core.createNamespacedConfigMap({ namespace: ns, body: configMap(n, web) }));
     await inBatches(['db-0', 'db-1', 'db-2'], 3, (n) => core.createNamespacedConfigMap({ namespace: ns, body: configMap(n, db) }));
 
-    const m = track(mirror<V1ConfigMap & KubeObject>(kc, 'v1/configmaps', { namespace: ns, labelSelector: 'tier=web' }));
-    await m.whenSynced();
-    await converges(() => m.objects.values(), listConfigMaps(ns, 'tier=web'));
-    expect([...m.objects.keys()].sort()).toEqual([`${ns}/web-0`, `${ns}/web-1`, `${ns}/web-2`]);
+    const i = track(informed<V1ConfigMap & KubeObject>(kc, 'v1/configmaps', { namespace: ns, labelSelector: 'tier=web' }));
+    await i.whenSynced();
+    await converges(cached(i), listConfigMaps(ns, 'tier=web'));
+    expect(i.informer.store.listKeys().sort()).toEqual([`${ns}/web-0`, `${ns}/web-1`, `${ns}/web-2`]);
 
     const relabel = async (name: string, labels: Record<string, string>) => {
       const cur = await core.readNamespacedConfigMap({ name, namespace: ns });
@@ -191,18 +205,20 @@ describe('caches converge to the server', () => {
     await core.createNamespacedConfigMap({ namespace: ns, body: configMap('db-3', db) });
     await core.deleteNamespacedConfigMap({ name: 'web-1', namespace: ns });
 
-    await converges(() => m.objects.values(), listConfigMaps(ns, 'tier=web'));
-    expect([...m.objects.keys()].sort()).toEqual([`${ns}/db-0`, `${ns}/web-2`, `${ns}/web-3`]);
+    await converges(cached(i), listConfigMaps(ns, 'tier=web'));
+    expect(i.informer.store.listKeys().sort()).toEqual([`${ns}/db-0`, `${ns}/web-2`, `${ns}/web-3`]);
     // Objects that never matched never reached the client at all.
-    for (const never of ['db-1', 'db-2', 'db-3']) expect(m.everSeen.has(`${ns}/${never}`)).toBe(false);
-    // web-0 left through a DELETED the server sent because it stopped matching, not through a relist.
-    expect(m.events.some((e) => e.type === 'Deleted' && e.obj.metadata?.name === 'web-0')).toBe(true);
-    expect(lastCounters(m)?.relists).toBe(0);
+    for (const never of ['db-1', 'db-2', 'db-3']) expect(i.everSeen.has(`${ns}/${never}`)).toBe(false);
+    // web-0 left through a DELETED the server sent because it stopped matching, not through a relist;
+    // db-0 joined through an ADDED for an object the watch had never shown.
+    expect(i.events.some((e) => e.type === 'delete' && eventKey(e) === `${ns}/web-0` && !(e.obj instanceof DeletedFinalStateUnknown))).toBe(true);
+    expect(i.events.some((e) => e.type === 'add' && keyOf(e.obj) === `${ns}/db-0` && !e.isInInitialList)).toBe(true);
+    expect(lastCounters(i)?.relists).toBe(0);
   });
 });
 
 describe('watch protocol', () => {
-  it('bookmarks arrive, carrying a resourceVersion no older than the list', async () => {
+  it('bookmarks arrive at reflect(), carrying a resourceVersion no older than the list', async () => {
     const ns = await namespace('e2e-bookmarks');
     await core.createNamespacedConfigMap({ namespace: ns, body: configMap('only') });
     // Short watches make the server send its bookmark ~2 s before each watch's deadline.
@@ -222,19 +238,21 @@ describe('watch protocol', () => {
     const ns = await namespace('e2e-stream');
     await inBatches(names('s', 30), 10, (n) => core.createNamespacedConfigMap({ namespace: ns, body: configMap(n) }));
 
-    const m = track(mirror<V1ConfigMap & KubeObject>(kc, 'v1/configmaps', { namespace: ns }, { initialList: 'stream' }));
-    await m.whenSynced();
-    await converges(() => m.objects.values(), listConfigMaps(ns));
-    const listings = m.statuses.filter((s) => s.state === 'listing');
+    const i = track(informed<V1ConfigMap & KubeObject>(kc, 'v1/configmaps', { namespace: ns }, { initialList: 'stream' }));
+    await i.whenSynced();
+    await converges(cached(i), listConfigMaps(ns));
+    expect(i.events.filter((e) => e.type === 'add' && e.isInInitialList)).toHaveLength(30);
+    const listings = i.statuses.filter((s) => s.state === 'listing');
     expect(listings.length).toBeGreaterThan(0);
     // No fallback: the real server accepted sendInitialEvents.
     expect(listings.every((s) => s.state === 'listing' && s.mode === 'stream')).toBe(true);
-    expect(m.statuses.some((s) => s.state === 'error')).toBe(false);
+    expect(i.statuses.some((s) => s.state === 'error')).toBe(false);
 
     await core.deleteNamespacedConfigMap({ name: 's-0', namespace: ns });
     await core.createNamespacedConfigMap({ namespace: ns, body: configMap('s-30') });
-    await converges(() => m.objects.values(), listConfigMaps(ns));
-    expect(m.failure).toBeUndefined();
+    await converges(cached(i), listConfigMaps(ns));
+    expect(lastCounters(i)?.relists).toBe(0);
+    expect(i.errors).toEqual([]);
   });
 });
 
@@ -245,10 +263,13 @@ describe('faults', () => {
     await inBatches(names('s', 12), 6, (n) => core.createNamespacedSecret({ namespace: ns, body: secret(n, '0') }));
 
     const proxy = await cluster.startProxy();
-    const m = track(mirror<V1Secret & KubeObject>(proxy.kubeConfig(), 'v1/secrets', { namespace: ns }, { backoff: { initialMs: 100, maxMs: 2_000 } }));
-    await m.whenSynced();
-    await converges(() => m.objects.values(), listSecrets(ns));
-    await until('the watch to be open', () => m.statuses.at(-1)?.state === 'watching');
+    const i = track(informed<V1Secret & KubeObject>(proxy.kubeConfig(), 'v1/secrets', { namespace: ns }, {
+      reflector: { backoff: { initialMs: 100, maxMs: 2_000 } },
+    }));
+    await i.whenSynced();
+    await converges(cached(i), listSecrets(ns));
+    await until('the watch to be open', () => i.statuses.at(-1)?.state === 'watching');
+    const before = i.events.length;
 
     // While the client is cut off, change every kind of thing, then compact away the history it would need.
     proxy.cut();
@@ -259,41 +280,51 @@ describe('faults', () => {
     });
     await inBatches(['n-0', 'n-1', 'n-2'], 3, (n) => core.createNamespacedSecret({ namespace: ns, body: secret(n, '0') }));
     // A delete + re-create under one name while cut off: only the UID tells them apart.
-    const oldUid = m.objects.get(`${ns}/s-6`)?.metadata?.uid;
+    const oldUid = i.informer.store.getByKey(`${ns}/s-6`)?.metadata?.uid;
     await core.deleteNamespacedSecret({ name: 's-6', namespace: ns });
     await core.createNamespacedSecret({ namespace: ns, body: secret('s-6', 'reborn') });
-    const compactedAt = await cluster.compactEtcd();
-    expect(compactedAt).toBeGreaterThan(0);
+    expect(await cluster.compactEtcd()).toBeGreaterThan(0);
     proxy.heal();
 
-    await converges(() => m.objects.values(), listSecrets(ns));
-    expect(m.objects.get(`${ns}/s-6`)?.metadata?.uid).not.toBe(oldUid);
-    const relists = m.statuses.filter((s) => s.state === 'relisting');
-    expect(relists.some((s) => s.state === 'relisting' && s.reason === 'expired' && s.error instanceof ExpiredError)).toBe(true);
-    expect(lastCounters(m)?.relists).toBeGreaterThanOrEqual(1);
-    expect(m.failure).toBeUndefined();
+    await converges(cached(i), listSecrets(ns));
+    expect(i.informer.store.getByKey(`${ns}/s-6`)?.metadata?.uid).not.toBe(oldUid);
+    expect(i.statuses.some((s) => s.state === 'relisting' && s.reason === 'expired' && s.error instanceof ExpiredError)).toBe(true);
+
+    // What the relist told subscribers: exactly the changes, nothing for the untouched objects.
+    const after = i.events.slice(before);
+    const k = (n: string) => `${ns}/${n}`;
+    const deletes = after.filter((e) => e.type === 'delete');
+    // Deletions learned from a list carry the last known state in a tombstone.
+    expect(deletes.every((e) => e.obj instanceof DeletedFinalStateUnknown)).toBe(true);
+    expect(deletes.map(eventKey).sort()).toEqual(['s-0', 's-1', 's-2', 's-6'].map(k));
+    expect(after.filter((e) => e.type === 'update').map(eventKey).sort()).toEqual(['s-3', 's-4', 's-5'].map(k));
+    expect(after.filter((e) => e.type === 'add').map(eventKey).sort()).toEqual(['n-0', 'n-1', 'n-2', 's-6'].map(k));
+    expect(after.filter((e) => e.type === 'add').every((e) => e.type === 'add' && !e.isInInitialList)).toBe(true);
   });
 
-  it('the API server killed mid-watch and restarted: the cache recovers and follows later changes', async () => {
+  it('the API server killed mid-watch and restarted: the informer recovers and follows later changes', async () => {
     const ns = await namespace('e2e-restart');
     await inBatches(names('p', 10), 5, (n) => core.createNamespacedPod({ namespace: ns, body: pod(n) }));
-    const m = track(mirror<V1Pod & KubeObject>(kc, 'v1/pods', { namespace: ns }, { backoff: { initialMs: 200, maxMs: 2_000 } }));
-    await m.whenSynced();
+    const i = track(informed<V1Pod & KubeObject>(kc, 'v1/pods', { namespace: ns }, {
+      reflector: { backoff: { initialMs: 200, maxMs: 2_000 } },
+    }));
+    await i.whenSynced();
     await core.deleteNamespacedPod({ name: 'p-0', namespace: ns });
-    await converges(() => m.objects.values(), listPods(ns));
-    await until('the watch to be open', () => m.statuses.at(-1)?.state === 'watching');
-    const watchesBefore = lastCounters(m)?.watches ?? 0;
+    await converges(cached(i), listPods(ns));
+    await until('the watch to be open', () => i.statuses.at(-1)?.state === 'watching');
+    const watchesBefore = lastCounters(i)?.watches ?? 0;
 
-    const seenBefore = m.statuses.length;
+    const seenBefore = i.statuses.length;
     await cluster.killApiServer();
-    await until('the reflector to notice the server is gone', () => m.statuses.slice(seenBefore).some((s) => s.state === 'backoff'), 60_000);
+    await until('the reflector to notice the server is gone', () => i.statuses.slice(seenBefore).some((s) => s.state === 'backoff'), 60_000);
     await cluster.startApiServer();
 
     await inBatches(names('r', 5), 5, (n) => core.createNamespacedPod({ namespace: ns, body: pod(n) }));
     await core.deleteNamespacedPod({ name: 'p-1', namespace: ns });
-    await converges(() => m.objects.values(), listPods(ns), 90_000);
-    expect(m.objects.size).toBe(10 - 2 + 5);
-    expect(lastCounters(m)?.watches).toBeGreaterThan(watchesBefore);
-    expect(m.failure).toBeUndefined();
+    await converges(cached(i), listPods(ns), 90_000);
+    expect(i.informer.store.size).toBe(10 - 2 + 5);
+    expect(lastCounters(i)?.watches).toBeGreaterThan(watchesBefore);
+    expect(i.informer.hasSynced()).toBe(true);
+    expect(i.status?.state).toBe('running');
   });
 });
