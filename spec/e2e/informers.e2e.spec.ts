@@ -14,6 +14,8 @@ import {
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExpiredError } from '../../src/sources/errors/index.js';
+import { kubeSource } from '../../src/sources/kubeSource.js';
+import type { WatchEvent } from '../../src/sources/types.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startCluster, type Cluster } from './cluster.js';
@@ -253,6 +255,48 @@ describe('watch protocol', () => {
     await converges(cached(i), listConfigMaps(ns));
     expect(lastCounters(i)?.relists).toBe(0);
     expect(i.errors).toEqual([]);
+  });
+});
+
+describe('what the real server says on the wire after an etcd compaction', () => {
+  /** Reads one watch to its end (or its first `max` events); what it threw, if anything. */
+  async function drain<T>(events: AsyncIterable<WatchEvent<T>>, max: number): Promise<{ events: WatchEvent<T>[]; error: unknown }> {
+    const seen: WatchEvent<T>[] = [];
+    try {
+      for await (const e of events) {
+        seen.push(e);
+        if (seen.length >= max) break;
+      }
+      return { events: seen, error: undefined };
+    } catch (error) {
+      return { events: seen, error };
+    }
+  }
+
+  it('a watch from a compacted resourceVersion on a resource without watch cache fails with 410 Expired', async () => {
+    const ns = await namespace('e2e-wire-expired');
+    const source = kubeSource<V1Secret>(kc, 'v1/secrets', { namespace: ns });
+    const listed = await source.list({}, AbortSignal.timeout(10_000));
+    const rv = listed.metadata.resourceVersion!;
+    await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'after' } } });
+    await cluster.compactEtcd();
+    const { events, error } = await drain(source.watch({ resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: 10 }, AbortSignal.timeout(15_000)), 10);
+    expect(events).toEqual([]);
+    expect(error).toBeInstanceOf(ExpiredError);
+    expect((error as ExpiredError).status).toBe(410);
+    expect((error as ExpiredError).reason).toBe('Expired');
+  });
+
+  it('the watch cache keeps serving history that etcd has compacted away (no 410 while it holds the events)', async () => {
+    const ns = await namespace('e2e-wire-cached');
+    const source = kubeSource<V1ConfigMap>(kc, 'v1/configmaps', { namespace: ns });
+    const listed = await source.list({}, AbortSignal.timeout(10_000));
+    const rv = listed.metadata.resourceVersion!;
+    await core.createNamespacedConfigMap({ namespace: ns, body: configMap('after') });
+    await cluster.compactEtcd();
+    const { events, error } = await drain(source.watch({ resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: 10 }, AbortSignal.timeout(15_000)), 1);
+    expect(error).toBeUndefined();
+    expect(events.map((e) => [e.type, e.type === 'BOOKMARK' ? undefined : e.object.metadata?.name])).toEqual([['ADDED', 'after']]);
   });
 });
 
