@@ -129,14 +129,15 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * ## Example
  * ```ts
  * import { Subject } from 'rxjs';
- * import { kubeSource, reflect, type ReflectorStatus } from 'rxkube';
- * import { KubeConfig } from '@kubernetes/client-node';
+ * import { ForbiddenError, kubeSource, reflect, type ReflectorStatus } from 'rxkube';
+ * import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
  *
  * const kc = new KubeConfig();
  * kc.loadFromDefault();
  * const status = new Subject<ReflectorStatus>();
- * status.subscribe((s) => console.log(s.state));
- * const sub = reflect(kubeSource(kc, 'v1/pods'), { resyncPeriod: 60_000, status }).subscribe((event) => {
+ * status.subscribe((s) => console.log(s.state, s.counters.relists));
+ * const pods = kubeSource<V1Pod>(kc, 'v1/pods');
+ * const sub = reflect(pods, { resyncPeriod: 60_000, status, onTerminal: (err) => err instanceof ForbiddenError }).subscribe((event) => {
  *   if (event.type === 'Replace') console.log(`listed ${event.items.length} pods at ${event.resourceVersion}`);
  *   else if (event.type !== 'Resync' && event.type !== 'Bookmark') console.log(event.type, event.obj.metadata?.name);
  * });
