@@ -426,7 +426,7 @@ class StoreIndexer<T> implements Indexer<T> {
   }
 
   /** Sizes of the internal maps, for leak tests. */
-  static stats(store: StoreIndexer<unknown>): IndexerStats {
+  static stats<U>(store: StoreIndexer<U>): IndexerStats {
     const indexes: Record<string, { values: number; filedKeys: number; bucketKeys: number }> = {};
     for (const s of store.#indexes) {
       let bucketKeys = 0;
@@ -564,7 +564,7 @@ export interface IndexerStats {
  * @param store a store made by {@link createIndexer}.
  * @returns the sizes of its maps.
  */
-export function indexerStats(store: Indexer<unknown> | ReadonlyIndexer<unknown>): IndexerStats {
+export function indexerStats<T>(store: ReadonlyIndexer<T>): IndexerStats {
   if (!(store instanceof StoreIndexer)) throw new TypeError('indexerStats: not a store made by createIndexer');
   return StoreIndexer.stats(store);
 }
