@@ -1,4 +1,5 @@
-import { Subject } from 'rxjs';
+import type { V1Pod } from '@kubernetes/client-node';
+import { Subject, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { InformerEvent } from '../../src/informer/types.js';
@@ -201,6 +202,22 @@ describe('predicateFilter on informer events', () => {
     source.next(g1b);
     expect(first).toEqual([g1]);
     expect(second).toEqual([g1b]);
+  });
+});
+
+describe('predicateFilter types', () => {
+  it('keeps the element type of the stream it is piped into', () => {
+    const events = new Subject<InformerEvent<V1Pod>>();
+    const pods = new Subject<V1Pod>();
+    // Compile-time checks: the built-in predicates accept client-node models, and the output type is the input type.
+    const filteredEvents: Observable<InformerEvent<V1Pod>> = events.pipe(predicateFilter(generationChanged, labelsChanged));
+    const filteredPods: Observable<V1Pod> = pods.pipe(predicateFilter(resourceVersionChanged));
+    const seen: unknown[] = [];
+    filteredEvents.subscribe((e) => seen.push(e.type));
+    filteredPods.subscribe((p) => seen.push(p.spec?.nodeName));
+    events.next({ type: 'add', obj: { metadata: { name: 'p', uid: 'u' } }, isInInitialList: false });
+    pods.next({ metadata: { name: 'p', uid: 'u', resourceVersion: '1' }, spec: { containers: [], nodeName: 'n1' } });
+    expect(seen).toEqual(['add', 'n1']);
   });
 });
 
