@@ -1,0 +1,171 @@
+/** Answer with an error Status instead of serving the request. */
+export interface StatusFault {
+  readonly type: 'status';
+  /** HTTP status code: 429, 500, 503, 410, 401, 403 or any other. */
+  readonly status: number;
+  /** Sent as the `Retry-After` header and `details.retryAfterSeconds`. @default 1 for 429 and 503, none otherwise */
+  readonly retryAfterSeconds?: number;
+  /** Status reason. @default kube-apiserver's reason for the code (`TooManyRequests`, `InternalError`…) */
+  readonly reason?: string;
+  /** Status message. @default a message naming the injected fault */
+  readonly message?: string;
+}
+
+/** Accept the request and say nothing at all (no headers) until the client gives up. */
+export interface StallFault {
+  readonly type: 'stall';
+}
+
+/** Serve the normal response, `bytesPerChunk` bytes every `intervalMs`. */
+export interface TrickleFault {
+  readonly type: 'trickle';
+  readonly bytesPerChunk: number;
+  readonly intervalMs: number;
+}
+
+/** Write half of the next event line (or half of a response body), then destroy the socket. */
+export interface ResetMidLineFault {
+  readonly type: 'resetMidLine';
+}
+
+/** Write one garbage line before the next real watch event. */
+export interface MalformedLineFault {
+  readonly type: 'malformedLine';
+  /** The garbage. @default `{"type":"ADDED","object":{"kind":` (a truncated JSON object) */
+  readonly line?: string;
+}
+
+/** Send a watch ERROR event carrying a Status, then end the stream. */
+export interface ErrorEventFault {
+  readonly type: 'errorEvent';
+  /** The Status code. @default 410 (reason Expired) */
+  readonly status?: number;
+  /** Status reason. @default kube-apiserver's reason for the code */
+  readonly reason?: string;
+  /** Status message. @default a message naming the injected fault */
+  readonly message?: string;
+}
+
+/** A fault the simulator can inject. */
+export type Fault = StatusFault | StallFault | TrickleFault | ResetMidLineFault | MalformedLineFault | ErrorEventFault;
+
+/** The request kinds a fault can target. `patch` is an addition to the kube verbs of the contract. */
+export type FaultVerb = 'list' | 'watch' | 'get' | 'create' | 'update' | 'patch' | 'delete' | '*';
+
+/** Which requests a fault hits, and how many times. */
+export interface FaultTarget {
+  /** @default '*' */
+  readonly verb?: FaultVerb;
+  /** `v1/pods`, `apps/v1/deployments`…; @default every resource */
+  readonly resource?: string;
+  /** How many requests (or watch lines) take the fault before it is used up. @default 1 */
+  readonly times?: number;
+}
+
+/** A pending fault and how many more times it fires. */
+export interface ArmedFault {
+  readonly fault: Fault;
+  readonly verb: FaultVerb;
+  readonly resource: string | undefined;
+  remaining: number;
+}
+
+const VERBS: readonly FaultVerb[] = ['list', 'watch', 'get', 'create', 'update', 'patch', 'delete', '*'];
+
+/** Faults that act on the lines of an open watch rather than on a request as it arrives. */
+export function isStreamFault(f: Fault): f is ResetMidLineFault | MalformedLineFault | ErrorEventFault {
+  return f.type === 'resetMidLine' || f.type === 'malformedLine' || f.type === 'errorEvent';
+}
+
+/** Checks a fault and its target, throwing a TypeError that names the bad option. */
+export function validateFault(fault: Fault, target: FaultTarget | undefined): ArmedFault {
+  if (fault === null || typeof fault !== 'object') throw new TypeError(`faults.inject: fault must be an object, got ${String(fault)}`);
+  switch (fault.type) {
+    case 'status':
+      if (!Number.isInteger(fault.status) || fault.status < 400 || fault.status > 599) {
+        throw new TypeError(`faults.inject: fault.status must be an HTTP error code (400-599), got ${String(fault.status)}`);
+      }
+      if (fault.retryAfterSeconds !== undefined && (!Number.isInteger(fault.retryAfterSeconds) || fault.retryAfterSeconds < 0)) {
+        throw new TypeError(`faults.inject: fault.retryAfterSeconds must be a non-negative integer, got ${String(fault.retryAfterSeconds)}`);
+      }
+      break;
+    case 'trickle':
+      if (!Number.isInteger(fault.bytesPerChunk) || fault.bytesPerChunk < 1) {
+        throw new TypeError(`faults.inject: fault.bytesPerChunk must be a positive integer, got ${String(fault.bytesPerChunk)}`);
+      }
+      if (typeof fault.intervalMs !== 'number' || !(fault.intervalMs >= 0) || !Number.isFinite(fault.intervalMs)) {
+        throw new TypeError(`faults.inject: fault.intervalMs must be a non-negative number, got ${String(fault.intervalMs)}`);
+      }
+      break;
+    case 'errorEvent':
+      if (fault.status !== undefined && (!Number.isInteger(fault.status) || fault.status < 400 || fault.status > 599)) {
+        throw new TypeError(`faults.inject: fault.status must be an HTTP error code (400-599), got ${String(fault.status)}`);
+      }
+      break;
+    case 'malformedLine':
+      if (fault.line !== undefined && typeof fault.line !== 'string') {
+        throw new TypeError(`faults.inject: fault.line must be a string, got ${String(fault.line)}`);
+      }
+      break;
+    case 'stall':
+    case 'resetMidLine':
+      break;
+    default:
+      throw new TypeError(`faults.inject: unknown fault type ${JSON.stringify((fault as { type?: unknown }).type)}`);
+  }
+  const verb = target?.verb ?? '*';
+  if (!VERBS.includes(verb)) throw new TypeError(`faults.inject: verb must be one of ${VERBS.join(', ')}, got ${String(verb)}`);
+  const times = target?.times ?? 1;
+  if (!(Number.isInteger(times) && times >= 1) && times !== Infinity) {
+    throw new TypeError(`faults.inject: times must be a positive integer or Infinity, got ${String(times)}`);
+  }
+  const resource = target?.resource;
+  if (resource !== undefined && (typeof resource !== 'string' || resource === '')) {
+    throw new TypeError(`faults.inject: resource must be a resource name like 'v1/pods', got ${String(resource)}`);
+  }
+  return { fault, verb, resource, remaining: times };
+}
+
+/**
+ * The pending faults. Request faults (status, stall, trickle, and
+ * resetMidLine on non-watch verbs) are taken by the next matching request;
+ * stream faults are taken by the next line a matching watch writes, whether
+ * that watch was open before the fault was injected or not.
+ */
+export class FaultBoard {
+  // In injection order, so the oldest matching fault fires first.
+  #armed: ArmedFault[] = [];
+  // A cheap check on the watch hot path: most of the time nothing is armed.
+  #streamCount = 0;
+
+  add(armed: ArmedFault): void {
+    this.#armed.push(armed);
+    if (isStreamFault(armed.fault)) this.#streamCount++;
+  }
+
+  clear(): void {
+    this.#armed = [];
+    this.#streamCount = 0;
+  }
+
+  get hasStreamFaults(): boolean {
+    return this.#streamCount > 0;
+  }
+
+  /** Takes one firing of the first armed fault matching the request and `accept`. */
+  take(verb: Exclude<FaultVerb, '*'>, resource: string, accept: (f: Fault) => boolean): Fault | undefined {
+    for (let i = 0; i < this.#armed.length; i++) {
+      const a = this.#armed[i] as ArmedFault;
+      if (a.verb !== '*' && a.verb !== verb) continue;
+      if (a.resource !== undefined && a.resource !== resource) continue;
+      if (!accept(a.fault)) continue;
+      a.remaining--;
+      if (a.remaining <= 0) {
+        this.#armed.splice(i, 1);
+        if (isStreamFault(a.fault)) this.#streamCount--;
+      }
+      return a.fault;
+    }
+    return undefined;
+  }
+}

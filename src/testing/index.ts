@@ -1,0 +1,18 @@
+export { startApiServer, ApiServer } from './ApiServer.js';
+export type { ApiServerOptions, ApiServerStats, ApiServerFaults, ResourceName } from './ApiServer.js';
+export type { ResourceDefinition } from './resources.js';
+export type {
+  Fault,
+  FaultTarget,
+  FaultVerb,
+  StatusFault,
+  StallFault,
+  TrickleFault,
+  ResetMidLineFault,
+  MalformedLineFault,
+  ErrorEventFault,
+} from './faults.js';
+export type { Churn, ChurnOptions, ChurnResult } from './churn.js';
+export type { Preconditions } from './storage.js';
+export { StatusError } from './status.js';
+export type { Status, StatusDetails } from './status.js';

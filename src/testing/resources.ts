@@ -1,0 +1,127 @@
+/**
+ * A resource the simulator serves. Built-in resources are registered at
+ * start; custom resources are added with `server.registerResource()` or the
+ * `resources` option.
+ */
+export interface ResourceDefinition {
+  /** API group; `''` or omitted for the core group. @default '' */
+  readonly group?: string;
+  /** API version, e.g. `v1`. */
+  readonly version: string;
+  /** Lower-case plural used in URLs, e.g. `widgets`. */
+  readonly plural: string;
+  /** Kind of one object, e.g. `Widget`. */
+  readonly kind: string;
+  /** True when objects live in a namespace. @default true */
+  readonly namespaced?: boolean;
+  /** Kind of the list. @default `${kind}List` */
+  readonly listKind?: string;
+  /**
+   * Fields usable in a field selector beyond `metadata.name` and
+   * `metadata.namespace` (a CRD's `selectableFields`), as dotted paths.
+   * @default []
+   */
+  readonly selectableFields?: readonly string[];
+}
+
+/** A resource as the simulator uses it internally: names resolved once. */
+export interface ResourceType {
+  /** `v1/pods`, `apps/v1/deployments`: the name tests and faults use. */
+  readonly id: string;
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly kind: string;
+  readonly listKind: string;
+  readonly apiVersion: string;
+  readonly namespaced: boolean;
+  readonly fields: ReadonlySet<string>;
+  /** Server-side defaults applied on create, as the real server's registry strategy does for a few resources. */
+  readonly defaults?: (obj: Record<string, unknown>) => void;
+}
+
+const NAME_RE = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/** Builds the internal form of a definition, checking every field. */
+export function toResourceType(def: ResourceDefinition, defaults?: (obj: Record<string, unknown>) => void): ResourceType {
+  if (def === null || typeof def !== 'object') throw new TypeError(`resource definition must be an object, got ${String(def)}`);
+  const group = def.group ?? '';
+  if (typeof group !== 'string' || (group !== '' && !NAME_RE.test(group))) {
+    throw new TypeError(`resource definition: invalid group ${JSON.stringify(def.group)}`);
+  }
+  for (const field of ['version', 'plural', 'kind'] as const) {
+    const v = def[field];
+    if (typeof v !== 'string' || v === '' || v.includes('/')) {
+      throw new TypeError(`resource definition: invalid ${field} ${JSON.stringify(v)}`);
+    }
+  }
+  if (!NAME_RE.test(def.plural)) throw new TypeError(`resource definition: invalid plural ${JSON.stringify(def.plural)}`);
+  if (def.namespaced !== undefined && typeof def.namespaced !== 'boolean') {
+    throw new TypeError(`resource definition: invalid namespaced ${JSON.stringify(def.namespaced)}`);
+  }
+  const selectable = def.selectableFields ?? [];
+  if (!Array.isArray(selectable) || selectable.some((f) => typeof f !== 'string' || f === '')) {
+    throw new TypeError(`resource definition: invalid selectableFields ${JSON.stringify(def.selectableFields)}`);
+  }
+  const type: ResourceType = {
+    id: group === '' ? `${def.version}/${def.plural}` : `${group}/${def.version}/${def.plural}`,
+    group,
+    version: def.version,
+    plural: def.plural,
+    kind: def.kind,
+    listKind: def.listKind ?? `${def.kind}List`,
+    apiVersion: group === '' ? def.version : `${group}/${def.version}`,
+    namespaced: def.namespaced ?? true,
+    fields: new Set(['metadata.name', 'metadata.namespace', ...selectable]),
+    ...(defaults === undefined ? {} : { defaults }),
+  };
+  return type;
+}
+
+function ensureObject(obj: Record<string, unknown>, field: string): Record<string, unknown> {
+  const v = obj[field];
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  const fresh: Record<string, unknown> = {};
+  obj[field] = fresh;
+  return fresh;
+}
+
+/** The resources every simulator serves from the start, with the field selectors kube-apiserver supports for them. */
+export function builtInResources(): ResourceType[] {
+  return [
+    toResourceType(
+      {
+        version: 'v1',
+        plural: 'pods',
+        kind: 'Pod',
+        selectableFields: [
+          'spec.nodeName',
+          'spec.restartPolicy',
+          'spec.schedulerName',
+          'spec.serviceAccountName',
+          'spec.hostNetwork',
+          'status.phase',
+          'status.podIP',
+          'status.nominatedNodeName',
+        ],
+      },
+      (obj) => {
+        const status = ensureObject(obj, 'status');
+        if (status['phase'] === undefined) status['phase'] = 'Pending';
+      },
+    ),
+    toResourceType({ version: 'v1', plural: 'configmaps', kind: 'ConfigMap' }),
+    toResourceType({ version: 'v1', plural: 'secrets', kind: 'Secret', selectableFields: ['type'] }, (obj) => {
+      if (obj['type'] === undefined) obj['type'] = 'Opaque';
+    }),
+    toResourceType({ version: 'v1', plural: 'services', kind: 'Service' }),
+    toResourceType({ version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, selectableFields: ['status.phase'] }, (obj) => {
+      const status = ensureObject(obj, 'status');
+      if (status['phase'] === undefined) status['phase'] = 'Active';
+    }),
+    toResourceType({ version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, selectableFields: ['spec.unschedulable'] }),
+    toResourceType({ group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment' }),
+    toResourceType({ group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', selectableFields: ['status.replicas'] }),
+    toResourceType({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease' }),
+  ];
+}

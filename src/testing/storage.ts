@@ -1,0 +1,462 @@
+import { randomUUID } from 'node:crypto';
+import { History, HistoryEvent, withResourceVersion, type ObjectEventType, type StoredObject } from './history.js';
+import type { ResourceType } from './resources.js';
+import { alreadyExists, badRequest, conflict, expired, invalid, notFound, tooLargeResourceVersion } from './status.js';
+
+/** A read-only view of one resource at one resourceVersion, keys in etcd order. */
+export interface Snapshot {
+  readonly rv: number;
+  readonly keys: readonly string[];
+  get(key: string): StoredObject | undefined;
+}
+
+/** Preconditions a DELETE can carry (`DeleteOptions.preconditions`). */
+export interface Preconditions {
+  readonly uid?: string;
+  readonly resourceVersion?: string;
+}
+
+interface Table {
+  readonly type: ResourceType;
+  readonly objects: Map<string, StoredObject>;
+  /** Sorted keys, rebuilt lazily after a key appears or disappears; pages binary-search it. */
+  sorted: string[] | undefined;
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const SNAPSHOT_CACHE_SIZE = 8;
+
+/** RFC 3339 without fractional seconds, as Kubernetes writes timestamps. */
+export function timestamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Deep equality of JSON values. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  let na = 0;
+  for (const k in ra) {
+    if (ra[k] === undefined) continue;
+    na++;
+    if (!jsonEqual(ra[k], rb[k])) return false;
+  }
+  let nb = 0;
+  for (const k in rb) if (rb[k] !== undefined) nb++;
+  return na === nb;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Everything of an object but metadata and status: what a generation counts changes of. */
+function specPart(obj: Record<string, unknown>): Record<string, unknown> {
+  const { metadata: _m, status: _s, kind: _k, apiVersion: _a, ...rest } = obj;
+  return rest;
+}
+
+/**
+ * The simulator's MVCC storage: one global resourceVersion, current state
+ * per resource, and an event log from which older states and watch streams
+ * are served. Objects passed in must be owned by the storage (callers
+ * clone); objects handed out are shared and must not be mutated.
+ */
+export class Storage {
+  // The single global counter every write bumps, as etcd's revision.
+  #rv = 1;
+  readonly #tables = new Map<string, Table>();
+  readonly #history: History;
+  readonly #maxAgeMs: number | undefined;
+  // Paged lists at an old resourceVersion rebuild the same view page after page; keep the last few.
+  readonly #snapshots = new Map<string, Snapshot>();
+  // The server's watch fan-out, called synchronously for every write.
+  readonly #onEvent: (event: HistoryEvent) => void;
+
+  constructor(maxEvents: number, maxAgeMs: number | undefined, onEvent: (event: HistoryEvent) => void) {
+    this.#history = new History(maxEvents, this.#rv);
+    this.#maxAgeMs = maxAgeMs;
+    this.#onEvent = onEvent;
+  }
+
+  get resourceVersion(): number {
+    return this.#rv;
+  }
+
+  get historySize(): number {
+    this.#trimByAge();
+    return this.#history.size;
+  }
+
+  /** Number of objects across every resource. */
+  get objectCount(): number {
+    let n = 0;
+    for (const t of this.#tables.values()) n += t.objects.size;
+    return n;
+  }
+
+  addResource(type: ResourceType): void {
+    if (!this.#tables.has(type.id)) this.#tables.set(type.id, { type, objects: new Map(), sorted: undefined });
+  }
+
+  #table(type: ResourceType): Table {
+    const t = this.#tables.get(type.id);
+    if (t === undefined) throw new Error(`storage: unknown resource ${type.id}`);
+    return t;
+  }
+
+  get(type: ResourceType, namespace: string, name: string): StoredObject | undefined {
+    return this.#table(type).objects.get(objectKey(type, namespace, name));
+  }
+
+  /** Current objects of a resource, optionally in one namespace, in key order. */
+  list(type: ResourceType, namespace?: string): StoredObject[] {
+    const snap = this.snapshot(type, undefined);
+    const [from, to] = keyRange(snap.keys, type, namespace);
+    const out: StoredObject[] = [];
+    for (let i = from; i < to; i++) {
+      const o = snap.get(snap.keys[i] as string);
+      if (o !== undefined) out.push(o);
+    }
+    return out;
+  }
+
+  /**
+   * Creates an object the caller owns. Assigns uid, resourceVersion,
+   * creationTimestamp and generation; `namespace` is the request's.
+   */
+  create(type: ResourceType, input: Record<string, unknown>, namespace: string | undefined): StoredObject {
+    checkTypeMeta(type, input);
+    const meta = isRecord(input['metadata']) ? { ...input['metadata'] } : {};
+    const ns = resolveNamespace(type, meta, namespace);
+    let name = meta['name'];
+    if ((name === undefined || name === '') && typeof meta['generateName'] === 'string' && meta['generateName'] !== '') {
+      name = `${meta['generateName']}${randomSuffix()}`;
+    }
+    if (typeof name !== 'string' || name === '') throw invalid(`${type.kind} ""`, 'metadata.name', 'Required value: name or generateName is required');
+    checkName(type, name);
+    const table = this.#table(type);
+    const key = ns === '' ? name : `${ns}/${name}`;
+    if (table.objects.has(key)) throw alreadyExists(type, name);
+    const now = Date.now();
+    const rv = this.#rv + 1;
+    const { kind: _k, apiVersion: _a, metadata: _m, ...rest } = input;
+    for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'managedFields']) delete meta[f];
+    const obj: Record<string, unknown> = {
+      kind: type.kind,
+      apiVersion: type.apiVersion,
+      metadata: {
+        ...meta,
+        name,
+        ...(ns === '' ? {} : { namespace: ns }),
+        uid: randomUUID(),
+        resourceVersion: String(rv),
+        generation: 1,
+        creationTimestamp: timestamp(now),
+      },
+      ...rest,
+    };
+    if (ns === '') delete (obj['metadata'] as Record<string, unknown>)['namespace'];
+    type.defaults?.(obj);
+    const stored = makeStored(obj, rv, key, ns, name);
+    this.#commit(table, 'ADDED', stored, undefined, now);
+    return stored;
+  }
+
+  /**
+   * Replaces an object (PUT). A non-empty `metadata.resourceVersion` must be
+   * the current one; `status` replaces only the status (the `/status`
+   * subresource). A no-op update writes nothing and keeps the resourceVersion.
+   */
+  update(type: ResourceType, input: Record<string, unknown>, namespace: string | undefined, subresource?: 'status'): StoredObject {
+    checkTypeMeta(type, input);
+    const meta = isRecord(input['metadata']) ? input['metadata'] : {};
+    const ns = resolveNamespace(type, { ...meta }, namespace);
+    const name = meta['name'];
+    if (typeof name !== 'string' || name === '') throw invalid(`${type.kind} ""`, 'metadata.name', 'Required value: name is required');
+    const table = this.#table(type);
+    const key = ns === '' ? name : `${ns}/${name}`;
+    const old = table.objects.get(key);
+    if (old === undefined) throw notFound(type, name);
+    const oldMeta = old.obj['metadata'] as Record<string, unknown>;
+    const wantRv = meta['resourceVersion'];
+    if (wantRv !== undefined && wantRv !== '' && wantRv !== String(old.rv)) {
+      throw conflict(type, name, 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+    const wantUid = meta['uid'];
+    if (wantUid !== undefined && wantUid !== '' && wantUid !== oldMeta['uid']) {
+      throw conflict(type, name, `Precondition failed: UID in precondition: ${String(wantUid)}, UID in object meta: ${String(oldMeta['uid'])}`);
+    }
+    let next: Record<string, unknown>;
+    if (subresource === 'status') {
+      next = { ...old.obj };
+      if (input['status'] === undefined) delete next['status'];
+      else next['status'] = input['status'];
+    } else {
+      const { kind: _k, apiVersion: _a, metadata: _m, ...rest } = input;
+      const newMeta: Record<string, unknown> = { ...meta };
+      for (const f of ['uid', 'creationTimestamp', 'generation', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'namespace', 'generateName']) {
+        if (oldMeta[f] === undefined) delete newMeta[f];
+        else newMeta[f] = oldMeta[f];
+      }
+      delete newMeta['selfLink'];
+      delete newMeta['managedFields'];
+      newMeta['resourceVersion'] = String(old.rv);
+      next = { kind: type.kind, apiVersion: type.apiVersion, metadata: newMeta, ...rest };
+      if (!jsonEqual(specPart(old.obj), specPart(next))) newMeta['generation'] = (Number(oldMeta['generation']) || 0) + 1;
+      if (oldMeta['deletionTimestamp'] !== undefined) {
+        const added = finalizers(newMeta).filter((f) => !finalizers(oldMeta).includes(f));
+        if (added.length > 0) {
+          throw invalid(`${type.kind} "${name}"`, 'metadata.finalizers', `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`);
+        }
+      }
+    }
+    if (jsonEqual(old.obj, next)) return old;
+    const now = Date.now();
+    const rv = this.#rv + 1;
+    const nextMeta = next['metadata'] as Record<string, unknown>;
+    const stamped = { ...next, metadata: { ...nextMeta, resourceVersion: String(rv) } };
+    const stored = makeStored(stamped, rv, key, ns, name);
+    // The last finalizer removed from an object being deleted completes the deletion.
+    const completesDeletion = nextMeta['deletionTimestamp'] !== undefined && finalizers(nextMeta).length === 0;
+    this.#commit(table, completesDeletion ? 'DELETED' : 'MODIFIED', stored, old, now);
+    return stored;
+  }
+
+  /**
+   * Deletes an object. One with finalizers only gets its deletionTimestamp
+   * (a MODIFIED event) and goes when its last finalizer is removed.
+   */
+  delete(type: ResourceType, namespace: string, name: string, preconditions?: Preconditions): StoredObject {
+    const table = this.#table(type);
+    const key = objectKey(type, namespace, name);
+    const old = table.objects.get(key);
+    if (old === undefined) throw notFound(type, name);
+    const oldMeta = old.obj['metadata'] as Record<string, unknown>;
+    if (preconditions?.uid !== undefined && preconditions.uid !== oldMeta['uid']) {
+      throw conflict(type, name, `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${String(oldMeta['uid'])}`);
+    }
+    if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== String(old.rv)) {
+      throw conflict(
+        type,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${old.rv}`,
+      );
+    }
+    const now = Date.now();
+    const rv = this.#rv + 1;
+    if (finalizers(oldMeta).length > 0) {
+      if (oldMeta['deletionTimestamp'] !== undefined) return old;
+      const meta = {
+        ...oldMeta,
+        resourceVersion: String(rv),
+        deletionTimestamp: timestamp(now),
+        deletionGracePeriodSeconds: 0,
+        generation: (Number(oldMeta['generation']) || 0) + 1,
+      };
+      const stored = makeStored({ ...old.obj, metadata: meta }, rv, key, old.namespace, name);
+      this.#commit(table, 'MODIFIED', stored, old, now);
+      return stored;
+    }
+    const stored = makeStored(withResourceVersion(old.obj, rv), rv, key, old.namespace, name);
+    this.#commit(table, 'DELETED', stored, old, now);
+    return stored;
+  }
+
+  #commit(table: Table, type: ObjectEventType, stored: StoredObject, prev: StoredObject | undefined, now: number): void {
+    this.#rv = stored.rv;
+    if (type === 'DELETED') {
+      table.objects.delete(stored.key);
+      table.sorted = undefined;
+    } else {
+      if (prev === undefined) table.sorted = undefined;
+      table.objects.set(stored.key, stored);
+    }
+    const event = new HistoryEvent(stored.rv, type, table.type, stored, prev, now);
+    this.#history.push(event);
+    this.#trimByAge(now);
+    this.#onEvent(event);
+  }
+
+  #trimByAge(now = Date.now()): void {
+    if (this.#maxAgeMs !== undefined) this.#history.dropOlderThan(now - this.#maxAgeMs);
+  }
+
+  /** Drops history up to `rv` (default: everything): older watches and continue tokens get 410. */
+  compact(rv?: number): number {
+    const target = rv === undefined ? this.#rv : Math.min(rv, this.#rv);
+    this.#history.compact(target);
+    this.#snapshots.clear();
+    return target;
+  }
+
+  /** The oldest resourceVersion a watch can start from. */
+  get compactedRv(): number {
+    this.#trimByAge();
+    return this.#history.compactedRv;
+  }
+
+  /**
+   * The events after `rv` for one resource, or a 410 Expired error when
+   * they are no longer all retained.
+   */
+  eventsSince(type: ResourceType, rv: number): HistoryEvent[] {
+    this.#trimByAge();
+    const compacted = this.#history.compactedRv;
+    if (rv < compacted) throw expired(`too old resource version: ${rv} (${compacted})`);
+    const out: HistoryEvent[] = [];
+    for (let x = rv + 1; x <= this.#rv; x++) {
+      const e = this.#history.at(x);
+      if (e.resource.id === type.id) out.push(e);
+    }
+    return out;
+  }
+
+  /**
+   * A consistent view of a resource at `rv` (undefined: now). Throws 410
+   * Expired when the history needed to rebuild it was compacted, 504 when
+   * `rv` is in the future.
+   */
+  snapshot(type: ResourceType, rv: number | undefined, read?: 'exact' | 'continue'): Snapshot {
+    const table = this.#table(type);
+    const current = (): Snapshot => {
+      const sorted = (table.sorted ??= [...table.objects.keys()].sort());
+      return { rv: this.#rv, keys: sorted, get: (k) => table.objects.get(k) };
+    };
+    if (rv === undefined || rv === this.#rv) {
+      if (rv !== undefined && read !== undefined) this.#checkReadable(rv, read);
+      return current();
+    }
+    if (rv > this.#rv) throw tooLargeResourceVersion(rv, this.#rv);
+    this.#checkReadable(rv, read ?? 'exact');
+    const cacheKey = `${type.id}@${rv}`;
+    const cached = this.#snapshots.get(cacheKey);
+    if (cached !== undefined) return cached;
+    // The state at rv is the current state with every later write of this resource undone.
+    const overlay = new Map<string, StoredObject | undefined>();
+    for (let x = rv + 1; x <= this.#rv; x++) {
+      const e = this.#history.at(x);
+      if (e.resource.id === type.id && !overlay.has(e.cur.key)) overlay.set(e.cur.key, e.prev);
+    }
+    const base = current();
+    if (overlay.size === 0) return { rv, keys: base.keys, get: base.get };
+    const extra = [...overlay.keys()].filter((k) => !table.objects.has(k)).sort();
+    const merged: string[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < base.keys.length || j < extra.length) {
+      const a = base.keys[i];
+      const b = extra[j];
+      const k = b === undefined || (a !== undefined && a < b) ? (i++, a) : (j++, b);
+      if (k === undefined) break;
+      const present = overlay.has(k) ? overlay.get(k) !== undefined : true;
+      if (present) merged.push(k);
+    }
+    const get = (k: string): StoredObject | undefined => (overlay.has(k) ? overlay.get(k) : table.objects.get(k));
+    const snap: Snapshot = { rv, keys: merged, get };
+    this.#snapshots.set(cacheKey, snap);
+    if (this.#snapshots.size > SNAPSHOT_CACHE_SIZE) {
+      const oldest = this.#snapshots.keys().next().value;
+      if (oldest !== undefined) this.#snapshots.delete(oldest);
+    }
+    return snap;
+  }
+
+  #checkReadable(rv: number, read: 'exact' | 'continue'): void {
+    this.#trimByAge();
+    if (rv >= this.#history.oldestReadableRv) return;
+    if (read === 'continue') {
+      throw expired(
+        'The provided continue parameter is too old to display a consistent list result. ' +
+          'You can start a new list without the continue parameter.',
+      );
+    }
+    throw expired(`The resourceVersion for the provided list is too old: ${rv} (oldest retained ${this.#history.oldestReadableRv}).`);
+  }
+}
+
+/** The store key of an object: `ns/name`, or `name` for cluster-scoped resources. */
+export function objectKey(type: ResourceType, namespace: string, name: string): string {
+  return type.namespaced ? `${namespace}/${name}` : name;
+}
+
+/** The index range `[from, to)` of keys in `namespace` (all keys when undefined). */
+export function keyRange(keys: readonly string[], type: ResourceType, namespace: string | undefined): [number, number] {
+  if (namespace === undefined || !type.namespaced) return [0, keys.length];
+  // '0' is the character after '/', so [ns/, ns0) holds exactly the namespace's keys.
+  return [lowerBound(keys, `${namespace}/`), lowerBound(keys, `${namespace}0`)];
+}
+
+/** First index whose key is ≥ `key`. */
+export function lowerBound(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((keys[mid] as string) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function makeStored(obj: Record<string, unknown>, rv: number, key: string, namespace: string, name: string): StoredObject {
+  return { obj, json: JSON.stringify(obj), rv, key, namespace, name };
+}
+
+function finalizers(meta: Record<string, unknown>): string[] {
+  const f = meta['finalizers'];
+  return Array.isArray(f) ? f.filter((x): x is string => typeof x === 'string') : [];
+}
+
+function randomSuffix(): string {
+  let s = '';
+  for (let i = 0; i < 5; i++) s += GENERATE_ALPHABET[Math.floor(Math.random() * GENERATE_ALPHABET.length)];
+  return s;
+}
+
+function checkName(type: ResourceType, name: string): void {
+  if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
+    throw invalid(
+      `${type.kind} "${name}"`,
+      'metadata.name',
+      `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+    );
+  }
+}
+
+function checkTypeMeta(type: ResourceType, input: Record<string, unknown>): void {
+  const apiVersion = input['apiVersion'];
+  if (apiVersion !== undefined && apiVersion !== '' && apiVersion !== type.apiVersion) {
+    throw badRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${type.apiVersion})`);
+  }
+  const kind = input['kind'];
+  if (kind !== undefined && kind !== '' && kind !== type.kind) {
+    throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (${type.kind})`);
+  }
+  if (input['metadata'] !== undefined && !isRecord(input['metadata'])) throw badRequest('metadata must be an object');
+}
+
+/** The namespace an object goes to: the request's, which the body may repeat but not contradict. */
+function resolveNamespace(type: ResourceType, meta: Record<string, unknown>, requested: string | undefined): string {
+  if (!type.namespaced) return '';
+  const inBody = meta['namespace'];
+  if (inBody !== undefined && inBody !== '' && typeof inBody !== 'string') throw badRequest('metadata.namespace must be a string');
+  if (requested !== undefined && typeof inBody === 'string' && inBody !== '' && inBody !== requested) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  const ns = requested ?? (typeof inBody === 'string' && inBody !== '' ? inBody : undefined);
+  if (ns === undefined) throw badRequest(`the server could not find the requested resource: a namespace is required for ${type.id}`);
+  if (ns.length > 63 || !DNS_SUBDOMAIN.test(ns) || ns.includes('.')) {
+    throw invalid(`${type.kind} ""`, 'metadata.namespace', `Invalid value: "${ns}": a lowercase RFC 1123 label is required`);
+  }
+  return ns;
+}

@@ -1,0 +1,263 @@
+import type { ServerResponse } from 'node:http';
+import type { FieldSelector } from '../store/fieldSelector.js';
+import type { LabelSelector } from '../store/labelSelector.js';
+import { isStreamFault, type FaultBoard } from './faults.js';
+import type { HistoryEvent, StoredObject } from './history.js';
+import type { ResourceType } from './resources.js';
+import type { Sink } from './sink.js';
+import { defaultReason, StatusError } from './status.js';
+
+/** What a list or watch request narrows the resource to. */
+export interface ObjectFilter {
+  readonly namespace: string | undefined;
+  readonly label: LabelSelector | undefined;
+  readonly field: FieldSelector | undefined;
+}
+
+/** True when the stored object is in the filter's namespace and matches both selectors. */
+export function passes(filter: ObjectFilter, o: StoredObject): boolean {
+  if (filter.namespace !== undefined && o.namespace !== filter.namespace) return false;
+  if (filter.label !== undefined) {
+    const meta = o.obj['metadata'] as { labels?: Record<string, string> };
+    if (!filter.label.matches(meta.labels)) return false;
+  }
+  return filter.field === undefined || filter.field.matches(o.obj);
+}
+
+/** True when the filter has selectors (a namespace alone never changes membership). */
+function hasSelectors(filter: ObjectFilter): boolean {
+  return filter.label !== undefined || filter.field !== undefined;
+}
+
+/** The default garbage of the malformedLine fault: a JSON object cut short. */
+const DEFAULT_MALFORMED = '{"type":"ADDED","object":{"kind":';
+
+/** The ERROR event line carrying a Status. */
+export function errorLine(err: StatusError): string {
+  return `{"type":"ERROR","object":${JSON.stringify(err.status)}}\n`;
+}
+
+/** Counters the hub keeps for `server.stats`. */
+export interface WatchCounters {
+  eventsSent: number;
+  watchesStarted: number;
+}
+
+/**
+ * One open watch response. Lines are gathered and written once per tick, so
+ * a burst of writes costs one socket write per watcher, and each line is a
+ * string shared with every other watcher of the same event.
+ */
+export class Watcher {
+  readonly type: ResourceType;
+  readonly filter: ObjectFilter;
+  readonly bookmarks: boolean;
+  readonly #hub: WatchHub;
+  readonly #res: ServerResponse;
+  readonly #sink: Sink;
+  // Lines not yet handed to the socket; joined into one write per flush.
+  #pending: string[] = [];
+  // The resourceVersion of the newest line queued, so bookmarks never go backwards.
+  #lastRv: number;
+  #closed = false;
+  #timeout: NodeJS.Timeout | undefined;
+
+  constructor(hub: WatchHub, type: ResourceType, filter: ObjectFilter, bookmarks: boolean, res: ServerResponse, sink: Sink, startRv: number) {
+    this.#hub = hub;
+    this.type = type;
+    this.filter = filter;
+    this.bookmarks = bookmarks;
+    this.#res = res;
+    this.#sink = sink;
+    this.#lastRv = startRv;
+    res.once('close', () => this.#detach());
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Ends the watch cleanly after `seconds` (timeoutSeconds). */
+  endAfter(seconds: number): void {
+    this.#timeout = setTimeout(() => this.end(), seconds * 1000);
+    this.#timeout.unref();
+  }
+
+  /** Routes one write to this watcher, turning selector transitions into ADDED/DELETED. */
+  offer(event: HistoryEvent): void {
+    if (this.#closed) return;
+    const filter = this.filter;
+    if (filter.namespace !== undefined && event.cur.namespace !== filter.namespace) return;
+    if (!hasSelectors(filter)) {
+      this.push(event.line(), event.rv);
+      return;
+    }
+    const now = event.type !== 'DELETED' && passes(filter, event.cur);
+    const before = event.prev !== undefined && passes(filter, event.prev);
+    if (event.type === 'DELETED') {
+      if (before) this.push(event.line(), event.rv);
+    } else if (now && before) this.push(event.line(), event.rv);
+    else if (now) this.push(event.enterLine(), event.rv);
+    else if (before) this.push(event.leaveLine(), event.rv);
+  }
+
+  /** Queues an initial ADDED for a stored object. */
+  pushAdded(o: StoredObject): void {
+    this.push(`{"type":"ADDED","object":${o.json}}\n`, o.rv);
+  }
+
+  /** Queues a BOOKMARK at `rv` (or the newest line's resourceVersion when later). */
+  bookmark(rv: number, initialEventsEnd = false): void {
+    if (this.#closed) return;
+    const at = Math.max(rv, this.#lastRv);
+    const annotations = initialEventsEnd ? ',"annotations":{"k8s.io/initial-events-end":"true"}' : '';
+    this.push(
+      `{"type":"BOOKMARK","object":{"kind":"${this.type.kind}","apiVersion":"${this.type.apiVersion}","metadata":{"resourceVersion":"${at}"${annotations}}}}\n`,
+      at,
+    );
+  }
+
+  /** Queues one line, letting an armed stream fault act on it first. */
+  push(line: string, rv: number): void {
+    if (this.#closed) return;
+    const hub = this.#hub;
+    if (hub.faults.hasStreamFaults) {
+      const fault = hub.faults.take('watch', this.type.id, isStreamFault);
+      if (fault !== undefined) {
+        if (fault.type === 'malformedLine') {
+          const garbage = fault.line ?? DEFAULT_MALFORMED;
+          this.#pending.push(garbage.endsWith('\n') ? garbage : `${garbage}\n`);
+        } else if (fault.type === 'resetMidLine') {
+          this.flush();
+          this.#closed = true;
+          this.#detach();
+          this.#sink.writeThenReset(line.slice(0, Math.max(1, line.length >> 1)));
+          return;
+        } else if (fault.type === 'errorEvent') {
+          this.sendError(injectedError(fault.status ?? 410, fault.reason, fault.message));
+          return;
+        }
+      }
+    }
+    this.#pending.push(line);
+    if (rv > this.#lastRv) this.#lastRv = rv;
+    hub.counters.eventsSent++;
+    if (this.#pending.length === 1) hub.markDirty(this);
+  }
+
+  /** Sends an ERROR event with the Status and ends the stream. */
+  sendError(err: StatusError): void {
+    if (this.#closed) return;
+    this.#pending.push(errorLine(err));
+    this.#hub.counters.eventsSent++;
+    this.end();
+  }
+
+  /** Hands the queued lines to the socket in one write. */
+  flush(): void {
+    if (this.#pending.length === 0) return;
+    const chunk = this.#pending.length === 1 ? (this.#pending[0] as string) : this.#pending.join('');
+    this.#pending = [];
+    this.#sink.write(chunk);
+  }
+
+  /** Ends the response cleanly after what is queued. */
+  end(): void {
+    if (this.#closed) return;
+    this.flush();
+    this.#closed = true;
+    this.#detach();
+    this.#sink.end();
+  }
+
+  /** Drops the connection without a clean end. */
+  destroy(): void {
+    this.#closed = true;
+    this.#detach();
+    this.#res.destroy();
+  }
+
+  #detach(): void {
+    this.#closed = true;
+    if (this.#timeout !== undefined) clearTimeout(this.#timeout);
+    this.#pending = [];
+    this.#hub.remove(this);
+  }
+}
+
+/** The Status of an injected ERROR event or status fault. */
+export function injectedError(code: number, reason: string | undefined, message: string | undefined): StatusError {
+  const r = reason ?? defaultReason(code);
+  const text = message ?? (code === 410 ? 'too old resource version: injected fault' : `injected fault: ${r}`);
+  return new StatusError(code, r, text);
+}
+
+/** Every open watch, by resource, and the once-per-tick flush of their queued lines. */
+export class WatchHub {
+  readonly faults: FaultBoard;
+  readonly counters: WatchCounters = { eventsSent: 0, watchesStarted: 0 };
+  readonly #byResource = new Map<string, Set<Watcher>>();
+  // Watchers with queued lines; flushed together on the next turn of the event loop.
+  readonly #dirty = new Set<Watcher>();
+  #flushScheduled = false;
+
+  constructor(faults: FaultBoard) {
+    this.faults = faults;
+  }
+
+  get open(): number {
+    let n = 0;
+    for (const set of this.#byResource.values()) n += set.size;
+    return n;
+  }
+
+  add(w: Watcher): void {
+    let set = this.#byResource.get(w.type.id);
+    if (set === undefined) {
+      set = new Set();
+      this.#byResource.set(w.type.id, set);
+    }
+    set.add(w);
+    this.counters.watchesStarted++;
+  }
+
+  remove(w: Watcher): void {
+    this.#byResource.get(w.type.id)?.delete(w);
+    this.#dirty.delete(w);
+  }
+
+  dispatch(event: HistoryEvent): void {
+    const set = this.#byResource.get(event.resource.id);
+    if (set === undefined || set.size === 0) return;
+    for (const w of set) w.offer(event);
+  }
+
+  markDirty(w: Watcher): void {
+    this.#dirty.add(w);
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => this.flushAll());
+  }
+
+  flushAll(): void {
+    this.#flushScheduled = false;
+    const dirty = [...this.#dirty];
+    this.#dirty.clear();
+    for (const w of dirty) w.flush();
+  }
+
+  /** Sends a BOOKMARK at `rv` to every watcher that asked for bookmarks. */
+  bookmarkAll(rv: number): void {
+    for (const set of this.#byResource.values()) for (const w of set) if (w.bookmarks) w.bookmark(rv);
+  }
+
+  /** Ends every watch cleanly (`destroy`: drops them instead). */
+  closeAll(destroy: boolean): void {
+    const all: Watcher[] = [];
+    for (const set of this.#byResource.values()) all.push(...set);
+    for (const w of all) {
+      if (destroy) w.destroy();
+      else w.end();
+    }
+  }
+}
