@@ -51,6 +51,9 @@ interface Joined<C> {
  *   owner, with the owner as the store now has it (`undefined` after a
  *   delete).
  *
+ * Owners are looked up by `namespace/name` (see `OwnerKeysOptions.namespaced`),
+ * so the owner store must use the default key function.
+ *
  * A child whose owner is not in the store yet is still emitted, with
  * `owner: undefined`; it is emitted again when the owner arrives. The join
  * keeps an index of owner key → child keys (and each child's newest state)
