@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { NEVER, Subject, tap, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -283,5 +284,76 @@ describe('joinOwner', () => {
     expect(() => joinOwner({ events$: NEVER } as never)).toThrow(/owner\.store/);
     expect(() => joinOwner({ store: owners.store } as never)).toThrow(/owner\.events\$/);
     expect(() => joinOwner(owners, { kind: 42 as never })).toThrow(/joinOwner: options\.kind.*42/);
+  });
+});
+
+describe('joinOwner property', () => {
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant('set' as const), child: fc.nat(4), owner: fc.option(fc.nat(2), { nil: undefined }) }),
+    fc.record({ kind: fc.constantFrom('delete' as const, 'tombstone' as const, 'emptyTombstone' as const), child: fc.nat(4) }),
+    fc.record({ kind: fc.constant('ownerUpdate' as const), owner: fc.nat(2) }),
+  );
+
+  it('folding upserts and removes always gives each owner exactly its live children, with the current owner', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const ownerStore = new Map<string, KubeObject>([0, 1, 2].map((i) => [`ns/rs${i}`, rs(`rs${i}`, '0')]));
+        const ownerEvents = new Subject<Ev>();
+        const childEvents = new Subject<Ev>();
+        const live = new Map<string, KubeObject>();
+        const groups = new Map<string, Map<string, { child: KubeObject; owner: KubeObject | undefined }>>();
+        childEvents
+          .pipe(joinOwner({ store: { getByKey: (k: string) => ownerStore.get(k) }, events$: ownerEvents }))
+          .subscribe((join) => {
+            const group = groups.get(join.ownerKey) ?? new Map();
+            const childKey = `ns/${join.child.metadata?.name}`;
+            if (join.type === 'upsert') group.set(childKey, { child: join.child, owner: join.owner });
+            else group.delete(childKey);
+            groups.set(join.ownerKey, group);
+          });
+
+        let version = 0;
+        for (const step of ops) {
+          version++;
+          if (step.kind === 'ownerUpdate') {
+            const key = `ns/rs${step.owner}`;
+            const old = ownerStore.get(key) as KubeObject;
+            const next = rs(`rs${step.owner}`, String(version));
+            ownerStore.set(key, next);
+            ownerEvents.next(update(old, next));
+            continue;
+          }
+          const name = `p${step.child}`;
+          const key = `ns/${name}`;
+          const current = live.get(key);
+          if (step.kind === 'set') {
+            const next: KubeObject = {
+              ...(step.owner === undefined ? pod(name) : pod(name, `rs${step.owner}`)),
+              spec: { version },
+            } as KubeObject;
+            live.set(key, next);
+            childEvents.next(current === undefined ? add(next) : update(current, next));
+          } else if (current !== undefined) {
+            live.delete(key);
+            if (step.kind === 'delete') childEvents.next(del(current));
+            else if (step.kind === 'tombstone') childEvents.next(del(new DeletedFinalStateUnknown(key, current)));
+            else childEvents.next(del(new DeletedFinalStateUnknown<KubeObject>(key, undefined)));
+          }
+        }
+
+        const expected = new Map<string, Map<string, { child: KubeObject; owner: KubeObject | undefined }>>();
+        for (const [key, child] of live) {
+          const ownerName = child.metadata?.ownerReferences?.[0]?.name;
+          if (ownerName === undefined) continue;
+          const ownerKey = `ns/${ownerName}`;
+          const group = expected.get(ownerKey) ?? new Map();
+          group.set(key, { child, owner: ownerStore.get(ownerKey) });
+          expected.set(ownerKey, group);
+        }
+        const nonEmpty = new Map([...groups].filter(([, group]) => group.size > 0));
+        expect(nonEmpty).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
