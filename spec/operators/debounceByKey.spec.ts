@@ -1,4 +1,5 @@
-import { asyncScheduler, queueScheduler, Subject } from 'rxjs';
+import fc from 'fast-check';
+import { asyncScheduler, map, merge, NEVER, queueScheduler, Subject, takeUntil, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { InformerEvent } from '../../src/informer/types.js';
@@ -93,6 +94,8 @@ describe('debounceByKey', () => {
     const sub = source.pipe(debounceByKey(1_000, firstLetter, asyncScheduler)).subscribe((s) => seen.push(s));
     source.next('a1');
     source.next('b1');
+    source.next('a2');
+    // a2 replaced a1: its timer is cancelled, not left to fire into nothing.
     expect(vi.getTimerCount()).toBe(2);
     sub.unsubscribe();
     expect(vi.getTimerCount()).toBe(0);
@@ -144,5 +147,33 @@ describe('debounceByKey', () => {
     expect(() => debounceByKey('10' as never)).toThrow(TypeError);
     expect(() => debounceByKey(10, 'name' as never)).toThrow(/keyOf.*name/);
     expect(() => debounceByKey(10, undefined, {} as never)).toThrow(/scheduler/);
+  });
+});
+
+describe('debounceByKey property', () => {
+  it('emits exactly the values not followed by their key within dueTime, each dueTime after it arrived', () => {
+    const input = fc.array(fc.record({ at: fc.nat(40), key: fc.constantFrom('a', 'b', 'c') }), { maxLength: 30 });
+    fc.assert(
+      fc.property(input, fc.integer({ min: 1, max: 10 }), (values, dueTime) => {
+        const arrivals = values.map((v, index) => ({ ...v, index })).sort((x, y) => x.at - y.at || x.index - y.index);
+        const end = Math.max(0, ...arrivals.map((v) => v.at)) + dueTime + 1;
+        const expected = arrivals
+          // `<=`: at the same virtual instant the arrival's timer, scheduled first, runs before the debounce timer.
+          .filter((v, i) => !arrivals.slice(i + 1).some((w) => w.key === v.key && w.at - v.at <= dueTime))
+          .map((v) => ({ index: v.index, at: v.at + dueTime }))
+          .sort((x, y) => x.at - y.at);
+        const actual: { index: number; at: number }[] = [];
+        const scheduler = testScheduler();
+        scheduler.run(() => {
+          // NEVER keeps the source open until `end`, after every timer has fired: no flush on completion here.
+          const source = merge(NEVER, ...arrivals.map((v) => timer(v.at).pipe(map(() => v)))).pipe(takeUntil(timer(end)));
+          source
+            .pipe(debounceByKey(dueTime, (v) => v.key))
+            .subscribe((v) => actual.push({ index: v.index, at: scheduler.now() }));
+        });
+        expect(actual).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
