@@ -82,8 +82,22 @@ function valuesOf<T>(state: { readonly name: string; readonly fn: IndexFunc<T> }
     if (typeof out[i] !== 'string') throw new IndexError(state.name, obj, new TypeError(`index function returned ${typeName(out[i])} at position ${i}, expected a string`));
   }
   if (n === 1) return out[0] as string;
-  const distinct = [...new Set(out as string[])];
-  return distinct.length === 1 ? (distinct[0] as string) : distinct;
+  return distinctValues(out as readonly string[]);
+}
+
+/** A private de-duplicated copy (the caller's array may change later); quadratic scan for the usual few values. */
+function distinctValues(values: readonly string[]): Values {
+  const n = values.length;
+  if (n > 16) {
+    const distinct = [...new Set(values)];
+    return distinct.length === 1 ? (distinct[0] as string) : distinct;
+  }
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const v = values[i] as string;
+    if (!out.includes(v)) out.push(v);
+  }
+  return out.length === 1 ? (out[0] as string) : out;
 }
 
 function contains(values: Values | undefined, v: string): boolean {
