@@ -121,6 +121,7 @@ export class Watcher {
   push(line: string, rv: number): void {
     if (this.#closed) return;
     const hub = this.#hub;
+    const wasEmpty = this.#pending.length === 0;
     if (hub.faults.hasStreamFaults) {
       const fault = hub.faults.take('watch', this.type.id, isStreamFault);
       if (fault !== undefined) {
@@ -142,7 +143,7 @@ export class Watcher {
     this.#pending.push(line);
     if (rv > this.#lastRv) this.#lastRv = rv;
     hub.counters.eventsSent++;
-    if (this.#pending.length === 1) hub.markDirty(this);
+    if (wasEmpty) hub.markDirty(this);
   }
 
   /** Sends an ERROR event with the Status and ends the stream. */

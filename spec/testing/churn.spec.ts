@@ -1,0 +1,54 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { waitUntil, WireWatch } from './wire.js';
+
+let server: ApiServer;
+
+beforeEach(async () => {
+  server = await startApiServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+describe('churn', () => {
+  it('makes exactly the requested writes, all visible to a watch', async () => {
+    await server.create('v1/pods', { metadata: { name: 'pre', namespace: 'default' } });
+    const w = await WireWatch.open(`${server.url}/api/v1/pods?watch=true&resourceVersion=${server.resourceVersion()}`);
+    try {
+      const churn = server.churn({ resource: 'v1/pods', namespace: 'default', creates: 50, updates: 80, deletes: 20, perSecond: Infinity, seed: 7 });
+      expect(await churn.done).toEqual({ creates: 50, updates: 80, deletes: 20 });
+      expect(server.list('v1/pods', 'default')).toHaveLength(1 + 50 - 20);
+      await w.waitForLines(150);
+      const counts = { ADDED: 0, MODIFIED: 0, DELETED: 0 } as Record<string, number>;
+      for (const e of w.events) counts[e.type] = (counts[e.type] ?? 0) + 1;
+      expect(counts).toEqual({ ADDED: 50, MODIFIED: 80, DELETED: 20 });
+    } finally {
+      w.close();
+    }
+  });
+
+  it('stops early on stop(), resolving with what was done', async () => {
+    const churn = server.churn({ creates: 1_000_000, perSecond: 200 });
+    await waitUntil(() => server.stats.objects > 0);
+    churn.stop();
+    const result = await churn.done;
+    expect(result.creates).toBeGreaterThan(0);
+    expect(result.creates).toBeLessThan(1_000_000);
+    expect(server.stats.objects).toBe(result.creates);
+  });
+
+  it('works on custom resources and validates its options', async () => {
+    server.registerResource({ group: 'example.com', version: 'v1', plural: 'widgets', kind: 'Widget' });
+    const done = await server.churn({ resource: 'example.com/v1/widgets', creates: 5, updates: 5, perSecond: Infinity }).done;
+    expect(done).toEqual({ creates: 5, updates: 5, deletes: 0 });
+    expect(server.list<any>('example.com/v1/widgets').some((w) => w.metadata.generation > 1)).toBe(true);
+    expect(() => server.churn({ creates: -1 })).toThrow(/creates/);
+    expect(() => server.churn({ perSecond: 0 })).toThrow(/perSecond/);
+  });
+
+  it('reports its work in stats', async () => {
+    await server.churn({ creates: 10, perSecond: Infinity }).done;
+    expect(server.stats).toMatchObject({ objects: 10, historyEvents: 10, resourceVersion: server.resourceVersion(), watchesOpen: 0 });
+  });
+});

@@ -1,0 +1,168 @@
+import http from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { request, waitUntil, WireWatch } from './wire.js';
+
+let server: ApiServer;
+const open: WireWatch[] = [];
+
+beforeEach(async () => {
+  server = await startApiServer();
+});
+afterEach(async () => {
+  for (const w of open.splice(0)) w.close();
+  await server.close();
+});
+
+async function watch(path: string): Promise<WireWatch> {
+  const w = await WireWatch.open(`${server.url}${path}`);
+  open.push(w);
+  return w;
+}
+
+const pod = (name: string) => ({ metadata: { name, namespace: 'default' } });
+const podWatch = () => `/api/v1/pods?watch=true&resourceVersion=${server.resourceVersion()}`;
+
+describe('faults', () => {
+  it('closeWatches ends every open watch cleanly', async () => {
+    const a = await watch(podWatch());
+    const b = await watch(`/api/v1/configmaps?watch=true&resourceVersion=${server.resourceVersion()}`);
+    await waitUntil(() => server.stats.watchesOpen === 2);
+    server.faults.closeWatches();
+    expect(await a.waitForEnd()).toBe('end');
+    expect(await b.waitForEnd()).toBe('end');
+    expect(server.stats.watchesOpen).toBe(0);
+  });
+
+  it('resetConnections destroys open sockets; the server keeps serving', async () => {
+    const w = await watch(podWatch());
+    server.faults.resetConnections();
+    expect(await w.waitForEnd()).toBe('error');
+    expect((await request(`${server.url}/api/v1/pods`)).status).toBe(200);
+  });
+
+  it('a 429 status fault carries Retry-After and is used up after `times` requests', async () => {
+    server.faults.inject({ type: 'status', status: 429, retryAfterSeconds: 3 }, { verb: 'list', times: 2 });
+    for (let i = 0; i < 2; i++) {
+      const res = await request(`${server.url}/api/v1/pods`);
+      expect(res.status).toBe(429);
+      expect(res.headers['retry-after']).toBe('3');
+      expect(res.json).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'TooManyRequests', code: 429, details: { retryAfterSeconds: 3 } });
+    }
+    expect((await request(`${server.url}/api/v1/pods`)).status).toBe(200);
+  });
+
+  it('status faults target a verb and a resource', async () => {
+    server.faults.inject({ type: 'status', status: 500 }, { verb: 'get', resource: 'v1/pods' });
+    await server.create('v1/pods', pod('a'));
+    await server.create('v1/configmaps', pod('a'));
+    expect((await request(`${server.url}/api/v1/pods`)).status).toBe(200);
+    expect((await request(`${server.url}/api/v1/namespaces/default/configmaps/a`)).status).toBe(200);
+    const hit = await request(`${server.url}/api/v1/namespaces/default/pods/a`);
+    expect(hit.status).toBe(500);
+    expect(hit.json.reason).toBe('InternalError');
+    server.faults.inject({ type: 'status', status: 503 }, { verb: 'watch' });
+    const w = await request(`${server.url}${podWatch()}`);
+    expect(w.status).toBe(503);
+    expect(w.json.reason).toBe('ServiceUnavailable');
+    server.faults.inject({ type: 'status', status: 403, message: 'no' }, { verb: '*', times: 5 });
+    server.faults.clear();
+    expect((await request(`${server.url}/api/v1/pods`)).status).toBe(200);
+  });
+
+  it('stall accepts the request and says nothing until the client gives up', async () => {
+    server.faults.inject({ type: 'stall' }, { verb: 'list' });
+    let answered = false;
+    let failure: Error | undefined;
+    const url = new URL(`${server.url}/api/v1/pods`);
+    const req = http.get({ hostname: url.hostname, port: url.port, path: url.pathname, agent: false }, () => (answered = true));
+    req.on('error', (err) => (failure = err));
+    await waitUntil(() => server.stats.requests === 1, 5_000, 'the stalled request to arrive');
+    // The server goes on answering others while the stalled request waits.
+    expect((await request(`${server.url}/api/v1/pods`)).status).toBe(200);
+    expect(answered).toBe(false);
+    req.destroy(new Error('client gave up'));
+    await waitUntil(() => failure !== undefined);
+    expect(answered).toBe(false);
+  });
+
+  it('trickle serves the normal response a few bytes at a time', async () => {
+    await server.create('v1/pods', pod('a'));
+    server.faults.inject({ type: 'trickle', bytesPerChunk: 16, intervalMs: 1 }, { verb: 'list' });
+    const url = new URL(`${server.url}/api/v1/pods`);
+    const chunks: Buffer[] = await new Promise((resolve, reject) => {
+      const got: Buffer[] = [];
+      http
+        .get({ hostname: url.hostname, port: url.port, path: url.pathname, agent: false }, (res) => {
+          res.on('data', (c: Buffer) => got.push(c));
+          res.on('end', () => resolve(got));
+        })
+        .on('error', reject);
+    });
+    expect(chunks.length).toBeGreaterThan(5);
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThanOrEqual(16);
+    expect(JSON.parse(Buffer.concat(chunks).toString()).items[0].metadata.name).toBe('a');
+  });
+
+  it('trickle applies to watch streams too', async () => {
+    server.faults.inject({ type: 'trickle', bytesPerChunk: 8, intervalMs: 1 }, { verb: 'watch' });
+    const w = await watch(podWatch());
+    await server.create('v1/pods', pod('a'));
+    await w.waitForLines(1);
+    expect(w.events[0]?.object.metadata.name).toBe('a');
+  });
+
+  it('resetMidLine writes half of the next event line, then destroys the socket', async () => {
+    const w = await watch(podWatch());
+    server.faults.inject({ type: 'resetMidLine' }, { verb: 'watch' });
+    await server.create('v1/pods', pod('a'));
+    expect(await w.waitForEnd()).toBe('error');
+    expect(w.raw.length).toBeGreaterThan(0);
+    expect(w.raw).not.toContain('\n');
+    expect(w.lines).toEqual([]);
+  });
+
+  it('resetMidLine on a list cuts the body in half', async () => {
+    await server.create('v1/pods', pod('a'));
+    server.faults.inject({ type: 'resetMidLine' }, { verb: 'list' });
+    await expect(request(`${server.url}/api/v1/pods`)).rejects.toThrow();
+  });
+
+  it('malformedLine writes one garbage line before the next real event', async () => {
+    const w = await watch(podWatch());
+    server.faults.inject({ type: 'malformedLine', line: 'not json at all' });
+    await server.create('v1/pods', pod('a'));
+    await server.create('v1/pods', pod('b'));
+    await w.waitForLines(3);
+    expect(w.lines[0]).toEqual({ malformed: 'not json at all' });
+    expect(w.events.map((e) => e.object.metadata.name)).toEqual(['a', 'b']);
+  });
+
+  it('errorEvent sends an ERROR event with a Status and ends the stream', async () => {
+    server.faults.inject({ type: 'errorEvent' }, { verb: 'watch' });
+    const fresh = await watch(podWatch());
+    expect(fresh.status).toBe(200);
+    expect(await fresh.waitForEnd()).toBe('end');
+    expect(fresh.lines).toEqual([{ type: 'ERROR', object: expect.objectContaining({ kind: 'Status', code: 410, reason: 'Expired' }) }]);
+    const running = await watch(podWatch());
+    await waitUntil(() => server.stats.watchesOpen === 1);
+    server.faults.inject({ type: 'errorEvent', status: 500 }, { verb: 'watch' });
+    await server.create('v1/pods', pod('a'));
+    expect(await running.waitForEnd()).toBe('end');
+    expect(running.lines).toEqual([{ type: 'ERROR', object: expect.objectContaining({ code: 500, reason: 'InternalError' }) }]);
+  });
+
+  it('stop refuses connections and drops watches; restart serves the same storage on the same port', async () => {
+    await server.create('v1/pods', pod('a'));
+    const port = server.port;
+    const w = await watch(podWatch());
+    server.stop();
+    expect(await w.waitForEnd()).toBe('error');
+    await expect(request(`${server.url}/api/v1/pods`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await server.create('v1/pods', pod('b'));
+    await server.restart();
+    expect(server.port).toBe(port);
+    const list = await request(`${server.url}/api/v1/pods`);
+    expect(list.json.items.map((p: any) => p.metadata.name)).toEqual(['a', 'b']);
+  });
+});
