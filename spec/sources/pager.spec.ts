@@ -75,7 +75,7 @@ describe('listPages', () => {
   });
 
   it('restarts from page one when a continue token expires, flagging the restart', async () => {
-    const { lw, calls } = memorySource(names, '10', (o, call) => (call === 2 ? errorFromStatus(410, { reason: 'Expired' }) : undefined));
+    const { lw, calls } = memorySource(names, '10', (_o, call) => (call === 2 ? errorFromStatus(410, { reason: 'Expired' }) : undefined));
     const pages = [];
     for await (const page of listPages(lw, { resourceVersion: '0' }, new AbortController().signal, { pageSize: 3 })) {
       pages.push({ names: page.items.map((i) => i.metadata.name), restarted: page.restarted });

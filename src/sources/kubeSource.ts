@@ -128,6 +128,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
   const cluster = kc.getCurrentCluster();
   if (cluster === null) throw new TypeError('kc: the kubeconfig has no current cluster');
   const server = cluster.server.replace(/\/+$/, '');
+  const auth = plainHttpAllowed(kc);
   const path = resourcePath(parsed, namespace);
 
   const url = (params: URLSearchParams): string => {
@@ -149,7 +150,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
 
   const listItems = (o: ListOptions, signal: AbortSignal): ListItemStream<T> => {
     const target = listUrl(o);
-    return new HttpListItemStream<T>(() => getBody(kc, target, `list ${parsed.name}`, signal, idleTimeoutMs));
+    return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, idleTimeoutMs));
   };
 
   return {
@@ -174,7 +175,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
       if (o.sendInitialEvents !== undefined) params.set('sendInitialEvents', String(o.sendInitialEvents));
       const target = url(params);
       return AsyncIterableX.from({
-        [Symbol.asyncIterator]: () => watchEvents<T>(getBody(kc, target, `watch ${parsed.name}`, signal, idleTimeoutMs)),
+        [Symbol.asyncIterator]: () => watchEvents<T>(getBody(auth, target, `watch ${parsed.name}`, signal, idleTimeoutMs)),
       });
     },
   };
@@ -253,6 +254,22 @@ async function* watchEvents<T>(body: AsyncGenerator<Buffer, void, undefined>): A
   }
   decoder.end(out);
   yield* out;
+}
+
+/**
+ * client-node refuses a plain `http:` server unless the kubeconfig also says
+ * `insecure-skip-tls-verify`, a flag that means nothing without TLS; kubectl
+ * and client-go accept such servers (`kubectl proxy`, local test servers),
+ * and so does rxkube. The view answers the current cluster with that flag
+ * set for `http:` servers only; `https:` servers are untouched.
+ */
+function plainHttpAllowed(kc: KubeConfig): KubeConfig {
+  const view = Object.create(kc) as KubeConfig;
+  view.getCurrentCluster = () => {
+    const cluster = kc.getCurrentCluster();
+    return cluster !== null && cluster.server.startsWith('http:') && cluster.skipTLSVerify !== true ? { ...cluster, skipTLSVerify: true } : cluster;
+  };
+  return view;
 }
 
 function optionalString(opts: KubeSourceOptions, key: 'namespace' | 'labelSelector' | 'fieldSelector'): string | undefined {
