@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseLabelSelector, SelectorParseError } from '../../src/store/index.js';
+import type { V1LabelSelector } from '@kubernetes/client-node';
+import { labelSelectorFromObject, parseLabelSelector, SelectorParseError } from '../../src/store/index.js';
 
 function parseError(input: string): SelectorParseError {
   try {
@@ -165,5 +166,48 @@ describe('parseLabelSelector: errors', () => {
     expect(err.selectorKind).toBe('label');
     expect(err.name).toBe('SelectorParseError');
     expect(err.message).toBe(`invalid label selector ${JSON.stringify(input)} at position ${position}: ${err.reason}`);
+  });
+});
+
+describe('labelSelectorFromObject', () => {
+  it('turns matchLabels into equalities and matchExpressions into set requirements', () => {
+    const sel = labelSelectorFromObject({
+      matchLabels: { app: 'web' },
+      matchExpressions: [
+        { key: 'tier', operator: 'In', values: ['b', 'a', 'b'] },
+        { key: 'env', operator: 'NotIn', values: ['prod'] },
+        { key: 'team', operator: 'Exists' },
+        { key: 'canary', operator: 'DoesNotExist', values: [] },
+      ],
+    });
+    expect(String(sel)).toBe('app=web,!canary,env notin (prod),team,tier in (a,b)');
+    expect(sel.matches({ app: 'web', tier: 'a', team: 'x' })).toBe(true);
+    expect(sel.matches({ app: 'web', tier: 'a', team: 'x', env: 'prod' })).toBe(false);
+    expect(sel.matches({ app: 'web', tier: 'a' })).toBe(false);
+    expect(sel.matches({ app: 'web', tier: 'a', team: 'x', canary: '' })).toBe(false);
+  });
+
+  it('accepts client-node V1LabelSelector and matches everything when empty', () => {
+    const fromServer: V1LabelSelector = {};
+    const sel = labelSelectorFromObject(fromServer);
+    expect(sel.empty).toBe(true);
+    expect(sel.matches(undefined)).toBe(true);
+    expect(labelSelectorFromObject({ matchLabels: {}, matchExpressions: [] }).empty).toBe(true);
+  });
+
+  it('rejects bad selectors, naming the field', () => {
+    expect(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'in', values: ['x'] }] })).toThrow(
+      new TypeError('labelSelectorFromObject: matchExpressions[0].operator must be one of In, NotIn, Exists, DoesNotExist, got "in"'),
+    );
+    expect(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'constructor' }] })).toThrow(/operator must be one of/);
+    expect(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'In' }] })).toThrow(
+      new TypeError('labelSelectorFromObject: matchExpressions[0].values: operator In needs at least one value'),
+    );
+    expect(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] })).toThrow(/operator Exists takes no values/);
+    expect(() => labelSelectorFromObject({ matchExpressions: [{ key: 'Bad_', operator: 'Exists' }] })).toThrow(/matchExpressions\[0\]\.key: label key name "Bad_"/);
+    expect(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'In', values: ['-x'] }] })).toThrow(/matchExpressions\[0\]\.values: label value "-x"/);
+    expect(() => labelSelectorFromObject({ matchLabels: { 'a/b/c': 'x' } })).toThrow(/matchLabels\["a\/b\/c"\]: .*more than one/);
+    expect(() => labelSelectorFromObject({ matchLabels: { a: '-x' } })).toThrow(/matchLabels\["a"\]: label value "-x"/);
+    expect(() => labelSelectorFromObject(null as never)).toThrow(new TypeError('labelSelectorFromObject: selector must be an object, got null'));
   });
 });

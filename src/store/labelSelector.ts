@@ -194,7 +194,9 @@ function lex(input: string): Token[] {
 // ---- parser ----------------------------------------------------------------
 
 class Parser {
+  // Kept for error messages, which quote the whole selector.
   readonly #input: string;
+  // Lexed up front: selectors are short and the grammar needs one token of lookahead.
   readonly #tokens: Token[];
   // Index of the next unconsumed token.
   #at = 0;
@@ -349,6 +351,65 @@ function compareRequirements(a: LabelRequirement, b: LabelRequirement): number {
 export function parseLabelSelector(s: string): LabelSelector {
   if (typeof s !== 'string') throw new TypeError(`parseLabelSelector: selector must be a string, got ${typeof s}`);
   const requirements = new Parser(s).parse();
+  requirements.sort(compareRequirements);
+  return new ParsedLabelSelector(requirements);
+}
+
+/** The structured selector of Kubernetes objects (`spec.selector` of a Deployment, client-node's `V1LabelSelector`). */
+export interface LabelSelectorObject {
+  readonly matchLabels?: Readonly<Record<string, string>> | undefined;
+  readonly matchExpressions?:
+    | readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] | undefined }[]
+    | undefined;
+}
+
+const EXPRESSION_OPERATORS: Readonly<Record<string, LabelOperator>> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+
+/**
+ * Turns the structured selector found in object specs (`matchLabels` and
+ * `matchExpressions`) into the same matcher {@link parseLabelSelector} makes.
+ * An empty selector (`{}`) matches everything. In Kubernetes an absent
+ * selector matches nothing; check for that before calling.
+ *
+ * ## Example
+ * ```ts
+ * import { labelSelectorFromObject } from 'rxkube';
+ * const sel = labelSelectorFromObject(deployment.spec.selector);
+ * const mine = pods.list({ namespace: 'shop', labelSelector: sel });
+ * String(labelSelectorFromObject({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a'] }] }));
+ * // "app=web,tier in (a)"
+ * ```
+ *
+ * @param selector `matchLabels` (each an equality) and `matchExpressions`
+ *   (operators `In`, `NotIn` with at least one value; `Exists`,
+ *   `DoesNotExist` with none).
+ * @returns a matcher; requirements sorted by key.
+ * @throws {TypeError} naming the offending field, for an unknown operator, a wrong number of values, or an invalid key or value.
+ */
+export function labelSelectorFromObject(selector: LabelSelectorObject): LabelSelector {
+  if (selector === null || typeof selector !== 'object') throw new TypeError(`labelSelectorFromObject: selector must be an object, got ${selector === null ? 'null' : typeof selector}`);
+  const requirements: LabelRequirement[] = [];
+  const check = (where: string, problem: string | undefined): void => {
+    if (problem !== undefined) throw new TypeError(`labelSelectorFromObject: ${where}: ${problem}`);
+  };
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    check(`matchLabels[${JSON.stringify(key)}]`, labelKeyProblem(key));
+    check(`matchLabels[${JSON.stringify(key)}]`, typeof value === 'string' ? labelValueProblem(value) : `value must be a string, got ${typeof value}`);
+    requirements.push({ key, operator: '=', values: [value] });
+  }
+  (selector.matchExpressions ?? []).forEach((expr, i) => {
+    const where = `matchExpressions[${i}]`;
+    const operator = EXPRESSION_OPERATORS[expr?.operator];
+    if (operator === undefined || !Object.hasOwn(EXPRESSION_OPERATORS, expr.operator)) {
+      throw new TypeError(`labelSelectorFromObject: ${where}.operator must be one of In, NotIn, Exists, DoesNotExist, got ${JSON.stringify(expr?.operator)}`);
+    }
+    check(`${where}.key`, typeof expr.key === 'string' ? labelKeyProblem(expr.key) : `must be a string, got ${typeof expr.key}`);
+    const values = expr.values ?? [];
+    if ((operator === 'in' || operator === 'notin') && values.length === 0) check(`${where}.values`, `operator ${expr.operator} needs at least one value`);
+    if ((operator === 'exists' || operator === '!') && values.length > 0) check(`${where}.values`, `operator ${expr.operator} takes no values`);
+    for (const v of values) check(`${where}.values`, typeof v === 'string' ? labelValueProblem(v) : `values must be strings, got ${typeof v}`);
+    requirements.push({ key: expr.key, operator, values: [...new Set(values)].sort() });
+  });
   requirements.sort(compareRequirements);
   return new ParsedLabelSelector(requirements);
 }
