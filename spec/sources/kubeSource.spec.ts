@@ -87,6 +87,8 @@ describe('kubeSource against the simulator', () => {
       expect(all.items.map((p) => p.metadata.name)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6']);
       expect(all.resourceVersion).toBe(server.resourceVersion());
       expect(all.paginated).toBe(true);
+      // Each request owns its connection and closes it when done: nothing stays pooled.
+      await vi.waitFor(() => expect(server.stats.connections).toBe(0));
     });
 
     it('returns one page with the continue token and remainingItemCount', async () => {
@@ -257,6 +259,15 @@ describe('kubeSource against the simulator', () => {
       expect(end?.object.metadata?.resourceVersion).toBe(server.resourceVersion());
     });
 
+    it('a server that rejects sendInitialEvents answers with a KubeApiError the caller can fall back on', async () => {
+      const lw = kubeSource<Pod>(server.kubeConfig(), PODS);
+      // sendInitialEvents without resourceVersionMatch=NotOlderThan is invalid, as on kube-apiserver.
+      const err = await caught(collect(lw.watch({ sendInitialEvents: true }, ac.signal), () => true));
+      expect(err).toBeInstanceOf(KubeApiError);
+      expect((err as KubeApiError).status).toBe(422);
+      expect((err as KubeApiError).reason).toBe('Invalid');
+    });
+
     it('an ERROR event with a 410 Status (watch from a compacted resourceVersion) throws ExpiredError', async () => {
       await server.create(PODS, pod('a'));
       const old = '1';
@@ -348,6 +359,13 @@ describe('kubeSource against the simulator', () => {
       expect((err as ConnectionError).code).toBe('IDLE_TIMEOUT');
     });
 
+    it('a list the server never answers ends with IDLE_TIMEOUT', async () => {
+      server.faults.inject({ type: 'stall' }, { verb: 'list' });
+      const err = await caught(kubeSource<Pod>(server.kubeConfig(), PODS, { idleTimeoutMs: 200 }).list({}, ac.signal));
+      expect((err as ConnectionError).code).toBe('IDLE_TIMEOUT');
+      await vi.waitFor(() => expect(server.stats.connections).toBe(0));
+    });
+
     it('a slow consumer does not trip the idle timer', async () => {
       const lw = kubeSource<Pod>(server.kubeConfig(), PODS, { idleTimeoutMs: 100 });
       await server.create(PODS, pod('a'));
@@ -437,6 +455,34 @@ describe('kubeSource authentication and TLS', () => {
       const text = `${String(err)} ${JSON.stringify(err)} ${(err as Error).stack ?? ''}`;
       expect(text).not.toContain('wrong-token');
       expect(await caught(kubeSource<Pod>(kubeConfigFor(server.url), PODS).list({}, new AbortController().signal))).toBeInstanceOf(UnauthorizedError);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('takes the token from an exec credential plugin', async () => {
+    const server = await startApiServer({ token: 'exec-token' });
+    try {
+      await server.create(PODS, pod('a'));
+      const credential = { apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'exec-token' } };
+      const kc = new KubeConfig();
+      kc.loadFromOptions({
+        clusters: [{ name: 'sim', server: server.url, skipTLSVerify: false }],
+        users: [
+          {
+            name: 'u',
+            exec: {
+              apiVersion: 'client.authentication.k8s.io/v1',
+              command: process.execPath,
+              args: ['-e', `process.stdout.write(${JSON.stringify(JSON.stringify(credential))})`],
+              interactiveMode: 'Never',
+            },
+          },
+        ],
+        contexts: [{ name: 'sim', cluster: 'sim', user: 'u' }],
+        currentContext: 'sim',
+      });
+      expect((await kubeSource<Pod>(kc, PODS).list({}, new AbortController().signal)).items).toHaveLength(1);
     } finally {
       await server.close();
     }
