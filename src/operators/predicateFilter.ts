@@ -58,6 +58,7 @@ interface Seen {
  *   (`generationChanged`, `labelsChanged`, `annotationsChanged`,
  *   `resourceVersionChanged`, or your own).
  * @returns an operator that emits the objects or events that passed, unchanged.
+ * @throws {TypeError} when no predicate is given or one is not a function.
  */
 export function predicateFilter<T extends KubeObject>(
   ...predicates: Predicate<T>[]
