@@ -104,6 +104,13 @@ describe('Indexer: add, update, get, list (I-2, I-4)', () => {
     expect(() => store.get({ metadata: {} })).toThrow(KeyError);
   });
 
+  it('keyOf answers the key the store files an object under', () => {
+    const store = createIndexer<Pod>({ keyFunc: (p) => `custom:${p.metadata?.name ?? ''}` });
+    expect(store.keyOf(pod('ns', 'a'))).toBe('custom:a');
+    expect(store.keyOf(new DeletedFinalStateUnknown<Pod>('tomb', pod('ns', 'a')))).toBe('tomb');
+    expect(() => createIndexer().keyOf({ metadata: {} })).toThrow(KeyError);
+  });
+
   it('list and listKeys return fresh arrays the caller may change', () => {
     const store = podStore();
     store.add(pod('ns', 'a'));
@@ -668,6 +675,7 @@ describe('Indexer: asReadonly', () => {
     expect(view.size).toBe(1);
     expect(view.getByKey('ns/a')).toBe(store.getByKey('ns/a'));
     expect(view.get(pod('ns', 'a'))).toBe(store.getByKey('ns/a'));
+    expect(view.keyOf(pod('ns', 'a'))).toBe('ns/a');
     expect(view.list({ labelSelector: 'app=x' })).toHaveLength(1);
     expect(view.listKeys()).toEqual(['ns/a']);
     expect(view.byIndex('app', 'x')).toHaveLength(1);

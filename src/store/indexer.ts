@@ -297,6 +297,10 @@ class StoreIndexer<T> implements Indexer<T> {
     for (const s of states) this.#register(s);
   }
 
+  keyOf(obj: T | DeletedFinalStateUnknown<T>): string {
+    return obj instanceof DeletedFinalStateUnknown ? obj.key : this.#keyOf(obj);
+  }
+
   get(obj: T): T | undefined {
     return this.#items.get(this.#keyOf(obj));
   }
@@ -391,6 +395,7 @@ class StoreIndexer<T> implements Indexer<T> {
       get size() {
         return store.size;
       },
+      keyOf: (obj) => store.keyOf(obj),
       get: (obj) => store.get(obj),
       getByKey: (key) => store.getByKey(key),
       list: (opts) => store.list(opts),

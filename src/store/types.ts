@@ -76,6 +76,8 @@ export interface StoreListOptions {
 export interface ReadonlyIndexer<T> extends KeyListerGetter<T> {
   /** Number of stored objects. */
   readonly size: number;
+  /** The key this store files `obj` under (a tombstone's own key for a tombstone). Throws `KeyError` when `obj` cannot be keyed. */
+  keyOf(obj: T | DeletedFinalStateUnknown<T>): string;
   /** The stored object with the same key as `obj`. Throws `KeyError` when `obj` cannot be keyed. */
   get(obj: T): T | undefined;
   /** The stored object under `key`. */
