@@ -11,7 +11,8 @@ import {
   UnauthorizedError,
 } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
-import { listAll, listPages } from '../../src/sources/pager.js';
+import { isTooLargeResourceVersion } from '../../src/sources/httpErrors.js';
+import { initialList, listAll, listPages } from '../../src/sources/pager.js';
 import type { WatchEvent } from '../../src/sources/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 
@@ -147,6 +148,19 @@ describe('kubeSource against the simulator', () => {
       expect(pages.map((p) => p.restarted)).toEqual([false, true, false, false, false]);
       const restartedNames = pages.slice(1).flatMap((p) => p.names);
       expect(restartedNames.sort()).toEqual(['late', 'later', 'p0', 'p1', 'p2', 'p3', 'p4', 'p5']);
+    });
+
+    it('recognises "too large resource version" and initialList falls back to a consistent list', async () => {
+      await server.create(PODS, pod('a'));
+      const lw = kubeSource<Pod>(server.kubeConfig(), PODS);
+      const err = await caught(lw.list({ resourceVersion: '999999', resourceVersionMatch: 'NotOlderThan', limit: 0 }, ac.signal));
+      expect(err).toBeInstanceOf(KubeApiError);
+      expect(isTooLargeResourceVersion(err)).toBe(true);
+      const requests = server.stats.requests;
+      const result = await initialList(lw, ac.signal, { lastSyncResourceVersion: '999999' });
+      expect(result).toMatchObject({ fellBack: true, requestedResourceVersion: '', resourceVersion: server.resourceVersion() });
+      expect(result.items.map((p) => p.metadata.name)).toEqual(['a']);
+      expect(server.stats.requests - requests).toBe(2);
     });
 
     it('maps an expired continue token on a single list call to ExpiredError', async () => {
