@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -88,8 +89,9 @@ describe('kubeSource against the simulator', () => {
       expect(all.items.map((p) => p.metadata.name)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6']);
       expect(all.resourceVersion).toBe(server.resourceVersion());
       expect(all.paginated).toBe(true);
-      // Each request owns its connection and closes it when done: nothing stays pooled.
+      // Each request owns its connection and closes it when done: nothing stays pooled, no listener stays on the signal.
       await vi.waitFor(() => expect(server.stats.connections).toBe(0));
+      expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
     });
 
     it('returns one page with the continue token and remainingItemCount', async () => {
@@ -448,11 +450,14 @@ describe('kubeSource against the simulator', () => {
       await vi.waitFor(() => expect(server.stats.connections).toBe(0));
     });
 
-    it('breaking out of a watch loop closes the connection', async () => {
+    it('breaking out of a watch loop closes the connection and clears its timer and listener', async () => {
       const lw = kubeSource<Pod>(server.kubeConfig(), PODS);
       await server.create(PODS, pod('a'));
+      const timersBefore = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
       await collect(lw.watch({ resourceVersion: '1' }, ac.signal), () => true);
       await vi.waitFor(() => expect(server.stats.connections).toBe(0));
+      expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+      expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBeLessThanOrEqual(timersBefore);
     });
   });
 });

@@ -35,12 +35,15 @@ export async function* getBody(
   idleTimeoutMs: number,
 ): AsyncGenerator<Buffer, void, undefined> {
   signal.throwIfAborted();
-  const idle = new AbortController();
-  const combined = AbortSignal.any([signal, idle.signal]);
+  // One controller per request, fed by the caller's signal and the idle timer; a listener (removed at the end)
+  // rather than AbortSignal.any keeps a long-lived caller signal from accumulating dependants.
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const arm = (): void => {
     timer = setTimeout(() => {
-      idle.abort(new ConnectionError(`${what}: no data from the server for ${idleTimeoutMs} ms`, { code: 'IDLE_TIMEOUT' }));
+      controller.abort(new ConnectionError(`${what}: no data from the server for ${idleTimeoutMs} ms`, { code: 'IDLE_TIMEOUT' }));
     }, idleTimeoutMs);
   };
   const disarm = (): void => {
@@ -64,7 +67,7 @@ export async function* getBody(
       method: 'GET',
       headers: { ...ctx.getHeaders(), accept: 'application/json', 'user-agent': USER_AGENT },
       dispatcher,
-      signal: combined,
+      signal: controller.signal,
       // rxkube's own idle timer replaces undici's, so that it can pause while the consumer holds a chunk.
       headersTimeout: 0,
       bodyTimeout: 0,
@@ -87,11 +90,12 @@ export async function* getBody(
     }
   } catch (err) {
     if (signal.aborted) throw signal.reason;
-    if (idle.signal.aborted) throw idle.signal.reason;
+    if (controller.signal.aborted) throw controller.signal.reason;
     if (err instanceof KubeApiError || err instanceof DecodeError || err instanceof ConnectionError) throw err;
     throw connectionErrorFrom(err, what);
   } finally {
     disarm();
+    signal.removeEventListener('abort', onAbort);
     if (body !== undefined && !body.destroyed) body.destroy();
     if (dispatcher !== undefined) void dispatcher.destroy().catch(() => undefined);
   }
