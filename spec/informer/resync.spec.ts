@@ -24,7 +24,7 @@ afterEach(async () => {
 
 function counting(target: Informer<V1Pod>, resyncPeriod: number): { reg: Registration; syncs: () => number } {
   let syncs = 0;
-  const reg = target.addHandler({ update: (o, n) => void (o === n && syncs++) }, { resyncPeriod });
+  const reg = target.addHandler({ update: (o, n) => void (o.metadata?.resourceVersion === n.metadata?.resourceVersion && syncs++) }, { resyncPeriod });
   return { reg, syncs: () => syncs };
 }
 

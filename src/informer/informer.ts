@@ -1,5 +1,5 @@
 import { BehaviorSubject, Subject, distinctUntilChanged, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
-import { from as asyncFrom, type AsyncIterableX } from 'ix/asynciterable/index.js';
+import { from as asyncFrom, type AsyncIterableX } from 'ix/asynciterable';
 import { createIndexer } from '../store/indexer.js';
 import type { Indexer, ReadonlyIndexer } from '../store/indexer.js';
 import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';

@@ -1,0 +1,13 @@
+export type { ReflectorEvent, Delta, DeltaType, Deltas } from './types.js';
+export { DeletedFinalStateUnknown, unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
+export { reflect, VeryShortWatchError, InitialEventsIncompleteError } from './reflect.js';
+export type { ReflectOptions, ReflectorCounters, ReflectorState, ReflectorStatus, RelistReason } from './reflect.js';
+export { deltaFifo, type DeltaFifoOptions } from './deltaFifo.js';
+export { TransformError } from './TransformError.js';
+export { appliedObjects } from './appliedObjects.js';
+export { touchedObjects } from './touchedObjects.js';
+export { predicateFilter } from './predicateFilter.js';
+export { generationChanged, labelsChanged, annotationsChanged, resourceVersionChanged, type Predicate, type PredicateValue } from './predicates.js';
+export { ownerKeys, type OwnerKeysOptions } from './ownerKeys.js';
+export { joinOwner, type OwnerJoin, type OwnerSource } from './joinOwner.js';
+export { debounceByKey } from './debounceByKey.js';
