@@ -1,5 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { KubeConfig } from '@kubernetes/client-node';
+import { count, toArray } from 'ix/asynciterable';
+import { map, take } from 'ix/asynciterable/operators';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   ConnectionError,
@@ -105,6 +107,20 @@ describe('kubeSource against the simulator', () => {
       const whole = await lw.list({ limit: 0 }, ac.signal);
       expect(whole.items).toHaveLength(5);
       expect(whole.metadata.continue ?? '').toBe('');
+    });
+
+    it('listItems streams one response lazily and composes with ix operators', async () => {
+      for (let i = 0; i < 20; i++) await server.create(PODS, pod(`p${i}`));
+      const lw = kubeSource<Pod>(server.kubeConfig(), PODS);
+      const stream = lw.listItems({ limit: 0 }, ac.signal);
+      const before = server.stats.requests;
+      const firstTwo = await toArray(stream.pipe(take(2), map((p) => p.metadata.name)));
+      expect(firstTwo).toEqual(['p0', 'p1']);
+      expect(server.stats.requests - before).toBe(1);
+      await vi.waitFor(() => expect(server.stats.connections).toBe(0));
+      expect(stream.envelope).toBeUndefined();
+      expect(await count(stream)).toBe(20);
+      expect(stream.envelope?.metadata.resourceVersion).toBe(server.resourceVersion());
     });
 
     it('applies namespace, label and field selectors', async () => {
