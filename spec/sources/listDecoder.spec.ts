@@ -100,6 +100,22 @@ describe('ListDecoder', () => {
     );
   });
 
+  it('property: long strings with escaped quotes and backslashes decode identically for any chunking', () => {
+    const piece = fc.constantFrom('a', '\\', '"', '\\"', '\n', 'é', '😀', 'x'.repeat(40));
+    const longString = fc.array(piece, { minLength: 10, maxLength: 80 }).map((p) => p.join(''));
+    const list = fc.array(fc.record({ metadata: fc.record({ name: longString }), data: fc.dictionary(longString, longString, { maxKeys: 3 }) }), {
+      minLength: 1,
+      maxLength: 4,
+    });
+    fc.assert(
+      fc.property(list, fc.array(fc.nat(), { maxLength: 25 }), (items, cuts) => {
+        const bytes = enc.encode(JSON.stringify({ metadata: { resourceVersion: '1' }, items }));
+        expect(decodeChunks(splitAt(bytes, cuts)).items).toEqual(items);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('hands over items as soon as their last byte arrives', () => {
     const decoder = new ListDecoder<Obj>();
     const out: Obj[] = [];

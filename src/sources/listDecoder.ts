@@ -16,6 +16,8 @@ const LBRACE = 0x7b;
 const RBRACE = 0x7d;
 const LBRACKET = 0x5b;
 const RBRACKET = 0x5d;
+/** Bytes of a string scanned byte by byte before switching to the native quote search. */
+const LONG_STRING = 48;
 
 /** What the bytes being captured will become once complete. */
 type Capture = 'none' | 'key' | 'value' | 'item';
@@ -193,6 +195,7 @@ export class ListDecoder<T> {
       const b = buf[i] as number;
       if (b === QUOTE) {
         i++;
+        let run = 0;
         for (;;) {
           if (i >= n) {
             this.#depth = d;
@@ -212,6 +215,13 @@ export class ListDecoder<T> {
               return n;
             }
             i += 2;
+          } else if (++run > LONG_STRING) {
+            // A long string (base64 data, certificates): let the native search find its end.
+            this.#depth = d;
+            this.#inString = true;
+            i = this.#scanString(buf, i);
+            if (i < 0) return n;
+            break;
           } else {
             i++;
           }
