@@ -225,6 +225,14 @@ describe('kubeSource against the simulator', () => {
       expect((bad as KubeApiError).reason).toBe('Invalid');
     });
 
+    it('a list body cut off by a reset is a ConnectionError, not a DecodeError', async () => {
+      for (let i = 0; i < 20; i++) await server.create(PODS, pod(`p${i}`));
+      server.faults.inject({ type: 'resetMidLine' }, { verb: 'list' });
+      const err = await caught(kubeSource<Pod>(server.kubeConfig(), PODS).list({}, ac.signal));
+      expect(err).toBeInstanceOf(ConnectionError);
+      expect((err as ConnectionError).code).toBe('ECONNRESET');
+    });
+
     it('a stopped server is a ConnectionError ECONNREFUSED', async () => {
       const lw = kubeSource<Pod>(server.kubeConfig(), PODS);
       server.stop();
