@@ -138,6 +138,21 @@ describe('faults', () => {
     expect(w.events.map((e) => e.object.metadata.name)).toEqual(['a', 'b']);
   });
 
+  it('stream faults wait for an object event: bookmarks do not take them', async () => {
+    await server.close();
+    server = await startApiServer({ bookmarkIntervalMs: 20 });
+    const w = await watch(`${podWatch()}&allowWatchBookmarks=true`);
+    server.faults.inject({ type: 'malformedLine' }, { verb: 'watch' });
+    await w.waitForLines(2);
+    expect(w.lines.every((l) => 'type' in l && l.type === 'BOOKMARK')).toBe(true);
+    await server.create('v1/pods', pod('a'));
+    await waitUntil(() => w.events.some((e) => e.type === 'ADDED'));
+    const garbage = w.lines.findIndex((l) => 'malformed' in l);
+    const added = w.lines.findIndex((l) => 'type' in l && l.type === 'ADDED');
+    expect(garbage).toBe(added - 1);
+    expect(w.lines[garbage]).toEqual({ malformed: '{"type":"ADDED","object":{"kind":' });
+  });
+
   it('errorEvent sends an ERROR event with a Status and ends the stream', async () => {
     server.faults.inject({ type: 'errorEvent' }, { verb: 'watch' });
     const fresh = await watch(podWatch());

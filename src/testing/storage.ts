@@ -29,8 +29,16 @@ const SNAPSHOT_CACHE_SIZE = 8;
 
 /** RFC 3339 without fractional seconds, as Kubernetes writes timestamps. */
 export function timestamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(ms / 1000);
+  // Bursts of writes share a second; formatting a date is a visible cost at 50k writes/s.
+  if (second !== lastStampSecond) {
+    lastStampSecond = second;
+    lastStamp = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return lastStamp;
 }
+let lastStampSecond = Number.NaN;
+let lastStamp = '';
 
 /** Deep equality of JSON values. */
 export function jsonEqual(a: unknown, b: unknown): boolean {

@@ -114,15 +114,20 @@ export class Watcher {
     this.push(
       `{"type":"BOOKMARK","object":{"kind":"${this.type.kind}","apiVersion":"${this.type.apiVersion}","metadata":{"resourceVersion":"${at}"${annotations}}}}\n`,
       at,
+      false,
     );
   }
 
-  /** Queues one line, letting an armed stream fault act on it first. */
-  push(line: string, rv: number): void {
+  /**
+   * Queues one line, letting an armed stream fault act on it first when it
+   * is an object event (bookmarks never take a fault: they are not "the
+   * next event" a test is waiting for).
+   */
+  push(line: string, rv: number, isObjectEvent = true): void {
     if (this.#closed) return;
     const hub = this.#hub;
     const wasEmpty = this.#pending.length === 0;
-    if (hub.faults.hasStreamFaults) {
+    if (isObjectEvent && hub.faults.hasStreamFaults) {
       const fault = hub.faults.take('watch', this.type.id, isStreamFault);
       if (fault !== undefined) {
         if (fault.type === 'malformedLine') {
