@@ -180,4 +180,12 @@ describe('faults', () => {
     const list = await request(`${server.url}/api/v1/pods`);
     expect(list.json.items.map((p: any) => p.metadata.name)).toEqual(['a', 'b']);
   });
+
+  it('restarts straight after a stop', async () => {
+    const port = server.port;
+    server.stop();
+    await server.restart();
+    expect(server.port).toBe(port);
+    expect((await request(`${server.url}/api/v1/pods`)).status).toBe(200);
+  });
 });

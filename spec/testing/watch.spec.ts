@@ -89,6 +89,14 @@ describe('WATCH', () => {
     expect(w2.events[0]?.object.code).toBe(410);
   });
 
+  it('from a future resourceVersion, skips the events up to it', async () => {
+    const future = Number(server.resourceVersion()) + 2;
+    const w = await watch(`/api/v1/pods?watch=true&resourceVersion=${future}`);
+    for (const n of ['a', 'b', 'c']) await server.create('v1/pods', pod(n));
+    await w.waitForLines(1);
+    expect(names(w.events)).toEqual(['c']);
+  });
+
   it('ends the stream cleanly after timeoutSeconds', async () => {
     const w = await watch(`/api/v1/pods?watch=true&resourceVersion=${server.resourceVersion()}&timeoutSeconds=1`);
     expect(await w.waitForEnd(5_000)).toBe('end');

@@ -59,6 +59,8 @@ export class Watcher {
   #pending: string[] = [];
   // The resourceVersion of the newest line queued, so bookmarks never go backwards.
   #lastRv: number;
+  // Events at or below the requested resourceVersion were already seen by the client (or lie in a future it asked to skip).
+  readonly #startRv: number;
   #closed = false;
   #timeout: NodeJS.Timeout | undefined;
 
@@ -70,6 +72,7 @@ export class Watcher {
     this.#res = res;
     this.#sink = sink;
     this.#lastRv = startRv;
+    this.#startRv = startRv;
     res.once('close', () => this.#detach());
   }
 
@@ -85,7 +88,7 @@ export class Watcher {
 
   /** Routes one write to this watcher, turning selector transitions into ADDED/DELETED. */
   offer(event: HistoryEvent): void {
-    if (this.#closed) return;
+    if (this.#closed || event.rv <= this.#startRv) return;
     const filter = this.filter;
     if (filter.namespace !== undefined && event.cur.namespace !== filter.namespace) return;
     if (!hasSelectors(filter)) {
