@@ -67,10 +67,13 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** Everything of an object but metadata and status: what a generation counts changes of. */
-function specPart(obj: Record<string, unknown>): Record<string, unknown> {
-  const { metadata: _m, status: _s, kind: _k, apiVersion: _a, ...rest } = obj;
-  return rest;
+const NOT_SPEC = new Set(['metadata', 'status', 'kind', 'apiVersion']);
+
+/** Equality of everything but metadata and status: what a generation counts changes of. */
+function specEqual(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  for (const k in a) if (!NOT_SPEC.has(k) && !jsonEqual(a[k], b[k])) return false;
+  for (const k in b) if (!NOT_SPEC.has(k) && a[k] === undefined && b[k] !== undefined) return false;
+  return true;
 }
 
 /**
@@ -188,7 +191,7 @@ export class Storage {
   update(type: ResourceType, input: Record<string, unknown>, namespace: string | undefined, subresource?: 'status'): StoredObject {
     checkTypeMeta(type, input);
     const meta = isRecord(input['metadata']) ? input['metadata'] : {};
-    const ns = resolveNamespace(type, { ...meta }, namespace);
+    const ns = resolveNamespace(type, meta, namespace);
     const name = meta['name'];
     if (typeof name !== 'string' || name === '') throw invalid(`${type.kind} ""`, 'metadata.name', 'Required value: name is required');
     const table = this.#table(type);
@@ -205,8 +208,10 @@ export class Storage {
       throw conflict(type, name, `Precondition failed: UID in precondition: ${String(wantUid)}, UID in object meta: ${String(oldMeta['uid'])}`);
     }
     let next: Record<string, unknown>;
+    let nextMeta: Record<string, unknown>;
     if (subresource === 'status') {
-      next = { ...old.obj };
+      nextMeta = { ...oldMeta };
+      next = { ...old.obj, metadata: nextMeta };
       if (input['status'] === undefined) delete next['status'];
       else next['status'] = input['status'];
     } else {
@@ -220,7 +225,8 @@ export class Storage {
       delete newMeta['managedFields'];
       newMeta['resourceVersion'] = String(old.rv);
       next = { kind: type.kind, apiVersion: type.apiVersion, metadata: newMeta, ...rest };
-      if (!jsonEqual(specPart(old.obj), specPart(next))) newMeta['generation'] = (Number(oldMeta['generation']) || 0) + 1;
+      nextMeta = newMeta;
+      if (!specEqual(old.obj, next)) newMeta['generation'] = (Number(oldMeta['generation']) || 0) + 1;
       if (oldMeta['deletionTimestamp'] !== undefined) {
         const added = finalizers(newMeta).filter((f) => !finalizers(oldMeta).includes(f));
         if (added.length > 0) {
@@ -231,9 +237,9 @@ export class Storage {
     if (jsonEqual(old.obj, next)) return old;
     const now = Date.now();
     const rv = this.#rv + 1;
-    const nextMeta = next['metadata'] as Record<string, unknown>;
-    const stamped = { ...next, metadata: { ...nextMeta, resourceVersion: String(rv) } };
-    const stored = makeStored(stamped, rv, key, ns, name);
+    // nextMeta is this call's own copy, so it can be stamped in place.
+    nextMeta['resourceVersion'] = String(rv);
+    const stored = makeStored(next, rv, key, ns, name);
     // The last finalizer removed from an object being deleted completes the deletion.
     const completesDeletion = nextMeta['deletionTimestamp'] !== undefined && finalizers(nextMeta).length === 0;
     this.#commit(table, completesDeletion ? 'DELETED' : 'MODIFIED', stored, old, now);
