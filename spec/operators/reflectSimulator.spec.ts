@@ -3,7 +3,7 @@ import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/operators/reflect.js';
 import type { ReflectorEvent } from '../../src/operators/types.js';
-import { DecodeError, ExpiredError, ServerError, TooManyRequestsError } from '../../src/sources/errors/index.js';
+import { DecodeError, ExpiredError, ForbiddenError, ServerError, TooManyRequestsError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/index.js';
 import type { ListerWatcher } from '../../src/sources/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
@@ -291,6 +291,42 @@ describe('reflect() over HTTP against the simulator', () => {
     expect(m.state.has('default/after-garbage')).toBe(true);
     expect(m.counters()!.decodeErrors).toBe(1);
     expect(m.counters()!.relists).toBe(0);
+    m.sub.unsubscribe();
+  });
+
+  it('resumes without a relist when the connection dies in the middle of a line', async () => {
+    await server.create(PODS, podNamed('a'));
+    const m = mirror();
+    await waitFor('a bookmark', () => m.events.some((e) => e.type === 'Bookmark'));
+    server.faults.inject({ type: 'resetMidLine' }, { verb: 'watch', resource: PODS });
+    await server.create(PODS, podNamed('cut-in-half'));
+    await waitFor('the mirror to converge', () => m.inSync() && m.state.has('default/cut-in-half'));
+    expect(m.of('error').length).toBeGreaterThan(0);
+    expect(m.counters()).toMatchObject({ lists: 1, relists: 0 });
+    m.sub.unsubscribe();
+  });
+
+  it('makes a 403 final when onTerminal says so', async () => {
+    server.faults.inject({ type: 'status', status: 403 }, { verb: 'list', resource: PODS });
+    const m = mirror({ onTerminal: (err) => err instanceof ForbiddenError });
+    await waitFor('the terminal error', () => m.failure() !== undefined);
+    expect(m.failure()).toBeInstanceOf(ForbiddenError);
+    expect((m.failure() as ForbiddenError).status).toBe(403);
+    expect(m.scheduler.pending()).toBe(0);
+    await waitFor('every connection to close', () => server.stats.connections === 0);
+  });
+
+  it('falls back to a paged list when the server rejects the streaming list', async () => {
+    for (let i = 0; i < 3; i++) await server.create(PODS, podNamed(`f${i}`));
+    server.faults.inject({ type: 'status', status: 422, reason: 'Invalid' }, { verb: 'watch', resource: PODS });
+    const m = mirror({ initialList: 'stream' });
+    await waitFor('the first list', () => m.events.length > 0);
+    expect(m.state.size).toBe(3);
+    expect(m.statuses.filter((s) => s.state === 'listing')).toHaveLength(1);
+    expect(m.of('error')[0]?.error).toMatchObject({ status: 422 });
+    await server.create(PODS, podNamed('f-new'));
+    await waitFor('the mirror to converge', m.inSync);
+    expect(m.counters()).toMatchObject({ lists: 1, watches: 2 });
     m.sub.unsubscribe();
   });
 
