@@ -133,7 +133,7 @@ describe('LIST', () => {
       ['resourceVersionMatch=Exact', 422],
       ['resourceVersion=0&resourceVersionMatch=Exact', 422],
       ['resourceVersion=1&resourceVersionMatch=Sometimes', 422],
-      ['resourceVersion=abc', 422],
+      ['resourceVersion=abc', 400],
       ['limit=x', 400],
     ];
     for (const [q, code] of cases) {

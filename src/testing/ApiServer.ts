@@ -154,11 +154,17 @@ export class ApiServer {
   // Registered resources by id ('v1/pods') and by URL path ('/api/v1|pods').
   readonly #types = new Map<string, ResourceType>();
   readonly #byPath = new Map<string, ResourceType>();
+  // Survives stop()/restart(): the point of a restart is that the data is still there.
   readonly #storage: Storage;
+  // Shared by request handling and the watchers, which take stream faults line by line.
   readonly #faults = new FaultBoard();
+  // Every open watch, fed synchronously by the storage on each write.
   readonly #hub = new WatchHub(this.#faults);
+  // One server object for the whole life, so restart() can listen again on the same port.
   readonly #http: http.Server;
+  // Kept so the kubeconfig can carry the CA.
   readonly #cert: ServingCertificate | undefined;
+  // The one credential every request must carry, when set.
   readonly #token: string | undefined;
   readonly #bookmarkIntervalMs: number;
   // Open sockets, so stop() and resetConnections() can drop them at once.
@@ -166,10 +172,15 @@ export class ApiServer {
   // Requests parked by the stall fault; they hold their sockets until the client gives up or the server stops.
   readonly #stalled = new Set<http.ServerResponse>();
   readonly #churns = new Set<Churn>();
+  // 0 until the first listen picks a port; then fixed, so restart() comes back where clients expect it.
   #port: number;
+  // Whether stop() has something to stop.
   #listening = false;
+  // close() is final: restart() refuses after it.
   #closed = false;
+  // For stats: tests use it to see that a request reached the server.
   #requests = 0;
+  // Periodic bookmarks; only runs while listening.
   #bookmarkTimer: NodeJS.Timeout | undefined;
 
   /** Scriptable faults; see {@link ApiServerFaults}. */
@@ -992,7 +1003,7 @@ function statusOnly(target: Target): 'status' | undefined {
 function parseRv(text: string): number {
   const rv = Number(text);
   if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(rv)) {
-    throw invalid('ListOptions.meta.k8s.io ""', 'resourceVersion', `Invalid value: "${text}": must be a non-negative integer`);
+    throw badRequest(`invalid resource version: ${JSON.stringify(text)} is not a non-negative integer`);
   }
   return rv;
 }

@@ -58,12 +58,15 @@ function prng(seed: number): () => number {
 export class Churn {
   /** Resolves with what was done once the counts are used up or `stop()` is called. */
   readonly done: Promise<ChurnResult>;
+  // Writes go straight to the storage: churn measures the server, not HTTP.
   readonly #storage: Storage;
   readonly #type: ResourceType;
   readonly #namespace: string;
   readonly #prefix: string;
   readonly #perSecond: number;
+  // Seeded so a benchmark run can be repeated write for write.
   readonly #random: () => number;
+  // Lets the server forget a finished churn.
   readonly #onEnd: () => void;
   // Remaining counts per operation.
   #creates: number;
@@ -73,10 +76,14 @@ export class Churn {
   // Names of live objects, with their index, so a random pick and a removal are O(1).
   readonly #live: string[] = [];
   readonly #liveIndex = new Map<string, number>();
+  // Suffix of the next created name.
   #nextName = 0;
-  #started = Date.now();
+  // The rate is kept against this start, so a slow tick is caught up by the next.
+  readonly #started = Date.now();
+  // The pending tick, cleared by stop().
   #timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   #stopped = false;
+  // Settles `done`.
   #resolve!: (r: ChurnResult) => void;
 
   /**

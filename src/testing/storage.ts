@@ -85,8 +85,11 @@ function specEqual(a: Record<string, unknown>, b: Record<string, unknown>): bool
 export class Storage {
   // The single global counter every write bumps, as etcd's revision.
   #rv = 1;
+  // Current state per resource id.
   readonly #tables = new Map<string, Table>();
+  // The event log: watch replay and the undo log for older snapshots.
   readonly #history: History;
+  // Age-based compaction is applied lazily, on each write and read of the history.
   readonly #maxAgeMs: number | undefined;
   // Paged lists at an old resourceVersion rebuild the same view page after page; keep the last few.
   readonly #snapshots = new Map<string, Snapshot>();

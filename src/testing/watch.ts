@@ -52,8 +52,11 @@ export class Watcher {
   readonly type: ResourceType;
   readonly filter: ObjectFilter;
   readonly bookmarks: boolean;
+  // For flush scheduling, fault lookup and counters.
   readonly #hub: WatchHub;
+  // To drop the connection on destroy().
   readonly #res: ServerResponse;
+  // Direct or trickled; every byte of the body goes through it.
   readonly #sink: Sink;
   // Lines not yet handed to the socket; joined into one write per flush.
   #pending: string[] = [];
@@ -61,7 +64,9 @@ export class Watcher {
   #lastRv: number;
   // Events at or below the requested resourceVersion were already seen by the client (or lie in a future it asked to skip).
   readonly #startRv: number;
+  // Set once the response is ended or dropped; later events are ignored.
   #closed = false;
+  // The timeoutSeconds timer, cleared when the watch ends first.
   #timeout: NodeJS.Timeout | undefined;
 
   constructor(hub: WatchHub, type: ResourceType, filter: ObjectFilter, bookmarks: boolean, res: ServerResponse, sink: Sink, startRv: number) {
