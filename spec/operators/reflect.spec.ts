@@ -594,3 +594,16 @@ describe('reflect() teardown', () => {
     r.sub.unsubscribe();
   });
 });
+
+describe('reflect() with a synchronous scheduler', () => {
+  it('works when the scheduler runs zero-delay work at once', async () => {
+    const { queueScheduler } = await import('rxjs');
+    const lw = new ScriptedLW();
+    lw.watchScripts.push((w) => w.fail(new TooManyRequestsError('slow down', { retryAfterSeconds: 0 })));
+    const r = run(lw, { scheduler: queueScheduler });
+    await advance();
+    expect(r.delays()).toEqual([0]);
+    expect(lw.watches).toHaveLength(2);
+    r.sub.unsubscribe();
+  });
+});

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/operators/reflect.js';
 import type { ReflectorEvent } from '../../src/operators/types.js';
-import { ConnectionError, ExpiredError, KubeApiError, ServerError } from '../../src/sources/errors/index.js';
+import { ConnectionError, ExpiredError, ForbiddenError, KubeApiError, ServerError } from '../../src/sources/errors/index.js';
 import { bookmark, pod, ScriptedLW, type Pod, type WatchChannel } from './reflectScripted.js';
 
 const END = { 'k8s.io/initial-events-end': 'true' };
@@ -122,6 +122,20 @@ describe("reflect() with initialList: 'stream'", () => {
     await advance(800 + 1600);
     expect(lw.lists).toHaveLength(0);
     expect(lw.watches.map((w) => w.opts.sendInitialEvents)).toEqual([true, true, true]);
+    expect(r.types()).toEqual(['Replace']);
+    r.sub.unsubscribe();
+  });
+
+  it('retries the streaming list after a 403 instead of falling back (the paged list would be forbidden too)', async () => {
+    const lw = new ScriptedLW();
+    lw.watchScripts.push((w) => w.fail(new ForbiddenError('pods is forbidden')));
+    lw.watchScripts.push(initialState);
+    const r = run(lw);
+    await advance();
+    expect(r.statuses.filter((s) => s.state === 'error')).toHaveLength(1);
+    expect(r.statuses.at(-1)).toMatchObject({ state: 'backoff', delayMs: 800 });
+    await advance(800);
+    expect(lw.lists).toHaveLength(0);
     expect(r.types()).toEqual(['Replace']);
     r.sub.unsubscribe();
   });

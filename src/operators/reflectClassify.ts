@@ -42,13 +42,12 @@ export function isWatchListRejected(err: unknown): boolean {
   return err instanceof KubeApiError && (err.status === 400 || err.status === 422);
 }
 
-/** Errors a streaming list retries itself rather than falling back to a paged list (client-go RF-22). */
-export function isTransient(err: unknown): boolean {
+/**
+ * Errors after which a streaming list is retried (with backoff) rather than
+ * replaced by a paged list: the paged list would meet the same outage or the
+ * same credentials (client-go RF-22 retries connection errors and 429).
+ */
+export function isRetriedNotFallenBack(err: unknown): boolean {
   if (err instanceof ConnectionError || isTooManyRequests(err)) return true;
-  return err instanceof KubeApiError && err.status >= 500;
-}
-
-/** True when `err` is how an aborted request rejects (the reflector was stopped). */
-export function isAbort(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
+  return err instanceof KubeApiError && (err.status >= 500 || err.status === 401 || err.status === 403);
 }

@@ -8,7 +8,7 @@ import {
   isIdleTimeout,
   isTooLargeResourceVersion,
   isTooManyRequests,
-  isTransient,
+  isRetriedNotFallenBack,
   isWatchListRejected,
   retryAfterSeconds,
 } from './reflectClassify.js';
@@ -233,7 +233,7 @@ export class ReflectorRun<T> {
       const streamed = await this.#watchList();
       if (this.#stopped || streamed.ok) return streamed;
       const error = streamed.error;
-      if (isTransient(error)) return failed(error);
+      if (isRetriedNotFallenBack(error)) return failed(error);
       // The server cannot serve this streaming list: report, then fall back to a paged list for this cycle.
       if (this.#report(error)) return failed(error);
       if (isWatchListRejected(error)) this.#watchListRejected = true;
@@ -475,15 +475,17 @@ export class ReflectorRun<T> {
         return;
       }
       let done = false;
+      // Declared before scheduling: a synchronous scheduler may run wake() before schedule() returns.
+      let timer: Subscription | undefined;
       const wake = (): void => {
         if (done) return;
         done = true;
         this.#sleepers.delete(wake);
-        this.#timers.delete(timer);
+        if (timer !== undefined) this.#timers.delete(timer);
         resolve();
       };
       this.#sleepers.add(wake);
-      const timer: Subscription = this.#opts.scheduler.schedule(() => wake(), Math.max(0, ms));
+      timer = this.#opts.scheduler.schedule(() => wake(), Math.max(0, ms));
       if (done) timer.unsubscribe();
       else this.#timers.add(timer);
     });
