@@ -43,8 +43,8 @@ export class DirectSink implements Sink {
 export class TrickleSink implements Sink {
   readonly #res: ServerResponse;
   readonly #bytesPerChunk: number;
-  // Bytes waiting for their turn.
-  #queue: Buffer = Buffer.alloc(0);
+  // Chunks waiting for their turn; the first may be partly sent already.
+  #queue: Buffer[] = [];
   // What happens once the queue drains: keep going, end, or reset.
   #after: 'open' | 'end' | 'reset' = 'open';
   readonly #timer: NodeJS.Timeout;
@@ -57,7 +57,7 @@ export class TrickleSink implements Sink {
   }
 
   write(chunk: string): void {
-    this.#queue = Buffer.concat([this.#queue, Buffer.from(chunk)]);
+    if (chunk !== '') this.#queue.push(Buffer.from(chunk));
   }
 
   end(): void {
@@ -74,9 +74,12 @@ export class TrickleSink implements Sink {
       clearInterval(this.#timer);
       return;
     }
-    if (this.#queue.length > 0) {
-      const piece = this.#queue.subarray(0, this.#bytesPerChunk);
-      this.#queue = this.#queue.subarray(piece.length);
+    const head = this.#queue[0];
+    if (head !== undefined) {
+      // One piece never spans two queued chunks: simpler, and still at most bytesPerChunk.
+      const piece = head.subarray(0, this.#bytesPerChunk);
+      if (piece.length === head.length) this.#queue.shift();
+      else this.#queue[0] = head.subarray(piece.length);
       this.#res.write(piece);
       return;
     }
