@@ -122,10 +122,20 @@ describe('faults', () => {
     expect(w.lines).toEqual([]);
   });
 
-  it('resetMidLine on a list cuts the body in half', async () => {
+  it('resetMidLine armed for list cuts the body in half; armed for any verb it waits for a watch event', async () => {
     await server.create('v1/pods', pod('a'));
     server.faults.inject({ type: 'resetMidLine' }, { verb: 'list' });
     await expect(request(`${server.url}/api/v1/pods`)).rejects.toThrow();
+    server.faults.inject({ type: 'resetMidLine' });
+    expect((await request(`${server.url}/api/v1/pods`)).status).toBe(200);
+    const w = await watch(podWatch());
+    await server.create('v1/pods', pod('b'));
+    expect(await w.waitForEnd()).toBe('error');
+  });
+
+  it('refuses watch-only faults armed for other verbs', () => {
+    expect(() => server.faults.inject({ type: 'malformedLine' }, { verb: 'list' })).toThrow(TypeError);
+    expect(() => server.faults.inject({ type: 'errorEvent' }, { verb: 'get' })).toThrow(/verb must be 'watch'/);
   });
 
   it('malformedLine writes one garbage line before the next real event', async () => {

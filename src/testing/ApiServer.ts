@@ -615,7 +615,12 @@ export class ApiServer {
     if (verb === undefined) throw new StatusError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
 
     // A request fault takes the request before anything else happens to it.
-    const fault = this.#faults.take(verb, target.type.id, (f) => !isStreamFault(f) || (f.type === 'resetMidLine' && verb !== 'watch'));
+    // resetMidLine is a stream fault unless it was armed for a named non-watch verb: then it cuts that response's body.
+    const fault = this.#faults.take(
+      verb,
+      target.type.id,
+      (f, armedVerb) => !isStreamFault(f) || (f.type === 'resetMidLine' && armedVerb !== '*' && armedVerb !== 'watch'),
+    );
     let sink: Sink = new DirectSink(res);
     let resetBody = false;
     if (fault !== undefined) {

@@ -115,6 +115,9 @@ export function validateFault(fault: Fault, target: FaultTarget | undefined): Ar
   }
   const verb = target?.verb ?? '*';
   if (!VERBS.includes(verb)) throw new TypeError(`faults.inject: verb must be one of ${VERBS.join(', ')}, got ${String(verb)}`);
+  if ((fault.type === 'malformedLine' || fault.type === 'errorEvent') && verb !== '*' && verb !== 'watch') {
+    throw new TypeError(`faults.inject: a ${fault.type} fault acts on watches; verb must be 'watch' or '*', got ${verb}`);
+  }
   const times = target?.times ?? 1;
   if (!(Number.isInteger(times) && times >= 1) && times !== Infinity) {
     throw new TypeError(`faults.inject: times must be a positive integer or Infinity, got ${String(times)}`);
@@ -128,7 +131,7 @@ export function validateFault(fault: Fault, target: FaultTarget | undefined): Ar
 
 /**
  * The pending faults. Request faults (status, stall, trickle, and
- * resetMidLine on non-watch verbs) are taken by the next matching request;
+ * resetMidLine armed for a named non-watch verb) are taken by the next matching request;
  * stream faults are taken by the next line a matching watch writes, whether
  * that watch was open before the fault was injected or not.
  */
@@ -152,13 +155,13 @@ export class FaultBoard {
     return this.#streamCount > 0;
   }
 
-  /** Takes one firing of the first armed fault matching the request and `accept`. */
-  take(verb: Exclude<FaultVerb, '*'>, resource: string, accept: (f: Fault) => boolean): Fault | undefined {
+  /** Takes one firing of the first armed fault matching the request and `accept` (given the fault and the verb it was armed for). */
+  take(verb: Exclude<FaultVerb, '*'>, resource: string, accept: (f: Fault, armedVerb: FaultVerb) => boolean): Fault | undefined {
     for (let i = 0; i < this.#armed.length; i++) {
       const a = this.#armed[i] as ArmedFault;
       if (a.verb !== '*' && a.verb !== verb) continue;
       if (a.resource !== undefined && a.resource !== resource) continue;
-      if (!accept(a.fault)) continue;
+      if (!accept(a.fault, a.verb)) continue;
       a.remaining--;
       if (a.remaining <= 0) {
         this.#armed.splice(i, 1);
