@@ -203,6 +203,8 @@ export class ApiServer {
     const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => this.#handle(req, res);
     this.#http = cert === undefined ? http.createServer(handler) : https.createServer({ key: cert.keyPem, cert: cert.certPem }, handler);
     this.#http.keepAliveTimeout = 30_000;
+    // Watches are long requests; node's default 5-minute request timeout would cut them where kube-apiserver does not.
+    this.#http.requestTimeout = 0;
     this.#http.on('connection', (socket: Socket) => {
       this.#sockets.add(socket);
       socket.once('close', () => this.#sockets.delete(socket));
