@@ -1,0 +1,80 @@
+// rxkube's benchmark suite: `npm run bench`.
+//
+//   npm run bench                                   # everything, default sizes (~5 min on 2 cores)
+//   BENCH_FILTER=decode npm run bench               # benchmarks whose name contains one of a comma list
+//   BENCH_SCALE=0.1 npm run bench                   # every default size × 0.1
+//   BENCH_REPEATS=5 npm run bench                   # repeats of each large measurement (default 3)
+//
+// Sizes per benchmark (before BENCH_SCALE): BENCH_STORE_PODS (20k), BENCH_DECODE_PODS (100k),
+// BENCH_SYNC_PODS (100k), BENCH_SYNC_MODES (rxkube,client-node,rxkube-watchlist), BENCH_SIM_NAMESPACES (20),
+// BENCH_WATCH_PODS (10k), BENCH_WATCH_EVENTS (150k), BENCH_WATCH_RATE (50000; 0 = as fast as possible).
+// BENCH_JSON=path also writes the rows and the machine as JSON.
+//
+// Progress goes to stderr, the table to stdout.
+
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { decode } from './decode.js';
+import { informerSync } from './informerSync.js';
+import { envNumber, type Benchmark, type Context } from './lib/context.js';
+import { describeMachine, machine, table, type Row } from './lib/report.js';
+import { store } from './store.js';
+import { watchThroughput } from './watchThroughput.js';
+
+const all: readonly Benchmark[] = [store, decode, informerSync, watchThroughput];
+
+const scale = envNumber('BENCH_SCALE', 1);
+if (!(scale > 0)) throw new TypeError(`BENCH_SCALE: expected a positive number, got ${process.env.BENCH_SCALE}`);
+const repeats = envNumber('BENCH_REPEATS', 3);
+if (!Number.isSafeInteger(repeats) || repeats < 1) throw new TypeError(`BENCH_REPEATS: expected a positive integer, got ${process.env.BENCH_REPEATS}`);
+const filters = (process.env.BENCH_FILTER ?? '')
+  .split(',')
+  .map((s) => s.trim().toLowerCase())
+  .filter(Boolean);
+const selected = all.filter((b) => filters.length === 0 || filters.some((f) => b.name.includes(f)));
+if (selected.length === 0) {
+  throw new TypeError(`BENCH_FILTER: ${JSON.stringify(process.env.BENCH_FILTER)} matches none of ${all.map((b) => b.name).join(', ')}`);
+}
+if ((globalThis as { gc?: unknown }).gc === undefined) throw new Error('run with `node --expose-gc` (npm run bench does)');
+
+const started = performance.now();
+const ctx: Context = {
+  scale,
+  repeats,
+  scaled: (n, min = 1) => Math.max(min, Math.round(n * scale)),
+  log: (message) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s] ${message}\n`),
+};
+
+const m = machine();
+ctx.log(`${selected.map((b) => b.name).join(', ')}; scale ${scale}, ${repeats} repeats; load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+const rows: Row[] = [];
+const failures: string[] = [];
+for (const b of selected) {
+  ctx.log(`== ${b.name}: ${b.description}`);
+  const t0 = performance.now();
+  try {
+    rows.push(...(await b.run(ctx)));
+  } catch (e) {
+    // One broken benchmark must not hide the others' figures; it still fails the run.
+    failures.push(`${b.name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    ctx.log(`!! ${b.name} failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  ctx.log(`== ${b.name} took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+m.loadAfter = os.loadavg();
+
+const out = [
+  '',
+  describeMachine(m),
+  `command: BENCH_SCALE=${scale} BENCH_REPEATS=${repeats}${filters.length ? ` BENCH_FILTER=${filters.join(',')}` : ''} npm run bench; total ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  'p50/p99: percentiles of the metric over its n samples (runs; store: batches; lag: events). rme: 95 % margin of error of the mean.',
+  '',
+  table(rows),
+  '',
+].join('\n');
+process.stdout.write(out);
+if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: m, scale, repeats, rows, failures }, null, 2));
+if (failures.length > 0) {
+  process.stderr.write(`\n${failures.length} benchmark(s) failed:\n${failures.join('\n')}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,77 @@
+// One informer sync, measured in a fresh process so its heap holds nothing
+// but the runtime, the libraries and the informer under test. Started by the
+// informer-sync benchmark with `--expose-gc`; answers one 'run' request.
+
+import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
+import { informer, kubeSource } from 'rxkube';
+import { heapAfterGc } from './lib/heap.js';
+import { serve } from './lib/ipc.js';
+
+/** Which client to measure. */
+export type SyncMode = 'rxkube' | 'rxkube-watchlist' | 'client-node';
+
+export interface SyncArgs {
+  readonly mode: SyncMode;
+  readonly kubeConfigYaml: string;
+  readonly expected: number;
+  readonly timeoutMs: number;
+}
+
+export interface SyncResult {
+  readonly mode: SyncMode;
+  readonly syncMs: number;
+  readonly objects: number;
+  /** Heap after sync and GC minus heap before, bytes. */
+  readonly heapBytes: number;
+  /** Highest heap growth seen by a 10 ms sampler during the sync, bytes (misses peaks inside one long synchronous call). */
+  readonly peakHeapBytes: number;
+  /** The process's resident-set high-water mark, bytes. */
+  readonly maxRssBytes: number;
+}
+
+async function run(args: SyncArgs): Promise<SyncResult> {
+  const kc = new KubeConfig();
+  kc.loadFromString(args.kubeConfigYaml);
+  const signal = AbortSignal.timeout(args.timeoutMs);
+  const base = await heapAfterGc();
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().heapUsed - base);
+  }, 10);
+  try {
+    const t0 = performance.now();
+    if (args.mode === 'client-node') {
+      const api = kc.makeApiClient(CoreV1Api);
+      const inf = makeInformer<V1Pod>(kc, '/api/v1/pods', () => api.listPodForAllNamespaces());
+      let failure: unknown;
+      inf.on('error', (err) => (failure = err));
+      // start() resolves once the list is applied and the watch is connected.
+      await Promise.race([inf.start(), new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)))]);
+      const syncMs = performance.now() - t0;
+      if (failure !== undefined) throw failure;
+      clearInterval(sampler);
+      const objects = inf.list().length;
+      const heapBytes = (await heapAfterGc()) - base;
+      await inf.stop();
+      return done(args, syncMs, objects, heapBytes, peak);
+    }
+    const inf = informer<V1Pod>(kubeSource(kc, 'v1/pods'), { initialList: args.mode === 'rxkube-watchlist' ? 'stream' : 'paged' });
+    inf.start();
+    await inf.whenSynced(signal);
+    const syncMs = performance.now() - t0;
+    clearInterval(sampler);
+    const objects = inf.store.size;
+    const heapBytes = (await heapAfterGc()) - base;
+    await inf.stop();
+    return done(args, syncMs, objects, heapBytes, peak);
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+function done(args: SyncArgs, syncMs: number, objects: number, heapBytes: number, peakHeapBytes: number): SyncResult {
+  if (objects !== args.expected) throw new Error(`${args.mode}: synced ${objects} objects, expected ${args.expected}`);
+  return { mode: args.mode, syncMs, objects, heapBytes, peakHeapBytes, maxRssBytes: process.resourceUsage().maxRSS * 1024 };
+}
+
+serve({ run: (args: SyncArgs) => run(args) });
