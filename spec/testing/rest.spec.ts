@@ -151,6 +151,9 @@ describe('REST verbs through client-node', () => {
     expect(res.json.metadata.resourceVersion).toBe(server.resourceVersion());
     expect(server.get('v1/pods', 'default', 'a')).toBeUndefined();
     const again = await apiError(core.deleteNamespacedPod({ namespace: 'default', name: 'a' }));
+    await core.createNamespacedPod({ namespace: 'default', body: pod('b') });
+    const viaClient = await core.deleteNamespacedPod({ namespace: 'default', name: 'b' });
+    expect(viaClient.metadata?.name).toBe('b');
     expect(again.code).toBe(404);
   });
 

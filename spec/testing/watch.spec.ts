@@ -100,7 +100,15 @@ describe('WATCH', () => {
   it('ends the stream cleanly after timeoutSeconds', async () => {
     const w = await watch(`/api/v1/pods?watch=true&resourceVersion=${server.resourceVersion()}&timeoutSeconds=1`);
     expect(await w.waitForEnd(5_000)).toBe('end');
+    expect(w.lines).toEqual([]);
     expect(server.stats.watchesOpen).toBe(0);
+  });
+
+  it('sends a last BOOKMARK at the timeout to a watcher that allows bookmarks', async () => {
+    const w = await watch(`/api/v1/pods?watch=true&resourceVersion=${server.resourceVersion()}&timeoutSeconds=1&allowWatchBookmarks=true`);
+    await server.create('v1/configmaps', { metadata: { name: 'elsewhere', namespace: 'default' } });
+    expect(await w.waitForEnd(5_000)).toBe('end');
+    expect(w.lines).toEqual([{ type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: server.resourceVersion() } } }]);
   });
 
   it('sends periodic BOOKMARKs only to watchers that allow them', async () => {

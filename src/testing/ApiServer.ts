@@ -934,7 +934,7 @@ export class ApiServer {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
     const watcher = new Watcher(this.#hub, type, filter, bookmarks, res, sink, rv ?? current);
-    if (timeout > 0) watcher.endAfter(timeout);
+    if (timeout > 0) watcher.endAfter(timeout, () => this.#storage.resourceVersion);
     const errorFault = this.#faults.take('watch', type.id, (f) => f.type === 'errorEvent');
     if (errorFault?.type === 'errorEvent') {
       watcher.sendError(injectedError(errorFault.status ?? 410, errorFault.reason, errorFault.message));

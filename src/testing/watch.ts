@@ -85,9 +85,16 @@ export class Watcher {
     return this.#closed;
   }
 
-  /** Ends the watch cleanly after `seconds` (timeoutSeconds). */
-  endAfter(seconds: number): void {
-    this.#timeout = setTimeout(() => this.end(), seconds * 1000);
+  /**
+   * Ends the watch cleanly after `seconds` (timeoutSeconds). A watcher that
+   * allows bookmarks gets one first, as kube-apiserver sends one near a
+   * watch's deadline so the client resumes from the newest resourceVersion.
+   */
+  endAfter(seconds: number, currentRv: () => number): void {
+    this.#timeout = setTimeout(() => {
+      if (this.bookmarks) this.bookmark(currentRv());
+      this.end();
+    }, seconds * 1000);
     this.#timeout.unref();
   }
 
