@@ -10,7 +10,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, existsSync } from 'node:fs';
+import { createWriteStream, existsSync, rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -203,11 +203,22 @@ class Proc {
   }
 }
 
-/** Every process still running, so a crashing test worker does not leave servers behind. */
+/** Every process still running, so a crashing or killed test worker does not leave servers behind. */
 const live = new Set<Proc>();
-process.once('exit', () => {
+/** Temp dirs of clusters not yet stopped, removed with them. */
+const liveDirs = new Set<string>();
+const killAll = (): void => {
   for (const p of live) p.killNow();
-});
+  for (const d of liveDirs) rmSync(d, { recursive: true, force: true, maxRetries: 3 });
+};
+process.once('exit', killAll);
+// 'exit' does not fire when a signal ends the process: clean up, then die of the same signal as before.
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    killAll();
+    process.kill(process.pid, signal);
+  });
+}
 
 /** A JSON request to etcd's HTTP gateway. */
 async function etcdCall(clientUrl: string, path: string, body: unknown): Promise<Record<string, unknown>> {
@@ -283,6 +294,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   }
   const bins = await binaries();
   const dir = await mkdtemp(join(tmpdir(), 'rxkube-e2e-'));
+  if (process.env['RXKUBE_E2E_KEEP'] === undefined) liveDirs.add(dir);
   const procs: { etcd?: Proc; api?: Proc } = {};
   const proxies = new Set<CuttableProxy>();
   let stopped = false;
@@ -295,6 +307,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     await procs.etcd?.kill();
     // Kept on request, so a failing run's logs can be read.
     if (process.env['RXKUBE_E2E_KEEP'] === undefined) await rm(dir, { recursive: true, force: true });
+    liveDirs.delete(dir);
   };
 
   try {
@@ -310,6 +323,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         `--listen-client-urls=${etcdUrl}`, `--advertise-client-urls=${etcdUrl}`,
         `--listen-peer-urls=${peerUrl}`, `--initial-advertise-peer-urls=${peerUrl}`, `--initial-cluster=e2e=${peerUrl}`,
         '--unsafe-no-fsync', '--log-level=warn',
+        // The watch cache learns that the store moved on (and so can send bookmarks to a quiet resource's
+        // watchers) only from etcd's progress notifications; clusters set this to seconds, etcd defaults to 10 m.
+        '--watch-progress-notify-interval=1s',
       ], join(dir, 'etcd.log'));
       const etcdProc = procs.etcd;
       try {

@@ -226,6 +226,9 @@ describe('watch protocol', () => {
     // Short watches make the server send its bookmark ~2 s before each watch's deadline.
     const m = track(mirror<V1ConfigMap & KubeObject>(kc, 'v1/configmaps', { namespace: ns }, { minWatchTimeoutSeconds: 4 }));
     await m.whenSynced();
+    // The watch cache sends a bookmark only once its resourceVersion is past the watcher's: move etcd on with a
+    // write elsewhere (a quiet cluster would get there too, through the API server's own lease updates).
+    await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'elsewhere' } } });
     await until('a bookmark', () => m.events.some((e) => e.type === 'Bookmark'), 60_000);
     const replace = m.events.find((e) => e.type === 'Replace');
     const bookmark = m.events.find((e) => e.type === 'Bookmark');
@@ -278,7 +281,9 @@ describe('what the real server says on the wire after an etcd compaction', () =>
     const source = kubeSource<V1Secret>(kc, 'v1/secrets', { namespace: ns });
     const listed = await source.list({}, AbortSignal.timeout(10_000));
     const rv = listed.metadata.resourceVersion!;
-    await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'after' } } });
+    // Two writes: etcd keeps the revision it compacts at, and the watch resumes just after rv.
+    await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'after-0' } } });
+    await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'after-1' } } });
     await cluster.compactEtcd();
     const { events, error } = await drain(source.watch({ resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: 10 }, AbortSignal.timeout(15_000)), 10);
     expect(events).toEqual([]);
@@ -292,11 +297,12 @@ describe('what the real server says on the wire after an etcd compaction', () =>
     const source = kubeSource<V1ConfigMap>(kc, 'v1/configmaps', { namespace: ns });
     const listed = await source.list({}, AbortSignal.timeout(10_000));
     const rv = listed.metadata.resourceVersion!;
-    await core.createNamespacedConfigMap({ namespace: ns, body: configMap('after') });
+    await core.createNamespacedConfigMap({ namespace: ns, body: configMap('after-0') });
+    await core.createNamespacedConfigMap({ namespace: ns, body: configMap('after-1') });
     await cluster.compactEtcd();
-    const { events, error } = await drain(source.watch({ resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: 10 }, AbortSignal.timeout(15_000)), 1);
+    const { events, error } = await drain(source.watch({ resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: 10 }, AbortSignal.timeout(15_000)), 2);
     expect(error).toBeUndefined();
-    expect(events.map((e) => [e.type, e.type === 'BOOKMARK' ? undefined : e.object.metadata?.name])).toEqual([['ADDED', 'after']]);
+    expect(events.map((e) => [e.type, e.type === 'BOOKMARK' ? undefined : e.object.metadata?.name])).toEqual([['ADDED', 'after-0'], ['ADDED', 'after-1']]);
   });
 });
 
