@@ -14,5 +14,5 @@ export type {
 } from './faults.js';
 export type { Churn, ChurnOptions, ChurnResult } from './churn.js';
 export type { Preconditions } from './storage.js';
-export { StatusError } from './status.js';
-export type { Status, StatusDetails } from './status.js';
+export { StatusError } from './StatusError.js';
+export type { Status, StatusDetails } from './StatusError.js';
