@@ -732,7 +732,12 @@ export class ApiServer {
   }
 
   #parsePath(pathname: string): { target: Target; legacyWatch: boolean } {
-    const parts = pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+    let parts: string[];
+    try {
+      parts = pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+    } catch {
+      throw badRequest(`malformed request path ${JSON.stringify(pathname)}`);
+    }
     let group: string;
     let version: string;
     let rest: string[];
