@@ -8,17 +8,17 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ForbiddenError } from '../../src/sources/errors/index.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startCluster, type Cluster } from './cluster.js';
-import { converges, mirror, until, type Mirror } from './helpers.js';
+import { converges, informed, mirror, until, type Informed } from './helpers.js';
 
 let cluster: Cluster;
-let m: Mirror<V1ConfigMap & KubeObject> | undefined;
+let reader: Informed<V1ConfigMap & KubeObject> | undefined;
 
 beforeAll(async () => {
   cluster = await startCluster({ authorization: 'RBAC', users: [{ name: 'viewer' }] });
 });
 
 afterAll(async () => {
-  m?.stop();
+  await reader?.stop();
   await cluster?.stop();
 });
 
@@ -28,17 +28,22 @@ it('a Forbidden list is reported on status, retried, and overcome once a Role gr
   await core.createNamespace({ body: { metadata: { name: ns } } });
   await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'a' }, data: { v: '0' } } });
 
-  m = mirror<V1ConfigMap & KubeObject>(cluster.kubeConfigFor('viewer'), 'v1/configmaps', { namespace: ns }, { backoff: { initialMs: 200, maxMs: 2_000 } });
-  const forbidden = () => m!.statuses.filter((s) => (s.state === 'error' || s.state === 'backoff') && s.error instanceof ForbiddenError);
+  const i = informed<V1ConfigMap & KubeObject>(cluster.kubeConfigFor('viewer'), 'v1/configmaps', { namespace: ns }, {
+    reflector: { backoff: { initialMs: 200, maxMs: 2_000 } },
+  });
+  reader = i;
+  const forbidden = () => i.statuses.filter((s) => (s.state === 'error' || s.state === 'backoff') && s.error instanceof ForbiddenError);
   await until('a Forbidden on the status stream', () => forbidden().length >= 2, 60_000);
   const first = forbidden()[0];
   const err = first && 'error' in first ? (first.error as ForbiddenError) : undefined;
   expect(err?.status).toBe(403);
   expect(err?.reason).toBe('Forbidden');
   expect(err?.serverMessage).toContain('viewer');
-  // Not fatal: nothing was listed, and the observable neither errored nor completed.
-  expect(m.events).toHaveLength(0);
-  expect(m.failure).toBeUndefined();
+  expect(i.errors.some((e) => e instanceof ForbiddenError)).toBe(true);
+  // Not fatal: nothing was listed, the informer still runs and is not synced.
+  expect(i.events).toHaveLength(0);
+  expect(i.status?.state).toBe('running');
+  expect(i.informer.hasSynced()).toBe(false);
 
   const rbac = cluster.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
   await rbac.createNamespacedRole({
@@ -54,11 +59,11 @@ it('a Forbidden list is reported on status, retried, and overcome once a Role gr
     },
   });
 
-  await m.whenSynced(60_000);
+  await i.whenSynced(60_000);
   await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'b' }, data: { v: '0' } } });
-  await converges(() => m!.objects.values(), async () => (await core.listNamespacedConfigMap({ namespace: ns })).items as KubeObject[]);
-  expect([...m.objects.keys()].sort()).toEqual([`${ns}/a`, `${ns}/b`]);
-  expect(m.failure).toBeUndefined();
+  await converges(() => i.informer.store.list(), async () => (await core.listNamespacedConfigMap({ namespace: ns })).items as KubeObject[]);
+  expect(i.informer.store.listKeys().sort()).toEqual([`${ns}/a`, `${ns}/b`]);
+  expect(i.status?.state).toBe('running');
 });
 
 it('the same user is still refused what the Role does not grant, without disturbing the reader', async () => {
@@ -66,7 +71,7 @@ it('the same user is still refused what the Role does not grant, without disturb
   try {
     await until('a Forbidden for secrets', () => secrets.statuses.some((s) => 'error' in s && s.error instanceof ForbiddenError), 60_000);
     expect(secrets.failure).toBeUndefined();
-    expect(m?.statuses.at(-1)?.state).toBe('watching');
+    expect(reader?.statuses.at(-1)?.state).toBe('watching');
   } finally {
     secrets.stop();
   }
