@@ -11,7 +11,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream, existsSync, rmSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -292,6 +292,17 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   if (!Number.isFinite(readyTimeoutMs) || readyTimeoutMs <= 0) {
     throw new TypeError(`startCluster: readyTimeoutMs must be a positive number, got ${String(readyTimeoutMs)}`);
   }
+  for (const u of opts.users ?? []) {
+    // The name lands in a CSV token file and in RBAC subjects.
+    if (typeof u?.name !== 'string' || !/^[a-z0-9][a-z0-9:._-]*$/i.test(u.name) || u.name === 'admin') {
+      throw new TypeError(`startCluster: users[].name must be a plain user name other than 'admin', got ${JSON.stringify(u?.name)}`);
+    }
+  }
+  for (const r of opts.withoutWatchCache ?? []) {
+    if (typeof r !== 'string' || !/^[a-z0-9]+(\.[a-z0-9.-]+)?$/.test(r)) {
+      throw new TypeError(`startCluster: withoutWatchCache entries must be 'resource' or 'resource.group', got ${JSON.stringify(r)}`);
+    }
+  }
   const bins = await binaries();
   const dir = await mkdtemp(join(tmpdir(), 'rxkube-e2e-'));
   if (process.env['RXKUBE_E2E_KEEP'] === undefined) liveDirs.add(dir);
@@ -339,7 +350,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     }
 
     const pki = join(dir, 'pki');
-    await run('mkdir', ['-p', pki]);
+    await mkdir(pki);
     const { caPem, certPath, keyPath } = await makeServingCert(pki);
     const sa = generateKeyPairSync('rsa', { modulusLength: 2048 });
     await writeFile(join(pki, 'sa.key'), sa.privateKey.export({ type: 'pkcs8', format: 'pem' }));
