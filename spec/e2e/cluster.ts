@@ -49,6 +49,11 @@ export interface ClusterOptions {
    */
   readonly users?: readonly ClusterUser[];
   /**
+   * kube-apiserver `--feature-gates`, e.g. `{ WatchList: false }` to behave like a server older than 1.32.
+   * @default {}
+   */
+  readonly featureGates?: Readonly<Record<string, boolean>>;
+  /**
    * How long to wait for etcd and kube-apiserver to become ready, in ms.
    * @default 120_000
    */
@@ -303,6 +308,12 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       throw new TypeError(`startCluster: withoutWatchCache entries must be 'resource' or 'resource.group', got ${JSON.stringify(r)}`);
     }
   }
+  const gates = Object.entries(opts.featureGates ?? {}).map(([name, on]) => {
+    if (!/^[A-Za-z0-9]+$/.test(name) || typeof on !== 'boolean') {
+      throw new TypeError(`startCluster: featureGates must map gate names to booleans, got ${JSON.stringify([name, on])}`);
+    }
+    return `${name}=${String(on)}`;
+  });
   const bins = await binaries();
   const dir = await mkdtemp(join(tmpdir(), 'rxkube-e2e-'));
   if (process.env['RXKUBE_E2E_KEEP'] === undefined) liveDirs.add(dir);
@@ -384,6 +395,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       // A loopback advertise address is not a valid endpoint for the kubernetes service.
       '--endpoint-reconciler-type=none',
       '--allow-privileged=true', '--profiling=false',
+      ...(gates.length ? [`--feature-gates=${gates.join(',')}`] : []),
       ...(opts.withoutWatchCache?.length ? [`--watch-cache-sizes=${opts.withoutWatchCache.map((r) => `${r}#0`).join(',')}`] : []),
     ];
     const readyz = async (): Promise<boolean> => (await httpsGetStatus(`https://127.0.0.1:${port}/readyz`, caPem, adminToken)) === 200;

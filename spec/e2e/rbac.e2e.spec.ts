@@ -1,11 +1,12 @@
 /**
- * rxkube against a real kube-apiserver with RBAC: a user without permission is told so on the
- * status stream, the reflector keeps retrying instead of dying, and it syncs as soon as a Role
- * grants the access.
+ * rxkube against a second real kube-apiserver, set up the other way round from the first: RBAC
+ * authorization, and the WatchList feature off as on servers older than 1.32. A user without
+ * permission is told so on the status stream, the reflector keeps retrying instead of dying, and
+ * it syncs as soon as a Role grants the access; a streaming list falls back to a paged one.
  */
 import { CoreV1Api, RbacAuthorizationV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ForbiddenError } from '../../src/sources/errors/index.js';
+import { ForbiddenError, KubeApiError } from '../../src/sources/errors/index.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startCluster, type Cluster } from './cluster.js';
 import { converges, informed, mirror, until, type Informed } from './helpers.js';
@@ -14,7 +15,7 @@ let cluster: Cluster;
 let reader: Informed<V1ConfigMap & KubeObject> | undefined;
 
 beforeAll(async () => {
-  cluster = await startCluster({ authorization: 'RBAC', users: [{ name: 'viewer' }] });
+  cluster = await startCluster({ authorization: 'RBAC', users: [{ name: 'viewer' }], featureGates: { WatchList: false } });
 });
 
 afterAll(async () => {
@@ -86,5 +87,32 @@ it('onTerminal can make a Forbidden final: the observable then errors with it', 
     expect(final.failure).toBeInstanceOf(ForbiddenError);
   } finally {
     final.stop();
+  }
+});
+
+it("initialList: 'stream' falls back to a paged list on a server without WatchList, and then watches", async () => {
+  const core = cluster.kubeConfig.makeApiClient(CoreV1Api);
+  const ns = 'e2e-no-watchlist';
+  await core.createNamespace({ body: { metadata: { name: ns } } });
+  for (const name of ['a', 'b', 'c']) await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name }, data: { v: '0' } } });
+  const list = async () => (await core.listNamespacedConfigMap({ namespace: ns })).items as KubeObject[];
+
+  const i = informed<V1ConfigMap & KubeObject>(cluster.kubeConfig, 'v1/configmaps', { namespace: ns }, { initialList: 'stream' });
+  try {
+    await i.whenSynced(60_000);
+    await converges(() => i.informer.store.list(), list);
+    // The server answers 422 Invalid ("sendInitialEvents is forbidden for watch unless the WatchList
+    // feature gate is enabled"); the reflector reports it, not as terminal, and lists page by page.
+    const rejected = i.statuses.find((s) => s.state === 'error');
+    if (rejected?.state !== 'error') throw new Error(`no rejection reported: ${JSON.stringify(i.statuses.map((s) => s.state))}`);
+    expect(rejected.terminal).toBe(false);
+    expect(rejected.error).toBeInstanceOf(KubeApiError);
+    expect((rejected.error as KubeApiError).status).toBe(422);
+    expect((rejected.error as KubeApiError).serverMessage).toContain('sendInitialEvents');
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'd' }, data: { v: '0' } } });
+    await converges(() => i.informer.store.list(), list);
+    expect(i.status?.state).toBe('running');
+  } finally {
+    await i.stop();
   }
 });
