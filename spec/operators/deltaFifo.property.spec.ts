@@ -5,7 +5,7 @@ import { deltaFifo } from '../../src/operators/deltaFifo.js';
 import type { Deltas, ReflectorEvent } from '../../src/operators/types.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import { deletionHandlingMetaNamespaceKey } from '../../src/store/keys.js';
-import type { KeyListerGetter } from '../../src/store/types.js';
+import { createIndexer, type Indexer, type KeyListerGetter } from '../../src/store/index.js';
 
 // For any server history seen through a watch that may drop events until the
 // next relist, applying the emitted Deltas the way an informer does (C-4)
@@ -110,23 +110,26 @@ function describedState(events: readonly ReflectorEvent<Pod>[], transform: (p: P
   return state;
 }
 
-/** The informer's store, driven as C-4 says: presence, not the delta type, picks add or update. */
+/** The informer's Indexer, driven as C-4 says: presence, not the delta type, picks add or update. */
 class Store implements KeyListerGetter<Pod> {
-  readonly items = new Map<string, Pod>();
+  readonly indexer: Indexer<Pod> = createIndexer<Pod>();
+  get items(): Map<string, Pod> {
+    return new Map(this.indexer.listKeys().map((k) => [k, this.indexer.getByKey(k) as Pod]));
+  }
   listKeys(): string[] {
-    return [...this.items.keys()];
+    return this.indexer.listKeys();
   }
   getByKey(k: string): Pod | undefined {
-    return this.items.get(k);
+    return this.indexer.getByKey(k);
   }
   apply(d: Deltas<Pod>): void {
     for (const delta of d.deltas) {
-      const k = deletionHandlingMetaNamespaceKey(delta.obj);
-      expect(k).toBe(d.key);
-      if (delta.type === 'Deleted') this.items.delete(k);
+      expect(this.indexer.keyOf(delta.obj)).toBe(d.key);
+      if (delta.type === 'Deleted') this.indexer.delete(delta.obj);
       else {
         expect(delta.obj).not.toBeInstanceOf(DeletedFinalStateUnknown);
-        this.items.set(k, delta.obj as Pod);
+        if (this.indexer.getByKey(d.key) === undefined) this.indexer.add(delta.obj as Pod);
+        else this.indexer.update(delta.obj as Pod);
       }
     }
   }

@@ -76,9 +76,10 @@ export interface DeltaFifoOptions<T> {
  *   `initialPopulationCount`); `onSynced` fires once when that flips.
  *
  * The consumer is expected to apply each Deltas to the store behind
- * `knownObjects` inside its `next` (the informer does); an event it pushes
+ * `knownObjects` inside its `next` (the informer does). An event it pushes
  * back into the source from there is queued behind the current work and
- * merged per key, never emitted out of order. Completion drains what is
+ * merged per key, never emitted out of order; it must apply the current
+ * Deltas before pushing, or a relist cannot see the key it is holding. Completion drains what is
  * pending and then completes; an error is forwarded at once and pending
  * deltas are dropped, as they are on unsubscribe.
  *
@@ -89,15 +90,18 @@ export interface DeltaFifoOptions<T> {
  *
  * ## Example
  * ```ts
- * import { createIndexer, deltaFifo, reflect, unwrapTombstone } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * import { createIndexer, deltaFifo, reflect } from 'rxkube';
+ *
  * const store = createIndexer<V1Pod>();
- * reflect(pods)
- *   .pipe(deltaFifo({ knownObjects: store, onSynced: () => console.log('synced') }))
- *   .subscribe(({ deltas }) => {
+ * reflect<V1Pod>(pods)
+ *   .pipe(deltaFifo({ knownObjects: store, onSynced: () => console.log('cache synced') }))
+ *   .subscribe(({ key, deltas }) => {
+ *     // What an informer does: the store's contents, not the delta type, pick add or update.
  *     for (const d of deltas) {
  *       if (d.type === 'Deleted') store.delete(d.obj);
- *       else if (store.get(d.obj)) store.update(d.obj);
- *       else store.add(d.obj);
+ *       else if (store.getByKey(key) === undefined) store.add(d.obj as V1Pod);
+ *       else store.update(d.obj as V1Pod);
  *     }
  *   });
  * ```
