@@ -5,9 +5,10 @@
 //   BENCH_SCALE=0.1 npm run bench                   # every default size × 0.1
 //   BENCH_REPEATS=5 npm run bench                   # repeats of each large measurement (default 3)
 //
-// Sizes per benchmark (before BENCH_SCALE): BENCH_STORE_PODS (20k), BENCH_DECODE_PODS (100k),
-// BENCH_SYNC_PODS (100k), BENCH_SYNC_MODES (rxkube,client-node,rxkube-watchlist), BENCH_SIM_NAMESPACES (20),
-// BENCH_WATCH_PODS (10k), BENCH_WATCH_EVENTS (150k), BENCH_WATCH_RATE (50000; 0 = as fast as possible).
+// Sizes per benchmark (before BENCH_SCALE): BENCH_STORE_PODS (20k) and BENCH_STORE_BATCHES (40);
+// BENCH_DECODE_PODS (100k); BENCH_SYNC_PODS (100k), BENCH_SIM_NAMESPACES (20) and BENCH_SYNC_MODES
+// (raw-list,rxkube,client-node; rxkube-watchlist is also available); BENCH_WATCH_PODS (10k),
+// BENCH_WATCH_EVENTS (50k live), BENCH_WATCH_REPLAY_EVENTS (30k), BENCH_WATCH_RATE (50000; 0 = flat out).
 // BENCH_JSON=path also writes the rows and the machine as JSON.
 //
 // Progress goes to stderr, the table to stdout.

@@ -18,6 +18,7 @@ import type { SyncArgs, SyncMode, SyncResult } from './syncClient.js';
 const CHILD_FLAGS = ['--expose-gc', '--max-old-space-size=8192'];
 
 const LABELS: Record<SyncMode, string> = {
+  'raw-list': 'raw paged LIST, no parse (calibration)',
   rxkube: 'rxkube informer (paged list)',
   'rxkube-watchlist': 'rxkube informer (streaming list)',
   'client-node': 'client-node makeInformer',
@@ -25,7 +26,7 @@ const LABELS: Record<SyncMode, string> = {
 
 function modes(): SyncMode[] {
   const raw = process.env.BENCH_SYNC_MODES;
-  if (raw === undefined || raw === '') return ['rxkube', 'client-node', 'rxkube-watchlist'];
+  if (raw === undefined || raw === '') return ['raw-list', 'rxkube', 'client-node'];
   const list = raw.split(',').map((s) => s.trim());
   for (const m of list) if (!(m in LABELS)) throw new TypeError(`BENCH_SYNC_MODES: unknown mode ${JSON.stringify(m)}; use ${Object.keys(LABELS).join(', ')}`);
   return list as SyncMode[];
@@ -49,7 +50,7 @@ export const informerSync: Benchmark = {
         for (const mode of list) {
           const client = new Child(new URL('./syncClient.js', import.meta.url), [], CHILD_FLAGS);
           try {
-            const args: SyncArgs = { mode, kubeConfigYaml: ready.kubeConfigYaml, expected: n, timeoutMs: 300_000 };
+            const args: SyncArgs = { mode, kubeConfigYaml: ready.kubeConfigYaml, expected: n, timeoutMs: 300_000, url: ready.url };
             const res = await client.request<SyncResult>('run', args, 330_000);
             ctx.log(
               `informer-sync: ${LABELS[mode]} run ${r + 1}: ${(res.syncMs / 1000).toFixed(2)} s, heap ${(res.heapBytes / MiB).toFixed(0)} MiB (${(res.heapBytes / n).toFixed(0)} B/pod), peak RSS ${(res.maxRssBytes / MiB).toFixed(0)} MiB`,
@@ -70,6 +71,8 @@ export const informerSync: Benchmark = {
         const label = LABELS[mode];
         rows.push(row('informer-sync', label, 'time to sync', 's', summarize(rs.map((x) => x.syncMs / 1000)), `${n} pods`));
         rows.push(row('informer-sync', label, 'sync rate', 'objects/s', summarize(rs.map((x) => n / (x.syncMs / 1000)))));
+        // The raw client keeps nothing; its heap figures would only describe garbage.
+        if (mode === 'raw-list') continue;
         rows.push(row('informer-sync', label, 'heap after gc', 'MiB', summarize(rs.map((x) => x.heapBytes / MiB))));
         rows.push(row('informer-sync', label, 'heap per object', 'B', summarize(rs.map((x) => x.heapBytes / n))));
         rows.push(row('informer-sync', label, 'heap / JSON bytes', 'x', summarize(rs.map((x) => x.heapBytes / ready.listJsonBytes))));

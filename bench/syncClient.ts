@@ -2,19 +2,26 @@
 // but the runtime, the libraries and the informer under test. Started by the
 // informer-sync benchmark with `--expose-gc`; answers one 'run' request.
 
+import http from 'node:http';
 import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
 import { informer, kubeSource } from 'rxkube';
 import { heapAfterGc } from './lib/heap.js';
 import { serve } from './lib/ipc.js';
 
-/** Which client to measure. */
-export type SyncMode = 'rxkube' | 'rxkube-watchlist' | 'client-node';
+/**
+ * Which client to measure. `raw-list` is the calibration: the same paged
+ * LIST (500 per page) read with node:http and thrown away, so it shows how
+ * much of a sync is the simulator and the wire.
+ */
+export type SyncMode = 'rxkube' | 'rxkube-watchlist' | 'client-node' | 'raw-list';
 
 export interface SyncArgs {
   readonly mode: SyncMode;
   readonly kubeConfigYaml: string;
   readonly expected: number;
   readonly timeoutMs: number;
+  /** Server URL, for the raw client. */
+  readonly url: string;
 }
 
 export interface SyncResult {
@@ -40,6 +47,12 @@ async function run(args: SyncArgs): Promise<SyncResult> {
   }, 10);
   try {
     const t0 = performance.now();
+    if (args.mode === 'raw-list') {
+      const objects = await rawPagedList(args.url, signal);
+      const syncMs = performance.now() - t0;
+      clearInterval(sampler);
+      return done(args, syncMs, objects, (await heapAfterGc()) - base, peak);
+    }
     if (args.mode === 'client-node') {
       const api = kc.makeApiClient(CoreV1Api);
       const inf = makeInformer<V1Pod>(kc, '/api/v1/pods', () => api.listPodForAllNamespaces());
@@ -67,6 +80,40 @@ async function run(args: SyncArgs): Promise<SyncResult> {
   } finally {
     clearInterval(sampler);
   }
+}
+
+const RV = Buffer.from('"resourceVersion":"');
+const CONTINUE = /"continue":"([^"]*)"/;
+
+/**
+ * GETs every page (limit 500) and counts objects without parsing them: one
+ * `"resourceVersion":"` per item (the benchmark's pods carry no other) plus
+ * one in each page's metadata.
+ */
+async function rawPagedList(url: string, signal: AbortSignal): Promise<number> {
+  let objects = 0;
+  let token = '';
+  do {
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const req = http.get(`${url}/api/v1/pods?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`, { signal }, resolve);
+      req.on('error', reject);
+    });
+    if (res.statusCode !== 200) throw new Error(`raw list: HTTP ${res.statusCode}`);
+    let head = '';
+    let carry: Buffer = Buffer.alloc(0);
+    let found = -1;
+    for await (const chunk of res as AsyncIterable<Buffer>) {
+      // The envelope's metadata (and its continue token) comes before the items.
+      if (head.length < 1024) head += chunk.toString('latin1', 0, Math.min(chunk.length, 1024));
+      const buf = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      for (let i = buf.indexOf(RV); i !== -1; i = buf.indexOf(RV, i + 1)) found++;
+      // Keep a marker's worth of bytes in case one is split across chunks (it is never counted twice: it cannot fit in the tail whole).
+      carry = buf.subarray(Math.max(0, buf.length - (RV.length - 1)));
+    }
+    objects += found;
+    token = CONTINUE.exec(head)?.[1] ?? '';
+  } while (token !== '');
+  return objects;
 }
 
 function done(args: SyncArgs, syncMs: number, objects: number, heapBytes: number, peakHeapBytes: number): SyncResult {

@@ -336,8 +336,8 @@ export const watchThroughput: Benchmark = {
   description: 'watch events/s from the simulator: raw node:http line counter vs rxkube informer with a no-op handler; live lag and replay capacity',
   async run(ctx: Context): Promise<Row[]> {
     const pods = ctx.scaled(envNumber('BENCH_WATCH_PODS', 10_000));
-    const count = ctx.scaled(envNumber('BENCH_WATCH_EVENTS', 100_000));
-    const replayCount = ctx.scaled(envNumber('BENCH_WATCH_REPLAY_EVENTS', 50_000));
+    const count = ctx.scaled(envNumber('BENCH_WATCH_EVENTS', 50_000));
+    const replayCount = ctx.scaled(envNumber('BENCH_WATCH_REPLAY_EVENTS', 30_000));
     const perSecond = envNumber('BENCH_WATCH_RATE', 50_000);
     ctx.log(`watch: starting the simulator with ${pods} pods`);
     const sim = new Child(

@@ -15,11 +15,11 @@ const NODES = 50;
 function hex(i: number, len: number): string {
   // 32-bit integer hash (lowbias32); good enough to look random and stay deterministic.
   let x = (i + 0x9e3779b9) >>> 0;
-  x ^= x >>> 16;
+  x = (x ^ (x >>> 16)) >>> 0;
   x = Math.imul(x, 0x7feb352d) >>> 0;
-  x ^= x >>> 15;
+  x = (x ^ (x >>> 15)) >>> 0;
   x = Math.imul(x, 0x846ca68b) >>> 0;
-  x ^= x >>> 16;
+  x = (x ^ (x >>> 16)) >>> 0;
   return x.toString(16).padStart(8, '0').repeat(Math.ceil(len / 8)).slice(0, len);
 }
 
