@@ -673,6 +673,21 @@ describe('DeltaFifoQueue', () => {
       expect(Object.isFrozen(d?.deltas[0])).toBe(true);
     });
 
+    it('keeps FIFO order across many pops, re-adds and the internal cut of the popped prefix', () => {
+      const { q } = makeQueue();
+      const n = 3000;
+      for (let i = 0; i < n; i++) q.add(o(`k${i}`, i));
+      const popped: string[] = [];
+      for (let i = 0; i < 2000; i++) popped.push(q.pop()?.key ?? 'none');
+      // A popped key goes to the back; a pending one keeps its place.
+      q.add(o('k0', 'again'));
+      q.add(o('k2500', 'again'));
+      for (let d = q.pop(); d !== undefined; d = q.pop()) popped.push(d.key);
+      const expected = [...Array.from({ length: n }, (_, i) => `k${i}`), 'k0'];
+      expect(popped).toEqual(expected);
+      expect(q.keys()).toEqual([]);
+    });
+
     it('clear drops every pending key', () => {
       const { q } = makeQueue();
       q.add(o('a', 1));

@@ -20,16 +20,21 @@ export interface DeltaFifoQueueConfig<T> {
  * machine without locks or blocking, since JavaScript runs one mutation at a
  * time. Internal; the operator drives it and owns emission.
  *
- * One `Map` holds both the pending Deltas per key and the FIFO order of keys:
- * a key enters the Map (at the end) when its first delta is queued, appending
- * to an existing entry leaves its position alone, and `pop` removes the
- * oldest entry. That is exactly DeltaFIFO's `items` + `queue` pair with its
- * invariant (key queued ⇔ key has deltas) holding by construction.
+ * State is DeltaFIFO's pair: `items` (pending Deltas per key) and `queue`
+ * (keys in order of their first pending delta), with the invariant that a
+ * key is in the live part of `queue` exactly when it has an entry in
+ * `items`. Appending to a pending key never touches `queue`, so the key keeps
+ * its place in line.
  */
 export class DeltaFifoQueue<T> {
   readonly #config: DeltaFifoQueueConfig<T>;
-  // Pending deltas per key, in FIFO order of each key's first pending delta; never holds an empty array.
+  // Pending deltas per key; never holds an empty array.
   readonly #items = new Map<string, Delta<T>[]>();
+  // Keys in pop order from #head on; a separate array because taking the first key of a Map
+  // after many deletions walks over the deleted slots, which makes draining a large list quadratic.
+  #queue: string[] = [];
+  // Index of the next key to pop; the consumed prefix is cut off in pop() once it dominates.
+  #head = 0;
   // Set by the first Add/Update/Delete/Replace: from then on sync depends only on the initial count.
   #populated = false;
   // How many pops remain until every key queued by the first Replace has been handed out.
@@ -53,7 +58,7 @@ export class DeltaFifoQueue<T> {
 
   /** Pending keys, oldest first (diagnostics and tests). */
   keys(): string[] {
-    return [...this.#items.keys()];
+    return this.#queue.slice(this.#head);
   }
 
   /** A copy of the pending deltas for `key`, or `undefined` when none. */
@@ -161,9 +166,14 @@ export class DeltaFifoQueue<T> {
    * pending. `isInInitialList` is computed before the pop counts towards sync.
    */
   pop(): Deltas<T> | undefined {
-    const first = this.#items.entries().next();
-    if (first.done === true) return undefined;
-    const [key, deltas] = first.value;
+    if (this.#head >= this.#queue.length) return undefined;
+    const key = this.#queue[this.#head] as string;
+    this.#head++;
+    if (this.#head >= 1024 && this.#head * 2 >= this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
+    const deltas = this.#items.get(key) as Delta<T>[];
     this.#items.delete(key);
     const isInInitialList = !this.#synced;
     if (this.#initialPopulationCount > 0) {
@@ -177,6 +187,8 @@ export class DeltaFifoQueue<T> {
   /** Drops everything pending (teardown). Sync state is kept: it describes what was already popped. */
   clear(): void {
     this.#items.clear();
+    this.#queue = [];
+    this.#head = 0;
   }
 
   #enqueueNew(type: 'Added' | 'Updated', obj: T): void {
@@ -191,6 +203,7 @@ export class DeltaFifoQueue<T> {
     const deltas = this.#items.get(key);
     if (deltas === undefined) {
       this.#items.set(key, [delta]);
+      this.#queue.push(key);
       return;
     }
     deltas.push(delta);
