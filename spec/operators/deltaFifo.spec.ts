@@ -102,6 +102,10 @@ describe('deltaFifo', () => {
       });
     }
 
+    it('rejects an unknown option name', () => {
+      expect(() => deltaFifo({ knowObjects: new MapStore() } as unknown as DeltaFifoOptions<Pod>)).toThrow(/unknown option "knowObjects"/);
+    });
+
     it('rejects a non-object options argument', () => {
       expect(() => deltaFifo(42 as unknown as DeltaFifoOptions<Pod>)).toThrow(/options must be an object, got 42/);
     });

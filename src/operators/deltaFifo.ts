@@ -232,11 +232,17 @@ function apply<T>(queue: DeltaFifoQueue<T>, event: ReflectorEvent<T>): void {
   }
 }
 
+const OPTION_NAMES = new Set(['knownObjects', 'keyFunc', 'emitDeltaTypeReplaced', 'transform', 'onError', 'onSynced']);
+
 function validateOptions<T>(options: unknown): DeltaFifoOptions<T> {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError(`deltaFifo: options must be an object, got ${show(options)}`);
   }
   const o = options as Record<string, unknown>;
+  for (const name of Object.keys(o)) {
+    // A misspelt option (say `knowObjects`) would otherwise silently change behaviour.
+    if (!OPTION_NAMES.has(name)) throw new TypeError(`deltaFifo: unknown option ${JSON.stringify(name)}`);
+  }
   for (const name of ['keyFunc', 'transform', 'onError', 'onSynced'] as const) {
     if (o[name] !== undefined && typeof o[name] !== 'function') {
       throw new TypeError(`deltaFifo: option "${name}" must be a function, got ${show(o[name])}`);
