@@ -420,21 +420,18 @@ describe('deltaFifo', () => {
 
     it('on complete, drains what is pending before completing', () => {
       const store = new MapStore();
-      const keys: string[] = [];
-      let completed = false;
+      const log: string[] = [];
       const s = new Subject<ReflectorEvent<Pod>>();
       s.pipe(deltaFifo<Pod>({ knownObjects: store })).subscribe({
         next: (d) => {
           store.apply(d);
-          keys.push(d.key);
+          log.push(d.key);
           if (d.key === 'a') s.complete();
-          expect(completed).toBe(false);
         },
-        complete: () => (completed = true),
+        complete: () => log.push('complete'),
       });
       s.next(replace(pod('a', '1'), pod('b', '1')));
-      expect(keys).toEqual(['a', 'b']);
-      expect(completed).toBe(true);
+      expect(log).toEqual(['a', 'b', 'complete']);
     });
 
     it('on error, drops what is pending and errors at once', () => {
