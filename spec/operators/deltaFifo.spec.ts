@@ -200,6 +200,24 @@ describe('deltaFifo', () => {
       expect([...store.map.keys()]).toEqual(['b']);
     });
 
+    it('merges a key listed twice into one Deltas that counts once towards sync', () => {
+      const store = new MapStore();
+      const { out, log } = run([replace(pod('a', '1'), pod('b', '1'), pod('a', '2'))], {}, store);
+      expect(out).toEqual([
+        {
+          key: 'a',
+          deltas: [
+            { type: 'Replaced', obj: pod('a', '1') },
+            { type: 'Replaced', obj: pod('a', '2') },
+          ],
+          isInInitialList: true,
+        },
+        { key: 'b', deltas: [{ type: 'Replaced', obj: pod('b', '1') }], isInInitialList: true },
+      ]);
+      expect(log).toEqual(['next a', 'next b', 'synced']);
+      expect(store.map.get('a')).toEqual(pod('a', '2'));
+    });
+
     it('ignores a delete of a key neither pending nor known (D-4)', () => {
       const store = new MapStore(pod('a', '1'));
       const { out } = run([deleted(pod('zzz', '5')), deleted(pod('a', '2'))], {}, store);
