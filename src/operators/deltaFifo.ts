@@ -144,6 +144,7 @@ export function deltaFifo<T>(options: DeltaFifoOptions<T> = {}): OperatorFunctio
       let draining = false;
       // The source completed while we were emitting; complete once the queue is empty.
       let completePending = false;
+      // onSynced fires once per subscription, even though the queue stays synced.
       let syncedNotified = false;
 
       const notifySynced = (): void => {
@@ -168,7 +169,6 @@ export function deltaFifo<T>(options: DeltaFifoOptions<T> = {}): OperatorFunctio
             if (deltas === undefined) break;
             subscriber.next(deltas);
           }
-          notifySynced();
           if (completePending) subscriber.complete();
         } finally {
           draining = false;
@@ -181,7 +181,7 @@ export function deltaFifo<T>(options: DeltaFifoOptions<T> = {}): OperatorFunctio
           try {
             apply(queue, event);
           } catch (err) {
-            // Only a defect of our own gets here (user callbacks are guarded inside the queue).
+            // Only an event of unknown type gets here (user callbacks are guarded inside the queue).
             queue.clear();
             subscriber.error(err);
             return;
