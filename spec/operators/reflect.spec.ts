@@ -244,7 +244,7 @@ describe('reflect() relists', () => {
     r.sub.unsubscribe();
   });
 
-  it('turns an expired continue token into one full list at the original RV', async () => {
+  it('restarts the list from page one when a continue token expired, and lists unpaged if it expires again', async () => {
     const lw = new ScriptedLW();
     lw.listAnswers.push(
       { metadata: { resourceVersion: '10', continue: 'c1' }, items: [pod('a', 1)] },
@@ -253,9 +253,29 @@ describe('reflect() relists', () => {
     );
     const r = run(lw, { pageSize: 1 });
     await advance();
-    expect(lw.lists.map((l) => l.opts)).toEqual([{ resourceVersion: '0', limit: 1 }, { limit: 1, continue: 'c1' }, { resourceVersion: '0', limit: 0 }]);
+    expect(lw.lists.map((l) => l.opts)).toEqual([{ resourceVersion: '0', limit: 1 }, { limit: 1, continue: 'c1' }, { resourceVersion: '0', limit: 1 }]);
     expect(r.events).toEqual([{ type: 'Replace', items: [pod('a', 1), pod('b', 11)], resourceVersion: '12' }]);
     r.sub.unsubscribe();
+
+    const again = new ScriptedLW();
+    again.listAnswers.push(
+      { metadata: { resourceVersion: '10', continue: 'c1' }, items: [pod('a', 1)] },
+      new ExpiredError('continue token expired'),
+      { metadata: { resourceVersion: '12', continue: 'c2' }, items: [pod('a', 1)] },
+      new ExpiredError('continue token expired again'),
+      { metadata: { resourceVersion: '13' }, items: [pod('a', 1), pod('b', 11)] },
+    );
+    const r2 = run(again, { pageSize: 1 });
+    await advance();
+    expect(again.lists.map((l) => l.opts)).toEqual([
+      { resourceVersion: '0', limit: 1 },
+      { limit: 1, continue: 'c1' },
+      { resourceVersion: '0', limit: 1 },
+      { limit: 1, continue: 'c2' },
+      { resourceVersion: '0', limit: 0 },
+    ]);
+    expect(r2.events).toEqual([{ type: 'Replace', items: [pod('a', 1), pod('b', 11)], resourceVersion: '13' }]);
+    r2.sub.unsubscribe();
   });
 
   it('keeps paging relists once a "0" list came back paginated, and lists unpaged at an exact RV otherwise', async () => {

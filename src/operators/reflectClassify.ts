@@ -7,13 +7,7 @@ export function isExpired(err: unknown): boolean {
   return err.status === 410 || err.reason === 'Expired' || err.reason === 'Gone';
 }
 
-/** The server has not reached the requested resourceVersion yet (a client that talked to a newer server). */
-export function isTooLargeResourceVersion(err: unknown): boolean {
-  if (!(err instanceof KubeApiError)) return false;
-  if (err.details?.details?.causes?.some((c) => c.reason === 'ResourceVersionTooLarge') === true) return true;
-  const text = `${err.serverMessage ?? ''} ${err.message}`;
-  return /too large resource version/i.test(text);
-}
+export { isTooLargeResourceVersion } from '../sources/httpErrors.js';
 
 /** 429: the server asked to slow down. */
 export function isTooManyRequests(err: unknown): err is KubeApiError {

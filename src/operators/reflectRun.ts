@@ -13,7 +13,7 @@ import {
   retryAfterSeconds,
 } from './reflectClassify.js';
 import { InitialEventsIncompleteError, VeryShortWatchError } from './reflectErrors.js';
-import { listAll, type ListResult } from './reflectPager.js';
+import { listAll, type ListAllResult } from '../sources/pager.js';
 import type { ReflectorCounters, ReflectorState, RelistReason, ResolvedReflectOptions } from './reflectTypes.js';
 import type { ReflectorEvent } from './types.js';
 
@@ -245,7 +245,7 @@ export class ReflectorRun<T> {
 
   async #pagedList(): Promise<Outcome<void>> {
     const rv = this.#rvUnavailable ? '' : this.#lastSyncRv === '' ? '0' : this.#lastSyncRv;
-    let result: ListResult<T>;
+    let result: ListAllResult<T>;
     try {
       result = await this.#listOnce(rv);
     } catch (error) {
@@ -266,10 +266,12 @@ export class ReflectorRun<T> {
     return ok(undefined);
   }
 
-  #listOnce(rv: string): Promise<ListResult<T>> {
+  #listOnce(rv: string): Promise<ListAllResult<T>> {
     // A list at a specific resourceVersion can be answered from the watch cache only when unpaged (RF-10).
     const limit = this.#paginatedResult || rv === '' || rv === '0' ? this.#opts.pageSize : 0;
-    return listAll(this.#lw, rv, limit, (send) => this.#request(send));
+    // `limit` is always sent, 0 included, and is also the pager's page size so a source default cannot re-page it.
+    const opts = rv === '' ? { limit } : { resourceVersion: rv, limit };
+    return this.#request((signal) => listAll(this.#lw, opts, signal, { pageSize: limit }));
   }
 
   #applyReplace(items: readonly T[], resourceVersion: string): void {

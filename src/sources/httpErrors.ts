@@ -95,7 +95,7 @@ export function isTooLargeResourceVersion(err: unknown): boolean {
   if (causes.some((c) => c.reason === 'ResourceVersionTooLarge' || /too large resource version/i.test(c.message ?? ''))) {
     return true;
   }
-  return /too large resource version/i.test(err.serverMessage ?? '');
+  return /too large resource version/i.test(`${err.serverMessage ?? ''} ${err.message}`);
 }
 
 /** Error codes that name a connection-level failure rather than a bug; anything else found on an error is kept as-is. */

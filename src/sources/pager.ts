@@ -65,7 +65,8 @@ export function listPages<T>(
 
 async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortSignal, pageSize: number): AsyncGenerator<ListPage<T>, void, undefined> {
   const limit = opts.limit === undefined || opts.limit === 0 ? pageSize : opts.limit;
-  const first: ListOptions = { ...opts, limit, continue: undefined };
+  const { continue: _ignoredToken, ...fromStart } = opts;
+  const first: ListOptions = { ...fromStart, limit };
   let restarts = 0;
   let restarted = false;
   let request = first;
