@@ -4,6 +4,7 @@ import { resolveBackoffOptions } from './internal/backoff.js';
 import { ReflectorRun } from './reflectRun.js';
 import type { ReflectOptions, ReflectorStatus, ResolvedReflectOptions } from './reflectTypes.js';
 import type { ReflectorEvent } from './types.js';
+import { describeValue } from './internal/describeValue.js';
 
 export type {
   ReflectOptions,
@@ -14,20 +15,11 @@ export type {
 } from './reflectTypes.js';
 export { VeryShortWatchError, InitialEventsIncompleteError } from './reflectErrors.js';
 
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  try {
-    return String(value);
-  } catch {
-    return typeof value;
-  }
-}
 
 function nonNegative(name: string, value: unknown, fallback: number, integer = false): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
-    throw new TypeError(`reflect: ${name} must be a finite ${integer ? 'integer' : 'number'} >= 0, got ${describe(value)}`);
+    throw new TypeError(`reflect: ${name} must be a finite ${integer ? 'integer' : 'number'} >= 0, got ${describeValue(value)}`);
   }
   return value;
 }
@@ -49,7 +41,7 @@ function resolveStatus(value: unknown): ((status: ReflectorStatus) => void) | un
     if (next === undefined) return undefined;
     if (typeof next === 'function') return (status) => (next as (s: ReflectorStatus) => void).call(value, status);
   }
-  throw new TypeError(`reflect: status must be an Observer, a Subject or a function, got ${describe(value)}`);
+  throw new TypeError(`reflect: status must be an Observer, a Subject or a function, got ${describeValue(value)}`);
 }
 
 /**
@@ -60,22 +52,22 @@ function resolveStatus(value: unknown): ((status: ReflectorStatus) => void) | un
  * @throws TypeError naming the first bad option and its value
  */
 export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflectOptions {
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`reflect: options must be an object, got ${describe(opts)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`reflect: options must be an object, got ${describeValue(opts)}`);
   const initialList = opts.initialList ?? 'paged';
   if (initialList !== 'paged' && initialList !== 'stream') {
-    throw new TypeError(`reflect: initialList must be 'paged' or 'stream', got ${describe(initialList)}`);
+    throw new TypeError(`reflect: initialList must be 'paged' or 'stream', got ${describeValue(initialList)}`);
   }
   const minWatchTimeoutSeconds = nonNegative('minWatchTimeoutSeconds', opts.minWatchTimeoutSeconds, 300);
   if (minWatchTimeoutSeconds < 1) {
-    throw new TypeError(`reflect: minWatchTimeoutSeconds must be >= 1, got ${describe(minWatchTimeoutSeconds)}`);
+    throw new TypeError(`reflect: minWatchTimeoutSeconds must be >= 1, got ${describeValue(minWatchTimeoutSeconds)}`);
   }
   const scheduler = opts.scheduler ?? asyncScheduler;
-  if (!isScheduler(scheduler)) throw new TypeError(`reflect: scheduler must be an rxjs SchedulerLike, got ${describe(scheduler)}`);
+  if (!isScheduler(scheduler)) throw new TypeError(`reflect: scheduler must be an rxjs SchedulerLike, got ${describeValue(scheduler)}`);
   if (opts.onTerminal !== undefined && typeof opts.onTerminal !== 'function') {
-    throw new TypeError(`reflect: onTerminal must be a function, got ${describe(opts.onTerminal)}`);
+    throw new TypeError(`reflect: onTerminal must be a function, got ${describeValue(opts.onTerminal)}`);
   }
   const random = opts.random ?? Math.random;
-  if (typeof random !== 'function') throw new TypeError(`reflect: random must be a function, got ${describe(random)}`);
+  if (typeof random !== 'function') throw new TypeError(`reflect: random must be a function, got ${describeValue(random)}`);
   let backoff;
   try {
     backoff = resolveBackoffOptions(opts.backoff, 'backoff');
@@ -160,7 +152,7 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  */
 export function reflect<T>(lw: ListerWatcher<T>, opts?: ReflectOptions): Observable<ReflectorEvent<T>> {
   if (lw === null || typeof lw !== 'object' || typeof lw.list !== 'function' || typeof lw.watch !== 'function') {
-    throw new TypeError(`reflect: lw must be a ListerWatcher with list() and watch(), got ${describe(lw)}`);
+    throw new TypeError(`reflect: lw must be a ListerWatcher with list() and watch(), got ${describeValue(lw)}`);
   }
   const resolved = resolveReflectOptions(opts);
   return new Observable<ReflectorEvent<T>>((subscriber) => {

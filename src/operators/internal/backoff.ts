@@ -1,3 +1,4 @@
+import { describeValue } from './describeValue.js';
 /**
  * Exponential backoff with jitter and a reset after a healthy period: the
  * delay function shared by the reflector's retries (and, later, the work
@@ -31,15 +32,6 @@ function isNonNegativeFinite(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  try {
-    return String(value);
-  } catch {
-    return typeof value;
-  }
-}
 
 /**
  * Checks partial backoff options and fills in the defaults.
@@ -52,14 +44,14 @@ function describe(value: unknown): string {
 export function resolveBackoffOptions(value: unknown, name = 'backoff'): BackoffOptions {
   if (value === undefined) return DEFAULT_BACKOFF;
   if (value === null || typeof value !== 'object') {
-    throw new TypeError(`${name} must be an object, got ${describe(value)}`);
+    throw new TypeError(`${name} must be an object, got ${describeValue(value)}`);
   }
   const given = value as Partial<Record<keyof BackoffOptions, unknown>>;
   const pick = (key: keyof BackoffOptions): number => {
     const v = given[key];
     if (v === undefined) return DEFAULT_BACKOFF[key];
     if (!isNonNegativeFinite(v)) {
-      throw new TypeError(`${name}.${key} must be a finite number >= 0, got ${describe(v)}`);
+      throw new TypeError(`${name}.${key} must be a finite number >= 0, got ${describeValue(v)}`);
     }
     return v;
   };
