@@ -58,6 +58,29 @@ describe('informer', () => {
     expect(Object.isFrozen(inf.store.getByKey('default/p0'))).toBe(true);
   });
 
+  it('syncs from a streaming list (sendInitialEvents) and carries on watching on the same stream', async () => {
+    for (let i = 0; i < 10; i++) await server.create('v1/pods', pod(`s${i}`));
+    const inf = podInformer({ initialList: 'stream' });
+    const seen: InformerEvent<V1Pod>[] = [];
+    inf.events$.subscribe((e) => seen.push(e));
+    const modes = new Set<string>();
+    let counters = { lists: 0, watches: 0 };
+    inf.status$.subscribe((s) => {
+      if (s.reflector?.state === 'listing') modes.add(s.reflector.mode);
+      if (s.reflector) counters = s.reflector.counters;
+    });
+    inf.start();
+    await inf.whenSynced();
+    expect(names(inf)).toEqual(serverKeys());
+    expect(seen.every((e) => e.type === 'add' && e.isInInitialList)).toBe(true);
+    await server.create('v1/pods', pod('after'));
+    await waitFor(() => inf.store.getByKey('default/after'), 'a live event after the initial stream');
+    expect([...modes]).toEqual(['stream']);
+    expect(counters).toMatchObject({ lists: 1, watches: 1 });
+    expect(server.stats.watchesStarted).toBe(1);
+    expect(seen.at(-1)).toMatchObject({ type: 'add', isInInitialList: false });
+  });
+
   it('applies each event to the store before emitting it, with the old object on updates', async () => {
     const inf = podInformer();
     const checks: string[] = [];
