@@ -224,6 +224,10 @@ describe('handlers', () => {
     await waitFor(() => added.length === 3, 'three adds');
     await waitFor(() => errors.length === 2, 'two handler errors');
     expect(errors.every((e) => e instanceof HandlerError)).toBe(true);
+    let status: { errors: number; lastError: Error | undefined } | undefined;
+    inf.status$.subscribe((s) => (status = s)).unsubscribe();
+    expect(status?.errors).toBe(2);
+    expect(status?.lastError).toBe(errors[1]);
     const failed = errors.map((e) => ((e as HandlerError<V1Pod>).event as { obj: V1Pod }).obj.metadata?.name);
     expect(failed).toEqual(['boom', 'reject']);
   });

@@ -66,6 +66,10 @@ export interface InformerStatus {
   /** The reflector's last status, once it has one. */
   readonly reflector: ReflectorStatus | undefined;
   readonly handlers: readonly HandlerStatus[];
+  /** Errors survived so far (everything sent on `errors$`). */
+  readonly errors: number;
+  /** The most recent of them. */
+  readonly lastError: Error | undefined;
 }
 
 /** A live, indexed cache of one resource and the stream of its changes. */
@@ -98,7 +102,7 @@ export interface Informer<T> {
   stop(): Promise<void>;
 }
 
-const noStatus = (reflector: ReflectorStatus | undefined): InformerStatus => ({ state: 'new', synced: false, reflector, handlers: [] });
+const initialStatus: InformerStatus = { state: 'new', synced: false, reflector: undefined, handlers: [], errors: 0, lastError: undefined };
 
 function resourceVersionOf(obj: unknown): string | undefined {
   return (obj as KubeObject | null)?.metadata?.resourceVersion;
@@ -171,6 +175,8 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   // True while a Resync tick's Sync deltas are applied, so sync updates go only to handlers that are due.
   #resyncing = false;
   #nextHandlerId = 1;
+  #errorCount = 0;
+  #lastError: Error | undefined;
 
   constructor(source: ListerWatcher<T>, opts: InformerOptions<T>) {
     if (source === null || typeof source !== 'object' || typeof source.list !== 'function' || typeof source.watch !== 'function') {
@@ -193,7 +199,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     const strip = opts.stripManagedFields ?? true;
     const user = opts.transform;
     this.#transform = strip && user !== undefined ? (obj) => user(stripManagedFields(obj)) : strip ? stripManagedFields : user;
-    this.#status = new BehaviorSubject<InformerStatus>(noStatus(undefined));
+    this.#status = new BehaviorSubject<InformerStatus>(initialStatus);
     this.events$ = this.#events.asObservable();
     this.synced$ = this.#synced.pipe(distinctUntilChanged());
     this.status$ = this.#status.asObservable();
@@ -296,7 +302,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
       status: (status) => {
         this.#reflectorStatus = status;
         if (status.state === 'error') this.#report(status.error instanceof Error ? status.error : new Error(String(status.error)));
-        this.#publishStatus();
+        else this.#publishStatus();
       },
     };
     sub.add(
@@ -407,7 +413,10 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   }
 
   #report(err: Error): void {
+    this.#errorCount++;
+    this.#lastError = err;
     this.#errors.next(err);
+    this.#publishStatus();
   }
 
   #publishStatus(): void {
@@ -417,6 +426,8 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
       synced: this.#synced.value,
       reflector: this.#reflectorStatus,
       handlers: [...this.#handlers].map((h) => ({ id: h.id, depth: h.depth, processed: h.processed, synced: h.hasSynced() })),
+      errors: this.#errorCount,
+      lastError: this.#lastError,
     });
   }
 }
