@@ -67,7 +67,8 @@ export GOTOOLCHAIN=local
 export CGO_ENABLED=0
 # The committed go.sum must already cover the build: a missing checksum is an error, not a fetch.
 # VCS stamping is off: the module sits inside rxkube's git checkout, which says nothing about the binary.
-export GOFLAGS="-mod=readonly -buildvcs=false"
+# -modcacherw leaves the module cache writable, so the whole cache folder can be removed with rm -rf.
+export GOFLAGS="-mod=readonly -buildvcs=false -modcacherw"
 
 # Builds one main package into <out>, atomically: a half-written binary is never at <out>.
 build() { # <module dir> <package> <out> [go build flags...]

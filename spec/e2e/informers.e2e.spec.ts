@@ -9,6 +9,7 @@ import {
   CustomObjectsApi,
   type KubeConfig,
   type V1ConfigMap,
+  type V1Namespace,
   type V1Pod,
   type V1Secret,
 } from '@kubernetes/client-node';
@@ -199,6 +200,22 @@ describe('informers converge to the server', () => {
     await converges(cached(i), listConfigMaps(ns));
     expect(i.informer.store.size).toBe(23);
     expect(lastCounters(i)?.lists).toBe(1);
+    expect(i.errors).toEqual([]);
+  });
+
+  it('a cluster-scoped resource (namespaces): keys without a namespace, and a delete that only marks Terminating', async () => {
+    const listNamespaces = async () => (await core.listNamespace({ labelSelector: 'e2e=cluster-scoped' })).items as KubeObject[];
+    const i = track(informed<V1Namespace & KubeObject>(kc, 'v1/namespaces', { labelSelector: 'e2e=cluster-scoped' }));
+    await i.whenSynced();
+    for (const name of ['e2e-cs-0', 'e2e-cs-1']) await core.createNamespace({ body: { metadata: { name, labels: { e2e: 'cluster-scoped' } } } });
+    await converges(cached(i), listNamespaces);
+    expect(i.informer.store.listKeys().sort()).toEqual(['e2e-cs-0', 'e2e-cs-1']);
+
+    // No namespace controller runs here, so a deleted namespace stays, Terminating, as the LIST shows.
+    await core.deleteNamespace({ name: 'e2e-cs-1' });
+    await converges(cached(i), listNamespaces);
+    expect(i.informer.store.getByKey('e2e-cs-1')?.status?.phase).toBe('Terminating');
+    expect(i.events.some((e) => e.type === 'update' && keyOf(e.obj) === 'e2e-cs-1')).toBe(true);
     expect(i.errors).toEqual([]);
   });
 
