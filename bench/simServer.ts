@@ -5,9 +5,10 @@
 //   node build/bench/simServer.js --pods=100000 --namespaces=20 --history=50000
 //   (BENCH_SIM_PODS / BENCH_SIM_NAMESPACES / BENCH_SIM_HISTORY work too; argv wins)
 //
-// Started by the runner with child_process.fork; on its own it refuses to run.
-// Messages: it posts { event: 'ready', … } once seeded, then serves
-// 'churn', 'stats', 'resourceVersion' and 'close' requests.
+// Started by the runner with child_process.fork, it posts { event: 'ready', … }
+// once seeded, then serves 'churn', 'stats', 'resourceVersion' and 'close'
+// requests over IPC. Started by hand, it prints the same ready line (JSON,
+// kubeconfig included) on stdout and serves until interrupted.
 
 import { setImmediate as tick } from 'node:timers/promises';
 import { startApiServer } from 'rxkube/testing';
@@ -63,11 +64,6 @@ function arg(name: string, fallback: number): number {
   return n;
 }
 
-if (process.send === undefined) {
-  console.error('simServer is started by the benchmark runner (npm run bench), which talks to it over IPC');
-  process.exit(2);
-}
-
 const pods = arg('pods', envNumber('BENCH_SIM_PODS', 100_000));
 const namespaces = Math.max(1, arg('namespaces', envNumber('BENCH_SIM_NAMESPACES', 1)));
 const nsName = (i: number): string => (namespaces === 1 ? 'default' : namespaceOf(i, namespaces));
@@ -115,18 +111,7 @@ async function churn(args: ChurnArgs): Promise<ChurnReply> {
   }
 }
 
-serve({
-  churn: (args: ChurnArgs) => churn(args),
-  stats: () => server.stats,
-  resourceVersion: () => server.resourceVersion(),
-  // The process itself ends when the runner disconnects (see serve()).
-  close: async () => {
-    await server.close();
-    return true;
-  },
-});
-
-await post({
+const ready: SimReady = {
   event: 'ready',
   url: server.url,
   kubeConfigYaml: server.kubeConfigYaml(),
@@ -135,4 +120,23 @@ await post({
   seedMs,
   listJsonBytes,
   resourceVersion: server.resourceVersion(),
-} satisfies SimReady);
+};
+
+if (process.send === undefined) {
+  process.stdout.write(`${JSON.stringify(ready)}\n`);
+  const shutdown = (): void => void server.close().then(() => process.exit(0));
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+} else {
+  serve({
+    churn: (args: ChurnArgs) => churn(args),
+    stats: () => server.stats,
+    resourceVersion: () => server.resourceVersion(),
+    // The process itself ends when the runner disconnects (see serve()).
+    close: async () => {
+      await server.close();
+      return true;
+    },
+  });
+  await post(ready);
+}
