@@ -38,6 +38,15 @@ if (selected.length === 0) {
 }
 if ((globalThis as { gc?: unknown }).gc === undefined) throw new Error('run with `node --expose-gc` (npm run bench does)');
 
+/** The BENCH_* variables this run was given, as a command prefix, so a figure can be reproduced. */
+function benchEnv(): string {
+  return Object.entries(process.env)
+    .filter(([k]) => k.startsWith('BENCH_'))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}=${v ?? ''} `)
+    .join('');
+}
+
 const started = performance.now();
 const ctx: Context = {
   scale,
@@ -67,7 +76,7 @@ m.loadAfter = os.loadavg();
 const out = [
   '',
   describeMachine(m),
-  `command: BENCH_SCALE=${scale} BENCH_REPEATS=${repeats}${filters.length ? ` BENCH_FILTER=${filters.join(',')}` : ''} npm run bench; total ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  `command: ${benchEnv()}npm run bench (scale ${scale}, ${repeats} repeats); total ${((performance.now() - started) / 1000).toFixed(0)} s`,
   'p50/p99: percentiles of the metric over its n samples (runs; store: batches; lag: events). rme: 95 % margin of error of the mean.',
   '',
   table(rows),
