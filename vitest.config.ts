@@ -17,5 +17,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    reporters: ['default', './spec/helpers/summaryReporter.ts'],
   },
 });

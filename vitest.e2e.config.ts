@@ -12,5 +12,6 @@ export default defineConfig({
     maxWorkers: 1,
     // A test that fails against a real server is information, not flakiness: never retried.
     retry: 0,
+    reporters: ['default', ['./spec/helpers/summaryReporter.ts', { label: 'e2e' }]],
   },
 });
