@@ -15,7 +15,7 @@ import {
 } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { isTooLargeResourceVersion } from '../../src/sources/httpErrors.js';
-import { initialList, listAll, listPages } from '../../src/sources/pager.js';
+import { listAll, listPages } from '../../src/sources/pager.js';
 import type { WatchEvent } from '../../src/sources/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 
@@ -168,17 +168,14 @@ describe('kubeSource against the simulator', () => {
       expect(restartedNames.sort()).toEqual(['late', 'later', 'p0', 'p1', 'p2', 'p3', 'p4', 'p5']);
     });
 
-    it('recognises "too large resource version" and initialList falls back to a consistent list', async () => {
+    it('recognises "too large resource version" (reflect() then lists consistently)', async () => {
       await server.create(PODS, pod('a'));
       const lw = kubeSource<Pod>(server.kubeConfig(), PODS);
       const err = await caught(lw.list({ resourceVersion: '999999', resourceVersionMatch: 'NotOlderThan', limit: 0 }, ac.signal));
       expect(err).toBeInstanceOf(KubeApiError);
       expect(isTooLargeResourceVersion(err)).toBe(true);
-      const requests = server.stats.requests;
-      const result = await initialList(lw, ac.signal, { lastSyncResourceVersion: '999999' });
-      expect(result).toMatchObject({ fellBack: true, requestedResourceVersion: '', resourceVersion: server.resourceVersion() });
-      expect(result.items.map((p) => p.metadata.name)).toEqual(['a']);
-      expect(server.stats.requests - requests).toBe(2);
+      const consistent = await lw.list({ limit: 0 }, ac.signal);
+      expect(consistent.items.map((p) => p.metadata.name)).toEqual(['a']);
     });
 
     it('maps an expired continue token on a single list call to ExpiredError', async () => {

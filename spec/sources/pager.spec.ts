@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ExpiredError, KubeApiError, ServerError } from '../../src/sources/errors/index.js';
+import { ExpiredError, ServerError } from '../../src/sources/errors/index.js';
 import { errorFromStatus } from '../../src/sources/httpErrors.js';
-import { initialList, listAll, listPages } from '../../src/sources/pager.js';
+import { listAll, listPages } from '../../src/sources/pager.js';
 import type { ListerWatcher, ListOptions, ObjectList } from '../../src/sources/types.js';
 
 interface Obj {
@@ -135,38 +135,5 @@ describe('listAll', () => {
     expect(paged).toMatchObject({ resourceVersion: '77', paginated: true });
     const single = await listAll(lw, {}, new AbortController().signal);
     expect(single.paginated).toBe(false);
-  });
-});
-
-describe('initialList', () => {
-  it('lists from the watch cache first ("0", paged) and from the last resourceVersion unpaged later', async () => {
-    const a = memorySource(names, '9');
-    const first = await initialList(a.lw, new AbortController().signal, { pageSize: 5 });
-    expect(first).toMatchObject({ requestedResourceVersion: '0', fellBack: false, resourceVersion: '9' });
-    expect(a.calls[0]).toMatchObject({ resourceVersion: '0', limit: 5 });
-    const b = memorySource(names, '9');
-    await initialList(b.lw, new AbortController().signal, { lastSyncResourceVersion: '8' });
-    expect(b.calls).toEqual([{ resourceVersion: '8', resourceVersionMatch: 'NotOlderThan', limit: 0, continue: undefined }]);
-  });
-
-  it('falls back to a consistent list on 410 or "too large resource version", once', async () => {
-    for (const err of [
-      errorFromStatus(410, { reason: 'Expired' }),
-      errorFromStatus(504, { reason: 'Timeout', details: { causes: [{ reason: 'ResourceVersionTooLarge' }] } }),
-    ]) {
-      const { lw, calls } = memorySource(names, '30', (o) => (o.resourceVersion === '20' ? err : undefined));
-      const r = await initialList(lw, new AbortController().signal, { lastSyncResourceVersion: '20' });
-      expect(r).toMatchObject({ requestedResourceVersion: '', fellBack: true, resourceVersion: '30' });
-      expect(calls.map((c) => c.resourceVersion)).toEqual(['20', undefined]);
-    }
-    const broken = memorySource(names, '1', () => new KubeApiError(400, 'bad'));
-    await expect(initialList(broken.lw, new AbortController().signal)).rejects.toBeInstanceOf(KubeApiError);
-    expect(broken.calls).toHaveLength(1);
-  });
-
-  it('lists consistently when the last resourceVersion is known to be unavailable', async () => {
-    const { lw, calls } = memorySource(names, '5');
-    await initialList(lw, new AbortController().signal, { lastSyncResourceVersion: '3', resourceVersionUnavailable: true });
-    expect(calls[0]?.resourceVersion).toBeUndefined();
   });
 });

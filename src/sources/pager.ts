@@ -1,6 +1,5 @@
 import { AsyncIterableX } from 'ix/asynciterable';
 import { ExpiredError } from './errors/ExpiredError.js';
-import { isTooLargeResourceVersion } from './httpErrors.js';
 import type { ListerWatcher, ListOptions, ObjectList } from './types.js';
 
 /** One page from {@link listPages}. */
@@ -136,73 +135,6 @@ export async function listAll<T>(
     for (const item of page.items) items.push(item);
   }
   return { items, resourceVersion, paginated: pageCount > 1 };
-}
-
-/** Options of {@link initialList}. */
-export interface InitialListOptions extends PagerOptions {
-  /**
-   * The resourceVersion of the last successful list or watch event, `''`
-   * before the first.
-   * @default ''
-   */
-  readonly lastSyncResourceVersion?: string;
-  /**
-   * Set when the previous attempt learned that `lastSyncResourceVersion` is
-   * no longer served (410 or "too large resource version"): list
-   * consistently (resourceVersion unset).
-   * @default false
-   */
-  readonly resourceVersionUnavailable?: boolean;
-}
-
-/** What {@link initialList} returns. */
-export interface InitialListResult<T> extends ListAllResult<T> {
-  /** The resourceVersion the successful request asked for (`'0'`, a version, or `''`). */
-  readonly requestedResourceVersion: string;
-  /** True when the first attempt failed with 410 / too large and the consistent list was made instead. */
-  readonly fellBack: boolean;
-}
-
-/**
- * Lists the way client-go's reflector does before watching: from the watch
- * cache (`resourceVersion: "0"`) on the first list, from the last synced
- * resourceVersion afterwards (`NotOlderThan` semantics), and — when the
- * server answers 410 Expired or "too large resource version" — once more
- * as a consistent list with the resourceVersion unset.
- *
- * Paging follows client-go too: a specific resourceVersion is listed without
- * a limit, so the server can answer from its watch cache; `"0"` and `""`
- * use the page size.
- *
- * ## Example
- * ```ts
- * import { initialList, kubeSource } from 'rxkube';
- *
- * const { items, resourceVersion } = await initialList(kubeSource(kc, 'v1/pods'), signal);
- * ```
- *
- * @param lw The source.
- * @param signal Aborts the list.
- * @param opts Last synced resourceVersion, whether it is known to be unavailable, page size.
- * @returns Items, the list's resourceVersion, and what was asked.
- */
-export async function initialList<T>(lw: ListerWatcher<T>, signal: AbortSignal, opts: InitialListOptions = {}): Promise<InitialListResult<T>> {
-  const last = opts.lastSyncResourceVersion ?? '';
-  if (typeof last !== 'string') throw new TypeError(`lastSyncResourceVersion: expected a string, got ${String(last)}`);
-  const pageSize = checkPageSize(opts.pageSize);
-  const rv = opts.resourceVersionUnavailable === true ? '' : last === '' ? '0' : last;
-  const attempt = async (resourceVersion: string): Promise<ListAllResult<T>> => {
-    const limit = resourceVersion !== '' && resourceVersion !== '0' ? 0 : pageSize;
-    const listOpts: ListOptions = resourceVersion === '' ? {} : { resourceVersion, resourceVersionMatch: resourceVersion === '0' ? undefined : 'NotOlderThan' };
-    // limit 0 must reach the source unchanged, so the pager's own page size is set to it.
-    return listAll(lw, { ...listOpts, limit }, signal, { pageSize: limit });
-  };
-  try {
-    return { ...(await attempt(rv)), requestedResourceVersion: rv, fellBack: false };
-  } catch (err) {
-    if (rv === '' || signal.aborted || !(err instanceof ExpiredError || isTooLargeResourceVersion(err))) throw err;
-    return { ...(await attempt('')), requestedResourceVersion: '', fellBack: true };
-  }
 }
 
 function checkPageSize(pageSize: number | undefined): number {
