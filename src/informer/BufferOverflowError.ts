@@ -3,6 +3,14 @@
  * oldest pending notification was dropped and `dropped` says which; with
  * `overflow: 'error'` the registration was ended and its pending
  * notifications discarded.
+ *
+ * ## Example
+ * ```ts
+ * import { BufferOverflowError } from 'rxkube';
+ * informer.errors$.subscribe((err) => {
+ *   if (err instanceof BufferOverflowError) console.warn('handler fell behind; dropped', err.droppedKey);
+ * });
+ * ```
  */
 export class BufferOverflowError extends Error {
   override readonly name = 'BufferOverflowError';

@@ -1,4 +1,16 @@
-/** `waitForCacheSync` gave up: some informers had not synced (or had failed). */
+/**
+ * `waitForCacheSync` gave up: some informers had not synced (or had failed).
+ *
+ * ## Example
+ * ```ts
+ * import { CacheSyncError } from 'rxkube';
+ * try {
+ *   await factory.waitForCacheSync(AbortSignal.timeout(60_000));
+ * } catch (err) {
+ *   if (err instanceof CacheSyncError) console.error('not synced:', err.unsynced);
+ * }
+ * ```
+ */
 export class CacheSyncError extends Error {
   override readonly name = 'CacheSyncError';
   /** Informer ids that synced. */

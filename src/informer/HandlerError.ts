@@ -1,6 +1,16 @@
 import type { InformerEvent } from './types.js';
 
-/** A handler threw or its promise rejected; `event` is the one that failed. */
+/**
+ * A handler threw or its promise rejected; `event` is the one that failed.
+ *
+ * ## Example
+ * ```ts
+ * import { HandlerError } from 'rxkube';
+ * informer.errors$.subscribe((err) => {
+ *   if (err instanceof HandlerError) console.error(`handler #${err.handlerId} failed on`, err.event.type, err.cause);
+ * });
+ * ```
+ */
 export class HandlerError<T = unknown> extends Error {
   override readonly name = 'HandlerError';
   /** The event whose handling failed. */

@@ -2,6 +2,14 @@
  * The request never got an HTTP answer or its body broke off: connection
  * refused or reset, DNS failure, TLS failure, or an idle watch that went
  * silent past its timeout. Retried with backoff.
+ *
+ * ## Example
+ * ```ts
+ * import { ConnectionError } from 'rxkube';
+ * informer.errors$.subscribe((err) => {
+ *   if (err instanceof ConnectionError && err.code === 'IDLE_TIMEOUT') console.warn('watch went silent; re-watching');
+ * });
+ * ```
  */
 export class ConnectionError extends Error {
   override readonly name = 'ConnectionError';

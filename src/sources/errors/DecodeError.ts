@@ -2,6 +2,14 @@
  * A watch line or list body that could not be decoded: malformed JSON, an
  * object without `metadata.name`, or an unknown event type. The line is kept,
  * truncated, so the report says what arrived without holding megabytes.
+ *
+ * ## Example
+ * ```ts
+ * import { DecodeError } from 'rxkube';
+ * informer.errors$.subscribe((err) => {
+ *   if (err instanceof DecodeError) console.error(`bad watch line at byte ${err.position}: ${err.line}`);
+ * });
+ * ```
  */
 export class DecodeError extends Error {
   override readonly name = 'DecodeError';

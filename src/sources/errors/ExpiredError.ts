@@ -1,6 +1,16 @@
 import { KubeApiError, type StatusDetails } from './KubeApiError.js';
 
-/** The API server answered that the requested resourceVersion is too old or a continue token expired (410 Gone / Expired); the reflector relists. */
+/**
+ * The API server answered that the requested resourceVersion is too old or a continue token expired (410 Gone / Expired); the reflector relists.
+ *
+ * ## Example
+ * ```ts
+ * import { ExpiredError } from 'rxkube';
+ * informer.errors$.subscribe((err) => {
+ *   if (err instanceof ExpiredError) console.error(err.status, err.serverMessage);
+ * });
+ * ```
+ */
 export class ExpiredError extends KubeApiError {
   override readonly name = 'ExpiredError';
 

@@ -1,6 +1,16 @@
 import { KubeApiError, type StatusDetails } from './KubeApiError.js';
 
-/** The API server answered that the identity may not perform this request (403); retried with backoff unless made terminal. */
+/**
+ * The API server answered that the identity may not perform this request (403); retried with backoff unless made terminal.
+ *
+ * ## Example
+ * ```ts
+ * import { ForbiddenError } from 'rxkube';
+ * informer.errors$.subscribe((err) => {
+ *   if (err instanceof ForbiddenError) console.error(err.status, err.serverMessage);
+ * });
+ * ```
+ */
 export class ForbiddenError extends KubeApiError {
   override readonly name = 'ForbiddenError';
 

@@ -17,6 +17,14 @@ export interface StatusDetails {
  * An error answered by the API server (or built from an ERROR watch event).
  * Carries the HTTP status, the Status reason and the server's message; never
  * a credential or a request header.
+ *
+ * ## Example
+ * ```ts
+ * import { KubeApiError } from 'rxkube';
+ * informer.errors$.subscribe((err) => {
+ *   if (err instanceof KubeApiError) console.error(err.status, err.reason, err.serverMessage);
+ * });
+ * ```
  */
 export class KubeApiError extends Error {
   override readonly name: string = 'KubeApiError';

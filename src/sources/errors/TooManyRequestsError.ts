@@ -1,6 +1,16 @@
 import { KubeApiError, type StatusDetails } from './KubeApiError.js';
 
-/** The API server asked the client to slow down (429), possibly with `Retry-After`. */
+/**
+ * The API server asked the client to slow down (429), possibly with `Retry-After`.
+ *
+ * ## Example
+ * ```ts
+ * import { TooManyRequestsError } from 'rxkube';
+ * informer.errors$.subscribe((err) => {
+ *   if (err instanceof TooManyRequestsError) console.warn(`throttled; retrying in ${err.retryAfterSeconds ?? '?'} s`);
+ * });
+ * ```
+ */
 export class TooManyRequestsError extends KubeApiError {
   override readonly name = 'TooManyRequestsError';
   /** Seconds the server asked to wait, from `Retry-After` or the Status details. */
