@@ -257,6 +257,19 @@ describe('handlers', () => {
       await waitFor(() => inf.store.getByKey(`default/k${keys - 1}`)?.metadata?.labels?.round === String(rounds), 'last update cached');
     }
 
+    it('shows a growing backlog on status$', async () => {
+      const inf = podInformer();
+      const gate = deferred();
+      const depths: number[] = [];
+      inf.status$.subscribe((s) => depths.push(s.handlers[0]?.depth ?? 0));
+      inf.addHandler({ add: () => gate.promise });
+      for (let i = 0; i < 70; i++) await server.create('v1/pods', pod(`b${i}`));
+      inf.start();
+      await inf.whenSynced();
+      expect(depths).toContain(64);
+      gate.resolve();
+    });
+
     it('unbounded keeps every notification', async () => {
       const inf = podInformer();
       const gate = deferred();

@@ -250,6 +250,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
         this.#handlers.delete(r as HandlerRegistration<T>);
         this.#publishStatus();
       },
+      backlog: () => this.#publishStatus(),
     });
     if (this.#state === 'running') {
       // client-go's negotiation: the reflector's tick rate is fixed once running.

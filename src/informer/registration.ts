@@ -58,6 +58,8 @@ export interface RegistrationHost {
   hasSynced(): boolean;
   report(err: Error): void;
   removed(reg: HandlerRegistration<unknown>): void;
+  /** The buffer grew past a power of two (64, 128, …): worth showing on the status stream. */
+  backlog(reg: HandlerRegistration<unknown>): void;
 }
 
 const YIELD_EVERY = 256;
@@ -151,6 +153,8 @@ export class HandlerRegistration<T> implements Registration {
     }
     if (initial) this.#initialOutstanding++;
     this.#initialOutstanding -= result.discardedInitial;
+    const depth = this.#buffer.size;
+    if (depth >= 64 && (depth & (depth - 1)) === 0) this.#host.backlog(this as HandlerRegistration<unknown>);
     if (result.overflow !== undefined) {
       this.#host.report(new BufferOverflowError(`handler #${this.id} buffer is full; dropped the oldest notification (${result.overflow.n.event.type} ${result.overflow.n.key})`, this.#limit, result.overflow.n.key));
     }
