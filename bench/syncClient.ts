@@ -105,10 +105,11 @@ async function rawPagedList(url: string, signal: AbortSignal): Promise<number> {
     for await (const chunk of res as AsyncIterable<Buffer>) {
       // The envelope's metadata (and its continue token) comes before the items.
       if (head.length < 1024) head += chunk.toString('latin1', 0, Math.min(chunk.length, 1024));
-      const buf = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
-      for (let i = buf.indexOf(RV); i !== -1; i = buf.indexOf(RV, i + 1)) found++;
-      // Keep a marker's worth of bytes in case one is split across chunks (it is never counted twice: it cannot fit in the tail whole).
-      carry = buf.subarray(Math.max(0, buf.length - (RV.length - 1)));
+      // A marker split across two chunks sits in the seam: the previous chunk's tail and this one's head,
+      // each one byte shorter than the marker, so a marker wholly inside either is never counted twice.
+      if (carry.length > 0 && Buffer.concat([carry, chunk.subarray(0, RV.length - 1)]).includes(RV)) found++;
+      for (let i = chunk.indexOf(RV); i !== -1; i = chunk.indexOf(RV, i + 1)) found++;
+      carry = chunk.subarray(Math.max(0, chunk.length - (RV.length - 1)));
     }
     objects += found;
     token = CONTINUE.exec(head)?.[1] ?? '';
