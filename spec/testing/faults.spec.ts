@@ -153,6 +153,10 @@ describe('faults', () => {
     server = await startApiServer({ bookmarkIntervalMs: 20 });
     const w = await watch(`${podWatch()}&allowWatchBookmarks=true`);
     server.faults.inject({ type: 'malformedLine' }, { verb: 'watch' });
+    // Bookmarks only go out once the resourceVersion moved; writes elsewhere move it.
+    await server.create('v1/configmaps', { metadata: { name: 'c1', namespace: 'default' } });
+    await w.waitForLines(1);
+    await server.create('v1/configmaps', { metadata: { name: 'c2', namespace: 'default' } });
     await w.waitForLines(2);
     expect(w.lines.every((l) => 'type' in l && l.type === 'BOOKMARK')).toBe(true);
     await server.create('v1/pods', pod('a'));

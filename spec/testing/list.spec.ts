@@ -115,6 +115,8 @@ describe('LIST', () => {
     const gone = await request(`${server.url}/api/v1/configmaps?resourceVersion=${rv}&resourceVersionMatch=Exact`);
     expect(gone.status).toBe(410);
     expect(gone.json.reason).toBe('Expired');
+    // kube-apiserver v1.34.4's exact wording.
+    expect(gone.json.message).toBe('The resourceVersion for the provided list is too old.');
   });
 
   it('answers "0" and unset from the current state, and a future resourceVersion with 504', async () => {

@@ -1,7 +1,7 @@
 import { AppsV1Api, CoordinationV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApiServer, StatusError, type ApiServer } from '../../src/testing/index.js';
-import { request } from './wire.js';
+import { request, waitUntil, WireWatch } from './wire.js';
 
 let server: ApiServer;
 let core: CoreV1Api;
@@ -277,5 +277,60 @@ describe('direct storage methods', () => {
     await expect(startApiServer({ port: -1 })).rejects.toThrow(TypeError);
     await expect(startApiServer({ history: { maxEvents: 0 } })).rejects.toThrow(/history.maxEvents/);
     expect(() => server.faults.inject({ type: 'trickle', bytesPerChunk: 0, intervalMs: 1 })).toThrow(/bytesPerChunk/);
+  });
+});
+
+describe('namespace deletion (the namespace controller, emulated)', () => {
+  it('marks the namespace Terminating, then deletes its contents, then the namespace', async () => {
+    await server.create('v1/namespaces', { metadata: { name: 'team-a' } });
+    await server.create('v1/pods', { metadata: { name: 'p', namespace: 'team-a' } });
+    await server.create('v1/configmaps', { metadata: { name: 'c', namespace: 'team-a' } });
+    await server.create('v1/configmaps', { metadata: { name: 'held', namespace: 'team-a', finalizers: ['example.com/hold'] } });
+    await server.create('v1/configmaps', { metadata: { name: 'keep', namespace: 'other' } });
+    const rv = server.resourceVersion();
+    const open = await Promise.all(
+      ['/api/v1/namespaces', '/api/v1/pods', '/api/v1/configmaps'].map((path) => WireWatch.open(`${server.url}${path}?watch=true&resourceVersion=${rv}`)),
+    );
+    const [nsWatch, podWatch, cmWatch] = open as [WireWatch, WireWatch, WireWatch];
+    try {
+      const res = await request(`${server.url}/api/v1/namespaces/team-a`, { method: 'DELETE' });
+      expect(res.status).toBe(200);
+      expect(res.json.status.phase).toBe('Terminating');
+      expect(res.json.metadata.deletionTimestamp).toEqual(expect.any(String));
+      // A second delete while the controller works is a conflict, as kube-apiserver answers.
+      const again = await request(`${server.url}/api/v1/namespaces/team-a`, { method: 'DELETE' });
+      expect(again.status).toBe(409);
+      expect(again.json.message).toContain('The system is ensuring all content is removed from this namespace.');
+
+      await podWatch.waitForLines(1);
+      await cmWatch.waitForLines(2);
+      expect(podWatch.events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['DELETED p']);
+      expect(cmWatch.events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['DELETED c', 'MODIFIED held']);
+      // An object with a finalizer holds the namespace in Terminating until it goes.
+      expect(server.get<any>('v1/namespaces', '', 'team-a')?.status.phase).toBe('Terminating');
+      await server.patch('v1/configmaps', 'team-a', 'held', { metadata: { finalizers: null } });
+      await nsWatch.waitForLines(2);
+      expect(nsWatch.events.map((e) => `${e.type} ${e.object.status.phase}`)).toEqual(['MODIFIED Terminating', 'DELETED Terminating']);
+      const rvOf = (e: { object: any } | undefined): number => Number(e?.object.metadata.resourceVersion);
+      expect(rvOf(nsWatch.events[0])).toBeLessThan(rvOf(podWatch.events[0]));
+      expect(rvOf(cmWatch.events[1])).toBeLessThan(rvOf(nsWatch.events[1]));
+      expect(server.get('v1/namespaces', '', 'team-a')).toBeUndefined();
+      expect(server.list('v1/configmaps').map((o: any) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual(['other/keep']);
+    } finally {
+      for (const w of open) w.close();
+    }
+  });
+
+  it('does the same for server.delete, which returns the namespace marked Terminating while it still exists', async () => {
+    await server.create('v1/namespaces', { metadata: { name: 'empty' } });
+    await server.create('v1/namespaces', { metadata: { name: 'full' } });
+    await server.create('v1/pods', { metadata: { name: 'p', namespace: 'full' } });
+    const marked = await server.delete<any>('v1/namespaces', undefined, 'full');
+    expect(marked.status.phase).toBe('Terminating');
+    // The controller acts on a later tick, after the call returned.
+    expect(server.get('v1/pods', 'full', 'p')).toBeDefined();
+    await server.delete('v1/namespaces', undefined, 'empty');
+    await waitUntil(() => server.get('v1/namespaces', '', 'full') === undefined && server.get('v1/namespaces', '', 'empty') === undefined);
+    expect(server.list('v1/pods')).toEqual([]);
   });
 });

@@ -104,24 +104,42 @@ describe('WATCH', () => {
     expect(server.stats.watchesOpen).toBe(0);
   });
 
-  it('sends a last BOOKMARK at the timeout to a watcher that allows bookmarks', async () => {
-    const w = await watch(`/api/v1/pods?watch=true&resourceVersion=${server.resourceVersion()}&timeoutSeconds=1&allowWatchBookmarks=true`);
+  it('sends a BOOKMARK shortly before the timeoutSeconds deadline when the resourceVersion moved', async () => {
+    const w = await watch(`/api/v1/pods?watch=true&resourceVersion=${server.resourceVersion()}&timeoutSeconds=3&allowWatchBookmarks=true`);
     await server.create('v1/configmaps', { metadata: { name: 'elsewhere', namespace: 'default' } });
+    await w.waitForLines(1);
+    // It arrives while the watch is still open (2 s before its deadline), not with the end.
+    expect(w.ending).toBeUndefined();
     expect(await w.waitForEnd(5_000)).toBe('end');
     expect(w.lines).toEqual([{ type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: server.resourceVersion() } } }]);
   });
 
-  it('sends periodic BOOKMARKs only to watchers that allow them', async () => {
+  it('sends no BOOKMARK before the deadline when nothing moved since the watcher was last sent something', async () => {
+    const w = await watch(`/api/v1/pods?watch=true&resourceVersion=${server.resourceVersion()}&timeoutSeconds=1&allowWatchBookmarks=true`);
+    expect(await w.waitForEnd(5_000)).toBe('end');
+    expect(w.lines).toEqual([]);
+  });
+
+  it('sends periodic BOOKMARKs only to watchers that allow them, and only when the resourceVersion moved past what each was sent', async () => {
     await server.close();
     server = await startApiServer({ bookmarkIntervalMs: 30 });
     await server.create('v1/pods', pod('a'));
+    const before = server.resourceVersion();
+    await server.create('v1/configmaps', { metadata: { name: 'c1', namespace: 'default' } });
     const rv = server.resourceVersion();
-    const withBookmarks = await watch(`/api/v1/pods?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true`);
-    const without = await watch(`/api/v1/pods?watch=true&resourceVersion=${rv}`);
-    await withBookmarks.waitForLines(2);
-    const bookmark = withBookmarks.lines[0] as { type: string; object: any };
-    expect(bookmark).toEqual({ type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: rv } } });
+    const behind = await watch(`/api/v1/pods?watch=true&resourceVersion=${before}&allowWatchBookmarks=true`);
+    const current = await watch(`/api/v1/pods?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true`);
+    const without = await watch(`/api/v1/pods?watch=true&resourceVersion=${before}`);
+    // A write to another resource moved the global resourceVersion past what `behind` started from.
+    await behind.waitForLines(1);
+    expect(behind.lines[0]).toEqual({ type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: rv } } });
+    // That tick offered `current` the same bookmark; it was not newer, so the next pod event is its first line.
     await server.create('v1/pods', pod('b'));
+    await current.waitForLines(1);
+    expect(current.lines.map((l: any) => l.type)).toEqual(['ADDED']);
+    await server.create('v1/configmaps', { metadata: { name: 'c2', namespace: 'default' } });
+    await current.waitForLines(2);
+    expect(current.lines[1]).toEqual({ type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: server.resourceVersion() } } });
     await without.waitForLines(1);
     expect(without.lines.map((l: any) => l.type)).toEqual(['ADDED']);
   });
@@ -209,6 +227,36 @@ describe('sendInitialEvents', () => {
       expect(w.events.map((e) => `${e.type} ${e.object.metadata.name ?? ''}`)).toEqual(['ADDED a', 'BOOKMARK ']);
       expect(w.events[1]?.object.metadata.resourceVersion).toBe(server.resourceVersion());
     }
+  });
+
+  it('is refused with 422 Invalid under watchList: false, as a server without the WatchList feature gate', async () => {
+    await server.close();
+    server = await startApiServer({ watchList: false });
+    const message = 'Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled';
+    for (const sie of ['true', 'false']) {
+      const res = await request(`${server.url}/api/v1/namespaces/default/pods?watch=true&sendInitialEvents=${sie}&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+      expect(res.status).toBe(422);
+      expect(res.json).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: ${message}`,
+        reason: 'Invalid',
+        details: { group: 'meta.k8s.io', kind: 'ListOptions', causes: [{ reason: 'FieldValueForbidden', message, field: 'sendInitialEvents' }] },
+        code: 422,
+      });
+    }
+    // Both field errors of one request are reported together, in kube-apiserver's order.
+    const both = await request(`${server.url}/api/v1/pods?watch=true&sendInitialEvents=true&allowWatchBookmarks=true`);
+    expect(both.json.message).toBe(
+      `ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, sendInitialEvents: ${message}]`,
+    );
+    expect(both.json.details.causes.map((c: any) => c.field)).toEqual(['resourceVersionMatch', 'sendInitialEvents']);
+    // Plain watches are unaffected.
+    const plain = await watch(`/api/v1/pods?watch=true&resourceVersion=${server.resourceVersion()}`);
+    expect(plain.status).toBe(200);
+    await expect(startApiServer({ watchList: 'no' as never })).rejects.toThrow(/watchList must be a boolean, got no/);
   });
 
   it('is rejected with 422 Invalid without NotOlderThan or without bookmarks, as kube-apiserver does', async () => {

@@ -12,7 +12,7 @@ import { kubeConfigYaml } from './kubeconfig.js';
 import { jsonPatch, mergePatch } from './patch.js';
 import { builtInResources, toResourceType, type ResourceDefinition, type ResourceType } from './resources.js';
 import { DirectSink, resetSocket, TrickleSink, type Sink } from './sink.js';
-import { badRequest, invalid, notFound, StatusError, tooLargeResourceVersion, type Status } from './status.js';
+import { badRequest, conflict, invalid, invalidFields, notFound, StatusError, tooLargeResourceVersion, type FieldCause, type Status } from './status.js';
 import { keyRange, lowerBound, Storage, type Preconditions } from './storage.js';
 import { generateServingCertificate, type ServingCertificate } from './tls.js';
 import { injectedError, passes, WatchHub, Watcher, type ObjectFilter } from './watch.js';
@@ -31,6 +31,12 @@ export interface ApiServerOptions {
   readonly bookmarkIntervalMs?: number;
   /** Resources to serve besides the built-in ones. @default [] */
   readonly resources?: readonly ResourceDefinition[];
+  /**
+   * Serve watch-list (`sendInitialEvents`) as a server with the WatchList
+   * feature does; `false` refuses it with 422 Invalid, as servers before 1.32
+   * or with `--feature-gates=WatchList=false` do. @default true
+   */
+  readonly watchList?: boolean;
 }
 
 /** Counters for tests and benchmarks. */
@@ -80,6 +86,8 @@ interface Target {
 
 const MAX_BODY = 16 * 1024 * 1024;
 const NOT_FOUND_MESSAGE = 'the server could not find the requested resource';
+// The resource whose deletion goes through the emulated namespace lifecycle.
+const NAMESPACES = 'v1/namespaces';
 
 function isRecord(v: unknown): v is AnyObject {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -104,6 +112,9 @@ function validateOptions(opts: ApiServerOptions): void {
   const bookmark = opts.bookmarkIntervalMs ?? 60_000;
   if (typeof bookmark !== 'number' || !(bookmark > 0) || !Number.isFinite(bookmark)) {
     throw new TypeError(`startApiServer: bookmarkIntervalMs must be a positive number, got ${String(opts.bookmarkIntervalMs)}`);
+  }
+  if (opts.watchList !== undefined && typeof opts.watchList !== 'boolean') {
+    throw new TypeError(`startApiServer: watchList must be a boolean, got ${String(opts.watchList)}`);
   }
   if (opts.resources !== undefined && !Array.isArray(opts.resources)) {
     throw new TypeError(`startApiServer: resources must be an array, got ${String(opts.resources)}`);
@@ -167,6 +178,12 @@ export class ApiServer {
   // The one credential every request must carry, when set.
   readonly #token: string | undefined;
   readonly #bookmarkIntervalMs: number;
+  // False acts like a server without the WatchList feature gate.
+  readonly #watchList: boolean;
+  // Namespaces the emulated namespace controller is emptying; a deletion inside one re-checks whether it can go.
+  readonly #terminating = new Set<string>();
+  // One pending controller pass per namespace, however many deletions asked for it.
+  readonly #cleanupScheduled = new Set<string>();
   // Open sockets, so stop() and resetConnections() can drop them at once.
   readonly #sockets = new Set<Socket>();
   // Requests parked by the stall fault; they hold their sockets until the client gives up or the server stops.
@@ -197,7 +214,12 @@ export class ApiServer {
     this.#cert = cert;
     this.#token = options.token;
     this.#bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
-    this.#storage = new Storage(options.history?.maxEvents ?? 10_000, options.history?.maxAgeMs, (e: HistoryEvent) => this.#hub.dispatch(e));
+    this.#watchList = options.watchList ?? true;
+    this.#storage = new Storage(options.history?.maxEvents ?? 10_000, options.history?.maxAgeMs, (e: HistoryEvent) => {
+      this.#hub.dispatch(e);
+      // Content with finalizers holds a terminating namespace; its final deletion lets the namespace go.
+      if (e.type === 'DELETED' && e.resource.namespaced && this.#terminating.has(e.cur.namespace)) this.#scheduleNamespaceCleanup(e.cur.namespace);
+    });
     for (const t of builtInResources()) this.#addType(t);
     for (const def of options.resources ?? []) this.registerResource(def);
     const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => this.#handle(req, res);
@@ -396,7 +418,10 @@ export class ApiServer {
 
   /**
    * Deletes an object as DELETE would. An object with finalizers only gets
-   * a deletionTimestamp and goes when they are removed.
+   * a deletionTimestamp and goes when they are removed. A namespace is
+   * marked `Terminating` (deletionTimestamp set, a MODIFIED event); on the
+   * next tick the emulated namespace controller deletes everything in it
+   * and then the namespace.
    *
    * ## Example
    * ```ts
@@ -413,7 +438,7 @@ export class ApiServer {
    */
   async delete<T extends object = AnyObject>(resource: ResourceName, namespace: string | undefined, name: string, preconditions?: Preconditions): Promise<T> {
     const type = this.#resolve(resource, 'delete');
-    return copyOut<T>(this.#storage.delete(type, namespace ?? '', name, preconditions));
+    return copyOut<T>(this.#delete(type, namespace ?? '', name, preconditions));
   }
 
   /**
@@ -469,7 +494,10 @@ export class ApiServer {
   /**
    * Drops the event history up to `rv` (default: everything). Watches from
    * an older resourceVersion get a 410 ERROR event; continue tokens and
-   * Exact lists at or below it get 410 Expired.
+   * Exact lists at or below it get 410 Expired. This is how a resource
+   * without a watch cache behaves; a real resource with one keeps serving
+   * that history from the cache after etcd compacts, so a test that needs a
+   * 410 from the simulator should call this.
    *
    * ## Example
    * ```ts
@@ -698,12 +726,61 @@ export class ApiServer {
       case 'delete': {
         const body = await readBody(req);
         const preconditions = isRecord(body) && isRecord(body['preconditions']) ? (body['preconditions'] as Preconditions) : undefined;
-        send(200, this.#storage.delete(target.type, target.namespace ?? '', target.name as string, preconditions).json);
+        send(200, this.#delete(target.type, target.namespace ?? '', target.name as string, preconditions).json);
         return;
       }
       default:
         throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
     }
+  }
+
+  /** Deletes one object, except that a namespace goes through the emulated namespace lifecycle. */
+  #delete(type: ResourceType, namespace: string, name: string, preconditions: Preconditions | undefined): StoredObject {
+    if (type.id !== NAMESPACES) return this.#storage.delete(type, namespace, name, preconditions);
+    const current = this.#storage.get(type, '', name);
+    if (current === undefined) throw notFound(type, name);
+    if ((current.obj['metadata'] as AnyObject)['deletionTimestamp'] !== undefined) {
+      throw conflict(type, name, 'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.');
+    }
+    const marked = this.#storage.markDeleting(type, '', name, preconditions, (obj) => {
+      obj['status'] = { ...(isRecord(obj['status']) ? obj['status'] : {}), phase: 'Terminating' };
+    });
+    this.#terminating.add(name);
+    this.#scheduleNamespaceCleanup(name);
+    return marked;
+  }
+
+  /**
+   * The namespace controller, emulated: runs after the write that asked for
+   * it (as the real controller acts after the API call returns), deletes
+   * every namespaced object in the namespace, and deletes the namespace once
+   * nothing is left (objects with finalizers hold it until they go).
+   */
+  #scheduleNamespaceCleanup(name: string): void {
+    if (this.#cleanupScheduled.has(name)) return;
+    this.#cleanupScheduled.add(name);
+    setImmediate(() => {
+      this.#cleanupScheduled.delete(name);
+      if (this.#closed) return;
+      const nsType = this.#types.get(NAMESPACES);
+      const ns = nsType === undefined ? undefined : this.#storage.get(nsType, '', name);
+      if (nsType === undefined || ns === undefined || (ns.obj['metadata'] as AnyObject)['deletionTimestamp'] === undefined) {
+        this.#terminating.delete(name);
+        return;
+      }
+      let remaining = 0;
+      for (const type of new Set(this.#types.values())) {
+        if (!type.namespaced) continue;
+        for (const o of this.#storage.list(type, name)) {
+          const pending = (o.obj['metadata'] as AnyObject)['deletionTimestamp'] !== undefined;
+          if (!pending) this.#storage.delete(type, name, o.name);
+          if (this.#storage.get(type, name, o.name) !== undefined) remaining++;
+        }
+      }
+      if (remaining > 0) return;
+      this.#terminating.delete(name);
+      this.#storage.delete(nsType, '', name);
+    });
   }
 
   #applyPatch(type: ResourceType, namespace: string, name: string, contentType: string, patch: unknown, sub: 'status' | undefined): StoredObject {
@@ -905,7 +982,7 @@ export class ApiServer {
     const items: string[] = [];
     for (const o of this.#storage.list(type, filter.namespace)) {
       if (!passes(filter, o)) continue;
-      items.push(this.#storage.delete(type, o.namespace, o.name, preconditions).json);
+      items.push(this.#delete(type, o.namespace, o.name, preconditions).json);
     }
     return `{"kind":"${type.listKind}","apiVersion":"${type.apiVersion}","metadata":{"resourceVersion":"${this.#storage.resourceVersion}"},"items":[${items.join(',')}]}`;
   }
@@ -922,16 +999,21 @@ export class ApiServer {
     if (!Number.isSafeInteger(timeout) || timeout < 0) throw badRequest(`timeoutSeconds: invalid value ${JSON.stringify(timeoutText)}`);
     const what = 'ListOptions.meta.k8s.io ""';
     let sendInitial: boolean | undefined;
+    // Every field error of the options is reported in one 422, in kube-apiserver's order.
+    const causes: FieldCause[] = [];
+    const forbidden = (field: string, why: string): void => {
+      causes.push({ reason: 'FieldValueForbidden', field, message: `Forbidden: ${why}` });
+    };
     if (sieText !== null) {
       if (sieText !== 'true' && sieText !== 'false') throw badRequest(`sendInitialEvents: invalid value ${JSON.stringify(sieText)}`);
       sendInitial = sieText === 'true';
-      if (match !== 'NotOlderThan') {
-        throw invalid(what, 'resourceVersionMatch', `Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`);
-      }
-      if (sendInitial && !bookmarks) throw invalid(what, 'allowWatchBookmarks', 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
+      if (match !== 'NotOlderThan') forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+      if (!this.#watchList) forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
     } else if (match !== '') {
-      throw invalid(what, 'resourceVersionMatch', 'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+      forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
     }
+    if (causes.length > 0) throw invalidFields('meta.k8s.io', 'ListOptions', causes);
+    if (sendInitial === true && !bookmarks) throw invalid(what, 'allowWatchBookmarks', 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
     const current = this.#storage.resourceVersion;
     const rv = rvText === '' || rvText === '0' ? undefined : parseRv(rvText);
     if (sendInitial === true && rv !== undefined && rv > current) throw tooLargeResourceVersion(rv, current);

@@ -45,6 +45,27 @@ export function invalid(what: string, field: string, message: string): StatusErr
   });
 }
 
+/** One field error of a 422 Invalid, as kube-apiserver's field.Error renders it. */
+export interface FieldCause {
+  /** `FieldValueForbidden`, `FieldValueInvalid`, `FieldValueNotSupported`… */
+  readonly reason: string;
+  readonly field: string;
+  /** The error body, e.g. `Forbidden: …`. */
+  readonly message: string;
+}
+
+/**
+ * 422 Invalid carrying every field error of one validation pass, worded as
+ * kube-apiserver's NewInvalid: one error is `<what> is invalid: <field>: <msg>`,
+ * several are listed in brackets.
+ */
+export function invalidFields(group: string, kind: string, causes: readonly FieldCause[]): StatusError {
+  const what = `${kind}.${group} ""`;
+  const parts = causes.map((c) => `${c.field}: ${c.message}`);
+  const message = parts.length === 1 ? `${what} is invalid: ${parts[0]}` : `${what} is invalid: [${parts.join(', ')}]`;
+  return new StatusError(422, 'Invalid', message, { group, kind, causes: causes.map((c) => ({ reason: c.reason, message: c.message, field: c.field })) });
+}
+
 /** 410 Expired, for reads and watches older than the retained history. */
 export function expired(message: string, continueToken?: string): StatusError {
   return new StatusError(410, 'Expired', message, undefined, continueToken);

@@ -259,16 +259,7 @@ export class Storage {
     const old = table.objects.get(key);
     if (old === undefined) throw notFound(type, name);
     const oldMeta = old.obj['metadata'] as Record<string, unknown>;
-    if (preconditions?.uid !== undefined && preconditions.uid !== oldMeta['uid']) {
-      throw conflict(type, name, `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${String(oldMeta['uid'])}`);
-    }
-    if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== String(old.rv)) {
-      throw conflict(
-        type,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${old.rv}`,
-      );
-    }
+    checkPreconditions(type, name, old, preconditions);
     const now = Date.now();
     const rv = this.#rv + 1;
     if (finalizers(oldMeta).length > 0) {
@@ -286,6 +277,30 @@ export class Storage {
     }
     const stored = makeStored(withResourceVersion(old.obj, rv), rv, key, old.namespace, name);
     this.#commit(table, 'DELETED', stored, old, now);
+    return stored;
+  }
+
+  /**
+   * Starts a deletion that a controller finishes (a namespace): sets
+   * deletionTimestamp, lets `mark` change the rest of the copy (status), and
+   * writes it as MODIFIED. The object stays until it is deleted again.
+   */
+  markDeleting(type: ResourceType, namespace: string, name: string, preconditions: Preconditions | undefined, mark: (obj: Record<string, unknown>) => void): StoredObject {
+    const table = this.#table(type);
+    const key = objectKey(type, namespace, name);
+    const old = table.objects.get(key);
+    if (old === undefined) throw notFound(type, name);
+    checkPreconditions(type, name, old, preconditions);
+    const now = Date.now();
+    const rv = this.#rv + 1;
+    // A JSON copy, because stored objects are shared with every reader and must not change under them.
+    const next = JSON.parse(old.json) as Record<string, unknown>;
+    mark(next);
+    const meta = next['metadata'] as Record<string, unknown>;
+    meta['deletionTimestamp'] = timestamp(now);
+    meta['resourceVersion'] = String(rv);
+    const stored = makeStored(next, rv, key, old.namespace, name);
+    this.#commit(table, 'MODIFIED', stored, old, now);
     return stored;
   }
 
@@ -397,7 +412,23 @@ export class Storage {
           'You can start a new list without the continue parameter.',
       );
     }
-    throw expired(`The resourceVersion for the provided list is too old: ${rv} (oldest retained ${this.#history.oldestReadableRv}).`);
+    // kube-apiserver's exact wording (it names neither resourceVersion).
+    throw expired('The resourceVersion for the provided list is too old.');
+  }
+}
+
+/** 409 Conflict unless the object has the uid and resourceVersion a delete asked for. */
+function checkPreconditions(type: ResourceType, name: string, old: StoredObject, preconditions: Preconditions | undefined): void {
+  const oldMeta = old.obj['metadata'] as Record<string, unknown>;
+  if (preconditions?.uid !== undefined && preconditions.uid !== oldMeta['uid']) {
+    throw conflict(type, name, `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${String(oldMeta['uid'])}`);
+  }
+  if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== String(old.rv)) {
+    throw conflict(
+      type,
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${old.rv}`,
+    );
   }
 }
 

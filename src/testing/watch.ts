@@ -29,6 +29,9 @@ function hasSelectors(filter: ObjectFilter): boolean {
   return filter.label !== undefined || filter.field !== undefined;
 }
 
+/** How long before a timeoutSeconds deadline the last bookmark is offered, as kube-apiserver's watch cache does. */
+const PRE_DEADLINE_MS = 2_000;
+
 /** The default garbage of the malformedLine fault: a JSON object cut short. */
 const DEFAULT_MALFORMED = '{"type":"ADDED","object":{"kind":';
 
@@ -60,7 +63,7 @@ export class Watcher {
   readonly #sink: Sink;
   // Lines not yet handed to the socket; joined into one write per flush.
   #pending: string[] = [];
-  // The resourceVersion of the newest line queued, so bookmarks never go backwards.
+  // The newest resourceVersion this watcher was sent (or asked to start from): a bookmark goes out only when it would move the client forward.
   #lastRv: number;
   // Events at or below the requested resourceVersion were already seen by the client (or lie in a future it asked to skip).
   readonly #startRv: number;
@@ -68,6 +71,8 @@ export class Watcher {
   #closed = false;
   // The timeoutSeconds timer, cleared when the watch ends first.
   #timeout: NodeJS.Timeout | undefined;
+  // The bookmark sent shortly before the timeoutSeconds deadline, cleared with the watch.
+  #preDeadline: NodeJS.Timeout | undefined;
 
   constructor(hub: WatchHub, type: ResourceType, filter: ObjectFilter, bookmarks: boolean, res: ServerResponse, sink: Sink, startRv: number) {
     this.#hub = hub;
@@ -87,14 +92,18 @@ export class Watcher {
 
   /**
    * Ends the watch cleanly after `seconds` (timeoutSeconds). A watcher that
-   * allows bookmarks gets one first, as kube-apiserver sends one near a
-   * watch's deadline so the client resumes from the newest resourceVersion.
+   * allows bookmarks is offered one shortly before the deadline (2 s, or half
+   * the timeout when that is shorter), as kube-apiserver does so the client
+   * resumes from the newest resourceVersion; like the real server it is only
+   * sent when that resourceVersion is newer than what the watcher has seen.
    */
   endAfter(seconds: number, currentRv: () => number): void {
-    this.#timeout = setTimeout(() => {
-      if (this.bookmarks) this.bookmark(currentRv());
-      this.end();
-    }, seconds * 1000);
+    const ms = seconds * 1000;
+    if (this.bookmarks) {
+      this.#preDeadline = setTimeout(() => this.bookmark(currentRv()), ms - Math.min(PRE_DEADLINE_MS, ms / 2));
+      this.#preDeadline.unref();
+    }
+    this.#timeout = setTimeout(() => this.end(), ms);
     this.#timeout.unref();
   }
 
@@ -121,9 +130,15 @@ export class Watcher {
     this.push(`{"type":"ADDED","object":${o.json}}\n`, o.rv);
   }
 
-  /** Queues a BOOKMARK at `rv` (or the newest line's resourceVersion when later). */
+  /**
+   * Queues a BOOKMARK at `rv` when it is newer than anything this watcher was
+   * sent, as kube-apiserver skips bookmarks that would not move a client
+   * forward. The end-of-initial-events bookmark of a watch-list is always
+   * sent (at the newest resourceVersion sent when that is later).
+   */
   bookmark(rv: number, initialEventsEnd = false): void {
     if (this.#closed) return;
+    if (!initialEventsEnd && rv <= this.#lastRv) return;
     const at = Math.max(rv, this.#lastRv);
     const annotations = initialEventsEnd ? ',"annotations":{"k8s.io/initial-events-end":"true"}' : '';
     this.push(
@@ -201,6 +216,7 @@ export class Watcher {
   #detach(): void {
     this.#closed = true;
     if (this.#timeout !== undefined) clearTimeout(this.#timeout);
+    if (this.#preDeadline !== undefined) clearTimeout(this.#preDeadline);
     this.#pending = [];
     this.#hub.remove(this);
   }
@@ -267,7 +283,7 @@ export class WatchHub {
     for (const w of dirty) w.flush();
   }
 
-  /** Sends a BOOKMARK at `rv` to every watcher that asked for bookmarks. */
+  /** Offers a BOOKMARK at `rv` to every watcher that asked for bookmarks (each takes it only if it moves that watcher forward). */
   bookmarkAll(rv: number): void {
     for (const set of this.#byResource.values()) for (const w of set) if (w.bookmarks) w.bookmark(rv);
   }
