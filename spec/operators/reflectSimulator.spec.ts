@@ -8,6 +8,9 @@ import { kubeSource } from '../../src/sources/index.js';
 import type { ListerWatcher } from '../../src/sources/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 
+// Names for the unrelated writes that move the resourceVersion so the server has a bookmark to send.
+let moves = 0;
+
 interface Pod {
   apiVersion?: string;
   kind?: string;
@@ -166,6 +169,9 @@ describe('reflect() over HTTP against the simulator', () => {
     await server.create(PODS, podNamed('a'));
     const m = mirror();
     // A watch that has seen an event is not "very short" when the server closes it.
+    await waitFor('watching', m.watching);
+    // A bookmark is only sent once the resourceVersion moved past what the watch has seen (as kube-apiserver does).
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `moved-${++moves}`, namespace: NS } });
     await waitFor('a bookmark', () => m.events.some((e) => e.type === 'Bookmark'));
     server.faults.inject({ type: 'status', status: 410, reason: 'Expired' }, { verb: 'watch', resource: PODS });
     server.faults.closeWatches();
@@ -229,6 +235,9 @@ describe('reflect() over HTTP against the simulator', () => {
 
   it('honours Retry-After on a throttled watch and re-watches without relisting', async () => {
     const m = mirror();
+    await waitFor('watching', m.watching);
+    // A bookmark is only sent once the resourceVersion moved past what the watch has seen (as kube-apiserver does).
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `moved-${++moves}`, namespace: NS } });
     await waitFor('a bookmark', () => m.events.some((e) => e.type === 'Bookmark'));
     server.faults.inject({ type: 'status', status: 429, retryAfterSeconds: 1 }, { verb: 'watch', resource: PODS });
     server.faults.closeWatches();
@@ -297,6 +306,9 @@ describe('reflect() over HTTP against the simulator', () => {
   it('resumes without a relist when the connection dies in the middle of a line', async () => {
     await server.create(PODS, podNamed('a'));
     const m = mirror();
+    await waitFor('watching', m.watching);
+    // A bookmark is only sent once the resourceVersion moved past what the watch has seen (as kube-apiserver does).
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `moved-${++moves}`, namespace: NS } });
     await waitFor('a bookmark', () => m.events.some((e) => e.type === 'Bookmark'));
     server.faults.inject({ type: 'resetMidLine' }, { verb: 'watch', resource: PODS });
     await server.create(PODS, podNamed('cut-in-half'));

@@ -264,6 +264,8 @@ describe('kubeSource against the simulator', () => {
       await server.create(PODS, pod('ignored', 'default', { app: 'db' }));
       await server.patch(PODS, 'default', 'a', { metadata: { annotations: { x: 'y' } } });
       await server.delete(PODS, 'default', 'a');
+      // Bookmarks are sent only once the resourceVersion moved past what the watch has seen.
+      await server.create('v1/configmaps', { metadata: { name: 'moved', namespace: 'default' } });
       const seen = await done;
       const changes = seen.filter((e) => e.type !== 'BOOKMARK').map((e) => `${e.type} ${e.object.metadata?.name}`);
       expect(changes).toEqual(['ADDED a', 'MODIFIED a', 'DELETED a']);
