@@ -12,13 +12,8 @@ import {
   TooManyRequestsError,
   UnauthorizedError,
 } from '../../src/sources/errors/index.js';
-import { bookmark, pod, ScriptedLW, type Pod } from './reflectScripted.js';
+import { advance, bookmark, pod, ScriptedLW, type Pod } from './reflectScripted.js';
 
-/** Lets promise chains run and timers fire up to `ms` of fake time from now. */
-async function advance(ms = 0): Promise<void> {
-  await vi.advanceTimersByTimeAsync(ms);
-  for (let i = 0; i < 5; i++) await vi.advanceTimersByTimeAsync(0);
-}
 
 function run(lw: ScriptedLW, opts: ReflectOptions = {}) {
   const events: ReflectorEvent<Pod>[] = [];

@@ -1,3 +1,4 @@
+import { vi } from 'vitest';
 // A scripted, in-memory ListerWatcher for the timing tests of reflect(): a
 // test double of the interface whose every answer is chosen by the test.
 import type { ListerWatcher, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../../src/sources/types.js';
@@ -112,4 +113,10 @@ export class ScriptedLW implements ListerWatcher<Pod> {
     if (!w) throw new Error('no watch was opened');
     return w;
   }
+}
+
+/** Lets promise chains run and fake timers fire up to `ms` of fake time from now. */
+export async function advance(ms = 0): Promise<void> {
+  await vi.advanceTimersByTimeAsync(ms);
+  for (let i = 0; i < 5; i++) await vi.advanceTimersByTimeAsync(0);
 }

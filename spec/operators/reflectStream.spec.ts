@@ -2,14 +2,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/operators/reflect.js';
 import type { ReflectorEvent } from '../../src/operators/types.js';
 import { ConnectionError, ExpiredError, ForbiddenError, KubeApiError, ServerError } from '../../src/sources/errors/index.js';
-import { bookmark, pod, ScriptedLW, type Pod, type WatchChannel } from './reflectScripted.js';
+import { advance, bookmark, pod, ScriptedLW, type Pod, type WatchChannel } from './reflectScripted.js';
 
 const END = { 'k8s.io/initial-events-end': 'true' };
 
-async function advance(ms = 0): Promise<void> {
-  await vi.advanceTimersByTimeAsync(ms);
-  for (let i = 0; i < 5; i++) await vi.advanceTimersByTimeAsync(0);
-}
 
 function run(lw: ScriptedLW, opts: ReflectOptions = {}) {
   const events: ReflectorEvent<Pod>[] = [];
