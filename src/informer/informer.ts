@@ -126,8 +126,10 @@ function stripManagedFields<T>(obj: T): T {
  *
  * The informer runs from `start()` until `stop()`; subscribing to `events$`
  * does not start it. Differences from client-go, by design: a relist that
- * finds an object unchanged (same resourceVersion) tells only handlers that
- * asked for resync; an object re-created under the same name with a new UID
+ * finds an object unchanged (same resourceVersion) tells only handlers whose
+ * resync is due, as client-go's per-handler flag says, but a handler that
+ * never asked for resync is never sent such no-op updates (client-go sends
+ * them to every handler until its first resync check); an object re-created under the same name with a new UID
  * is a delete (a `DeletedFinalStateUnknown` of the old one) then an add,
  * never an update; and a handler that throws is reported, not fatal.
  *
@@ -172,8 +174,6 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   #subscription: Subscription | undefined;
   // Smallest handler resync period, fixed at start: the reflector ticks at this rate (client-go's resyncCheckPeriod).
   #resyncCheckPeriod: number;
-  // True while a Resync tick's Sync deltas are applied, so sync updates go only to handlers that are due.
-  #resyncing = false;
   #nextHandlerId = 1;
   #errorCount = 0;
   #lastError: Error | undefined;
@@ -255,6 +255,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     if (this.#state === 'running') {
       // client-go's negotiation: the reflector's tick rate is fixed once running.
       if (reg.requestedResyncPeriod !== 0) reg.resyncPeriod = this.#resyncCheckPeriod === 0 ? 0 : Math.max(reg.requestedResyncPeriod, this.#resyncCheckPeriod);
+      reg.resyncDue = reg.resyncPeriod !== 0;
       reg.nextResyncAt = this.#now() + reg.resyncPeriod;
       // The cache as adds first, then live events; both happen in this turn, so nothing falls between.
       for (const obj of this.#indexer.list()) {
@@ -313,13 +314,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
             input.next(event);
             return;
           }
-          if (!this.#shouldResync()) return;
-          this.#resyncing = true;
-          try {
-            input.next(event);
-          } finally {
-            this.#resyncing = false;
-          }
+          if (this.#shouldResync()) input.next(event);
         },
         error: () => {
           // Only an error the user declared terminal (onTerminal) ends the reflector; it was reported with its status.
@@ -407,7 +402,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   #notify(event: InformerEvent<T>, key: string, isSync: boolean): void {
     const n: Notification<T> = { event, key, isSync };
     for (const reg of this.#handlers) {
-      if (isSync && !(this.#resyncing ? reg.resyncDue : reg.resyncPeriod !== 0)) continue;
+      if (isSync && !reg.resyncDue) continue;
       reg.enqueue(n);
     }
     if (!isSync) this.#events.next(event);

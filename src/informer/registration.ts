@@ -79,8 +79,12 @@ export class HandlerRegistration<T> implements Registration {
   resyncPeriod: number;
   /** Virtual-clock time of the next due resync. */
   nextResyncAt = 0;
-  /** Whether the current Sync notifications are for this handler (client-go's per-listener sync flag). */
-  resyncDue = false;
+  /**
+   * Whether sync updates (resync ticks, and relists that changed nothing) go to this handler: client-go's
+   * per-listener flag, recomputed at every resync check. It starts set only for handlers that asked for
+   * resync, where client-go sets it for all, so a handler without resync never gets no-op updates.
+   */
+  resyncDue: boolean;
   // Adds of the initial list not yet finished; hasSynced waits for zero.
   #initialOutstanding = 0;
   #processed = 0;
@@ -109,6 +113,7 @@ export class HandlerRegistration<T> implements Registration {
     this.#host = host;
     this.requestedResyncPeriod = resync === 0 ? 0 : Math.max(resync, 1000);
     this.resyncPeriod = this.requestedResyncPeriod;
+    this.resyncDue = this.requestedResyncPeriod !== 0;
     this.done = new Promise((resolve) => (this.#markDone = resolve));
   }
 
