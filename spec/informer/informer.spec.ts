@@ -136,6 +136,28 @@ describe('informer', () => {
     expect(errors.some((e) => /nope/.test(String(e.message) + String((e as { cause?: Error }).cause?.message)))).toBe(true);
   });
 
+  it('reports bad watch input as DecodeErrors and loses nothing: garbage resumes the watch, an unusable event is skipped', async () => {
+    const inf = podInformer();
+    const errors: Error[] = [];
+    inf.errors$.subscribe((e) => errors.push(e));
+    let watches = 0;
+    inf.status$.subscribe((s) => (watches = s.reflector?.counters.watches ?? watches));
+    inf.start();
+    await inf.whenSynced();
+    // A line that is not JSON: the stream cannot be trusted, so the watch resumes from the last good resourceVersion.
+    server.faults.inject({ type: 'malformedLine', line: '{"type":"ADDED","obj' }, { verb: 'watch' });
+    await server.create('v1/pods', pod('one'));
+    await waitFor(() => inf.store.getByKey('default/one'), 'the event after the garbage line');
+    expect(watches).toBe(2);
+    // A well-formed event with no name would be replayed on every resume: it is reported and skipped instead.
+    server.faults.inject({ type: 'malformedLine', line: '{"type":"ADDED","object":{"kind":"Pod","metadata":{"namespace":"default"}}}' }, { verb: 'watch' });
+    await server.create('v1/pods', pod('two'));
+    await waitFor(() => inf.store.getByKey('default/two'), 'the event after the unusable one');
+    expect(watches).toBe(2);
+    expect(errors.map((e) => e.name)).toEqual(['DecodeError', 'DecodeError']);
+    expect(names(inf)).toEqual(serverKeys());
+  });
+
   it('whenSynced rejects when the informer stops first, and handlers cannot be added after stop', async () => {
     server.stop(); // unreachable: the informer can never sync
     const inf = podInformer();

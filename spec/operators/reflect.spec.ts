@@ -320,14 +320,22 @@ describe('reflect() relists', () => {
     r.sub.unsubscribe();
   });
 
-  it('reports an event object without a name as a DecodeError instead of emitting it', async () => {
+  it('reports a well-formed but unusable event as a DecodeError, skips it and keeps the same watch', async () => {
     const lw = new ScriptedLW();
     const r = run(lw);
     await advance();
     lw.watching.push({ type: 'ADDED', object: { metadata: { resourceVersion: '11' } } as unknown as Pod });
+    lw.watching.push({ type: 'SYNC', object: pod('x', 12) } as never);
+    lw.watching.push({ type: 'BOOKMARK', object: {} } as never);
+    lw.watching.push({ type: 'ADDED', object: pod('b', 13) });
     await advance();
-    expect(r.of('error')[0]?.error).toBeInstanceOf(DecodeError);
-    expect(r.types()).toEqual(['Replace']);
+    const errors = r.of('error').map((s) => s.error);
+    expect(errors).toHaveLength(3);
+    expect(errors.every((e) => e instanceof DecodeError)).toBe(true);
+    // Skipped, not resumed: resuming would replay the same event for ever.
+    expect(r.types()).toEqual(['Replace', 'Added']);
+    expect(lw.watches).toHaveLength(1);
+    expect(r.statuses.at(-1)?.counters.decodeErrors).toBe(3);
     r.sub.unsubscribe();
   });
 });

@@ -374,7 +374,18 @@ export class ReflectorRun<T> {
       for (;;) {
         const next = await open.iterator.next();
         if (this.#stopped || next.done === true) break;
-        const event = this.#toReflectorEvent(next.value);
+        let event: Exclude<ReflectorEvent<T>, { type: 'Resync' | 'Replace' }>;
+        try {
+          event = this.#toReflectorEvent(next.value);
+        } catch (invalid) {
+          if (!(invalid instanceof DecodeError)) throw invalid;
+          // A well-formed event that cannot be used (no name, unknown type) would come back on every
+          // resume from the last resourceVersion, so it is reported and skipped, as client-go does;
+          // only a line that cannot be parsed at all ends the watch.
+          if (this.#report(invalid)) return ok(undefined);
+          this.#status({ state: 'watching', resourceVersion: this.#lastSyncRv });
+          continue;
+        }
         received += 1;
         this.#counters.events += 1;
         if (next.value.type !== 'ADDED') propagate = true;

@@ -1,4 +1,3 @@
-import type { KubeObject } from '../store/types.js';
 import { DecodeError } from './errors/DecodeError.js';
 import type { StatusDetails } from './errors/KubeApiError.js';
 import { errorFromStatus } from './httpErrors.js';
@@ -115,29 +114,13 @@ function decodeLine<T>(line: Buffer, position: number): WatchEvent<T> | undefine
     throw new DecodeError('watch line is not an event object', text, position);
   }
   const { type, object } = parsed as { type?: unknown; object?: unknown };
-  const isObject = typeof object === 'object' && object !== null && !Array.isArray(object);
-  switch (type) {
-    case 'ADDED':
-    case 'MODIFIED':
-    case 'DELETED': {
-      const name = isObject ? (object as KubeObject).metadata?.name : undefined;
-      if (typeof name !== 'string' || name === '') {
-        throw new DecodeError(`watch ${type} event has no metadata.name`, text, position);
-      }
-      return { type, object: object as T };
-    }
-    case 'BOOKMARK': {
-      if (!isObject || typeof (object as KubeObject).metadata !== 'object' || (object as KubeObject).metadata === null) {
-        throw new DecodeError('watch BOOKMARK event has no metadata', text, position);
-      }
-      return { type, object: object as KubeObject };
-    }
-    case 'ERROR': {
-      const status = isObject ? (object as StatusDetails) : undefined;
-      const code = typeof status?.code === 'number' && status.code > 0 ? status.code : 500;
-      throw errorFromStatus(code, status, { what: 'watch ERROR event' });
-    }
-    default:
-      throw new DecodeError(`unknown watch event type ${JSON.stringify(type)}`, text, position);
+  if (type === 'ERROR') {
+    const status = typeof object === 'object' && object !== null && !Array.isArray(object) ? (object as StatusDetails) : undefined;
+    const code = typeof status?.code === 'number' && status.code > 0 ? status.code : 500;
+    throw errorFromStatus(code, status, { what: 'watch ERROR event' });
   }
+  // A parseable event is passed on as it is, even one without metadata.name or of an unknown type: the
+  // consumer reports and skips it. Throwing here would end the watch, and resuming from the last
+  // resourceVersion would replay the same event for ever.
+  return parsed as WatchEvent<T>;
 }
