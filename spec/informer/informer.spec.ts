@@ -158,6 +158,27 @@ describe('informer', () => {
     expect(names(inf)).toEqual(serverKeys());
   });
 
+  it('syncs a list that holds an object without a name, reporting that object as a KeyError', async () => {
+    await server.create('v1/pods', pod('fine'));
+    const real = kubeSource<V1Pod>(server.kubeConfig(), 'v1/pods');
+    // The simulator refuses nameless objects, so the bad item is added to what it answered.
+    const withBadItem: typeof real = {
+      list: async (o, signal) => {
+        const page = await real.list(o, signal);
+        return { ...page, items: [...page.items, { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default' } }] };
+      },
+      watch: (o, signal) => real.watch(o, signal),
+    };
+    const inf = informer<V1Pod>(withBadItem, { reflector: fastBackoff });
+    running.push(inf);
+    const errors: Error[] = [];
+    inf.errors$.subscribe((e) => errors.push(e));
+    inf.start();
+    await inf.whenSynced();
+    expect(names(inf)).toEqual(['default/fine']);
+    expect(errors.map((e) => e.name)).toEqual(['KeyError']);
+  });
+
   it('whenSynced rejects when the informer stops first, and handlers cannot be added after stop', async () => {
     server.stop(); // unreachable: the informer can never sync
     const inf = podInformer();

@@ -143,10 +143,16 @@ describe('ListDecoder', () => {
     expect((err as DecodeError).line).toBe('{"metadata":{"name":"b"},"x":tru}');
   });
 
-  it('rejects items without metadata.name, non-object items, non-object bodies and truncated bodies', () => {
+  it('passes items without metadata.name on for the store to report, so one bad object cannot fail every relist', () => {
+    expect(decodeChunks([enc.encode('{"items":[{"metadata":{}},{"metadata":{"name":"a"}},{"metadata":{"name":""}}]}')]).items.map((o) => o.metadata.name)).toEqual([
+      undefined,
+      'a',
+      '',
+    ]);
+  });
+
+  it('rejects non-object items, non-object bodies and truncated bodies', () => {
     const bad = [
-      '{"items":[{"metadata":{}}]}',
-      '{"items":[{"metadata":{"name":""}}]}',
       '{"items":[1]}',
       '{"items":["x"]}',
       '{"items":[[]]}',

@@ -397,17 +397,20 @@ function parseItem<T>(text: string, position: number): T {
   } catch (cause) {
     throw new DecodeError('list item is not valid JSON', text, position, { cause });
   }
-  const name = (item as { metadata?: { name?: unknown } } | null)?.metadata?.name;
-  if (typeof name !== 'string' || name === '') {
-    throw new DecodeError('list item has no metadata.name', text, position);
-  }
+  if (!isObject(item)) throw new DecodeError('list item is not an object', text, position);
   return item as T;
 }
 
+/**
+ * An item must be an object; one without metadata.name is passed on, and the
+ * store reports it (a KeyError) and skips it. Failing the whole list for it
+ * would fail every relist the same way.
+ */
 function checkItem<T>(item: unknown, buf: Buffer, start: number, end: number, position: number): T {
-  const name = (item as { metadata?: { name?: unknown } } | null)?.metadata?.name;
-  if (typeof name !== 'string' || name === '') {
-    throw new DecodeError('list item has no metadata.name', buf.toString('utf8', start, Math.min(end, start + 1024)), position);
-  }
+  if (!isObject(item)) throw new DecodeError('list item is not an object', buf.toString('utf8', start, Math.min(end, start + 1024)), position);
   return item as T;
+}
+
+function isObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
