@@ -6,7 +6,7 @@ import { HandlerError } from '../../src/informer/HandlerError.js';
 import { InformerStoppedError } from '../../src/informer/InformerStoppedError.js';
 import type { InformerEvent } from '../../src/informer/types.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
-import { kubeSource } from '../../src/sources/index.js';
+import { kubeSource, type ListerWatcher } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { deferred, pod, waitFor } from '../helpers/waitFor.js';
 
@@ -162,7 +162,7 @@ describe('informer', () => {
     await server.create('v1/pods', pod('fine'));
     const real = kubeSource<V1Pod>(server.kubeConfig(), 'v1/pods');
     // The simulator refuses nameless objects, so the bad item is added to what it answered.
-    const withBadItem: typeof real = {
+    const withBadItem: ListerWatcher<V1Pod> = {
       list: async (o, signal) => {
         const page = await real.list(o, signal);
         return { ...page, items: [...page.items, { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default' } }] };
