@@ -334,3 +334,31 @@ describe('namespace deletion (the namespace controller, emulated)', () => {
     expect(server.list('v1/pods')).toEqual([]);
   });
 });
+
+describe('stored JSON', () => {
+  it('is exactly the object after updates that keep some sections and change others', async () => {
+    const server = await startApiServer();
+    try {
+      const created = await server.create<Record<string, any>>('v1/pods', {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'keep', namespace: 'default', labels: { a: '1' } },
+        spec: { containers: [{ name: 'c', image: 'busybox', env: [{ name: 'X', value: 'quote " and \\u2028' }] }] },
+      });
+      await server.patch('v1/pods', 'default', 'keep', { status: { phase: 'Running' } });
+      await server.patch('v1/pods', 'default', 'keep', { metadata: { labels: { a: '2', b: 'x' } } });
+      const churn = server.churn({ resource: 'v1/pods', namespace: 'default', creates: 0, updates: 20, deletes: 0, perSecond: 10_000 });
+      await churn.done;
+      const viaHttp = (await (await fetch(`${server.url}/api/v1/namespaces/default/pods/keep`)).json()) as Record<string, any>;
+      const direct = server.get('v1/pods', 'default', 'keep') as Record<string, any>;
+      expect(viaHttp).toEqual(direct);
+      expect(viaHttp.spec).toEqual(created.spec);
+      expect(viaHttp.metadata.labels).toMatchObject({ a: '2', b: 'x' });
+      expect(Number(viaHttp.metadata.resourceVersion)).toBeGreaterThan(Number(created.metadata.resourceVersion));
+      const listed = (await (await fetch(`${server.url}/api/v1/pods`)).json()) as { items: Record<string, any>[] };
+      expect(listed.items.find((p) => p.metadata.name === 'keep')).toEqual(direct);
+    } finally {
+      await server.close();
+    }
+  });
+});

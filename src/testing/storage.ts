@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { History, HistoryEvent, withResourceVersion, type ObjectEventType, type StoredObject } from './history.js';
 import type { ResourceType } from './resources.js';
+import { deepFreeze } from '../store/deepFreeze.js';
 import { alreadyExists, badRequest, conflict, expired, invalid, notFound, tooLargeResourceVersion } from './status.js';
 
 /** A read-only view of one resource at one resourceVersion, keys in etcd order. */
@@ -457,7 +458,34 @@ export function lowerBound(keys: readonly string[], key: string): number {
 }
 
 function makeStored(obj: Record<string, unknown>, rv: number, key: string, namespace: string, name: string): StoredObject {
-  return { obj, json: JSON.stringify(obj), rv, key, namespace, name };
+  return { obj, json: serialize(obj), rv, key, namespace, name };
+}
+
+// The JSON text of stored subtrees, by identity. A write usually keeps most of the object it replaces (a
+// pod's spec on a status update), and serialising that again is what limits the write rate; a subtree is
+// frozen when its text is kept, so the text never goes stale. Only the sections of the object (metadata,
+// spec, status …) are looked up: deeper, the bookkeeping costs more than it saves (measured).
+const subtreeJson = new WeakMap<object, string>();
+
+/** `JSON.stringify(obj)` of a stored object, reusing the text of sections kept from the version before. */
+function serialize(obj: Record<string, unknown>): string {
+  let out = '{';
+  for (const k in obj) {
+    const v = obj[k];
+    let text: string | undefined;
+    if (v !== null && typeof v === 'object') {
+      text = subtreeJson.get(v);
+      if (text === undefined) {
+        text = JSON.stringify(v);
+        subtreeJson.set(deepFreeze(v), text);
+      }
+    } else {
+      text = JSON.stringify(v);
+      if (text === undefined) continue; // undefined and functions are left out, as JSON.stringify does
+    }
+    out += `${out.length === 1 ? '' : ','}${JSON.stringify(k)}:${text}`;
+  }
+  return `${out}}`;
 }
 
 function finalizers(meta: Record<string, unknown>): string[] {
