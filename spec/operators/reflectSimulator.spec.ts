@@ -7,6 +7,7 @@ import { DecodeError, ExpiredError, ForbiddenError, ServerError, TooManyRequests
 import { kubeSource } from '../../src/sources/index.js';
 import type { ListerWatcher } from '../../src/sources/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { waitFor as waitForCondition } from '../helpers/waitFor.js';
 
 // Names for the unrelated writes that move the resourceVersion so the server has a bookmark to send.
 let moves = 0;
@@ -28,13 +29,7 @@ const podNamed = (name: string, image = 'nginx:1'): Pod => ({
 });
 
 /** Polls a condition (no fixed sleeps); fails with `what` after `timeoutMs`. */
-async function waitFor(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+const waitFor = (what: string, cond: () => boolean, timeoutMs = 10_000): Promise<true> => waitForCondition(cond, what, timeoutMs);
 
 /** A scheduler that remembers every timer it hands out, to prove teardown cleared them all. */
 function trackingScheduler(): SchedulerLike & { pending(): number } {

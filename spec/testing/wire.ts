@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { waitFor } from '../helpers/waitFor.js';
 
 /** A decoded watch line, or the raw text of one that is not JSON. */
 export type WireLine = { type: string; object: any } | { malformed: string };
@@ -61,11 +62,7 @@ export function request(url: string, opts: RequestOptions = {}): Promise<WireRes
 
 /** Polls `check` until it returns true, failing after `timeoutMs`. */
 export async function waitUntil(check: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor(check, what, timeoutMs);
 }
 
 /** A watch response read line by line straight off the socket. */
