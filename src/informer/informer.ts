@@ -253,13 +253,10 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
       backlog: () => this.#publishStatus(),
     });
     if (this.#state === 'running') {
-      // client-go's negotiation: the reflector's tick rate is fixed once running.
-      if (reg.requestedResyncPeriod !== 0) reg.resyncPeriod = this.#resyncCheckPeriod === 0 ? 0 : Math.max(reg.requestedResyncPeriod, this.#resyncCheckPeriod);
-      reg.resyncDue = reg.resyncPeriod !== 0;
-      reg.nextResyncAt = this.#now() + reg.resyncPeriod;
+      this.#armResync(reg, this.#now());
       // The cache as adds first, then live events; both happen in this turn, so nothing falls between.
       for (const obj of this.#indexer.list()) {
-        reg.enqueue({ event: { type: 'add', obj, isInInitialList: true }, key: this.#key(obj), isSync: false });
+        reg.enqueue({ event: { type: 'add', obj, isInInitialList: true }, key: this.#indexer.keyOf(obj), isSync: false });
       }
     } else if (reg.requestedResyncPeriod !== 0 && (this.#resyncCheckPeriod === 0 || reg.requestedResyncPeriod < this.#resyncCheckPeriod)) {
       this.#resyncCheckPeriod = reg.requestedResyncPeriod;
@@ -277,10 +274,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     if (this.#state !== 'new') return;
     this.#state = 'running';
     const now = this.#now();
-    for (const reg of this.#handlers) {
-      if (reg.requestedResyncPeriod !== 0) reg.resyncPeriod = Math.max(reg.requestedResyncPeriod, this.#resyncCheckPeriod);
-      reg.nextResyncAt = now + reg.resyncPeriod;
-    }
+    for (const reg of this.#handlers) this.#armResync(reg, now);
     const input = new Subject<ReflectorEvent<T>>();
     const fifo = input.pipe(
       deltaFifo<T>({
@@ -347,8 +341,14 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     return this.#opts.scheduler?.now() ?? Date.now();
   }
 
-  #key(obj: T): string {
-    return this.#indexer.keyOf(obj);
+  /**
+   * client-go's negotiation of a handler's resync period: never more often than the reflector ticks, which is
+   * fixed once running (0, no resync at all, when no handler asked for one before start).
+   */
+  #armResync(reg: HandlerRegistration<T>, now: number): void {
+    if (reg.requestedResyncPeriod !== 0) reg.resyncPeriod = this.#resyncCheckPeriod === 0 ? 0 : Math.max(reg.requestedResyncPeriod, this.#resyncCheckPeriod);
+    reg.resyncDue = reg.resyncPeriod !== 0;
+    reg.nextResyncAt = now + reg.resyncPeriod;
   }
 
   /** client-go's shouldResync: marks which handlers are due and says whether any is. */
@@ -378,10 +378,12 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
         }
         const obj = delta.obj as T;
         const old = this.#indexer.getByKey(key);
+        const oldUid = uidOf(old);
+        const newUid = uidOf(obj);
         if (old === undefined) {
           this.#indexer.add(obj);
           this.#notify({ type: 'add', obj, isInInitialList: deltas.isInInitialList }, key, false);
-        } else if (uidOf(old) !== undefined && uidOf(obj) !== undefined && uidOf(old) !== uidOf(obj)) {
+        } else if (oldUid !== undefined && newUid !== undefined && oldUid !== newUid) {
           // Same name, new object: the old one is gone even if no watch said so.
           this.#indexer.delete(old);
           this.#notify({ type: 'delete', obj: new DeletedFinalStateUnknown(key, old) }, key, false);
