@@ -151,9 +151,8 @@ export class HandlerRegistration<T> implements Registration {
     const initial = n.event.type === 'add' && n.event.isInInitialList;
     const result = this.#buffer.push({ n, initial });
     if (result.overflow === 'full') {
-      this.#close();
+      this.remove();
       this.#host.report(new BufferOverflowError(`handler #${this.id} buffer is full; registration ended`, this.#limit));
-      this.#host.removed(this as HandlerRegistration<unknown>);
       return;
     }
     if (initial) this.#initialOutstanding++;
