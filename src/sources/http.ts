@@ -116,3 +116,19 @@ async function readStatus(body: AsyncIterable<Buffer>): Promise<StatusDetails | 
     return undefined;
   }
 }
+
+/**
+ * client-node refuses a plain `http:` server unless the kubeconfig also says
+ * `insecure-skip-tls-verify`, a flag that means nothing without TLS; kubectl
+ * and client-go accept such servers (`kubectl proxy`, local test servers),
+ * and so does rxkube. The view answers the current cluster with that flag
+ * set for `http:` servers only; `https:` servers are untouched.
+ */
+export function plainHttpAllowed(kc: KubeConfig): KubeConfig {
+  const view = Object.create(kc) as KubeConfig;
+  view.getCurrentCluster = () => {
+    const cluster = kc.getCurrentCluster();
+    return cluster !== null && cluster.server.startsWith('http:') && cluster.skipTLSVerify !== true ? { ...cluster, skipTLSVerify: true } : cluster;
+  };
+  return view;
+}

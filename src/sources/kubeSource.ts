@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AsyncIterableX } from 'ix/asynciterable';
-import { getBody } from './http.js';
+import { getBody, plainHttpAllowed } from './http.js';
 import { ListDecoder, type ListEnvelope } from './listDecoder.js';
 import { parseResourceRef, resourcePath, type ParsedResource } from './resourceRef.js';
 import type { ListerWatcher, ListOptions, ObjectList, ResourceRef, WatchEvent, WatchOptions } from './types.js';
@@ -254,22 +254,6 @@ async function* watchEvents<T>(body: AsyncGenerator<Buffer, void, undefined>): A
   }
   decoder.end(out);
   yield* out;
-}
-
-/**
- * client-node refuses a plain `http:` server unless the kubeconfig also says
- * `insecure-skip-tls-verify`, a flag that means nothing without TLS; kubectl
- * and client-go accept such servers (`kubectl proxy`, local test servers),
- * and so does rxkube. The view answers the current cluster with that flag
- * set for `http:` servers only; `https:` servers are untouched.
- */
-function plainHttpAllowed(kc: KubeConfig): KubeConfig {
-  const view = Object.create(kc) as KubeConfig;
-  view.getCurrentCluster = () => {
-    const cluster = kc.getCurrentCluster();
-    return cluster !== null && cluster.server.startsWith('http:') && cluster.skipTLSVerify !== true ? { ...cluster, skipTLSVerify: true } : cluster;
-  };
-  return view;
 }
 
 function optionalString(opts: KubeSourceOptions, key: 'namespace' | 'labelSelector' | 'fieldSelector'): string | undefined {
