@@ -1,0 +1,106 @@
+/**
+ * Where an error goes when nobody asked for it: every building block takes an
+ * `onError` callback, and when the user gave none, errors come here, so that
+ * no failure is ever silent.
+ */
+
+/** Receives errors a stream survived (or could not survive). */
+export type ErrorSink = (err: Error) => void;
+
+/** Options of {@link createStderrReporter}. */
+export interface StderrReporterOptions {
+  /**
+   * A kind of failure (its name, status and code) is written at most once per
+   * this many milliseconds; the next line says how many were held back.
+   * @default 30_000
+   */
+  readonly intervalMs?: number;
+  /** Where lines go. @default process.stderr.write */
+  readonly write?: (line: string) => void;
+  /** The clock. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** Normalises anything thrown into an Error. */
+export function toError(err: unknown): Error {
+  if (err instanceof Error) return err;
+  return new Error(typeof err === 'string' ? err : safeString(err));
+}
+
+function safeString(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** The identity of a kind of failure: class name, HTTP status and system code, never the message. */
+function kindOf(err: Error): string {
+  const status = (err as { status?: unknown }).status;
+  const code = (err as { code?: unknown }).code;
+  return `${err.name}|${typeof status === 'number' ? status : ''}|${typeof code === 'string' ? code : ''}`;
+}
+
+/**
+ * Builds a reporter that writes one concise line per kind of failure to
+ * stderr, rate-limited per kind, so a server that is down for an hour prints
+ * a line every half minute rather than thousands. Messages of rxkube's errors
+ * never hold a credential; a line is the error's name and message only.
+ *
+ * ## Example
+ * ```ts
+ * import { createStderrReporter, informer } from 'rxkube';
+ *
+ * const pods = informer(source, { errorReporter: createStderrReporter({ intervalMs: 5_000 }) });
+ * ```
+ *
+ * @param opts rate limit, destination and clock.
+ * @returns the reporter.
+ */
+export function createStderrReporter(opts: StderrReporterOptions = {}): ErrorSink {
+  const intervalMs = opts.intervalMs ?? 30_000;
+  if (!Number.isFinite(intervalMs) || intervalMs < 0) throw new TypeError(`intervalMs must be a non-negative number of ms, got ${String(opts.intervalMs)}`);
+  const write = opts.write ?? ((line: string) => void process.stderr.write(line));
+  const now = opts.now ?? Date.now;
+  // Per kind: when it was last written and how many were held back since.
+  const seen = new Map<string, { at: number; held: number }>();
+  return (err: Error) => {
+    const kind = kindOf(err);
+    const t = now();
+    const last = seen.get(kind);
+    if (last !== undefined && t - last.at < intervalMs) {
+      last.held++;
+      return;
+    }
+    const held = last?.held ?? 0;
+    seen.set(kind, { at: t, held: 0 });
+    const suffix = held > 0 ? ` (${held} more like it held back)` : '';
+    try {
+      write(`rxkube: ${err.name}: ${err.message.split('\n', 1)[0] ?? ''}${suffix}\n`);
+    } catch {
+      // A closed stderr must not turn a reported error into a crash.
+    }
+  };
+}
+
+let processReporter: ErrorSink | undefined;
+
+/**
+ * The process-wide default: errors that reached no `onError` and no
+ * subscriber of an informer's `errors$` are written to stderr, one line per
+ * kind of failure every 30 s.
+ *
+ * ## Example
+ * ```ts
+ * import { reportError } from 'rxkube';
+ *
+ * reportError(new Error('something the user must see'));
+ * ```
+ *
+ * @param err what went wrong.
+ */
+export function reportError(err: unknown): void {
+  processReporter ??= createStderrReporter();
+  processReporter(toError(err));
+}
