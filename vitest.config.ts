@@ -17,6 +17,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    globalSetup: ['./spec/helpers/buildDist.ts'],
     reporters: ['default', './spec/helpers/summaryReporter.ts'],
   },
 });
