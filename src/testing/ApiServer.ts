@@ -149,7 +149,7 @@ function validateOptions(opts: ApiServerOptions): void {
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   validateOptions(options);
-  const cert = options.tls === true ? generateServingCertificate() : undefined;
+  const cert = options.tls === true ? await generateServingCertificate() : undefined;
   const server = new ApiServer(options, cert);
   await server.restart();
   return server;
