@@ -12,10 +12,12 @@ const NEWLINE = 0x0a;
  * Lines are found by scanning for `\n` in the bytes; each complete line is
  * turned into text and `JSON.parse`d exactly once, and the body is never
  * joined into one string. An `ERROR` event becomes the matching typed error
- * (410 → `ExpiredError`, …). A line that is not JSON, an event whose object
- * has no `metadata.name` (bookmarks excepted) or an unknown event type throws
- * a {@link DecodeError} with the line (truncated) and its byte position:
- * such a line may have been an event, so the stream can no longer be trusted.
+ * (410 → `ExpiredError`, …; a code that is no HTTP status counts as 500).
+ * A line that is not a JSON object throws a {@link DecodeError} with the line
+ * (truncated) and its byte position: such a line may have been an event, so
+ * the stream can no longer be trusted. A parseable event that cannot be used
+ * (no `metadata.name`, an unknown type) is passed on for the consumer to
+ * report and skip.
  *
  * ## Example
  * ```ts
@@ -116,7 +118,9 @@ function decodeLine<T>(line: Buffer, position: number): WatchEvent<T> | undefine
   const { type, object } = parsed as { type?: unknown; object?: unknown };
   if (type === 'ERROR') {
     const status = typeof object === 'object' && object !== null && !Array.isArray(object) ? (object as StatusDetails) : undefined;
-    const code = typeof status?.code === 'number' && status.code > 0 ? status.code : 500;
+    // A code that is no HTTP status (absent, 0, 600, 3.5, 1e999 read as Infinity) would make an error nobody can
+    // classify; such an ERROR event is a server fault like any unexplained one.
+    const code = typeof status?.code === 'number' && Number.isInteger(status.code) && status.code >= 100 && status.code <= 599 ? status.code : 500;
     throw errorFromStatus(code, status, { what: 'watch ERROR event' });
   }
   // A parseable event is passed on as it is, even one without metadata.name or of an unknown type: the
