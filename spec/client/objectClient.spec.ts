@@ -1,0 +1,210 @@
+import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { isAlreadyExists, isConflict } from '../../src/client/conflicts.js';
+import { objectClient } from '../../src/client/objectClient.js';
+import { ConnectionError, KubeApiError, NotFoundError, UnauthorizedError } from '../../src/sources/errors/index.js';
+import type { KubeObject } from '../../src/store/types.js';
+import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+type ConfigMap = V1ConfigMap & KubeObject;
+
+let server: ApiServer;
+const SECRET = 'object-client-token';
+beforeAll(async () => {
+  server = await startApiServer({ token: SECRET });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+let seq = 0;
+const fresh = (): string => `cm-${++seq}`;
+const cms = () => objectClient<ConfigMap>(server.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
+
+describe('objectClient options', () => {
+  it.each([
+    ['namespace', { namespace: '' }],
+    ['namespace', { namespace: 7 }],
+    ['timeoutMs', { timeoutMs: 0 }],
+    ['timeoutMs', { timeoutMs: Number.NaN }],
+  ])('rejects a bad %s up front with a TypeError naming it', (name, opts) => {
+    expect(() => objectClient(server.kubeConfig(), 'v1/configmaps', opts as never)).toThrow(TypeError);
+    expect(() => objectClient(server.kubeConfig(), 'v1/configmaps', opts as never)).toThrow(name);
+  });
+
+  it('rejects a namespace for a resource declared cluster-scoped, and a malformed resource', () => {
+    expect(() => objectClient(server.kubeConfig(), { version: 'v1', plural: 'nodes', namespaced: false }, { namespace: 'x' })).toThrow(/cluster-scoped/);
+    expect(() => objectClient(server.kubeConfig(), 'pods')).toThrow(TypeError);
+  });
+
+  it('rejects bad call arguments before sending anything', async () => {
+    const before = server.stats.requests;
+    const c = cms();
+    expect(() => c.get('')).toThrow(/name/);
+    expect(() => c.get('a/b')).toThrow(/name/);
+    expect(() => c.replace({ metadata: {} })).toThrow(/name/);
+    expect(() => c.patch('x', [{ op: 'add' }], { type: 'merge' })).toThrow(/merge patch must be an object/);
+    expect(() => c.patch('x', { a: 1 }, { type: 'json' })).toThrow(/array of operations/);
+    expect(() => c.patch('x', {}, { type: 'apply' as never })).toThrow(/type/);
+    expect(() => c.delete('x', { preconditions: { resourceVersion: '' } })).toThrow(/preconditions.resourceVersion/);
+    expect(() => c.get('x', { signal: 'no' as never })).toThrow(/signal/);
+    expect(server.stats.requests).toBe(before);
+  });
+
+  it('types the objects it returns', () => {
+    const c = objectClient<V1Lease & KubeObject>(server.kubeConfig(), 'coordination.k8s.io/v1/leases', { namespace: 'default' });
+    expectTypeOf(c.get).returns.resolves.toEqualTypeOf<V1Lease & KubeObject>();
+    // @ts-expect-error a lease client takes leases
+    void (() => c.create({ metadata: { name: 'x' }, data: 1 }));
+  });
+});
+
+describe('objectClient CRUD against the simulator', () => {
+  it('creates, gets, replaces, patches and deletes', async () => {
+    const c = cms();
+    const name = fresh();
+    const created = await c.create({ metadata: { name }, data: { a: '1' } });
+    expect(created.metadata?.uid).toBeTruthy();
+    expect(created.metadata?.namespace).toBe('default');
+
+    const got = await c.get(name);
+    expect(got.data).toEqual({ a: '1' });
+    expect(got.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
+
+    const replaced = await c.replace({ ...got, data: { a: '2' } });
+    expect(replaced.data).toEqual({ a: '2' });
+    expect(Number(replaced.metadata?.resourceVersion)).toBeGreaterThan(Number(got.metadata?.resourceVersion));
+
+    const merged = await c.patch(name, { metadata: { labels: { tier: 'gold' } }, data: { b: '3' } }, { type: 'merge' });
+    expect(merged.metadata?.labels).toEqual({ tier: 'gold' });
+    expect(merged.data).toEqual({ a: '2', b: '3' });
+
+    const jsonPatched = await c.patch(name, [{ op: 'replace', path: '/data/a', value: '4' }, { op: 'remove', path: '/data/b' }], { type: 'json' });
+    expect(jsonPatched.data).toEqual({ a: '4' });
+
+    const strategic = await c.patch(name, { data: { c: '5' } }, { type: 'strategic' });
+    expect(strategic.data).toEqual({ a: '4', c: '5' });
+
+    const stored = server.get<ConfigMap>('v1/configmaps', 'default', name);
+    expect(stored?.data).toEqual({ a: '4', c: '5' });
+
+    await c.delete(name);
+    await expect(c.get(name)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('a cluster-scoped resource is addressed without a namespace', async () => {
+    const ns = objectClient(server.kubeConfig(), 'v1/namespaces');
+    const created = await ns.create({ metadata: { name: 'object-client-ns' } });
+    expect(created.metadata?.name).toBe('object-client-ns');
+    expect((await ns.get('object-client-ns')).metadata?.uid).toBe(created.metadata?.uid);
+  });
+
+  it('404 is a NotFoundError carrying the server message, for every verb', async () => {
+    const c = cms();
+    for (const call of [() => c.get('missing'), () => c.replace({ metadata: { name: 'missing' } }), () => c.patch('missing', {}), () => c.delete('missing')]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(NotFoundError);
+      expect((err as NotFoundError).status).toBe(404);
+      expect((err as NotFoundError).reason).toBe('NotFound');
+      expect((err as NotFoundError).serverMessage).toMatch(/missing/);
+    }
+  });
+
+  it('a second create is 409 AlreadyExists, told apart from a conflict', async () => {
+    const c = cms();
+    const name = fresh();
+    await c.create({ metadata: { name } });
+    const err = await c.create({ metadata: { name } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect((err as KubeApiError).status).toBe(409);
+    expect(isAlreadyExists(err)).toBe(true);
+    expect(isConflict(err)).toBe(false);
+  });
+
+  it('replace is conditional on metadata.resourceVersion: a stale one is 409 Conflict and writes nothing', async () => {
+    const c = cms();
+    const name = fresh();
+    const v1 = await c.create({ metadata: { name }, data: { v: '1' } });
+    await c.replace({ ...v1, data: { v: '2' } });
+    const err = await c.replace({ ...v1, data: { v: 'stale' } }).catch((e: unknown) => e);
+    expect(isConflict(err)).toBe(true);
+    expect((err as KubeApiError).status).toBe(409);
+    expect((await c.get(name)).data).toEqual({ v: '2' });
+    // Without a resourceVersion the replace is unconditional.
+    const { resourceVersion: _rv, ...meta } = v1.metadata!;
+    expect((await c.replace({ ...v1, metadata: meta, data: { v: '3' } })).data).toEqual({ v: '3' });
+  });
+
+  it('delete honours resourceVersion preconditions', async () => {
+    const c = cms();
+    const name = fresh();
+    const v1 = await c.create({ metadata: { name } });
+    const v2 = await c.patch(name, { data: { x: 'y' } });
+    const err = await c.delete(name, { preconditions: { resourceVersion: v1.metadata!.resourceVersion! } }).catch((e: unknown) => e);
+    expect(isConflict(err)).toBe(true);
+    await c.delete(name, { preconditions: { resourceVersion: v2.metadata!.resourceVersion!, uid: v2.metadata!.uid! } });
+    await expect(c.get(name)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('an injected 500 on update is a typed error', async () => {
+    const c = cms();
+    const name = fresh();
+    const v1 = await c.create({ metadata: { name } });
+    server.faults.inject({ type: 'status', status: 500 }, { verb: 'update', resource: 'v1/configmaps' });
+    const err = await c.replace(v1).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect((err as KubeApiError).status).toBe(500);
+  });
+});
+
+describe('objectClient transport', () => {
+  it('aborting a call rejects with the signal reason and frees the socket', async () => {
+    const c = cms();
+    const name = fresh();
+    await c.create({ metadata: { name } });
+    server.faults.inject({ type: 'stall' }, { verb: 'get', resource: 'v1/configmaps' });
+    const controller = new AbortController();
+    const pending = c.get(name, { signal: controller.signal });
+    const reason = new Error('stop now');
+    await waitUntil(() => server.stats.connections > 0);
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    await waitUntil(() => server.stats.connections === 0);
+  });
+
+  it('an already aborted signal sends nothing', async () => {
+    const before = server.stats.requests;
+    const reason = new Error('too late');
+    await expect(cms().get('x', { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    expect(server.stats.requests).toBe(before);
+  });
+
+  it('a stalled answer ends at timeoutMs with ConnectionError TIMEOUT', async () => {
+    const c = objectClient(server.kubeConfig(), 'v1/configmaps', { namespace: 'default', timeoutMs: 200 });
+    server.faults.inject({ type: 'stall' }, { verb: 'get', resource: 'v1/configmaps' });
+    const err = await c.get('whatever').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect((err as ConnectionError).code).toBe('TIMEOUT');
+  });
+
+  it('a refused connection is a ConnectionError, and a wrong token a 401 that never shows the token', async () => {
+    const down = await startApiServer();
+    const kc = down.kubeConfig();
+    await down.close();
+    const refused = await objectClient(kc, 'v1/configmaps', { namespace: 'default' }).get('x').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConnectionError);
+    expect((refused as ConnectionError).code).toBe('ECONNREFUSED');
+
+    const wrong = server.kubeConfig();
+    (wrong.getCurrentUser() as { token?: string }).token = "not-the-token";
+    const err = await objectClient(wrong, 'v1/configmaps', { namespace: 'default' }).get('x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnauthorizedError);
+    expect(String((err as Error).message)).not.toContain('not-the-token');
+    expect(JSON.stringify(err)).not.toContain('not-the-token');
+  });
+});
+
+async function waitUntil(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
+  await waitFor(() => cond(), 'the condition', timeoutMs);
+}

@@ -1,0 +1,11 @@
+export {
+  objectClient,
+  type ObjectClient,
+  type ObjectClientOptions,
+  type CallOptions,
+  type PatchOptions,
+  type PatchType,
+  type DeleteOptions,
+  type DeletePreconditions,
+} from './objectClient.js';
+export { isConflict, isAlreadyExists } from './conflicts.js';

@@ -1,0 +1,119 @@
+import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
+import { Agent, request, type Dispatcher } from 'undici';
+import { ConnectionError } from '../sources/errors/ConnectionError.js';
+import { DecodeError } from '../sources/errors/DecodeError.js';
+import { KubeApiError, type StatusDetails } from '../sources/errors/KubeApiError.js';
+import { connectionErrorFrom, errorFromStatus } from '../sources/httpErrors.js';
+
+/** The HTTP methods of single-object calls. */
+export type Verb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** One request of an object client. */
+export interface JsonRequest {
+  readonly verb: Verb;
+  readonly url: string;
+  /** `replace v1/configmaps default/x`: the start of every error message. */
+  readonly what: string;
+  /** Sent as JSON when defined. */
+  readonly body: unknown;
+  /** @default 'application/json' when there is a body */
+  readonly contentType?: string | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly timeoutMs: number;
+}
+
+/** Bodies larger than this are not objects a client of single objects should hold; they fail to decode. */
+const MAX_BODY = 64 * 1024 * 1024;
+const USER_AGENT = 'rxkube';
+
+/**
+ * Sends one request with the kubeconfig's credentials and answers the parsed
+ * JSON of a 2xx response (internal).
+ *
+ * As for list and watch, the credentials and the dispatcher (TLS material,
+ * proxy) come from client-node's `applySecurityAuthentication` for each
+ * request, and the dispatcher is destroyed when the request ends, so no
+ * socket outlives its call. Non-2xx answers throw the typed error of their
+ * Status; transport failures a `ConnectionError`; `signal` aborts with its
+ * reason; the whole exchange is bounded by `timeoutMs`.
+ */
+export async function sendJson<R>(kc: KubeConfig, req: JsonRequest): Promise<R> {
+  const { signal, what } = req;
+  signal?.throwIfAborted();
+  // One controller per request, fed by the caller's signal and the timeout, so both cut the socket the same way.
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => {
+    controller.abort(new ConnectionError(`${what}: no complete answer within ${req.timeoutMs} ms`, { code: 'TIMEOUT' }));
+  }, req.timeoutMs);
+  let dispatcher: Dispatcher | undefined;
+  let body: Dispatcher.ResponseData['body'] | undefined;
+  try {
+    const ctx = new RequestContext(req.url, HttpMethod[req.verb]);
+    try {
+      await kc.applySecurityAuthentication(ctx);
+    } catch (cause) {
+      // The message of an exec/OIDC failure is about the plugin; the cause stays for debugging but is not echoed.
+      throw new ConnectionError(`${what}: could not obtain credentials from the kubeconfig`, { code: 'CREDENTIALS', cause });
+    }
+    controller.signal.throwIfAborted();
+    dispatcher = (ctx.getDispatcher() as Dispatcher | undefined) ?? new Agent();
+    const headers: Record<string, string> = { ...ctx.getHeaders(), accept: 'application/json', 'user-agent': USER_AGENT };
+    const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
+    if (payload !== undefined) headers['content-type'] = req.contentType ?? 'application/json';
+    const res = await request(req.url, {
+      method: req.verb,
+      headers,
+      body: payload,
+      dispatcher,
+      signal: controller.signal,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+    body = res.body;
+    const text = await readText(res.body, what);
+    if (res.statusCode < 200 || res.statusCode > 299) {
+      const retryAfter = res.headers['retry-after'];
+      throw errorFromStatus(res.statusCode, parseStatus(text), {
+        what,
+        retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      });
+    }
+    try {
+      return JSON.parse(text) as R;
+    } catch (cause) {
+      throw new DecodeError(`${what}: the answer is not JSON`, text, 0, { cause });
+    }
+  } catch (err) {
+    if (signal?.aborted === true) throw signal.reason;
+    if (controller.signal.aborted) throw controller.signal.reason;
+    if (err instanceof KubeApiError || err instanceof DecodeError || err instanceof ConnectionError) throw err;
+    throw connectionErrorFrom(err, what);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+    if (body !== undefined && !body.destroyed) body.destroy();
+    if (dispatcher !== undefined) void dispatcher.destroy().catch(() => undefined);
+  }
+}
+
+async function readText(body: AsyncIterable<Buffer>, what: string): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new DecodeError(`${what}: the answer is larger than ${MAX_BODY} bytes`, '', size);
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function parseStatus(text: string): StatusDetails | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as StatusDetails) : undefined;
+  } catch {
+    return undefined;
+  }
+}
