@@ -1,0 +1,188 @@
+import { AsyncIterableX } from 'ix/asynciterable';
+import { Observable } from 'rxjs';
+import { toError } from '../errors/reportError.js';
+import type { WorkQueue } from './WorkQueue.js';
+import { checkOptionNames, show } from './validate.js';
+
+/** Options of {@link WorkQueue.items}. */
+export interface ItemsOptions {
+  /** Ends the iteration: a pending wait returns `done`, and the item in hand is marked done. @default none */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of {@link WorkQueue.process}. */
+export interface ProcessOptions {
+  /** How many items are processed at once; never two with the same value. @default 1 */
+  readonly concurrency?: number;
+  /**
+   * What happens to an item whose worker threw or rejected: `true` puts it
+   * back through `addRateLimited` (client-go's usual worker loop); `false`
+   * forgets it. A success always forgets the item's failures.
+   * @default true
+   */
+  readonly requeue?: boolean;
+}
+
+/** What became of one item handed to a worker by {@link WorkQueue.process}. */
+export type WorkOutcome<T> =
+  | { readonly item: T; readonly ok: true }
+  | {
+      readonly item: T;
+      readonly ok: false;
+      /** What the worker threw or rejected with. */
+      readonly error: Error;
+      /** Whether the item went back through `addRateLimited` (not when `requeue` is false or the queue is shutting down). */
+      readonly requeued: boolean;
+    };
+
+/** A worker of {@link WorkQueue.process}: processes one item; the signal aborts when the subscription ends. */
+export type Worker<T> = (item: T, signal: AbortSignal) => unknown;
+
+/** The queue's items as an ix async iterable whose every iterator is one worker. */
+export class QueueItems<T> extends AsyncIterableX<T> {
+  // The queue the iterators take work from.
+  readonly #queue: WorkQueue<T>;
+  // The caller's signal from items({ signal }), combined with the one ix passes to each iterator.
+  readonly #signal: AbortSignal | undefined;
+
+  constructor(queue: WorkQueue<T>, opts: ItemsOptions) {
+    super();
+    const o = checkOptionNames('WorkQueue.items', opts, ['signal']);
+    if (o['signal'] !== undefined && !(o['signal'] instanceof AbortSignal)) {
+      throw new TypeError(`WorkQueue.items: option "signal" must be an AbortSignal, got ${show(o['signal'])}`);
+    }
+    this.#queue = queue;
+    this.#signal = opts.signal;
+  }
+
+  override [Symbol.asyncIterator](signal?: AbortSignal): AsyncIterator<T> {
+    return itemIterator(this.#queue, [this.#signal, signal].filter((s): s is AbortSignal => s !== undefined));
+  }
+}
+
+function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): AsyncIterator<T, undefined> {
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort();
+  for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
+  let current: { readonly item: T } | undefined;
+  let finished = false;
+
+  const release = (): void => {
+    if (current === undefined) return;
+    const { item } = current;
+    current = undefined;
+    queue.done(item);
+  };
+  const finish = (): IteratorReturnResult<undefined> => {
+    if (!finished) {
+      finished = true;
+      for (const s of signals) s.removeEventListener('abort', onAbort);
+      stop.abort();
+    }
+    release();
+    return { done: true, value: undefined };
+  };
+
+  return {
+    async next(): Promise<IteratorResult<T, undefined>> {
+      // Asking for the next item means the loop body finished with the previous one.
+      release();
+      if (finished || signals.some((s) => s.aborted)) return finish();
+      let got;
+      try {
+        got = await queue.get({ signal: stop.signal });
+      } catch (err) {
+        if (stop.signal.aborted) return finish();
+        throw err;
+      }
+      if (got.shutdown) return finish();
+      current = { item: got.item };
+      // The iteration may have been ended while the item was on its way: it must not stay in processing.
+      if (finished) return finish();
+      return { done: false, value: got.item };
+    },
+    // A loop that breaks, returns or throws lands here: the item in hand is done.
+    async return(): Promise<IteratorResult<T, undefined>> {
+      return finish();
+    },
+  };
+}
+
+/** The Observable behind {@link WorkQueue.process}. */
+export function processItems<T>(
+  queue: WorkQueue<T>,
+  worker: Worker<T>,
+  opts: ProcessOptions,
+  report: (err: Error) => void,
+): Observable<WorkOutcome<T>> {
+  const where = 'WorkQueue.process';
+  if (typeof worker !== 'function') throw new TypeError(`${where}: worker must be a function, got ${show(worker)}`);
+  const o = checkOptionNames(where, opts, ['concurrency', 'requeue']);
+  const concurrency = o['concurrency'] ?? 1;
+  if (typeof concurrency !== 'number' || !Number.isInteger(concurrency) || concurrency < 1) {
+    throw new TypeError(`${where}: option "concurrency" must be an integer >= 1, got ${show(concurrency)}`);
+  }
+  const requeue = o['requeue'] ?? true;
+  if (typeof requeue !== 'boolean') throw new TypeError(`${where}: option "requeue" must be a boolean, got ${show(requeue)}`);
+
+  return new Observable<WorkOutcome<T>>((subscriber) => {
+    const stop = new AbortController();
+    let running = concurrency;
+
+    const settle = (item: T, error: Error | undefined): WorkOutcome<T> => {
+      try {
+        if (error === undefined) {
+          queue.forget(item);
+          return { item, ok: true };
+        }
+        if (!requeue) {
+          queue.forget(item);
+          return { item, ok: false, error, requeued: false };
+        }
+        const requeued = !queue.shuttingDown();
+        queue.addRateLimited(item);
+        return { item, ok: false, error, requeued };
+      } catch (limiterErr) {
+        // A rate limiter that throws must not stop the worker; the outcome still reaches the subscriber.
+        report(toError(limiterErr));
+        return error === undefined ? { item, ok: true } : { item, ok: false, error, requeued: false };
+      }
+    };
+
+    const loop = async (): Promise<void> => {
+      for (;;) {
+        let got;
+        try {
+          got = await queue.get({ signal: stop.signal });
+        } catch {
+          return; // only an abort rejects get(): the subscription ended
+        }
+        if (got.shutdown) return;
+        const item = got.item;
+        let error: Error | undefined;
+        try {
+          await worker(item, stop.signal);
+        } catch (err) {
+          error = toError(err);
+        }
+        let outcome: WorkOutcome<T>;
+        try {
+          outcome = settle(item, error);
+        } finally {
+          queue.done(item);
+        }
+        subscriber.next(outcome);
+      }
+    };
+
+    for (let i = 0; i < concurrency; i++) {
+      loop().then(
+        () => {
+          if (--running === 0) subscriber.complete();
+        },
+        (err: unknown) => subscriber.error(err),
+      );
+    }
+    return () => stop.abort();
+  });
+}

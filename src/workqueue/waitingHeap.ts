@@ -1,0 +1,115 @@
+/** An item waiting for its time, and where it sits in the heap. */
+interface Entry<T> {
+  readonly item: T;
+  readyAt: number;
+  // Ties on readyAt fire in the order they were first scheduled.
+  readonly seq: number;
+  index: number;
+}
+
+/**
+ * The delayed items of a work queue: a binary min-heap by ready time, with
+ * one entry per item, so scheduling an item that already waits can only move
+ * it earlier (client-go's delaying queue keeps the same invariant).
+ */
+export class WaitingHeap<T> {
+  // The heap itself, earliest readyAt (then lowest seq) at index 0.
+  readonly #heap: Entry<T>[] = [];
+  // Finds an item's entry for dedup without a scan.
+  readonly #byItem = new Map<T, Entry<T>>();
+  // Insertion counter behind the tie-break.
+  #seq = 0;
+
+  get size(): number {
+    return this.#heap.length;
+  }
+
+  /** The earliest ready time, or undefined when nothing waits. */
+  peekReadyAt(): number | undefined {
+    return this.#heap[0]?.readyAt;
+  }
+
+  /**
+   * Schedules `item` at `readyAt`; an item already waiting keeps the earlier
+   * of its two times.
+   * @returns true when the earliest ready time of the heap changed.
+   */
+  schedule(item: T, readyAt: number): boolean {
+    const before = this.peekReadyAt();
+    const existing = this.#byItem.get(item);
+    if (existing !== undefined) {
+      if (readyAt >= existing.readyAt) return false;
+      existing.readyAt = readyAt;
+      this.#up(existing.index);
+    } else {
+      const entry: Entry<T> = { item, readyAt, seq: this.#seq++, index: this.#heap.length };
+      this.#heap.push(entry);
+      this.#byItem.set(item, entry);
+      this.#up(entry.index);
+    }
+    return this.peekReadyAt() !== before;
+  }
+
+  /** Removes and returns the items whose time has come, earliest first. */
+  takeReady(now: number): T[] {
+    const ready: T[] = [];
+    for (let top = this.#heap[0]; top !== undefined && top.readyAt <= now; top = this.#heap[0]) {
+      this.#pop();
+      ready.push(top.item);
+    }
+    return ready;
+  }
+
+  clear(): void {
+    this.#heap.length = 0;
+    this.#byItem.clear();
+  }
+
+  #pop(): void {
+    const top = this.#heap[0];
+    const last = this.#heap.pop();
+    if (top === undefined || last === undefined) return;
+    this.#byItem.delete(top.item);
+    if (last !== top) {
+      last.index = 0;
+      this.#heap[0] = last;
+      this.#down(0);
+    }
+  }
+
+  #less(a: Entry<T>, b: Entry<T>): boolean {
+    return a.readyAt < b.readyAt || (a.readyAt === b.readyAt && a.seq < b.seq);
+  }
+
+  #swap(i: number, j: number): void {
+    const a = this.#heap[i] as Entry<T>;
+    const b = this.#heap[j] as Entry<T>;
+    this.#heap[i] = b;
+    this.#heap[j] = a;
+    b.index = i;
+    a.index = j;
+  }
+
+  #up(i: number): void {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.#less(this.#heap[i] as Entry<T>, this.#heap[parent] as Entry<T>)) return;
+      this.#swap(i, parent);
+      i = parent;
+    }
+  }
+
+  #down(i: number): void {
+    const n = this.#heap.length;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let smallest = i;
+      if (left < n && this.#less(this.#heap[left] as Entry<T>, this.#heap[smallest] as Entry<T>)) smallest = left;
+      if (right < n && this.#less(this.#heap[right] as Entry<T>, this.#heap[smallest] as Entry<T>)) smallest = right;
+      if (smallest === i) return;
+      this.#swap(i, smallest);
+      i = smallest;
+    }
+  }
+}
