@@ -54,8 +54,12 @@ export class ListDecoder<T> {
   #inString = false;
   /** A backslash ended the previous chunk inside a string, so the next byte is escaped. */
   #escaped = false;
-  /** At depth 1, the next string is a key (after `{` or `,`) rather than a value. */
-  #expectKey = false;
+  /** What the envelope's grammar allows next at depth 1, so that malformed JSON is refused rather than guessed at. */
+  #expect: 'keyOrEnd' | 'key' | 'colon' | 'value' | 'commaOrEnd' = 'keyOrEnd';
+  /** The same between the items: an item, a comma, or the closing bracket. */
+  #itemsExpect: 'itemOrEnd' | 'item' | 'commaOrEnd' = 'itemOrEnd';
+  /** Whether an `items` key was read: a second one would add its items to the first's, where JSON keeps only the last. */
+  #sawItems = false;
   /** Between the envelope's `items` `[` and its `]`. */
   #inItems = false;
   #capture: Capture = 'none';
@@ -122,63 +126,106 @@ export class ListDecoder<T> {
       if (depth === 0) {
         if (b !== LBRACE) throw this.#error('list body is not a JSON object', buf, i);
         this.#depth = 1;
-        this.#expectKey = true;
-        i++;
-        continue;
-      }
-      if (b === QUOTE) {
-        this.#inString = true;
-        if (depth === 1 && this.#capture === 'none') {
-          if (this.#expectKey) this.#begin('key', i + 1, false, false);
-          else this.#begin('value', i, false, true);
-        } else if (depth === 2 && this.#inItems && this.#capture === 'none') {
-          throw this.#error('list item is not an object', buf, i);
-        }
-        i++;
-        continue;
-      }
-      if (b === LBRACE || b === LBRACKET) {
-        if (depth === 1 && this.#capture === 'none') {
-          if (this.#key === 'items' && b === LBRACKET && !this.#expectKey) {
-            this.#inItems = true;
-          } else {
-            this.#begin('value', i, true, false);
-          }
-        } else if (depth === 2 && this.#inItems && this.#capture === 'none') {
-          if (b !== LBRACE) throw this.#error('list item is not an object', buf, i);
-          this.#begin('item', i, true, false);
-        }
-        this.#depth = depth + 1;
-        i++;
-        continue;
-      }
-      if (b === RBRACE || b === RBRACKET) {
-        const d = depth - 1;
-        this.#depth = d;
-        if (d === 0) {
-          if (this.#capture === 'value') this.#finishValue(buf, i);
-          this.#done = true;
-        } else if (d === 1) {
-          if (this.#inItems) this.#inItems = false;
-          else if (this.#capture === 'value' && this.#captureContainer) this.#finishValue(buf, i + 1);
-        }
-        i++;
-        continue;
-      }
-      if (depth === 1) {
-        if (b === COMMA) {
-          if (this.#capture === 'value') this.#finishValue(buf, i);
-          this.#expectKey = true;
-        } else if (b === COLON) {
-          this.#expectKey = false;
-        } else if (this.#capture === 'none') {
-          if (this.#expectKey) throw this.#error('list body has a malformed key', buf, i);
-          this.#begin('value', i, false, false);
-        }
-      } else if (depth === 2 && this.#inItems && this.#capture === 'none' && b !== COMMA) {
-        throw this.#error('list item is not an object', buf, i);
+        this.#expect = 'keyOrEnd';
+      } else if (this.#capture === 'value') {
+        this.#valueByte(buf, i, b);
+      } else if (depth === 1) {
+        this.#envelopeByte(buf, i, b);
+      } else {
+        // Depth 2 with nothing captured is only ever between the items.
+        this.#itemsByte(buf, i, b);
       }
       i++;
+    }
+  }
+
+  /** A structural byte of the envelope object itself: keys, colons, commas, the start of a value, its end. */
+  #envelopeByte(buf: Buffer, i: number, b: number): void {
+    switch (this.#expect) {
+      case 'keyOrEnd':
+      case 'key':
+        if (b === QUOTE) {
+          this.#inString = true;
+          this.#begin('key', i + 1, false, false);
+          this.#expect = 'colon';
+        } else if (b === RBRACE && this.#expect === 'keyOrEnd') {
+          this.#depth = 0;
+          this.#done = true;
+        } else {
+          throw this.#error('list body has a malformed key', buf, i);
+        }
+        return;
+      case 'colon':
+        if (b !== COLON) throw this.#error(`list body lacks ':' after key ${JSON.stringify(this.#key)}`, buf, i);
+        this.#expect = 'value';
+        return;
+      case 'value':
+        this.#expect = 'commaOrEnd';
+        if (b === LBRACKET && this.#key === 'items') {
+          this.#inItems = true;
+          this.#itemsExpect = 'itemOrEnd';
+          this.#depth = 2;
+        } else if (b === LBRACE || b === LBRACKET) {
+          this.#begin('value', i, true, false);
+          this.#depth = 2;
+        } else if (b === QUOTE) {
+          this.#inString = true;
+          this.#begin('value', i, false, true);
+        } else if (b === COMMA || b === COLON || b === RBRACE || b === RBRACKET) {
+          throw this.#error(`list body lacks a value for key ${JSON.stringify(this.#key)}`, buf, i);
+        } else {
+          this.#begin('value', i, false, false);
+        }
+        return;
+      case 'commaOrEnd':
+        if (b === COMMA) this.#expect = 'key';
+        else if (b === RBRACE) {
+          this.#depth = 0;
+          this.#done = true;
+        } else throw this.#error("list body lacks ',' or '}' after a value", buf, i);
+        return;
+    }
+  }
+
+  /** A byte inside an envelope value being captured (a scalar, or an object/array at depth 2 and deeper). */
+  #valueByte(buf: Buffer, i: number, b: number): void {
+    if (!this.#captureContainer) {
+      // A bare scalar (number, true, false, null) runs to the next ',' or '}'; JSON.parse then checks it.
+      if (b === COMMA || b === RBRACE) {
+        this.#finishValue(buf, i);
+        if (b === COMMA) this.#expect = 'key';
+        else {
+          this.#depth = 0;
+          this.#done = true;
+        }
+      } else if (b === QUOTE || b === LBRACE || b === LBRACKET || b === RBRACKET || b === COLON) {
+        throw this.#error(`list body has malformed ${this.#key}`, buf, i);
+      }
+      return;
+    }
+    if (b === QUOTE) this.#inString = true;
+    else if (b === LBRACE || b === LBRACKET) this.#depth++;
+    else if (b === RBRACE || b === RBRACKET) {
+      if (--this.#depth === 1) this.#finishValue(buf, i + 1);
+    }
+  }
+
+  /** A byte between the items of the `items` array: an item's start, a comma, or the closing bracket. */
+  #itemsByte(buf: Buffer, i: number, b: number): void {
+    if (b === LBRACE) {
+      if (this.#itemsExpect === 'commaOrEnd') throw this.#error("list items lack a ',' between two items", buf, i);
+      this.#begin('item', i, true, false);
+      this.#itemsExpect = 'commaOrEnd';
+      this.#depth = 3;
+    } else if (b === COMMA) {
+      if (this.#itemsExpect !== 'commaOrEnd') throw this.#error("list items have a stray ','", buf, i);
+      this.#itemsExpect = 'item';
+    } else if (b === RBRACKET) {
+      if (this.#itemsExpect === 'item') throw this.#error("list items end with a stray ','", buf, i);
+      this.#inItems = false;
+      this.#depth = 1;
+    } else {
+      throw this.#error('list item is not an object', buf, i);
     }
   }
 
@@ -326,8 +373,7 @@ export class ListDecoder<T> {
       }
       this.#inString = false;
       if (this.#capture === 'key' && this.#depth === 1) {
-        this.#key = this.#take(buf, q).toString('utf8');
-        this.#capture = 'none';
+        this.#finishKey(buf, q);
       } else if (this.#capture === 'value' && this.#captureString && this.#depth === 1) {
         this.#finishValue(buf, q + 1);
       }
@@ -354,11 +400,29 @@ export class ListDecoder<T> {
     return Buffer.concat(parts);
   }
 
+  /** Reads a key as JSON does (escapes resolved), so `"\u0069tems"` is `items`, and refuses a second `items`. */
+  #finishKey(buf: Buffer, end: number): void {
+    const raw = this.#take(buf, end).toString('utf8');
+    this.#capture = 'none';
+    let key = raw;
+    if (/[\\\u0000-\u001f]/.test(raw)) {
+      try {
+        key = JSON.parse(`"${raw}"`) as string;
+      } catch (cause) {
+        throw new DecodeError('list body has a malformed key', raw, this.#capturePosition - 1, { cause });
+      }
+    }
+    if (key === 'items') {
+      if (this.#sawItems) throw new DecodeError('list body has more than one items key', raw, this.#capturePosition - 1);
+      this.#sawItems = true;
+    }
+    this.#key = key;
+  }
+
   #finishValue(buf: Buffer, end: number): void {
     const bytes = this.#take(buf, end);
     const key = this.#key;
     this.#capture = 'none';
-    if (key !== 'metadata' && key !== 'kind' && key !== 'apiVersion' && key !== 'items') return;
     const text = bytes.toString('utf8');
     let value: unknown;
     try {
@@ -374,8 +438,10 @@ export class ListDecoder<T> {
     } else if (key === 'items') {
       // `"items": null` is how some servers write an empty list; anything else is not a list.
       if (value !== null) throw new DecodeError('list items is not an array', text, this.#capturePosition);
-    } else if (typeof value === 'string') {
-      this.#envelope[key] = value;
+    } else if (key === 'kind' || key === 'apiVersion') {
+      // A later duplicate wins, as in JSON.parse; one that is not a string leaves the field unset.
+      if (typeof value === 'string') this.#envelope[key] = value;
+      else delete this.#envelope[key];
     }
   }
 
