@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { asyncScheduler, map, merge, NEVER, queueScheduler, Subject, takeUntil, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CallbackError } from '../../src/errors/CallbackError.js';
+import { setErrorReporter } from '../../src/errors/reportError.js';
 import type { InformerEvent } from '../../src/informer/types.js';
 import { debounceByKey } from '../../src/operators/debounceByKey.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
@@ -16,6 +18,7 @@ const testScheduler = () => new TestScheduler((actual, expected) => expect(actua
 afterEach(() => {
   vi.useRealTimers();
   vi.restoreAllMocks();
+  setErrorReporter(undefined);
 });
 
 describe('debounceByKey', () => {
@@ -129,7 +132,8 @@ describe('debounceByKey', () => {
   });
 
   it('reports a throwing keyOf and emits that value undebounced', () => {
-    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    const reported: Error[] = [];
+    setErrorReporter((err) => reported.push(err));
     const keyOf = (s: string) => {
       if (s === 'b1') throw new Error('no key for b1');
       return s[0];
@@ -137,8 +141,9 @@ describe('debounceByKey', () => {
     testScheduler().run(({ cold, expectObservable }) => {
       expectObservable(cold('ac---|', v).pipe(debounceByKey(2, keyOf))).toBe('-ca--|', v);
     });
-    expect(warn).toHaveBeenCalledTimes(1);
-    expect(String(warn.mock.calls[0]?.[0])).toContain('no key for b1');
+    expect(reported).toHaveLength(1);
+    expect(reported.every((e) => e instanceof CallbackError && e.operator === 'debounceByKey')).toBe(true);
+    expect(String(reported[0]?.message)).toContain('no key for b1');
   });
 
   it('rejects invalid arguments, naming them', () => {

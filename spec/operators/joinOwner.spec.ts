@@ -1,7 +1,9 @@
 import fc from 'fast-check';
-import { NEVER, Subject, tap, type Observable } from 'rxjs';
+import { NEVER, Observable, Subject, tap } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CallbackError } from '../../src/errors/CallbackError.js';
+import { setErrorReporter } from '../../src/errors/reportError.js';
 import type { InformerEvent } from '../../src/informer/types.js';
 import { joinOwner, type OwnerJoin } from '../../src/operators/joinOwner.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
@@ -57,13 +59,14 @@ function ownerInformer(events: Observable<Ev>, initial: KubeObject[] = []) {
       else objects.set(key, event.obj as KubeObject);
     }),
   );
-  return { store: { getByKey: (key: string) => objects.get(key) }, events$ };
+  return Object.assign(events$, { store: { getByKey: (key: string) => objects.get(key) } });
 }
 
 const scheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 
 afterEach(() => {
   vi.restoreAllMocks();
+  setErrorReporter(undefined);
 });
 
 describe('joinOwner', () => {
@@ -259,30 +262,31 @@ describe('joinOwner', () => {
   });
 
   it('reports an owner store that throws and pairs the child with no owner', () => {
-    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
-    const broken = {
+    const reported: Error[] = [];
+    setErrorReporter((err) => reported.push(err));
+    const broken = Object.assign(new Observable<Ev>(), {
       store: {
         getByKey: (): KubeObject | undefined => {
           throw new Error('store exploded');
         },
       },
-      events$: NEVER as Observable<Ev>,
-    };
+    });
     const seen: OwnerJoin<KubeObject, KubeObject>[] = [];
     const children = new Subject<Ev>();
     children.pipe(joinOwner(broken)).subscribe((join) => seen.push(join));
     children.next(add(p1));
     children.next(add(p2));
     expect(seen).toEqual([upsert('ns/a', p1, undefined), upsert('ns/a', p2, undefined)]);
-    expect(warn).toHaveBeenCalledTimes(2);
-    expect(String(warn.mock.calls[0]?.[0])).toContain('store exploded');
+    expect(reported).toHaveLength(2);
+    expect(reported.every((e) => e instanceof CallbackError && e.operator === 'joinOwner')).toBe(true);
+    expect(String(reported[0]?.message)).toContain('store exploded');
   });
 
-  it('rejects an owner without store or events$, and bad options', () => {
+  it('rejects an owner that is not an Observable with a store, and bad options', () => {
     const owners = ownerInformer(NEVER);
     expect(() => joinOwner(undefined as never)).toThrow(/owner must be an object/);
-    expect(() => joinOwner({ events$: NEVER } as never)).toThrow(/owner\.store/);
-    expect(() => joinOwner({ store: owners.store } as never)).toThrow(/owner\.events\$/);
+    expect(() => joinOwner(new Observable() as never)).toThrow(/owner\.store/);
+    expect(() => joinOwner({ store: owners.store } as never)).toThrow(/owner must be an Observable/);
     expect(() => joinOwner(owners, { kind: 42 as never })).toThrow(/joinOwner: options\.kind.*42/);
   });
 });
@@ -303,7 +307,7 @@ describe('joinOwner property', () => {
         const live = new Map<string, KubeObject>();
         const groups = new Map<string, Map<string, { child: KubeObject; owner: KubeObject | undefined }>>();
         childEvents
-          .pipe(joinOwner({ store: { getByKey: (k: string) => ownerStore.get(k) }, events$: ownerEvents }))
+          .pipe(joinOwner(Object.assign(ownerEvents.asObservable(), { store: { getByKey: (k: string) => ownerStore.get(k) } })))
           .subscribe((join) => {
             const group = groups.get(join.ownerKey) ?? new Map();
             const childKey = `ns/${join.child.metadata?.name}`;

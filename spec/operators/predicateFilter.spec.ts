@@ -2,6 +2,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { Subject, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CallbackError } from '../../src/errors/CallbackError.js';
+import { setErrorReporter } from '../../src/errors/reportError.js';
 import type { InformerEvent } from '../../src/informer/types.js';
 import { predicateFilter } from '../../src/operators/predicateFilter.js';
 import {
@@ -29,6 +31,7 @@ const scheduler = () => new TestScheduler((actual, expected) => expect(actual).t
 
 afterEach(() => {
   vi.restoreAllMocks();
+  setErrorReporter(undefined);
 });
 
 describe('predicateFilter on objects', () => {
@@ -123,7 +126,8 @@ describe('predicateFilter on objects', () => {
   });
 
   it('reports a throwing predicate and lets the object through', () => {
-    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    const reported: Error[] = [];
+    setErrorReporter((err) => reported.push(err));
     const v = { a: obj({ generation: 1, labels: { bad: 'yes' } }), b: obj({ generation: 1 }) };
     const picky = (o: KubeObject) => {
       if (o.metadata?.labels?.['bad'] === 'yes') throw new Error('cannot read this one');
@@ -132,8 +136,9 @@ describe('predicateFilter on objects', () => {
     scheduler().run(({ cold, expectObservable }) => {
       expectObservable(cold('a-a-b-b|', v).pipe(predicateFilter(picky))).toBe('a-a-b--|', v);
     });
-    expect(warn).toHaveBeenCalledTimes(2);
-    expect(String(warn.mock.calls[0]?.[0])).toContain('cannot read this one');
+    expect(reported).toHaveLength(2);
+    expect(reported.every((e) => e instanceof CallbackError && e.operator === 'predicateFilter')).toBe(true);
+    expect(String(reported[0]?.message)).toContain('cannot read this one');
   });
 });
 

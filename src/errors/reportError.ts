@@ -84,7 +84,27 @@ export function createStderrReporter(opts: StderrReporterOptions = {}): ErrorSin
   };
 }
 
+// Where errors nobody else took go; created on first use so importing rxkube writes nothing.
 let processReporter: ErrorSink | undefined;
+
+/**
+ * Redirects the process-wide default reporter: errors that reached no
+ * `onError` option and no `errors$` subscriber go to `sink` instead of
+ * stderr. `undefined` restores the stderr reporter.
+ *
+ * ## Example
+ * ```ts
+ * import { setErrorReporter } from 'rxkube';
+ *
+ * setErrorReporter((err) => logger.warn({ err }, 'rxkube'));
+ * ```
+ *
+ * @param sink the new reporter, or undefined for the default.
+ */
+export function setErrorReporter(sink: ErrorSink | undefined): void {
+  if (sink !== undefined && typeof sink !== 'function') throw new TypeError(`sink must be a function or undefined, got ${String(sink)}`);
+  processReporter = sink;
+}
 
 /**
  * The process-wide default: errors that reached no `onError` and no
@@ -102,5 +122,9 @@ let processReporter: ErrorSink | undefined;
  */
 export function reportError(err: unknown): void {
   processReporter ??= createStderrReporter();
-  processReporter(toError(err));
+  try {
+    processReporter(toError(err));
+  } catch {
+    // A failing reporter has nowhere left to report to; it must not break the stream that called it.
+  }
 }

@@ -1,4 +1,6 @@
 import { asyncScheduler, Observable, type MonoTypeOperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { CallbackError } from '../errors/CallbackError.js';
+import { reportError } from '../errors/reportError.js';
 import { deletionHandlingMetaNamespaceKey, metaNamespaceKey } from '../store/keys.js';
 import type { KubeObject } from '../store/types.js';
 import { isInformerEvent } from './predicateFilter.js';
@@ -21,7 +23,7 @@ interface Pending<T> {
  *   `debounceTime` does.
  * - Unsubscribing cancels every pending timer and drops the pending values.
  * - If `keyOf` throws, the failure is reported through
- *   `process.emitWarning` and the value is emitted at once, undebounced:
+ *   rxkube's error reporter (`setErrorReporter`) as a `CallbackError` and the value is emitted at once, undebounced:
  *   a value is never lost to a bad key.
  *
  * ## Example
@@ -118,8 +120,5 @@ function defaultKeyOf(value: unknown): unknown {
 }
 
 function reportKeyError(error: unknown): void {
-  process.emitWarning(
-    `debounceByKey: keyOf threw, the value was emitted undebounced: ${error instanceof Error ? error.message : String(error)}`,
-    { type: 'RxkubeOperatorWarning', code: 'RXKUBE_DEBOUNCE_KEY_FAILED' },
-  );
+  reportError(new CallbackError('debounceByKey', 'keyOf threw, the value was emitted undebounced', error));
 }

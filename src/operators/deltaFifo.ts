@@ -1,3 +1,4 @@
+import { reportError } from '../errors/reportError.js';
 import { Observable, type OperatorFunction } from 'rxjs';
 import { KeyError } from '../store/errors/KeyError.js';
 import { deletionHandlingMetaNamespaceKey } from '../store/keys.js';
@@ -40,7 +41,7 @@ export interface DeltaFifoOptions<T> {
   /**
    * Receives errors from user callbacks: `TransformError`, `KeyError`, and
    * whatever `knownObjects` or `onSynced` throw. The stream keeps running.
-   * @default writes the error to `console.error`
+   * @default rxkube's error reporter (stderr, rate-limited; see `setErrorReporter`)
    */
   readonly onError?: (err: Error) => void;
   /**
@@ -118,16 +119,16 @@ export function deltaFifo<T>(options: DeltaFifoOptions<T> = {}): OperatorFunctio
   const onSynced = opts.onSynced;
 
   const report = (err: Error): void => {
-    if (onError !== undefined) {
-      try {
-        onError(err);
-        return;
-      } catch (handlerErr) {
-        console.error('rxkube deltaFifo: onError threw', handlerErr, 'while reporting', err);
-        return;
-      }
+    if (onError === undefined) {
+      reportError(err);
+      return;
     }
-    console.error('rxkube deltaFifo:', err);
+    try {
+      onError(err);
+    } catch (handlerErr) {
+      reportError(handlerErr);
+      reportError(err);
+    }
   };
 
   return (source) =>

@@ -1,5 +1,7 @@
 import { Observable } from 'rxjs';
-import type { InformerEvent } from '../informer/types.js';
+import { CallbackError } from '../errors/CallbackError.js';
+import { reportError } from '../errors/reportError.js';
+import type { InformerEvent } from '../store/events.js';
 import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import { metaNamespaceKey } from '../store/keys.js';
 import type { KubeObject } from '../store/types.js';
@@ -41,7 +43,7 @@ interface Seen {
  * With several predicates an object passes when any value changed. When
  * every predicate returns `undefined` (it cannot tell, e.g. `generation` on
  * a pod) the object passes, as kube-runtime does. A predicate that throws is
- * reported through `process.emitWarning` and the object passes: a spurious
+ * reported through rxkube's error reporter (`setErrorReporter`) as a `CallbackError` and the object passes: a spurious
  * reconcile costs less than a missed change.
  *
  * ## Example
@@ -161,8 +163,5 @@ function sameValues(a: Values, b: Values): boolean {
 }
 
 function reportPredicateError(error: unknown): void {
-  process.emitWarning(
-    `predicateFilter: a predicate threw, the object was let through: ${error instanceof Error ? error.message : String(error)}`,
-    { type: 'RxkubeOperatorWarning', code: 'RXKUBE_PREDICATE_FAILED' },
-  );
+  reportError(new CallbackError('predicateFilter', 'a predicate threw, the object was let through', error));
 }
