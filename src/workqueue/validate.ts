@@ -4,7 +4,8 @@ import type { SchedulerLike } from 'rxjs';
 export function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`;
-  if (typeof value === 'bigint' || typeof value === 'symbol') return String(value);
+  // JSON would print NaN and Infinity as null.
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'symbol') return String(value);
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
