@@ -1,0 +1,133 @@
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import type { ResourceLock } from './types.js';
+
+/**
+ * client-go's `JitterFactor`: a candidate waits `retryPeriod × (1 + r × 1.2)`
+ * (r uniform in [0, 1)) between attempts, and `renewDeadline` must exceed
+ * `retryPeriod × 1.2`.
+ */
+export const JITTER_FACTOR = 1.2;
+
+/** Options of {@link leaderElection}. */
+export interface LeaderElectionOptions {
+  /** Where the record lives, usually {@link leaseLock}. */
+  readonly lock: ResourceLock<unknown>;
+  /** This replica's identity, unique among the candidates (e.g. the pod name plus a random suffix). */
+  readonly identity: string;
+  /**
+   * Milliseconds a follower waits, after it last saw the record change on its own clock, before it may take over.
+   * Written to the lock in whole seconds, rounded up.
+   * @default 15_000
+   */
+  readonly leaseDuration?: number;
+  /**
+   * Milliseconds after its last successful renewal was sent within which the leader must renew again, or stop
+   * acting. Must be less than `leaseDuration`.
+   * @default 10_000
+   */
+  readonly renewDeadline?: number;
+  /**
+   * Milliseconds between attempts: the leader renews this often; candidates retry this often, with jitter.
+   * Must be less than `renewDeadline / 1.2`.
+   * @default 2_000
+   */
+  readonly retryPeriod?: number;
+  /**
+   * On unsubscribe, a leader stops acting and then empties the holder of the lock (a conditional update with a 1 s
+   * duration), so that a successor takes over at its next attempt instead of waiting out the lease.
+   * @default false
+   */
+  readonly releaseOnCancel?: boolean;
+  /**
+   * Called when this replica starts leading, with a signal that aborts when it stops. What it returns (a promise)
+   * is awaited only to report a rejection.
+   * @default undefined
+   */
+  readonly onStartedLeading?: (signal: AbortSignal) => unknown;
+  /** Called when this replica stops leading (renewal failed, another holder seen, or unsubscribed). @default undefined */
+  readonly onStoppedLeading?: () => void;
+  /** Called with the identity of each new holder observed, this replica included. @default undefined */
+  readonly onNewLeader?: (identity: string) => void;
+  /**
+   * Receives every failure: lock reads and writes that failed for another reason than contention (409), and what
+   * the callbacks throw. Without it, failures go to the process-wide `reportError`.
+   * @default undefined
+   */
+  readonly onError?: (err: Error) => void;
+  /** The clock and timers; a `VirtualTimeScheduler` in tests. @default asyncScheduler */
+  readonly scheduler?: SchedulerLike;
+  /** Random numbers in [0, 1) for the retry jitter. @default Math.random */
+  readonly random?: () => number;
+}
+
+/** Options with defaults applied. */
+export interface ElectorConfig {
+  readonly lock: ResourceLock<unknown>;
+  readonly identity: string;
+  readonly leaseDuration: number;
+  readonly renewDeadline: number;
+  readonly retryPeriod: number;
+  readonly releaseOnCancel: boolean;
+  readonly onStartedLeading: ((signal: AbortSignal) => unknown) | undefined;
+  readonly onStoppedLeading: (() => void) | undefined;
+  readonly onNewLeader: ((identity: string) => void) | undefined;
+  readonly onError: ((err: Error) => void) | undefined;
+  readonly scheduler: SchedulerLike;
+  readonly random: () => number;
+}
+
+/** Checks every option up front, throwing a TypeError that names the bad one and its value. */
+export function validateOptions(opts: LeaderElectionOptions): ElectorConfig {
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`leaderElection: options must be an object, got ${String(opts)}`);
+  const lock = opts.lock;
+  if (lock === null || typeof lock !== 'object' || typeof lock.get !== 'function' || typeof lock.create !== 'function' || typeof lock.update !== 'function') {
+    throw new TypeError(`lock: expected a ResourceLock (get, create, update), got ${describe(lock)}`);
+  }
+  if (typeof opts.identity !== 'string' || opts.identity === '') throw new TypeError(`identity: expected a non-empty string, got ${describe(opts.identity)}`);
+  const leaseDuration = duration(opts.leaseDuration, 'leaseDuration', 15_000);
+  const renewDeadline = duration(opts.renewDeadline, 'renewDeadline', 10_000);
+  const retryPeriod = duration(opts.retryPeriod, 'retryPeriod', 2_000);
+  if (leaseDuration <= renewDeadline) {
+    throw new TypeError(`leaseDuration: must be greater than renewDeadline (${renewDeadline} ms), got ${leaseDuration} ms`);
+  }
+  if (renewDeadline <= JITTER_FACTOR * retryPeriod) {
+    throw new TypeError(`renewDeadline: must be greater than retryPeriod × ${JITTER_FACTOR} (${JITTER_FACTOR * retryPeriod} ms), got ${renewDeadline} ms`);
+  }
+  const releaseOnCancel = opts.releaseOnCancel ?? false;
+  if (typeof releaseOnCancel !== 'boolean') throw new TypeError(`releaseOnCancel: expected a boolean, got ${describe(releaseOnCancel)}`);
+  for (const name of ['onStartedLeading', 'onStoppedLeading', 'onNewLeader', 'onError', 'random'] as const) {
+    const fn = opts[name];
+    if (fn !== undefined && typeof fn !== 'function') throw new TypeError(`${name}: expected a function, got ${describe(fn)}`);
+  }
+  const scheduler = opts.scheduler ?? asyncScheduler;
+  if (scheduler === null || typeof scheduler !== 'object' || typeof scheduler.now !== 'function' || typeof scheduler.schedule !== 'function') {
+    throw new TypeError(`scheduler: expected an rxjs SchedulerLike, got ${describe(scheduler)}`);
+  }
+  return {
+    lock,
+    identity: opts.identity,
+    leaseDuration,
+    renewDeadline,
+    retryPeriod,
+    releaseOnCancel,
+    onStartedLeading: opts.onStartedLeading,
+    onStoppedLeading: opts.onStoppedLeading,
+    onNewLeader: opts.onNewLeader,
+    onError: opts.onError,
+    scheduler,
+    random: opts.random ?? Math.random,
+  };
+}
+
+function duration(value: unknown, name: string, fallback: number): number {
+  const v = value ?? fallback;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new TypeError(`${name}: expected a positive number of milliseconds, got ${describe(value)}`);
+  return v;
+}
+
+function describe(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v === null) return 'null';
+  if (typeof v === 'function') return 'a function';
+  return typeof v === 'object' ? 'an object' : String(v);
+}
