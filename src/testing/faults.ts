@@ -28,6 +28,26 @@ export interface ResetMidLineFault {
   readonly type: 'resetMidLine';
 }
 
+/**
+ * Write half of the next event line (or half of a response body), then end
+ * the response cleanly: the client sees a well-formed end of stream in the
+ * middle of a line (a truncated body).
+ */
+export interface EndMidLineFault {
+  readonly type: 'endMidLine';
+}
+
+/**
+ * A watch that goes quiet: it answers 200 (when taken as it opens) and from
+ * then on sends nothing at all — no events, no bookmarks, not even the end
+ * at `timeoutSeconds` — while the connection stays open, until the client
+ * gives up, `closeWatches()` ends it or the server stops. Taken by an open
+ * watch, it goes quiet from its next object event on.
+ */
+export interface SilentWatchFault {
+  readonly type: 'silentWatch';
+}
+
 /** Write one garbage line before the next real watch event. */
 export interface MalformedLineFault {
   readonly type: 'malformedLine';
@@ -47,7 +67,18 @@ export interface ErrorEventFault {
 }
 
 /** A fault the simulator can inject. */
-export type Fault = StatusFault | StallFault | TrickleFault | ResetMidLineFault | MalformedLineFault | ErrorEventFault;
+export type Fault =
+  | StatusFault
+  | StallFault
+  | TrickleFault
+  | ResetMidLineFault
+  | EndMidLineFault
+  | MalformedLineFault
+  | ErrorEventFault
+  | SilentWatchFault;
+
+/** Faults that cut a response in the middle: `resetMidLine` and `endMidLine`. */
+export type CutFault = ResetMidLineFault | EndMidLineFault;
 
 /** The request kinds a fault can target. `patch` is an addition to the kube verbs of the contract. */
 export type FaultVerb = 'list' | 'watch' | 'get' | 'create' | 'update' | 'patch' | 'delete' | '*';
@@ -73,8 +104,18 @@ export interface ArmedFault {
 const VERBS: readonly FaultVerb[] = ['list', 'watch', 'get', 'create', 'update', 'patch', 'delete', '*'];
 
 /** Faults that act on the lines of an open watch rather than on a request as it arrives. */
-export function isStreamFault(f: Fault): f is ResetMidLineFault | MalformedLineFault | ErrorEventFault {
-  return f.type === 'resetMidLine' || f.type === 'malformedLine' || f.type === 'errorEvent';
+export function isStreamFault(f: Fault): f is CutFault | MalformedLineFault | ErrorEventFault | SilentWatchFault {
+  return f.type === 'resetMidLine' || f.type === 'endMidLine' || f.type === 'malformedLine' || f.type === 'errorEvent' || f.type === 'silentWatch';
+}
+
+/** Faults a watch takes as it opens, before its first line. */
+export function isWatchOpenFault(f: Fault): f is ErrorEventFault | SilentWatchFault {
+  return f.type === 'errorEvent' || f.type === 'silentWatch';
+}
+
+/** Faults that cut a response; armed for a named non-watch verb they cut that response's body. */
+export function isCutFault(f: Fault): f is CutFault {
+  return f.type === 'resetMidLine' || f.type === 'endMidLine';
 }
 
 /** Checks a fault and its target, throwing a TypeError that names the bad option. */
@@ -109,13 +150,15 @@ export function validateFault(fault: Fault, target: FaultTarget | undefined): Ar
       break;
     case 'stall':
     case 'resetMidLine':
+    case 'endMidLine':
+    case 'silentWatch':
       break;
     default:
       throw new TypeError(`faults.inject: unknown fault type ${JSON.stringify((fault as { type?: unknown }).type)}`);
   }
   const verb = target?.verb ?? '*';
   if (!VERBS.includes(verb)) throw new TypeError(`faults.inject: verb must be one of ${VERBS.join(', ')}, got ${String(verb)}`);
-  if ((fault.type === 'malformedLine' || fault.type === 'errorEvent') && verb !== '*' && verb !== 'watch') {
+  if ((fault.type === 'malformedLine' || fault.type === 'errorEvent' || fault.type === 'silentWatch') && verb !== '*' && verb !== 'watch') {
     throw new TypeError(`faults.inject: a ${fault.type} fault acts on watches; verb must be 'watch' or '*', got ${verb}`);
   }
   const times = target?.times ?? 1;
@@ -131,7 +174,7 @@ export function validateFault(fault: Fault, target: FaultTarget | undefined): Ar
 
 /**
  * The pending faults. Request faults (status, stall, trickle, and
- * resetMidLine armed for a named non-watch verb) are taken by the next matching request;
+ * resetMidLine / endMidLine armed for a named non-watch verb) are taken by the next matching request;
  * stream faults are taken by the next line a matching watch writes, whether
  * that watch was open before the fault was injected or not.
  */
@@ -149,6 +192,11 @@ export class FaultBoard {
   clear(): void {
     this.#armed = [];
     this.#streamCount = 0;
+  }
+
+  /** How many faults are armed (each counted once, however many times it still fires). */
+  get pending(): number {
+    return this.#armed.length;
   }
 
   get hasStreamFaults(): boolean {

@@ -1,3 +1,5 @@
+import type { MetaVersion } from './negotiate.js';
+import { partialJson, partialJsonOf } from './partialObjectMetadata.js';
 import type { ResourceType } from './resources.js';
 
 /** One stored version of an object. Never mutated once built, so versions and their JSON can be shared freely. */
@@ -27,10 +29,12 @@ export class HistoryEvent {
   readonly prev: StoredObject | undefined;
   /** Wall-clock time of the write, for age-based compaction. */
   readonly time: number;
-  // Cached wire lines: one per shape a watcher can need.
+  // Cached wire lines of full objects: one per shape a watcher can need.
   #line: string | undefined;
   #enterLine: string | undefined;
   #leaveLine: string | undefined;
+  // Cached lines of metadata-only watchers, by shape and meta.k8s.io version; rare, so built on demand.
+  #partialLines: Map<string, string> | undefined;
 
   constructor(rv: number, type: ObjectEventType, resource: ResourceType, cur: StoredObject, prev: StoredObject | undefined, time: number) {
     this.rv = rv;
@@ -41,14 +45,16 @@ export class HistoryEvent {
     this.time = time;
   }
 
-  /** The event as every unfiltered watcher receives it. */
-  line(): string {
+  /** The event as every unfiltered watcher receives it (`view`: as PartialObjectMetadata of that version). */
+  line(view?: MetaVersion): string {
+    if (view !== undefined) return this.#partial('line', view, () => `{"type":"${this.type}","object":${partialJson(this.cur, view)}}\n`);
     return (this.#line ??= `{"type":"${this.type}","object":${this.cur.json}}\n`);
   }
 
   /** ADDED with the new object: the object entered a watcher's selector. */
-  enterLine(): string {
-    if (this.type === 'ADDED') return this.line();
+  enterLine(view?: MetaVersion): string {
+    if (this.type === 'ADDED') return this.line(view);
+    if (view !== undefined) return this.#partial('enter', view, () => `{"type":"ADDED","object":${partialJson(this.cur, view)}}\n`);
     return (this.#enterLine ??= `{"type":"ADDED","object":${this.cur.json}}\n`);
   }
 
@@ -57,10 +63,24 @@ export class HistoryEvent {
    * resourceVersion: the object left a watcher's selector (kube-apiserver's
    * watch cache does the same).
    */
-  leaveLine(): string {
-    if (this.type === 'DELETED') return this.line();
+  leaveLine(view?: MetaVersion): string {
+    if (this.type === 'DELETED') return this.line(view);
     const prev = this.prev ?? this.cur;
+    if (view !== undefined) {
+      return this.#partial('leave', view, () => `{"type":"DELETED","object":${partialJsonOf(withResourceVersion(prev.obj, this.rv), view)}}\n`);
+    }
     return (this.#leaveLine ??= `{"type":"DELETED","object":${JSON.stringify(withResourceVersion(prev.obj, this.rv))}}\n`);
+  }
+
+  #partial(shape: string, view: MetaVersion, build: () => string): string {
+    const key = `${shape}|${view}`;
+    const lines = (this.#partialLines ??= new Map());
+    let line = lines.get(key);
+    if (line === undefined) {
+      line = build();
+      lines.set(key, line);
+    }
+    return line;
   }
 }
 

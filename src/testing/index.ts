@@ -1,5 +1,5 @@
 export { startApiServer, ApiServer } from './ApiServer.js';
-export type { ApiServerOptions, ApiServerStats, ApiServerFaults, ResourceName } from './ApiServer.js';
+export type { ApiServerOptions, ApiServerStats, ApiServerFaults, RestartOptions, ResourceName } from './ApiServer.js';
 export type { ResourceDefinition } from './resources.js';
 export type {
   Fault,
@@ -9,8 +9,10 @@ export type {
   StallFault,
   TrickleFault,
   ResetMidLineFault,
+  EndMidLineFault,
   MalformedLineFault,
   ErrorEventFault,
+  SilentWatchFault,
 } from './faults.js';
 export type { Churn, ChurnOptions, ChurnResult } from './churn.js';
 export type { Preconditions } from './storage.js';

@@ -38,12 +38,36 @@ export interface ResourceType {
   readonly fields: ReadonlySet<string>;
   /** Server-side defaults applied on create, as the real server's registry strategy does for a few resources. */
   readonly defaults?: (obj: Record<string, unknown>) => void;
+  /** Served by kube-apiserver itself (false: a custom resource), which decides the Go type named in some errors. */
+  readonly builtIn: boolean;
+  /**
+   * A PUT without `metadata.resourceVersion` overwrites whatever is stored
+   * (the registry strategy's AllowUnconditionalUpdate); false answers 422.
+   */
+  readonly unconditionalUpdate: boolean;
+  /** A PUT of a missing object creates it (201) instead of 404 (the strategy's AllowCreateOnUpdate). */
+  readonly createOnUpdate: boolean;
+}
+
+/** What differs between resources beyond their names, as kube-apiserver's registry strategies decide it. */
+export interface ResourcePolicy {
+  readonly defaults?: (obj: Record<string, unknown>) => void;
+  /** @default false (a custom resource) */
+  readonly builtIn?: boolean;
+  /** @default builtIn */
+  readonly unconditionalUpdate?: boolean;
+  /** @default false */
+  readonly createOnUpdate?: boolean;
 }
 
 const NAME_RE = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
-/** Builds the internal form of a definition, checking every field. */
-export function toResourceType(def: ResourceDefinition, defaults?: (obj: Record<string, unknown>) => void): ResourceType {
+/**
+ * Builds the internal form of a definition, checking every field. Without a
+ * policy it is a custom resource: kube-apiserver requires a resourceVersion
+ * on every PUT of one and never creates one on PUT.
+ */
+export function toResourceType(def: ResourceDefinition, policy: ResourcePolicy = {}): ResourceType {
   if (def === null || typeof def !== 'object') throw new TypeError(`resource definition must be an object, got ${String(def)}`);
   const group = def.group ?? '';
   if (typeof group !== 'string' || (group !== '' && !NAME_RE.test(group))) {
@@ -73,7 +97,10 @@ export function toResourceType(def: ResourceDefinition, defaults?: (obj: Record<
     apiVersion: group === '' ? def.version : `${group}/${def.version}`,
     namespaced: def.namespaced ?? true,
     fields: new Set(['metadata.name', 'metadata.namespace', ...selectable]),
-    ...(defaults === undefined ? {} : { defaults }),
+    builtIn: policy.builtIn ?? false,
+    unconditionalUpdate: policy.unconditionalUpdate ?? policy.builtIn ?? false,
+    createOnUpdate: policy.createOnUpdate ?? false,
+    ...(policy.defaults === undefined ? {} : { defaults: policy.defaults }),
   };
   return type;
 }
@@ -88,6 +115,7 @@ function ensureObject(obj: Record<string, unknown>, field: string): Record<strin
 
 /** The resources every simulator serves from the start, with the field selectors kube-apiserver supports for them. */
 export function builtInResources(): ResourceType[] {
+  const builtIn = true;
   return [
     toResourceType(
       {
@@ -105,23 +133,42 @@ export function builtInResources(): ResourceType[] {
           'status.nominatedNodeName',
         ],
       },
-      (obj) => {
-        const status = ensureObject(obj, 'status');
-        if (status['phase'] === undefined) status['phase'] = 'Pending';
+      {
+        builtIn,
+        defaults: (obj) => {
+          const status = ensureObject(obj, 'status');
+          if (status['phase'] === undefined) status['phase'] = 'Pending';
+        },
       },
     ),
-    toResourceType({ version: 'v1', plural: 'configmaps', kind: 'ConfigMap' }),
-    toResourceType({ version: 'v1', plural: 'secrets', kind: 'Secret', selectableFields: ['type'] }, (obj) => {
-      if (obj['type'] === undefined) obj['type'] = 'Opaque';
-    }),
-    toResourceType({ version: 'v1', plural: 'services', kind: 'Service' }),
-    toResourceType({ version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, selectableFields: ['status.phase'] }, (obj) => {
-      const status = ensureObject(obj, 'status');
-      if (status['phase'] === undefined) status['phase'] = 'Active';
-    }),
-    toResourceType({ version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, selectableFields: ['spec.unschedulable'] }),
-    toResourceType({ group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment' }),
-    toResourceType({ group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', selectableFields: ['status.replicas'] }),
-    toResourceType({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease' }),
+    toResourceType({ version: 'v1', plural: 'configmaps', kind: 'ConfigMap' }, { builtIn }),
+    toResourceType(
+      { version: 'v1', plural: 'secrets', kind: 'Secret', selectableFields: ['type'] },
+      {
+        builtIn,
+        defaults: (obj) => {
+          if (obj['type'] === undefined) obj['type'] = 'Opaque';
+        },
+      },
+    ),
+    toResourceType({ version: 'v1', plural: 'services', kind: 'Service' }, { builtIn }),
+    toResourceType(
+      { version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, selectableFields: ['status.phase'] },
+      {
+        builtIn,
+        defaults: (obj) => {
+          const status = ensureObject(obj, 'status');
+          if (status['phase'] === undefined) status['phase'] = 'Active';
+        },
+      },
+    ),
+    toResourceType({ version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, selectableFields: ['spec.unschedulable'] }, { builtIn }),
+    toResourceType({ group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment' }, { builtIn }),
+    toResourceType({ group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', selectableFields: ['status.replicas'] }, { builtIn }),
+    // kube-apiserver's lease strategy refuses unconditional updates and creates a lease on PUT.
+    toResourceType(
+      { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease' },
+      { builtIn, unconditionalUpdate: false, createOnUpdate: true },
+    ),
   ];
 }

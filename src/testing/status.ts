@@ -78,3 +78,19 @@ export function tooLargeResourceVersion(rv: number, current: number): StatusErro
     retryAfterSeconds: 1,
   });
 }
+
+/**
+ * 422 Invalid for a PUT without `metadata.resourceVersion` on a resource that
+ * refuses unconditional updates (leases, custom resources), worded as
+ * kube-apiserver's generic registry words it (it names the resource, not
+ * the kind, and prints the missing version as Go's `%#v` of a uint64).
+ */
+export function resourceVersionRequired(r: ErrorSubject, name: string): StatusError {
+  const message = 'Invalid value: 0x0: must be specified for an update';
+  return new StatusError(422, 'Invalid', `${qualified(r)} "${name}" is invalid: metadata.resourceVersion: ${message}`, {
+    name,
+    group: r.group,
+    kind: r.plural,
+    causes: [{ reason: 'FieldValueInvalid', message, field: 'metadata.resourceVersion' }],
+  });
+}

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { History, HistoryEvent, withResourceVersion, type ObjectEventType, type StoredObject } from './history.js';
 import type { ResourceType } from './resources.js';
-import { deepFreeze } from '../store/deepFreeze.js';
-import { alreadyExists, badRequest, conflict, expired, invalid, notFound, tooLargeResourceVersion } from './status.js';
+import { serialize } from './serialize.js';
+import { alreadyExists, badRequest, conflict, expired, invalid, notFound, resourceVersionRequired, tooLargeResourceVersion } from './status.js';
 
 /** A read-only view of one resource at one resourceVersion, keys in etcd order. */
 export interface Snapshot {
@@ -189,8 +189,11 @@ export class Storage {
 
   /**
    * Replaces an object (PUT). A non-empty `metadata.resourceVersion` must be
-   * the current one; `status` replaces only the status (the `/status`
-   * subresource). A no-op update writes nothing and keeps the resourceVersion.
+   * the current one; without one the update is unconditional where the
+   * resource allows it (422 otherwise), and a missing object is created where
+   * the resource allows that (404 otherwise). `status` replaces only the
+   * status (the `/status` subresource). A no-op update writes nothing and
+   * keeps the resourceVersion.
    */
   update(type: ResourceType, input: Record<string, unknown>, namespace: string | undefined, subresource?: 'status'): StoredObject {
     checkTypeMeta(type, input);
@@ -201,9 +204,14 @@ export class Storage {
     const table = this.#table(type);
     const key = ns === '' ? name : `${ns}/${name}`;
     const old = table.objects.get(key);
-    if (old === undefined) throw notFound(type, name);
+    if (old === undefined) {
+      // Some resources (leases) are created by a PUT, as kube-apiserver's AllowCreateOnUpdate strategies allow.
+      if (type.createOnUpdate && subresource === undefined) return this.create(type, input, namespace);
+      throw notFound(type, name);
+    }
     const oldMeta = old.obj['metadata'] as Record<string, unknown>;
     const wantRv = meta['resourceVersion'];
+    if ((wantRv === undefined || wantRv === '') && !type.unconditionalUpdate) throw resourceVersionRequired(type, name);
     if (wantRv !== undefined && wantRv !== '' && wantRv !== String(old.rv)) {
       throw conflict(type, name, 'the object has been modified; please apply your changes to the latest version and try again');
     }
@@ -459,33 +467,6 @@ export function lowerBound(keys: readonly string[], key: string): number {
 
 function makeStored(obj: Record<string, unknown>, rv: number, key: string, namespace: string, name: string): StoredObject {
   return { obj, json: serialize(obj), rv, key, namespace, name };
-}
-
-// The JSON text of stored subtrees, by identity. A write usually keeps most of the object it replaces (a
-// pod's spec on a status update), and serialising that again is what limits the write rate; a subtree is
-// frozen when its text is kept, so the text never goes stale. Only the sections of the object (metadata,
-// spec, status …) are looked up: deeper, the bookkeeping costs more than it saves (measured).
-const subtreeJson = new WeakMap<object, string>();
-
-/** `JSON.stringify(obj)` of a stored object, reusing the text of sections kept from the version before. */
-function serialize(obj: Record<string, unknown>): string {
-  let out = '{';
-  for (const k in obj) {
-    const v = obj[k];
-    let text: string | undefined;
-    if (v !== null && typeof v === 'object') {
-      text = subtreeJson.get(v);
-      if (text === undefined) {
-        text = JSON.stringify(v);
-        subtreeJson.set(deepFreeze(v), text);
-      }
-    } else {
-      text = JSON.stringify(v);
-      if (text === undefined) continue; // undefined and functions are left out, as JSON.stringify does
-    }
-    out += `${out.length === 1 ? '' : ','}${JSON.stringify(k)}:${text}`;
-  }
-  return `${out}}`;
 }
 
 function finalizers(meta: Record<string, unknown>): string[] {

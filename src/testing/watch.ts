@@ -3,6 +3,8 @@ import type { FieldSelector } from '../store/fieldSelector.js';
 import type { LabelSelector } from '../store/labelSelector.js';
 import { isStreamFault, type FaultBoard } from './faults.js';
 import type { HistoryEvent, StoredObject } from './history.js';
+import type { MetaVersion } from './negotiate.js';
+import { objectJson } from './partialObjectMetadata.js';
 import type { ResourceType } from './resources.js';
 import type { Sink } from './sink.js';
 import { defaultReason, StatusError } from './status.js';
@@ -55,6 +57,8 @@ export class Watcher {
   readonly type: ResourceType;
   readonly filter: ObjectFilter;
   readonly bookmarks: boolean;
+  /** Objects go out as PartialObjectMetadata of this version (undefined: as stored). */
+  readonly view: MetaVersion | undefined;
   // For flush scheduling, fault lookup and counters.
   readonly #hub: WatchHub;
   // To drop the connection on destroy().
@@ -73,12 +77,24 @@ export class Watcher {
   #timeout: NodeJS.Timeout | undefined;
   // The bookmark sent shortly before the timeoutSeconds deadline, cleared with the watch.
   #preDeadline: NodeJS.Timeout | undefined;
+  // The silentWatch fault: the connection stays open and nothing more is ever written.
+  #silent = false;
 
-  constructor(hub: WatchHub, type: ResourceType, filter: ObjectFilter, bookmarks: boolean, res: ServerResponse, sink: Sink, startRv: number) {
+  constructor(
+    hub: WatchHub,
+    type: ResourceType,
+    filter: ObjectFilter,
+    bookmarks: boolean,
+    view: MetaVersion | undefined,
+    res: ServerResponse,
+    sink: Sink,
+    startRv: number,
+  ) {
     this.#hub = hub;
     this.type = type;
     this.filter = filter;
     this.bookmarks = bookmarks;
+    this.view = view;
     this.#res = res;
     this.#sink = sink;
     this.#lastRv = startRv;
@@ -112,22 +128,34 @@ export class Watcher {
     if (this.#closed || event.rv <= this.#startRv) return;
     const filter = this.filter;
     if (filter.namespace !== undefined && event.cur.namespace !== filter.namespace) return;
+    const view = this.view;
     if (!hasSelectors(filter)) {
-      this.push(event.line(), event.rv);
+      this.push(event.line(view), event.rv);
       return;
     }
     const now = event.type !== 'DELETED' && passes(filter, event.cur);
     const before = event.prev !== undefined && passes(filter, event.prev);
     if (event.type === 'DELETED') {
-      if (before) this.push(event.line(), event.rv);
-    } else if (now && before) this.push(event.line(), event.rv);
-    else if (now) this.push(event.enterLine(), event.rv);
-    else if (before) this.push(event.leaveLine(), event.rv);
+      if (before) this.push(event.line(view), event.rv);
+    } else if (now && before) this.push(event.line(view), event.rv);
+    else if (now) this.push(event.enterLine(view), event.rv);
+    else if (before) this.push(event.leaveLine(view), event.rv);
   }
 
   /** Queues an initial ADDED for a stored object. */
   pushAdded(o: StoredObject): void {
-    this.push(`{"type":"ADDED","object":${o.json}}\n`, o.rv);
+    this.push(`{"type":"ADDED","object":${objectJson(o, this.view)}}\n`, o.rv);
+  }
+
+  /**
+   * Goes quiet for good (the silentWatch fault): nothing queued or later is
+   * written, and the timeoutSeconds deadline no longer ends the watch; the
+   * connection stays open until the client, `closeWatches()` or a stop ends it.
+   */
+  silence(): void {
+    this.#silent = true;
+    this.#pending = [];
+    this.#clearTimers();
   }
 
   /**
@@ -141,11 +169,10 @@ export class Watcher {
     if (!initialEventsEnd && rv <= this.#lastRv) return;
     const at = Math.max(rv, this.#lastRv);
     const annotations = initialEventsEnd ? ',"annotations":{"k8s.io/initial-events-end":"true"}' : '';
-    this.push(
-      `{"type":"BOOKMARK","object":{"kind":"${this.type.kind}","apiVersion":"${this.type.apiVersion}","metadata":{"resourceVersion":"${at}"${annotations}}}}\n`,
-      at,
-      false,
-    );
+    // A metadata-only watch gets its bookmarks converted too, as kube-apiserver converts every event's object.
+    const kind = this.view === undefined ? this.type.kind : 'PartialObjectMetadata';
+    const apiVersion = this.view ?? this.type.apiVersion;
+    this.push(`{"type":"BOOKMARK","object":{"kind":"${kind}","apiVersion":"${apiVersion}","metadata":{"resourceVersion":"${at}"${annotations}}}}\n`, at, false);
   }
 
   /**
@@ -154,7 +181,7 @@ export class Watcher {
    * next event" a test is waiting for).
    */
   push(line: string, rv: number, isObjectEvent = true): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#silent) return;
     const hub = this.#hub;
     const wasEmpty = this.#pending.length === 0;
     if (isObjectEvent && hub.faults.hasStreamFaults) {
@@ -163,14 +190,23 @@ export class Watcher {
         if (fault.type === 'malformedLine') {
           const garbage = fault.line ?? DEFAULT_MALFORMED;
           this.#pending.push(garbage.endsWith('\n') ? garbage : `${garbage}\n`);
-        } else if (fault.type === 'resetMidLine') {
+        } else if (fault.type === 'resetMidLine' || fault.type === 'endMidLine') {
           this.flush();
           this.#closed = true;
           this.#detach();
-          this.#sink.writeThenReset(line.slice(0, Math.max(1, line.length >> 1)));
+          const half = line.slice(0, Math.max(1, line.length >> 1));
+          if (fault.type === 'resetMidLine') this.#sink.writeThenReset(half);
+          else {
+            this.#sink.write(half);
+            this.#sink.end();
+          }
           return;
         } else if (fault.type === 'errorEvent') {
           this.sendError(injectedError(fault.status ?? 410, fault.reason, fault.message));
+          return;
+        } else if (fault.type === 'silentWatch') {
+          this.flush();
+          this.silence();
           return;
         }
       }
@@ -183,7 +219,7 @@ export class Watcher {
 
   /** Sends an ERROR event with the Status and ends the stream. */
   sendError(err: StatusError): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#silent) return;
     this.#pending.push(errorLine(err));
     this.#hub.counters.eventsSent++;
     this.end();
@@ -213,10 +249,16 @@ export class Watcher {
     this.#res.destroy();
   }
 
-  #detach(): void {
-    this.#closed = true;
+  #clearTimers(): void {
     if (this.#timeout !== undefined) clearTimeout(this.#timeout);
     if (this.#preDeadline !== undefined) clearTimeout(this.#preDeadline);
+    this.#timeout = undefined;
+    this.#preDeadline = undefined;
+  }
+
+  #detach(): void {
+    this.#closed = true;
+    this.#clearTimers();
     this.#pending = [];
     this.#hub.remove(this);
   }

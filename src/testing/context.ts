@@ -1,0 +1,25 @@
+import type { ServerResponse } from 'node:http';
+import type { FaultBoard } from './faults.js';
+import type { NamespaceLifecycle } from './namespaceLifecycle.js';
+import type { ResourceRegistry } from './registry.js';
+import type { Storage } from './storage.js';
+import type { WatchHub } from './watch.js';
+
+/** What the request handlers of one simulator share: its state and its settings. */
+export interface ServerContext {
+  readonly storage: Storage;
+  readonly registry: ResourceRegistry;
+  readonly faults: FaultBoard;
+  /** Every open watch, fed synchronously by the storage on each write. */
+  readonly hub: WatchHub;
+  /** Deletes objects, namespaces through their lifecycle. */
+  readonly namespaces: NamespaceLifecycle;
+  /** The one credential every request must carry, when set. */
+  readonly token: string | undefined;
+  /** False acts like a server without the WatchList feature gate. */
+  readonly watchList: boolean;
+  /** Requests parked by the stall fault; they hold their sockets until the client gives up or the server stops. */
+  readonly stalled: Set<ServerResponse>;
+  /** The port discovery advertises. */
+  port(): number;
+}

@@ -1,0 +1,104 @@
+import type { Fault, FaultTarget } from './faults.js';
+import type { ResourceDefinition } from './resources.js';
+
+/** Options of {@link startApiServer}. */
+export interface ApiServerOptions {
+  /** TCP port on 127.0.0.1; 0 picks a free one. @default 0 */
+  readonly port?: number;
+  /** Serve HTTPS with a freshly generated CA and serving certificate. @default false */
+  readonly tls?: boolean;
+  /** When set, every request must carry `Authorization: Bearer <token>`, else 401. @default undefined */
+  readonly token?: string;
+  /** The event log window: watches and continue tokens older than it get 410. @default { maxEvents: 10_000, maxAgeMs: undefined } */
+  readonly history?: { readonly maxEvents?: number; readonly maxAgeMs?: number };
+  /** Period of BOOKMARK events to watchers that asked for them. @default 60_000 */
+  readonly bookmarkIntervalMs?: number;
+  /** Resources to serve besides the built-in ones. @default [] */
+  readonly resources?: readonly ResourceDefinition[];
+  /**
+   * Serve watch-list (`sendInitialEvents`) as a server with the WatchList
+   * feature does; `false` refuses it with 422 Invalid, as servers before 1.32
+   * or with `--feature-gates=WatchList=false` do. @default true
+   */
+  readonly watchList?: boolean;
+}
+
+/** Options of {@link ApiServer.restart}. */
+export interface RestartOptions {
+  /** How long the server stays down (connections refused) before it listens again. @default 0 */
+  readonly downMs?: number;
+}
+
+/** Counters for tests and benchmarks. */
+export interface ApiServerStats {
+  /** HTTP requests received. */
+  readonly requests: number;
+  /** Watch responses open now. */
+  readonly watchesOpen: number;
+  /** Watch responses started since the server began. */
+  readonly watchesStarted: number;
+  /** Watch lines (events, bookmarks, errors) queued to clients. */
+  readonly eventsSent: number;
+  /** Objects stored across every resource. */
+  readonly objects: number;
+  /** Events in the retained history window. */
+  readonly historyEvents: number;
+  /** Open TCP connections. */
+  readonly connections: number;
+  /** The current global resourceVersion. */
+  readonly resourceVersion: string;
+}
+
+/** Scriptable faults: see {@link Fault} for what can be injected. */
+export interface ApiServerFaults {
+  /** Ends every open watch response cleanly now. */
+  closeWatches(): void;
+  /** Destroys every open socket, mid-line if data is in flight. */
+  resetConnections(): void;
+  /** Arms a fault for the next matching requests (or watch lines, for stream faults). */
+  inject(fault: Fault, target?: FaultTarget): void;
+  /** Disarms every pending fault. */
+  clear(): void;
+  /** How many injected faults are still armed (each counted once however many firings it has left). */
+  pending(): number;
+}
+
+/** Checks every option up front, throwing a TypeError that names the option and the value. */
+export function validateOptions(opts: ApiServerOptions): void {
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`startApiServer: options must be an object, got ${String(opts)}`);
+  const port = opts.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError(`startApiServer: port must be an integer in 0..65535, got ${String(opts.port)}`);
+  if (opts.tls !== undefined && typeof opts.tls !== 'boolean') throw new TypeError(`startApiServer: tls must be a boolean, got ${String(opts.tls)}`);
+  if (opts.token !== undefined && (typeof opts.token !== 'string' || opts.token === '' || /\s/.test(opts.token))) {
+    throw new TypeError(`startApiServer: token must be a non-empty string without whitespace, got ${JSON.stringify(opts.token)}`);
+  }
+  const maxEvents = opts.history?.maxEvents ?? 10_000;
+  if (!Number.isInteger(maxEvents) || maxEvents < 1) {
+    throw new TypeError(`startApiServer: history.maxEvents must be a positive integer, got ${String(opts.history?.maxEvents)}`);
+  }
+  const maxAge = opts.history?.maxAgeMs;
+  if (maxAge !== undefined && (typeof maxAge !== 'number' || !(maxAge > 0))) {
+    throw new TypeError(`startApiServer: history.maxAgeMs must be a positive number, got ${String(maxAge)}`);
+  }
+  const bookmark = opts.bookmarkIntervalMs ?? 60_000;
+  if (typeof bookmark !== 'number' || !(bookmark > 0) || !Number.isFinite(bookmark)) {
+    throw new TypeError(`startApiServer: bookmarkIntervalMs must be a positive number, got ${String(opts.bookmarkIntervalMs)}`);
+  }
+  if (opts.watchList !== undefined && typeof opts.watchList !== 'boolean') {
+    throw new TypeError(`startApiServer: watchList must be a boolean, got ${String(opts.watchList)}`);
+  }
+  if (opts.resources !== undefined && !Array.isArray(opts.resources)) {
+    throw new TypeError(`startApiServer: resources must be an array, got ${String(opts.resources)}`);
+  }
+}
+
+/** Checks the options of a restart. */
+export function validateRestartOptions(opts: RestartOptions | undefined): number {
+  if (opts === undefined) return 0;
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`restart: options must be an object, got ${String(opts)}`);
+  const downMs = opts.downMs ?? 0;
+  if (typeof downMs !== 'number' || !(downMs >= 0) || !Number.isFinite(downMs)) {
+    throw new TypeError(`restart: downMs must be a non-negative number, got ${String(opts.downMs)}`);
+  }
+  return downMs;
+}

@@ -1,0 +1,65 @@
+import { toResourceType, type ResourceDefinition, type ResourceType } from './resources.js';
+import type { Storage } from './storage.js';
+
+/** A resource as tests name it: `'v1/pods'`, `'apps/v1/deployments'`, or the parts. */
+export type ResourceName = string | { readonly group?: string; readonly version: string; readonly plural: string };
+
+/** The resources a simulator serves, found by id (`v1/pods`) or by the parts of a URL. */
+export class ResourceRegistry {
+  // By id, for the direct methods and faults.
+  readonly #byId = new Map<string, ResourceType>();
+  // By `group|version|plural`, for the router.
+  readonly #byPath = new Map<string, ResourceType>();
+  // Every resource gets its table in the storage as it is registered.
+  readonly #storage: Storage;
+
+  constructor(storage: Storage) {
+    this.#storage = storage;
+  }
+
+  /** Every registered resource, in registration order. */
+  values(): IterableIterator<ResourceType> {
+    return this.#byId.values();
+  }
+
+  byId(id: string): ResourceType | undefined {
+    return this.#byId.get(id);
+  }
+
+  byPath(group: string, version: string, plural: string): ResourceType | undefined {
+    return this.#byPath.get(`${group}|${version}|${plural}`);
+  }
+
+  add(type: ResourceType): void {
+    this.#byId.set(type.id, type);
+    this.#byPath.set(`${type.group}|${type.version}|${type.plural}`, type);
+    this.#storage.addResource(type);
+  }
+
+  /** Registers a definition; the same one twice is harmless, a different one under the same name throws. */
+  register(def: ResourceDefinition): string {
+    const type = toResourceType(def);
+    const existing = this.#byId.get(type.id);
+    if (existing !== undefined) {
+      if (existing.kind !== type.kind || existing.namespaced !== type.namespaced) {
+        throw new TypeError(`registerResource: ${type.id} is already registered as ${existing.kind} (namespaced: ${existing.namespaced})`);
+      }
+      return type.id;
+    }
+    this.add(type);
+    return type.id;
+  }
+
+  /** The resource a direct method names, or a TypeError naming the method. */
+  resolve(resource: ResourceName, method: string): ResourceType {
+    const id =
+      typeof resource === 'string'
+        ? resource
+        : resource !== null && typeof resource === 'object'
+          ? [resource.group, resource.version, resource.plural].filter((p) => p !== undefined && p !== '').join('/')
+          : undefined;
+    const type = id === undefined ? undefined : this.#byId.get(id);
+    if (type === undefined) throw new TypeError(`${method}: unknown resource ${JSON.stringify(resource)}; register it with registerResource()`);
+    return type;
+  }
+}
