@@ -11,6 +11,8 @@ export interface RequestOptions {
   readonly contentType?: string;
   readonly token?: string;
   readonly ca?: string;
+  /** The Accept header. @default 'application/json' */
+  readonly accept?: string;
 }
 
 export interface WireResponse {
@@ -31,7 +33,7 @@ function agentFor(url: string, ca: string | undefined): { mod: typeof http | typ
 export function request(url: string, opts: RequestOptions = {}): Promise<WireResponse> {
   const { mod, options } = agentFor(url, opts.ca);
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { Accept: 'application/json' };
+    const headers: Record<string, string> = { Accept: opts.accept ?? 'application/json' };
     if (opts.token !== undefined) headers['Authorization'] = `Bearer ${opts.token}`;
     let payload: string | undefined;
     if (opts.body !== undefined) {
@@ -107,10 +109,10 @@ export class WireWatch {
   }
 
   /** Opens a watch; resolves once the response headers are in. */
-  static open(url: string, opts: { token?: string; ca?: string } = {}): Promise<WireWatch> {
+  static open(url: string, opts: { token?: string; ca?: string; accept?: string } = {}): Promise<WireWatch> {
     const { mod, options } = agentFor(url, opts.ca);
     return new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { Accept: 'application/json' };
+      const headers: Record<string, string> = { Accept: opts.accept ?? 'application/json' };
       if (opts.token !== undefined) headers['Authorization'] = `Bearer ${opts.token}`;
       const req = mod.request({ ...options, headers }, (res) => resolve(new WireWatch(req, res)));
       req.on('error', reject);
