@@ -115,6 +115,8 @@ describe('reflect() list and watch', () => {
     const r = run(lw, { minWatchTimeoutSeconds: 300, random: () => randoms[i++ % randoms.length]! });
     await advance();
     for (let n = 0; n < 3; n++) {
+      // Each watch lives 30 s, long enough for its end to be routine: no jitter draws on the random source.
+      await advance(30_000);
       lw.watching.push(bookmark(20 + n)).end();
       await advance();
     }
@@ -158,24 +160,28 @@ describe('reflect() list and watch', () => {
     lw.watching.fail(new ConnectionError('watch went silent', { code: 'IDLE_TIMEOUT' }));
     await advance();
     expect(lw.watches.map((w) => w.opts.resourceVersion)).toEqual(['10', '15']);
-    expect(r.delays()).toEqual([]);
+    // A stall: the first retry waits only the jitter of an immediate retry (0 with random() = 0).
+    expect(r.of('backoff')).toMatchObject([{ delayMs: 0, kind: 'stalled' }]);
     expect(r.of('error')).toHaveLength(1);
     r.sub.unsubscribe();
   });
 
-  it('treats a watch that closes within a second without events as a failure: back off, then relist', async () => {
+  it('treats a watch that closes within a second without events as a failure: relist at once, back off if it repeats', async () => {
     const lw = new ScriptedLW();
-    lw.watchScripts.push((w) => w.end());
+    lw.watchScripts.push((w) => w.end(), (w) => w.end());
     const r = run(lw);
     await advance();
     expect(r.of('error')[0]?.error).toBeInstanceOf(VeryShortWatchError);
-    expect(r.of('relisting')).toMatchObject([{ reason: 'very-short-watch' }]);
-    expect(r.delays()).toEqual([800]);
-    expect(lw.lists).toHaveLength(1);
-    await advance(800);
+    expect(r.of('relisting')).toMatchObject([{ reason: 'very-short-watch' }, { reason: 'very-short-watch' }]);
     expect(lw.lists).toHaveLength(2);
     expect(lw.lists[1]?.opts.resourceVersion).toBe('10');
-    expect(r.types()).toEqual(['Replace', 'Replace']);
+    // The same kind again: now it backs off.
+    expect(r.delays()).toEqual([0, 800]);
+    await advance(799);
+    expect(lw.lists).toHaveLength(2);
+    await advance(1);
+    expect(lw.lists).toHaveLength(3);
+    expect(r.types()).toEqual(['Replace', 'Replace', 'Replace']);
     r.sub.unsubscribe();
   });
 
@@ -201,7 +207,8 @@ describe('reflect() list and watch', () => {
     await advance();
     expect(lw.watching.opts.resourceVersion).toBeUndefined();
     lw.watching.push({ type: 'MODIFIED', object: pod('a', 8) }, { type: 'ADDED', object: pod('b', 9) }).end();
-    await advance();
+    // A second early close in a row waits the backoff's first step.
+    await advance(800);
     expect(lw.watching.opts.resourceVersion).toBe('9');
     r.sub.unsubscribe();
   });

@@ -115,7 +115,7 @@ afterAll(async () => {
 beforeEach(async () => {
   server.faults.clear();
   for (const p of server.list(PODS, NS) as Pod[]) await server.delete(PODS, NS, p.metadata.name);
-  lw = kubeSource<Pod>(server.kubeConfig(), PODS, { namespace: NS });
+  lw = kubeSource(server.kubeConfig(), PODS, { namespace: NS }) as unknown as ListerWatcher<Pod>;
 });
 afterEach(() => {
   for (const sub of running.splice(0)) sub.unsubscribe();

@@ -10,10 +10,12 @@ const END = { 'k8s.io/initial-events-end': 'true' };
 function run(lw: ScriptedLW, opts: ReflectOptions = {}) {
   const events: ReflectorEvent<Pod>[] = [];
   const statuses: ReflectorStatus[] = [];
-  const sub = reflect(lw, { random: () => 0, initialList: 'stream', ...opts, status: (s) => statuses.push(s) }).subscribe(
-    (e) => events.push(e),
-  );
-  return { events, statuses, sub, types: () => events.map((e) => e.type) };
+  const result: { error?: unknown } = {};
+  const sub = reflect(lw, { random: () => 0, initialList: 'stream', ...opts, status: (s) => statuses.push(s) }).subscribe({
+    next: (e) => events.push(e),
+    error: (e: unknown) => (result.error = e),
+  });
+  return { events, statuses, sub, result, types: () => events.map((e) => e.type) };
 }
 
 const initialState = (w: WatchChannel) =>
@@ -76,10 +78,12 @@ describe("reflect() with initialList: 'stream'", () => {
     lw.watchScripts.push((w) => w.fail(new ExpiredError('too old')));
     const r = run(lw);
     await advance();
-    expect(lw.lists).toHaveLength(1);
-    expect(r.types()).toEqual(['Replace']);
+    // Not final: a 400 to the streaming request only says the server lacks the feature.
+    expect(r.result.error).toBeUndefined();
+    expect(lw.lists.length).toBeGreaterThanOrEqual(1);
+    expect(r.types()[0]).toBe('Replace');
     expect(lw.watches[1]?.opts.sendInitialEvents).toBeUndefined();
-    await advance(800);
+    // The plain watch's 410 relists at once, and the relist is paged again.
     expect(lw.lists).toHaveLength(2);
     expect(lw.watches.filter((w) => w.opts.sendInitialEvents === true)).toHaveLength(1);
     r.sub.unsubscribe();

@@ -1,6 +1,7 @@
 import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
 import type { ListerWatcher } from '../sources/types.js';
 import { resolveBackoffOptions } from './internal/backoff.js';
+import { DEFAULT_STALL, type StallOptions } from './internal/watchRhythm.js';
 import { ReflectorRun } from './reflectRun.js';
 import type { ReflectOptions, ReflectorStatus, ResolvedReflectOptions } from './reflectTypes.js';
 import type { ReflectorEvent } from './types.js';
@@ -12,8 +13,10 @@ export type {
   ReflectorState,
   ReflectorStatus,
   RelistReason,
+  RetryKind,
 } from './reflectTypes.js';
-export { VeryShortWatchError, InitialEventsIncompleteError } from './reflectErrors.js';
+export type { StallOptions } from './internal/watchRhythm.js';
+export { VeryShortWatchError, InitialEventsIncompleteError, WatchStalledError } from './reflectErrors.js';
 
 
 function nonNegative(name: string, value: unknown, fallback: number, integer = false): number {
@@ -42,6 +45,20 @@ function resolveStatus(value: unknown): ((status: ReflectorStatus) => void) | un
     if (typeof next === 'function') return (status) => (next as (s: ReflectorStatus) => void).call(value, status);
   }
   throw new TypeError(`reflect: status must be an Observer, a Subject or a function, got ${describeValue(value)}`);
+}
+
+function resolveStall(value: unknown): StallOptions | undefined {
+  if (value === false) return undefined;
+  if (value === undefined) return DEFAULT_STALL;
+  if (value === null || typeof value !== 'object') {
+    throw new TypeError(`reflect: stallDetection must be false or an object, got ${describeValue(value)}`);
+  }
+  const given = value as Partial<Record<keyof StallOptions, unknown>>;
+  const missedBeats = nonNegative('stallDetection.missedBeats', given.missedBeats, DEFAULT_STALL.missedBeats);
+  if (missedBeats < 1) throw new TypeError(`reflect: stallDetection.missedBeats must be >= 1, got ${describeValue(missedBeats)}`);
+  const minMs = nonNegative('stallDetection.minMs', given.minMs, DEFAULT_STALL.minMs);
+  if (minMs <= 0) throw new TypeError(`reflect: stallDetection.minMs must be > 0, got ${describeValue(minMs)}`);
+  return Object.freeze({ missedBeats, minMs });
 }
 
 /**
@@ -78,7 +95,9 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
     resyncPeriod: nonNegative('resyncPeriod', opts.resyncPeriod, 0),
     initialList,
     pageSize: nonNegative('pageSize', opts.pageSize, 500, true),
+    pageSizeExplicit: opts.pageSize !== undefined,
     backoff,
+    stall: resolveStall(opts.stallDetection),
     minWatchTimeoutSeconds,
     scheduler,
     onTerminal: opts.onTerminal,

@@ -2,7 +2,8 @@
  * A watch closed in under a second without delivering a single event.
  * client-go treats this as a failure (a server or proxy that accepts and
  * immediately drops watches would otherwise be hammered in a tight loop), so
- * reflect() backs off and relists.
+ * reflect() relists (at once the first time, with a growing backoff if it
+ * keeps happening).
  */
 export class VeryShortWatchError extends Error {
   override readonly name = 'VeryShortWatchError';
@@ -28,5 +29,36 @@ export class InitialEventsIncompleteError extends Error {
   constructor(received: number) {
     super(`streaming list ended after ${received} objects without the k8s.io/initial-events-end bookmark`);
     this.received = received;
+  }
+}
+
+/**
+ * A watch went silent for several of its usual intervals: events or
+ * bookmarks had been arriving at a steady rhythm and stopped, while the
+ * connection stayed open. reflect() aborts the watch and opens a new one from
+ * the last resourceVersion at once, without waiting for the source's idle
+ * timeout or for the server to drop the socket.
+ *
+ * ## Example
+ * ```ts
+ * import { WatchStalledError } from 'rxkube';
+ * informer.errors$.subscribe((err) => {
+ *   if (err instanceof WatchStalledError) console.warn(`watch silent for ${err.silenceMs} ms (usually ${err.expectedIntervalMs} ms)`);
+ * });
+ * ```
+ */
+export class WatchStalledError extends Error {
+  override readonly name = 'WatchStalledError';
+  /** How long the watch had been silent when it was cut, in milliseconds. */
+  readonly silenceMs: number;
+  /** The longest interval between arrivals seen recently, in milliseconds: the rhythm the watch had. */
+  readonly expectedIntervalMs: number;
+
+  constructor(silenceMs: number, expectedIntervalMs: number) {
+    super(
+      `watch stalled: nothing for ${Math.round(silenceMs)} ms where something arrived at least every ${Math.round(expectedIntervalMs)} ms`,
+    );
+    this.silenceMs = silenceMs;
+    this.expectedIntervalMs = expectedIntervalMs;
   }
 }

@@ -1,5 +1,6 @@
 import type { Observer, SchedulerLike } from 'rxjs';
 import type { BackoffOptions } from './internal/backoff.js';
+import type { StallOptions } from './internal/watchRhythm.js';
 
 /** Running totals of what one reflect() subscription has done. */
 export interface ReflectorCounters {
@@ -20,11 +21,34 @@ export interface ReflectorCounters {
 /** Why reflect() is about to list again. */
 export type RelistReason = 'expired' | 'very-short-watch' | 'watch-failed';
 
+/**
+ * The kind of failure a retry follows; each kind a new request fixes has its own backoff, which grows only while
+ * that kind repeats. `'server'` and `'throttled'` share client-go's backoff.
+ * - `'watch-closed'`: the server closed a watch early (before its timeout, and before 30 s);
+ * - `'very-short-watch'`: a watch closed within a second without any event ({@link VeryShortWatchError});
+ * - `'expired'`: 410 Expired / Gone; a relist (or a streaming list from "now") follows;
+ * - `'decode'`: a line or body that would not parse;
+ * - `'stalled'`: a watch went silent ({@link WatchStalledError}, or the source's idle timeout);
+ * - `'initial-events-incomplete'`: a streaming list ended before its end bookmark;
+ * - `'throttled'`: 429 (exactly `Retry-After` when the server gave it);
+ * - `'server'`: 5xx, refused or reset connections, 401/403/404 and anything else.
+ */
+export type RetryKind =
+  | 'watch-closed'
+  | 'very-short-watch'
+  | 'expired'
+  | 'decode'
+  | 'stalled'
+  | 'initial-events-incomplete'
+  | 'throttled'
+  | 'server';
+
 /** What reflect() is doing now. */
 export type ReflectorState =
   | { readonly state: 'listing'; readonly mode: 'paged' | 'stream' }
   | { readonly state: 'watching'; readonly resourceVersion: string }
-  | { readonly state: 'backoff'; readonly error: unknown; readonly delayMs: number }
+  /** Waiting before the next request; `error` is undefined after a watch the server closed early without one. */
+  | { readonly state: 'backoff'; readonly error: unknown; readonly delayMs: number; readonly kind: RetryKind }
   | { readonly state: 'relisting'; readonly reason: RelistReason; readonly error: unknown }
   /** An error was met; the next status says what reflect() does about it (unless it was terminal). */
   | { readonly state: 'error'; readonly error: unknown; readonly terminal: boolean };
@@ -46,7 +70,9 @@ export interface ReflectOptions {
    */
   readonly initialList?: 'paged' | 'stream';
   /**
-   * Items per LIST page; 0 asks for everything in one response.
+   * Items per LIST page; 0 asks for everything in one response. When set, it applies to every list, relists at a
+   * pinned resourceVersion included (client-go's `WatchListPageSize`). Left unset, 500 is used, except that a relist
+   * at a specific resourceVersion is made unpaged so the server can answer it from its watch cache.
    * @default 500
    */
   readonly pageSize?: number;
@@ -57,9 +83,19 @@ export interface ReflectOptions {
   readonly backoff?: Partial<BackoffOptions>;
   /**
    * Each watch asks the server to end it after a random time in [min, 2·min) seconds, spreading reconnects.
+   * Unlike client-go, which ignores values under 5 minutes, any value from 1 second is kept: tests and simulators
+   * want short watches, and some proxies cut long requests; the cost is more watch requests, which the caller chose.
    * @default 300
    */
   readonly minWatchTimeoutSeconds?: number;
+  /**
+   * Stall detection by rhythm: once a watch's events and bookmarks have arrived at a steady rhythm, a silence of
+   * `missedBeats` times the longest recent interval (never under `minMs`) aborts the watch, reports a
+   * {@link WatchStalledError} and re-watches from the last resourceVersion at once. Until a rhythm is known (it is
+   * learnt over twice the deadline), only the source's own idle timeout applies. `false` turns it off.
+   * @default { missedBeats: 4, minMs: 5000 }
+   */
+  readonly stallDetection?: Partial<StallOptions> | false;
   /**
    * Scheduler for every timer (backoff, Retry-After, resync) and for the clock; a virtual-time scheduler in tests.
    * @default asyncScheduler
@@ -67,8 +103,11 @@ export interface ReflectOptions {
   readonly scheduler?: SchedulerLike;
   /**
    * Called with every error; return true to make it final: the observable then errors with it instead of retrying
-   * (e.g. `err => err instanceof ForbiddenError`). What the callback throws is reported and treated as `false`.
-   * @default undefined (nothing is final)
+   * (e.g. `err => err instanceof ForbiddenError`). When given, it replaces the default classification entirely:
+   * return true for 400/422 too if those should stay final. What the callback throws is reported and treated as
+   * `false`.
+   * @default undefined: a 400 BadRequest or 422 Invalid answer to a LIST or a plain WATCH is final (retrying cannot
+   * change it; the same answer to a streaming list only falls back to paged lists), everything else is retried
    */
   readonly onTerminal?: (err: unknown) => boolean;
   /**
@@ -79,7 +118,7 @@ export interface ReflectOptions {
   /**
    * Receives a {@link ReflectorStatus} on every state change and every error (a Subject works). What its `next`
    * throws goes to rxjs's `config.onUnhandledError` and never stops the reflector.
-   * @default undefined
+   * @default undefined: every error then goes to the process's rate-limited stderr reporter (`reportError`)
    */
   readonly status?: Partial<Observer<ReflectorStatus>> | ((status: ReflectorStatus) => void);
 }
@@ -89,7 +128,11 @@ export interface ResolvedReflectOptions {
   readonly resyncPeriod: number;
   readonly initialList: 'paged' | 'stream';
   readonly pageSize: number;
+  /** The caller chose pageSize: it then applies to every list. */
+  readonly pageSizeExplicit: boolean;
   readonly backoff: BackoffOptions;
+  /** undefined when stall detection is off. */
+  readonly stall: StallOptions | undefined;
   readonly minWatchTimeoutSeconds: number;
   readonly scheduler: SchedulerLike;
   readonly onTerminal: ((err: unknown) => boolean) | undefined;

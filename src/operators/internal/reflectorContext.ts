@@ -1,0 +1,177 @@
+/**
+ * What the parts of one reflect() subscription share: the source, the
+ * options, where events and status go, the resourceVersion to resume from,
+ * the counters, and the one signal whose abort ends every request and timer.
+ */
+import { config, firstValueFrom, fromEvent, Subscription, takeUntil, timer, type Subscriber, type TeardownLogic } from 'rxjs';
+import { reportError } from '../../errors/reportError.js';
+import { DecodeError } from '../../sources/errors/index.js';
+import type { ListerWatcher } from '../../sources/types.js';
+import { isTerminalByDefault } from '../reflectClassify.js';
+import type { ReflectorCounters, ReflectorState, ResolvedReflectOptions } from '../reflectTypes.js';
+import type { ReflectorEvent } from '../types.js';
+import { WatchRhythm } from './watchRhythm.js';
+
+/** The state one reflect() subscription's list, watch and retry parts share. */
+export class ReflectorContext<T> {
+  /** Where list pages and watch streams come from. */
+  readonly lw: ListerWatcher<T>;
+  /** Validated options. */
+  readonly opts: ResolvedReflectOptions;
+  /** The rhythm of this subscription's watches; undefined when stall detection is off. */
+  readonly rhythm: WatchRhythm | undefined;
+  /** The downstream subscriber events and the terminal error go to. */
+  readonly #out: Subscriber<ReflectorEvent<T>>;
+  /** Aborted once by stop() or a terminal error: every request listens to its signal, every sleep ends on it. */
+  readonly #abort = new AbortController();
+  /** Teardown of timers that outlive one await (the resync ticker). */
+  readonly #teardown = new Subscription();
+  /** The resourceVersion to resume from (client-go's lastSyncResourceVersion). */
+  #lastSyncRv = '';
+  /** The server said lastSyncRv is gone or too new: the next list is a consistent read (RV ""). */
+  #rvUnavailable = false;
+  /** A list has succeeded before, so the next one is a relist. */
+  #listedOnce = false;
+  /** Running totals for status reports. */
+  readonly #counters: { -readonly [K in keyof ReflectorCounters]: number } = {
+    lists: 0,
+    watches: 0,
+    relists: 0,
+    events: 0,
+    decodeErrors: 0,
+    errors: 0,
+  };
+
+  constructor(lw: ListerWatcher<T>, opts: ResolvedReflectOptions, out: Subscriber<ReflectorEvent<T>>) {
+    this.lw = lw;
+    this.opts = opts;
+    this.#out = out;
+    this.rhythm = opts.stall === undefined ? undefined : new WatchRhythm(opts.stall);
+  }
+
+  /** Aborted when the subscription ends. */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  get stopped(): boolean {
+    return this.#abort.signal.aborted;
+  }
+
+  /** The scheduler's clock. */
+  now(): number {
+    return this.opts.scheduler.now();
+  }
+
+  get lastSyncRv(): string {
+    return this.#lastSyncRv;
+  }
+
+  set lastSyncRv(rv: string) {
+    this.#lastSyncRv = rv;
+  }
+
+  get rvUnavailable(): boolean {
+    return this.#rvUnavailable;
+  }
+
+  set rvUnavailable(value: boolean) {
+    this.#rvUnavailable = value;
+  }
+
+  /** Adds one to a counter. */
+  count(name: keyof ReflectorCounters): void {
+    this.#counters[name] += 1;
+  }
+
+  /** A (re)list cycle starts. */
+  listing(mode: 'paged' | 'stream'): void {
+    this.#counters.lists += 1;
+    if (this.#listedOnce) this.#counters.relists += 1;
+    this.status({ state: 'listing', mode });
+  }
+
+  /** A list succeeded: emits Replace and resumes from its resourceVersion. */
+  replace(items: readonly T[], resourceVersion: string): void {
+    this.#rvUnavailable = false;
+    this.#listedOnce = true;
+    this.#lastSyncRv = resourceVersion;
+    this.#out.next({ type: 'Replace', items, resourceVersion });
+  }
+
+  /** Emits one event downstream. */
+  emit(event: ReflectorEvent<T>): void {
+    this.#out.next(event);
+  }
+
+  /** Sends a status report (with the counters) to the status sink, if any. */
+  status(state: ReflectorState): void {
+    const sink = this.opts.status;
+    if (sink === undefined) return;
+    try {
+      sink({ ...state, counters: { ...this.#counters } });
+    } catch (err) {
+      config.onUnhandledError?.(err);
+    }
+  }
+
+  /**
+   * Counts and reports an error (to the status sink, or to the process's
+   * reporter when there is none) and decides whether it is final: `onTerminal`
+   * when given, else the default rule (400/422), which a caller can turn off
+   * for errors that have a fallback. A final error ends the subscription.
+   *
+   * @returns true when the error was final and the observable has errored
+   */
+  report(error: unknown, opts: { readonly defaultTerminal?: boolean } = {}): boolean {
+    this.#counters.errors += 1;
+    if (error instanceof DecodeError) this.#counters.decodeErrors += 1;
+    let terminal = (opts.defaultTerminal ?? true) && isTerminalByDefault(error);
+    const onTerminal = this.opts.onTerminal;
+    if (onTerminal !== undefined) {
+      try {
+        terminal = onTerminal(error) === true;
+      } catch (callbackError) {
+        this.#error(error, false);
+        this.#counters.errors += 1;
+        this.#error(callbackError, false);
+        return false;
+      }
+    }
+    this.#error(error, terminal);
+    if (terminal) this.terminate(error);
+    return terminal;
+  }
+
+  #error(error: unknown, terminal: boolean): void {
+    if (this.opts.status === undefined) reportError(error);
+    this.status({ state: 'error', error, terminal });
+  }
+
+  /** Runs `teardown` when the subscription ends. */
+  add(teardown: TeardownLogic): void {
+    this.#teardown.add(teardown);
+  }
+
+  /** Ends the subscription's work: aborts every request, ends every sleep, clears every timer. Idempotent. */
+  stop(): void {
+    if (this.stopped) return;
+    this.#abort.abort();
+    this.#teardown.unsubscribe();
+  }
+
+  /** Stops and errors the observable with `error`. */
+  terminate(error: unknown): void {
+    this.stop();
+    this.#out.error(error);
+  }
+
+  /** Waits `ms` on the scheduler (no timer at all for 0); resolves early when the subscription ends. */
+  sleep(ms: number): Promise<void> {
+    if (this.stopped || ms <= 0) return Promise.resolve();
+    const ended = fromEvent(this.#abort.signal, 'abort');
+    return firstValueFrom(timer(Math.max(0, ms), this.opts.scheduler).pipe(takeUntil(ended)), { defaultValue: 0 }).then(
+      () => undefined,
+    );
+  }
+}
