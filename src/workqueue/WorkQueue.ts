@@ -66,6 +66,29 @@ interface Waiter<T> {
  *
  * Items are compared as Map keys (SameValueZero): strings such as
  * `'namespace/name'` in practice; objects by identity.
+ *
+ * ## Example
+ * ```ts
+ * import { workQueue } from 'rxkube';
+ *
+ * const queue = workQueue<string>({ name: 'services' });
+ * queue.add('default/web');
+ * queue.add('default/web'); // collapses into the first
+ *
+ * // client-go's worker loop, by hand; items() and process() do the same for you.
+ * for (;;) {
+ *   const next = await queue.get();
+ *   if (next.shutdown) break;
+ *   try {
+ *     await reconcile(next.item);
+ *     queue.forget(next.item);
+ *   } catch {
+ *     queue.addRateLimited(next.item);
+ *   } finally {
+ *     queue.done(next.item);
+ *   }
+ * }
+ * ```
  */
 export class WorkQueue<T> {
   readonly #name: string;

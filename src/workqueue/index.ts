@@ -1,4 +1,4 @@
-export { workQueue, WorkQueue, type WorkQueueOptions, type GetOptions, type GetResult } from './WorkQueue.js';
+export { workQueue, type WorkQueue, type WorkQueueOptions, type GetOptions, type GetResult } from './WorkQueue.js';
 export type { ItemsOptions, ProcessOptions, WorkOutcome, Worker } from './consume.js';
 export type { WorkQueueMetrics, HistogramSnapshot } from './metrics.js';
 export {
