@@ -49,7 +49,7 @@ describe('restart', () => {
     // A client resumes watching from the resourceVersion it had: nothing was lost or renumbered.
     const resumed = await WireWatch.open(`${s.url}/api/v1/pods?watch=true&resourceVersion=${rvBefore}`);
     open.push(resumed);
-    const c = await s.create<{ metadata: { resourceVersion?: string } }>('v1/pods', pod('c'));
+    const c = (await s.create('v1/pods', pod('c'))) as { metadata: { resourceVersion: string } };
     await resumed.waitForLines(1);
     expect(resumed.events).toEqual([{ type: 'ADDED', object: c }]);
     expect(Number(c.metadata.resourceVersion)).toBe(Number(rvBefore) + 1);
