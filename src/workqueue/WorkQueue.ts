@@ -1,40 +1,14 @@
 import type { AsyncIterableX } from 'ix/asynciterable';
-import { AsyncSubject, asyncScheduler, concat, defer, interval, map, of, startWith, takeUntil, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { AsyncSubject, asyncScheduler, concat, defer, interval, map, of, startWith, takeUntil, type Observable, type SchedulerLike } from 'rxjs';
 import { reportError, toError } from '../errors/reportError.js';
-import { processItems, QueueItems, type ItemsOptions, type ProcessOptions, type Worker, type WorkOutcome } from './consume.js';
+import { DelayedAdds } from './delayedAdds.js';
+import { processItems, QueueItems } from './consume.js';
 import { QueueMetricsRecorder, type WorkQueueMetrics } from './metrics.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from './rateLimiters.js';
+import type { GetOptions, GetResult, ItemsOptions, ProcessOptions, Worker, WorkOutcome, WorkQueueOptions } from './types.js';
 import { checkOptionNames, delayArgument, functionOption, schedulerOption, show } from './validate.js';
-import { WaitingHeap } from './waitingHeap.js';
-
-/** Options of {@link workQueue}. */
-export interface WorkQueueOptions<T> {
-  /** The queue's name, carried by its metrics. @default '' */
-  readonly name?: string;
-  /** The clock and timers of delayed adds, rate limiting and metrics. @default asyncScheduler */
-  readonly scheduler?: SchedulerLike;
-  /**
-   * Decides the delay of `addRateLimited`.
-   * @default defaultControllerRateLimiter({ scheduler }): the longer of 5 ms doubling per failure up to 1000 s and a 10 qps bucket with a burst of 100
-   */
-  readonly rateLimiter?: RateLimiter<T>;
-  /** Receives failures the queue meets on its own (a rate limiter throwing inside `process`, `done` of an item not being processed). @default reportError */
-  readonly onError?: (err: Error) => void;
-}
-
-/** Options of {@link WorkQueue.get}. */
-export interface GetOptions {
-  /** Stops waiting: the promise rejects with the signal's reason. @default none */
-  readonly signal?: AbortSignal;
-}
-
-/** What {@link WorkQueue.get} resolves to: an item to process, or the news that the queue shut down and is empty. */
-export type GetResult<T> = { readonly shutdown: false; readonly item: T } | { readonly shutdown: true; readonly item?: undefined };
 
 const SHUT_DOWN: GetResult<never> = Object.freeze({ shutdown: true });
-
-// Node fires a timer of more than 2^31 - 1 ms after 1 ms; longer waits are taken in steps.
-const MAX_TIMER_MS = 2_147_483_647;
 
 // client-go refreshes its unfinished-work gauges this often; metrics$ emits at the same pace.
 const METRICS_PERIOD_MS = 500;
@@ -109,10 +83,7 @@ export class WorkQueue<T> {
   // Set while shutDownWithDrain() waits for processing to empty; shutDown() or the last done() settles it.
   #drained: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
   // Items of addAfter() waiting for their time.
-  readonly #waiting = new WaitingHeap<T>();
-  // The timer for the earliest waiting item, and a counter that tells a stale timer from the current one.
-  #timer: Subscription | undefined;
-  #timerGeneration = 0;
+  readonly #delayed: DelayedAdds<T>;
   readonly #metrics: QueueMetricsRecorder<T>;
   // Emits once at shutdown (and to anyone subscribing later), ending metrics$.
   readonly #closed = new AsyncSubject<void>();
@@ -135,6 +106,7 @@ export class WorkQueue<T> {
     if (o['rateLimiter'] !== undefined) checkRateLimiter(where, 'option "rateLimiter"', o['rateLimiter']);
     this.#rateLimiter = (o['rateLimiter'] as RateLimiter<T> | undefined) ?? defaultControllerRateLimiter<T>({ scheduler: this.#scheduler });
     this.#onError = functionOption<(err: Error) => void>(where, 'onError', o['onError']);
+    this.#delayed = new DelayedAdds<T>(this.#scheduler, (item) => this.add(item));
     this.#metrics = new QueueMetricsRecorder<T>(name, () => this.#scheduler.now());
     this.metrics$ = concat(
       interval(METRICS_PERIOD_MS, this.#scheduler).pipe(startWith(0), takeUntil(this.#closed)),
@@ -179,7 +151,7 @@ export class WorkQueue<T> {
       this.add(item);
       return;
     }
-    if (this.#waiting.schedule(item, this.#scheduler.now() + delayMs)) this.#arm();
+    this.#delayed.schedule(item, delayMs);
   }
 
   /**
@@ -400,10 +372,7 @@ export class WorkQueue<T> {
   #shutDown(): void {
     if (this.#shuttingDown) return;
     this.#shuttingDown = true;
-    this.#waiting.clear();
-    this.#timerGeneration++;
-    this.#timer?.unsubscribe();
-    this.#timer = undefined;
+    this.#delayed.clear();
     // Waiters exist only while the queue is empty, so each of them learns of the shutdown.
     for (const waiter of this.#waiters.splice(0)) {
       waiter.detach();
@@ -417,24 +386,6 @@ export class WorkQueue<T> {
     const drained = this.#drained;
     this.#drained = undefined;
     drained?.resolve();
-  }
-
-  // One timer, for the earliest waiting item; re-armed whenever that changes.
-  #arm(): void {
-    this.#timer?.unsubscribe();
-    this.#timer = undefined;
-    const readyAt = this.#waiting.peekReadyAt();
-    if (readyAt === undefined || this.#shuttingDown) return;
-    const generation = ++this.#timerGeneration;
-    const delay = Math.min(Math.max(0, readyAt - this.#scheduler.now()), MAX_TIMER_MS);
-    const timer = this.#scheduler.schedule(() => {
-      if (generation !== this.#timerGeneration) return;
-      this.#timer = undefined;
-      for (const item of this.#waiting.takeReady(this.#scheduler.now())) this.add(item);
-      this.#arm();
-    }, delay);
-    // A scheduler that ran the work inside schedule() has already armed the next timer.
-    if (generation === this.#timerGeneration) this.#timer = timer;
   }
 
   #report(err: Error): void {

@@ -1,42 +1,9 @@
 import { AsyncIterableX } from 'ix/asynciterable';
 import { Observable } from 'rxjs';
 import { toError } from '../errors/reportError.js';
+import type { ItemsOptions, ProcessOptions, Worker, WorkOutcome } from './types.js';
 import type { WorkQueue } from './WorkQueue.js';
 import { checkOptionNames, show } from './validate.js';
-
-/** Options of {@link WorkQueue.items}. */
-export interface ItemsOptions {
-  /** Ends the iteration: a pending wait returns `done`, and the item in hand is marked done. @default none */
-  readonly signal?: AbortSignal;
-}
-
-/** Options of {@link WorkQueue.process}. */
-export interface ProcessOptions {
-  /** How many items are processed at once; never two with the same value. @default 1 */
-  readonly concurrency?: number;
-  /**
-   * What happens to an item whose worker threw or rejected: `true` puts it
-   * back through `addRateLimited` (client-go's usual worker loop); `false`
-   * forgets it. A success always forgets the item's failures.
-   * @default true
-   */
-  readonly requeue?: boolean;
-}
-
-/** What became of one item handed to a worker by {@link WorkQueue.process}. */
-export type WorkOutcome<T> =
-  | { readonly item: T; readonly ok: true }
-  | {
-      readonly item: T;
-      readonly ok: false;
-      /** What the worker threw or rejected with. */
-      readonly error: Error;
-      /** Whether the item went back through `addRateLimited` (not when `requeue` is false or the queue is shutting down). */
-      readonly requeued: boolean;
-    };
-
-/** A worker of {@link WorkQueue.process}: processes one item; the signal aborts when the subscription ends. */
-export type Worker<T> = (item: T, signal: AbortSignal) => unknown;
 
 /** The queue's items as an ix async iterable whose every iterator is one worker. */
 export class QueueItems<T> extends AsyncIterableX<T> {

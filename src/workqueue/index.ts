@@ -1,5 +1,5 @@
-export { workQueue, type WorkQueue, type WorkQueueOptions, type GetOptions, type GetResult } from './WorkQueue.js';
-export type { ItemsOptions, ProcessOptions, WorkOutcome, Worker } from './consume.js';
+export { workQueue, type WorkQueue } from './WorkQueue.js';
+export type { WorkQueueOptions, GetOptions, GetResult, ItemsOptions, ProcessOptions, WorkOutcome, Worker } from './types.js';
 export type { WorkQueueMetrics, HistogramSnapshot } from './metrics.js';
 export {
   itemExponentialFailureRateLimiter,
