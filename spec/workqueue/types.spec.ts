@@ -6,7 +6,7 @@ import {
   itemExponentialFailureRateLimiter,
   maxOfRateLimiter,
   workQueue,
-  type GetResult,
+  type WorkQueueGetResult,
   type RateLimiter,
   type WorkOutcome,
   type WorkQueue,
@@ -40,7 +40,7 @@ describe('work queue types', () => {
 
     q.add('a');
     const got = await q.get();
-    expectTypeOf(got).toEqualTypeOf<GetResult<string>>();
+    expectTypeOf(got).toEqualTypeOf<WorkQueueGetResult<string>>();
     if (!got.shutdown) expectTypeOf(got.item).toEqualTypeOf<string>();
     else expectTypeOf(got.item).toEqualTypeOf<undefined>();
     expect(got).toEqual({ shutdown: false, item: 'a' });

@@ -5,17 +5,17 @@ import { DelayedAdds } from './delayedAdds.js';
 import { processItems, QueueItems } from './consume.js';
 import { QueueMetricsRecorder, type WorkQueueMetrics } from './metrics.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from './rateLimiters.js';
-import type { GetOptions, GetResult, ItemsOptions, ProcessOptions, Worker, WorkOutcome, WorkQueueOptions } from './types.js';
+import type { WorkQueueGetOptions, WorkQueueGetResult, WorkQueueItemsOptions, WorkQueueProcessOptions, WorkQueueWorker, WorkOutcome, WorkQueueOptions } from './types.js';
 import { checkOptionNames, delayArgument, functionOption, schedulerOption, show } from './validate.js';
 
-const SHUT_DOWN: GetResult<never> = Object.freeze({ shutdown: true });
+const SHUT_DOWN: WorkQueueGetResult<never> = Object.freeze({ shutdown: true });
 
 // client-go refreshes its unfinished-work gauges this often; metrics$ emits at the same pace.
 const METRICS_PERIOD_MS = 500;
 
 /** A caller of get() waiting for an item. */
 interface Waiter<T> {
-  readonly resolve: (result: GetResult<T>) => void;
+  readonly resolve: (result: WorkQueueGetResult<T>) => void;
   readonly detach: () => void;
 }
 
@@ -195,7 +195,7 @@ export class WorkQueue<T> {
    * @param opts an AbortSignal that stops the wait.
    * @returns the item, or the shutdown.
    */
-  get(opts: GetOptions = {}): Promise<GetResult<T>> {
+  get(opts: WorkQueueGetOptions = {}): Promise<WorkQueueGetResult<T>> {
     const signal = opts.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
       return Promise.reject(new TypeError(`WorkQueue.get: option "signal" must be an AbortSignal, got ${show(signal)}`));
@@ -203,7 +203,7 @@ export class WorkQueue<T> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#queue.length > this.#head) return Promise.resolve({ shutdown: false, item: this.#take() });
     if (this.#shuttingDown) return Promise.resolve(SHUT_DOWN);
-    return new Promise<GetResult<T>>((resolve, reject) => {
+    return new Promise<WorkQueueGetResult<T>>((resolve, reject) => {
       const onAbort = (): void => {
         const i = this.#waiters.indexOf(waiter);
         if (i !== -1) this.#waiters.splice(i, 1);
@@ -309,7 +309,7 @@ export class WorkQueue<T> {
    * @param opts an AbortSignal that ends the iteration.
    * @returns an ix `AsyncIterableX`.
    */
-  items(opts: ItemsOptions = {}): AsyncIterableX<T> {
+  items(opts: WorkQueueItemsOptions = {}): AsyncIterableX<T> {
     return new QueueItems(this, opts);
   }
 
@@ -344,7 +344,7 @@ export class WorkQueue<T> {
    * @returns a cold Observable of {@link WorkOutcome}s.
    * @throws {TypeError} when `worker` is not a function or an option is invalid.
    */
-  process(worker: Worker<T>, opts: ProcessOptions = {}): Observable<WorkOutcome<T>> {
+  process(worker: WorkQueueWorker<T>, opts: WorkQueueProcessOptions = {}): Observable<WorkOutcome<T>> {
     return processItems(this, worker, opts, (err) => this.#report(err));
   }
 

@@ -1,7 +1,7 @@
 import { AsyncIterableX } from 'ix/asynciterable';
 import { Observable } from 'rxjs';
 import { toError } from '../errors/reportError.js';
-import type { ItemsOptions, ProcessOptions, Worker, WorkOutcome } from './types.js';
+import type { WorkQueueItemsOptions, WorkQueueProcessOptions, WorkQueueWorker, WorkOutcome } from './types.js';
 import type { WorkQueue } from './WorkQueue.js';
 import { checkOptionNames, show } from './validate.js';
 
@@ -12,7 +12,7 @@ export class QueueItems<T> extends AsyncIterableX<T> {
   // The caller's signal from items({ signal }), combined with the one ix passes to each iterator.
   readonly #signal: AbortSignal | undefined;
 
-  constructor(queue: WorkQueue<T>, opts: ItemsOptions) {
+  constructor(queue: WorkQueue<T>, opts: WorkQueueItemsOptions) {
     super();
     const o = checkOptionNames('WorkQueue.items', opts, ['signal']);
     if (o['signal'] !== undefined && !(o['signal'] instanceof AbortSignal)) {
@@ -78,8 +78,8 @@ function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): 
 /** The Observable behind {@link WorkQueue.process}. */
 export function processItems<T>(
   queue: WorkQueue<T>,
-  worker: Worker<T>,
-  opts: ProcessOptions,
+  worker: WorkQueueWorker<T>,
+  opts: WorkQueueProcessOptions,
   report: (err: Error) => void,
 ): Observable<WorkOutcome<T>> {
   const where = 'WorkQueue.process';

@@ -1,5 +1,5 @@
 /** Observations of a duration, in seconds, in Prometheus histogram form. */
-export interface HistogramSnapshot {
+export interface WorkQueueHistogram {
   /** How many durations were observed. */
   readonly count: number;
   /** Their sum, in seconds. */
@@ -23,9 +23,9 @@ export interface WorkQueueMetrics {
   /** Delayed and rate-limited adds (`addAfter`, `addRateLimited`) [workqueue_retries_total]. */
   readonly retries: number;
   /** Time from an item's add to its hand-over to a worker [workqueue_queue_duration_seconds]. */
-  readonly queueLatency: HistogramSnapshot;
+  readonly queueLatency: WorkQueueHistogram;
   /** Time from hand-over to `done()` [workqueue_work_duration_seconds]. */
-  readonly workDuration: HistogramSnapshot;
+  readonly workDuration: WorkQueueHistogram;
   /** Sum of how long every item being processed has been processed so far [workqueue_unfinished_work_seconds]. */
   readonly unfinishedWorkSeconds: number;
   /** How long the item processed longest so far has been processed [workqueue_longest_running_processor_seconds]. */
@@ -49,7 +49,7 @@ class Histogram {
     this.#counts[i] = (this.#counts[i] ?? 0) + 1;
   }
 
-  snapshot(): HistogramSnapshot {
+  snapshot(): WorkQueueHistogram {
     let cumulative = 0;
     const buckets = BUCKETS.map((le, i) => ({ le, count: (cumulative += this.#counts[i] ?? 0) }));
     return { count: this.#count, sum: this.#sum, buckets };

@@ -18,22 +18,22 @@ export interface WorkQueueOptions<T> {
 }
 
 /** Options of {@link WorkQueue.get}. */
-export interface GetOptions {
+export interface WorkQueueGetOptions {
   /** Stops waiting: the promise rejects with the signal's reason. @default none */
   readonly signal?: AbortSignal;
 }
 
 /** What {@link WorkQueue.get} resolves to: an item to process, or the news that the queue shut down and is empty. */
-export type GetResult<T> = { readonly shutdown: false; readonly item: T } | { readonly shutdown: true; readonly item?: undefined };
+export type WorkQueueGetResult<T> = { readonly shutdown: false; readonly item: T } | { readonly shutdown: true; readonly item?: undefined };
 
 /** Options of {@link WorkQueue.items}. */
-export interface ItemsOptions {
+export interface WorkQueueItemsOptions {
   /** Ends the iteration: a pending wait returns `done`, and the item in hand is marked done. @default none */
   readonly signal?: AbortSignal;
 }
 
 /** Options of {@link WorkQueue.process}. */
-export interface ProcessOptions {
+export interface WorkQueueProcessOptions {
   /** How many items are processed at once; never two with the same value. @default 1 */
   readonly concurrency?: number;
   /**
@@ -58,4 +58,4 @@ export type WorkOutcome<T> =
     };
 
 /** A worker of {@link WorkQueue.process}: processes one item; the signal aborts when the subscription ends. */
-export type Worker<T> = (item: T, signal: AbortSignal) => unknown;
+export type WorkQueueWorker<T> = (item: T, signal: AbortSignal) => unknown;
