@@ -50,23 +50,31 @@ function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): 
     return { done: true, value: undefined };
   };
 
+  const step = async (): Promise<IteratorResult<T, undefined>> => {
+    // Asking for the next item means the consumer finished with the previous one.
+    release();
+    if (finished || signals.some((s) => s.aborted)) return finish();
+    let got;
+    try {
+      got = await queue.get({ signal: stop.signal });
+    } catch (err) {
+      if (stop.signal.aborted) return finish();
+      throw err;
+    }
+    if (got.shutdown) return finish();
+    current = { item: got.item };
+    // The iteration may have been ended while the item was on its way: it must not stay in processing.
+    if (finished) return finish();
+    return { done: false, value: got.item };
+  };
+  // Calls of next() that overlap run one after the other, so one iterator never holds two items.
+  let queued: Promise<unknown> = Promise.resolve();
+
   return {
-    async next(): Promise<IteratorResult<T, undefined>> {
-      // Asking for the next item means the loop body finished with the previous one.
-      release();
-      if (finished || signals.some((s) => s.aborted)) return finish();
-      let got;
-      try {
-        got = await queue.get({ signal: stop.signal });
-      } catch (err) {
-        if (stop.signal.aborted) return finish();
-        throw err;
-      }
-      if (got.shutdown) return finish();
-      current = { item: got.item };
-      // The iteration may have been ended while the item was on its way: it must not stay in processing.
-      if (finished) return finish();
-      return { done: false, value: got.item };
+    next(): Promise<IteratorResult<T, undefined>> {
+      const result = queued.then(step);
+      queued = result.catch(() => undefined);
+      return result;
     },
     // A loop that breaks, returns or throws lands here: the item in hand is done.
     async return(): Promise<IteratorResult<T, undefined>> {
