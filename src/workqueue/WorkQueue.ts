@@ -1,5 +1,5 @@
 import type { AsyncIterableX } from 'ix/asynciterable';
-import { AsyncSubject, asyncScheduler, concat, defer, interval, map, of, startWith, takeUntil, type Observable, type SchedulerLike } from 'rxjs';
+import { AsyncSubject, asyncScheduler, concat, interval, map, of, startWith, takeUntil, type Observable, type SchedulerLike } from 'rxjs';
 import { reportError, toError } from '../errors/reportError.js';
 import { DelayedAdds } from './delayedAdds.js';
 import { processItems, QueueItems } from './consume.js';
@@ -65,10 +65,13 @@ interface Waiter<T> {
  * ```
  */
 export class WorkQueue<T> {
+  // Labels the metrics.
   readonly #name: string;
   // Reads the clock and runs the timers, so virtual time drives the queue exactly.
   readonly #scheduler: SchedulerLike;
+  // Decides the delay of addRateLimited and remembers failures per item.
   readonly #rateLimiter: RateLimiter<T>;
+  // Where failures the queue meets on its own go; reportError when unset.
   readonly #onError: ((err: Error) => void) | undefined;
   // The order of work: every item here is dirty and not being processed. A head index keeps taking O(1).
   #queue: T[] = [];
@@ -79,11 +82,13 @@ export class WorkQueue<T> {
   readonly #processing = new Set<T>();
   // Callers of get() waiting for work, first come first served.
   readonly #waiters: Waiter<T>[] = [];
+  // Once set, adds are ignored and an empty queue answers get() with the shutdown.
   #shuttingDown = false;
   // Set while shutDownWithDrain() waits for processing to empty; shutDown() or the last done() settles it.
   #drained: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
   // Items of addAfter() waiting for their time.
   readonly #delayed: DelayedAdds<T>;
+  // Counters, latencies and the start times of items being processed.
   readonly #metrics: QueueMetricsRecorder<T>;
   // Emits once at shutdown (and to anyone subscribing later), ending metrics$.
   readonly #closed = new AsyncSubject<void>();
@@ -92,6 +97,14 @@ export class WorkQueue<T> {
    * A snapshot of the queue's metrics when subscribed, then every 500 ms (on
    * the queue's scheduler), and a last one at shutdown, after which it
    * completes. Nothing runs while nobody subscribes.
+   *
+   * ## Example
+   * ```ts
+   * import { workQueue } from 'rxkube';
+   *
+   * const queue = workQueue<string>({ name: 'pods' });
+   * queue.metrics$.subscribe((m) => gauge.set({ name: m.name }, m.depth));
+   * ```
    */
   readonly metrics$: Observable<WorkQueueMetrics>;
 
@@ -110,7 +123,7 @@ export class WorkQueue<T> {
     this.#metrics = new QueueMetricsRecorder<T>(name, () => this.#scheduler.now());
     this.metrics$ = concat(
       interval(METRICS_PERIOD_MS, this.#scheduler).pipe(startWith(0), takeUntil(this.#closed)),
-      defer(() => of(0)),
+      of(0),
     ).pipe(map(() => this.metrics()));
   }
 
