@@ -38,6 +38,7 @@ const BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 100
 class Histogram {
   // Per-bucket (not cumulative) counts; the last slot is +Inf.
   readonly #counts = new Array<number>(BUCKETS.length + 1).fill(0);
+  // Prometheus histograms carry the count and sum beside the buckets.
   #count = 0;
   #sum = 0;
 
@@ -58,10 +59,14 @@ class Histogram {
 
 /** What a work queue records as items pass through it. */
 export class QueueMetricsRecorder<T> {
+  // The queue's name, repeated in every snapshot.
   readonly #name: string;
+  // The queue's clock, so virtual time gives exact durations.
   readonly #now: () => number;
+  // Counters only ever grow, as Prometheus counters do.
   #adds = 0;
   #retries = 0;
+  // Durations observed so far, for the two histograms.
   readonly #queueLatency = new Histogram();
   readonly #workDuration = new Histogram();
   // When each waiting item was first added, for its queue latency.
