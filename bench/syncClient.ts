@@ -70,7 +70,7 @@ async function run(args: SyncArgs): Promise<SyncResult> {
     }
     const inf = informer<V1Pod>(kubeSource(kc, 'v1/pods'), { initialList: args.mode === 'rxkube-watchlist' ? 'stream' : 'paged' });
     inf.start();
-    await inf.whenSynced(signal);
+    await inf.whenSynced({ signal });
     const syncMs = performance.now() - t0;
     clearInterval(sampler);
     const objects = inf.store.size;

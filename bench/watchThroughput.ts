@@ -199,7 +199,7 @@ function watchedInformer(source: ListerWatcher<V1Pod>, expected: number) {
   });
   let status: InformerStatus | undefined;
   const subs = [
-    inf.events$.subscribe((ev) => {
+    inf.subscribe((ev) => {
       if (ev.type !== 'update') return;
       const now = wallNow();
       if (state.seen === 0) state.first = now;
@@ -228,11 +228,11 @@ function watchedInformer(source: ListerWatcher<V1Pod>, expected: number) {
 }
 
 async function informerLive(sim: Child, kc: KubeConfig, count: number, perSecond: number): Promise<RunResult> {
-  const w = watchedInformer(kubeSource<V1Pod>(kc, 'v1/pods', { namespace: NAMESPACE }), count);
+  const w = watchedInformer(kubeSource(kc, 'v1/pods', { namespace: NAMESPACE }), count);
   try {
     const before = await sim.request<Stats>('stats');
     w.inf.start();
-    await w.inf.whenSynced(AbortSignal.timeout(120_000));
+    await w.inf.whenSynced({ timeout: 120_000 });
     // Writing before the watch is open would deliver the first events from history, not live.
     await waitFor('the informer watch to open', async () => (await sim.request<Stats>('stats')).watchesStarted > before.watchesStarted, 30_000);
     const reply = await churn(sim, count, perSecond);
@@ -265,11 +265,11 @@ function replayFrom(lw: ListerWatcher<V1Pod>, rv: string): ListerWatcher<V1Pod> 
 }
 
 async function informerReplay(kc: KubeConfig, written: ChurnReply): Promise<RunResult> {
-  const source = replayFrom(kubeSource<V1Pod>(kc, 'v1/pods', { namespace: NAMESPACE }), String(written.firstResourceVersion - 1));
+  const source = replayFrom(kubeSource(kc, 'v1/pods', { namespace: NAMESPACE }), String(written.firstResourceVersion - 1));
   const w = watchedInformer(source, written.sent);
   try {
     w.inf.start();
-    await w.inf.whenSynced(AbortSignal.timeout(120_000));
+    await w.inf.whenSynced({ timeout: 120_000 });
     await within(w.done, budgetMs(written.sent));
     const note = await w.finish();
     return replay(written, w.state.seen, w.state.first, w.state.last, note);

@@ -46,7 +46,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoSummary> {
     });
   }
 
-  const pods = informer<V1Pod>(kubeSource<V1Pod>(server.kubeConfig(), 'v1/pods'), {
+  const pods = informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'), {
     indexers: { app: (p) => (p.metadata?.labels?.app ? [p.metadata.labels.app] : []) },
     reflector: { backoff: { initialMs: 200, maxMs: 2_000 } },
   });
@@ -77,7 +77,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoSummary> {
 
   const started = Date.now();
   pods.start();
-  await pods.whenSynced(AbortSignal.timeout(10_000));
+  await pods.whenSynced({ timeout: 10_000 });
   log(`synced ${pods.store.listKeys().length} pods in ${Date.now() - started} ms`);
 
   const ops = Math.ceil((perSecond * durationMs) / 1000);

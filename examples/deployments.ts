@@ -5,9 +5,10 @@
  * whose picture changed is printed once things have been quiet for a moment
  * (`debounceByKey`).
  *
- *   node --import ./bench/register.js examples/deployments.ts   # current kubeconfig context; Ctrl-C stops
+ *   npm run example deployments                  # the current kubeconfig context; Ctrl-C stops
+ *   npm run example deployments -- --simulator   # the built-in API server, seeded with deployments whose pods come and go
  */
-import { KubeConfig, type V1Deployment, type V1Pod, type V1ReplicaSet } from '@kubernetes/client-node';
+import type { KubeConfig, V1Deployment, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
 import { map, merge, mergeMap } from 'rxjs';
 import {
   byControllerUid,
@@ -19,6 +20,8 @@ import {
   ownerKeys,
   touchedObjects,
 } from 'rxkube';
+import type { ApiServer } from 'rxkube/testing';
+import { exampleCluster } from './lib/cluster.js';
 
 const isReady = (pod: V1Pod): boolean =>
   pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
@@ -42,16 +45,16 @@ export function watchDeploymentReadiness(
   print: (line: string) => void = console.log,
   quietMs = 500,
 ): { stop(): Promise<void> } {
-  const deployments = informer<V1Deployment>(kubeSource(kc, 'apps/v1/deployments'));
-  const replicaSets = informer<V1ReplicaSet>(kubeSource(kc, 'apps/v1/replicasets'), {
+  const deployments = informer(kubeSource(kc, 'apps/v1/deployments'));
+  const replicaSets = informer(kubeSource(kc, 'apps/v1/replicasets'), {
     indexers: { controller: byControllerUid },
   });
-  const pods = informer<V1Pod>(kubeSource(kc, 'v1/pods'));
+  const pods = informer(kubeSource(kc, 'v1/pods'));
 
   // ReplicaSet key → pod key → ready. joinOwner's upsert/remove keep it exact.
   const podsByReplicaSet = new Map<string, Map<string, boolean>>();
 
-  const fromPods$ = pods.events$.pipe(
+  const fromPods$ = pods.pipe(
     joinOwner(replicaSets, { kind: 'ReplicaSet', apiVersion: 'apps/v1' }),
     mergeMap(({ type, ownerKey, child, owner }) => {
       const group = podsByReplicaSet.get(ownerKey) ?? new Map<string, boolean>();
@@ -65,8 +68,8 @@ export function watchDeploymentReadiness(
   );
 
   const changed$ = merge(
-    deployments.events$.pipe(touchedObjects(), map(metaNamespaceKey)),
-    replicaSets.events$.pipe(ownerKeys({ kind: 'Deployment', apiVersion: 'apps/v1' })),
+    deployments.pipe(touchedObjects(), map(metaNamespaceKey)),
+    replicaSets.pipe(ownerKeys({ kind: 'Deployment', apiVersion: 'apps/v1' })),
     fromPods$,
   ).pipe(debounceByKey(quietMs));
 
@@ -81,22 +84,66 @@ export function watchDeploymentReadiness(
     return `${key}: ${ready}/${podReadiness.length} pods ready${waiting.length > 0 ? ` (waiting: ${waiting.join(', ')})` : ''}`;
   };
 
-  // events$ is hot: subscribe before starting so the initial list is seen too.
+  // Subscribing starts the three informers; unsubscribing stops them and closes their watches.
   const subscription = changed$.subscribe((key) => print(describe(key)));
-  const all = [deployments, replicaSets, pods];
-  for (const each of all) each.start();
-
   return {
     async stop() {
       subscription.unsubscribe();
-      await Promise.all(all.map((each) => each.stop()));
     },
   };
 }
 
+/** A deployment with one ReplicaSet and `n` pods, half of them ready. */
+async function seedDeployment(server: ApiServer, name: string, n: number): Promise<void> {
+  const d = await server.create<V1Deployment>('apps/v1/deployments', {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'default' },
+    spec: { selector: { matchLabels: { app: name } }, template: {} },
+  });
+  const rs = await server.create<V1ReplicaSet>('apps/v1/replicasets', {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: {
+      name: `${name}-1`,
+      namespace: 'default',
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata?.uid ?? '', controller: true }],
+    },
+    spec: { selector: { matchLabels: { app: name } } },
+  });
+  for (let i = 0; i < n; i++) {
+    await server.create<V1Pod>('v1/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: `${name}-1-${i}`,
+        namespace: 'default',
+        labels: { app: name },
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${name}-1`, uid: rs.metadata?.uid ?? '', controller: true }],
+      },
+      spec: { containers: [{ name: 'main', image: 'busybox' }] },
+      status: { conditions: [{ type: 'Ready', status: i % 2 === 0 ? 'True' : 'False' }] },
+    });
+  }
+}
+
 if ((import.meta as { main?: boolean }).main) {
-  const kc = new KubeConfig();
-  kc.loadFromDefault();
-  const running = watchDeploymentReadiness(kc);
-  process.once('SIGINT', () => void running.stop());
+  const cluster = await exampleCluster(process.argv.slice(2), async (server) => {
+    await seedDeployment(server, 'web', 3);
+    await seedDeployment(server, 'api', 2);
+  });
+  const running = watchDeploymentReadiness(cluster.kc);
+  // On the simulator, pods turn ready one by one so the output moves.
+  const flip = cluster.simulator === undefined ? undefined : setInterval(() => void readyOne(cluster.simulator as ApiServer), 500);
+  await cluster.done;
+  if (flip !== undefined) clearInterval(flip);
+  await running.stop();
+  await cluster.close();
+}
+
+/** Marks the first pod that is not ready as ready. */
+async function readyOne(server: ApiServer): Promise<void> {
+  const waiting = server.list<V1Pod>('v1/pods').find((p) => p.status?.conditions?.[0]?.status !== 'True');
+  if (waiting === undefined) return;
+  await server.update('v1/pods', { ...waiting, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
 }

@@ -11,6 +11,7 @@ import type { ReflectOptions, ReflectorStatus } from '../../src/operators/reflec
 import type { ReflectorEvent } from '../../src/operators/types.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { ListerWatcher, ResourceRef } from '../../src/sources/types.js';
+import type { CustomResourceRef } from '../../src/sources/resources.js';
 import type { KubeObject } from '../../src/store/types.js';
 
 /** `namespace/name`, or `name` for cluster-scoped objects. */
@@ -59,7 +60,7 @@ export function mirror<T extends KubeObject>(
   sourceOpts: Parameters<typeof kubeSource>[2] = {},
   reflectOpts: ReflectOptions = {},
 ): Mirror<T> {
-  const source = kubeSource<T>(kc, resource, sourceOpts);
+  const source = kubeSource<T>(kc, resource as CustomResourceRef, sourceOpts);
   return mirrorOf(source, reflectOpts);
 }
 
@@ -148,14 +149,14 @@ export function informed<T extends KubeObject>(
   sourceOpts: Parameters<typeof kubeSource>[2] = {},
   informerOpts: InformerOptions<T> = {},
 ): Informed<T> {
-  const inf = informer<T>(kubeSource<T>(kc, resource, sourceOpts), informerOpts);
+  const inf = informer<T>(kubeSource<T>(kc, resource as CustomResourceRef, sourceOpts), informerOpts);
   const events: InformerEvent<T>[] = [];
   const statuses: ReflectorStatus[] = [];
   const errors: Error[] = [];
   const everSeen = new Set<string>();
   let status: InformerStatus | undefined;
   const subs = [
-    inf.events$.subscribe((e) => {
+    inf.subscribe((e) => {
       events.push(e);
       if (e.type === 'add') everSeen.add(keyOf(e.obj));
     }),
@@ -175,7 +176,7 @@ export function informed<T extends KubeObject>(
       return status;
     },
     everSeen,
-    whenSynced: (timeoutMs = 60_000) => inf.whenSynced(AbortSignal.timeout(timeoutMs)),
+    whenSynced: (timeoutMs = 60_000) => inf.whenSynced({ timeout: timeoutMs }),
     stop: async () => {
       await inf.stop();
       for (const sub of subs) sub.unsubscribe();

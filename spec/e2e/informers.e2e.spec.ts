@@ -190,7 +190,7 @@ describe('informers converge to the server', () => {
     const ns = await namespace('e2e-paged');
     await inBatches(names('cm', 23), 8, (n) => core.createNamespacedConfigMap({ namespace: ns, body: configMap(n) }));
     // What the server does with limit on the first page: it pages (metadata.continue) for a consistent read.
-    const source = kubeSource<V1ConfigMap>(kc, 'v1/configmaps', { namespace: ns });
+    const source = kubeSource(kc, 'v1/configmaps', { namespace: ns });
     const first = await source.list({ limit: 5 }, AbortSignal.timeout(10_000));
     expect(first.items).toHaveLength(5);
     expect(first.metadata.continue).toBeTruthy();
@@ -315,7 +315,7 @@ describe('what the real server says on the wire after an etcd compaction', () =>
 
   it('a watch from a compacted resourceVersion on a resource without watch cache fails with 410 Expired', async () => {
     const ns = await namespace('e2e-wire-expired');
-    const source = kubeSource<V1Secret>(kc, 'v1/secrets', { namespace: ns });
+    const source = kubeSource(kc, 'v1/secrets', { namespace: ns });
     const listed = await source.list({}, AbortSignal.timeout(10_000));
     const rv = listed.metadata.resourceVersion!;
     // Two writes: etcd keeps the revision it compacts at, and the watch resumes just after rv.
@@ -331,7 +331,7 @@ describe('what the real server says on the wire after an etcd compaction', () =>
 
   it('the watch cache keeps serving history that etcd has compacted away (no 410 while it holds the events)', async () => {
     const ns = await namespace('e2e-wire-cached');
-    const source = kubeSource<V1ConfigMap>(kc, 'v1/configmaps', { namespace: ns });
+    const source = kubeSource(kc, 'v1/configmaps', { namespace: ns });
     const listed = await source.list({}, AbortSignal.timeout(10_000));
     const rv = listed.metadata.resourceVersion!;
     await core.createNamespacedConfigMap({ namespace: ns, body: configMap('after-0') });

@@ -36,10 +36,10 @@ describe('InformerFactory', () => {
     factory.start();
     const cms = factory.configMaps();
     const web = factory.pods({ labelSelector: 'app=web' });
-    expect(await factory.waitForCacheSync(AbortSignal.timeout(10_000))).toEqual(['v1/pods in default']);
+    expect(await factory.waitForCacheSync({ timeout: 10_000 })).toEqual(['v1/pods in default']);
     expect(cms.hasSynced()).toBe(false);
     factory.start();
-    const synced = await factory.waitForCacheSync(AbortSignal.timeout(10_000));
+    const synced = await factory.waitForCacheSync({ timeout: 10_000 });
     expect([...synced].sort()).toEqual(['v1/configmaps in default', 'v1/pods in default', 'v1/pods in default labels(app=web)']);
     expect(pods.store.listKeys().slice().sort()).toEqual(['default/p', 'default/web']);
     expect(web.store.listKeys()).toEqual(['default/web']);
@@ -50,7 +50,7 @@ describe('InformerFactory', () => {
     factory.pods();
     factory.informerFor('example.com/v1/nothings');
     factory.start();
-    const err = await factory.waitForCacheSync(AbortSignal.timeout(1_000)).catch((e: unknown) => e);
+    const err = await factory.waitForCacheSync({ timeout: 1_000 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CacheSyncError);
     expect((err as CacheSyncError).unsynced).toEqual(['example.com/v1/nothings in default']);
     expect((err as CacheSyncError).synced).toEqual(['v1/pods in default']);

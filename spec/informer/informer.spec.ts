@@ -4,6 +4,7 @@ import { informer, type Informer } from '../../src/informer/informer.js';
 import { BufferOverflowError } from '../../src/informer/BufferOverflowError.js';
 import { HandlerError } from '../../src/informer/HandlerError.js';
 import { InformerStoppedError } from '../../src/informer/InformerStoppedError.js';
+import { CacheSyncError } from '../../src/informer/CacheSyncError.js';
 import type { InformerEvent } from '../../src/informer/types.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import { kubeSource, type ListerWatcher } from '../../src/sources/index.js';
@@ -16,7 +17,7 @@ let server: ApiServer;
 const running: Informer<V1Pod>[] = [];
 
 function podInformer(opts: Parameters<typeof informer<V1Pod>>[1] = {}): Informer<V1Pod> {
-  const inf = informer<V1Pod>(kubeSource<V1Pod>(server.kubeConfig(), 'v1/pods'), { reflector: fastBackoff, ...opts });
+  const inf = informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'), { reflector: fastBackoff, ...opts });
   running.push(inf);
   return inf;
 }
@@ -46,11 +47,11 @@ describe('informer', () => {
     for (let i = 0; i < 30; i++) await server.create('v1/pods', pod(`p${i}`));
     const inf = podInformer();
     const seen: InformerEvent<V1Pod>[] = [];
-    inf.events$.subscribe((e) => seen.push(e));
+    inf.subscribe((e) => seen.push(e));
     expect(inf.hasSynced()).toBe(false);
     inf.start();
     inf.start(); // idempotent
-    await inf.whenSynced(AbortSignal.timeout(10_000));
+    await inf.whenSynced({ timeout: 10_000 });
     expect(inf.hasSynced()).toBe(true);
     expect(names(inf)).toEqual(serverKeys());
     expect(seen).toHaveLength(30);
@@ -62,7 +63,7 @@ describe('informer', () => {
     for (let i = 0; i < 10; i++) await server.create('v1/pods', pod(`s${i}`));
     const inf = podInformer({ initialList: 'stream' });
     const seen: InformerEvent<V1Pod>[] = [];
-    inf.events$.subscribe((e) => seen.push(e));
+    inf.subscribe((e) => seen.push(e));
     const modes = new Set<string>();
     let counters = { lists: 0, watches: 0 };
     inf.status$.subscribe((s) => {
@@ -84,7 +85,7 @@ describe('informer', () => {
   it('applies each event to the store before emitting it, with the old object on updates', async () => {
     const inf = podInformer();
     const checks: string[] = [];
-    inf.events$.subscribe((e) => {
+    inf.subscribe((e) => {
       const key = e.type === 'delete' ? 'default/a' : `${e.obj.metadata?.namespace}/${e.obj.metadata?.name}`;
       const cached = inf.store.getByKey(key);
       checks.push(`${e.type}:${e.type === 'delete' ? cached === undefined : cached === e.obj}`);
@@ -94,7 +95,7 @@ describe('informer', () => {
     await server.create('v1/pods', pod('a', { labels: { v: '1' } }));
     await waitFor(() => inf.store.getByKey('default/a'), 'add');
     const updates: [string | undefined, string | undefined][] = [];
-    inf.events$.subscribe((e) => e.type === 'update' && updates.push([e.oldObj.metadata?.labels?.v, e.obj.metadata?.labels?.v]));
+    inf.subscribe((e) => e.type === 'update' && updates.push([e.oldObj.metadata?.labels?.v, e.obj.metadata?.labels?.v]));
     await server.patch('v1/pods', 'default', 'a', { metadata: { labels: { v: '2' } } });
     await waitFor(() => updates.length === 1, 'update');
     await server.delete('v1/pods', 'default', 'a');
@@ -160,7 +161,7 @@ describe('informer', () => {
 
   it('syncs a list that holds an object without a name, reporting that object as a KeyError', async () => {
     await server.create('v1/pods', pod('fine'));
-    const real = kubeSource<V1Pod>(server.kubeConfig(), 'v1/pods');
+    const real = kubeSource(server.kubeConfig(), 'v1/pods');
     // The simulator refuses nameless objects, so the bad item is added to what it answered.
     const withBadItem: ListerWatcher<V1Pod> = {
       list: async (o, signal) => {
@@ -185,9 +186,10 @@ describe('informer', () => {
     inf.start();
     const waiting = inf.whenSynced();
     await inf.stop();
-    await expect(waiting).rejects.toBeInstanceOf(InformerStoppedError);
-    await expect(inf.whenSynced()).rejects.toBeInstanceOf(InformerStoppedError);
+    await expect(waiting).rejects.toMatchObject({ name: 'CacheSyncError', reason: 'stopped' });
+    await expect(inf.whenSynced()).rejects.toBeInstanceOf(CacheSyncError);
     expect(() => inf.addHandler({})).toThrow(InformerStoppedError);
+    expect(() => inf.start()).toThrow(InformerStoppedError);
     await server.restart();
   });
 
@@ -205,7 +207,7 @@ describe('informer', () => {
     await server.create('v1/pods', pod('r'));
     const inf = podInformer();
     const seen: string[] = [];
-    inf.events$.subscribe((e) => {
+    inf.subscribe((e) => {
       if (e.type === 'delete') seen.push(`delete:${e.obj instanceof DeletedFinalStateUnknown ? 'tombstone' : 'obj'}`);
       else seen.push(`${e.type}:${e.obj.metadata?.uid}`);
     });

@@ -34,7 +34,7 @@ const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolv
 describe('resync routing', () => {
   it('delivers resync updates only to the handlers whose own period is due', async () => {
     const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
-    inf = informer<V1Pod>(kubeSource<V1Pod>(server.kubeConfig(), 'v1/pods'), { scheduler });
+    inf = informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'), { scheduler });
     const every1 = counting(inf, 1000);
     const every2 = counting(inf, 2000);
     const every3 = counting(inf, 3000);
@@ -59,11 +59,11 @@ describe('resync routing', () => {
   });
 
   it('a relist that changes nothing reaches only handlers that asked for resync, and not events$', async () => {
-    inf = informer<V1Pod>(kubeSource<V1Pod>(server.kubeConfig(), 'v1/pods'), { reflector: { backoff: { initialMs: 5, maxMs: 20, jitter: 0 } } });
+    inf = informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'), { reflector: { backoff: { initialMs: 5, maxMs: 20, jitter: 0 } } });
     const wantsResync = counting(inf, 60_000);
     const quiet = counting(inf, 0);
     let updatesOnStream = 0;
-    inf.events$.subscribe((e) => void (e.type === 'update' && updatesOnStream++));
+    inf.subscribe((e) => void (e.type === 'update' && updatesOnStream++));
     let lists = 0;
     inf.status$.subscribe((s) => (lists = s.reflector?.counters.lists ?? lists));
     inf.start();

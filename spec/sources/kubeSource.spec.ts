@@ -26,7 +26,7 @@ interface Pod {
   spec?: { nodeName?: string };
 }
 
-const PODS = 'v1/pods';
+const PODS = { version: 'v1', plural: 'pods' } as const;
 
 function pod(name: string, ns = 'default', labels: Record<string, string> = {}, nodeName = 'n1'): Pod {
   return { metadata: { name, namespace: ns, labels }, spec: { nodeName } };
@@ -142,7 +142,7 @@ describe('kubeSource against the simulator', () => {
       await server.create('example.com/v1/widgets', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns1' } });
       await server.create('v1/nodes', { metadata: { name: 'node-1' } });
       const kc = server.kubeConfig();
-      expect((await kubeSource<Pod>(kc, 'apps/v1/deployments', { namespace: 'default' }).list({}, ac.signal)).items.map((d) => d.metadata.name)).toEqual(['d']);
+      expect((await kubeSource(kc, 'apps/v1/deployments', { namespace: 'default' }).list({}, ac.signal)).items.map((d) => d.metadata?.name)).toEqual(['d']);
       expect((await kubeSource<Pod>(kc, { group: 'example.com', version: 'v1', plural: 'widgets' }).list({}, ac.signal)).items.map((d) => d.metadata.name)).toEqual(['w']);
       expect((await kubeSource<Pod>(kc, 'example.com/v1/widgets', { namespace: 'ns1' }).list({}, ac.signal)).items).toHaveLength(1);
       expect((await kubeSource<Pod>(kc, { version: 'v1', plural: 'nodes', namespaced: false }).list({}, ac.signal)).items.map((d) => d.metadata.name)).toEqual(['node-1']);
@@ -192,7 +192,7 @@ describe('kubeSource against the simulator', () => {
 
   describe('HTTP errors', () => {
     it('429 carries Retry-After as retryAfterSeconds', async () => {
-      server.faults.inject({ type: 'status', status: 429, retryAfterSeconds: 7 }, { verb: 'list', resource: PODS });
+      server.faults.inject({ type: 'status', status: 429, retryAfterSeconds: 7 }, { verb: 'list', resource: 'v1/pods' });
       const err = await caught(kubeSource<Pod>(server.kubeConfig(), PODS).list({}, ac.signal));
       expect(err).toBeInstanceOf(TooManyRequestsError);
       expect((err as TooManyRequestsError).retryAfterSeconds).toBe(7);
@@ -245,6 +245,7 @@ describe('kubeSource against the simulator', () => {
       expect(() => kubeSource(kc, PODS, { pageSize: -1 })).toThrow(/pageSize/);
       expect(() => kubeSource(kc, PODS, { idleTimeoutMs: 0 })).toThrow(/idleTimeoutMs/);
       expect(() => kubeSource(kc, PODS, { labelSelector: 3 as unknown as string })).toThrow(/labelSelector/);
+      // @ts-expect-error not a resource name
       expect(() => kubeSource(kc, 'pods')).toThrow(TypeError);
       expect(() => kubeSource(kc, PODS).watch({ timeoutSeconds: 1.5 }, ac.signal)).toThrow(/timeoutSeconds/);
       expect(() => kubeSource(new KubeConfig(), PODS)).toThrow(/cluster/);

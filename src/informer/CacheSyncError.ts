@@ -1,26 +1,36 @@
+/** Why a wait for a cache to sync gave up. */
+export type CacheSyncFailure = 'timeout' | 'aborted' | 'stopped' | 'failed' | 'not-running';
+
 /**
- * `waitForCacheSync` gave up: some informers had not synced (or had failed).
+ * A cache did not sync: `whenSynced` or `waitForCacheSync` gave up. `cause`
+ * holds the last error the informer met (a `NotFoundError` for a resource
+ * that does not exist, a `ConnectionError` for a server that is down, …), so
+ * the rejection says why, not only that it took too long.
  *
  * ## Example
  * ```ts
  * import { CacheSyncError } from 'rxkube';
  * try {
- *   await factory.waitForCacheSync(AbortSignal.timeout(60_000));
+ *   await pods.whenSynced({ timeout: 30_000 });
  * } catch (err) {
- *   if (err instanceof CacheSyncError) console.error('not synced:', err.unsynced);
+ *   if (err instanceof CacheSyncError) console.error(err.message, 'because', err.cause);
  * }
  * ```
  */
 export class CacheSyncError extends Error {
   override readonly name = 'CacheSyncError';
-  /** Informer ids that synced. */
+  /** Informer names that synced. */
   readonly synced: readonly string[];
-  /** Informer ids that did not. */
+  /** Informer names that did not. */
   readonly unsynced: readonly string[];
+  /** Why the wait ended. */
+  readonly reason: CacheSyncFailure;
 
-  constructor(synced: readonly string[], unsynced: readonly string[], cause?: unknown) {
-    super(`failed to sync all caches: ${[...unsynced].sort().join(', ')}`, cause === undefined ? undefined : { cause });
+  constructor(synced: readonly string[], unsynced: readonly string[], cause?: unknown, reason: CacheSyncFailure = 'failed', detail?: string) {
+    const why = cause instanceof Error ? `; last error: ${cause.name}: ${cause.message}` : '';
+    super(`${[...unsynced].sort().join(', ')} did not sync${detail === undefined ? '' : ` (${detail})`}${why}`, cause === undefined ? undefined : { cause });
     this.synced = synced;
     this.unsynced = unsynced;
+    this.reason = reason;
   }
 }

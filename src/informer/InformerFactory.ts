@@ -14,10 +14,12 @@ import type {
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import { kubeSource } from '../sources/kubeSource.js';
+import type { BuiltInResource, BuiltInResources, CustomResourceRef } from '../sources/resources.js';
 import type { ListerWatcher, ResourceRef } from '../sources/types.js';
-import type { KubeObject } from '../store/types.js';
+import { IndexConflictError } from '../store/errors/IndexConflictError.js';
+import type { Indexers, KubeObject } from '../store/types.js';
 import { CacheSyncError } from './CacheSyncError.js';
-import { informer, type Informer, type InformerOptions } from './informer.js';
+import { informer, type Informer, type InformerOptions, type WhenSyncedOptions } from './informer.js';
 
 /** Options of one informer asked of a factory; those that name the list/watch are part of its identity. */
 export interface InformerForOptions<T> extends InformerOptions<T> {
@@ -46,6 +48,21 @@ interface Entry {
   started: boolean;
 }
 
+/** Adds to a shared informer the indexes a later user asks for; the same function under the same name is not a conflict. */
+function shareIndexers<T>(inf: Informer<T>, indexers: Indexers<T> | undefined): void {
+  if (indexers === undefined) return;
+  const existing = inf.store.getIndexers();
+  const missing: Record<string, Indexers<T>[string]> = {};
+  const conflicts: string[] = [];
+  for (const [name, fn] of Object.entries(indexers)) {
+    const have = existing[name];
+    if (have === undefined) missing[name] = fn;
+    else if (have !== fn) conflicts.push(name);
+  }
+  if (conflicts.length > 0) throw new IndexConflictError(conflicts);
+  if (Object.keys(missing).length > 0) inf.store.addIndexers(missing);
+}
+
 /**
  * Hands out one shared informer per (resource, namespace, selectors,
  * transform), so every part of a controller that watches pods shares one
@@ -62,7 +79,7 @@ interface Entry {
  * const pods = factory.pods();
  * const widgets = factory.informerFor('example.com/v1/widgets');
  * factory.start();
- * await factory.waitForCacheSync(AbortSignal.timeout(30_000));
+ * await factory.waitForCacheSync({ timeout: 30_000 });
  * ```
  */
 export class InformerFactory {
@@ -93,29 +110,38 @@ export class InformerFactory {
    *
    * ## Example
    * ```ts
+   * const pods = factory.informerFor('v1/pods'); // Informer<V1Pod>
    * const widgets = factory.informerFor<Widget>('example.com/v1/widgets', { labelSelector: 'team=a' });
    * ```
    *
    * @param resource `'v1/pods'`, `'apps/v1/deployments'`, `'example.com/v1/widgets'` or the object form.
-   * @param opts selectors and informer options; the first request's options win for the informer's behaviour.
+   * @param opts selectors and informer options; the first request's options win for the informer's behaviour,
+   *   except `indexers`, which a later request adds to the shared informer.
    * @returns the shared informer; started by the next `start()`.
    */
-  informerFor<T extends KubeObject = KubeObject>(resource: ResourceRef, opts: InformerForOptions<T> = {}): Informer<T> {
+  informerFor<R extends BuiltInResource>(resource: R, opts?: InformerForOptions<BuiltInResources[R]>): Informer<BuiltInResources[R]>;
+  informerFor<T extends KubeObject = KubeObject>(resource: CustomResourceRef, opts?: InformerForOptions<T>): Informer<T>;
+  informerFor<T extends KubeObject>(resource: ResourceRef, opts: InformerForOptions<T> = {}): Informer<T> {
     const namespace = opts.namespace ?? this.#opts.namespace;
     const transform = opts.transform ?? (this.#opts.transform as ((obj: T) => T) | undefined);
     const id = this.#identity(resource, namespace, opts.labelSelector, opts.fieldSelector, transform);
     const existing = this.#informers.get(id);
-    if (existing !== undefined) return existing.informer as unknown as Informer<T>;
+    if (existing !== undefined) {
+      const shared = existing.informer as unknown as Informer<T>;
+      shareIndexers(shared, opts.indexers);
+      return shared;
+    }
     const sourceOpts = {
       ...(namespace !== undefined && { namespace }),
       ...(opts.labelSelector !== undefined && { labelSelector: opts.labelSelector }),
       ...(opts.fieldSelector !== undefined && { fieldSelector: opts.fieldSelector }),
     };
-    const source = (this.#opts.sourceFor ?? kubeSource)(this.#kc, resource, sourceOpts) as ListerWatcher<T>;
+    const source = (this.#opts.sourceFor ?? (kubeSource as (kc: KubeConfig, r: ResourceRef, o: object) => ListerWatcher<KubeObject>))(this.#kc, resource, sourceOpts) as ListerWatcher<T>;
     const inf = informer<T>(source, {
       ...opts,
       ...(transform !== undefined && { transform }),
       resyncPeriod: opts.resyncPeriod ?? this.#opts.resyncPeriod ?? 0,
+      name: id,
     });
     this.#informers.set(id, { informer: inf as unknown as Informer<KubeObject>, started: false });
     return inf;
@@ -123,62 +149,62 @@ export class InformerFactory {
 
   /** Pods. @param opts selectors and options. @returns the shared pod informer. */
   pods(opts?: InformerForOptions<V1Pod>): Informer<V1Pod> {
-    return this.informerFor<V1Pod>('v1/pods', opts);
+    return this.informerFor('v1/pods', opts);
   }
 
   /** ConfigMaps. @param opts selectors and options. @returns the shared informer. */
   configMaps(opts?: InformerForOptions<V1ConfigMap>): Informer<V1ConfigMap> {
-    return this.informerFor<V1ConfigMap>('v1/configmaps', opts);
+    return this.informerFor('v1/configmaps', opts);
   }
 
   /** Secrets. @param opts selectors and options. @returns the shared informer. */
   secrets(opts?: InformerForOptions<V1Secret>): Informer<V1Secret> {
-    return this.informerFor<V1Secret>('v1/secrets', opts);
+    return this.informerFor('v1/secrets', opts);
   }
 
   /** Services. @param opts selectors and options. @returns the shared informer. */
   services(opts?: InformerForOptions<V1Service>): Informer<V1Service> {
-    return this.informerFor<V1Service>('v1/services', opts);
+    return this.informerFor('v1/services', opts);
   }
 
   /** Namespaces (cluster-scoped). @param opts selectors and options. @returns the shared informer. */
   namespaces(opts?: InformerForOptions<V1Namespace>): Informer<V1Namespace> {
-    return this.informerFor<V1Namespace>({ version: 'v1', plural: 'namespaces', namespaced: false }, opts);
+    return this.informerFor('v1/namespaces', opts);
   }
 
   /** Nodes (cluster-scoped). @param opts selectors and options. @returns the shared informer. */
   nodes(opts?: InformerForOptions<V1Node>): Informer<V1Node> {
-    return this.informerFor<V1Node>({ version: 'v1', plural: 'nodes', namespaced: false }, opts);
+    return this.informerFor('v1/nodes', opts);
   }
 
   /** Deployments. @param opts selectors and options. @returns the shared informer. */
   deployments(opts?: InformerForOptions<V1Deployment>): Informer<V1Deployment> {
-    return this.informerFor<V1Deployment>('apps/v1/deployments', opts);
+    return this.informerFor('apps/v1/deployments', opts);
   }
 
   /** ReplicaSets. @param opts selectors and options. @returns the shared informer. */
   replicaSets(opts?: InformerForOptions<V1ReplicaSet>): Informer<V1ReplicaSet> {
-    return this.informerFor<V1ReplicaSet>('apps/v1/replicasets', opts);
+    return this.informerFor('apps/v1/replicasets', opts);
   }
 
   /** StatefulSets. @param opts selectors and options. @returns the shared informer. */
   statefulSets(opts?: InformerForOptions<V1StatefulSet>): Informer<V1StatefulSet> {
-    return this.informerFor<V1StatefulSet>('apps/v1/statefulsets', opts);
+    return this.informerFor('apps/v1/statefulsets', opts);
   }
 
   /** DaemonSets. @param opts selectors and options. @returns the shared informer. */
   daemonSets(opts?: InformerForOptions<V1DaemonSet>): Informer<V1DaemonSet> {
-    return this.informerFor<V1DaemonSet>('apps/v1/daemonsets', opts);
+    return this.informerFor('apps/v1/daemonsets', opts);
   }
 
   /** Jobs. @param opts selectors and options. @returns the shared informer. */
   jobs(opts?: InformerForOptions<V1Job>): Informer<V1Job> {
-    return this.informerFor<V1Job>('batch/v1/jobs', opts);
+    return this.informerFor('batch/v1/jobs', opts);
   }
 
   /** Leases. @param opts selectors and options. @returns the shared informer. */
   leases(opts?: InformerForOptions<V1Lease>): Informer<V1Lease> {
-    return this.informerFor<V1Lease>('coordination.k8s.io/v1/leases', opts);
+    return this.informerFor('coordination.k8s.io/v1/leases', opts);
   }
 
   /**
@@ -195,27 +221,31 @@ export class InformerFactory {
   }
 
   /**
-   * Waits until every started informer has synced.
+   * Waits until every started informer has synced (client-go's WaitForCacheSync).
    *
-   * @param signal gives up when aborted.
-   * @returns the ids of the informers that synced.
-   * @throws CacheSyncError naming those that did not, when `signal` aborts or an informer stops first.
+   * @param opts `timeout` in ms and an abort `signal`; without either, waits as long as the informers keep trying.
+   * @returns the names of the informers that synced.
+   * @throws CacheSyncError naming those that did not, with the first one's last error as `cause`.
    */
-  async waitForCacheSync(signal?: AbortSignal): Promise<readonly string[]> {
+  async waitForCacheSync(opts: WhenSyncedOptions = {}): Promise<readonly string[]> {
     const started = [...this.#informers].filter(([, e]) => e.started);
-    const results = await Promise.allSettled(started.map(([, e]) => e.informer.whenSynced(signal)));
+    const results = await Promise.allSettled(started.map(([, e]) => e.informer.whenSynced(opts)));
     const synced: string[] = [];
     const unsynced: string[] = [];
     let cause: unknown;
+    let reason: CacheSyncError['reason'] = 'failed';
     results.forEach((r, i) => {
       const id = (started[i] as [string, Entry])[0];
       if (r.status === 'fulfilled') synced.push(id);
       else {
         unsynced.push(id);
-        cause ??= r.reason;
+        if (cause === undefined) {
+          cause = r.reason instanceof CacheSyncError && r.reason.cause !== undefined ? r.reason.cause : r.reason;
+          if (r.reason instanceof CacheSyncError) reason = r.reason.reason;
+        }
       }
     });
-    if (unsynced.length > 0) throw new CacheSyncError(synced, unsynced, cause);
+    if (unsynced.length > 0) throw new CacheSyncError(synced, unsynced, cause, reason);
     return synced;
   }
 

@@ -1,19 +1,21 @@
 /**
- * The informer was stopped before what was awaited could happen (e.g. `whenSynced`).
+ * The informer was stopped (or failed): it takes no new handler or
+ * subscriber. `cause` is the error that ended it, when one did.
  *
  * ## Example
  * ```ts
  * import { InformerStoppedError } from 'rxkube';
- * await pods.whenSynced().catch((err) => {
- *   if (err instanceof InformerStoppedError) return; // shutting down
- *   throw err;
- * });
+ * try {
+ *   pods.addHandler({ add: console.log });
+ * } catch (err) {
+ *   if (err instanceof InformerStoppedError) console.error('too late:', err.cause);
+ * }
  * ```
  */
 export class InformerStoppedError extends Error {
   override readonly name = 'InformerStoppedError';
 
-  constructor(message = 'informer stopped before it synced') {
-    super(message);
+  constructor(message = 'the informer has stopped', opts: { cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
   }
 }

@@ -1,9 +1,10 @@
+import type { SchedulerLike } from 'rxjs';
 import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
+import type { InformerEvent } from '../store/events.js';
 import { BufferOverflowError } from './BufferOverflowError.js';
 import { HandlerError } from './HandlerError.js';
 import { createHandlerBuffer, type BufferEntry, type BufferPolicy, type HandlerBuffer } from './handlerBuffer.js';
 import type { Notification } from './notification.js';
-import type { InformerEvent } from './types.js';
 
 /**
  * Callbacks for an informer's notifications. Each may return a promise; the
@@ -49,8 +50,14 @@ export interface Registration {
   hasSynced(): boolean;
   /** Resolves when the registration ends (removed, overflowed with `'error'`, or the informer stopped). */
   readonly done: Promise<void>;
-  /** Stops deliveries; pending notifications are dropped, a handler call in progress completes. Idempotent. */
-  remove(): void;
+  /**
+   * Stops deliveries: pending notifications are dropped and the handler is
+   * never called again. Resolves once a handler call in progress has
+   * finished, so what the handler uses can then be torn down (client-go's
+   * ShutDownEventHandler). When it was the informer's last subscriber, the
+   * informer stops too. Idempotent.
+   */
+  remove(): Promise<void>;
 }
 
 /** Hooks the informer gives a registration. */
@@ -60,9 +67,13 @@ export interface RegistrationHost {
   removed(reg: HandlerRegistration<unknown>): void;
   /** The buffer grew past a power of two (64, 128, …): worth showing on the status stream. */
   backlog(reg: HandlerRegistration<unknown>): void;
+  /** Timers for slowing down a failing handler. */
+  readonly scheduler: SchedulerLike;
 }
 
 const YIELD_EVERY = 256;
+/** A handler that fails again and again waits 10 ms, 20 ms, … up to this before its next call, as client-go pauses a crashed listener. */
+const MAX_FAILURE_PAUSE_MS = 1000;
 const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** One handler, its buffer and the loop that feeds it. */
@@ -89,6 +100,10 @@ export class HandlerRegistration<T> implements Registration {
   #initialOutstanding = 0;
   #processed = 0;
   #closed = false;
+  // Failures in a row: each one lengthens the pause before the next call, so a handler failing on every event cannot spin.
+  #failuresInRow = 0;
+  // Ends the current failure pause early when the registration closes.
+  #wakePause: (() => void) | undefined;
   // The drain loop is running (or scheduled); a second one would break per-handler order.
   #draining = false;
   // Resolves when the drain loop goes idle; stop() waits on it.
@@ -133,10 +148,12 @@ export class HandlerRegistration<T> implements Registration {
     return this.#host.hasSynced() && this.#initialOutstanding === 0;
   }
 
-  remove(): void {
-    if (this.#closed) return;
-    this.#close();
-    this.#host.removed(this as HandlerRegistration<unknown>);
+  remove(): Promise<void> {
+    if (!this.#closed) {
+      this.#close();
+      this.#host.removed(this as HandlerRegistration<unknown>);
+    }
+    return this.#idle;
   }
 
   /** Ends deliveries and resolves when the handler call in progress (if any) has finished. */
@@ -151,7 +168,7 @@ export class HandlerRegistration<T> implements Registration {
     const initial = n.event.type === 'add' && n.event.isInInitialList;
     const result = this.#buffer.push({ n, initial });
     if (result.overflow === 'full') {
-      this.remove();
+      void this.remove();
       this.#host.report(new BufferOverflowError(`handler #${this.id} buffer is full; registration ended`, this.#limit));
       return;
     }
@@ -167,6 +184,7 @@ export class HandlerRegistration<T> implements Registration {
 
   #close(): void {
     this.#closed = true;
+    this.#wakePause?.();
     this.#buffer.clear();
     this.#initialOutstanding = 0;
     this.#markDone();
@@ -188,7 +206,11 @@ export class HandlerRegistration<T> implements Registration {
         if (pending !== undefined) {
           await pending;
           sinceYield = 0;
-        } else if (++sinceYield >= YIELD_EVERY) {
+        }
+        if (this.#failuresInRow > 0 && !this.#closed) {
+          await this.#pause(Math.min(MAX_FAILURE_PAUSE_MS, 10 * 2 ** Math.min(this.#failuresInRow - 1, 10)));
+          sinceYield = 0;
+        } else if (pending === undefined && ++sinceYield >= YIELD_EVERY) {
           // A run of synchronous handler calls must not starve the sockets feeding the informer.
           sinceYield = 0;
           await yieldToIo();
@@ -208,19 +230,19 @@ export class HandlerRegistration<T> implements Registration {
       result = this.#call(event);
     } catch (err) {
       this.#failed(event, err);
-      this.#finished(entry);
+      this.#finished(entry, false);
       return undefined;
     }
     if (result !== null && typeof result === 'object' && typeof (result as PromiseLike<void>).then === 'function') {
       return Promise.resolve(result as PromiseLike<void>).then(
-        () => this.#finished(entry),
+        () => this.#finished(entry, true),
         (err: unknown) => {
           this.#failed(event, err);
-          this.#finished(entry);
+          this.#finished(entry, false);
         },
       );
     }
-    this.#finished(entry);
+    this.#finished(entry, true);
     return undefined;
   }
 
@@ -237,10 +259,27 @@ export class HandlerRegistration<T> implements Registration {
   }
 
   #failed(event: InformerEvent<T>, err: unknown): void {
+    this.#failuresInRow++;
     this.#host.report(new HandlerError<T>(this.id, event, err));
   }
 
-  #finished(entry: BufferEntry<T>): void {
+  /** Waits on the informer's scheduler; ends early when the registration closes, so remove() is not held up. */
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = this.#host.scheduler.schedule(() => {
+        this.#wakePause = undefined;
+        resolve();
+      }, ms);
+      this.#wakePause = () => {
+        timer.unsubscribe();
+        this.#wakePause = undefined;
+        resolve();
+      };
+    });
+  }
+
+  #finished(entry: BufferEntry<T>, ok: boolean): void {
+    if (ok) this.#failuresInRow = 0;
     this.#processed++;
     if (entry.initial && this.#initialOutstanding > 0) this.#initialOutstanding--;
   }

@@ -1,16 +1,20 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import type { InformerEvent } from '../informer/types.js';
+import { CallbackError } from '../errors/CallbackError.js';
+import { reportError } from '../errors/reportError.js';
+import type { InformerEvent } from '../store/events.js';
 import { unwrapTombstone, type DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import { deletionHandlingMetaNamespaceKey } from '../store/keys.js';
 import type { KubeObject } from '../store/types.js';
 import { ownerPointers, resolveOwnerOptions, type OwnerKeysOptions, type OwnerPointer } from './ownerKeys.js';
 
-/** The owner side of a join: what an informer of the owner resource offers. */
-export interface OwnerSource<O> {
+/**
+ * The owner side of a join: an informer of the owner resource, or anything
+ * that is a stream of owner changes (emitted after its store applied them)
+ * with a `store` to read owners from.
+ */
+export interface OwnerSource<O> extends Observable<InformerEvent<O>> {
   /** Read for the owner's current state; an informer's `store`. */
   readonly store: { getByKey(key: string): O | undefined };
-  /** Owner changes, after the store applied them; an informer's `events$`. */
-  readonly events$: Observable<InformerEvent<O>>;
 }
 
 /**
@@ -63,7 +67,7 @@ interface Joined<C> {
  * re-emission. An error on either stream is forwarded. To skip owner updates
  * that change nothing relevant, pass `{ store, events$: rs.events$.pipe(predicateFilter(…)) }`.
  * A child without a name, or an owner store that throws, is reported through
- * `process.emitWarning`; the join keeps running.
+ * rxkube's error reporter (`setErrorReporter`) as a `CallbackError`; the join keeps running.
  *
  * ## Example
  * ```ts
@@ -79,27 +83,28 @@ interface Joined<C> {
  *   );
  * ```
  *
- * @param owner the owner informer (or anything with its `store` and `events$`).
+ * @param owner the owner informer (or any Observable of owner events with a `store`).
  * @param options which owner references count; see `OwnerKeysOptions`
  *   (`kind`, `apiVersion`, `controllerOnly` @default true, `namespaced` @default true).
  * @returns an operator from the child's `InformerEvent<C>` to `OwnerJoin<C, O>`.
- * @throws {TypeError} when `owner` lacks a `store.getByKey` function or an `events$` observable, or an option is invalid.
+ * @throws {TypeError} when `owner` is not an Observable with a `store.getByKey` function, or an option is invalid.
  */
 export function joinOwner<C extends KubeObject, O extends KubeObject>(
   owner: OwnerSource<O>,
   options?: OwnerKeysOptions,
 ): OperatorFunction<InformerEvent<C>, OwnerJoin<C, O>> {
   if (typeof owner !== 'object' || owner === null) {
-    throw new TypeError(`joinOwner: owner must be an object with store and events$, got ${String(owner)}`);
+    throw new TypeError(`joinOwner: owner must be an object (an informer) with a store, got ${String(owner)}`);
   }
   if (typeof owner.store?.getByKey !== 'function') {
     throw new TypeError(`joinOwner: owner.store must have a getByKey function, got ${String(owner.store)}`);
   }
-  if (typeof owner.events$?.subscribe !== 'function') {
-    throw new TypeError(`joinOwner: owner.events$ must be an Observable, got ${String(owner.events$)}`);
+  if (typeof owner.subscribe !== 'function') {
+    throw new TypeError(`joinOwner: owner must be an Observable of owner events (an informer), got ${String(owner)}`);
   }
   const resolved = resolveOwnerOptions('joinOwner', options);
-  const { store, events$ } = owner;
+  const { store } = owner;
+  const events$: Observable<InformerEvent<O>> = owner;
 
   const lookup = (pointer: OwnerPointer): O | undefined => {
     let found: O | undefined;
@@ -209,8 +214,5 @@ function keyOf(obj: KubeObject | DeletedFinalStateUnknown<KubeObject>): string |
 }
 
 function report(what: string, error: unknown): void {
-  process.emitWarning(`joinOwner: ${what}: ${error instanceof Error ? error.message : String(error)}`, {
-    type: 'RxkubeOperatorWarning',
-    code: 'RXKUBE_JOIN_OWNER_FAILED',
-  });
+  reportError(new CallbackError('joinOwner', what, error));
 }

@@ -2,7 +2,11 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { AsyncIterableX } from 'ix/asynciterable';
 import { getBody, plainHttpAllowed } from './http.js';
 import { ListDecoder, type ListEnvelope } from './listDecoder.js';
+import { parseLabelSelector } from '../store/labelSelector.js';
+import { parseFieldSelector } from '../store/fieldSelector.js';
+import type { KubeObject } from '../store/types.js';
 import { parseResourceRef, resourcePath, type ParsedResource } from './resourceRef.js';
+import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomResourceRef } from './resources.js';
 import type { ListerWatcher, ListOptions, ObjectList, ResourceRef, WatchEvent, WatchOptions } from './types.js';
 import { WatchDecoder } from './watchDecoder.js';
 
@@ -93,7 +97,7 @@ export interface KubeSource<T> extends ListerWatcher<T> {
  *
  * const kc = new KubeConfig();
  * kc.loadFromDefault();
- * const pods = kubeSource(kc, 'v1/pods', { namespace: 'default', labelSelector: 'app=web' });
+ * const pods = kubeSource(kc, 'v1/pods', { namespace: 'default', labelSelector: 'app=web' }); // a KubeSource<V1Pod>
  * const ac = new AbortController();
  * const page = await pods.list({ resourceVersion: '0' }, ac.signal);
  * for await (const ev of pods.watch({ resourceVersion: page.metadata.resourceVersion, timeoutSeconds: randomWatchTimeoutSeconds() }, ac.signal)) {
@@ -102,12 +106,25 @@ export interface KubeSource<T> extends ListerWatcher<T> {
  * ```
  *
  * @param kc The kubeconfig; its current context chooses cluster and user.
- * @param resource Which resource: `'v1/pods'`, `'apps/v1/deployments'` or `{ group, version, plural }`.
+ * Built-in resources are named `'v1/pods'`, `'apps/v1/deployments'`, … and
+ * the source's object type follows from the name (see `BuiltInResources`).
+ * A custom resource takes its type argument:
+ * `kubeSource<Widget>(kc, 'example.com/v1/widgets')`. Mistakes that need no
+ * server to find — a malformed resource, label or field selector, a server
+ * URL that is not one, a namespace on a cluster-scoped resource — throw a
+ * TypeError or `SelectorParseError` here, before any request.
+ *
+ * @param resource Which resource: `'v1/pods'`, `'apps/v1/deployments'`, `'example.com/v1/widgets'` or `{ group, version, plural }`.
  * @param opts Namespace, selectors, page size, idle timeout.
  * @returns The source.
  */
+export function kubeSource<R extends BuiltInResource>(kc: KubeConfig, resource: R, opts?: KubeSourceOptions): KubeSource<BuiltInResources[R]>;
+export function kubeSource<T extends KubeObject = KubeObject>(kc: KubeConfig, resource: CustomResourceRef, opts?: KubeSourceOptions): KubeSource<T>;
 export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeSourceOptions = {}): KubeSource<T> {
-  const parsed = parseResourceRef(resource);
+  if (kc === null || typeof kc !== 'object' || typeof kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${String(kc)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`opts: expected an object, got ${String(opts)}`);
+  const ref = parseResourceRef(resource);
+  const parsed: ParsedResource = ref.namespaced === undefined ? { ...ref, namespaced: builtInScope(ref.name) } : ref;
   const namespace = optionalString(opts, 'namespace');
   const labelSelector = optionalString(opts, 'labelSelector');
   const fieldSelector = optionalString(opts, 'fieldSelector');
@@ -125,9 +142,12 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
   if (namespace !== undefined && parsed.namespaced === false) {
     throw new TypeError(`namespace: ${parsed.name} is cluster-scoped, got namespace ${JSON.stringify(namespace)}`);
   }
+  // Selectors the server would reject are named now, with the position of the mistake, not after a request.
+  if (labelSelector !== undefined) parseLabelSelector(labelSelector);
+  if (fieldSelector !== undefined) parseFieldSelector(fieldSelector);
   const cluster = kc.getCurrentCluster();
-  if (cluster === null) throw new TypeError('kc: the kubeconfig has no current cluster');
-  const server = cluster.server.replace(/\/+$/, '');
+  if (cluster === null) throw new TypeError('kc: the kubeconfig has no current cluster (set a current-context)');
+  const server = checkServer(cluster.server, cluster.name);
   const auth = plainHttpAllowed(kc);
   const path = resourcePath(parsed, namespace);
 
@@ -254,6 +274,23 @@ async function* watchEvents<T>(body: AsyncGenerator<Buffer, void, undefined>): A
   }
   decoder.end(out);
   yield* out;
+}
+
+/** The cluster's server URL, checked: an http(s) URL without query or fragment; trailing slashes dropped. */
+function checkServer(server: unknown, clusterName: string): string {
+  let url: URL;
+  try {
+    url = new URL(String(server));
+  } catch {
+    throw new TypeError(`kc: cluster ${JSON.stringify(clusterName)} has server ${JSON.stringify(server)}, which is not a URL (expected e.g. https://127.0.0.1:6443)`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new TypeError(`kc: cluster ${JSON.stringify(clusterName)} has server ${JSON.stringify(server)}: expected an https: or http: URL`);
+  }
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new TypeError(`kc: cluster ${JSON.stringify(clusterName)} has a server URL with a query, fragment or credentials; expected scheme://host[:port][/path]`);
+  }
+  return String(server).replace(/\/+$/, '');
 }
 
 function optionalString(opts: KubeSourceOptions, key: 'namespace' | 'labelSelector' | 'fieldSelector'): string | undefined {

@@ -1,0 +1,244 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { combineLatest, filter, firstValueFrom, from, map, merge, take, toArray } from 'rxjs';
+import { informer, type Informer } from '../../src/informer/informer.js';
+import { CacheSyncError } from '../../src/informer/CacheSyncError.js';
+import { InformerStoppedError } from '../../src/informer/InformerStoppedError.js';
+import { InformerFactory } from '../../src/informer/InformerFactory.js';
+import type { InformerEvent } from '../../src/store/events.js';
+import { unwrapTombstone } from '../../src/store/DeletedFinalStateUnknown.js';
+import { byLabel } from '../../src/store/indexFuncs.js';
+import { kubeSource } from '../../src/sources/kubeSource.js';
+import { NotFoundError } from '../../src/sources/errors/index.js';
+import { setErrorReporter } from '../../src/errors/reportError.js';
+import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import type { KubeObject } from '../../src/store/types.js';
+import { deferred, pod, waitFor } from '../helpers/waitFor.js';
+
+const fast = { reflector: { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } } };
+
+let server: ApiServer;
+const running: Informer<KubeObject>[] = [];
+
+function pods(opts: { namespace?: string } = {}) {
+  const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods', opts), fast);
+  running.push(inf as unknown as Informer<KubeObject>);
+  return inf;
+}
+
+/** The name of what an event is about, a tombstone's included. */
+const nameOf = (e: InformerEvent<KubeObject>): string | undefined => unwrapTombstone(e.obj)?.metadata?.name;
+
+/** No watch and no connection left on the server: every socket the informer opened is closed. */
+async function noSocketsLeft(): Promise<void> {
+  await waitFor(() => server.stats.watchesOpen === 0 && server.stats.connections === 0, 'every watch and connection to close');
+}
+
+beforeEach(async () => {
+  server = await startApiServer({ port: 0, bookmarkIntervalMs: 200 });
+});
+
+afterEach(async () => {
+  setErrorReporter(undefined);
+  await Promise.all(running.splice(0).map((i) => i.stop()));
+  await server.close();
+});
+
+describe('an informer is an Observable whose subscription is its lifetime', () => {
+  it('starts on the first subscriber and stops, releasing every socket, on the last unsubscribe', async () => {
+    await server.create('v1/pods', pod('a'));
+    const inf = pods();
+    expect(server.stats.requests).toBe(0);
+    const seen: InformerEvent<unknown>[] = [];
+    const sub = inf.subscribe((e) => seen.push(e));
+    await inf.whenSynced({ timeout: 10_000 });
+    expect(seen).toMatchObject([{ type: 'add', isInInitialList: true }]);
+    await waitFor(() => server.stats.watchesOpen === 1, 'the watch to open');
+    sub.unsubscribe();
+    await noSocketsLeft();
+    expect(inf.hasSynced()).toBe(false);
+    expect(inf.store.size).toBe(0); // an idle informer holds no cache
+    await expect(inf.whenSynced()).rejects.toMatchObject({ name: 'CacheSyncError', reason: 'not-running' });
+  });
+
+  it('firstValueFrom(informer.pipe(filter(...))) resolves on a live event and leaves nothing running', async () => {
+    const inf = pods();
+    const found = firstValueFrom(inf.pipe(filter((e) => e.type === 'add' && nameOf(e) === 'wanted')));
+    await waitFor(() => server.stats.watchesOpen === 1, 'the watch to open');
+    await server.create('v1/pods', pod('other'));
+    await server.create('v1/pods', pod('wanted'));
+    const event = await found;
+    expect(nameOf(event)).toBe('wanted');
+    await noSocketsLeft();
+    expect(inf.store.size).toBe(0);
+  });
+
+  it('gives a later subscriber the cached objects as initial adds, then live events, with no duplicate', async () => {
+    for (const n of ['a', 'b', 'c']) await server.create('v1/pods', pod(n));
+    const inf = pods();
+    const first = inf.subscribe();
+    await inf.whenSynced();
+    const late: string[] = [];
+    const sub = inf.subscribe((e) => late.push(`${e.type}:${nameOf(e)}:${e.type === 'add' ? e.isInInitialList : ''}`));
+    expect(late.sort()).toEqual(['add:a:true', 'add:b:true', 'add:c:true']);
+    await server.create('v1/pods', pod('d'));
+    await waitFor(() => late.includes('add:d:false'), 'the live add');
+    expect(late).toHaveLength(4);
+    sub.unsubscribe();
+    first.unsubscribe();
+    await noSocketsLeft();
+  });
+
+  it('a subscriber that joins inside another subscriber\'s callback gets each object once', async () => {
+    const inf = pods();
+    const inner: string[] = [];
+    let joined = false;
+    const outer = inf.subscribe((e) => {
+      if (joined || nameOf(e) !== 'x') return;
+      joined = true;
+      inf.subscribe((i) => inner.push(`${i.type}:${nameOf(i)}`));
+    });
+    await inf.whenSynced();
+    await server.create('v1/pods', pod('x'));
+    await waitFor(() => inner.length > 0, 'the inner subscriber');
+    await server.create('v1/pods', pod('y'));
+    await waitFor(() => inner.includes('add:y'), 'the next add');
+    expect(inner).toEqual(['add:x', 'add:y']);
+    outer.unsubscribe();
+  });
+
+  it('works with merge, combineLatest and from like any Observable', async () => {
+    await server.create('v1/pods', pod('p', { namespace: 'a' }));
+    await server.create('v1/pods', pod('q', { namespace: 'b' }));
+    const inA = pods({ namespace: 'a' });
+    const inB = pods({ namespace: 'b' });
+    const merged = await firstValueFrom(merge(inA, inB).pipe(map((e) => nameOf(e)), take(2), toArray()));
+    expect(merged.sort()).toEqual(['p', 'q']);
+    const pair = await firstValueFrom(combineLatest([inA, inB]).pipe(map(([x, y]) => [nameOf(x), nameOf(y)])));
+    expect(pair).toEqual(['p', 'q']);
+    const viaFrom = await firstValueFrom(from(inA.notifications()));
+    expect(nameOf(viaFrom)).toBe('p');
+    await noSocketsLeft();
+  });
+
+  it('unsubscribing from from(notifications()) removes its handler at once', async () => {
+    const inf = pods();
+    const sub = from(inf.notifications()).subscribe();
+    await inf.whenSynced();
+    expect(inf.hasSynced()).toBe(true);
+    sub.unsubscribe();
+    await noSocketsLeft();
+  });
+
+  it('a handler registration and start() hold the same lifetime as a subscription', async () => {
+    const inf = pods();
+    const reg = inf.addHandler({});
+    await inf.whenSynced();
+    inf.start();
+    await reg.remove();
+    expect(inf.hasSynced()).toBe(true); // start() still holds it
+    await inf.stop();
+    await noSocketsLeft();
+    let ended: unknown;
+    inf.subscribe({ error: (e: unknown) => (ended = e) });
+    expect(ended).toBeInstanceOf(InformerStoppedError);
+    await expect(firstValueFrom(inf)).rejects.toBeInstanceOf(InformerStoppedError);
+  });
+
+  it('the factory hands out one shared informer, and later users add their indexes to it', async () => {
+    await server.create('v1/pods', pod('w', { labels: { app: 'web' } }));
+    const factory = new InformerFactory(server.kubeConfig());
+    const a = factory.pods();
+    const sub = a.subscribe();
+    await a.whenSynced();
+    const b = factory.informerFor('v1/pods', { indexers: { app: byLabel('app') } });
+    expect(b).toBe(a);
+    expect(a.store.byIndex('app', 'web').map((p) => p.metadata?.name)).toEqual(['w']);
+    expect(a.store.byIndex('namespace', 'default')).toHaveLength(1); // the namespace index is always there
+    expect(() => factory.informerFor('v1/pods', { indexers: { app: byLabel('other') } })).toThrow(/app/);
+    sub.unsubscribe();
+    await factory.shutdown();
+  });
+});
+
+describe('errors are never silent', () => {
+  it('whenSynced({ timeout }) rejects with the last error as cause', async () => {
+    const inf = informer(kubeSource(server.kubeConfig(), 'example.com/v1/nothings'), fast);
+    running.push(inf);
+    const reported: Error[] = [];
+    setErrorReporter((err) => reported.push(err));
+    inf.start();
+    const err = await inf.whenSynced({ timeout: 300 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CacheSyncError);
+    expect((err as CacheSyncError).reason).toBe('timeout');
+    expect((err as Error).cause).toBeInstanceOf(NotFoundError);
+    expect((err as Error).message).toMatch(/example\.com\/v1\/nothings did not sync \(not within 300 ms\); last error: NotFoundError/);
+    // Nobody subscribed to errors$: the default reporter heard of it.
+    expect(reported.some((e) => e instanceof NotFoundError)).toBe(true);
+  });
+
+  it('with a subscriber on errors$ (or an onError option) the default reporter stays quiet', async () => {
+    const reported: Error[] = [];
+    setErrorReporter((err) => reported.push(err));
+    const heard: Error[] = [];
+    const inf = informer(kubeSource(server.kubeConfig(), 'example.com/v1/nothings'), fast);
+    running.push(inf);
+    inf.errors$.subscribe((e) => heard.push(e));
+    const redirected: Error[] = [];
+    const other = informer(kubeSource(server.kubeConfig(), 'example.com/v1/others'), { ...fast, onError: (e) => redirected.push(e) });
+    running.push(other);
+    inf.start();
+    other.start();
+    await waitFor(() => heard.length >= 2 && redirected.length >= 2, 'errors on both channels');
+    expect(reported).toEqual([]);
+  });
+
+  it('whenSynced takes an AbortSignal and names a misuse', async () => {
+    const inf = informer(kubeSource(server.kubeConfig(), 'example.com/v1/nothings'), { ...fast, onError: () => {} });
+    running.push(inf);
+    inf.start();
+    const ac = new AbortController();
+    const waiting = inf.whenSynced({ signal: ac.signal });
+    ac.abort();
+    await expect(waiting).rejects.toMatchObject({ name: 'CacheSyncError', reason: 'aborted' });
+    expect(() => inf.whenSynced(ac.signal as never)).toThrow(/pass \{ signal \}/);
+    expect(() => inf.whenSynced({ timeout: -1 })).toThrow(/timeout/);
+  });
+
+  it('mistakes that need no server are named at construction', () => {
+    const kc = server.kubeConfig();
+    expect(() => kubeSource(kc, 'v1/pods', { labelSelector: 'app===' })).toThrow(/label selector/i);
+    expect(() => kubeSource(kc, 'v1/pods', { fieldSelector: 'spec.nodeName==a==b' })).toThrow(/field selector/i);
+    expect(() => kubeSource(kc, 'v1/nodes', { namespace: 'default' })).toThrow(/cluster-scoped/);
+    const bad = server.kubeConfig();
+    bad.clusters[0] = { ...bad.clusters[0]!, server: 'not a url' };
+    expect(() => kubeSource(bad, 'v1/pods')).toThrow(/not a URL/);
+    bad.clusters[0] = { ...bad.clusters[0]!, server: 'ftp://127.0.0.1:1' };
+    expect(() => kubeSource(bad, 'v1/pods')).toThrow(/https: or http:/);
+    expect(() => informer(kubeSource(kc, 'v1/pods'), { reflector: { pageSize: -1 } })).toThrow(/pageSize/);
+  });
+});
+
+describe('handlers', () => {
+  it('remove() resolves only after the handler call in progress has finished', async () => {
+    await server.create('v1/pods', pod('slow'));
+    const inf = pods();
+    const holding = deferred();
+    const entered = deferred();
+    let finished = false;
+    const reg = inf.addHandler({
+      add: async () => {
+        entered.resolve();
+        await holding.promise;
+        finished = true;
+      },
+    });
+    await entered.promise;
+    let removed = false;
+    const removal = reg.remove().then(() => (removed = true));
+    await new Promise((r) => setImmediate(r));
+    expect(removed).toBe(false);
+    holding.resolve();
+    await removal;
+    expect(finished).toBe(true);
+  });
+});

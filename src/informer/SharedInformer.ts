@@ -1,0 +1,472 @@
+import { BehaviorSubject, Observable, Subject, asyncScheduler, distinctUntilChanged, type Subscriber, type Subscription } from 'rxjs';
+import { from as asyncFrom, type AsyncIterableX } from 'ix/asynciterable';
+import { reportError, toError } from '../errors/reportError.js';
+import { createIndexer } from '../store/indexer.js';
+import type { Indexer } from '../store/indexer.js';
+import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
+import type { InformerEvent } from '../store/events.js';
+import { byNamespace } from '../store/indexFuncs.js';
+import type { Indexers, KubeObject } from '../store/types.js';
+import { deltaFifo } from '../operators/deltaFifo.js';
+import { reflect, resolveReflectOptions } from '../operators/reflect.js';
+import type { ReflectOptions, ReflectorStatus } from '../operators/reflectTypes.js';
+import type { Deltas, ReflectorEvent } from '../operators/types.js';
+import type { ListerWatcher } from '../sources/types.js';
+import { CacheSyncError, type CacheSyncFailure } from './CacheSyncError.js';
+import { InformerStoppedError } from './InformerStoppedError.js';
+import type { Informer, InformerOptions, InformerStatus, InformerStore, WhenSyncedOptions } from './informer.js';
+import { notificationIterable } from './notifications.js';
+import type { Notification } from './notification.js';
+import { HandlerRegistration, type EventHandler, type HandlerOptions, type Registration } from './registration.js';
+
+/** Anything the informer delivers to: an Observable subscriber, a handler registration, or start()'s keep-alive. */
+interface Listener<T> {
+  enqueue(n: Notification<T>): void;
+  /** Whether sync updates (resync, unchanged relist) go to it now. */
+  readonly resyncDue: boolean;
+}
+
+/** A subscriber of the informer itself: events go straight to it, in the informer's turn. */
+class ObserverListener<T> implements Listener<T> {
+  readonly resyncDue = false;
+  readonly subscriber: Subscriber<InformerEvent<T>>;
+  constructor(subscriber: Subscriber<InformerEvent<T>>) {
+    this.subscriber = subscriber;
+  }
+  enqueue(n: Notification<T>): void {
+    if (!n.isSync) this.subscriber.next(n.event);
+  }
+}
+
+/** What `start()` holds: a listener that wants nothing, only the informer's lifetime. */
+const keepAlive: Listener<never> = { resyncDue: false, enqueue: () => {} };
+
+interface SyncWaiter {
+  fail(reason: CacheSyncFailure, detail: string): void;
+}
+
+function uidOf(obj: unknown): string | undefined {
+  return (obj as KubeObject | null)?.metadata?.uid;
+}
+
+function resourceVersionOf(obj: unknown): string | undefined {
+  return (obj as KubeObject | null)?.metadata?.resourceVersion;
+}
+
+function stripManagedFields<T>(obj: T): T {
+  const meta = (obj as { metadata?: Record<string, unknown> } | null)?.metadata;
+  if (meta !== undefined && meta !== null && 'managedFields' in meta && !Object.isFrozen(meta)) delete meta.managedFields;
+  return obj;
+}
+
+function sourceName(source: ListerWatcher<unknown>): string {
+  const resource = (source as { resource?: { name?: unknown } }).resource;
+  return typeof resource?.name === 'string' ? resource.name : 'informer';
+}
+
+/** The one informer implementation: an Observable whose subscriptions, handlers and start() share one lifetime. */
+export class SharedInformer<T extends KubeObject> extends Observable<InformerEvent<T>> implements Informer<T> {
+  readonly name: string;
+  readonly #source: ListerWatcher<T>;
+  readonly #opts: InformerOptions<T>;
+  readonly #indexer: Indexer<T>;
+  readonly #synced = new BehaviorSubject<boolean>(false);
+  readonly #errors = new Subject<Error>();
+  readonly #status: BehaviorSubject<InformerStatus>;
+  readonly #transform: ((obj: T) => T) | undefined;
+  readonly synced$: Observable<boolean>;
+  readonly status$: Observable<InformerStatus>;
+  readonly errors$: Observable<Error>;
+  // Everyone the informer delivers to; copied on write so a listener joining inside a delivery misses nothing and gets nothing twice.
+  #listeners: readonly Listener<T>[] = [];
+  // Whoever waits in whenSynced, so a pause, stop or failure can answer them at once.
+  readonly #syncWaiters = new Set<SyncWaiter>();
+  #state: InformerStatus['state'] = 'idle';
+  #reflectorStatus: ReflectorStatus | undefined;
+  // The running reflect → deltaFifo pipeline; unsubscribing aborts requests and timers.
+  #subscription: Subscription | undefined;
+  // Smallest handler resync period, fixed when a lifetime starts: the reflector ticks at this rate (client-go's resyncCheckPeriod).
+  #resyncCheckPeriod = 0;
+  #nextHandlerId = 1;
+  #errorCount = 0;
+  #lastError: Error | undefined;
+  // The error that ended the informer, for late subscribers and whenSynced.
+  #failure: Error | undefined;
+  // Subscribers of errors$: with none and no onError, errors go to stderr so none is silent.
+  #errorListeners = 0;
+
+  constructor(source: ListerWatcher<T>, opts: InformerOptions<T>) {
+    let self: SharedInformer<T> | undefined;
+    super((subscriber) => (self as SharedInformer<T>).#subscribeObserver(subscriber));
+    self = this;
+    if (source === null || typeof source !== 'object' || typeof source.list !== 'function' || typeof source.watch !== 'function') {
+      throw new TypeError(`source must be a ListerWatcher with list() and watch(), got ${String(source)}`);
+    }
+    if (opts === null || typeof opts !== 'object') throw new TypeError(`opts must be an object, got ${String(opts)}`);
+    const resync = opts.resyncPeriod ?? 0;
+    if (!Number.isFinite(resync) || resync < 0) throw new TypeError(`resyncPeriod must be a non-negative number of ms, got ${String(opts.resyncPeriod)}`);
+    if (opts.initialList !== undefined && opts.initialList !== 'paged' && opts.initialList !== 'stream') {
+      throw new TypeError(`initialList must be 'paged' or 'stream', got ${JSON.stringify(opts.initialList)}`);
+    }
+    if (opts.transform !== undefined && typeof opts.transform !== 'function') throw new TypeError(`transform must be a function, got ${typeof opts.transform}`);
+    if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new TypeError(`onError must be a function, got ${typeof opts.onError}`);
+    if (opts.name !== undefined && typeof opts.name !== 'string') throw new TypeError(`name must be a string, got ${String(opts.name)}`);
+    // Reflector options are checked now, so a bad one throws here rather than from a first subscribe.
+    resolveReflectOptions({ ...opts.reflector });
+    this.name = opts.name ?? sourceName(source);
+    this.#source = source;
+    this.#opts = opts;
+    const indexers: Indexers<T> = { namespace: byNamespace, ...opts.indexers };
+    this.#indexer = createIndexer<T>({
+      indexers,
+      ...(opts.keyFunc !== undefined && { keyFunc: opts.keyFunc }),
+      freeze: opts.freeze ?? true,
+    });
+    const strip = opts.stripManagedFields ?? true;
+    const user = opts.transform;
+    this.#transform = strip && user !== undefined ? (obj) => user(stripManagedFields(obj)) : strip ? stripManagedFields : user;
+    this.#status = new BehaviorSubject<InformerStatus>(this.#snapshot());
+    this.synced$ = this.#synced.pipe(distinctUntilChanged());
+    this.status$ = this.#status.asObservable();
+    this.errors$ = new Observable<Error>((subscriber) => {
+      this.#errorListeners++;
+      const inner = this.#errors.subscribe(subscriber);
+      return () => {
+        this.#errorListeners--;
+        inner.unsubscribe();
+      };
+    });
+  }
+
+  get store(): InformerStore<T> {
+    return this.#indexer;
+  }
+
+  hasSynced(): boolean {
+    return this.#synced.value;
+  }
+
+  whenSynced(opts: WhenSyncedOptions = {}): Promise<void> {
+    if (opts === null || typeof opts !== 'object' || opts instanceof AbortSignal) {
+      throw new TypeError(`whenSynced takes { timeout?, signal? }, got ${opts instanceof AbortSignal ? 'an AbortSignal (pass { signal })' : String(opts)}`);
+    }
+    const { timeout, signal } = opts;
+    if (timeout !== undefined && (!Number.isFinite(timeout) || timeout < 0)) throw new TypeError(`timeout must be a non-negative number of ms, got ${String(timeout)}`);
+    if (this.#synced.value) return Promise.resolve();
+    if (this.#state === 'stopped' || this.#state === 'failed') return Promise.reject(this.#syncError(this.#state, `the informer ${this.#state === 'failed' ? 'failed' : 'was stopped'}`));
+    if (this.#state === 'idle') {
+      return Promise.reject(this.#syncError('not-running', 'it is not running: subscribe to it, add a handler or call start() first'));
+    }
+    if (signal?.aborted) return Promise.reject(this.#syncError('aborted', 'the signal aborted'));
+    return new Promise<void>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const settle = (): void => {
+        this.#syncWaiters.delete(waiter);
+        sub.unsubscribe();
+        if (timer !== undefined) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const waiter: SyncWaiter = {
+        fail: (reason, detail) => {
+          settle();
+          reject(this.#syncError(reason, detail));
+        },
+      };
+      const onAbort = (): void => waiter.fail('aborted', 'the signal aborted');
+      const sub = this.#synced.subscribe((synced) => {
+        if (!synced) return;
+        queueMicrotask(settle);
+        resolve();
+      });
+      if (this.#synced.value) return;
+      this.#syncWaiters.add(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (timeout !== undefined) timer = setTimeout(() => waiter.fail('timeout', `not within ${timeout} ms`), timeout);
+    });
+  }
+
+  addHandler(handler: EventHandler<T>, opts: HandlerOptions = {}): Registration {
+    this.#assertUsable('handler was not added');
+    const reg = new HandlerRegistration<T>(this.#nextHandlerId++, handler, opts, this.#opts.resyncPeriod ?? 0, {
+      hasSynced: () => this.#synced.value,
+      report: (err) => this.#report(err),
+      removed: (r) => this.#detach(r as HandlerRegistration<T>),
+      backlog: () => this.#publishStatus(),
+      scheduler: this.#opts.scheduler ?? asyncScheduler,
+    });
+    this.#attach(reg);
+    return reg;
+  }
+
+  notifications(opts: HandlerOptions = {}): AsyncIterableX<InformerEvent<T>> {
+    const iterable = asyncFrom(notificationIterable(this, opts));
+    // rxjs's from() prefers an interop Observable to an async iterator, whose return() would wait for the next
+    // event; handing it the informer itself makes unsubscribing from from(notifications()) end at once.
+    const interop = (typeof Symbol === 'function' && (Symbol as { observable?: symbol }).observable) || '@@observable';
+    Object.defineProperty(iterable, interop, { value: () => this });
+    return iterable;
+  }
+
+  start(): void {
+    this.#assertUsable('start() after the informer stopped');
+    if (!this.#listeners.includes(keepAlive)) this.#attach(keepAlive);
+  }
+
+  async stop(): Promise<void> {
+    if (this.#state === 'stopped') return;
+    if (this.#state !== 'failed') this.#state = 'stopped';
+    await this.#end(undefined);
+  }
+
+  // ------------------------------------------------------------ lifetime
+
+  #subscribeObserver(subscriber: Subscriber<InformerEvent<T>>): () => void {
+    if (this.#state === 'failed') {
+      subscriber.error(this.#failure);
+      return () => {};
+    }
+    if (this.#state === 'stopped') {
+      subscriber.error(new InformerStoppedError(`${this.name}: subscribed after the informer stopped`));
+      return () => {};
+    }
+    const listener = new ObserverListener<T>(subscriber);
+    this.#attach(listener);
+    return () => this.#detach(listener);
+  }
+
+  #assertUsable(what: string): void {
+    if (this.#state === 'stopped' || this.#state === 'failed') {
+      throw new InformerStoppedError(`${this.name}: ${what}: the informer has ${this.#state === 'failed' ? 'failed' : 'stopped'}`, { cause: this.#failure });
+    }
+  }
+
+  /** A new listener: the first one starts a lifetime; later ones get the cache as initial adds, in this turn, then live events. */
+  #attach(listener: Listener<T>): void {
+    this.#listeners = [...this.#listeners, listener];
+    if (listener instanceof HandlerRegistration && this.#state === 'running') this.#armResync(listener, this.#now());
+    if (this.#state === 'idle') this.#run();
+    else {
+      for (const obj of this.#indexer.list()) {
+        listener.enqueue({ event: { type: 'add', obj, isInInitialList: true }, key: this.#indexer.keyOf(obj), isSync: false });
+      }
+    }
+    this.#publishStatus();
+  }
+
+  #detach(listener: Listener<T>): void {
+    const before = this.#listeners.length;
+    this.#listeners = this.#listeners.filter((l) => l !== listener);
+    if (this.#listeners.length === before) return;
+    if (this.#listeners.length === 0 && this.#state === 'running') this.#pause();
+    else this.#publishStatus();
+  }
+
+  /** The last listener left: end requests and timers and drop the cache; a later subscriber starts afresh. */
+  #pause(): void {
+    this.#subscription?.unsubscribe();
+    this.#subscription = undefined;
+    this.#state = 'idle';
+    this.#reflectorStatus = undefined;
+    this.#indexer.replace([], '');
+    this.#synced.next(false);
+    this.#failWaiters('stopped', 'its last subscriber left');
+    this.#publishStatus();
+  }
+
+  /** Ends the informer for good: after stop(), or with the error nothing can heal. */
+  async #end(failure: Error | undefined): Promise<void> {
+    this.#subscription?.unsubscribe();
+    this.#subscription = undefined;
+    const listeners = this.#listeners;
+    this.#listeners = [];
+    this.#failWaiters(failure === undefined ? 'stopped' : 'failed', failure === undefined ? 'the informer was stopped' : 'the informer failed');
+    const shutdowns: Promise<void>[] = [];
+    for (const l of listeners) {
+      if (l instanceof HandlerRegistration) shutdowns.push(l.shutdown());
+      else if (l instanceof ObserverListener) {
+        if (failure === undefined) l.subscriber.complete();
+        else l.subscriber.error(failure);
+      }
+    }
+    await Promise.all(shutdowns);
+    this.#publishStatus();
+    this.#synced.complete();
+    this.#errors.complete();
+    this.#status.complete();
+  }
+
+  #failWaiters(reason: CacheSyncFailure, detail: string): void {
+    for (const w of [...this.#syncWaiters]) w.fail(reason, detail);
+  }
+
+  #syncError(reason: CacheSyncFailure, detail: string): CacheSyncError {
+    return new CacheSyncError([], [this.name], this.#failure ?? this.#lastError, reason, detail);
+  }
+
+  #run(): void {
+    this.#state = 'running';
+    this.#failure = undefined;
+    const now = this.#now();
+    const base = this.#opts.resyncPeriod ?? 0;
+    let period = base === 0 ? 0 : Math.max(base, 1000);
+    for (const l of this.#listeners) {
+      if (l instanceof HandlerRegistration && l.requestedResyncPeriod !== 0 && (period === 0 || l.requestedResyncPeriod < period)) period = l.requestedResyncPeriod;
+    }
+    this.#resyncCheckPeriod = period;
+    for (const l of this.#listeners) if (l instanceof HandlerRegistration) this.#armResync(l, now);
+    const input = new Subject<ReflectorEvent<T>>();
+    const fifo = input.pipe(
+      deltaFifo<T>({
+        knownObjects: this.#indexer,
+        emitDeltaTypeReplaced: true,
+        ...(this.#opts.keyFunc !== undefined && { keyFunc: this.#opts.keyFunc }),
+        ...(this.#transform !== undefined && { transform: this.#transform }),
+        onError: (err) => this.#report(err),
+        onSynced: () => {
+          this.#synced.next(true);
+          this.#publishStatus();
+        },
+      }),
+    );
+    const sub = fifo.subscribe({ next: (deltas) => this.#process(deltas) });
+    const reflectorOpts: ReflectOptions = {
+      ...this.#opts.reflector,
+      resyncPeriod: this.#resyncCheckPeriod,
+      initialList: this.#opts.initialList ?? 'paged',
+      ...(this.#opts.scheduler !== undefined && { scheduler: this.#opts.scheduler }),
+      status: (status) => {
+        this.#reflectorStatus = status;
+        if (status.state === 'error') this.#report(toError(status.error));
+        else this.#publishStatus();
+      },
+    };
+    this.#subscription = sub;
+    sub.add(
+      reflect<T>(this.#source, reflectorOpts).subscribe({
+        next: (event) => {
+          if (event.type !== 'Resync' || this.#shouldResync()) input.next(event);
+        },
+        // Only an error nothing can heal ends the reflector (a 400 or 422, or what onTerminal chose); it was reported with its status.
+        error: (err: unknown) => {
+          this.#state = 'failed';
+          this.#failure = toError(err);
+          void this.#end(this.#failure);
+        },
+      }),
+    );
+  }
+
+  #now(): number {
+    return (this.#opts.scheduler ?? asyncScheduler).now();
+  }
+
+  /**
+   * client-go's negotiation of a handler's resync period: never more often than the reflector ticks, which is
+   * fixed for a lifetime (0, no resync at all, when no handler asked for one when it started).
+   */
+  #armResync(reg: HandlerRegistration<T>, now: number): void {
+    if (reg.requestedResyncPeriod !== 0) reg.resyncPeriod = this.#resyncCheckPeriod === 0 ? 0 : Math.max(reg.requestedResyncPeriod, this.#resyncCheckPeriod);
+    reg.resyncDue = reg.resyncPeriod !== 0;
+    reg.nextResyncAt = now + reg.resyncPeriod;
+  }
+
+  /** client-go's shouldResync: marks which handlers are due and says whether any is. */
+  #shouldResync(): boolean {
+    const now = this.#now();
+    let any = false;
+    for (const l of this.#listeners) {
+      if (!(l instanceof HandlerRegistration)) continue;
+      const due = l.resyncPeriod !== 0 && now >= l.nextResyncAt;
+      l.resyncDue = due;
+      if (due) {
+        l.nextResyncAt = now + l.resyncPeriod;
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  // ------------------------------------------------------------ deltas
+
+  /** Applies one key's deltas to the store, oldest first, notifying after each. */
+  #process(deltas: Deltas<T>): void {
+    const key = deltas.key;
+    for (const delta of deltas.deltas) {
+      try {
+        if (delta.type === 'Deleted') {
+          this.#indexer.delete(delta.obj);
+          this.#notify({ type: 'delete', obj: delta.obj }, key, false);
+          continue;
+        }
+        const obj = delta.obj as T;
+        const old = this.#indexer.getByKey(key);
+        const oldUid = uidOf(old);
+        const newUid = uidOf(obj);
+        if (old === undefined) {
+          this.#indexer.add(obj);
+          this.#notify({ type: 'add', obj, isInInitialList: deltas.isInInitialList }, key, false);
+        } else if (oldUid !== undefined && newUid !== undefined && oldUid !== newUid) {
+          // Same name, new object: the old one is gone even if no watch said so.
+          this.#indexer.delete(old);
+          this.#notify({ type: 'delete', obj: new DeletedFinalStateUnknown(key, old) }, key, false);
+          this.#indexer.add(obj);
+          this.#notify({ type: 'add', obj, isInInitialList: deltas.isInInitialList }, key, false);
+        } else {
+          this.#indexer.update(obj);
+          const rv = resourceVersionOf(obj);
+          this.#notify({ type: 'update', oldObj: old, obj }, key, rv !== undefined && rv === resourceVersionOf(old));
+        }
+      } catch (err) {
+        // A key or index function threw: the store is unchanged for this delta and nothing is announced.
+        this.#report(toError(err));
+      }
+    }
+  }
+
+  #notify(event: InformerEvent<T>, key: string, isSync: boolean): void {
+    const n: Notification<T> = { event, key, isSync };
+    for (const l of this.#listeners) {
+      if (isSync && !l.resyncDue) continue;
+      l.enqueue(n);
+    }
+  }
+
+  // ------------------------------------------------------------ errors and status
+
+  #report(err: Error): void {
+    this.#errorCount++;
+    this.#lastError = err;
+    const onError = this.#opts.onError;
+    if (onError !== undefined) {
+      try {
+        onError(err);
+      } catch (callbackError) {
+        reportError(callbackError);
+      }
+    } else if (this.#errorListeners === 0) {
+      reportError(err);
+    }
+    this.#errors.next(err);
+    this.#publishStatus();
+  }
+
+  #snapshot(): InformerStatus {
+    const handlers = [];
+    for (const l of this.#listeners) {
+      if (l instanceof HandlerRegistration) handlers.push({ id: l.id, depth: l.depth, processed: l.processed, synced: l.hasSynced() });
+    }
+    return {
+      state: this.#state,
+      synced: this.#synced.value,
+      reflector: this.#reflectorStatus,
+      handlers,
+      errors: this.#errorCount,
+      lastError: this.#lastError,
+    };
+  }
+
+  #publishStatus(): void {
+    if (this.#status === undefined || this.#status.closed) return;
+    this.#status.next(this.#snapshot());
+  }
+}
