@@ -300,6 +300,19 @@ describe('reflect() relists', () => {
     r2.sub.unsubscribe();
   });
 
+  it('applies a page size the caller chose to every list, a relist at a pinned resourceVersion included', async () => {
+    const lw = new ScriptedLW();
+    lw.watchScripts.push((w) => w.fail(new ExpiredError('old')));
+    const r = run(lw, { pageSize: 100 });
+    await advance();
+    // The default would list at RV 10 unpaged (limit 0) so the watch cache can serve it; an explicit size wins.
+    expect(lw.lists.map((l) => l.opts)).toEqual([
+      { resourceVersion: '0', limit: 100 },
+      { resourceVersion: '10', limit: 100 },
+    ]);
+    r.sub.unsubscribe();
+  });
+
   it('retries a list that is "too large resource version" from "" at once', async () => {
     const lw = new ScriptedLW();
     lw.listAnswers.push(new KubeApiError(504, 'Too large resource version: 99, current: 10', { reason: 'Timeout' }));

@@ -1,4 +1,6 @@
 import { vi } from 'vitest';
+import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/operators/reflect.js';
+import type { ReflectorEvent } from '../../src/operators/types.js';
 // A scripted, in-memory ListerWatcher for the timing tests of reflect(): a
 // test double of the interface whose every answer is chosen by the test.
 import type { ListerWatcher, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../../src/sources/types.js';
@@ -120,3 +122,47 @@ export async function advance(ms = 0): Promise<void> {
   await vi.advanceTimersByTimeAsync(ms);
   for (let i = 0; i < 5; i++) await vi.advanceTimersByTimeAsync(0);
 }
+
+/** Subscribes reflect() to `lw` with random() = 0 unless given, recording events, statuses and the outcome. */
+export function runReflect(lw: ListerWatcher<Pod>, opts: ReflectOptions = {}) {
+  const events: ReflectorEvent<Pod>[] = [];
+  const statuses: (ReflectorStatus & { at: number })[] = [];
+  const result: { error?: unknown; completed: boolean } = { completed: false };
+  const sub = reflect(lw, { random: () => 0, ...opts, status: (s) => statuses.push({ ...s, at: Date.now() }) }).subscribe({
+    next: (e) => events.push(e),
+    error: (e: unknown) => (result.error = e),
+    complete: () => (result.completed = true),
+  });
+  const of = <S extends ReflectorStatus['state']>(state: S) =>
+    statuses.filter((s): s is Extract<ReflectorStatus, { state: S }> & { at: number } => s.state === state);
+  return {
+    events,
+    statuses,
+    result,
+    sub,
+    of,
+    delays: () => of('backoff').map((s) => s.delayMs),
+    types: () => events.map((e) => e.type),
+  };
+}
+
+/**
+ * The most retries a schedule allows within `windowMs`: each retry waits at
+ * least its base delay (jitter only stretches it), so count how many minimum
+ * delays fit. `minDelays(n)` is the least wait before the n-th retry (1-based).
+ */
+export function maxRetriesWithin(windowMs: number, minDelay: (n: number) => number): number {
+  let n = 0;
+  let spent = 0;
+  for (;;) {
+    const next = minDelay(n + 1);
+    if (spent + next > windowMs) return n;
+    spent += next;
+    n += 1;
+  }
+}
+
+/** client-go's base delays: 800 ms × 2 up to 30 s; `nth` is 1-based. */
+export const clientGoBase = (nth: number): number => Math.min(800 * 2 ** (nth - 1), 30_000);
+/** A fault a new request fixes: the first retry is immediate (≥ 0 ms), the n-th waits client-go's (n−1)-th base delay. */
+export const fastRetryBase = (nth: number): number => (nth === 1 ? 0 : clientGoBase(nth - 1));

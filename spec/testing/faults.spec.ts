@@ -181,6 +181,89 @@ describe('faults', () => {
     expect(running.lines).toEqual([{ type: 'ERROR', object: expect.objectContaining({ code: 500, reason: 'InternalError' }) }]);
   });
 
+  it('endMidLine writes half of the next event line, then ends the stream cleanly', async () => {
+    const w = await watch(podWatch());
+    server.faults.inject({ type: 'endMidLine' }, { verb: 'watch' });
+    await server.create('v1/pods', pod('a'));
+    expect(await w.waitForEnd()).toBe('end');
+    expect(w.raw.length).toBeGreaterThan(0);
+    expect(w.raw).not.toContain('\n');
+    expect(w.lines).toEqual([]);
+  });
+
+  it('endMidLine armed for list answers a well-formed but truncated body', async () => {
+    await server.create('v1/pods', pod('a'));
+    const whole = await request(`${server.url}/api/v1/pods`);
+    server.faults.inject({ type: 'endMidLine' }, { verb: 'list' });
+    const cut = await request(`${server.url}/api/v1/pods`);
+    expect(cut.status).toBe(200);
+    expect(cut.json).toBeUndefined();
+    expect(cut.text.length).toBeLessThan(whole.text.length);
+    expect(whole.text.startsWith(cut.text)).toBe(true);
+  });
+
+  it('silentWatch answers 200 and then nothing: no events, no bookmarks, no end at timeoutSeconds', async () => {
+    await server.close();
+    server = await startApiServer({ bookmarkIntervalMs: 20 });
+    server.faults.inject({ type: 'silentWatch' }, { verb: 'watch' });
+    const silent = await watch(`${podWatch()}&timeoutSeconds=1&allowWatchBookmarks=true`);
+    const control = await watch(`${podWatch()}&timeoutSeconds=1&allowWatchBookmarks=true`);
+    expect(silent.status).toBe(200);
+    await server.create('v1/pods', pod('a'));
+    await control.waitForLines(1);
+    expect(await control.waitForEnd()).toBe('end');
+    expect(control.events.map((e) => e.type)).toContain('ADDED');
+    expect(silent.raw).toBe('');
+    expect(silent.ending).toBeUndefined();
+    expect(server.stats.watchesOpen).toBe(1);
+    server.faults.closeWatches();
+    expect(await silent.waitForEnd()).toBe('end');
+    expect(silent.raw).toBe('');
+  });
+
+  it('silentWatch taken by an open watch silences it from its next event on', async () => {
+    const quiet = await watch(podWatch());
+    const control = await watch(podWatch());
+    await waitUntil(() => server.stats.watchesOpen === 2);
+    server.faults.inject({ type: 'silentWatch' });
+    await server.create('v1/pods', pod('a'));
+    await server.create('v1/pods', pod('b'));
+    await control.waitForLines(2);
+    expect(quiet.lines).toEqual([]);
+    expect(quiet.ending).toBeUndefined();
+    expect(() => server.faults.inject({ type: 'silentWatch' }, { verb: 'list' })).toThrow(/verb must be 'watch'/);
+  });
+
+  it('a 410 can come as the HTTP status of a watch or as its first or a later ERROR event', async () => {
+    server.faults.inject({ type: 'status', status: 410 }, { verb: 'watch' });
+    const refused = await request(`${server.url}${podWatch()}`);
+    expect(refused.status).toBe(410);
+    expect(refused.json).toMatchObject({ kind: 'Status', reason: 'Expired', code: 410 });
+    server.faults.inject({ type: 'errorEvent' }, { verb: 'watch', times: 2 });
+    const atStart = await watch(podWatch());
+    expect(await atStart.waitForEnd()).toBe('end');
+    expect(atStart.events).toEqual([{ type: 'ERROR', object: expect.objectContaining({ code: 410, reason: 'Expired' }) }]);
+    const control = await watch(podWatch());
+    expect(await control.waitForEnd()).toBe('end');
+    server.faults.clear();
+    const midStream = await watch(podWatch());
+    await server.create('v1/pods', pod('a'));
+    await midStream.waitForLines(1);
+    server.faults.inject({ type: 'errorEvent' }, { verb: 'watch' });
+    await server.create('v1/pods', pod('b'));
+    expect(await midStream.waitForEnd()).toBe('end');
+    expect(midStream.events.map((e) => e.type)).toEqual(['ADDED', 'ERROR']);
+  });
+
+  it('pending() counts the faults still armed', () => {
+    expect(server.faults.pending()).toBe(0);
+    server.faults.inject({ type: 'status', status: 500 }, { verb: 'list', times: 3 });
+    server.faults.inject({ type: 'malformedLine' });
+    expect(server.faults.pending()).toBe(2);
+    server.faults.clear();
+    expect(server.faults.pending()).toBe(0);
+  });
+
   it('stop refuses connections and drops watches; restart serves the same storage on the same port', async () => {
     await server.create('v1/pods', pod('a'));
     const port = server.port;

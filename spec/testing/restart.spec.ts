@@ -49,10 +49,11 @@ describe('restart', () => {
     // A client resumes watching from the resourceVersion it had: nothing was lost or renumbered.
     const resumed = await WireWatch.open(`${s.url}/api/v1/pods?watch=true&resourceVersion=${rvBefore}`);
     open.push(resumed);
-    const c = await s.create('v1/pods', pod('c'));
+    await s.create('v1/pods', pod('c'));
+    const c = s.get<{ metadata: { resourceVersion: string } }>('v1/pods', 'default', 'c');
     await resumed.waitForLines(1);
     expect(resumed.events).toEqual([{ type: 'ADDED', object: c }]);
-    expect(Number(c.metadata.resourceVersion)).toBe(Number(rvBefore) + 1);
+    expect(Number(c?.metadata.resourceVersion)).toBe(Number(rvBefore) + 1);
   });
 
   it('keeps the TLS material and the token across a restart', async () => {

@@ -150,6 +150,21 @@ describe('WorkQueue.items(): for await', () => {
     expect(q.len()).toBe(1);
   });
 
+  it('serialises overlapping next() calls: one iterator never holds two items', async () => {
+    const { q } = setup();
+    const it = q.items()[Symbol.asyncIterator]();
+    const first = it.next();
+    const second = it.next();
+    q.add('a');
+    q.add('b');
+    expect(await first).toEqual({ done: false, value: 'a' });
+    expect(await second).toEqual({ done: false, value: 'b' });
+    // The second call gave 'a' back before taking 'b'.
+    expect(q.metrics().workDuration.count).toBe(1);
+    await it.return?.();
+    expect(q.metrics().workDuration.count).toBe(2);
+  });
+
   it('rejects bad options with a TypeError naming them', () => {
     const { q } = setup();
     expect(() => q.items({ signal: 'stop' as never })).toThrow(/option "signal" must be an AbortSignal, got "stop"/);

@@ -82,6 +82,9 @@ export class Elector {
     let ok = false;
     try {
       ok = await this.#tryAcquireOrRenew(controller.signal);
+    } catch (err) {
+      // A lock that throws where it should reject must not end the loop.
+      this.#report(err);
     } finally {
       timeout.unsubscribe();
       if (this.#inflight === controller) this.#inflight = undefined;

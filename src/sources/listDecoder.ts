@@ -60,8 +60,6 @@ export class ListDecoder<T> {
   #itemsExpect: 'itemOrEnd' | 'item' | 'commaOrEnd' = 'itemOrEnd';
   /** Whether an `items` key was read: a second one would add its items to the first's, where JSON keeps only the last. */
   #sawItems = false;
-  /** Between the envelope's `items` `[` and its `]`. */
-  #inItems = false;
   #capture: Capture = 'none';
   /** Whether the value being captured is an object/array (ends at its bracket) or a scalar/string. */
   #captureContainer = false;
@@ -162,7 +160,6 @@ export class ListDecoder<T> {
       case 'value':
         this.#expect = 'commaOrEnd';
         if (b === LBRACKET && this.#key === 'items') {
-          this.#inItems = true;
           this.#itemsExpect = 'itemOrEnd';
           this.#depth = 2;
         } else if (b === LBRACE || b === LBRACKET) {
@@ -222,7 +219,6 @@ export class ListDecoder<T> {
       this.#itemsExpect = 'item';
     } else if (b === RBRACKET) {
       if (this.#itemsExpect === 'item') throw this.#error("list items end with a stray ','", buf, i);
-      this.#inItems = false;
       this.#depth = 1;
     } else {
       throw this.#error('list item is not an object', buf, i);

@@ -135,7 +135,8 @@ function unescapeValue(input: string, raw: string, offset: number): string {
   return out;
 }
 
-const PATH_SEGMENT = /^[^\s.]+$/;
+// No '\\' (escapes are for values) and no '!': a path ending in '!' before '=' would print as the operator '!='.
+const PATH_SEGMENT = /^[^\s.\\!]+$/;
 
 /**
  * Parses a Kubernetes field selector once into a reusable matcher.
@@ -147,8 +148,9 @@ const PATH_SEGMENT = /^[^\s.]+$/;
  * trailing `\`, or a bare `=` in a value is an error. A missing field
  * compares as `""` (so `spec.nodeName=` selects unscheduled pods); objects and
  * arrays equal no value. Whitespace around the path is ignored, values are
- * taken literally. Unlike the API server, any path is accepted: which fields
- * a resource supports is the server's business.
+ * taken literally. Unlike the API server, any path is accepted (segments
+ * without whitespace, `\\` or `!`): which fields a resource supports is the
+ * server's business.
  *
  * ## Example
  * ```ts
@@ -183,12 +185,9 @@ export function parseFieldSelector(s: string): FieldSelector {
 }
 
 function parseTerm(input: string, term: string, offset: number): FieldRequirement {
+  // The first operator splits the term, as in Kubernetes' splitTerm: escapes belong to values, never to paths.
   for (let i = 0; i < term.length; i++) {
     const ch = term[i];
-    if (ch === '\\') {
-      i++;
-      continue;
-    }
     let op: FieldOperator | undefined;
     if (term.startsWith('!=', i)) op = '!=';
     else if (term.startsWith('==', i)) op = '==';
@@ -197,7 +196,7 @@ function parseTerm(input: string, term: string, offset: number): FieldRequiremen
     const field = term.slice(0, i).trim();
     if (field.length === 0) throw new SelectorParseError('field', input, offset, `missing field path before '${op}'`);
     if (!field.split('.').every((seg) => PATH_SEGMENT.test(seg))) {
-      throw new SelectorParseError('field', input, offset, `invalid field path ${JSON.stringify(field)}: dotted path with non-empty segments and no whitespace expected`);
+      throw new SelectorParseError('field', input, offset, `invalid field path ${JSON.stringify(field)}: dotted path with non-empty segments and no whitespace, '\\' or '!' expected`);
     }
     const valueStart = i + op.length;
     return { field, op, value: unescapeValue(input, term.slice(valueStart), offset + valueStart) };

@@ -7,7 +7,8 @@ import type { KubeObject } from './types.js';
  * unchanged (client-go's `ExplicitKey`).
  *
  * Unlike client-go, an object without `metadata.name` is rejected rather than
- * keyed `""` or `"ns/"`: such keys would collide silently.
+ * keyed `""` or `"ns/"`, and so is a name or namespace holding a `/` (which
+ * the API server never accepts): such keys would collide silently.
  *
  * ## Example
  * ```ts
@@ -18,7 +19,7 @@ import type { KubeObject } from './types.js';
  *
  * @param obj a Kubernetes object, or an explicit key.
  * @returns the key.
- * @throws {TypeError} when the object has no `metadata` or no non-empty string `metadata.name`.
+ * @throws {TypeError} when the object has no `metadata` or no non-empty string `metadata.name`, or its name or namespace holds a `/`.
  */
 export function metaNamespaceKey(obj: KubeObject | string): string {
   if (typeof obj === 'string') return obj;
@@ -26,8 +27,12 @@ export function metaNamespaceKey(obj: KubeObject | string): string {
   if (meta === null || typeof meta !== 'object') throw new TypeError('object has no metadata');
   const name = meta.name;
   if (typeof name !== 'string' || name.length === 0) throw new TypeError('object has no metadata.name');
+  // No Kubernetes name or namespace holds a '/'; one that did would make "ns/x" and name "ns/x" the same key.
+  if (name.includes('/')) throw new TypeError(`metadata.name ${JSON.stringify(name)} contains '/'`);
   const ns = meta.namespace;
-  return typeof ns === 'string' && ns.length > 0 ? `${ns}/${name}` : name;
+  if (typeof ns !== 'string' || ns.length === 0) return name;
+  if (ns.includes('/')) throw new TypeError(`metadata.namespace ${JSON.stringify(ns)} contains '/'`);
+  return `${ns}/${name}`;
 }
 
 /**

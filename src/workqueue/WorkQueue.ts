@@ -1,47 +1,21 @@
 import type { AsyncIterableX } from 'ix/asynciterable';
-import { AsyncSubject, asyncScheduler, concat, defer, interval, map, of, startWith, takeUntil, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { AsyncSubject, asyncScheduler, concat, interval, map, of, startWith, takeUntil, type Observable, type SchedulerLike } from 'rxjs';
 import { reportError, toError } from '../errors/reportError.js';
-import { processItems, QueueItems, type ItemsOptions, type ProcessOptions, type Worker, type WorkOutcome } from './consume.js';
+import { DelayedAdds } from './delayedAdds.js';
+import { processItems, QueueItems } from './consume.js';
 import { QueueMetricsRecorder, type WorkQueueMetrics } from './metrics.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from './rateLimiters.js';
+import type { WorkQueueGetOptions, WorkQueueGetResult, WorkQueueItemsOptions, WorkQueueProcessOptions, WorkQueueWorker, WorkOutcome, WorkQueueOptions } from './types.js';
 import { checkOptionNames, delayArgument, functionOption, schedulerOption, show } from './validate.js';
-import { WaitingHeap } from './waitingHeap.js';
 
-/** Options of {@link workQueue}. */
-export interface WorkQueueOptions<T> {
-  /** The queue's name, carried by its metrics. @default '' */
-  readonly name?: string;
-  /** The clock and timers of delayed adds, rate limiting and metrics. @default asyncScheduler */
-  readonly scheduler?: SchedulerLike;
-  /**
-   * Decides the delay of `addRateLimited`.
-   * @default defaultControllerRateLimiter({ scheduler }): the longer of 5 ms doubling per failure up to 1000 s and a 10 qps bucket with a burst of 100
-   */
-  readonly rateLimiter?: RateLimiter<T>;
-  /** Receives failures the queue meets on its own (a rate limiter throwing inside `process`, `done` of an item not being processed). @default reportError */
-  readonly onError?: (err: Error) => void;
-}
-
-/** Options of {@link WorkQueue.get}. */
-export interface GetOptions {
-  /** Stops waiting: the promise rejects with the signal's reason. @default none */
-  readonly signal?: AbortSignal;
-}
-
-/** What {@link WorkQueue.get} resolves to: an item to process, or the news that the queue shut down and is empty. */
-export type GetResult<T> = { readonly shutdown: false; readonly item: T } | { readonly shutdown: true; readonly item?: undefined };
-
-const SHUT_DOWN: GetResult<never> = Object.freeze({ shutdown: true });
-
-// Node fires a timer of more than 2^31 - 1 ms after 1 ms; longer waits are taken in steps.
-const MAX_TIMER_MS = 2_147_483_647;
+const SHUT_DOWN: WorkQueueGetResult<never> = Object.freeze({ shutdown: true });
 
 // client-go refreshes its unfinished-work gauges this often; metrics$ emits at the same pace.
 const METRICS_PERIOD_MS = 500;
 
 /** A caller of get() waiting for an item. */
 interface Waiter<T> {
-  readonly resolve: (result: GetResult<T>) => void;
+  readonly resolve: (result: WorkQueueGetResult<T>) => void;
   readonly detach: () => void;
 }
 
@@ -66,12 +40,38 @@ interface Waiter<T> {
  *
  * Items are compared as Map keys (SameValueZero): strings such as
  * `'namespace/name'` in practice; objects by identity.
+ *
+ * ## Example
+ * ```ts
+ * import { workQueue } from 'rxkube';
+ *
+ * const queue = workQueue<string>({ name: 'services' });
+ * queue.add('default/web');
+ * queue.add('default/web'); // collapses into the first
+ *
+ * // client-go's worker loop, by hand; items() and process() do the same for you.
+ * for (;;) {
+ *   const next = await queue.get();
+ *   if (next.shutdown) break;
+ *   try {
+ *     await reconcile(next.item);
+ *     queue.forget(next.item);
+ *   } catch {
+ *     queue.addRateLimited(next.item);
+ *   } finally {
+ *     queue.done(next.item);
+ *   }
+ * }
+ * ```
  */
 export class WorkQueue<T> {
+  // Labels the metrics.
   readonly #name: string;
   // Reads the clock and runs the timers, so virtual time drives the queue exactly.
   readonly #scheduler: SchedulerLike;
+  // Decides the delay of addRateLimited and remembers failures per item.
   readonly #rateLimiter: RateLimiter<T>;
+  // Where failures the queue meets on its own go; reportError when unset.
   readonly #onError: ((err: Error) => void) | undefined;
   // The order of work: every item here is dirty and not being processed. A head index keeps taking O(1).
   #queue: T[] = [];
@@ -82,14 +82,13 @@ export class WorkQueue<T> {
   readonly #processing = new Set<T>();
   // Callers of get() waiting for work, first come first served.
   readonly #waiters: Waiter<T>[] = [];
+  // Once set, adds are ignored and an empty queue answers get() with the shutdown.
   #shuttingDown = false;
   // Set while shutDownWithDrain() waits for processing to empty; shutDown() or the last done() settles it.
   #drained: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
   // Items of addAfter() waiting for their time.
-  readonly #waiting = new WaitingHeap<T>();
-  // The timer for the earliest waiting item, and a counter that tells a stale timer from the current one.
-  #timer: Subscription | undefined;
-  #timerGeneration = 0;
+  readonly #delayed: DelayedAdds<T>;
+  // Counters, latencies and the start times of items being processed.
   readonly #metrics: QueueMetricsRecorder<T>;
   // Emits once at shutdown (and to anyone subscribing later), ending metrics$.
   readonly #closed = new AsyncSubject<void>();
@@ -98,6 +97,14 @@ export class WorkQueue<T> {
    * A snapshot of the queue's metrics when subscribed, then every 500 ms (on
    * the queue's scheduler), and a last one at shutdown, after which it
    * completes. Nothing runs while nobody subscribes.
+   *
+   * ## Example
+   * ```ts
+   * import { workQueue } from 'rxkube';
+   *
+   * const queue = workQueue<string>({ name: 'pods' });
+   * queue.metrics$.subscribe((m) => gauge.set({ name: m.name }, m.depth));
+   * ```
    */
   readonly metrics$: Observable<WorkQueueMetrics>;
 
@@ -112,10 +119,11 @@ export class WorkQueue<T> {
     if (o['rateLimiter'] !== undefined) checkRateLimiter(where, 'option "rateLimiter"', o['rateLimiter']);
     this.#rateLimiter = (o['rateLimiter'] as RateLimiter<T> | undefined) ?? defaultControllerRateLimiter<T>({ scheduler: this.#scheduler });
     this.#onError = functionOption<(err: Error) => void>(where, 'onError', o['onError']);
+    this.#delayed = new DelayedAdds<T>(this.#scheduler, (item) => this.add(item));
     this.#metrics = new QueueMetricsRecorder<T>(name, () => this.#scheduler.now());
     this.metrics$ = concat(
       interval(METRICS_PERIOD_MS, this.#scheduler).pipe(startWith(0), takeUntil(this.#closed)),
-      defer(() => of(0)),
+      of(0),
     ).pipe(map(() => this.metrics()));
   }
 
@@ -156,7 +164,7 @@ export class WorkQueue<T> {
       this.add(item);
       return;
     }
-    if (this.#waiting.schedule(item, this.#scheduler.now() + delayMs)) this.#arm();
+    this.#delayed.schedule(item, delayMs);
   }
 
   /**
@@ -200,7 +208,7 @@ export class WorkQueue<T> {
    * @param opts an AbortSignal that stops the wait.
    * @returns the item, or the shutdown.
    */
-  get(opts: GetOptions = {}): Promise<GetResult<T>> {
+  get(opts: WorkQueueGetOptions = {}): Promise<WorkQueueGetResult<T>> {
     const signal = opts.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
       return Promise.reject(new TypeError(`WorkQueue.get: option "signal" must be an AbortSignal, got ${show(signal)}`));
@@ -208,7 +216,7 @@ export class WorkQueue<T> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#queue.length > this.#head) return Promise.resolve({ shutdown: false, item: this.#take() });
     if (this.#shuttingDown) return Promise.resolve(SHUT_DOWN);
-    return new Promise<GetResult<T>>((resolve, reject) => {
+    return new Promise<WorkQueueGetResult<T>>((resolve, reject) => {
       const onAbort = (): void => {
         const i = this.#waiters.indexOf(waiter);
         if (i !== -1) this.#waiters.splice(i, 1);
@@ -314,7 +322,7 @@ export class WorkQueue<T> {
    * @param opts an AbortSignal that ends the iteration.
    * @returns an ix `AsyncIterableX`.
    */
-  items(opts: ItemsOptions = {}): AsyncIterableX<T> {
+  items(opts: WorkQueueItemsOptions = {}): AsyncIterableX<T> {
     return new QueueItems(this, opts);
   }
 
@@ -349,7 +357,7 @@ export class WorkQueue<T> {
    * @returns a cold Observable of {@link WorkOutcome}s.
    * @throws {TypeError} when `worker` is not a function or an option is invalid.
    */
-  process(worker: Worker<T>, opts: ProcessOptions = {}): Observable<WorkOutcome<T>> {
+  process(worker: WorkQueueWorker<T>, opts: WorkQueueProcessOptions = {}): Observable<WorkOutcome<T>> {
     return processItems(this, worker, opts, (err) => this.#report(err));
   }
 
@@ -377,10 +385,7 @@ export class WorkQueue<T> {
   #shutDown(): void {
     if (this.#shuttingDown) return;
     this.#shuttingDown = true;
-    this.#waiting.clear();
-    this.#timerGeneration++;
-    this.#timer?.unsubscribe();
-    this.#timer = undefined;
+    this.#delayed.clear();
     // Waiters exist only while the queue is empty, so each of them learns of the shutdown.
     for (const waiter of this.#waiters.splice(0)) {
       waiter.detach();
@@ -394,24 +399,6 @@ export class WorkQueue<T> {
     const drained = this.#drained;
     this.#drained = undefined;
     drained?.resolve();
-  }
-
-  // One timer, for the earliest waiting item; re-armed whenever that changes.
-  #arm(): void {
-    this.#timer?.unsubscribe();
-    this.#timer = undefined;
-    const readyAt = this.#waiting.peekReadyAt();
-    if (readyAt === undefined || this.#shuttingDown) return;
-    const generation = ++this.#timerGeneration;
-    const delay = Math.min(Math.max(0, readyAt - this.#scheduler.now()), MAX_TIMER_MS);
-    const timer = this.#scheduler.schedule(() => {
-      if (generation !== this.#timerGeneration) return;
-      this.#timer = undefined;
-      for (const item of this.#waiting.takeReady(this.#scheduler.now())) this.add(item);
-      this.#arm();
-    }, delay);
-    // A scheduler that ran the work inside schedule() has already armed the next timer.
-    if (generation === this.#timerGeneration) this.#timer = timer;
   }
 
   #report(err: Error): void {

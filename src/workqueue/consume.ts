@@ -1,42 +1,9 @@
 import { AsyncIterableX } from 'ix/asynciterable';
 import { Observable } from 'rxjs';
 import { toError } from '../errors/reportError.js';
+import type { WorkQueueItemsOptions, WorkQueueProcessOptions, WorkQueueWorker, WorkOutcome } from './types.js';
 import type { WorkQueue } from './WorkQueue.js';
 import { checkOptionNames, show } from './validate.js';
-
-/** Options of {@link WorkQueue.items}. */
-export interface ItemsOptions {
-  /** Ends the iteration: a pending wait returns `done`, and the item in hand is marked done. @default none */
-  readonly signal?: AbortSignal;
-}
-
-/** Options of {@link WorkQueue.process}. */
-export interface ProcessOptions {
-  /** How many items are processed at once; never two with the same value. @default 1 */
-  readonly concurrency?: number;
-  /**
-   * What happens to an item whose worker threw or rejected: `true` puts it
-   * back through `addRateLimited` (client-go's usual worker loop); `false`
-   * forgets it. A success always forgets the item's failures.
-   * @default true
-   */
-  readonly requeue?: boolean;
-}
-
-/** What became of one item handed to a worker by {@link WorkQueue.process}. */
-export type WorkOutcome<T> =
-  | { readonly item: T; readonly ok: true }
-  | {
-      readonly item: T;
-      readonly ok: false;
-      /** What the worker threw or rejected with. */
-      readonly error: Error;
-      /** Whether the item went back through `addRateLimited` (not when `requeue` is false or the queue is shutting down). */
-      readonly requeued: boolean;
-    };
-
-/** A worker of {@link WorkQueue.process}: processes one item; the signal aborts when the subscription ends. */
-export type Worker<T> = (item: T, signal: AbortSignal) => unknown;
 
 /** The queue's items as an ix async iterable whose every iterator is one worker. */
 export class QueueItems<T> extends AsyncIterableX<T> {
@@ -45,7 +12,7 @@ export class QueueItems<T> extends AsyncIterableX<T> {
   // The caller's signal from items({ signal }), combined with the one ix passes to each iterator.
   readonly #signal: AbortSignal | undefined;
 
-  constructor(queue: WorkQueue<T>, opts: ItemsOptions) {
+  constructor(queue: WorkQueue<T>, opts: WorkQueueItemsOptions) {
     super();
     const o = checkOptionNames('WorkQueue.items', opts, ['signal']);
     if (o['signal'] !== undefined && !(o['signal'] instanceof AbortSignal)) {
@@ -83,23 +50,31 @@ function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): 
     return { done: true, value: undefined };
   };
 
+  const step = async (): Promise<IteratorResult<T, undefined>> => {
+    // Asking for the next item means the consumer finished with the previous one.
+    release();
+    if (finished || signals.some((s) => s.aborted)) return finish();
+    let got;
+    try {
+      got = await queue.get({ signal: stop.signal });
+    } catch (err) {
+      if (stop.signal.aborted) return finish();
+      throw err;
+    }
+    if (got.shutdown) return finish();
+    current = { item: got.item };
+    // The iteration may have been ended while the item was on its way: it must not stay in processing.
+    if (finished) return finish();
+    return { done: false, value: got.item };
+  };
+  // Calls of next() that overlap run one after the other, so one iterator never holds two items.
+  let queued: Promise<unknown> = Promise.resolve();
+
   return {
-    async next(): Promise<IteratorResult<T, undefined>> {
-      // Asking for the next item means the loop body finished with the previous one.
-      release();
-      if (finished || signals.some((s) => s.aborted)) return finish();
-      let got;
-      try {
-        got = await queue.get({ signal: stop.signal });
-      } catch (err) {
-        if (stop.signal.aborted) return finish();
-        throw err;
-      }
-      if (got.shutdown) return finish();
-      current = { item: got.item };
-      // The iteration may have been ended while the item was on its way: it must not stay in processing.
-      if (finished) return finish();
-      return { done: false, value: got.item };
+    next(): Promise<IteratorResult<T, undefined>> {
+      const result = queued.then(step);
+      queued = result.catch(() => undefined);
+      return result;
     },
     // A loop that breaks, returns or throws lands here: the item in hand is done.
     async return(): Promise<IteratorResult<T, undefined>> {
@@ -111,8 +86,8 @@ function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): 
 /** The Observable behind {@link WorkQueue.process}. */
 export function processItems<T>(
   queue: WorkQueue<T>,
-  worker: Worker<T>,
-  opts: ProcessOptions,
+  worker: WorkQueueWorker<T>,
+  opts: WorkQueueProcessOptions,
   report: (err: Error) => void,
 ): Observable<WorkOutcome<T>> {
   const where = 'WorkQueue.process';

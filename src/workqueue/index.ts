@@ -1,6 +1,6 @@
-export { workQueue, WorkQueue, type WorkQueueOptions, type GetOptions, type GetResult } from './WorkQueue.js';
-export type { ItemsOptions, ProcessOptions, WorkOutcome, Worker } from './consume.js';
-export type { WorkQueueMetrics, HistogramSnapshot } from './metrics.js';
+export { workQueue, type WorkQueue } from './WorkQueue.js';
+export type { WorkQueueOptions, WorkQueueGetOptions, WorkQueueGetResult, WorkQueueItemsOptions, WorkQueueProcessOptions, WorkOutcome, WorkQueueWorker } from './types.js';
+export type { WorkQueueMetrics, WorkQueueHistogram } from './metrics.js';
 export {
   itemExponentialFailureRateLimiter,
   itemFastSlowRateLimiter,

@@ -1,5 +1,5 @@
 /** Observations of a duration, in seconds, in Prometheus histogram form. */
-export interface HistogramSnapshot {
+export interface WorkQueueHistogram {
   /** How many durations were observed. */
   readonly count: number;
   /** Their sum, in seconds. */
@@ -23,9 +23,9 @@ export interface WorkQueueMetrics {
   /** Delayed and rate-limited adds (`addAfter`, `addRateLimited`) [workqueue_retries_total]. */
   readonly retries: number;
   /** Time from an item's add to its hand-over to a worker [workqueue_queue_duration_seconds]. */
-  readonly queueLatency: HistogramSnapshot;
+  readonly queueLatency: WorkQueueHistogram;
   /** Time from hand-over to `done()` [workqueue_work_duration_seconds]. */
-  readonly workDuration: HistogramSnapshot;
+  readonly workDuration: WorkQueueHistogram;
   /** Sum of how long every item being processed has been processed so far [workqueue_unfinished_work_seconds]. */
   readonly unfinishedWorkSeconds: number;
   /** How long the item processed longest so far has been processed [workqueue_longest_running_processor_seconds]. */
@@ -38,6 +38,7 @@ const BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 100
 class Histogram {
   // Per-bucket (not cumulative) counts; the last slot is +Inf.
   readonly #counts = new Array<number>(BUCKETS.length + 1).fill(0);
+  // Prometheus histograms carry the count and sum beside the buckets.
   #count = 0;
   #sum = 0;
 
@@ -49,7 +50,7 @@ class Histogram {
     this.#counts[i] = (this.#counts[i] ?? 0) + 1;
   }
 
-  snapshot(): HistogramSnapshot {
+  snapshot(): WorkQueueHistogram {
     let cumulative = 0;
     const buckets = BUCKETS.map((le, i) => ({ le, count: (cumulative += this.#counts[i] ?? 0) }));
     return { count: this.#count, sum: this.#sum, buckets };
@@ -58,10 +59,14 @@ class Histogram {
 
 /** What a work queue records as items pass through it. */
 export class QueueMetricsRecorder<T> {
+  // The queue's name, repeated in every snapshot.
   readonly #name: string;
+  // The queue's clock, so virtual time gives exact durations.
   readonly #now: () => number;
+  // Counters only ever grow, as Prometheus counters do.
   #adds = 0;
   #retries = 0;
+  // Durations observed so far, for the two histograms.
   readonly #queueLatency = new Histogram();
   readonly #workDuration = new Histogram();
   // When each waiting item was first added, for its queue latency.

@@ -1,0 +1,172 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { waitFor } from '../helpers/waitFor.js';
+
+/** One line a replica wrote. */
+export interface ReplicaLine {
+  /** Wall-clock ms, shared by every process on the machine. */
+  readonly t: number;
+  readonly run: string | undefined;
+  readonly id: string;
+  readonly event: 'ready' | 'joined' | 'left' | 'started' | 'stopped' | 'leader' | 'error';
+  readonly leader?: string;
+  readonly name?: string;
+  readonly message?: string;
+}
+
+/** What a replica needs to join one election. */
+export interface JoinCommand {
+  readonly run: string;
+  readonly kubeconfig: string;
+  readonly namespace: string;
+  readonly lease: string;
+  readonly leaseDuration: number;
+  readonly renewDeadline: number;
+  readonly retryPeriod: number;
+  readonly releaseOnCancel?: boolean;
+}
+
+const script = fileURLToPath(new URL('./replica.mjs', import.meta.url));
+const now = (): number => performance.timeOrigin + performance.now();
+
+/** A replica process: it runs the package built in dist/ and reports on stdout. */
+export class Replica {
+  readonly name: string;
+  readonly lines: ReplicaLine[] = [];
+  /** When the test SIGKILLed it, on the shared clock. */
+  killedAt: number | undefined;
+  readonly #child: ChildProcess;
+  readonly #exited: Promise<unknown>;
+  #stderr = '';
+
+  constructor(name: string) {
+    this.name = name;
+    this.#child = spawn(process.execPath, [script, name], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.#exited = once(this.#child, 'exit');
+    createInterface({ input: this.#child.stdout! }).on('line', (text) => {
+      try {
+        this.lines.push(JSON.parse(text) as ReplicaLine);
+      } catch {
+        this.#stderr += `${text}\n`;
+      }
+    });
+    this.#child.stderr!.on('data', (b: Buffer) => (this.#stderr += b.toString()));
+    live.add(this);
+  }
+
+  get exited(): boolean {
+    return this.#child.exitCode !== null || this.#child.signalCode !== null;
+  }
+
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  async ready(timeoutMs = 60_000): Promise<void> {
+    await waitFor(() => this.lines.some((l) => l.event === 'ready') || this.exited, `${this.name} to start`, timeoutMs);
+    if (this.exited) throw new Error(`${this.name} exited: ${this.#stderr}`);
+  }
+
+  join(cmd: JoinCommand): void {
+    this.#send({ op: 'join', ...cmd });
+  }
+
+  leave(run: string): void {
+    this.#send({ op: 'leave', run });
+  }
+
+  /** Lines of one run. */
+  of(run: string): ReplicaLine[] {
+    return this.lines.filter((l) => l.run === run);
+  }
+
+  /** True when its last start in `run` has no stop after it (and it was not killed). */
+  leading(run: string): boolean {
+    if (this.killedAt !== undefined) return false;
+    const own = this.of(run).filter((l) => l.event === 'started' || l.event === 'stopped');
+    return own.at(-1)?.event === 'started';
+  }
+
+  kill(): void {
+    this.killedAt = now();
+    this.#child.kill('SIGKILL');
+  }
+
+  /** Asks it to leave every election and exit; kills it if it has not exited within `timeoutMs`. */
+  async shutdown(timeoutMs = 10_000): Promise<void> {
+    if (this.exited) return;
+    this.#send({ op: 'exit' });
+    const timer = setTimeout(() => this.#child.kill('SIGKILL'), timeoutMs);
+    await this.#exited;
+    clearTimeout(timer);
+    live.delete(this);
+  }
+
+  #send(cmd: object): void {
+    this.#child.stdin!.write(`${JSON.stringify(cmd)}\n`);
+  }
+}
+
+/** Every replica still running, killed if the test process goes away first. */
+const live = new Set<Replica>();
+process.once('exit', () => {
+  for (const r of live) if (!r.exited) r.kill();
+});
+
+/** A leadership interval of one replica in one run. */
+export interface Interval {
+  readonly id: string;
+  readonly start: number;
+  /** onStoppedLeading, or the SIGKILL, or the end of observation. */
+  readonly end: number;
+  readonly how: 'stopped' | 'killed' | 'open';
+}
+
+/** Every replica's acting intervals in `run`, ordered by start. */
+export function intervals(replicas: readonly Replica[], run: string, endOfObservation: number): Interval[] {
+  const out: Interval[] = [];
+  for (const r of replicas) {
+    let start: number | undefined;
+    for (const l of r.of(run)) {
+      if (l.event === 'started') start = l.t;
+      else if (l.event === 'stopped' && start !== undefined) {
+        out.push({ id: r.name, start, end: l.t, how: 'stopped' });
+        start = undefined;
+      }
+    }
+    if (start !== undefined) {
+      out.push(r.killedAt !== undefined && r.killedAt >= start
+        ? { id: r.name, start, end: r.killedAt, how: 'killed' }
+        : { id: r.name, start, end: endOfObservation, how: 'open' });
+    }
+  }
+  return out.sort((a, b) => a.start - b.start);
+}
+
+/** The first pair of intervals that overlap, described; undefined when none do. */
+export function overlap(list: readonly Interval[]): string | undefined {
+  for (let i = 1; i < list.length; i++) {
+    const prev = list[i - 1]!;
+    const cur = list[i]!;
+    if (cur.start <= prev.end) {
+      return `${prev.id} acted ${prev.start.toFixed(1)}..${prev.end.toFixed(1)} (${prev.how}) and ${cur.id} started at ${cur.start.toFixed(1)}, ${(prev.end - cur.start).toFixed(1)} ms too early`;
+    }
+  }
+  return undefined;
+}
+
+/** mulberry32: a small seeded PRNG, so a failing run can be replayed from its seed. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export { now };

@@ -1,0 +1,61 @@
+import type { SchedulerLike } from 'rxjs';
+import type { RateLimiter } from './rateLimiters.js';
+import type { WorkQueue } from './WorkQueue.js';
+
+/** Options of {@link workQueue}. */
+export interface WorkQueueOptions<T> {
+  /** The queue's name, carried by its metrics. @default '' */
+  readonly name?: string;
+  /** The clock and timers of delayed adds, rate limiting and metrics. @default asyncScheduler */
+  readonly scheduler?: SchedulerLike;
+  /**
+   * Decides the delay of `addRateLimited`.
+   * @default defaultControllerRateLimiter({ scheduler }): the longer of 5 ms doubling per failure up to 1000 s and a 10 qps bucket with a burst of 100
+   */
+  readonly rateLimiter?: RateLimiter<T>;
+  /** Receives failures the queue meets on its own (a rate limiter throwing inside `process`, `done` of an item not being processed). @default reportError */
+  readonly onError?: (err: Error) => void;
+}
+
+/** Options of {@link WorkQueue.get}. */
+export interface WorkQueueGetOptions {
+  /** Stops waiting: the promise rejects with the signal's reason. @default none */
+  readonly signal?: AbortSignal;
+}
+
+/** What {@link WorkQueue.get} resolves to: an item to process, or the news that the queue shut down and is empty. */
+export type WorkQueueGetResult<T> = { readonly shutdown: false; readonly item: T } | { readonly shutdown: true; readonly item?: undefined };
+
+/** Options of {@link WorkQueue.items}. */
+export interface WorkQueueItemsOptions {
+  /** Ends the iteration: a pending wait returns `done`, and the item in hand is marked done. @default none */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of {@link WorkQueue.process}. */
+export interface WorkQueueProcessOptions {
+  /** How many items are processed at once; never two with the same value. @default 1 */
+  readonly concurrency?: number;
+  /**
+   * What happens to an item whose worker threw or rejected: `true` puts it
+   * back through `addRateLimited` (client-go's usual worker loop); `false`
+   * forgets it. A success always forgets the item's failures.
+   * @default true
+   */
+  readonly requeue?: boolean;
+}
+
+/** What became of one item handed to a worker by {@link WorkQueue.process}. */
+export type WorkOutcome<T> =
+  | { readonly item: T; readonly ok: true }
+  | {
+      readonly item: T;
+      readonly ok: false;
+      /** What the worker threw or rejected with. */
+      readonly error: Error;
+      /** Whether the item went back through `addRateLimited` (not when `requeue` is false or the queue is shutting down). */
+      readonly requeued: boolean;
+    };
+
+/** A worker of {@link WorkQueue.process}: processes one item; the signal aborts when the subscription ends. */
+export type WorkQueueWorker<T> = (item: T, signal: AbortSignal) => unknown;
