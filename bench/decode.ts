@@ -7,7 +7,7 @@
 // interleaved, each repeated, with a full GC before every run.
 
 import { constants } from 'node:buffer';
-import { ListDecoder } from 'rxkube';
+import { ListDecoder } from 'rxkube/core';
 import type { V1Pod } from '@kubernetes/client-node';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { MiB, heapAfterGc, heapAndBuffers } from './lib/heap.js';

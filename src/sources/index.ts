@@ -17,3 +17,4 @@ export { ListDecoder, type ListEnvelope } from './listDecoder.js';
 export { WatchDecoder } from './watchDecoder.js';
 export { errorFromStatus, isTooLargeResourceVersion, connectionErrorFrom } from './httpErrors.js';
 export { parseResourceRef, resourcePath, type ParsedResource } from './resourceRef.js';
+export type { BuiltInResources, BuiltInResource, CustomResourceRef, ObjectOf } from './resources.js';

@@ -1,3 +1,4 @@
+import '../engine.js';
 export { startApiServer, ApiServer } from './ApiServer.js';
 export type { ApiServerOptions, ApiServerStats, ApiServerFaults, RestartOptions, ResourceName } from './ApiServer.js';
 export type { ResourceDefinition } from './resources.js';
