@@ -8,6 +8,16 @@ import type { ResourceLock } from './types.js';
  */
 export const JITTER_FACTOR = 1.2;
 
+/**
+ * asyncScheduler's timers, with a clock that only moves forward: a follower that took a wall-clock jump for
+ * elapsed time could judge a live lease expired (client-go relies on Go's monotonic clock for the same reason).
+ */
+const monotonicScheduler: SchedulerLike = {
+  now: () => performance.timeOrigin + performance.now(),
+  schedule: ((work: Parameters<SchedulerLike['schedule']>[0], delay?: number, state?: unknown) =>
+    asyncScheduler.schedule(work as never, delay, state)) as SchedulerLike['schedule'],
+};
+
 /** Options of {@link leaderElection}. */
 export interface LeaderElectionOptions {
   /** Where the record lives, usually {@link leaseLock}. */
@@ -54,7 +64,12 @@ export interface LeaderElectionOptions {
    * @default undefined
    */
   readonly onError?: (err: Error) => void;
-  /** The clock and timers; a `VirtualTimeScheduler` in tests. @default asyncScheduler */
+  /**
+   * The clock and timers; a `VirtualTimeScheduler` in tests. Its `now()` measures every duration and stamps
+   * `acquireTime`/`renewTime`, so it should not jump: the default never does, where `Date.now()` may when the
+   * system clock is set.
+   * @default asyncScheduler's timers with a monotonic clock (`performance.timeOrigin + performance.now()`)
+   */
   readonly scheduler?: SchedulerLike;
   /** Random numbers in [0, 1) for the retry jitter. @default Math.random */
   readonly random?: () => number;
@@ -99,7 +114,7 @@ export function validateOptions(opts: LeaderElectionOptions): ElectorConfig {
     const fn = opts[name];
     if (fn !== undefined && typeof fn !== 'function') throw new TypeError(`${name}: expected a function, got ${describe(fn)}`);
   }
-  const scheduler = opts.scheduler ?? asyncScheduler;
+  const scheduler = opts.scheduler ?? monotonicScheduler;
   if (scheduler === null || typeof scheduler !== 'object' || typeof scheduler.now !== 'function' || typeof scheduler.schedule !== 'function') {
     throw new TypeError(`scheduler: expected an rxjs SchedulerLike, got ${describe(scheduler)}`);
   }
