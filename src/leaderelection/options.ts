@@ -5,6 +5,14 @@ import type { ResourceLock } from './types.js';
  * client-go's `JitterFactor`: a candidate waits `retryPeriod × (1 + r × 1.2)`
  * (r uniform in [0, 1)) between attempts, and `renewDeadline` must exceed
  * `retryPeriod × 1.2`.
+ *
+ * ## Example
+ * ```ts
+ * import { JITTER_FACTOR } from 'rxkube';
+ *
+ * const retryPeriod = 2_000;
+ * const longestWait = retryPeriod * (1 + JITTER_FACTOR); // 4400 ms between a candidate's attempts
+ * ```
  */
 export const JITTER_FACTOR = 1.2;
 
@@ -18,7 +26,21 @@ const monotonicScheduler: SchedulerLike = {
     asyncScheduler.schedule(work as never, delay, state)) as SchedulerLike['schedule'],
 };
 
-/** Options of {@link leaderElection}. */
+/**
+ * Options of {@link leaderElection}.
+ *
+ * ## Example
+ * ```ts
+ * import { leaderElection, leaseLock, type LeaderElectionOptions } from 'rxkube';
+ *
+ * const opts: LeaderElectionOptions = {
+ *   lock: leaseLock(kc, { namespace: 'default', name: 'my-controller' }),
+ *   identity: 'replica-a',
+ *   leaseDuration: 15_000, renewDeadline: 10_000, retryPeriod: 2_000,
+ * };
+ * leaderElection(opts).subscribe();
+ * ```
+ */
 export interface LeaderElectionOptions {
   /** Where the record lives, usually {@link leaseLock}. */
   readonly lock: ResourceLock<unknown>;
