@@ -77,7 +77,9 @@ export class ApiServer extends StorageApi {
   readonly #cert: ServingCertificate | undefined;
   // The one credential every request must carry, when set; the kubeconfig carries it.
   readonly #token: string | undefined;
+  // How often open watches are offered a bookmark while the server listens.
   readonly #bookmarkIntervalMs: number;
+  // Running churn generators, stopped by close().
   readonly #churns = new Set<Churn>();
   // For stats: tests use it to see that a request reached the server.
   #requests = 0;
@@ -288,7 +290,12 @@ export class ApiServer extends StorageApi {
    *
    * ## Example
    * ```ts
+   * import { startApiServer } from 'rxkube/testing';
+   *
+   * const server = await startApiServer();
+   * await server.create('v1/pods', { metadata: { name: 'web', namespace: 'default' } });
    * await server.restart({ downMs: 200 }); // clients are refused for 200 ms
+   * server.list('v1/pods'); // still [web], at the same resourceVersion
    * ```
    *
    * @param options how long to stay down.
