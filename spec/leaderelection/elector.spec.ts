@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { first, type Observable } from 'rxjs';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { leaderElection } from '../../src/leaderelection/leaderElection.js';
+import type { Leadership } from '../../src/leaderelection/types.js';
 import { JITTER_FACTOR, type LeaderElectionOptions } from '../../src/leaderelection/options.js';
 import { KubeApiError } from '../../src/sources/errors/index.js';
 import { world } from './virtualTime.js';
@@ -33,6 +35,14 @@ describe('leaderElection options', () => {
     expect(JITTER_FACTOR).toBe(1.2);
     expect(() => leaderElection({ lock, identity: 'a' })).not.toThrow();
     expect(() => leaderElection({ lock, identity: 'a', renewDeadline: 2_401, retryPeriod: 2_000, leaseDuration: 3_000 })).not.toThrow();
+  });
+
+  it('is typed as an Observable of Leadership and needs a lock and an identity', () => {
+    expectTypeOf(leaderElection).returns.toEqualTypeOf<Observable<Leadership>>();
+    // @ts-expect-error an identity is required
+    void (() => leaderElection({ lock }));
+    // @ts-expect-error durations are milliseconds, not strings
+    void (() => leaderElection({ lock, identity: 'a', leaseDuration: '15s' }));
   });
 
   it('is cold: nothing touches the lock before subscribe', async () => {
@@ -253,6 +263,20 @@ describe('stopping', () => {
 });
 
 describe('callbacks', () => {
+  it('unsubscribing from inside an emission stops everything', async () => {
+    const { clock, store } = world();
+    const lock = store.client('a');
+    const stopped: number[] = [];
+    const seen: Leadership[] = [];
+    leaderElection({ lock, identity: 'a', scheduler: clock.scheduler, random: () => 0, onStoppedLeading: () => void stopped.push(clock.now()) })
+      .pipe(first((l) => l.leading))
+      .subscribe((l) => seen.push(l));
+    await clock.to(60_000);
+    expect(seen).toEqual([{ leading: true, leader: 'a' }]);
+    expect(stopped).toEqual([0]);
+    expect(lock.calls.map((c) => c.op)).toEqual(['get', 'create']);
+  });
+
   it('what callbacks throw or reject is reported and the elector carries on', async () => {
     const { clock, candidate } = world();
     const a = candidate('a', {

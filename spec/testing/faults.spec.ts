@@ -255,6 +255,17 @@ describe('faults', () => {
     expect(midStream.events.map((e) => e.type)).toEqual(['ADDED', 'ERROR']);
   });
 
+  it('refuses unknown faults and options at compile time and at run time', async () => {
+    // @ts-expect-error not a fault type
+    expect(() => server.faults.inject({ type: 'bogus' })).toThrow(/unknown fault type "bogus"/);
+    // @ts-expect-error silentWatch takes no options
+    server.faults.inject({ type: 'silentWatch', status: 410 }, { verb: 'watch' });
+    server.faults.clear();
+    // @ts-expect-error the option is downMs
+    await server.restart({ down: 10 });
+    expect((await request(`${server.url}/api/v1/pods`)).status).toBe(200);
+  });
+
   it('pending() counts the faults still armed', () => {
     expect(server.faults.pending()).toBe(0);
     server.faults.inject({ type: 'status', status: 500 }, { verb: 'list', times: 3 });

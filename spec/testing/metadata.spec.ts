@@ -169,6 +169,12 @@ describe('content negotiation', () => {
     expect(server.get('v1/pods', 'default', 'never')).toBeUndefined();
     const w = await request(`${server.url}/api/v1/pods?watch=true`, { accept: 'text/html' });
     expect(w.status).toBe(406);
+    expect(w.json.message).toBe(NOT_ACCEPTABLE);
+    // YAML has no streaming form: a watch negotiated to it is refused, naming the streaming types.
+    const yaml = await request(`${server.url}/api/v1/pods?watch=true`, { accept: 'application/yaml' });
+    expect(yaml.status).toBe(406);
+    expect(yaml.json.message).toBe('only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch');
+    expect((await request(`${server.url}/api/v1/pods?watch=true&timeoutSeconds=1`, { accept: 'application/json;stream=watch' })).status).toBe(200);
   });
 
   it('falls through to the next clause, honours q, and treats wildcards, YAML, protobuf and Table as JSON objects', async () => {

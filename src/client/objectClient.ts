@@ -6,16 +6,47 @@ import type { StatusDetails } from '../sources/errors/KubeApiError.js';
 import type { KubeObject } from '../store/types.js';
 import { sendJson, type Verb } from './request.js';
 
-/** How a {@link ObjectClient.patch} body is to be read by the server. */
+/**
+ * How a {@link ObjectClient.patch} body is to be read by the server.
+ *
+ * `merge` sends an RFC 7386 merge patch (objects merge, `null` deletes, lists are replaced), `json` an RFC 6902
+ * list of operations, `strategic` Kubernetes' strategic merge patch (lists of built-in types merge by key).
+ *
+ * ## Example
+ * ```ts
+ * import { objectClient, type PatchType } from 'rxkube';
+ *
+ * const type: PatchType = 'json';
+ * await objectClient(kc, 'v1/pods', { namespace: 'default' }).patch('web', [{ op: 'remove', path: '/metadata/labels/old' }], { type });
+ * ```
+ */
 export type PatchType = 'merge' | 'json' | 'strategic';
 
-/** Options every call of an {@link ObjectClient} takes. */
+/**
+ * Options every call of an {@link ObjectClient} takes.
+ *
+ * ## Example
+ * ```ts
+ * import { objectClient } from 'rxkube';
+ *
+ * const pod = await objectClient(kc, 'v1/pods', { namespace: 'default' }).get('web', { signal: AbortSignal.timeout(5_000) });
+ * ```
+ */
 export interface CallOptions {
   /** Aborts the request; the call then rejects with the signal's reason. @default undefined (no abort) */
   readonly signal?: AbortSignal;
 }
 
-/** Options of {@link ObjectClient.patch}. */
+/**
+ * Options of {@link ObjectClient.patch}.
+ *
+ * ## Example
+ * ```ts
+ * import { objectClient } from 'rxkube';
+ *
+ * await objectClient(kc, 'v1/pods', { namespace: 'default' }).patch('web', { metadata: { labels: { shard: '3' } } }, { type: 'merge' });
+ * ```
+ */
 export interface PatchOptions extends CallOptions {
   /**
    * `merge` (RFC 7386 JSON merge patch), `json` (RFC 6902 JSON patch: an array of operations) or `strategic`
@@ -25,13 +56,31 @@ export interface PatchOptions extends CallOptions {
   readonly type?: PatchType;
 }
 
-/** Preconditions of a delete: the server refuses with 409 Conflict when the object no longer matches. */
+/**
+ * Preconditions of a delete: the server refuses with 409 Conflict when the object no longer matches.
+ *
+ * ## Example
+ * ```ts
+ * import { objectClient } from 'rxkube';
+ *
+ * await objectClient(kc, 'v1/configmaps', { namespace: 'default' }).delete('cfg', { preconditions: { uid: cm.metadata?.uid } });
+ * ```
+ */
 export interface DeletePreconditions {
   readonly uid?: string;
   readonly resourceVersion?: string;
 }
 
-/** Options of {@link ObjectClient.delete}. */
+/**
+ * Options of {@link ObjectClient.delete}.
+ *
+ * ## Example
+ * ```ts
+ * import { objectClient } from 'rxkube';
+ *
+ * await objectClient(kc, 'apps/v1/deployments', { namespace: 'default' }).delete('web', { propagationPolicy: 'Foreground' });
+ * ```
+ */
 export interface DeleteOptions extends CallOptions {
   /** Delete only if the object still has this uid and/or resourceVersion. @default undefined (unconditional) */
   readonly preconditions?: DeletePreconditions;
@@ -41,7 +90,16 @@ export interface DeleteOptions extends CallOptions {
   readonly gracePeriodSeconds?: number;
 }
 
-/** Options of {@link objectClient}. */
+/**
+ * Options of {@link objectClient}.
+ *
+ * ## Example
+ * ```ts
+ * import { objectClient } from 'rxkube';
+ *
+ * const secrets = objectClient(kc, 'v1/secrets', { namespace: 'prod', timeoutMs: 5_000 });
+ * ```
+ */
 export interface ObjectClientOptions {
   /**
    * The namespace every call acts in. Required for namespaced resources, left out for cluster-scoped ones.
@@ -56,7 +114,20 @@ export interface ObjectClientOptions {
   readonly timeoutMs?: number;
 }
 
-/** Reads and writes single objects of one resource in one namespace. Created by {@link objectClient}. */
+/**
+ * Reads and writes single objects of one resource in one namespace. Created by {@link objectClient}.
+ *
+ * Each method sends one request and resolves the object the server answered (with its new
+ * `metadata.resourceVersion`), or rejects with a typed error.
+ *
+ * ## Example
+ * ```ts
+ * import { objectClient, type ObjectClient } from 'rxkube';
+ *
+ * const cms: ObjectClient = objectClient(kc, 'v1/configmaps', { namespace: 'default' });
+ * const created = await cms.create({ metadata: { name: 'cfg' } });
+ * ```
+ */
 export interface ObjectClient<T extends KubeObject = KubeObject> {
   /** The resource this client acts on, parsed. */
   readonly resource: ParsedResource;
@@ -95,6 +166,10 @@ const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
  *
  * Optimistic concurrency works as in client-go: `replace` with the
  * `metadata.resourceVersion` you read succeeds only if nobody wrote since.
+ *
+ * Answers are the server's JSON, parsed: with client-node's model types as
+ * `T`, fields those types declare as `Date` (`creationTimestamp`…) hold
+ * the RFC 3339 strings the server sent.
  *
  * ## Example
  * ```ts

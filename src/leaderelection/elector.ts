@@ -92,9 +92,12 @@ export class Elector {
     if (this.#stopped) return;
     if (ok && !this.#leading) this.#startLeading();
     this.#publish();
+    // A subscriber may have unsubscribed from inside a callback or an emission just now.
+    if (this.#stopped) return;
     const { retryPeriod, random } = this.#c;
+    const r = random();
     // The leader renews at a steady pace; candidates spread out with client-go's jitter.
-    const delay = this.#leading ? retryPeriod : retryPeriod * (1 + random() * JITTER_FACTOR);
+    const delay = this.#leading ? retryPeriod : retryPeriod * (1 + (r >= 0 && r < 1 ? r : 0) * JITTER_FACTOR);
     this.#loopTimer = scheduler.schedule(() => void this.#attempt(), delay);
   }
 

@@ -4,7 +4,17 @@ import { NotFoundError } from '../sources/errors/NotFoundError.js';
 import type { KubeObject } from '../store/types.js';
 import type { LeaderElectionRecord, LockObservation, ResourceLock } from './types.js';
 
-/** A `coordination.k8s.io/v1` Lease as it travels in JSON (times are strings). */
+/**
+ * A `coordination.k8s.io/v1` Lease as it travels in JSON (times are strings).
+ *
+ * ## Example
+ * ```ts
+ * import { objectClient, type Lease } from 'rxkube';
+ *
+ * const lease = await objectClient<Lease>(kc, 'coordination.k8s.io/v1/leases', { namespace: 'default' }).get('my-controller');
+ * console.log(lease.spec?.holderIdentity);
+ * ```
+ */
 export interface Lease extends KubeObject {
   readonly apiVersion?: string;
   readonly kind?: string;
@@ -18,7 +28,16 @@ export interface Lease extends KubeObject {
   };
 }
 
-/** Options of {@link leaseLock}. */
+/**
+ * Options of {@link leaseLock}.
+ *
+ * ## Example
+ * ```ts
+ * import { leaseLock } from 'rxkube';
+ *
+ * const lock = leaseLock(kc, { namespace: 'default', name: 'my-controller', labels: { app: 'my-controller' } });
+ * ```
+ */
 export interface LeaseLockOptions {
   /** The Lease's namespace. */
   readonly namespace: string;

@@ -5,10 +5,42 @@ import type { ResourceLock } from './types.js';
  * client-go's `JitterFactor`: a candidate waits `retryPeriod × (1 + r × 1.2)`
  * (r uniform in [0, 1)) between attempts, and `renewDeadline` must exceed
  * `retryPeriod × 1.2`.
+ *
+ * ## Example
+ * ```ts
+ * import { JITTER_FACTOR } from 'rxkube';
+ *
+ * const retryPeriod = 2_000;
+ * const longestWait = retryPeriod * (1 + JITTER_FACTOR); // 4400 ms between a candidate's attempts
+ * ```
  */
 export const JITTER_FACTOR = 1.2;
 
-/** Options of {@link leaderElection}. */
+/**
+ * asyncScheduler's timers, with a clock that only moves forward: a follower that took a wall-clock jump for
+ * elapsed time could judge a live lease expired (client-go relies on Go's monotonic clock for the same reason).
+ */
+const monotonicScheduler: SchedulerLike = {
+  now: () => performance.timeOrigin + performance.now(),
+  schedule: ((work: Parameters<SchedulerLike['schedule']>[0], delay?: number, state?: unknown) =>
+    asyncScheduler.schedule(work as never, delay, state)) as SchedulerLike['schedule'],
+};
+
+/**
+ * Options of {@link leaderElection}.
+ *
+ * ## Example
+ * ```ts
+ * import { leaderElection, leaseLock, type LeaderElectionOptions } from 'rxkube';
+ *
+ * const opts: LeaderElectionOptions = {
+ *   lock: leaseLock(kc, { namespace: 'default', name: 'my-controller' }),
+ *   identity: 'replica-a',
+ *   leaseDuration: 15_000, renewDeadline: 10_000, retryPeriod: 2_000,
+ * };
+ * leaderElection(opts).subscribe();
+ * ```
+ */
 export interface LeaderElectionOptions {
   /** Where the record lives, usually {@link leaseLock}. */
   readonly lock: ResourceLock<unknown>;
@@ -54,7 +86,12 @@ export interface LeaderElectionOptions {
    * @default undefined
    */
   readonly onError?: (err: Error) => void;
-  /** The clock and timers; a `VirtualTimeScheduler` in tests. @default asyncScheduler */
+  /**
+   * The clock and timers; a `VirtualTimeScheduler` in tests. Its `now()` measures every duration and stamps
+   * `acquireTime`/`renewTime`, so it should not jump: the default never does, where `Date.now()` may when the
+   * system clock is set.
+   * @default asyncScheduler's timers with a monotonic clock (`performance.timeOrigin + performance.now()`)
+   */
   readonly scheduler?: SchedulerLike;
   /** Random numbers in [0, 1) for the retry jitter. @default Math.random */
   readonly random?: () => number;
@@ -99,7 +136,7 @@ export function validateOptions(opts: LeaderElectionOptions): ElectorConfig {
     const fn = opts[name];
     if (fn !== undefined && typeof fn !== 'function') throw new TypeError(`${name}: expected a function, got ${describe(fn)}`);
   }
-  const scheduler = opts.scheduler ?? asyncScheduler;
+  const scheduler = opts.scheduler ?? monotonicScheduler;
   if (scheduler === null || typeof scheduler !== 'object' || typeof scheduler.now !== 'function' || typeof scheduler.schedule !== 'function') {
     throw new TypeError(`scheduler: expected an rxjs SchedulerLike, got ${describe(scheduler)}`);
   }

@@ -2,6 +2,16 @@
  * What a leader election lock stores: who holds it, since when, for how
  * long, and how often it changed hands — client-go's
  * `LeaderElectionRecord`, the content of a Lease's `spec`.
+ *
+ * ## Example
+ * ```ts
+ * import type { LeaderElectionRecord } from 'rxkube';
+ *
+ * const held: LeaderElectionRecord = {
+ *   holderIdentity: 'replica-a', leaseDurationSeconds: 15, leaderTransitions: 3,
+ *   acquireTime: '2026-01-01T00:00:00.000000Z', renewTime: '2026-01-01T00:00:10.000000Z',
+ * };
+ * ```
  */
 export interface LeaderElectionRecord {
   /** The holder's identity; `''` when nobody holds it (after a release). */
@@ -16,7 +26,18 @@ export interface LeaderElectionRecord {
   readonly leaderTransitions: number;
 }
 
-/** A record read from a lock, with the version a conditional update must name. */
+/**
+ * A record read from a lock, with the version a conditional update must name.
+ *
+ * ## Example
+ * ```ts
+ * import { leaseLock } from 'rxkube';
+ *
+ * const lock = leaseLock(kc, { namespace: 'default', name: 'my-controller' });
+ * const seen = await lock.get(AbortSignal.timeout(5_000));
+ * console.log(seen?.record.holderIdentity, seen?.version.metadata?.resourceVersion);
+ * ```
+ */
 export interface LockObservation<V> {
   readonly record: LeaderElectionRecord;
   /** Opaque to the elector: for a Lease, the whole object as last read or written (its resourceVersion makes writes conditional). */
@@ -51,7 +72,18 @@ export interface ResourceLock<V = unknown> {
   describe(): string;
 }
 
-/** One state of an elector, as {@link leaderElection} emits it. */
+/**
+ * One state of an elector, as {@link leaderElection} emits it.
+ *
+ * ## Example
+ * ```ts
+ * import { leaderElection, type Leadership } from 'rxkube';
+ *
+ * leaderElection({ lock, identity }).subscribe(({ leading, leader }: Leadership) => {
+ *   console.log(leading ? 'acting' : `standing by; leader is ${leader ?? 'nobody'}`);
+ * });
+ * ```
+ */
 export interface Leadership {
   /** True while this replica may act: between onStartedLeading and onStoppedLeading. */
   readonly leading: boolean;

@@ -113,26 +113,38 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * as a cold Observable.
  *
  * The stream never errors or completes because of a transient fault:
- * - a watch that ends or idles out is re-opened from the last resourceVersion
- *   (bookmarks included) without a relist;
- * - 410 Expired (at watch start or as an ERROR event mid-stream) relists; a
+ * - a watch that reaches its timeout is re-opened from the last
+ *   resourceVersion (bookmarks included) at once, without a relist;
+ * - a fault the next request fixes is retried at once (a jitter of at most
+ *   50 ms): a watch the server closed early, a line that would not parse
+ *   (resumed from the last good resourceVersion), a 410 Expired (relist; a
  *   LIST whose resourceVersion is gone or too new is retried at once as a
- *   consistent read, and an expired continue token turns into one full list;
- * - 429 waits `Retry-After` (or the backoff) and retries the same request;
- * - connection errors and undecodable lines back off, then re-watch from the
- *   last good resourceVersion (a watch from there replays what was missed;
- *   when it is too old the server answers 410 and a relist follows) — where
- *   client-go would relist after some of them, this saves a full LIST;
- * - 5xx, 401/403 and other failures back off, then relist, as client-go does;
- *   `onTerminal` can make any error final;
- * - a watch that closes within a second with no event counts as a failure.
+ *   consistent read, and an expired continue token turns into one full list),
+ *   a stalled watch, a streaming list cut before its end bookmark (streamed
+ *   again). Only while the same kind repeats does its own backoff grow, so a
+ *   watch that closes, then 410s, then relists is three jitters, not a sum;
+ * - a stalled watch is noticed by its rhythm: once events and bookmarks have
+ *   arrived steadily, four missed intervals (never under 5 s, see
+ *   `stallDetection`) abort it with a {@link WatchStalledError}; until a
+ *   rhythm is known, the source's idle timeout applies;
+ * - faults of the server's health (5xx, refused or reset connections, 429
+ *   without Retry-After, 401/403/404) follow client-go's one backoff, 800 ms ×
+ *   2 up to 30 s with full jitter, started over after two minutes without
+ *   such failures; connection errors resume the watch, the rest relist, as
+ *   client-go does; a 429 with Retry-After waits exactly that long;
+ * - a 400 BadRequest or 422 Invalid answer to a LIST or a plain WATCH is
+ *   final: the observable errors with it (the same answer to a streaming
+ *   list only switches to paged lists). `onTerminal`, when given, decides
+ *   instead, for every error;
+ * - a watch that closes within a second with no event counts as a failure
+ *   and relists, as in client-go.
  *
- * Retry delays follow one shared exponential backoff (800 ms × 2 up to 30 s,
- * full jitter); it starts over after two minutes without failures. Every
- * error, and every change of state, is reported to `opts.status` with
- * running counters. The status sink is an option rather than a second
- * returned stream because the events are cold: each subscription runs its own
- * loop, and a sink passed alongside it cannot be confused with another run.
+ * Every error, and every change of state, is reported to `opts.status` with
+ * running counters; without a status sink every error goes to the process's
+ * rate-limited stderr reporter, so none is silent. The status sink is an
+ * option rather than a second returned stream because the events are cold:
+ * each subscription runs its own loop, and a sink passed alongside it cannot
+ * be confused with another run.
  *
  * Each subscription starts its own list/watch loop; unsubscribing aborts
  * every request in flight and clears every timer.
@@ -159,14 +171,15 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * @param opts tuning; every field is optional and validated up front
  * @param opts.resyncPeriod milliseconds between `Resync` ticks while watching; 0 is off. @default 0
  * @param opts.initialList `'paged'` LIST or `'stream'` (sendInitialEvents watch with paged fallback). @default 'paged'
- * @param opts.pageSize LIST page size; 0 for unpaged. @default 500
+ * @param opts.pageSize LIST page size for every list when set; 0 for unpaged. Unset, 500 except unpaged relists at a pinned resourceVersion. @default 500
  * @param opts.backoff retry delays. @default { initialMs: 800, factor: 2, maxMs: 30_000, jitter: 1.0, resetAfterMs: 120_000 }
- * @param opts.minWatchTimeoutSeconds watch timeouts are random in [min, 2·min) seconds. @default 300
+ * @param opts.minWatchTimeoutSeconds watch timeouts are random in [min, 2·min) seconds; kept even under client-go's 5-minute floor. @default 300
+ * @param opts.stallDetection when a silent watch counts as stalled, or false. @default { missedBeats: 4, minMs: 5000 }
  * @param opts.scheduler scheduler for all timers and the clock. @default asyncScheduler
- * @param opts.onTerminal return true to make an error final. @default undefined
+ * @param opts.onTerminal return true to make an error final; replaces the default (400/422 final). @default undefined
  * @param opts.random jitter source in [0, 1). @default Math.random
- * @param opts.status receives every state change and error. @default undefined
- * @returns a cold Observable of reflector events that errors only on a terminal error
+ * @param opts.status receives every state change and error. @default undefined (errors go to the stderr reporter)
+ * @returns a cold Observable of reflector events that errors only on a final error
  * @throws TypeError synchronously when an option is invalid
  */
 export function reflect<T>(lw: ListerWatcher<T>, opts?: ReflectOptions): Observable<ReflectorEvent<T>> {

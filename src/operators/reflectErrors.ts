@@ -4,6 +4,14 @@
  * immediately drops watches would otherwise be hammered in a tight loop), so
  * reflect() relists (at once the first time, with a growing backoff if it
  * keeps happening).
+ *
+ * ## Example
+ * ```ts
+ * import { VeryShortWatchError } from 'rxkube';
+ * informer.errors$.subscribe((err) => {
+ *   if (err instanceof VeryShortWatchError) console.warn(`watch dropped after ${err.durationMs} ms; relisting`);
+ * });
+ * ```
  */
 export class VeryShortWatchError extends Error {
   override readonly name = 'VeryShortWatchError';
@@ -19,7 +27,16 @@ export class VeryShortWatchError extends Error {
 /**
  * A streaming list (`sendInitialEvents=true`) ended before the bookmark
  * annotated `k8s.io/initial-events-end`, so the initial state is incomplete
- * and must be requested again.
+ * and must be requested again: reflect() streams it again (at once the
+ * first time).
+ *
+ * ## Example
+ * ```ts
+ * import { InitialEventsIncompleteError } from 'rxkube';
+ * informer.errors$.subscribe((err) => {
+ *   if (err instanceof InitialEventsIncompleteError) console.warn(`initial list cut after ${err.received} objects`);
+ * });
+ * ```
  */
 export class InitialEventsIncompleteError extends Error {
   override readonly name = 'InitialEventsIncompleteError';

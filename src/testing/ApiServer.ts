@@ -3,23 +3,21 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { Churn, type ChurnOptions } from './churn.js';
 import type { ServerContext } from './context.js';
 import { FaultBoard, validateFault } from './faults.js';
-import type { HistoryEvent, StoredObject } from './history.js';
+import type { HistoryEvent } from './history.js';
 import { kubeConfigYaml } from './kubeconfig.js';
 import { Listener } from './listener.js';
 import { NamespaceLifecycle } from './namespaceLifecycle.js';
-import { applyPatch } from './objectHandlers.js';
 import { validateOptions, validateRestartOptions, type ApiServerFaults, type ApiServerOptions, type ApiServerStats, type RestartOptions } from './options.js';
-import { ResourceRegistry, type ResourceName } from './registry.js';
+import { ResourceRegistry } from './registry.js';
 import { builtInResources, type ResourceDefinition } from './resources.js';
 import { createRequestHandler } from './router.js';
-import { Storage, type Preconditions } from './storage.js';
+import { Storage } from './storage.js';
+import { StorageApi } from './storageApi.js';
 import { generateServingCertificate, type ServingCertificate } from './tls.js';
 import { WatchHub } from './watch.js';
 
 export type { ApiServerFaults, ApiServerOptions, ApiServerStats, RestartOptions } from './options.js';
 export type { ResourceName } from './registry.js';
-
-type AnyObject = Record<string, unknown>;
 
 /**
  * Starts an in-process Kubernetes API server on 127.0.0.1 that speaks the
@@ -62,15 +60,15 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
  * `delete`, `get`, `list`) have the same semantics as the REST verbs and
  * throw {@link StatusError} as the server would answer.
  */
-export class ApiServer {
+export class ApiServer extends StorageApi {
   // Survives stop()/restart(): the point of a restart is that the data is still there.
   readonly #storage: Storage;
   // The resources served, by id and by URL.
   readonly #registry: ResourceRegistry;
   // Shared by request handling and the watchers, which take stream faults line by line.
-  readonly #faults = new FaultBoard();
+  readonly #faults: FaultBoard;
   // Every open watch, fed synchronously by the storage on each write.
-  readonly #hub = new WatchHub(this.#faults);
+  readonly #hub: WatchHub;
   // Deletions, with the emulated namespace controller.
   readonly #namespaces: NamespaceLifecycle;
   // The port, the sockets and the TLS material, kept across restarts.
@@ -79,7 +77,9 @@ export class ApiServer {
   readonly #cert: ServingCertificate | undefined;
   // The one credential every request must carry, when set; the kubeconfig carries it.
   readonly #token: string | undefined;
+  // How often open watches are offered a bookmark while the server listens.
   readonly #bookmarkIntervalMs: number;
+  // Running churn generators, stopped by close().
   readonly #churns = new Set<Churn>();
   // For stats: tests use it to see that a request reached the server.
   #requests = 0;
@@ -96,15 +96,25 @@ export class ApiServer {
    */
   constructor(options: ApiServerOptions, cert: ServingCertificate | undefined) {
     validateOptions(options);
+    const faults = new FaultBoard();
+    const hub = new WatchHub(faults);
+    // Bound once it exists: the storage needs the observer, the lifecycle needs the storage.
+    let lifecycle: NamespaceLifecycle | undefined;
+    const storage = new Storage(options.history?.maxEvents ?? 10_000, options.history?.maxAgeMs, (e: HistoryEvent) => {
+      hub.dispatch(e);
+      lifecycle?.observe(e);
+    });
+    const registry = new ResourceRegistry(storage);
+    lifecycle = new NamespaceLifecycle(storage, registry);
+    super(storage, registry, lifecycle);
+    this.#faults = faults;
+    this.#hub = hub;
+    this.#storage = storage;
+    this.#registry = registry;
+    this.#namespaces = lifecycle;
     this.#cert = cert;
     this.#token = options.token;
     this.#bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
-    this.#storage = new Storage(options.history?.maxEvents ?? 10_000, options.history?.maxAgeMs, (e: HistoryEvent) => {
-      this.#hub.dispatch(e);
-      this.#namespaces.observe(e);
-    });
-    this.#registry = new ResourceRegistry(this.#storage);
-    this.#namespaces = new NamespaceLifecycle(this.#storage, this.#registry);
     for (const t of builtInResources()) this.#registry.add(t);
     for (const def of options.resources ?? []) this.#registry.register(def);
     const stalled = new Set<ServerResponse>();
@@ -141,7 +151,6 @@ export class ApiServer {
         },
       },
     );
-    const hub = this.#hub;
     this.faults = {
       closeWatches: () => hub.closeAll(false),
       resetConnections: () => {
@@ -236,169 +245,6 @@ export class ApiServer {
   }
 
   /**
-   * Creates an object as POST would: assigns uid, resourceVersion,
-   * creationTimestamp and generation (and `generateName`).
-   *
-   * ## Example
-   * ```ts
-   * const pod = await server.create('v1/pods', { metadata: { name: 'a', namespace: 'default' }, spec: { nodeName: 'n1' } });
-   * ```
-   *
-   * @param resource e.g. `'v1/pods'`.
-   * @param obj the object; it is copied, never kept.
-   * @returns the stored object (a copy).
-   * @throws StatusError 409 AlreadyExists, 422 Invalid, 400 BadRequest.
-   */
-  async create<T extends object>(resource: ResourceName, obj: T): Promise<T> {
-    const type = this.#registry.resolve(resource, 'create');
-    return copyOut<T>(this.#storage.create(type, copyIn(obj, 'create'), undefined));
-  }
-
-  /**
-   * Replaces an object as PUT would. A non-empty `metadata.resourceVersion`
-   * must be the current one, else 409 Conflict. Without one the update is
-   * unconditional, except for leases and custom resources (422 Invalid, as
-   * kube-apiserver answers); a missing lease is created.
-   *
-   * ## Example
-   * ```ts
-   * const pod = server.get('v1/pods', 'default', 'a')!;
-   * await server.update('v1/pods', { ...pod, metadata: { ...pod.metadata, labels: { app: 'web' } } });
-   * ```
-   *
-   * @param resource e.g. `'v1/pods'`.
-   * @param obj the new state; it is copied, never kept.
-   * @returns the stored object (a copy).
-   * @throws StatusError 409 Conflict, 404 NotFound, 422 Invalid.
-   */
-  async update<T extends object>(resource: ResourceName, obj: T): Promise<T> {
-    const type = this.#registry.resolve(resource, 'update');
-    return copyOut<T>(this.#storage.update(type, copyIn(obj, 'update'), undefined));
-  }
-
-  /**
-   * Applies a JSON merge patch (RFC 7386) as PATCH with
-   * `application/merge-patch+json` would.
-   *
-   * ## Example
-   * ```ts
-   * await server.patch('v1/pods', 'default', 'a', { status: { phase: 'Running' } });
-   * ```
-   *
-   * @param resource e.g. `'v1/pods'`.
-   * @param namespace the namespace (`''` or undefined for cluster-scoped).
-   * @param name the object's name.
-   * @param patch the merge patch.
-   * @returns the stored object (a copy).
-   * @throws StatusError 404 NotFound, 409 Conflict when the patch carries a stale resourceVersion.
-   */
-  async patch<T extends object = AnyObject>(resource: ResourceName, namespace: string | undefined, name: string, patch: object): Promise<T> {
-    const type = this.#registry.resolve(resource, 'patch');
-    const stored = applyPatch(this.#storage, type, namespace ?? '', name, 'application/merge-patch+json', copyIn(patch, 'patch'), undefined);
-    return copyOut<T>(stored);
-  }
-
-  /**
-   * Deletes an object as DELETE would. An object with finalizers only gets
-   * a deletionTimestamp and goes when they are removed. A namespace is
-   * marked `Terminating` (deletionTimestamp set, a MODIFIED event); on the
-   * next tick the emulated namespace controller deletes everything in it
-   * and then the namespace.
-   *
-   * ## Example
-   * ```ts
-   * const gone = await server.delete('v1/pods', 'default', 'a');
-   * gone.metadata.resourceVersion; // the deletion's resourceVersion
-   * ```
-   *
-   * @param resource e.g. `'v1/pods'`.
-   * @param namespace the namespace (`''` or undefined for cluster-scoped).
-   * @param name the object's name.
-   * @param preconditions optional uid / resourceVersion the object must have.
-   * @returns the deleted object (a copy) stamped with the deletion's resourceVersion.
-   * @throws StatusError 404 NotFound, 409 Conflict on a failed precondition.
-   */
-  async delete<T extends object = AnyObject>(resource: ResourceName, namespace: string | undefined, name: string, preconditions?: Preconditions): Promise<T> {
-    const type = this.#registry.resolve(resource, 'delete');
-    return copyOut<T>(this.#namespaces.delete(type, namespace ?? '', name, preconditions));
-  }
-
-  /**
-   * Reads one object.
-   *
-   * ## Example
-   * ```ts
-   * const pod = server.get('v1/pods', 'default', 'a');
-   * ```
-   *
-   * @param resource e.g. `'v1/pods'`.
-   * @param namespace the namespace (`''` or undefined for cluster-scoped).
-   * @param name the object's name.
-   * @returns a copy of the object, or undefined.
-   */
-  get<T extends object = AnyObject>(resource: ResourceName, namespace: string | undefined, name: string): T | undefined {
-    const type = this.#registry.resolve(resource, 'get');
-    const o = this.#storage.get(type, namespace ?? '', name);
-    return o === undefined ? undefined : copyOut<T>(o);
-  }
-
-  /**
-   * Lists the current objects of a resource, in key order.
-   *
-   * ## Example
-   * ```ts
-   * const names = server.list('v1/pods', 'default').map((p) => p.metadata.name);
-   * ```
-   *
-   * @param resource e.g. `'v1/pods'`.
-   * @param namespace only this namespace; @default every namespace
-   * @returns copies of the objects.
-   */
-  list<T extends object = AnyObject>(resource: ResourceName, namespace?: string): T[] {
-    const type = this.#registry.resolve(resource, 'list');
-    return this.#storage.list(type, namespace).map((o) => copyOut<T>(o));
-  }
-
-  /**
-   * The current global resourceVersion.
-   *
-   * ## Example
-   * ```ts
-   * const before = Number(server.resourceVersion());
-   * ```
-   *
-   * @returns the resourceVersion as a string of an increasing integer.
-   */
-  resourceVersion(): string {
-    return String(this.#storage.resourceVersion);
-  }
-
-  /**
-   * Drops the event history up to `rv` (default: everything). Watches from
-   * an older resourceVersion get a 410 ERROR event; continue tokens and
-   * Exact lists at or below it get 410 Expired. This is how a resource
-   * without a watch cache behaves; a real resource with one keeps serving
-   * that history from the cache after etcd compacts, so a test that needs a
-   * 410 from the simulator should call this.
-   *
-   * ## Example
-   * ```ts
-   * server.compact(); // every continue token issued so far is now expired
-   * ```
-   *
-   * @param rv the resourceVersion to compact to; @default the current one
-   * @returns the resourceVersion compacted to.
-   */
-  compact(rv?: string | number): string {
-    let target: number | undefined;
-    if (rv !== undefined) {
-      target = typeof rv === 'number' ? rv : Number(rv);
-      if (!Number.isSafeInteger(target) || target < 1) throw new TypeError(`compact: rv must be a positive integer, got ${String(rv)}`);
-    }
-    return String(this.#storage.compact(target));
-  }
-
-  /**
    * Generates create / update / delete churn at a steady rate through the
    * storage, as a controller-heavy cluster would.
    *
@@ -444,7 +290,12 @@ export class ApiServer {
    *
    * ## Example
    * ```ts
+   * import { startApiServer } from 'rxkube/testing';
+   *
+   * const server = await startApiServer();
+   * await server.create('v1/pods', { metadata: { name: 'web', namespace: 'default' } });
    * await server.restart({ downMs: 200 }); // clients are refused for 200 ms
+   * server.list('v1/pods'); // still [web], at the same resourceVersion
    * ```
    *
    * @param options how long to stay down.
@@ -482,14 +333,4 @@ export class ApiServer {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-}
-
-function copyIn(obj: unknown, method: string): AnyObject {
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new TypeError(`${method}: the object must be a plain object, got ${String(obj)}`);
-  // A JSON round trip gives the storage its own copy and turns client-node's Date fields into wire strings.
-  return JSON.parse(JSON.stringify(obj)) as AnyObject;
-}
-
-function copyOut<T>(o: StoredObject): T {
-  return JSON.parse(o.json) as T;
 }

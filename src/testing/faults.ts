@@ -32,6 +32,15 @@ export interface ResetMidLineFault {
  * Write half of the next event line (or half of a response body), then end
  * the response cleanly: the client sees a well-formed end of stream in the
  * middle of a line (a truncated body).
+ *
+ * ## Example
+ * ```ts
+ * import { startApiServer } from 'rxkube/testing';
+ *
+ * const server = await startApiServer();
+ * server.faults.inject({ type: 'endMidLine' }, { verb: 'watch' }); // the next watch event is cut short
+ * server.faults.inject({ type: 'endMidLine' }, { verb: 'list' }); // the next list body is cut short
+ * ```
  */
 export interface EndMidLineFault {
   readonly type: 'endMidLine';
@@ -43,6 +52,15 @@ export interface EndMidLineFault {
  * at `timeoutSeconds` — while the connection stays open, until the client
  * gives up, `closeWatches()` ends it or the server stops. Taken by an open
  * watch, it goes quiet from its next object event on.
+ *
+ * ## Example
+ * ```ts
+ * import { startApiServer } from 'rxkube/testing';
+ *
+ * const server = await startApiServer();
+ * server.faults.inject({ type: 'silentWatch' }, { verb: 'watch', resource: 'v1/pods' });
+ * // the next pod watch opens and then says nothing, past its timeoutSeconds
+ * ```
  */
 export interface SilentWatchFault {
   readonly type: 'silentWatch';

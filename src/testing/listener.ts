@@ -21,6 +21,7 @@ export class Listener {
   readonly #http: http.Server;
   // Open sockets, so stop() and reset() can drop them at once.
   readonly #sockets = new Set<Socket>();
+  // Tell the owner when watches and timers must start or stop with the port.
   readonly #hooks: ListenerHooks;
   // 0 until the first listen picks a port; then fixed, so a restart comes back where clients expect it.
   #port: number;

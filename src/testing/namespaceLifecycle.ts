@@ -24,7 +24,9 @@ function deleting(o: StoredObject): boolean {
  * tick before it goes itself.
  */
 export class NamespaceLifecycle {
+  // Where objects are deleted and namespaces marked.
   readonly #storage: Storage;
+  // Every namespaced resource the controller empties a namespace of.
   readonly #registry: ResourceRegistry;
   // Namespaces the controller is emptying; a deletion inside one re-checks whether it can go.
   readonly #terminating = new Set<string>();

@@ -30,6 +30,9 @@ const SERIALIZERS = [
 ] as const;
 
 const NOT_ACCEPTABLE = `only the following media types are accepted: ${SERIALIZERS.map((s) => `${s.type}/${s.subType}`).join(', ')}`;
+const NOT_ACCEPTABLE_STREAM = `only the following media types are accepted: ${SERIALIZERS.filter((s) => s.stream)
+  .map((s) => `${s.type}/${s.subType};stream=watch`)
+  .join(', ')}`;
 
 /** Parses an Accept header the way kube-apiserver's negotiation does: q-ordered, the more specific first on ties. */
 function parseAccept(header: string): Clause[] {
@@ -89,12 +92,16 @@ function acceptClause(clause: Clause, s: (typeof SERIALIZERS)[number], type: Res
  * NotAcceptable. YAML, protobuf and Table are accepted but answered in JSON
  * with the objects (a documented difference of the simulator).
  *
+ * A watch negotiated to a media type without a streaming form (YAML) is 406
+ * too, naming the streaming types, as kube-apiserver's watch handler does.
+ *
  * @param accept the request's Accept header.
  * @param type the resource the request is about.
+ * @param watch whether the request is a watch.
  * @returns the conversion asked for, or undefined for the objects as stored.
  * @throws StatusError 406 NotAcceptable.
  */
-export function negotiate(accept: string | undefined, type: ResourceType): Conversion | undefined {
+export function negotiate(accept: string | undefined, type: ResourceType, watch = false): Conversion | undefined {
   if (accept === undefined || accept.trim() === '') return undefined;
   for (const clause of parseAccept(accept)) {
     for (const s of SERIALIZERS) {
@@ -102,7 +109,9 @@ export function negotiate(accept: string | undefined, type: ResourceType): Conve
         (clause.type === s.type && (clause.subType === s.subType || clause.subType === '*')) || (clause.type === '*' && clause.subType === '*');
       if (!matches) continue;
       const accepted = acceptClause(clause, s, type);
-      if (accepted !== null) return accepted.convert;
+      if (accepted === null) continue;
+      if (watch && !s.stream) throw new StatusError(406, 'NotAcceptable', NOT_ACCEPTABLE_STREAM);
+      return accepted.convert;
     }
   }
   throw new StatusError(406, 'NotAcceptable', NOT_ACCEPTABLE);

@@ -23,7 +23,19 @@ export interface ApiServerOptions {
   readonly watchList?: boolean;
 }
 
-/** Options of {@link ApiServer.restart}. */
+/**
+ * Options of {@link ApiServer.restart}: how long the simulated
+ * kube-apiserver stays down before it listens again.
+ *
+ * ## Example
+ * ```ts
+ * import { startApiServer, type RestartOptions } from 'rxkube/testing';
+ *
+ * const server = await startApiServer();
+ * const options: RestartOptions = { downMs: 500 };
+ * await server.restart(options);
+ * ```
+ */
 export interface RestartOptions {
   /** How long the server stays down (connections refused) before it listens again. @default 0 */
   readonly downMs?: number;

@@ -1,5 +1,5 @@
 import { badRequest, StatusError } from './status.js';
-import { jsonEqual } from './storage.js';
+import { jsonEqual } from './objectRules.js';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -82,7 +82,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
       break;
   }
   // An Accept header nothing can satisfy is refused before the request is performed.
-  const convert = negotiate(req.headers.accept, target.type);
+  const convert = negotiate(req.headers.accept, target.type, verb === 'watch');
   const send = (code: number, body: string): void => sendJson(res, sink, code, body, cut);
 
   switch (verb) {

@@ -39,6 +39,10 @@ function loadX509(): Promise<X509Module> {
     }
     try {
       return await import('@peculiar/x509');
+    } catch (err) {
+      // A failed load is not remembered: the next TLS start tries again.
+      x509Module = undefined;
+      throw err;
     } finally {
       if (stand) {
         delete reflect['getMetadata'];
