@@ -3,6 +3,7 @@ import { VirtualTimeScheduler } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_STALL, WatchRhythm } from '../../src/operators/internal/watchRhythm.js';
 import { reflect, WatchStalledError, type ReflectOptions } from '../../src/operators/reflect.js';
+import { ExpiredError } from '../../src/sources/errors/index.js';
 import { advance, bookmark, pod, runReflect, ScriptedLW } from './reflectScripted.js';
 
 beforeEach(() => {
@@ -174,6 +175,28 @@ describe('reflect() stall detection', () => {
     await advance(1);
     expect(lw.watches).toHaveLength(3);
     expect(r.of('error').map((s) => s.error)).toEqual([expect.any(WatchStalledError)]);
+    r.sub.unsubscribe();
+  });
+
+  it('cuts a streaming list that stalls before its end bookmark and streams again, not a paged list', async () => {
+    const lw = new ScriptedLW();
+    const END = { 'k8s.io/initial-events-end': 'true' };
+    lw.watchScripts.push((w) => w.push({ type: 'ADDED', object: pod('a', 5) }, bookmark(10, END)));
+    const r = runReflect(lw, { initialList: 'stream' });
+    await advance();
+    await beat(lw, 1000, 12);
+    // The server expires the watch; the streaming relist sends one object, then nothing.
+    lw.watchScripts.push((w) => w.push({ type: 'ADDED', object: pod('a', 5) }));
+    lw.watchScripts.push((w) => w.push({ type: 'ADDED', object: pod('a', 120) }, bookmark(121, END)));
+    lw.watching.fail(new ExpiredError('too old'));
+    await advance();
+    expect(lw.watches).toHaveLength(2);
+    await advance(5000);
+    expect(lw.watches).toHaveLength(3);
+    expect(lw.watches.map((w) => w.opts.sendInitialEvents)).toEqual([true, true, true]);
+    expect(lw.lists).toHaveLength(0);
+    expect(r.of('error').map((s) => s.error)).toEqual([expect.any(ExpiredError), expect.any(WatchStalledError)]);
+    expect(r.events.at(-1)).toEqual({ type: 'Replace', items: [pod('a', 120)], resourceVersion: '121' });
     r.sub.unsubscribe();
   });
 
