@@ -1,0 +1,113 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { informer } from '../../src/informer/index.js';
+import { DecodeError, KubeApiError } from '../../src/sources/errors/index.js';
+import type { ListerWatcher, ObjectList, WatchEvent } from '../../src/sources/types.js';
+import { IndexError, KeyError, type KubeObject } from '../../src/store/index.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { params, wildMetadata, wildObject } from './fuzzKit.js';
+
+type Obj = KubeObject & { spec?: unknown };
+
+/**
+ * An in-memory ListerWatcher playing a broken server: one list of `items`,
+ * one watch of `events` (ended by a bookmark so that it counts as a real
+ * watch), then watches that stay open until aborted. `watches` counts the
+ * watch calls: a second one means every scripted event was consumed.
+ */
+function scripted(items: readonly unknown[], events: readonly unknown[]): ListerWatcher<Obj> & { watches: number } {
+  const lw = {
+    watches: 0,
+    async list(): Promise<ObjectList<Obj>> {
+      return { metadata: { resourceVersion: '1' }, items: items as Obj[] };
+    },
+    watch(_opts: unknown, signal: AbortSignal): AsyncIterable<WatchEvent<Obj>> {
+      lw.watches++;
+      const first = lw.watches === 1;
+      return (async function* () {
+        if (first) {
+          yield* events as WatchEvent<Obj>[];
+          yield { type: 'BOOKMARK', object: { metadata: { resourceVersion: '999' } } } as WatchEvent<Obj>;
+          return;
+        }
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      })();
+    },
+  };
+  return lw;
+}
+
+/**
+ * The key an informer can file an object under, or undefined when it must
+ * skip (and report) it. A list item that is a string is an explicit key, as
+ * the store's key function takes it; a watch event's object must be a named
+ * object.
+ */
+function keyOf(obj: unknown, explicit = false): string | undefined {
+  if (typeof obj === 'string' && explicit) return obj;
+  const meta = (obj as { metadata?: unknown } | null)?.metadata;
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return undefined;
+  const { name, namespace } = meta as { name?: unknown; namespace?: unknown };
+  if (typeof name !== 'string' || name === '' || name.includes('/')) return undefined;
+  if (typeof namespace !== 'string' || namespace === '') return name;
+  return namespace.includes('/') ? undefined : `${namespace}/${name}`;
+}
+
+/** What the cache must hold after the list and the events: usable ones applied in order, the rest skipped. */
+function model(items: readonly unknown[], events: readonly { type?: unknown; object?: unknown }[]): Map<string, unknown> {
+  const m = new Map<string, unknown>();
+  for (const item of items) {
+    const key = keyOf(item, true);
+    if (key !== undefined) m.set(key, item);
+  }
+  for (const ev of events) {
+    if (ev.type !== 'ADDED' && ev.type !== 'MODIFIED' && ev.type !== 'DELETED') continue;
+    const key = keyOf(ev.object);
+    if (key === undefined) continue;
+    if (ev.type === 'DELETED') m.delete(key);
+    else m.set(key, ev.object);
+  }
+  return m;
+}
+
+// Objects that are keyable often enough for the cache to fill, with odd ones mixed in.
+const obj = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ metadata: fc.record({ name: fc.constantFrom('a', 'b', 'c'), namespace: fc.constantFrom('x', 'y'), resourceVersion: fc.nat().map(String) }), spec: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ metadata: wildMetadata, spec: fc.nat() }, { requiredKeys: [] }) },
+  { weight: 1, arbitrary: wildObject },
+);
+
+const event = fc.oneof(
+  { weight: 8, arbitrary: fc.record({ type: fc.constantFrom('ADDED', 'MODIFIED', 'DELETED'), object: obj }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constantFrom('BOOKMARK'), object: fc.oneof(fc.record({ metadata: fc.record({ resourceVersion: fc.oneof(fc.nat().map(String), fc.integer(), fc.constant(null)) }) }), wildObject) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.oneof(fc.constantFrom('SYNC', 'added', '', 'ERROR'), fc.integer(), fc.constant(null)), object: obj }, { requiredKeys: [] }) },
+);
+
+const EXPECTED_ERRORS = [DecodeError, KeyError, IndexError, KubeApiError];
+
+describe('an informer fed a broken server', () => {
+  it('property: unusable list items and watch events are reported as typed errors and skipped; the cache holds exactly the usable ones', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(obj, { maxLength: 6 }), fc.array(event, { maxLength: 12 }), async (items, events) => {
+        const lw = scripted(items, events);
+        const inf = informer<Obj>(lw);
+        const errors: Error[] = [];
+        const sub = inf.errors$.subscribe((e) => errors.push(e));
+        try {
+          inf.start();
+          await waitFor(() => lw.watches >= 2, 'every scripted event to be consumed', 5_000);
+          const want = model(items, events);
+          expect(inf.store.listKeys().sort()).toEqual([...want.keys()].sort());
+          for (const [key, o] of want) expect(inf.store.getByKey(key)).toEqual(o);
+          for (const err of errors) expect(EXPECTED_ERRORS.some((cls) => err instanceof cls), `${err.name}: ${err.message}`).toBe(true);
+          const skipped = items.filter((i) => keyOf(i, true) === undefined).length;
+          expect(errors.length).toBeGreaterThanOrEqual(skipped);
+        } finally {
+          await inf.stop();
+          sub.unsubscribe();
+        }
+      }),
+      params(100),
+    );
+  });
+});
