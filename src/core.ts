@@ -8,6 +8,9 @@ export {
   reflect,
   VeryShortWatchError,
   InitialEventsIncompleteError,
+  WatchStalledError,
+  type RetryKind,
+  type StallOptions,
   type ReflectorEvent,
   type ReflectOptions,
   type ReflectorCounters,
@@ -55,3 +58,6 @@ export {
   type ListAllResult,
   type ListEnvelope,
 } from './sources/index.js';
+
+// leader election's lock, for a lock other than a Lease
+export { JITTER_FACTOR, type ResourceLock, type LockObservation, type LeaderElectionRecord } from './leaderelection/index.js';

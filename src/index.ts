@@ -97,6 +97,8 @@ export {
   joinOwner,
   debounceByKey,
   TransformError,
+  WatchStalledError,
+  type RetryKind,
   type Predicate,
   type PredicateValue,
   type OwnerKeysOptions,
@@ -134,6 +136,23 @@ export {
   type BucketRateLimiterOptions,
   type DefaultControllerRateLimiterOptions,
 } from './workqueue/index.js';
+
+// writing objects
+export {
+  objectClient,
+  isConflict,
+  isAlreadyExists,
+  type ObjectClient,
+  type ObjectClientOptions,
+  type CallOptions,
+  type PatchOptions,
+  type PatchType,
+  type DeleteOptions,
+  type DeletePreconditions,
+} from './client/index.js';
+
+// leader election
+export { leaderElection, leaseLock, type LeaderElectionOptions, type Leadership, type Lease, type LeaseLockOptions } from './leaderelection/index.js';
 
 // errors nobody else took
 export { reportError, setErrorReporter, createStderrReporter, type ErrorSink, type StderrReporterOptions } from './errors/reportError.js';

@@ -8,7 +8,7 @@ import type { InformerEvent } from '../../src/store/events.js';
 import { unwrapTombstone } from '../../src/store/DeletedFinalStateUnknown.js';
 import { byLabel } from '../../src/store/indexFuncs.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
-import { NotFoundError } from '../../src/sources/errors/index.js';
+import { KubeApiError, NotFoundError } from '../../src/sources/errors/index.js';
 import { setErrorReporter } from '../../src/errors/reportError.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import type { KubeObject } from '../../src/store/types.js';
@@ -202,6 +202,22 @@ describe('errors are never silent', () => {
     await expect(waiting).rejects.toMatchObject({ name: 'CacheSyncError', reason: 'aborted' });
     expect(() => inf.whenSynced(ac.signal as never)).toThrow(/pass \{ signal \}/);
     expect(() => inf.whenSynced({ timeout: -1 })).toThrow(/timeout/);
+  });
+
+  it('a field selector the server rejects (400) ends the informer and every subscriber with that error', async () => {
+    const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods', { fieldSelector: 'spec.noSuchField=x' }), { ...fast, onError: () => {} });
+    running.push(inf as unknown as Informer<KubeObject>);
+    const ended = firstValueFrom(inf).catch((e: unknown) => e);
+    const synced = inf.whenSynced({ timeout: 10_000 }).catch((e: unknown) => e);
+    const err = await ended;
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect(err).toMatchObject({ status: 400, serverMessage: expect.stringContaining('field label not supported: spec.noSuchField') });
+    expect(await synced).toMatchObject({ name: 'CacheSyncError', reason: 'failed', cause: err });
+    let late: unknown;
+    inf.subscribe({ error: (e: unknown) => (late = e) });
+    expect(late).toBe(err);
+    expect(() => inf.addHandler({})).toThrow(InformerStoppedError);
+    await noSocketsLeft();
   });
 
   it('mistakes that need no server are named at construction', () => {

@@ -8,7 +8,7 @@ import type { ResourceLock } from './types.js';
  *
  * ## Example
  * ```ts
- * import { JITTER_FACTOR } from 'rxkube';
+ * import { JITTER_FACTOR } from 'rxkube/core';
  *
  * const retryPeriod = 2_000;
  * const longestWait = retryPeriod * (1 + JITTER_FACTOR); // 4400 ms between a candidate's attempts

@@ -5,7 +5,7 @@
  *
  * ## Example
  * ```ts
- * import type { LeaderElectionRecord } from 'rxkube';
+ * import type { LeaderElectionRecord } from 'rxkube/core';
  *
  * const held: LeaderElectionRecord = {
  *   holderIdentity: 'replica-a', leaseDurationSeconds: 15, leaderTransitions: 3,
@@ -56,7 +56,8 @@ export interface LockObservation<V> {
  *
  * ## Example
  * ```ts
- * import { leaseLock, type ResourceLock } from 'rxkube';
+ * import { leaseLock } from 'rxkube';
+ * import type { ResourceLock } from 'rxkube/core';
  *
  * const lock: ResourceLock<unknown> = leaseLock(kc, { namespace: 'kube-system', name: 'my-controller' });
  * ```
