@@ -41,7 +41,7 @@ export function isWatchListRejected(err: unknown): boolean {
 /**
  * Errors after which a streaming list is retried (with backoff) rather than
  * replaced by a paged list: the paged list would meet the same outage or the
- * same credentials (client-go RF-22 retries connection errors and 429).
+ * same credentials (docs/semantics.md RF-22 retries connection errors and 429).
  */
 export function isRetriedNotFallenBack(err: unknown): boolean {
   if (err instanceof ConnectionError || isTooManyRequests(err)) return true;

@@ -1,7 +1,7 @@
 /**
  * The paged LIST strategy of reflect(): which resourceVersion and page size a
  * (re)list asks for, and the one immediate consistent re-read when the
- * snapshot is gone or not there yet (client-go RF-9..RF-12).
+ * snapshot is gone or not there yet (docs/semantics.md RF-9..RF-12).
  */
 import { listAll, type ListAllResult } from '../../sources/pager.js';
 import { isExpired, isTooLargeResourceVersion } from '../reflectClassify.js';
@@ -31,7 +31,7 @@ export class PagedList<T> {
       result = await this.#listOnce(rv);
     } catch (error) {
       if (ctx.stopped || (!isExpired(error) && !isTooLargeResourceVersion(error))) throw error;
-      // The snapshot is gone (or not there yet): one consistent read at once (client-go RF-11).
+      // The snapshot is gone (or not there yet): one consistent read at once (docs/semantics.md RF-11).
       ctx.rvUnavailable = true;
       if (ctx.report(error)) return;
       result = await this.#listOnce('');
@@ -41,7 +41,7 @@ export class PagedList<T> {
     ctx.replace(result.items, result.resourceVersion);
   }
 
-  /** Page size of a list at `rv` (client-go RF-10): the caller's choice always wins. */
+  /** Page size of a list at `rv` (docs/semantics.md RF-10): the caller's choice always wins. */
   limitFor(rv: string): number {
     const { pageSize, pageSizeExplicit } = this.#ctx.opts;
     if (pageSizeExplicit) return pageSize;

@@ -2,7 +2,7 @@
  * The streaming-list strategy of reflect() (`sendInitialEvents=true`): the
  * initial state arrives as events up to the bookmark annotated
  * `k8s.io/initial-events-end`, then the same stream carries on as the watch
- * (client-go RF-20..RF-23).
+ * (docs/semantics.md RF-20..RF-23).
  */
 import { DecodeError } from '../../sources/errors/index.js';
 import { isExpired, isRetriedNotFallenBack, isWatchListRejected } from '../reflectClassify.js';
@@ -11,7 +11,7 @@ import type { ReflectorContext } from './reflectorContext.js';
 import { checkObject, isInitialEventsEnd, metaOf, objectKey } from './watchEvents.js';
 import { WatchStream } from './watchStream.js';
 
-/** A watch shorter than this with no events counts as a failure (client-go RF-15). */
+/** A watch shorter than this with no events counts as a failure (docs/semantics.md RF-15). */
 export const VERY_SHORT_WATCH_MS = 1000;
 
 /**
@@ -28,7 +28,7 @@ export type StreamingListResult<T> =
  * replaced by a paged list: faults a new request fixes (a stall, a line that
  * would not parse, a stream cut before its end bookmark, an expired
  * resourceVersion), and faults a paged list would meet as well (connection
- * errors, 429, 5xx, 401/403; client-go RF-22).
+ * errors, 429, 5xx, 401/403; docs/semantics.md RF-22).
  */
 function retriedAsStream(error: unknown): boolean {
   return (
@@ -109,7 +109,7 @@ export async function streamingList<T>(ctx: ReflectorContext<T>): Promise<Stream
   return { ok: false, error: new InitialEventsIncompleteError(received), fallback: false };
 }
 
-/** A watch timeout at random in [min, 2·min) seconds, spreading reconnects (client-go RF-13). */
+/** A watch timeout at random in [min, 2·min) seconds, spreading reconnects (docs/semantics.md RF-13). */
 export function watchTimeoutSeconds<T>(ctx: ReflectorContext<T>): number {
   const min = ctx.opts.minWatchTimeoutSeconds;
   const r = ctx.opts.random();
