@@ -60,16 +60,31 @@ function expectAgreesWithJsonParse(bytes: Uint8Array, d: Decoded): void {
   const body = parsed as Record<string, unknown>;
   expect(d.items).toEqual(body['items'] ?? []);
   const envelope = d.result.value;
-  expect(envelope.metadata).toEqual(body['metadata'] ?? {});
+  expect(envelope.metadata).toEqual(normalisedMeta(body['metadata']));
   expect(envelope.kind).toBe(typeof body['kind'] === 'string' ? body['kind'] : undefined);
   expect(envelope.apiVersion).toBe(typeof body['apiVersion'] === 'string' ? body['apiVersion'] : undefined);
 }
 
-/** Whether a body JSON.parse reads is one a list decoder must accept: an object, metadata an object, items null or an array of objects. */
+/** ListMeta as Go reads it: `null` fields are absent. */
+function normalisedMeta(meta: unknown): Record<string, unknown> {
+  return Object.fromEntries(Object.entries((meta ?? {}) as Record<string, unknown>).filter(([k, v]) => v !== null || !['resourceVersion', 'continue', 'remainingItemCount'].includes(k)));
+}
+
+/**
+ * Whether a body JSON.parse reads is one a list decoder must accept: an
+ * object; metadata an object whose resourceVersion and continue are strings
+ * and remainingItemCount an integer (or null, or absent); items null or an
+ * array of objects.
+ */
 function acceptable(value: unknown): boolean {
   if (!isObject(value)) return false;
   const { metadata, items } = value;
   if (metadata !== undefined && !isObject(metadata)) return false;
+  if (isObject(metadata)) {
+    const { resourceVersion, continue: token, remainingItemCount } = metadata;
+    if (![resourceVersion, token].every((v) => v === undefined || v === null || typeof v === 'string')) return false;
+    if (remainingItemCount !== undefined && remainingItemCount !== null && !Number.isInteger(remainingItemCount)) return false;
+  }
   return items === undefined || items === null || (Array.isArray(items) && items.every(isObject));
 }
 
@@ -82,6 +97,7 @@ const listBody = fc
       items: fc.oneof({ weight: 9, arbitrary: fc.array(item, { maxLength: 6 }) }, { weight: 1, arbitrary: jsonish }),
       metadata: fc.oneof(
         { weight: 8, arbitrary: fc.record({ resourceVersion: fc.oneof(fc.nat().map(String), nastyString), continue: nastyString, remainingItemCount: fc.nat() }, { requiredKeys: [] }) },
+        { weight: 2, arbitrary: fc.record({ resourceVersion: jsonish, continue: jsonish, remainingItemCount: jsonish }, { requiredKeys: [] }) },
         { weight: 1, arbitrary: jsonish },
       ),
       kind: fc.oneof(fc.constant('PodList'), nastyString, jsonish),
@@ -163,6 +179,15 @@ describe('ListDecoder under bad input', () => {
       expect(d.result.ok, text).toBe(false);
       expect((d.result as { error: unknown }).error, text).toBeInstanceOf(DecodeError);
     }
+  });
+
+  it('refuses list metadata of the wrong types, which the next request would carry as text, and reads null as absent', () => {
+    for (const meta of ['{"resourceVersion":1e999}', '{"resourceVersion":5}', '{"continue":["x"]}', '{"remainingItemCount":1.5}', '{"remainingItemCount":"3"}']) {
+      const d = decode([enc.encode(`{"metadata":${meta},"items":[]}`)]);
+      expect(!d.result.ok && d.result.error instanceof DecodeError, meta).toBe(true);
+    }
+    const d = decode([enc.encode('{"metadata":{"resourceVersion":null,"continue":null,"remainingItemCount":null,"selfLink":null},"items":[]}')]);
+    expect(d.result.ok && d.result.value.metadata).toEqual({ selfLink: null });
   });
 
   it('reads escaped keys as JSON does', () => {

@@ -430,7 +430,7 @@ export class ListDecoder<T> {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         throw new DecodeError('list metadata is not an object', text, this.#capturePosition);
       }
-      this.#envelope.metadata = value as Record<string, unknown>;
+      this.#envelope.metadata = listMeta(value as Record<string, unknown>, text, this.#capturePosition);
     } else if (key === 'items') {
       // `"items": null` is how some servers write an empty list; anything else is not a list.
       if (value !== null) throw new DecodeError('list items is not an array', text, this.#capturePosition);
@@ -450,6 +450,24 @@ export class ListDecoder<T> {
   #error(message: string, buf: Buffer, at: number): DecodeError {
     return new DecodeError(message, buf.subarray(at, at + 256).toString('utf8'), this.#offset + at);
   }
+}
+
+/**
+ * Checks the fields of ListMeta rxkube reads, as Go's decoder would: a
+ * resourceVersion or continue token that is not a string (a number such as
+ * `1e999` would come back as "Infinity" in the next request) or a
+ * remainingItemCount that is not an integer is a DecodeError; `null` means
+ * absent, as it does to Go.
+ */
+function listMeta(meta: Record<string, unknown>, text: string, position: number): Record<string, unknown> {
+  for (const key of ['resourceVersion', 'continue', 'remainingItemCount'] as const) {
+    const v = meta[key];
+    if (v === null) delete meta[key];
+    else if (v !== undefined && (key === 'remainingItemCount' ? !Number.isInteger(v) : typeof v !== 'string')) {
+      throw new DecodeError(`list metadata.${key} is not ${key === 'remainingItemCount' ? 'an integer' : 'a string'}`, text, position);
+    }
+  }
+  return meta;
 }
 
 function parseItem<T>(text: string, position: number): T {
