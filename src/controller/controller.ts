@@ -1,0 +1,273 @@
+import { BehaviorSubject, Observable, Subject, asyncScheduler, type Subscriber } from 'rxjs';
+import { reportError } from '../errors/reportError.js';
+import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from '../workqueue/rateLimiters.js';
+import { ControllerRun, type RunConfig } from './run.js';
+import { ControllerStats } from './stats.js';
+import type { Triggers } from './triggers.js';
+import { resolveControllerOptions } from './options.js';
+import type { ControllerOptions, ControllerStatus, ReconcileOutcome } from './types.js';
+
+/**
+ * A running reconcile loop, made by {@link controller}: an Observable of
+ * reconcile outcomes whose subscriptions are its lifetime, with its status
+ * and errors beside it.
+ *
+ * ## Example
+ * ```ts
+ * import { controller, type Controller } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ *
+ * const c: Controller<V1Deployment> = controller({ for: deployments, reconcile });
+ * c.status$.subscribe((s) => console.log(`${s.queueDepth} queued, p99 ${s.durationP99Ms} ms`));
+ * c.subscribe();
+ * await c.shutdown();
+ * ```
+ */
+export interface Controller<T> extends Observable<ReconcileOutcome<T>> {
+  /** The controller's name, for messages and metrics. */
+  readonly name: string;
+  /** State, queue depth, reconciles in flight, counters and duration percentiles; emits on change. */
+  readonly status$: Observable<ControllerStatus>;
+  /** The controller's own errors (a mapper or error policy that threw, a shutdown that timed out). */
+  readonly errors$: Observable<Error>;
+  /** The status now. */
+  status(): ControllerStatus;
+  /**
+   * Stops for good, gracefully: no new reconciles, those in flight finish
+   * (up to `shutdownTimeoutMs`), then the sources are let go and every
+   * subscriber completes. Resolves when all that is done.
+   */
+  shutdown(): Promise<void>;
+}
+
+/** The one controller implementation: every subscriber shares one run. */
+class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Controller<T> {
+  readonly name: string;
+  readonly status$: Observable<ControllerStatus>;
+  readonly errors$: Observable<Error>;
+  readonly #config: RunConfig<T>;
+  readonly #onError: ((err: Error) => void) | undefined;
+  // Lifetime counters and recent durations, kept across runs.
+  readonly #stats = new ControllerStats();
+  readonly #status: BehaviorSubject<ControllerStatus>;
+  readonly #errors = new Subject<Error>();
+  // With nobody on errors$ and no onError, errors go to reportError so none is silent.
+  #errorListeners = 0;
+  // Who receives outcomes; the first one starts a run, the last one to leave drains it.
+  readonly #subscribers = new Set<Subscriber<ReconcileOutcome<T>>>();
+  // The current run, while there are subscribers (and while it drains after shutdown or failure).
+  #run: ControllerRun<T> | undefined;
+  // A run draining after its last subscriber left, shown on the status until it is done.
+  #draining: ControllerRun<T> | undefined;
+  // The last run's drain: a new run's workers wait for it, so one key is never reconciled by two runs at once.
+  #previousDrain: Promise<void> = Promise.resolve();
+  // Set for good by shutdown(), the signal, or a source that failed.
+  #ended: { readonly state: 'stopped' | 'failed'; readonly error: Error | undefined; readonly drained: Promise<void> } | undefined;
+
+  constructor(config: RunConfig<T>, onError: ((err: Error) => void) | undefined, signal: AbortSignal | undefined) {
+    let self: SharedController<T> | undefined;
+    super((subscriber) => (self as SharedController<T>).#subscribe(subscriber));
+    self = this;
+    this.name = config.name;
+    this.#config = config;
+    this.#onError = onError;
+    this.#status = new BehaviorSubject<ControllerStatus>(this.status());
+    this.status$ = this.#status.asObservable();
+    this.errors$ = new Observable<Error>((subscriber) => {
+      this.#errorListeners++;
+      const inner = this.#errors.subscribe(subscriber);
+      return () => {
+        this.#errorListeners--;
+        inner.unsubscribe();
+      };
+    });
+    if (signal !== undefined) {
+      if (signal.aborted) void this.shutdown();
+      else signal.addEventListener('abort', () => void this.shutdown(), { once: true });
+    }
+  }
+
+  status(): ControllerStatus {
+    const run = this.#run ?? this.#draining;
+    const state: ControllerStatus['state'] = run !== undefined ? run.state : (this.#ended?.state ?? 'idle');
+    return this.#stats.snapshot(state, run?.queue.len() ?? 0, run?.inFlight ?? 0);
+  }
+
+  shutdown(): Promise<void> {
+    return this.#end('stopped', undefined);
+  }
+
+  #subscribe(subscriber: Subscriber<ReconcileOutcome<T>>): () => void {
+    if (this.#ended !== undefined) {
+      if (this.#ended.error !== undefined) subscriber.error(this.#ended.error);
+      else subscriber.complete();
+      return () => {};
+    }
+    this.#subscribers.add(subscriber);
+    if (this.#run === undefined) this.#startRun();
+    return () => {
+      if (!this.#subscribers.delete(subscriber)) return;
+      if (this.#subscribers.size === 0 && this.#ended === undefined) this.#drainRun();
+    };
+  }
+
+  #startRun(): void {
+    const run: ControllerRun<T> = new ControllerRun<T>(
+      this.#config,
+      {
+        outcome: (o) => {
+          if (this.#run !== run) return;
+          for (const s of [...this.#subscribers]) s.next(o);
+        },
+        report: (err) => this.#report(err),
+        changed: () => this.#publish(),
+        ended: (err) => {
+          if (this.#run !== run) return;
+          if (err !== undefined) void this.#end('failed', err);
+          else void this.#end('stopped', undefined);
+        },
+      },
+      this.#stats,
+    );
+    this.#run = run;
+    run.start(this.#previousDrain);
+    this.#publish();
+  }
+
+  /** The last subscriber left: drain in the background; the controller can be subscribed again. */
+  #drainRun(): void {
+    const run = this.#run;
+    if (run === undefined) return;
+    this.#run = undefined;
+    this.#draining = run;
+    this.#previousDrain = run.drain().then(() => {
+      if (this.#draining === run) this.#draining = undefined;
+      this.#publish();
+    });
+    this.#publish();
+  }
+
+  #end(state: 'stopped' | 'failed', error: Error | undefined): Promise<void> {
+    if (this.#ended !== undefined) return this.#ended.drained;
+    const run = this.#run;
+    const drained = (run?.drain() ?? this.#previousDrain).then(() => {
+      if (this.#run === run) this.#run = undefined;
+      const subscribers = [...this.#subscribers];
+      this.#subscribers.clear();
+      for (const s of subscribers) {
+        if (error !== undefined) s.error(error);
+        else s.complete();
+      }
+      this.#publish();
+      this.#status.complete();
+      this.#errors.complete();
+    });
+    this.#ended = { state, error, drained };
+    if (error !== undefined) {
+      this.#stats.lastError = error;
+    }
+    this.#publish();
+    return drained;
+  }
+
+  #report(err: Error): void {
+    this.#stats.lastError = err;
+    if (this.#onError !== undefined) {
+      try {
+        this.#onError(err);
+      } catch (callbackError) {
+        reportError(callbackError);
+      }
+    } else if (this.#errorListeners === 0) {
+      reportError(err);
+    }
+    this.#errors.next(err);
+    this.#publish();
+  }
+
+  #publish(): void {
+    if (this.#status === undefined || this.#status.closed) return;
+    this.#status.next(this.status());
+  }
+}
+
+/**
+ * Creates a controller: a reconcile loop over informers, in the shape of
+ * kube-rs's `Controller`. Every change of a primary object (`for`), of an
+ * object it owns (`owns`, by owner reference) or of anything mapped to it
+ * (`watches`) enqueues the primary object's key; workers take keys from a
+ * work queue and call `reconcile` with the object read from the primary
+ * store.
+ *
+ * - One reconcile at a time per key: a key that changes while it is being
+ *   reconciled runs once more after it, however many changes came. Up to
+ *   `concurrency` different keys run at once.
+ * - Reconciles start only once every source has synced, so a reconcile never
+ *   sees a half-filled cache.
+ * - A key whose object is gone from the store is not reconciled (outcome
+ *   `gone`): act on deletion with a {@link finalizer}, which keeps the object
+ *   until your cleanup ran.
+ * - `reconcile` returns `{ requeueAfter: ms }` to run again later, or
+ *   nothing to wait for the next change. A throw goes through `errorPolicy`:
+ *   by default a per-key exponential backoff (`rateLimiter`); a success
+ *   forgets the key's failures. `resyncPeriod` reconciles every object
+ *   again periodically.
+ *
+ * Subscribing runs the controller (it subscribes to its informers, which
+ * starts them); all subscribers share one run. When the last one leaves, or
+ * `shutdown()` is called, or `signal` aborts, it stops taking keys, waits
+ * for the reconciles in flight (at most `shutdownTimeoutMs`, then aborts
+ * their signal), and only then lets go of the informers. After `shutdown()`
+ * or the signal the outcomes complete; if a source fails for good (an
+ * informer's 400 or 422), they error with that error after the same drain.
+ *
+ * ## Example
+ * ```ts
+ * import { controller, informer, kubeSource, objectClient } from 'rxkube';
+ * import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
+ *
+ * const deployments = informer(kubeSource(kc, 'apps/v1/deployments'));
+ * const configMaps = informer(kubeSource(kc, 'v1/configmaps'));
+ * const stop = new AbortController();
+ * const c = controller({
+ *   for: deployments,
+ *   owns: [{ source: configMaps, kind: 'Deployment', apiVersion: 'apps/v1' }],
+ *   reconcile: async (d, ctx) => {
+ *     await ensureConfigMapFor(d, ctx.signal); // throw to retry with backoff
+ *     return { requeueAfter: 300_000 };
+ *   },
+ *   concurrency: 4,
+ *   signal: stop.signal,
+ * });
+ * c.subscribe((o) => console.log(o.type, o.key));
+ * process.on('SIGTERM', () => stop.abort());
+ * ```
+ *
+ * @param opts the sources, the reconcile function and how to run it.
+ * @returns the controller, idle until subscribed.
+ * @throws {TypeError} when an option is missing or invalid.
+ */
+export function controller<T>(opts: ControllerOptions<T>): Controller<T> {
+  const resolved = resolveControllerOptions(opts);
+  const scheduler = resolved.scheduler ?? asyncScheduler;
+  let rateLimiter: RateLimiter<string>;
+  if (resolved.rateLimiter !== undefined) {
+    checkRateLimiter('controller', 'option "rateLimiter"', resolved.rateLimiter);
+    rateLimiter = resolved.rateLimiter;
+  } else {
+    rateLimiter = defaultControllerRateLimiter<string>({ scheduler });
+  }
+  const triggers: Triggers<T> = { primary: resolved.for, owns: resolved.owns, watches: resolved.watches };
+  const config: RunConfig<T> = {
+    name: resolved.name,
+    triggers,
+    reconcile: resolved.reconcile,
+    errorPolicy: resolved.errorPolicy,
+    concurrency: resolved.concurrency,
+    resyncPeriod: resolved.resyncPeriod,
+    shutdownTimeoutMs: resolved.shutdownTimeoutMs,
+    rateLimiter,
+    scheduler,
+  };
+  return new SharedController<T>(config, resolved.onError, resolved.signal);
+}

@@ -1,0 +1,191 @@
+import type { ObjectClient } from '../client/objectClient.js';
+import type { KubeObject } from '../store/types.js';
+import type { ReconcileAction } from './types.js';
+
+/** Which step of {@link finalizer} failed. */
+export type FinalizerPhase = 'add' | 'apply' | 'cleanup' | 'remove';
+
+/**
+ * A step of {@link finalizer} failed: adding or removing the finalizer (for
+ * instance 409 Conflict because the object changed since it was read), or
+ * the user's `apply` or `cleanup`. The original error is the `cause`; the
+ * controller's error policy decides the retry as for any reconcile failure.
+ *
+ * ## Example
+ * ```ts
+ * import { FinalizerError, isConflict } from 'rxkube';
+ *
+ * const errorPolicy = (err: Error) =>
+ *   err instanceof FinalizerError && isConflict(err.cause) ? { requeueAfter: 0 } : 'backoff';
+ * ```
+ */
+export class FinalizerError extends Error {
+  override readonly name = 'FinalizerError';
+  /** The step that failed. */
+  readonly phase: FinalizerPhase;
+  /** The finalizer's name. */
+  readonly finalizer: string;
+
+  constructor(phase: FinalizerPhase, finalizer: string, object: string, cause: unknown) {
+    const what = { add: 'adding finalizer', apply: 'apply', cleanup: 'cleanup', remove: 'removing finalizer' }[phase];
+    super(`${what} ${JSON.stringify(finalizer)} for ${object} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.phase = phase;
+    this.finalizer = finalizer;
+  }
+}
+
+/**
+ * What {@link finalizer} runs: `apply` while the object lives (with the
+ * finalizer in place), `cleanup` once it is being deleted (before the
+ * finalizer is removed). Each returns what a reconcile returns.
+ *
+ * ## Example
+ * ```ts
+ * import type { FinalizerHandlers } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ *
+ * const handlers: FinalizerHandlers<V1Deployment> = {
+ *   apply: async (d) => ensureConfigMap(d),
+ *   cleanup: async (d) => deleteConfigMap(d),
+ * };
+ * ```
+ */
+export interface FinalizerHandlers<T> {
+  apply(obj: T): ReconcileAction | Promise<ReconcileAction>;
+  cleanup(obj: T): ReconcileAction | Promise<ReconcileAction>;
+}
+
+/**
+ * Options of {@link finalizer}.
+ *
+ * ## Example
+ * ```ts
+ * import { finalizer } from 'rxkube';
+ *
+ * await finalizer(clientFor, 'example.com/cleanup', obj, handlers, { signal: ctx.signal });
+ * ```
+ */
+export interface FinalizerOptions {
+  /** Aborts the patch requests. @default undefined */
+  readonly signal?: AbortSignal;
+}
+
+/** The client of the object's resource: one client, or one per namespace. */
+export type FinalizerClient<T extends KubeObject> = ObjectClient<T> | ((namespace: string | undefined) => ObjectClient<T>);
+
+function finalizersOf(obj: KubeObject): readonly string[] {
+  const list = (obj.metadata as { finalizers?: unknown } | undefined)?.finalizers;
+  return Array.isArray(list) ? (list as string[]) : [];
+}
+
+function describe(obj: KubeObject): string {
+  const m = obj.metadata;
+  return m?.namespace ? `${m.namespace}/${m.name ?? '?'}` : (m?.name ?? '?');
+}
+
+/**
+ * Runs a reconcile under a finalizer, as kube-rs's `finalizer()`: the
+ * object cannot disappear before your cleanup ran.
+ *
+ * - Not being deleted, no finalizer yet: adds it and returns (the write
+ *   triggers the next reconcile, which runs `apply`).
+ * - Not being deleted, finalizer present: runs `apply(obj)`.
+ * - Being deleted (`deletionTimestamp` set), finalizer present: runs
+ *   `cleanup(obj)`, then removes the finalizer, after which the server
+ *   completes the deletion.
+ * - Being deleted without the finalizer: does nothing.
+ *
+ * Both writes are merge patches carrying the object's
+ * `metadata.resourceVersion`, so if the object changed since it was read
+ * the server refuses with 409 Conflict and nothing is lost: the failure goes
+ * to the controller's error policy and the next reconcile sees the new
+ * object. `cleanup` may therefore run more than once; make it idempotent
+ * (a 404 on what it deletes is success).
+ *
+ * ## Example
+ * ```ts
+ * import { controller, finalizer, objectClient } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ *
+ * const clientFor = (namespace?: string) => objectClient<V1Deployment>(kc, 'apps/v1/deployments', { namespace });
+ * controller({
+ *   for: deployments,
+ *   reconcile: (d, ctx) =>
+ *     finalizer(clientFor, 'example.com/info', d, {
+ *       apply: (d) => ensureInfo(d),
+ *       cleanup: (d) => deleteInfo(d),
+ *     }, { signal: ctx.signal }),
+ * }).subscribe();
+ * ```
+ *
+ * @param client the object's resource client, or a function giving one per namespace.
+ * @param name the finalizer, a qualified name such as `example.com/cleanup`.
+ * @param obj the object, as read from the informer's store.
+ * @param handlers `apply` and `cleanup`.
+ * @param opts an AbortSignal for the writes.
+ * @returns what `apply` or `cleanup` returned, or undefined after adding the finalizer or when there was nothing to do.
+ * @throws {TypeError} when `name`, `obj` or `handlers` is invalid (synchronously).
+ * @throws {FinalizerError} (as a rejection) when a step failed.
+ */
+export function finalizer<T extends KubeObject>(
+  client: FinalizerClient<T>,
+  name: string,
+  obj: T,
+  handlers: FinalizerHandlers<T>,
+  opts: FinalizerOptions = {},
+): Promise<ReconcileAction> {
+  if (typeof name !== 'string' || name === '' || /\s/.test(name)) throw new TypeError(`finalizer: name must be a finalizer name such as "example.com/cleanup", got ${JSON.stringify(name)}`);
+  if (typeof obj !== 'object' || obj === null || typeof obj.metadata?.name !== 'string') throw new TypeError('finalizer: obj must be an object with metadata.name');
+  if (typeof handlers !== 'object' || handlers === null || typeof handlers.apply !== 'function' || typeof handlers.cleanup !== 'function') {
+    throw new TypeError('finalizer: handlers must be { apply(obj), cleanup(obj) }');
+  }
+  if (typeof client !== 'function' && (typeof client !== 'object' || client === null || typeof client.patch !== 'function')) {
+    throw new TypeError('finalizer: client must be an ObjectClient or a function of the namespace giving one');
+  }
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`finalizer: opts must be an object, got ${String(opts)}`);
+  const signal = opts.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('finalizer: option "signal" must be an AbortSignal');
+  return run(client, name, obj, handlers, signal);
+}
+
+async function run<T extends KubeObject>(
+  client: FinalizerClient<T>,
+  name: string,
+  obj: T,
+  handlers: FinalizerHandlers<T>,
+  signal: AbortSignal | undefined,
+): Promise<ReconcileAction> {
+  const meta = obj.metadata ?? {};
+  const objName = meta.name as string;
+  const current = finalizersOf(obj);
+  const has = current.includes(name);
+  const deleting = meta.deletionTimestamp !== undefined && meta.deletionTimestamp !== null;
+  const step = async <R>(phase: FinalizerPhase, fn: () => R | Promise<R>): Promise<R> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw new FinalizerError(phase, name, describe(obj), err);
+    }
+  };
+  const patch = (phase: FinalizerPhase, finalizers: readonly string[] | null): Promise<unknown> =>
+    step(phase, () => {
+      const rv = meta.resourceVersion;
+      if (typeof rv !== 'string' || rv === '') throw new TypeError('the object has no metadata.resourceVersion to guard the write with');
+      const c = typeof client === 'function' ? client(meta.namespace || undefined) : client;
+      if (c.namespace !== (meta.namespace || undefined)) throw new TypeError(`the client acts in namespace ${String(c.namespace)}, the object is in ${String(meta.namespace)}`);
+      return c.patch(objName, { metadata: { resourceVersion: rv, finalizers } }, { type: 'merge', ...(signal !== undefined && { signal }) });
+    });
+
+  if (!deleting) {
+    if (!has) {
+      await patch('add', [...current, name]);
+      return undefined;
+    }
+    return step('apply', () => handlers.apply(obj));
+  }
+  if (!has) return undefined;
+  const action = await step('cleanup', () => handlers.cleanup(obj));
+  const rest = current.filter((f) => f !== name);
+  await patch('remove', rest.length === 0 ? null : rest);
+  return action;
+}

@@ -1,0 +1,22 @@
+export { controller, type Controller } from './controller.js';
+export {
+  finalizer,
+  FinalizerError,
+  type FinalizerClient,
+  type FinalizerHandlers,
+  type FinalizerOptions,
+  type FinalizerPhase,
+} from './finalizer.js';
+export type {
+  ControllerOptions,
+  ControllerSource,
+  ControllerStatus,
+  ErrorAction,
+  ErrorPolicy,
+  OwnsSource,
+  ReconcileAction,
+  ReconcileContext,
+  ReconcileOutcome,
+  Reconciler,
+  WatchesSource,
+} from './types.js';

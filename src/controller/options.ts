@@ -1,0 +1,100 @@
+import type { SchedulerLike } from 'rxjs';
+import { resolveOwnerOptions } from '../operators/ownerKeys.js';
+import type { RateLimiter } from '../workqueue/rateLimiters.js';
+import { checkOptionNames, functionOption, numberOption, schedulerOption, show } from '../workqueue/validate.js';
+import type { ControllerOptions, ControllerSource, ErrorPolicy, OwnsSource, Reconciler, WatchesSource } from './types.js';
+
+/** Controller options after the checks, with defaults applied where they need no other option. */
+export interface ResolvedControllerOptions<T> {
+  readonly for: ControllerSource<T>;
+  readonly owns: readonly OwnsSource[];
+  readonly watches: readonly WatchesSource<unknown>[];
+  readonly reconcile: Reconciler<T>;
+  readonly errorPolicy: ErrorPolicy<T> | undefined;
+  readonly concurrency: number;
+  readonly resyncPeriod: number;
+  readonly shutdownTimeoutMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly rateLimiter: RateLimiter<string> | undefined;
+  readonly scheduler: SchedulerLike | undefined;
+  readonly onError: ((err: Error) => void) | undefined;
+  readonly name: string;
+}
+
+const NAMES = [
+  'for',
+  'owns',
+  'watches',
+  'reconcile',
+  'errorPolicy',
+  'concurrency',
+  'resyncPeriod',
+  'shutdownTimeoutMs',
+  'signal',
+  'rateLimiter',
+  'scheduler',
+  'onError',
+  'name',
+];
+
+function checkSource(where: string, value: unknown): ControllerSource<unknown> {
+  const s = value as Partial<ControllerSource<unknown>> | null;
+  const ok =
+    typeof value === 'object' &&
+    s !== null &&
+    typeof s.subscribe === 'function' &&
+    typeof s.synced$?.subscribe === 'function' &&
+    typeof s.store?.getByKey === 'function' &&
+    typeof s.store.keyOf === 'function';
+  if (!ok) throw new TypeError(`controller: ${where} must be an informer (an Observable of events with store and synced$), got ${show(value)}`);
+  return value as ControllerSource<unknown>;
+}
+
+function checkList(name: string, value: unknown): readonly unknown[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new TypeError(`controller: option "${name}" must be an array, got ${show(value)}`);
+  return value;
+}
+
+/** Checks every option up front, so a mistake throws at construction rather than on the first event. */
+export function resolveControllerOptions<T>(opts: ControllerOptions<T>): ResolvedControllerOptions<T> {
+  const o = checkOptionNames('controller', opts, NAMES);
+  const primary = checkSource('option "for"', o['for']) as ControllerSource<T>;
+  const owns = checkList('owns', o['owns']).map((entry, i) => {
+    if (typeof entry !== 'object' || entry === null) throw new TypeError(`controller: owns[${i}] must be { source, kind?, apiVersion?, … }, got ${show(entry)}`);
+    const { source, ...ownerOptions } = entry as OwnsSource;
+    checkSource(`owns[${i}].source`, source);
+    resolveOwnerOptions(`controller: owns[${i}]`, ownerOptions);
+    return entry as OwnsSource;
+  });
+  const watches = checkList('watches', o['watches']).map((entry, i) => {
+    if (typeof entry !== 'object' || entry === null) throw new TypeError(`controller: watches[${i}] must be { source, map }, got ${show(entry)}`);
+    const w = entry as WatchesSource<unknown>;
+    checkSource(`watches[${i}].source`, w.source);
+    if (typeof w.map !== 'function') throw new TypeError(`controller: watches[${i}].map must be a function, got ${show(w.map)}`);
+    return w;
+  });
+  const reconcile = o['reconcile'];
+  if (typeof reconcile !== 'function') throw new TypeError(`controller: option "reconcile" must be a function, got ${show(reconcile)}`);
+  const signal = o['signal'];
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError(`controller: option "signal" must be an AbortSignal, got ${show(signal)}`);
+  const rateLimiter = o['rateLimiter'];
+  const name = o['name'] ?? primary.name ?? 'controller';
+  if (typeof name !== 'string' || name === '') throw new TypeError(`controller: option "name" must be a non-empty string, got ${show(name)}`);
+  const scheduler = o['scheduler'] === undefined ? undefined : schedulerOption('controller', o['scheduler'], undefined as unknown as SchedulerLike);
+  return {
+    for: primary,
+    owns,
+    watches,
+    reconcile: reconcile as Reconciler<T>,
+    errorPolicy: functionOption<ErrorPolicy<T>>('controller', 'errorPolicy', o['errorPolicy']),
+    concurrency: numberOption('controller', 'concurrency', o['concurrency'], 1, { min: 1, integer: true }),
+    resyncPeriod: numberOption('controller', 'resyncPeriod', o['resyncPeriod'], 0),
+    shutdownTimeoutMs: numberOption('controller', 'shutdownTimeoutMs', o['shutdownTimeoutMs'], 30_000),
+    signal,
+    rateLimiter: rateLimiter as RateLimiter<string> | undefined,
+    scheduler,
+    onError: functionOption<(err: Error) => void>('controller', 'onError', o['onError']),
+    name,
+  };
+}

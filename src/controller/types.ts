@@ -1,0 +1,272 @@
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { InformerEvent } from '../store/events.js';
+import type { KubeObject } from '../store/types.js';
+import type { OwnerKeysOptions } from '../operators/ownerKeys.js';
+import type { RateLimiter } from '../workqueue/rateLimiters.js';
+
+/**
+ * What a controller reads: an informer, or anything shaped like one — a
+ * stream of changes emitted after its store applied them, the store, and
+ * whether the first list is in. `Informer<T>` is one.
+ *
+ * ## Example
+ * ```ts
+ * import { informer, kubeSource, type ControllerSource } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ *
+ * const deployments: ControllerSource<V1Deployment> = informer(kubeSource(kc, 'apps/v1/deployments'));
+ * ```
+ */
+export interface ControllerSource<T> extends Observable<InformerEvent<T>> {
+  /** The cache the stream keeps; reconciles read the primary object from it. */
+  readonly store: {
+    getByKey(key: string): T | undefined;
+    keyOf(obj: T | InformerEvent<T>['obj']): string;
+  };
+  /** The current sync state, then each change; reconciles start once every source emitted `true`. */
+  readonly synced$: Observable<boolean>;
+  /** For messages. @default 'source' */
+  readonly name?: string;
+}
+
+/**
+ * Objects the primary objects own: each change of one enqueues the key of
+ * its owner (the owner reference marked `controller: true`, by default),
+ * as kube-rs's `Controller::owns` and controller-runtime's `Owns`.
+ *
+ * ## Example
+ * ```ts
+ * import { controller, informer, kubeSource, type OwnsSource } from 'rxkube';
+ *
+ * const owned: OwnsSource = { source: informer(kubeSource(kc, 'v1/configmaps')), kind: 'Deployment', apiVersion: 'apps/v1' };
+ * ```
+ */
+export interface OwnsSource extends OwnerKeysOptions {
+  /** The owned objects' informer. */
+  readonly source: ControllerSource<KubeObject>;
+}
+
+/**
+ * Any other objects whose changes matter to some primary objects: `map`
+ * says which keys (`namespace/name` of primary objects) to reconcile, as
+ * kube-rs's `Controller::watches` and controller-runtime's
+ * `EnqueueRequestsFromMapFunc`.
+ *
+ * ## Example
+ * ```ts
+ * import { informer, kubeSource, type WatchesSource } from 'rxkube';
+ * import type { V1Secret } from '@kubernetes/client-node';
+ *
+ * // Every deployment in the secret's namespace that mounts it.
+ * const secrets: WatchesSource<V1Secret> = {
+ *   source: informer(kubeSource(kc, 'v1/secrets')),
+ *   map: (secret) => deploymentsUsing(secret),
+ * };
+ * ```
+ */
+export interface WatchesSource<O> {
+  /** The watched objects' informer. */
+  readonly source: ControllerSource<O>;
+  /**
+   * The primary keys to reconcile when `obj` changes. It is called with the
+   * added object, with both the old and the new object of an update, and
+   * with the last known state of a deleted one; keys are enqueued once each.
+   * What it throws is reported and enqueues nothing.
+   */
+  readonly map: (obj: O) => Iterable<string> | string | undefined | null;
+}
+
+/**
+ * What a reconcile asks for when it succeeds: `{ requeueAfter: ms }` to be
+ * reconciled again after `ms` milliseconds (0: as soon as it is done), or
+ * nothing (`undefined`) to wait for the next change (kube-rs's
+ * `Action::requeue` and `Action::await_change`).
+ *
+ * ## Example
+ * ```ts
+ * import type { ReconcileAction } from 'rxkube';
+ *
+ * const again: ReconcileAction = { requeueAfter: 60_000 };
+ * ```
+ */
+export type ReconcileAction = { readonly requeueAfter: number } | undefined | void;
+
+/**
+ * What the error policy decides for a failed reconcile: `'backoff'` requeues
+ * after the rate limiter's delay (per-key exponential backoff), `{
+ * requeueAfter: ms }` after a fixed delay, nothing drops the key until its
+ * next change.
+ *
+ * ## Example
+ * ```ts
+ * import type { ErrorAction } from 'rxkube';
+ *
+ * const later: ErrorAction = { requeueAfter: 5_000 };
+ * ```
+ */
+export type ErrorAction = ReconcileAction | 'backoff';
+
+/**
+ * What a reconcile is given beside the object.
+ *
+ * ## Example
+ * ```ts
+ * import { controller, type ReconcileContext } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ *
+ * async function reconcile(d: V1Deployment, ctx: ReconcileContext<V1Deployment>) {
+ *   if (ctx.retries > 3) console.warn(`${ctx.key} failed ${ctx.retries} times in a row`);
+ *   await writeSomething(d, { signal: ctx.signal });
+ * }
+ * ```
+ */
+export interface ReconcileContext<T> {
+  /** The object's store key, `namespace/name`. */
+  readonly key: string;
+  /** Aborts when the controller gives up waiting at shutdown (`shutdownTimeoutMs`); pass it to requests. */
+  readonly signal: AbortSignal;
+  /** How many times in a row this key has failed and been retried with backoff. */
+  readonly retries: number;
+  /** The primary objects' store, to read anything else you need. */
+  readonly store: ControllerSource<T>['store'];
+}
+
+/** A reconcile function: brings the world in line with `obj`. Throw or reject to have it retried. */
+export type Reconciler<T> = (obj: T, ctx: ReconcileContext<T>) => ReconcileAction | Promise<ReconcileAction>;
+
+/** Decides what happens to a key whose reconcile failed. */
+export type ErrorPolicy<T> = (error: Error, obj: T, ctx: ReconcileContext<T>) => ErrorAction;
+
+/**
+ * One reconcile's outcome, as the controller emits them.
+ * - `reconciled`: `reconcile` returned; `requeueAfter` is the delay it asked
+ *   for, if any.
+ * - `failed`: it threw or rejected (or returned an invalid action);
+ *   `requeueAfter` is the delay the error policy chose, if any.
+ * - `gone`: the key's object is no longer in the store, so nothing was
+ *   called (kube-rs does not reconcile deleted objects; use a finalizer to
+ *   act on deletion).
+ *
+ * ## Example
+ * ```ts
+ * import { controller, type ReconcileOutcome } from 'rxkube';
+ *
+ * controller({ for: deployments, reconcile }).subscribe((o: ReconcileOutcome<unknown>) => {
+ *   if (o.type === 'failed') console.warn(`${o.key}: ${o.error.message}`);
+ * });
+ * ```
+ */
+export type ReconcileOutcome<T> =
+  | {
+      readonly type: 'reconciled';
+      readonly key: string;
+      readonly obj: T;
+      readonly requeueAfter: number | undefined;
+      /** Milliseconds on the controller's clock. */
+      readonly durationMs: number;
+    }
+  | {
+      readonly type: 'failed';
+      readonly key: string;
+      readonly obj: T;
+      readonly error: Error;
+      readonly requeueAfter: number | undefined;
+      readonly durationMs: number;
+      /** Failures in a row of this key, this one included. */
+      readonly retries: number;
+    }
+  | { readonly type: 'gone'; readonly key: string };
+
+/**
+ * What a controller is doing and has done, as emitted on `status$`.
+ * Counters cover the controller's whole life; durations are percentiles of
+ * the last 512 reconciles.
+ *
+ * ## Example
+ * ```ts
+ * import type { ControllerStatus } from 'rxkube';
+ *
+ * const show = (s: ControllerStatus) => `${s.state}: ${s.queueDepth} queued, ${s.inFlight} running, p99 ${s.durationP99Ms} ms`;
+ * ```
+ */
+export interface ControllerStatus {
+  /**
+   * `idle` before the first subscriber and after the last one left,
+   * `waitingForSync` until every source synced, `running`, `draining`
+   * while in-flight reconciles finish at shutdown, `stopped` after
+   * `shutdown()` or the signal, `failed` after a source failed for good.
+   */
+  readonly state: 'idle' | 'waitingForSync' | 'running' | 'draining' | 'stopped' | 'failed';
+  /** Keys waiting for a worker. */
+  readonly queueDepth: number;
+  /** Reconciles running now. */
+  readonly inFlight: number;
+  /** Reconciles finished, failed ones included. */
+  readonly reconciles: number;
+  /** Reconciles that failed. */
+  readonly errors: number;
+  /** Requeues asked for, by actions and by the error policy. */
+  readonly requeues: number;
+  /** Keys skipped because their object was gone. */
+  readonly gone: number;
+  /** Median reconcile duration in ms, over the last 512; undefined before any. */
+  readonly durationP50Ms: number | undefined;
+  /** 99th percentile of the same. */
+  readonly durationP99Ms: number | undefined;
+  /** The last reconcile failure or controller error. */
+  readonly lastError: Error | undefined;
+}
+
+/** Options of {@link controller}. */
+export interface ControllerOptions<T> {
+  /** The primary objects: each change enqueues the object's key, and reconciles read it from this store. */
+  readonly for: ControllerSource<T>;
+  /** Objects owned by the primary objects; a change enqueues the owner's key. @default [] */
+  readonly owns?: readonly OwnsSource[];
+  /**
+   * Other objects, mapped to primary keys by a function. Each entry may
+   * watch a different type; annotate the mapper's parameter to type it.
+   * @default []
+   */
+  readonly watches?: readonly WatchesSource<any>[];
+  /** Brings the world in line with one primary object. */
+  readonly reconcile: Reconciler<T>;
+  /**
+   * What happens after a failed reconcile.
+   * @default () => 'backoff' (the rate limiter's per-key exponential backoff; a success forgets the key's failures)
+   */
+  readonly errorPolicy?: ErrorPolicy<T>;
+  /** Reconciles running at once; never two for the same key. @default 1 */
+  readonly concurrency?: number;
+  /**
+   * Every object is reconciled again at the latest this many ms after its
+   * last reconcile, whatever it returned (a periodic resync); 0 never.
+   * @default 0
+   */
+  readonly resyncPeriod?: number;
+  /**
+   * How long shutdown waits for reconciles in flight before it aborts their
+   * signal and stops anyway.
+   * @default 30_000
+   */
+  readonly shutdownTimeoutMs?: number;
+  /** Stops the controller for good, gracefully, when it aborts; the outcomes then complete. @default undefined */
+  readonly signal?: AbortSignal;
+  /**
+   * The delays of `'backoff'`.
+   * @default defaultControllerRateLimiter({ scheduler }): 5 ms doubling per failure up to 1000 s, and 10 qps overall with a burst of 100
+   */
+  readonly rateLimiter?: RateLimiter<string>;
+  /** Clock and timers (requeues, backoff, shutdown timeout); a VirtualTimeScheduler makes them virtual. @default asyncScheduler */
+  readonly scheduler?: SchedulerLike;
+  /**
+   * Receives the controller's own errors (a mapper or error policy that
+   * threw, a shutdown that timed out). When absent they go to `errors$`
+   * subscribers, else to `reportError`. Reconcile failures are outcomes,
+   * not errors.
+   * @default undefined (errors$ subscribers, else reportError)
+   */
+  readonly onError?: (err: Error) => void;
+  /** For messages and the work queue's metrics. @default the primary source's name */
+  readonly name?: string;
+}
