@@ -154,15 +154,15 @@ describe('controller: one reconcile in flight per key', () => {
     const running = new Map<string, number>();
     let maxPerKey = 0;
     let maxTotal = 0;
-    const gates = new Map<string, ReturnType<typeof deferred>>();
+    const gates = new Map<string, { promise: Promise<void>; resolve: () => void }>();
     const h = run(primary, {
       concurrency: 3,
       reconcile: async (_o, ctx) => {
         running.set(ctx.key, (running.get(ctx.key) ?? 0) + 1);
         maxPerKey = Math.max(maxPerKey, ...running.values());
         maxTotal = Math.max(maxTotal, [...running.values()].reduce((a, b) => a + b, 0));
-        const gate = deferred();
-        gates.set(ctx.key, gate);
+        const gate = deferred<void>();
+        gates.set(ctx.key, { promise: gate.promise, resolve: () => gate.resolve() });
         await gate.promise;
         running.set(ctx.key, (running.get(ctx.key) ?? 1) - 1);
       },

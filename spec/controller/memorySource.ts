@@ -60,7 +60,7 @@ export function memorySource<T extends KubeObject>(name = 'memory'): MemorySourc
     complete() {
       events.complete();
     },
-  }) as MemorySource<T>;
+  }) as unknown as MemorySource<T>;
 }
 
 /** A minimal object for specs. */
