@@ -264,7 +264,7 @@ describe('createIndexer under bad objects and failing index functions', () => {
           expectConsistent(store, model);
         }
       }),
-      params(300),
+      params(200),
     );
   });
 
@@ -282,7 +282,7 @@ describe('createIndexer under bad objects and failing index functions', () => {
         expect(view.listKeys()).toEqual(store.listKeys());
         expect('add' in view).toBe(false);
       }),
-      params(200),
+      params(100),
     );
   });
 

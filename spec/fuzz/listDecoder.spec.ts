@@ -120,7 +120,7 @@ describe('ListDecoder under bad input', () => {
         expectAgreesWithJsonParse(bytes, whole);
         expect(summary(decode(splitAt(bytes, cuts)))).toEqual(summary(whole));
       }),
-      params(300),
+      params(200),
     );
   });
 
