@@ -47,6 +47,7 @@ export {
   type CustomResourceRef,
   type ObjectOf,
   type ListerWatcher,
+  type PartialObjectMetadata,
   type ListOptions,
   type ObjectList,
   type ResourceRef,

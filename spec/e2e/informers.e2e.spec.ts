@@ -203,6 +203,26 @@ describe('informers converge to the server', () => {
     expect(i.errors).toEqual([]);
   });
 
+  it('metadata-only: the real server sends PartialObjectMetadata lists and watch events, and the cache converges', async () => {
+    const ns = await namespace('e2e-metadata');
+    await inBatches(names('p', 7), 7, (n) => core.createNamespacedPod({ namespace: ns, body: pod(n, { tier: 'web' }) }));
+    const source = kubeSource(kc, 'v1/pods', { namespace: ns, metadataOnly: true });
+    const page = await source.list({ limit: 3 }, AbortSignal.timeout(10_000));
+    expect(page.kind).toBe('PartialObjectMetadataList');
+    expect(page.items[0]).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { labels: { tier: 'web' } } });
+    expect(Object.keys(page.items[0] as object).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
+
+    const i = track(informed<KubeObject>(kc, 'v1/pods', { namespace: ns, metadataOnly: true }));
+    await i.whenSynced();
+    await core.createNamespacedPod({ namespace: ns, body: pod('late', { tier: 'db' }) });
+    await core.deleteNamespacedPod({ namespace: ns, name: 'p-0', gracePeriodSeconds: 0 });
+    await converges(cached(i), listPods(ns));
+    const late = i.informer.store.getByKey(`${ns}/late`);
+    expect(late).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { labels: { tier: 'db' } } });
+    expect('spec' in (late as object)).toBe(false);
+    expect(i.errors).toEqual([]);
+  });
+
   it('a cluster-scoped resource (namespaces): keys without a namespace, and a delete that only marks Terminating', async () => {
     const listNamespaces = async () => (await core.listNamespace({ labelSelector: 'e2e=cluster-scoped' })).items as KubeObject[];
     const i = track(informed<V1Namespace & KubeObject>(kc, 'v1/namespaces', { labelSelector: 'e2e=cluster-scoped' }));

@@ -25,7 +25,9 @@ const USER_AGENT = 'rxkube';
  * Non-200 answers throw the typed error of their Status. The idle timer
  * counts only while waiting for the server: no byte for `idleTimeoutMs` ends
  * the request with `ConnectionError` code `IDLE_TIMEOUT`. Aborting `signal`
- * destroys the socket at once and throws the signal's reason.
+ * destroys the socket at once and throws the signal's reason. `accept` is the
+ * content negotiation (metadata-only lists and watches ask for
+ * PartialObjectMetadata).
  */
 export async function* getBody(
   kc: KubeConfig,
@@ -33,6 +35,7 @@ export async function* getBody(
   what: string,
   signal: AbortSignal,
   idleTimeoutMs: number,
+  accept = 'application/json',
 ): AsyncGenerator<Buffer, void, undefined> {
   signal.throwIfAborted();
   // One controller per request, fed by the caller's signal and the idle timer; a listener (removed at the end)
@@ -65,7 +68,7 @@ export async function* getBody(
     arm();
     const res = await request(url, {
       method: 'GET',
-      headers: { ...ctx.getHeaders(), accept: 'application/json', 'user-agent': USER_AGENT },
+      headers: { ...ctx.getHeaders(), accept, 'user-agent': USER_AGENT },
       dispatcher,
       signal: controller.signal,
       // rxkube's own idle timer replaces undici's, so that it can pause while the consumer holds a chunk.

@@ -7,7 +7,7 @@ import { parseFieldSelector } from '../store/fieldSelector.js';
 import type { KubeObject } from '../store/types.js';
 import { parseResourceRef, resourcePath, type ParsedResource } from './resourceRef.js';
 import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomResourceRef } from './resources.js';
-import type { ListerWatcher, ListOptions, ObjectList, ResourceRef, WatchEvent, WatchOptions } from './types.js';
+import type { ListerWatcher, ListOptions, ObjectList, PartialObjectMetadata, ResourceRef, WatchEvent, WatchOptions } from './types.js';
 import { WatchDecoder } from './watchDecoder.js';
 
 /** Options of {@link kubeSource}. */
@@ -47,7 +47,20 @@ export interface KubeSourceOptions {
    * @default true
    */
   readonly watchList?: boolean;
+  /**
+   * List and watch only the objects' metadata (`PartialObjectMetadata`), as
+   * client-go's metadata informers do: the server drops spec and status, so
+   * a cache of pods holds a fraction of the memory. Enough for controllers
+   * that act on labels, owners, finalizers or existence. A server that
+   * cannot serve it answers with whole objects, which still work.
+   * @default false
+   */
+  readonly metadataOnly?: boolean;
 }
+
+/** Content negotiation of metadata-only requests: the reduced form first, whole objects as the fallback. */
+const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+const METADATA_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
 /**
  * The items of one LIST response as a pull-based ix async iterable; the
@@ -109,7 +122,8 @@ export interface KubeSource<T> extends ListerWatcher<T> {
  * Built-in resources are named `'v1/pods'`, `'apps/v1/deployments'`, … and
  * the source's object type follows from the name (see `BuiltInResources`).
  * A custom resource takes its type argument:
- * `kubeSource<Widget>(kc, 'example.com/v1/widgets')`. Mistakes that need no
+ * `kubeSource<Widget>(kc, 'example.com/v1/widgets')`. With `metadataOnly: true`
+ * it is a source of `PartialObjectMetadata` for any resource. Mistakes that need no
  * server to find — a malformed resource, label or field selector, a server
  * URL that is not one, a namespace on a cluster-scoped resource — throw a
  * TypeError or `SelectorParseError` here, before any request.
@@ -118,6 +132,7 @@ export interface KubeSource<T> extends ListerWatcher<T> {
  * @param opts Namespace, selectors, page size, idle timeout.
  * @returns The source.
  */
+export function kubeSource(kc: KubeConfig, resource: BuiltInResource | CustomResourceRef, opts: KubeSourceOptions & { readonly metadataOnly: true }): KubeSource<PartialObjectMetadata>;
 export function kubeSource<R extends BuiltInResource>(kc: KubeConfig, resource: R, opts?: KubeSourceOptions): KubeSource<BuiltInResources[R]>;
 export function kubeSource<T extends KubeObject = KubeObject>(kc: KubeConfig, resource: CustomResourceRef, opts?: KubeSourceOptions): KubeSource<T>;
 export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeSourceOptions = {}): KubeSource<T> {
@@ -139,6 +154,10 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
   if (opts.watchList !== undefined && typeof opts.watchList !== 'boolean') {
     throw new TypeError(`watchList: expected a boolean, got ${String(opts.watchList)}`);
   }
+  if (opts.metadataOnly !== undefined && typeof opts.metadataOnly !== 'boolean') {
+    throw new TypeError(`metadataOnly: expected a boolean, got ${String(opts.metadataOnly)}`);
+  }
+  const metadataOnly = opts.metadataOnly ?? false;
   if (namespace !== undefined && parsed.namespaced === false) {
     throw new TypeError(`namespace: ${parsed.name} is cluster-scoped, got namespace ${JSON.stringify(namespace)}`);
   }
@@ -170,7 +189,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
 
   const listItems = (o: ListOptions, signal: AbortSignal): ListItemStream<T> => {
     const target = listUrl(o);
-    return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, idleTimeoutMs));
+    return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, idleTimeoutMs, metadataOnly ? METADATA_LIST_ACCEPT : undefined));
   };
 
   return {
@@ -195,7 +214,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
       if (o.sendInitialEvents !== undefined) params.set('sendInitialEvents', String(o.sendInitialEvents));
       const target = url(params);
       return AsyncIterableX.from({
-        [Symbol.asyncIterator]: () => watchEvents<T>(getBody(auth, target, `watch ${parsed.name}`, signal, idleTimeoutMs)),
+        [Symbol.asyncIterator]: () => watchEvents<T>(getBody(auth, target, `watch ${parsed.name}`, signal, idleTimeoutMs, metadataOnly ? METADATA_WATCH_ACCEPT : undefined)),
       });
     },
   };

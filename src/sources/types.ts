@@ -51,3 +51,16 @@ export interface ListerWatcher<T> {
 export type ResourceRef =
   | string
   | { readonly group?: string; readonly version: string; readonly plural: string; readonly namespaced?: boolean };
+
+/**
+ * An object reduced to its metadata, as the API server sends it to a
+ * metadata-only list or watch (`kubeSource(kc, resource, { metadataOnly: true })`):
+ * `kind: 'PartialObjectMetadata'`, `apiVersion: 'meta.k8s.io/v1'`, and the
+ * object's full `metadata` (labels, annotations, owner references,
+ * finalizers, resourceVersion, …), without spec or status.
+ */
+export interface PartialObjectMetadata extends KubeObject {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata?: NonNullable<KubeObject['metadata']>;
+}
