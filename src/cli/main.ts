@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+/**
+ * The `rxkube` command: `rxkube watch <resource>` and `rxkube demo`.
+ * Run `rxkube --help` or `rxkube watch --help` for the flags.
+ */
+import '../engine.js';
+import { createProgram } from './program.js';
+
+await createProgram().parseAsync(process.argv);

@@ -1,0 +1,102 @@
+/**
+ * The command line: `rxkube watch` and `rxkube demo`, their flags and help,
+ * parsed by commander. Every flag is declared here, so `--help` names them
+ * all and a misspelt one is an error (with a suggestion), never ignored.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { runDemo } from './demo.js';
+import { runWatch, UsageError, type WatchFlags } from './watch.js';
+
+/**
+ * Parses `30s`, `2m`, `500ms` or a bare number of seconds.
+ *
+ * @param text what the user typed.
+ * @returns milliseconds.
+ */
+export function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (m === null) throw new InvalidArgumentError(`expected a duration such as 30s, 2m or 500ms, got ${JSON.stringify(text)}`);
+  const n = Number(m[1]);
+  return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
+}
+
+/** A non-negative integer flag value. */
+function parseCount(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError(`expected a non-negative integer, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** A non-negative number flag value. */
+function parseRate(text: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`expected a non-negative number, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+const WATCH_EXAMPLES = `
+Resources: pods, deployments, svc, … (kubectl's names), v1/pods, apps/v1/deployments, example.com/v1/widgets.
+
+Examples:
+  rxkube watch pods -A --simulator          try it on the built-in API-server simulator
+  rxkube watch deploy -n prod               a live table of one namespace's deployments
+  rxkube watch pods -l app=web -o json      one JSON line per add/update/delete, for scripts
+  rxkube watch nodes --once                 print the synced cache and exit
+
+On a terminal the view is redrawn in place; in a pipe it prints the table once
+synced, then one line per change (reflector changes go to stderr). NO_COLOR
+turns colours off. Ctrl-C stops the informer and closes every connection.`;
+
+/**
+ * Builds the `rxkube` program. Actions set `process.exitCode`; a usage error
+ * (unknown resource, bad selector, misspelt flag) is reported by commander
+ * as `error: …` with exit code 1.
+ *
+ * @returns the program, ready for `parseAsync(process.argv)`.
+ */
+export function createProgram(): Command {
+  const program = new Command('rxkube')
+    .description('Kubernetes informers as RxJS streams: watch a resource through an informer, or run the demo.')
+    .version('0.1.0', '-V, --version')
+    .showSuggestionAfterError()
+    .allowExcessArguments(false);
+
+  program
+    .command('watch')
+    .description('Watch a resource through an informer: a live table, JSON lines, or the synced cache once.')
+    .argument('<resource>', 'what to watch: pods, deploy, v1/pods, apps/v1/deployments, example.com/v1/widgets')
+    .option('-n, --namespace <namespace>', "only this namespace (default: the context's namespace, else default)")
+    .option('-A, --all-namespaces', 'every namespace')
+    .option('-l, --selector <selector>', 'label selector, e.g. app=web,tier!=db')
+    .option('--field-selector <selector>', 'field selector, e.g. status.phase=Running')
+    .option('--context <name>', 'kubeconfig context to use (default: the current one)')
+    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
+    .addOption(new Option('-o, --output <format>', 'table (live view) or json (one JSON line per event)').choices(['table', 'json']).default('table'))
+    .option('--once', 'print the synced cache and exit')
+    .addOption(new Option('--timeout <duration>', 'with --once: how long to wait for the sync').default(30_000, '30s').argParser(parseDuration))
+    .option('--simulator', 'run against the built-in API-server simulator, seeded and churning')
+    .addOption(new Option('--objects <n>', 'with --simulator: objects to seed').default(300).argParser(parseCount))
+    .addOption(new Option('--churn <per-second>', 'with --simulator: writes per second once synced').default(40).argParser(parseRate))
+    .addOption(new Option('--seed <n>', 'with --simulator: seed of the churn').default(1).argParser(parseCount))
+    .addHelpText('after', WATCH_EXAMPLES)
+    .action(async (resource: string, flags: WatchFlags, command: Command) => {
+      try {
+        process.exitCode = await runWatch(resource, flags);
+      } catch (err) {
+        if (err instanceof Error && (err instanceof TypeError || err instanceof UsageError || err.name === 'SelectorParseError')) command.error(`error: ${err.message}`);
+        throw err;
+      }
+    });
+
+  program
+    .command('demo')
+    .description('The simulator with churn and faults, a handler and the live view; ends with a check that the cache matched the server.')
+    .addOption(new Option('--duration <duration>', 'how long the churn and faults run').default(30_000, '30s').argParser(parseDuration))
+    .addOption(new Option('--rate <per-second>', 'pod writes per second').default(400).argParser(parseRate))
+    .addHelpText('after', '\nOn a terminal the live view runs above the fault log; in a pipe, one status line per second.')
+    .action(async (flags: { duration: number; rate: number }) => {
+      process.exitCode = await runDemo({ durationMs: flags.duration, perSecond: flags.rate });
+    });
+
+  return program;
+}

@@ -1,0 +1,132 @@
+/**
+ * `--simulator`: rxkube's API-server simulator, seeded with objects of the
+ * watched resource spread over a few namespaces and kept changing by
+ * `server.churn()`, so the command can be tried without a cluster.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { startApiServer, type ApiServer, type Churn } from '../testing/index.js';
+import type { CliResource } from './resources.js';
+
+/** Options of {@link startSimulator}. */
+export interface SimulatorOptions {
+  /** Objects created before the command starts. */
+  readonly objects: number;
+  /** Writes per second once it runs; 0 for none. */
+  readonly churnPerSecond: number;
+  /** Seed of the churn's choices, so a run can be repeated. */
+  readonly seed: number;
+}
+
+/** A running simulator. */
+export interface Simulator {
+  readonly server: ApiServer;
+  readonly kc: KubeConfig;
+  /** Starts the churn (after the initial list, so the first sync shows the seeded objects). */
+  startChurn(): void;
+  /** Stops the churn; the server keeps serving. */
+  stopChurn(): void;
+  /** Stops the churn and closes every connection and the listener. */
+  close(): Promise<void>;
+}
+
+/** Where seeded objects live, with how many of every ten go there. */
+const NAMESPACES: readonly (readonly [string, number])[] = [
+  ['default', 4],
+  ['web', 3],
+  ['kube-system', 2],
+  ['batch', 1],
+];
+
+function namespaceFor(i: number): string {
+  let slot = i % 10;
+  for (const [ns, weight] of NAMESPACES) {
+    if (slot < weight) return ns;
+    slot -= weight;
+  }
+  return 'default';
+}
+
+/** A running, ready pod (some not ready, so the status column varies). */
+function pod(name: string, namespace: string, i: number): Record<string, unknown> {
+  const ready = i % 7 !== 3;
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, labels: { app: ['web', 'api', 'db', 'cache'][i % 4] as string } },
+    spec: { nodeName: `node-${i % 4}`, containers: [{ name: 'app', image: 'registry.example/app:1.0' }] },
+    status: {
+      phase: ready ? 'Running' : 'Pending',
+      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+      containerStatuses: [
+        { name: 'app', ready, restartCount: 0, image: 'registry.example/app:1.0', imageID: '', state: ready ? { running: {} } : { waiting: { reason: 'ContainerCreating' } } },
+      ],
+    },
+  };
+}
+
+function seedObject(resource: CliResource, i: number): Record<string, unknown> {
+  const namespace = resource.namespaced ? namespaceFor(i) : undefined;
+  const apiVersion = resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
+  const name = `${resource.kind.toLowerCase()}-${i}`;
+  if (resource.ref === 'v1/pods') return pod(name, namespace as string, i);
+  const metadata = namespace === undefined ? { name, labels: { seed: String(i % 5) } } : { name, namespace, labels: { seed: String(i % 5) } };
+  if (resource.ref === 'apps/v1/deployments' || resource.ref === 'apps/v1/statefulsets' || resource.ref === 'apps/v1/replicasets') {
+    const replicas = 1 + (i % 3);
+    return { apiVersion, kind: resource.kind, metadata, spec: { replicas, selector: { matchLabels: { seed: String(i % 5) } } }, status: { replicas, readyReplicas: i % 4 === 0 ? replicas - 1 : replicas } };
+  }
+  if (resource.ref === 'v1/nodes') return { apiVersion, kind: 'Node', metadata, status: { conditions: [{ type: 'Ready', status: i % 9 === 4 ? 'False' : 'True' }] } };
+  if (resource.ref === 'v1/configmaps') return { apiVersion, kind: 'ConfigMap', metadata, data: { index: String(i) } };
+  return { apiVersion, kind: resource.kind, metadata, spec: { value: 0 } };
+}
+
+/**
+ * Starts the simulator on 127.0.0.1, serving `resource` (registered when the
+ * simulator does not serve it by default), seeded with `objects` objects.
+ *
+ * @param resource what the command watches.
+ * @param opts seed size, churn rate and seed.
+ * @returns the running simulator.
+ */
+export async function startSimulator(resource: CliResource, opts: SimulatorOptions): Promise<Simulator> {
+  const server = await startApiServer({ port: 0, bookmarkIntervalMs: 5_000, history: { maxEvents: 100_000 } });
+  try {
+    server.registerResource({ group: resource.group, version: resource.version, plural: resource.plural, kind: resource.kind, namespaced: resource.namespaced });
+    for (let i = 0; i < opts.objects; i++) await server.create(resource.ref, seedObject(resource, i));
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+  const churns: Churn[] = [];
+  return {
+    server,
+    kc: server.kubeConfig(),
+    startChurn() {
+      if (opts.churnPerSecond <= 0 || churns.length > 0) return;
+      // One churn per namespace, each with its share of the rate, running for an hour at most.
+      const targets = resource.namespaced ? NAMESPACES : [['', 10] as const];
+      for (const [namespace, weight] of targets) {
+        const perSecond = (opts.churnPerSecond * weight) / 10;
+        const ops = Math.ceil(perSecond * 3600);
+        churns.push(
+          server.churn({
+            resource: resource.ref,
+            ...(namespace === '' ? {} : { namespace }),
+            creates: Math.ceil(ops * 0.3),
+            updates: Math.ceil(ops * 0.5),
+            deletes: Math.ceil(ops * 0.2),
+            perSecond,
+            namePrefix: `churn-${namespace === '' ? '' : `${namespace}-`}`,
+            seed: opts.seed + churns.length,
+          }),
+        );
+      }
+    },
+    stopChurn() {
+      for (const churn of churns) churn.stop();
+    },
+    async close() {
+      for (const churn of churns) churn.stop();
+      await server.close();
+    },
+  };
+}

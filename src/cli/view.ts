@@ -1,0 +1,220 @@
+/**
+ * The live view: a header saying what the informer is doing (sync state,
+ * reflector state, relists and reconnects, event rate, counts by namespace,
+ * list progress) above a kubectl-style table, most recent changes first.
+ * Pure functions from a session to text, so a TTY redraw, a one-off print
+ * and a test all render the same thing.
+ */
+import { stripVTControlCharacters } from 'node:util';
+import Table from 'cli-table3';
+import type { Colors } from 'picocolors/types.js';
+import type { ReflectorStatus } from '../operators/index.js';
+import type { KubeObject } from '../store/types.js';
+import { age, duration, statusOf } from './columns.js';
+import type { WatchSession } from './session.js';
+
+/** Where and how the view is drawn. */
+export interface ViewOptions {
+  readonly colors: Colors;
+  /** Terminal columns. */
+  readonly width: number;
+  /** Terminal rows the whole view may take; the table gets what the header leaves. */
+  readonly height: number;
+  readonly now: number;
+  /** Lines shown under the header (the demo's fault log). */
+  readonly notes?: readonly string[];
+}
+
+// kubectl's borderless look: columns separated by spaces, no rules.
+const BORDERLESS = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: '  ',
+};
+
+const thousands = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * What the reflector is doing, in a few words.
+ *
+ * @param r the reflector's last status.
+ * @returns e.g. `watching at rv 1234`, `backing off 800ms (server)`.
+ */
+export function describeReflector(r: ReflectorStatus | undefined): string {
+  if (r === undefined) return 'starting';
+  switch (r.state) {
+    case 'listing':
+      return r.mode === 'stream' ? 'listing (streaming)' : 'listing';
+    case 'watching':
+      return `watching at rv ${r.resourceVersion}`;
+    case 'backoff':
+      return `backing off ${duration(r.delayMs)} (${r.kind})`;
+    case 'relisting':
+      return `relisting (${r.reason})`;
+    case 'error':
+      return r.terminal ? 'failed' : 'error';
+  }
+}
+
+/**
+ * The header lines: what is watched, sync and reflector state, counters, rate, namespaces, list progress.
+ *
+ * @param s the session.
+ * @param opts colours, size and time.
+ * @returns the lines.
+ */
+export function renderHeader(s: WatchSession, opts: ViewOptions): string[] {
+  const c = opts.colors;
+  const r = s.reflector;
+  const scope = !s.resource.namespaced ? 'cluster-scoped' : s.namespace === undefined ? 'all namespaces' : `namespace ${s.namespace}`;
+  const sync = s.syncedAfterMs !== undefined && s.informer.hasSynced() ? c.green(`synced in ${duration(s.syncedAfterMs)}`) : c.yellow('syncing…');
+  const counters = r?.counters;
+  const lines = [
+    `${c.bold(`rxkube watch ${s.resource.ref}`)} · ${scope} · ${sync}`,
+    [
+      `reflector ${describeReflector(r)}`,
+      `lists ${counters?.lists ?? 0} (relists ${counters?.relists ?? 0})`,
+      `watches ${counters?.watches ?? 0} (reconnects ${s.reconnects})`,
+      s.errors > 0 ? c.red(`errors ${s.errors}`) : 'errors 0',
+    ].join(' · '),
+    `${thousands(s.informer.store.listKeys().length)} objects · ${s.rate(opts.now).toFixed(1)} events/s · ${thousands(s.adds)} adds · ${thousands(s.updates)} updates · ${thousands(s.deletes)} deletes`,
+  ];
+  if (s.resource.namespaced) lines.push(`by namespace: ${namespaceCounts(s, 8) || '—'}`);
+  // The first list until the cache is synced, and every relist: the store fills only when a list is complete.
+  const listing = r?.state === 'relisting' || (r?.state === 'listing' && (!s.informer.hasSynced() || r.counters.lists > 1));
+  if (listing && s.list !== undefined) {
+    lines.push(c.cyan(`listing: ${thousands(s.list.objects)} objects in ${s.list.pages} pages so far (${duration(opts.now - s.list.startedAt)})`));
+  }
+  if (s.lastError !== undefined) lines.push(c.dim(`last error: ${s.lastError.name}: ${oneLine(s.lastError.message)}`));
+  return lines.map((l) => truncate(l, opts.width));
+}
+
+/**
+ * `default 120 · web 88 · …`, largest first.
+ *
+ * @param s the session.
+ * @param max how many namespaces to name.
+ * @returns the text.
+ */
+export function namespaceCounts(s: WatchSession, max: number): string {
+  const store = s.informer.store;
+  const counts = store.listIndexFuncValues('namespace').map((ns) => [ns, store.indexKeys('namespace', ns).length] as const);
+  counts.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const shown = counts.slice(0, max).map(([ns, n]) => `${ns} ${thousands(n)}`);
+  if (counts.length > max) shown.push(`+${counts.length - max} more`);
+  return shown.join(' · ');
+}
+
+/** One table row: the object and its last live change, if any. */
+interface Row {
+  readonly key: string;
+  readonly obj: KubeObject;
+  readonly change: { readonly type: string; readonly at: number } | undefined;
+}
+
+/** Live changes first (newest on top, deleted ones for a few seconds), then the rest by key. */
+function rows(s: WatchSession, limit: number, now: number): { rows: Row[]; total: number } {
+  s.prune(now);
+  const store = s.informer.store;
+  const picked: Row[] = [];
+  const seen = new Set<string>();
+  const recent = [...s.recent].sort((a, b) => b[1].at - a[1].at);
+  for (const [key, change] of recent) {
+    if (picked.length >= limit) break;
+    const obj = change.type === 'delete' ? change.obj : store.getByKey(key);
+    if (obj === undefined) continue;
+    picked.push({ key, obj, change });
+    seen.add(key);
+  }
+  const keys = store.listKeys();
+  if (picked.length < limit) {
+    for (const key of keys.sort()) {
+      if (picked.length >= limit) break;
+      if (seen.has(key)) continue;
+      const obj = store.getByKey(key);
+      if (obj !== undefined) picked.push({ key, obj, change: undefined });
+    }
+  }
+  return { rows: picked, total: keys.length };
+}
+
+/**
+ * The table: NAMESPACE (unless one namespace is watched), NAME, STATUS, AGE and LAST (the last live change).
+ *
+ * @param s the session.
+ * @param opts colours, size and time; `height` bounds the rows.
+ * @returns the table's lines, and a last line saying how many were left out.
+ */
+export function renderTable(s: WatchSession, opts: ViewOptions): string[] {
+  const c = opts.colors;
+  const withNamespace = s.resource.namespaced && s.namespace === undefined;
+  const limit = Math.max(1, opts.height - 2);
+  const { rows: shown, total } = rows(s, limit, opts.now);
+  const statusWidth = 24;
+  const fixed = (withNamespace ? 18 : 0) + statusWidth + 8 + 16 + 2 * (withNamespace ? 4 : 3);
+  const nameWidth = Math.max(12, Math.min(60, opts.width - fixed));
+  const widths = [...(withNamespace ? [18] : []), nameWidth, statusWidth, 8, 16];
+  const head = [...(withNamespace ? ['NAMESPACE'] : []), 'NAME', 'STATUS', 'AGE', 'LAST'];
+  const table = new Table({ head: head.map((h) => c.bold(h)), chars: BORDERLESS, style: { 'padding-left': 0, 'padding-right': 0, head: [], border: [] }, colWidths: widths, wordWrap: false });
+  for (const row of shown) {
+    const meta = row.obj.metadata;
+    const deleted = row.change?.type === 'delete';
+    const status = deleted ? 'Deleted' : statusOf(s.resource.kind, row.obj);
+    const last = row.change === undefined ? '' : `${row.change.type} ${duration(opts.now - row.change.at)} ago`;
+    const paint = deleted ? c.red : row.change?.type === 'add' ? c.green : (text: string) => text;
+    table.push([
+      ...(withNamespace ? [meta?.namespace ?? ''] : []),
+      paint(meta?.name ?? row.key),
+      deleted ? c.red(status) : colourStatus(c, status),
+      age(meta?.creationTimestamp, opts.now),
+      c.dim(last),
+    ]);
+  }
+  const lines = table.toString().split('\n').map((l) => l.trimEnd());
+  if (total > shown.filter((r) => r.change?.type !== 'delete').length) lines.push(c.dim(`… ${thousands(total - shown.filter((r) => r.change?.type !== 'delete').length)} more`));
+  return lines;
+}
+
+/**
+ * The whole view: header, notes, a blank line, the table, fit to the height.
+ *
+ * @param s the session.
+ * @param opts colours, size and time.
+ * @returns the text, without a trailing newline.
+ */
+export function renderView(s: WatchSession, opts: ViewOptions): string {
+  const header = [...renderHeader(s, opts), ...(opts.notes ?? []).map((n) => truncate(n, opts.width)), ''];
+  const table = renderTable(s, { ...opts, height: Math.max(3, opts.height - header.length - 1) });
+  return [...header, ...table].join('\n');
+}
+
+function colourStatus(c: Colors, status: string): string {
+  if (/Running|Ready\b|Active|Complete|Bound/.test(status) && !/NotReady/.test(status)) return c.green(status);
+  if (/Pending|Creating|Terminating|Unknown/.test(status)) return c.yellow(status);
+  if (/BackOff|Err|Failed|NotReady|Evicted/.test(status)) return c.red(status);
+  return status;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ');
+}
+
+/** Cuts a line to the width, counting visible characters only (colour codes are kept whole). */
+function truncate(line: string, width: number): string {
+  const visible = stripVTControlCharacters(line);
+  if (visible.length <= width) return line;
+  // Rare (narrow terminals): drop the colours rather than cut inside an escape sequence.
+  return `${visible.slice(0, Math.max(0, width - 1))}…`;
+}

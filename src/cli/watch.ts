@@ -1,0 +1,234 @@
+/**
+ * `rxkube watch <resource>`: an informer-backed view of one resource. On a
+ * TTY, a live screen; in a pipe, the table once synced and then one line per
+ * change; `-o json` writes one JSON line per event; `--once` prints the
+ * synced cache and exits. Every way out (Ctrl-C, SIGTERM, a closed pipe, a
+ * fatal error) unsubscribes the informer and closes the simulator, so the
+ * process ends with no socket left open.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import type { InformerEvent } from '../store/events.js';
+import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKey, parseFieldSelector, parseLabelSelector, unwrapTombstone } from '../store/index.js';
+import type { KubeObject } from '../store/types.js';
+import { statusOf } from './columns.js';
+import { resolveResource, type CliResource } from './resources.js';
+import { WatchSession } from './session.js';
+import { startSimulator, type Simulator } from './simulator.js';
+import { coloursFor, interrupted, liveScreen } from './terminal.js';
+import { describeReflector, renderHeader, renderTable, renderView } from './view.js';
+
+/** The flags of `rxkube watch`, as parsed. */
+export interface WatchFlags {
+  readonly namespace?: string;
+  readonly allNamespaces?: boolean;
+  readonly selector?: string;
+  readonly fieldSelector?: string;
+  readonly context?: string;
+  readonly kubeconfig?: string;
+  readonly output: 'table' | 'json';
+  readonly once?: boolean;
+  /** ms `--once` waits for the sync. */
+  readonly timeout: number;
+  readonly simulator?: boolean;
+  readonly objects: number;
+  readonly churn: number;
+  readonly seed: number;
+}
+
+/** A mistake in the command line, reported as `error: …` with exit code 1 before anything starts. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Line width when stdout is not a terminal. */
+const PIPE_WIDTH = 120;
+
+/** Redraws at most this often, however fast events come. */
+const FRAME_MS = 200;
+
+/** Where the cluster is: the simulator, or a kubeconfig (its current or a named context). */
+async function connect(resource: CliResource, flags: WatchFlags): Promise<{ kc: KubeConfig; simulator: Simulator | undefined }> {
+  if (flags.simulator === true) {
+    if (flags.kubeconfig !== undefined || flags.context !== undefined) throw new UsageError('--simulator cannot be combined with --kubeconfig or --context');
+    const simulator = await startSimulator(resource, { objects: flags.objects, churnPerSecond: flags.once === true ? 0 : flags.churn, seed: flags.seed });
+    return { kc: simulator.kc, simulator };
+  }
+  const kc = new KubeConfig();
+  if (flags.kubeconfig !== undefined) kc.loadFromFile(flags.kubeconfig);
+  else kc.loadFromDefault();
+  if (flags.context !== undefined) {
+    const names = kc.getContexts().map((ctx) => ctx.name);
+    if (!names.includes(flags.context)) throw new UsageError(`--context: no context ${JSON.stringify(flags.context)} in the kubeconfig (it has: ${names.join(', ') || 'none'})`);
+    kc.setCurrentContext(flags.context);
+  }
+  return { kc, simulator: undefined };
+}
+
+/** The namespace to watch: `-A` all, `-n` that one, else the context's (kubectl's rule), `default` on the simulator. */
+function namespaceOf(resource: CliResource, flags: WatchFlags, kc: KubeConfig): string | undefined {
+  if (!resource.namespaced || flags.allNamespaces === true) return undefined;
+  if (flags.namespace !== undefined) return flags.namespace;
+  return kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
+}
+
+/**
+ * One JSON line for an event: `{"type":"add","key":"ns/name","initial":true,"object":{…}}`;
+ * a delete discovered by a relist carries `"finalStateUnknown":true` (and
+ * `"object":null` when its last state is unknown too).
+ *
+ * @param e the event.
+ * @returns the line, without its newline.
+ */
+export function eventJson(e: InformerEvent<KubeObject>): string {
+  const key = deletionHandlingMetaNamespaceKey(e.obj);
+  if (e.type === 'add') return JSON.stringify({ type: 'add', key, initial: e.isInInitialList, object: e.obj });
+  if (e.type === 'update') return JSON.stringify({ type: 'update', key, object: e.obj });
+  const tombstone = e.obj instanceof DeletedFinalStateUnknown;
+  return JSON.stringify({ type: 'delete', key, object: unwrapTombstone(e.obj) ?? null, ...(tombstone ? { finalStateUnknown: true } : {}) });
+}
+
+/**
+ * Runs `rxkube watch`.
+ *
+ * @param name the resource as typed.
+ * @param flags the parsed flags.
+ * @returns the exit code.
+ */
+export async function runWatch(name: string, flags: WatchFlags): Promise<number> {
+  const resource = resolveResource(name);
+  if (flags.allNamespaces === true && flags.namespace !== undefined) throw new UsageError('-n/--namespace and -A/--all-namespaces cannot be combined');
+  // Named before anything starts: the simulator is not worth starting for a selector the server would refuse.
+  if (flags.selector !== undefined) parseLabelSelector(flags.selector);
+  if (flags.fieldSelector !== undefined) parseFieldSelector(flags.fieldSelector);
+  const { kc, simulator } = await connect(resource, flags);
+  let session: WatchSession;
+  try {
+    session = new WatchSession({
+      kc,
+      resource,
+      namespace: namespaceOf(resource, flags, kc),
+      labelSelector: flags.selector,
+      fieldSelector: flags.fieldSelector,
+      ...(simulator === undefined ? {} : { backoff: { initialMs: 200, maxMs: 2_000 } }),
+    });
+  } catch (err) {
+    await simulator?.close();
+    throw err;
+  }
+  try {
+    return flags.once === true ? await once(session, flags) : await live(session, flags, simulator);
+  } finally {
+    session.stop();
+    await simulator?.close();
+  }
+}
+
+/** `--once`: wait for the sync, print the cache (table or JSON lines), stop. */
+async function once(session: WatchSession, flags: WatchFlags): Promise<number> {
+  const out = process.stdout;
+  const c = coloursFor(out);
+  let fatal: Error | undefined;
+  session.start(
+    () => {},
+    (err, isFatal) => {
+      if (isFatal) fatal = err;
+    },
+  );
+  try {
+    await session.informer.whenSynced({ timeout: flags.timeout });
+  } catch (err) {
+    const cause = fatal ?? (err as Error);
+    process.stderr.write(`error: ${session.informer.name} did not sync: ${cause.message}\n`);
+    return 1;
+  }
+  const store = session.informer.store;
+  if (flags.output === 'json') {
+    for (const key of store.listKeys().sort()) {
+      const obj = store.getByKey(key);
+      if (obj !== undefined) out.write(`${eventJson({ type: 'add', obj, isInInitialList: true })}\n`);
+    }
+    return 0;
+  }
+  const opts = { colors: c, width: out.columns ?? PIPE_WIDTH, height: Number.MAX_SAFE_INTEGER, now: Date.now() };
+  out.write(`${[...renderHeader(session, opts), '', ...renderTable(session, opts)].join('\n')}\n`);
+  return 0;
+}
+
+/** Until Ctrl-C: the live screen, JSON lines, or (in a pipe) the table and then a line per change. */
+async function live(session: WatchSession, flags: WatchFlags, simulator: Simulator | undefined): Promise<number> {
+  const out = process.stdout;
+  const err = process.stderr;
+  const c = coloursFor(out);
+  const ended = new AbortController();
+  let fatal: Error | undefined;
+  const tty = out.isTTY === true && flags.output === 'table';
+  const screen = tty ? liveScreen(out) : undefined;
+  let synced = false;
+  let lastState = '';
+  let frame: NodeJS.Timeout | undefined;
+
+  const draw = (): void => {
+    frame = undefined;
+    if (screen !== undefined && !ended.signal.aborted) screen.draw(renderView(session, { colors: c, width: screen.width, height: screen.height - 1, now: Date.now() }));
+  };
+  const scheduleDraw = (): void => {
+    if (screen !== undefined && frame === undefined) frame = setTimeout(draw, FRAME_MS);
+  };
+  const line = (e: InformerEvent<KubeObject>): string => {
+    const obj = unwrapTombstone(e.obj);
+    const status = e.type === 'delete' || obj === undefined ? 'Deleted' : statusOf(session.resource.kind, obj);
+    return `${e.type.padEnd(6)}  ${deletionHandlingMetaNamespaceKey(e.obj)}  ${status}`;
+  };
+
+  session.start(
+    (e) => {
+      if (flags.output === 'json') out.write(`${eventJson(e)}\n`);
+      else if (screen !== undefined) scheduleDraw();
+      else if (synced) out.write(`${line(e)}\n`);
+    },
+    (error, isFatal) => {
+      if (isFatal) {
+        fatal = error;
+        ended.abort();
+      } else if (screen === undefined) {
+        err.write(`${c.dim(`${error.name}: ${error.message.replace(/\s+/g, ' ')}`)}\n`);
+      } else scheduleDraw();
+    },
+  );
+  const onSynced = session.informer.synced$.subscribe((isSynced) => {
+    if (!isSynced || synced) return;
+    synced = true;
+    simulator?.startChurn();
+    if (screen === undefined && flags.output === 'table') {
+      const opts = { colors: c, width: out.columns ?? PIPE_WIDTH, height: Number.MAX_SAFE_INTEGER, now: Date.now() };
+      out.write(`${[...renderHeader(session, opts), '', ...renderTable(session, opts)].join('\n')}\n`);
+    }
+  });
+  // A pipe still hears what the reflector does (relists, backoffs), on stderr so stdout stays data.
+  const onStatus = session.informer.status$.subscribe((s) => {
+    const state = describeReflector(s.reflector).replace(/ at rv \d+$/, '');
+    if (state === lastState) return;
+    lastState = state;
+    if (screen === undefined && flags.output === 'table' && synced) err.write(`${c.dim(`reflector ${state}`)}\n`);
+  });
+  const tick = screen === undefined ? undefined : setInterval(draw, 1_000);
+  if (screen !== undefined) draw();
+
+  await interrupted(ended.signal);
+  if (tick !== undefined) clearInterval(tick);
+  if (frame !== undefined) clearTimeout(frame);
+  onSynced.unsubscribe();
+  onStatus.unsubscribe();
+  if (screen !== undefined) {
+    draw();
+    ended.abort();
+    screen.done();
+  }
+  ended.abort();
+  session.stop();
+  if (fatal !== undefined) {
+    err.write(`error: ${session.informer.name}: ${fatal.message}\n`);
+    return 1;
+  }
+  return 0;
+}
