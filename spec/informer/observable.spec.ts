@@ -8,6 +8,7 @@ import type { InformerEvent } from '../../src/store/events.js';
 import { unwrapTombstone } from '../../src/store/DeletedFinalStateUnknown.js';
 import { byLabel } from '../../src/store/indexFuncs.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
+import type { ListerWatcher } from '../../src/sources/types.js';
 import { KubeApiError, NotFoundError } from '../../src/sources/errors/index.js';
 import { setErrorReporter } from '../../src/errors/reportError.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
@@ -70,6 +71,22 @@ describe('an informer is an Observable whose subscription is its lifetime', () =
     expect(nameOf(event)).toBe('wanted');
     await noSocketsLeft();
     expect(inf.store.size).toBe(0);
+  });
+
+  it('nothing more is applied once the last subscriber left from inside a delivery', async () => {
+    // A list naming one key twice gives one Deltas with two deltas: the first delivery ends the lifetime.
+    const twice = (rv: string): KubeObject => ({ metadata: { name: 'dup', namespace: 'default', uid: 'u1', resourceVersion: rv } });
+    const source: ListerWatcher<KubeObject> = {
+      list: async () => ({ metadata: { resourceVersion: '2' }, items: [twice('1'), twice('2')] }),
+      watch: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<never>>(() => {}) }) }),
+    };
+    const inf = informer(source, { onError: () => {} });
+    running.push(inf);
+    const first = await firstValueFrom(inf);
+    expect(first).toMatchObject({ type: 'add', obj: { metadata: { resourceVersion: '1' } } });
+    await new Promise((r) => setImmediate(r));
+    expect(inf.store.size).toBe(0);
+    expect(inf.hasSynced()).toBe(false);
   });
 
   it('gives a later subscriber the cached objects as initial adds, then live events, with no duplicate', async () => {

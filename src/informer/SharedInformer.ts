@@ -94,6 +94,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   #failure: Error | undefined;
   // Subscribers of errors$: with none and no onError, errors go to stderr so none is silent.
   #errorListeners = 0;
+  // Counts lifetimes: deltas of a lifetime that ended (its last listener left inside a delivery) are dropped.
+  #lifetime = 0;
 
   constructor(source: ListerWatcher<T>, opts: InformerOptions<T>) {
     let self: SharedInformer<T> | undefined;
@@ -263,6 +265,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
 
   /** The last listener left: end requests and timers and drop the cache; a later subscriber starts afresh. */
   #pause(): void {
+    this.#lifetime++;
     this.#subscription?.unsubscribe();
     this.#subscription = undefined;
     this.#state = 'idle';
@@ -275,6 +278,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
 
   /** Ends the informer for good: after stop(), or with the error nothing can heal. */
   async #end(failure: Error | undefined): Promise<void> {
+    this.#lifetime++;
     this.#subscription?.unsubscribe();
     this.#subscription = undefined;
     const listeners = this.#listeners;
@@ -328,7 +332,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
         },
       }),
     );
-    const sub = fifo.subscribe({ next: (deltas) => this.#process(deltas) });
+    const lifetime = ++this.#lifetime;
+    const sub = fifo.subscribe({ next: (deltas) => this.#process(deltas, lifetime) });
     const reflectorOpts: ReflectOptions = {
       ...this.#opts.reflector,
       resyncPeriod: this.#resyncCheckPeriod,
@@ -389,9 +394,11 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   // ------------------------------------------------------------ deltas
 
   /** Applies one key's deltas to the store, oldest first, notifying after each. */
-  #process(deltas: Deltas<T>): void {
+  #process(deltas: Deltas<T>, lifetime: number): void {
     const key = deltas.key;
     for (const delta of deltas.deltas) {
+      // A listener's callback may have ended this lifetime (the last unsubscribe): nothing more is applied.
+      if (lifetime !== this.#lifetime) return;
       try {
         if (delta.type === 'Deleted') {
           this.#indexer.delete(delta.obj);
