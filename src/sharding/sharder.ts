@@ -1,0 +1,220 @@
+import { combineLatest, filter, Observable, Subscription, take } from 'rxjs';
+import { isAlreadyExists, isConflict } from '../client/conflicts.js';
+import { objectClient, type ObjectClient } from '../client/objectClient.js';
+import { reportError, toError } from '../errors/reportError.js';
+import { microTime } from '../leaderelection/elector.js';
+import type { Lease } from '../leaderelection/leaseLock.js';
+import { NotFoundError } from '../sources/errors/NotFoundError.js';
+import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
+import type { KubeObject } from '../store/types.js';
+import { workQueue } from '../workqueue/WorkQueue.js';
+import type { ShardMembers } from './members.js';
+import { resolveSharderOptions, type SharderOptions, type ShardingEvent } from './sharderOptions.js';
+import { hashRing, type HashRing } from './ring.js';
+
+/** The sharder holds a departed member's Lease while it moves that member's objects. */
+interface Fence {
+  readonly lease: Lease;
+  /** Local time the write was sent: the member cannot take its Lease back before this plus the lease duration. */
+  readonly sentAt: number;
+}
+
+/**
+ * Runs the sharder of a sharded controller while subscribed: it writes on
+ * every object the label of the replica that owns it, by a consistent hash
+ * ring over the live members, so that each replica's informers can ask the
+ * API server for their share alone (`labelSelector: shard=<identity>`).
+ * Run one at a time, by the leader of an election among the replicas
+ * ({@link shardedController} does this).
+ *
+ * For each object, whenever it or the membership changes:
+ * - unassigned: it gets the shard label of its ring owner;
+ * - owned by a live member that is no longer its ring owner: it gets the
+ *   drain label, nothing else. The owner finishes its reconcile in flight,
+ *   then removes both labels itself; only then is the object unassigned and
+ *   given to its new owner. An object being drained is left alone, even if
+ *   the ring changes back.
+ * - owned by a member that is gone (its Lease expired or was released, on
+ *   this replica's clock, or it has none): the sharder first takes the
+ *   member's Lease over by a conditional write, which the member cannot
+ *   undo for a lease duration, and then relabels the object directly, only
+ *   while that write is younger than the renew deadline. A replica that was
+ *   merely cut off has stopped acting by then (its own Lease's renew
+ *   deadline passed), and cannot come back and list its old share before
+ *   the moves landed.
+ *
+ * Every write is a merge patch conditional on the resourceVersion it was
+ * decided on; a conflict means the object changed, and its new version is
+ * judged again when the informer delivers it. It emits what it did.
+ *
+ * ## Example
+ * ```ts
+ * import { leaderElection, leaseLock, sharder } from 'rxkube';
+ * import { EMPTY, switchMap } from 'rxjs';
+ *
+ * leaderElection({ lock: leaseLock(kc, { namespace: 'shards', name: 'checker-sharder' }), identity: 'replica-a' })
+ *   .pipe(switchMap(({ leading }) => (leading ? sharder({ kc, resource: 'v1/configmaps', controller: 'checker', leaseNamespace: 'shards', identity: 'replica-a' }) : EMPTY)))
+ *   .subscribe((e) => console.log(e.type, e.key ?? e.shard));
+ * ```
+ *
+ * @param opts What to shard, where the Leases are, the timings.
+ * @returns What the sharder does, for as long as it is subscribed.
+ * @throws {TypeError} when an option is invalid.
+ */
+export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<T>): Observable<ShardingEvent> {
+  const c = resolveSharderOptions(opts);
+  const { labels, scheduler } = c;
+  return new Observable<ShardingEvent>((subscriber) => {
+    const report = (err: unknown): void => {
+      const e = toError(err);
+      if (c.onError === undefined) return reportError(e);
+      try {
+        c.onError(e);
+      } catch (thrown) {
+        reportError(thrown);
+      }
+    };
+    const queue = workQueue<string>({ name: `${c.controller}-sharder`, scheduler, onError: report });
+    const subs = new Subscription();
+    const clients = new Map<string, ObjectClient<T>>();
+    const leases = objectClient<Lease>(c.kc, 'coordination.k8s.io/v1/leases', { namespace: c.leaseNamespace, timeoutMs: c.requestTimeoutMs });
+    const fences = new Map<string, Fence>();
+    // One fencing write per member at a time, shared by every object of that member.
+    const fencing = new Map<string, Promise<boolean | number>>();
+    let members: ShardMembers | undefined;
+    let ring: HashRing | undefined;
+    // What the last full pass was decided on: a renewal of a live member changes nothing here.
+    let signature = '';
+
+    const clientFor = (ns: string | undefined): ObjectClient<T> => {
+      const k = ns ?? '';
+      let client = clients.get(k);
+      if (client === undefined) {
+        client = objectClient<T>(c.kc, c.resource, { ...(ns !== undefined && ns !== '' && { namespace: ns }), timeoutMs: c.requestTimeoutMs });
+        clients.set(k, client);
+      }
+      return client;
+    };
+
+    /** A label patch conditional on the version decided on; false when the object changed or went. */
+    const patch = async (obj: T, set: Record<string, string | null>, signal: AbortSignal): Promise<boolean> => {
+      const md = obj.metadata!;
+      try {
+        await clientFor(md.namespace).patch(md.name!, { metadata: { resourceVersion: md.resourceVersion, labels: set } }, { type: 'merge', signal });
+        return true;
+      } catch (err) {
+        if (isConflict(err) || err instanceof NotFoundError) return false;
+        throw err;
+      }
+    };
+
+    /** Holds `member`'s Lease: true when held now, a delay (ms) to try again after, false when the member is live. */
+    const fence = (member: string, signal: AbortSignal): Promise<boolean | number> => {
+      const held = fences.get(member);
+      if (held !== undefined && scheduler.now() < held.sentAt + c.renewDeadline) return Promise.resolve(true);
+      let p = fencing.get(member);
+      if (p === undefined) {
+        p = takeLease(member, held, signal).finally(() => fencing.delete(member));
+        fencing.set(member, p);
+      }
+      return p;
+    };
+
+    const takeLease = async (member: string, held: Fence | undefined, signal: AbortSignal): Promise<boolean | number> => {
+      const seen = members?.leases.get(member);
+      const now = scheduler.now();
+      if (seen?.live === true) return false;
+      if (seen !== undefined && seen.holder !== '' && seen.holder !== c.identity && seen.expiresAt > now) return seen.expiresAt - now;
+      const stamp = microTime(now);
+      const spec = { holderIdentity: c.identity, leaseDurationSeconds: Math.ceil(c.leaseDuration / 1000), acquireTime: stamp, renewTime: stamp };
+      try {
+        let written: Lease;
+        if (seen === undefined) {
+          written = await leases.create(
+            { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: member, namespace: c.leaseNamespace, labels: { [labels.lease]: c.controller } }, spec: { ...spec, leaseTransitions: 0 } },
+            { signal },
+          );
+        } else {
+          // Our own last write is newer than what the informer may have shown yet.
+          const base = held !== undefined && seen.holder === c.identity ? held.lease : seen.lease;
+          const transitions = (base.spec?.leaseTransitions ?? 0) + (seen.holder === c.identity ? 0 : 1);
+          written = await leases.replace({ ...base, spec: { ...base.spec, ...spec, leaseTransitions: transitions } }, { signal });
+        }
+        fences.set(member, { lease: written, sentAt: now });
+        if (held === undefined) subscriber.next({ type: 'fenced', shard: member });
+        return true;
+      } catch (err) {
+        if (isConflict(err) || isAlreadyExists(err)) return 0;
+        throw err;
+      }
+    };
+
+    const work = async (key: string, signal: AbortSignal): Promise<void> => {
+      const obj = c.objects.store.getByKey(key);
+      if (obj === undefined || members === undefined || ring === undefined || obj.metadata?.name === undefined) return;
+      const objLabels = obj.metadata.labels ?? {};
+      const current = objLabels[labels.shard];
+      const draining = objLabels[labels.drain] !== undefined;
+      const desired = ring.ownerOf(c.ringKey(obj));
+      if (desired === undefined) return;
+      if (current === undefined || current === '') {
+        if (await patch(obj, { [labels.shard]: desired, [labels.drain]: null }, signal)) subscriber.next({ type: 'assigned', key, shard: desired, from: undefined });
+        return;
+      }
+      if (members.live.includes(current)) {
+        if (current === desired || draining) return;
+        if (await patch(obj, { [labels.drain]: 'true' }, signal)) subscriber.next({ type: 'draining', key, shard: current, to: desired });
+        return;
+      }
+      const fenced = await fence(current, signal);
+      if (fenced === false) return;
+      if (typeof fenced === 'number') {
+        queue.addAfter(key, fenced + 10);
+        return;
+      }
+      // The write that fenced the member must still be young enough when this move is sent.
+      if (scheduler.now() >= fences.get(current)!.sentAt + c.renewDeadline) {
+        queue.add(key);
+        return;
+      }
+      if (await patch(obj, { [labels.shard]: desired, [labels.drain]: null }, signal)) subscriber.next({ type: 'assigned', key, shard: desired, from: current });
+    };
+
+    subs.add(
+      c.objects.subscribe({
+        next: (ev) => {
+          if (ring === undefined) return;
+          const obj = ev.type === 'delete' ? unwrapTombstone(ev.obj) : ev.obj;
+          if (ev.type !== 'delete' && obj !== undefined) queue.add(c.objects.store.keyOf(obj));
+        },
+        error: (err: unknown) => subscriber.error(err),
+      }),
+    );
+    subs.add(
+      combineLatest([c.objects.synced$.pipe(filter(Boolean), take(1)), c.members]).subscribe({
+        next: ([, m]) => {
+          members = m;
+          const next = `${m.live.join(',')}|${[...m.leases.values()].filter((l) => !l.live).map((l) => `${l.name}:${l.holder}:${l.observedAt}`).join(',')}`;
+          if (next === signature) return;
+          const liveChanged = ring === undefined || ring.members.join(',') !== m.live.join(',');
+          signature = next;
+          if (liveChanged) {
+            ring = hashRing(m.live, { virtualNodes: c.virtualNodes });
+            subscriber.next({ type: 'ring', members: ring.members });
+          }
+          for (const k of c.objects.store.listKeys()) queue.add(k);
+        },
+        error: (err: unknown) => subscriber.error(err),
+      }),
+    );
+    subs.add(
+      queue.process(work, { concurrency: c.concurrency }).subscribe((o) => {
+        if (!o.ok) report(o.error);
+      }),
+    );
+    return () => {
+      subs.unsubscribe();
+      queue.shutDown();
+    };
+  });
+}

@@ -1,0 +1,184 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
+import { informer } from '../informer/informer.js';
+import { kubeSource } from '../sources/kubeSource.js';
+import type { ResourceRef } from '../sources/types.js';
+import type { InformerEvent } from '../store/events.js';
+import { metaNamespaceKey } from '../store/keys.js';
+import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
+import type { KubeObject } from '../store/types.js';
+import { checkOptionNames, numberOption, show } from '../workqueue/validate.js';
+import { checkIdentity, shardLabels, type ShardLabels } from './labels.js';
+import { shardMembers, type ShardMembers } from './members.js';
+
+/**
+ * The objects a sharder reads: an informer over every object of the
+ * sharded resource (metadata is enough), or anything shaped like one.
+ *
+ * ## Example
+ * ```ts
+ * import { informer, kubeSource, type SharderSource } from 'rxkube';
+ *
+ * const all: SharderSource = informer(kubeSource(kc, 'v1/configmaps', { metadataOnly: true }));
+ * ```
+ */
+export interface SharderSource<T> extends Observable<InformerEvent<T>> {
+  readonly store: {
+    getByKey(key: string): T | undefined;
+    listKeys(): Iterable<string>;
+    keyOf(obj: T | DeletedFinalStateUnknown<T>): string;
+  };
+  readonly synced$: Observable<boolean>;
+}
+
+/**
+ * What a sharder did, as it emits it.
+ * - `ring`: the live members changed; keys are now hashed over `members`.
+ * - `assigned`: `key` got the shard label `shard`; `from` is the member it
+ *   was moved from directly because that member is gone, undefined for an
+ *   unassigned object.
+ * - `draining`: `key`, owned by the live member `shard`, got the drain label,
+ *   to go to `to` once `shard` lets go of it.
+ * - `fenced`: the sharder took over the Lease of the departed member `shard`
+ *   before moving its objects.
+ *
+ * ## Example
+ * ```ts
+ * import type { ShardingEvent } from 'rxkube';
+ *
+ * const describe = (e: ShardingEvent) => (e.type === 'assigned' ? `${e.key} → ${e.shard}` : e.type);
+ * ```
+ */
+export type ShardingEvent =
+  | { readonly type: 'ring'; readonly members: readonly string[] }
+  | { readonly type: 'assigned'; readonly key: string; readonly shard: string; readonly from: string | undefined }
+  | { readonly type: 'draining'; readonly key: string; readonly shard: string; readonly to: string }
+  | { readonly type: 'fenced'; readonly shard: string };
+
+/**
+ * Options of {@link sharder}.
+ *
+ * ## Example
+ * ```ts
+ * import { sharder, type SharderOptions } from 'rxkube';
+ *
+ * const opts: SharderOptions = { kc, resource: 'v1/configmaps', controller: 'checker', leaseNamespace: 'shards', identity: 'replica-a' };
+ * sharder(opts).subscribe();
+ * ```
+ */
+export interface SharderOptions<T extends KubeObject = KubeObject> {
+  /** The cluster. */
+  readonly kc: KubeConfig;
+  /** The sharded resource: `'v1/configmaps'`, `'example.com/v1/widgets'`… */
+  readonly resource: ResourceRef;
+  /** Shard only the objects of this namespace. @default undefined (every namespace) */
+  readonly namespace?: string;
+  /** The sharded controller's name; it names the labels (see {@link shardLabels}). */
+  readonly controller: string;
+  /** Where the members' Leases are. */
+  readonly leaseNamespace: string;
+  /** This replica's identity: written as holder of a departed member's Lease while its objects move. */
+  readonly identity: string;
+  /**
+   * Every object of the resource.
+   * @default a metadata-only informer over `resource` in `namespace`
+   */
+  readonly objects?: SharderSource<T>;
+  /**
+   * The live members.
+   * @default shardMembers(kc, { namespace: leaseNamespace, controller }) — a fresh observation, which takes a member for live until its Lease stood still for a lease duration
+   */
+  readonly members?: Observable<ShardMembers>;
+  /** The key an object is placed on the ring by; {@link ownerRingKey} keeps owned objects with their owner. @default metaNamespaceKey */
+  readonly ringKey?: (obj: T) => string;
+  /** Ring points per member. @default 1_000 */
+  readonly virtualNodes?: number;
+  /** Label writes in flight at once. @default 8 */
+  readonly concurrency?: number;
+  /** Milliseconds a departed member must wait before it may take back a Lease the sharder took over; the members' lease duration. @default 15_000 */
+  readonly leaseDuration?: number;
+  /** Milliseconds after taking a Lease over during which the sharder still moves that member's objects. Less than `leaseDuration`. @default 10_000 */
+  readonly renewDeadline?: number;
+  /** Milliseconds each request may take. @default 10_000 */
+  readonly requestTimeoutMs?: number;
+  /** Clock and timers. @default asyncScheduler */
+  readonly scheduler?: SchedulerLike;
+  /** Receives failed writes and what the callbacks threw. @default undefined (reportError) */
+  readonly onError?: (err: Error) => void;
+}
+
+/** Sharder options after the checks. */
+export interface ResolvedSharderOptions<T> {
+  readonly kc: KubeConfig;
+  readonly resource: ResourceRef;
+  readonly controller: string;
+  readonly labels: ShardLabels;
+  readonly leaseNamespace: string;
+  readonly identity: string;
+  readonly objects: SharderSource<T>;
+  readonly members: Observable<ShardMembers>;
+  readonly ringKey: (obj: T) => string;
+  readonly virtualNodes: number;
+  readonly concurrency: number;
+  readonly leaseDuration: number;
+  readonly renewDeadline: number;
+  readonly requestTimeoutMs: number;
+  readonly scheduler: SchedulerLike;
+  readonly onError: ((err: Error) => void) | undefined;
+}
+
+const NAMES = [
+  'kc', 'resource', 'namespace', 'controller', 'leaseNamespace', 'identity', 'objects', 'members', 'ringKey', 'virtualNodes',
+  'concurrency', 'leaseDuration', 'renewDeadline', 'requestTimeoutMs', 'scheduler', 'onError',
+];
+
+/** Checks every option up front, naming the bad one and its value. */
+export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions<T>): ResolvedSharderOptions<T> {
+  const o = checkOptionNames('sharder', opts, NAMES) as unknown as SharderOptions<T>;
+  if (o.kc === null || typeof o.kc !== 'object' || typeof o.kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${show(o.kc)}`);
+  const labels = shardLabels(o.controller);
+  const identity = checkIdentity(o.identity);
+  if (typeof o.leaseNamespace !== 'string' || o.leaseNamespace === '') throw new TypeError(`leaseNamespace: expected a non-empty string, got ${show(o.leaseNamespace)}`);
+  for (const name of ['ringKey', 'onError'] as const) {
+    if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`${name}: expected a function, got ${show(o[name])}`);
+  }
+  const scheduler = o.scheduler ?? asyncScheduler;
+  if (typeof scheduler?.now !== 'function' || typeof scheduler.schedule !== 'function') throw new TypeError(`scheduler: expected an rxjs SchedulerLike, got ${show(o.scheduler)}`);
+  const leaseDuration = numberOption('sharder', 'leaseDuration', o.leaseDuration, 15_000, { min: 1 });
+  const renewDeadline = numberOption('sharder', 'renewDeadline', o.renewDeadline, 10_000, { min: 1 });
+  if (renewDeadline >= leaseDuration) throw new TypeError(`renewDeadline: must be less than leaseDuration (${leaseDuration} ms), got ${renewDeadline} ms`);
+  const objects =
+    o.objects ??
+    (informer(kubeSource(o.kc, o.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }), {
+      ...(o.onError !== undefined && { onError: o.onError }),
+    }) as unknown as SharderSource<T>);
+  if (typeof objects?.subscribe !== 'function' || typeof objects.store?.getByKey !== 'function' || typeof objects.synced$?.subscribe !== 'function') {
+    throw new TypeError(`objects: expected an informer, got ${show(o.objects)}`);
+  }
+  const members =
+    o.members ??
+    shardMembers(o.kc, {
+      namespace: o.leaseNamespace,
+      controller: o.controller,
+      scheduler,
+      ...(o.onError !== undefined && { onError: o.onError }),
+    });
+  return {
+    kc: o.kc,
+    resource: o.resource,
+    controller: o.controller,
+    labels,
+    leaseNamespace: o.leaseNamespace,
+    identity,
+    objects,
+    members,
+    ringKey: o.ringKey ?? ((obj: T) => metaNamespaceKey(obj)),
+    virtualNodes: numberOption('sharder', 'virtualNodes', o.virtualNodes, 1_000, { min: 1, integer: true }),
+    concurrency: numberOption('sharder', 'concurrency', o.concurrency, 8, { min: 1, integer: true }),
+    leaseDuration,
+    renewDeadline,
+    requestTimeoutMs: numberOption('sharder', 'requestTimeoutMs', o.requestTimeoutMs, 10_000, { min: 1 }),
+    scheduler,
+    onError: o.onError,
+  };
+}
