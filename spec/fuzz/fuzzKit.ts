@@ -3,7 +3,8 @@ import fc from 'fast-check';
 
 /**
  * Runs per property: modest in CI so the fuzz suite stays fast; `FUZZ_RUNS=10`
- * multiplies every count by ten for a longer hunt by hand.
+ * multiplies every count by ten for a longer hunt by hand (give vitest time
+ * for it: `FUZZ_RUNS=10 npx vitest run spec/fuzz --testTimeout=600000`).
  */
 export function runs(base: number): number {
   const factor = Number(process.env['FUZZ_RUNS'] ?? '1');
