@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { informer, type Informer } from '../../src/informer/informer.js';
+import { InformerFactory } from '../../src/informer/InformerFactory.js';
 import { kubeSource, type KubeSource } from '../../src/sources/kubeSource.js';
 import type { PartialObjectMetadata } from '../../src/sources/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
@@ -38,7 +39,20 @@ describe('metadata-only sources', () => {
     const later = await waitFor(() => inf?.store.getByKey('default/later'), 'the watched pod');
     expect(later.kind).toBe('PartialObjectMetadata');
     expect('spec' in later || 'status' in later).toBe(false);
-    expect(later.metadata?.uid).toBe(server.get('v1/pods', 'default', 'later').metadata?.uid);
+    expect(later.metadata?.uid).toBe(server.get<{ metadata: { uid: string } }>('v1/pods', 'default', 'later')?.metadata.uid);
+  });
+
+  it('a factory keeps the metadata-only informer apart from the full one', async () => {
+    await server.create('v1/pods', pod('a'));
+    const factory = new InformerFactory(server.kubeConfig());
+    const meta = factory.informerFor('v1/pods', { metadataOnly: true });
+    expect(meta).not.toBe(factory.pods());
+    expect(factory.informerFor('v1/pods', { metadataOnly: true })).toBe(meta);
+    factory.start();
+    await factory.waitForCacheSync({ timeout: 10_000 });
+    expect(meta.store.getByKey('default/a')?.kind).toBe('PartialObjectMetadata');
+    expect(factory.pods().store.getByKey('default/a')?.spec).toBeDefined();
+    await factory.shutdown();
   });
 
   it('rejects a metadataOnly that is not a boolean', () => {

@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { Observable } from 'rxjs';
 import { KubeConfig, type V1ConfigMap, type V1Deployment, type V1Lease, type V1Node, type V1Pod } from '@kubernetes/client-node';
-import { informer, InformerFactory, kubeSource, type Informer, type InformerEvent, type KubeObject, type KubeSource } from '../../src/index.js';
+import { informer, InformerFactory, kubeSource, type Informer, type InformerEvent, type KubeObject, type KubeSource, type PartialObjectMetadata } from '../../src/index.js';
 
 // These lines are checked by `tsc` (the typecheck step of `npm test`): each @ts-expect-error must be an error.
 interface Widget extends KubeObject {
@@ -47,6 +47,8 @@ describe('types tie a resource to its objects', () => {
     expectTypeOf(factory.informerFor('v1/configmaps')).toEqualTypeOf<Informer<V1ConfigMap>>();
     expectTypeOf(factory.informerFor<Widget>('example.com/v1/widgets')).toEqualTypeOf<Informer<Widget>>();
     expectTypeOf(factory.deployments()).toEqualTypeOf<Informer<V1Deployment>>();
+    expectTypeOf(factory.informerFor('v1/pods', { metadataOnly: true })).toEqualTypeOf<Informer<PartialObjectMetadata>>();
+    expectTypeOf(kubeSource(kc, 'apps/v1/deployments', { metadataOnly: true })).toEqualTypeOf<KubeSource<PartialObjectMetadata>>();
   });
 
   it('an informer is an Observable of its events, and its store holds its type', () => {

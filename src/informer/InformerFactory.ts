@@ -15,7 +15,7 @@ import type {
 } from '@kubernetes/client-node';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { BuiltInResource, BuiltInResources, CustomResourceRef } from '../sources/resources.js';
-import type { ListerWatcher, ResourceRef } from '../sources/types.js';
+import type { ListerWatcher, PartialObjectMetadata, ResourceRef } from '../sources/types.js';
 import { IndexConflictError } from '../store/errors/IndexConflictError.js';
 import type { Indexers, KubeObject } from '../store/types.js';
 import { CacheSyncError } from './CacheSyncError.js';
@@ -29,6 +29,8 @@ export interface InformerForOptions<T> extends InformerOptions<T> {
   readonly labelSelector?: string;
   /** Server-side field selector. @default none */
   readonly fieldSelector?: string;
+  /** Cache `PartialObjectMetadata` only (see `kubeSource`'s `metadataOnly`); a separate informer from the full one. @default false */
+  readonly metadataOnly?: boolean;
 }
 
 /** Options of {@link InformerFactory}. */
@@ -40,7 +42,7 @@ export interface InformerFactoryOptions {
   /** Transform applied by every informer that does not set its own. @default none */
   readonly transform?: (obj: never) => unknown;
   /** Builds the ListerWatcher of a resource; replace it to read from elsewhere. @default kubeSource */
-  readonly sourceFor?: (kc: KubeConfig, resource: ResourceRef, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string }) => ListerWatcher<KubeObject>;
+  readonly sourceFor?: (kc: KubeConfig, resource: ResourceRef, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; metadataOnly?: boolean }) => ListerWatcher<KubeObject>;
 }
 
 interface Entry {
@@ -119,12 +121,13 @@ export class InformerFactory {
    *   except `indexers`, which a later request adds to the shared informer.
    * @returns the shared informer; started by the next `start()`.
    */
+  informerFor(resource: BuiltInResource | CustomResourceRef, opts: InformerForOptions<PartialObjectMetadata> & { readonly metadataOnly: true }): Informer<PartialObjectMetadata>;
   informerFor<R extends BuiltInResource>(resource: R, opts?: InformerForOptions<BuiltInResources[R]>): Informer<BuiltInResources[R]>;
   informerFor<T extends KubeObject = KubeObject>(resource: CustomResourceRef, opts?: InformerForOptions<T>): Informer<T>;
   informerFor<T extends KubeObject>(resource: ResourceRef, opts: InformerForOptions<T> = {}): Informer<T> {
     const namespace = opts.namespace ?? this.#opts.namespace;
     const transform = opts.transform ?? (this.#opts.transform as ((obj: T) => T) | undefined);
-    const id = this.#identity(resource, namespace, opts.labelSelector, opts.fieldSelector, transform);
+    const id = this.#identity(resource, namespace, opts.labelSelector, opts.fieldSelector, transform) + (opts.metadataOnly === true ? ' metadata-only' : '');
     const existing = this.#informers.get(id);
     if (existing !== undefined) {
       const shared = existing.informer as unknown as Informer<T>;
@@ -135,6 +138,7 @@ export class InformerFactory {
       ...(namespace !== undefined && { namespace }),
       ...(opts.labelSelector !== undefined && { labelSelector: opts.labelSelector }),
       ...(opts.fieldSelector !== undefined && { fieldSelector: opts.fieldSelector }),
+      ...(opts.metadataOnly !== undefined && { metadataOnly: opts.metadataOnly }),
     };
     const source = (this.#opts.sourceFor ?? (kubeSource as (kc: KubeConfig, r: ResourceRef, o: object) => ListerWatcher<KubeObject>))(this.#kc, resource, sourceOpts) as ListerWatcher<T>;
     const inf = informer<T>(source, {
