@@ -78,6 +78,11 @@ function finalizersOf(obj: KubeObject): readonly string[] {
   return Array.isArray(list) ? (list as string[]) : [];
 }
 
+/** A 404 from the API server; read by its status so a client from another copy of the library is understood too. */
+function isNotFound(err: unknown): boolean {
+  return err instanceof Error && (err as { status?: unknown }).status === 404;
+}
+
 function describe(obj: KubeObject): string {
   const m = obj.metadata;
   return m?.namespace ? `${m.namespace}/${m.name ?? '?'}` : (m?.name ?? '?');
@@ -99,8 +104,10 @@ function describe(obj: KubeObject): string {
  * `metadata.resourceVersion`, so if the object changed since it was read
  * the server refuses with 409 Conflict and nothing is lost: the failure goes
  * to the controller's error policy and the next reconcile sees the new
- * object. `cleanup` may therefore run more than once; make it idempotent
- * (a 404 on what it deletes is success).
+ * object. A 404 on either write means the object is gone already (the
+ * cache was behind) and counts as done. `cleanup` may run more than once,
+ * for instance on a cached copy that still shows the finalizer just
+ * removed; make it idempotent (a 404 on what it deletes is success).
  *
  * ## Example
  * ```ts
@@ -167,13 +174,19 @@ async function run<T extends KubeObject>(
       throw new FinalizerError(phase, name, describe(obj), err);
     }
   };
+  // A 404 means the object is gone already (the cache was behind): there is no finalizer left to add or remove.
   const patch = (phase: FinalizerPhase, finalizers: readonly string[] | null): Promise<unknown> =>
-    step(phase, () => {
+    step(phase, async () => {
       const rv = meta.resourceVersion;
       if (typeof rv !== 'string' || rv === '') throw new TypeError('the object has no metadata.resourceVersion to guard the write with');
       const c = typeof client === 'function' ? client(meta.namespace || undefined) : client;
       if (c.namespace !== (meta.namespace || undefined)) throw new TypeError(`the client acts in namespace ${String(c.namespace)}, the object is in ${String(meta.namespace)}`);
-      return c.patch(objName, { metadata: { resourceVersion: rv, finalizers } }, { type: 'merge', ...(signal !== undefined && { signal }) });
+      try {
+        return await c.patch(objName, { metadata: { resourceVersion: rv, finalizers } }, { type: 'merge', ...(signal !== undefined && { signal }) });
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
     });
 
   if (!deleting) {

@@ -1,4 +1,5 @@
 import type { Observable, SchedulerLike } from 'rxjs';
+import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import type { InformerEvent } from '../store/events.js';
 import type { KubeObject } from '../store/types.js';
 import type { OwnerKeysOptions } from '../operators/ownerKeys.js';
@@ -17,11 +18,11 @@ import type { RateLimiter } from '../workqueue/rateLimiters.js';
  * const deployments: ControllerSource<V1Deployment> = informer(kubeSource(kc, 'apps/v1/deployments'));
  * ```
  */
-export interface ControllerSource<T> extends Observable<InformerEvent<T>> {
+export interface ControllerSource<T> extends Observable<InformerEvent<NoInfer<T>>> {
   /** The cache the stream keeps; reconciles read the primary object from it. */
   readonly store: {
     getByKey(key: string): T | undefined;
-    keyOf(obj: T | InformerEvent<T>['obj']): string;
+    keyOf(obj: NoInfer<T> | DeletedFinalStateUnknown<NoInfer<T>>): string;
   };
   /** The current sync state, then each change; reconciles start once every source emitted `true`. */
   readonly synced$: Observable<boolean>;

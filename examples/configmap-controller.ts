@@ -1,0 +1,233 @@
+/**
+ * A controller that keeps one ConfigMap per Deployment: `<deployment>-info`,
+ * owned by the deployment, holding a summary of it. A finalizer on each
+ * deployment makes sure the ConfigMap is deleted before the deployment goes,
+ * even on a cluster where no garbage collector runs.
+ *
+ *   npm run example configmap-controller                    # the current kubeconfig context; Ctrl-C stops
+ *   npm run example configmap-controller -- --simulator     # the built-in API server, with deployments coming and going
+ *
+ * It prints one line per reconcile, e.g. `reconciled default/web: created default/web-info (2 ms)`.
+ */
+import type { KubeConfig, V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
+import { informer, isAlreadyExists, kubeSource, metaNamespaceKey, NotFoundError, objectClient, type Informer, type ObjectClient } from 'rxkube';
+import type { ApiServer } from 'rxkube/testing';
+import { controller, finalizer, type Controller, type ReconcileOutcome } from '../src/controller/index.js';
+import { exampleCluster } from './lib/cluster.js';
+
+/** The finalizer this controller puts on every deployment it manages. */
+export const FINALIZER = 'rxkube.example/configmap-cleanup';
+/** The label on every ConfigMap it creates, so its informer reads only those. */
+export const MANAGED_BY = 'app.kubernetes.io/managed-by';
+const MANAGER = 'configmap-controller';
+
+/** The ConfigMap's name for a deployment. */
+export const infoName = (deploymentName: string): string => `${deploymentName}-info`;
+
+/** What the ConfigMap of `d` must hold. */
+export function desiredData(d: V1Deployment): Record<string, string> {
+  return {
+    deployment: d.metadata?.name ?? '',
+    generation: String(d.metadata?.generation ?? 0),
+    replicas: String(d.spec?.replicas ?? 1),
+    images: (d.spec?.template?.spec?.containers ?? []).map((c) => c.image ?? '').join(','),
+  };
+}
+
+/** The ConfigMap of `d`, as the controller would write it. */
+function desiredConfigMap(d: V1Deployment): V1ConfigMap {
+  const name = d.metadata?.name ?? '';
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: infoName(name),
+      namespace: d.metadata?.namespace,
+      labels: { [MANAGED_BY]: MANAGER },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
+    },
+    data: desiredData(d),
+  };
+}
+
+const sameData = (a: Record<string, string> | undefined, b: Record<string, string>): boolean =>
+  a !== undefined && Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([k, v]) => a[k] === v);
+
+/** A running controller and the informers it reads. */
+export interface ConfigMapController {
+  readonly controller: Controller<V1Deployment>;
+  readonly deployments: Informer<V1Deployment>;
+  readonly configMaps: Informer<V1ConfigMap>;
+  /** The line to print for an outcome, with what its reconcile did. */
+  describe(o: ReconcileOutcome<V1Deployment>): string;
+}
+
+/**
+ * Builds the controller; subscribing to `controller` runs it.
+ *
+ * @param kc the cluster.
+ * @param opts how many reconciles at once, and a signal that stops it gracefully.
+ * @returns the controller and its informers.
+ */
+export function configMapController(kc: KubeConfig, opts: { concurrency?: number; signal?: AbortSignal } = {}): ConfigMapController {
+  const deployments = informer(kubeSource(kc, 'apps/v1/deployments'));
+  const configMaps = informer(kubeSource(kc, 'v1/configmaps', { labelSelector: `${MANAGED_BY}=${MANAGER}` }));
+  const configMapsIn = (namespace?: string): ObjectClient<V1ConfigMap> => objectClient<V1ConfigMap>(kc, 'v1/configmaps', { namespace });
+  const deploymentsIn = (namespace?: string): ObjectClient<V1Deployment> => objectClient<V1Deployment>(kc, 'apps/v1/deployments', { namespace });
+  // What each reconcile did, for the line printed with its outcome (one reconcile per key at a time).
+  const notes = new Map<string, string>();
+
+  const apply = async (d: V1Deployment): Promise<undefined> => {
+    const key = metaNamespaceKey(d);
+    const desired = desiredConfigMap(d);
+    const cmKey = metaNamespaceKey(desired);
+    const current = configMaps.store.getByKey(cmKey);
+    const cms = configMapsIn(d.metadata?.namespace);
+    if (current === undefined) {
+      try {
+        await cms.create(desired);
+        notes.set(key, `created ${cmKey}`);
+      } catch (err) {
+        // Our cache is behind: the next reconcile, after the ConfigMap's event, compares it.
+        if (!isAlreadyExists(err)) throw err;
+        notes.set(key, `${cmKey} exists already`);
+      }
+      return undefined;
+    }
+    const owner = current.metadata?.ownerReferences?.find((r) => r.controller === true);
+    if (sameData(current.data, desired.data ?? {}) && owner?.uid === d.metadata?.uid) {
+      notes.set(key, 'unchanged');
+      return undefined;
+    }
+    // Guarded by the resourceVersion we read: a 409 means someone wrote first, and we retry with the news.
+    await cms.replace({ ...desired, metadata: { ...desired.metadata, resourceVersion: current.metadata?.resourceVersion } });
+    notes.set(key, `updated ${cmKey}`);
+    return undefined;
+  };
+
+  const cleanup = async (d: V1Deployment): Promise<undefined> => {
+    const key = metaNamespaceKey(d);
+    const name = infoName(d.metadata?.name ?? '');
+    try {
+      await configMapsIn(d.metadata?.namespace).delete(name);
+      notes.set(key, `deleted ${d.metadata?.namespace}/${name}, finalizer removed`);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      notes.set(key, 'nothing to clean up, finalizer removed');
+    }
+    return undefined;
+  };
+
+  const ctl = controller({
+    for: deployments,
+    owns: [{ source: configMaps, kind: 'Deployment', apiVersion: 'apps/v1' }],
+    concurrency: opts.concurrency ?? 2,
+    signal: opts.signal,
+    reconcile: (d, ctx) => {
+      notes.set(ctx.key, d.metadata?.deletionTimestamp ? 'being deleted, not ours to clean up' : 'finalizer added');
+      return finalizer(deploymentsIn, FINALIZER, d, { apply, cleanup }, { signal: ctx.signal });
+    },
+  });
+  /**
+   * One line for an outcome: `reconciled default/web: created default/web-info (2 ms)`,
+   * `failed default/web: <error>; retry in 10 ms`, `gone default/web`.
+   */
+  const describe = (o: ReconcileOutcome<V1Deployment>): string => {
+    const note = notes.get(o.key);
+    notes.delete(o.key);
+    switch (o.type) {
+      case 'reconciled':
+        return `reconciled ${o.key}: ${note ?? 'done'} (${Math.round(o.durationMs)} ms)`;
+      case 'failed':
+        return `failed ${o.key}: ${o.error.message}; ${o.requeueAfter === undefined ? 'not retried' : `retry in ${Math.round(o.requeueAfter)} ms`}`;
+      case 'gone':
+        return `gone ${o.key}`;
+    }
+  };
+  return { controller: ctl, deployments, configMaps, describe };
+}
+
+/**
+ * What is wrong between the deployments and their ConfigMaps, as the server
+ * has them: a live deployment without its finalizer, its ConfigMap, the right
+ * data or owner; a ConfigMap whose deployment is gone; a deployment stuck in
+ * deletion. Empty when the controller has converged.
+ *
+ * @param deployments every deployment.
+ * @param configMaps every ConfigMap the controller manages.
+ * @returns one line per problem.
+ */
+export function convergenceProblems(deployments: readonly V1Deployment[], configMaps: readonly V1ConfigMap[]): string[] {
+  const problems: string[] = [];
+  const cms = new Map(configMaps.map((cm) => [metaNamespaceKey(cm), cm]));
+  const live = new Set<string>();
+  for (const d of deployments) {
+    const key = metaNamespaceKey(d);
+    if (d.metadata?.deletionTimestamp) {
+      problems.push(`${key} is still being deleted (finalizers ${JSON.stringify(d.metadata.finalizers ?? [])})`);
+      continue;
+    }
+    const cmKey = `${d.metadata?.namespace}/${infoName(d.metadata?.name ?? '')}`;
+    live.add(cmKey);
+    if (!(d.metadata?.finalizers ?? []).includes(FINALIZER)) problems.push(`${key} has no finalizer ${FINALIZER}`);
+    const cm = cms.get(cmKey);
+    if (cm === undefined) problems.push(`${key} has no ConfigMap ${cmKey}`);
+    else if (!sameData(cm.data, desiredData(d))) problems.push(`${cmKey} holds ${JSON.stringify(cm.data)}, not ${JSON.stringify(desiredData(d))}`);
+    else if (cm.metadata?.ownerReferences?.find((r) => r.controller === true)?.uid !== d.metadata?.uid) problems.push(`${cmKey} is not owned by ${key}`);
+  }
+  for (const cmKey of cms.keys()) if (!live.has(cmKey)) problems.push(`${cmKey} outlived its deployment`);
+  return problems;
+}
+
+/** Resolves once the server shows no problem, or after `limitMs` (the caller prints what is left). */
+async function untilConverged(server: ApiServer, problems: (server: ApiServer) => string[], limitMs: number): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (problems(server).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+/** A deployment for the simulator. */
+export function sampleDeployment(name: string, replicas: number, image: string, namespace = 'default'): V1Deployment {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace, labels: { app: name } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image }] } },
+    },
+  };
+}
+
+if ((import.meta as { main?: boolean }).main) {
+  const cluster = await exampleCluster(process.argv.slice(2), async (server) => {
+    for (const [name, replicas, image] of [['web', 3, 'nginx:1.27'], ['api', 2, 'api:4.1'], ['db', 1, 'postgres:17'], ['cache', 2, 'redis:7']] as const) {
+      await server.create('apps/v1/deployments', sampleDeployment(name, replicas, image));
+    }
+  });
+  const stop = new AbortController();
+  const running = configMapController(cluster.kc, { signal: stop.signal });
+  const ended = new Promise<void>((resolve, reject) => {
+    running.controller.subscribe({ next: (o) => console.log(running.describe(o)), complete: resolve, error: reject });
+  });
+  const simulator: ApiServer | undefined = cluster.simulator;
+  const problems = (server: ApiServer): string[] =>
+    convergenceProblems(server.list<V1Deployment>('apps/v1/deployments'), server.list<V1ConfigMap>('v1/configmaps'));
+  // On the simulator, once the seeded deployments have their ConfigMaps, deployments come, change and go for a moment.
+  const churn = simulator === undefined ? undefined : untilConverged(simulator, problems, 10_000).then(() =>
+    simulator.churn({ resource: 'apps/v1/deployments', creates: 4, updates: 10, deletes: 3, perSecond: 30, namePrefix: 'churn-', seed: 7 }),
+  );
+  await cluster.done;
+  (await churn)?.stop();
+  // The last writes of the churn get their reconciles before the controller stops.
+  if (simulator !== undefined) await untilConverged(simulator, problems, 5_000);
+  stop.abort();
+  await ended;
+  const s = running.controller.status();
+  console.log(`stopped: ${s.reconciles} reconciles, ${s.errors} failed, ${s.requeues} requeued, p50 ${s.durationP50Ms ?? 0} ms, p99 ${s.durationP99Ms ?? 0} ms`);
+  if (simulator !== undefined) {
+    const left = problems(simulator);
+    console.log(left.length === 0 ? `converged: ${simulator.list('apps/v1/deployments').length} deployments, each with its ConfigMap` : `not converged: ${left.join('; ')}`);
+  }
+  await cluster.close();
+}
