@@ -1,0 +1,149 @@
+/**
+ * The sharder over HTTP, against the simulator: it labels every object with its ring owner among the live
+ * member Leases, drains (never relabels) an object whose live owner is no longer its ring owner, gives a
+ * released object to its new owner, and moves the objects of a member whose Lease expired directly — but
+ * only after taking that Lease over.
+ */
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Subscription } from 'rxjs';
+import type { Lease } from '../../src/leaderelection/leaseLock.js';
+import { hashRing, shardLabels, sharder, type ShardingEvent } from '../../src/sharding/index.js';
+import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+const CONTROLLER = 'checker';
+const L = shardLabels(CONTROLLER);
+let server: ApiServer;
+
+beforeAll(async () => {
+  server = await startApiServer({ bookmarkIntervalMs: 1_000 });
+  await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shards' } });
+  for (let i = 0; i < 300; i++) {
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'default' }, data: { i: String(i) } });
+  }
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const now = (): string => new Date().toISOString().replace('Z', '000Z');
+
+async function member(name: string, seconds: number): Promise<void> {
+  await server.create<Lease>('coordination.k8s.io/v1/leases', {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name, namespace: 'shards', labels: { [L.lease]: CONTROLLER } },
+    spec: { holderIdentity: name, leaseDurationSeconds: seconds, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
+  });
+}
+
+const configMaps = (): V1ConfigMap[] => server.list<V1ConfigMap>('v1/configmaps', 'default');
+const ownerOf = (cm: V1ConfigMap): string | undefined => cm.metadata?.labels?.[L.shard];
+const drained = (cm: V1ConfigMap): boolean => cm.metadata?.labels?.[L.drain] !== undefined;
+
+describe('sharder (simulator)', () => {
+  let sub: Subscription | undefined;
+  const events: ShardingEvent[] = [];
+  const errors: Error[] = [];
+
+  afterAll(() => sub?.unsubscribe());
+
+  it('assigns every object to its ring owner among the live members, evenly', async () => {
+    await member('a', 3_600);
+    await member('b', 3_600);
+    await member('c', 3_600);
+    const started = performance.now();
+    sub = sharder({
+      kc: server.kubeConfig(),
+      resource: 'v1/configmaps',
+      namespace: 'default',
+      controller: CONTROLLER,
+      leaseNamespace: 'shards',
+      identity: 'sharder-1',
+      leaseDuration: 2_000,
+      renewDeadline: 1_500,
+      onError: (e) => errors.push(e),
+    }).subscribe((e) => events.push(e));
+    const ring = hashRing(['a', 'b', 'c']);
+    await waitFor(() => configMaps().every((cm) => ownerOf(cm) !== undefined), 'every object to be labelled', 20_000);
+    console.log(`sharder labelled 300 objects in ${(performance.now() - started).toFixed(0)} ms`);
+    for (const cm of configMaps()) expect(ownerOf(cm)).toBe(ring.ownerOf(`default/${cm.metadata!.name!}`));
+    const counts = ['a', 'b', 'c'].map((m) => configMaps().filter((cm) => ownerOf(cm) === m).length);
+    expect(Math.min(...counts)).toBeGreaterThan(60);
+    expect(events.filter((e) => e.type === 'assigned' && e.from === undefined)).toHaveLength(300);
+    expect(events[0]).toEqual({ type: 'ring', members: ['a', 'b', 'c'] });
+  }, 30_000);
+
+  it('moves the objects of a member whose Lease expired directly, after taking its Lease over', async () => {
+    // c's last renewal says 1 s; it is never renewed again, so once it stood still for 1 s on the sharder's clock, c is gone.
+    const c = server.get<Lease>('coordination.k8s.io/v1/leases', 'shards', 'c')!;
+    await server.update('coordination.k8s.io/v1/leases', { ...c, spec: { ...c.spec, leaseDurationSeconds: 1, renewTime: now() } });
+    const ofC = configMaps().filter((cm) => ownerOf(cm) === 'c').map((cm) => cm.metadata!.name!);
+    expect(ofC.length).toBeGreaterThan(0);
+    await waitFor(() => configMaps().every((cm) => ownerOf(cm) !== 'c'), "c's objects to move", 20_000);
+    const fenced = server.get<Lease>('coordination.k8s.io/v1/leases', 'shards', 'c');
+    expect(fenced?.spec?.holderIdentity).toBe('sharder-1');
+    expect(fenced?.spec?.leaseTransitions).toBe(1);
+    const fenceAt = events.findIndex((e) => e.type === 'fenced' && e.shard === 'c');
+    const firstMove = events.findIndex((e) => e.type === 'assigned' && e.from === 'c');
+    expect(fenceAt).toBeGreaterThan(-1);
+    expect(firstMove).toBeGreaterThan(fenceAt);
+    const ring = hashRing(['a', 'b']);
+    for (const name of ofC) {
+      const cm = server.get<V1ConfigMap>('v1/configmaps', 'default', name)!;
+      expect(ownerOf(cm)).toBe(ring.ownerOf(`default/${name}`));
+      expect(drained(cm)).toBe(false);
+    }
+    // Objects of live members did not move.
+    expect(events.filter((e) => e.type === 'assigned' && e.from !== undefined && e.from !== 'c')).toEqual([]);
+  }, 30_000);
+
+  it('a joining member gets objects only through a drain: marked first, relabelled once the owner lets go', async () => {
+    await member('d', 3_600);
+    const ring = hashRing(['a', 'b', 'd']);
+    const toD = configMaps().filter((cm) => ring.ownerOf(`default/${cm.metadata!.name!}`) === 'd');
+    expect(toD.length / 300).toBeGreaterThan(0.2);
+    await waitFor(() => toD.every((cm) => drained(server.get<V1ConfigMap>('v1/configmaps', 'default', cm.metadata!.name!)!)), 'the drain labels', 20_000);
+    // Marked, not moved: the old owner keeps its label until it lets go.
+    for (const cm of toD) expect(ownerOf(server.get<V1ConfigMap>('v1/configmaps', 'default', cm.metadata!.name!)!)).not.toBe('d');
+    expect(configMaps().filter(drained)).toHaveLength(toD.length);
+    // Play the old owners: release half of them.
+    const released = toD.slice(0, Math.ceil(toD.length / 2));
+    for (const cm of released) await server.patch('v1/configmaps', 'default', cm.metadata!.name!, { metadata: { labels: { [L.shard]: null, [L.drain]: null } } });
+    await waitFor(() => released.every((cm) => ownerOf(server.get<V1ConfigMap>('v1/configmaps', 'default', cm.metadata!.name!)!) === 'd'), 'released objects to go to d', 20_000);
+    const still = toD.slice(released.length).map((cm) => server.get<V1ConfigMap>('v1/configmaps', 'default', cm.metadata!.name!)!);
+    expect(still.every((cm) => drained(cm) && ownerOf(cm) !== 'd')).toBe(true);
+    expect(events.filter((e) => e.type === 'draining')).toHaveLength(toD.length);
+    expect(errors).toEqual([]);
+  }, 30_000);
+
+  it('a new object is assigned as it appears; unsubscribing stops every write', async () => {
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late', namespace: 'default' } });
+    await waitFor(() => ownerOf(server.get<V1ConfigMap>('v1/configmaps', 'default', 'late')!), 'the new object to be labelled', 10_000);
+    sub!.unsubscribe();
+    const before = events.length;
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'later', namespace: 'default' } });
+    const rv = Number(server.resourceVersion());
+    // Another write goes through the same server after ours; the sharder, stopped, must not have labelled it.
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'marker', namespace: 'default' } });
+    expect(Number(server.resourceVersion())).toBe(rv + 1);
+    expect(ownerOf(server.get<V1ConfigMap>('v1/configmaps', 'default', 'later')!)).toBeUndefined();
+    expect(events.length).toBe(before);
+  }, 30_000);
+
+  it.each([
+    ['controller', { controller: 'Bad_Name' }],
+    ['identity', { identity: '' }],
+    ['leaseNamespace', { leaseNamespace: '' }],
+    ['renewDeadline', { leaseDuration: 1_000, renewDeadline: 1_000 }],
+    ['concurrency', { concurrency: 0 }],
+    ['ringKey', { ringKey: 'name' }],
+    ['unknown option "lease"', { lease: 'x' }],
+  ])('rejects a bad %s up front', (name, bad) => {
+    const make = (): unknown => sharder({ kc: server.kubeConfig(), resource: 'v1/configmaps', controller: 'c', leaseNamespace: 'shards', identity: 'x', ...bad } as never);
+    expect(make).toThrow(TypeError);
+    expect(make).toThrow(name);
+  });
+});
