@@ -1,0 +1,64 @@
+import { execFileSync } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAIN } from './run.js';
+
+/** A tmux server of this test's own, so nothing else's sessions are touched. */
+const SOCKET = `rxkube-cli-test-${process.pid}`;
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+}
+
+/** Polls `read` until `predicate` holds; fails with the last value after `timeoutMs`. */
+async function until(read: () => string, predicate: (text: string) => boolean, timeoutMs = 30_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = read();
+    if (predicate(text)) return text;
+    if (Date.now() > deadline) throw new Error(`timed out; last screen:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+describe('rxkube watch in a terminal', () => {
+  afterEach(() => {
+    try {
+      tmux('kill-server');
+    } catch {
+      // Already gone: the session ended with its pane.
+    }
+  });
+
+  it('draws the live table and sync state in place, and Ctrl-C ends it cleanly', async () => {
+    const command = [process.execPath, MAIN, 'watch', 'pods', '-A', '--simulator', '--objects', '300', '--churn', '50'].map(quote).join(' ');
+    // remain-on-exit keeps the pane after the command ends, so its exit status can be read.
+    tmux('new-session', '-d', '-x', '120', '-y', '40', '-s', 'cli', '-e', 'TERM=xterm-256color', '-e', 'NO_COLOR=', `exec ${command}`, ';', 'set-option', '-t', 'cli', 'remain-on-exit', 'on');
+    const screen = (): string => tmux('capture-pane', '-p', '-t', 'cli');
+
+    const shown = await until(screen, (s) => /watching at rv \d+/.test(s) && /synced in/.test(s) && /\d+ events\/s/.test(s) && /update \d/.test(s));
+    const lines = shown.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^rxkube watch v1\/pods · all namespaces · synced in \d+(ms|\.\ds)/);
+    expect(shown).toMatch(/^reflector watching at rv \d+ · lists 1 \(relists 0\) · watches \d+ \(reconnects \d+\) · errors 0/m);
+    expect(shown).toMatch(/^by namespace: default \d+ · web \d+ · kube-system \d+ · batch \d+/m);
+    expect(shown).toMatch(/^NAMESPACE\s+NAME\s+STATUS\s+AGE\s+LAST$/m);
+    expect(shown).toMatch(/^(default|web|kube-system|batch)\s+\S+\s+\d\/1 \w+\s+\d+s\s+(add|update|delete) \d+(ms|\.\ds) ago$/m);
+    expect(shown).toMatch(/^… \d+ more$/m);
+    // Redrawn in place: the header is on screen once, and the view fits the 40 rows.
+    expect(shown.match(/rxkube watch v1\/pods/g)).toHaveLength(1);
+    expect(lines.length).toBeLessThanOrEqual(40);
+    // On a terminal it is coloured.
+    expect(tmux('capture-pane', '-p', '-e', '-t', 'cli')).toContain('\u001b[');
+
+    tmux('send-keys', '-t', 'cli', 'C-c');
+    const status = await until(
+      () => tmux('display-message', '-p', '-t', 'cli', '#{pane_dead} #{pane_dead_status} #{pane_dead_signal}'),
+      (s) => s.startsWith('1 '),
+      15_000,
+    );
+    // Exited by itself with status 0 (not killed by the signal): the informer was unsubscribed and the simulator
+    // closed, so no socket or timer was left to keep the process alive.
+    expect(status.trim()).toBe('1 0');
+  });
+});
