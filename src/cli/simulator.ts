@@ -4,7 +4,7 @@
  * `server.churn()`, so the command can be tried without a cluster.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { startApiServer, type ApiServer, type Churn } from '../testing/index.js';
+import type { ApiServer, Churn } from '../testing/index.js';
 import type { CliResource } from './resources.js';
 
 /** Options of {@link startSimulator}. */
@@ -88,6 +88,8 @@ function seedObject(resource: CliResource, i: number): Record<string, unknown> {
  * @returns the running simulator.
  */
 export async function startSimulator(resource: CliResource, opts: SimulatorOptions): Promise<Simulator> {
+  // Loaded only when asked for: watching a real cluster never loads the simulator.
+  const { startApiServer } = await import('../testing/index.js');
   const server = await startApiServer({ port: 0, bookmarkIntervalMs: 5_000, history: { maxEvents: 100_000 } });
   try {
     server.registerResource({ group: resource.group, version: resource.version, plural: resource.plural, kind: resource.kind, namespaced: resource.namespaced });
