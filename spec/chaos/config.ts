@@ -1,7 +1,7 @@
 /**
  * The timing the chaos suite runs with. The simulator and the informer are
  * scaled down from production (bookmarks every 250 ms instead of a minute,
- * watches of 2–4 s instead of 5–10 min, a 4 s idle timeout instead of two
+ * watches of 2–4 s instead of 5–10 min, a 3 s idle timeout instead of two
  * minutes) so a seed lasts seconds; the reflector's retry policy is its
  * default. Every figure printed is measured against these settings.
  */
@@ -20,20 +20,20 @@ export const CHAOS = Object.freeze({
   maxOps: 400,
   chaosMs: 1000,
   /** Faults injected during the chaos phase. */
-  minFaults: 4,
-  maxFaults: 10,
+  minFaults: 3,
+  maxFaults: 8,
   /** Writes after the measured fault, so the informers need what came after it. */
   tailWrites: 20,
   /** Steady writes before a stall probe, so the reflector has learnt the watches' rhythm. */
   warmupMs: 3000,
   /** How long an armed fault may wait to be taken (writes nudge it) before it is disarmed. */
-  takeTimeoutMs: 3000,
+  takeTimeoutMs: 2000,
   /** The simulator's bookmark period. */
   bookmarkIntervalMs: 250,
   /** A write to another resource this often, as a busy cluster's etcd moves on, so bookmarks keep flowing. */
   heartbeatMs: 100,
   /** kubeSource: a request silent this long ends (the stall-detection fallback). */
-  idleTimeoutMs: 4000,
+  idleTimeoutMs: 3000,
   /** reflect(): watches of [2, 4) s. */
   minWatchTimeoutSeconds: 2,
   /** reflect(): stall detection by rhythm. */
