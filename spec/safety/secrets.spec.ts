@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStderrReporter } from '../../src/errors/reportError.js';
+import { createStderrReporter, setErrorReporter } from '../../src/errors/reportError.js';
 import { informer } from '../../src/informer/index.js';
 import { ConnectionError, DecodeError, KubeApiError, UnauthorizedError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
@@ -192,6 +192,21 @@ describe('credentials never appear in what rxkube shows', () => {
     expect(seen.synced).toBe(false);
     seen.thrown.push(...thrown);
     expectNoSecrets(seen);
+  });
+
+  it('errors nobody listens to: the process-wide stderr reporter writes them without the credential', async () => {
+    // A fresh default reporter, so no earlier line of the same kind holds this one back.
+    setErrorReporter(undefined);
+    const output = captureOutput();
+    const inf = informer(kubeSource(load(kubeConfigYaml({ server: server.url }, { token: WRONG_TOKEN })), 'v1/pods'));
+    try {
+      inf.start();
+      await waitFor(() => /rxkube: UnauthorizedError: .*401/.test(output.text()), 'the 401 on stderr', 20_000);
+    } finally {
+      await inf.stop();
+      output.stop();
+    }
+    expect(leakedSecrets(output.text(), SECRETS)).toEqual([]);
   });
 
   it('a refused port, directly and through a proxy URL carrying a password', async () => {
