@@ -1,6 +1,9 @@
 import { asyncScheduler, distinctUntilChanged, EMPTY, map, Observable, ReplaySubject, share, startWith, switchMap, type SchedulerLike } from 'rxjs';
 import { leaderElection } from '../leaderelection/leaderElection.js';
 import { leaseLock } from '../leaderelection/leaseLock.js';
+import { isConflict } from '../client/conflicts.js';
+import { microTime } from '../leaderelection/elector.js';
+import type { ResourceLock } from '../leaderelection/types.js';
 import type { KubeObject } from '../store/types.js';
 import { shardMembers, type ShardMembers } from './members.js';
 import { sharder } from './sharder.js';
@@ -39,11 +42,13 @@ const monotonic: SchedulerLike = {
  *   the object to its new owner. So an object is never reconciled by two
  *   replicas at once.
  *
- * Unsubscribing leaves gracefully, in the background: the sharder
+ * Unsubscribing, or aborting `signal`, leaves gracefully: the sharder
  * election is released, the reconciles in flight finish (at most
  * `shutdownTimeoutMs`), and only then is the member Lease released, so the
  * sharder moves this replica's objects at once rather than after a lease
- * duration. A replica that dies instead is noticed when its Lease expires.
+ * duration. After an unsubscribe this goes on in the background; after the
+ * signal the events complete once it is done. A replica that dies instead
+ * is noticed when its Lease expires.
  *
  * ## Example
  * ```ts
@@ -52,7 +57,8 @@ const monotonic: SchedulerLike = {
  *
  * const kc = new KubeConfig();
  * kc.loadFromDefault();
- * const replica = shardedController<V1ConfigMap>({
+ * const stop = new AbortController();
+ * shardedController<V1ConfigMap>({
  *   kc,
  *   resource: 'v1/configmaps',
  *   controller: 'configmap-checker',
@@ -61,10 +67,14 @@ const monotonic: SchedulerLike = {
  *   reconcile: async (cm, ctx) => {
  *     await check(cm, ctx.signal);
  *   },
- * }).subscribe((e) => {
- *   if (e.type === 'member') console.log(e.member ? 'reconciling my share' : 'not a member');
+ *   signal: stop.signal,
+ * }).subscribe({
+ *   next: (e) => {
+ *     if (e.type === 'member') console.log(e.member ? 'reconciling my share' : 'not a member');
+ *   },
+ *   complete: () => process.exit(0), // left: reconciles done, Leases released
  * });
- * process.once('SIGTERM', () => replica.unsubscribe());
+ * process.once('SIGTERM', () => stop.abort());
  * ```
  *
  * @param opts The resource, the names, the reconcile function and the timings.
@@ -82,13 +92,8 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
     );
     const membersSub = members$.subscribe({ error: (err: unknown) => c.report(err) });
 
-    const sharderSub = leaderElection({
-      lock: leaseLock(c.kc, { namespace: c.leaseNamespace, name: `${c.controller}.sharder`, timeoutMs: c.requestTimeoutMs }),
-      identity: c.identity,
-      ...timings,
-      releaseOnCancel: true,
-      onError: c.report,
-    })
+    const sharderLock = leaseLock(c.kc, { namespace: c.leaseNamespace, name: `${c.controller}.sharder`, timeoutMs: c.requestTimeoutMs });
+    const sharderSub = leaderElection({ lock: sharderLock, identity: c.identity, ...timings, onError: c.report })
       .pipe(
         map((l) => l.leading),
         distinctUntilChanged(),
@@ -122,13 +127,8 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
     // The current membership term, and whether the replica is leaving (then no new term starts).
     let run: ShardRun<T> | undefined;
     let leaving = false;
-    const membershipSub = leaderElection({
-      lock: leaseLock(c.kc, { namespace: c.leaseNamespace, name: c.identity, labels: { [c.labels.lease]: c.controller }, timeoutMs: c.requestTimeoutMs }),
-      identity: c.identity,
-      ...timings,
-      releaseOnCancel: true,
-      onError: c.report,
-    }).subscribe(({ leading }) => {
+    const memberLock = leaseLock(c.kc, { namespace: c.leaseNamespace, name: c.identity, labels: { [c.labels.lease]: c.controller }, timeoutMs: c.requestTimeoutMs });
+    const membershipSub = leaderElection({ lock: memberLock, identity: c.identity, ...timings, onError: c.report }).subscribe(({ leading }) => {
       if (leading && run === undefined && !leaving) {
         run = new ShardRun<T>(c, emit);
         emit({ type: 'member', member: true });
@@ -140,24 +140,45 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
       }
     });
 
-    return () => {
+    /** Leaves gracefully: the sharder goes at once, the member Lease only after the last reconcile here ended. */
+    const leave = async (): Promise<void> => {
+      if (leaving) return;
       leaving = true;
       sharderSub.unsubscribe();
+      const sharderReleased = release(sharderLock, c.identity, c.requestTimeoutMs);
       membersSub.unsubscribe();
       const last = run;
       run = undefined;
-      if (last === undefined) {
-        membershipSub.unsubscribe();
-        return;
-      }
-      // The Lease is released only after the last reconcile ended, so the sharder never moves an object still in work.
-      void last.stop(false).then(
-        () => membershipSub.unsubscribe(),
-        (err: unknown) => {
-          c.report(err);
-          membershipSub.unsubscribe();
-        },
-      );
+      await last?.stop(false);
+      membershipSub.unsubscribe();
+      await Promise.all([sharderReleased, release(memberLock, c.identity, c.requestTimeoutMs)]);
     };
+    const leaveAndReport = (): Promise<void> => leave().catch((err: unknown) => c.report(err));
+    if (c.signal !== undefined) {
+      const onAbort = (): void => void leaveAndReport().then(() => subscriber.complete());
+      if (c.signal.aborted) onAbort();
+      else c.signal.addEventListener('abort', onAbort, { once: true });
+    }
+    return () => void leaveAndReport();
   });
+}
+
+/**
+ * Empties the holder of a Lease this replica holds, with a 1 s duration, so a successor need not wait out the
+ * lease; conditional on the version read, so a newer holder's record is never overwritten.
+ */
+async function release(lock: ResourceLock<unknown>, identity: string, timeoutMs: number): Promise<void> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const read = await lock.get(signal);
+    if (read === undefined || read.record.holderIdentity !== identity) return;
+    const stamp = microTime(Date.now());
+    try {
+      await lock.update({ holderIdentity: '', leaseDurationSeconds: 1, acquireTime: stamp, renewTime: stamp, leaderTransitions: read.record.leaderTransitions }, read.version, signal);
+      return;
+    } catch (err) {
+      // A renewal sent just before the elector stopped may have landed since the read: read again.
+      if (!isConflict(err)) throw err;
+    }
+  }
 }

@@ -92,6 +92,12 @@ export interface ShardedControllerOptions<T extends KubeObject = KubeObject> {
   readonly retryPeriod?: number;
   /** Milliseconds each write may take. @default 10_000 */
   readonly requestTimeoutMs?: number;
+  /**
+   * Leaves gracefully when it aborts (as unsubscribing does), then completes the events, once the member and
+   * sharder Leases were released: wait for that completion before the process exits.
+   * @default undefined
+   */
+  readonly signal?: AbortSignal;
   /** Receives every error: Lease and label writes, informers, the controller's own. @default undefined (reportError) */
   readonly onError?: (err: Error) => void;
 }
@@ -118,6 +124,7 @@ export interface ResolvedShardedOptions<T extends KubeObject> {
   readonly renewDeadline: number;
   readonly retryPeriod: number;
   readonly requestTimeoutMs: number;
+  readonly signal: AbortSignal | undefined;
   readonly onError: ((err: Error) => void) | undefined;
   /** onError, else reportError. */
   readonly report: (err: unknown) => void;
@@ -126,7 +133,7 @@ export interface ResolvedShardedOptions<T extends KubeObject> {
 const NAMES = [
   'kc', 'resource', 'namespace', 'controller', 'identity', 'leaseNamespace', 'reconcile', 'errorPolicy', 'concurrency', 'resyncPeriod',
   'shutdownTimeoutMs', 'source', 'ringKey', 'virtualNodes', 'sharderConcurrency', 'leaseDuration', 'renewDeadline', 'retryPeriod',
-  'requestTimeoutMs', 'onError',
+  'requestTimeoutMs', 'signal', 'onError',
 ];
 
 /** Checks every option up front, naming the bad one and its value. */
@@ -146,6 +153,7 @@ export function resolveShardedOptions<T extends KubeObject>(opts: ShardedControl
   const retryPeriod = numberOption('shardedController', 'retryPeriod', o.retryPeriod, 2_000, { min: 1 });
   if (renewDeadline >= leaseDuration) throw new TypeError(`renewDeadline: must be less than leaseDuration (${leaseDuration} ms), got ${renewDeadline} ms`);
   if (renewDeadline <= 1.2 * retryPeriod) throw new TypeError(`retryPeriod: must be less than renewDeadline / 1.2 (${renewDeadline / 1.2} ms), got ${retryPeriod} ms`);
+  if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw new TypeError(`signal: expected an AbortSignal, got ${show(o.signal)}`);
   const onError = o.onError;
   const report = (err: unknown): void => {
     const e = toError(err);
@@ -184,6 +192,7 @@ export function resolveShardedOptions<T extends KubeObject>(opts: ShardedControl
     renewDeadline,
     retryPeriod,
     requestTimeoutMs: numberOption('shardedController', 'requestTimeoutMs', o.requestTimeoutMs, 10_000, { min: 1 }),
+    signal: o.signal,
     onError,
     report,
   };
