@@ -149,7 +149,8 @@ export class ControllerRun<T> {
         this.queue.done(key);
         return;
       }
-      const running = this.#reconcileKey(key);
+      // #reconcileKey catches what user code throws; anything else must still not kill the worker.
+      const running = this.#reconcileKey(key).catch((err: unknown) => this.#hooks.report(toError(err)));
       this.#inFlight.set(key, running);
       this.#hooks.changed();
       await running;
