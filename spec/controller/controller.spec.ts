@@ -431,3 +431,39 @@ describe('controller: options', () => {
     expect(() => controller(opts as unknown as ControllerOptions<KubeObject>)).toThrow(message);
   });
 });
+
+describe('controller: status$ and errors$', () => {
+  it('shows its states on status$ and sends its own errors to errors$ subscribers when there is no onError', async () => {
+    clock = virtualClock();
+    const primary = memorySource<KubeObject>();
+    const watched = memorySource<KubeObject>();
+    primary.upsert(obj('a'));
+    const ctl = controller<KubeObject>({
+      for: primary,
+      watches: [
+        {
+          source: watched,
+          map: () => {
+            throw new Error('mapper broke');
+          },
+        },
+      ],
+      reconcile: () => undefined,
+      scheduler: clock.scheduler,
+    });
+    const states: string[] = [];
+    const errors: Error[] = [];
+    subscriptions.push(ctl.status$.subscribe((s) => (states.at(-1) === s.state ? undefined : states.push(s.state))));
+    subscriptions.push(ctl.errors$.subscribe((e) => errors.push(e)));
+    subscriptions.push(ctl.subscribe());
+    primary.sync();
+    watched.sync();
+    await advance(0);
+    watched.upsert(obj('w'));
+    await advance(0);
+    await ctl.shutdown();
+    expect(states).toEqual(['idle', 'waitingForSync', 'running', 'draining', 'stopped']);
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/mapper broke/)]);
+    expect(ctl.status()).toMatchObject({ reconciles: 1, state: 'stopped' });
+  });
+});

@@ -10,10 +10,13 @@ let server: ApiServer;
 let running: ConfigMapController | undefined;
 let subscription: Subscription | undefined;
 let outcomes: ReconcileOutcome<V1Deployment>[];
+// What the informers survived (restarts, dropped watches): collected here rather than printed.
+let informerErrors: Error[];
 
 beforeEach(async () => {
   server = await startApiServer({ port: 0, bookmarkIntervalMs: 500 });
   outcomes = [];
+  informerErrors = [];
 });
 
 afterEach(async () => {
@@ -26,6 +29,8 @@ afterEach(async () => {
 function start(concurrency = 2): ConfigMapController {
   running = configMapController(server.kubeConfig(), { concurrency });
   subscription = running.controller.subscribe((o) => outcomes.push(o));
+  subscription.add(running.deployments.errors$.subscribe((e) => informerErrors.push(e)));
+  subscription.add(running.configMaps.errors$.subscribe((e) => informerErrors.push(e)));
   return running;
 }
 
@@ -77,6 +82,8 @@ describe('the configmap controller over HTTP', () => {
 
     const status = c.controller.status();
     expect(status.errors).toBeGreaterThan(failedBefore); // the injected failures were met and retried
+    expect(informerErrors.length).toBeGreaterThan(0); // the restart was felt, and survived
+    expect(informerErrors.filter((e) => ['DecodeError', 'KeyError', 'IndexError', 'TransformError', 'HandlerError'].includes(e.name))).toEqual([]);
     expect(outcomes.some((o) => o.type === 'failed' && /500|503/.test(o.error.message))).toBe(true);
     const live = server.list<V1Deployment>('apps/v1/deployments');
     expect(live.length).toBeGreaterThan(0);

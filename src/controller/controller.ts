@@ -1,4 +1,4 @@
-import { BehaviorSubject, Observable, Subject, asyncScheduler, type Subscriber } from 'rxjs';
+import { BehaviorSubject, Observable, Subject, type Subscriber } from 'rxjs';
 import { reportError } from '../errors/reportError.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from '../workqueue/rateLimiters.js';
 import { ControllerRun, type RunConfig } from './run.js';
@@ -45,11 +45,15 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
   readonly name: string;
   readonly status$: Observable<ControllerStatus>;
   readonly errors$: Observable<Error>;
+  // What every run is built from: the sources, the reconcile and how to run it.
   readonly #config: RunConfig<T>;
+  // The user's error sink; when absent, errors$ subscribers and then reportError.
   readonly #onError: ((err: Error) => void) | undefined;
   // Lifetime counters and recent durations, kept across runs.
   readonly #stats = new ControllerStats();
+  // The latest status for status$ subscribers, pushed on every change.
   readonly #status: BehaviorSubject<ControllerStatus>;
+  // The controller's own errors, fanned out to errors$ subscribers.
   readonly #errors = new Subject<Error>();
   // With nobody on errors$ and no onError, errors go to reportError so none is silent.
   #errorListeners = 0;
@@ -249,7 +253,7 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
  */
 export function controller<T>(opts: ControllerOptions<T>): Controller<T> {
   const resolved = resolveControllerOptions(opts);
-  const scheduler = resolved.scheduler ?? asyncScheduler;
+  const scheduler = resolved.scheduler;
   let rateLimiter: RateLimiter<string>;
   if (resolved.rateLimiter !== undefined) {
     checkRateLimiter('controller', 'option "rateLimiter"', resolved.rateLimiter);

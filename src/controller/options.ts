@@ -1,4 +1,4 @@
-import type { SchedulerLike } from 'rxjs';
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { resolveOwnerOptions } from '../operators/ownerKeys.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
 import { checkOptionNames, functionOption, numberOption, schedulerOption, show } from '../workqueue/validate.js';
@@ -16,7 +16,7 @@ export interface ResolvedControllerOptions<T> {
   readonly shutdownTimeoutMs: number;
   readonly signal: AbortSignal | undefined;
   readonly rateLimiter: RateLimiter<string> | undefined;
-  readonly scheduler: SchedulerLike | undefined;
+  readonly scheduler: SchedulerLike;
   readonly onError: ((err: Error) => void) | undefined;
   readonly name: string;
 }
@@ -81,7 +81,7 @@ export function resolveControllerOptions<T>(opts: ControllerOptions<T>): Resolve
   const rateLimiter = o['rateLimiter'];
   const name = o['name'] ?? primary.name ?? 'controller';
   if (typeof name !== 'string' || name === '') throw new TypeError(`controller: option "name" must be a non-empty string, got ${show(name)}`);
-  const scheduler = o['scheduler'] === undefined ? undefined : schedulerOption('controller', o['scheduler'], undefined as unknown as SchedulerLike);
+  const scheduler = schedulerOption('controller', o['scheduler'], asyncScheduler);
   return {
     for: primary,
     owns,

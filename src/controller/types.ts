@@ -132,10 +132,36 @@ export interface ReconcileContext<T> {
   readonly store: ControllerSource<T>['store'];
 }
 
-/** A reconcile function: brings the world in line with `obj`. Throw or reject to have it retried. */
+/**
+ * A reconcile function: brings the world in line with `obj`, read from the
+ * primary store. Throw or reject to have it retried through the error
+ * policy; return `{ requeueAfter }` to run again later.
+ *
+ * ## Example
+ * ```ts
+ * import type { Reconciler } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ *
+ * const reconcile: Reconciler<V1Deployment> = async (d, ctx) => {
+ *   await syncDependents(d, ctx.signal);
+ *   return { requeueAfter: 600_000 };
+ * };
+ * ```
+ */
 export type Reconciler<T> = (obj: T, ctx: ReconcileContext<T>) => ReconcileAction | Promise<ReconcileAction>;
 
-/** Decides what happens to a key whose reconcile failed. */
+/**
+ * Decides what happens to a key whose reconcile failed (kube-rs's
+ * `error_policy`). What it throws is reported and the key backs off.
+ *
+ * ## Example
+ * ```ts
+ * import { isConflict, type ErrorPolicy } from 'rxkube';
+ *
+ * // A conflict is retried at once; anything else backs off.
+ * const errorPolicy: ErrorPolicy<unknown> = (err) => (isConflict(err.cause ?? err) ? { requeueAfter: 0 } : 'backoff');
+ * ```
+ */
 export type ErrorPolicy<T> = (error: Error, obj: T, ctx: ReconcileContext<T>) => ErrorAction;
 
 /**
@@ -218,9 +244,20 @@ export interface ControllerStatus {
   readonly lastError: Error | undefined;
 }
 
-/** Options of {@link controller}. */
+/**
+ * Options of {@link controller}.
+ *
+ * ## Example
+ * ```ts
+ * import { controller, type ControllerOptions } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ *
+ * const opts: ControllerOptions<V1Deployment> = { for: deployments, reconcile, concurrency: 4, shutdownTimeoutMs: 10_000 };
+ * controller(opts).subscribe();
+ * ```
+ */
 export interface ControllerOptions<T> {
-  /** The primary objects: each change enqueues the object's key, and reconciles read it from this store. */
+  /** The primary objects: each change enqueues the object's key, and reconciles read it from this store. Required. */
   readonly for: ControllerSource<T>;
   /** Objects owned by the primary objects; a change enqueues the owner's key. @default [] */
   readonly owns?: readonly OwnsSource[];
@@ -230,7 +267,7 @@ export interface ControllerOptions<T> {
    * @default []
    */
   readonly watches?: readonly WatchesSource<any>[];
-  /** Brings the world in line with one primary object. */
+  /** Brings the world in line with one primary object. Required. */
   readonly reconcile: Reconciler<T>;
   /**
    * What happens after a failed reconcile.
