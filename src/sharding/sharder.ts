@@ -77,6 +77,8 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
     const queue = workQueue<string>({ name: `${c.controller}-sharder`, scheduler, onError: report });
     const subs = new Subscription();
     const clients = new Map<string, ObjectClient<T>>();
+    // Never a member's name (identities have no '/'), so a fenced Lease never looks like its member renewed it, even when the sharder fences its own replica's Lease.
+    const fenceHolder = `${c.identity}/sharder`;
     const leases = objectClient<Lease>(c.kc, 'coordination.k8s.io/v1/leases', { namespace: c.leaseNamespace, timeoutMs: c.requestTimeoutMs });
     const fences = new Map<string, Fence>();
     // One fencing write per member at a time, shared by every object of that member.
@@ -124,9 +126,9 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       const seen = members?.leases.get(member);
       const now = scheduler.now();
       if (seen?.live === true) return false;
-      if (seen !== undefined && seen.holder !== '' && seen.holder !== c.identity && seen.expiresAt > now) return seen.expiresAt - now;
+      if (seen !== undefined && seen.holder !== '' && seen.holder !== fenceHolder && seen.expiresAt > now) return seen.expiresAt - now;
       const stamp = microTime(now);
-      const spec = { holderIdentity: c.identity, leaseDurationSeconds: Math.ceil(c.leaseDuration / 1000), acquireTime: stamp, renewTime: stamp };
+      const spec = { holderIdentity: fenceHolder, leaseDurationSeconds: Math.ceil(c.leaseDuration / 1000), acquireTime: stamp, renewTime: stamp };
       try {
         let written: Lease;
         if (seen === undefined) {
@@ -136,8 +138,8 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
           );
         } else {
           // Our own last write is newer than what the informer may have shown yet.
-          const base = held !== undefined && seen.holder === c.identity ? held.lease : seen.lease;
-          const transitions = (base.spec?.leaseTransitions ?? 0) + (seen.holder === c.identity ? 0 : 1);
+          const base = held !== undefined && seen.holder === fenceHolder ? held.lease : seen.lease;
+          const transitions = (base.spec?.leaseTransitions ?? 0) + (seen.holder === fenceHolder ? 0 : 1);
           written = await leases.replace({ ...base, spec: { ...base.spec, ...spec, leaseTransitions: transitions } }, { signal });
         }
         fences.set(member, { lease: written, sentAt: now });

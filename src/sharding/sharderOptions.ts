@@ -77,7 +77,7 @@ export interface SharderOptions<T extends KubeObject = KubeObject> {
   readonly controller: string;
   /** Where the members' Leases are. */
   readonly leaseNamespace: string;
-  /** This replica's identity: written as holder of a departed member's Lease while its objects move. */
+  /** This replica's identity: `<identity>/sharder` is written as holder of a departed member's Lease while its objects move. */
   readonly identity: string;
   /**
    * Every object of the resource.

@@ -1,0 +1,155 @@
+/**
+ * Replicas of a sharded controller in one process, over HTTP against the simulator: options are checked up
+ * front; a replica that leaves on its signal finishes its reconciles, releases its Lease, and its share moves
+ * to the others at once, without waiting out a lease; a replica whose Lease is taken from it stops: its
+ * reconciles in flight see their signal abort.
+ */
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Lease } from '../../src/leaderelection/leaseLock.js';
+import { shardedController, shardLabels, type ShardEvent, type ShardedControllerOptions } from '../../src/sharding/index.js';
+import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+const TIMING = { leaseDuration: 3_000, renewDeadline: 2_000, retryPeriod: 500 } as const;
+let server: ApiServer;
+
+beforeAll(async () => {
+  server = await startApiServer({ bookmarkIntervalMs: 1_000 });
+  for (const ns of ['leave', 'taken']) {
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    for (let i = 0; i < 60; i++) await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: ns } });
+  }
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+/** One in-process replica with its reconcile log. */
+function replica(identity: string, namespace: string, controller: string, workMs = 20, extra: Partial<ShardedControllerOptions<V1ConfigMap>> = {}) {
+  const log: { key: string; start: number; end?: number; aborted?: boolean }[] = [];
+  const events: ShardEvent<V1ConfigMap>[] = [];
+  const errors: Error[] = [];
+  const stop = new AbortController();
+  let completed = false;
+  const sub = shardedController<V1ConfigMap>({
+    kc: server.kubeConfig(),
+    resource: 'v1/configmaps',
+    namespace,
+    controller,
+    identity,
+    leaseNamespace: namespace,
+    ...TIMING,
+    concurrency: 2,
+    resyncPeriod: 300,
+    reconcile: async (_cm, ctx) => {
+      const entry: { key: string; start: number; end?: number; aborted?: boolean } = { key: ctx.key, start: performance.now() };
+      log.push(entry);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 10 + Math.random() * workMs);
+        ctx.signal.addEventListener('abort', () => {
+          if (entry.end !== undefined) return;
+          clearTimeout(timer);
+          entry.aborted = true;
+          resolve();
+        }, { once: true });
+      });
+      entry.end = performance.now();
+    },
+    signal: stop.signal,
+    onError: (e) => errors.push(e),
+    ...extra,
+  }).subscribe({ next: (e) => events.push(e), complete: () => (completed = true) });
+  return { identity, log, events, errors, stop, sub, completed: () => completed };
+}
+
+const owners = (ns: string, controller: string): (string | undefined)[] =>
+  server.list<V1ConfigMap>('v1/configmaps', ns).map((cm) => cm.metadata?.labels?.[shardLabels(controller).shard]);
+
+/** Reconciles of one key by two replicas that overlap, described. */
+function overlap(a: ReturnType<typeof replica>, b: ReturnType<typeof replica>): string | undefined {
+  for (const x of a.log) {
+    for (const y of b.log) {
+      if (x.key !== y.key) continue;
+      const xEnd = x.end ?? Infinity;
+      const yEnd = y.end ?? Infinity;
+      if (x.start <= yEnd && y.start <= xEnd) return `${x.key}: ${a.identity} ${x.start.toFixed(1)}..${xEnd.toFixed(1)}, ${b.identity} ${y.start.toFixed(1)}..${yEnd.toFixed(1)}`;
+    }
+  }
+  return undefined;
+}
+
+describe('shardedController (simulator, one process)', () => {
+  it('a replica that leaves on its signal releases its Lease after its last reconcile, and its share moves at once', async () => {
+    const a = replica('a', 'leave', 'leaver');
+    const b = replica('b', 'leave', 'leaver');
+    try {
+      await waitFor(() => {
+        const o = owners('leave', 'leaver');
+        return o.every((x) => x !== undefined) && o.includes('a') && o.includes('b');
+      }, 'both shares', 20_000);
+      const leftAt = performance.now();
+      a.stop.abort();
+      await waitFor(() => a.completed(), 'a to complete', 10_000);
+      const completedIn = performance.now() - leftAt;
+      // Completed only after every one of its reconciles ended, and with its Lease released.
+      expect(a.log.every((e) => e.end !== undefined && e.end <= performance.now())).toBe(true);
+      expect(server.get<Lease>('coordination.k8s.io/v1/leases', 'leave', 'a')?.spec?.holderIdentity).not.toBe('a');
+      await waitFor(() => owners('leave', 'leaver').every((x) => x === 'b'), "a's share to move to b", 10_000);
+      const movedIn = performance.now() - leftAt;
+      console.log(`graceful leave: completed in ${completedIn.toFixed(0)} ms, share moved in ${movedIn.toFixed(0)} ms (lease ${TIMING.leaseDuration} ms)`);
+      expect(movedIn).toBeLessThan(TIMING.leaseDuration);
+      await waitFor(() => server.list<V1ConfigMap>('v1/configmaps', 'leave').every((cm) => b.log.some((e) => e.key === `leave/${cm.metadata!.name!}` && e.start > leftAt)), 'b to reconcile everything', 10_000);
+      expect(a.log.filter((e) => e.aborted)).toEqual([]);
+      expect(overlap(a, b)).toBeUndefined();
+      expect([...a.errors, ...b.errors]).toEqual([]);
+    } finally {
+      a.stop.abort();
+      b.stop.abort();
+      await waitFor(() => a.completed() && b.completed(), 'both to leave', 15_000);
+    }
+  }, 60_000);
+
+  it('a replica whose Lease is taken from it stops: reconciles in flight are aborted, and it takes no part until it holds it again', async () => {
+    // Slow reconciles, so some are in flight when the Lease is taken.
+    const a = replica('a', 'taken', 'taker', 5_000, { concurrency: 4 });
+    const aborted = (): number => a.log.filter((e) => e.aborted).length;
+    try {
+      await waitFor(() => a.events.some((e) => e.type === 'member' && e.member) && owners('taken', 'taker').every((o) => o === 'a'), 'a to own everything', 20_000);
+      await waitFor(() => a.log.length >= 4, 'reconciles in flight', 10_000);
+      const lease = server.get<Lease>('coordination.k8s.io/v1/leases', 'taken', 'a')!;
+      await server.update('coordination.k8s.io/v1/leases', { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder', leaseDurationSeconds: 2 } });
+      await waitFor(() => a.events.some((e) => e.type === 'member' && !e.member), 'a to stop being a member', 10_000);
+      await waitFor(() => aborted() >= 4, 'the reconciles in flight to see their signal abort', 10_000);
+      const stoppedAt = performance.now();
+      // Until it holds its Lease again (after the intruder's 2 s, or the sharder's fence), it starts nothing.
+      await waitFor(() => a.events.filter((e) => e.type === 'member').length >= 3, 'a to become a member again', 30_000);
+      const rejoinedAt = performance.now();
+      const during = a.log.filter((e) => e.start > stoppedAt + 1 && e.start < rejoinedAt - 1);
+      expect(during).toEqual([]);
+      expect(a.errors).toEqual([]);
+    } finally {
+      a.stop.abort();
+      await waitFor(() => a.completed(), 'a to leave', 15_000);
+    }
+  }, 60_000);
+
+  it.each([
+    ['controller', { controller: 'Not_A_Dns_Label' }],
+    ['identity', { identity: 'has/slash' }],
+    ['leaseNamespace', { leaseNamespace: '' }],
+    ['reconcile', { reconcile: 'yes' }],
+    ['renewDeadline', { leaseDuration: 2_000, renewDeadline: 2_000 }],
+    ['retryPeriod', { renewDeadline: 1_000, retryPeriod: 900 }],
+    ['concurrency', { concurrency: 0 }],
+    ['signal', { signal: 'stop' }],
+    ['source', { source: {} }],
+    ['unknown option "leases"', { leases: 'x' }],
+  ])('rejects a bad %s up front with a TypeError', (name, bad) => {
+    const make = (): unknown =>
+      shardedController({ kc: server.kubeConfig(), resource: 'v1/configmaps', controller: 'c', identity: 'x', leaseNamespace: 'n', reconcile: () => undefined, ...bad } as never);
+    expect(make).toThrow(TypeError);
+    expect(make).toThrow(name);
+  });
+});
