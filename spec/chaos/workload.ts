@@ -27,6 +27,8 @@ export class Workload {
   // Live keys and their tier (undefined: no tier label), so every op is valid without asking the server.
   readonly #live = new Map<string, string | undefined>();
   readonly #keys: readonly string[];
+  // The population populate() made, which creates and deletes then hover around.
+  #target = 0;
   // Bumped on every update so each one really changes the object.
   #generation = 0;
   /** Writes the simulator refused: each is a bug in this workload or in the simulator, and fails the seed. */
@@ -47,6 +49,7 @@ export class Workload {
 
   /** Creates `count` distinct objects drawn from the key space. */
   populate(rng: Rng, count: number): void {
+    this.#target = count;
     while (this.#live.size < count) {
       const key = rng.pick(this.#keys);
       if (!this.#live.has(key)) this.#create(key, this.#tier(rng));
@@ -60,7 +63,8 @@ export class Workload {
         ? 'create'
         : this.#live.size >= this.#keys.length
           ? rng.pick(['update', 'relabel', 'delete', 'recreate'] as const)
-          : rng.weighted({ create: 3, update: 4, relabel: 3, delete: 2, recreate: 1 });
+          : // Creates and deletes pull the population back towards its size after populate(), so it stays steady.
+            rng.weighted(this.#live.size < this.#target ? { create: 3, update: 4, relabel: 3, delete: 2, recreate: 1 } : { create: 2, update: 4, relabel: 3, delete: 3, recreate: 1 });
     if (kind === 'create') {
       let key = rng.pick(this.#keys);
       while (this.#live.has(key)) key = rng.pick(this.#keys);
