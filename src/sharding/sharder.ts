@@ -54,7 +54,9 @@ interface Fence {
  *
  * leaderElection({ lock: leaseLock(kc, { namespace: 'shards', name: 'checker-sharder' }), identity: 'replica-a' })
  *   .pipe(switchMap(({ leading }) => (leading ? sharder({ kc, resource: 'v1/configmaps', controller: 'checker', leaseNamespace: 'shards', identity: 'replica-a' }) : EMPTY)))
- *   .subscribe((e) => console.log(e.type, e.key ?? e.shard));
+ *   .subscribe((e) => {
+ *     if (e.type === 'assigned') console.log(`${e.key} → ${e.shard}${e.from === undefined ? '' : ` (from ${e.from}, gone)`}`);
+ *   });
  * ```
  *
  * @param opts What to shard, where the Leases are, the timings.
