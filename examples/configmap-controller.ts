@@ -10,9 +10,21 @@
  * It prints one line per reconcile, e.g. `reconciled default/web: created default/web-info (2 ms)`.
  */
 import type { KubeConfig, V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
-import { informer, isAlreadyExists, kubeSource, metaNamespaceKey, NotFoundError, objectClient, type Informer, type ObjectClient } from 'rxkube';
+import {
+  controller,
+  finalizer,
+  informer,
+  isAlreadyExists,
+  kubeSource,
+  metaNamespaceKey,
+  NotFoundError,
+  objectClient,
+  type Controller,
+  type Informer,
+  type ObjectClient,
+  type ReconcileOutcome,
+} from 'rxkube';
 import type { ApiServer } from 'rxkube/testing';
-import { controller, finalizer, type Controller, type ReconcileOutcome } from '../src/controller/index.js';
 import { exampleCluster } from './lib/cluster.js';
 
 /** The finalizer this controller puts on every deployment it manages. */

@@ -138,6 +138,29 @@ export {
   type DefaultControllerRateLimiterOptions,
 } from './workqueue/index.js';
 
+// controllers
+export {
+  controller,
+  finalizer,
+  FinalizerError,
+  type Controller,
+  type ControllerOptions,
+  type ControllerSource,
+  type ControllerStatus,
+  type ErrorAction,
+  type ErrorPolicy,
+  type OwnsSource,
+  type ReconcileAction,
+  type ReconcileContext,
+  type ReconcileOutcome,
+  type Reconciler,
+  type WatchesSource,
+  type FinalizerClient,
+  type FinalizerHandlers,
+  type FinalizerOptions,
+  type FinalizerPhase,
+} from './controller/index.js';
+
 // writing objects
 export {
   objectClient,
