@@ -9,7 +9,8 @@ export interface ShardLine {
   /** Wall-clock ms, shared by every process on the machine. */
   readonly t: number;
   readonly id: string;
-  readonly event: 'ready' | 'joined' | 'left' | 'start' | 'end' | 'member' | 'sharder' | 'released' | 'fenced' | 'error';
+  readonly event: 'ready' | 'joined' | 'left' | 'start' | 'end' | 'member' | 'sharder' | 'released' | 'fenced' | 'cache' | 'error';
+  readonly keys?: readonly string[];
   readonly key?: string;
   readonly member?: boolean;
   readonly leading?: boolean;
@@ -76,6 +77,14 @@ export class ShardReplica {
 
   join(cmd: ShardJoin): void {
     this.#child.stdin!.write(`${JSON.stringify({ op: 'join', ...cmd })}\n`);
+  }
+
+  /** Asks for the keys in its informer's cache; they arrive as a `cache` line. */
+  async cache(timeoutMs = 10_000): Promise<readonly string[]> {
+    const seen = this.lines.filter((l) => l.event === 'cache').length;
+    this.#child.stdin!.write(`${JSON.stringify({ op: 'cache' })}\n`);
+    const line = await waitFor(() => this.lines.filter((l) => l.event === 'cache')[seen], `${this.name}'s cache`, timeoutMs);
+    return line.keys ?? [];
   }
 
   /** True while its last membership line says member (and it was not killed). */

@@ -4,6 +4,7 @@
 // the machine's wall clock in ms.
 import { createInterface } from 'node:readline';
 import { KubeConfig } from '@kubernetes/client-node';
+import { informer, kubeSource } from '../../dist/index.js';
 import { shardedController } from '../../dist/sharding/index.js';
 
 const name = process.argv[2] ?? `replica-${process.pid}`;
@@ -12,6 +13,8 @@ const now = () => performance.timeOrigin + performance.now();
 const say = (event, extra = {}) => process.stdout.write(`${JSON.stringify({ t: now(), id: name, event, ...extra })}\n`);
 
 let running;
+// This replica's informer over its share, as the API server filters it.
+let cache;
 
 function join(cmd) {
   const kc = new KubeConfig();
@@ -28,6 +31,7 @@ function join(cmd) {
     retryPeriod: cmd.retryPeriod,
     concurrency: cmd.concurrency,
     resyncPeriod: cmd.resyncPeriod,
+    source: (labelSelector) => (cache = informer(kubeSource(kc, 'v1/configmaps', { namespace: cmd.namespace, labelSelector }))),
     reconcile: async (cm, ctx) => {
       say('start', { key: ctx.key });
       // The work: a while, ended early if the replica stops being a member.
@@ -51,6 +55,7 @@ createInterface({ input: process.stdin }).on('line', (text) => {
   try {
     const cmd = JSON.parse(text);
     if (cmd.op === 'join') join(cmd);
+    else if (cmd.op === 'cache') say('cache', { keys: cache === undefined ? [] : [...cache.store.listKeys()].sort() });
     else if (cmd.op === 'exit') {
       running?.unsubscribe();
       say('left');
