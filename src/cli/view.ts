@@ -84,7 +84,8 @@ export function renderHeader(s: WatchSession, opts: ViewOptions): string[] {
   const lines = [
     `${c.bold(`rxkube watch ${s.resource.ref}`)} · ${scope} · ${sync}`,
     [
-      `reflector ${describeReflector(r)}`,
+      // Between the list that synced the cache and the watch's first status, the reflector still says 'listing'.
+      `reflector ${r?.state === 'listing' && r.counters.lists === 1 && s.informer.hasSynced() ? 'listed, opening the watch' : describeReflector(r)}`,
       `lists ${counters?.lists ?? 0} (relists ${counters?.relists ?? 0})`,
       `watches ${counters?.watches ?? 0} (reconnects ${s.reconnects})`,
       s.errors > 0 ? c.red(`errors ${s.errors}`) : 'errors 0',
