@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CliProcess, runCli } from './run.js';
 
@@ -76,6 +79,40 @@ describe('rxkube watch against the simulator', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/did not sync/);
     expect(stderr).toMatch(/field label not supported/);
+  });
+
+  it('--once against a server that refuses connections: each error on stderr, then it gives up after --timeout', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rxkube-cli-'));
+    try {
+      const kubeconfig = join(dir, 'config');
+      // Port 9 (discard) is closed on the test machines: every request is refused.
+      writeFileSync(
+        kubeconfig,
+        'apiVersion: v1\nkind: Config\nclusters: [{ name: c, cluster: { server: "http://127.0.0.1:9" } }]\n' +
+          'contexts: [{ name: x, context: { cluster: c, user: u, namespace: web } }]\ncurrent-context: x\nusers: [{ name: u, user: {} }]\n',
+      );
+      const { code, stdout, stderr } = await runCli(['watch', 'pods', '--once', '--kubeconfig', kubeconfig, '--timeout', '2s']);
+      expect(code).toBe(1);
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(/^ConnectionError: list v1\/pods: ECONNREFUSED/m);
+      // The context's namespace is the default, as with kubectl.
+      expect(stderr).toMatch(/^error: v1\/pods in web did not sync \(not within 2000 ms\); last error: ConnectionError/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--context names a context the kubeconfig does not have', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rxkube-cli-'));
+    try {
+      const kubeconfig = join(dir, 'config');
+      writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: [{ name: dev, context: { cluster: c, user: u } }]\nusers: []\n');
+      const { code, stderr } = await runCli(['watch', 'pods', '--kubeconfig', kubeconfig, '--context', 'prod']);
+      expect(code).toBe(1);
+      expect(stderr).toContain('error: --context: no context "prod" in the kubeconfig (it has: dev)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('-o json streams add, update and delete lines until Ctrl-C, then exits cleanly', async () => {

@@ -123,7 +123,7 @@ export async function runWatch(name: string, flags: WatchFlags): Promise<number>
   }
 }
 
-/** `--once`: wait for the sync, print the cache (table or JSON lines), stop. */
+/** `--once`: wait for the sync (saying on stderr what goes wrong meanwhile), print the cache (table or JSON lines), stop. */
 async function once(session: WatchSession, flags: WatchFlags): Promise<number> {
   const out = process.stdout;
   const c = coloursFor(out);
@@ -132,14 +132,26 @@ async function once(session: WatchSession, flags: WatchFlags): Promise<number> {
     () => {},
     (err, isFatal) => {
       if (isFatal) fatal = err;
+      else process.stderr.write(`${coloursFor(process.stderr).dim(`${err.name}: ${err.message.replace(/\s+/g, ' ')}`)}\n`);
     },
   );
+  // Ctrl-C while waiting gives up the sync the same way a timeout does.
+  const waiting = new AbortController();
+  const cancel = new AbortController();
+  const stopped = interrupted(waiting.signal).then((why) => {
+    if (why !== 'done') cancel.abort();
+    return why;
+  });
   try {
-    await session.informer.whenSynced({ timeout: flags.timeout });
+    await session.informer.whenSynced({ timeout: flags.timeout, signal: cancel.signal });
   } catch (err) {
-    const cause = fatal ?? (err as Error);
-    process.stderr.write(`error: ${session.informer.name} did not sync: ${cause.message}\n`);
+    if (cancel.signal.aborted) return 130;
+    // A timeout's own message names the informer and its last error; an error that ended the informer does not.
+    process.stderr.write(`error: ${fatal === undefined ? (err as Error).message : `${session.informer.name} did not sync: ${fatal.message}`}\n`);
     return 1;
+  } finally {
+    waiting.abort();
+    await stopped;
   }
   const store = session.informer.store;
   if (flags.output === 'json') {
