@@ -42,16 +42,15 @@ function scripted(items: readonly unknown[], events: readonly unknown[]): Lister
 
 /**
  * The key an informer can file an object under, or undefined when it must
- * skip (and report) it. A list item that is a string is an explicit key, as
- * the store's key function takes it; a watch event's object must be a named
- * object.
+ * skip (and report) it: list items and watch objects must be named objects,
+ * and a watch object's resourceVersion, the next resume point, a string.
  */
-function keyOf(obj: unknown, explicit = false): string | undefined {
-  if (typeof obj === 'string' && explicit) return obj;
+function keyOf(obj: unknown, watched = false): string | undefined {
   const meta = (obj as { metadata?: unknown } | null)?.metadata;
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return undefined;
-  const { name, namespace } = meta as { name?: unknown; namespace?: unknown };
+  const { name, namespace, resourceVersion } = meta as { name?: unknown; namespace?: unknown; resourceVersion?: unknown };
   if (typeof name !== 'string' || name === '' || name.includes('/')) return undefined;
+  if (watched && resourceVersion !== undefined && resourceVersion !== null && typeof resourceVersion !== 'string') return undefined;
   if (typeof namespace !== 'string' || namespace === '') return name;
   return namespace.includes('/') ? undefined : `${namespace}/${name}`;
 }
@@ -60,12 +59,12 @@ function keyOf(obj: unknown, explicit = false): string | undefined {
 function model(items: readonly unknown[], events: readonly { type?: unknown; object?: unknown }[]): Map<string, unknown> {
   const m = new Map<string, unknown>();
   for (const item of items) {
-    const key = keyOf(item, true);
+    const key = keyOf(item);
     if (key !== undefined) m.set(key, item);
   }
   for (const ev of events) {
     if (ev.type !== 'ADDED' && ev.type !== 'MODIFIED' && ev.type !== 'DELETED') continue;
-    const key = keyOf(ev.object);
+    const key = keyOf(ev.object, true);
     if (key === undefined) continue;
     if (ev.type === 'DELETED') m.delete(key);
     else m.set(key, ev.object);
@@ -80,24 +79,11 @@ const obj = fc.oneof(
   { weight: 1, arbitrary: wildObject },
 );
 
-/**
- * A numeric metadata.resourceVersion in a watch event is left out here: the
- * reflector resumes its next watch from it as it is, and the API server
- * answers a number it cannot read (`1e999` becomes "Infinity") with a final
- * 400. That needs a fix in the reflector's event check before such events
- * can join this property.
- */
-function withStringVersion<E extends { object?: unknown }>(ev: E): E {
-  const meta = (ev.object as { metadata?: { resourceVersion?: unknown } } | null | undefined)?.metadata;
-  if (meta === null || typeof meta !== 'object' || typeof meta.resourceVersion !== 'number') return ev;
-  return { ...ev, object: { ...(ev.object as object), metadata: { ...meta, resourceVersion: String(meta.resourceVersion) } } };
-}
-
 const event = fc.oneof(
   { weight: 8, arbitrary: fc.record({ type: fc.constantFrom('ADDED', 'MODIFIED', 'DELETED'), object: obj }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constantFrom('BOOKMARK'), object: fc.oneof(fc.record({ metadata: fc.record({ resourceVersion: fc.oneof(fc.nat().map(String), fc.integer(), fc.constant(null)) }) }), wildObject) }) },
   { weight: 1, arbitrary: fc.record({ type: fc.oneof(fc.constantFrom('SYNC', 'added', '', 'ERROR'), fc.integer(), fc.constant(null)), object: obj }, { requiredKeys: [] }) },
-).map(withStringVersion);
+);
 
 // A watch whose only events were skipped counts as one that closed without any event.
 const EXPECTED_ERRORS = [DecodeError, KeyError, IndexError, KubeApiError, VeryShortWatchError];

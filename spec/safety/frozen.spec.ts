@@ -2,6 +2,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { informer, type Informer } from '../../src/informer/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
+import { unwrapTombstone } from '../../src/store/DeletedFinalStateUnknown.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { pod, waitFor } from '../helpers/waitFor.js';
 
@@ -39,7 +40,7 @@ describe('objects handed to users are frozen', () => {
     server = undefined;
   });
 
-  it('a handler mutating what add and update give it gets a TypeError each time, and the cache keeps the server’s object', async () => {
+  it('a handler mutating what add, update and delete give it gets a TypeError each time, and the cache keeps the server’s object', async () => {
     server = await startApiServer();
     const created = await server.create('v1/pods', pod('web', { labels: { app: 'web' } }));
     const s = server;
@@ -48,7 +49,7 @@ describe('objects handed to users are frozen', () => {
     inf.addHandler({
       add: (p) => void outcomes.push({ event: 'add', errors: tryAll(p) }),
       update: (oldP, p) => void outcomes.push({ event: 'update-old', errors: tryAll(oldP) }, { event: 'update', errors: tryAll(p) }),
-      delete: () => void outcomes.push({ event: 'delete', errors: [] }),
+      delete: (p) => void outcomes.push({ event: 'delete', errors: tryAll(unwrapTombstone(p) as V1Pod) }),
     });
     const errors: Error[] = [];
     inf.errors$.subscribe((e) => errors.push(e));
@@ -68,6 +69,7 @@ describe('objects handed to users are frozen', () => {
 
     expect(outcomes.map((o) => o.event)).toEqual(['add', 'update-old', 'update', 'delete']);
     for (const o of outcomes) {
+      expect(o.errors, o.event).toHaveLength(mutations.length);
       o.errors.forEach((err, i) => expect(err, `${o.event}: ${mutations[i]?.[0]}`).toBeInstanceOf(TypeError));
     }
     expect(errors).toEqual([]);

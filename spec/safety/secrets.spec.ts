@@ -277,6 +277,22 @@ describe('credentials never appear in what rxkube shows', () => {
       }
     });
 
+    it('that prints a bare token instead of ExecCredential JSON, or puts it on stderr when it fails', async () => {
+      // A short token fits whole into the JSON parser's message, which quotes the start of what it could not read.
+      const short = `tk${hex().slice(0, 8)}`;
+      for (const plugin of [execPlugin(short), execPlugin('', { stderr: `token ${short} expired`, code: 1 })]) {
+        try {
+          const thrown = await direct(load(kubeConfigYaml({ server: execServer.url }, execUser(plugin.path))));
+          expect(thrown.length).toBeGreaterThan(0);
+          for (const err of thrown) expect((err as ConnectionError).code).toBe('CREDENTIALS');
+          const texts = thrown.flatMap((err) => visibleTexts(err)).join('\n');
+          expect(texts).not.toContain(short);
+        } finally {
+          plugin.remove();
+        }
+      }
+    });
+
     it('that fails after printing its credential, with a message of its own on stderr', async () => {
       const plugin = execPlugin(credential(EXEC_TOKEN), { stderr: 'plugin: login expired', code: 1 });
       try {

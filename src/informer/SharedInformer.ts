@@ -4,6 +4,7 @@ import { reportError, toError } from '../errors/reportError.js';
 import { createIndexer } from '../store/indexer.js';
 import type { Indexer } from '../store/indexer.js';
 import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
+import { deepFreeze } from '../store/deepFreeze.js';
 import type { InformerEvent } from '../store/events.js';
 import { byNamespace } from '../store/indexFuncs.js';
 import type { Indexers, KubeObject } from '../store/types.js';
@@ -74,6 +75,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   readonly #errors = new Subject<Error>();
   readonly #status: BehaviorSubject<InformerStatus>;
   readonly #transform: ((obj: T) => T) | undefined;
+  // Whether handed-out objects are frozen; the store freezes what it keeps, deletes are frozen here.
+  readonly #freeze: boolean;
   readonly synced$: Observable<boolean>;
   readonly status$: Observable<InformerStatus>;
   readonly errors$: Observable<Error>;
@@ -118,11 +121,12 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.name = opts.name ?? sourceName(source);
     this.#source = source;
     this.#opts = opts;
+    this.#freeze = opts.freeze ?? true;
     const indexers: Indexers<T> = { namespace: byNamespace, ...opts.indexers };
     this.#indexer = createIndexer<T>({
       indexers,
       ...(opts.keyFunc !== undefined && { keyFunc: opts.keyFunc }),
-      freeze: opts.freeze ?? true,
+      freeze: this.#freeze,
     });
     const strip = opts.stripManagedFields ?? true;
     const user = opts.transform;
@@ -402,6 +406,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       try {
         if (delta.type === 'Deleted') {
           this.#indexer.delete(delta.obj);
+          // The final state of a deleted object is never stored, so the store did not freeze it; every handler shares it.
+          if (this.#freeze) deepFreeze(delta.obj instanceof DeletedFinalStateUnknown ? delta.obj.obj : delta.obj);
           this.#notify({ type: 'delete', obj: delta.obj }, key, false);
           continue;
         }

@@ -61,7 +61,7 @@ export async function* getBody(
       await kc.applySecurityAuthentication(ctx);
     } catch (cause) {
       // The message of an exec/OIDC failure is about the plugin; the cause stays for debugging but is not echoed.
-      throw new ConnectionError(`${what}: could not obtain credentials from the kubeconfig`, { code: 'CREDENTIALS', cause });
+      throw new ConnectionError(`${what}: could not obtain credentials from the kubeconfig`, { code: 'CREDENTIALS', cause: credentialFailure(cause) });
     }
     signal.throwIfAborted();
     dispatcher = (ctx.getDispatcher() as Dispatcher | undefined) ?? new Agent();
@@ -102,6 +102,20 @@ export async function* getBody(
     if (body !== undefined && !body.destroyed) body.destroy();
     if (dispatcher !== undefined) void dispatcher.destroy().catch(() => undefined);
   }
+}
+
+/**
+ * What is kept of a credential plugin's failure: its class and code, never its
+ * text. A plugin that prints a bare token instead of ExecCredential JSON would
+ * otherwise leak it through the parser's message, and on a failed exit the
+ * message is the plugin's stderr.
+ */
+function credentialFailure(cause: unknown): Error {
+  const err = new Error(cause instanceof SyntaxError ? 'the exec plugin printed no valid ExecCredential JSON' : 'the credential plugin or provider failed');
+  err.name = cause instanceof Error ? cause.name : 'Error';
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' || typeof code === 'number') Object.assign(err, { code });
+  return err;
 }
 
 async function readStatus(body: AsyncIterable<Buffer>): Promise<StatusDetails | undefined> {

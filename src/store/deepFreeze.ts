@@ -14,18 +14,23 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function freezeNode(node: object): void {
-  if (ArrayBuffer.isView(node)) return;
-  Object.freeze(node);
-  if (Array.isArray(node)) {
-    for (let i = 0; i < node.length; i++) {
-      const child: unknown = node[i];
-      if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) freezeNode(child);
+/** Freezes with an explicit stack, so an object nested a hundred thousand deep cannot overflow the call stack. */
+function freezeNode(root: object): void {
+  const stack: object[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as object;
+    if (ArrayBuffer.isView(node) || Object.isFrozen(node)) continue;
+    Object.freeze(node);
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const child: unknown = node[i];
+        if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) stack.push(child);
+      }
+      continue;
     }
-    return;
-  }
-  for (const k in node) {
-    const child: unknown = (node as Record<string, unknown>)[k];
-    if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) freezeNode(child);
+    for (const k in node) {
+      const child: unknown = (node as Record<string, unknown>)[k];
+      if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) stack.push(child);
+    }
   }
 }

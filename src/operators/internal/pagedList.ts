@@ -5,7 +5,9 @@
  */
 import { listAll, type ListAllResult } from '../../sources/pager.js';
 import { isExpired, isTooLargeResourceVersion } from '../reflectClassify.js';
+import { DecodeError } from '../../sources/errors/index.js';
 import type { ReflectorContext } from './reflectorContext.js';
+import { preview } from './watchEvents.js';
 
 /** Lists with limit/continue and emits one Replace per success. */
 export class PagedList<T> {
@@ -38,7 +40,17 @@ export class PagedList<T> {
     }
     if (ctx.stopped) return;
     if (rv === '0' && result.paginated) this.#paginatedResult = true;
-    ctx.replace(result.items, result.resourceVersion);
+    ctx.replace(this.#objectsOnly(result.items), result.resourceVersion);
+  }
+
+  /** A list item that is not an object cannot be an API object: reported and skipped, as a watch does. */
+  #objectsOnly(items: readonly T[]): readonly T[] {
+    if (items.every((item) => item !== null && typeof item === 'object' && !Array.isArray(item))) return items;
+    return items.filter((item) => {
+      if (item !== null && typeof item === 'object' && !Array.isArray(item)) return true;
+      this.#ctx.report(new DecodeError('list item that is not an object', preview(item), -1));
+      return false;
+    });
   }
 
   /** Page size of a list at `rv` (docs/semantics.md RF-10): the caller's choice always wins. */

@@ -33,7 +33,8 @@ export function isInitialEventsEnd(event: WatchEvent<unknown>): boolean {
   return event.type === 'BOOKMARK' && metaOf(event.object)?.annotations?.[INITIAL_EVENTS_END] === 'true';
 }
 
-function preview(value: unknown): string {
+/** A value as JSON for an error message, or its string form when it has none. */
+export function preview(value: unknown): string {
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
@@ -53,7 +54,12 @@ export function checkObject<T>(event: WatchEvent<T>): string {
   if (meta === undefined || typeof meta.name !== 'string' || meta.name === '') {
     throw new DecodeError(`${event.type} event object without metadata.name`, preview(event), -1);
   }
-  return meta.resourceVersion ?? '';
+  const rv: unknown = meta.resourceVersion;
+  if (rv !== undefined && rv !== null && typeof rv !== 'string') {
+    // Resuming from a number would ask the server for "Infinity" or "1e+21": a 400 that ends the reflector.
+    throw new DecodeError(`${event.type} event object with a non-string metadata.resourceVersion`, preview(event), -1);
+  }
+  return rv ?? '';
 }
 
 /**
