@@ -9,10 +9,10 @@ const NEWLINE = 0x0a;
  * Decodes a watch response body — one JSON event per line — from byte chunks
  * as they arrive.
  *
- * Lines are found by scanning for `\n` in the bytes; each complete line is
- * turned into text and `JSON.parse`d exactly once, and the body is never
- * joined into one string. An `ERROR` event becomes the matching typed error
- * (410 → `ExpiredError`, …; a code that is no HTTP status counts as 500).
+ * Lines are found by scanning for `\n` in the bytes; the complete lines of a
+ * chunk are turned into text in one step and each is `JSON.parse`d exactly
+ * once, and the body is never joined into one string. An `ERROR` event
+ * becomes the matching typed error (410 → `ExpiredError`, …; a code that is no HTTP status counts as 500).
  * A line that is not a JSON object throws a {@link DecodeError} with the line
  * (truncated) and its byte position: such a line may have been an event, so
  * the stream can no longer be trusted. A parseable event that cannot be used
@@ -49,28 +49,29 @@ export class WatchDecoder<T> {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const base = this.#offset;
     this.#offset += buf.length;
-    let start = 0;
-    for (;;) {
-      const nl = buf.indexOf(NEWLINE, start);
-      if (nl < 0) break;
-      let line: Buffer;
-      let position: number;
-      if (this.#parts.length > 0) {
-        this.#parts.push(buf.subarray(start, nl));
-        line = Buffer.concat(this.#parts);
-        this.#parts = [];
-        position = this.#lineStart;
-      } else {
-        line = buf.subarray(start, nl);
-        position = base + start;
-      }
-      start = nl + 1;
-      const event = decodeLine<T>(line, position);
-      if (event !== undefined) out.push(event);
+    const last = buf.lastIndexOf(NEWLINE);
+    if (last < 0) {
+      if (this.#parts.length === 0) this.#lineStart = base;
+      this.#parts.push(buf);
+      return;
     }
-    if (start < buf.length) {
-      if (this.#parts.length === 0) this.#lineStart = base + start;
-      this.#parts.push(buf.subarray(start));
+    let start = 0;
+    if (this.#parts.length > 0) {
+      // The line begun in earlier chunks ends at this chunk's first newline.
+      const nl = buf.indexOf(NEWLINE);
+      this.#parts.push(buf.subarray(0, nl));
+      const line = Buffer.concat(this.#parts).toString('utf8');
+      this.#parts = [];
+      const event = decodeLine<T>(line, this.#lineStart);
+      if (event !== undefined) out.push(event);
+      start = nl + 1;
+    }
+    // Every other complete line of the chunk becomes text in one decoding (a newline byte never sits inside a
+    // UTF-8 sequence, so cutting at one is safe), and each line is a slice of it: one call per chunk, not per line.
+    if (start <= last) decodeLines<T>(buf.toString('utf8', start, last), base + start, out);
+    if (last + 1 < buf.length) {
+      this.#lineStart = base + last + 1;
+      this.#parts.push(buf.subarray(last + 1));
     }
   }
 
@@ -83,7 +84,7 @@ export class WatchDecoder<T> {
    */
   end(out: WatchEvent<T>[]): void {
     if (this.#parts.length === 0) return;
-    const line = Buffer.concat(this.#parts);
+    const line = Buffer.concat(this.#parts).toString('utf8');
     this.#parts = [];
     const event = decodeLine<T>(line, this.#lineStart);
     if (event !== undefined) out.push(event);
@@ -95,25 +96,44 @@ export class WatchDecoder<T> {
   }
 }
 
-function isBlank(line: Buffer): boolean {
+function isBlank(line: string): boolean {
   for (let i = 0; i < line.length; i++) {
-    const b = line[i];
-    if (b !== 0x20 && b !== 0x0d && b !== 0x09) return false;
+    const c = line.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0d && c !== 0x09) return false;
   }
   return true;
 }
 
-function decodeLine<T>(line: Buffer, position: number): WatchEvent<T> | undefined {
-  if (isBlank(line)) return undefined;
-  const text = line.toString('utf8');
+/** Decodes `text`, complete lines joined by newlines (the last one without its own), starting at body offset `position`. */
+/** The body offset of the line at character `from` of `whole`, which starts at body offset `position`. */
+function bytePosition(position: number, whole: string | undefined, from: number): number {
+  return whole === undefined || from === 0 ? position : position + Buffer.byteLength(whole.slice(0, from));
+}
+
+function decodeLines<T>(text: string, position: number, out: WatchEvent<T>[]): void {
+  let start = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    const line = start === 0 && nl < 0 ? text : text.slice(start, end);
+    // A line's byte position is only worked out when it is needed, for an error.
+    const event = decodeLine<T>(line, position, text, start);
+    if (event !== undefined) out.push(event);
+    if (nl < 0) return;
+    start = nl + 1;
+  }
+}
+
+function decodeLine<T>(text: string, position: number, whole?: string, from = 0): WatchEvent<T> | undefined {
+  if (isBlank(text)) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (cause) {
-    throw new DecodeError('watch line is not valid JSON', text, position, { cause });
+    throw new DecodeError('watch line is not valid JSON', text, bytePosition(position, whole, from), { cause });
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new DecodeError('watch line is not an event object', text, position);
+    throw new DecodeError('watch line is not an event object', text, bytePosition(position, whole, from));
   }
   const { type, object } = parsed as { type?: unknown; object?: unknown };
   if (type === 'ERROR') {
