@@ -15,24 +15,29 @@
 
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { compare, LABELS } from './compare.js';
 import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
-import { describeMachine, machine, table, type Row } from './lib/report.js';
+import { describeMachine, machine, sideBySide, table, type Row } from './lib/report.js';
 import { store } from './store.js';
 import { watchThroughput } from './watchThroughput.js';
 
-const all: readonly Benchmark[] = [store, decode, informerSync, watchThroughput];
+const all: readonly Benchmark[] = [compare, store, decode, informerSync, watchThroughput];
+/** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
+const defaults = new Set(['compare', 'store']);
 
-const scale = envNumber('BENCH_SCALE', 1);
+// BENCH_QUICK=1: every size × 0.1 and one repeat, for development (about a minute).
+const quick = process.env.BENCH_QUICK === '1';
+const scale = envNumber('BENCH_SCALE', quick ? 0.1 : 1);
 if (!(scale > 0)) throw new TypeError(`BENCH_SCALE: expected a positive number, got ${process.env.BENCH_SCALE}`);
-const repeats = envNumber('BENCH_REPEATS', 3);
+const repeats = envNumber('BENCH_REPEATS', quick ? 1 : 3);
 if (!Number.isSafeInteger(repeats) || repeats < 1) throw new TypeError(`BENCH_REPEATS: expected a positive integer, got ${process.env.BENCH_REPEATS}`);
 const filters = (process.env.BENCH_FILTER ?? '')
   .split(',')
   .map((s) => s.trim().toLowerCase())
   .filter(Boolean);
-const selected = all.filter((b) => filters.length === 0 || filters.some((f) => b.name.includes(f)));
+const selected = all.filter((b) => (filters.length === 0 ? defaults.has(b.name) : filters.some((f) => b.name.includes(f))));
 if (selected.length === 0) {
   throw new TypeError(`BENCH_FILTER: ${JSON.stringify(process.env.BENCH_FILTER)} matches none of ${all.map((b) => b.name).join(', ')}`);
 }
@@ -79,7 +84,9 @@ const out = [
   `command: ${benchEnv()}npm run bench (scale ${scale}, ${repeats} repeats); total ${((performance.now() - started) / 1000).toFixed(0)} s`,
   'p50/p99: percentiles of the metric over its n samples (runs; store: batches; lag: events). rme: 95 % margin of error of the mean.',
   '',
-  table(rows),
+  sideBySide(rows, Object.values(LABELS)),
+  '',
+  table(rows.filter((r) => r.values === undefined)),
   '',
 ].join('\n');
 process.stdout.write(out);

@@ -17,6 +17,10 @@ export interface Row {
   /** How many samples the figures come from (runs, batches or events). */
   readonly n: number;
   readonly note?: string;
+  /** The per-repeat values of a side-by-side row (then `mean` is their median), in repeat order. */
+  readonly values?: readonly number[];
+  /** Whether lower or higher is better, for a side-by-side row. */
+  readonly better?: 'lower' | 'higher';
 }
 
 /** Builds a row from a summary of repeated measurements. */
@@ -83,4 +87,62 @@ export function describeMachine(m: Machine): string {
     `machine: ${m.cpus} cores (${m.cpuModel}), ${m.totalMemGiB.toFixed(1)} GiB, ${m.platform}, node ${m.node}`,
     `load average (1/5/15 min) before: ${load(m.loadBefore)}  after: ${load(m.loadAfter)}`,
   ].join('\n');
+}
+
+function medianOf(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length === 0 ? Number.NaN : s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+/** Median of the per-repeat ratios a/b (repeats ran interleaved, so each pair shares the machine's state). */
+function ratio(a: Row | undefined, b: Row | undefined): string {
+  if (a?.values === undefined || b?.values === undefined) return '';
+  const n = Math.min(a.values.length, b.values.length);
+  const rs: number[] = [];
+  for (let i = 0; i < n; i++) rs.push((a.values[i] as number) / (b.values[i] as number));
+  const m = medianOf(rs.filter(Number.isFinite));
+  return Number.isFinite(m) ? `${m.toFixed(2)}×` : '';
+}
+
+/**
+ * Side-by-side rows (those with `values`) as one table: a line per workload
+ * and metric, a column per client with `median [min–max]` over the repeats,
+ * then rxkube's ratios to the floor and to client-node.
+ */
+export function sideBySide(rows: readonly Row[], clients: readonly string[]): string {
+  const keyed = rows.filter((r) => r.values !== undefined);
+  const lines: string[][] = [];
+  const seen = new Set<string>();
+  for (const r of keyed) {
+    const id = `${r.bench}\u0000${r.metric}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const of = (c: string): Row | undefined => keyed.find((x) => x.bench === r.bench && x.metric === r.metric && x.case === c);
+    const cell = (c: string): string => {
+      const x = of(c);
+      if (x?.values === undefined) return '';
+      const lo = Math.min(...x.values);
+      const hi = Math.max(...x.values);
+      return x.values.length > 1 ? `${fmt(x.mean)} [${fmt(lo)}–${fmt(hi)}]` : fmt(x.mean);
+    };
+    const rx = of('rxkube');
+    lines.push([
+      r.bench,
+      `${r.metric} (${r.unit}${r.better === undefined ? '' : `, ${r.better} is better`})`,
+      ...clients.map(cell),
+      ratio(rx, of('floor')),
+      ratio(of('rxkube keep mF'), of('floor')),
+      ratio(rx, of('client-node')),
+    ]);
+  }
+  const head = ['workload', 'metric', ...clients, 'rxkube / floor', 'keep mF / floor', 'rxkube / client-node'];
+  const all = [head, ...lines];
+  const widths = head.map((_, c) => Math.max(...all.map((line) => (line[c] ?? '').length)));
+  const render = (line: readonly string[]): string =>
+    line
+      .map((cell, c) => (c < 2 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [render(head), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(render)].join('\n');
 }

@@ -1,0 +1,174 @@
+// The side-by-side benchmarks: the floor, client-node's makeInformer and
+// rxkube's informer, each in its own fresh process (bench/wireClient.ts),
+// against one benchmark server per workload (bench/wireServer.ts, its own
+// process) serving the same 4–5 KB pods with managedFields. Clients run
+// interleaved (floor, client-node, rxkube, … repeated) so machine noise hits
+// each alike; every figure is the median of the repeats with their min–max,
+// and a ratio is the median of the per-repeat ratios.
+
+import { envNumber, type Benchmark, type Context } from './lib/context.js';
+import { MiB } from './lib/heap.js';
+import { Child } from './lib/ipc.js';
+import type { Row } from './lib/report.js';
+import type { ClientArgs, ClientMode, ClientResult, Workload } from './wireClient.js';
+import type { WireReady } from './wireServer.js';
+
+const CLIENT_FLAGS = ['--expose-gc', '--max-old-space-size=8192'];
+
+export const LABELS: Record<ClientMode, string> = {
+  floor: 'floor',
+  'client-node': 'client-node',
+  rxkube: 'rxkube',
+  'rxkube-keep': 'rxkube keep mF',
+};
+
+/** One workload: how many pods the server holds, who runs it, and what each run yields. */
+interface Plan {
+  readonly name: string;
+  readonly pods: number;
+  readonly modes: readonly ClientMode[];
+  readonly workload: Workload;
+  readonly timeoutMs: number;
+  readonly metrics: readonly Metric[];
+}
+
+interface Metric {
+  readonly metric: string;
+  readonly unit: string;
+  readonly value: (r: ClientResult) => number | undefined;
+  /** Which direction is better, for the ratio columns' reading. */
+  readonly better: 'lower' | 'higher';
+}
+
+const syncTime: Metric = { metric: 'time to sync (last add handled)', unit: 's', value: (r) => r.syncMs / 1000, better: 'lower' };
+const syncRss: Metric = { metric: 'RSS after sync + GC', unit: 'MiB', value: (r) => r.rssAfterSync / MiB, better: 'lower' };
+
+async function runPlan(ctx: Context, plan: Plan): Promise<Row[]> {
+  ctx.log(`${plan.name}: starting the benchmark server with ${plan.pods} pods`);
+  const server = new Child(new URL('./wireServer.js', import.meta.url), [`--pods=${plan.pods}`], ['--max-old-space-size=8192']);
+  const results = new Map<ClientMode, ClientResult[]>();
+  try {
+    const ready = await server.next<WireReady>(300_000);
+    ctx.log(`${plan.name}: ${(ready.podBytes / 1000).toFixed(2)} KB per pod`);
+    for (let r = 0; r < ctx.repeats; r++) {
+      for (const mode of plan.modes) {
+        const client = new Child(new URL('./wireClient.js', import.meta.url), [], CLIENT_FLAGS);
+        try {
+          const args: ClientArgs = { mode, workload: plan.workload, url: ready.url, kubeConfigYaml: ready.kubeConfigYaml, pods: plan.pods, timeoutMs: plan.timeoutMs };
+          const res = await client.request<ClientResult>('run', args, plan.timeoutMs * 3);
+          ctx.log(`${plan.name}: ${LABELS[mode]} run ${r + 1}: ${plan.metrics.map((m) => `${m.metric} ${fmt(m.value(res))} ${m.unit}`).join(', ')}`);
+          const list = results.get(mode) ?? [];
+          list.push(res);
+          results.set(mode, list);
+        } finally {
+          await client.close();
+        }
+      }
+    }
+  } finally {
+    await server.request('close', {}, 30_000).catch(() => undefined);
+    await server.close();
+  }
+  const rows: Row[] = [];
+  for (const m of plan.metrics) {
+    for (const [mode, rs] of results) {
+      const values = rs.map(m.value).filter((v): v is number => v !== undefined && Number.isFinite(v));
+      if (values.length === 0) continue;
+      rows.push({ bench: plan.name, case: LABELS[mode], metric: m.metric, unit: m.unit, mean: median(values), values, n: values.length, better: m.better });
+    }
+  }
+  return rows;
+}
+
+function fmt(v: number | undefined): string {
+  if (v === undefined) return '—';
+  return Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+
+export function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+function plans(ctx: Context): Plan[] {
+  const small = ctx.scaled(envNumber('BENCH_LIST_PODS', 20_000), 500);
+  const large = ctx.scaled(envNumber('BENCH_LARGE_PODS', 120_000), 1000);
+  const events = ctx.scaled(envNumber('BENCH_WATCH_EVENTS', 50_000), 1000);
+  const relistPods = ctx.scaled(envNumber('BENCH_RELIST_PODS', 50_000), 500);
+  const latencyEvents = ctx.scaled(envNumber('BENCH_LATENCY_EVENTS', 30_000), 1000);
+  const latencyRate = envNumber('BENCH_LATENCY_RATE', 10_000);
+  const slowKeys = ctx.scaled(envNumber('BENCH_SLOW_KEYS', 5_000), 100);
+  const slowEvents = ctx.scaled(envNumber('BENCH_SLOW_EVENTS', 200_000), 1000);
+  const all: ClientMode[] = ['floor', 'client-node', 'rxkube', 'rxkube-keep'];
+  return [
+    {
+      name: `list ${k(small)} + watch ${k(events)}`,
+      pods: small,
+      modes: all,
+      workload: { kind: 'sync', watchEvents: events },
+      timeoutMs: 120_000,
+      metrics: [syncTime, syncRss, { metric: 'MODIFIED events handled', unit: 'events/s', value: (r) => r.eventsPerSecond, better: 'higher' }],
+    },
+    { name: `list ${k(large)}`, pods: large, modes: all, workload: { kind: 'sync', watchEvents: 0 }, timeoutMs: 300_000, metrics: [syncTime, syncRss] },
+    {
+      name: `relist ${k(relistPods)} after 410`,
+      pods: relistPods,
+      modes: ['floor', 'rxkube'],
+      workload: { kind: 'relist' },
+      timeoutMs: 180_000,
+      metrics: [
+        syncRss,
+        { metric: 'peak RSS during relist', unit: 'MiB', value: (r) => (r.relistPeakRss ?? Number.NaN) / MiB, better: 'lower' },
+        { metric: 'relist peak / steady RSS', unit: '×', value: (r) => (r.relistPeakRss ?? Number.NaN) / r.rssAfterSync, better: 'lower' },
+        { metric: 'relist time', unit: 's', value: (r) => (r.relistMs ?? Number.NaN) / 1000, better: 'lower' },
+      ],
+    },
+    {
+      name: `10 handlers, ${k(latencyRate)}/s`,
+      pods: ctx.scaled(10_000, 500),
+      modes: ['client-node', 'rxkube'],
+      workload: { kind: 'latency', handlers: 10, events: latencyEvents, perSecond: latencyRate },
+      timeoutMs: 120_000,
+      metrics: [
+        { metric: 'write → handler p50', unit: 'ms', value: (r) => r.latencyP50, better: 'lower' },
+        { metric: 'write → handler p99', unit: 'ms', value: (r) => r.latencyP99, better: 'lower' },
+        { metric: 'write → handler max', unit: 'ms', value: (r) => r.latencyMax, better: 'lower' },
+      ],
+    },
+    {
+      name: `slow handler, ${k(slowEvents)} events / ${k(slowKeys)} keys`,
+      pods: slowKeys,
+      modes: ['rxkube'],
+      workload: { kind: 'slow', events: slowEvents, handlerMs: 10 },
+      timeoutMs: 180_000,
+      metrics: [
+        { metric: 'most entries buffered (coalesce byKey)', unit: 'entries', value: (r) => r.maxDepth, better: 'lower' },
+        { metric: 'RSS before burst (after GC)', unit: 'MiB', value: (r) => (r.rssBeforeBurst ?? Number.NaN) / MiB, better: 'lower' },
+        { metric: 'RSS after burst (after GC)', unit: 'MiB', value: (r) => (r.rssAfterBurst ?? Number.NaN) / MiB, better: 'lower' },
+        { metric: 'peak RSS during burst', unit: 'MiB', value: (r) => (r.rssPeakBurst ?? Number.NaN) / MiB, better: 'lower' },
+      ],
+    },
+  ];
+}
+
+function k(n: number): string {
+  return n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n);
+}
+
+export const compare: Benchmark = {
+  name: 'compare',
+  description: 'floor vs client-node vs rxkube, each client in its own process against one benchmark server: list, watch, relist, latency, slow handler',
+  async run(ctx: Context): Promise<Row[]> {
+    const filter = (process.env.BENCH_WORKLOADS ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
+    const rows: Row[] = [];
+    for (const plan of plans(ctx)) {
+      if (filter.length > 0 && !filter.some((f) => plan.name.toLowerCase().includes(f))) continue;
+      rows.push(...(await runPlan(ctx, plan)));
+    }
+    return rows;
+  },
+};
