@@ -4,7 +4,7 @@
  * to the others at once, without waiting out a lease; a replica whose Lease is taken from it stops: its
  * reconciles in flight see their signal abort.
  */
-import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/leaderelection/leaseLock.js';
 import { shardedController, shardLabels, type ShardEvent, type ShardedControllerOptions } from '../../src/sharding/index.js';
@@ -16,6 +16,21 @@ let server: ApiServer;
 
 beforeAll(async () => {
   server = await startApiServer({ bookmarkIntervalMs: 1_000 });
+  await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'owned' } });
+  for (let i = 0; i < 30; i++) {
+    const owner = await server.create<V1ConfigMap>('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `app-${i}`, namespace: 'owned' } });
+    for (const part of ['tls', 'token']) {
+      await server.create('v1/secrets', {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+          name: `app-${i}-${part}`,
+          namespace: 'owned',
+          ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: `app-${i}`, uid: owner.metadata!.uid!, controller: true }],
+        },
+      });
+    }
+  }
   for (const ns of ['leave', 'taken']) {
     await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     for (let i = 0; i < 60; i++) await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: ns } });
@@ -135,7 +150,38 @@ describe('shardedController (simulator, one process)', () => {
     }
   }, 60_000);
 
+  it('owned objects carry their owner\'s shard label, move with it, and a change of one reconciles its owner on the owning replica', async () => {
+    const owns = [{ resource: 'v1/secrets', kind: 'ConfigMap', apiVersion: 'v1' }] as const;
+    const a = replica('a', 'owned', 'owner', 20, { owns });
+    const b = replica('b', 'owned', 'owner', 20, { owns });
+    const shard = shardLabels('owner').shard;
+    const secrets = (): V1Secret[] => server.list<V1Secret>('v1/secrets', 'owned');
+    const ownerLabel = (s: V1Secret): string | undefined =>
+      server.get<V1ConfigMap>('v1/configmaps', 'owned', s.metadata!.ownerReferences![0]!.name)?.metadata?.labels?.[shard];
+    const together = (): boolean => secrets().every((s) => ownerLabel(s) !== undefined && s.metadata?.labels?.[shard] === ownerLabel(s));
+    try {
+      await waitFor(() => together() && owners('owned', 'owner').includes('a') && owners('owned', 'owner').includes('b'), 'secrets to follow their owners over both replicas', 20_000);
+      // A change of an owned object enqueues its owner, on the replica that owns both.
+      const secret = secrets().find((s) => s.metadata?.labels?.[shard] === 'a')!;
+      const ownerKey = `owned/${secret.metadata!.ownerReferences![0]!.name}`;
+      const changedAt = performance.now();
+      await server.update('v1/secrets', { ...secret, data: { v: Buffer.from('2').toString('base64') } });
+      await waitFor(() => a.log.some((e) => e.key === ownerKey && e.start > changedAt), 'the owner to be reconciled on a', 10_000);
+      expect(b.log.some((e) => e.key === ownerKey && e.start > changedAt)).toBe(false);
+      a.stop.abort();
+      await waitFor(() => a.completed(), 'a to leave', 10_000);
+      await waitFor(() => together() && owners('owned', 'owner').every((o) => o === 'b'), 'owners and secrets to move to b', 20_000);
+      expect(b.events.filter((e) => e.type === 'sharding' && e.event.type === 'followed').length + a.events.filter((e) => e.type === 'sharding' && e.event.type === 'followed').length).toBeGreaterThanOrEqual(60);
+      expect([...a.errors, ...b.errors]).toEqual([]);
+    } finally {
+      a.stop.abort();
+      b.stop.abort();
+      await waitFor(() => a.completed() && b.completed(), 'both to leave', 15_000);
+    }
+  }, 60_000);
+
   it.each([
+    ['owns', { owns: [{ kind: 'ConfigMap' }] }],
     ['controller', { controller: 'Not_A_Dns_Label' }],
     ['identity', { identity: 'has/slash' }],
     ['leaseNamespace', { leaseNamespace: '' }],

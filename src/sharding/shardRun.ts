@@ -3,7 +3,9 @@ import { isConflict } from '../client/conflicts.js';
 import { objectClient, type ObjectClient } from '../client/objectClient.js';
 import { controller, type Controller } from '../controller/controller.js';
 import type { ControllerSource, Reconciler } from '../controller/types.js';
+import { informer } from '../informer/informer.js';
 import { NotFoundError } from '../sources/errors/NotFoundError.js';
+import { kubeSource } from '../sources/kubeSource.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
 import { workQueue } from '../workqueue/WorkQueue.js';
@@ -51,8 +53,19 @@ export class ShardRun<T extends KubeObject> {
       running.then(forget, forget);
       return running;
     };
+    const selector = config.labels.selectorFor(config.identity);
+    const owns = config.owns.map(({ resource, kind, apiVersion, controllerOnly, namespaced }) => ({
+      source: informer(kubeSource(config.kc, resource as never, { labelSelector: selector, ...(config.namespace !== undefined && { namespace: config.namespace }) }), {
+        onError: config.report,
+      }) as unknown as ControllerSource<KubeObject>,
+      ...(kind !== undefined && { kind }),
+      ...(apiVersion !== undefined && { apiVersion }),
+      ...(controllerOnly !== undefined && { controllerOnly }),
+      ...(namespaced !== undefined && { namespaced }),
+    }));
     this.#controller = controller<T>({
       for: this.#source,
+      owns,
       reconcile: guarded,
       name: config.controller,
       concurrency: config.concurrency,

@@ -108,6 +108,7 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
                 identity: c.identity,
                 members: members$,
                 ringKey: c.ringKey,
+                owns: c.owns.map(({ owner: _owner, name: _name, ...o }) => o),
                 virtualNodes: c.virtualNodes,
                 concurrency: c.sharderConcurrency,
                 leaseDuration: c.leaseDuration,

@@ -8,7 +8,8 @@ import { metaNamespaceKey } from '../store/keys.js';
 import type { KubeObject } from '../store/types.js';
 import { checkOptionNames, numberOption, show } from '../workqueue/validate.js';
 import { checkIdentity, shardLabels, type ShardLabels } from './labels.js';
-import type { ShardingEvent } from './sharderOptions.js';
+import { checkOwns, type ShardedOwns, type ShardingEvent } from './sharderOptions.js';
+import type { ResolvedOwnerOptions } from '../operators/ownerKeys.js';
 
 /**
  * What a sharded controller replica emits.
@@ -80,6 +81,14 @@ export interface ShardedControllerOptions<T extends KubeObject = KubeObject> {
   readonly source?: (labelSelector: string) => ControllerSource<T>;
   /** The key an object is placed on the ring by; {@link ownerRingKey} keeps owned objects with their owner. @default metaNamespaceKey */
   readonly ringKey?: (obj: KubeObject) => string;
+  /**
+   * Resources the sharded objects own: the sharder gives each owned object
+   * its owner's shard label, and this replica's controller watches them
+   * through the same label selector, each change enqueuing the owner (as
+   * `owns` of `controller`).
+   * @default []
+   */
+  readonly owns?: readonly ShardedOwns[];
   /** Ring points per member. @default 1_000 */
   readonly virtualNodes?: number;
   /** Label writes the sharder has in flight at once. @default 8 */
@@ -118,6 +127,7 @@ export interface ResolvedShardedOptions<T extends KubeObject> {
   readonly shutdownTimeoutMs: number;
   readonly source: (labelSelector: string) => ControllerSource<T>;
   readonly ringKey: (obj: KubeObject) => string;
+  readonly owns: readonly (ShardedOwns & { readonly owner: ResolvedOwnerOptions; readonly name: string })[];
   readonly virtualNodes: number;
   readonly sharderConcurrency: number;
   readonly leaseDuration: number;
@@ -132,7 +142,7 @@ export interface ResolvedShardedOptions<T extends KubeObject> {
 
 const NAMES = [
   'kc', 'resource', 'namespace', 'controller', 'identity', 'leaseNamespace', 'reconcile', 'errorPolicy', 'concurrency', 'resyncPeriod',
-  'shutdownTimeoutMs', 'source', 'ringKey', 'virtualNodes', 'sharderConcurrency', 'leaseDuration', 'renewDeadline', 'retryPeriod',
+  'shutdownTimeoutMs', 'source', 'ringKey', 'owns', 'virtualNodes', 'sharderConcurrency', 'leaseDuration', 'renewDeadline', 'retryPeriod',
   'requestTimeoutMs', 'signal', 'onError',
 ];
 
@@ -186,6 +196,7 @@ export function resolveShardedOptions<T extends KubeObject>(opts: ShardedControl
     shutdownTimeoutMs: numberOption('shardedController', 'shutdownTimeoutMs', o.shutdownTimeoutMs, 30_000),
     source,
     ringKey: o.ringKey ?? ((obj: KubeObject) => metaNamespaceKey(obj)),
+    owns: checkOwns('shardedController', o.owns),
     virtualNodes: numberOption('shardedController', 'virtualNodes', o.virtualNodes, 1_000, { min: 1, integer: true }),
     sharderConcurrency: numberOption('shardedController', 'sharderConcurrency', o.sharderConcurrency, 8, { min: 1, integer: true }),
     leaseDuration,

@@ -7,6 +7,7 @@ import type { Lease } from '../leaderelection/leaseLock.js';
 import { NotFoundError } from '../sources/errors/NotFoundError.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
+import { ownerPointers } from '../operators/ownerKeys.js';
 import { workQueue } from '../workqueue/WorkQueue.js';
 import type { ShardMembers } from './members.js';
 import { resolveSharderOptions, type SharderOptions, type ShardingEvent } from './sharderOptions.js';
@@ -42,6 +43,10 @@ interface Fence {
  *   merely cut off has stopped acting by then (its own Lease's renew
  *   deadline passed), and cannot come back and list its old share before
  *   the moves landed.
+ * - owned (`owns`): an object whose controlling owner is sharded gets the
+ *   owner's shard label as soon as the owner has one, so the two are cached
+ *   and reconciled by the same replica. It is not drained: its changes only
+ *   ever enqueue its owner, and the owner is drained.
  *
  * Every write is a merge patch conditional on the resourceVersion it was
  * decided on; a conflict means the object changed, and its new version is
@@ -78,7 +83,8 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
     };
     const queue = workQueue<string>({ name: `${c.controller}-sharder`, scheduler, onError: report });
     const subs = new Subscription();
-    const clients = new Map<string, ObjectClient<T>>();
+    // Label writers by resource (index into owns, or -1 for the sharded resource) and namespace.
+    const clients = new Map<string, ObjectClient<KubeObject>>();
     // Never a member's name (identities have no '/'), so a fenced Lease never looks like its member renewed it, even when the sharder fences its own replica's Lease.
     const fenceHolder = `${c.identity}/sharder`;
     const leases = objectClient<Lease>(c.kc, 'coordination.k8s.io/v1/leases', { namespace: c.leaseNamespace, timeoutMs: c.requestTimeoutMs });
@@ -90,21 +96,22 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
     // What the last full pass was decided on: a renewal of a live member changes nothing here.
     let signature = '';
 
-    const clientFor = (ns: string | undefined): ObjectClient<T> => {
-      const k = ns ?? '';
+    const clientFor = (owned: number, ns: string | undefined): ObjectClient<KubeObject> => {
+      const k = `${owned}/${ns ?? ''}`;
       let client = clients.get(k);
       if (client === undefined) {
-        client = objectClient<T>(c.kc, c.resource, { ...(ns !== undefined && ns !== '' && { namespace: ns }), timeoutMs: c.requestTimeoutMs });
+        const resource = owned < 0 ? c.resource : c.owns[owned]!.resource;
+        client = objectClient<KubeObject>(c.kc, resource, { ...(ns !== undefined && ns !== '' && { namespace: ns }), timeoutMs: c.requestTimeoutMs });
         clients.set(k, client);
       }
       return client;
     };
 
     /** A label patch conditional on the version decided on; false when the object changed or went. */
-    const patch = async (obj: T, set: Record<string, string | null>, signal: AbortSignal): Promise<boolean> => {
+    const patch = async (obj: KubeObject, set: Record<string, string | null>, signal: AbortSignal, owned = -1): Promise<boolean> => {
       const md = obj.metadata!;
       try {
-        await clientFor(md.namespace).patch(md.name!, { metadata: { resourceVersion: md.resourceVersion, labels: set } }, { type: 'merge', signal });
+        await clientFor(owned, md.namespace).patch(md.name!, { metadata: { resourceVersion: md.resourceVersion, labels: set } }, { type: 'merge', signal });
         return true;
       } catch (err) {
         if (isConflict(err) || err instanceof NotFoundError) return false;
@@ -153,7 +160,43 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       }
     };
 
+    // Owned objects by owner key, so a change of an owner's label re-checks its children. Work items of
+    // owned objects are `\0<index>\0<key>`: no object key contains a NUL.
+    const children = new Map<string, Set<string>>();
+    const childOwner = new Map<string, string>();
+    const childItem = (i: number, key: string): string => `\0${i}\0${key}`;
+    const indexChild = (item: string, ownerKey: string | undefined): void => {
+      const before = childOwner.get(item);
+      if (before === ownerKey) return;
+      if (before !== undefined) {
+        const set = children.get(before);
+        set?.delete(item);
+        if (set?.size === 0) children.delete(before);
+      }
+      if (ownerKey === undefined) childOwner.delete(item);
+      else {
+        childOwner.set(item, ownerKey);
+        children.set(ownerKey, (children.get(ownerKey) ?? new Set()).add(item));
+      }
+    };
+
+    /** An owned object takes the shard label its owner has now; while the owner has none, it keeps its own. */
+    const follow = async (item: string, signal: AbortSignal): Promise<void> => {
+      const [, index, key] = item.split('\0') as [string, string, string];
+      const owned = c.owns[Number(index)]!;
+      const child = owned.objects.store.getByKey(key);
+      if (child?.metadata?.name === undefined) return;
+      const pointer = ownerPointers(child, owned.owner)[0];
+      if (pointer === undefined) return;
+      const owner = c.objects.store.getByKey(pointer.key);
+      if (owner === undefined || (pointer.uid !== '' && owner.metadata?.uid !== undefined && owner.metadata.uid !== pointer.uid)) return;
+      const target = owner.metadata?.labels?.[labels.shard];
+      if (target === undefined || target === '' || child.metadata.labels?.[labels.shard] === target) return;
+      if (await patch(child, { [labels.shard]: target }, signal, Number(index))) subscriber.next({ type: 'followed', resource: owned.name, key, shard: target });
+    };
+
     const work = async (key: string, signal: AbortSignal): Promise<void> => {
+      if (key.startsWith('\0')) return follow(key, signal);
       const obj = c.objects.store.getByKey(key);
       if (obj === undefined || members === undefined || ring === undefined || obj.metadata?.name === undefined) return;
       const objLabels = obj.metadata.labels ?? {};
@@ -189,13 +232,33 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
         next: (ev) => {
           if (ring === undefined) return;
           const obj = ev.type === 'delete' ? unwrapTombstone(ev.obj) : ev.obj;
-          if (ev.type !== 'delete' && obj !== undefined) queue.add(c.objects.store.keyOf(obj));
+          if (ev.type === 'delete' || obj === undefined) return;
+          const key = c.objects.store.keyOf(obj);
+          queue.add(key);
+          for (const item of children.get(key) ?? []) queue.add(item);
         },
         error: (err: unknown) => subscriber.error(err),
       }),
     );
+    c.owns.forEach((owned, i) => {
+      subs.add(
+        owned.objects.subscribe({
+          next: (ev) => {
+            const obj = ev.type === 'delete' ? unwrapTombstone(ev.obj) : ev.obj;
+            if (obj === undefined) return;
+            const item = childItem(i, owned.objects.store.keyOf(obj));
+            indexChild(item, ev.type === 'delete' ? undefined : ownerPointers(obj, owned.owner)[0]?.key);
+            if (ev.type !== 'delete' && ring !== undefined) queue.add(item);
+          },
+          error: (err: unknown) => subscriber.error(err),
+        }),
+      );
+    });
     subs.add(
-      combineLatest([c.objects.synced$.pipe(filter(Boolean), take(1)), c.members]).subscribe({
+      combineLatest([
+        combineLatest([c.objects, ...c.owns.map((o) => o.objects)].map((o) => o.synced$.pipe(filter(Boolean), take(1)))),
+        c.members,
+      ]).subscribe({
         next: ([, m]) => {
           members = m;
           const next = `${m.live.join(',')}|${[...m.leases.values()].filter((l) => !l.live).map((l) => `${l.name}:${l.holder}:${l.observedAt}`).join(',')}`;
@@ -207,6 +270,9 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
             subscriber.next({ type: 'ring', members: ring.members });
           }
           for (const k of c.objects.store.listKeys()) queue.add(k);
+          c.owns.forEach((owned, i) => {
+            for (const k of owned.objects.store.listKeys()) queue.add(childItem(i, k));
+          });
         },
         error: (err: unknown) => subscriber.error(err),
       }),

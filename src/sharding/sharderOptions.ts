@@ -7,6 +7,7 @@ import type { InformerEvent } from '../store/events.js';
 import { metaNamespaceKey } from '../store/keys.js';
 import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
+import { resolveOwnerOptions, type OwnerKeysOptions, type ResolvedOwnerOptions } from '../operators/ownerKeys.js';
 import { checkOptionNames, numberOption, show } from '../workqueue/validate.js';
 import { checkIdentity, shardLabels, type ShardLabels } from './labels.js';
 import { shardMembers, type ShardMembers } from './members.js';
@@ -32,6 +33,32 @@ export interface SharderSource<T> extends Observable<InformerEvent<T>> {
 }
 
 /**
+ * Objects owned by the sharded objects, which must live on the same replica
+ * as their owner: the sharder gives each the shard label its controlling
+ * owner has, and the replica's controller watches them through the same
+ * label selector (`owns` of `controller`).
+ *
+ * ## Example
+ * ```ts
+ * import type { ShardedOwns } from 'rxkube';
+ *
+ * const secrets: ShardedOwns = { resource: 'v1/secrets', kind: 'ConfigMap', apiVersion: 'v1' };
+ * ```
+ */
+export interface ShardedOwns extends OwnerKeysOptions {
+  /** The owned resource, e.g. `'v1/secrets'`. */
+  readonly resource: ResourceRef;
+}
+
+/** An owned resource after the checks, with the informer the sharder reads it from. */
+export interface ResolvedOwns extends ShardedOwns {
+  readonly owner: ResolvedOwnerOptions;
+  readonly objects: SharderSource<KubeObject>;
+  /** For events and messages. */
+  readonly name: string;
+}
+
+/**
  * What a sharder did, as it emits it.
  * - `ring`: the live members changed; keys are now hashed over `members`.
  * - `assigned`: `key` got the shard label `shard`; `from` is the member it
@@ -41,6 +68,8 @@ export interface SharderSource<T> extends Observable<InformerEvent<T>> {
  *   to go to `to` once `shard` lets go of it.
  * - `fenced`: the sharder took over the Lease of the departed member `shard`
  *   before moving its objects.
+ * - `followed`: the owned object `key` of `resource` got the shard label
+ *   `shard` of its owner.
  *
  * ## Example
  * ```ts
@@ -53,7 +82,8 @@ export type ShardingEvent =
   | { readonly type: 'ring'; readonly members: readonly string[] }
   | { readonly type: 'assigned'; readonly key: string; readonly shard: string; readonly from: string | undefined }
   | { readonly type: 'draining'; readonly key: string; readonly shard: string; readonly to: string }
-  | { readonly type: 'fenced'; readonly shard: string };
+  | { readonly type: 'fenced'; readonly shard: string }
+  | { readonly type: 'followed'; readonly resource: string; readonly key: string; readonly shard: string };
 
 /**
  * Options of {@link sharder}.
@@ -91,6 +121,8 @@ export interface SharderOptions<T extends KubeObject = KubeObject> {
   readonly members?: Observable<ShardMembers>;
   /** The key an object is placed on the ring by; {@link ownerRingKey} keeps owned objects with their owner. @default metaNamespaceKey */
   readonly ringKey?: (obj: T) => string;
+  /** Owned resources whose objects follow their owner's shard label (read through metadata-only informers). @default [] */
+  readonly owns?: readonly ShardedOwns[];
   /** Ring points per member. @default 1_000 */
   readonly virtualNodes?: number;
   /** Label writes in flight at once. @default 8 */
@@ -118,6 +150,7 @@ export interface ResolvedSharderOptions<T> {
   readonly objects: SharderSource<T>;
   readonly members: Observable<ShardMembers>;
   readonly ringKey: (obj: T) => string;
+  readonly owns: readonly ResolvedOwns[];
   readonly virtualNodes: number;
   readonly concurrency: number;
   readonly leaseDuration: number;
@@ -128,7 +161,7 @@ export interface ResolvedSharderOptions<T> {
 }
 
 const NAMES = [
-  'kc', 'resource', 'namespace', 'controller', 'leaseNamespace', 'identity', 'objects', 'members', 'ringKey', 'virtualNodes',
+  'kc', 'resource', 'namespace', 'controller', 'leaseNamespace', 'identity', 'objects', 'members', 'ringKey', 'owns', 'virtualNodes',
   'concurrency', 'leaseDuration', 'renewDeadline', 'requestTimeoutMs', 'scheduler', 'onError',
 ];
 
@@ -163,6 +196,12 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
       scheduler,
       ...(o.onError !== undefined && { onError: o.onError }),
     });
+  const owns = checkOwns('sharder', o.owns).map((entry): ResolvedOwns => ({
+    ...entry,
+    objects: informer(kubeSource(o.kc, entry.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }), {
+      ...(o.onError !== undefined && { onError: o.onError }),
+    }) as unknown as SharderSource<KubeObject>,
+  }));
   return {
     kc: o.kc,
     resource: o.resource,
@@ -173,6 +212,7 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
     objects,
     members,
     ringKey: o.ringKey ?? ((obj: T) => metaNamespaceKey(obj)),
+    owns,
     virtualNodes: numberOption('sharder', 'virtualNodes', o.virtualNodes, 1_000, { min: 1, integer: true }),
     concurrency: numberOption('sharder', 'concurrency', o.concurrency, 8, { min: 1, integer: true }),
     leaseDuration,
@@ -181,4 +221,17 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
     scheduler,
     onError: o.onError,
   };
+}
+
+/** Checks a list of owned resources; each gets its owner options resolved and a name for messages. */
+export function checkOwns(where: string, value: unknown): (ShardedOwns & { readonly owner: ResolvedOwnerOptions; readonly name: string })[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new TypeError(`owns: expected an array of { resource, kind?, apiVersion? }, got ${show(value)}`);
+  return value.map((entry: unknown, i) => {
+    if (entry === null || typeof entry !== 'object') throw new TypeError(`owns[${i}]: expected { resource, kind?, apiVersion? }, got ${show(entry)}`);
+    const { resource, ...ownerOptions } = entry as ShardedOwns;
+    if (resource === undefined || (typeof resource !== 'string' && typeof resource !== 'object')) throw new TypeError(`owns[${i}].resource: expected a resource reference, got ${show(resource)}`);
+    const name = typeof resource === 'string' ? resource : `${resource.group === undefined ? '' : `${resource.group}/`}${resource.version}/${resource.plural}`;
+    return { ...(entry as ShardedOwns), owner: resolveOwnerOptions(`${where}: owns[${i}]`, ownerOptions), name };
+  });
 }
