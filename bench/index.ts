@@ -18,14 +18,15 @@ import os from 'node:os';
 import { compare, LABELS } from './compare.js';
 import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
+import { micro } from './micro.js';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { describeMachine, machine, sideBySide, table, type Row } from './lib/report.js';
 import { store } from './store.js';
 import { watchThroughput } from './watchThroughput.js';
 
-const all: readonly Benchmark[] = [compare, store, decode, informerSync, watchThroughput];
+const all: readonly Benchmark[] = [compare, micro, store, decode, informerSync, watchThroughput];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
-const defaults = new Set(['compare', 'store']);
+const defaults = new Set(['compare', 'micro', 'store']);
 
 // BENCH_QUICK=1: every size × 0.1 and one repeat, for development (about a minute).
 const quick = process.env.BENCH_QUICK === '1';
@@ -84,10 +85,8 @@ const out = [
   `command: ${benchEnv()}npm run bench (scale ${scale}, ${repeats} repeats); total ${((performance.now() - started) / 1000).toFixed(0)} s`,
   'p50/p99: percentiles of the metric over its n samples (runs; store: batches; lag: events). rme: 95 % margin of error of the mean.',
   '',
-  sideBySide(rows, Object.values(LABELS)),
-  '',
-  table(rows.filter((r) => r.values === undefined)),
-  '',
+  ...(rows.some((r) => r.values !== undefined) ? [sideBySide(rows, Object.values(LABELS)), ''] : []),
+  ...(rows.some((r) => r.values === undefined) ? [table(rows.filter((r) => r.values === undefined)), ''] : []),
 ].join('\n');
 process.stdout.write(out);
 if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: m, scale, repeats, rows, failures }, null, 2));
