@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { informer, type Informer } from '../../src/informer/index.js';
@@ -183,6 +183,20 @@ describe('sharded controller on a real kube-apiserver', () => {
     expect(detected).toBeLessThan(TIMING.leaseDuration + 2 * TIMING.retryPeriod * 2.2 + 3_000);
     expect(moved - detected).toBeLessThan(PASS_MS_PER_OBJECT * count + 2_000);
   }, 90_000);
+
+  it('the Leases of killed replicas are deleted once no object carries their label', async () => {
+    const killed = replicas.filter((r) => r.killedAt !== undefined).map((r) => r.name);
+    expect(killed.length).toBe(2);
+    const coordination = cluster.kubeConfig.makeApiClient(CoordinationV1Api);
+    const names = async (): Promise<string[]> => (await coordination.listNamespacedLease({ namespace: NS })).items.map((l) => l.metadata!.name!).sort();
+    const deadline = Date.now() + 20_000;
+    let left = await names();
+    while (killed.some((n) => left.includes(n)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      left = await names();
+    }
+    expect(left).toEqual([`${CONTROLLER}.sharder`, ...replicas.filter((r) => r.killedAt === undefined).map((r) => r.name)].sort());
+  });
 
   it('over the whole run, no object was ever reconciled by two replicas at once', () => {
     const list = works(replicas, now());

@@ -183,6 +183,14 @@ describe('sharded controller across processes (simulator)', () => {
     expect(moved - detected).toBeLessThan(PASS_MS_PER_OBJECT * count + 2_000);
   }, 90_000);
 
+  it("the Leases of killed replicas are deleted once no object carries their label", async () => {
+    const killed = replicas.filter((r) => r.killedAt !== undefined).map((r) => r.name);
+    expect(killed.length).toBe(2);
+    await until(() => killed.every((n) => server.get('coordination.k8s.io/v1/leases', 'shards', n) === undefined), 'the dead Leases to go', 20_000);
+    const left = server.list<{ metadata: { name: string } }>('coordination.k8s.io/v1/leases', 'shards').map((l) => l.metadata.name).sort();
+    expect(left).toEqual([`${CONTROLLER}.sharder`, ...replicas.filter((r) => r.killedAt === undefined).map((r) => r.name)].sort());
+  }, 30_000);
+
   it('over the whole run, no object was ever reconciled by two replicas at once', () => {
     const list = works(replicas, now());
     const moves = handedOver(list);

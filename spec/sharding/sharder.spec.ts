@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Subscription } from 'rxjs';
 import type { Lease } from '../../src/leaderelection/leaseLock.js';
 import { hashRing, shardLabels, sharder, type ShardingEvent } from '../../src/sharding/index.js';
+import { informer } from '../../src/informer/index.js';
+import { kubeSource } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -84,10 +86,24 @@ describe('sharder (simulator)', () => {
     await server.update('coordination.k8s.io/v1/leases', { ...c, spec: { ...c.spec, leaseDurationSeconds: 1, renewTime: now() } });
     const ofC = configMaps().filter((cm) => ownerOf(cm) === 'c').map((cm) => cm.metadata!.name!);
     expect(ofC.length).toBeGreaterThan(0);
-    await waitFor(() => configMaps().every((cm) => ownerOf(cm) !== 'c'), "c's objects to move", 20_000);
-    const fenced = server.get<Lease>('coordination.k8s.io/v1/leases', 'shards', 'c');
+    // Every version of c's Lease, as a watch sees them.
+    const versions: Lease[] = [];
+    const watch = informer(kubeSource(server.kubeConfig(), 'coordination.k8s.io/v1/leases', { namespace: 'shards', fieldSelector: 'metadata.name=c' })).subscribe((e) => {
+      if (e.type !== 'delete') versions.push(e.obj as Lease);
+    });
+    try {
+      await waitFor(() => configMaps().every((cm) => ownerOf(cm) !== 'c'), "c's objects to move", 20_000);
+      // Then, with nothing left labelled c, its Lease goes.
+      await waitFor(() => server.get<Lease>('coordination.k8s.io/v1/leases', 'shards', 'c') === undefined, "c's Lease to be deleted", 10_000);
+    } finally {
+      watch.unsubscribe();
+    }
+    const fenced = versions.find((l) => l.spec?.holderIdentity !== 'c');
     expect(fenced?.spec?.holderIdentity).toBe('sharder-1/sharder');
     expect(fenced?.spec?.leaseTransitions).toBe(1);
+    const lastMove = events.findLastIndex((e) => e.type === 'assigned' && e.from === 'c');
+    await waitFor(() => events.some((e) => e.type === 'forgotten' && e.shard === 'c'), 'the forgotten event');
+    expect(events.findIndex((e) => e.type === 'forgotten' && e.shard === 'c')).toBeGreaterThan(lastMove);
     const fenceAt = events.findIndex((e) => e.type === 'fenced' && e.shard === 'c');
     const firstMove = events.findIndex((e) => e.type === 'assigned' && e.from === 'c');
     expect(fenceAt).toBeGreaterThan(-1);

@@ -195,8 +195,41 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       if (await patch(child, { [labels.shard]: target }, signal, Number(index))) subscriber.next({ type: 'followed', resource: owned.name, key, shard: target });
     };
 
+    // Work items that clean up a departed member's Lease are `\u0001<member>`.
+    const cleanupItem = (member: string): string => `\u0001${member}`;
+
+    /**
+     * Deletes the Lease of a departed member once no object carries its label, so replicas that come and go
+     * (new pod names) leave nothing behind; conditional on the version last seen or written. A member that
+     * comes back creates a new one.
+     */
+    const forget = async (member: string, signal: AbortSignal): Promise<void> => {
+      const seen = members?.leases.get(member);
+      if (seen === undefined || seen.live || fencing.has(member)) return;
+      for (const k of c.objects.store.listKeys()) {
+        if (c.objects.store.getByKey(k)?.metadata?.labels?.[labels.shard] === member) return;
+      }
+      const now = scheduler.now();
+      // Someone else's fence (a previous sharder's) is theirs until it expires.
+      if (seen.holder !== fenceHolder && seen.holder !== '' && seen.holder !== member && seen.expiresAt > now) {
+        queue.addAfter(cleanupItem(member), seen.expiresAt - now + 10);
+        return;
+      }
+      const held = fences.get(member);
+      const version = (held !== undefined && seen.holder === fenceHolder ? held.lease : seen.lease).metadata?.resourceVersion;
+      try {
+        await leases.delete(member, { signal, ...(version !== undefined && { preconditions: { resourceVersion: version } }) });
+        subscriber.next({ type: 'forgotten', shard: member });
+      } catch (err) {
+        // Changed since (it came back, or a newer write of ours): the next pass judges it again.
+        if (!isConflict(err) && !(err instanceof NotFoundError)) throw err;
+      }
+      fences.delete(member);
+    };
+
     const work = async (key: string, signal: AbortSignal): Promise<void> => {
       if (key.startsWith('\0')) return follow(key, signal);
+      if (key.startsWith('\u0001')) return forget(key.slice(1), signal);
       const obj = c.objects.store.getByKey(key);
       if (obj === undefined || members === undefined || ring === undefined || obj.metadata?.name === undefined) return;
       const objLabels = obj.metadata.labels ?? {};
@@ -224,7 +257,11 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
         queue.add(key);
         return;
       }
-      if (await patch(obj, { [labels.shard]: desired, [labels.drain]: null }, signal)) subscriber.next({ type: 'assigned', key, shard: desired, from: current });
+      if (await patch(obj, { [labels.shard]: desired, [labels.drain]: null }, signal)) {
+        subscriber.next({ type: 'assigned', key, shard: desired, from: current });
+        // Its last object may just have gone: see whether its Lease can go too (deduplicated while waiting).
+        queue.addAfter(cleanupItem(current), 100);
+      }
     };
 
     subs.add(
@@ -273,6 +310,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
           c.owns.forEach((owned, i) => {
             for (const k of owned.objects.store.listKeys()) queue.add(childItem(i, k));
           });
+          for (const l of m.leases.values()) if (!l.live) queue.addAfter(cleanupItem(l.name), 100);
         },
         error: (err: unknown) => subscriber.error(err),
       }),

@@ -68,6 +68,8 @@ export interface ResolvedOwns extends ShardedOwns {
  *   to go to `to` once `shard` lets go of it.
  * - `fenced`: the sharder took over the Lease of the departed member `shard`
  *   before moving its objects.
+ * - `forgotten`: the departed member `shard` has no object left, and its
+ *   Lease was deleted.
  * - `followed`: the owned object `key` of `resource` got the shard label
  *   `shard` of its owner.
  *
@@ -83,6 +85,7 @@ export type ShardingEvent =
   | { readonly type: 'assigned'; readonly key: string; readonly shard: string; readonly from: string | undefined }
   | { readonly type: 'draining'; readonly key: string; readonly shard: string; readonly to: string }
   | { readonly type: 'fenced'; readonly shard: string }
+  | { readonly type: 'forgotten'; readonly shard: string }
   | { readonly type: 'followed'; readonly resource: string; readonly key: string; readonly shard: string };
 
 /**
