@@ -22,6 +22,8 @@ export function targetMs(stall: boolean): number {
 interface Row {
   readonly name: string;
   readonly times: number[];
+  /** The seed of the slowest convergence, to replay it. */
+  slowest: { seed: number; ms: number } | undefined;
   notConverged: number;
   readonly target: number;
 }
@@ -31,11 +33,11 @@ function ms(v: number): string {
 }
 
 function table(rows: readonly Row[]): string[] {
-  const header = ['fault (measured alone)', 'n', 'p50 ms', 'p99 ms', 'max ms', 'target ms', 'over target', 'not converged'];
+  const header = ['fault (measured alone)', 'n', 'p50 ms', 'p99 ms', 'max ms', 'target ms', 'over target', 'not converged', 'slowest seed'];
   const lines = rows.map((r) => {
     const sorted = [...r.times].sort((a, b) => a - b);
     const over = sorted.filter((t) => t > r.target).length;
-    return [r.name, String(sorted.length + r.notConverged), ms(percentile(sorted, 50)), ms(percentile(sorted, 99)), ms(sorted.at(-1) ?? Number.NaN), String(r.target), String(over), String(r.notConverged)];
+    return [r.name, String(sorted.length + r.notConverged), ms(percentile(sorted, 50)), ms(percentile(sorted, 99)), ms(sorted.at(-1) ?? Number.NaN), String(r.target), String(over), String(r.notConverged), r.slowest === undefined ? '—' : String(r.slowest.seed)];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] as string).length)));
   const fmt = (cells: readonly string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
@@ -45,8 +47,16 @@ function table(rows: readonly Row[]): string[] {
 /** The convergence table per fault kind, the random phase's distribution, the error counts and the failing seeds. */
 export function summarize(results: readonly SeedResult[]): string {
   const byKind = new Map<string, Row>();
-  for (const k of FAULT_KINDS) byKind.set(k.name, { name: k.name, times: [], notConverged: 0, target: targetMs(k.stall) });
-  const mixed: Row = { name: 'random phase (last fault → converged)', times: [], notConverged: 0, target: targetMs(true) };
+  for (const k of FAULT_KINDS) byKind.set(k.name, { name: k.name, times: [], slowest: undefined, notConverged: 0, target: targetMs(k.stall) });
+  const mixed: Row = { name: 'random phase (last fault → converged)', times: [], slowest: undefined, notConverged: 0, target: targetMs(true) };
+  const record = (row: Row, seed: number, ms: number | undefined): void => {
+    if (ms === undefined) {
+      row.notConverged++;
+      return;
+    }
+    row.times.push(ms);
+    if (row.slowest === undefined || ms > row.slowest.ms) row.slowest = { seed, ms };
+  };
   const injected: Record<string, number> = {};
   const errors: Record<string, number> = {};
   let untaken = 0;
@@ -56,12 +66,8 @@ export function summarize(results: readonly SeedResult[]): string {
   let watches = 0;
   for (const r of results) {
     const row = byKind.get(r.probe.kind);
-    if (row !== undefined && r.probe.taken) {
-      if (r.probe.convergedMs === undefined) row.notConverged++;
-      else row.times.push(r.probe.convergedMs);
-    }
-    if (r.mixed.convergedMs === undefined) mixed.notConverged++;
-    else mixed.times.push(r.mixed.convergedMs);
+    if (row !== undefined && r.probe.taken) record(row, r.seed, r.probe.convergedMs);
+    record(mixed, r.seed, r.mixed.convergedMs);
     for (const [k, n] of Object.entries(r.faults)) injected[k] = (injected[k] ?? 0) + n;
     for (const [k, n] of Object.entries(r.errors)) errors[k] = (errors[k] ?? 0) + n;
     untaken += r.untaken;

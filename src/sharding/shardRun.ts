@@ -87,9 +87,10 @@ export class ShardRun<T extends KubeObject> {
           const obj = ev.type === 'delete' ? unwrapTombstone(ev.obj) : ev.obj;
           if (obj === undefined) return;
           const key = this.#source.store.keyOf(obj);
-          if (ev.type === 'delete') {
+          if (ev.type === 'delete' || obj.metadata?.labels?.[labels.drain] === undefined) {
+            // Gone from this share, or the drain was taken back by hand: reconciles may run again.
             this.#draining.delete(key);
-          } else if (obj.metadata?.labels?.[labels.drain] !== undefined && !this.#draining.has(key)) {
+          } else if (!this.#draining.has(key)) {
             this.#draining.add(key);
             releases.add(key);
           }

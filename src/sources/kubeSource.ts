@@ -8,6 +8,7 @@ import type { KubeObject } from '../store/types.js';
 import { parseResourceRef, resourcePath, type ParsedResource } from './resourceRef.js';
 import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomResourceRef } from './resources.js';
 import type { ListerWatcher, ListOptions, ObjectList, PartialObjectMetadata, ResourceRef, WatchEvent, WatchOptions } from './types.js';
+import { WATCH_BATCHES, type BatchedWatch } from './watchBatches.js';
 import { WatchDecoder } from './watchDecoder.js';
 
 /** Options of {@link kubeSource}. */
@@ -214,9 +215,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
       if (o.timeoutSeconds !== undefined) params.set('timeoutSeconds', String(o.timeoutSeconds));
       if (o.sendInitialEvents !== undefined) params.set('sendInitialEvents', String(o.sendInitialEvents));
       const target = url(params);
-      return AsyncIterableX.from({
-        [Symbol.asyncIterator]: () => watchEvents<T>(getBody(auth, target, `watch ${parsed.name}`, signal, idleTimeoutMs, metadataOnly ? METADATA_WATCH_ACCEPT : undefined)),
-      });
+      return new HttpWatchStream<T>(() => getBody(auth, target, `watch ${parsed.name}`, signal, idleTimeoutMs, metadataOnly ? METADATA_WATCH_ACCEPT : undefined));
     },
   };
 }
@@ -278,22 +277,47 @@ class HttpListItemStream<T> extends ListItemStream<T> {
   }
 }
 
-async function* watchEvents<T>(body: AsyncGenerator<Buffer, void, undefined>): AsyncGenerator<WatchEvent<T>, void, undefined> {
+/**
+ * The events of one watch response as an ix async iterable, and a chunk at a
+ * time through {@link WATCH_BATCHES}. Each iteration performs its own request.
+ */
+class HttpWatchStream<T> extends AsyncIterableX<WatchEvent<T>> implements BatchedWatch<T> {
+  /** Each iteration is a new request; the factory keeps it lazy. */
+  readonly #open: () => AsyncGenerator<Buffer, void, undefined>;
+
+  constructor(open: () => AsyncGenerator<Buffer, void, undefined>) {
+    super();
+    this.#open = open;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
+    for await (const batch of watchEvents<T>(this.#open())) {
+      for (let i = 0; i < batch.length; i++) yield batch[i] as WatchEvent<T>;
+    }
+  }
+
+  [WATCH_BATCHES](): AsyncGenerator<readonly WatchEvent<T>[], void, undefined> {
+    return watchEvents<T>(this.#open());
+  }
+}
+
+/** The events of each chunk of a watch body, as one array per chunk that completed any; a bad line ends it after the events before it. */
+async function* watchEvents<T>(body: AsyncGenerator<Buffer, void, undefined>): AsyncGenerator<WatchEvent<T>[], void, undefined> {
   const decoder = new WatchDecoder<T>();
-  const out: WatchEvent<T>[] = [];
   for await (const chunk of body) {
+    const out: WatchEvent<T>[] = [];
     let failure: unknown;
     try {
       decoder.push(chunk, out);
     } catch (err) {
       failure = err;
     }
-    for (let i = 0; i < out.length; i++) yield out[i] as WatchEvent<T>;
-    out.length = 0;
+    if (out.length > 0) yield out;
     if (failure !== undefined) throw failure;
   }
+  const out: WatchEvent<T>[] = [];
   decoder.end(out);
-  yield* out;
+  if (out.length > 0) yield out;
 }
 
 /** The cluster's server URL, checked: an http(s) URL without query or fragment; trailing slashes dropped. */

@@ -5,6 +5,7 @@
  * as client-go does (RF-13..RF-16).
  */
 import { DecodeError } from '../../sources/errors/index.js';
+import type { WatchEvent } from '../../sources/types.js';
 import { VeryShortWatchError } from '../reflectErrors.js';
 import type { ReflectorContext } from './reflectorContext.js';
 import { VERY_SHORT_WATCH_MS, watchTimeoutSeconds } from './streamingList.js';
@@ -46,26 +47,35 @@ export async function watchOnce<T>(ctx: ReflectorContext<T>, handoff: WatchStrea
   ctx.status({ state: 'watching', resourceVersion: startRv });
   const healthy = (): boolean => ctx.now() - stream.startedAt >= Math.min(HEALTHY_WATCH_MS, stream.timeoutMs);
   try {
-    for (;;) {
-      const next = await stream.next(!propagate);
-      if (ctx.stopped || next.done === true) break;
-      let event: WatchedEvent<T>;
-      try {
-        event = toReflectorEvent(next.value);
-      } catch (invalid) {
-        if (!(invalid instanceof DecodeError)) throw invalid;
-        // A well-formed event that cannot be used (no name, unknown type) would come back on every
-        // resume from the last resourceVersion, so it is reported and skipped, as client-go does;
-        // only a line that cannot be parsed at all ends the watch.
-        if (ctx.report(invalid)) return { ok: true, healthy: false };
-        ctx.status({ state: 'watching', resourceVersion: ctx.lastSyncRv });
-        continue;
+    // The events of one arrival are read in one asynchronous step of the source, not one per event.
+    reading: for (;;) {
+      const batch = await stream.nextBatch(!propagate);
+      if (ctx.stopped || batch === undefined) break;
+      for (let i = 0; i < batch.length; i++) {
+        // One microtask turn between events, as when they came one by one: work the last event scheduled
+        // (a handler taking its notification) starts before the next event is applied.
+        if (i > 0) await undefined;
+        // Emitting may end the subscription (a consumer unsubscribing in its handler).
+        if (ctx.stopped) break reading;
+        const value = batch[i] as WatchEvent<T>;
+        let event: WatchedEvent<T>;
+        try {
+          event = toReflectorEvent(value);
+        } catch (invalid) {
+          if (!(invalid instanceof DecodeError)) throw invalid;
+          // A well-formed event that cannot be used (no name, unknown type) would come back on every
+          // resume from the last resourceVersion, so it is reported and skipped, as client-go does;
+          // only a line that cannot be parsed at all ends the watch.
+          if (ctx.report(invalid)) return { ok: true, healthy: false };
+          ctx.status({ state: 'watching', resourceVersion: ctx.lastSyncRv });
+          continue;
+        }
+        received += 1;
+        ctx.count('events');
+        if (value.type !== 'ADDED') propagate = true;
+        if (propagate) ctx.lastSyncRv = event.resourceVersion;
+        ctx.emit(event);
       }
-      received += 1;
-      ctx.count('events');
-      if (next.value.type !== 'ADDED') propagate = true;
-      if (propagate) ctx.lastSyncRv = event.resourceVersion;
-      ctx.emit(event);
     }
   } catch (error) {
     if (!ctx.stopped) return { ok: false, error, healthy: healthy() };

@@ -5,10 +5,11 @@
  */
 import type { Subscription } from 'rxjs';
 import type { WatchEvent, WatchOptions } from '../../sources/types.js';
+import { isBatchedWatch, WATCH_BATCHES } from '../../sources/watchBatches.js';
 import { WatchStalledError } from '../reflectErrors.js';
 import type { ReflectorContext } from './reflectorContext.js';
 
-/** An open watch request, read one event at a time. */
+/** An open watch request, read one event or one arrival (a chunk's events) at a time. */
 export class WatchStream<T> {
   /** The options the watch was opened with (its timeout decides whether an end was routine). */
   readonly opts: WatchOptions;
@@ -18,8 +19,14 @@ export class WatchStream<T> {
   readonly #ctx: ReflectorContext<T>;
   /** Aborts this request alone (on close or a stall); follows the subscription's signal. */
   readonly #controller = new AbortController();
-  /** The response's events. */
-  readonly #iterator: AsyncIterator<WatchEvent<T>>;
+  /** The response's events, one at a time (a source without the batch view). */
+  readonly #iterator: AsyncIterator<WatchEvent<T>> | undefined;
+  /** The response's events, a chunk at a time (the HTTP source). */
+  readonly #batches: AsyncIterator<readonly WatchEvent<T>[], void, undefined> | undefined;
+  /** Events of the last batch that next() has not handed out yet; nextBatch() takes the rest. */
+  #buffered: readonly WatchEvent<T>[] | undefined;
+  /** Index of the next buffered event. */
+  #at = 0;
   /** Ends this request when the subscription ends, removed on close. */
   readonly #onStop = (): void => this.close();
   /** The pending stall check; one at a time, re-armed lazily so an arrival costs no timer churn. */
@@ -41,7 +48,9 @@ export class WatchStream<T> {
     ctx.count('watches');
     const trimmed: WatchOptions = opts.resourceVersion === '' ? { ...opts, resourceVersion: undefined } : opts;
     const clean = Object.fromEntries(Object.entries(trimmed).filter(([, v]) => v !== undefined)) as WatchOptions;
-    this.#iterator = ctx.lw.watch(clean, this.#controller.signal)[Symbol.asyncIterator]();
+    const events = ctx.lw.watch(clean, this.#controller.signal);
+    if (isBatchedWatch(events)) this.#batches = events[WATCH_BATCHES]();
+    else this.#iterator = events[Symbol.asyncIterator]();
     ctx.signal.addEventListener('abort', this.#onStop, { once: true });
     ctx.rhythm?.opened(this.startedAt);
     this.#arm();
@@ -60,20 +69,54 @@ export class WatchStream<T> {
    * @throws WatchStalledError when the watch was cut for silence, else what the source throws
    */
   async next(initial = false): Promise<IteratorResult<WatchEvent<T>>> {
-    let result: IteratorResult<WatchEvent<T>>;
+    for (;;) {
+      const buffered = this.#buffered;
+      if (buffered !== undefined && this.#at < buffered.length) {
+        const value = buffered[this.#at++] as WatchEvent<T>;
+        if (this.#at === buffered.length) this.#buffered = undefined;
+        return { value, done: false };
+      }
+      const batch = await this.nextBatch(initial);
+      if (batch === undefined) return { value: undefined, done: true };
+      this.#buffered = batch;
+      this.#at = 0;
+    }
+  }
+
+  /**
+   * The events that arrived together (one chunk of the response; one event
+   * from a source without the batch view), or undefined at the end. Events
+   * that next() left over come first. One arrival teaches the rhythm once.
+   *
+   * @param initial as for next()
+   * @throws WatchStalledError when the watch was cut for silence, else what the source throws
+   */
+  async nextBatch(initial = false): Promise<readonly WatchEvent<T>[] | undefined> {
+    const buffered = this.#buffered;
+    if (buffered !== undefined) {
+      this.#buffered = undefined;
+      if (this.#at < buffered.length) return this.#at === 0 ? buffered : buffered.slice(this.#at);
+    }
+    let batch: readonly WatchEvent<T>[] | undefined;
     try {
-      result = await this.#iterator.next();
+      if (this.#batches !== undefined) {
+        const result = await this.#batches.next();
+        batch = result.done === true ? undefined : result.value;
+      } else {
+        const result = await (this.#iterator as AsyncIterator<WatchEvent<T>>).next();
+        batch = result.done === true ? undefined : [result.value];
+      }
     } catch (error) {
       throw this.#stalled ?? error;
     }
     if (this.#stalled !== undefined) throw this.#stalled;
-    if (result.done !== true && !this.#closed) {
+    if (batch !== undefined && !this.#closed) {
       const now = this.#ctx.now();
       if (initial) this.#ctx.rhythm?.touch(now);
       else this.#ctx.rhythm?.beat(now);
       this.#arm();
     }
-    return result;
+    return batch;
   }
 
   /** Aborts the request, clears the stall timer and releases the iterator. Idempotent. */
@@ -85,9 +128,11 @@ export class WatchStream<T> {
     this.#ctx.signal.removeEventListener('abort', this.#onStop);
     if (this.#stalled === undefined) this.#ctx.rhythm?.closed();
     this.#controller.abort();
+    this.#buffered = undefined;
     // return() on a generator suspended in an await is queued behind it; the abort above ends that await.
     try {
-      Promise.resolve(this.#iterator.return?.()).catch(() => undefined);
+      const iterator = this.#batches ?? this.#iterator;
+      Promise.resolve(iterator?.return?.()).catch(() => undefined);
     } catch {
       // A broken iterator cannot be closed any further; its request is aborted already.
     }
