@@ -12,9 +12,8 @@
  * `replica-a: 97 configmaps cached, 97 reconciled`.
  */
 import type { KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
-import { informer, kubeSource, type Informer } from 'rxkube';
+import { informer, kubeSource, shardedController, type Informer } from 'rxkube';
 import type { ApiServer } from 'rxkube/testing';
-import { shardedController } from '../src/sharding/index.js';
 import { exampleCluster } from './lib/cluster.js';
 
 /** One replica's view: what its informer caches and what it reconciled. */

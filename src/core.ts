@@ -11,6 +11,7 @@ export {
   WatchStalledError,
   type RetryKind,
   type StallOptions,
+  type BackoffOptions,
   type ReflectorEvent,
   type ReflectOptions,
   type ReflectorCounters,

@@ -178,6 +178,30 @@ export {
 // leader election
 export { leaderElection, leaseLock, type LeaderElectionOptions, type Leadership, type Lease, type LeaseLockOptions } from './leaderelection/index.js';
 
+// sharded controllers
+export {
+  shardedController,
+  sharder,
+  hashRing,
+  shardLabels,
+  ownerRingKey,
+  liveShards,
+  shardMembers,
+  type ShardedControllerOptions,
+  type ShardEvent,
+  type ShardedOwns,
+  type SharderOptions,
+  type SharderSource,
+  type ShardingEvent,
+  type HashRing,
+  type HashRingOptions,
+  type ShardLabels,
+  type LiveShardsOptions,
+  type ShardMembers,
+  type ShardMembersOptions,
+  type ObservedShardLease,
+} from './sharding/index.js';
+
 // errors nobody else took
 export { reportError, setErrorReporter, createStderrReporter, type ErrorSink, type StderrReporterOptions } from './errors/reportError.js';
 export { CallbackError } from './errors/CallbackError.js';

@@ -51,7 +51,9 @@ export class FinalizerError extends Error {
  * ```
  */
 export interface FinalizerHandlers<T> {
+  /** Brings the world in line with a live object that carries the finalizer. */
   apply(obj: T): ReconcileAction | Promise<ReconcileAction>;
+  /** Undoes what `apply` made, for an object being deleted; the finalizer is removed when it returns. Must be idempotent. */
   cleanup(obj: T): ReconcileAction | Promise<ReconcileAction>;
 }
 

@@ -21,7 +21,9 @@ import type { RateLimiter } from '../workqueue/rateLimiters.js';
 export interface ControllerSource<T> extends Observable<InformerEvent<NoInfer<T>>> {
   /** The cache the stream keeps; reconciles read the primary object from it. */
   readonly store: {
+    /** The cached object under `key`, if any. */
     getByKey(key: string): T | undefined;
+    /** The key the cache files `obj` (or a tombstone) under. */
     keyOf(obj: NoInfer<T> | DeletedFinalStateUnknown<NoInfer<T>>): string;
   };
   /** The current sync state, then each change; reconciles start once every source emitted `true`. */

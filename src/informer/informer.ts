@@ -119,6 +119,7 @@ export interface Informer<T> extends Observable<InformerEvent<T>> {
   readonly status$: Observable<InformerStatus>;
   /** Every error the informer met: reflector faults, decode, transform, store and handler errors. */
   readonly errors$: Observable<Error>;
+  /** True once the first list of the current lifetime has been applied to the store. */
   hasSynced(): boolean;
   /**
    * Resolves once synced. Rejects with a `CacheSyncError` whose `cause` is

@@ -11,8 +11,11 @@ import type { Notification } from './notification.js';
  * next notification for this handler waits until it settles.
  */
 export interface EventHandler<T> {
+  /** An object appeared; `isInInitialList` is true for the objects of the first list (or the cache, for a late handler). */
   add?(obj: T, isInInitialList: boolean): void | Promise<void>;
+  /** An object changed (or, for a resync, is sent again: then `oldObj === obj`). */
   update?(oldObj: T, obj: T): void | Promise<void>;
+  /** An object went away: its last state, or a `DeletedFinalStateUnknown` when a relist found it gone. */
   delete?(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void>;
 }
 

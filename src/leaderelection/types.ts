@@ -46,7 +46,7 @@ export interface LockObservation<V> {
 
 /**
  * Where the leader election record lives, with compare-and-swap writes
- * (client-go's `resourcelock.Interface`). {@link leaseLock} keeps it in a
+ * (client-go's `resourcelock.Interface`). `leaseLock` keeps it in a
  * `coordination.k8s.io/v1` Lease; tests may keep it in memory.
  *
  * Every write must be conditional: `update` succeeds only if the lock is

@@ -6,8 +6,10 @@
  *
  * ## Example
  * ```ts
- * import { deltaFifo, TransformError } from 'rxkube';
- * events$.pipe(
+ * import { TransformError } from 'rxkube';
+ * import { deltaFifo } from 'rxkube/core';
+ *
+ * reflectorEvents$.pipe(
  *   deltaFifo({
  *     transform: stripManagedFields,
  *     onError: (err) => {

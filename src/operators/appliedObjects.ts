@@ -14,8 +14,8 @@ import type { InformerEvent } from '../store/events.js';
  * import { appliedObjects, informer, kubeSource } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
  *
- * const deployments = informer<V1Deployment>(kubeSource(kc, 'apps/v1/deployments'));
- * deployments.events$
+ * const deployments = informer(kubeSource(kc, 'apps/v1/deployments'));
+ * deployments
  *   .pipe(appliedObjects())
  *   .subscribe((d) => console.log(d.metadata?.name, d.status?.readyReplicas));
  * ```

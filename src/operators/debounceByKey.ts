@@ -31,7 +31,7 @@ interface Pending<T> {
  * import { debounceByKey, ownerKeys } from 'rxkube';
  *
  * // Reconcile each ReplicaSet at most once per 200 ms burst of pod changes.
- * pods.events$
+ * pods
  *   .pipe(ownerKeys({ kind: 'ReplicaSet' }), debounceByKey(200))
  *   .subscribe((rsKey) => reconcile(rsKey));
  * ```

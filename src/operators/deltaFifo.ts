@@ -33,7 +33,7 @@ export interface DeltaFifoOptions<T> {
    * for objects from `Added`, `Modified`, `Deleted` and `Replace`. It does not
    * run on tombstones, nor on the stored objects a `Resync` re-delivers
    * (they were transformed when they arrived). It must not change the key.
-   * If it throws, a {@link TransformError} goes to `onError` and that object
+   * If it throws, a `TransformError` goes to `onError` and that object
    * is not queued.
    * @default undefined (objects pass unchanged)
    */
@@ -92,7 +92,7 @@ export interface DeltaFifoOptions<T> {
  * ## Example
  * ```ts
  * import type { V1Pod } from '@kubernetes/client-node';
- * import { createIndexer, deltaFifo, reflect } from 'rxkube';
+ * import { createIndexer, deltaFifo, reflect } from 'rxkube/core';
  *
  * const store = createIndexer<V1Pod>();
  * reflect<V1Pod>(pods)

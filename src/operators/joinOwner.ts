@@ -14,7 +14,10 @@ import { ownerPointers, resolveOwnerOptions, type OwnerKeysOptions, type OwnerPo
  */
 export interface OwnerSource<O> extends Observable<InformerEvent<O>> {
   /** Read for the owner's current state; an informer's `store`. */
-  readonly store: { getByKey(key: string): O | undefined };
+  readonly store: {
+    /** The owner stored under `key` (`namespace/name`), if any. */
+    getByKey(key: string): O | undefined;
+  };
 }
 
 /**
@@ -44,8 +47,8 @@ interface Joined<C> {
  * every known child again whenever its owner changes — for instance each pod
  * with its ReplicaSet, kept current as either side changes.
  *
- * The input is the child informer's `events$`; the owner informer's `events$`
- * is subscribed alongside it. What is emitted:
+ * The input is the child informer's events; the owner informer is
+ * subscribed alongside it. What is emitted:
  * - child add / update: a `remove` for each owner the child no longer points
  *   at, then an `upsert` for each owner it points at;
  * - child delete: a `remove` for each owner it was paired with, or else
@@ -65,7 +68,7 @@ interface Joined<C> {
  * so its memory follows the live children. It completes when the child
  * stream completes; the end of the owner stream only stops owner-driven
  * re-emission. An error on either stream is forwarded. To skip owner updates
- * that change nothing relevant, pass `{ store, events$: rs.events$.pipe(predicateFilter(…)) }`.
+ * that change nothing relevant, pass `Object.assign(rs.pipe(predicateFilter(…)), { store: rs.store })`.
  * A child without a name, or an owner store that throws, is reported through
  * rxkube's error reporter (`setErrorReporter`) as a `CallbackError`; the join keeps running.
  *
@@ -74,9 +77,9 @@ interface Joined<C> {
  * import { informer, joinOwner, kubeSource } from 'rxkube';
  * import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
  *
- * const pods = informer<V1Pod>(kubeSource(kc, 'v1/pods'));
- * const replicaSets = informer<V1ReplicaSet>(kubeSource(kc, 'apps/v1/replicasets'));
- * pods.events$
+ * const pods = informer(kubeSource(kc, 'v1/pods'));
+ * const replicaSets = informer(kubeSource(kc, 'apps/v1/replicasets'));
+ * pods
  *   .pipe(joinOwner(replicaSets, { kind: 'ReplicaSet' }))
  *   .subscribe(({ type, child, owner }) =>
  *     console.log(type, child.metadata?.name, 'of', owner?.metadata?.name ?? '(owner not cached)'),

@@ -67,8 +67,8 @@ export interface ResolvedOwnerOptions {
  * import { debounceByKey, informer, kubeSource, ownerKeys } from 'rxkube';
  * import type { V1Pod } from '@kubernetes/client-node';
  *
- * const pods = informer<V1Pod>(kubeSource(kc, 'v1/pods'));
- * pods.events$
+ * const pods = informer(kubeSource(kc, 'v1/pods'));
+ * pods
  *   .pipe(ownerKeys({ kind: 'ReplicaSet', apiVersion: 'apps/v1' }), debounceByKey(100))
  *   .subscribe((rsKey) => console.log('reconcile replicaset', rsKey)); // "default/web-7d4f8b"
  * ```

@@ -51,7 +51,7 @@ interface Seen {
  * import { appliedObjects, generationChanged, labelsChanged, predicateFilter } from 'rxkube';
  *
  * // Reconcile deployments on spec or label changes, not on status updates.
- * deployments.events$
+ * deployments
  *   .pipe(appliedObjects(), predicateFilter(generationChanged, labelsChanged))
  *   .subscribe((d) => reconcile(d));
  * ```

@@ -18,7 +18,7 @@ export type Predicate<T> = (obj: T) => PredicateValue;
  * ## Example
  * ```ts
  * import { appliedObjects, generationChanged, predicateFilter } from 'rxkube';
- * deployments.events$.pipe(appliedObjects(), predicateFilter(generationChanged));
+ * deployments.pipe(appliedObjects(), predicateFilter(generationChanged));
  * ```
  *
  * @param obj the object to read.
@@ -35,7 +35,7 @@ export function generationChanged(obj: KubeObject): PredicateValue {
  * ## Example
  * ```ts
  * import { predicateFilter, resourceVersionChanged } from 'rxkube';
- * pods.events$.pipe(predicateFilter(resourceVersionChanged));
+ * pods.pipe(predicateFilter(resourceVersionChanged));
  * ```
  *
  * @param obj the object to read.
@@ -52,7 +52,7 @@ export function resourceVersionChanged(obj: KubeObject): PredicateValue {
  * ## Example
  * ```ts
  * import { appliedObjects, labelsChanged, predicateFilter } from 'rxkube';
- * pods.events$.pipe(appliedObjects(), predicateFilter(labelsChanged));
+ * pods.pipe(appliedObjects(), predicateFilter(labelsChanged));
  * ```
  *
  * @param obj the object to read.
@@ -69,7 +69,7 @@ export function labelsChanged(obj: KubeObject): PredicateValue {
  * ## Example
  * ```ts
  * import { annotationsChanged, appliedObjects, predicateFilter } from 'rxkube';
- * services.events$.pipe(appliedObjects(), predicateFilter(annotationsChanged));
+ * services.pipe(appliedObjects(), predicateFilter(annotationsChanged));
  * ```
  *
  * @param obj the object to read.

@@ -152,14 +152,15 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * ## Example
  * ```ts
  * import { Subject } from 'rxjs';
- * import { ForbiddenError, kubeSource, reflect, type ReflectorStatus } from 'rxkube';
+ * import { ForbiddenError, kubeSource, type ReflectorStatus } from 'rxkube';
+ * import { reflect } from 'rxkube/core';
  * import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
  *
  * const kc = new KubeConfig();
  * kc.loadFromDefault();
  * const status = new Subject<ReflectorStatus>();
  * status.subscribe((s) => console.log(s.state, s.counters.relists));
- * const pods = kubeSource<V1Pod>(kc, 'v1/pods');
+ * const pods = kubeSource(kc, 'v1/pods');
  * const sub = reflect(pods, { resyncPeriod: 60_000, status, onTerminal: (err) => err instanceof ForbiddenError }).subscribe((event) => {
  *   if (event.type === 'Replace') console.log(`listed ${event.items.length} pods at ${event.resourceVersion}`);
  *   else if (event.type !== 'Resync' && event.type !== 'Bookmark') console.log(event.type, event.obj.metadata?.name);

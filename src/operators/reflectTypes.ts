@@ -25,7 +25,7 @@ export type RelistReason = 'expired' | 'very-short-watch' | 'watch-failed';
  * The kind of failure a retry follows; each kind a new request fixes has its own backoff, which grows only while
  * that kind repeats. `'server'` and `'throttled'` share client-go's backoff.
  * - `'watch-closed'`: the server closed a watch early (before its timeout, and before 30 s);
- * - `'very-short-watch'`: a watch closed within a second without any event ({@link VeryShortWatchError});
+ * - `'very-short-watch'`: a watch closed within a second without any event (a `VeryShortWatchError`);
  * - `'expired'`: 410 Expired / Gone; a relist (or a streaming list from "now") follows;
  * - `'decode'`: a line or body that would not parse;
  * - `'stalled'`: a watch went silent ({@link WatchStalledError}, or the source's idle timeout);

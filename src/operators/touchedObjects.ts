@@ -17,8 +17,8 @@ import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
  * import { informer, kubeSource, touchedObjects } from 'rxkube';
  * import type { V1Pod } from '@kubernetes/client-node';
  *
- * const pods = informer<V1Pod>(kubeSource(kc, 'v1/pods'));
- * pods.events$
+ * const pods = informer(kubeSource(kc, 'v1/pods'));
+ * pods
  *   .pipe(touchedObjects())
  *   .subscribe((pod) => console.log('changed:', pod.metadata?.name));
  * ```

@@ -12,6 +12,7 @@ export type ReflectorEvent<T> =
   | { readonly type: 'Bookmark'; readonly resourceVersion: string }
   | { readonly type: 'Resync' };
 
+/** What happened to an object, as a DeltaFIFO records it (`Updated` for a change, `Replaced` for a relist, `Sync` for a resync). */
 export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
 
 /** One change to one key. A `Deleted` delta may carry a tombstone. */

@@ -25,8 +25,11 @@ import { shardMembers, type ShardMembers } from './members.js';
  */
 export interface SharderSource<T> extends Observable<InformerEvent<T>> {
   readonly store: {
+    /** The cached object under `key`, if any. */
     getByKey(key: string): T | undefined;
+    /** Every cached key. */
     listKeys(): Iterable<string>;
+    /** The key the cache files `obj` (or a tombstone) under. */
     keyOf(obj: T | DeletedFinalStateUnknown<T>): string;
   };
   readonly synced$: Observable<boolean>;

@@ -107,7 +107,8 @@ export interface KubeSource<T> extends ListerWatcher<T> {
  * ## Example
  * ```ts
  * import { KubeConfig } from '@kubernetes/client-node';
- * import { kubeSource, randomWatchTimeoutSeconds } from 'rxkube';
+ * import { kubeSource } from 'rxkube';
+ * import { randomWatchTimeoutSeconds } from 'rxkube/core';
  *
  * const kc = new KubeConfig();
  * kc.loadFromDefault();
@@ -226,7 +227,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
  *
  * ## Example
  * ```ts
- * import { randomWatchTimeoutSeconds } from 'rxkube';
+ * import { randomWatchTimeoutSeconds } from 'rxkube/core';
  *
  * source.watch({ resourceVersion: rv, timeoutSeconds: randomWatchTimeoutSeconds() }, signal);
  * ```

@@ -37,7 +37,7 @@ type Capture = 'none' | 'key' | 'value' | 'item';
  *
  * ## Example
  * ```ts
- * import { ListDecoder } from 'rxkube';
+ * import { ListDecoder } from 'rxkube/core';
  *
  * const decoder = new ListDecoder<{ metadata: { name: string } }>();
  * const items: { metadata: { name: string } }[] = [];

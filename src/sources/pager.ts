@@ -37,7 +37,8 @@ export interface PagerOptions {
  *
  * ## Example
  * ```ts
- * import { kubeSource, listPages } from 'rxkube';
+ * import { kubeSource } from 'rxkube';
+ * import { listPages } from 'rxkube/core';
  *
  * let count = 0;
  * for await (const page of listPages(kubeSource(kc, 'v1/pods'), {}, signal)) {
@@ -105,7 +106,8 @@ export interface ListAllResult<T> {
  *
  * ## Example
  * ```ts
- * import { kubeSource, listAll } from 'rxkube';
+ * import { kubeSource } from 'rxkube';
+ * import { listAll } from 'rxkube/core';
  *
  * const { items, resourceVersion } = await listAll(kubeSource(kc, 'v1/pods'), { resourceVersion: '0' }, signal);
  * ```

@@ -20,7 +20,7 @@ const SEGMENT = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/i;
  *
  * ## Example
  * ```ts
- * import { parseResourceRef } from 'rxkube';
+ * import { parseResourceRef } from 'rxkube/core';
  *
  * parseResourceRef('apps/v1/deployments'); // { group: 'apps', version: 'v1', plural: 'deployments', … }
  * ```
@@ -69,7 +69,7 @@ export function parseResourceRef(ref: ResourceRef): ParsedResource {
  *
  * ## Example
  * ```ts
- * import { parseResourceRef, resourcePath } from 'rxkube';
+ * import { parseResourceRef, resourcePath } from 'rxkube/core';
  *
  * resourcePath(parseResourceRef('apps/v1/deployments'), 'prod'); // '/apis/apps/v1/namespaces/prod/deployments'
  * ```

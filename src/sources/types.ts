@@ -41,7 +41,9 @@ export interface WatchOptions {
  * request at once.
  */
 export interface ListerWatcher<T> {
+  /** One LIST request (one page when `limit` is set); aborting `signal` ends it. */
   list(opts: ListOptions, signal: AbortSignal): Promise<ObjectList<T>>;
+  /** One WATCH request as an async iterable of events; it ends when the server ends the stream or `signal` aborts. */
   watch(opts: WatchOptions, signal: AbortSignal): AsyncIterable<WatchEvent<T>>;
   /** False when the server or source cannot do streaming lists (`sendInitialEvents`). */
   readonly supportsWatchList?: boolean;

@@ -21,7 +21,8 @@ const NEWLINE = 0x0a;
  *
  * ## Example
  * ```ts
- * import { WatchDecoder, type WatchEvent } from 'rxkube';
+ * import type { WatchEvent } from 'rxkube';
+ * import { WatchDecoder } from 'rxkube/core';
  *
  * const decoder = new WatchDecoder();
  * const events: WatchEvent<unknown>[] = [];

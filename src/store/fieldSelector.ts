@@ -101,7 +101,7 @@ function fieldText(obj: unknown, path: readonly string[]): string | undefined {
  *
  * ## Example
  * ```ts
- * import { escapeFieldValue, parseFieldSelector } from 'rxkube';
+ * import { escapeFieldValue, parseFieldSelector } from 'rxkube/core';
  * const sel = parseFieldSelector(`metadata.name=${escapeFieldValue('a,b')}`); // "metadata.name=a\,b"
  * sel.requirements[0]?.value; // "a,b"
  * ```
@@ -154,7 +154,7 @@ const PATH_SEGMENT = /^[^\s.\\!]+$/;
  *
  * ## Example
  * ```ts
- * import { parseFieldSelector } from 'rxkube';
+ * import { parseFieldSelector } from 'rxkube/core';
  * const sel = parseFieldSelector('status.phase!=Running,spec.nodeName=node-1');
  * sel.matches({ spec: { nodeName: 'node-1' }, status: { phase: 'Pending' } }); // true
  * sel.requirements; // [{ field: 'status.phase', op: '!=', value: 'Running' }, …]

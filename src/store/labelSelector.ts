@@ -336,7 +336,7 @@ function compareRequirements(a: LabelRequirement, b: LabelRequirement): number {
  *
  * ## Example
  * ```ts
- * import { parseLabelSelector } from 'rxkube';
+ * import { parseLabelSelector } from 'rxkube/core';
  * const sel = parseLabelSelector('app=web, tier in (a,b), !canary');
  * sel.matches({ app: 'web', tier: 'a' });           // true
  * sel.matches({ app: 'web', tier: 'a', canary: '' }); // false
@@ -373,7 +373,7 @@ const EXPRESSION_OPERATORS: Readonly<Record<string, LabelOperator>> = { In: 'in'
  *
  * ## Example
  * ```ts
- * import { labelSelectorFromObject } from 'rxkube';
+ * import { labelSelectorFromObject } from 'rxkube/core';
  * const sel = labelSelectorFromObject(deployment.spec.selector);
  * const mine = pods.list({ namespace: 'shop', labelSelector: sel });
  * String(labelSelectorFromObject({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a'] }] }));

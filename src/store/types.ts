@@ -31,6 +31,7 @@ export interface ObjectMeta {
   readonly creationTimestamp?: string | Date;
 }
 
+/** A reference from an object to its owner (`metadata.ownerReferences[]`); `controller: true` marks the managing one. */
 export interface OwnerReference {
   readonly apiVersion: string;
   readonly kind: string;
@@ -54,7 +55,9 @@ export type Indexers<T> = Readonly<Record<string, IndexFunc<T>>>;
  * resyncs (client-go's `KeyListerGetter`).
  */
 export interface KeyListerGetter<T> {
+  /** Every stored key. */
   listKeys(): readonly string[] | Iterable<string>;
+  /** The stored object under `key`, if any. */
   getByKey(key: string): T | undefined;
 }
 

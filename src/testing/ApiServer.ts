@@ -91,6 +91,7 @@ export class ApiServer extends StorageApi {
 
   /**
    * Use {@link startApiServer}; the constructor does not listen.
+   * @internal
    * @param options validated server options.
    * @param cert the serving certificate when TLS is on.
    */

@@ -111,7 +111,9 @@ export class Listener {
   /** Resets every open socket (RST where the platform allows). */
   reset(): void {
     for (const s of [...this.#sockets]) {
-      if (typeof s.resetAndDestroy === 'function') s.resetAndDestroy();
+      // resetAndDestroy() on a socket whose shutdown is under way (end() called, not finished) fails inside Node with
+      // EINVAL and never closes the handle; destroy() does.
+      if (typeof s.resetAndDestroy === 'function' && !s.writableEnded) s.resetAndDestroy();
       else s.destroy();
     }
   }

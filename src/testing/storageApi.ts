@@ -88,7 +88,7 @@ export class StorageApi {
    * @returns the stored object (a copy).
    * @throws StatusError 404 NotFound, 409 Conflict when the patch carries a stale resourceVersion.
    */
-  async patch<T extends object = AnyObject>(resource: ResourceName, namespace: string | undefined, name: string, patch: object): Promise<T> {
+  async patch<T extends object = Record<string, unknown>>(resource: ResourceName, namespace: string | undefined, name: string, patch: object): Promise<T> {
     const type = this.#registry.resolve(resource, 'patch');
     const stored = applyPatch(this.#storage, type, namespace ?? '', name, 'application/merge-patch+json', copyIn(patch, 'patch'), undefined);
     return copyOut<T>(stored);
@@ -114,7 +114,7 @@ export class StorageApi {
    * @returns the deleted object (a copy) stamped with the deletion's resourceVersion.
    * @throws StatusError 404 NotFound, 409 Conflict on a failed precondition.
    */
-  async delete<T extends object = AnyObject>(resource: ResourceName, namespace: string | undefined, name: string, preconditions?: Preconditions): Promise<T> {
+  async delete<T extends object = Record<string, unknown>>(resource: ResourceName, namespace: string | undefined, name: string, preconditions?: Preconditions): Promise<T> {
     const type = this.#registry.resolve(resource, 'delete');
     return copyOut<T>(this.#namespaces.delete(type, namespace ?? '', name, preconditions));
   }
@@ -132,7 +132,7 @@ export class StorageApi {
    * @param name the object's name.
    * @returns a copy of the object, or undefined.
    */
-  get<T extends object = AnyObject>(resource: ResourceName, namespace: string | undefined, name: string): T | undefined {
+  get<T extends object = Record<string, unknown>>(resource: ResourceName, namespace: string | undefined, name: string): T | undefined {
     const type = this.#registry.resolve(resource, 'get');
     const o = this.#storage.get(type, namespace ?? '', name);
     return o === undefined ? undefined : copyOut<T>(o);
@@ -150,7 +150,7 @@ export class StorageApi {
    * @param namespace only this namespace; @default every namespace
    * @returns copies of the objects.
    */
-  list<T extends object = AnyObject>(resource: ResourceName, namespace?: string): T[] {
+  list<T extends object = Record<string, unknown>>(resource: ResourceName, namespace?: string): T[] {
     const type = this.#registry.resolve(resource, 'list');
     return this.#storage.list(type, namespace).map((o) => copyOut<T>(o));
   }
