@@ -94,7 +94,7 @@ export function median(values: readonly number[]): number {
 function plans(ctx: Context): Plan[] {
   const small = ctx.scaled(envNumber('BENCH_LIST_PODS', 20_000), 500);
   const large = ctx.scaled(envNumber('BENCH_LARGE_PODS', 120_000), 1000);
-  const events = ctx.scaled(envNumber('BENCH_WATCH_EVENTS', 50_000), 1000);
+  const events = ctx.scaled(envNumber('BENCH_UPDATE_EVENTS', 50_000), 1000);
   const relistPods = ctx.scaled(envNumber('BENCH_RELIST_PODS', 50_000), 500);
   const latencyEvents = ctx.scaled(envNumber('BENCH_LATENCY_EVENTS', 30_000), 1000);
   const latencyRate = envNumber('BENCH_LATENCY_RATE', 10_000);

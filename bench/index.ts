@@ -1,20 +1,26 @@
 // rxkube's benchmark suite: `npm run bench`.
 //
-//   npm run bench                                   # everything, default sizes (~5 min on 2 cores)
-//   BENCH_FILTER=decode npm run bench               # benchmarks whose name contains one of a comma list
-//   BENCH_SCALE=0.1 npm run bench                   # every default size × 0.1
-//   BENCH_REPEATS=5 npm run bench                   # repeats of each large measurement (default 3)
+//   npm run bench                    # the comparison and the micro-benchmarks (under 10 minutes on 2 cores);
+//                                    # writes bench/RESULTS.md
+//   BENCH_QUICK=1 npm run bench      # every size × 0.1, one repeat (about a minute), for development
+//   BENCH_FILTER=micro npm run bench # benchmarks whose name contains one of a comma list
+//                                    # (compare, micro, store; decode, informer-sync, watch run only when named)
+//   BENCH_WORKLOADS=relist,slow      # compare: only the workloads whose name contains one of these
+//   BENCH_SCALE=0.5 BENCH_REPEATS=5  # every default size × 0.5; repeats of each client run (default 3)
 //
-// Sizes per benchmark (before BENCH_SCALE): BENCH_STORE_PODS (20k) and BENCH_STORE_BATCHES (40);
-// BENCH_DECODE_PODS (100k); BENCH_SYNC_PODS (100k), BENCH_SIM_NAMESPACES (20) and BENCH_SYNC_MODES
-// (raw-list,rxkube,client-node; rxkube-watchlist is also available); BENCH_WATCH_PODS (10k),
-// BENCH_WATCH_EVENTS (50k live), BENCH_WATCH_REPLAY_EVENTS (30k), BENCH_WATCH_RATE (50000; 0 = flat out).
-// BENCH_JSON=path also writes the rows and the machine as JSON.
+// Sizes (before BENCH_SCALE): compare: BENCH_LIST_PODS (20k), BENCH_UPDATE_EVENTS (50k), BENCH_LARGE_PODS
+// (120k), BENCH_RELIST_PODS (50k), BENCH_LATENCY_EVENTS (30k) at BENCH_LATENCY_RATE (10k/s), BENCH_SLOW_KEYS
+// (5k) and BENCH_SLOW_EVENTS (200k); micro: BENCH_MICRO_RELIST (10k), BENCH_MICRO_BATCHES (50); store:
+// BENCH_STORE_PODS (20k), BENCH_STORE_BATCHES (40); decode: BENCH_DECODE_PODS (100k); informer-sync:
+// BENCH_SYNC_PODS (100k), BENCH_SIM_NAMESPACES (20), BENCH_SYNC_MODES; watch: BENCH_WATCH_PODS (10k),
+// BENCH_WATCH_EVENTS (50k), BENCH_WATCH_REPLAY_EVENTS (30k), BENCH_WATCH_RATE (50000; 0 = flat out).
+// BENCH_JSON=path also writes the rows and the machine as JSON; BENCH_RESULTS=path moves RESULTS.md.
 //
-// Progress goes to stderr, the table to stdout.
+// Progress goes to stderr, the tables to stdout.
 
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { compare, LABELS } from './compare.js';
 import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
@@ -89,6 +95,12 @@ const out = [
   ...(rows.some((r) => r.values === undefined) ? [table(rows.filter((r) => r.values === undefined)), ''] : []),
 ].join('\n');
 process.stdout.write(out);
+// A complete default run is the reference: it replaces bench/RESULTS.md (BENCH_RESULTS=path writes elsewhere, '' nowhere).
+const resultsPath = process.env.BENCH_RESULTS ?? (filters.length === 0 && !quick && process.env.BENCH_SCALE === undefined ? fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url)) : '');
+if (resultsPath !== '' && failures.length === 0) {
+  writeFileSync(resultsPath, ['# rxkube benchmark results', '', 'Written by `npm run bench` (see README.md for what each row measures).', '', '```', out.trim(), '```', ''].join('\n'));
+  process.stderr.write(`results written to ${resultsPath}\n`);
+}
 if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: m, scale, repeats, rows, failures }, null, 2));
 if (failures.length > 0) {
   process.stderr.write(`\n${failures.length} benchmark(s) failed:\n${failures.join('\n')}\n`);
