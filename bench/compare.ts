@@ -145,8 +145,11 @@ function plans(ctx: Context): Plan[] {
       metrics: [
         { metric: 'most entries buffered (coalesce byKey)', unit: 'entries', value: (r) => r.maxDepth, better: 'lower' },
         { metric: 'RSS before burst (after GC)', unit: 'MiB', value: (r) => (r.rssBeforeBurst ?? Number.NaN) / MiB, better: 'lower' },
+        { metric: 'RSS half-way through the burst', unit: 'MiB', value: (r) => (r.rssHalfBurst ?? Number.NaN) / MiB, better: 'lower' },
         { metric: 'RSS after burst (after GC)', unit: 'MiB', value: (r) => (r.rssAfterBurst ?? Number.NaN) / MiB, better: 'lower' },
         { metric: 'peak RSS during burst', unit: 'MiB', value: (r) => (r.rssPeakBurst ?? Number.NaN) / MiB, better: 'lower' },
+        { metric: 'JS heap after GC, before burst', unit: 'MiB', value: (r) => (r.heapBeforeBurst ?? Number.NaN) / MiB, better: 'lower' },
+        { metric: 'JS heap after GC, after burst', unit: 'MiB', value: (r) => (r.heapAfterBurst ?? Number.NaN) / MiB, better: 'lower' },
       ],
     },
   ];

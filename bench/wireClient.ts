@@ -54,6 +54,10 @@ export interface ClientResult {
   readonly rssBeforeBurst?: number;
   readonly rssAfterBurst?: number;
   readonly rssPeakBurst?: number;
+  /** RSS when half of the burst had been applied, and JS heap after GC before and after the burst. */
+  readonly rssHalfBurst?: number;
+  readonly heapBeforeBurst?: number;
+  readonly heapAfterBurst?: number;
 }
 
 /** What the three clients share: a sync, a stream of updates and a way to stop. */
@@ -312,18 +316,23 @@ async function run(args: ClientArgs): Promise<ClientResult> {
       let maxDepth = 0;
       const depthTimer = setInterval(() => (maxDepth = Math.max(maxDepth, reg.depth)), 1);
       const rssBeforeBurst = await rss();
+      const heapBeforeBurst = process.memoryUsage().heapUsed;
       const sampler = rssSampler(20);
       const before = client.updates();
+      let rssHalfBurst = 0;
       await control(args.url, `/bench/modify?count=${w.events}&keys=${args.pods}`);
       await until('the updates', () => {
         maxDepth = Math.max(maxDepth, reg.depth);
-        return client.updates() - before >= w.events;
+        const n = client.updates() - before;
+        if (rssHalfBurst === 0 && n >= w.events / 2) rssHalfBurst = process.memoryUsage().rss;
+        return n >= w.events;
       }, args.timeoutMs);
       clearInterval(depthTimer);
       const rssPeakBurst = sampler.stop();
       const rssAfterBurst = await rss();
+      const heapAfterBurst = process.memoryUsage().heapUsed;
       await reg.remove();
-      return { ...result, maxDepth, rssBeforeBurst, rssAfterBurst, rssPeakBurst };
+      return { ...result, maxDepth, rssBeforeBurst, rssHalfBurst, rssAfterBurst, rssPeakBurst, heapBeforeBurst, heapAfterBurst };
     }
     return result;
   } finally {
