@@ -1,25 +1,9 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const built = fileURLToPath(new URL('../../build/examples/configmap-controller.js', import.meta.url));
-
-/** Runs the built example as a user would, and collects what it printed. */
-function runExample(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [built, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { runExample } from '../helpers/runExample.js';
 
 describe('examples/configmap-controller as a program', () => {
   it('keeps a ConfigMap per deployment under churn, cleans up deleted ones through the finalizer, and exits converged', async () => {
-    const { code, stdout, stderr } = await runExample(['--simulator', '--duration', '4s']);
+    const { code, stdout, stderr } = await runExample('configmap-controller', ['--simulator', '--duration', '4s']);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const lines = stdout.trim().split('\n');
@@ -40,7 +24,7 @@ describe('examples/configmap-controller as a program', () => {
   }, 30_000);
 
   it('names a misspelt flag instead of ignoring it', async () => {
-    const { code, stderr } = await runExample(['--simulater']);
+    const { code, stderr } = await runExample('configmap-controller', ['--simulater']);
     expect(code).not.toBe(0);
     expect(stderr).toMatch(/unknown argument "--simulater"/);
   }, 30_000);

@@ -1,17 +1,9 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const built = fileURLToPath(new URL('../../build/examples/leader-election.js', import.meta.url));
+import { runExample } from '../helpers/runExample.js';
 
 describe('examples/leader-election', () => {
   it('on the simulator, the lead moves between candidates and never two lead at once', async () => {
-    const child = spawn(process.execPath, [built, '--simulator', '--duration', '7s'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, stdout, stderr } = await runExample('leader-election', ['--simulator', '--duration', '7s']);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const lines = stdout.trim().split('\n');

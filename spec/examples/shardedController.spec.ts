@@ -1,25 +1,9 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const built = fileURLToPath(new URL('../../build/examples/sharded-controller.js', import.meta.url));
-
-/** Runs the built example as a user would and collects what it printed. */
-function run(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [built, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { runExample } from '../helpers/runExample.js';
 
 describe('examples/sharded-controller', () => {
   it('three replicas split the 300 ConfigMaps: each caches only its share and reconciles all of it, then leaves cleanly', async () => {
-    const { code, stdout, stderr } = await run(['--simulator', '--duration', '8s']);
+    const { code, stdout, stderr } = await runExample('sharded-controller', ['--simulator', '--duration', '8s']);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const lines = stdout.trim().split('\n');
@@ -40,7 +24,7 @@ describe('examples/sharded-controller', () => {
   }, 60_000);
 
   it('a misspelt flag is named, not ignored', async () => {
-    const { code, stderr } = await run(['--simulater']);
+    const { code, stderr } = await runExample('sharded-controller', ['--simulater']);
     expect(code).not.toBe(0);
     expect(stderr).toMatch(/unknown argument "--simulater"/);
   }, 30_000);

@@ -1,5 +1,5 @@
-import { BehaviorSubject, Observable, Subject, type Subscriber } from 'rxjs';
-import { reportError } from '../errors/reportError.js';
+import { BehaviorSubject, Observable, type Subscriber } from 'rxjs';
+import { ErrorChannel } from '../errors/ErrorChannel.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from '../workqueue/rateLimiters.js';
 import { ControllerRun, type RunConfig } from './run.js';
 import { ControllerStats } from './stats.js';
@@ -47,16 +47,12 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
   readonly errors$: Observable<Error>;
   // What every run is built from: the sources, the reconcile and how to run it.
   readonly #config: RunConfig<T>;
-  // The user's error sink; when absent, errors$ subscribers and then reportError.
-  readonly #onError: ((err: Error) => void) | undefined;
   // Lifetime counters and recent durations, kept across runs.
   readonly #stats = new ControllerStats();
   // The latest status for status$ subscribers, pushed on every change.
   readonly #status: BehaviorSubject<ControllerStatus>;
-  // The controller's own errors, fanned out to errors$ subscribers.
-  readonly #errors = new Subject<Error>();
-  // With nobody on errors$ and no onError, errors go to reportError so none is silent.
-  #errorListeners = 0;
+  // The controller's own errors: onError, errors$ subscribers, or the process reporter, so none is silent.
+  readonly #errors: ErrorChannel;
   // Who receives outcomes; the first one starts a run, the last one to leave drains it.
   readonly #subscribers = new Set<Subscriber<ReconcileOutcome<T>>>();
   // The current run, while there are subscribers (and while it drains after shutdown or failure).
@@ -74,17 +70,10 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
     self = this;
     this.name = config.name;
     this.#config = config;
-    this.#onError = onError;
+    this.#errors = new ErrorChannel(onError);
     this.#status = new BehaviorSubject<ControllerStatus>(this.status());
     this.status$ = this.#status.asObservable();
-    this.errors$ = new Observable<Error>((subscriber) => {
-      this.#errorListeners++;
-      const inner = this.#errors.subscribe(subscriber);
-      return () => {
-        this.#errorListeners--;
-        inner.unsubscribe();
-      };
-    });
+    this.errors$ = this.#errors.errors$;
     if (signal !== undefined) {
       if (signal.aborted) void this.shutdown();
       else signal.addEventListener('abort', () => void this.shutdown(), { once: true });
@@ -176,16 +165,7 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
 
   #report(err: Error): void {
     this.#stats.lastError = err;
-    if (this.#onError !== undefined) {
-      try {
-        this.#onError(err);
-      } catch (callbackError) {
-        reportError(callbackError);
-      }
-    } else if (this.#errorListeners === 0) {
-      reportError(err);
-    }
-    this.#errors.next(err);
+    this.#errors.report(err);
     this.#publish();
   }
 

@@ -1,6 +1,7 @@
 import { BehaviorSubject, Observable, Subject, asyncScheduler, distinctUntilChanged, type Subscriber, type Subscription } from 'rxjs';
 import { from as asyncFrom, type AsyncIterableX } from 'ix/asynciterable';
-import { reportError, toError } from '../errors/reportError.js';
+import { ErrorChannel } from '../errors/ErrorChannel.js';
+import { toError } from '../errors/reportError.js';
 import { createIndexer } from '../store/indexer.js';
 import type { Indexer } from '../store/indexer.js';
 import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
@@ -79,7 +80,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   readonly #opts: InformerOptions<T>;
   readonly #indexer: Indexer<T>;
   readonly #synced = new BehaviorSubject<boolean>(false);
-  readonly #errors = new Subject<Error>();
+  // Where errors go: onError, errors$ subscribers, or the process reporter.
+  readonly #errors: ErrorChannel;
   readonly #status: BehaviorSubject<InformerStatus>;
   readonly #transform: ((obj: T) => T) | undefined;
   // Whether handed-out objects are frozen; the store freezes what it keeps, deletes are frozen here.
@@ -102,8 +104,6 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   #lastError: Error | undefined;
   // The error that ended the informer, for late subscribers and whenSynced.
   #failure: Error | undefined;
-  // Subscribers of errors$: with none and no onError, errors go to stderr so none is silent.
-  #errorListeners = 0;
   // Counts lifetimes: deltas of a lifetime that ended (its last listener left inside a delivery) are dropped.
   #lifetime = 0;
 
@@ -141,14 +141,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#status = new BehaviorSubject<InformerStatus>(this.#snapshot());
     this.synced$ = this.#synced.pipe(distinctUntilChanged());
     this.status$ = this.#status.asObservable();
-    this.errors$ = new Observable<Error>((subscriber) => {
-      this.#errorListeners++;
-      const inner = this.#errors.subscribe(subscriber);
-      return () => {
-        this.#errorListeners--;
-        inner.unsubscribe();
-      };
-    });
+    this.#errors = new ErrorChannel(opts.onError);
+    this.errors$ = this.#errors.errors$;
   }
 
   get store(): InformerStore<T> {
@@ -456,17 +450,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   #report(err: Error): void {
     this.#errorCount++;
     this.#lastError = err;
-    const onError = this.#opts.onError;
-    if (onError !== undefined) {
-      try {
-        onError(err);
-      } catch (callbackError) {
-        reportError(callbackError);
-      }
-    } else if (this.#errorListeners === 0) {
-      reportError(err);
-    }
-    this.#errors.next(err);
+    this.#errors.report(err);
     this.#publishStatus();
   }
 

@@ -1,0 +1,26 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** What a program printed and how it ended. */
+export interface ProgramRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs a built example (build/examples/<name>.js, made by the test run's
+ * global setup) as a user would, and collects what it printed.
+ */
+export function runExample(name: string, args: readonly string[]): Promise<ProgramRun> {
+  const built = fileURLToPath(new URL(`../../build/examples/${name}.js`, import.meta.url));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [built, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
