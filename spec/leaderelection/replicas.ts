@@ -1,8 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { waitFor } from '../helpers/waitFor.js';
+import { now, ReplicaProcess } from '../helpers/replicaProcess.js';
 
 /** One line a replica wrote. */
 export interface ReplicaLine {
@@ -29,52 +26,19 @@ export interface JoinCommand {
 }
 
 const script = fileURLToPath(new URL('./replica.mjs', import.meta.url));
-const now = (): number => performance.timeOrigin + performance.now();
 
 /** A replica process: it runs the package built in dist/ and reports on stdout. */
-export class Replica {
-  readonly name: string;
-  readonly lines: ReplicaLine[] = [];
-  /** When the test SIGKILLed it, on the shared clock. */
-  killedAt: number | undefined;
-  readonly #child: ChildProcess;
-  readonly #exited: Promise<unknown>;
-  #stderr = '';
-
+export class Replica extends ReplicaProcess<ReplicaLine> {
   constructor(name: string) {
-    this.name = name;
-    this.#child = spawn(process.execPath, [script, name], { stdio: ['pipe', 'pipe', 'pipe'] });
-    this.#exited = once(this.#child, 'exit');
-    createInterface({ input: this.#child.stdout! }).on('line', (text) => {
-      try {
-        this.lines.push(JSON.parse(text) as ReplicaLine);
-      } catch {
-        this.#stderr += `${text}\n`;
-      }
-    });
-    this.#child.stderr!.on('data', (b: Buffer) => (this.#stderr += b.toString()));
-    live.add(this);
-  }
-
-  get exited(): boolean {
-    return this.#child.exitCode !== null || this.#child.signalCode !== null;
-  }
-
-  get stderr(): string {
-    return this.#stderr;
-  }
-
-  async ready(timeoutMs = 60_000): Promise<void> {
-    await waitFor(() => this.lines.some((l) => l.event === 'ready') || this.exited, `${this.name} to start`, timeoutMs);
-    if (this.exited) throw new Error(`${this.name} exited: ${this.#stderr}`);
+    super(script, name);
   }
 
   join(cmd: JoinCommand): void {
-    this.#send({ op: 'join', ...cmd });
+    this.send({ op: 'join', ...cmd });
   }
 
   leave(run: string): void {
-    this.#send({ op: 'leave', run });
+    this.send({ op: 'leave', run });
   }
 
   /** Lines of one run. */
@@ -88,32 +52,7 @@ export class Replica {
     const own = this.of(run).filter((l) => l.event === 'started' || l.event === 'stopped');
     return own.at(-1)?.event === 'started';
   }
-
-  kill(): void {
-    this.killedAt = now();
-    this.#child.kill('SIGKILL');
-  }
-
-  /** Asks it to leave every election and exit; kills it if it has not exited within `timeoutMs`. */
-  async shutdown(timeoutMs = 10_000): Promise<void> {
-    if (this.exited) return;
-    this.#send({ op: 'exit' });
-    const timer = setTimeout(() => this.#child.kill('SIGKILL'), timeoutMs);
-    await this.#exited;
-    clearTimeout(timer);
-    live.delete(this);
-  }
-
-  #send(cmd: object): void {
-    this.#child.stdin!.write(`${JSON.stringify(cmd)}\n`);
-  }
 }
-
-/** Every replica still running, killed if the test process goes away first. */
-const live = new Set<Replica>();
-process.once('exit', () => {
-  for (const r of live) if (!r.exited) r.kill();
-});
 
 /** A leadership interval of one replica in one run. */
 export interface Interval {

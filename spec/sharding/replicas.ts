@@ -1,7 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { now, ReplicaProcess } from '../helpers/replicaProcess.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 /** One line a sharded replica wrote. */
@@ -35,54 +33,22 @@ export interface ShardJoin {
 }
 
 const script = fileURLToPath(new URL('./shardReplica.mjs', import.meta.url));
-export const now = (): number => performance.timeOrigin + performance.now();
+export { now };
 
 /** A replica process running the package built in dist/. */
-export class ShardReplica {
-  readonly name: string;
-  readonly lines: ShardLine[] = [];
-  /** When the test SIGKILLed it, on the shared clock. */
-  killedAt: number | undefined;
-  readonly #child: ChildProcess;
-  readonly #exited: Promise<unknown>;
-  #stderr = '';
-
+export class ShardReplica extends ReplicaProcess<ShardLine> {
   constructor(name: string) {
-    this.name = name;
-    this.#child = spawn(process.execPath, [script, name], { stdio: ['pipe', 'pipe', 'pipe'] });
-    this.#exited = once(this.#child, 'exit');
-    createInterface({ input: this.#child.stdout! }).on('line', (text) => {
-      try {
-        this.lines.push(JSON.parse(text) as ShardLine);
-      } catch {
-        this.#stderr += `${text}\n`;
-      }
-    });
-    this.#child.stderr!.on('data', (b: Buffer) => (this.#stderr += b.toString()));
-    live.add(this);
-  }
-
-  get exited(): boolean {
-    return this.#child.exitCode !== null || this.#child.signalCode !== null;
-  }
-
-  get stderr(): string {
-    return this.#stderr;
-  }
-
-  async ready(timeoutMs = 60_000): Promise<void> {
-    await waitFor(() => this.lines.some((l) => l.event === 'ready') || this.exited, `${this.name} to start`, timeoutMs);
-    if (this.exited) throw new Error(`${this.name} exited: ${this.#stderr}`);
+    super(script, name);
   }
 
   join(cmd: ShardJoin): void {
-    this.#child.stdin!.write(`${JSON.stringify({ op: 'join', ...cmd })}\n`);
+    this.send({ op: 'join', ...cmd });
   }
 
   /** Asks for the keys in its informer's cache; they arrive as a `cache` line. */
   async cache(timeoutMs = 10_000): Promise<readonly string[]> {
     const seen = this.lines.filter((l) => l.event === 'cache').length;
-    this.#child.stdin!.write(`${JSON.stringify({ op: 'cache' })}\n`);
+    this.send({ op: 'cache' });
     const line = await waitFor(() => this.lines.filter((l) => l.event === 'cache')[seen], `${this.name}'s cache`, timeoutMs);
     return line.keys ?? [];
   }
@@ -102,28 +68,11 @@ export class ShardReplica {
     return new Set(this.lines.filter((l) => l.event === 'start' && l.t > t).map((l) => l.key!));
   }
 
-  kill(): void {
-    this.killedAt = now();
-    this.#child.kill('SIGKILL');
-  }
-
   /** Asks it to leave and exit; kills it if it has not exited within `timeoutMs`. */
-  async shutdown(timeoutMs = 15_000): Promise<void> {
-    if (!this.exited) {
-      this.#child.stdin!.write(`${JSON.stringify({ op: 'exit' })}\n`);
-      const timer = setTimeout(() => this.#child.kill('SIGKILL'), timeoutMs);
-      await this.#exited;
-      clearTimeout(timer);
-    }
-    live.delete(this);
+  override shutdown(timeoutMs = 15_000): Promise<void> {
+    return super.shutdown(timeoutMs);
   }
 }
-
-/** Every replica still running, killed if the test process goes away first. */
-const live = new Set<ShardReplica>();
-process.once('exit', () => {
-  for (const r of live) if (!r.exited) r.kill();
-});
 
 /** One reconcile of one key by one replica. */
 export interface Work {
