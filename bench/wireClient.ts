@@ -85,11 +85,21 @@ async function control(url: string, path: string): Promise<unknown> {
   return res.json();
 }
 
-async function until(what: string, cond: () => boolean, timeoutMs: number, pollMs = 2): Promise<void> {
+/** Waits until the client's watch is open on the server, so timed writes are not first replayed from history. */
+async function watching(url: string, timeoutMs: number): Promise<void> {
+  let open = 0;
+  await until('the watch to open', () => open > 0, timeoutMs, 5, async () => {
+    open = ((await (await fetch(`${url}/bench/stats`)).json()) as { watches: number }).watches;
+  });
+}
+
+async function until(what: string, cond: () => boolean, timeoutMs: number, pollMs = 2, refresh?: () => Promise<void>): Promise<void> {
   const deadline = performance.now() + timeoutMs;
+  await refresh?.();
   while (!cond()) {
     if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, pollMs));
+    await refresh?.();
   }
 }
 
@@ -285,6 +295,7 @@ async function run(args: ClientArgs): Promise<ClientResult> {
     const syncMs = performance.now() - t0;
     const rssAfterSync = await rss();
     const result: ClientResult = { syncMs, rssAfterSync };
+    await watching(args.url, args.timeoutMs);
 
     if (w.kind === 'sync' && w.watchEvents > 0) {
       const before = client.updates();

@@ -11,6 +11,7 @@
 //   POST /bench/modify?count=&perSecond=&keys=      appends `count` MODIFIED events
 //        over the first `keys` pods, at `perSecond` (0 = at once); each event's
 //        pod carries its write time in the `bench.rxkube.io/sent` annotation
+//   GET  /bench/stats                               { watches: open watch count, resourceVersion }
 //   POST /bench/expire                              forgets the history and ends
 //        every watch with ERROR 410, so each client relists
 //
@@ -18,6 +19,7 @@
 // by hand (`node build/bench/wireServer.js --pods=20000`) it prints the same line.
 
 import http from 'node:http';
+import type { V1Pod } from '@kubernetes/client-node';
 import type { AddressInfo } from 'node:net';
 import { envNumber, wallNow } from './lib/context.js';
 import { post, serve } from './lib/ipc.js';
@@ -68,7 +70,7 @@ for (let i = 0; i < count; i++) {
   const pod = wirePod(i, namespaceOf(i, namespaces), 0);
   // managedFields last, where kube-apiserver puts them (ObjectMeta's field order).
   const { annotations, resourceVersion: _rv, managedFields, ...meta } = pod.metadata as Record<string, unknown>;
-  pod.metadata = { ...meta, resourceVersion: RV_MARK, annotations: { ...(annotations as Record<string, string>), 'bench.rxkube.io/sent': SENT_MARK }, managedFields };
+  pod.metadata = { ...meta, resourceVersion: RV_MARK, annotations: { ...(annotations as Record<string, string>), 'bench.rxkube.io/sent': SENT_MARK }, managedFields } as V1Pod['metadata'];
   const json = JSON.stringify(pod);
   const a = json.indexOf(RV_MARK);
   const b = json.indexOf(SENT_MARK);
@@ -226,6 +228,10 @@ const server = http.createServer((req, res) => {
   }
   if (req.method === 'POST' && url.pathname === '/bench/expire') {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ended: expire() }));
+    return;
+  }
+  if (req.method === 'GET' && url.pathname === '/bench/stats') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ watches: open.size, resourceVersion: rv }));
     return;
   }
   if (req.method === 'GET' && url.pathname === '/api/v1/pods') {
