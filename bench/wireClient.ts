@@ -3,8 +3,8 @@
 // makeInformer, or rxkube's informer. Started by bench/compare.ts with
 // `--expose-gc`; answers one 'run' request and exits.
 
-import http from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
+import { Agent, request } from 'undici';
 import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
 import { informer, kubeSource, type Informer } from 'rxkube';
 import { wallNow } from './lib/context.js';
@@ -125,18 +125,15 @@ function rssSampler(ms: number): { stop(): number } {
 
 // ------------------------------------------------------------------ the floor
 
-/** Paged LIST and watch with node:http: each page and each line JSON.parsed once, objects kept by key. */
+/** Paged LIST and watch with undici (what rxkube and client-node use) over kept-alive connections: each object JSON.parsed once, kept by key. */
 function floorClient(url: string, onUpdate: (pod: V1Pod) => void): Client & { relisted(): number } {
-  const agent = new http.Agent({ keepAlive: true });
+  const agent = new Agent({ keepAliveTimeout: 60_000 });
   const cache = new Map<string, V1Pod>();
   const ac = new AbortController();
   let updates = 0;
   let relists = 0;
-  const get = (path: string): Promise<http.IncomingMessage> =>
-    new Promise((resolve, reject) => {
-      const req = http.get(`${url}${path}`, { agent, signal: ac.signal }, resolve);
-      req.on('error', reject);
-    });
+  const get = async (path: string): Promise<AsyncIterable<Buffer>> =>
+    (await request(`${url}${path}`, { dispatcher: agent, signal: ac.signal, headersTimeout: 0, bodyTimeout: 0 })).body as AsyncIterable<Buffer>;
   const keyOf = (p: V1Pod): string => `${p.metadata?.namespace}/${p.metadata?.name}`;
   const list = async (): Promise<string> => {
     let token = '';
@@ -213,7 +210,7 @@ function floorClient(url: string, onUpdate: (pod: V1Pod) => void): Client & { re
     relisted: () => relists,
     stop: async () => {
       ac.abort();
-      agent.destroy();
+      await agent.destroy().catch(() => undefined);
     },
   };
 }
