@@ -109,9 +109,10 @@ export class HandlerRegistration<T> implements Registration {
   #wakePause: (() => void) | undefined;
   // The drain loop is running (or scheduled); a second one would break per-handler order.
   #draining = false;
-  // Resolves when the drain loop goes idle; stop() waits on it.
-  #idle: Promise<void> = Promise.resolve();
-  #markIdle: () => void = () => {};
+  // Resolves when the running drain loop goes idle; stop() waits on it. Made only when asked for while draining,
+  // so a drain (one per event for a handler that keeps up) costs no promise.
+  #idle: Promise<void> | undefined;
+  #markIdle: (() => void) | undefined;
   readonly done: Promise<void>;
   #markDone: () => void = () => {};
 
@@ -156,12 +157,18 @@ export class HandlerRegistration<T> implements Registration {
       this.#close();
       this.#host.removed(this as HandlerRegistration<unknown>);
     }
-    return this.#idle;
+    return this.#whenIdle();
   }
 
   /** Ends deliveries and resolves when the handler call in progress (if any) has finished. */
   shutdown(): Promise<void> {
     this.#close();
+    return this.#whenIdle();
+  }
+
+  #whenIdle(): Promise<void> {
+    if (!this.#draining) return Promise.resolve();
+    this.#idle ??= new Promise((resolve) => (this.#markIdle = resolve));
     return this.#idle;
   }
 
@@ -196,7 +203,6 @@ export class HandlerRegistration<T> implements Registration {
   #scheduleDrain(): void {
     if (this.#draining) return;
     this.#draining = true;
-    this.#idle = new Promise((resolve) => (this.#markIdle = resolve));
     // A microtask, so the informer finishes applying the current batch to the store before any handler runs.
     queueMicrotask(() => void this.#drain());
   }
@@ -221,7 +227,10 @@ export class HandlerRegistration<T> implements Registration {
       }
     } finally {
       this.#draining = false;
-      this.#markIdle();
+      const markIdle = this.#markIdle;
+      this.#idle = undefined;
+      this.#markIdle = undefined;
+      markIdle?.();
     }
   }
 
