@@ -167,7 +167,11 @@ export class WatchSession {
     const obj = unwrapTombstone(e.obj);
     // A tombstone without a last state has nothing to show.
     if (obj === undefined) this.recent.delete(key);
-    else this.recent.set(key, { type: e.type, at: now, obj });
+    else {
+      // Re-inserted so the Map's order is the order of changes: two in the same millisecond keep theirs.
+      this.recent.delete(key);
+      this.recent.set(key, { type: e.type, at: now, obj });
+    }
   }
 
   #roll(now: number): void {

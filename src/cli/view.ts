@@ -131,7 +131,8 @@ function rows(s: WatchSession, limit: number, now: number): { rows: Row[]; total
   const store = s.informer.store;
   const picked: Row[] = [];
   const seen = new Set<string>();
-  const recent = [...s.recent].sort((a, b) => b[1].at - a[1].at);
+  // Newest first: the session keeps changes in the order they happened.
+  const recent = [...s.recent].reverse();
   for (const [key, change] of recent) {
     if (picked.length >= limit) break;
     const obj = change.type === 'delete' ? change.obj : store.getByKey(key);
