@@ -19,29 +19,9 @@ import { InformerStoppedError } from './InformerStoppedError.js';
 import type { Informer, InformerOptions, InformerStatus, InformerStore, WhenSyncedOptions } from './informer.js';
 import { notificationIterable } from './notifications.js';
 import type { Notification } from './notification.js';
+import { keepAlive, ObserverListener, type Listener } from './listeners.js';
 import { HandlerRegistration, type EventHandler, type HandlerOptions, type Registration } from './registration.js';
-
-/** Anything the informer delivers to: an Observable subscriber, a handler registration, or start()'s keep-alive. */
-interface Listener<T> {
-  enqueue(n: Notification<T>): void;
-  /** Whether sync updates (resync, unchanged relist) go to it now. */
-  readonly resyncDue: boolean;
-}
-
-/** A subscriber of the informer itself: events go straight to it, in the informer's turn. */
-class ObserverListener<T> implements Listener<T> {
-  readonly resyncDue = false;
-  readonly subscriber: Subscriber<InformerEvent<T>>;
-  constructor(subscriber: Subscriber<InformerEvent<T>>) {
-    this.subscriber = subscriber;
-  }
-  enqueue(n: Notification<T>): void {
-    if (!n.isSync) this.subscriber.next(n.event);
-  }
-}
-
-/** What `start()` holds: a listener that wants nothing, only the informer's lifetime. */
-const keepAlive: Listener<never> = { resyncDue: false, enqueue: () => {} };
+import { stripManagedFields } from './stripManagedFields.js';
 
 interface SyncWaiter {
   fail(reason: CacheSyncFailure, detail: string): void;
@@ -53,19 +33,6 @@ function uidOf(obj: unknown): string | undefined {
 
 function resourceVersionOf(obj: unknown): string | undefined {
   return (obj as KubeObject | null)?.metadata?.resourceVersion;
-}
-
-function stripManagedFields<T>(obj: T): T {
-  const holder = obj as { metadata?: Record<string, unknown> } | null;
-  const meta = holder?.metadata;
-  if (meta === undefined || meta === null || !('managedFields' in meta)) return obj;
-  if (!Object.isFrozen(holder)) {
-    // A copy without the field rather than `delete`, which turns the metadata of every cached object into a slow,
-    // larger dictionary-mode object in V8.
-    const { managedFields: _dropped, ...rest } = meta;
-    (holder as { metadata?: Record<string, unknown> }).metadata = rest;
-  } else if (!Object.isFrozen(meta)) delete meta.managedFields;
-  return obj;
 }
 
 function sourceName(source: ListerWatcher<unknown>): string {

@@ -1,0 +1,25 @@
+import type { Subscriber } from 'rxjs';
+import type { InformerEvent } from '../store/events.js';
+import type { Notification } from './notification.js';
+
+/** Anything the informer delivers to: an Observable subscriber, a handler registration, or start()'s keep-alive. */
+export interface Listener<T> {
+  enqueue(n: Notification<T>): void;
+  /** Whether sync updates (resync, unchanged relist) go to it now. */
+  readonly resyncDue: boolean;
+}
+
+/** A subscriber of the informer itself: events go straight to it, in the informer's turn. */
+export class ObserverListener<T> implements Listener<T> {
+  readonly resyncDue = false;
+  readonly subscriber: Subscriber<InformerEvent<T>>;
+  constructor(subscriber: Subscriber<InformerEvent<T>>) {
+    this.subscriber = subscriber;
+  }
+  enqueue(n: Notification<T>): void {
+    if (!n.isSync) this.subscriber.next(n.event);
+  }
+}
+
+/** What `start()` holds: a listener that wants nothing, only the informer's lifetime. */
+export const keepAlive: Listener<never> = { resyncDue: false, enqueue: () => {} };
