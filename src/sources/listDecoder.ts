@@ -1,12 +1,8 @@
 import { DecodeError } from './errors/DecodeError.js';
-import type { ObjectList } from './types.js';
+import { envelopeKey, setEnvelopeField, type EnvelopeFields, type ListEnvelope } from './listEnvelope.js';
+import { checkItem, parseItem } from './listItems.js';
 
-/** Everything of a LIST body except its items. */
-export interface ListEnvelope {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata: ObjectList<unknown>['metadata'];
-}
+export type { ListEnvelope } from './listEnvelope.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -76,7 +72,7 @@ export class ListDecoder<T> {
   #batch: number[] = [];
   #batchStart = 0;
   #batchEnd = 0;
-  #envelope: { apiVersion?: string; kind?: string; metadata: Record<string, unknown> } = { metadata: {} };
+  #envelope: EnvelopeFields = { metadata: {} };
 
   /**
    * Feeds the next chunk of the body.
@@ -400,14 +396,7 @@ export class ListDecoder<T> {
   #finishKey(buf: Buffer, end: number): void {
     const raw = this.#take(buf, end).toString('utf8');
     this.#capture = 'none';
-    let key = raw;
-    if (/[\\\u0000-\u001f]/.test(raw)) {
-      try {
-        key = JSON.parse(`"${raw}"`) as string;
-      } catch (cause) {
-        throw new DecodeError('list body has a malformed key', raw, this.#capturePosition - 1, { cause });
-      }
-    }
+    const key = envelopeKey(raw, this.#capturePosition - 1);
     if (key === 'items') {
       if (this.#sawItems) throw new DecodeError('list body has more than one items key', raw, this.#capturePosition - 1);
       this.#sawItems = true;
@@ -419,26 +408,7 @@ export class ListDecoder<T> {
     const bytes = this.#take(buf, end);
     const key = this.#key;
     this.#capture = 'none';
-    const text = bytes.toString('utf8');
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (cause) {
-      throw new DecodeError(`list body has malformed ${key}`, text, this.#capturePosition, { cause });
-    }
-    if (key === 'metadata') {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        throw new DecodeError('list metadata is not an object', text, this.#capturePosition);
-      }
-      this.#envelope.metadata = listMeta(value as Record<string, unknown>, text, this.#capturePosition);
-    } else if (key === 'items') {
-      // `"items": null` is how some servers write an empty list; anything else is not a list.
-      if (value !== null) throw new DecodeError('list items is not an array', text, this.#capturePosition);
-    } else if (key === 'kind' || key === 'apiVersion') {
-      // A later duplicate wins, as in JSON.parse; one that is not a string leaves the field unset.
-      if (typeof value === 'string') this.#envelope[key] = value;
-      else delete this.#envelope[key];
-    }
+    setEnvelopeField(this.#envelope, key, bytes.toString('utf8'), this.#capturePosition);
   }
 
   #finishItem(buf: Buffer, end: number): T {
@@ -450,47 +420,4 @@ export class ListDecoder<T> {
   #error(message: string, buf: Buffer, at: number): DecodeError {
     return new DecodeError(message, buf.subarray(at, at + 256).toString('utf8'), this.#offset + at);
   }
-}
-
-/**
- * Checks the fields of ListMeta rxkube reads, as Go's decoder would: a
- * resourceVersion or continue token that is not a string (a number such as
- * `1e999` would come back as "Infinity" in the next request) or a
- * remainingItemCount that is not an integer is a DecodeError; `null` means
- * absent, as it does to Go.
- */
-function listMeta(meta: Record<string, unknown>, text: string, position: number): Record<string, unknown> {
-  for (const key of ['resourceVersion', 'continue', 'remainingItemCount'] as const) {
-    const v = meta[key];
-    if (v === null) delete meta[key];
-    else if (v !== undefined && (key === 'remainingItemCount' ? !Number.isInteger(v) : typeof v !== 'string')) {
-      throw new DecodeError(`list metadata.${key} is not ${key === 'remainingItemCount' ? 'an integer' : 'a string'}`, text, position);
-    }
-  }
-  return meta;
-}
-
-function parseItem<T>(text: string, position: number): T {
-  let item: unknown;
-  try {
-    item = JSON.parse(text);
-  } catch (cause) {
-    throw new DecodeError('list item is not valid JSON', text, position, { cause });
-  }
-  if (!isObject(item)) throw new DecodeError('list item is not an object', text, position);
-  return item as T;
-}
-
-/**
- * An item must be an object; one without metadata.name is passed on, and the
- * store reports it (a KeyError) and skips it. Failing the whole list for it
- * would fail every relist the same way.
- */
-function checkItem<T>(item: unknown, buf: Buffer, start: number, end: number, position: number): T {
-  if (!isObject(item)) throw new DecodeError('list item is not an object', buf.toString('utf8', start, Math.min(end, start + 1024)), position);
-  return item as T;
-}
-
-function isObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,166 +1,18 @@
 import { deepFreeze } from './deepFreeze.js';
 import { DeletedFinalStateUnknown } from './DeletedFinalStateUnknown.js';
 import { IndexConflictError } from './errors/IndexConflictError.js';
-import { IndexError } from './errors/IndexError.js';
 import { IndexNotFoundError } from './errors/IndexNotFoundError.js';
 import { KeyError } from './errors/KeyError.js';
-import { parseFieldSelector, type FieldSelector } from './fieldSelector.js';
+import { buildState, refile, unfileAll, valuesOf, type IndexState, type Values } from './indexBuckets.js';
 import { byNamespace, namespaceIndex } from './indexFuncs.js';
-import { metaNamespaceKey } from './keys.js';
-import { parseLabelSelector, type LabelSelector } from './labelSelector.js';
+import { checkIndexerOptions, checkIndexers, checkListOptionNames, type IndexerOptions } from './indexerOptions.js';
+import { readonlyView } from './readonlyView.js';
+import { SelectorCache } from './selectorCache.js';
+import { typeName } from './typeName.js';
 import type { IndexFunc, Indexer, Indexers, KeyFunc, KubeObject, ReadonlyIndexer, StoreListOptions } from './types.js';
 
 export type { Indexer, ReadonlyIndexer, StoreListOptions } from './types.js';
-
-/** Options of {@link createIndexer}. */
-export interface IndexerOptions<T> {
-  /**
-   * Computes the key of an object.
-   * @default metaNamespaceKey ("namespace/name", or "name" when cluster-scoped)
-   */
-  readonly keyFunc?: KeyFunc<T>;
-  /**
-   * Named index functions to maintain from the start.
-   * @default {} (no index)
-   */
-  readonly indexers?: Indexers<T>;
-  /**
-   * Deep-freeze every stored object in place (no copy), so code that reads
-   * the store cannot corrupt it. Turn off only if you never mutate what you
-   * read and want to skip the (small, once per object) freezing cost.
-   * @default true
-   */
-  readonly freeze?: boolean;
-}
-
-/** The values one object is filed under in one index: a lone value, or several distinct ones. Never empty. */
-type Values = string | readonly string[];
-
-/** The keys filed under one value: a lone key needs no Set. Never empty. */
-type Bucket = string | Set<string>;
-
-interface IndexState<T> {
-  readonly name: string;
-  readonly fn: IndexFunc<T>;
-  /** value → key(s) filed under it. */
-  readonly buckets: Map<string, Bucket>;
-  /** key → the values it was filed under, so removal is exact even if the stored object changed since. */
-  readonly filed: Map<string, Values>;
-}
-
-const OPTION_NAMES = new Set(['keyFunc', 'indexers', 'freeze']);
-const LIST_OPTION_NAMES = new Set(['labelSelector', 'fieldSelector', 'namespace']);
-
-function typeName(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  return typeof v;
-}
-
-function checkIndexers<T>(indexers: unknown, where: string): Indexers<T> {
-  if (indexers === null || typeof indexers !== 'object' || Array.isArray(indexers)) {
-    throw new TypeError(`${where}: indexers must be an object of index functions, got ${typeName(indexers)}`);
-  }
-  for (const [name, fn] of Object.entries(indexers)) {
-    if (typeof fn !== 'function') throw new TypeError(`${where}: indexers[${JSON.stringify(name)}] must be a function, got ${typeName(fn)}`);
-  }
-  return indexers as Indexers<T>;
-}
-
-/** Runs an index function and normalises its answer; throws IndexError. */
-function valuesOf<T>(state: { readonly name: string; readonly fn: IndexFunc<T> }, obj: T): Values | undefined {
-  let out: unknown;
-  try {
-    out = state.fn(obj);
-  } catch (err) {
-    throw new IndexError(state.name, obj, err);
-  }
-  if (!Array.isArray(out)) throw new IndexError(state.name, obj, new TypeError(`index function returned ${typeName(out)}, expected an array of strings`));
-  const n = out.length;
-  if (n === 0) return undefined;
-  for (let i = 0; i < n; i++) {
-    if (typeof out[i] !== 'string') throw new IndexError(state.name, obj, new TypeError(`index function returned ${typeName(out[i])} at position ${i}, expected a string`));
-  }
-  if (n === 1) return out[0] as string;
-  return distinctValues(out as readonly string[]);
-}
-
-/** A private de-duplicated copy (the caller's array may change later); quadratic scan for the usual few values. */
-function distinctValues(values: readonly string[]): Values {
-  const n = values.length;
-  if (n > 16) {
-    const distinct = [...new Set(values)];
-    return distinct.length === 1 ? (distinct[0] as string) : distinct;
-  }
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const v = values[i] as string;
-    if (!out.includes(v)) out.push(v);
-  }
-  return out.length === 1 ? (out[0] as string) : out;
-}
-
-function contains(values: Values | undefined, v: string): boolean {
-  if (values === undefined) return false;
-  return typeof values === 'string' ? values === v : values.includes(v);
-}
-
-function file(buckets: Map<string, Bucket>, value: string, key: string): void {
-  const b = buckets.get(value);
-  if (b === undefined) buckets.set(value, key);
-  else if (typeof b === 'string') {
-    if (b !== key) buckets.set(value, new Set([b, key]));
-  } else b.add(key);
-}
-
-function unfile(buckets: Map<string, Bucket>, value: string, key: string): void {
-  const b = buckets.get(value);
-  if (b === undefined) return;
-  if (typeof b === 'string') {
-    if (b === key) buckets.delete(value);
-  } else if (b.delete(key) && b.size === 0) buckets.delete(value);
-}
-
-/** Moves `key` from the values it was filed under to `next`, touching only what changed (I-8). */
-function refile<T>(state: IndexState<T>, key: string, next: Values | undefined): void {
-  const prev = state.filed.get(key);
-  if (prev === next) return;
-  const buckets = state.buckets;
-  if (prev !== undefined) {
-    if (typeof prev === 'string') {
-      if (!contains(next, prev)) unfile(buckets, prev, key);
-    } else {
-      for (const v of prev) if (!contains(next, v)) unfile(buckets, v, key);
-    }
-  }
-  if (next === undefined) {
-    state.filed.delete(key);
-    return;
-  }
-  if (typeof next === 'string') {
-    if (!contains(prev, next)) file(buckets, next, key);
-  } else {
-    for (const v of next) if (!contains(prev, v)) file(buckets, v, key);
-  }
-  state.filed.set(key, next);
-}
-
-function unfileAll<T>(state: IndexState<T>, key: string): void {
-  const prev = state.filed.get(key);
-  if (prev === undefined) return;
-  if (typeof prev === 'string') unfile(state.buckets, prev, key);
-  else for (const v of prev) unfile(state.buckets, v, key);
-  state.filed.delete(key);
-}
-
-function buildState<T>(name: string, fn: IndexFunc<T>, filed: Map<string, Values>): IndexState<T> {
-  const buckets = new Map<string, Bucket>();
-  for (const [key, values] of filed) {
-    if (typeof values === 'string') file(buckets, values, key);
-    else for (const v of values) file(buckets, v, key);
-  }
-  return { name, fn, buckets, filed };
-}
+export type { IndexerOptions } from './indexerOptions.js';
 
 /** The resourceVersion a write records: the object's, `""` if it has metadata without one, undefined if it has no metadata. */
 function resourceVersionOf(obj: unknown): string | undefined {
@@ -193,11 +45,8 @@ class StoreIndexer<T> implements Indexer<T> {
   #busy = false;
   // The resourceVersion of the last write (I-15).
   #rv = '';
-  // Last parsed selector texts: callers pass the same text again and again.
-  #labelText: string | undefined;
-  #labelSel: LabelSelector | undefined;
-  #fieldText: string | undefined;
-  #fieldSel: FieldSelector | undefined;
+  // The list() selectors, parsed once per distinct text.
+  readonly #selectors = new SelectorCache();
   // Created on first request and reused, so identity is stable for callers.
   #view: ReadonlyIndexer<T> | undefined;
 
@@ -311,10 +160,9 @@ class StoreIndexer<T> implements Indexer<T> {
 
   list(opts?: StoreListOptions): T[] {
     if (opts === undefined) return Array.from(this.#items.values());
-    if (opts === null || typeof opts !== 'object') throw new TypeError(`list: options must be an object, got ${typeName(opts)}`);
-    for (const name in opts) if (!LIST_OPTION_NAMES.has(name)) throw new TypeError(`list: unknown option ${JSON.stringify(name)}`);
-    const label = this.#labelSelector(opts.labelSelector);
-    const field = this.#fieldSelector(opts.fieldSelector);
+    checkListOptionNames(opts);
+    const label = this.#selectors.label(opts.labelSelector);
+    const field = this.#selectors.field(opts.fieldSelector);
     const ns = opts.namespace;
     if (ns !== undefined && typeof ns !== 'string') throw new TypeError(`list: option "namespace" must be a string, got ${typeName(ns)}`);
 
@@ -389,25 +237,7 @@ class StoreIndexer<T> implements Indexer<T> {
 
   asReadonly(): ReadonlyIndexer<T> {
     if (this.#view !== undefined) return this.#view;
-    // A separate object, so a reader cannot reach the write methods even with a cast.
-    const store = this;
-    const view: ReadonlyIndexer<T> = {
-      get size() {
-        return store.size;
-      },
-      keyOf: (obj) => store.keyOf(obj),
-      get: (obj) => store.get(obj),
-      getByKey: (key) => store.getByKey(key),
-      list: (opts) => store.list(opts),
-      listKeys: () => store.listKeys(),
-      byIndex: (name, value) => store.byIndex(name, value),
-      indexKeys: (name, value) => store.indexKeys(name, value),
-      listIndexFuncValues: (name) => store.listIndexFuncValues(name),
-      index: (name, obj) => store.index(name, obj),
-      getIndexers: () => store.getIndexers(),
-      lastSyncResourceVersion: () => store.lastSyncResourceVersion(),
-    };
-    this.#view = Object.freeze(view);
+    this.#view = readonlyView(this);
     return this.#view;
   }
 
@@ -484,40 +314,6 @@ class StoreIndexer<T> implements Indexer<T> {
     for (const k of b) out[i++] = this.#items.get(k) as T;
     return out;
   }
-
-  #labelSelector(sel: unknown): LabelSelector | undefined {
-    if (sel === undefined) return undefined;
-    let parsed: LabelSelector;
-    if (typeof sel === 'string') {
-      if (sel !== this.#labelText) {
-        this.#labelSel = parseLabelSelector(sel);
-        this.#labelText = sel;
-      }
-      parsed = this.#labelSel as LabelSelector;
-    } else if (sel !== null && typeof sel === 'object' && typeof (sel as LabelSelector).matches === 'function') {
-      parsed = sel as LabelSelector;
-    } else {
-      throw new TypeError(`list: option "labelSelector" must be a string or a LabelSelector, got ${typeName(sel)}`);
-    }
-    return parsed.empty ? undefined : parsed;
-  }
-
-  #fieldSelector(sel: unknown): FieldSelector | undefined {
-    if (sel === undefined) return undefined;
-    let parsed: FieldSelector;
-    if (typeof sel === 'string') {
-      if (sel !== this.#fieldText) {
-        this.#fieldSel = parseFieldSelector(sel);
-        this.#fieldText = sel;
-      }
-      parsed = this.#fieldSel as FieldSelector;
-    } else if (sel !== null && typeof sel === 'object' && typeof (sel as FieldSelector).matches === 'function') {
-      parsed = sel as FieldSelector;
-    } else {
-      throw new TypeError(`list: option "fieldSelector" must be a string or a FieldSelector, got ${typeName(sel)}`);
-    }
-    return parsed.empty ? undefined : parsed;
-  }
 }
 
 /**
@@ -560,14 +356,8 @@ class StoreIndexer<T> implements Indexer<T> {
  * @throws {TypeError} on an unknown option or an option of the wrong type.
  */
 export function createIndexer<T = KubeObject>(opts?: IndexerOptions<T>): Indexer<T> {
-  if (opts === undefined) return new StoreIndexer<T>(metaNamespaceKey as KeyFunc<T>, {}, true);
-  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) throw new TypeError(`createIndexer: options must be an object, got ${typeName(opts)}`);
-  for (const name in opts) if (!OPTION_NAMES.has(name)) throw new TypeError(`createIndexer: unknown option ${JSON.stringify(name)}`);
-  const { keyFunc, indexers, freeze } = opts;
-  if (keyFunc !== undefined && typeof keyFunc !== 'function') throw new TypeError(`createIndexer: keyFunc must be a function, got ${typeName(keyFunc)}`);
-  if (freeze !== undefined && typeof freeze !== 'boolean') throw new TypeError(`createIndexer: freeze must be a boolean, got ${typeName(freeze)}`);
-  const checked = indexers === undefined ? {} : checkIndexers<T>(indexers, 'createIndexer');
-  return new StoreIndexer<T>(keyFunc ?? (metaNamespaceKey as KeyFunc<T>), checked, freeze ?? true);
+  const { keyFunc, indexers, freeze } = checkIndexerOptions(opts);
+  return new StoreIndexer<T>(keyFunc, indexers, freeze);
 }
 
 /** Internal sizes of a store made by {@link createIndexer}. */

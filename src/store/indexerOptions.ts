@@ -1,0 +1,59 @@
+// The options of createIndexer and of a store's list(): their shape and the
+// checks that refuse unknown or mistyped ones. Internal, except the
+// IndexerOptions type (re-exported by indexer.ts).
+
+import { metaNamespaceKey } from './keys.js';
+import { typeName } from './typeName.js';
+import type { Indexers, KeyFunc } from './types.js';
+
+/** Options of {@link createIndexer}. */
+export interface IndexerOptions<T> {
+  /**
+   * Computes the key of an object.
+   * @default metaNamespaceKey ("namespace/name", or "name" when cluster-scoped)
+   */
+  readonly keyFunc?: KeyFunc<T>;
+  /**
+   * Named index functions to maintain from the start.
+   * @default {} (no index)
+   */
+  readonly indexers?: Indexers<T>;
+  /**
+   * Deep-freeze every stored object in place (no copy), so code that reads
+   * the store cannot corrupt it. Turn off only if you never mutate what you
+   * read and want to skip the (small, once per object) freezing cost.
+   * @default true
+   */
+  readonly freeze?: boolean;
+}
+
+const OPTION_NAMES = new Set(['keyFunc', 'indexers', 'freeze']);
+const LIST_OPTION_NAMES = new Set(['labelSelector', 'fieldSelector', 'namespace']);
+
+export function checkIndexers<T>(indexers: unknown, where: string): Indexers<T> {
+  if (indexers === null || typeof indexers !== 'object' || Array.isArray(indexers)) {
+    throw new TypeError(`${where}: indexers must be an object of index functions, got ${typeName(indexers)}`);
+  }
+  for (const [name, fn] of Object.entries(indexers)) {
+    if (typeof fn !== 'function') throw new TypeError(`${where}: indexers[${JSON.stringify(name)}] must be a function, got ${typeName(fn)}`);
+  }
+  return indexers as Indexers<T>;
+}
+
+/** createIndexer's options, checked and with their defaults filled in; throws TypeError. */
+export function checkIndexerOptions<T>(opts: IndexerOptions<T> | undefined): { keyFunc: KeyFunc<T>; indexers: Indexers<T>; freeze: boolean } {
+  if (opts === undefined) return { keyFunc: metaNamespaceKey as KeyFunc<T>, indexers: {}, freeze: true };
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) throw new TypeError(`createIndexer: options must be an object, got ${typeName(opts)}`);
+  for (const name in opts) if (!OPTION_NAMES.has(name)) throw new TypeError(`createIndexer: unknown option ${JSON.stringify(name)}`);
+  const { keyFunc, indexers, freeze } = opts;
+  if (keyFunc !== undefined && typeof keyFunc !== 'function') throw new TypeError(`createIndexer: keyFunc must be a function, got ${typeName(keyFunc)}`);
+  if (freeze !== undefined && typeof freeze !== 'boolean') throw new TypeError(`createIndexer: freeze must be a boolean, got ${typeName(freeze)}`);
+  const checked = indexers === undefined ? {} : checkIndexers<T>(indexers, 'createIndexer');
+  return { keyFunc: keyFunc ?? (metaNamespaceKey as KeyFunc<T>), indexers: checked, freeze: freeze ?? true };
+}
+
+/** Refuses list() options that are not an object or name an unknown option; throws TypeError. */
+export function checkListOptionNames(opts: unknown): void {
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`list: options must be an object, got ${typeName(opts)}`);
+  for (const name in opts) if (!LIST_OPTION_NAMES.has(name)) throw new TypeError(`list: unknown option ${JSON.stringify(name)}`);
+}
