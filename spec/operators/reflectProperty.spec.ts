@@ -75,7 +75,7 @@ class StepLW implements ListerWatcher<Pod> {
 }
 
 function rvOf(e: ReflectorEvent<Pod>): string | undefined {
-  return e.type === 'Resync' ? undefined : e.resourceVersion;
+  return e.type === 'Resync' || e.type === 'ReplacePage' ? undefined : e.resourceVersion;
 }
 
 beforeEach(() => {

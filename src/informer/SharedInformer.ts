@@ -310,6 +310,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       ...this.#opts.reflector,
       resyncPeriod: this.#resyncCheckPeriod,
       initialList: this.#opts.initialList ?? 'paged',
+      // Each page is applied while the next downloads: a list is never held whole beside the store (RF-35, S-37).
+      listDelivery: 'pages',
       ...(this.#opts.scheduler !== undefined && { scheduler: this.#opts.scheduler }),
       status: (status) => {
         this.#reflectorStatus = status;

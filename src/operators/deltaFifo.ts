@@ -69,7 +69,10 @@ export interface DeltaFifoOptions<T> {
  *   over a `DeletedFinalStateUnknown` tombstone.
  * - `Replace(items)` queues `Replaced` (or `Sync`) for each item, then a
  *   `Deleted` tombstone for every pending or known key the list no longer
- *   has, holding the last state rxkube knew.
+ *   has, holding the last state rxkube knew. A list delivered page by page
+ *   (`ReplacePage`, then `ReplaceEnd`) is queued and drained page by page,
+ *   so only one page is ever held beside the store; the tombstones follow
+ *   `ReplaceEnd`.
  * - `Resync` queues `Sync` with the stored object for every known key that
  *   has nothing pending. `Bookmark` queues nothing.
  * - Every emitted Deltas carries `isInInitialList`: true until everything the
@@ -219,6 +222,12 @@ function apply<T>(queue: DeltaFifoQueue<T>, event: ReflectorEvent<T>): void {
       return;
     case 'Replace':
       queue.replace(event.items);
+      return;
+    case 'ReplacePage':
+      queue.replacePage(event.items, event.first);
+      return;
+    case 'ReplaceEnd':
+      queue.replaceEnd();
       return;
     case 'Resync':
       queue.resync();

@@ -41,6 +41,8 @@ export class DeltaFifoQueue<T> {
   #initialPopulationCount = 0;
   // Sticky once true: hasSynced never goes back, as in client-go.
   #synced = false;
+  // Keys listed so far by a list arriving page by page; undefined when no such list is under way.
+  #listing: Set<string> | undefined;
 
   constructor(config: DeltaFifoQueueConfig<T>) {
     this.#config = config;
@@ -69,6 +71,7 @@ export class DeltaFifoQueue<T> {
 
   /** An object was added on the server (D-2). */
   add(obj: T): void {
+    this.#listing = undefined;
     this.#populated = true;
     this.#checkSynced();
     this.#enqueueNew('Added', obj);
@@ -76,6 +79,7 @@ export class DeltaFifoQueue<T> {
 
   /** An object was modified on the server (D-2). */
   update(obj: T): void {
+    this.#listing = undefined;
     this.#populated = true;
     this.#checkSynced();
     this.#enqueueNew('Updated', obj);
@@ -88,6 +92,7 @@ export class DeltaFifoQueue<T> {
   delete(obj: T): void {
     const key = this.#keyOf(obj);
     if (key === undefined) return;
+    this.#listing = undefined;
     this.#populated = true;
     this.#checkSynced();
     if (!this.#items.has(key)) {
@@ -107,9 +112,21 @@ export class DeltaFifoQueue<T> {
    * listed gets a `Deleted` tombstone carrying its last known state.
    */
   replace(list: readonly T[]): void {
+    this.replacePage(list, true);
+    this.replaceEnd();
+  }
+
+  /**
+   * One page of a list that arrives page by page (D-21): its items are
+   * queued as a `Replace` queues them, and their keys remembered until
+   * {@link replaceEnd}. A `first` page starts the list over, forgetting what
+   * earlier pages listed.
+   */
+  replacePage(items: readonly T[], first: boolean): void {
+    if (first || this.#listing === undefined) this.#listing = new Set();
+    const listed = this.#listing;
     const action: DeltaType = this.#config.emitDeltaTypeReplaced ? 'Replaced' : 'Sync';
-    const listed = new Set<string>();
-    for (const item of list) {
+    for (const item of items) {
       const key = this.#keyOf(item);
       // An object without a key cannot be stored, so it cannot be known either: skipping it loses nothing.
       if (key === undefined) continue;
@@ -118,6 +135,15 @@ export class DeltaFifoQueue<T> {
       const prepared = this.#transformed(key, item);
       if (prepared.ok) this.#append(key, action, prepared.obj);
     }
+  }
+
+  /**
+   * The list whose pages came since the last `first` page is complete: every
+   * key pending or known but not listed gets a `Deleted` tombstone (D-7).
+   */
+  replaceEnd(): void {
+    const listed = this.#listing ?? new Set<string>();
+    this.#listing = undefined;
 
     // Pending keys that vanished from the list: tombstone with the newest pending state.
     for (const [key, deltas] of this.#items) {
@@ -186,6 +212,7 @@ export class DeltaFifoQueue<T> {
 
   /** Drops everything pending (teardown). Sync state is kept: it describes what was already popped. */
   clear(): void {
+    this.#listing = undefined;
     this.#items.clear();
     this.#queue = [];
     this.#head = 0;

@@ -74,6 +74,10 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
   if (initialList !== 'paged' && initialList !== 'stream') {
     throw new TypeError(`reflect: initialList must be 'paged' or 'stream', got ${describeValue(initialList)}`);
   }
+  const listDelivery = opts.listDelivery ?? 'whole';
+  if (listDelivery !== 'whole' && listDelivery !== 'pages') {
+    throw new TypeError(`reflect: listDelivery must be 'whole' or 'pages', got ${describeValue(listDelivery)}`);
+  }
   const minWatchTimeoutSeconds = nonNegative('minWatchTimeoutSeconds', opts.minWatchTimeoutSeconds, 300);
   if (minWatchTimeoutSeconds < 1) {
     throw new TypeError(`reflect: minWatchTimeoutSeconds must be >= 1, got ${describeValue(minWatchTimeoutSeconds)}`);
@@ -94,6 +98,7 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
   return {
     resyncPeriod: nonNegative('resyncPeriod', opts.resyncPeriod, 0),
     initialList,
+    listDelivery,
     pageSize: nonNegative('pageSize', opts.pageSize, 500, true),
     pageSizeExplicit: opts.pageSize !== undefined,
     backoff,
@@ -172,6 +177,7 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * @param opts tuning; every field is optional and validated up front
  * @param opts.resyncPeriod milliseconds between `Resync` ticks while watching; 0 is off. @default 0
  * @param opts.initialList `'paged'` LIST or `'stream'` (sendInitialEvents watch with paged fallback). @default 'paged'
+ * @param opts.listDelivery `'whole'`: one `Replace` per list; `'pages'`: a `ReplacePage` per page as it arrives, then `ReplaceEnd`. @default 'whole'
  * @param opts.pageSize LIST page size for every list when set; 0 for unpaged. Unset, 500 except unpaged relists at a pinned resourceVersion. @default 500
  * @param opts.backoff retry delays. @default { initialMs: 800, factor: 2, maxMs: 30_000, jitter: 1.0, resetAfterMs: 120_000 }
  * @param opts.minWatchTimeoutSeconds watch timeouts are random in [min, 2·min) seconds; kept even under client-go's 5-minute floor. @default 300

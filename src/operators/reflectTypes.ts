@@ -70,6 +70,14 @@ export interface ReflectOptions {
    */
   readonly initialList?: 'paged' | 'stream';
   /**
+   * How a paged list reaches the stream: `'whole'`, one `Replace` once every page is in, or `'pages'`, a
+   * `ReplacePage` per page as it arrives (the next page already downloading) and a `ReplaceEnd` when the list is
+   * complete, so a consumer applies a list while it downloads and never holds it whole (`deltaFifo` and the informer
+   * do). A streaming list (`initialList: 'stream'`) always ends in one `Replace`.
+   * @default 'whole'
+   */
+  readonly listDelivery?: 'whole' | 'pages';
+  /**
    * Items per LIST page; 0 asks for everything in one response. When set, it applies to every list, relists at a
    * pinned resourceVersion included (client-go's `WatchListPageSize`). Left unset, 500 is used, except that a relist
    * at a specific resourceVersion is made unpaged so the server can answer it from its watch cache.
@@ -127,6 +135,7 @@ export interface ReflectOptions {
 export interface ResolvedReflectOptions {
   readonly resyncPeriod: number;
   readonly initialList: 'paged' | 'stream';
+  readonly listDelivery: 'whole' | 'pages';
   readonly pageSize: number;
   /** The caller chose pageSize: it then applies to every list. */
   readonly pageSizeExplicit: boolean;

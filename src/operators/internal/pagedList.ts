@@ -3,13 +3,14 @@
  * (re)list asks for, and the one immediate consistent re-read when the
  * snapshot is gone or not there yet (docs/semantics.md RF-9..RF-12).
  */
-import { listAll, type ListAllResult } from '../../sources/pager.js';
+import { listAll, listPages } from '../../sources/pager.js';
+import type { ListOptions } from '../../sources/types.js';
 import { isExpired, isTooLargeResourceVersion } from '../reflectClassify.js';
 import { DecodeError } from '../../sources/errors/index.js';
 import type { ReflectorContext } from './reflectorContext.js';
 import { preview } from './watchEvents.js';
 
-/** Lists with limit/continue and emits one Replace per success. */
+/** Lists with limit/continue and emits one Replace per success, or its pages as they arrive. */
 export class PagedList<T> {
   /** The subscription's shared state. */
   readonly #ctx: ReflectorContext<T>;
@@ -21,26 +22,86 @@ export class PagedList<T> {
   }
 
   /**
-   * One list cycle; emits Replace on success.
+   * One list cycle; emits Replace (or its pages, then ReplaceEnd) on success.
    *
    * @throws the list's error (after the consistent re-read, when that applied and failed too)
    */
   async run(): Promise<void> {
     const ctx = this.#ctx;
-    const rv = ctx.rvUnavailable ? '' : ctx.lastSyncRv === '' ? '0' : ctx.lastSyncRv;
-    let result: ListAllResult<T>;
+    const rv = this.#listRv();
     try {
-      result = await this.#listOnce(rv);
+      await this.#listOnce(rv);
     } catch (error) {
       if (ctx.stopped || (!isExpired(error) && !isTooLargeResourceVersion(error))) throw error;
       // The snapshot is gone (or not there yet): one consistent read at once (docs/semantics.md RF-11).
       ctx.rvUnavailable = true;
       if (ctx.report(error)) return;
-      result = await this.#listOnce('');
+      await this.#listOnce('');
     }
+  }
+
+  /** The resourceVersion a list asks for (docs/semantics.md RF-9, RF-36). */
+  #listRv(): string {
+    const ctx = this.#ctx;
+    if (ctx.rvUnavailable) return '';
+    // Pages of a failed list already went out: the next list must not be older than they were.
+    if (ctx.partialListRv !== '') return ctx.partialListRv;
+    return ctx.lastSyncRv === '' ? '0' : ctx.lastSyncRv;
+  }
+
+  async #listOnce(rv: string): Promise<void> {
+    const ctx = this.#ctx;
+    const limit = this.limitFor(rv);
+    // `limit` is always sent, 0 included, and is also the pager's page size so a source default cannot re-page it.
+    const opts = rv === '' ? { limit } : { resourceVersion: rv, limit };
+    if (ctx.opts.listDelivery === 'pages') {
+      await this.#deliverPages(rv, opts, limit);
+      return;
+    }
+    const result = await listAll(ctx.lw, opts, ctx.signal, { pageSize: limit });
     if (ctx.stopped) return;
     if (rv === '0' && result.paginated) this.#paginatedResult = true;
     ctx.replace(this.#objectsOnly(result.items), result.resourceVersion);
+  }
+
+  /**
+   * Emits each page as it arrives (docs/semantics.md RF-35). The next page is
+   * requested before this one is emitted, and the request is let out before
+   * the page is applied, so the server prepares it while the consumer works.
+   */
+  async #deliverPages(rv: string, opts: ListOptions, limit: number): Promise<void> {
+    const ctx = this.#ctx;
+    const pages = listPages(ctx.lw, opts, ctx.signal, { pageSize: limit })[Symbol.asyncIterator]();
+    let next = prefetched(pages);
+    let snapshotRv = '';
+    let count = 0;
+    let emitted = false;
+    try {
+      for (;;) {
+        const result = await next;
+        if (result.done === true || ctx.stopped) break;
+        const page = result.value;
+        const first = count === 0 || page.restarted;
+        if (first) {
+          snapshotRv = page.metadata.resourceVersion ?? '';
+          count = 0;
+        }
+        count++;
+        next = prefetched(pages);
+        if (page.metadata.continue !== undefined && page.metadata.continue !== '') await letRequestOut();
+        if (ctx.stopped) break;
+        emitted = true;
+        ctx.replacePage(this.#objectsOnly(page.items), first);
+      }
+    } catch (error) {
+      if (emitted && snapshotRv !== '') ctx.partialListRv = snapshotRv;
+      throw error;
+    } finally {
+      if (ctx.stopped) void pages.return?.(undefined).catch(() => undefined);
+    }
+    if (ctx.stopped) return;
+    if (rv === '0' && count > 1) this.#paginatedResult = true;
+    ctx.replaceEnd(snapshotRv);
   }
 
   /** A list item that is not an object cannot be an API object: reported and skipped, as a watch does. */
@@ -61,10 +122,22 @@ export class PagedList<T> {
     return this.#paginatedResult || rv === '' || rv === '0' ? pageSize : 0;
   }
 
-  #listOnce(rv: string): Promise<ListAllResult<T>> {
-    const limit = this.limitFor(rv);
-    // `limit` is always sent, 0 included, and is also the pager's page size so a source default cannot re-page it.
-    const opts = rv === '' ? { limit } : { resourceVersion: rv, limit };
-    return listAll(this.#ctx.lw, opts, this.#ctx.signal, { pageSize: limit });
-  }
+}
+
+/**
+ * One turn of the event loop, so a request just started is written to its
+ * socket before the caller goes on with synchronous work.
+ */
+function letRequestOut(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * The next page, requested now and awaited later: a rejection while it waits
+ * is handled here, and still reaches whoever awaits the returned promise.
+ */
+function prefetched<P>(pages: AsyncIterator<P>): Promise<IteratorResult<P>> {
+  const next = pages.next();
+  next.catch(() => undefined);
+  return next;
 }

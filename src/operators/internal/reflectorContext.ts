@@ -30,6 +30,11 @@ export class ReflectorContext<T> {
   #lastSyncRv = '';
   /** The server said lastSyncRv is gone or too new: the next list is a consistent read (RV ""). */
   #rvUnavailable = false;
+  /**
+   * A list delivered page by page failed after some of its pages went out: the snapshot they came from. The next
+   * list must not be older, or an object could go back in time (RF-36).
+   */
+  #partialListRv = '';
   /** A list has succeeded before, so the next one is a relist. */
   #listedOnce = false;
   /** Running totals for status reports. */
@@ -75,6 +80,14 @@ export class ReflectorContext<T> {
     return this.#rvUnavailable;
   }
 
+  get partialListRv(): string {
+    return this.#partialListRv;
+  }
+
+  set partialListRv(rv: string) {
+    this.#partialListRv = rv;
+  }
+
   set rvUnavailable(value: boolean) {
     this.#rvUnavailable = value;
   }
@@ -93,10 +106,26 @@ export class ReflectorContext<T> {
 
   /** A list succeeded: emits Replace and resumes from its resourceVersion. */
   replace(items: readonly T[], resourceVersion: string): void {
+    this.#listed(resourceVersion);
+    this.#out.next({ type: 'Replace', items, resourceVersion });
+  }
+
+  /** One page of a list delivered page by page; `first` starts the list (over). */
+  replacePage(items: readonly T[], first: boolean): void {
+    this.#out.next({ type: 'ReplacePage', items, first });
+  }
+
+  /** A list delivered page by page is complete: emits ReplaceEnd and resumes from its resourceVersion. */
+  replaceEnd(resourceVersion: string): void {
+    this.#listed(resourceVersion);
+    this.#out.next({ type: 'ReplaceEnd', resourceVersion });
+  }
+
+  #listed(resourceVersion: string): void {
     this.#rvUnavailable = false;
+    this.#partialListRv = '';
     this.#listedOnce = true;
     this.#lastSyncRv = resourceVersion;
-    this.#out.next({ type: 'Replace', items, resourceVersion });
   }
 
   /** Emits one event downstream. */

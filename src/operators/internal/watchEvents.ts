@@ -12,7 +12,7 @@ import type { ReflectorEvent } from '../types.js';
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 /** A reflector event that comes from one watch event. */
-export type WatchedEvent<T> = Exclude<ReflectorEvent<T>, { type: 'Resync' | 'Replace' }>;
+export type WatchedEvent<T> = Exclude<ReflectorEvent<T>, { type: 'Resync' | 'Replace' | 'ReplacePage' | 'ReplaceEnd' }>;
 
 /** The object's metadata, when it has any. */
 export function metaOf(obj: unknown): KubeObject['metadata'] {
