@@ -91,7 +91,7 @@ describe('kubeSource against the simulator', () => {
       expect(all.items.map((p) => p.metadata.name)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6']);
       expect(all.resourceVersion).toBe(server.resourceVersion());
       expect(all.paginated).toBe(true);
-      // Each request owns its connection and closes it when done: nothing stays pooled, no listener stays on the signal.
+      // Each list closes its connection when it ends: nothing stays pooled, no listener stays on the signal.
       await vi.waitFor(() => expect(server.stats.connections).toBe(0));
       expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
     });

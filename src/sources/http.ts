@@ -11,22 +11,89 @@ const MAX_ERROR_BODY = 64 * 1024;
 const USER_AGENT = 'rxkube';
 
 /**
+ * The undici dispatcher shared by the page requests of one list (internal),
+ * alive from the list's first request until `signal`, the list's own signal
+ * (`isListSignal`), aborts; the abort destroys it and its socket at once.
+ */
+export class ListConnection {
+  /** The first request's dispatcher, kept for the rest of the list; undefined before it and after the end. */
+  #dispatcher: Dispatcher | undefined;
+  /** The list's signal: once aborted, nothing more is kept. */
+  readonly #signal: AbortSignal;
+  /** When the kept socket is free again (see {@link ListConnection.ready}). */
+  #ready: Promise<void> = Promise.resolve();
+
+  /** @param signal The list's signal; its abort ends the connection. */
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+    signal.addEventListener('abort', () => this.#end(), { once: true });
+  }
+
+  /**
+   * Resolves once the kept socket can carry the next request. undici hands a
+   * kept-alive socket back to its pool one event-loop turn after the response
+   * ended (to see whether the server closes it after all); a request sent
+   * sooner finds the socket busy and opens a second connection.
+   */
+  get ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  /**
+   * Called as a request on the kept dispatcher ends. undici has by then
+   * queued the socket's return to its pool; the immediate queued here runs
+   * right after it, so the next page goes out as soon as it can, ahead of
+   * anything its consumer queues meanwhile.
+   */
+  released(): void {
+    this.#ready = new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
+  /**
+   * The dispatcher a request of the list uses: `fresh` (the one client-node
+   * just built for it) for the first request, which the connection then
+   * keeps; the kept one for later requests, `fresh` being destroyed unused.
+   * After the list ended, `fresh` is handed back and not kept.
+   *
+   * @param fresh This request's own dispatcher.
+   * @returns The dispatcher to send with, and whether the connection owns it (else the request must destroy it).
+   */
+  take(fresh: Dispatcher): { readonly dispatcher: Dispatcher; readonly shared: boolean } {
+    if (this.#signal.aborted) return { dispatcher: fresh, shared: false };
+    if (this.#dispatcher === undefined) {
+      this.#dispatcher = fresh;
+    } else if (fresh !== this.#dispatcher) {
+      destroyDispatcher(fresh);
+    }
+    return { dispatcher: this.#dispatcher, shared: true };
+  }
+
+  #end(): void {
+    if (this.#dispatcher !== undefined) destroyDispatcher(this.#dispatcher);
+    this.#dispatcher = undefined;
+  }
+}
+
+/**
  * Performs one GET against the cluster of `kc` and yields the response body
  * as byte chunks (internal; the hot path of every list and watch).
  *
  * Credentials, CA, client certificates and proxies come from client-node:
  * `applySecurityAuthentication` fills the request's headers (bearer token,
- * exec and OIDC plugins) and builds its undici dispatcher (TLS material,
- * HTTP/SOCKS proxy). That dispatcher is built afresh for every request, so
- * rotated certificates are picked up; rxkube therefore owns it and destroys
- * it when the request ends, which also guarantees that no socket outlives
- * its request (the price is one connection handshake per request).
+ * exec and OIDC plugins) and builds an undici dispatcher (TLS material,
+ * HTTP/SOCKS proxy). Headers are taken afresh for every request. The
+ * dispatcher is this request's own, destroyed when the request ends, unless
+ * `connection` is given: then the page requests of one list share the
+ * dispatcher of the list's first request (one kept-alive connection, one
+ * handshake), which the list's end destroys. Either way certificates are
+ * re-read for every watch and every list, and no socket outlives its request,
+ * or its list.
  *
  * Non-200 answers throw the typed error of their Status. The idle timer
  * counts only while waiting for the server: no byte for `idleTimeoutMs` ends
  * the request with `ConnectionError` code `IDLE_TIMEOUT`. Aborting `signal`
- * destroys the socket at once and throws the signal's reason. `accept` is the
- * content negotiation (metadata-only lists and watches ask for
+ * destroys the socket at once and throws the signal's reason. `accept` is
+ * the content negotiation (metadata-only lists and watches ask for
  * PartialObjectMetadata).
  */
 export async function* getBody(
@@ -36,7 +103,9 @@ export async function* getBody(
   signal: AbortSignal,
   idleTimeoutMs: number,
   accept = 'application/json',
+  connection?: ListConnection,
 ): AsyncGenerator<Buffer, void, undefined> {
+  if (connection !== undefined) await connection.ready;
   signal.throwIfAborted();
   // One controller per request, fed by the caller's signal and the idle timer; a listener (removed at the end)
   // rather than AbortSignal.any keeps a long-lived caller signal from accumulating dependants.
@@ -54,6 +123,8 @@ export async function* getBody(
     timer = undefined;
   };
   let dispatcher: Dispatcher | undefined;
+  // Whether the list's connection owns the dispatcher, so this request must not destroy it.
+  let shared = false;
   let body: Dispatcher.ResponseData['body'] | undefined;
   try {
     const ctx = new RequestContext(url, HttpMethod.GET);
@@ -64,7 +135,12 @@ export async function* getBody(
       throw new ConnectionError(`${what}: could not obtain credentials from the kubeconfig`, { code: 'CREDENTIALS', cause: credentialFailure(cause) });
     }
     signal.throwIfAborted();
-    dispatcher = (ctx.getDispatcher() as Dispatcher | undefined) ?? new Agent();
+    const fresh = (ctx.getDispatcher() as Dispatcher | undefined) ?? new Agent();
+    if (connection === undefined) {
+      dispatcher = fresh;
+    } else {
+      ({ dispatcher, shared } = connection.take(fresh));
+    }
     arm();
     const res = await request(url, {
       method: 'GET',
@@ -100,8 +176,14 @@ export async function* getBody(
     disarm();
     signal.removeEventListener('abort', onAbort);
     if (body !== undefined && !body.destroyed) body.destroy();
-    if (dispatcher !== undefined) void dispatcher.destroy().catch(() => undefined);
+    if (dispatcher !== undefined && !shared) destroyDispatcher(dispatcher);
+    if (shared) connection?.released();
   }
+}
+
+/** Closes a dispatcher's sockets at once; requests still on it fail (their callers have already given up). */
+function destroyDispatcher(dispatcher: Dispatcher): void {
+  void dispatcher.destroy().catch(() => undefined);
 }
 
 /**
