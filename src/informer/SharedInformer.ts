@@ -51,6 +51,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   readonly #errors: ErrorChannel;
   readonly #status: BehaviorSubject<InformerStatus>;
   readonly #transform: ((obj: T) => T) | undefined;
+  /** managedFields are dropped: by the source as it decodes, where it can, and by the transform. */
+  readonly #strip: boolean;
   // Whether handed-out objects are frozen; the store freezes what it keeps, deletes are frozen here.
   readonly #freeze: boolean;
   readonly synced$: Observable<boolean>;
@@ -103,6 +105,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       freeze: this.#freeze,
     });
     const strip = opts.stripManagedFields ?? true;
+    this.#strip = strip;
     const user = opts.transform;
     this.#transform = strip && user !== undefined ? (obj) => user(stripManagedFields(obj)) : strip ? stripManagedFields : user;
     this.#status = new BehaviorSubject<InformerStatus>(this.#snapshot());
@@ -312,6 +315,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       initialList: this.#opts.initialList ?? 'paged',
       // Each page is applied while the next downloads: a list is never held whole beside the store (RF-35, S-37).
       listDelivery: 'pages',
+      // What the transform would strip is not parsed at all, where the source can skip it (P-7).
+      dropManagedFields: this.#strip,
       ...(this.#opts.scheduler !== undefined && { scheduler: this.#opts.scheduler }),
       status: (status) => {
         this.#reflectorStatus = status;

@@ -78,6 +78,13 @@ export interface ReflectOptions {
    */
   readonly listDelivery?: 'whole' | 'pages';
   /**
+   * Ask the source to leave each object's `metadata.managedFields` out as it decodes it, without parsing it (a hint
+   * passed with every list and watch request; `kubeSource` honours it, other sources may not, so a consumer that must
+   * not see the field still removes it). The informer sets it when `stripManagedFields` is on.
+   * @default false
+   */
+  readonly dropManagedFields?: boolean;
+  /**
    * Items per LIST page; 0 asks for everything in one response. When set, it applies to every list, relists at a
    * pinned resourceVersion included (client-go's `WatchListPageSize`). Left unset, 500 is used, except that a relist
    * at a specific resourceVersion is made unpaged so the server can answer it from its watch cache.
@@ -136,6 +143,7 @@ export interface ResolvedReflectOptions {
   readonly resyncPeriod: number;
   readonly initialList: 'paged' | 'stream';
   readonly listDelivery: 'whole' | 'pages';
+  readonly dropManagedFields: boolean;
   readonly pageSize: number;
   /** The caller chose pageSize: it then applies to every list. */
   readonly pageSizeExplicit: boolean;

@@ -215,7 +215,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
   const listItems = (o: ListOptions, signal: AbortSignal): ListItemStream<T> => {
     const target = listUrl(o);
     const accept = metadataOnly ? METADATA_LIST_ACCEPT : undefined;
-    return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, idleTimeoutMs, accept, listConnection(signal)));
+    return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, idleTimeoutMs, accept, listConnection(signal)), o.dropManagedFields === true);
   };
 
   return {
@@ -239,7 +239,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
       if (o.timeoutSeconds !== undefined) params.set('timeoutSeconds', String(o.timeoutSeconds));
       if (o.sendInitialEvents !== undefined) params.set('sendInitialEvents', String(o.sendInitialEvents));
       const target = url(params);
-      return new HttpWatchStream<T>(() => getBody(auth, target, `watch ${parsed.name}`, signal, idleTimeoutMs, metadataOnly ? METADATA_WATCH_ACCEPT : undefined));
+      return new HttpWatchStream<T>(() => getBody(auth, target, `watch ${parsed.name}`, signal, idleTimeoutMs, metadataOnly ? METADATA_WATCH_ACCEPT : undefined), o.dropManagedFields === true);
     },
   };
 }
@@ -274,9 +274,13 @@ class HttpListItemStream<T> extends ListItemStream<T> {
   /** Set when an iteration read the whole body; what `list` returns around the items. */
   #envelope: ListEnvelope | undefined;
 
-  constructor(open: () => AsyncGenerator<Buffer, void, undefined>) {
+  /** Leave `metadata.managedFields` out of each item, unparsed. */
+  readonly #drop: boolean;
+
+  constructor(open: () => AsyncGenerator<Buffer, void, undefined>, dropManagedFields: boolean) {
     super();
     this.#open = open;
+    this.#drop = dropManagedFields;
   }
 
   get envelope(): ListEnvelope | undefined {
@@ -284,7 +288,7 @@ class HttpListItemStream<T> extends ListItemStream<T> {
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
-    const decoder = new ListDecoder<T>();
+    const decoder = new ListDecoder<T>({ dropManagedFields: this.#drop });
     const out: T[] = [];
     for await (const chunk of this.#open()) {
       let failure: unknown;
@@ -309,25 +313,29 @@ class HttpWatchStream<T> extends AsyncIterableX<WatchEvent<T>> implements Batche
   /** Each iteration is a new request; the factory keeps it lazy. */
   readonly #open: () => AsyncGenerator<Buffer, void, undefined>;
 
-  constructor(open: () => AsyncGenerator<Buffer, void, undefined>) {
+  /** Leave `metadata.managedFields` out of each item, unparsed. */
+  readonly #drop: boolean;
+
+  constructor(open: () => AsyncGenerator<Buffer, void, undefined>, dropManagedFields: boolean) {
     super();
     this.#open = open;
+    this.#drop = dropManagedFields;
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
-    for await (const batch of watchEvents<T>(this.#open())) {
+    for await (const batch of watchEvents<T>(this.#open(), this.#drop)) {
       for (let i = 0; i < batch.length; i++) yield batch[i] as WatchEvent<T>;
     }
   }
 
   [WATCH_BATCHES](): AsyncGenerator<readonly WatchEvent<T>[], void, undefined> {
-    return watchEvents<T>(this.#open());
+    return watchEvents<T>(this.#open(), this.#drop);
   }
 }
 
 /** The events of each chunk of a watch body, as one array per chunk that completed any; a bad line ends it after the events before it. */
-async function* watchEvents<T>(body: AsyncGenerator<Buffer, void, undefined>): AsyncGenerator<WatchEvent<T>[], void, undefined> {
-  const decoder = new WatchDecoder<T>();
+async function* watchEvents<T>(body: AsyncGenerator<Buffer, void, undefined>, dropManagedFields: boolean): AsyncGenerator<WatchEvent<T>[], void, undefined> {
+  const decoder = new WatchDecoder<T>({ dropManagedFields });
   for await (const chunk of body) {
     const out: WatchEvent<T>[] = [];
     let failure: unknown;

@@ -1,6 +1,7 @@
 import { DecodeError } from './errors/DecodeError.js';
 import { envelopeKey, setEnvelopeField, type EnvelopeFields, type ListEnvelope } from './listEnvelope.js';
 import { checkItem, parseItem } from './listItems.js';
+import { ITEM_METADATA, textWithoutManagedFields } from './managedFieldsCut.js';
 
 export type { ListEnvelope } from './listEnvelope.js';
 
@@ -73,6 +74,15 @@ export class ListDecoder<T> {
   #batchStart = 0;
   #batchEnd = 0;
   #envelope: EnvelopeFields = { metadata: {} };
+  /** Leave each item's `metadata.managedFields` out, unparsed. */
+  readonly #drop: boolean;
+
+  /**
+   * @param opts.dropManagedFields leave each item's `metadata.managedFields` out, without parsing it (docs/semantics.md P-7). @default false
+   */
+  constructor(opts: { readonly dropManagedFields?: boolean } = {}) {
+    this.#drop = opts.dropManagedFields === true;
+  }
 
   /**
    * Feeds the next chunk of the body.
@@ -307,8 +317,9 @@ export class ListDecoder<T> {
     if (bounds.length === 0) return;
     this.#batch = [];
     let parsed: unknown[] | undefined;
+    const cut = this.#drop ? textWithoutManagedFields(buf, this.#batchStart, this.#batchEnd, bounds, ITEM_METADATA) : undefined;
     try {
-      parsed = JSON.parse(`[${buf.toString('utf8', this.#batchStart, this.#batchEnd)}]`) as unknown[];
+      parsed = JSON.parse(`[${cut ?? buf.toString('utf8', this.#batchStart, this.#batchEnd)}]`) as unknown[];
     } catch {
       parsed = undefined;
     }
@@ -414,6 +425,14 @@ export class ListDecoder<T> {
   #finishItem(buf: Buffer, end: number): T {
     const bytes = this.#take(buf, end);
     this.#capture = 'none';
+    const cut = this.#drop ? textWithoutManagedFields(bytes, 0, bytes.length, [0, bytes.length], ITEM_METADATA) : undefined;
+    if (cut !== undefined) {
+      try {
+        return parseItem<T>(cut, this.#capturePosition);
+      } catch {
+        // Parsed whole below, so the error shows the item as it came.
+      }
+    }
     return parseItem<T>(bytes.toString('utf8'), this.#capturePosition);
   }
 

@@ -130,7 +130,7 @@ async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortS
       restarted = false;
       const token = page.metadata.continue;
       if (token === undefined || token === '') return;
-      request = { limit: request.limit, continue: token };
+      request = { limit: request.limit, continue: token, ...(first.dropManagedFields === true && { dropManagedFields: true }) };
     }
   } finally {
     signal.removeEventListener('abort', onAbort);

@@ -22,6 +22,12 @@ export interface ListOptions {
   readonly resourceVersionMatch?: 'NotOlderThan' | 'Exact';
   readonly limit?: number;
   readonly continue?: string;
+  /**
+   * A decoding hint, never sent to the server: leave each object's `metadata.managedFields` out, without parsing
+   * it. A source that cannot do this ignores it; `kubeSource` honours it (docs/semantics.md P-7).
+   * @default false
+   */
+  readonly dropManagedFields?: boolean;
 }
 
 /** Options for one WATCH request. */
@@ -31,6 +37,12 @@ export interface WatchOptions {
   readonly timeoutSeconds?: number;
   readonly allowWatchBookmarks?: boolean;
   readonly sendInitialEvents?: boolean;
+  /**
+   * A decoding hint, never sent to the server: leave each object's `metadata.managedFields` out, without parsing
+   * it. A source that cannot do this ignores it; `kubeSource` honours it (docs/semantics.md P-7).
+   * @default false
+   */
+  readonly dropManagedFields?: boolean;
 }
 
 /**

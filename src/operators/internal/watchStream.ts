@@ -46,7 +46,8 @@ export class WatchStream<T> {
     this.opts = opts;
     this.startedAt = ctx.now();
     ctx.count('watches');
-    const trimmed: WatchOptions = opts.resourceVersion === '' ? { ...opts, resourceVersion: undefined } : opts;
+    const withHint: WatchOptions = ctx.opts.dropManagedFields ? { ...opts, dropManagedFields: true } : opts;
+    const trimmed: WatchOptions = withHint.resourceVersion === '' ? { ...withHint, resourceVersion: undefined } : withHint;
     const clean = Object.fromEntries(Object.entries(trimmed).filter(([, v]) => v !== undefined)) as WatchOptions;
     const events = ctx.lw.watch(clean, this.#controller.signal);
     if (isBatchedWatch(events)) this.#batches = events[WATCH_BATCHES]();
