@@ -22,10 +22,7 @@ import type { Notification } from './notification.js';
 import { keepAlive, ObserverListener, type Listener } from './listeners.js';
 import { HandlerRegistration, type EventHandler, type HandlerOptions, type Registration } from './registration.js';
 import { stripManagedFields } from './stripManagedFields.js';
-
-interface SyncWaiter {
-  fail(reason: CacheSyncFailure, detail: string): void;
-}
+import { SyncWaiters } from './syncWaiters.js';
 
 function uidOf(obj: unknown): string | undefined {
   return (obj as KubeObject | null)?.metadata?.uid;
@@ -61,7 +58,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   // Everyone the informer delivers to; copied on write so a listener joining inside a delivery misses nothing and gets nothing twice.
   #listeners: readonly Listener<T>[] = [];
   // Whoever waits in whenSynced, so a pause, stop or failure can answer them at once.
-  readonly #syncWaiters = new Set<SyncWaiter>();
+  readonly #syncWaiters = new SyncWaiters(this.#synced, (reason, detail) => this.#syncError(reason, detail));
   #state: InformerStatus['state'] = 'idle';
   #reflectorStatus: ReflectorStatus | undefined;
   // The running reflect → deltaFifo pipeline; unsubscribing aborts requests and timers.
@@ -135,31 +132,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       return Promise.reject(this.#syncError('not-running', 'it is not running: subscribe to it, add a handler or call start() first'));
     }
     if (signal?.aborted) return Promise.reject(this.#syncError('aborted', 'the signal aborted'));
-    return new Promise<void>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const settle = (): void => {
-        this.#syncWaiters.delete(waiter);
-        sub.unsubscribe();
-        if (timer !== undefined) clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const waiter: SyncWaiter = {
-        fail: (reason, detail) => {
-          settle();
-          reject(this.#syncError(reason, detail));
-        },
-      };
-      const onAbort = (): void => waiter.fail('aborted', 'the signal aborted');
-      const sub = this.#synced.subscribe((synced) => {
-        if (!synced) return;
-        queueMicrotask(settle);
-        resolve();
-      });
-      if (this.#synced.value) return;
-      this.#syncWaiters.add(waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (timeout !== undefined) timer = setTimeout(() => waiter.fail('timeout', `not within ${timeout} ms`), timeout);
-    });
+    return this.#syncWaiters.wait(timeout, signal);
   }
 
   addHandler(handler: EventHandler<T>, opts: HandlerOptions = {}): Registration {
@@ -247,7 +220,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#reflectorStatus = undefined;
     this.#indexer.replace([], '');
     this.#synced.next(false);
-    this.#failWaiters('stopped', 'its last subscriber left');
+    this.#syncWaiters.failAll('stopped', 'its last subscriber left');
     this.#publishStatus();
   }
 
@@ -258,7 +231,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#subscription = undefined;
     const listeners = this.#listeners;
     this.#listeners = [];
-    this.#failWaiters(failure === undefined ? 'stopped' : 'failed', failure === undefined ? 'the informer was stopped' : 'the informer failed');
+    this.#syncWaiters.failAll(failure === undefined ? 'stopped' : 'failed', failure === undefined ? 'the informer was stopped' : 'the informer failed');
     const shutdowns: Promise<void>[] = [];
     for (const l of listeners) {
       if (l instanceof HandlerRegistration) shutdowns.push(l.shutdown());
@@ -272,10 +245,6 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#synced.complete();
     this.#errors.complete();
     this.#status.complete();
-  }
-
-  #failWaiters(reason: CacheSyncFailure, detail: string): void {
-    for (const w of [...this.#syncWaiters]) w.fail(reason, detail);
   }
 
   #syncError(reason: CacheSyncFailure, detail: string): CacheSyncError {
