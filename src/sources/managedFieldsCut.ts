@@ -161,15 +161,30 @@ export function managedFieldsCut(buf: Buffer, start: number, end: number, path: 
  * @returns the shortened text, or undefined
  */
 export function textWithoutManagedFields(buf: Buffer, start: number, end: number, objects: readonly number[], path: MetadataPath): string | undefined {
-  let pieces: Buffer[] | undefined;
+  let length = 0;
   let from = start;
+  let out: Buffer | undefined;
   for (let k = 0; k < objects.length; k += 2) {
     const cut = managedFieldsCut(buf, objects[k] as number, objects[k + 1] as number, path);
     if (cut === undefined) continue;
-    (pieces ??= []).push(buf.subarray(from, cut[0]));
+    // The kept bytes are gathered in one scratch buffer and turned into text at once: no buffer per piece.
+    out ??= scratchOf(end - start);
+    length += buf.copy(out, length, from, cut[0]);
     from = cut[1];
   }
-  if (pieces === undefined) return undefined;
-  pieces.push(buf.subarray(from, end));
-  return Buffer.concat(pieces).toString('utf8');
+  if (out === undefined) return undefined;
+  length += buf.copy(out, length, from, end);
+  return out.toString('utf8', 0, length);
 }
+
+/** Reused by every call: its contents live only until the text is made from them, within one synchronous call. */
+let scratch: Buffer = Buffer.allocUnsafe(64 * 1024);
+
+/** A buffer of at least `size` bytes: the shared one, grown up to 1 MiB; a one-off beyond (a single huge object). */
+function scratchOf(size: number): Buffer {
+  if (size > MAX_SCRATCH) return Buffer.allocUnsafe(size);
+  if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.min(MAX_SCRATCH, Math.max(size, scratch.length * 2)));
+  return scratch;
+}
+
+const MAX_SCRATCH = 1024 * 1024;
