@@ -223,6 +223,34 @@ describe('informers converge to the server', () => {
     expect(i.errors).toEqual([]);
   });
 
+  it('dropManagedFields: the decoder leaves out the managedFields the real server writes, in lists and watch events', async () => {
+    const ns = await namespace('e2e-managed-fields');
+    await core.createNamespacedConfigMap({ namespace: ns, body: configMap('cm', { app: 'x' }) });
+    const source = kubeSource(kc, 'v1/configmaps', { namespace: ns });
+    const whole = await source.list({}, AbortSignal.timeout(10_000));
+    const written = whole.items[0] as V1ConfigMap;
+    expect(written.metadata?.managedFields?.length).toBeGreaterThan(0);
+    const dropped = await source.list({ dropManagedFields: true }, AbortSignal.timeout(10_000));
+    const { managedFields: _kept, ...metadata } = written.metadata ?? {};
+    expect(dropped.items).toEqual([{ ...written, metadata }]);
+
+    const ac = new AbortController();
+    const events: WatchEvent<V1ConfigMap>[] = [];
+    const watching = (async () => {
+      for await (const e of source.watch({ resourceVersion: whole.metadata.resourceVersion, dropManagedFields: true }, ac.signal)) {
+        events.push(e);
+        if (e.type === 'MODIFIED') return;
+      }
+    })();
+    await core.patchNamespacedConfigMap({ namespace: ns, name: 'cm', body: [{ op: 'replace', path: '/data/v', value: '1' }] });
+    await watching;
+    ac.abort();
+    const modified = events.find((e) => e.type === 'MODIFIED')?.object as V1ConfigMap | undefined;
+    expect(modified?.data).toEqual({ v: '1' });
+    expect(modified?.metadata?.labels).toEqual({ app: 'x' });
+    expect(modified?.metadata && 'managedFields' in modified.metadata).toBe(false);
+  });
+
   it('a cluster-scoped resource (namespaces): keys without a namespace, and a delete that only marks Terminating', async () => {
     const listNamespaces = async () => (await core.listNamespace({ labelSelector: 'e2e=cluster-scoped' })).items as KubeObject[];
     const i = track(informed<V1Namespace & KubeObject>(kc, 'v1/namespaces', { labelSelector: 'e2e=cluster-scoped' }));
