@@ -1,18 +1,11 @@
 import { DecodeError } from './errors/DecodeError.js';
+import { BACKSLASH, COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './jsonBytes.js';
 import { envelopeKey, setEnvelopeField, type EnvelopeFields, type ListEnvelope } from './listEnvelope.js';
 import { checkItem, parseItem } from './listItems.js';
 import { ITEM_METADATA, textWithoutManagedFields } from './managedFieldsCut.js';
 
 export type { ListEnvelope } from './listEnvelope.js';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
 /** Bytes of a string scanned byte by byte before switching to the native quote search. */
 const LONG_STRING = 48;
 
@@ -121,7 +114,7 @@ export class ListDecoder<T> {
         continue;
       }
       const b = buf[i] as number;
-      if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) {
+      if (isJsonSpace(b)) {
         i++;
         continue;
       }

@@ -5,15 +5,7 @@
  * of its small objects, which the informer drops anyway (docs/semantics.md
  * P-7).
  */
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
+import { BACKSLASH, COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './jsonBytes.js';
 
 /** The key as kube-apiserver writes it; written any other way, nothing is cut and the object is parsed whole. */
 const KEY = Buffer.from('"managedFields":');
@@ -25,10 +17,6 @@ export type MetadataPath = readonly Buffer[];
 export const ITEM_METADATA: MetadataPath = [Buffer.from('metadata')];
 /** The path of a watch event's object's metadata. */
 export const EVENT_METADATA: MetadataPath = [Buffer.from('object'), Buffer.from('metadata')];
-
-function isSpace(b: number): boolean {
-  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
-}
 
 /** Index just past the closing quote of the string whose opening quote is at `q`, or -1 when it runs past `end`. */
 function stringEnd(buf: Buffer, q: number, end: number): number {
@@ -85,7 +73,7 @@ export function managedFieldsCut(buf: Buffer, start: number, end: number, path: 
         }
         if (depth === onPath && depth < metadataDepth) {
           let k = close;
-          while (k < end && isSpace(buf[k] as number)) k++;
+          while (k < end && isJsonSpace(buf[k] as number)) k++;
           if (buf[k] === COLON) keyOnPath = equalsBytes(buf, i + 1, close - 1, path[depth - 1] as Buffer);
           else keyOnPath = false;
         }
@@ -114,7 +102,7 @@ export function managedFieldsCut(buf: Buffer, start: number, end: number, path: 
   }
   // The value: an array, walked to its closing bracket.
   let v = candidate + KEY.length;
-  while (v < end && isSpace(buf[v] as number)) v++;
+  while (v < end && isJsonSpace(buf[v] as number)) v++;
   if (buf[v] !== LBRACKET) return undefined;
   let d = 0;
   let valueEnd = -1;
@@ -138,11 +126,11 @@ export function managedFieldsCut(buf: Buffer, start: number, end: number, path: 
   if (valueEnd < 0) return undefined;
   // One comma goes with it: the one after it, or else the one before it.
   let after = valueEnd;
-  while (after < end && isSpace(buf[after] as number)) after++;
+  while (after < end && isJsonSpace(buf[after] as number)) after++;
   if (buf[after] === COMMA) return [candidate, after + 1];
   if (buf[after] !== RBRACE) return undefined;
   let before = candidate - 1;
-  while (before > start && isSpace(buf[before] as number)) before--;
+  while (before > start && isJsonSpace(buf[before] as number)) before--;
   if (buf[before] === COMMA) return [before, valueEnd];
   if (buf[before] === LBRACE) return [candidate, valueEnd];
   return undefined;
