@@ -130,7 +130,9 @@ async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortS
       restarted = false;
       const token = page.metadata.continue;
       if (token === undefined || token === '') return;
-      request = { limit: request.limit, continue: token, ...(first.dropManagedFields === true && { dropManagedFields: true }) };
+      // The token pins the snapshot, so the resourceVersion options go; everything else (limit, hints) stays.
+      const { resourceVersion: _pinned, resourceVersionMatch: _match, ...sameList } = request;
+      request = { ...sameList, continue: token };
     }
   } finally {
     signal.removeEventListener('abort', onAbort);
