@@ -13,12 +13,13 @@ import { once } from 'node:events';
 import { createWriteStream, existsSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
+import { startTcpProxy } from '../helpers/tcpProxy.js';
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -472,59 +473,20 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   }
 }
 
-/** A plain TCP forwarder to 127.0.0.1:`target` (TLS passes through untouched). */
+/** A TCP forwarder to 127.0.0.1:`target` (TLS passes through untouched), with kubeconfigs that use it. */
 async function startProxy(target: number, credentials: (user: string) => { caPem: string; token: string }): Promise<CuttableProxy> {
-  const open = new Set<Socket>();
-  let severed = false;
-  let accepted = 0;
-  const server: Server = createServer((client) => {
-    accepted++;
-    if (severed) {
-      client.resetAndDestroy();
-      return;
-    }
-    const upstream = connect({ host: '127.0.0.1', port: target });
-    open.add(client);
-    open.add(upstream);
-    const drop = (): void => {
-      client.destroy();
-      upstream.destroy();
-      open.delete(client);
-      open.delete(upstream);
-    };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('e2e: proxy has no port');
-  const url = `https://127.0.0.1:${address.port}`;
+  const proxy = await startTcpProxy(target);
+  const url = `https://127.0.0.1:${proxy.port}`;
   return {
     kubeConfig: (user = 'admin') => {
       const { caPem, token } = credentials(user);
       return tokenKubeConfig(url, caPem, user, token);
     },
-    cut: () => {
-      severed = true;
-      for (const s of open) s.resetAndDestroy();
-      open.clear();
-    },
-    heal: () => {
-      severed = false;
-    },
+    cut: () => proxy.cut(),
+    heal: () => proxy.heal(),
     get accepted() {
-      return accepted;
+      return proxy.accepted;
     },
-    close: async () => {
-      for (const s of open) s.destroy();
-      open.clear();
-      if (server.listening) {
-        server.close();
-        await once(server, 'close');
-      }
-    },
+    close: () => proxy.close(),
   };
 }

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { startLinkProxy, type LinkProxy } from './linkProxy.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.js';
 import { intervals, now, overlap, Replica, seeded, type JoinCommand } from './replicas.js';
 
 let server: ApiServer;
@@ -35,7 +35,7 @@ const takeoverBound = (t: typeof SHORT): number => t.leaseDuration + 2 * t.retry
 const join = (r: Replica, run: string, kubeconfig: string, extra: Partial<JoinCommand> = {}): void =>
   r.join({ run, kubeconfig, namespace: 'default', lease: run, ...SHORT, ...extra });
 
-const via = (proxy: LinkProxy): string => server.kubeConfigYaml().replace(server.url, proxy.url);
+const via = (proxy: TcpProxy): string => server.kubeConfigYaml().replace(server.url, `http://127.0.0.1:${proxy.port}`);
 
 function leaderOf(replicas: readonly Replica[], run: string): Replica | undefined {
   const leading = replicas.filter((r) => r.leading(run));
@@ -82,7 +82,7 @@ describe('leader election across processes (simulator)', () => {
 
   it('a leader cut off from the server stops acting before another acquires', async () => {
     const run = 'le-cut';
-    const proxies = await Promise.all(pool.map(() => startLinkProxy(server.port)));
+    const proxies = await Promise.all(pool.map(() => startTcpProxy(server.port)));
     try {
       pool.forEach((r, i) => join(r, run, via(proxies[i]!)));
       const leader = await waitFor(() => leaderOf(pool, run), 'a leader', 20_000);
@@ -124,7 +124,7 @@ describe('leader election across processes (simulator)', () => {
     const one = async (seed: number): Promise<void> => {
       const run = `le-seed-${seed}`;
       const rand = seeded(seed);
-      const proxies = await Promise.all(pool.map(() => startLinkProxy(server.port)));
+      const proxies = await Promise.all(pool.map(() => startTcpProxy(server.port)));
       // Each link gets its own latency: none, a little, or close to the renew deadline.
       const maxDelays = proxies.map(() => [0, 20, 150, 500][Math.floor(rand() * 4)]!);
       proxies.forEach((p, i) => {

@@ -1,6 +1,4 @@
 import diagnostics from 'node:diagnostics_channel';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionError, ServerError } from '../../src/sources/errors/index.js';
@@ -8,6 +6,7 @@ import { kubeSource } from '../../src/sources/kubeSource.js';
 import { listAll, listPages } from '../../src/sources/pager.js';
 import type { WatchEvent } from '../../src/sources/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.js';
 
 interface Pod {
   metadata: { name: string; namespace?: string };
@@ -16,53 +15,10 @@ interface Pod {
 const PODS = { version: 'v1', plural: 'pods' } as const;
 const TOKEN = 'list-token';
 
-/**
- * A TCP relay in front of the simulator that counts the connections the
- * client opens (each one a TLS handshake when TLS is on) and those still
- * open, on the wire, whatever the client's pooling does.
- */
-class Relay {
-  readonly #server: net.Server;
-  readonly #sockets = new Set<net.Socket>();
-  /** Connections opened since the relay started. */
-  opened = 0;
-
-  constructor(targetPort: number) {
-    this.#server = net.createServer((client) => {
-      this.opened++;
-      const upstream = net.connect(targetPort, '127.0.0.1');
-      this.#sockets.add(client);
-      client.once('close', () => {
-        this.#sockets.delete(client);
-        upstream.destroy();
-      });
-      upstream.once('close', () => client.destroy());
-      client.on('error', () => undefined);
-      upstream.on('error', () => undefined);
-      client.pipe(upstream);
-      upstream.pipe(client);
-    });
-  }
-
-  /** Connections open now. */
-  get open(): number {
-    return this.#sockets.size;
-  }
-
-  async listen(): Promise<number> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
-    return (this.#server.address() as AddressInfo).port;
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.#sockets) s.destroy();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-  }
-}
-
 interface Setup {
   readonly server: ApiServer;
-  readonly relay: Relay;
+  /** In front of the simulator: counts the connections the client opens (each a TLS handshake when TLS is on) and those still open, on the wire. */
+  readonly relay: TcpProxy;
   /** A kubeconfig that reaches the simulator through the relay. */
   readonly kc: KubeConfig;
   /** How many times credentials were applied (once per request) and the dispatchers client-node built. */
@@ -80,8 +36,8 @@ afterEach(async () => {
 async function setup(pods: number, tls = false): Promise<Setup> {
   const server = await startApiServer({ token: TOKEN, bookmarkIntervalMs: 60_000, tls });
   for (let i = 0; i < pods; i++) await server.create(PODS, { metadata: { name: `p${i}`, namespace: 'default' } });
-  const relay = new Relay(server.port);
-  const port = await relay.listen();
+  const relay = await startTcpProxy(server.port);
+  const port = relay.port;
   const base = server.kubeConfig();
   const cluster = base.getCurrentCluster();
   if (cluster === null) throw new Error('the simulator kubeconfig has no cluster');
@@ -121,13 +77,13 @@ describe('the pages of one list share one connection', () => {
     const pages: string[][] = [];
     for await (const page of listPages(lw, {}, new AbortController().signal, { pageSize: 2 })) {
       pages.push(page.items.map((p) => p.metadata.name));
-      expect(relay.opened).toBe(1);
+      expect(relay.accepted).toBe(1);
     }
     expect(pages).toHaveLength(5);
     expect(server.stats.requests - requestsBefore).toBe(5);
     // The server demands the token: every page carried it, applied for each request.
     expect(auth.calls).toBe(5);
-    expect(relay.opened).toBe(1);
+    expect(relay.accepted).toBe(1);
     await vi.waitFor(() => expect(relay.open).toBe(0));
     await vi.waitFor(() => expect(server.stats.connections).toBe(0));
   });
@@ -137,7 +93,7 @@ describe('the pages of one list share one connection', () => {
     const result = await listAll(kubeSource<Pod>(kc, PODS), {}, new AbortController().signal, { pageSize: 2 });
     expect(result.items).toHaveLength(7);
     expect(result.paginated).toBe(true);
-    expect(relay.opened).toBe(1);
+    expect(relay.accepted).toBe(1);
     expect(auth.calls).toBe(4);
     expect(auth.dispatchers.size).toBe(4);
     await vi.waitFor(() => expect(relay.open).toBe(0));
@@ -164,7 +120,7 @@ describe('the pages of one list share one connection', () => {
       diagnostics.unsubscribe('undici:request:create', onRequest);
       diagnostics.unsubscribe('undici:client:beforeConnect', onConnect);
     }
-    expect(relay.opened).toBe(1);
+    expect(relay.accepted).toBe(1);
     await vi.waitFor(() => expect(relay.open).toBe(0));
   });
 
@@ -176,7 +132,7 @@ describe('the pages of one list share one connection', () => {
     await vi.waitFor(() => expect(relay.open).toBe(0));
     const firstList = new Set(auth.dispatchers);
     expect((await listAll(lw, {}, signal, { pageSize: 2 })).items).toHaveLength(5);
-    expect(relay.opened).toBe(2);
+    expect(relay.accepted).toBe(2);
     expect([...auth.dispatchers].filter((d) => !firstList.has(d))).toHaveLength(3);
     await vi.waitFor(() => expect(relay.open).toBe(0));
   });
@@ -193,7 +149,7 @@ describe('the pages of one list share one connection', () => {
       })(),
     );
     expect(err).toBeInstanceOf(ServerError);
-    expect(relay.opened).toBe(1);
+    expect(relay.accepted).toBe(1);
     await vi.waitFor(() => expect(relay.open).toBe(0));
     await vi.waitFor(() => expect(server.stats.connections).toBe(0));
   });
@@ -227,7 +183,7 @@ describe('the pages of one list share one connection', () => {
       })(),
     );
     expect(err).toMatchObject({ name: 'AbortError' });
-    expect(relay.opened).toBe(1);
+    expect(relay.accepted).toBe(1);
     await vi.waitFor(() => expect(relay.open).toBe(0));
     await vi.waitFor(() => expect(server.stats.connections).toBe(0));
   });
@@ -251,7 +207,7 @@ describe('the pages of one list share one connection', () => {
       if (page.restarted) expect(n).toBe(2);
     }
     expect(n).toBe(4);
-    expect(relay.opened).toBeLessThanOrEqual(2);
+    expect(relay.accepted).toBeLessThanOrEqual(2);
     await vi.waitFor(() => expect(relay.open).toBe(0));
   });
 });
@@ -264,7 +220,7 @@ describe('requests outside a paged list keep a connection each', () => {
     const first = await lw.list({}, signal);
     await vi.waitFor(() => expect(relay.open).toBe(0));
     await lw.list({ continue: first.metadata.continue ?? '' }, signal);
-    expect(relay.opened).toBe(2);
+    expect(relay.accepted).toBe(2);
     await vi.waitFor(() => expect(relay.open).toBe(0));
   });
 
@@ -284,10 +240,10 @@ describe('requests outside a paged list keep a connection each', () => {
     await vi.waitFor(() => expect(relay.open).toBe(1));
     expect((await pages.next()).done).toBe(false);
     expect((await pages.next()).done).toBe(true);
-    expect(relay.opened).toBe(2);
+    expect(relay.accepted).toBe(2);
     await vi.waitFor(() => expect(relay.open).toBe(0));
     for await (const _ev of lw.watch({ resourceVersion: '1' }, signal)) break;
-    expect(relay.opened).toBe(3);
+    expect(relay.accepted).toBe(3);
     await vi.waitFor(() => expect(relay.open).toBe(0));
     await vi.waitFor(() => expect(server.stats.watchesOpen).toBe(0));
   });
