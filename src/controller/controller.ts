@@ -1,6 +1,9 @@
 import { BehaviorSubject, Observable, type Subscriber } from 'rxjs';
 import { ErrorChannel } from '../errors/ErrorChannel.js';
+import { QueueMetricsRecorder } from '../workqueue/metrics.js';
+import type { WorkQueue } from '../workqueue/WorkQueue.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from '../workqueue/rateLimiters.js';
+import { ControllerMetricsRecorder, type ControllerMetrics } from './metrics.js';
 import { ControllerRun, type RunConfig } from './run.js';
 import { ControllerStats } from './stats.js';
 import type { Triggers } from './triggers.js';
@@ -32,6 +35,8 @@ export interface Controller<T> extends Observable<ReconcileOutcome<T>> {
   readonly errors$: Observable<Error>;
   /** The status now. */
   status(): ControllerStatus;
+  /** Counters and durations under controller-runtime's metric names, with the work queue's; see {@link ControllerMetrics}. */
+  metrics(): ControllerMetrics;
   /**
    * Stops for good, gracefully: no new reconciles, those in flight finish
    * (up to `shutdownTimeoutMs`), then the sources are let go and every
@@ -49,6 +54,10 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
   readonly #config: RunConfig<T>;
   // Lifetime counters and recent durations, kept across runs.
   readonly #stats = new ControllerStats();
+  // Reconcile results and durations for metrics(), kept across runs.
+  readonly #metrics = new ControllerMetricsRecorder();
+  // The queue of the current or last run, so queue metrics never go back to zero between runs.
+  #lastQueue: WorkQueue<string> | undefined;
   // The latest status for status$ subscribers, pushed on every change.
   readonly #status: BehaviorSubject<ControllerStatus>;
   // The controller's own errors: onError, errors$ subscribers, or the process reporter, so none is silent.
@@ -86,6 +95,12 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
     return this.#stats.snapshot(state, run?.queue.len() ?? 0, run?.inFlight ?? 0);
   }
 
+  metrics(): ControllerMetrics {
+    const run = this.#run ?? this.#draining;
+    const queue = this.#lastQueue?.metrics() ?? new QueueMetricsRecorder<string>(this.name, () => 0).snapshot(0);
+    return this.#metrics.snapshot(this.name, run?.inFlight ?? 0, this.#config.concurrency, queue);
+  }
+
   shutdown(): Promise<void> {
     return this.#end('stopped', undefined);
   }
@@ -121,8 +136,10 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
         },
       },
       this.#stats,
+      this.#metrics,
     );
     this.#run = run;
+    this.#lastQueue = run.queue;
     run.start(this.#previousDrain);
     this.#publish();
   }

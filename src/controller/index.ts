@@ -1,4 +1,5 @@
 export { controller, type Controller } from './controller.js';
+export type { ControllerMetrics, ReconcileResult } from './metrics.js';
 export {
   finalizer,
   FinalizerError,

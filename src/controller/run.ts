@@ -3,6 +3,7 @@ import { CallbackError } from '../errors/CallbackError.js';
 import { toError } from '../errors/reportError.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
 import { WorkQueue } from '../workqueue/WorkQueue.js';
+import { successResult, type ControllerMetricsRecorder } from './metrics.js';
 import type { ControllerStats } from './stats.js';
 import { allSources, triggerKeys, type Triggers } from './triggers.js';
 import type { ErrorAction, ErrorPolicy, ReconcileAction, ReconcileContext, ReconcileOutcome, Reconciler } from './types.js';
@@ -39,6 +40,8 @@ export class ControllerRun<T> {
   readonly #config: RunConfig<T>;
   readonly #hooks: RunHooks<T>;
   readonly #stats: ControllerStats;
+  // Results and durations by controller-runtime's metric names, across runs.
+  readonly #metrics: ControllerMetricsRecorder;
   // Dedup, one-in-flight-per-key, delays and backoff: client-go's work queue does all of it.
   readonly queue: WorkQueue<string>;
   // The sources' subscriptions: while held, their informers run; released only after the drain.
@@ -55,10 +58,11 @@ export class ControllerRun<T> {
   // Set once shutdown began; the same promise answers every later call.
   #drained: Promise<void> | undefined;
 
-  constructor(config: RunConfig<T>, hooks: RunHooks<T>, stats: ControllerStats) {
+  constructor(config: RunConfig<T>, hooks: RunHooks<T>, stats: ControllerStats, metrics: ControllerMetricsRecorder) {
     this.#config = config;
     this.#hooks = hooks;
     this.#stats = stats;
+    this.#metrics = metrics;
     this.queue = new WorkQueue<string>({
       name: config.name,
       scheduler: config.scheduler,
@@ -195,11 +199,13 @@ export class ControllerRun<T> {
         this.queue.forget(key);
         const requeueAfter = action === undefined ? undefined : action.requeueAfter;
         if (requeueAfter !== undefined) this.#requeue(key, requeueAfter);
+        this.#metrics.record(successResult(requeueAfter), durationMs);
         outcome = { type: 'reconciled', key, obj, requeueAfter, durationMs };
       } else {
         this.#stats.reconciles++;
         this.#stats.errors++;
         this.#stats.lastError = error;
+        this.#metrics.record('error', durationMs);
         const requeueAfter = this.#afterFailure(key, error, obj, ctx);
         outcome = { type: 'failed', key, obj, error, requeueAfter, durationMs, retries: this.queue.numRequeues(key) };
       }

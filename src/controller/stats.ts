@@ -34,6 +34,7 @@ export class ControllerStats {
       durationP50Ms: percentile(sorted, 0.5),
       durationP99Ms: percentile(sorted, 0.99),
       lastError: this.lastError,
+      stuck: [],
     };
   }
 }

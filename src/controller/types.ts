@@ -244,6 +244,8 @@ export interface ControllerStatus {
   readonly durationP99Ms: number | undefined;
   /** The last reconcile failure or controller error. */
   readonly lastError: Error | undefined;
+  /** Keys whose reconcile has been running for longer than the reconcile timeout (a stuck worker); empty when none. */
+  readonly stuck: readonly string[];
 }
 
 /**

@@ -1,12 +1,15 @@
 /** Observations of a duration, in seconds, in Prometheus histogram form. */
-export interface WorkQueueHistogram {
+export interface DurationHistogram {
   /** How many durations were observed. */
   readonly count: number;
   /** Their sum, in seconds. */
   readonly sum: number;
-  /** Cumulative counts: how many observations were at most `le` seconds, for le = 1e-8, 1e-7, … 1000 (client-go's buckets). */
+  /** Cumulative counts: how many observations were at most `le` seconds, one per bucket bound, ascending (+Inf is `count`). */
   readonly buckets: readonly { readonly le: number; readonly count: number }[];
 }
+
+/** A work queue's durations, with client-go's buckets: ten-fold steps from 10 ns to 1000 s. */
+export type WorkQueueHistogram = DurationHistogram;
 
 /**
  * A snapshot of a work queue's metrics, the ones client-go's work queues
@@ -33,26 +36,34 @@ export interface WorkQueueMetrics {
 }
 
 // client-go's latency buckets: ten-fold steps from 10 ns to 1000 s.
-const BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000] as const;
+const QUEUE_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000] as const;
 
-class Histogram {
+/** Durations observed into fixed buckets, read as a {@link DurationHistogram} (internal). */
+export class Histogram {
+  // Upper bounds in seconds, ascending.
+  readonly #bounds: readonly number[];
   // Per-bucket (not cumulative) counts; the last slot is +Inf.
-  readonly #counts = new Array<number>(BUCKETS.length + 1).fill(0);
+  readonly #counts: number[];
   // Prometheus histograms carry the count and sum beside the buckets.
   #count = 0;
   #sum = 0;
 
+  constructor(bounds: readonly number[]) {
+    this.#bounds = bounds;
+    this.#counts = new Array<number>(bounds.length + 1).fill(0);
+  }
+
   observe(seconds: number): void {
     this.#count++;
     this.#sum += seconds;
-    let i = BUCKETS.findIndex((le) => seconds <= le);
-    if (i === -1) i = BUCKETS.length;
+    let i = this.#bounds.findIndex((le) => seconds <= le);
+    if (i === -1) i = this.#bounds.length;
     this.#counts[i] = (this.#counts[i] ?? 0) + 1;
   }
 
-  snapshot(): WorkQueueHistogram {
+  snapshot(): DurationHistogram {
     let cumulative = 0;
-    const buckets = BUCKETS.map((le, i) => ({ le, count: (cumulative += this.#counts[i] ?? 0) }));
+    const buckets = this.#bounds.map((le, i) => ({ le, count: (cumulative += this.#counts[i] ?? 0) }));
     return { count: this.#count, sum: this.#sum, buckets };
   }
 }
@@ -67,8 +78,8 @@ export class QueueMetricsRecorder<T> {
   #adds = 0;
   #retries = 0;
   // Durations observed so far, for the two histograms.
-  readonly #queueLatency = new Histogram();
-  readonly #workDuration = new Histogram();
+  readonly #queueLatency = new Histogram(QUEUE_BUCKETS);
+  readonly #workDuration = new Histogram(QUEUE_BUCKETS);
   // When each waiting item was first added, for its queue latency.
   readonly #addTimes = new Map<T, number>();
   // When each item being processed was handed out, for work duration and unfinished work.
@@ -127,6 +138,7 @@ export class QueueMetricsRecorder<T> {
   }
 }
 
-function seconds(ms: number): number {
+/** Milliseconds to seconds, never negative (a clock that stepped back measures 0). */
+export function seconds(ms: number): number {
   return Math.max(0, ms) / 1000;
 }
