@@ -2,6 +2,7 @@
 # Builds the real kube-apiserver and etcd that the integration tier (spec/e2e) runs against,
 # from the Go modules pinned in spec/e2e/kube/go.mod and spec/e2e/etcd/go.mod, through the Go
 # module proxy. Nothing is downloaded as a prebuilt binary and nothing is written into the clone.
+# It also installs promtool (spec/e2e/prometheus.sh, from Debian's prometheus package) when missing.
 #
 # Binaries land in a cache outside the clone, keyed by component and version:
 #   ${RXKUBE_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rxkube-e2e}/<component>-<version>/<binary>
@@ -94,6 +95,9 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   kube_ldflags+=" -X $pkg.gitVersion=$kube_version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$kube_minor"
   kube_ldflags+=" -X $pkg.gitTreeState=clean"
 done
+
+# promtool, which the metrics spec runs rxkube/metrics' output through (a Debian package, not a Go build).
+bash "$here/prometheus.sh" >/dev/null
 
 build "$here/etcd" go.etcd.io/etcd/server/v3 "$etcd_bin" -ldflags "-s -w"
 build "$here/kube" k8s.io/kubernetes/cmd/kube-apiserver "$kube_bin" -ldflags "$kube_ldflags"
