@@ -3,7 +3,7 @@ import type { ListerWatcher } from '../sources/types.js';
 import { resolveBackoffOptions } from './internal/backoff.js';
 import { DEFAULT_STALL, type StallOptions } from './internal/watchRhythm.js';
 import { ReflectorRun } from './reflectRun.js';
-import type { ReflectOptions, ReflectorStatus, ResolvedReflectOptions } from './reflectTypes.js';
+import type { ReflectOptions, ReflectorProbe, ReflectorStatus, ResolvedReflectOptions } from './reflectTypes.js';
 import type { ReflectorEvent } from './types.js';
 import { describeValue } from './internal/describeValue.js';
 
@@ -198,12 +198,21 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * @throws TypeError synchronously when an option is invalid
  */
 export function reflect<T>(lw: ListerWatcher<T>, opts?: ReflectOptions): Observable<ReflectorEvent<T>> {
+  return probedReflect(lw, opts, () => {});
+}
+
+/**
+ * reflect() that hands each subscription's {@link ReflectorProbe} to `onRun` as it starts, so its counters and
+ * resume point can be read at any moment (internal: the informer's metrics).
+ */
+export function probedReflect<T>(lw: ListerWatcher<T>, opts: ReflectOptions | undefined, onRun: (probe: ReflectorProbe) => void): Observable<ReflectorEvent<T>> {
   if (lw === null || typeof lw !== 'object' || typeof lw.list !== 'function' || typeof lw.watch !== 'function') {
     throw new TypeError(`reflect: lw must be a ListerWatcher with list() and watch(), got ${describeValue(lw)}`);
   }
   const resolved = resolveReflectOptions(opts);
   return new Observable<ReflectorEvent<T>>((subscriber) => {
     const run = new ReflectorRun(lw, resolved, subscriber);
+    onRun(run);
     run.start();
     return () => run.stop();
   });

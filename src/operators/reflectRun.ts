@@ -7,7 +7,7 @@ import { streamingList } from './internal/streamingList.js';
 import { watchOnce } from './internal/watchOnce.js';
 import type { WatchStream } from './internal/watchStream.js';
 import { classifyFailure, isWatchListRejected } from './reflectClassify.js';
-import type { ResolvedReflectOptions, RetryKind } from './reflectTypes.js';
+import type { ReflectorCounters, ReflectorProbe, RelistReason, ResolvedReflectOptions, RetryKind } from './reflectTypes.js';
 import type { ReflectorEvent } from './types.js';
 
 type Phase = 'list' | 'watch';
@@ -22,7 +22,7 @@ type Listed<T> = { readonly ok: true; readonly stream: WatchStream<T> | undefine
  * run next. Requests and timers hang off the context's signal, so `stop()`
  * releases them all.
  */
-export class ReflectorRun<T> {
+export class ReflectorRun<T> implements ReflectorProbe {
   /** State shared with the list and watch parts. */
   readonly #ctx: ReflectorContext<T>;
   /** Delays by kind of failure. */
@@ -33,6 +33,8 @@ export class ReflectorRun<T> {
   #watchListRejected = false;
   /** The resync ticker of the current list/watch cycle. */
   #resync: Subscription | undefined;
+  /** What led to the next list, for the relist counters: the relist reason of a failed watch, or a failed list. */
+  #nextListReason: RelistReason | 'list-failed' = 'list-failed';
 
   constructor(lw: ListerWatcher<T>, opts: ResolvedReflectOptions, out: Subscriber<ReflectorEvent<T>>) {
     this.#ctx = new ReflectorContext(lw, opts, out);
@@ -47,6 +49,14 @@ export class ReflectorRun<T> {
       // Only a bug in this file or a broken ListerWatcher contract gets here.
       if (!this.#ctx.stopped) this.#ctx.terminate(err);
     });
+  }
+
+  counters(): ReflectorCounters {
+    return this.#ctx.counters();
+  }
+
+  get lastSyncResourceVersion(): string {
+    return this.#ctx.lastSyncRv;
   }
 
   /** Aborts every request, clears every timer and ends the loop. Idempotent. */
@@ -96,7 +106,7 @@ export class ReflectorRun<T> {
   async #list(): Promise<Listed<T>> {
     const ctx = this.#ctx;
     const stream = ctx.opts.initialList === 'stream' && ctx.lw.supportsWatchList !== false && !this.#watchListRejected;
-    ctx.listing(stream ? 'stream' : 'paged');
+    ctx.listing(stream ? 'stream' : 'paged', this.#nextListReason);
     if (stream) {
       const streamed = await streamingList(ctx);
       if (streamed === undefined) return { ok: true, stream: undefined };
@@ -128,12 +138,14 @@ export class ReflectorRun<T> {
       // Resync ticks belong to one list/watch cycle (RF-26); none while waiting to relist.
       this.#stopResync();
     }
+    if (disposition.then === 'list') this.#nextListReason = disposition.relist ?? 'list-failed';
     await this.#wait(disposition.kind, error, this.#policy.delay(disposition.kind, disposition.retryAfterMs));
     return ctx.stopped ? undefined : disposition.then;
   }
 
   async #wait(kind: RetryKind, error: unknown, delayMs: number): Promise<void> {
     if (this.#ctx.stopped) return;
+    this.#ctx.retrying(kind);
     if (error !== undefined || delayMs > 0) this.#ctx.status({ state: 'backoff', error, delayMs, kind });
     await this.#ctx.sleep(delayMs);
   }

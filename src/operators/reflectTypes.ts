@@ -16,6 +16,13 @@ export interface ReflectorCounters {
   readonly decodeErrors: number;
   /** Every error reported, decode errors included. */
   readonly errors: number;
+  /**
+   * LIST cycles after the first, by what led to each: a {@link RelistReason} when a watch ended in a way only a
+   * relist mends, `'list-failed'` when the list before it failed. They add up to `relists`.
+   */
+  readonly relistsByReason: Readonly<Record<RelistReason | 'list-failed', number>>;
+  /** Failures followed by a new request (a list or a watch, at once or after a wait), by kind. */
+  readonly retriesByKind: Readonly<Record<RetryKind, number>>;
 }
 
 /** Why reflect() is about to list again. */
@@ -52,6 +59,17 @@ export type ReflectorState =
   | { readonly state: 'relisting'; readonly reason: RelistReason; readonly error: unknown }
   /** An error was met; the next status says what reflect() does about it (unless it was terminal). */
   | { readonly state: 'error'; readonly error: unknown; readonly terminal: boolean };
+
+/**
+ * A running reflect() subscription read at any moment rather than at its status reports, which come only when
+ * the state changes (internal: the informer's metrics read it when scraped).
+ */
+export interface ReflectorProbe {
+  /** The counters now. */
+  counters(): ReflectorCounters;
+  /** The resourceVersion the reflector would resume from now; `''` before the first list. */
+  readonly lastSyncResourceVersion: string;
+}
 
 /** One status report: the state, and the counters at that moment. */
 export type ReflectorStatus = ReflectorState & { readonly counters: ReflectorCounters };

@@ -8,9 +8,12 @@ import { reportError } from '../../errors/reportError.js';
 import { DecodeError } from '../../sources/errors/index.js';
 import type { ListerWatcher } from '../../sources/types.js';
 import { isTerminalByDefault } from '../reflectClassify.js';
-import type { ReflectorCounters, ReflectorState, ResolvedReflectOptions } from '../reflectTypes.js';
+import type { ReflectorCounters, ReflectorState, RelistReason, ResolvedReflectOptions, RetryKind } from '../reflectTypes.js';
 import type { ReflectorEvent } from '../types.js';
 import { WatchRhythm } from './watchRhythm.js';
+
+/** The counters that are plain numbers. */
+type TotalName = Exclude<keyof ReflectorCounters, 'relistsByReason' | 'retriesByKind'>;
 
 /** The state one reflect() subscription's list, watch and retry parts share. */
 export class ReflectorContext<T> {
@@ -38,13 +41,18 @@ export class ReflectorContext<T> {
   /** A list has succeeded before, so the next one is a relist. */
   #listedOnce = false;
   /** Running totals for status reports. */
-  readonly #counters: { -readonly [K in keyof ReflectorCounters]: number } = {
-    lists: 0,
-    watches: 0,
-    relists: 0,
-    events: 0,
-    decodeErrors: 0,
-    errors: 0,
+  readonly #counters: Record<TotalName, number> = { lists: 0, watches: 0, relists: 0, events: 0, decodeErrors: 0, errors: 0 };
+  /** Relists by what led to them, and retries by kind: each key, a label value of the informer's metrics. */
+  readonly #relistsByReason: Record<RelistReason | 'list-failed', number> = { expired: 0, 'very-short-watch': 0, 'watch-failed': 0, 'list-failed': 0 };
+  readonly #retriesByKind: Record<RetryKind, number> = {
+    'watch-closed': 0,
+    'very-short-watch': 0,
+    expired: 0,
+    decode: 0,
+    stalled: 0,
+    'initial-events-incomplete': 0,
+    throttled: 0,
+    server: 0,
   };
 
   constructor(lw: ListerWatcher<T>, opts: ResolvedReflectOptions, out: Subscriber<ReflectorEvent<T>>) {
@@ -93,14 +101,27 @@ export class ReflectorContext<T> {
   }
 
   /** Adds one to a counter. */
-  count(name: keyof ReflectorCounters): void {
+  count(name: TotalName): void {
     this.#counters[name] += 1;
   }
 
-  /** A (re)list cycle starts. */
-  listing(mode: 'paged' | 'stream'): void {
+  /** A failure of `kind` is followed by a new request. */
+  retrying(kind: RetryKind): void {
+    this.#retriesByKind[kind] += 1;
+  }
+
+  /** The counters now, copied. */
+  counters(): ReflectorCounters {
+    return { ...this.#counters, relistsByReason: { ...this.#relistsByReason }, retriesByKind: { ...this.#retriesByKind } };
+  }
+
+  /** A (re)list cycle starts; `reason` is what led to it, counted when it is a relist. */
+  listing(mode: 'paged' | 'stream', reason: RelistReason | 'list-failed'): void {
     this.#counters.lists += 1;
-    if (this.#listedOnce) this.#counters.relists += 1;
+    if (this.#listedOnce) {
+      this.#counters.relists += 1;
+      this.#relistsByReason[reason] += 1;
+    }
     this.status({ state: 'listing', mode });
   }
 
@@ -138,7 +159,7 @@ export class ReflectorContext<T> {
     const sink = this.opts.status;
     if (sink === undefined) return;
     try {
-      sink({ ...state, counters: { ...this.#counters } });
+      sink({ ...state, counters: this.counters() });
     } catch (err) {
       config.onUnhandledError?.(err);
     }
