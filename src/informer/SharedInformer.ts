@@ -10,12 +10,13 @@ import type { InformerEvent } from '../store/events.js';
 import { byNamespace } from '../store/indexFuncs.js';
 import type { Indexers, KubeObject } from '../store/types.js';
 import { deltaFifo } from '../operators/deltaFifo.js';
-import { reflect, resolveReflectOptions } from '../operators/reflect.js';
+import { reflect } from '../operators/reflect.js';
 import type { ReflectOptions, ReflectorStatus } from '../operators/reflectTypes.js';
 import type { Deltas, ReflectorEvent } from '../operators/types.js';
 import type { ListerWatcher } from '../sources/types.js';
 import { CacheSyncError, type CacheSyncFailure } from './CacheSyncError.js';
 import { InformerStoppedError } from './InformerStoppedError.js';
+import { checkInformerArgs, sourceName } from './informerArgs.js';
 import type { Informer, InformerOptions, InformerStatus, InformerStore, WhenSyncedOptions } from './informer.js';
 import { notificationIterable } from './notifications.js';
 import type { Notification } from './notification.js';
@@ -30,11 +31,6 @@ function uidOf(obj: unknown): string | undefined {
 
 function resourceVersionOf(obj: unknown): string | undefined {
   return (obj as KubeObject | null)?.metadata?.resourceVersion;
-}
-
-function sourceName(source: ListerWatcher<unknown>): string {
-  const resource = (source as { resource?: { name?: unknown } }).resource;
-  return typeof resource?.name === 'string' ? resource.name : 'informer';
 }
 
 /** The one informer implementation: an Observable whose subscriptions, handlers and start() share one lifetime. */
@@ -77,20 +73,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     let self: SharedInformer<T> | undefined;
     super((subscriber) => (self as SharedInformer<T>).#subscribeObserver(subscriber));
     self = this;
-    if (source === null || typeof source !== 'object' || typeof source.list !== 'function' || typeof source.watch !== 'function') {
-      throw new TypeError(`source must be a ListerWatcher with list() and watch(), got ${String(source)}`);
-    }
-    if (opts === null || typeof opts !== 'object') throw new TypeError(`opts must be an object, got ${String(opts)}`);
-    const resync = opts.resyncPeriod ?? 0;
-    if (!Number.isFinite(resync) || resync < 0) throw new TypeError(`resyncPeriod must be a non-negative number of ms, got ${String(opts.resyncPeriod)}`);
-    if (opts.initialList !== undefined && opts.initialList !== 'paged' && opts.initialList !== 'stream') {
-      throw new TypeError(`initialList must be 'paged' or 'stream', got ${JSON.stringify(opts.initialList)}`);
-    }
-    if (opts.transform !== undefined && typeof opts.transform !== 'function') throw new TypeError(`transform must be a function, got ${typeof opts.transform}`);
-    if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new TypeError(`onError must be a function, got ${typeof opts.onError}`);
-    if (opts.name !== undefined && typeof opts.name !== 'string') throw new TypeError(`name must be a string, got ${String(opts.name)}`);
-    // Reflector options are checked now, so a bad one throws here rather than from a first subscribe.
-    resolveReflectOptions({ ...opts.reflector });
+    checkInformerArgs(source, opts);
     this.name = opts.name ?? sourceName(source);
     this.#source = source;
     this.#opts = opts;
