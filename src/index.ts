@@ -15,6 +15,7 @@ export {
   type Informer,
   type InformerOptions,
   type InformerStatus,
+  type InformerMetrics,
   type InformerStore,
   type HandlerStatus,
   type WhenSyncedOptions,

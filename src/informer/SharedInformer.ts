@@ -10,13 +10,14 @@ import type { InformerEvent } from '../store/events.js';
 import { byNamespace } from '../store/indexFuncs.js';
 import type { Indexers, KubeObject } from '../store/types.js';
 import { deltaFifo } from '../operators/deltaFifo.js';
-import { reflect } from '../operators/reflect.js';
+import { probedReflect } from '../operators/reflect.js';
 import type { ReflectOptions, ReflectorStatus } from '../operators/reflectTypes.js';
 import type { Deltas, ReflectorEvent } from '../operators/types.js';
 import type { ListerWatcher } from '../sources/types.js';
 import { CacheSyncError, type CacheSyncFailure } from './CacheSyncError.js';
 import { InformerStoppedError } from './InformerStoppedError.js';
 import { checkInformerArgs, sourceName } from './informerArgs.js';
+import { InformerMetricsRecorder, type InformerMetrics } from './metrics.js';
 import type { Informer, InformerOptions, InformerStatus, InformerStore, WhenSyncedOptions } from './informer.js';
 import { notificationIterable } from './notifications.js';
 import type { Notification } from './notification.js';
@@ -63,6 +64,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   #resyncCheckPeriod = 0;
   #nextHandlerId = 1;
   #errorCount = 0;
+  // Totals of lifetimes that ended and the running reflector, read when metrics() is called.
+  readonly #metrics = new InformerMetricsRecorder();
   #lastError: Error | undefined;
   // The error that ended the informer, for late subscribers and whenSynced.
   #failure: Error | undefined;
@@ -140,6 +143,12 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     return iterable;
   }
 
+  metrics(): InformerMetrics {
+    let pending = 0;
+    for (const l of this.#listeners) if (l instanceof HandlerRegistration) pending += l.depth;
+    return this.#metrics.snapshot(this.name, this.#synced.value, this.#indexer.size, this.#errorCount, pending);
+  }
+
   start(): void {
     this.#assertUsable('start() after the informer stopped');
     if (!this.#listeners.includes(keepAlive)) this.#attach(keepAlive);
@@ -199,6 +208,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#lifetime++;
     this.#subscription?.unsubscribe();
     this.#subscription = undefined;
+    this.#metrics.ended();
     this.#state = 'idle';
     this.#reflectorStatus = undefined;
     this.#indexer.replace([], '');
@@ -212,6 +222,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#lifetime++;
     this.#subscription?.unsubscribe();
     this.#subscription = undefined;
+    this.#metrics.ended();
     const listeners = this.#listeners;
     this.#listeners = [];
     this.#syncWaiters.failAll(failure === undefined ? 'stopped' : 'failed', failure === undefined ? 'the informer was stopped' : 'the informer failed');
@@ -278,7 +289,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     };
     this.#subscription = sub;
     sub.add(
-      reflect<T>(this.#source, reflectorOpts).subscribe({
+      probedReflect<T>(this.#source, reflectorOpts, (probe) => this.#metrics.started(probe)).subscribe({
         next: (event) => {
           if (event.type !== 'Resync' || this.#shouldResync()) input.next(event);
         },

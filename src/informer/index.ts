@@ -7,6 +7,7 @@ export {
   type InformerStore,
   type WhenSyncedOptions,
 } from './informer.js';
+export type { InformerMetrics } from './metrics.js';
 export { InformerFactory, type InformerFactoryOptions, type InformerForOptions } from './InformerFactory.js';
 export type { EventHandler, HandlerOptions, Registration } from './registration.js';
 export type { BufferPolicy } from './handlerBuffer.js';

@@ -6,6 +6,7 @@ import type { Indexers, KeyFunc, KubeObject } from '../store/types.js';
 import type { ReflectOptions, ReflectorStatus } from '../operators/reflectTypes.js';
 import type { ListerWatcher } from '../sources/types.js';
 import type { EventHandler, HandlerOptions, Registration } from './registration.js';
+import type { InformerMetrics } from './metrics.js';
 import { SharedInformer } from './SharedInformer.js';
 
 /** Options of {@link informer}. */
@@ -135,6 +136,8 @@ export interface Informer<T> extends Observable<InformerEvent<T>> {
   addHandler(handler: EventHandler<T>, opts?: HandlerOptions): Registration;
   /** The same buffered notifications as an async iterable for `for await`; breaking out removes it. */
   notifications(opts?: HandlerOptions): AsyncIterableX<InformerEvent<T>>;
+  /** Counters over the informer's whole life, cache size and sync state, read now; see {@link InformerMetrics}. */
+  metrics(): InformerMetrics;
   /** Keeps the informer running until `stop()`, for client-go style use; subscribing does the same. */
   start(): void;
   /** Ends every subscription and handler, requests and timers; resolves when handler calls in progress finished. */

@@ -8,12 +8,13 @@ import { reportError } from '../../errors/reportError.js';
 import { DecodeError } from '../../sources/errors/index.js';
 import type { ListerWatcher } from '../../sources/types.js';
 import { isTerminalByDefault } from '../reflectClassify.js';
+import { copyCounters, zeroCounters, type MutableCounters } from '../reflectCounters.js';
 import type { ReflectorCounters, ReflectorState, RelistReason, ResolvedReflectOptions, RetryKind } from '../reflectTypes.js';
 import type { ReflectorEvent } from '../types.js';
 import { WatchRhythm } from './watchRhythm.js';
 
 /** The counters that are plain numbers. */
-type TotalName = Exclude<keyof ReflectorCounters, 'relistsByReason' | 'retriesByKind'>;
+type TotalName = Exclude<keyof MutableCounters, 'relistsByReason' | 'retriesByKind'>;
 
 /** The state one reflect() subscription's list, watch and retry parts share. */
 export class ReflectorContext<T> {
@@ -40,20 +41,8 @@ export class ReflectorContext<T> {
   #partialListRv = '';
   /** A list has succeeded before, so the next one is a relist. */
   #listedOnce = false;
-  /** Running totals for status reports. */
-  readonly #counters: Record<TotalName, number> = { lists: 0, watches: 0, relists: 0, events: 0, decodeErrors: 0, errors: 0 };
-  /** Relists by what led to them, and retries by kind: each key, a label value of the informer's metrics. */
-  readonly #relistsByReason: Record<RelistReason | 'list-failed', number> = { expired: 0, 'very-short-watch': 0, 'watch-failed': 0, 'list-failed': 0 };
-  readonly #retriesByKind: Record<RetryKind, number> = {
-    'watch-closed': 0,
-    'very-short-watch': 0,
-    expired: 0,
-    decode: 0,
-    stalled: 0,
-    'initial-events-incomplete': 0,
-    throttled: 0,
-    server: 0,
-  };
+  /** Running totals for status reports and probes. */
+  readonly #counters: MutableCounters = zeroCounters();
 
   constructor(lw: ListerWatcher<T>, opts: ResolvedReflectOptions, out: Subscriber<ReflectorEvent<T>>) {
     this.lw = lw;
@@ -107,12 +96,12 @@ export class ReflectorContext<T> {
 
   /** A failure of `kind` is followed by a new request. */
   retrying(kind: RetryKind): void {
-    this.#retriesByKind[kind] += 1;
+    this.#counters.retriesByKind[kind] += 1;
   }
 
   /** The counters now, copied. */
   counters(): ReflectorCounters {
-    return { ...this.#counters, relistsByReason: { ...this.#relistsByReason }, retriesByKind: { ...this.#retriesByKind } };
+    return copyCounters(this.#counters);
   }
 
   /** A (re)list cycle starts; `reason` is what led to it, counted when it is a relist. */
@@ -120,7 +109,7 @@ export class ReflectorContext<T> {
     this.#counters.lists += 1;
     if (this.#listedOnce) {
       this.#counters.relists += 1;
-      this.#relistsByReason[reason] += 1;
+      this.#counters.relistsByReason[reason] += 1;
     }
     this.status({ state: 'listing', mode });
   }
