@@ -8,6 +8,7 @@ export default defineConfig({
     // Examples import the package by name; tests run them against the sources.
     alias: [
       { find: /^rxkube\/testing$/, replacement: src('testing/index.ts') },
+      { find: /^rxkube\/metrics$/, replacement: src('metrics/index.ts') },
       { find: /^rxkube\/core$/, replacement: src('core.ts') },
       { find: /^rxkube$/, replacement: src('index.ts') },
     ],

@@ -1,0 +1,234 @@
+import { Registry } from 'prom-client';
+import type { Observable } from 'rxjs';
+import type { ControllerMetrics } from '../controller/metrics.js';
+import { CallbackError } from '../errors/CallbackError.js';
+import { reportError } from '../errors/reportError.js';
+import type { Informer } from '../informer/informer.js';
+import type { InformerMetrics } from '../informer/metrics.js';
+import { describeValue } from '../operators/internal/describeValue.js';
+import type { WorkQueueMetrics } from '../workqueue/metrics.js';
+import { controllerFamilies, informerFamilies, leaderElectionFamilies, workQueueFamilies, type Sources } from './families.js';
+import { SnapshotMetric } from './snapshotMetric.js';
+
+/**
+ * Options of {@link prometheusMetrics}.
+ *
+ * ## Example
+ * ```ts
+ * import { register } from 'prom-client';
+ * import { prometheusMetrics, type PrometheusMetricsOptions } from 'rxkube/metrics';
+ *
+ * const opts: PrometheusMetricsOptions = { registry: register }; // beside the process's other metrics
+ * const metrics = prometheusMetrics(opts);
+ * ```
+ */
+export interface PrometheusMetricsOptions {
+  /**
+   * The prom-client registry rxkube's metric families are registered in. Pass prom-client's global `register` (or
+   * your own registry) to serve them from one endpoint with your other metrics. One `prometheusMetrics()` per
+   * registry: a second one finds the names taken and throws.
+   * @default a new Registry of its own
+   */
+  readonly registry?: Registry;
+}
+
+/**
+ * rxkube's metrics in Prometheus form, under the names Go controllers use,
+ * made by {@link prometheusMetrics}. Each `add…` starts exporting one
+ * controller, work queue, informer or leader election and returns a function
+ * that stops exporting it (its series disappear from the next scrape).
+ *
+ * Values are read when the registry is scraped, from the snapshots the
+ * controllers, queues and informers keep anyway (`metrics()`), so exporting
+ * costs nothing per event. A name is exported once: adding a second
+ * controller, queue, informer or election under a name already exported
+ * throws (a controller's queue takes its controller's name among queues).
+ *
+ * ## Example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { prometheusMetrics } from 'rxkube/metrics';
+ *
+ * const metrics = prometheusMetrics();
+ * const remove = metrics.addController(ctl);
+ * createServer(async (_req, res) => {
+ *   res.setHeader('Content-Type', metrics.contentType);
+ *   res.end(await metrics.metrics());
+ * }).listen(8080);
+ * // later: remove();
+ * ```
+ */
+export interface PrometheusMetrics {
+  /** prom-client's registry that holds rxkube's families (and whatever else was registered in it). */
+  readonly registry: Registry;
+  /** The Content-Type of {@link PrometheusMetrics.metrics}' text, for the HTTP response: the registry's. */
+  readonly contentType: string;
+  /** The registry's exposition text, rxkube's series read now, with everything else registered in it. */
+  metrics(): Promise<string>;
+  /**
+   * Exports a controller under label `controller="<name>"` (`controller_runtime_*`) and its work queue under
+   * `name="<name>"` (`workqueue_*`). Throws when a controller or work queue of that name is already exported.
+   */
+  addController(c: { readonly name: string; metrics(): ControllerMetrics }): () => void;
+  /** Exports a work queue under label `name="<name>"` (`workqueue_*`). Throws when that name is already exported. */
+  addWorkQueue(q: { readonly name: string; metrics(): WorkQueueMetrics }): () => void;
+  /** Exports an informer under label `resource="<name>"` (`rxkube_informer_*`). Throws when that name is already exported. */
+  addInformer<T>(i: Informer<T>): () => void;
+  /**
+   * Exports `leader_election_master_status{name}`: 1 after `leading` last emitted true, else 0 (before its first
+   * value, and once it completes or errors). Subscribes to `leading` until the returned function is called: pass a
+   * shared stream, since a cold `leaderElection()` would start an elector of its own.
+   */
+  addLeaderElection(name: string, leading: Observable<boolean>): () => void;
+}
+
+function checkName(what: string, name: unknown): string {
+  if (typeof name !== 'string' || name === '') throw new TypeError(`prometheusMetrics: ${what} must be a non-empty string, got ${describeValue(name)}`);
+  return name;
+}
+
+function checkSource(what: string, source: unknown): { readonly name: string; metrics(): unknown } {
+  if (source === null || typeof source !== 'object' || typeof (source as { metrics?: unknown }).metrics !== 'function') {
+    throw new TypeError(`prometheusMetrics: ${what} must be an object with a name and metrics(), got ${describeValue(source)}`);
+  }
+  checkName(`${what}.name`, (source as { name?: unknown }).name);
+  return source as { readonly name: string; metrics(): unknown };
+}
+
+function checkRegistry(value: unknown): Registry {
+  if (value === undefined) return new Registry();
+  const r = value as Partial<Registry> | null;
+  if (r === null || typeof r !== 'object' || typeof r.registerMetric !== 'function' || typeof r.metrics !== 'function' || typeof r.getSingleMetric !== 'function') {
+    throw new TypeError(`prometheusMetrics: registry must be a prom-client Registry, got ${describeValue(value)}`);
+  }
+  return value as Registry;
+}
+
+/** Reads a source for one scrape; what its metrics() throws is reported and its series are left out of that scrape. */
+function guarded<M>(kind: string, name: string, read: () => M): () => M | undefined {
+  return () => {
+    try {
+      return read();
+    } catch (err) {
+      reportError(new CallbackError('prometheusMetrics', `metrics() of ${kind} ${JSON.stringify(name)} threw; its series are left out of this scrape`, err));
+      return undefined;
+    }
+  };
+}
+
+/**
+ * Exports rxkube's metrics with prom-client under the names Go controllers
+ * use, so dashboards and alerts written for them work unchanged:
+ * client-go's `workqueue_*{name}`, controller-runtime's
+ * `controller_runtime_*{controller}`, client-go's
+ * `leader_election_master_status{name}`, and rxkube's own
+ * `rxkube_informer_*{resource}` (docs/semantics.md, M-1 on, lists them all).
+ * Histograms carry the buckets the library observes into: client-go's for
+ * work queues, controller-runtime's for reconcile times.
+ *
+ * Every family is registered at once, empty until something is added.
+ * prom-client is an optional peer dependency: only this entry imports it.
+ *
+ * ## Example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { controller, informer, kubeSource } from 'rxkube';
+ * import { prometheusMetrics } from 'rxkube/metrics';
+ * import { KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+ *
+ * const kc = new KubeConfig();
+ * kc.loadFromDefault();
+ * const configMaps = informer(kubeSource(kc, 'v1/configmaps'));
+ * const ctl = controller<V1ConfigMap>({ for: configMaps, name: 'configmaps', reconcile: async () => undefined });
+ * const metrics = prometheusMetrics();
+ * metrics.addInformer(configMaps);
+ * metrics.addController(ctl);
+ * createServer(async (_req, res) => {
+ *   res.setHeader('Content-Type', metrics.contentType);
+ *   res.end(await metrics.metrics());
+ * }).listen(8080);
+ * ctl.subscribe();
+ * ```
+ *
+ * @param opts where to register the families.
+ * @param opts.registry the prom-client registry. @default a new Registry of its own
+ * @returns the exporter; nothing is exported until something is added.
+ * @throws TypeError when an option is invalid; Error when the registry already holds one of the names.
+ */
+export function prometheusMetrics(opts: PrometheusMetricsOptions = {}): PrometheusMetrics {
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`prometheusMetrics: opts must be an object, got ${describeValue(opts)}`);
+  const registry = checkRegistry(opts.registry);
+  const controllers = new Map<string, () => ControllerMetrics | undefined>();
+  const queues = new Map<string, () => WorkQueueMetrics | undefined>();
+  const informers = new Map<string, () => InformerMetrics | undefined>();
+  const leaders = new Map<string, () => boolean>();
+  const sources: Sources = { controllers, queues, informers, leaders };
+  const families = [...workQueueFamilies(sources), ...controllerFamilies(sources), ...leaderElectionFamilies(sources), ...informerFamilies(sources)];
+  const taken = families.find((f) => registry.getSingleMetric(f.name) !== undefined);
+  if (taken !== undefined) {
+    throw new Error(`prometheusMetrics: the registry already has a metric named ${taken.name} (one prometheusMetrics() per registry)`);
+  }
+  for (const f of families) registry.registerMetric(new SnapshotMetric(f).asMetric());
+
+  /** Adds `read` under `name` to `map`, returning the idempotent remover. */
+  const add = <V>(map: Map<string, V>, name: string, read: V): (() => void) => {
+    map.set(name, read);
+    return () => {
+      if (map.get(name) === read) map.delete(name);
+    };
+  };
+  const queueTaken = (name: string): void => {
+    if (controllers.has(name)) throw new Error(`prometheusMetrics: a controller named ${JSON.stringify(name)} is already exported, and its work queue under that name`);
+    if (queues.has(name)) throw new Error(`prometheusMetrics: a work queue named ${JSON.stringify(name)} is already exported`);
+  };
+
+  return {
+    registry,
+    get contentType() {
+      return registry.contentType;
+    },
+    metrics: () => registry.metrics(),
+    addController(c) {
+      const source = checkSource('controller', c) as typeof c;
+      const name = source.name;
+      queueTaken(name);
+      return add(controllers, name, guarded('controller', name, () => source.metrics()));
+    },
+    addWorkQueue(q) {
+      const source = checkSource('work queue', q) as typeof q;
+      const name = source.name;
+      queueTaken(name);
+      return add(queues, name, guarded('work queue', name, () => source.metrics()));
+    },
+    addInformer(i) {
+      const source = checkSource('informer', i) as Informer<unknown>;
+      const name = source.name;
+      if (informers.has(name)) {
+        throw new Error(`prometheusMetrics: an informer named ${JSON.stringify(name)} is already exported; give the other one a distinct \`name\` option`);
+      }
+      return add(informers, name, guarded('informer', name, () => source.metrics()));
+    },
+    addLeaderElection(name, leading) {
+      checkName('leader election name', name);
+      if (leading === null || typeof leading !== 'object' || typeof (leading as { subscribe?: unknown }).subscribe !== 'function') {
+        throw new TypeError(`prometheusMetrics: leading must be an Observable<boolean>, got ${describeValue(leading)}`);
+      }
+      if (leaders.has(name)) throw new Error(`prometheusMetrics: a leader election named ${JSON.stringify(name)} is already exported`);
+      let isLeading = false;
+      const read = () => isLeading;
+      const remove = add(leaders, name, read);
+      const sub = leading.subscribe({
+        next: (value) => (isLeading = value === true),
+        error: (err: unknown) => {
+          isLeading = false;
+          reportError(new Error(`prometheusMetrics: the leading stream of ${JSON.stringify(name)} failed; leader_election_master_status reads 0`, { cause: err }));
+        },
+        complete: () => (isLeading = false),
+      });
+      return () => {
+        sub.unsubscribe();
+        remove();
+      };
+    },
+  };
+}
