@@ -97,7 +97,10 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 
 # promtool, which the metrics spec runs rxkube/metrics' output through (a Debian package, not a Go build).
-bash "$here/prometheus.sh" >/dev/null
+# Its absence fails that one spec, with a message saying so; the binaries are still built.
+if ! bash "$here/prometheus.sh" >/dev/null; then
+  echo "e2e build: promtool could not be installed; metrics.e2e.spec.ts will fail until it is" >&2
+fi
 
 build "$here/etcd" go.etcd.io/etcd/server/v3 "$etcd_bin" -ldflags "-s -w"
 build "$here/kube" k8s.io/kubernetes/cmd/kube-apiserver "$kube_bin" -ldflags "$kube_ldflags"
