@@ -3,7 +3,6 @@ import type { Observable } from 'rxjs';
 import type { ControllerMetrics } from '../controller/metrics.js';
 import { CallbackError } from '../errors/CallbackError.js';
 import { reportError } from '../errors/reportError.js';
-import type { Informer } from '../informer/informer.js';
 import type { InformerMetrics } from '../informer/metrics.js';
 import { describeValue } from '../operators/internal/describeValue.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
@@ -72,8 +71,11 @@ export interface PrometheusMetrics {
   addController(c: { readonly name: string; metrics(): ControllerMetrics }): () => void;
   /** Exports a work queue under label `name="<name>"` (`workqueue_*`). Throws when that name is already exported. */
   addWorkQueue(q: { readonly name: string; metrics(): WorkQueueMetrics }): () => void;
-  /** Exports an informer under label `resource="<name>"` (`rxkube_informer_*`). Throws when that name is already exported. */
-  addInformer<T>(i: Informer<T>): () => void;
+  /**
+   * Exports an informer (of any object type) under label `resource="<name>"` (`rxkube_informer_*`). Throws when that
+   * name is already exported: two informers of one resource need distinct `name` options.
+   */
+  addInformer(i: { readonly name: string; metrics(): InformerMetrics }): () => void;
   /**
    * Exports `leader_election_master_status{name}`: 1 after `leading` last emitted true, else 0 (before its first
    * value, and once it completes or errors). Subscribes to `leading` until the returned function is called: pass a
@@ -201,7 +203,7 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions = {}): Promethe
       return add(queues, name, guarded('work queue', name, () => source.metrics()));
     },
     addInformer(i) {
-      const source = checkSource('informer', i) as Informer<unknown>;
+      const source = checkSource('informer', i) as typeof i;
       const name = source.name;
       if (informers.has(name)) {
         throw new Error(`prometheusMetrics: an informer named ${JSON.stringify(name)} is already exported; give the other one a distinct \`name\` option`);
