@@ -114,6 +114,7 @@ export {
 // work queues
 export {
   workQueue,
+  LOW_PRIORITY,
   itemExponentialFailureRateLimiter,
   itemFastSlowRateLimiter,
   bucketRateLimiter,
@@ -123,6 +124,7 @@ export {
   defaultItemBasedRateLimiter,
   type WorkQueue,
   type WorkQueueOptions,
+  type WorkQueueAddOptions,
   type WorkQueueGetOptions,
   type WorkQueueGetResult,
   type WorkQueueItemsOptions,

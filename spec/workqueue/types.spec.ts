@@ -43,7 +43,7 @@ describe('work queue types', () => {
     expectTypeOf(got).toEqualTypeOf<WorkQueueGetResult<string>>();
     if (!got.shutdown) expectTypeOf(got.item).toEqualTypeOf<string>();
     else expectTypeOf(got.item).toEqualTypeOf<undefined>();
-    expect(got).toEqual({ shutdown: false, item: 'a' });
+    expect(got).toEqual({ shutdown: false, item: 'a', priority: 0 });
 
     expectTypeOf(q.items()).toEqualTypeOf<AsyncIterableX<string>>();
     expectTypeOf(q.process(() => {})).toEqualTypeOf<Observable<WorkOutcome<string>>>();
