@@ -4,13 +4,14 @@
 //                                    # writes bench/RESULTS.md
 //   BENCH_QUICK=1 npm run bench      # every size × 0.1, one repeat (about a minute), for development
 //   BENCH_FILTER=micro npm run bench # benchmarks whose name contains one of a comma list
-//                                    # (compare, micro, store; decode, informer-sync, watch run only when named)
+//                                    # (compare, micro, queue, store; decode, informer-sync, watch run only when named)
 //   BENCH_WORKLOADS=relist,slow      # compare: only the workloads whose name contains one of these
 //   BENCH_SCALE=0.5 BENCH_REPEATS=5  # every default size × 0.5; repeats of each client run (default 3)
 //
 // Sizes (before BENCH_SCALE): compare: BENCH_LIST_PODS (20k), BENCH_UPDATE_EVENTS (50k), BENCH_LARGE_PODS
 // (120k), BENCH_RELIST_PODS (50k), BENCH_LATENCY_EVENTS (30k) at BENCH_LATENCY_RATE (10k/s), BENCH_SLOW_KEYS
-// (5k) and BENCH_SLOW_EVENTS (200k); micro: BENCH_MICRO_RELIST (10k), BENCH_MICRO_BATCHES (50); store:
+// (5k) and BENCH_SLOW_EVENTS (200k); micro: BENCH_MICRO_RELIST (10k), BENCH_MICRO_BATCHES (50); queue:
+// BENCH_QUEUE_BATCHES (200); store:
 // BENCH_STORE_PODS (20k), BENCH_STORE_BATCHES (40); decode: BENCH_DECODE_PODS (100k); informer-sync:
 // BENCH_SYNC_PODS (100k), BENCH_SIM_NAMESPACES (20), BENCH_SYNC_MODES; watch: BENCH_WATCH_PODS (10k),
 // BENCH_WATCH_EVENTS (50k), BENCH_WATCH_REPLAY_EVENTS (30k), BENCH_WATCH_RATE (50000; 0 = flat out).
@@ -25,14 +26,15 @@ import { compare, LABELS } from './compare.js';
 import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
 import { micro } from './micro.js';
+import { queue } from './queue.js';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { describeMachine, machine, sideBySide, table, type Row } from './lib/report.js';
 import { store } from './store.js';
 import { watchThroughput } from './watchThroughput.js';
 
-const all: readonly Benchmark[] = [compare, micro, store, decode, informerSync, watchThroughput];
+const all: readonly Benchmark[] = [compare, micro, queue, store, decode, informerSync, watchThroughput];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
-const defaults = new Set(['compare', 'micro', 'store']);
+const defaults = new Set(['compare', 'micro', 'queue', 'store']);
 
 // BENCH_QUICK=1: every size × 0.1 and one repeat, for development (about a minute).
 const quick = process.env.BENCH_QUICK === '1';
