@@ -146,6 +146,8 @@ export {
   controller,
   finalizer,
   FinalizerError,
+  TerminalError,
+  ReconcileTimeoutError,
   type Controller,
   type ControllerOptions,
   type ControllerSource,
