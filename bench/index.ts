@@ -4,7 +4,8 @@
 //                                    # writes bench/RESULTS.md
 //   BENCH_QUICK=1 npm run bench      # every size × 0.1, one repeat (about a minute), for development
 //   BENCH_FILTER=micro npm run bench # benchmarks whose name contains one of a comma list
-//                                    # (compare, micro, queue, store; decode, informer-sync, watch run only when named)
+//                                    # (compare, micro, queue, store; decode, informer-sync, watch,
+//                                    # controller-priority run only when named)
 //   BENCH_WORKLOADS=relist,slow      # compare: only the workloads whose name contains one of these
 //   BENCH_SCALE=0.5 BENCH_REPEATS=5  # every default size × 0.5; repeats of each client run (default 3)
 //
@@ -14,7 +15,8 @@
 // BENCH_QUEUE_BATCHES (200); store:
 // BENCH_STORE_PODS (20k), BENCH_STORE_BATCHES (40); decode: BENCH_DECODE_PODS (100k); informer-sync:
 // BENCH_SYNC_PODS (100k), BENCH_SIM_NAMESPACES (20), BENCH_SYNC_MODES; watch: BENCH_WATCH_PODS (10k),
-// BENCH_WATCH_EVENTS (50k), BENCH_WATCH_REPLAY_EVENTS (30k), BENCH_WATCH_RATE (50000; 0 = flat out).
+// BENCH_WATCH_EVENTS (50k), BENCH_WATCH_REPLAY_EVENTS (30k), BENCH_WATCH_RATE (50000; 0 = flat out);
+// controller-priority: BENCH_PRIORITY_PODS (20k), BENCH_PRIORITY_RECONCILE_MS (2), BENCH_PRIORITY_CONCURRENCY (1).
 // BENCH_JSON=path also writes the rows and the machine as JSON; BENCH_RESULTS=path moves RESULTS.md.
 //
 // Progress goes to stderr, the tables to stdout.
@@ -23,6 +25,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { compare, LABELS } from './compare.js';
+import { controllerPriority } from './controllerPriority.js';
 import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
 import { micro } from './micro.js';
@@ -32,7 +35,7 @@ import { describeMachine, machine, sideBySide, table, type Row } from './lib/rep
 import { store } from './store.js';
 import { watchThroughput } from './watchThroughput.js';
 
-const all: readonly Benchmark[] = [compare, micro, queue, store, decode, informerSync, watchThroughput];
+const all: readonly Benchmark[] = [compare, micro, queue, store, decode, informerSync, watchThroughput, controllerPriority];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'queue', 'store']);
 
