@@ -4,6 +4,7 @@
 //                                    # writes bench/RESULTS.md
 //   BENCH_QUICK=1 npm run bench      # every size × 0.1, one repeat (about a minute), for development
 //   BENCH_FILTER=micro npm run bench # benchmarks whose name contains one of a comma list
+//   npm run bench -- micro queue     # the same, named as arguments
 //                                    # (compare, micro, queue, store; decode, informer-sync, watch,
 //                                    # controller-priority run only when named)
 //   BENCH_WORKLOADS=relist,slow      # compare: only the workloads whose name contains one of these
@@ -45,13 +46,13 @@ const scale = envNumber('BENCH_SCALE', quick ? 0.1 : 1);
 if (!(scale > 0)) throw new TypeError(`BENCH_SCALE: expected a positive number, got ${process.env.BENCH_SCALE}`);
 const repeats = envNumber('BENCH_REPEATS', quick ? 1 : 3);
 if (!Number.isSafeInteger(repeats) || repeats < 1) throw new TypeError(`BENCH_REPEATS: expected a positive integer, got ${process.env.BENCH_REPEATS}`);
-const filters = (process.env.BENCH_FILTER ?? '')
-  .split(',')
+// `npm run bench -- controller-priority queue` names benchmarks too, as BENCH_FILTER does.
+const filters = [...(process.env.BENCH_FILTER ?? '').split(','), ...process.argv.slice(2)]
   .map((s) => s.trim().toLowerCase())
   .filter(Boolean);
 const selected = all.filter((b) => (filters.length === 0 ? defaults.has(b.name) : filters.some((f) => b.name.includes(f))));
 if (selected.length === 0) {
-  throw new TypeError(`BENCH_FILTER: ${JSON.stringify(process.env.BENCH_FILTER)} matches none of ${all.map((b) => b.name).join(', ')}`);
+  throw new TypeError(`BENCH_FILTER / arguments: ${JSON.stringify(filters.join(','))} matches none of ${all.map((b) => b.name).join(', ')}`);
 }
 if ((globalThis as { gc?: unknown }).gc === undefined) throw new Error('run with `node --expose-gc` (npm run bench does)');
 
@@ -93,7 +94,7 @@ m.loadAfter = os.loadavg();
 const out = [
   '',
   describeMachine(m),
-  `command: ${benchEnv()}npm run bench (scale ${scale}, ${repeats} repeats); total ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  `command: ${benchEnv()}npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''} (scale ${scale}, ${repeats} repeats); total ${((performance.now() - started) / 1000).toFixed(0)} s`,
   'p50/p99: percentiles of the metric over its n samples (runs; store: batches; lag: events). rme: 95 % margin of error of the mean.',
   '',
   ...(rows.some((r) => r.values !== undefined) ? [sideBySide(rows, Object.values(LABELS)), ''] : []),
