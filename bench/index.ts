@@ -4,16 +4,20 @@
 //                                    # writes bench/RESULTS.md
 //   BENCH_QUICK=1 npm run bench      # every size × 0.1, one repeat (about a minute), for development
 //   BENCH_FILTER=micro npm run bench # benchmarks whose name contains one of a comma list
-//                                    # (compare, micro, store; decode, informer-sync, watch run only when named)
+//   npm run bench -- micro queue     # the same, named as arguments
+//                                    # (compare, micro, queue, store; decode, informer-sync, watch,
+//                                    # controller-priority run only when named)
 //   BENCH_WORKLOADS=relist,slow      # compare: only the workloads whose name contains one of these
 //   BENCH_SCALE=0.5 BENCH_REPEATS=5  # every default size × 0.5; repeats of each client run (default 3)
 //
 // Sizes (before BENCH_SCALE): compare: BENCH_LIST_PODS (20k), BENCH_UPDATE_EVENTS (50k), BENCH_LARGE_PODS
 // (120k), BENCH_RELIST_PODS (50k), BENCH_LATENCY_EVENTS (30k) at BENCH_LATENCY_RATE (10k/s), BENCH_SLOW_KEYS
-// (5k) and BENCH_SLOW_EVENTS (200k); micro: BENCH_MICRO_RELIST (10k), BENCH_MICRO_BATCHES (50); store:
+// (5k) and BENCH_SLOW_EVENTS (200k); micro: BENCH_MICRO_RELIST (10k), BENCH_MICRO_BATCHES (50); queue:
+// BENCH_QUEUE_BATCHES (200); store:
 // BENCH_STORE_PODS (20k), BENCH_STORE_BATCHES (40); decode: BENCH_DECODE_PODS (100k); informer-sync:
 // BENCH_SYNC_PODS (100k), BENCH_SIM_NAMESPACES (20), BENCH_SYNC_MODES; watch: BENCH_WATCH_PODS (10k),
-// BENCH_WATCH_EVENTS (50k), BENCH_WATCH_REPLAY_EVENTS (30k), BENCH_WATCH_RATE (50000; 0 = flat out).
+// BENCH_WATCH_EVENTS (50k), BENCH_WATCH_REPLAY_EVENTS (30k), BENCH_WATCH_RATE (50000; 0 = flat out);
+// controller-priority: BENCH_PRIORITY_PODS (20k), BENCH_PRIORITY_RECONCILE_MS (2), BENCH_PRIORITY_CONCURRENCY (1).
 // BENCH_JSON=path also writes the rows and the machine as JSON; BENCH_RESULTS=path moves RESULTS.md.
 //
 // Progress goes to stderr, the tables to stdout.
@@ -22,17 +26,19 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { compare, LABELS } from './compare.js';
+import { controllerPriority } from './controllerPriority.js';
 import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
 import { micro } from './micro.js';
+import { queue } from './queue.js';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { describeMachine, machine, sideBySide, table, type Row } from './lib/report.js';
 import { store } from './store.js';
 import { watchThroughput } from './watchThroughput.js';
 
-const all: readonly Benchmark[] = [compare, micro, store, decode, informerSync, watchThroughput];
+const all: readonly Benchmark[] = [compare, micro, queue, store, decode, informerSync, watchThroughput, controllerPriority];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
-const defaults = new Set(['compare', 'micro', 'store']);
+const defaults = new Set(['compare', 'micro', 'queue', 'store']);
 
 // BENCH_QUICK=1: every size × 0.1 and one repeat, for development (about a minute).
 const quick = process.env.BENCH_QUICK === '1';
@@ -40,13 +46,13 @@ const scale = envNumber('BENCH_SCALE', quick ? 0.1 : 1);
 if (!(scale > 0)) throw new TypeError(`BENCH_SCALE: expected a positive number, got ${process.env.BENCH_SCALE}`);
 const repeats = envNumber('BENCH_REPEATS', quick ? 1 : 3);
 if (!Number.isSafeInteger(repeats) || repeats < 1) throw new TypeError(`BENCH_REPEATS: expected a positive integer, got ${process.env.BENCH_REPEATS}`);
-const filters = (process.env.BENCH_FILTER ?? '')
-  .split(',')
+// `npm run bench -- controller-priority queue` names benchmarks too, as BENCH_FILTER does.
+const filters = [...(process.env.BENCH_FILTER ?? '').split(','), ...process.argv.slice(2)]
   .map((s) => s.trim().toLowerCase())
   .filter(Boolean);
 const selected = all.filter((b) => (filters.length === 0 ? defaults.has(b.name) : filters.some((f) => b.name.includes(f))));
 if (selected.length === 0) {
-  throw new TypeError(`BENCH_FILTER: ${JSON.stringify(process.env.BENCH_FILTER)} matches none of ${all.map((b) => b.name).join(', ')}`);
+  throw new TypeError(`BENCH_FILTER / arguments: ${JSON.stringify(filters.join(','))} matches none of ${all.map((b) => b.name).join(', ')}`);
 }
 if ((globalThis as { gc?: unknown }).gc === undefined) throw new Error('run with `node --expose-gc` (npm run bench does)');
 
@@ -88,7 +94,7 @@ m.loadAfter = os.loadavg();
 const out = [
   '',
   describeMachine(m),
-  `command: ${benchEnv()}npm run bench (scale ${scale}, ${repeats} repeats); total ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  `command: ${benchEnv()}npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''} (scale ${scale}, ${repeats} repeats); total ${((performance.now() - started) / 1000).toFixed(0)} s`,
   'p50/p99: percentiles of the metric over its n samples (runs; store: batches; lag: events). rme: 95 % margin of error of the mean.',
   '',
   ...(rows.some((r) => r.values !== undefined) ? [sideBySide(rows, Object.values(LABELS)), ''] : []),

@@ -6,7 +6,7 @@
 //   (BENCH_SIM_PODS / BENCH_SIM_NAMESPACES / BENCH_SIM_HISTORY work too; argv wins)
 //
 // Started by the runner with child_process.fork, it posts { event: 'ready', … }
-// once seeded, then serves 'churn', 'stats', 'resourceVersion' and 'close'
+// once seeded, then serves 'churn', 'touch', 'stats', 'resourceVersion' and 'close'
 // requests over IPC. Started by hand, it prints the same ready line (JSON,
 // kubeconfig included) on stdout and serves until interrupted.
 
@@ -53,6 +53,20 @@ export interface ChurnReply {
    * happened (interpolating between samples).
    */
   readonly rvTimes: number[];
+}
+
+/** Arguments of the 'touch' request: one merge patch of one pod's labels. */
+export interface TouchArgs {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** Reply of 'touch'. */
+export interface TouchReply {
+  /** Wall-clock ms (see wallNow) just before the write. */
+  readonly at: number;
+  /** The resourceVersion the write gave the pod. */
+  readonly resourceVersion: string;
 }
 
 function arg(name: string, fallback: number): number {
@@ -130,6 +144,11 @@ if (process.send === undefined) {
 } else {
   serve({
     churn: (args: ChurnArgs) => churn(args),
+    touch: async (args: TouchArgs): Promise<TouchReply> => {
+      const at = wallNow();
+      const pod = await server.patch<{ metadata: { resourceVersion: string } }>('v1/pods', args.namespace, args.name, { metadata: { labels: { touched: String(at) } } });
+      return { at, resourceVersion: pod.metadata.resourceVersion };
+    },
     stats: () => server.stats,
     resourceVersion: () => server.resourceVersion(),
     // The process itself ends when the runner disconnects (see serve()).

@@ -115,6 +115,7 @@ export {
 // work queues
 export {
   workQueue,
+  LOW_PRIORITY,
   itemExponentialFailureRateLimiter,
   itemFastSlowRateLimiter,
   bucketRateLimiter,
@@ -124,6 +125,7 @@ export {
   defaultItemBasedRateLimiter,
   type WorkQueue,
   type WorkQueueOptions,
+  type WorkQueueAddOptions,
   type WorkQueueGetOptions,
   type WorkQueueGetResult,
   type WorkQueueItemsOptions,
@@ -145,6 +147,8 @@ export {
   controller,
   finalizer,
   FinalizerError,
+  TerminalError,
+  ReconcileTimeoutError,
   type Controller,
   type ControllerOptions,
   type ControllerSource,

@@ -27,6 +27,8 @@ describe('controller: properties', () => {
           for: primary,
           concurrency,
           scheduler: clock.scheduler,
+          // Nothing consumes the outcomes here, so failures are reported; this spec is about scheduling.
+          onError: () => {},
           errorPolicy: () => ({ requeueAfter: 1 }),
           reconcile: (o, ctx) => {
             if (inFlight.some((r) => r.key === ctx.key)) overlap = ctx.key;

@@ -15,13 +15,16 @@ export interface MemorySource<T extends KubeObject> extends ControllerSource<T> 
   readonly subscribers: number;
   upsert(obj: T): void;
   remove(key: string, tombstone?: boolean): void;
+  /** An informer's resync: an update of every cached object to itself (the same resourceVersion). */
+  resync(): void;
   sync(): void;
   fail(err: Error): void;
   complete(): void;
 }
 
-export function memorySource<T extends KubeObject>(name = 'memory'): MemorySource<T> {
-  const store = createIndexer<T>({ freeze: false });
+export function memorySource<T extends KubeObject>(name = 'memory', opts: { freeze?: boolean } = {}): MemorySource<T> {
+  // Unfrozen by default, so specs can build objects freely; { freeze: true } stores them as an informer does.
+  const store = createIndexer<T>({ freeze: opts.freeze ?? false });
   const events = new Subject<InformerEvent<T>>();
   const synced = new BehaviorSubject(false);
   let subscribers = 0;
@@ -44,6 +47,9 @@ export function memorySource<T extends KubeObject>(name = 'memory'): MemorySourc
       const old = store.get(obj);
       store.update(obj);
       events.next(old === undefined ? { type: 'add', obj, isInInitialList: !synced.value } : { type: 'update', oldObj: old, obj });
+    },
+    resync() {
+      for (const cached of store.list()) events.next({ type: 'update', oldObj: cached, obj: cached });
     },
     remove(key: string, tombstone = false) {
       const old = store.getByKey(key);

@@ -2,6 +2,8 @@ import { describe, expectTypeOf, it } from 'vitest';
 import type { KubeConfig, V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { controller, type Controller } from '../../src/controller/controller.js';
 import { finalizer } from '../../src/controller/finalizer.js';
+import { ReconcileTimeoutError } from '../../src/controller/ReconcileTimeoutError.js';
+import { TerminalError } from '../../src/controller/TerminalError.js';
 import type { ReconcileContext, ReconcileOutcome } from '../../src/controller/types.js';
 import { objectClient } from '../../src/client/objectClient.js';
 import { informer, type Informer } from '../../src/informer/informer.js';
@@ -69,6 +71,38 @@ describe('controller types', () => {
         },
       });
     };
+    void mistakes;
+  });
+
+  it('types the scheduling and failure options, terminal outcomes and the errors', () => {
+    const typed = (): void => {
+      const deployments = informer(kubeSource(kc, 'apps/v1/deployments'));
+      const c = controller({ for: deployments, reconcile: () => undefined, reconcileTimeoutMs: 30_000, priorityQueue: false });
+      c.subscribe((o) => {
+        if (o.type === 'failed') {
+          expectTypeOf(o.terminal).toEqualTypeOf<boolean>();
+          if (o.error instanceof ReconcileTimeoutError) expectTypeOf(o.error.timeoutMs).toEqualTypeOf<number>();
+        }
+      });
+      expectTypeOf(c.status().stuck).toEqualTypeOf<readonly string[]>();
+      expectTypeOf(new TerminalError('bad spec', { cause: new Error('x') })).toExtend<Error>();
+    };
+    const mistakes = (): void => {
+      const deployments = informer(kubeSource(kc, 'apps/v1/deployments'));
+      // @ts-expect-error a timeout is a number of ms, not a duration string
+      controller({ for: deployments, reconcile: () => undefined, reconcileTimeoutMs: '30s' });
+      // @ts-expect-error priorityQueue is on or off
+      controller({ for: deployments, reconcile: () => undefined, priorityQueue: 'low' });
+      // @ts-expect-error a terminal error says what is wrong
+      void new TerminalError();
+      // @ts-expect-error the stuck keys are read-only
+      controller({ for: deployments, reconcile: () => undefined }).status().stuck.push('x');
+      controller({ for: deployments, reconcile: () => undefined }).subscribe((o) => {
+        // @ts-expect-error only a failed outcome says whether it is terminal
+        if (o.type === 'reconciled') void o.terminal;
+      });
+    };
+    void typed;
     void mistakes;
   });
 });

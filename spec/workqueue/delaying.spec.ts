@@ -145,7 +145,7 @@ describe('workQueue: delayed adds (DQ-1 … DQ-5)', () => {
     q.shutDown();
     expect(clock.pendingTimers()).toBe(0);
     clock.advance(1_000);
-    expect(await q.get()).toEqual({ shutdown: false, item: 'now' });
+    expect(await q.get()).toEqual({ shutdown: false, item: 'now', priority: 0 });
     expect(await q.get()).toEqual({ shutdown: true });
   });
 

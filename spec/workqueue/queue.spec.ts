@@ -49,10 +49,10 @@ describe('workQueue: adding and taking (Q-1, Q-2, Q-5)', () => {
     const second = q.get();
     expect(await isSettled(first)).toBe(false);
     q.add('a');
-    expect(await first).toEqual({ shutdown: false, item: 'a' });
+    expect(await first).toEqual({ shutdown: false, item: 'a', priority: 0 });
     expect(await isSettled(second)).toBe(false);
     q.add('b');
-    expect(await second).toEqual({ shutdown: false, item: 'b' });
+    expect(await second).toEqual({ shutdown: false, item: 'b', priority: 0 });
   });
 
   it('rejects a waiting get() with the reason of its aborted signal, and gives the next item to the next waiter', async () => {
@@ -63,7 +63,7 @@ describe('workQueue: adding and taking (Q-1, Q-2, Q-5)', () => {
     ac.abort(new Error('stop waiting'));
     await expect(aborted).rejects.toThrow('stop waiting');
     q.add('a');
-    expect(await kept).toEqual({ shutdown: false, item: 'a' });
+    expect(await kept).toEqual({ shutdown: false, item: 'a', priority: 0 });
     expect(q.len()).toBe(0);
   });
 
@@ -108,7 +108,7 @@ describe('workQueue: processing (Q-3, Q-4)', () => {
     const next = q.get();
     expect(await isSettled(next)).toBe(false);
     q.done('foo');
-    expect(await next).toEqual({ shutdown: false, item: 'foo' });
+    expect(await next).toEqual({ shutdown: false, item: 'foo', priority: 0 });
   });
 
   it('collapse while processing: many adds during processing give one more run', async () => {
@@ -164,8 +164,8 @@ describe('workQueue: shutdown (Q-2, Q-6, Q-7)', () => {
     q.add('a');
     q.add('b');
     q.shutDown();
-    expect(await q.get()).toEqual({ shutdown: false, item: 'a' });
-    expect(await q.get()).toEqual({ shutdown: false, item: 'b' });
+    expect(await q.get()).toEqual({ shutdown: false, item: 'a', priority: 0 });
+    expect(await q.get()).toEqual({ shutdown: false, item: 'b', priority: 0 });
     expect(await q.get()).toEqual({ shutdown: true });
     expect(await q.get()).toEqual({ shutdown: true });
   });
@@ -184,7 +184,7 @@ describe('workQueue: shutdown (Q-2, Q-6, Q-7)', () => {
     q.add('a');
     q.shutDown();
     q.done('a');
-    expect(await q.get()).toEqual({ shutdown: false, item: 'a' });
+    expect(await q.get()).toEqual({ shutdown: false, item: 'a', priority: 0 });
     q.done('a');
     expect(await q.get()).toEqual({ shutdown: true });
   });
@@ -210,7 +210,7 @@ describe('workQueue: shutdown (Q-2, Q-6, Q-7)', () => {
     const q = workQueue<string>();
     q.add('a');
     await q.shutDownWithDrain();
-    expect(await q.get()).toEqual({ shutdown: false, item: 'a' });
+    expect(await q.get()).toEqual({ shutdown: false, item: 'a', priority: 0 });
   });
 
   it('a later shutDown releases a waiting shutDownWithDrain', async () => {

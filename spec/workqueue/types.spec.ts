@@ -2,10 +2,12 @@ import type { AsyncIterableX } from 'ix/asynciterable';
 import type { Observable } from 'rxjs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
+  LOW_PRIORITY,
   bucketRateLimiter,
   itemExponentialFailureRateLimiter,
   maxOfRateLimiter,
   workQueue,
+  type WorkQueueAddOptions,
   type WorkQueueGetResult,
   type RateLimiter,
   type WorkOutcome,
@@ -41,13 +43,40 @@ describe('work queue types', () => {
     q.add('a');
     const got = await q.get();
     expectTypeOf(got).toEqualTypeOf<WorkQueueGetResult<string>>();
-    if (!got.shutdown) expectTypeOf(got.item).toEqualTypeOf<string>();
-    else expectTypeOf(got.item).toEqualTypeOf<undefined>();
-    expect(got).toEqual({ shutdown: false, item: 'a' });
+    if (!got.shutdown) {
+      expectTypeOf(got.item).toEqualTypeOf<string>();
+      expectTypeOf(got.priority).toEqualTypeOf<number>();
+    } else {
+      expectTypeOf(got.item).toEqualTypeOf<undefined>();
+    }
+    expect(got).toEqual({ shutdown: false, item: 'a', priority: 0 });
 
     expectTypeOf(q.items()).toEqualTypeOf<AsyncIterableX<string>>();
     expectTypeOf(q.process(() => {})).toEqualTypeOf<Observable<WorkOutcome<string>>>();
     expectTypeOf(q.metrics$).toEqualTypeOf<Observable<WorkQueueMetrics>>();
+    q.shutDown();
+  });
+
+  it('takes a numeric priority, and nothing else, on every add', () => {
+    const q = workQueue<string>({ scheduler: virtualClock().scheduler });
+    q.add('a', { priority: LOW_PRIORITY });
+    q.addAfter('b', 5, { priority: 3 });
+    q.addRateLimited('c', {});
+    expectTypeOf<WorkQueueAddOptions>().toEqualTypeOf<{ readonly priority?: number }>();
+    expectTypeOf(LOW_PRIORITY).toExtend<number>();
+    const misuse = (): void => {
+      // @ts-expect-error a priority is a number
+      q.add('a', { priority: 'high' });
+      // @ts-expect-error options are known by name
+      q.add('a', { prio: 1 });
+      // @ts-expect-error the third argument of addAfter is the options, not a bare priority
+      q.addAfter('a', 5, 1);
+      // @ts-expect-error nor of addRateLimited the second
+      q.addRateLimited('a', 1);
+    };
+    expect(misuse).toBeTypeOf('function');
+    expect(q.len()).toBe(1);
+    expect(LOW_PRIORITY).toBe(-100);
     q.shutDown();
   });
 

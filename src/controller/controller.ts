@@ -1,14 +1,17 @@
-import { BehaviorSubject, Observable, type Subscriber } from 'rxjs';
+import { BehaviorSubject, Observable, type Observer, type Subscriber, type Subscription } from 'rxjs';
 import { ErrorChannel } from '../errors/ErrorChannel.js';
 import { QueueMetricsRecorder } from '../workqueue/metrics.js';
+import type { LOW_PRIORITY } from '../workqueue/priority.js';
 import type { WorkQueue } from '../workqueue/WorkQueue.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from '../workqueue/rateLimiters.js';
+import { FailureReports } from './failureReports.js';
 import { ControllerMetricsRecorder, type ControllerMetrics } from './metrics.js';
 import { ControllerRun, type RunConfig } from './run.js';
 import { ControllerStats } from './stats.js';
 import type { Triggers } from './triggers.js';
 import { resolveControllerOptions } from './options.js';
 import type { ControllerOptions, ControllerStatus, ReconcileOutcome } from './types.js';
+import type { TerminalError } from './TerminalError.js';
 
 /**
  * A running reconcile loop, made by {@link controller}: an Observable of
@@ -31,7 +34,11 @@ export interface Controller<T> extends Observable<ReconcileOutcome<T>> {
   readonly name: string;
   /** State, queue depth, reconciles in flight, counters and duration percentiles; emits on change. */
   readonly status$: Observable<ControllerStatus>;
-  /** The controller's own errors (a mapper or error policy that threw, a shutdown that timed out). */
+  /**
+   * The controller's own errors (a mapper or error policy that threw, a
+   * shutdown that timed out, an `owns` entry that never matches), and
+   * reconcile failures nobody consumes (see `onError`).
+   */
   readonly errors$: Observable<Error>;
   /** The status now. */
   status(): ControllerStatus;
@@ -64,6 +71,12 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
   readonly #errors: ErrorChannel;
   // Who receives outcomes; the first one starts a run, the last one to leave drains it.
   readonly #subscribers = new Set<Subscriber<ReconcileOutcome<T>>>();
+  // The subscribers that consume outcomes (gave a next callback or piped): with none, failures are reported.
+  readonly #consumers = new Set<Subscriber<ReconcileOutcome<T>>>();
+  // What subscribe() learned of the subscription being made, for #subscribe, which only sees the Subscriber.
+  #nextConsumes = false;
+  // Reconcile failures on their way to the error channel, limited per key.
+  readonly #failures: FailureReports;
   // The current run, while there are subscribers (and while it drains after shutdown or failure).
   #run: ControllerRun<T> | undefined;
   // A run draining after its last subscriber left, shown on the status until it is done.
@@ -80,6 +93,7 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
     this.name = config.name;
     this.#config = config;
     this.#errors = new ErrorChannel(onError);
+    this.#failures = new FailureReports(config.name, () => config.scheduler.now(), (err) => this.#report(err));
     this.#status = new BehaviorSubject<ControllerStatus>(this.status());
     this.status$ = this.#status.asObservable();
     this.errors$ = this.#errors.errors$;
@@ -92,7 +106,7 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
   status(): ControllerStatus {
     const run = this.#run ?? this.#draining;
     const state: ControllerStatus['state'] = run !== undefined ? run.state : (this.#ended?.state ?? 'idle');
-    return this.#stats.snapshot(state, run?.queue.len() ?? 0, run?.inFlight ?? 0);
+    return this.#stats.snapshot(state, run?.queue.len() ?? 0, run?.inFlight ?? 0, run?.stuck ?? []);
   }
 
   metrics(): ControllerMetrics {
@@ -105,15 +119,43 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
     return this.#end('stopped', undefined);
   }
 
+  /**
+   * Subscribes as any Observable does, noting whether the subscription
+   * consumes outcomes: a `next` function or an observer with `next` does
+   * (so does a piped subscription: the operator passes one); `subscribe()`
+   * or an observer with only `error`/`complete` does not. While no
+   * subscriber consumes them, reconcile failures go to the error channel.
+   */
+  override subscribe(
+    observerOrNext?: Partial<Observer<ReconcileOutcome<T>>> | ((value: ReconcileOutcome<T>) => void) | null,
+    error?: ((error: unknown) => void) | null,
+    complete?: (() => void) | null,
+  ): Subscription {
+    const consumes =
+      typeof observerOrNext === 'function' ||
+      (typeof observerOrNext === 'object' && observerOrNext !== null && typeof observerOrNext.next === 'function');
+    const outer = this.#nextConsumes;
+    this.#nextConsumes = consumes;
+    try {
+      // The three-callback form only when it was used, so rxjs sees the call it was given.
+      return error === undefined && complete === undefined ? super.subscribe(observerOrNext ?? undefined) : super.subscribe(observerOrNext as never, error, complete);
+    } finally {
+      this.#nextConsumes = outer;
+    }
+  }
+
   #subscribe(subscriber: Subscriber<ReconcileOutcome<T>>): () => void {
+    const consumes = this.#nextConsumes;
     if (this.#ended !== undefined) {
       if (this.#ended.error !== undefined) subscriber.error(this.#ended.error);
       else subscriber.complete();
       return () => {};
     }
     this.#subscribers.add(subscriber);
+    if (consumes) this.#consumers.add(subscriber);
     if (this.#run === undefined) this.#startRun();
     return () => {
+      this.#consumers.delete(subscriber);
       if (!this.#subscribers.delete(subscriber)) return;
       if (this.#subscribers.size === 0 && this.#ended === undefined) this.#drainRun();
     };
@@ -128,6 +170,11 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
           for (const s of [...this.#subscribers]) s.next(o);
         },
         report: (err) => this.#report(err),
+        failed: (key, error, terminal) => {
+          // Terminal failures are always reported; others only when no subscriber reads the outcomes.
+          if (terminal || this.#consumers.size === 0) this.#failures.failed(key, error, terminal);
+        },
+        settled: (key) => this.#failures.settled(key),
         changed: () => this.#publish(),
         ended: (err) => {
           if (this.#run !== run) return;
@@ -164,6 +211,7 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
       if (this.#run === run) this.#run = undefined;
       const subscribers = [...this.#subscribers];
       this.#subscribers.clear();
+      this.#consumers.clear();
       for (const s of subscribers) {
         if (error !== undefined) s.error(error);
         else s.complete();
@@ -211,8 +259,17 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
  * - `reconcile` returns `{ requeueAfter: ms }` to run again later, or
  *   nothing to wait for the next change. A throw goes through `errorPolicy`:
  *   by default a per-key exponential backoff (`rateLimiter`); a success
- *   forgets the key's failures. `resyncPeriod` reconciles every object
- *   again periodically.
+ *   forgets the key's failures; a {@link TerminalError} is not retried
+ *   until the object changes. `resyncPeriod` reconciles every object again
+ *   periodically. A key has one schedule: a requeue or backoff that a later
+ *   reconcile made moot never fires.
+ * - Live changes go before backlog: keys from the initial list and resyncs
+ *   wait at {@link LOW_PRIORITY} (`priorityQueue: false` turns that off).
+ * - `reconcileTimeoutMs` aborts a reconcile's signal after that long and
+ *   counts it failed; its key waits for it (`status().stuck`).
+ * - Failures are never silent: while no subscriber consumes the outcomes
+ *   (`c.subscribe()` without a `next`), they go to `onError`/`errors$`,
+ *   limited to one line per key per minute.
  *
  * Subscribing runs the controller (it subscribes to its informers, which
  * starts them); all subscribers share one run. When the last one leaves, or
@@ -267,6 +324,8 @@ export function controller<T>(opts: ControllerOptions<T>): Controller<T> {
     concurrency: resolved.concurrency,
     resyncPeriod: resolved.resyncPeriod,
     shutdownTimeoutMs: resolved.shutdownTimeoutMs,
+    reconcileTimeoutMs: resolved.reconcileTimeoutMs,
+    priorityQueue: resolved.priorityQueue,
     rateLimiter,
     scheduler,
   };

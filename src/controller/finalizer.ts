@@ -1,4 +1,5 @@
 import type { ObjectClient } from '../client/objectClient.js';
+import { explainFrozenWrite } from '../errors/frozenObject.js';
 import type { KubeObject } from '../store/types.js';
 import type { ReconcileAction } from './types.js';
 
@@ -173,7 +174,7 @@ async function run<T extends KubeObject>(
     try {
       return await fn();
     } catch (err) {
-      throw new FinalizerError(phase, name, describe(obj), err);
+      throw new FinalizerError(phase, name, describe(obj), explainFrozenWrite(err));
     }
   };
   // A 404 means the object is gone already (the cache was behind): there is no finalizer left to add or remove.

@@ -14,6 +14,8 @@ export interface ResolvedControllerOptions<T> {
   readonly concurrency: number;
   readonly resyncPeriod: number;
   readonly shutdownTimeoutMs: number;
+  readonly reconcileTimeoutMs: number | undefined;
+  readonly priorityQueue: boolean;
   readonly signal: AbortSignal | undefined;
   readonly rateLimiter: RateLimiter<string> | undefined;
   readonly scheduler: SchedulerLike;
@@ -30,6 +32,8 @@ const NAMES = [
   'concurrency',
   'resyncPeriod',
   'shutdownTimeoutMs',
+  'reconcileTimeoutMs',
+  'priorityQueue',
   'signal',
   'rateLimiter',
   'scheduler',
@@ -82,6 +86,9 @@ export function resolveControllerOptions<T>(opts: ControllerOptions<T>): Resolve
   const name = o['name'] ?? primary.name ?? 'controller';
   if (typeof name !== 'string' || name === '') throw new TypeError(`controller: option "name" must be a non-empty string, got ${show(name)}`);
   const scheduler = schedulerOption('controller', o['scheduler'], asyncScheduler);
+  const reconcileTimeoutMs = o['reconcileTimeoutMs'] === undefined ? undefined : numberOption('controller', 'reconcileTimeoutMs', o['reconcileTimeoutMs'], 0, { min: 1 });
+  const priorityQueue = o['priorityQueue'] ?? true;
+  if (typeof priorityQueue !== 'boolean') throw new TypeError(`controller: option "priorityQueue" must be a boolean, got ${show(priorityQueue)}`);
   return {
     for: primary,
     owns,
@@ -91,6 +98,8 @@ export function resolveControllerOptions<T>(opts: ControllerOptions<T>): Resolve
     concurrency: numberOption('controller', 'concurrency', o['concurrency'], 1, { min: 1, integer: true }),
     resyncPeriod: numberOption('controller', 'resyncPeriod', o['resyncPeriod'], 0),
     shutdownTimeoutMs: numberOption('controller', 'shutdownTimeoutMs', o['shutdownTimeoutMs'], 30_000),
+    reconcileTimeoutMs,
+    priorityQueue,
     signal,
     rateLimiter: rateLimiter as RateLimiter<string> | undefined,
     scheduler,

@@ -1,12 +1,13 @@
 import { combineLatest, filter, take, type SchedulerLike, type Subscription } from 'rxjs';
-import { CallbackError } from '../errors/CallbackError.js';
 import { toError } from '../errors/reportError.js';
+import { LOW_PRIORITY } from '../workqueue/priority.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
 import { WorkQueue } from '../workqueue/WorkQueue.js';
-import { successResult, type ControllerMetricsRecorder } from './metrics.js';
+import type { ControllerMetricsRecorder } from './metrics.js';
+import { ReconcileStep } from './reconcileStep.js';
 import type { ControllerStats } from './stats.js';
 import { allSources, triggerKeys, type Triggers } from './triggers.js';
-import type { ErrorAction, ErrorPolicy, ReconcileAction, ReconcileContext, ReconcileOutcome, Reconciler } from './types.js';
+import type { ErrorPolicy, ReconcileOutcome, Reconciler } from './types.js';
 
 /** A controller's options once checked, with defaults applied. */
 export interface RunConfig<T> {
@@ -17,6 +18,8 @@ export interface RunConfig<T> {
   readonly concurrency: number;
   readonly resyncPeriod: number;
   readonly shutdownTimeoutMs: number;
+  readonly reconcileTimeoutMs: number | undefined;
+  readonly priorityQueue: boolean;
   readonly rateLimiter: RateLimiter<string>;
   readonly scheduler: SchedulerLike;
 }
@@ -25,6 +28,10 @@ export interface RunConfig<T> {
 export interface RunHooks<T> {
   outcome(outcome: ReconcileOutcome<T>): void;
   report(err: Error): void;
+  /** A reconcile of `key` failed (its outcome follows); `terminal` when it is not retried. */
+  failed(key: string, error: Error, terminal: boolean): void;
+  /** `key` reconciled fine, or is gone. */
+  settled(key: string): void;
   /** Something the status shows changed. */
   changed(): void;
   /** A source ended (with an error nothing can heal, or because it was stopped). */
@@ -39,11 +46,10 @@ export interface RunHooks<T> {
 export class ControllerRun<T> {
   readonly #config: RunConfig<T>;
   readonly #hooks: RunHooks<T>;
-  readonly #stats: ControllerStats;
-  // Results and durations by controller-runtime's metric names, across runs.
-  readonly #metrics: ControllerMetricsRecorder;
-  // Dedup, one-in-flight-per-key, delays and backoff: client-go's work queue does all of it.
+  // Dedup, one-in-flight-per-key, priorities, delays and backoff: the work queue does all of it.
   readonly queue: WorkQueue<string>;
+  // What happens to one key once taken: the reconcile, its timeout, its outcome and what is scheduled next.
+  readonly #step: ReconcileStep<T>;
   // The sources' subscriptions: while held, their informers run; released only after the drain.
   #triggers: Subscription | undefined;
   // Waits for every source to sync (and for the previous run to drain) before workers start.
@@ -61,14 +67,13 @@ export class ControllerRun<T> {
   constructor(config: RunConfig<T>, hooks: RunHooks<T>, stats: ControllerStats, metrics: ControllerMetricsRecorder) {
     this.#config = config;
     this.#hooks = hooks;
-    this.#stats = stats;
-    this.#metrics = metrics;
     this.queue = new WorkQueue<string>({
       name: config.name,
       scheduler: config.scheduler,
       rateLimiter: config.rateLimiter,
       onError: (err) => hooks.report(err),
     });
+    this.#step = new ReconcileStep<T>({ config, queue: this.queue, stats, metrics, hooks, signal: this.#abortReconciles.signal });
   }
 
   get state(): 'waitingForSync' | 'running' | 'draining' {
@@ -79,10 +84,16 @@ export class ControllerRun<T> {
     return this.#inFlight.size;
   }
 
+  /** Keys whose reconcile has run longer than `reconcileTimeoutMs` and not returned. */
+  get stuck(): readonly string[] {
+    return this.#step.stuck;
+  }
+
   /** Subscribes to the sources now; workers start once all synced and `after` resolved. */
   start(after: Promise<void>): void {
-    this.#triggers = triggerKeys(this.#config.triggers, (err) => this.#hooks.report(err)).subscribe({
-      next: (key) => this.queue.add(key),
+    const backlog = this.#config.priorityQueue ? LOW_PRIORITY : 0;
+    this.#triggers = triggerKeys(this.#config.triggers, backlog, (err) => this.#hooks.report(err)).subscribe({
+      next: ({ key, priority }) => this.queue.add(key, { priority }),
       error: (err: unknown) => this.#hooks.ended(toError(err)),
       complete: () => this.#hooks.ended(undefined),
     });
@@ -153,8 +164,8 @@ export class ControllerRun<T> {
         this.queue.done(key);
         return;
       }
-      // #reconcileKey catches what user code throws; anything else must still not kill the worker.
-      const running = this.#reconcileKey(key).catch((err: unknown) => this.#hooks.report(toError(err)));
+      // The step catches what user code throws; anything else must still not kill the worker.
+      const running = this.#reconcileKey(key, got.priority).catch((err: unknown) => this.#hooks.report(toError(err)));
       this.#inFlight.set(key, running);
       this.#hooks.changed();
       await running;
@@ -163,111 +174,14 @@ export class ControllerRun<T> {
     }
   }
 
-  async #reconcileKey(key: string): Promise<void> {
-    const { triggers, scheduler, reconcile } = this.#config;
-    const store = triggers.primary.store;
+  /** Reads the key's object as its reconcile will see it, then runs the step (which marks the key done). */
+  async #reconcileKey(key: string, priority: number): Promise<void> {
     let obj: T | undefined;
     try {
-      obj = store.getByKey(key);
+      obj = this.#config.triggers.primary.store.getByKey(key);
     } catch (err) {
       this.#hooks.report(toError(err));
     }
-    if (obj === undefined) {
-      // Deleted objects are not reconciled (kube-rs): cleanup on deletion belongs to a finalizer, which keeps the object until done.
-      this.queue.forget(key);
-      this.queue.done(key);
-      this.#stats.gone++;
-      this.#hooks.outcome({ type: 'gone', key });
-      return;
-    }
-    const ctx: ReconcileContext<T> = { key, signal: this.#abortReconciles.signal, retries: this.queue.numRequeues(key), store };
-    const startedAt = scheduler.now();
-    let action: ReconcileAction;
-    let error: Error | undefined;
-    try {
-      action = await reconcile(obj, ctx);
-      checkAction(action, 'reconcile');
-    } catch (err) {
-      error = toError(err);
-    }
-    const durationMs = Math.max(0, scheduler.now() - startedAt);
-    this.#stats.recordDuration(durationMs);
-    let outcome: ReconcileOutcome<T>;
-    try {
-      if (error === undefined) {
-        this.#stats.reconciles++;
-        this.queue.forget(key);
-        const requeueAfter = action === undefined ? undefined : action.requeueAfter;
-        if (requeueAfter !== undefined) this.#requeue(key, requeueAfter);
-        this.#metrics.record(successResult(requeueAfter), durationMs);
-        outcome = { type: 'reconciled', key, obj, requeueAfter, durationMs };
-      } else {
-        this.#stats.reconciles++;
-        this.#stats.errors++;
-        this.#stats.lastError = error;
-        this.#metrics.record('error', durationMs);
-        const requeueAfter = this.#afterFailure(key, error, obj, ctx);
-        outcome = { type: 'failed', key, obj, error, requeueAfter, durationMs, retries: this.queue.numRequeues(key) };
-      }
-      if (this.#config.resyncPeriod > 0) this.queue.addAfter(key, this.#config.resyncPeriod);
-    } finally {
-      this.queue.done(key);
-    }
-    this.#hooks.outcome(outcome);
+    await this.#step.run(key, obj, priority);
   }
-
-  /** Applies the error policy; returns the delay it chose, if any. */
-  #afterFailure(key: string, error: Error, obj: T, ctx: ReconcileContext<T>): number | undefined {
-    let decision: ErrorAction = 'backoff';
-    const policy = this.#config.errorPolicy;
-    if (policy !== undefined) {
-      try {
-        decision = policy(error, obj, ctx);
-        checkAction(decision, 'errorPolicy');
-      } catch (err) {
-        this.#hooks.report(new CallbackError('controller', `the errorPolicy of ${this.#config.name} threw for ${key}; backing off instead`, err));
-        decision = 'backoff';
-      }
-    }
-    if (decision === undefined) {
-      this.queue.forget(key);
-      return undefined;
-    }
-    if (decision !== 'backoff') {
-      this.#requeue(key, decision.requeueAfter);
-      return decision.requeueAfter;
-    }
-    let delay: number;
-    try {
-      delay = this.#config.rateLimiter.when(key);
-      if (typeof delay !== 'number' || !Number.isFinite(delay)) throw new TypeError(`the rate limiter returned ${String(delay)}, not a finite number of ms`);
-    } catch (err) {
-      this.#hooks.report(new CallbackError('controller', `the rate limiter of ${this.#config.name} failed for ${key}; it is not requeued`, err));
-      return undefined;
-    }
-    this.#requeue(key, delay);
-    return Math.max(0, delay);
-  }
-
-  #requeue(key: string, delayMs: number): void {
-    if (this.queue.shuttingDown()) return;
-    this.#stats.requeues++;
-    this.queue.addAfter(key, delayMs);
-  }
-}
-
-/** A returned action must be nothing, `{ requeueAfter: ms }` (or `'backoff'` from an error policy). */
-function checkAction(action: unknown, from: 'reconcile' | 'errorPolicy'): void {
-  if (action === undefined) return;
-  if (from === 'errorPolicy' && action === 'backoff') return;
-  const after = (action as { requeueAfter?: unknown } | null)?.requeueAfter;
-  if (typeof action === 'object' && action !== null && typeof after === 'number' && Number.isFinite(after) && after >= 0) return;
-  const expected = from === 'reconcile' ? 'undefined or { requeueAfter: ms >= 0 }' : "undefined, 'backoff' or { requeueAfter: ms >= 0 }";
-  let shown: string;
-  try {
-    shown = JSON.stringify(action) ?? String(action);
-  } catch {
-    shown = String(action);
-  }
-  throw new TypeError(`${from} must return ${expected}, got ${shown}`);
 }

@@ -1,10 +1,11 @@
-import { EMPTY, merge, mergeMap, type Observable } from 'rxjs';
+import { merge, Observable } from 'rxjs';
 import { CallbackError } from '../errors/CallbackError.js';
 import { toError } from '../errors/reportError.js';
+import { ownerPointers, resolveOwnerOptions } from '../operators/ownerKeys.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import type { InformerEvent } from '../store/events.js';
 import type { KubeObject } from '../store/types.js';
-import { ownerKeys } from '../operators/ownerKeys.js';
+import { OwnsCheck } from './ownsCheck.js';
 import type { ControllerSource, OwnsSource, WatchesSource } from './types.js';
 
 /** The sources a controller subscribes to, checked. */
@@ -14,46 +15,109 @@ export interface Triggers<T> {
   readonly watches: readonly WatchesSource<unknown>[];
 }
 
+/** A key some source says needs a reconcile, and how urgently. */
+export interface Trigger {
+  readonly key: string;
+  readonly priority: number;
+}
+
+/**
+ * The priority of the keys an event enqueues: `backlog` for what the
+ * controller has already seen or must see once anyway — the initial list
+ * (and the cache replayed to a late subscriber), and resyncs (an update
+ * whose resourceVersion did not change) — 0 for a live change, as
+ * controller-runtime's handlers do with its priority queue.
+ */
+function priorityOf(event: InformerEvent<unknown>, backlog: number): number {
+  if (event.type === 'add') return event.isInInitialList ? backlog : 0;
+  if (event.type === 'update') {
+    const before = (event.oldObj as KubeObject | undefined)?.metadata?.resourceVersion;
+    const after = (event.obj as KubeObject | undefined)?.metadata?.resourceVersion;
+    return before !== undefined && before === after ? backlog : 0;
+  }
+  return 0;
+}
+
+/** Keys from a source's events, with the priority of each event; what `keysOf` throws is reported and enqueues nothing. */
+function keysFrom<O>(
+  source: ControllerSource<O>,
+  backlog: number,
+  keysOf: (event: InformerEvent<O>) => Iterable<string>,
+  onSynced?: () => void,
+): Observable<Trigger> {
+  return new Observable<Trigger>((subscriber) => {
+    const events = source.subscribe({
+      next: (event) => {
+        const priority = priorityOf(event, backlog);
+        for (const key of keysOf(event)) subscriber.next({ key, priority });
+      },
+      error: (err: unknown) => subscriber.error(err),
+      complete: () => subscriber.complete(),
+    });
+    // After the events: a source replays its cache on subscribe, so a sync already reached was seen whole.
+    if (onSynced !== undefined && !events.closed) {
+      events.add(
+        source.synced$.subscribe((synced) => {
+          if (synced) onSynced();
+        }),
+      );
+    }
+    return events;
+  });
+}
+
 /**
  * Every key any source says needs a reconcile, in arrival order (duplicates
- * included: the work queue collapses them). Subscribing subscribes to every
- * source, and so starts their informers; unsubscribing lets them go.
+ * included: the work queue collapses them, keeping the higher priority).
+ * Subscribing subscribes to every source, and so starts their informers;
+ * unsubscribing lets them go. `backlog` is the priority of keys from
+ * initial lists and resyncs.
  */
-export function triggerKeys<T>(triggers: Triggers<T>, report: (err: Error) => void): Observable<string> {
+export function triggerKeys<T>(triggers: Triggers<T>, backlog: number, report: (err: Error) => void): Observable<Trigger> {
   const { primary } = triggers;
-  const primaryKeys = primary.pipe(
-    mergeMap((event: InformerEvent<T>) => {
-      try {
-        return [primary.store.keyOf(event.obj)];
-      } catch (err) {
-        report(toError(err));
-        return EMPTY;
-      }
-    }),
-  );
-  const owned = triggers.owns.map(({ source, ...options }) => source.pipe(ownerKeys<KubeObject>(options)));
+  const primaryKeys = keysFrom(primary, backlog, (event) => {
+    try {
+      return [primary.store.keyOf(event.obj)];
+    } catch (err) {
+      report(toError(err));
+      return [];
+    }
+  });
+  const owned = triggers.owns.map(({ source, ...options }, i) => {
+    const resolved = resolveOwnerOptions(`controller: owns[${i}]`, options);
+    const check = new OwnsCheck(`owns[${i}]`, { kind: options.kind, apiVersion: options.apiVersion }, resolved, source.name ?? 'the owned source', report);
+    return keysFrom(
+      source,
+      backlog,
+      (event) => {
+        check.see(event);
+        const objects = event.type === 'update' ? [event.oldObj, event.obj] : [event.type === 'delete' ? unwrapTombstone(event.obj) : event.obj];
+        // Old owners first, then new ones, each once: a re-parented child wakes both.
+        return new Set(objects.flatMap((obj) => ownerPointers(obj, resolved).map((owner) => owner.key)));
+      },
+      () => check.synced(),
+    );
+  });
   const watched = triggers.watches.map(({ source, map }) =>
-    source.pipe(
-      mergeMap((event: InformerEvent<unknown>) => {
-        const objects = event.type === 'update' ? [event.oldObj, event.obj] : [unwrapTombstone(event.obj)];
-        const keys = new Set<string>();
-        for (const obj of objects) {
-          // A tombstone learned by relist may carry no last state: there is nothing to map.
-          if (obj === undefined) continue;
-          try {
-            const mapped = map(obj);
-            if (mapped === undefined || mapped === null) continue;
-            for (const key of typeof mapped === 'string' ? [mapped] : mapped) {
-              if (typeof key !== 'string' || key === '') throw new TypeError(`a key must be a non-empty string, got ${JSON.stringify(key)}`);
-              keys.add(key);
-            }
-          } catch (err) {
-            report(new CallbackError('controller', `the watches mapper of ${source.name ?? 'a source'} threw; nothing was enqueued for that object`, err));
+    keysFrom(source, backlog, (event) => {
+      const objects = event.type === 'update' ? [event.oldObj, event.obj] : [unwrapTombstone(event.obj)];
+      const keys = new Set<string>();
+      for (const obj of objects) {
+        // A tombstone learned by relist may carry no last state: there is nothing to map.
+        if (obj === undefined) continue;
+        try {
+          const mapped = map(obj);
+          if (mapped === undefined || mapped === null) continue;
+          for (const key of typeof mapped === 'string' ? [mapped] : mapped) {
+            if (typeof key !== 'string' || key === '') throw new TypeError(`a key must be a non-empty string, got ${JSON.stringify(key)}`);
+            keys.add(key);
           }
+        } catch (err) {
+          report(new CallbackError('controller', `the watches mapper of ${source.name ?? 'a source'} threw; nothing was enqueued for that object`, err));
         }
-        return [...keys];
-      }),
-    ),
+      }
+      return keys;
+    }),
   );
   return merge(primaryKeys, ...owned, ...watched);
 }

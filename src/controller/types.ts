@@ -2,8 +2,12 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import type { InformerEvent } from '../store/events.js';
 import type { KubeObject } from '../store/types.js';
+import type { CallbackError } from '../errors/CallbackError.js';
 import type { OwnerKeysOptions } from '../operators/ownerKeys.js';
+import type { LOW_PRIORITY } from '../workqueue/priority.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
+import type { ReconcileTimeoutError } from './ReconcileTimeoutError.js';
+import type { TerminalError } from './TerminalError.js';
 
 /**
  * What a controller reads: an informer, or anything shaped like one — a
@@ -126,7 +130,12 @@ export type ErrorAction = ReconcileAction | 'backoff';
 export interface ReconcileContext<T> {
   /** The object's store key, `namespace/name`. */
   readonly key: string;
-  /** Aborts when the controller gives up waiting at shutdown (`shutdownTimeoutMs`); pass it to requests. */
+  /**
+   * Aborts when the controller gives up waiting at shutdown
+   * (`shutdownTimeoutMs`), or, with `reconcileTimeoutMs`, when this
+   * reconcile has run that long (the reason is then a
+   * {@link ReconcileTimeoutError}); pass it to requests.
+   */
   readonly signal: AbortSignal;
   /** How many times in a row this key has failed and been retried with backoff. */
   readonly retries: number;
@@ -137,7 +146,9 @@ export interface ReconcileContext<T> {
 /**
  * A reconcile function: brings the world in line with `obj`, read from the
  * primary store. Throw or reject to have it retried through the error
- * policy; return `{ requeueAfter }` to run again later.
+ * policy (a {@link TerminalError} is not retried); return `{ requeueAfter }`
+ * to run again later. `obj` is the cached object itself, deep-frozen: copy
+ * it (`structuredClone(obj)`) to change it.
  *
  * ## Example
  * ```ts
@@ -170,8 +181,10 @@ export type ErrorPolicy<T> = (error: Error, obj: T, ctx: ReconcileContext<T>) =>
  * One reconcile's outcome, as the controller emits them.
  * - `reconciled`: `reconcile` returned; `requeueAfter` is the delay it asked
  *   for, if any.
- * - `failed`: it threw or rejected (or returned an invalid action);
- *   `requeueAfter` is the delay the error policy chose, if any.
+ * - `failed`: it threw or rejected (or returned an invalid action, or ran
+ *   longer than `reconcileTimeoutMs`); `requeueAfter` is the delay the
+ *   error policy chose, if any; `terminal` says it threw a
+ *   {@link TerminalError} and is not retried until it changes.
  * - `gone`: the key's object is no longer in the store, so nothing was
  *   called (kube-rs does not reconcile deleted objects; use a finalizer to
  *   act on deletion).
@@ -201,8 +214,10 @@ export type ReconcileOutcome<T> =
       readonly error: Error;
       readonly requeueAfter: number | undefined;
       readonly durationMs: number;
-      /** Failures in a row of this key, this one included. */
+      /** Failures in a row of this key, this one included (0 after a terminal failure, which forgets them). */
       readonly retries: number;
+      /** Whether it failed for good (a {@link TerminalError}): not requeued until the object changes. */
+      readonly terminal: boolean;
     }
   | { readonly type: 'gone'; readonly key: string };
 
@@ -244,7 +259,11 @@ export interface ControllerStatus {
   readonly durationP99Ms: number | undefined;
   /** The last reconcile failure or controller error. */
   readonly lastError: Error | undefined;
-  /** Keys whose reconcile has been running for longer than the reconcile timeout (a stuck worker); empty when none. */
+  /**
+   * Keys whose reconcile has run longer than `reconcileTimeoutMs` and has
+   * not returned yet (a stuck worker: the key waits for it); empty when none
+   * or without a timeout.
+   */
   readonly stuck: readonly string[];
 }
 
@@ -292,6 +311,26 @@ export interface ControllerOptions<T> {
    * @default 30_000
    */
   readonly shutdownTimeoutMs?: number;
+  /**
+   * How long one reconcile may run (controller-runtime's
+   * `ReconciliationTimeout`): then its `ctx.signal` aborts with a
+   * {@link ReconcileTimeoutError} and it counts as failed at once (outcome,
+   * metrics, error policy), even if it ignores the signal. The key is not
+   * handed out again until that reconcile returns, and is listed in
+   * `status().stuck` meanwhile. A number of ms >= 1.
+   * @default undefined (no timeout)
+   */
+  readonly reconcileTimeoutMs?: number;
+  /**
+   * Live changes before backlog (controller-runtime's priority queue): keys
+   * from initial lists and resyncs (an update whose resourceVersion did not
+   * change), and the `resyncPeriod` requeue, go in at {@link LOW_PRIORITY};
+   * live changes at 0; requeues and backoff keep the priority the key had.
+   * So a change made while thousands of listed objects wait is reconciled
+   * next, not after them. `false` makes every key equal (client-go's FIFO).
+   * @default true
+   */
+  readonly priorityQueue?: boolean;
   /** Stops the controller for good, gracefully, when it aborts; the outcomes then complete. @default undefined */
   readonly signal?: AbortSignal;
   /**
@@ -303,9 +342,13 @@ export interface ControllerOptions<T> {
   readonly scheduler?: SchedulerLike;
   /**
    * Receives the controller's own errors (a mapper or error policy that
-   * threw, a shutdown that timed out). When absent they go to `errors$`
-   * subscribers, else to `reportError`. Reconcile failures are outcomes,
-   * not errors.
+   * threw, a shutdown that timed out, an `owns` entry that matches no owner
+   * reference). When absent they go to `errors$` subscribers, else to
+   * `reportError`. Reconcile failures are outcomes; they come here too
+   * (as {@link CallbackError}s, the first failure of a key at once, then at
+   * most one per key per minute with a count) when nobody consumes the
+   * outcomes — every subscriber subscribed without a `next` callback, as in
+   * `c.subscribe()` — and always when terminal.
    * @default undefined (errors$ subscribers, else reportError)
    */
   readonly onError?: (err: Error) => void;

@@ -1,4 +1,5 @@
 import type { SchedulerLike } from 'rxjs';
+import { explainFrozenWrite } from '../errors/frozenObject.js';
 import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import type { InformerEvent } from '../store/events.js';
 import { BufferOverflowError } from './BufferOverflowError.js';
@@ -272,7 +273,7 @@ export class HandlerRegistration<T> implements Registration {
 
   #failed(event: InformerEvent<T>, err: unknown): void {
     this.#failuresInRow++;
-    this.#host.report(new HandlerError<T>(this.id, event, err));
+    this.#host.report(new HandlerError<T>(this.id, event, explainFrozenWrite(err)));
   }
 
   /** Waits on the informer's scheduler; ends early when the registration closes, so remove() is not held up. */

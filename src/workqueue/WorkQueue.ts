@@ -4,8 +4,20 @@ import { reportError, toError } from '../errors/reportError.js';
 import { DelayedAdds } from './delayedAdds.js';
 import { processItems, QueueItems } from './consume.js';
 import { QueueMetricsRecorder, type WorkQueueMetrics } from './metrics.js';
+import { priorityOption } from './priority.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from './rateLimiters.js';
-import type { WorkQueueGetOptions, WorkQueueGetResult, WorkQueueItemsOptions, WorkQueueProcessOptions, WorkQueueWorker, WorkOutcome, WorkQueueOptions } from './types.js';
+import { ReadyQueue } from './readyQueue.js';
+import { TurnBudget } from './turnBudget.js';
+import type {
+  WorkQueueAddOptions,
+  WorkQueueGetOptions,
+  WorkQueueGetResult,
+  WorkQueueItemsOptions,
+  WorkQueueProcessOptions,
+  WorkQueueWorker,
+  WorkOutcome,
+  WorkQueueOptions,
+} from './types.js';
 import { checkOptionNames, delayArgument, functionOption, schedulerOption, show } from './validate.js';
 
 const SHUT_DOWN: WorkQueueGetResult<never> = Object.freeze({ shutdown: true });
@@ -21,18 +33,26 @@ interface Waiter<T> {
 
 /**
  * client-go's work queue (util/workqueue), with its delaying and
- * rate-limiting layers in one object. Build it with {@link workQueue}.
+ * rate-limiting layers in one object and controller-runtime's priorities.
+ * Build it with {@link workQueue}.
  *
  * - An item waits at most once: adding it again before a worker takes it
- *   does nothing. An item added while it is being processed is queued again
- *   only after `done(item)`, so no item is ever processed by two workers at
- *   once, and any number of adds during processing collapse into one more run.
- * - `get()` hands out items in order, waiting for one when the queue is
- *   empty; every item it returns must be given back with `done(item)`.
- *   `items()` and `process()` do that for you.
+ *   does nothing (but raise its priority). An item added while it is being
+ *   processed is queued again only after `done(item)`, so no item is ever
+ *   processed by two workers at once, and any number of adds during
+ *   processing collapse into one more run.
+ * - `get()` hands out items highest priority first, in order within one
+ *   priority, waiting for one when the queue is empty; every item it returns
+ *   must be given back with `done(item)`. `items()` and `process()` do that
+ *   for you. A worker that never awaits I/O still lets the event loop turn:
+ *   after about 5 ms of items handed out without a turn, the next comes
+ *   after a `setImmediate`.
  * - `addAfter(item, ms)` adds later; an item waiting twice keeps the earlier
- *   time. `addRateLimited(item)` adds after the delay the rate limiter gives;
- *   `forget(item)` clears its failure count once it succeeded.
+ *   time. Each item has at most one schedule: taking it drops the one it
+ *   had (the run that starts now leaves its own), and `addAfter` of an item
+ *   that already waits to run is moot. `addRateLimited(item)` adds after the
+ *   delay the rate limiter gives; `forget(item)` clears its failure count
+ *   once it succeeded.
  * - `shutDown()` stops taking adds, drops delayed items and cancels every
  *   timer; workers still get the items queued before, then the news that the
  *   queue shut down. `shutDownWithDrain()` also waits for the items being
@@ -73,13 +93,16 @@ export class WorkQueue<T> {
   readonly #rateLimiter: RateLimiter<T>;
   // Where failures the queue meets on its own go; reportError when unset.
   readonly #onError: ((err: Error) => void) | undefined;
-  // The order of work: every item here is dirty and not being processed. A head index keeps taking O(1).
-  #queue: T[] = [];
-  #head = 0;
-  // Items that need processing: waiting in #queue, or added again while being processed.
-  readonly #dirty = new Set<T>();
+  // The items waiting for a worker (dirty and not being processed), by priority then arrival.
+  readonly #ready = new ReadyQueue<T>();
+  // Items added again while being processed, with the highest priority asked: queued at done().
+  readonly #rerun = new Map<T, number>();
   // Items handed out by get() and not yet done().
   readonly #processing = new Set<T>();
+  // Hand-outs since the event loop last turned, so workers that never await I/O cannot starve it.
+  readonly #budget: TurnBudget;
+  // Set while a wake is deferred to the next turn of the event loop.
+  #wakeDeferred = false;
   // Callers of get() waiting for work, first come first served.
   readonly #waiters: Waiter<T>[] = [];
   // Once set, adds are ignored and an empty queue answers get() with the shutdown.
@@ -119,7 +142,8 @@ export class WorkQueue<T> {
     if (o['rateLimiter'] !== undefined) checkRateLimiter(where, 'option "rateLimiter"', o['rateLimiter']);
     this.#rateLimiter = (o['rateLimiter'] as RateLimiter<T> | undefined) ?? defaultControllerRateLimiter<T>({ scheduler: this.#scheduler });
     this.#onError = functionOption<(err: Error) => void>(where, 'onError', o['onError']);
-    this.#delayed = new DelayedAdds<T>(this.#scheduler, (item) => this.add(item));
+    this.#delayed = new DelayedAdds<T>(this.#scheduler, (item, priority) => this.#add(item, priority));
+    this.#budget = new TurnBudget(this.#scheduler);
     this.#metrics = new QueueMetricsRecorder<T>(name, () => this.#scheduler.now());
     this.metrics$ = concat(
       interval(METRICS_PERIOD_MS, this.#scheduler).pipe(startWith(0), takeUntil(this.#closed)),
@@ -134,51 +158,56 @@ export class WorkQueue<T> {
 
   /**
    * Marks `item` as needing processing (client-go's `Add`). Ignored after
-   * shutdown, and while the item already waits; an item being processed is
-   * queued again when it is done.
+   * shutdown, and while the item already waits, except that a higher
+   * priority raises it; an item being processed is queued again when it is
+   * done, at the highest priority it was added with meanwhile.
    * @param item the item, compared as a Map key.
+   * @param opts the priority, higher first.
+   * @throws {TypeError} when the priority is not a finite number.
    */
-  add(item: T): void {
-    if (this.#shuttingDown || this.#dirty.has(item)) return;
-    this.#metrics.add(item);
-    this.#dirty.add(item);
-    if (this.#processing.has(item)) return;
-    this.#queue.push(item);
-    this.#wake();
+  add(item: T, opts?: WorkQueueAddOptions): void {
+    this.#add(item, priorityOption('WorkQueue.add', opts));
   }
 
   /**
    * Adds `item` after `delayMs` milliseconds on the queue's clock
    * (client-go's `AddAfter`). A delay of 0 or less adds at once. If the item
-   * is already waiting, the earlier of the two times wins. Ignored after
-   * shutdown; delayed items still waiting at shutdown are dropped.
+   * is already scheduled, the earlier of the two times and the higher of the
+   * two priorities win. If it already waits to run (ready, or added again
+   * while being processed), the delay is moot: it runs sooner anyway, and
+   * its priority is raised if this one is higher. Ignored after shutdown;
+   * delayed items still waiting at shutdown are dropped.
    * @param item the item.
    * @param delayMs the delay in milliseconds.
-   * @throws {TypeError} when `delayMs` is NaN, infinite or not a number.
+   * @param opts the priority it becomes ready at.
+   * @throws {TypeError} when `delayMs` is NaN, infinite or not a number, or the priority is not a finite number.
    */
-  addAfter(item: T, delayMs: number): void {
+  addAfter(item: T, delayMs: number, opts?: WorkQueueAddOptions): void {
     delayArgument('WorkQueue.addAfter', 'delayMs', delayMs);
+    const priority = priorityOption('WorkQueue.addAfter', opts);
     if (this.#shuttingDown) return;
     this.#metrics.retry();
-    if (delayMs <= 0) {
-      this.add(item);
+    if (delayMs <= 0 || this.#ready.has(item) || this.#rerun.has(item)) {
+      this.#add(item, priority);
       return;
     }
-    this.#delayed.schedule(item, delayMs);
+    this.#delayed.schedule(item, delayMs, priority);
   }
 
   /**
    * Adds `item` after the delay its rate limiter gives, counting one more
-   * failure of it (client-go's `AddRateLimited`).
+   * failure of it (client-go's `AddRateLimited`), with `addAfter`'s rules.
    * @param item the item.
-   * @throws {TypeError} when the rate limiter returns something other than a finite number; whatever a custom rate limiter throws.
+   * @param opts the priority it becomes ready at.
+   * @throws {TypeError} when the rate limiter returns something other than a finite number, or the priority is not a finite number; whatever a custom rate limiter throws.
    */
-  addRateLimited(item: T): void {
+  addRateLimited(item: T, opts?: WorkQueueAddOptions): void {
+    priorityOption('WorkQueue.addRateLimited', opts);
     const delayMs = this.#rateLimiter.when(item);
     if (typeof delayMs !== 'number' || !Number.isFinite(delayMs)) {
       throw new TypeError(`WorkQueue.addRateLimited: the rate limiter returned ${show(delayMs)}, not a finite number of milliseconds`);
     }
-    this.addAfter(item, delayMs);
+    this.addAfter(item, delayMs, opts);
   }
 
   /**
@@ -200,13 +229,16 @@ export class WorkQueue<T> {
   }
 
   /**
-   * Takes the next item, waiting while the queue is empty (client-go's
-   * `Get`). The item counts as being processed until `done(item)`. After
-   * shutdown the items queued before are still handed out; then, and for
-   * every waiting caller at shutdown, the result is `{ shutdown: true }`.
+   * Takes the next item, highest priority first, waiting while the queue is
+   * empty (client-go's `Get`). The item counts as being processed until
+   * `done(item)`; a delayed entry it had is dropped. After shutdown the
+   * items queued before are still handed out; then, and for every waiting
+   * caller at shutdown, the result is `{ shutdown: true }`. After about 5 ms
+   * of items handed out without a turn of the event loop (or 1000 items),
+   * the next one comes after a `setImmediate`.
    *
    * @param opts an AbortSignal that stops the wait.
-   * @returns the item, or the shutdown.
+   * @returns the item and its priority, or the shutdown.
    */
   get(opts: WorkQueueGetOptions = {}): Promise<WorkQueueGetResult<T>> {
     const signal = opts.signal;
@@ -214,8 +246,10 @@ export class WorkQueue<T> {
       return Promise.reject(new TypeError(`WorkQueue.get: option "signal" must be an AbortSignal, got ${show(signal)}`));
     }
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.#queue.length > this.#head) return Promise.resolve({ shutdown: false, item: this.#take() });
-    if (this.#shuttingDown) return Promise.resolve(SHUT_DOWN);
+    // Callers already waiting for the next turn go first.
+    if (this.#ready.size > 0 && this.#waiters.length === 0 && this.#budget.spend()) return Promise.resolve(this.#take());
+    if (this.#ready.size === 0 && this.#shuttingDown) return Promise.resolve(SHUT_DOWN);
+    if (this.#ready.size > 0) this.#deferWake();
     return new Promise<WorkQueueGetResult<T>>((resolve, reject) => {
       const onAbort = (): void => {
         const i = this.#waiters.indexOf(waiter);
@@ -240,8 +274,10 @@ export class WorkQueue<T> {
       return;
     }
     this.#metrics.done(item);
-    if (this.#dirty.has(item)) {
-      this.#queue.push(item);
+    const priority = this.#rerun.get(item);
+    if (priority !== undefined) {
+      this.#rerun.delete(item);
+      this.#ready.push(item, priority);
       this.#wake();
     }
     if (this.#processing.size === 0 && this.#drained !== undefined) this.#releaseDrain();
@@ -249,7 +285,7 @@ export class WorkQueue<T> {
 
   /** How many items wait to be taken (not counting items re-added while being processed), as client-go's `Len`. */
   len(): number {
-    return this.#queue.length - this.#head;
+    return this.#ready.size;
   }
 
   /**
@@ -292,7 +328,7 @@ export class WorkQueue<T> {
    * @returns a snapshot.
    */
   metrics(): WorkQueueMetrics {
-    return this.#metrics.snapshot(this.#dirty.size);
+    return this.#metrics.snapshot(this.#ready.size + this.#rerun.size);
   }
 
   /**
@@ -361,36 +397,68 @@ export class WorkQueue<T> {
     return processItems(this, worker, opts, (err) => this.#report(err));
   }
 
-  #take(): T {
-    const item = this.#queue[this.#head] as T;
-    this.#queue[this.#head++] = undefined as T; // let the item be collected
-    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
+  #add(item: T, priority: number): void {
+    if (this.#shuttingDown) return;
+    if (this.#processing.has(item)) {
+      const asked = this.#rerun.get(item);
+      if (asked === undefined) {
+        this.#metrics.add(item);
+        this.#rerun.set(item, priority);
+      } else if (priority > asked) {
+        this.#rerun.set(item, priority);
+      }
+      return;
     }
+    if (this.#ready.push(item, priority) !== 'added') return;
+    this.#metrics.add(item);
+    this.#wake();
+  }
+
+  /** Hands out the first ready item (the caller checked there is one). */
+  #take(): WorkQueueGetResult<T> {
+    const { item, priority } = this.#ready.shift() as { item: T; priority: number };
     this.#metrics.get(item);
     this.#processing.add(item);
-    this.#dirty.delete(item);
-    return item;
+    // One schedule per item: the run that starts now supersedes it and leaves its own.
+    this.#delayed.cancel(item);
+    return { shutdown: false, item, priority };
   }
 
   #wake(): void {
-    while (this.#waiters.length > 0 && this.#queue.length > this.#head) {
+    while (this.#waiters.length > 0 && this.#ready.size > 0) {
+      if (!this.#budget.spend()) {
+        this.#deferWake();
+        return;
+      }
       const waiter = this.#waiters.shift() as Waiter<T>;
       waiter.detach();
-      waiter.resolve({ shutdown: false, item: this.#take() });
+      waiter.resolve(this.#take());
     }
+    // Waiters outlive an empty queue only while it runs; once it shut down and is empty, each learns so.
+    if (this.#shuttingDown && this.#ready.size === 0) {
+      for (const waiter of this.#waiters.splice(0)) {
+        waiter.detach();
+        waiter.resolve(SHUT_DOWN);
+      }
+    }
+  }
+
+  /** Serves the waiters after the event loop turned: the budget for this turn is spent. */
+  #deferWake(): void {
+    if (this.#wakeDeferred) return;
+    this.#wakeDeferred = true;
+    this.#budget.afterTurn(() => {
+      this.#wakeDeferred = false;
+      this.#wake();
+    });
   }
 
   #shutDown(): void {
     if (this.#shuttingDown) return;
     this.#shuttingDown = true;
     this.#delayed.clear();
-    // Waiters exist only while the queue is empty, so each of them learns of the shutdown.
-    for (const waiter of this.#waiters.splice(0)) {
-      waiter.detach();
-      waiter.resolve(SHUT_DOWN);
-    }
+    // Waiters of an empty queue learn of the shutdown now; those deferred behind ready items get the items first.
+    this.#wake();
     this.#closed.next();
     this.#closed.complete();
   }

@@ -13,22 +13,27 @@ const MAX_TIMER_MS = 2_147_483_647;
 export class DelayedAdds<T> {
   // Reads the clock and runs the one timer.
   readonly #scheduler: SchedulerLike;
-  // Where a ready item goes: the queue's add(), with its dedup.
-  readonly #onReady: (item: T) => void;
+  // Where a ready item goes: the queue's add(), with its dedup, at the item's priority.
+  readonly #onReady: (item: T, priority: number) => void;
   // The items waiting for their time, one entry per item.
   readonly #waiting = new WaitingHeap<T>();
   // The timer for the earliest entry, and a counter that tells a stale timer from the current one.
   #timer: Subscription | undefined;
   #generation = 0;
 
-  constructor(scheduler: SchedulerLike, onReady: (item: T) => void) {
+  constructor(scheduler: SchedulerLike, onReady: (item: T, priority: number) => void) {
     this.#scheduler = scheduler;
     this.#onReady = onReady;
   }
 
-  /** Makes `item` ready `delayMs` from now; an item already waiting keeps the earlier time. */
-  schedule(item: T, delayMs: number): void {
-    if (this.#waiting.schedule(item, this.#scheduler.now() + delayMs)) this.#arm();
+  /** Makes `item` ready `delayMs` from now; an item already waiting keeps the earlier time and the higher priority. */
+  schedule(item: T, delayMs: number, priority: number): void {
+    if (this.#waiting.schedule(item, this.#scheduler.now() + delayMs, priority)) this.#arm();
+  }
+
+  /** Drops the entry of `item`, if any; the timer follows the new earliest entry, or stops when none is left. */
+  cancel(item: T): void {
+    if (this.#waiting.remove(item)) this.#arm();
   }
 
   /** Drops every waiting item and cancels the timer. */
@@ -50,7 +55,7 @@ export class DelayedAdds<T> {
       if (generation !== this.#generation) return;
       this.#timer = undefined;
       // A timer that woke early (or a long wait taken in steps) finds nothing ready and re-arms.
-      for (const item of this.#waiting.takeReady(this.#scheduler.now())) this.#onReady(item);
+      for (const { item, priority } of this.#waiting.takeReady(this.#scheduler.now())) this.#onReady(item, priority);
       this.#arm();
     }, delay);
     // A scheduler that ran the work inside schedule() has already armed the next timer.

@@ -1,6 +1,7 @@
 import type { SchedulerLike } from 'rxjs';
 import type { RateLimiter } from './rateLimiters.js';
 import type { WorkQueue } from './WorkQueue.js';
+import type { LOW_PRIORITY } from './priority.js';
 
 /** Options of {@link workQueue}. */
 export interface WorkQueueOptions<T> {
@@ -17,14 +18,44 @@ export interface WorkQueueOptions<T> {
   readonly onError?: (err: Error) => void;
 }
 
+/**
+ * Options of {@link WorkQueue.add}, {@link WorkQueue.addAfter} and
+ * {@link WorkQueue.addRateLimited}.
+ *
+ * ## Example
+ * ```ts
+ * import { LOW_PRIORITY, workQueue, type WorkQueueAddOptions } from 'rxkube';
+ *
+ * const queue = workQueue<string>();
+ * const backlog: WorkQueueAddOptions = { priority: LOW_PRIORITY };
+ * queue.add('default/old', backlog);
+ * queue.add('default/changed'); // handed out first
+ * ```
+ */
+export interface WorkQueueAddOptions {
+  /**
+   * Higher is handed out first; items of one priority go first in, first
+   * out. Adding an item that already waits can raise its priority, never
+   * lower it. Any finite number; {@link LOW_PRIORITY} is controller-runtime's
+   * priority for the initial list and resyncs.
+   * @default 0
+   */
+  readonly priority?: number;
+}
+
 /** Options of {@link WorkQueue.get}. */
 export interface WorkQueueGetOptions {
   /** Stops waiting: the promise rejects with the signal's reason. @default none */
   readonly signal?: AbortSignal;
 }
 
-/** What {@link WorkQueue.get} resolves to: an item to process, or the news that the queue shut down and is empty. */
-export type WorkQueueGetResult<T> = { readonly shutdown: false; readonly item: T } | { readonly shutdown: true; readonly item?: undefined };
+/**
+ * What {@link WorkQueue.get} resolves to: an item to process with the
+ * priority it waited at, or the news that the queue shut down and is empty.
+ */
+export type WorkQueueGetResult<T> =
+  | { readonly shutdown: false; readonly item: T; readonly priority: number }
+  | { readonly shutdown: true; readonly item?: undefined; readonly priority?: undefined };
 
 /** Options of {@link WorkQueue.items}. */
 export interface WorkQueueItemsOptions {

@@ -2,6 +2,8 @@
 interface Entry<T> {
   readonly item: T;
   readyAt: number;
+  // The priority it becomes ready at: the highest asked for while it waited.
+  priority: number;
   // Ties on readyAt fire in the order they were first scheduled.
   readonly seq: number;
   index: number;
@@ -10,7 +12,8 @@ interface Entry<T> {
 /**
  * The delayed items of a work queue: a binary min-heap by ready time, with
  * one entry per item, so scheduling an item that already waits can only move
- * it earlier (client-go's delaying queue keeps the same invariant).
+ * it earlier (client-go's delaying queue keeps the same invariant) or raise
+ * its priority (controller-runtime's priority queue does both).
  */
 export class WaitingHeap<T> {
   // The heap itself, earliest readyAt (then lowest seq) at index 0.
@@ -31,18 +34,19 @@ export class WaitingHeap<T> {
 
   /**
    * Schedules `item` at `readyAt`; an item already waiting keeps the earlier
-   * of its two times.
+   * of its two times and the higher of its two priorities.
    * @returns true when the earliest ready time of the heap changed.
    */
-  schedule(item: T, readyAt: number): boolean {
+  schedule(item: T, readyAt: number, priority: number): boolean {
     const before = this.peekReadyAt();
     const existing = this.#byItem.get(item);
     if (existing !== undefined) {
+      if (priority > existing.priority) existing.priority = priority;
       if (readyAt >= existing.readyAt) return false;
       existing.readyAt = readyAt;
       this.#up(existing.index);
     } else {
-      const entry: Entry<T> = { item, readyAt, seq: this.#seq++, index: this.#heap.length };
+      const entry: Entry<T> = { item, readyAt, priority, seq: this.#seq++, index: this.#heap.length };
       this.#heap.push(entry);
       this.#byItem.set(item, entry);
       this.#up(entry.index);
@@ -50,14 +54,26 @@ export class WaitingHeap<T> {
     return this.peekReadyAt() !== before;
   }
 
-  /** Removes and returns the items whose time has come, earliest first. */
-  takeReady(now: number): T[] {
-    const ready: T[] = [];
+  /** Removes and returns the items whose time has come, earliest first, with their priorities. */
+  takeReady(now: number): { readonly item: T; readonly priority: number }[] {
+    const ready: { readonly item: T; readonly priority: number }[] = [];
     for (let top = this.#heap[0]; top !== undefined && top.readyAt <= now; top = this.#heap[0]) {
-      this.#pop();
-      ready.push(top.item);
+      this.#removeAt(0);
+      ready.push(top);
     }
     return ready;
+  }
+
+  /**
+   * Drops the entry of `item`, if it has one.
+   * @returns true when the earliest ready time of the heap changed.
+   */
+  remove(item: T): boolean {
+    const entry = this.#byItem.get(item);
+    if (entry === undefined) return false;
+    const wasFirst = entry.index === 0;
+    this.#removeAt(entry.index);
+    return wasFirst;
   }
 
   clear(): void {
@@ -65,15 +81,17 @@ export class WaitingHeap<T> {
     this.#byItem.clear();
   }
 
-  #pop(): void {
-    const top = this.#heap[0];
+  #removeAt(i: number): void {
+    const removed = this.#heap[i];
     const last = this.#heap.pop();
-    if (top === undefined || last === undefined) return;
-    this.#byItem.delete(top.item);
-    if (last !== top) {
-      last.index = 0;
-      this.#heap[0] = last;
-      this.#down(0);
+    if (removed === undefined || last === undefined) return;
+    this.#byItem.delete(removed.item);
+    if (last !== removed) {
+      last.index = i;
+      this.#heap[i] = last;
+      // The entry moved into the hole may belong above or below it.
+      this.#up(i);
+      this.#down(last.index);
     }
   }
 
