@@ -4,6 +4,7 @@ import { QueueMetricsRecorder } from '../workqueue/metrics.js';
 import type { WorkQueue } from '../workqueue/WorkQueue.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from '../workqueue/rateLimiters.js';
 import { ControllerMetricsRecorder, type ControllerMetrics } from './metrics.js';
+import { ReadYourWrites } from './readYourWrites.js';
 import { ControllerRun, type RunConfig } from './run.js';
 import { ControllerStats } from './stats.js';
 import type { Triggers } from './triggers.js';
@@ -269,6 +270,7 @@ export function controller<T>(opts: ControllerOptions<T>): Controller<T> {
     shutdownTimeoutMs: resolved.shutdownTimeoutMs,
     rateLimiter,
     scheduler,
+    readYourWrites: resolved.readYourWrites && new ReadYourWrites(triggers as Triggers<unknown>, resolved.readYourWrites, scheduler, resolved.name),
   };
   return new SharedController<T>(config, resolved.onError, resolved.signal);
 }

@@ -4,6 +4,7 @@ import { toError } from '../errors/reportError.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
 import { WorkQueue } from '../workqueue/WorkQueue.js';
 import { successResult, type ControllerMetricsRecorder } from './metrics.js';
+import type { ReadYourWrites } from './readYourWrites.js';
 import type { ControllerStats } from './stats.js';
 import { allSources, triggerKeys, type Triggers } from './triggers.js';
 import type { ErrorAction, ErrorPolicy, ReconcileAction, ReconcileContext, ReconcileOutcome, Reconciler } from './types.js';
@@ -19,6 +20,7 @@ export interface RunConfig<T> {
   readonly shutdownTimeoutMs: number;
   readonly rateLimiter: RateLimiter<string>;
   readonly scheduler: SchedulerLike;
+  readonly readYourWrites?: ReadYourWrites | undefined;
 }
 
 /** What a run tells the controller that started it. */
@@ -167,6 +169,7 @@ export class ControllerRun<T> {
     const { triggers, scheduler, reconcile } = this.#config;
     const store = triggers.primary.store;
     let obj: T | undefined;
+    await this.#config.readYourWrites?.wait(key, this.#abortReconciles.signal, (err) => this.#hooks.report(err));
     try {
       obj = store.getByKey(key);
     } catch (err) {
