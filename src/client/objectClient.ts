@@ -171,7 +171,7 @@ const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
  *
  * Every successful write (create, replace, patch, delete) is recorded in the
  * process's write log — cluster, resource, object and the answer's
- * resourceVersion — so that a {@link controller} reading an informer of that
+ * resourceVersion — so that a `controller` reading an informer of that
  * resource waits, bounded, until its cache shows the write before its next
  * reconcile reads it (read your own writes, docs/semantics.md RYW-1).
  *

@@ -206,6 +206,12 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
  *   `concurrency` different keys run at once.
  * - Reconciles start only once every source has synced, so a reconcile never
  *   sees a half-filled cache.
+ * - A reconcile reads its own writes: before it reads an object it waits, at
+ *   most `readYourWritesTimeoutMs`, until the caches show what this process
+ *   wrote through `objectClient` (the object itself, and anything of
+ *   the `owns`/`watches` resources), so it does not act on a version older
+ *   than its own last write (docs/semantics.md RYW-1…RYW-7).
+ *   `readYourWrites: false` turns it off.
  * - A key whose object is gone from the store is not reconciled (outcome
  *   `gone`): act on deletion with a {@link finalizer}, which keeps the object
  *   until your cleanup ran.
