@@ -4,7 +4,8 @@
 //                                    # writes bench/RESULTS.md
 //   BENCH_QUICK=1 npm run bench      # every size × 0.1, one repeat (about a minute), for development
 //   BENCH_FILTER=micro npm run bench # benchmarks whose name contains one of a comma list
-//                                    # (compare, micro, store; decode, informer-sync, watch run only when named)
+//                                    # (compare, micro, store; decode, informer-sync, watch, readyourwrites run
+//                                    # only when named); names may also follow: npm run bench -- readyourwrites
 //   BENCH_WORKLOADS=relist,slow      # compare: only the workloads whose name contains one of these
 //   BENCH_SCALE=0.5 BENCH_REPEATS=5  # every default size × 0.5; repeats of each client run (default 3)
 //
@@ -13,7 +14,8 @@
 // (5k) and BENCH_SLOW_EVENTS (200k); micro: BENCH_MICRO_RELIST (10k), BENCH_MICRO_BATCHES (50); store:
 // BENCH_STORE_PODS (20k), BENCH_STORE_BATCHES (40); decode: BENCH_DECODE_PODS (100k); informer-sync:
 // BENCH_SYNC_PODS (100k), BENCH_SIM_NAMESPACES (20), BENCH_SYNC_MODES; watch: BENCH_WATCH_PODS (10k),
-// BENCH_WATCH_EVENTS (50k), BENCH_WATCH_REPLAY_EVENTS (30k), BENCH_WATCH_RATE (50000; 0 = flat out).
+// BENCH_WATCH_EVENTS (50k), BENCH_WATCH_REPLAY_EVENTS (30k), BENCH_WATCH_RATE (50000; 0 = flat out); readyourwrites:
+// BENCH_RYW_DURATION (20 s), BENCH_RYW_CHURN (×1), BENCH_RYW_WATCH_DELAY_MS (0).
 // BENCH_JSON=path also writes the rows and the machine as JSON; BENCH_RESULTS=path moves RESULTS.md.
 //
 // Progress goes to stderr, the tables to stdout.
@@ -25,12 +27,13 @@ import { compare, LABELS } from './compare.js';
 import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
 import { micro } from './micro.js';
+import { readYourWrites } from './readYourWrites.js';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { describeMachine, machine, sideBySide, table, type Row } from './lib/report.js';
 import { store } from './store.js';
 import { watchThroughput } from './watchThroughput.js';
 
-const all: readonly Benchmark[] = [compare, micro, store, decode, informerSync, watchThroughput];
+const all: readonly Benchmark[] = [compare, micro, store, decode, informerSync, watchThroughput, readYourWrites];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'store']);
 
@@ -40,8 +43,9 @@ const scale = envNumber('BENCH_SCALE', quick ? 0.1 : 1);
 if (!(scale > 0)) throw new TypeError(`BENCH_SCALE: expected a positive number, got ${process.env.BENCH_SCALE}`);
 const repeats = envNumber('BENCH_REPEATS', quick ? 1 : 3);
 if (!Number.isSafeInteger(repeats) || repeats < 1) throw new TypeError(`BENCH_REPEATS: expected a positive integer, got ${process.env.BENCH_REPEATS}`);
-const filters = (process.env.BENCH_FILTER ?? '')
-  .split(',')
+// Names may also follow the command: `npm run bench -- readyourwrites`.
+const filters = [process.env.BENCH_FILTER ?? '', ...process.argv.slice(2)]
+  .flatMap((s) => s.split(','))
   .map((s) => s.trim().toLowerCase())
   .filter(Boolean);
 const selected = all.filter((b) => (filters.length === 0 ? defaults.has(b.name) : filters.some((f) => b.name.includes(f))));
@@ -88,7 +92,7 @@ m.loadAfter = os.loadavg();
 const out = [
   '',
   describeMachine(m),
-  `command: ${benchEnv()}npm run bench (scale ${scale}, ${repeats} repeats); total ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  `command: ${benchEnv()}npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''} (scale ${scale}, ${repeats} repeats); total ${((performance.now() - started) / 1000).toFixed(0)} s`,
   'p50/p99: percentiles of the metric over its n samples (runs; store: batches; lag: events). rme: 95 % margin of error of the mean.',
   '',
   ...(rows.some((r) => r.values !== undefined) ? [sideBySide(rows, Object.values(LABELS)), ''] : []),
