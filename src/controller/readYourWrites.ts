@@ -31,7 +31,7 @@ interface Watched extends CacheView {
 }
 
 /** One write a wait is for, and the cache that must show it. */
-interface Awaited {
+interface PendingWrite {
   readonly cache: Watched;
   readonly entry: WriteEntry;
 }
@@ -108,8 +108,8 @@ export class ReadYourWrites {
     }, { once: true });
   }
 
-  #unseen(key: string): Awaited[] {
-    const awaited: Awaited[] = [];
+  #unseen(key: string): PendingWrite[] {
+    const awaited: PendingWrite[] = [];
     for (const cache of this.#watched) {
       writeLog.prune(cache);
       if (cache.primary) {
@@ -122,7 +122,7 @@ export class ReadYourWrites {
     return awaited;
   }
 
-  #waitFor(key: string, awaited: Awaited[], signal: AbortSignal, report: (err: Error) => void): Promise<void> {
+  #waitFor(key: string, awaited: PendingWrite[], signal: AbortSignal, report: (err: Error) => void): Promise<void> {
     return new Promise<void>((resolve) => {
       let left = awaited;
       const subscriptions: Subscription[] = [];
@@ -173,13 +173,13 @@ export class ReadYourWrites {
     });
   }
 
-  #timedOut(key: string, left: readonly Awaited[], report: (err: Error) => void): void {
+  #timedOut(key: string, left: readonly PendingWrite[], report: (err: Error) => void): void {
     const now = this.#scheduler.now();
     if (now - this.#lastReportAt < REPORT_EVERY_MS) {
       this.#unreported++;
       return;
     }
-    const { cache, entry } = left[0] as Awaited;
+    const { cache, entry } = left[0] as PendingWrite;
     const what = entry.rv === undefined ? `deletion of ${entry.key} (uid ${entry.uid ?? '?'})` : `write of ${entry.key} at resourceVersion ${entry.rv}`;
     const others = left.length > 1 ? ` and ${left.length - 1} more write(s)` : '';
     const earlier = this.#unreported > 0 ? ` (${this.#unreported} earlier wait(s) timed out since the last report)` : '';
