@@ -6,7 +6,7 @@
 //   BENCH_FILTER=micro npm run bench # benchmarks whose name contains one of a comma list
 //   npm run bench -- micro queue     # the same, named as arguments
 //                                    # (compare, micro, queue, store; decode, informer-sync, watch,
-//                                    # controller-priority run only when named)
+//                                    # controller-priority, readyourwrites run only when named)
 //   BENCH_WORKLOADS=relist,slow      # compare: only the workloads whose name contains one of these
 //   BENCH_SCALE=0.5 BENCH_REPEATS=5  # every default size × 0.5; repeats of each client run (default 3)
 //
@@ -17,7 +17,8 @@
 // BENCH_STORE_PODS (20k), BENCH_STORE_BATCHES (40); decode: BENCH_DECODE_PODS (100k); informer-sync:
 // BENCH_SYNC_PODS (100k), BENCH_SIM_NAMESPACES (20), BENCH_SYNC_MODES; watch: BENCH_WATCH_PODS (10k),
 // BENCH_WATCH_EVENTS (50k), BENCH_WATCH_REPLAY_EVENTS (30k), BENCH_WATCH_RATE (50000; 0 = flat out);
-// controller-priority: BENCH_PRIORITY_PODS (20k), BENCH_PRIORITY_RECONCILE_MS (2), BENCH_PRIORITY_CONCURRENCY (1).
+// controller-priority: BENCH_PRIORITY_PODS (20k), BENCH_PRIORITY_RECONCILE_MS (2), BENCH_PRIORITY_CONCURRENCY (1);
+// readyourwrites: BENCH_RYW_DURATION (20 s), BENCH_RYW_CHURN (×1), BENCH_RYW_WATCH_DELAY_MS (0).
 // BENCH_JSON=path also writes the rows and the machine as JSON; BENCH_RESULTS=path moves RESULTS.md.
 //
 // Progress goes to stderr, the tables to stdout.
@@ -31,12 +32,13 @@ import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
 import { micro } from './micro.js';
 import { queue } from './queue.js';
+import { readYourWrites } from './readYourWrites.js';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { describeMachine, machine, sideBySide, table, type Row } from './lib/report.js';
 import { store } from './store.js';
 import { watchThroughput } from './watchThroughput.js';
 
-const all: readonly Benchmark[] = [compare, micro, queue, store, decode, informerSync, watchThroughput, controllerPriority];
+const all: readonly Benchmark[] = [compare, micro, queue, store, decode, informerSync, watchThroughput, controllerPriority, readYourWrites];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'queue', 'store']);
 
@@ -46,8 +48,9 @@ const scale = envNumber('BENCH_SCALE', quick ? 0.1 : 1);
 if (!(scale > 0)) throw new TypeError(`BENCH_SCALE: expected a positive number, got ${process.env.BENCH_SCALE}`);
 const repeats = envNumber('BENCH_REPEATS', quick ? 1 : 3);
 if (!Number.isSafeInteger(repeats) || repeats < 1) throw new TypeError(`BENCH_REPEATS: expected a positive integer, got ${process.env.BENCH_REPEATS}`);
-// `npm run bench -- controller-priority queue` names benchmarks too, as BENCH_FILTER does.
-const filters = [...(process.env.BENCH_FILTER ?? '').split(','), ...process.argv.slice(2)]
+// Names may also follow the command, as BENCH_FILTER gives them: `npm run bench -- controller-priority queue`.
+const filters = [process.env.BENCH_FILTER ?? '', ...process.argv.slice(2)]
+  .flatMap((s) => s.split(','))
   .map((s) => s.trim().toLowerCase())
   .filter(Boolean);
 const selected = all.filter((b) => (filters.length === 0 ? defaults.has(b.name) : filters.some((f) => b.name.includes(f))));

@@ -78,10 +78,11 @@ export interface ConfigMapController {
  * Builds the controller; subscribing to `controller` runs it.
  *
  * @param kc the cluster.
- * @param opts how many reconciles at once, and a signal that stops it gracefully.
+ * @param opts how many reconciles at once, a signal that stops it gracefully, and whether reconciles wait for
+ *   the caches to show the controller's own writes (on by default; `bench/readYourWrites.ts` turns it off to compare).
  * @returns the controller and its informers.
  */
-export function configMapController(kc: KubeConfig, opts: { concurrency?: number; signal?: AbortSignal } = {}): ConfigMapController {
+export function configMapController(kc: KubeConfig, opts: { concurrency?: number; signal?: AbortSignal; readYourWrites?: boolean } = {}): ConfigMapController {
   const deployments = informer(kubeSource(kc, 'apps/v1/deployments'));
   const configMaps = informer(kubeSource(kc, 'v1/configmaps', { labelSelector: `${MANAGED_BY}=${MANAGER}` }));
   const configMapsIn = (namespace?: string): ObjectClient<V1ConfigMap> => objectClient<V1ConfigMap>(kc, 'v1/configmaps', { namespace });
@@ -135,6 +136,7 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
     owns: [{ source: configMaps, kind: 'Deployment', apiVersion: 'apps/v1' }],
     concurrency: opts.concurrency ?? 2,
     signal: opts.signal,
+    ...(opts.readYourWrites !== undefined && { readYourWrites: opts.readYourWrites }),
     reconcile: (d, ctx) => {
       notes.set(ctx.key, d.metadata?.deletionTimestamp ? 'being deleted, not ours to clean up' : 'finalizer added');
       return finalizer(deploymentsIn, FINALIZER, d, { apply, cleanup }, { signal: ctx.signal });

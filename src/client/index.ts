@@ -9,3 +9,4 @@ export {
   type DeletePreconditions,
 } from './objectClient.js';
 export { isConflict, isAlreadyExists } from './conflicts.js';
+export { recordWrite, type RecordWriteOptions } from './recordWrite.js';

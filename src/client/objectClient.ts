@@ -1,9 +1,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { plainHttpAllowed } from '../sources/http.js';
+import { clusterOf, resourceKey } from '../sources/identity.js';
 import { parseResourceRef, resourcePath, type ParsedResource } from '../sources/resourceRef.js';
 import type { ResourceRef } from '../sources/types.js';
 import type { StatusDetails } from '../sources/errors/KubeApiError.js';
 import type { KubeObject } from '../store/types.js';
+import { recordAnswer } from './recordWrite.js';
 import { sendJson, type Verb } from './request.js';
 
 /**
@@ -167,6 +169,12 @@ const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
  * Optimistic concurrency works as in client-go: `replace` with the
  * `metadata.resourceVersion` you read succeeds only if nobody wrote since.
  *
+ * Every successful write (create, replace, patch, delete) is recorded in the
+ * process's write log — cluster, resource, object and the answer's
+ * resourceVersion — so that a `controller` reading an informer of that
+ * resource waits, bounded, until its cache shows the write before its next
+ * reconcile reads it (read your own writes, docs/semantics.md RYW-1).
+ *
  * Answers are the server's JSON, parsed: with client-node's model types as
  * `T`, fields those types declare as `Date` (`creationTimestamp`…) hold
  * the RFC 3339 strings the server sent.
@@ -215,6 +223,7 @@ export function objectClient<T extends KubeObject = KubeObject>(kc: KubeConfig, 
   if (cluster === null) throw new TypeError('kc: the kubeconfig has no current cluster');
   const base = `${cluster.server.replace(/\/+$/, '')}${resourcePath(parsed, namespace)}`;
   const auth = plainHttpAllowed(kc);
+  const written = resourceKey({ cluster: clusterOf(cluster.server), group: parsed.group, plural: parsed.plural });
 
   const itemUrl = (name: string): string => {
     checkName(name);
@@ -224,6 +233,12 @@ export function objectClient<T extends KubeObject = KubeObject>(kc: KubeConfig, 
     const signal = checkSignal(o);
     return sendJson<R>(auth, { verb, url, what, body, contentType, signal, timeoutMs });
   };
+  // Every write verb goes through here, so a controller can wait until its caches show what was written (RYW-1).
+  const write = <R>(verb: Exclude<Verb, 'GET'>, name: string | undefined, url: string, what: string, body: unknown, o: CallOptions | undefined, contentType?: string): Promise<R> =>
+    call<R>(verb, url, what, body, o, contentType).then((answer) => {
+      recordAnswer(written, namespace, name, answer);
+      return answer;
+    });
   const describe = (verb: string, name: string): string =>
     `${verb} ${parsed.name} ${namespace === undefined ? '' : `${namespace}/`}${name}`;
 
@@ -233,12 +248,12 @@ export function objectClient<T extends KubeObject = KubeObject>(kc: KubeConfig, 
     get: (name, o) => call<T>('GET', itemUrl(name), describe('get', name), undefined, o),
     create: (obj, o) => {
       checkObject(obj, 'create', false);
-      return call<T>('POST', base, describe('create', obj.metadata?.name ?? (obj.metadata as { generateName?: string } | undefined)?.generateName ?? ''), obj, o);
+      return write<T>('POST', obj.metadata?.name, base, describe('create', obj.metadata?.name ?? (obj.metadata as { generateName?: string } | undefined)?.generateName ?? ''), obj, o);
     },
     replace: (obj, o) => {
       checkObject(obj, 'replace', true);
       const name = obj.metadata?.name as string;
-      return call<T>('PUT', itemUrl(name), describe('replace', name), obj, o);
+      return write<T>('PUT', name, itemUrl(name), describe('replace', name), obj, o);
     },
     patch: (name, body, o) => {
       const type = o?.type ?? 'merge';
@@ -249,12 +264,12 @@ export function objectClient<T extends KubeObject = KubeObject>(kc: KubeConfig, 
       if (type === 'json' ? !Array.isArray(body) : body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new TypeError(`body: a ${type} patch must be ${type === 'json' ? 'an array of operations' : 'an object'}, got ${describeValue(body)}`);
       }
-      return call<T>('PATCH', itemUrl(name), describe('patch', name), body, o, contentType);
+      return write<T>('PATCH', name, itemUrl(name), describe('patch', name), body, o, contentType);
     },
     delete: (name, o) => {
       const url = itemUrl(name);
       const body = deleteBody(o);
-      return call<T | StatusDetails>('DELETE', url, describe('delete', name), body, o);
+      return write<T | StatusDetails>('DELETE', name, url, describe('delete', name), body, o);
     },
   };
 }

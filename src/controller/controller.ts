@@ -6,6 +6,7 @@ import type { WorkQueue } from '../workqueue/WorkQueue.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from '../workqueue/rateLimiters.js';
 import { FailureReports } from './failureReports.js';
 import { ControllerMetricsRecorder, type ControllerMetrics } from './metrics.js';
+import { ReadYourWrites } from './readYourWrites.js';
 import { ControllerRun, type RunConfig } from './run.js';
 import { ControllerStats } from './stats.js';
 import type { Triggers } from './triggers.js';
@@ -253,6 +254,12 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
  *   `concurrency` different keys run at once.
  * - Reconciles start only once every source has synced, so a reconcile never
  *   sees a half-filled cache.
+ * - A reconcile reads its own writes: before it reads an object it waits, at
+ *   most `readYourWritesTimeoutMs`, until the caches show what this process
+ *   wrote through `objectClient` (the object itself, and anything of
+ *   the `owns`/`watches` resources), so it does not act on a version older
+ *   than its own last write (docs/semantics.md RYW-1…RYW-7).
+ *   `readYourWrites: false` turns it off.
  * - A key whose object is gone from the store is not reconciled (outcome
  *   `gone`): act on deletion with a {@link finalizer}, which keeps the object
  *   until your cleanup ran.
@@ -328,6 +335,7 @@ export function controller<T>(opts: ControllerOptions<T>): Controller<T> {
     priorityQueue: resolved.priorityQueue,
     rateLimiter,
     scheduler,
+    readYourWrites: resolved.readYourWrites && new ReadYourWrites(triggers as Triggers<unknown>, resolved.readYourWrites, scheduler, resolved.name),
   };
   return new SharedController<T>(config, resolved.onError, resolved.signal);
 }

@@ -2,6 +2,7 @@ import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { resolveOwnerOptions } from '../operators/ownerKeys.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
 import { checkOptionNames, functionOption, numberOption, schedulerOption, show } from '../workqueue/validate.js';
+import { resolveReadYourWrites, type ReadYourWritesSettings } from './readYourWrites.js';
 import type { ControllerOptions, ControllerSource, ErrorPolicy, OwnsSource, Reconciler, WatchesSource } from './types.js';
 
 /** Controller options after the checks, with defaults applied where they need no other option. */
@@ -21,6 +22,7 @@ export interface ResolvedControllerOptions<T> {
   readonly scheduler: SchedulerLike;
   readonly onError: ((err: Error) => void) | undefined;
   readonly name: string;
+  readonly readYourWrites: ReadYourWritesSettings | undefined;
 }
 
 const NAMES = [
@@ -39,6 +41,8 @@ const NAMES = [
   'scheduler',
   'onError',
   'name',
+  'readYourWrites',
+  'readYourWritesTimeoutMs',
 ];
 
 function checkSource(where: string, value: unknown): ControllerSource<unknown> {
@@ -105,5 +109,6 @@ export function resolveControllerOptions<T>(opts: ControllerOptions<T>): Resolve
     scheduler,
     onError: functionOption<(err: Error) => void>('controller', 'onError', o['onError']),
     name,
+    readYourWrites: resolveReadYourWrites(o['readYourWrites'], o['readYourWritesTimeoutMs']),
   };
 }

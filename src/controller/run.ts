@@ -4,6 +4,7 @@ import { LOW_PRIORITY } from '../workqueue/priority.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
 import { WorkQueue } from '../workqueue/WorkQueue.js';
 import type { ControllerMetricsRecorder } from './metrics.js';
+import type { ReadYourWrites } from './readYourWrites.js';
 import { ReconcileStep } from './reconcileStep.js';
 import type { ControllerStats } from './stats.js';
 import { allSources, triggerKeys, type Triggers } from './triggers.js';
@@ -22,6 +23,7 @@ export interface RunConfig<T> {
   readonly priorityQueue: boolean;
   readonly rateLimiter: RateLimiter<string>;
   readonly scheduler: SchedulerLike;
+  readonly readYourWrites?: ReadYourWrites | undefined;
 }
 
 /** What a run tells the controller that started it. */
@@ -177,6 +179,7 @@ export class ControllerRun<T> {
   /** Reads the key's object as its reconcile will see it, then runs the step (which marks the key done). */
   async #reconcileKey(key: string, priority: number): Promise<void> {
     let obj: T | undefined;
+    await this.#config.readYourWrites?.wait(key, this.#abortReconciles.signal, (err) => this.#hooks.report(err));
     try {
       obj = this.#config.triggers.primary.store.getByKey(key);
     } catch (err) {

@@ -5,6 +5,7 @@ import type { KubeObject } from '../store/types.js';
 import type { CallbackError } from '../errors/CallbackError.js';
 import type { OwnerKeysOptions } from '../operators/ownerKeys.js';
 import type { LOW_PRIORITY } from '../workqueue/priority.js';
+import type { SourceIdentity } from '../sources/types.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
 import type { ReconcileTimeoutError } from './ReconcileTimeoutError.js';
 import type { TerminalError } from './TerminalError.js';
@@ -29,7 +30,13 @@ export interface ControllerSource<T> extends Observable<InformerEvent<NoInfer<T>
     getByKey(key: string): T | undefined;
     /** The key the cache files `obj` (or a tombstone) under. */
     keyOf(obj: NoInfer<T> | DeletedFinalStateUnknown<NoInfer<T>>): string;
+    /** The resourceVersion every cached object has reached; with `identity`, lets reconciles wait for this process's writes (RYW-2). @default undefined */
+    lastSyncResourceVersion?(): string;
   };
+  /** Which cluster, resource and slice of it the cache mirrors, as an informer of `kubeSource` says (RYW-2). @default undefined (never waited for) */
+  readonly identity?: SourceIdentity | undefined;
+  /** Emits when the cache's resourceVersion moves; a read-your-writes wait listens to it, else looks every 10 ms (RYW-3). @default undefined */
+  readonly resourceVersion$?: Observable<string>;
   /** The current sync state, then each change; reconciles start once every source emitted `true`. */
   readonly synced$: Observable<boolean>;
   /** For messages. @default 'source' */
@@ -354,4 +361,8 @@ export interface ControllerOptions<T> {
   readonly onError?: (err: Error) => void;
   /** For messages and the work queue's metrics. @default the primary source's name */
   readonly name?: string;
+  /** Before reading an object, wait until the caches show this process's writes through `objectClient` (RYW-1); false turns it off. @default true */
+  readonly readYourWrites?: boolean;
+  /** How long that wait may last before the reconcile reads the cache anyway and the lag is reported (RYW-6). @default 5_000 */
+  readonly readYourWritesTimeoutMs?: number;
 }

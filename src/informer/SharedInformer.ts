@@ -13,16 +13,18 @@ import { deltaFifo } from '../operators/deltaFifo.js';
 import { probedReflect } from '../operators/reflect.js';
 import type { ReflectOptions, ReflectorStatus } from '../operators/reflectTypes.js';
 import type { Deltas, ReflectorEvent } from '../operators/types.js';
-import type { ListerWatcher } from '../sources/types.js';
+import type { ListerWatcher, SourceIdentity } from '../sources/types.js';
 import { CacheSyncError, type CacheSyncFailure } from './CacheSyncError.js';
+import { CacheProgress } from './cacheProgress.js';
 import { InformerStoppedError } from './InformerStoppedError.js';
-import { checkInformerArgs, sourceName } from './informerArgs.js';
+import { checkInformerOptions } from './informerOptions.js';
 import { InformerMetricsRecorder, type InformerMetrics } from './metrics.js';
 import type { Informer, InformerOptions, InformerStatus, InformerStore, WhenSyncedOptions } from './informer.js';
 import { notificationIterable } from './notifications.js';
 import type { Notification } from './notification.js';
 import { keepAlive, ObserverListener, type Listener } from './listeners.js';
 import { HandlerRegistration, type EventHandler, type HandlerOptions, type Registration } from './registration.js';
+import { armResync, resyncCheckPeriod, shouldResync } from './resyncPeriods.js';
 import { stripManagedFields } from './stripManagedFields.js';
 import { SyncWaiters } from './syncWaiters.js';
 
@@ -37,6 +39,7 @@ function resourceVersionOf(obj: unknown): string | undefined {
 /** The one informer implementation: an Observable whose subscriptions, handlers and start() share one lifetime. */
 export class SharedInformer<T extends KubeObject> extends Observable<InformerEvent<T>> implements Informer<T> {
   readonly name: string;
+  readonly identity: SourceIdentity | undefined;
   readonly #source: ListerWatcher<T>;
   readonly #opts: InformerOptions<T>;
   readonly #indexer: Indexer<T>;
@@ -52,6 +55,9 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   readonly synced$: Observable<boolean>;
   readonly status$: Observable<InformerStatus>;
   readonly errors$: Observable<Error>;
+  readonly resourceVersion$: Observable<string>;
+  // Keeps the store's resourceVersion at what every cached object has reached, and tells read-your-writes waits (S-38).
+  readonly #progress: CacheProgress;
   // Everyone the informer delivers to; copied on write so a listener joining inside a delivery misses nothing and gets nothing twice.
   #listeners: readonly Listener<T>[] = [];
   // Whoever waits in whenSynced, so a pause, stop or failure can answer them at once.
@@ -76,8 +82,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     let self: SharedInformer<T> | undefined;
     super((subscriber) => (self as SharedInformer<T>).#subscribeObserver(subscriber));
     self = this;
-    checkInformerArgs(source, opts);
-    this.name = opts.name ?? sourceName(source);
+    this.name = checkInformerOptions(source, opts);
+    this.identity = source.identity;
     this.#source = source;
     this.#opts = opts;
     this.#freeze = opts.freeze ?? true;
@@ -96,6 +102,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.status$ = this.#status.asObservable();
     this.#errors = new ErrorChannel(opts.onError);
     this.errors$ = this.#errors.errors$;
+    this.#progress = new CacheProgress(this.#indexer as Indexer<unknown>);
+    this.resourceVersion$ = this.#progress.resourceVersion$;
   }
 
   get store(): InformerStore<T> {
@@ -185,7 +193,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   /** A new listener: the first one starts a lifetime; later ones get the cache as initial adds, in this turn, then live events. */
   #attach(listener: Listener<T>): void {
     this.#listeners = [...this.#listeners, listener];
-    if (listener instanceof HandlerRegistration && this.#state === 'running') this.#armResync(listener, this.#now());
+    if (listener instanceof HandlerRegistration && this.#state === 'running') armResync(listener, this.#resyncCheckPeriod, this.#now());
     if (this.#state === 'idle') this.#run();
     else {
       for (const obj of this.#indexer.list()) {
@@ -212,6 +220,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#state = 'idle';
     this.#reflectorStatus = undefined;
     this.#indexer.replace([], '');
+    this.#progress.reset();
     this.#synced.next(false);
     this.#syncWaiters.failAll('stopped', 'its last subscriber left');
     this.#publishStatus();
@@ -239,6 +248,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#synced.complete();
     this.#errors.complete();
     this.#status.complete();
+    this.#progress.complete();
   }
 
   #syncError(reason: CacheSyncFailure, detail: string): CacheSyncError {
@@ -249,13 +259,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#state = 'running';
     this.#failure = undefined;
     const now = this.#now();
-    const base = this.#opts.resyncPeriod ?? 0;
-    let period = base === 0 ? 0 : Math.max(base, 1000);
-    for (const l of this.#listeners) {
-      if (l instanceof HandlerRegistration && l.requestedResyncPeriod !== 0 && (period === 0 || l.requestedResyncPeriod < period)) period = l.requestedResyncPeriod;
-    }
-    this.#resyncCheckPeriod = period;
-    for (const l of this.#listeners) if (l instanceof HandlerRegistration) this.#armResync(l, now);
+    this.#resyncCheckPeriod = resyncCheckPeriod(this.#opts.resyncPeriod ?? 0, this.#listeners);
+    for (const l of this.#listeners) if (l instanceof HandlerRegistration) armResync(l, this.#resyncCheckPeriod, now);
     const input = new Subject<ReflectorEvent<T>>();
     const fifo = input.pipe(
       deltaFifo<T>({
@@ -291,7 +296,9 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     sub.add(
       probedReflect<T>(this.#source, reflectorOpts, (probe) => this.#metrics.started(probe)).subscribe({
         next: (event) => {
-          if (event.type !== 'Resync' || this.#shouldResync()) input.next(event);
+          if (event.type !== 'Resync' || shouldResync(this.#listeners, this.#now())) input.next(event);
+          // The FIFO drained synchronously, so the store holds this event now, unless a listener ended the lifetime.
+          if (lifetime === this.#lifetime) this.#progress.applied(event);
         },
         // Only an error nothing can heal ends the reflector (a 400 or 422, or what onTerminal chose); it was reported with its status.
         error: (err: unknown) => {
@@ -305,32 +312,6 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
 
   #now(): number {
     return (this.#opts.scheduler ?? asyncScheduler).now();
-  }
-
-  /**
-   * client-go's negotiation of a handler's resync period: never more often than the reflector ticks, which is
-   * fixed for a lifetime (0, no resync at all, when no handler asked for one when it started).
-   */
-  #armResync(reg: HandlerRegistration<T>, now: number): void {
-    if (reg.requestedResyncPeriod !== 0) reg.resyncPeriod = this.#resyncCheckPeriod === 0 ? 0 : Math.max(reg.requestedResyncPeriod, this.#resyncCheckPeriod);
-    reg.resyncDue = reg.resyncPeriod !== 0;
-    reg.nextResyncAt = now + reg.resyncPeriod;
-  }
-
-  /** client-go's shouldResync: marks which handlers are due and says whether any is. */
-  #shouldResync(): boolean {
-    const now = this.#now();
-    let any = false;
-    for (const l of this.#listeners) {
-      if (!(l instanceof HandlerRegistration)) continue;
-      const due = l.resyncPeriod !== 0 && now >= l.nextResyncAt;
-      l.resyncDue = due;
-      if (due) {
-        l.nextResyncAt = now + l.resyncPeriod;
-        any = true;
-      }
-    }
-    return any;
   }
 
   // ------------------------------------------------------------ deltas

@@ -4,7 +4,7 @@ import type { ReadonlyIndexer } from '../store/indexer.js';
 import type { InformerEvent } from '../store/events.js';
 import type { Indexers, KeyFunc, KubeObject } from '../store/types.js';
 import type { ReflectOptions, ReflectorStatus } from '../operators/reflectTypes.js';
-import type { ListerWatcher } from '../sources/types.js';
+import type { ListerWatcher, SourceIdentity } from '../sources/types.js';
 import type { EventHandler, HandlerOptions, Registration } from './registration.js';
 import type { InformerMetrics } from './metrics.js';
 import { SharedInformer } from './SharedInformer.js';
@@ -112,8 +112,24 @@ export interface InformerStore<T> extends ReadonlyIndexer<T> {
 export interface Informer<T> extends Observable<InformerEvent<T>> {
   /** What the informer reads, for messages (`v1/pods in default`). */
   readonly name: string;
-  /** The cache; empty while idle. */
+  /**
+   * The source's {@link SourceIdentity} (cluster, resource, namespace and
+   * selectors), when it has one, as `kubeSource` does: a controller matches
+   * it with its own writes (RYW-2).
+   */
+  readonly identity: SourceIdentity | undefined;
+  /**
+   * The cache; empty while idle. Its `lastSyncResourceVersion()` is the
+   * resourceVersion every cached object is at least as new as: that of the
+   * last watch event, bookmark or complete list applied (S-38).
+   */
   readonly store: InformerStore<T>;
+  /**
+   * The store's `lastSyncResourceVersion()` each time an event, bookmark or
+   * list page has been applied (hot, no replay): what a read-your-writes
+   * wait listens to (RYW-3).
+   */
+  readonly resourceVersion$: Observable<string>;
   /** Emits the current sync state, then each change: `false` until the first list was applied. */
   readonly synced$: Observable<boolean>;
   /** State, reflector status, per-handler buffer depth and error count; emits on change. */

@@ -8,7 +8,8 @@ import { parseFieldSelector } from '../store/fieldSelector.js';
 import type { KubeObject } from '../store/types.js';
 import { parseResourceRef, resourcePath, type ParsedResource } from './resourceRef.js';
 import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomResourceRef } from './resources.js';
-import type { ListerWatcher, ListOptions, ObjectList, PartialObjectMetadata, ResourceRef, WatchEvent, WatchOptions } from './types.js';
+import { clusterOf } from './identity.js';
+import type { ListerWatcher, ListOptions, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchEvent, WatchOptions } from './types.js';
 import { WATCH_BATCHES, type BatchedWatch } from './watchBatches.js';
 import { WatchDecoder } from './watchDecoder.js';
 
@@ -79,6 +80,8 @@ export interface KubeSource<T> extends ListerWatcher<T> {
   /** The resource this source reads. */
   readonly resource: ParsedResource;
   readonly supportsWatchList: boolean;
+  /** The cluster (the kubeconfig's server URL), the resource, and the namespace and selectors given. */
+  readonly identity: SourceIdentity;
   /**
    * Streams the items of one LIST response without collecting them, for
    * lists too large to hold (a body larger than 512 MiB decodes fine). Like
@@ -218,9 +221,20 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, idleTimeoutMs, accept, listConnection(signal)), o.dropManagedFields === true);
   };
 
+  const identity: SourceIdentity = Object.freeze({
+    cluster: clusterOf(server),
+    group: parsed.group,
+    version: parsed.version,
+    plural: parsed.plural,
+    ...(namespace !== undefined && namespace !== '' && { namespace }),
+    ...(labelSelector !== undefined && labelSelector !== '' && { labelSelector }),
+    ...(fieldSelector !== undefined && fieldSelector !== '' && { fieldSelector }),
+  });
+
   return {
     resource: parsed,
     supportsWatchList: opts.watchList ?? true,
+    identity,
     listItems,
     async list(o: ListOptions, signal: AbortSignal): Promise<ObjectList<T>> {
       const stream = listItems(o, signal);

@@ -59,6 +59,45 @@ export interface ListerWatcher<T> {
   watch(opts: WatchOptions, signal: AbortSignal): AsyncIterable<WatchEvent<T>>;
   /** False when the server or source cannot do streaming lists (`sendInitialEvents`). */
   readonly supportsWatchList?: boolean;
+  /**
+   * Which cluster, resource and slice of it this source reads. A controller
+   * matches it against the writes this process made through `objectClient`,
+   * to wait until its cache shows them (docs/semantics.md RYW-2). A source
+   * that wraps another should pass it on.
+   * @default undefined (a cache of this source is never waited for)
+   */
+  readonly identity?: SourceIdentity;
+}
+
+/**
+ * What a {@link ListerWatcher} reads, said plainly enough to match writes
+ * against it: the cluster (its API server URL as the kubeconfig gives it,
+ * without trailing slashes), the resource, and the namespace and selectors
+ * that narrow it. `kubeSource` fills it in. Writes match by cluster, group
+ * and plural; the version is left out, since every version of a resource
+ * serves the same objects.
+ *
+ * ## Example
+ * ```ts
+ * import { kubeSource, type SourceIdentity } from 'rxkube';
+ *
+ * const id: SourceIdentity | undefined = kubeSource(kc, 'v1/configmaps', { namespace: 'prod' }).identity;
+ * // { cluster: 'https://10.0.0.1:6443', group: '', version: 'v1', plural: 'configmaps', namespace: 'prod' }
+ * ```
+ */
+export interface SourceIdentity {
+  /** The API server's URL, normalised as `new URL()` does, without trailing slashes. */
+  readonly cluster: string;
+  /** `''` for the core group. */
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  /** Only objects of this namespace. @default undefined (every namespace) */
+  readonly namespace?: string | undefined;
+  /** Only objects whose labels match. @default undefined (no filter) */
+  readonly labelSelector?: string | undefined;
+  /** Only objects whose fields match. @default undefined (no filter) */
+  readonly fieldSelector?: string | undefined;
 }
 
 /** Identifies a resource: `v1/pods`, `apps/v1/deployments`, or the parts. */

@@ -16,7 +16,7 @@ import { StorageApi } from './storageApi.js';
 import { generateServingCertificate, type ServingCertificate } from './tls.js';
 import { WatchHub } from './watch.js';
 
-export type { ApiServerFaults, ApiServerOptions, ApiServerStats, RestartOptions } from './options.js';
+export type { ApiServerFaults, ApiServerOptions, ApiServerStats, AuditEvent, RestartOptions } from './options.js';
 export type { ResourceName } from './registry.js';
 
 /**
@@ -128,6 +128,7 @@ export class ApiServer extends StorageApi {
       token: options.token,
       watchList: options.watchList ?? true,
       stalled,
+      audit: options.audit,
       port: () => this.#listener.port,
     };
     const handle = createRequestHandler(ctx);
@@ -159,7 +160,11 @@ export class ApiServer extends StorageApi {
         this.#listener.reset();
       },
       inject: (fault, target) => this.#faults.add(validateFault(fault, target)),
-      clear: () => this.#faults.clear(),
+      delayWatches: (opts) => hub.delays.add(opts),
+      clear: () => {
+        this.#faults.clear();
+        hub.delays.clear();
+      },
       pending: () => this.#faults.pending,
     };
   }

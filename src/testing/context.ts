@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FaultBoard } from './faults.js';
+import type { AuditEvent } from './options.js';
 import type { NamespaceLifecycle } from './namespaceLifecycle.js';
 import type { ResourceRegistry } from './registry.js';
 import type { Storage } from './storage.js';
@@ -20,6 +21,8 @@ export interface ServerContext {
   readonly watchList: boolean;
   /** Requests parked by the stall fault; they hold their sockets until the client gives up or the server stops. */
   readonly stalled: Set<ServerResponse>;
+  /** Told of every answered request on one object. */
+  readonly audit: ((event: AuditEvent) => void) | undefined;
   /** The port discovery advertises. */
   port(): number;
 }

@@ -1,6 +1,6 @@
 import '../engine.js';
 export { startApiServer, ApiServer } from './ApiServer.js';
-export type { ApiServerOptions, ApiServerStats, ApiServerFaults, RestartOptions, ResourceName } from './ApiServer.js';
+export type { ApiServerOptions, ApiServerStats, ApiServerFaults, AuditEvent, RestartOptions, ResourceName } from './ApiServer.js';
 export type { ResourceDefinition } from './resources.js';
 export type {
   Fault,
@@ -15,6 +15,7 @@ export type {
   ErrorEventFault,
   SilentWatchFault,
 } from './faults.js';
+export type { WatchDelay, WatchDelayOptions } from './watchDelay.js';
 export type { Churn, ChurnOptions, ChurnResult } from './churn.js';
 export type { Preconditions } from './storage.js';
 export { StatusError } from './StatusError.js';

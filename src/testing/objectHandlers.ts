@@ -11,10 +11,11 @@ import { pathNotFound, type Target } from './target.js';
 
 type AnyObject = Record<string, unknown>;
 
-/** A response a handler computed: the code and the JSON body. */
+/** A response a handler computed: the code and the JSON body, and the object it is about. */
 export interface Answer {
   readonly code: number;
   readonly body: string;
+  readonly object: StoredObject;
 }
 
 const MAX_BODY = 16 * 1024 * 1024;
@@ -109,13 +110,14 @@ export async function objectAnswer(
     case 'get': {
       const o = storage.get(type, namespace, name);
       if (o === undefined) throw notFound(type, name);
-      return { code: 200, body: render(o) };
+      return { code: 200, body: render(o), object: o };
     }
     case 'create': {
       const body = await readBody(req);
       if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
       if (type.namespaced && target.namespace === undefined) throw pathNotFound();
-      return { code: 201, body: render(storage.create(type, body, target.namespace)) };
+      const created = storage.create(type, body, target.namespace);
+      return { code: 201, body: render(created), object: created };
     }
     case 'update': {
       const body = await readBody(req);
@@ -127,16 +129,18 @@ export async function objectAnswer(
       const existed = storage.get(type, namespace, name) !== undefined;
       const stored = storage.update(type, { ...body, metadata: { ...meta, name } }, target.namespace, statusOnly(target));
       // A PUT that created the object (leases allow it) answers 201 Created, as kube-apiserver does.
-      return { code: existed ? 200 : 201, body: render(stored) };
+      return { code: existed ? 200 : 201, body: render(stored), object: stored };
     }
     case 'patch': {
       const body = await readBody(req);
       const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
-      return { code: 200, body: render(applyPatch(storage, type, namespace, name, contentType, body, statusOnly(target))) };
+      const patched = applyPatch(storage, type, namespace, name, contentType, body, statusOnly(target));
+      return { code: 200, body: render(patched), object: patched };
     }
     case 'delete': {
       const body = await readBody(req);
-      return { code: 200, body: render(ctx.namespaces.delete(type, namespace, name, preconditionsOf(body))) };
+      const deleted = ctx.namespaces.delete(type, namespace, name, preconditionsOf(body));
+      return { code: 200, body: render(deleted), object: deleted };
     }
   }
 }

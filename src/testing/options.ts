@@ -1,5 +1,6 @@
 import type { Fault, FaultTarget } from './faults.js';
 import type { ResourceDefinition } from './resources.js';
+import type { WatchDelay, WatchDelayOptions } from './watchDelay.js';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -21,6 +22,42 @@ export interface ApiServerOptions {
    * or with `--feature-gates=WatchList=false` do. @default true
    */
   readonly watchList?: boolean;
+  /**
+   * Called for every request on one object (get, create, update, patch,
+   * delete) once it has been answered, in the same turn, so `server.get()`
+   * inside sees the state the answer was made from: kube-apiserver's audit
+   * log, reduced to what tests and benchmarks ask of it. What it throws is
+   * ignored.
+   * @default undefined
+   */
+  readonly audit?: (event: AuditEvent) => void;
+}
+
+/**
+ * One answered request on one object, as {@link ApiServerOptions.audit} sees it.
+ *
+ * ## Example
+ * ```ts
+ * import { startApiServer, type AuditEvent } from 'rxkube/testing';
+ *
+ * const conflicts: AuditEvent[] = [];
+ * const server = await startApiServer({ audit: (e) => e.code === 409 && conflicts.push(e) });
+ * ```
+ */
+export interface AuditEvent {
+  readonly verb: 'get' | 'create' | 'update' | 'patch' | 'delete';
+  /** `v1/pods`, `apps/v1/deployments`… */
+  readonly resource: string;
+  /** The namespace of the path, if any. */
+  readonly namespace: string | undefined;
+  /** The object's name: from the path, or from the created object. */
+  readonly name: string | undefined;
+  /** The HTTP status code answered. */
+  readonly code: number;
+  /** The Status reason of an error answer (`Conflict`, `AlreadyExists`, `NotFound`…). */
+  readonly reason: string | undefined;
+  /** The resourceVersion of the object answered, for a successful request. */
+  readonly resourceVersion: string | undefined;
 }
 
 /**
@@ -69,7 +106,14 @@ export interface ApiServerFaults {
   resetConnections(): void;
   /** Arms a fault for the next matching requests (or watch lines, for stream faults). */
   inject(fault: Fault, target?: FaultTarget): void;
-  /** Disarms every pending fault. */
+  /**
+   * Holds back the lines of open and future watches (of `resource`, or of
+   * all): each for `delayMs`, or until `release()` when that is `Infinity`
+   * (the default), as a watch cache lagging behind etcd would. Writes are
+   * answered at once; bookmarks are held like events; order is kept.
+   */
+  delayWatches(opts?: WatchDelayOptions): WatchDelay;
+  /** Disarms every pending fault and releases every watch delay. */
   clear(): void;
   /** How many injected faults are still armed (each counted once however many firings it has left). */
   pending(): number;
@@ -99,6 +143,7 @@ export function validateOptions(opts: ApiServerOptions): void {
   if (opts.watchList !== undefined && typeof opts.watchList !== 'boolean') {
     throw new TypeError(`startApiServer: watchList must be a boolean, got ${String(opts.watchList)}`);
   }
+  if (opts.audit !== undefined && typeof opts.audit !== 'function') throw new TypeError(`startApiServer: audit must be a function, got ${String(opts.audit)}`);
   if (opts.resources !== undefined && !Array.isArray(opts.resources)) {
     throw new TypeError(`startApiServer: resources must be an array, got ${String(opts.resources)}`);
   }

@@ -4,11 +4,13 @@ import { discoveryDocument } from './discovery.js';
 import { isCutFault, isStreamFault } from './faults.js';
 import { deleteCollectionBody, listBody } from './listing.js';
 import { negotiate, watchView } from './negotiate.js';
+import type { StoredObject } from './history.js';
 import { objectAnswer, preconditionsOf, readBody } from './objectHandlers.js';
+import type { AuditEvent } from './options.js';
 import { sendJson, sendStatus, type Cut } from './respond.js';
 import { DirectSink, TrickleSink, type Sink } from './sink.js';
 import { StatusError } from './status.js';
-import { parsePath, verbOf } from './target.js';
+import { parsePath, verbOf, type Target } from './target.js';
 import { injectedError } from './watch.js';
 import { serveWatch } from './watchServing.js';
 
@@ -24,15 +26,33 @@ const METHOD_NOT_ALLOWED = 'the server does not allow this method on the request
  */
 export function createRequestHandler(ctx: ServerContext): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    route(ctx, req, res).catch((err: unknown) => {
+    const on: Audited = {};
+    route(ctx, req, res, on).catch((err: unknown) => {
       const status = err instanceof StatusError ? err : new StatusError(500, 'InternalError', `Internal error occurred: ${String(err)}`);
       if (!res.headersSent && !res.destroyed) sendStatus(res, new DirectSink(res), status);
       else if (!res.destroyed) res.destroy();
+      audit(ctx, on, status.code, status.reason, undefined);
     });
   };
 }
 
-async function route(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** The object request being served, once known, for the audit hook. */
+interface Audited {
+  verb?: AuditEvent['verb'];
+  target?: Target;
+}
+
+function audit(ctx: ServerContext, on: Audited, code: number, reason: string | undefined, object: StoredObject | undefined): void {
+  if (ctx.audit === undefined || on.verb === undefined || on.target === undefined) return;
+  const { type, namespace, name } = on.target;
+  try {
+    ctx.audit({ verb: on.verb, resource: type.id, namespace, name: name ?? object?.name, code, reason, resourceVersion: object === undefined ? undefined : String(object.rv) });
+  } catch {
+    // A test's hook that throws must not take the server down with it.
+  }
+}
+
+async function route(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, on: Audited): Promise<void> {
   if (ctx.token !== undefined && req.headers.authorization !== `Bearer ${ctx.token}`) {
     throw new StatusError(401, 'Unauthorized', 'Unauthorized');
   }
@@ -49,6 +69,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
   const isWatch = legacyWatch || q.get('watch') === 'true' || q.get('watch') === '1';
   const verb = verbOf(method, target.name !== undefined, isWatch);
   if (verb === undefined) throw new StatusError(405, 'MethodNotAllowed', METHOD_NOT_ALLOWED);
+  if (verb !== 'list' && verb !== 'watch') Object.assign(on, { verb, target });
 
   // A request fault takes the request before anything else happens to it.
   // A cut fault is a stream fault unless it was armed for a named non-watch verb: then it cuts that response's body.
@@ -62,6 +83,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
       const withRetry = retry === undefined ? err : new StatusError(err.code, err.reason, err.message, { ...err.status.details, retryAfterSeconds: retry });
       req.resume();
       sendStatus(res, sink, withRetry);
+      audit(ctx, on, withRetry.code, withRetry.reason, undefined);
       return;
     }
     case 'stall':
@@ -97,6 +119,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
     default: {
       const answer = await objectAnswer(ctx, verb, target, req, convert);
       send(answer.code, answer.body);
+      audit(ctx, on, answer.code, undefined, answer.object);
     }
   }
 }

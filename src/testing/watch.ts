@@ -8,6 +8,7 @@ import { objectJson } from './partialObjectMetadata.js';
 import type { ResourceType } from './resources.js';
 import type { Sink } from './sink.js';
 import { defaultReason, StatusError } from './status.js';
+import { DelayedOutput, WatchDelays } from './watchDelay.js';
 
 /** What a list or watch request narrows the resource to. */
 export interface ObjectFilter {
@@ -79,6 +80,8 @@ export class Watcher {
   #preDeadline: NodeJS.Timeout | undefined;
   // The silentWatch fault: the connection stays open and nothing more is ever written.
   #silent = false;
+  // Output held back by faults.delayWatches(); created the first time a delay applies.
+  #delayed: DelayedOutput | undefined;
 
   constructor(
     hub: WatchHub,
@@ -225,27 +228,39 @@ export class Watcher {
     this.end();
   }
 
-  /** Hands the queued lines to the socket in one write. */
+  /** Hands the queued lines to the socket in one write (or to a delay of faults.delayWatches()). */
   flush(): void {
     if (this.#pending.length === 0) return;
     const chunk = this.#pending.length === 1 ? (this.#pending[0] as string) : this.#pending.join('');
     this.#pending = [];
-    this.#sink.write(chunk);
+    const delay = this.#hub.delays.for(this.type.id);
+    if (delay === undefined && this.#delayed?.busy !== true) {
+      this.#sink.write(chunk);
+      return;
+    }
+    if (this.#delayed === undefined) {
+      const out = new DelayedOutput(this.#sink);
+      this.#res.once('close', () => out.drop());
+      this.#delayed = out;
+    }
+    this.#delayed.write(chunk, delay);
   }
 
-  /** Ends the response cleanly after what is queued. */
+  /** Ends the response cleanly after what is queued (held lines included). */
   end(): void {
     if (this.#closed) return;
     this.flush();
     this.#closed = true;
     this.#detach();
-    this.#sink.end();
+    if (this.#delayed?.busy === true) this.#delayed.end();
+    else this.#sink.end();
   }
 
   /** Drops the connection without a clean end. */
   destroy(): void {
     this.#closed = true;
     this.#detach();
+    this.#delayed?.drop();
     this.#res.destroy();
   }
 
@@ -274,6 +289,8 @@ export function injectedError(code: number, reason: string | undefined, message:
 /** Every open watch, by resource, and the once-per-tick flush of their queued lines. */
 export class WatchHub {
   readonly faults: FaultBoard;
+  // Delays of faults.delayWatches(), looked up by every flush.
+  readonly delays = new WatchDelays();
   readonly counters: WatchCounters = { eventsSent: 0, watchesStarted: 0 };
   readonly #byResource = new Map<string, Set<Watcher>>();
   // Watchers with queued lines; flushed together on the next turn of the event loop.

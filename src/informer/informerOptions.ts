@@ -1,12 +1,18 @@
 import { resolveReflectOptions } from '../operators/reflect.js';
-import type { ListerWatcher } from '../sources/types.js';
+import type { ListerWatcher, SourceIdentity } from '../sources/types.js';
 import type { InformerOptions } from './informer.js';
 
-/** Throws a TypeError naming the first bad argument of `informer()`, so a mistake fails at construction rather than at the first subscribe. */
-export function checkInformerArgs<T>(source: ListerWatcher<T>, opts: InformerOptions<T>): void {
+/**
+ * Checks an informer's source and options up front, so a mistake throws at
+ * construction rather than from a first subscribe.
+ *
+ * @returns the informer's name: `opts.name`, else the source's resource name, else `'informer'`.
+ */
+export function checkInformerOptions<T>(source: ListerWatcher<T>, opts: InformerOptions<T>): string {
   if (source === null || typeof source !== 'object' || typeof source.list !== 'function' || typeof source.watch !== 'function') {
     throw new TypeError(`source must be a ListerWatcher with list() and watch(), got ${String(source)}`);
   }
+  checkIdentity(source.identity);
   if (opts === null || typeof opts !== 'object') throw new TypeError(`opts must be an object, got ${String(opts)}`);
   const resync = opts.resyncPeriod ?? 0;
   if (!Number.isFinite(resync) || resync < 0) throw new TypeError(`resyncPeriod must be a non-negative number of ms, got ${String(opts.resyncPeriod)}`);
@@ -17,10 +23,26 @@ export function checkInformerArgs<T>(source: ListerWatcher<T>, opts: InformerOpt
   if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new TypeError(`onError must be a function, got ${typeof opts.onError}`);
   if (opts.name !== undefined && typeof opts.name !== 'string') throw new TypeError(`name must be a string, got ${String(opts.name)}`);
   resolveReflectOptions({ ...opts.reflector });
+  return opts.name ?? sourceName(source);
 }
 
-/** The informer's default name: the source's resource name, when it has one. */
-export function sourceName(source: ListerWatcher<unknown>): string {
+function sourceName(source: ListerWatcher<unknown>): string {
   const resource = (source as { resource?: { name?: unknown } }).resource;
   return typeof resource?.name === 'string' ? resource.name : 'informer';
+}
+
+/** A source's identity, when it has one, must name a cluster and a resource (RYW-2). */
+function checkIdentity(identity: SourceIdentity | undefined): void {
+  if (identity === undefined) return;
+  const ok =
+    identity !== null &&
+    typeof identity === 'object' &&
+    typeof identity.cluster === 'string' &&
+    identity.cluster !== '' &&
+    typeof identity.group === 'string' &&
+    typeof identity.version === 'string' &&
+    typeof identity.plural === 'string' &&
+    identity.plural !== '' &&
+    (['namespace', 'labelSelector', 'fieldSelector'] as const).every((k) => identity[k] === undefined || typeof identity[k] === 'string');
+  if (!ok) throw new TypeError(`source.identity must be { cluster, group, version, plural, namespace?, labelSelector?, fieldSelector? } of strings, got ${JSON.stringify(identity)}`);
 }
