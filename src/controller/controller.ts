@@ -6,9 +6,9 @@ import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from
 import { ControllerMetricsRecorder, type ControllerMetrics } from './metrics.js';
 import { ControllerRun, type RunConfig } from './run.js';
 import { ControllerStats } from './stats.js';
-import type { Triggers } from './triggers.js';
+import { allSources, type Triggers } from './triggers.js';
 import { resolveControllerOptions } from './options.js';
-import type { ControllerOptions, ControllerStatus, ReconcileOutcome } from './types.js';
+import type { ControllerOptions, ControllerSource, ControllerStatus, ReconcileOutcome } from './types.js';
 
 /**
  * A running reconcile loop, made by {@link controller}: an Observable of
@@ -29,6 +29,11 @@ import type { ControllerOptions, ControllerStatus, ReconcileOutcome } from './ty
 export interface Controller<T> extends Observable<ReconcileOutcome<T>> {
   /** The controller's name, for messages and metrics. */
   readonly name: string;
+  /**
+   * Every informer the controller reads: `for` first, then `owns` and `watches` in their order. A runner
+   * keeps them running on a standby replica (warm caches) and watches their health.
+   */
+  readonly sources: readonly ControllerSource<unknown>[];
   /** State, queue depth, reconciles in flight, counters and duration percentiles; emits on change. */
   readonly status$: Observable<ControllerStatus>;
   /** The controller's own errors (a mapper or error policy that threw, a shutdown that timed out). */
@@ -48,6 +53,7 @@ export interface Controller<T> extends Observable<ReconcileOutcome<T>> {
 /** The one controller implementation: every subscriber shares one run. */
 class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Controller<T> {
   readonly name: string;
+  readonly sources: readonly ControllerSource<unknown>[];
   readonly status$: Observable<ControllerStatus>;
   readonly errors$: Observable<Error>;
   // What every run is built from: the sources, the reconcile and how to run it.
@@ -78,6 +84,7 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
     super((subscriber) => (self as SharedController<T>).#subscribe(subscriber));
     self = this;
     this.name = config.name;
+    this.sources = allSources(config.triggers);
     this.#config = config;
     this.#errors = new ErrorChannel(onError);
     this.#status = new BehaviorSubject<ControllerStatus>(this.status());
@@ -92,7 +99,7 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
   status(): ControllerStatus {
     const run = this.#run ?? this.#draining;
     const state: ControllerStatus['state'] = run !== undefined ? run.state : (this.#ended?.state ?? 'idle');
-    return this.#stats.snapshot(state, run?.queue.len() ?? 0, run?.inFlight ?? 0);
+    return this.#stats.snapshot(state, run?.queue.len() ?? 0, run?.inFlight ?? 0, run?.stuck ?? []);
   }
 
   metrics(): ControllerMetrics {
@@ -267,6 +274,7 @@ export function controller<T>(opts: ControllerOptions<T>): Controller<T> {
     concurrency: resolved.concurrency,
     resyncPeriod: resolved.resyncPeriod,
     shutdownTimeoutMs: resolved.shutdownTimeoutMs,
+    reconcileTimeoutMs: resolved.reconcileTimeoutMs,
     rateLimiter,
     scheduler,
   };

@@ -14,6 +14,7 @@ export interface ResolvedControllerOptions<T> {
   readonly concurrency: number;
   readonly resyncPeriod: number;
   readonly shutdownTimeoutMs: number;
+  readonly reconcileTimeoutMs: number;
   readonly signal: AbortSignal | undefined;
   readonly rateLimiter: RateLimiter<string> | undefined;
   readonly scheduler: SchedulerLike;
@@ -30,6 +31,7 @@ const NAMES = [
   'concurrency',
   'resyncPeriod',
   'shutdownTimeoutMs',
+  'reconcileTimeoutMs',
   'signal',
   'rateLimiter',
   'scheduler',
@@ -91,6 +93,7 @@ export function resolveControllerOptions<T>(opts: ControllerOptions<T>): Resolve
     concurrency: numberOption('controller', 'concurrency', o['concurrency'], 1, { min: 1, integer: true }),
     resyncPeriod: numberOption('controller', 'resyncPeriod', o['resyncPeriod'], 0),
     shutdownTimeoutMs: numberOption('controller', 'shutdownTimeoutMs', o['shutdownTimeoutMs'], 30_000),
+    reconcileTimeoutMs: numberOption('controller', 'reconcileTimeoutMs', o['reconcileTimeoutMs'], 0),
     signal,
     rateLimiter: rateLimiter as RateLimiter<string> | undefined,
     scheduler,

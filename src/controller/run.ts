@@ -17,6 +17,7 @@ export interface RunConfig<T> {
   readonly concurrency: number;
   readonly resyncPeriod: number;
   readonly shutdownTimeoutMs: number;
+  readonly reconcileTimeoutMs: number;
   readonly rateLimiter: RateLimiter<string>;
   readonly scheduler: SchedulerLike;
 }
@@ -54,6 +55,8 @@ export class ControllerRun<T> {
   readonly #abortReconciles = new AbortController();
   // Reconciles running now, by key, so shutdown can wait for them and name the ones it gave up on.
   readonly #inFlight = new Map<string, Promise<void>>();
+  // Keys still running past reconcileTimeoutMs, their signal already aborted: what a liveness probe names.
+  readonly #stuck = new Set<string>();
   #started = false;
   // Set once shutdown began; the same promise answers every later call.
   #drained: Promise<void> | undefined;
@@ -77,6 +80,10 @@ export class ControllerRun<T> {
 
   get inFlight(): number {
     return this.#inFlight.size;
+  }
+
+  get stuck(): readonly string[] {
+    return [...this.#stuck];
   }
 
   /** Subscribes to the sources now; workers start once all synced and `after` resolved. */
@@ -180,7 +187,8 @@ export class ControllerRun<T> {
       this.#hooks.outcome({ type: 'gone', key });
       return;
     }
-    const ctx: ReconcileContext<T> = { key, signal: this.#abortReconciles.signal, retries: this.queue.numRequeues(key), store };
+    const deadline = this.#deadline(key);
+    const ctx: ReconcileContext<T> = { key, signal: deadline?.signal ?? this.#abortReconciles.signal, retries: this.queue.numRequeues(key), store };
     const startedAt = scheduler.now();
     let action: ReconcileAction;
     let error: Error | undefined;
@@ -189,6 +197,9 @@ export class ControllerRun<T> {
       checkAction(action, 'reconcile');
     } catch (err) {
       error = toError(err);
+    } finally {
+      deadline?.timer.unsubscribe();
+      if (this.#stuck.delete(key)) this.#hooks.changed();
     }
     const durationMs = Math.max(0, scheduler.now() - startedAt);
     this.#stats.recordDuration(durationMs);
@@ -214,6 +225,22 @@ export class ControllerRun<T> {
       this.queue.done(key);
     }
     this.#hooks.outcome(outcome);
+  }
+
+  /**
+   * With `reconcileTimeoutMs`, a signal of the reconcile's own that also aborts when the timeout passes; the key
+   * is then listed as stuck until its reconcile settles.
+   */
+  #deadline(key: string): { readonly signal: AbortSignal; readonly timer: Subscription } | undefined {
+    const { reconcileTimeoutMs, scheduler, name } = this.#config;
+    if (reconcileTimeoutMs <= 0) return undefined;
+    const timedOut = new AbortController();
+    const timer = scheduler.schedule(() => {
+      timedOut.abort(new Error(`${name}: the reconcile of ${key} took longer than reconcileTimeoutMs (${reconcileTimeoutMs} ms); its signal was aborted`));
+      this.#stuck.add(key);
+      this.#hooks.changed();
+    }, reconcileTimeoutMs);
+    return { signal: AbortSignal.any([this.#abortReconciles.signal, timedOut.signal]), timer };
   }
 
   /** Applies the error policy; returns the delay it chose, if any. */

@@ -21,7 +21,7 @@ export class ControllerStats {
     this.#next = (this.#next + 1) % WINDOW;
   }
 
-  snapshot(state: ControllerStatus['state'], queueDepth: number, inFlight: number): ControllerStatus {
+  snapshot(state: ControllerStatus['state'], queueDepth: number, inFlight: number, stuck: readonly string[] = []): ControllerStatus {
     const sorted = [...this.#durations].sort((a, b) => a - b);
     return {
       state,
@@ -34,7 +34,7 @@ export class ControllerStats {
       durationP50Ms: percentile(sorted, 0.5),
       durationP99Ms: percentile(sorted, 0.99),
       lastError: this.lastError,
-      stuck: [],
+      stuck,
     };
   }
 }

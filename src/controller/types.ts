@@ -244,7 +244,7 @@ export interface ControllerStatus {
   readonly durationP99Ms: number | undefined;
   /** The last reconcile failure or controller error. */
   readonly lastError: Error | undefined;
-  /** Keys whose reconcile has been running for longer than the reconcile timeout (a stuck worker); empty when none. */
+  /** Keys whose reconcile has been running for longer than `reconcileTimeoutMs` (a stuck worker); empty when none or when there is no timeout. */
   readonly stuck: readonly string[];
 }
 
@@ -292,6 +292,14 @@ export interface ControllerOptions<T> {
    * @default 30_000
    */
   readonly shutdownTimeoutMs?: number;
+  /**
+   * How long one reconcile may run before its signal aborts (controller-runtime's
+   * `ReconciliationTimeout`); one still running after that is listed in
+   * `status().stuck` until it settles, so a probe can name a worker that ignores
+   * its signal. 0: no limit.
+   * @default 0
+   */
+  readonly reconcileTimeoutMs?: number;
   /** Stops the controller for good, gracefully, when it aborts; the outcomes then complete. @default undefined */
   readonly signal?: AbortSignal;
   /**
