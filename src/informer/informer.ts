@@ -83,6 +83,15 @@ export interface InformerStatus {
   readonly errors: number;
   /** The most recent of them. */
   readonly lastError: Error | undefined;
+  /**
+   * When the informer last heard from the API server (a list page, a watch
+   * event or a bookmark), in ms on its scheduler's clock; undefined until it
+   * first did in this lifetime. A watch that went silent leaves the reflector
+   * `watching` while this stands still, so `now - lastHeardAt` is how long
+   * the cache may have been blind. As of the emission on `status$`; current
+   * from `status()`.
+   */
+  readonly lastHeardAt: number | undefined;
 }
 
 /** Options of {@link Informer.whenSynced}. */
@@ -117,6 +126,8 @@ export interface Informer<T> extends Observable<InformerEvent<T>> {
   readonly synced$: Observable<boolean>;
   /** State, reflector status, per-handler buffer depth and error count; emits on change. */
   readonly status$: Observable<InformerStatus>;
+  /** The status now, with `lastHeardAt` current (it moves with every event, which `status$` does not emit for). */
+  status(): InformerStatus;
   /** Every error the informer met: reflector faults, decode, transform, store and handler errors. */
   readonly errors$: Observable<Error>;
   /** True once the first list of the current lifetime has been applied to the store. */
