@@ -61,8 +61,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   readonly #syncWaiters = new SyncWaiters(this.#synced, (reason, detail) => this.#syncError(reason, detail));
   #state: InformerStatus['state'] = 'idle';
   #reflectorStatus: ReflectorStatus | undefined;
-  // When the server last sent anything (page, event, bookmark): a silent watch shows here, not in the reflector's state.
-  #lastHeardAt: number | undefined;
+  // When a watch last delivered an event or bookmark: a silent or failing watch shows here, not in the reflector's state.
+  #lastWatchEventAt: number | undefined;
   // The running reflect → deltaFifo pipeline; unsubscribing aborts requests and timers.
   #subscription: Subscription | undefined;
   // Smallest handler resync period, fixed when a lifetime starts: the reflector ticks at this rate (client-go's resyncCheckPeriod).
@@ -224,7 +224,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#subscription = undefined;
     this.#state = 'idle';
     this.#reflectorStatus = undefined;
-    this.#lastHeardAt = undefined;
+    this.#lastWatchEventAt = undefined;
     this.#indexer.replace([], '');
     this.#synced.next(false);
     this.#syncWaiters.failAll('stopped', 'its last subscriber left');
@@ -304,10 +304,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     sub.add(
       reflect<T>(this.#source, reflectorOpts).subscribe({
         next: (event) => {
-          if (event.type !== 'Resync') {
-            this.#lastHeardAt = this.#now();
-            input.next(event);
-          } else if (this.#shouldResync()) input.next(event);
+          if (event.type === 'Added' || event.type === 'Modified' || event.type === 'Deleted' || event.type === 'Bookmark') this.#lastWatchEventAt = this.#now();
+          if (event.type !== 'Resync' || this.#shouldResync()) input.next(event);
         },
         // Only an error nothing can heal ends the reflector (a 400 or 422, or what onTerminal chose); it was reported with its status.
         error: (err: unknown) => {
@@ -419,7 +417,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       handlers,
       errors: this.#errorCount,
       lastError: this.#lastError,
-      lastHeardAt: this.#lastHeardAt,
+      lastWatchEventAt: this.#lastWatchEventAt,
     };
   }
 

@@ -84,14 +84,15 @@ export interface InformerStatus {
   /** The most recent of them. */
   readonly lastError: Error | undefined;
   /**
-   * When the informer last heard from the API server (a list page, a watch
-   * event or a bookmark), in ms on its scheduler's clock; undefined until it
-   * first did in this lifetime. A watch that went silent leaves the reflector
-   * `watching` while this stands still, so `now - lastHeardAt` is how long
-   * the cache may have been blind. As of the emission on `status$`; current
-   * from `status()`.
+   * When a watch last delivered an event or a bookmark, in ms on the
+   * informer's scheduler clock; undefined until one did in this lifetime.
+   * Lists do not count: an informer that relists because its watches keep
+   * failing, or whose watch went silent while the reflector still says
+   * `watching`, sees this stand still, which is how a liveness probe tells
+   * that the cache is no longer kept current by a watch. As of the emission
+   * on `status$`; current from `status()`.
    */
-  readonly lastHeardAt: number | undefined;
+  readonly lastWatchEventAt: number | undefined;
 }
 
 /** Options of {@link Informer.whenSynced}. */
@@ -126,7 +127,7 @@ export interface Informer<T> extends Observable<InformerEvent<T>> {
   readonly synced$: Observable<boolean>;
   /** State, reflector status, per-handler buffer depth and error count; emits on change. */
   readonly status$: Observable<InformerStatus>;
-  /** The status now, with `lastHeardAt` current (it moves with every event, which `status$` does not emit for). */
+  /** The status now, with `lastWatchEventAt` current (it moves with every watch event, which `status$` does not emit for). */
   status(): InformerStatus;
   /** Every error the informer met: reflector faults, decode, transform, store and handler errors. */
   readonly errors$: Observable<Error>;
