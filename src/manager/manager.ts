@@ -28,7 +28,7 @@ function collectSources(c: ResolvedManagerOptions): Sources {
  * of `leaderElection`. It emits where it serves, leadership changes and
  * every reconcile outcome.
  *
- * It ends in one of two ways (docs/semantics.md, MG-1…MG-9):
+ * It ends in one of two ways (docs/semantics.md, MG-1…MG-10):
  * - **gracefully**, when `signal` aborts (SIGTERM in a pod) or a controller
  *   was shut down: `/readyz` turns 503, the controllers stop taking work and
  *   finish what is in flight (each within its `shutdownTimeoutMs`), then the
