@@ -90,11 +90,13 @@ export interface ManagerOptions {
   /** Where `/healthz`, `/livez` and `/readyz` are served (`--health-probe-bind-address`); `"0"` disables them. @default ':8081' */
   readonly healthProbeBindAddress?: string;
   /**
-   * How long a synced informer may hear nothing from the API server (no
-   * list page, watch event or bookmark) before `/healthz` fails naming it.
-   * kube-apiserver sends a watch a bookmark about once a minute while the
-   * cluster changes at all, and the reflector gives up on a silent watch
-   * after 2 minutes, so longer silence means it keeps failing.
+   * How long a synced informer may go without a watch event or bookmark
+   * before `/healthz` fails naming it: its watch went silent, or keeps
+   * failing while lists succeed. kube-apiserver sends each watch a bookmark
+   * about once a minute as long as etcd reports progress, which clusters
+   * made by kubeadm, GKE or kubespray ask of it every 5 s; on a cluster
+   * whose etcd keeps its default of 10 minutes, a quiet resource hears
+   * nothing that long, so set this above 10 minutes there.
    * @default 300_000
    */
   readonly maxSilenceMs?: number;
