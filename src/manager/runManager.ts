@@ -25,7 +25,10 @@ export interface RunManagerOptions extends ManagerOptions {
    */
   readonly signals?: readonly NodeJS.Signals[];
   /** Where the reason of a non-zero exit is written. @default process.stderr */
-  readonly stderr?: { write(text: string): unknown };
+  readonly stderr?: {
+    /** Writes one line of text. */
+    write(text: string): unknown;
+  };
 }
 
 /**
