@@ -138,6 +138,55 @@ describe('manager: graceful stop', () => {
   });
 });
 
+describe('manager: other ways to stop', () => {
+  it('unsubscribing is the same graceful stop, in the background: the Lease is released and the servers close', async () => {
+    const s = await startApiServer({ port: 0 });
+    server = s;
+    const lock = leaseLock(s.kubeConfig(), { namespace: 'default', name: 'mgr' });
+    const a = deploymentsController(s);
+    const running = start({ controllers: [a.ctl], leaderElection: { lock, identity: 'a', ...TIMINGS }, healthProbeBindAddress: '127.0.0.1:0' });
+    const base = await running.probes();
+    await waitFor(() => running.events.some((e) => e.type === 'leadership' && e.leading), 'a to lead');
+    running.subscription.unsubscribe();
+    await waitFor(() => holder(s) === '', 'the Lease to be released');
+    await waitFor(() => a.ctl.status().state === 'stopped', 'the controller to stop');
+    let closed = false;
+    const from = Date.now();
+    while (!closed && Date.now() - from < 10_000) closed = await fetch(`${base}/healthz`).then(() => false, () => true);
+    expect(closed).toBe(true);
+  });
+
+  it('a second signal while draining gives up waiting: runManager resolves 1 at once', async () => {
+    const s = await startApiServer({ port: 0 });
+    server = s;
+    await s.create('apps/v1/deployments', deployment('web'));
+    const inFlight = deferred();
+    const finish = deferred();
+    const a = deploymentsController(s, {
+      reconcile: async () => {
+        inFlight.resolve();
+        await finish.promise;
+      },
+    });
+    const stderr = capture();
+    const events: ManagerEvent[] = [];
+    const exit = runManager({ controllers: [a.ctl], healthProbeBindAddress: '0', signals: ['SIGUSR2'], stderr, onEvent: (e) => events.push(e) });
+    cleanups.push(async () => {
+      finish.resolve();
+      await a.ctl.shutdown();
+    });
+    await inFlight.promise;
+    process.kill(process.pid, 'SIGUSR2');
+    await waitFor(() => events.some((e) => e.type === 'stopping'), 'the drain to begin');
+    process.kill(process.pid, 'SIGUSR2');
+    expect(await exit).toBe(1);
+    expect(stderr.text).toBe('manager: SIGUSR2 again while stopping; not waiting any longer\n');
+    // The reconcile was still in flight: the exit did not wait for it.
+    expect(a.ctl.status().inFlight).toBe(1);
+    expect(process.listenerCount('SIGUSR2')).toBe(0);
+  });
+});
+
 describe('manager: fatal ends', () => {
   it('losing the Lease after leading stops at once without releasing it, and exits 1 naming the Lease', async () => {
     const s = await startApiServer({ port: 0 });
