@@ -22,9 +22,11 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import buildDist from '../helpers/buildDist.js';
 import { startExample, type ExampleProcess } from '../helpers/runExample.js';
+import { probeUntil } from '../helpers/probe.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { convergenceProblems, LEASE, MANAGED_BY, sampleDeployment } from '../../examples/configmap-controller.js';
 import { startCluster, type Cluster } from './cluster.js';
+import { until } from './helpers.js';
 
 const deployDir = fileURLToPath(new URL('../../examples/deploy/', import.meta.url));
 /** Where examples/deploy puts the controller and its Lease. */
@@ -95,19 +97,6 @@ function startInPod(): ExampleProcess {
 const probesOf = (p: ExampleProcess): Promise<string> =>
   waitFor(() => /^serving probes on (http:\/\/\S+)$/m.exec(p.stdout())?.[1], 'the probe server', 60_000);
 
-/** Polls a probe until it answers `status` (with a body matching `body`, when given); returns the body. */
-async function probeUntil(url: string, status: number, what: string, timeoutMs = 60_000, body?: RegExp): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  for (;;) {
-    const res = await fetch(url);
-    last = await res.text();
-    if (res.status === status && (body === undefined || body.test(last))) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${status} from ${url} (${what}); last ${res.status}:\n${last}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 async function problems(): Promise<string[]> {
   const apps = cluster.kubeConfig.makeApiClient(AppsV1Api);
   const core = cluster.kubeConfig.makeApiClient(CoreV1Api);
@@ -116,26 +105,6 @@ async function problems(): Promise<string[]> {
     core.listNamespacedConfigMap({ namespace: APPS, labelSelector: MANAGED_BY }),
   ]);
   return convergenceProblems(deployments.items, configMaps.items);
-}
-
-/** What is still wrong after polling the server for up to `timeoutMs` (the condition is the server's LIST, so it is polled). */
-async function converged(timeoutMs = 60_000): Promise<string[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const left = await problems();
-    if (left.length === 0 || Date.now() > deadline) return left;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-/** Polls an asynchronous condition; resolves whether it came true within `timeoutMs`. */
-async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 async function leaseHolder(): Promise<string | undefined> {
@@ -156,12 +125,13 @@ describe('the example in a pod, on a real kube-apiserver with RBAC', () => {
     const p = startInPod();
     const probes = await probesOf(p);
     // Ready once synced, as a standby at first; this replica takes the free Lease and its controller starts.
-    await probeUntil(`${probes}/readyz`, 200, 'the caches to sync');
+    await probeUntil(`${probes}/readyz`, 200, 'the caches to sync', { timeoutMs: 60_000 });
     await waitFor(() => /^leading \(lease configmap-controller\)$/m.test(p.stdout()), 'it to lead', 60_000);
-    const ready = await probeUntil(`${probes}/readyz`, 200, 'the controller to run', 60_000, /^\[\+\]controller apps\/v1\/deployments ok$/m);
+    const ready = (await probeUntil(`${probes}/readyz`, 200, 'the controller to run', { timeoutMs: 60_000, body: /^\[\+\]controller apps\/v1\/deployments ok$/m })).body;
     expect(ready).toMatch(/^\[\+\]informer apps\/v1\/deployments ok$/m);
     expect(ready).toMatch(/^\[\+\]controller apps\/v1\/deployments ok$/m);
-    expect(await converged()).toEqual([]);
+    let left: string[] = [];
+    await until('the controller to converge', async () => (left = await problems()).length === 0, 60_000, () => left.join('; '));
     expect(await leaseHolder()).toMatch(/_[0-9a-f-]{36}$/);
     expect(await (await fetch(`${probes}/healthz`)).text()).toMatch(/healthz check passed\n$/);
 
@@ -185,21 +155,21 @@ describe('the example in a pod, on a real kube-apiserver with RBAC', () => {
     const header = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: role.metadata?.name ?? '' } };
     await objects.replace({ ...without, metadata: { ...without.metadata, resourceVersion: (await objects.read(header)).metadata?.resourceVersion } });
     // The server's authorizer learns of the change through its own informer: wait until it refuses.
-    expect(await until(async () => !(await allowed('list', 'configmaps')), 30_000)).toBe(true);
+    await until('the server to refuse list on configmaps', async () => !(await allowed('list', 'configmaps')), 30_000);
 
     const p = startInPod();
     const probes = await probesOf(p);
-    const notReady = await probeUntil(`${probes}/readyz`, 503, 'the refused list to be reported');
+    const notReady = (await probeUntil(`${probes}/readyz`, 503, 'the refused list to be reported', { timeoutMs: 60_000 })).body;
     const named = /cannot list resource "configmaps"/;
     await waitFor(() => named.test(p.stderr()), 'stderr to name the refused verb and resource', 60_000);
     expect(p.stderr()).toMatch(/^rxkube: ForbiddenError: list v1\/configmaps: 403 Forbidden: configmaps is forbidden: User "system:serviceaccount:configmap-controller:configmap-controller" cannot list resource "configmaps"/m);
     expect(notReady).toMatch(/^\[-\]informer v1\/configmaps failed: not synced: /m);
-    const body = await probeUntil(`${probes}/readyz`, 503, 'the refusal to be named', 60_000, named);
+    const body = (await probeUntil(`${probes}/readyz`, 503, 'the refusal to be named', { timeoutMs: 60_000, body: named })).body;
     expect(body).toMatch(/^\[-\]informer v1\/configmaps failed: not synced: .*cannot list resource "configmaps"/m);
     expect(body).toMatch(/^\[\+\]informer apps\/v1\/deployments ok$/m);
 
     await objects.replace({ ...role, metadata: { ...role.metadata, resourceVersion: (await objects.read(header)).metadata?.resourceVersion } });
-    await probeUntil(`${probes}/readyz`, 200, 'the informer to sync once the right is back');
+    await probeUntil(`${probes}/readyz`, 200, 'the informer to sync once the right is back', { timeoutMs: 60_000 });
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
   });

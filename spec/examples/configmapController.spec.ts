@@ -1,24 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runExample, startExample, type ExampleProcess } from '../helpers/runExample.js';
+import { probeUntil } from '../helpers/probe.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 /** Free ports for this run: the conventional :8080 and :8081 may be taken on a shared machine. */
 const EPHEMERAL = ['--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0'];
 /** Lines that are not outcomes: where it serves, its leadership, the start of its stop. */
 const MANAGER_LINE = /^(serving (probes|metrics) on http:\/\/127\.0\.0\.1:\d+|leading \(lease configmap-controller\)|stopping: the signal aborted)$/;
-
-/** Polls `url` until it answers 200, and returns that body. */
-async function answers200(url: string, timeoutMs = 20_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  for (;;) {
-    const res = await fetch(url);
-    last = `${res.status}: ${await res.text()}`;
-    if (res.status === 200) return last.slice('200: '.length);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for 200 from ${url}; last ${last}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 let started: ExampleProcess | undefined;
 afterEach(async () => {
@@ -60,7 +48,7 @@ describe('examples/configmap-controller as a program', () => {
     const probes = await waitFor(() => at('probes'), 'the probe server', 20_000);
     const metrics = await waitFor(() => at('metrics'), 'the metrics server', 20_000);
     // Ready once the caches synced and this replica leads with its controller past the sync gate.
-    const readyBody = await answers200(`${probes}/readyz`);
+    const readyBody = (await probeUntil(`${probes}/readyz`, 200, 'the caches to sync and the controller to run', { timeoutMs: 20_000, body: /^\[\+\]controller apps\/v1\/deployments ok$/m })).body;
     expect(readyBody).toMatch(/^\[\+\]informer apps\/v1\/deployments ok$/m);
     expect(readyBody).toMatch(/^\[\+\]controller apps\/v1\/deployments ok$/m);
     const health = await fetch(`${probes}/healthz`);

@@ -1,4 +1,5 @@
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
+import { sampleDeployment } from '../../examples/configmap-controller.js';
 import type { Subscription } from 'rxjs';
 import { controller, type Controller } from '../../src/controller/controller.js';
 import type { ControllerOptions } from '../../src/controller/types.js';
@@ -50,33 +51,8 @@ export function start(opts: ManagerOptions): Running {
   return r;
 }
 
-/** GET a probe: its status and body. */
-export async function probe(base: string, path: string): Promise<{ status: number; body: string }> {
-  const res = await fetch(`${base}${path}`);
-  return { status: res.status, body: await res.text() };
-}
-
-/** Waits until a probe answers `status`, and returns that answer. */
-export async function probeUntil(base: string, path: string, status: number, what: string, timeoutMs = 10_000): Promise<{ status: number; body: string }> {
-  let last: { status: number; body: string } | undefined;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    last = await probe(base, path);
-    if (last.status === status) return last;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${path} ${status} (${what}); last ${last.status}:\n${last.body}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** A deployment for the simulator. */
-export function deployment(name: string): V1Deployment {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace: 'default' },
-    spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'nginx' }] } } },
-  };
-}
+export const deployment = (name: string): V1Deployment => sampleDeployment(name, 1, 'nginx');
 
 /** Informers with fast retries, and a controller over them; errors are collected instead of printed. */
 export function deploymentsController(

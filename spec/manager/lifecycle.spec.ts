@@ -12,7 +12,8 @@ import { runManager } from '../../src/manager/runManager.js';
 import type { ManagerEvent, ManagerMetrics } from '../../src/manager/options.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { deferred, waitFor } from '../helpers/waitFor.js';
-import { deployment, deploymentsController, probe, start, type Running } from './harness.js';
+import { probe } from '../helpers/probe.js';
+import { deployment, deploymentsController, start, type Running } from './harness.js';
 
 let server: ApiServer | undefined;
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -86,7 +87,7 @@ describe('manager: graceful stop', () => {
     await waitFor(() => runningB.events.some((e) => e.type === 'leadership' && e.leader === 'a'), 'b to see a leading');
     await waitFor(() => b.deployments.hasSynced() && b.configMaps.hasSynced(), "b's caches to sync");
     expect(b.ctl.status().state).toBe('idle');
-    const standby = await probe(baseB, '/readyz');
+    const standby = await probe(`${baseB}/readyz`);
     expect(standby.status).toBe(200);
     expect(standby.body).toMatch(/^\[\+\]controller apps\/v1\/deployments ok: standby \(not leading\)$/m);
 
@@ -94,10 +95,10 @@ describe('manager: graceful stop', () => {
     stopA.abort();
     await waitFor(() => eventsA.some((e) => e.type === 'stopping'), 'a to begin stopping');
     const baseA = url(eventsA, 'probes') ?? '';
-    const draining = await probe(baseA, '/readyz');
+    const draining = await probe(`${baseA}/readyz`);
     expect(draining.status).toBe(503);
     expect(draining.body).toMatch(/^\[-\]manager failed: shutting down$/m);
-    expect((await probe(baseA, '/healthz')).status).toBe(200);
+    expect((await probe(`${baseA}/healthz`)).status).toBe(200);
     expect(holder(s)).toBe('a');
 
     finish.resolve();

@@ -4,7 +4,7 @@ import { reportError, toError } from '../errors/reportError.js';
 import type { Informer } from '../informer/informer.js';
 import { leaderElection } from '../leaderelection/leaderElection.js';
 import { releaseLock } from '../leaderelection/release.js';
-import { isInformer, liveness, readiness, render, type ProbedInformer, type ProbeView } from './health.js';
+import { isInformer, liveness, readiness, render, type Check, type ProbedInformer, type ProbeView } from './health.js';
 import { resolveManagerOptions, type ManagerEvent, type ManagerOptions, type ResolvedManagerOptions } from './options.js';
 import { listen, TEXT, type Answer, type Listening } from './servers.js';
 
@@ -110,19 +110,21 @@ class ManagerRun {
   readonly #controllers = new Subscription();
   // The candidacy; unsubscribing stops renewing (the release is done here, so it can be awaited).
   #election: Subscription | undefined;
-  // Last synced$ value of each source (read for those that are not informers).
-  readonly #otherSynced = new Map<ControllerSource<unknown>, boolean>();
-  // When each informer was first seen synced: the liveness clock's start, since a list is no watch (MG-5).
+  // When each source was seen synced, while it is: readiness, and the liveness clock's start, since a list is no watch (MG-5).
   readonly #syncedAt = new Map<object, number>();
   // Servers that listen, closed last so the probes answer during the drain.
   readonly #servers: Listening[] = [];
+  // Settles once both servers listen or failed to: a stop closes them only after that.
   #serversStarted: Promise<void> = Promise.resolve();
+  // Only 'running' starts anything; the first stop, graceful or fatal, wins.
   #phase: 'running' | 'stopping' | 'ended' = 'running';
+  // The controllers were subscribed here (always without leader election, after the first lead with it).
   #controllersRunning = false;
   // This replica holds the lock now: only then is it released at the end.
   #leadingNow = false;
   // What makes the run end in error; the first one wins.
   #failure: Error | undefined;
+  // Nobody hears an error any more: a failure after an unsubscribe goes to the reporter instead.
   #subscriberLeft = false;
 
   constructor(c: ResolvedManagerOptions, sources: Sources, out: Subscriber<ManagerEvent>, leading$: BehaviorSubject<boolean>) {
@@ -165,7 +167,7 @@ class ManagerRun {
   async #startServers(): Promise<void> {
     const { probesAt, metricsAt, metrics } = this.#c;
     const view = this.#view();
-    const probe = (kind: 'readyz' | 'healthz' | 'livez', checks: () => ReturnType<typeof readiness>) => (): Answer => ({ ...render(kind, checks()), contentType: TEXT });
+    const probe = (kind: 'readyz' | 'healthz' | 'livez', checks: () => Check[]) => (): Answer => ({ ...render(kind, checks()), contentType: TEXT });
     const started: Promise<void>[] = [];
     if (probesAt !== undefined) {
       const routes = { '/healthz': probe('healthz', () => liveness(view)), '/livez': probe('livez', () => liveness(view)), '/readyz': probe('readyz', () => readiness(view)) };
@@ -189,7 +191,7 @@ class ManagerRun {
     return {
       controllers: this.#c.controllers,
       informers: this.#sources.informers,
-      otherSources: this.#sources.all.filter((s) => !isInformer(s)).map((s) => ({ name: s.name ?? 'source', synced: () => this.#otherSynced.get(s) === true })),
+      otherSources: this.#sources.all.filter((s) => !isInformer(s)).map((s) => ({ name: s.name ?? 'source', synced: () => this.#syncedAt.has(s) })),
       maxSilenceMs: this.#c.maxSilenceMs,
       syncedAt: (i) => this.#syncedAt.get(i),
       now: () => this.#c.scheduler.now(),
@@ -210,7 +212,6 @@ class ManagerRun {
       );
       this.#caches.add(
         source.synced$.subscribe((synced) => {
-          this.#otherSynced.set(source, synced);
           if (!synced) this.#syncedAt.delete(source);
           else if (!this.#syncedAt.has(source)) this.#syncedAt.set(source, this.#c.scheduler.now());
         }),
@@ -235,12 +236,7 @@ class ManagerRun {
   #stand(): void {
     const le = this.#c.leaderElection;
     if (le === undefined) return;
-    const timings = {
-      ...(le.leaseDuration !== undefined && { leaseDuration: le.leaseDuration }),
-      ...(le.renewDeadline !== undefined && { renewDeadline: le.renewDeadline }),
-      ...(le.retryPeriod !== undefined && { retryPeriod: le.retryPeriod }),
-    };
-    this.#election = leaderElection({ lock: le.lock, identity: le.identity, ...timings }).subscribe(({ leading, leader }) => {
+    this.#election = leaderElection(le.candidate).subscribe(({ leading, leader }) => {
       this.#emit({ type: 'leadership', leading, leader });
       const lost = this.#leadingNow && !leading;
       this.#leadingNow = leading;

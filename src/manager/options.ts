@@ -4,7 +4,7 @@ import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
 import type { Controller } from '../controller/controller.js';
 import type { ReconcileOutcome } from '../controller/types.js';
 import type { Informer } from '../informer/informer.js';
-import { validateOptions as validateLeaderElection } from '../leaderelection/options.js';
+import { validateOptions as validateLeaderElection, type LeaderElectionOptions } from '../leaderelection/options.js';
 import type { ResourceLock } from '../leaderelection/types.js';
 import { checkOptionNames, numberOption, schedulerOption, show } from '../workqueue/validate.js';
 import { parseBindAddress, type BindAddress } from './bindAddress.js';
@@ -128,8 +128,16 @@ export type ManagerEvent =
   | { readonly type: 'reconcile'; readonly controller: string; readonly outcome: ReconcileOutcome<unknown> }
   | { readonly type: 'stopping'; readonly reason: string };
 
-/** Leader election once checked: an identity always, and the renew deadline that bounds the release. */
-export type ResolvedLeaderElection = ManagerLeaderElection & { readonly identity: string; readonly releaseOnStop: boolean; readonly renewDeadlineMs: number };
+/** Leader election once checked: the candidate's options, and what the release needs. */
+export interface ResolvedLeaderElection {
+  /** What each run's candidate is made from (never releasing on its own: the manager releases, and awaits it). */
+  readonly candidate: LeaderElectionOptions;
+  readonly lock: ResourceLock<unknown>;
+  readonly identity: string;
+  readonly releaseOnStop: boolean;
+  /** Bounds the release, as it bounds every request of the candidate. */
+  readonly renewDeadlineMs: number;
+}
 
 /** Options once checked, with defaults. */
 export interface ResolvedManagerOptions {
@@ -215,14 +223,15 @@ function resolveLeaderElection(value: unknown): ResolvedManagerOptions['leaderEl
     ...(le.renewDeadline !== undefined && { renewDeadline: le.renewDeadline }),
     ...(le.retryPeriod !== undefined && { retryPeriod: le.retryPeriod }),
   };
+  const candidate: LeaderElectionOptions = { lock: le.lock, identity, ...timings };
   let checked;
   try {
-    checked = validateLeaderElection({ lock: le.lock, identity, ...timings });
+    checked = validateLeaderElection(candidate);
   } catch (err) {
     // Its messages read "<option>: <why>".
     const message = (err as Error).message;
     const colon = message.indexOf(': ');
     throw new TypeError(`manager: option "leaderElection.${message.slice(0, colon)}" ${message.slice(colon + 2)}`);
   }
-  return { lock: le.lock, identity, releaseOnStop, ...timings, renewDeadlineMs: checked.renewDeadline };
+  return { candidate, lock: le.lock, identity, releaseOnStop, renewDeadlineMs: checked.renewDeadline };
 }

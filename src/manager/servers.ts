@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { isIP, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { formatBindAddress, type BindAddress } from './bindAddress.js';
 
 /** A route's answer. */
@@ -37,7 +37,7 @@ export function listen(what: string, at: BindAddress, routes: Readonly<Record<st
       const host = at.host === undefined || at.host === '0.0.0.0' || at.host === '::' ? '127.0.0.1' : at.host;
       resolve({
         port,
-        url: `http://${isIP(host) === 6 ? `[${host}]` : host}:${port}`,
+        url: `http://${formatBindAddress({ host, port })}`,
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());
