@@ -207,7 +207,7 @@ describe('manager: fatal ends', () => {
     const lease = s.get<Lease>('coordination.k8s.io/v1/leases', 'default', 'mgr');
     await s.update('coordination.k8s.io/v1/leases', { ...lease, spec: { ...lease?.spec, holderIdentity: 'intruder', leaseDurationSeconds: 15 } });
     expect(await exit).toBe(1);
-    expect(stderr.text).toMatch(/^manager: stopped on an error: manager: lost the lease default\/mgr after leading \(holder now intruder\)/);
+    expect(stderr.text).toMatch(/^manager: stopped on an error: lost the lease default\/mgr after leading \(holder now intruder\)/);
     expect(holder(s)).toBe('intruder');
     expect(a.ctl.status().state).toBe('stopped');
   });

@@ -90,7 +90,8 @@ export function runManager(opts: RunManagerOptions): Promise<number> {
       },
       complete: () => done(0),
       error: (err: unknown) => {
-        stderr.write(`manager: stopped on an error: ${err instanceof Error ? err.message : String(err)}\n`);
+        const message = err instanceof Error ? err.message : String(err);
+        stderr.write(`manager: stopped on an error: ${message.replace(/^manager: /, '')}\n`);
         done(1);
       },
     });
