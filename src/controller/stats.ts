@@ -21,7 +21,7 @@ export class ControllerStats {
     this.#next = (this.#next + 1) % WINDOW;
   }
 
-  snapshot(state: ControllerStatus['state'], queueDepth: number, inFlight: number, stuck: readonly string[] = []): ControllerStatus {
+  snapshot(state: ControllerStatus['state'], queueDepth: number, inFlight: number, stuck: readonly string[]): ControllerStatus {
     const sorted = [...this.#durations].sort((a, b) => a - b);
     return {
       state,
