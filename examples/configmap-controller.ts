@@ -4,10 +4,18 @@
  * deployment makes sure the ConfigMap is deleted before the deployment goes,
  * even on a cluster where no garbage collector runs.
  *
- *   npm run example configmap-controller                    # the current kubeconfig context; Ctrl-C stops
- *   npm run example configmap-controller -- --simulator     # the built-in API server, with deployments coming and going
+ * It runs as a controller runs in a pod: through the manager, with leader
+ * election on a Lease, `/healthz`, `/livez` and `/readyz` on
+ * `--health-probe-bind-address` and `/metrics` on `--metrics-bind-address`;
+ * SIGTERM drains it and hands the Lease over. `deploy/` has the image, the
+ * Deployment and the RBAC it needs.
  *
- * It prints one line per reconcile, e.g. `reconciled default/web: created default/web-info (2 ms)`.
+ *   npm run example configmap-controller                    # the current kubeconfig context (in-cluster in a pod); Ctrl-C stops
+ *   npm run example configmap-controller -- --simulator     # the built-in API server, with deployments coming and going
+ *   npm run example configmap-controller -- --simulator --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 0
+ *
+ * It prints where it serves, its leadership, and one line per reconcile,
+ * e.g. `reconciled default/web: created default/web-info (2 ms)`.
  */
 import type { KubeConfig, V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import {
@@ -16,14 +24,18 @@ import {
   informer,
   isAlreadyExists,
   kubeSource,
+  leaseLock,
   metaNamespaceKey,
   NotFoundError,
   objectClient,
+  runManager,
   type Controller,
   type Informer,
+  type ManagerEvent,
   type ObjectClient,
   type ReconcileOutcome,
 } from 'rxkube';
+import { prometheusMetrics } from 'rxkube/metrics';
 import type { ApiServer } from 'rxkube/testing';
 import { exampleCluster } from './lib/cluster.js';
 
@@ -71,7 +83,7 @@ export interface ConfigMapController {
   readonly deployments: Informer<V1Deployment>;
   readonly configMaps: Informer<V1ConfigMap>;
   /** The line to print for an outcome, with what its reconcile did. */
-  describe(o: ReconcileOutcome<V1Deployment>): string;
+  describe(o: ReconcileOutcome<unknown>): string;
 }
 
 /**
@@ -137,6 +149,10 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
     concurrency: opts.concurrency ?? 2,
     signal: opts.signal,
     ...(opts.readYourWrites !== undefined && { readYourWrites: opts.readYourWrites }),
+    // A reconcile makes two or three requests; one still running after 30 s is stuck, and /healthz says so.
+    reconcileTimeoutMs: 30_000,
+    // Within the pod's 30 s terminationGracePeriodSeconds, with time left to release the Lease.
+    shutdownTimeoutMs: 20_000,
     reconcile: (d, ctx) => {
       notes.set(ctx.key, d.metadata?.deletionTimestamp ? 'being deleted, not ours to clean up' : 'finalizer added');
       return finalizer(deploymentsIn, FINALIZER, d, { apply, cleanup }, { signal: ctx.signal });
@@ -146,7 +162,7 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
    * One line for an outcome: `reconciled default/web: created default/web-info (2 ms)`,
    * `failed default/web: <error>; retry in 10 ms`, `gone default/web`.
    */
-  const describe = (o: ReconcileOutcome<V1Deployment>): string => {
+  const describe = (o: ReconcileOutcome<unknown>): string => {
     const note = notes.get(o.key);
     notes.delete(o.key);
     switch (o.type) {
@@ -213,16 +229,49 @@ export function sampleDeployment(name: string, replicas: number, image: string, 
   };
 }
 
+/** The Lease the replicas elect a leader on. */
+export const LEASE = 'configmap-controller';
+
+/** One line for what the manager reports besides outcomes; undefined for nothing worth a line. */
+function describeEvent(e: Exclude<ManagerEvent, { type: 'reconcile' }>): string | undefined {
+  switch (e.type) {
+    case 'serving':
+      return `serving ${e.server} on ${e.url}`;
+    case 'leadership':
+      return e.leading ? `leading (lease ${LEASE})` : e.leader === undefined ? undefined : `following ${e.leader}`;
+    case 'stopping':
+      return `stopping: ${e.reason}`;
+  }
+}
+
 if ((import.meta as { main?: boolean }).main) {
-  const cluster = await exampleCluster(process.argv.slice(2), async (server) => {
-    for (const [name, replicas, image] of [['web', 3, 'nginx:1.27'], ['api', 2, 'api:4.1'], ['db', 1, 'postgres:17'], ['cache', 2, 'redis:7']] as const) {
-      await server.create('apps/v1/deployments', sampleDeployment(name, replicas, image));
-    }
-  });
+  const cluster = await exampleCluster(
+    process.argv.slice(2),
+    async (server) => {
+      for (const [name, replicas, image] of [['web', 3, 'nginx:1.27'], ['api', 2, 'api:4.1'], ['db', 1, 'postgres:17'], ['cache', 2, 'redis:7']] as const) {
+        await server.create('apps/v1/deployments', sampleDeployment(name, replicas, image));
+      }
+    },
+    { 'metrics-bind-address': ':8080', 'health-probe-bind-address': ':8081', 'service-account-dir': '' },
+  );
+  const { kc, flags } = cluster;
+  const running = configMapController(kc);
+  // In a pod, the Lease lives in the pod's namespace (the service account's).
+  const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
+  // The manager registers the controller, its informers and the leader election with it.
+  const metrics = prometheusMetrics();
   const stop = new AbortController();
-  const running = configMapController(cluster.kc, { signal: stop.signal });
-  const ended = new Promise<void>((resolve, reject) => {
-    running.controller.subscribe({ next: (o) => console.log(running.describe(o)), complete: resolve, error: reject });
+  const exit = runManager({
+    controllers: [running.controller],
+    leaderElection: { lock: leaseLock(kc, { namespace, name: LEASE }) },
+    metrics,
+    metricsBindAddress: flags['metrics-bind-address'],
+    healthProbeBindAddress: flags['health-probe-bind-address'],
+    signal: stop.signal,
+    onEvent: (e) => {
+      const line = e.type === 'reconcile' ? running.describe(e.outcome) : describeEvent(e);
+      if (line !== undefined) console.log(line);
+    },
   });
   const simulator: ApiServer | undefined = cluster.simulator;
   const problems = (server: ApiServer): string[] =>
@@ -231,12 +280,13 @@ if ((import.meta as { main?: boolean }).main) {
   const churn = simulator === undefined ? undefined : untilConverged(simulator, problems, 10_000).then(() =>
     simulator.churn({ resource: 'apps/v1/deployments', creates: 4, updates: 10, deletes: 3, perSecond: 30, namePrefix: 'churn-', seed: 7 }),
   );
-  await cluster.done;
+  // SIGTERM and SIGINT reach the manager directly; --duration (or a fatal end) ends the wait here.
+  const code = await Promise.race([exit, cluster.done.then(() => undefined)]);
   (await churn)?.stop();
-  // The last writes of the churn get their reconciles before the controller stops.
-  if (simulator !== undefined) await untilConverged(simulator, problems, 5_000);
+  // With --duration on the simulator, the last writes of the churn get their reconciles before the controller stops.
+  if (code === undefined && simulator !== undefined) await untilConverged(simulator, problems, 5_000);
   stop.abort();
-  await ended;
+  const exitCode = await exit;
   const s = running.controller.status();
   console.log(`stopped: ${s.reconciles} reconciles, ${s.errors} failed, ${s.requeues} requeued, p50 ${s.durationP50Ms ?? 0} ms, p99 ${s.durationP99Ms ?? 0} ms`);
   if (simulator !== undefined) {
@@ -244,4 +294,5 @@ if ((import.meta as { main?: boolean }).main) {
     console.log(left.length === 0 ? `converged: ${simulator.list('apps/v1/deployments').length} deployments, each with its ConfigMap` : `not converged: ${left.join('; ')}`);
   }
   await cluster.close();
+  process.exit(exitCode);
 }

@@ -189,6 +189,19 @@ export {
 // leader election
 export { leaderElection, leaseLock, type LeaderElectionOptions, type Leadership, type Lease, type LeaseLockOptions } from './leaderelection/index.js';
 
+// running controllers in a pod: probes, metrics, leader election, in-cluster config, SIGTERM
+export {
+  manager,
+  runManager,
+  loadKubeConfig,
+  type ManagerOptions,
+  type ManagerEvent,
+  type ManagerLeaderElection,
+  type ManagerMetrics,
+  type RunManagerOptions,
+  type LoadKubeConfigOptions,
+} from './manager/index.js';
+
 // sharded controllers
 export {
   shardedController,

@@ -1,11 +1,12 @@
 /**
  * What every example shares: where the cluster is and how long to run.
  *
- *   node build/examples/<name>.js                       # the current kubeconfig context
+ *   node build/examples/<name>.js                       # the current kubeconfig context, or in-cluster in a pod
  *   node build/examples/<name>.js --simulator           # the built-in API-server simulator, seeded
  *   node build/examples/<name>.js --duration 10s        # stop after 10 s (default: Ctrl-C)
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { loadKubeConfig } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 
 /** Where an example runs and how it ends. */
@@ -15,6 +16,8 @@ export interface ExampleCluster {
   readonly simulator: ApiServer | undefined;
   /** Resolves on Ctrl-C (SIGINT/SIGTERM) or when `--duration` has passed. */
   readonly done: Promise<void>;
+  /** The values of the example's own flags (`--name value` or `--name=value`), defaults filled in. */
+  readonly flags: Readonly<Record<string, string>>;
   /** Stops the simulator, if one was started. */
   close(): Promise<void>;
 }
@@ -22,29 +25,45 @@ export interface ExampleCluster {
 const USAGE = 'usage: [--simulator] [--duration <n>s|<n>ms]';
 
 /** Parses `--duration 10s`, `--duration 500ms` or `--duration 3` (seconds). */
-function parseDuration(text: string | undefined): number {
+function parseDuration(text: string | undefined, usage: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text ?? '');
-  if (m === null) throw new TypeError(`--duration: expected e.g. 10s or 500ms, got ${JSON.stringify(text)}; ${USAGE}`);
+  if (m === null) throw new TypeError(`--duration: expected e.g. 10s or 500ms, got ${JSON.stringify(text)}; ${usage}`);
   return Number(m[1]) * (m[2] === 'ms' ? 1 : 1000);
 }
 
 /**
  * Reads the example's flags, starts the simulator (seeded by `seed`) when
- * asked, or loads the current kubeconfig context.
+ * asked, or loads the cluster's configuration: in-cluster in a pod (from
+ * `--service-account-dir` when the example takes that flag), else the
+ * current kubeconfig context.
  *
  * @param argv the command-line arguments after the script.
  * @param seed fills the simulator with what the example needs to show something.
- * @returns the cluster, and a promise for when to stop.
+ * @param own the example's own flags and their defaults, e.g. `{ 'metrics-bind-address': ':8080' }`.
+ * @returns the cluster, the flags, and a promise for when to stop.
  */
-export async function exampleCluster(argv: readonly string[], seed: (server: ApiServer) => Promise<void>): Promise<ExampleCluster> {
+export async function exampleCluster(
+  argv: readonly string[],
+  seed: (server: ApiServer) => Promise<void>,
+  own: Readonly<Record<string, string>> = {},
+): Promise<ExampleCluster> {
+  const usage = [USAGE, ...Object.entries(own).map(([name, value]) => `[--${name} <value, default ${JSON.stringify(value)}>]`)].join(' ');
   let simulated = false;
   let durationMs: number | undefined;
+  const flags: Record<string, string> = { ...own };
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
+    const arg = argv[i] ?? '';
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') ? arg.slice(2, eq < 0 ? undefined : eq) : '';
+    const value = (): string => {
+      const v = eq < 0 ? argv[++i] : arg.slice(eq + 1);
+      if (v === undefined) throw new TypeError(`--${name} needs a value; ${usage}`);
+      return v;
+    };
     if (arg === '--simulator') simulated = true;
-    else if (arg === '--duration') durationMs = parseDuration(argv[++i]);
-    else if (arg?.startsWith('--duration=')) durationMs = parseDuration(arg.slice('--duration='.length));
-    else throw new TypeError(`unknown argument ${JSON.stringify(arg)}; ${USAGE}`);
+    else if (name === 'duration') durationMs = parseDuration(value(), usage);
+    else if (name !== '' && Object.hasOwn(own, name)) flags[name] = value();
+    else throw new TypeError(`unknown argument ${JSON.stringify(arg)}; ${usage}`);
   }
   let simulator: ApiServer | undefined;
   let kc: KubeConfig;
@@ -53,8 +72,8 @@ export async function exampleCluster(argv: readonly string[], seed: (server: Api
     await seed(simulator);
     kc = simulator.kubeConfig();
   } else {
-    kc = new KubeConfig();
-    kc.loadFromDefault();
+    const dir = flags['service-account-dir'];
+    kc = loadKubeConfig(dir === undefined || dir === '' ? {} : { serviceAccountDir: dir });
   }
   const done = new Promise<void>((resolve) => {
     const timer = durationMs === undefined ? undefined : setTimeout(resolve, durationMs);
@@ -69,6 +88,7 @@ export async function exampleCluster(argv: readonly string[], seed: (server: Api
     kc,
     simulator,
     done,
+    flags,
     close: async () => {
       await simulator?.close();
     },

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** What a program printed and how it ended. */
@@ -23,4 +23,32 @@ export function runExample(name: string, args: readonly string[]): Promise<Progr
     child.on('error', reject);
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** A built example running in the background. */
+export interface ExampleProcess {
+  readonly child: ChildProcess;
+  /** What it printed so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with its exit code (null when a signal killed it). */
+  readonly exited: Promise<number | null>;
+}
+
+/**
+ * Starts a built example as a process of its own (build/examples/<name>.js), for specs that talk to it
+ * while it runs (its probes) and signal it, as a kubelet would.
+ */
+export function startExample(name: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): ExampleProcess {
+  const built = fileURLToPath(new URL(`../../build/examples/${name}.js`, import.meta.url));
+  const child = spawn(process.execPath, [built, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => resolve(code));
+  });
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }

@@ -9,9 +9,9 @@ import { ControllerMetricsRecorder, type ControllerMetrics } from './metrics.js'
 import { ReadYourWrites } from './readYourWrites.js';
 import { ControllerRun, type RunConfig } from './run.js';
 import { ControllerStats } from './stats.js';
-import type { Triggers } from './triggers.js';
+import { allSources, type Triggers } from './triggers.js';
 import { resolveControllerOptions } from './options.js';
-import type { ControllerOptions, ControllerStatus, ReconcileOutcome } from './types.js';
+import type { ControllerOptions, ControllerSource, ControllerStatus, ReconcileOutcome } from './types.js';
 import type { TerminalError } from './TerminalError.js';
 
 /**
@@ -33,6 +33,11 @@ import type { TerminalError } from './TerminalError.js';
 export interface Controller<T> extends Observable<ReconcileOutcome<T>> {
   /** The controller's name, for messages and metrics. */
   readonly name: string;
+  /**
+   * Every informer the controller reads: `for` first, then `owns` and `watches` in their order. A runner
+   * keeps them running on a standby replica (warm caches) and watches their health.
+   */
+  readonly sources: readonly ControllerSource<unknown>[];
   /** State, queue depth, reconciles in flight, counters and duration percentiles; emits on change. */
   readonly status$: Observable<ControllerStatus>;
   /**
@@ -56,6 +61,7 @@ export interface Controller<T> extends Observable<ReconcileOutcome<T>> {
 /** The one controller implementation: every subscriber shares one run. */
 class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Controller<T> {
   readonly name: string;
+  readonly sources: readonly ControllerSource<unknown>[];
   readonly status$: Observable<ControllerStatus>;
   readonly errors$: Observable<Error>;
   // What every run is built from: the sources, the reconcile and how to run it.
@@ -92,6 +98,7 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
     super((subscriber) => (self as SharedController<T>).#subscribe(subscriber));
     self = this;
     this.name = config.name;
+    this.sources = allSources(config.triggers);
     this.#config = config;
     this.#errors = new ErrorChannel(onError);
     this.#failures = new FailureReports(config.name, () => config.scheduler.now(), (err) => this.#report(err));

@@ -64,6 +64,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   readonly #syncWaiters = new SyncWaiters(this.#synced, (reason, detail) => this.#syncError(reason, detail));
   #state: InformerStatus['state'] = 'idle';
   #reflectorStatus: ReflectorStatus | undefined;
+  // When a watch last delivered an event or bookmark: a silent or failing watch shows here, not in the reflector's state.
+  #lastWatchEventAt: number | undefined;
   // The running reflect → deltaFifo pipeline; unsubscribing aborts requests and timers.
   #subscription: Subscription | undefined;
   // Smallest handler resync period, fixed when a lifetime starts: the reflector ticks at this rate (client-go's resyncCheckPeriod).
@@ -108,6 +110,10 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
 
   get store(): InformerStore<T> {
     return this.#indexer;
+  }
+
+  status(): InformerStatus {
+    return this.#snapshot();
   }
 
   hasSynced(): boolean {
@@ -219,6 +225,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#metrics.ended();
     this.#state = 'idle';
     this.#reflectorStatus = undefined;
+    this.#lastWatchEventAt = undefined;
     this.#indexer.replace([], '');
     this.#progress.reset();
     this.#synced.next(false);
@@ -296,6 +303,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     sub.add(
       probedReflect<T>(this.#source, reflectorOpts, (probe) => this.#metrics.started(probe)).subscribe({
         next: (event) => {
+          if (event.type === 'Added' || event.type === 'Modified' || event.type === 'Deleted' || event.type === 'Bookmark') this.#lastWatchEventAt = this.#now();
           if (event.type !== 'Resync' || shouldResync(this.#listeners, this.#now())) input.next(event);
           // The FIFO drained synchronously, so the store holds this event now, unless a listener ended the lifetime.
           if (lifetime === this.#lifetime) this.#progress.applied(event);
@@ -384,6 +392,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       handlers,
       errors: this.#errorCount,
       lastError: this.#lastError,
+      lastWatchEventAt: this.#lastWatchEventAt,
     };
   }
 

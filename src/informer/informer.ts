@@ -84,6 +84,16 @@ export interface InformerStatus {
   readonly errors: number;
   /** The most recent of them. */
   readonly lastError: Error | undefined;
+  /**
+   * When a watch last delivered an event or a bookmark, in ms on the
+   * informer's scheduler clock; undefined until one did in this lifetime.
+   * Lists do not count: an informer that relists because its watches keep
+   * failing, or whose watch went silent while the reflector still says
+   * `watching`, sees this stand still, which is how a liveness probe tells
+   * that the cache is no longer kept current by a watch. As of the emission
+   * on `status$`; current from `status()`.
+   */
+  readonly lastWatchEventAt: number | undefined;
 }
 
 /** Options of {@link Informer.whenSynced}. */
@@ -134,6 +144,8 @@ export interface Informer<T> extends Observable<InformerEvent<T>> {
   readonly synced$: Observable<boolean>;
   /** State, reflector status, per-handler buffer depth and error count; emits on change. */
   readonly status$: Observable<InformerStatus>;
+  /** The status now, with `lastWatchEventAt` current (it moves with every watch event, which `status$` does not emit for). */
+  status(): InformerStatus;
   /** Every error the informer met: reflector faults, decode, transform, store and handler errors. */
   readonly errors$: Observable<Error>;
   /** True once the first list of the current lifetime has been applied to the store. */

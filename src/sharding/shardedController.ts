@@ -1,9 +1,7 @@
 import { asyncScheduler, distinctUntilChanged, EMPTY, map, Observable, ReplaySubject, share, startWith, switchMap, type SchedulerLike } from 'rxjs';
 import { leaderElection } from '../leaderelection/leaderElection.js';
 import { leaseLock } from '../leaderelection/leaseLock.js';
-import { isConflict } from '../client/conflicts.js';
-import { microTime } from '../leaderelection/elector.js';
-import type { ResourceLock } from '../leaderelection/types.js';
+import { releaseLock } from '../leaderelection/release.js';
 import type { KubeObject } from '../store/types.js';
 import { shardMembers, type ShardMembers } from './members.js';
 import { sharder } from './sharder.js';
@@ -146,13 +144,13 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
       if (leaving) return;
       leaving = true;
       sharderSub.unsubscribe();
-      const sharderReleased = release(sharderLock, c.identity, c.requestTimeoutMs);
+      const sharderReleased = releaseLock(sharderLock, c.identity, c.requestTimeoutMs);
       membersSub.unsubscribe();
       const last = run;
       run = undefined;
       await last?.stop(false);
       membershipSub.unsubscribe();
-      await Promise.all([sharderReleased, release(memberLock, c.identity, c.requestTimeoutMs)]);
+      await Promise.all([sharderReleased, releaseLock(memberLock, c.identity, c.requestTimeoutMs)]);
     };
     const leaveAndReport = (): Promise<void> => leave().catch((err: unknown) => c.report(err));
     if (c.signal !== undefined) {
@@ -162,24 +160,4 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
     }
     return () => void leaveAndReport();
   });
-}
-
-/**
- * Empties the holder of a Lease this replica holds, with a 1 s duration, so a successor need not wait out the
- * lease; conditional on the version read, so a newer holder's record is never overwritten.
- */
-async function release(lock: ResourceLock<unknown>, identity: string, timeoutMs: number): Promise<void> {
-  const signal = AbortSignal.timeout(timeoutMs);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const read = await lock.get(signal);
-    if (read === undefined || read.record.holderIdentity !== identity) return;
-    const stamp = microTime(Date.now());
-    try {
-      await lock.update({ holderIdentity: '', leaseDurationSeconds: 1, acquireTime: stamp, renewTime: stamp, leaderTransitions: read.record.leaderTransitions }, read.version, signal);
-      return;
-    } catch (err) {
-      // A renewal sent just before the elector stopped may have landed since the read: read again.
-      if (!isConflict(err)) throw err;
-    }
-  }
 }

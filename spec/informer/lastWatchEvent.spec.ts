@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { V1Pod } from '@kubernetes/client-node';
+import { informer, type Informer } from '../../src/informer/informer.js';
+import { kubeSource } from '../../src/sources/index.js';
+import { startApiServer, type ApiServer, type Churn } from '../../src/testing/index.js';
+import { pod, waitFor } from '../helpers/waitFor.js';
+
+let server: ApiServer | undefined;
+let inf: Informer<V1Pod> | undefined;
+let churn: Churn | undefined;
+
+afterEach(async () => {
+  churn?.stop();
+  churn = undefined;
+  await inf?.stop();
+  inf = undefined;
+  await server?.close();
+  server = undefined;
+});
+
+/**
+ * A simulator whose resourceVersion keeps moving through writes to configmaps, so a quiet pods watch is sent a
+ * bookmark every 50 ms (a server skips a bookmark that would not move its client forward).
+ */
+async function liveServer(): Promise<ApiServer> {
+  const s = await startApiServer({ port: 0, bookmarkIntervalMs: 50 });
+  churn = s.churn({ resource: 'v1/configmaps', creates: 1, updates: 10_000_000, perSecond: 100, seed: 1 });
+  await s.create('v1/pods', pod('a'));
+  return s;
+}
+
+const elapse = async (ms: number, what: string): Promise<void> => {
+  const from = Date.now();
+  await waitFor(() => Date.now() - from >= ms, what);
+};
+
+describe('informer: status() and lastWatchEventAt', () => {
+  it('is not moved by the list, is moved by bookmarks, and stands still while a silent watch is still "watching"', async () => {
+    const s = await liveServer();
+    server = s;
+    const errors: Error[] = [];
+    inf = informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods'), { onError: (e) => errors.push(e) });
+    const i = inf;
+    expect(i.status()).toMatchObject({ state: 'idle', lastWatchEventAt: undefined });
+    i.start();
+    await i.whenSynced({ timeout: 10_000 });
+    expect(i.status().lastWatchEventAt).toBeUndefined();
+    const first = await waitFor(() => i.status().lastWatchEventAt, 'a first bookmark');
+    await waitFor(() => (i.status().lastWatchEventAt ?? 0) > first, 'a later bookmark to move it');
+
+    // Every watch from now on opens and says nothing; the open one is ended so the next one is silent.
+    s.faults.inject({ type: 'silentWatch' }, { verb: 'watch', resource: 'v1/pods', times: 1_000 });
+    s.faults.closeWatches();
+    await waitFor(() => s.stats.watchesStarted >= 2 && i.status().reflector?.state === 'watching', 'the silent watch');
+    const frozen = i.status().lastWatchEventAt;
+    await elapse(300, 'six bookmark intervals of silence');
+    expect(i.status().reflector?.state).toBe('watching');
+    expect(i.status().lastWatchEventAt).toBe(frozen);
+
+    s.faults.clear();
+    s.faults.closeWatches();
+    await waitFor(() => (i.status().lastWatchEventAt ?? 0) > (frozen ?? 0), 'it to move once watches are heard again');
+    // Ending the silent watch without an event is a very short watch to the reflector, reported as such.
+    expect(errors.map((e) => e.name)).toContain('VeryShortWatchError');
+  });
+
+  it('stands still while watches keep failing, though the lists in between succeed', async () => {
+    const s = await liveServer();
+    server = s;
+    const errors: Error[] = [];
+    inf = informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods'), { onError: (e) => errors.push(e), reflector: { backoff: { initialMs: 10, maxMs: 50 } } });
+    const i = inf;
+    i.start();
+    await waitFor(() => i.status().lastWatchEventAt, 'a first bookmark');
+    s.faults.inject({ type: 'status', status: 500 }, { verb: 'watch', resource: 'v1/pods', times: 1_000_000 });
+    s.faults.closeWatches();
+    await waitFor(() => errors.some((e) => e.name === 'ServerError'), 'a failed watch');
+    const frozen = i.status().lastWatchEventAt;
+    const lists = i.status().reflector?.counters.lists ?? 0;
+    await waitFor(() => (i.status().reflector?.counters.lists ?? 0) > lists + 2, 'relists between failed watches');
+    expect(i.status().lastWatchEventAt).toBe(frozen);
+    expect(i.hasSynced()).toBe(true);
+  });
+
+  it('is cleared when the last subscriber leaves', async () => {
+    const s = await liveServer();
+    server = s;
+    inf = informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods'));
+    const i = inf;
+    const sub = i.subscribe();
+    await waitFor(() => i.status().lastWatchEventAt, 'a bookmark');
+    sub.unsubscribe();
+    expect(i.status()).toMatchObject({ state: 'idle', lastWatchEventAt: undefined });
+  });
+});

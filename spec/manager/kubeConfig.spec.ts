@@ -1,0 +1,81 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { objectClient } from '../../src/client/objectClient.js';
+import { loadKubeConfig } from '../../src/manager/kubeConfig.js';
+import { UnauthorizedError } from '../../src/sources/index.js';
+import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+
+const TOKEN = 'service-account-token-for-the-spec';
+let server: ApiServer;
+let dir: string;
+
+beforeAll(async () => {
+  server = await startApiServer({ port: 0, tls: true, token: TOKEN });
+  await server.create('v1/configmaps', { metadata: { name: 'seen', namespace: 'team-a' }, data: {} });
+  dir = await mkdtemp(join(tmpdir(), 'rxkube-sa-'));
+});
+afterAll(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A service-account directory as the kubelet mounts it. */
+async function mount(name: string, files: { token?: string; ca?: string; namespace?: string }): Promise<string> {
+  const at = join(dir, name);
+  await mkdir(at, { recursive: true });
+  if (files.token !== undefined) await writeFile(join(at, 'token'), files.token);
+  if (files.ca !== undefined) await writeFile(join(at, 'ca.crt'), files.ca);
+  if (files.namespace !== undefined) await writeFile(join(at, 'namespace'), files.namespace);
+  return at;
+}
+
+const inPod = () => ({ KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(server.port) });
+
+describe('loadKubeConfig', () => {
+  it('in a pod: the service address over TLS trusted by ca.crt, the token as credential, the namespace as the context namespace', async () => {
+    const sa = await mount('ok', { token: TOKEN, ca: server.caPem ?? '', namespace: 'team-a' });
+    const kc = loadKubeConfig({ serviceAccountDir: sa, env: inPod() });
+    expect(kc.getCurrentCluster()?.server).toBe(`https://127.0.0.1:${server.port}`);
+    expect(kc.getContextObject(kc.getCurrentContext())?.namespace).toBe('team-a');
+    const got = await objectClient(kc, 'v1/configmaps', { namespace: 'team-a' }).get('seen');
+    expect(got.metadata?.name).toBe('seen');
+  });
+
+  it('uses the token it finds: a wrong one is refused by the server', async () => {
+    const sa = await mount('wrong', { token: 'not-the-token', ca: server.caPem ?? '' });
+    const kc = loadKubeConfig({ serviceAccountDir: sa, env: inPod() });
+    await expect(objectClient(kc, 'v1/configmaps', { namespace: 'team-a' }).get('seen')).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(kc.getContextObject(kc.getCurrentContext())?.namespace).toBeUndefined();
+  });
+
+  it('in a pod without a mounted token, names the missing file at once', async () => {
+    const sa = await mount('empty', { ca: server.caPem ?? '' });
+    expect(() => loadKubeConfig({ serviceAccountDir: sa, env: inPod() })).toThrow(`${join(sa, 'token')} does not exist; is a service account token mounted?`);
+  });
+
+  it('brackets an IPv6 service host and rejects a port that is not one', async () => {
+    const sa = await mount('v6', { token: TOKEN, ca: server.caPem ?? '' });
+    expect(loadKubeConfig({ serviceAccountDir: sa, env: { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' } }).getCurrentCluster()?.server).toBe('https://[fd00::1]:443');
+    expect(() => loadKubeConfig({ serviceAccountDir: sa, env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: 'https' } })).toThrow(/KUBERNETES_SERVICE_PORT is "https", not a port number/);
+  });
+
+  it('outside a pod, loads the default kubeconfig ($KUBECONFIG)', async () => {
+    const file = join(dir, 'kubeconfig');
+    await writeFile(file, server.kubeConfigYaml());
+    const before = process.env['KUBECONFIG'];
+    process.env['KUBECONFIG'] = file;
+    try {
+      const kc = loadKubeConfig({ env: {} });
+      expect(kc.getCurrentCluster()?.server).toBe(server.url);
+    } finally {
+      if (before === undefined) delete process.env['KUBECONFIG'];
+      else process.env['KUBECONFIG'] = before;
+    }
+  });
+
+  it('rejects a service-account directory that is not a string', () => {
+    expect(() => loadKubeConfig({ serviceAccountDir: '' })).toThrow(/option "serviceAccountDir" must be a non-empty string, got ""/);
+  });
+});

@@ -1,0 +1,141 @@
+import type { Controller } from '../controller/controller.js';
+import type { ControllerSource } from '../controller/types.js';
+import type { Informer } from '../informer/informer.js';
+import type { ReflectorStatus } from '../operators/reflectTypes.js';
+
+/** What the probes read of an informer: its name, whether it synced, and its status now. */
+export type ProbedInformer = Pick<Informer<unknown>, 'name' | 'hasSynced' | 'status'>;
+
+/** One line of a probe's answer. */
+export interface Check {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly detail: string | undefined;
+}
+
+/** What a running manager shows the probes. */
+export interface ProbeView {
+  readonly controllers: readonly Controller<unknown>[];
+  readonly informers: readonly ProbedInformer[];
+  /** Controller sources that are not informers (no status to read): only whether they synced. */
+  readonly otherSources: readonly { readonly name: string; synced(): boolean }[];
+  readonly maxSilenceMs: number;
+  /** When the manager saw the informer synced (the first list in), on the probes' clock; undefined before. */
+  syncedAt(informer: ProbedInformer): number | undefined;
+  now(): number;
+  /** The controllers run here (no leader election, or this replica leads). */
+  controllersRun(): boolean;
+  /** A graceful stop began. */
+  stopping(): boolean;
+}
+
+/** True for a controller source that is an rxkube informer, whose status the probes can read. */
+export function isInformer(source: ControllerSource<unknown>): source is ControllerSource<unknown> & ProbedInformer {
+  const s = source as Partial<ProbedInformer>;
+  return typeof s.hasSynced === 'function' && typeof s.status === 'function' && typeof s.name === 'string';
+}
+
+const seconds = (ms: number): string => `${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`;
+
+/** An error in one line, as the informer's reporter prints it: the name and the first line of the message. */
+function errorText(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message.split('\n', 1)[0] ?? ''}`;
+  return String(err);
+}
+
+/** What the reflector is doing, in words. */
+export function describeReflector(r: ReflectorStatus | undefined): string {
+  if (r === undefined) return 'not started';
+  switch (r.state) {
+    case 'listing':
+      return `listing (${r.mode})`;
+    case 'watching':
+      return `watching from resourceVersion ${r.resourceVersion || '(latest)'}`;
+    case 'backoff':
+      return `retrying in ${seconds(r.delayMs)} after ${r.error === undefined ? 'the server ended the watch early' : errorText(r.error)}`;
+    case 'relisting':
+      return `relisting (${r.reason})`;
+    case 'error':
+      return `error ${errorText(r.error)}`;
+  }
+}
+
+/** The state and the last error of an informer, for a failed line. */
+function informerState(i: ProbedInformer): string {
+  const s = i.status();
+  const last = s.lastError === undefined || (s.reflector?.state === 'backoff' && s.reflector.error === s.lastError) ? '' : `; last error ${errorText(s.lastError)}`;
+  return `${describeReflector(s.reflector)}${last}`;
+}
+
+/**
+ * `/readyz`: every cache the controllers read has synced, and where the
+ * controllers run, each is past its sync gate (MG-4). Failing while a stop
+ * is under way takes the pod out of its Services.
+ */
+export function readiness(v: ProbeView): Check[] {
+  const checks: Check[] = [];
+  if (v.stopping()) checks.push({ name: 'manager', ok: false, detail: 'shutting down' });
+  for (const i of v.informers) {
+    const ok = i.hasSynced();
+    checks.push({ name: `informer ${i.name}`, ok, detail: ok ? undefined : `not synced: ${informerState(i)}` });
+  }
+  for (const s of v.otherSources) {
+    const ok = s.synced();
+    checks.push({ name: `source ${s.name}`, ok, detail: ok ? undefined : 'not synced' });
+  }
+  const running = v.controllersRun();
+  for (const c of v.controllers) {
+    if (!running) {
+      checks.push({ name: `controller ${c.name}`, ok: true, detail: 'standby (not leading)' });
+      continue;
+    }
+    const state = c.status().state;
+    const ok = state === 'running';
+    checks.push({ name: `controller ${c.name}`, ok, detail: ok ? undefined : state === 'waitingForSync' ? 'waiting for its informers to sync' : `state ${state}` });
+  }
+  return checks;
+}
+
+/**
+ * `/healthz` and `/livez`: no synced informer has gone without a watch
+ * event or bookmark for longer than `maxSilenceMs` since it synced (MG-5) —
+ * its watch went silent or keeps failing, so lists at best keep the cache —
+ * and no controller has a reconcile stuck past its `reconcileTimeoutMs`
+ * (MG-6).
+ */
+export function liveness(v: ProbeView): Check[] {
+  const checks: Check[] = [];
+  const now = v.now();
+  for (const i of v.informers) {
+    const name = `informer ${i.name}`;
+    // Until the first list is in, /readyz says why; a slow first list of a big cache is no reason to restart.
+    const syncedAt = v.syncedAt(i);
+    const since = syncedAt === undefined ? now : Math.max(syncedAt, i.status().lastWatchEventAt ?? -Infinity);
+    const silentFor = now - since;
+    if (silentFor <= v.maxSilenceMs) {
+      checks.push({ name, ok: true, detail: undefined });
+      continue;
+    }
+    checks.push({ name, ok: false, detail: `no watch event or bookmark for ${seconds(silentFor)} (limit ${seconds(v.maxSilenceMs)}): ${informerState(i)}` });
+  }
+  for (const c of v.controllers) {
+    const s = c.status();
+    const name = `controller ${c.name}`;
+    if (s.stuck.length > 0) {
+      checks.push({ name, ok: false, detail: `reconcile stuck past reconcileTimeoutMs: ${s.stuck.join(', ')}` });
+    } else if (s.state === 'failed') {
+      checks.push({ name, ok: false, detail: `failed${s.lastError === undefined ? '' : `: ${errorText(s.lastError)}`}` });
+    } else {
+      checks.push({ name, ok: true, detail: undefined });
+    }
+  }
+  return checks;
+}
+
+/** A probe's answer: 200 when every check passed, else 503; one line per check, then the verdict. */
+export function render(probe: 'readyz' | 'healthz' | 'livez', checks: readonly Check[]): { readonly status: number; readonly body: string } {
+  const ok = checks.every((c) => c.ok);
+  const lines = checks.map((c) => `[${c.ok ? '+' : '-'}]${c.name} ${c.ok ? 'ok' : 'failed'}${c.detail === undefined ? '' : `: ${c.detail}`}`);
+  lines.push(`${probe} check ${ok ? 'passed' : 'failed'}`);
+  return { status: ok ? 200 : 503, body: `${lines.join('\n')}\n` };
+}

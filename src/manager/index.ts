@@ -1,0 +1,4 @@
+export { manager } from './manager.js';
+export { runManager, type RunManagerOptions } from './runManager.js';
+export { loadKubeConfig, type LoadKubeConfigOptions } from './kubeConfig.js';
+export type { ManagerEvent, ManagerLeaderElection, ManagerMetrics, ManagerOptions } from './options.js';

@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
+import type { Controller } from '../controller/controller.js';
+import type { ReconcileOutcome } from '../controller/types.js';
+import type { Informer } from '../informer/informer.js';
+import { validateOptions as validateLeaderElection, type LeaderElectionOptions } from '../leaderelection/options.js';
+import type { ResourceLock } from '../leaderelection/types.js';
+import { checkOptionNames, numberOption, schedulerOption, show } from '../workqueue/validate.js';
+import { parseBindAddress, type BindAddress } from './bindAddress.js';
+
+/**
+ * What `/metrics` serves: the text and its content type. A prom-client
+ * `Registry` has this shape, and so does `prometheusMetrics()` from
+ * `rxkube/metrics`, whose `add…` methods the manager calls (once, on its
+ * first subscription) for every controller, informer and the leader
+ * election it runs, so that nothing has to be registered twice by hand.
+ *
+ * ## Example
+ * ```ts
+ * import { manager, type ManagerMetrics } from 'rxkube';
+ * import { Registry } from 'prom-client';
+ *
+ * const registry: ManagerMetrics = new Registry(); // served as it is
+ * manager({ controllers: [c], metrics: registry }).subscribe();
+ * ```
+ */
+export interface ManagerMetrics {
+  /** The `Content-Type` of the text, e.g. `text/plain; version=0.0.4; charset=utf-8`. */
+  readonly contentType: string;
+  /** The exposition text, asked for on every scrape. */
+  metrics(): Promise<string>;
+  /** Called once for each controller the manager runs. @default undefined */
+  addController?(controller: Controller<any>): unknown;
+  /** Called once for each informer the manager keeps running (the controllers' and `informers`). @default undefined */
+  addInformer?(informer: Informer<any>): unknown;
+  /** Called once, with the lock's name and whether this replica leads, when leader election is on. @default undefined */
+  addLeaderElection?(name: string, leading$: Observable<boolean>): unknown;
+}
+
+/**
+ * Leader election for {@link manager}: the lock (usually `leaseLock`),
+ * this replica's identity and the timings of `leaderElection`.
+ *
+ * ## Example
+ * ```ts
+ * import { leaseLock, manager, type ManagerLeaderElection } from 'rxkube';
+ *
+ * const leaderElection: ManagerLeaderElection = { lock: leaseLock(kc, { namespace: 'ops', name: 'my-controller' }) };
+ * manager({ controllers: [c], leaderElection }).subscribe();
+ * ```
+ */
+export interface ManagerLeaderElection {
+  /** Where the record lives: `leaseLock(kc, { namespace, name })`. */
+  readonly lock: ResourceLock<unknown>;
+  /** This replica's identity in the lock. @default `${os.hostname()}_${crypto.randomUUID()}`, as controller-runtime */
+  readonly identity?: string;
+  /** @default 15_000 */
+  readonly leaseDuration?: number;
+  /** @default 10_000 */
+  readonly renewDeadline?: number;
+  /** @default 2_000 */
+  readonly retryPeriod?: number;
+  /** On a graceful stop, empty the lock's holder once the reconciles are done, so a standby takes over at once. @default true */
+  readonly releaseOnStop?: boolean;
+}
+
+/**
+ * Options of {@link manager} and {@link runManager}.
+ *
+ * ## Example
+ * ```ts
+ * import { manager, type ManagerOptions } from 'rxkube';
+ *
+ * const opts: ManagerOptions = { controllers: [c], healthProbeBindAddress: ':8081', metricsBindAddress: '0' };
+ * manager(opts).subscribe();
+ * ```
+ */
+export interface ManagerOptions {
+  /** The controllers to run (only while leading, with leader election). Required; may be empty when `informers` is not. */
+  readonly controllers: readonly Controller<any>[];
+  /** More informers to keep running and to count in the probes, beside those the controllers read. @default [] */
+  readonly informers?: readonly Informer<any>[];
+  /** Run the controllers only while this replica holds the lock; standbys keep their caches warm. @default undefined (always run them) */
+  readonly leaderElection?: ManagerLeaderElection;
+  /** What `/metrics` serves. Without it there is no metrics server. @default undefined */
+  readonly metrics?: ManagerMetrics;
+  /** Where `/metrics` is served (`--metrics-bind-address`); `"0"` disables it. @default ':8080' */
+  readonly metricsBindAddress?: string;
+  /** Where `/healthz`, `/livez` and `/readyz` are served (`--health-probe-bind-address`); `"0"` disables them. @default ':8081' */
+  readonly healthProbeBindAddress?: string;
+  /**
+   * How long a synced informer may go without a watch event or bookmark
+   * before `/healthz` fails naming it: its watch went silent, or keeps
+   * failing while lists succeed. kube-apiserver sends each watch a bookmark
+   * about once a minute as long as etcd reports progress, which clusters
+   * made by kubeadm, GKE or kubespray ask of it every 5 s; on a cluster
+   * whose etcd keeps its default of 10 minutes, a quiet resource hears
+   * nothing that long, so set this above 10 minutes there.
+   * @default 300_000
+   */
+  readonly maxSilenceMs?: number;
+  /** Stops the manager gracefully when it aborts (SIGTERM's job in a pod; `runManager` wires the signals). @default undefined */
+  readonly signal?: AbortSignal;
+  /** The clock that silence is measured on; it must be the informers' clock. @default asyncScheduler */
+  readonly scheduler?: SchedulerLike;
+}
+
+/**
+ * What a running manager reports, in order:
+ * - `serving`: a server listens (its actual port, when `:0` was asked for);
+ * - `leadership`: this replica started or stopped leading, or saw a new leader;
+ * - `reconcile`: a controller's outcome;
+ * - `stopping`: a graceful stop began, and why.
+ *
+ * ## Example
+ * ```ts
+ * import { manager, type ManagerEvent } from 'rxkube';
+ *
+ * manager({ controllers: [c] }).subscribe((e: ManagerEvent) => {
+ *   if (e.type === 'serving') console.log(`${e.server} on ${e.url}`);
+ * });
+ * ```
+ */
+export type ManagerEvent =
+  | { readonly type: 'serving'; readonly server: 'metrics' | 'probes'; readonly port: number; readonly url: string }
+  | { readonly type: 'leadership'; readonly leading: boolean; readonly leader: string | undefined }
+  | { readonly type: 'reconcile'; readonly controller: string; readonly outcome: ReconcileOutcome<unknown> }
+  | { readonly type: 'stopping'; readonly reason: string };
+
+/** Leader election once checked: the candidate's options, and what the release needs. */
+export interface ResolvedLeaderElection {
+  /** What each run's candidate is made from (never releasing on its own: the manager releases, and awaits it). */
+  readonly candidate: LeaderElectionOptions;
+  readonly lock: ResourceLock<unknown>;
+  readonly identity: string;
+  readonly releaseOnStop: boolean;
+  /** Bounds the release, as it bounds every request of the candidate. */
+  readonly renewDeadlineMs: number;
+}
+
+/** Options once checked, with defaults. */
+export interface ResolvedManagerOptions {
+  readonly controllers: readonly Controller<unknown>[];
+  readonly informers: readonly Informer<unknown>[];
+  readonly leaderElection: ResolvedLeaderElection | undefined;
+  readonly metrics: ManagerMetrics | undefined;
+  readonly metricsAt: BindAddress | undefined;
+  readonly probesAt: BindAddress | undefined;
+  readonly maxSilenceMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly scheduler: SchedulerLike;
+}
+
+const NAMES = ['controllers', 'informers', 'leaderElection', 'metrics', 'metricsBindAddress', 'healthProbeBindAddress', 'maxSilenceMs', 'signal', 'scheduler'];
+const LE_NAMES = ['lock', 'identity', 'leaseDuration', 'renewDeadline', 'retryPeriod', 'releaseOnStop'];
+
+function list<T>(name: string, value: unknown, looksRight: (v: Record<string, unknown>) => boolean, what: string): T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new TypeError(`manager: option "${name}" must be an array, got ${show(value)}`);
+  value.forEach((v: unknown, i) => {
+    if (typeof v !== 'object' || v === null || !looksRight(v as Record<string, unknown>)) throw new TypeError(`manager: ${name}[${i}] must be ${what}, got ${show(v)}`);
+  });
+  return value as T[];
+}
+
+const fn = (v: Record<string, unknown>, ...names: string[]): boolean => names.every((n) => typeof v[n] === 'function');
+
+/** Checks every option up front, so a typo or a bad address throws before anything listens or leads. */
+export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOptions {
+  const o = checkOptionNames('manager', opts, NAMES);
+  if (o['controllers'] === undefined) throw new TypeError('manager: option "controllers" is required (an array of controllers, possibly empty)');
+  const controllers = list<Controller<unknown>>('controllers', o['controllers'], (v) => fn(v, 'subscribe', 'shutdown', 'status') && Array.isArray(v['sources']), 'a controller (from controller())');
+  const informers = list<Informer<unknown>>('informers', o['informers'], (v) => fn(v, 'subscribe', 'hasSynced', 'status'), 'an informer (from informer())');
+  if (controllers.length === 0 && informers.length === 0) throw new TypeError('manager: nothing to run: "controllers" and "informers" are both empty');
+
+  const metrics = o['metrics'] as ManagerMetrics | undefined;
+  if (metrics !== undefined) {
+    if (typeof metrics !== 'object' || metrics === null || typeof metrics.metrics !== 'function' || typeof metrics.contentType !== 'string') {
+      throw new TypeError(`manager: option "metrics" must have contentType (a string) and metrics() (a promise of the text), as a prom-client Registry, got ${show(metrics)}`);
+    }
+    for (const name of ['addController', 'addInformer', 'addLeaderElection'] as const) {
+      if (metrics[name] !== undefined && typeof metrics[name] !== 'function') throw new TypeError(`manager: option "metrics.${name}" must be a function, got ${show(metrics[name])}`);
+    }
+  }
+  const metricsAt = parseBindAddress('metricsBindAddress', o['metricsBindAddress'] ?? ':8080');
+  if (metrics === undefined && o['metricsBindAddress'] !== undefined && metricsAt !== undefined) {
+    throw new TypeError(`manager: option "metricsBindAddress" is ${show(o['metricsBindAddress'])} but there is no "metrics" option to serve there`);
+  }
+  const probesAt = parseBindAddress('healthProbeBindAddress', o['healthProbeBindAddress'] ?? ':8081');
+  if (metrics !== undefined && metricsAt !== undefined && probesAt !== undefined && metricsAt.port !== 0 && metricsAt.port === probesAt.port) {
+    throw new TypeError(`manager: options "metricsBindAddress" and "healthProbeBindAddress" both use port ${metricsAt.port}`);
+  }
+
+  const signal = o['signal'];
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError(`manager: option "signal" must be an AbortSignal, got ${show(signal)}`);
+  return {
+    controllers,
+    informers,
+    leaderElection: resolveLeaderElection(o['leaderElection']),
+    metrics,
+    metricsAt: metrics === undefined ? undefined : metricsAt,
+    probesAt,
+    maxSilenceMs: numberOption('manager', 'maxSilenceMs', o['maxSilenceMs'], 300_000, { min: 1 }),
+    signal,
+    scheduler: schedulerOption('manager', o['scheduler'], asyncScheduler),
+  };
+}
+
+function resolveLeaderElection(value: unknown): ResolvedManagerOptions['leaderElection'] {
+  if (value === undefined) return undefined;
+  const le = checkOptionNames('manager: leaderElection', value, LE_NAMES) as unknown as ManagerLeaderElection;
+  const lock = le.lock as unknown as Record<string, unknown> | undefined;
+  if (typeof lock !== 'object' || lock === null || !fn(lock, 'get', 'create', 'update', 'describe')) {
+    throw new TypeError(`manager: option "leaderElection.lock" must be a lock such as leaseLock(kc, { namespace, name }), got ${show(le.lock)}`);
+  }
+  const identity = le.identity ?? `${hostname()}_${randomUUID()}`;
+  const releaseOnStop = le.releaseOnStop ?? true;
+  if (typeof releaseOnStop !== 'boolean') throw new TypeError(`manager: option "leaderElection.releaseOnStop" must be a boolean, got ${show(releaseOnStop)}`);
+  // leaderElection's own checks (identity, the timings and how they relate), with its messages, prefixed here.
+  const timings = {
+    ...(le.leaseDuration !== undefined && { leaseDuration: le.leaseDuration }),
+    ...(le.renewDeadline !== undefined && { renewDeadline: le.renewDeadline }),
+    ...(le.retryPeriod !== undefined && { retryPeriod: le.retryPeriod }),
+  };
+  const candidate: LeaderElectionOptions = { lock: le.lock, identity, ...timings };
+  let checked;
+  try {
+    checked = validateLeaderElection(candidate);
+  } catch (err) {
+    // Its messages read "<option>: <why>".
+    const message = (err as Error).message;
+    const colon = message.indexOf(': ');
+    throw new TypeError(`manager: option "leaderElection.${message.slice(0, colon)}" ${message.slice(colon + 2)}`);
+  }
+  return { candidate, lock: le.lock, identity, releaseOnStop, renewDeadlineMs: checked.renewDeadline };
+}
