@@ -27,6 +27,7 @@ import { waitFor } from '../helpers/waitFor.js';
 import { convergenceProblems, LEASE, MANAGED_BY, sampleDeployment } from '../../examples/configmap-controller.js';
 import { startCluster, type Cluster } from './cluster.js';
 import { until } from './helpers.js';
+import { startPrometheus, type QuerySample } from './prometheusServer.js';
 
 const deployDir = fileURLToPath(new URL('../../examples/deploy/', import.meta.url));
 /** Where examples/deploy puts the controller and its Lease. */
@@ -134,6 +135,34 @@ describe('the example in a pod, on a real kube-apiserver with RBAC', () => {
     await until('the controller to converge', async () => (left = await problems()).length === 0, 60_000, () => left.join('; '));
     expect(await leaseHolder()).toMatch(/_[0-9a-f-]{36}$/);
     expect(await (await fetch(`${probes}/healthz`)).text()).toMatch(/healthz check passed\n$/);
+
+    // A real Prometheus scrapes /metrics and answers the queries a Go controller's dashboard asks.
+    const metricsUrl = await waitFor(() => /^serving metrics on (http:\/\/\S+)$/m.exec(p.stdout())?.[1], 'the metrics server', 60_000);
+    const prometheus = await startPrometheus(new URL(metricsUrl).host, 'configmap-controller');
+    try {
+      const wanted: Record<string, (samples: QuerySample[]) => boolean> = {
+        'up{job="configmap-controller"}': (r) => r[0]?.value === 1,
+        'controller_runtime_reconcile_total{controller="apps/v1/deployments",result="success"}': (r) => (r[0]?.value ?? 0) > 0,
+        'controller_runtime_max_concurrent_reconciles{controller="apps/v1/deployments"}': (r) => r[0]?.value === 2,
+        'histogram_quantile(0.99, rate(controller_runtime_reconcile_time_seconds_bucket[1m]))': (r) => r.length === 1,
+        'workqueue_adds_total{name="apps/v1/deployments"}': (r) => (r[0]?.value ?? 0) > 0,
+        'workqueue_depth{name="apps/v1/deployments"}': (r) => r[0]?.value === 0,
+        'leader_election_master_status{name="configmap-controller/configmap-controller"}': (r) => r[0]?.value === 1,
+        'rxkube_informer_synced{resource="v1/configmaps"}': (r) => r[0]?.value === 1,
+      };
+      const seen = new Map<string, QuerySample[]>();
+      await until(
+        'Prometheus to scrape the controller',
+        async () => {
+          for (const expr of Object.keys(wanted)) seen.set(expr, await prometheus.query(expr));
+          return [...seen].every(([expr, r]) => wanted[expr]?.(r));
+        },
+        60_000,
+        () => JSON.stringify(Object.fromEntries(seen)),
+      );
+    } finally {
+      await prometheus.stop();
+    }
 
     const sentAt = Date.now();
     p.child.kill('SIGTERM');

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs promtool, Prometheus's own checker of the text exposition format, so the e2e tier can
-# run rxkube/metrics' output through `promtool check metrics`. It comes from Debian's `prometheus`
-# package (no prebuilt binary is downloaded). Does nothing when promtool is already on PATH.
+# Installs Debian's `prometheus` package (no prebuilt binary is downloaded), so the e2e tier can run
+# rxkube/metrics' output through `promtool check metrics` and have a real Prometheus server scrape the
+# example controller (spec/e2e/prometheusServer.ts starts it on loopback). Does nothing when promtool
+# is already on PATH.
 #
 # Usage: spec/e2e/prometheus.sh         install if missing, then print promtool's path
-# Needs root (or sudo) and apt-get; the package's server is not started: only promtool is used.
+# Needs root (or sudo) and apt-get; the package's service is not started: the specs start their own server.
 set -euo pipefail
 
 if command -v promtool >/dev/null 2>&1; then
