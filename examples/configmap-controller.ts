@@ -84,8 +84,8 @@ export interface ConfigMapController {
 export function configMapController(kc: KubeConfig, opts: { concurrency?: number; signal?: AbortSignal } = {}): ConfigMapController {
   const deployments = informer(kubeSource(kc, 'apps/v1/deployments'));
   const configMaps = informer(kubeSource(kc, 'v1/configmaps', { labelSelector: `${MANAGED_BY}=${MANAGER}` }));
-  const configMapsIn = (namespace?: string): ObjectClient<V1ConfigMap> => objectClient<V1ConfigMap>(kc, 'v1/configmaps', { namespace });
-  const deploymentsIn = (namespace?: string): ObjectClient<V1Deployment> => objectClient<V1Deployment>(kc, 'apps/v1/deployments', { namespace });
+  const configMapsIn = (namespace?: string): ObjectClient<V1ConfigMap> => objectClient(kc, 'v1/configmaps', { namespace });
+  const deploymentsIn = (namespace?: string): ObjectClient<V1Deployment> => objectClient(kc, 'apps/v1/deployments', { namespace });
   // What each reconcile did, for the line printed with its outcome (one reconcile per key at a time).
   const notes = new Map<string, string>();
 

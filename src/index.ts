@@ -169,13 +169,21 @@ export {
   objectClient,
   isConflict,
   isAlreadyExists,
+  isApplyConflict,
+  applyConflicts,
+  type ApplyConflict,
   type ObjectClient,
   type ObjectClientOptions,
   type CallOptions,
+  type WriteOptions,
   type PatchOptions,
   type PatchType,
+  type ApplyOptions,
+  type ApplyConfiguration,
+  type DeepPartial,
   type DeleteOptions,
   type DeletePreconditions,
+  type ListCallOptions,
 } from './client/index.js';
 
 // leader election
