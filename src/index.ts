@@ -186,6 +186,9 @@ export {
   type ListCallOptions,
 } from './client/index.js';
 
+// recording Events
+export { recorder, type EventRecorder, type EventRecorderOptions, type EventRecorderStatus, type EventDetails } from './events/index.js';
+
 // leader election
 export { leaderElection, leaseLock, type LeaderElectionOptions, type Leadership, type Lease, type LeaseLockOptions } from './leaderelection/index.js';
 
