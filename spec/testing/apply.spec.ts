@@ -95,6 +95,10 @@ describe('server-side apply', () => {
     // Removing every label leaves no empty map behind.
     const bare = await apply(cmUrl(name), 'alice', cm(name, { a: '1' }));
     expect(bare.json.metadata.labels).toBeUndefined();
+    // An empty map owns the map, not what was in it: `a` goes.
+    const empty = await apply(cmUrl(name), 'alice', cm(name, {}));
+    expect(empty.json.data).toEqual({});
+    expect(owners(empty.json)).toEqual({ 'alice/Apply': { 'f:data': {} } });
   });
 
   it('an update takes ownership without a conflict; the applier then conflicts on that field', async () => {

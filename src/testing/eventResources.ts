@@ -63,47 +63,49 @@ function text(obj: Record<string, unknown>, field: string): string | undefined {
 }
 
 /**
- * The checks kube-apiserver makes of an events.k8s.io/v1 Event: the fields
- * a recorder must fill (eventTime, reportingController, reportingInstance,
- * action, reason), their lengths, the type, the note's size, a series of at
- * least two, and a regarding object in the event's namespace.
+ * The checks kube-apiserver makes of an Event written through
+ * events.k8s.io/v1, in its order and wording (it validates the core form,
+ * so the regarding object is `involvedObject`): the regarding object in the
+ * event's namespace, a series of at least two, an `eventTime`; then, for an
+ * event that has one, the fields a recorder must fill and their lengths;
+ * the type; the note's size.
  */
 export function validateEvent(obj: Record<string, unknown>): void {
   const causes: FieldCause[] = [];
-  const required = (field: string, limit?: number): void => {
-    const v = text(obj, field);
-    if (v === undefined) causes.push({ reason: 'FieldValueRequired', field, message: 'Required value' });
-    else if (limit !== undefined && v.length > limit) causes.push({ reason: 'FieldValueTooLong', field, message: `Too long: may not be more than ${limit} bytes` });
-  };
-  required('eventTime');
-  required('reportingController');
-  required('reportingInstance', NAME_LIMIT);
-  required('action', NAME_LIMIT);
-  required('reason', NAME_LIMIT);
-  const type = obj['type'];
-  if (type !== 'Normal' && type !== 'Warning') {
-    causes.push({ reason: 'FieldValueInvalid', field: 'type', message: `Invalid value: ${JSON.stringify(type ?? '')}: has invalid value: ${String(type ?? '')}` });
-  }
-  const note = obj['note'];
-  if (typeof note === 'string' && Buffer.byteLength(note) > NOTE_LIMIT) {
-    causes.push({ reason: 'FieldValueTooLong', field: 'note', message: `Too long: may not be more than ${NOTE_LIMIT} bytes` });
-  }
-  const series = obj['series'];
-  if (series !== undefined && series !== null) {
-    const count = isRecord(series) ? series['count'] : undefined;
-    if (typeof count !== 'number' || count < 2) {
-      causes.push({ reason: 'FieldValueInvalid', field: 'series.count', message: `Invalid value: ${String(count)}: should be at least 2` });
-    }
-    if (!isRecord(series) || typeof series['lastObservedTime'] !== 'string' || series['lastObservedTime'] === '') {
-      causes.push({ reason: 'FieldValueRequired', field: 'series.lastObservedTime', message: 'Required value' });
-    }
-  }
   const meta = isRecord(obj['metadata']) ? obj['metadata'] : {};
   const regarding = isRecord(obj['regarding']) ? obj['regarding'] : {};
   const ns = typeof meta['namespace'] === 'string' ? meta['namespace'] : '';
   const regardingNs = typeof regarding['namespace'] === 'string' ? regarding['namespace'] : '';
   if (regardingNs === '' ? ns !== '' && ns !== 'default' : regardingNs !== ns) {
-    causes.push({ reason: 'FieldValueInvalid', field: 'regarding.namespace', message: `Invalid value: ${JSON.stringify(regardingNs)}: does not match event.namespace` });
+    causes.push({ reason: 'FieldValueInvalid', field: 'involvedObject.namespace', message: `Invalid value: ${JSON.stringify(regardingNs)}: does not match event.namespace` });
   }
-  if (causes.length > 0) throw invalidFields('events.k8s.io', 'Event', causes, typeof meta['name'] === 'string' ? meta['name'] : '');
+  const series = obj['series'];
+  if (series !== undefined && series !== null) {
+    const count = isRecord(series) ? series['count'] : undefined;
+    if (typeof count !== 'number' || count < 2) causes.push({ reason: 'FieldValueInvalid', field: 'series.count', message: 'Invalid value: "": should be at least 2' });
+    if (!isRecord(series) || typeof series['lastObservedTime'] !== 'string' || series['lastObservedTime'] === '') {
+      causes.push({ reason: 'FieldValueRequired', field: 'series.lastObservedTime', message: 'Required value' });
+    }
+  }
+  if (text(obj, 'eventTime') === undefined) causes.push({ reason: 'FieldValueRequired', field: 'eventTime', message: 'Required value' });
+  else {
+    const required = (field: string, limit?: number): void => {
+      const v = text(obj, field);
+      if (v === undefined) causes.push({ reason: 'FieldValueRequired', field, message: 'Required value' });
+      else if (limit !== undefined && v.length > limit) causes.push({ reason: 'FieldValueTooLong', field, message: `Too long: may not be more than ${limit} bytes` });
+    };
+    required('reportingController');
+    required('reportingInstance', NAME_LIMIT);
+    required('action', NAME_LIMIT);
+    required('reason', NAME_LIMIT);
+  }
+  const type = obj['type'];
+  if (type !== 'Normal' && type !== 'Warning') {
+    causes.push({ reason: 'FieldValueInvalid', field: 'type', message: `Invalid value: "": has invalid value: ${String(type ?? '')}` });
+  }
+  const note = obj['note'];
+  if (text(obj, 'eventTime') !== undefined && typeof note === 'string' && Buffer.byteLength(note) > NOTE_LIMIT) {
+    causes.push({ reason: 'FieldValueTooLong', field: 'note', message: `Too long: may not be more than ${NOTE_LIMIT} bytes` });
+  }
+  if (causes.length > 0) throw invalidFields('', 'Event', causes, typeof meta['name'] === 'string' ? meta['name'] : '');
 }

@@ -87,12 +87,16 @@ export function applyToLive(type: ResourceType, live: AnyObject, config: AnyObje
       if (!isRecord(valueAt(result, path))) setAt(result, path, {});
     } else setAt(result, path, JSON.parse(JSON.stringify(want)) as unknown);
   }
-  // Fields this applier sent before and not now go, unless someone else (or the new config) still owns them.
+  // Fields this applier sent before and not now go, unless a field inside them is still owned, by the new
+  // config or by someone else (owning an enclosing empty map keeps nothing: `data: {}` lets `data.a` go).
+  const holds = (owned: FieldPath, path: FieldPath): boolean => owned.length >= path.length && overlaps(owned, path);
   for (const [key, path] of mine.fields) {
     if (wanted.has(key)) continue;
-    const kept = [...wanted.values()].some((p) => overlaps(p, path)) || entries.some((e) => e !== mine && [...e.fields.values()].some((p) => overlaps(p, path)));
+    const kept = [...wanted.values()].some((p) => holds(p, path)) || entries.some((e) => e !== mine && [...e.fields.values()].some((p) => holds(p, path)));
     if (!kept) removeAt(result, path);
   }
+  // A removal may have pruned an empty map the config itself asks for.
+  for (const path of wanted.values()) if (isEmptyMap(valueAt(config, path)) && !isRecord(valueAt(result, path))) setAt(result, path, {});
   mine.fields = wanted;
   dropMissing(entries, result);
   const meta = result['metadata'] as AnyObject;

@@ -60,12 +60,13 @@ export interface FieldCause {
  * several are listed in brackets.
  */
 export function invalidFields(group: string, kind: string, causes: readonly FieldCause[], name = ''): StatusError {
-  const what = `${kind}.${group} ${JSON.stringify(name)}`;
+  // The core group's kinds are named without a group (`Event "x"`), others with it (`ListOptions.meta.k8s.io ""`).
+  const what = `${group === '' ? kind : `${kind}.${group}`} ${JSON.stringify(name)}`;
   const parts = causes.map((c) => `${c.field}: ${c.message}`);
   const message = parts.length === 1 ? `${what} is invalid: ${parts[0]}` : `${what} is invalid: [${parts.join(', ')}]`;
   return new StatusError(422, 'Invalid', message, {
     ...(name === '' ? {} : { name }),
-    group,
+    ...(group === '' ? {} : { group }),
     kind,
     causes: causes.map((c) => ({ reason: c.reason, message: c.message, field: c.field })),
   });
