@@ -117,10 +117,24 @@ describe('server-side apply on a real kube-apiserver', () => {
     ]);
   });
 
+  it('an apply that changes nothing writes nothing, and labels an applier leaves out go with their map', async () => {
+    const cms = objectClient(cluster.kubeConfig, 'v1/configmaps', { namespace: NS, fieldManager: 'labeller' });
+    const config = { ...cmConfig('labelled', { a: '1' }), metadata: { name: 'labelled', labels: { x: 'y' } } };
+    const first = await cms.apply(config);
+    const again = await cms.apply(config);
+    expect(again.metadata?.resourceVersion).toBe(first.metadata?.resourceVersion);
+    expect((again.metadata as { managedFields?: unknown }).managedFields).toEqual((first.metadata as { managedFields?: unknown }).managedFields);
+    const bare = await cms.apply(cmConfig('labelled', { a: '1' }));
+    expect(bare.metadata?.labels).toBeUndefined();
+  });
+
   it('a dry run answers without storing, and a list selects by label and field', async () => {
     const cms = objectClient(cluster.kubeConfig, 'v1/configmaps', { namespace: NS, fieldManager: 'lister' });
     const dry = await cms.apply({ ...cmConfig('dry', { a: '1' }), metadata: { name: 'dry', labels: { kind: 'dry' } } }, { dryRun: true });
     expect(dry.data).toEqual({ a: '1' });
+    const dryCreate = await cms.create({ metadata: { name: 'dry' } }, { dryRun: true });
+    expect(dryCreate.metadata?.uid).toBeTruthy();
+    expect(dryCreate.metadata?.resourceVersion).toBeUndefined();
     await expect(cms.get('dry')).rejects.toBeInstanceOf(NotFoundError);
     for (const [name, tier] of [['l1', 'gold'], ['l2', 'gold'], ['l3', 'silver']] as const) {
       await cms.apply({ ...cmConfig(name, {}), metadata: { name, labels: { tier } } });
@@ -163,6 +177,28 @@ describe('the status subresource of a CRD on a real kube-apiserver', () => {
     expect(respec.metadata?.generation).toBe((generation ?? 0) + 1);
     const stale = await gadgets.replaceStatus({ ...created, status: { phase: 'Old' } }).catch((e: unknown) => e);
     expect(isConflict(stale)).toBe(true);
+  });
+});
+
+describe('Events on a real kube-apiserver', () => {
+  it('an invalid Event is refused in the order and wording the simulator uses', async () => {
+    const eventsClient = objectClient(cluster.kubeConfig, 'events.k8s.io/v1/events', { namespace: NS });
+    const err = await eventsClient
+      .create({
+        metadata: { name: 'bad' },
+        type: 'Info',
+        reportingController: 'a/b',
+        reportingInstance: 'i',
+        reason: 'R',
+        action: 'A',
+        series: { count: 1, lastObservedTime: '2025-01-01T00:00:00.000000Z' },
+        regarding: { kind: 'ConfigMap', name: 'c', namespace: 'other' },
+      } as unknown as EventsV1Event) // deliberately without the eventTime the type requires
+      .catch((e: unknown) => e);
+    expect((err as KubeApiError).status).toBe(422);
+    expect((err as KubeApiError).serverMessage).toBe(
+      'Event "bad" is invalid: [involvedObject.namespace: Invalid value: "other": does not match event.namespace, series.count: Invalid value: "": should be at least 2, eventTime: Required value, type: Invalid value: "": has invalid value: Info]',
+    );
   });
 });
 

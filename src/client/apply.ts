@@ -30,7 +30,7 @@ function checkConfiguration(ctx: ClientContext, config: unknown): asserts config
 
 /**
  * Sends a server-side apply of `config` (internal), to the object or to its
- * status subresource, through the client's one write path.
+ * status subresource, through the client's one write path (docs/semantics.md W-4).
  */
 export function applyRequest<T>(ctx: ClientContext, config: unknown, o: ApplyOptions | undefined, subresource: 'status' | undefined): Promise<T> {
   checkConfiguration(ctx, config);

@@ -11,7 +11,7 @@ import type { ListCallOptions } from './types.js';
  * `kubeSource` with the call's selectors, read whole by the pager, so the
  * selectors are checked before any request exactly as an informer's are,
  * the pages share one connection, and an expired continue token restarts
- * the list as client-go's pager does.
+ * the list as client-go's pager does (docs/semantics.md W-7).
  */
 export function listObjects<T extends KubeObject>(ctx: ClientContext, o: ListCallOptions | undefined): Promise<ListAllResult<T>> {
   const signal = checkSignal(o);

@@ -51,7 +51,8 @@ export interface WriteRequest {
  * Sends one write (internal): create, replace, patch, apply, delete and the
  * status writes all come through here, so what every write needs — the
  * field manager, dry run, the checks of the call's options — is decided in
- * one place. Checks are synchronous: a bad option throws before any request.
+ * one place (docs/semantics.md W-3). Checks are synchronous: a bad option
+ * throws before any request.
  */
 function sendWrite<R>(ctx: ClientContext, req: WriteRequest): Promise<R> {
   const signal = checkSignal(req.opts);

@@ -8,7 +8,7 @@ import type { ObjectClient } from './types.js';
  * The status subresource methods of an object client (internal). A resource
  * with a status subresource keeps its status out of writes to the object and
  * everything but the status out of writes to `/status`, which bump the
- * resourceVersion and not the generation.
+ * resourceVersion and not the generation (docs/semantics.md W-6).
  */
 export function statusMethods<T extends KubeObject>(ctx: ClientContext): Pick<ObjectClient<T>, 'getStatus' | 'replaceStatus' | 'patchStatus' | 'applyStatus'> {
   return {

@@ -123,6 +123,7 @@ class Recorder implements EventRecorder {
     const note = truncateNote(event.note ?? '');
     const key = seriesKey(ref, related, event, note);
     const known = this.#series.get(key);
+    // A repeat within the window joins its series (EV-3); it needs a token only when it needs a write (EV-4).
     if (known !== undefined && now - known.lastObservedMs <= this.#window) {
       known.count++;
       known.lastObservedMs = now;
@@ -241,6 +242,7 @@ class Recorder implements EventRecorder {
     }
   }
 
+  /** EV-6: stop taking events, then wait for the queue to drain. */
   async close(): Promise<void> {
     this.#closed = true;
     this.#unlisten?.();
