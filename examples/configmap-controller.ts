@@ -1,6 +1,8 @@
 /**
  * A controller that keeps one ConfigMap per Deployment: `<deployment>-info`,
- * owned by the deployment, holding a summary of it. A finalizer on each
+ * owned by the deployment, holding a summary of it. It writes the ConfigMap
+ * with server-side apply, as its field manager, and records an Event on the
+ * deployment each time it creates or changes one. A finalizer on each
  * deployment makes sure the ConfigMap is deleted before the deployment goes,
  * even on a cluster where no garbage collector runs.
  *
@@ -9,17 +11,20 @@
  *
  * It prints one line per reconcile, e.g. `reconciled default/web: created default/web-info (2 ms)`.
  */
+import { hostname } from 'node:os';
 import type { KubeConfig, V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import {
   controller,
   finalizer,
   informer,
-  isAlreadyExists,
   kubeSource,
   metaNamespaceKey,
   NotFoundError,
   objectClient,
+  recorder,
+  type ApplyConfiguration,
   type Controller,
+  type EventRecorder,
   type Informer,
   type ObjectClient,
   type ReconcileOutcome,
@@ -46,8 +51,8 @@ export function desiredData(d: V1Deployment): Record<string, string> {
   };
 }
 
-/** The ConfigMap of `d`, as the controller would write it. */
-function desiredConfigMap(d: V1Deployment): V1ConfigMap {
+/** The ConfigMap of `d`, as the controller applies it: only the fields it has an opinion on. */
+function desiredConfigMap(d: V1Deployment): ApplyConfiguration<V1ConfigMap> {
   const name = d.metadata?.name ?? '';
   return {
     apiVersion: 'v1',
@@ -70,6 +75,8 @@ export interface ConfigMapController {
   readonly controller: Controller<V1Deployment>;
   readonly deployments: Informer<V1Deployment>;
   readonly configMaps: Informer<V1ConfigMap>;
+  /** The Events it records; close it after the controller stops, to write the last ones. */
+  readonly events: EventRecorder;
   /** The line to print for an outcome, with what its reconcile did. */
   describe(o: ReconcileOutcome<V1Deployment>): string;
 }
@@ -84,36 +91,35 @@ export interface ConfigMapController {
 export function configMapController(kc: KubeConfig, opts: { concurrency?: number; signal?: AbortSignal } = {}): ConfigMapController {
   const deployments = informer(kubeSource(kc, 'apps/v1/deployments'));
   const configMaps = informer(kubeSource(kc, 'v1/configmaps', { labelSelector: `${MANAGED_BY}=${MANAGER}` }));
-  const configMapsIn = (namespace?: string): ObjectClient<V1ConfigMap> => objectClient(kc, 'v1/configmaps', { namespace });
-  const deploymentsIn = (namespace?: string): ObjectClient<V1Deployment> => objectClient(kc, 'apps/v1/deployments', { namespace });
+  // Every write names this controller as its field manager, so the fields it sets are told apart from others'.
+  const configMapsIn = (namespace?: string): ObjectClient<V1ConfigMap> => objectClient(kc, 'v1/configmaps', { namespace, fieldManager: MANAGER });
+  const deploymentsIn = (namespace?: string): ObjectClient<V1Deployment> => objectClient(kc, 'apps/v1/deployments', { namespace, fieldManager: MANAGER });
+  const events = recorder(kc, { reportingController: `rxkube.example/${MANAGER}`, reportingInstance: process.env['POD_NAME'] ?? hostname() });
   // What each reconcile did, for the line printed with its outcome (one reconcile per key at a time).
   const notes = new Map<string, string>();
 
   const apply = async (d: V1Deployment): Promise<undefined> => {
     const key = metaNamespaceKey(d);
     const desired = desiredConfigMap(d);
-    const cmKey = metaNamespaceKey(desired);
+    const cmKey = `${d.metadata?.namespace}/${desired.metadata.name}`;
     const current = configMaps.store.getByKey(cmKey);
-    const cms = configMapsIn(d.metadata?.namespace);
-    if (current === undefined) {
-      try {
-        await cms.create(desired);
-        notes.set(key, `created ${cmKey}`);
-      } catch (err) {
-        // Our cache is behind: the next reconcile, after the ConfigMap's event, compares it.
-        if (!isAlreadyExists(err)) throw err;
-        notes.set(key, `${cmKey} exists already`);
-      }
-      return undefined;
-    }
-    const owner = current.metadata?.ownerReferences?.find((r) => r.controller === true);
-    if (sameData(current.data, desired.data ?? {}) && owner?.uid === d.metadata?.uid) {
+    const owner = current?.metadata?.ownerReferences?.find((r) => r.controller === true);
+    if (current !== undefined && sameData(current.data, desiredData(d)) && owner?.uid === d.metadata?.uid) {
       notes.set(key, 'unchanged');
       return undefined;
     }
-    // Guarded by the resourceVersion we read: a 409 means someone wrote first, and we retry with the news.
-    await cms.replace({ ...desired, metadata: { ...desired.metadata, resourceVersion: current.metadata?.resourceVersion } });
-    notes.set(key, `updated ${cmKey}`);
+    // Server-side apply: creates the ConfigMap or sets the fields this controller owns, whatever our cache holds.
+    // With force, fields someone else changed by hand are taken back; data keys we no longer send are removed.
+    await configMapsIn(d.metadata?.namespace).apply(desired, { force: true });
+    const did = current === undefined ? 'created' : 'updated';
+    notes.set(key, `${did} ${cmKey}`);
+    // Objects from a LIST carry no kind: the controller knows what it reconciles. publish returns at once.
+    events.publish({ ...d, apiVersion: 'apps/v1', kind: 'Deployment' }, {
+      type: 'Normal',
+      reason: current === undefined ? 'ConfigMapCreated' : 'ConfigMapUpdated',
+      action: 'Reconcile',
+      note: `${did} ConfigMap ${cmKey} for generation ${d.metadata?.generation ?? 0}`,
+    });
     return undefined;
   };
 
@@ -156,7 +162,7 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
         return `gone ${o.key}`;
     }
   };
-  return { controller: ctl, deployments, configMaps, describe };
+  return { controller: ctl, deployments, configMaps, events, describe };
 }
 
 /**
@@ -235,8 +241,11 @@ if ((import.meta as { main?: boolean }).main) {
   if (simulator !== undefined) await untilConverged(simulator, problems, 5_000);
   stop.abort();
   await ended;
+  await running.events.close();
   const s = running.controller.status();
   console.log(`stopped: ${s.reconciles} reconciles, ${s.errors} failed, ${s.requeues} requeued, p50 ${s.durationP50Ms ?? 0} ms, p99 ${s.durationP99Ms ?? 0} ms`);
+  const e = running.events.status();
+  console.log(`events: ${e.published} published, ${e.written} written, ${e.rateLimited} rate-limited, ${e.failed} failed`);
   if (simulator !== undefined) {
     const left = problems(simulator);
     console.log(left.length === 0 ? `converged: ${simulator.list('apps/v1/deployments').length} deployments, each with its ConfigMap` : `not converged: ${left.join('; ')}`);

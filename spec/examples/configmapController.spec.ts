@@ -7,8 +7,8 @@ describe('examples/configmap-controller as a program', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const lines = stdout.trim().split('\n');
-    // One line per outcome, then the summary and the convergence check.
-    const outcomes = lines.slice(0, -2);
+    // One line per outcome, then the summaries and the convergence check.
+    const outcomes = lines.slice(0, -3);
     for (const line of outcomes) {
       expect(line).toMatch(/^(reconciled default\/[a-z0-9-]+: .+ \(\d+ ms\)|failed default\/[a-z0-9-]+: .+; (retry in \d+ ms|not retried)|gone default\/[a-z0-9-]+)$/);
     }
@@ -19,7 +19,13 @@ describe('examples/configmap-controller as a program', () => {
     // The churn deletes deployments: their ConfigMaps are deleted before the finalizer goes.
     expect(lines.some((l) => /^reconciled default\/[a-z0-9-]+: deleted default\/[a-z0-9-]+-info, finalizer removed/.test(l))).toBe(true);
     expect(lines.some((l) => /^gone default\//.test(l))).toBe(true);
-    expect(lines.at(-2)).toMatch(/^stopped: \d+ reconciles, \d+ failed, \d+ requeued, p50 \d+ ms, p99 \d+ ms$/);
+    expect(lines.at(-3)).toMatch(/^stopped: \d+ reconciles, \d+ failed, \d+ requeued, p50 \d+ ms, p99 \d+ ms$/);
+    // An Event for every ConfigMap created or updated, each written (the four seeded ones at least).
+    const events = /^events: (\d+) published, (\d+) written, (\d+) rate-limited, 0 failed$/.exec(lines.at(-2) ?? '');
+    expect(events).not.toBeNull();
+    expect(Number(events?.[1])).toBeGreaterThanOrEqual(4);
+    expect(Number(events?.[2]) + Number(events?.[3])).toBeGreaterThanOrEqual(4);
+    expect(Number(events?.[2])).toBeGreaterThan(0);
     expect(lines.at(-1)).toMatch(/^converged: \d+ deployments, each with its ConfigMap$/);
   }, 30_000);
 
