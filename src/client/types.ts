@@ -191,10 +191,18 @@ export interface ObjectClientOptions {
   readonly dryRun?: boolean;
 }
 
-type Primitive = string | number | boolean | bigint | symbol | null | undefined | Date;
-
-/** `T` with every field optional, at every depth: what a server-side apply configuration may say. */
-export type DeepPartial<T> = T extends Primitive
+/**
+ * `T` with every field optional, at every depth: what a server-side apply configuration may say.
+ *
+ * ## Example
+ * ```ts
+ * import type { DeepPartial } from 'rxkube';
+ * import type { V1DeploymentSpec } from '@kubernetes/client-node';
+ *
+ * const spec: DeepPartial<V1DeploymentSpec> = { template: { spec: { containers: [{ name: 'main', image: 'nginx:1.27' }] } } };
+ * ```
+ */
+export type DeepPartial<T> = T extends string | number | boolean | bigint | symbol | null | undefined | Date
   ? T
   : T extends readonly (infer U)[]
     ? readonly DeepPartial<U>[]
@@ -217,11 +225,9 @@ export type DeepPartial<T> = T extends Primitive
 export type ApplyConfiguration<T extends KubeObject> = {
   readonly apiVersion: string;
   readonly kind: string;
-  readonly metadata: DeepPartial<Omit<NonNullable<T['metadata']>, 'name'>> & { readonly name: string } & (Untyped<T> extends true ? { readonly [field: string]: unknown } : unknown);
-} & (Untyped<T> extends true ? { readonly [field: string]: unknown } : DeepPartial<Omit<T, 'apiVersion' | 'kind' | 'metadata'>>);
-
-/** True when `T` declares nothing beyond `KubeObject`: its fields are unknown, so any is accepted. */
-type Untyped<T> = [Exclude<keyof T, keyof KubeObject>] extends [never] ? true : false;
+  readonly metadata: DeepPartial<Omit<NonNullable<T['metadata']>, 'name'>> & { readonly name: string } & ([Exclude<keyof T, keyof KubeObject>] extends [never] ? { readonly [field: string]: unknown } : unknown);
+  // A T that declares nothing beyond KubeObject has fields nobody knows, so any is accepted.
+} & ([Exclude<keyof T, keyof KubeObject>] extends [never] ? { readonly [field: string]: unknown } : DeepPartial<Omit<T, 'apiVersion' | 'kind' | 'metadata'>>);
 
 /**
  * Reads and writes objects of one resource in one namespace. Created by {@link objectClient}.

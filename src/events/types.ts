@@ -76,7 +76,10 @@ export interface EventDetails {
  *
  * ## Example
  * ```ts
- * const { written, rateLimited } = events.status();
+ * import { recorder, type EventRecorderStatus } from 'rxkube';
+ *
+ * const status: EventRecorderStatus = recorder(kc, { reportingController: 'example.com/ctl', reportingInstance: 'ctl-0' }).status();
+ * console.log(status.written, status.rateLimited);
  * ```
  */
 export interface EventRecorderStatus {
