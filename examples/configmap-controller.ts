@@ -67,8 +67,12 @@ function desiredConfigMap(d: V1Deployment): ApplyConfiguration<V1ConfigMap> {
   };
 }
 
-const sameData = (a: Record<string, string> | undefined, b: Record<string, string>): boolean =>
-  a !== undefined && Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([k, v]) => a[k] === v);
+/**
+ * Whether `a` holds every key of `b` with its value. Keys someone else added are theirs: server-side apply
+ * leaves fields it does not own alone, so the controller neither removes them nor counts them against itself.
+ */
+const holdsData = (a: Record<string, string> | undefined, b: Record<string, string>): boolean =>
+  a !== undefined && Object.entries(b).every(([k, v]) => a[k] === v);
 
 /** A running controller and the informers it reads. */
 export interface ConfigMapController {
@@ -104,7 +108,7 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
     const cmKey = `${d.metadata?.namespace}/${desired.metadata.name}`;
     const current = configMaps.store.getByKey(cmKey);
     const owner = current?.metadata?.ownerReferences?.find((r) => r.controller === true);
-    if (current !== undefined && sameData(current.data, desiredData(d)) && owner?.uid === d.metadata?.uid) {
+    if (current !== undefined && holdsData(current.data, desiredData(d)) && owner?.uid === d.metadata?.uid) {
       notes.set(key, 'unchanged');
       return undefined;
     }
@@ -167,8 +171,8 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
 
 /**
  * What is wrong between the deployments and their ConfigMaps, as the server
- * has them: a live deployment without its finalizer, its ConfigMap, the right
- * data or owner; a ConfigMap whose deployment is gone; a deployment stuck in
+ * has them: a live deployment without its finalizer, its ConfigMap, the
+ * data the controller owns in it, or its owner; a ConfigMap whose deployment is gone; a deployment stuck in
  * deletion. Empty when the controller has converged.
  *
  * @param deployments every deployment.
@@ -190,7 +194,7 @@ export function convergenceProblems(deployments: readonly V1Deployment[], config
     if (!(d.metadata?.finalizers ?? []).includes(FINALIZER)) problems.push(`${key} has no finalizer ${FINALIZER}`);
     const cm = cms.get(cmKey);
     if (cm === undefined) problems.push(`${key} has no ConfigMap ${cmKey}`);
-    else if (!sameData(cm.data, desiredData(d))) problems.push(`${cmKey} holds ${JSON.stringify(cm.data)}, not ${JSON.stringify(desiredData(d))}`);
+    else if (!holdsData(cm.data, desiredData(d))) problems.push(`${cmKey} holds ${JSON.stringify(cm.data)}, not all of ${JSON.stringify(desiredData(d))}`);
     else if (cm.metadata?.ownerReferences?.find((r) => r.controller === true)?.uid !== d.metadata?.uid) problems.push(`${cmKey} is not owned by ${key}`);
   }
   for (const cmKey of cms.keys()) if (!live.has(cmKey)) problems.push(`${cmKey} outlived its deployment`);
