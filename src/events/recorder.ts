@@ -216,9 +216,9 @@ class Recorder implements EventRecorder {
   }
 
   async #write(series: Series): Promise<void> {
-    const client = this.#client(series.body.metadata.namespace);
     const seriesField = series.count > 1 ? { series: { count: series.count, lastObservedTime: microTime(series.lastObservedMs) } } : {};
     try {
+      const client = this.#client(series.body.metadata.namespace);
       if (series.created) {
         try {
           await client.patch(series.body.metadata.name, seriesField, { type: 'merge' });
