@@ -1,6 +1,8 @@
 /**
  * A controller that keeps one ConfigMap per Deployment: `<deployment>-info`,
- * owned by the deployment, holding a summary of it. A finalizer on each
+ * owned by the deployment, holding a summary of it. It writes the ConfigMap
+ * with server-side apply, as its field manager, and records an Event on the
+ * deployment each time it creates or changes one. A finalizer on each
  * deployment makes sure the ConfigMap is deleted before the deployment goes,
  * even on a cluster where no garbage collector runs.
  *
@@ -17,19 +19,22 @@
  * It prints where it serves, its leadership, and one line per reconcile,
  * e.g. `reconciled default/web: created default/web-info (2 ms)`.
  */
+import { hostname } from 'node:os';
 import type { KubeConfig, V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import {
   controller,
   finalizer,
   informer,
-  isAlreadyExists,
   kubeSource,
   leaseLock,
   metaNamespaceKey,
   NotFoundError,
   objectClient,
+  recorder,
   runManager,
+  type ApplyConfiguration,
   type Controller,
+  type EventRecorder,
   type Informer,
   type ManagerEvent,
   type ObjectClient,
@@ -58,8 +63,8 @@ export function desiredData(d: V1Deployment): Record<string, string> {
   };
 }
 
-/** The ConfigMap of `d`, as the controller would write it. */
-function desiredConfigMap(d: V1Deployment): V1ConfigMap {
+/** The ConfigMap of `d`, as the controller applies it: only the fields it has an opinion on. */
+function desiredConfigMap(d: V1Deployment): ApplyConfiguration<V1ConfigMap> {
   const name = d.metadata?.name ?? '';
   return {
     apiVersion: 'v1',
@@ -74,14 +79,20 @@ function desiredConfigMap(d: V1Deployment): V1ConfigMap {
   };
 }
 
-const sameData = (a: Record<string, string> | undefined, b: Record<string, string>): boolean =>
-  a !== undefined && Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([k, v]) => a[k] === v);
+/**
+ * Whether `a` holds every key of `b` with its value. Keys someone else added are theirs: server-side apply
+ * leaves fields it does not own alone, so the controller neither removes them nor counts them against itself.
+ */
+const holdsData = (a: Record<string, string> | undefined, b: Record<string, string>): boolean =>
+  a !== undefined && Object.entries(b).every(([k, v]) => a[k] === v);
 
 /** A running controller and the informers it reads. */
 export interface ConfigMapController {
   readonly controller: Controller<V1Deployment>;
   readonly deployments: Informer<V1Deployment>;
   readonly configMaps: Informer<V1ConfigMap>;
+  /** The Events it records; close it after the controller stops, to write the last ones. */
+  readonly events: EventRecorder;
   /** The line to print for an outcome, with what its reconcile did. */
   describe(o: ReconcileOutcome<unknown>): string;
 }
@@ -97,36 +108,35 @@ export interface ConfigMapController {
 export function configMapController(kc: KubeConfig, opts: { concurrency?: number; signal?: AbortSignal; readYourWrites?: boolean } = {}): ConfigMapController {
   const deployments = informer(kubeSource(kc, 'apps/v1/deployments'));
   const configMaps = informer(kubeSource(kc, 'v1/configmaps', { labelSelector: `${MANAGED_BY}=${MANAGER}` }));
-  const configMapsIn = (namespace?: string): ObjectClient<V1ConfigMap> => objectClient<V1ConfigMap>(kc, 'v1/configmaps', { namespace });
-  const deploymentsIn = (namespace?: string): ObjectClient<V1Deployment> => objectClient<V1Deployment>(kc, 'apps/v1/deployments', { namespace });
+  // Every write names this controller as its field manager, so the fields it sets are told apart from others'.
+  const configMapsIn = (namespace?: string): ObjectClient<V1ConfigMap> => objectClient(kc, 'v1/configmaps', { namespace, fieldManager: MANAGER });
+  const deploymentsIn = (namespace?: string): ObjectClient<V1Deployment> => objectClient(kc, 'apps/v1/deployments', { namespace, fieldManager: MANAGER });
+  const events = recorder(kc, { reportingController: `rxkube.example/${MANAGER}`, reportingInstance: process.env['POD_NAME'] ?? hostname() });
   // What each reconcile did, for the line printed with its outcome (one reconcile per key at a time).
   const notes = new Map<string, string>();
 
   const apply = async (d: V1Deployment): Promise<undefined> => {
     const key = metaNamespaceKey(d);
     const desired = desiredConfigMap(d);
-    const cmKey = metaNamespaceKey(desired);
+    const cmKey = `${d.metadata?.namespace}/${desired.metadata.name}`;
     const current = configMaps.store.getByKey(cmKey);
-    const cms = configMapsIn(d.metadata?.namespace);
-    if (current === undefined) {
-      try {
-        await cms.create(desired);
-        notes.set(key, `created ${cmKey}`);
-      } catch (err) {
-        // Our cache is behind: the next reconcile, after the ConfigMap's event, compares it.
-        if (!isAlreadyExists(err)) throw err;
-        notes.set(key, `${cmKey} exists already`);
-      }
-      return undefined;
-    }
-    const owner = current.metadata?.ownerReferences?.find((r) => r.controller === true);
-    if (sameData(current.data, desired.data ?? {}) && owner?.uid === d.metadata?.uid) {
+    const owner = current?.metadata?.ownerReferences?.find((r) => r.controller === true);
+    if (current !== undefined && holdsData(current.data, desiredData(d)) && owner?.uid === d.metadata?.uid) {
       notes.set(key, 'unchanged');
       return undefined;
     }
-    // Guarded by the resourceVersion we read: a 409 means someone wrote first, and we retry with the news.
-    await cms.replace({ ...desired, metadata: { ...desired.metadata, resourceVersion: current.metadata?.resourceVersion } });
-    notes.set(key, `updated ${cmKey}`);
+    // Server-side apply: creates the ConfigMap or sets the fields this controller owns, whatever our cache holds.
+    // With force, fields someone else changed by hand are taken back; data keys we no longer send are removed.
+    await configMapsIn(d.metadata?.namespace).apply(desired, { force: true });
+    const did = current === undefined ? 'created' : 'updated';
+    notes.set(key, `${did} ${cmKey}`);
+    // Objects from a LIST carry no kind: the controller knows what it reconciles. publish returns at once.
+    events.publish({ ...d, apiVersion: 'apps/v1', kind: 'Deployment' }, {
+      type: 'Normal',
+      reason: current === undefined ? 'ConfigMapCreated' : 'ConfigMapUpdated',
+      action: 'Reconcile',
+      note: `${did} ConfigMap ${cmKey} for generation ${d.metadata?.generation ?? 0}`,
+    });
     return undefined;
   };
 
@@ -174,13 +184,13 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
         return `gone ${o.key}`;
     }
   };
-  return { controller: ctl, deployments, configMaps, describe };
+  return { controller: ctl, deployments, configMaps, events, describe };
 }
 
 /**
  * What is wrong between the deployments and their ConfigMaps, as the server
- * has them: a live deployment without its finalizer, its ConfigMap, the right
- * data or owner; a ConfigMap whose deployment is gone; a deployment stuck in
+ * has them: a live deployment without its finalizer, its ConfigMap, the
+ * data the controller owns in it, or its owner; a ConfigMap whose deployment is gone; a deployment stuck in
  * deletion. Empty when the controller has converged.
  *
  * @param deployments every deployment.
@@ -202,7 +212,7 @@ export function convergenceProblems(deployments: readonly V1Deployment[], config
     if (!(d.metadata?.finalizers ?? []).includes(FINALIZER)) problems.push(`${key} has no finalizer ${FINALIZER}`);
     const cm = cms.get(cmKey);
     if (cm === undefined) problems.push(`${key} has no ConfigMap ${cmKey}`);
-    else if (!sameData(cm.data, desiredData(d))) problems.push(`${cmKey} holds ${JSON.stringify(cm.data)}, not ${JSON.stringify(desiredData(d))}`);
+    else if (!holdsData(cm.data, desiredData(d))) problems.push(`${cmKey} holds ${JSON.stringify(cm.data)}, not all of ${JSON.stringify(desiredData(d))}`);
     else if (cm.metadata?.ownerReferences?.find((r) => r.controller === true)?.uid !== d.metadata?.uid) problems.push(`${cmKey} is not owned by ${key}`);
   }
   for (const cmKey of cms.keys()) if (!live.has(cmKey)) problems.push(`${cmKey} outlived its deployment`);
@@ -287,8 +297,11 @@ if ((import.meta as { main?: boolean }).main) {
   if (code === undefined && simulator !== undefined) await untilConverged(simulator, problems, 5_000);
   stop.abort();
   const exitCode = await exit;
+  await running.events.close();
   const s = running.controller.status();
   console.log(`stopped: ${s.reconciles} reconciles, ${s.errors} failed, ${s.requeues} requeued, p50 ${s.durationP50Ms ?? 0} ms, p99 ${s.durationP99Ms ?? 0} ms`);
+  const e = running.events.status();
+  console.log(`events: ${e.published} published, ${e.written} written, ${e.rateLimited} rate-limited, ${e.failed} failed`);
   if (simulator !== undefined) {
     const left = problems(simulator);
     console.log(left.length === 0 ? `converged: ${simulator.list('apps/v1/deployments').length} deployments, each with its ConfigMap` : `not converged: ${left.join('; ')}`);

@@ -177,14 +177,25 @@ export {
   isAlreadyExists,
   recordWrite,
   type RecordWriteOptions,
+  isApplyConflict,
+  applyConflicts,
+  type ApplyConflict,
   type ObjectClient,
   type ObjectClientOptions,
   type CallOptions,
+  type WriteOptions,
   type PatchOptions,
   type PatchType,
+  type ApplyOptions,
+  type ApplyConfiguration,
+  type DeepPartial,
   type DeleteOptions,
   type DeletePreconditions,
+  type ListCallOptions,
 } from './client/index.js';
+
+// recording Events
+export { recorder, type EventRecorder, type EventRecorderOptions, type EventRecorderStatus, type EventDetails } from './events/index.js';
 
 // leader election
 export { leaderElection, leaseLock, type LeaderElectionOptions, type Leadership, type Lease, type LeaseLockOptions } from './leaderelection/index.js';

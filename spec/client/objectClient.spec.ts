@@ -3,11 +3,8 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { isAlreadyExists, isConflict } from '../../src/client/conflicts.js';
 import { objectClient } from '../../src/client/objectClient.js';
 import { ConnectionError, KubeApiError, NotFoundError, UnauthorizedError } from '../../src/sources/errors/index.js';
-import type { KubeObject } from '../../src/store/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
-
-type ConfigMap = V1ConfigMap & KubeObject;
 
 let server: ApiServer;
 const SECRET = 'object-client-token';
@@ -20,7 +17,7 @@ afterAll(async () => {
 
 let seq = 0;
 const fresh = (): string => `cm-${++seq}`;
-const cms = () => objectClient<ConfigMap>(server.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
+const cms = () => objectClient(server.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
 
 describe('objectClient options', () => {
   it.each([
@@ -35,7 +32,8 @@ describe('objectClient options', () => {
 
   it('rejects a namespace for a resource declared cluster-scoped, and a malformed resource', () => {
     expect(() => objectClient(server.kubeConfig(), { version: 'v1', plural: 'nodes', namespaced: false }, { namespace: 'x' })).toThrow(/cluster-scoped/);
-    expect(() => objectClient(server.kubeConfig(), 'pods')).toThrow(TypeError);
+    expect(() => objectClient(server.kubeConfig(), 'pods' as never)).toThrow(TypeError);
+    expect(() => objectClient(server.kubeConfig(), 'v1/nodes', { namespace: 'x' })).toThrow(/cluster-scoped/);
   });
 
   it('rejects bad call arguments before sending anything', async () => {
@@ -53,8 +51,8 @@ describe('objectClient options', () => {
   });
 
   it('types the objects it returns', () => {
-    const c = objectClient<V1Lease & KubeObject>(server.kubeConfig(), 'coordination.k8s.io/v1/leases', { namespace: 'default' });
-    expectTypeOf(c.get).returns.resolves.toEqualTypeOf<V1Lease & KubeObject>();
+    const c = objectClient(server.kubeConfig(), 'coordination.k8s.io/v1/leases', { namespace: 'default' });
+    expectTypeOf(c.get).returns.resolves.toEqualTypeOf<V1Lease>();
     // @ts-expect-error a lease client takes leases
     void (() => c.create({ metadata: { name: 'x' }, data: 1 }));
   });
@@ -86,7 +84,7 @@ describe('objectClient CRUD against the simulator', () => {
     const strategic = await c.patch(name, { data: { c: '5' } }, { type: 'strategic' });
     expect(strategic.data).toEqual({ a: '4', c: '5' });
 
-    const stored = server.get<ConfigMap>('v1/configmaps', 'default', name);
+    const stored = server.get<V1ConfigMap>('v1/configmaps', 'default', name);
     expect(stored?.data).toEqual({ a: '4', c: '5' });
 
     await c.delete(name);

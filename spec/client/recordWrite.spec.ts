@@ -1,4 +1,4 @@
-import { KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import { KubeConfig, type V1Deployment } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import { recordWrite } from '../../src/client/recordWrite.js';
@@ -8,8 +8,6 @@ import { resourceKey } from '../../src/sources/identity.js';
 import { createIndexer, type Indexer } from '../../src/store/indexer.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-
-type ConfigMap = V1ConfigMap & KubeObject;
 
 let server: ApiServer;
 beforeAll(async () => {
@@ -28,7 +26,7 @@ function emptyCacheOf(source: { identity: CacheView['identity'] }): CacheView & 
 describe('objectClient records its writes (RYW-1)', () => {
   it('records create, replace, patch and delete with the resourceVersion each answered, matched by a kubeSource of the same cluster and resource', async () => {
     const kc = server.kubeConfig();
-    const cms = objectClient<ConfigMap>(kc, 'v1/configmaps', { namespace: 'default' });
+    const cms = objectClient(kc, 'v1/configmaps', { namespace: 'default' });
     const cache = emptyCacheOf(kubeSource(kc, 'v1/configmaps'));
     const rvOf = () => writeLog.unseenObject(cache, 'default/rec')?.rv;
 
@@ -47,7 +45,7 @@ describe('objectClient records its writes (RYW-1)', () => {
   });
 
   it('records nothing for a write that failed, or for reads', async () => {
-    const cms = objectClient<ConfigMap>(server.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
+    const cms = objectClient(server.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
     await cms.create({ metadata: { name: 'taken' } });
     writeLog.reset();
     await expect(cms.create({ metadata: { name: 'taken' } })).rejects.toThrow(/already exists/);
@@ -58,10 +56,10 @@ describe('objectClient records its writes (RYW-1)', () => {
 
   it('does not match a cache of another cluster or resource, and matches one of another version of the same resource', async () => {
     const kc = server.kubeConfig();
-    await objectClient<KubeObject>(kc, 'apps/v1/deployments', { namespace: 'default' }).create({
+    await objectClient(kc, 'apps/v1/deployments', { namespace: 'default' }).create({
       metadata: { name: 'd' },
       spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } } } },
-    } as KubeObject);
+    } as V1Deployment);
     const other = new KubeConfig();
     other.loadFromOptions({
       clusters: [{ name: 'o', server: 'https://192.0.2.1:6443' }],

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { isConflict } from '../../src/client/conflicts.js';
-import { objectClient, type ObjectClient } from '../../src/client/objectClient.js';
+import { objectClient } from '../../src/client/objectClient.js';
+import type { ObjectClient } from '../../src/client/types.js';
 import { finalizer, FinalizerError } from '../../src/controller/finalizer.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 
@@ -11,7 +12,7 @@ let client: ObjectClient<V1ConfigMap>;
 
 beforeEach(async () => {
   server = await startApiServer({ port: 0 });
-  client = objectClient<V1ConfigMap>(server.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
+  client = objectClient(server.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
 });
 
 afterEach(async () => {

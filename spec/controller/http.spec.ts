@@ -51,10 +51,12 @@ describe('the configmap controller over HTTP', () => {
     await server.update('apps/v1/deployments', { ...web, spec: { ...web.spec, replicas: 5 } as V1Deployment['spec'] });
     await waitFor(() => server.get<V1ConfigMap>('v1/configmaps', 'default', 'web-info')?.data?.['replicas'] === '5', 'the ConfigMap to follow the new replicas');
 
-    // Someone edits the ConfigMap: its owner is reconciled and puts it back.
+    // Someone edits the ConfigMap: its owner is reconciled and applies its fields again. The key the editor
+    // added is not the controller's, so server-side apply leaves it there.
     const cm = server.get<V1ConfigMap>('v1/configmaps', 'default', 'api-info') as V1ConfigMap;
     await server.update('v1/configmaps', { ...cm, data: { tampered: 'yes' } });
     await converged('the tampered ConfigMap to be restored');
+    expect(server.get<V1ConfigMap>('v1/configmaps', 'default', 'api-info')?.data).toEqual({ tampered: 'yes', deployment: 'api', generation: '1', replicas: '1', images: 'api:1' });
 
     await server.delete('apps/v1/deployments', 'default', 'api');
     await waitFor(() => server.get('apps/v1/deployments', 'default', 'api') === undefined, 'the deployment to go once its finalizer is removed');
@@ -72,8 +74,9 @@ describe('the configmap controller over HTTP', () => {
 
     const churn = server.churn({ resource: 'apps/v1/deployments', creates: 12, updates: 30, deletes: 8, perSecond: 40, seed: 11 });
     server.faults.inject({ type: 'status', status: 500 }, { verb: 'patch', resource: 'apps/v1/deployments', times: 3 });
-    server.faults.inject({ type: 'status', status: 503 }, { verb: 'create', resource: 'v1/configmaps', times: 2 });
-    server.faults.inject({ type: 'status', status: 500 }, { verb: 'update', resource: 'v1/configmaps', times: 2 });
+    server.faults.inject({ type: 'status', status: 503 }, { verb: 'patch', resource: 'v1/configmaps', times: 2 });
+    // The controller writes its ConfigMaps with server-side apply: a PATCH, whether it creates or updates.
+    server.faults.inject({ type: 'status', status: 500 }, { verb: 'patch', resource: 'v1/configmaps', times: 2 });
     await waitFor(() => server.faults.pending() === 0, 'the write faults to be taken');
     server.faults.closeWatches();
     await server.restart({ downMs: 300 });
@@ -96,8 +99,8 @@ describe('the configmap controller over HTTP', () => {
     await server.create('apps/v1/deployments', sampleDeployment('web', 1, 'web:1'));
     const c = start();
     await converged('the deployment');
-    // A write that stalls holds a reconcile in flight: the patch never answers until the server restarts.
-    server.faults.inject({ type: 'stall' }, { verb: 'update', resource: 'v1/configmaps' });
+    // A write that stalls holds a reconcile in flight: the apply never answers until the server restarts.
+    server.faults.inject({ type: 'stall' }, { verb: 'patch', resource: 'v1/configmaps' });
     const web = server.get<V1Deployment>('apps/v1/deployments', 'default', 'web') as V1Deployment;
     await server.update('apps/v1/deployments', { ...web, spec: { ...web.spec, replicas: 2 } as V1Deployment['spec'] });
     await waitFor(() => c.controller.status().inFlight === 1 && server.faults.pending() === 0, 'a reconcile stuck in its write');

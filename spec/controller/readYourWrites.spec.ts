@@ -54,7 +54,7 @@ function hold(resource: string): WatchDelay {
   return h;
 }
 
-const configMaps = () => objectClient<ConfigMap>(server.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
+const configMaps = () => objectClient(server.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
 const rvOf = (o: KubeObject | undefined) => o?.metadata?.resourceVersion;
 
 /**
@@ -105,7 +105,7 @@ describe('read your own writes (RYW-1)', () => {
       if (have || found.length > 2) return undefined;
       hold('v1/secrets');
       try {
-        await objectClient<Secret>(server.kubeConfig(), 'v1/secrets', { namespace: 'default' }).create({ metadata: { name: 'x-secret' } });
+        await objectClient(server.kubeConfig(), 'v1/secrets', { namespace: 'default' }).create({ metadata: { name: 'x-secret' } });
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
         recreated++;

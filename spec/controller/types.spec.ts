@@ -65,7 +65,7 @@ describe('controller types', () => {
       controller({
         for: deployments,
         reconcile: async (d) => {
-          const client = objectClient<V1Deployment>(kc, 'apps/v1/deployments', { namespace: 'default' });
+          const client = objectClient(kc, 'apps/v1/deployments', { namespace: 'default' });
           // @ts-expect-error the finalizer's handlers get the object's type, not a pod
           return finalizer(client, 'example.com/x', d, { apply: (p: V1Pod) => void p, cleanup: () => undefined });
         },

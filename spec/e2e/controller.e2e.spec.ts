@@ -110,7 +110,7 @@ describe('the example controller on a real kube-apiserver', () => {
   it('the finalizer write carrying a stale resourceVersion is refused with 409 Conflict by the real server', async () => {
     const stale = (await deployment('d0')) as V1Deployment;
     await apps.patchNamespacedDeployment({ name: 'd0', namespace: NS, body: [{ op: 'add', path: '/metadata/labels/touched', value: 'yes' }] });
-    const client = objectClient<V1Deployment>(cluster.kubeConfig, 'apps/v1/deployments', { namespace: NS });
+    const client = objectClient(cluster.kubeConfig, 'apps/v1/deployments', { namespace: NS });
     const err = await finalizer(client, 'example.com/other', stale, { apply: () => undefined, cleanup: () => undefined }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FinalizerError);
     expect(isConflict((err as FinalizerError).cause)).toBe(true);

@@ -79,7 +79,7 @@ async function setup(readYourWrites: boolean) {
   await core.createNamespace({ body: { metadata: { name: namespace } } });
   await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'x' }, data: { n: '0' } } });
   const held = heldSource(namespace);
-  const client = objectClient<ConfigMap>(kc, 'v1/configmaps', { namespace });
+  const client = objectClient(kc, 'v1/configmaps', { namespace });
   const outcomes: ReconcileOutcome<ConfigMap>[] = [];
   const errors: Error[] = [];
   const start = (reconcile: (cm: ConfigMap) => Promise<{ requeueAfter: number } | undefined>): Controller<ConfigMap> => {

@@ -23,10 +23,10 @@ describe('examples/configmap-controller as a program', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const lines = stdout.trim().split('\n');
-    // What the manager reports, one line per outcome, then the summary and the convergence check.
+    // What the manager reports, one line per outcome, then the summaries and the convergence check.
     expect(lines.slice(0, 3).sort()).toEqual([expect.stringMatching(/^leading/), expect.stringMatching(/^serving metrics/), expect.stringMatching(/^serving probes/)]);
-    expect(lines.at(-3)).toBe('stopping: the signal aborted');
-    const outcomes = lines.slice(0, -2).filter((l) => !MANAGER_LINE.test(l));
+    expect(lines.at(-4)).toBe('stopping: the signal aborted');
+    const outcomes = lines.slice(0, -3).filter((l) => !MANAGER_LINE.test(l));
     for (const line of outcomes) {
       expect(line).toMatch(/^(reconciled default\/[a-z0-9-]+: .+ \(\d+ ms\)|failed default\/[a-z0-9-]+: .+; (retry in \d+ ms|not retried)|gone default\/[a-z0-9-]+)$/);
     }
@@ -37,7 +37,13 @@ describe('examples/configmap-controller as a program', () => {
     // The churn deletes deployments: their ConfigMaps are deleted before the finalizer goes.
     expect(lines.some((l) => /^reconciled default\/[a-z0-9-]+: deleted default\/[a-z0-9-]+-info, finalizer removed/.test(l))).toBe(true);
     expect(lines.some((l) => /^gone default\//.test(l))).toBe(true);
-    expect(lines.at(-2)).toMatch(/^stopped: \d+ reconciles, \d+ failed, \d+ requeued, p50 \d+ ms, p99 \d+ ms$/);
+    expect(lines.at(-3)).toMatch(/^stopped: \d+ reconciles, \d+ failed, \d+ requeued, p50 \d+ ms, p99 \d+ ms$/);
+    // An Event for every ConfigMap created or updated, each written (the four seeded ones at least).
+    const events = /^events: (\d+) published, (\d+) written, (\d+) rate-limited, 0 failed$/.exec(lines.at(-2) ?? '');
+    expect(events).not.toBeNull();
+    expect(Number(events?.[1])).toBeGreaterThanOrEqual(4);
+    expect(Number(events?.[2]) + Number(events?.[3])).toBeGreaterThanOrEqual(4);
+    expect(Number(events?.[2])).toBeGreaterThan(0);
     expect(lines.at(-1)).toMatch(/^converged: \d+ deployments, each with its ConfigMap$/);
   }, 30_000);
 

@@ -4,6 +4,9 @@ import { KubeApiError } from '../sources/errors/KubeApiError.js';
  * Tells whether the server refused a write because the object changed since
  * it was read (409, reason `Conflict`): a stale `metadata.resourceVersion`
  * in a replace, or a failed delete precondition. Read again and retry.
+ * A server-side apply refused for fields other managers own is a 409
+ * `Conflict` too (as client-go's `IsConflict` sees it), but reading again
+ * does not resolve that one: tell it apart with {@link isApplyConflict}.
  *
  * ## Example
  * ```ts
@@ -35,4 +38,91 @@ export function isConflict(err: unknown): err is KubeApiError {
  */
 export function isAlreadyExists(err: unknown): err is KubeApiError {
   return err instanceof KubeApiError && err.status === 409 && err.reason === 'AlreadyExists';
+}
+
+/**
+ * One field a server-side apply could not take: which field manager owns
+ * it, and the field, as the server named them.
+ *
+ * ## Example
+ * ```ts
+ * import { applyConflicts, type ApplyConflict } from 'rxkube';
+ *
+ * const fields: readonly ApplyConflict[] = applyConflicts(err); // [{ manager: 'kubectl', field: '.spec.replicas', … }]
+ * ```
+ */
+export interface ApplyConflict {
+  /** The field manager that owns the field (`kubectl`, `helm`, another controller). */
+  readonly manager: string;
+  /** How the manager wrote it: `Update` (a create, replace or patch, with its apiVersion) or `Apply`. */
+  readonly operation: 'Apply' | 'Update';
+  /** The field, as the server names it: `.spec.replicas`, `.metadata.labels.app`. */
+  readonly field: string;
+  /** The server's own wording: `conflict with "kubectl" using apps/v1`. */
+  readonly message: string;
+}
+
+/** `conflict with "name"` or `conflict with "name" using apps/v1 [at time]`: the manager is a quoted string. */
+const CONFLICT_CAUSE = /^conflict with ("(?:[^"\\]|\\.)*")( using )?/;
+
+/**
+ * Tells whether a server-side apply was refused because it would change
+ * fields that other field managers own (409 with causes of type
+ * `FieldManagerConflict`). Reading again does not help: decide who should
+ * own the fields, then apply with `force: true` or leave them out.
+ * {@link applyConflicts} names the managers and fields. Such an error is
+ * also a 409 `Conflict` to {@link isConflict}, as client-go's
+ * `IsConflict` sees it.
+ *
+ * ## Example
+ * ```ts
+ * import { isApplyConflict, applyConflicts } from 'rxkube';
+ *
+ * try {
+ *   await deployments.apply(config, { fieldManager: 'scaler' });
+ * } catch (err) {
+ *   if (!isApplyConflict(err)) throw err;
+ *   for (const c of applyConflicts(err)) console.log(`${c.field} belongs to ${c.manager}`);
+ * }
+ * ```
+ *
+ * @param err Anything caught.
+ * @returns True for a {@link KubeApiError} of status 409 whose causes name field manager conflicts.
+ */
+export function isApplyConflict(err: unknown): err is KubeApiError {
+  return err instanceof KubeApiError && err.status === 409 && (err.details?.details?.causes ?? []).some((c) => c.reason === 'FieldManagerConflict');
+}
+
+/**
+ * The fields a server-side apply conflicted on, each with the field manager
+ * that owns it; empty for any other error.
+ *
+ * ## Example
+ * ```ts
+ * import { applyConflicts } from 'rxkube';
+ *
+ * const owners = applyConflicts(err).map((c) => `${c.manager} owns ${c.field}`);
+ * ```
+ *
+ * @param err Anything caught.
+ * @returns One entry per conflicting field, in the server's order.
+ */
+export function applyConflicts(err: unknown): readonly ApplyConflict[] {
+  if (!isApplyConflict(err)) return [];
+  const out: ApplyConflict[] = [];
+  for (const cause of err.details?.details?.causes ?? []) {
+    if (cause.reason !== 'FieldManagerConflict') continue;
+    const message = cause.message ?? '';
+    const m = CONFLICT_CAUSE.exec(message);
+    let manager = message;
+    if (m !== null) {
+      try {
+        manager = JSON.parse(m[1] as string) as string;
+      } catch {
+        manager = (m[1] as string).slice(1, -1);
+      }
+    }
+    out.push({ manager, operation: m?.[2] === undefined ? 'Apply' : 'Update', field: cause.field ?? '', message });
+  }
+  return out;
 }

@@ -1,12 +1,17 @@
-export {
-  objectClient,
-  type ObjectClient,
-  type ObjectClientOptions,
-  type CallOptions,
-  type PatchOptions,
-  type PatchType,
-  type DeleteOptions,
-  type DeletePreconditions,
-} from './objectClient.js';
-export { isConflict, isAlreadyExists } from './conflicts.js';
+export { objectClient } from './objectClient.js';
+export type {
+  ObjectClient,
+  ObjectClientOptions,
+  CallOptions,
+  WriteOptions,
+  PatchOptions,
+  PatchType,
+  ApplyOptions,
+  ApplyConfiguration,
+  DeepPartial,
+  DeleteOptions,
+  DeletePreconditions,
+  ListCallOptions,
+} from './types.js';
+export { isConflict, isAlreadyExists, isApplyConflict, applyConflicts, type ApplyConflict } from './conflicts.js';
 export { recordWrite, type RecordWriteOptions } from './recordWrite.js';

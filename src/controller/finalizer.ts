@@ -1,4 +1,4 @@
-import type { ObjectClient } from '../client/objectClient.js';
+import type { ObjectClient } from '../client/types.js';
 import { explainFrozenWrite } from '../errors/frozenObject.js';
 import type { KubeObject } from '../store/types.js';
 import type { ReconcileAction } from './types.js';

@@ -1,6 +1,8 @@
 import { Subscription } from 'rxjs';
 import { isConflict } from '../client/conflicts.js';
-import { objectClient, type ObjectClient } from '../client/objectClient.js';
+import { objectClient } from '../client/objectClient.js';
+import type { ObjectClient } from '../client/types.js';
+import type { CustomResourceRef } from '../sources/resources.js';
 import { controller, type Controller } from '../controller/controller.js';
 import type { ControllerSource, Reconciler } from '../controller/types.js';
 import { informer } from '../informer/informer.js';
@@ -136,7 +138,7 @@ export class ShardRun<T extends KubeObject> {
     const ns = md.namespace;
     let client = this.#clients.get(ns ?? '');
     if (client === undefined) {
-      client = objectClient<T>(this.#c.kc, this.#c.resource, { ...(ns !== undefined && ns !== '' && { namespace: ns }), timeoutMs: this.#c.requestTimeoutMs });
+      client = objectClient<T>(this.#c.kc, this.#c.resource as CustomResourceRef, { ...(ns !== undefined && ns !== '' && { namespace: ns }), timeoutMs: this.#c.requestTimeoutMs });
       this.#clients.set(ns ?? '', client);
     }
     try {

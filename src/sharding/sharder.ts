@@ -1,6 +1,8 @@
 import { combineLatest, filter, Observable, Subscription, take } from 'rxjs';
 import { isAlreadyExists, isConflict } from '../client/conflicts.js';
-import { objectClient, type ObjectClient } from '../client/objectClient.js';
+import { objectClient } from '../client/objectClient.js';
+import type { ObjectClient } from '../client/types.js';
+import type { CustomResourceRef } from '../sources/resources.js';
 import { reportError, toError } from '../errors/reportError.js';
 import { microTime } from '../leaderelection/elector.js';
 import type { Lease } from '../leaderelection/leaseLock.js';
@@ -101,7 +103,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       let client = clients.get(k);
       if (client === undefined) {
         const resource = owned < 0 ? c.resource : c.owns[owned]!.resource;
-        client = objectClient<KubeObject>(c.kc, resource, { ...(ns !== undefined && ns !== '' && { namespace: ns }), timeoutMs: c.requestTimeoutMs });
+        client = objectClient<KubeObject>(c.kc, resource as CustomResourceRef, { ...(ns !== undefined && ns !== '' && { namespace: ns }), timeoutMs: c.requestTimeoutMs });
         clients.set(k, client);
       }
       return client;

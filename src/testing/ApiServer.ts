@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Churn, type ChurnOptions } from './churn.js';
 import type { ServerContext } from './context.js';
+import { eventResources } from './eventResources.js';
 import { FaultBoard, validateFault } from './faults.js';
 import type { HistoryEvent } from './history.js';
 import { kubeConfigYaml } from './kubeconfig.js';
@@ -116,7 +117,7 @@ export class ApiServer extends StorageApi {
     this.#cert = cert;
     this.#token = options.token;
     this.#bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
-    for (const t of builtInResources()) this.#registry.add(t);
+    for (const t of [...builtInResources(), ...eventResources()]) this.#registry.add(t);
     for (const def of options.resources ?? []) this.#registry.register(def);
     const stalled = new Set<ServerResponse>();
     const ctx: ServerContext = {

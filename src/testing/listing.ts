@@ -6,7 +6,8 @@ import type { StoredObject } from './history.js';
 import { listView, type Conversion } from './negotiate.js';
 import { listJson, objectJson } from './partialObjectMetadata.js';
 import { badRequest, invalid, tooLargeResourceVersion } from './status.js';
-import { keyRange, lowerBound, type Preconditions } from './storage.js';
+import type { Preconditions } from './storage.js';
+import { keyRange, lowerBound } from './storageKeys.js';
 import { parseRv, type Target } from './target.js';
 import { passes, type ObjectFilter } from './watch.js';
 

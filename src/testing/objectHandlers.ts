@@ -3,11 +3,15 @@ import type { ServerContext } from './context.js';
 import type { StoredObject } from './history.js';
 import { objectView, type Conversion } from './negotiate.js';
 import { objectJson } from './partialObjectMetadata.js';
+import { applyCreateEntries, trackUpdate } from './managedFields.js';
+import { checkPreconditions, timestamp } from './objectRules.js';
 import { jsonPatch, mergePatch } from './patch.js';
 import type { ResourceType } from './resources.js';
+import { applyToLive, checkApplyConfiguration } from './serverSideApply.js';
 import { badRequest, notFound, StatusError } from './status.js';
-import type { Preconditions, Storage } from './storage.js';
+import type { Preconditions, Storage, WriteHooks } from './storage.js';
 import { pathNotFound, type Target } from './target.js';
+import { writeParams, type WriteParams } from './writeParams.js';
 
 type AnyObject = Record<string, unknown>;
 
@@ -19,6 +23,7 @@ export interface Answer {
 }
 
 const MAX_BODY = 16 * 1024 * 1024;
+const APPLY = 'application/apply-patch+yaml';
 
 function isRecord(v: unknown): v is AnyObject {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -51,13 +56,63 @@ function statusOnly(target: Target): 'status' | undefined {
   return target.subresource === 'status' ? 'status' : undefined;
 }
 
+/** How a write through the API is recorded: its parameters, and so its field manager and dry run. */
+export interface ApiWrite {
+  readonly params: WriteParams;
+  /** The write's time, RFC 3339. */
+  readonly time: string;
+}
+
+/** The storage hooks of an API write: dry run, and the managedFields of a non-apply write. */
+function hooksOf(type: ResourceType, sub: 'status' | undefined, write: ApiWrite | undefined): WriteHooks | undefined {
+  if (write === undefined) return undefined;
+  const writer = { manager: write.params.manager, subresource: sub, time: write.time };
+  return { dryRun: write.params.dryRun, managedFields: (prev, next) => trackUpdate(type, prev, next, writer) };
+}
+
+/**
+ * A write to the main resource of a type with a status subresource leaves
+ * the status as stored (a create starts without one), as kube-apiserver's
+ * strategies reset it.
+ */
+function keepStatus(type: ResourceType, sub: 'status' | undefined, obj: AnyObject, current: StoredObject | undefined): AnyObject {
+  if (!type.statusSubresource || sub === 'status') return obj;
+  const { status: _ignored, ...rest } = obj;
+  const status = current?.obj['status'];
+  return status === undefined ? rest : { ...rest, status };
+}
+
 /**
  * Applies a patch of the given content type to the current object and
  * stores the result. The patched object keeps the current resourceVersion
  * unless the patch sets one, so a patch is never refused for lacking one.
+ * A server-side apply (`application/apply-patch+yaml`, JSON bodies only)
+ * needs `write` for its field manager; it creates the object when missing.
  */
-export function applyPatch(storage: Storage, type: ResourceType, namespace: string, name: string, contentType: string, patch: unknown, sub: 'status' | undefined): StoredObject {
+export function applyPatch(
+  storage: Storage,
+  type: ResourceType,
+  namespace: string,
+  name: string,
+  contentType: string,
+  patch: unknown,
+  sub: 'status' | undefined,
+  write?: ApiWrite,
+): StoredObject {
   const current = storage.get(type, namespace, name);
+  const ns = type.namespaced ? namespace : undefined;
+  if (contentType === APPLY && write !== undefined) {
+    checkApplyConfiguration(type, patch, name);
+    const writer = { manager: write.params.manager, subresource: sub, time: write.time, force: write.params.force };
+    if (current === undefined) {
+      if (sub === 'status') throw notFound(type, name);
+      const created = keepStatus(type, sub, patch, undefined);
+      return storage.create(type, created, ns, { dryRun: write.params.dryRun, managedFields: () => applyCreateEntries(type, created, writer) });
+    }
+    const next = applyToLive(type, current.obj, patch, writer);
+    const managedFields = (next['metadata'] as AnyObject)['managedFields'];
+    return storage.update(type, next, ns, sub, { dryRun: write.params.dryRun, managedFields: () => managedFields });
+  }
   if (current === undefined) throw notFound(type, name);
   const base = JSON.parse(current.json) as AnyObject;
   let next: unknown;
@@ -70,13 +125,11 @@ export function applyPatch(storage: Storage, type: ResourceType, namespace: stri
     case 'application/json-patch+json':
       next = jsonPatch(base, patch);
       break;
-    case 'application/apply-patch+yaml':
-      throw new StatusError(415, 'UnsupportedMediaType', 'server-side apply is not supported by the rxkube simulator');
     default:
       throw new StatusError(
         415,
         'UnsupportedMediaType',
-        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
+        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json',
       );
   }
   if (!isRecord(next)) throw badRequest('the patched object is not a JSON object');
@@ -85,14 +138,17 @@ export function applyPatch(storage: Storage, type: ResourceType, namespace: stri
   if (meta['resourceVersion'] === undefined || meta['resourceVersion'] === null || meta['resourceVersion'] === '') {
     next['metadata'] = { ...meta, resourceVersion: String(current.rv) };
   }
-  return storage.update(type, next, type.namespaced ? namespace : undefined, sub);
+  const patched = write === undefined ? next : keepStatus(type, sub, next, current);
+  return storage.update(type, patched, ns, sub, hooksOf(type, sub, write));
 }
 
 /**
  * Serves GET, POST, PUT, PATCH and DELETE of one object (POST on the
- * collection). The answer is the object, as PartialObjectMetadata when the
- * client asked for it; a list conversion is 406 after the request was
- * performed, as kube-apiserver converts the result of the operation.
+ * collection), with the write parameters (dryRun, fieldManager, force)
+ * and managedFields. The answer is the object, as PartialObjectMetadata
+ * when the client asked for it; a list conversion is 406 after the
+ * request was performed, as kube-apiserver converts the result of the
+ * operation.
  */
 export async function objectAnswer(
   ctx: ServerContext,
@@ -100,12 +156,15 @@ export async function objectAnswer(
   target: Target,
   req: IncomingMessage,
   convert: Conversion | undefined,
+  q: URLSearchParams,
 ): Promise<Answer> {
   const { storage } = ctx;
   const type = target.type;
   const render = (o: StoredObject): string => objectJson(o, objectView(convert, type));
   const namespace = target.namespace ?? '';
   const name = target.name as string;
+  const sub = statusOnly(target);
+  const time = timestamp(Date.now());
   switch (verb) {
     case 'get': {
       const o = storage.get(type, namespace, name);
@@ -113,32 +172,43 @@ export async function objectAnswer(
       return { code: 200, body: render(o), object: o };
     }
     case 'create': {
+      const write = { params: writeParams(q, req, 'CreateOptions', false), time };
       const body = await readBody(req);
       if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
       if (type.namespaced && target.namespace === undefined) throw pathNotFound();
-      const created = storage.create(type, body, target.namespace);
-      return { code: 201, body: render(created), object: created };
+      const stored = storage.create(type, keepStatus(type, undefined, body, undefined), target.namespace, hooksOf(type, undefined, write));
+      return { code: 201, body: render(stored), object: stored };
     }
     case 'update': {
+      const write = { params: writeParams(q, req, 'UpdateOptions', false), time };
       const body = await readBody(req);
       if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
       const meta = isRecord(body['metadata']) ? body['metadata'] : {};
       if (meta['name'] !== undefined && meta['name'] !== name) {
         throw badRequest(`the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
       }
-      const existed = storage.get(type, namespace, name) !== undefined;
-      const stored = storage.update(type, { ...body, metadata: { ...meta, name } }, target.namespace, statusOnly(target));
+      const current = storage.get(type, namespace, name);
+      const input = keepStatus(type, sub, { ...body, metadata: { ...meta, name } }, current);
+      const stored = storage.update(type, input, target.namespace, sub, hooksOf(type, sub, write));
       // A PUT that created the object (leases allow it) answers 201 Created, as kube-apiserver does.
-      return { code: existed ? 200 : 201, body: render(stored), object: stored };
+      return { code: current !== undefined ? 200 : 201, body: render(stored), object: stored };
     }
     case 'patch': {
-      const body = await readBody(req);
       const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
-      const patched = applyPatch(storage, type, namespace, name, contentType, body, statusOnly(target));
-      return { code: 200, body: render(patched), object: patched };
+      const write = { params: writeParams(q, req, 'PatchOptions', contentType === APPLY), time };
+      const body = await readBody(req);
+      const stored = applyPatch(storage, type, namespace, name, contentType, body, sub, write);
+      return { code: 200, body: render(stored), object: stored };
     }
     case 'delete': {
+      const { dryRun } = writeParams(q, req, 'DeleteOptions', false);
       const body = await readBody(req);
+      if (dryRun) {
+        const current = storage.get(type, namespace, name);
+        if (current === undefined) throw notFound(type, name);
+        checkPreconditions(type, name, current, preconditionsOf(body));
+        return { code: 200, body: render(current), object: current };
+      }
       const deleted = ctx.namespaces.delete(type, namespace, name, preconditionsOf(body));
       return { code: 200, body: render(deleted), object: deleted };
     }

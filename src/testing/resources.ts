@@ -22,6 +22,14 @@ export interface ResourceDefinition {
    * @default []
    */
   readonly selectableFields?: readonly string[];
+  /**
+   * The subresources the resource serves, as a CRD declares them: with
+   * `status`, writes to the object leave its status alone and writes to
+   * `/status` change nothing else; without it `/status` is 404 and the
+   * status is a field like any other.
+   * @default {} (no status subresource)
+   */
+  readonly subresources?: { readonly status?: object };
 }
 
 /** A resource as the simulator uses it internally: names resolved once. */
@@ -47,6 +55,10 @@ export interface ResourceType {
   readonly unconditionalUpdate: boolean;
   /** A PUT of a missing object creates it (201) instead of 404 (the strategy's AllowCreateOnUpdate). */
   readonly createOnUpdate: boolean;
+  /** Served with a `/status` subresource, which alone writes the status. */
+  readonly statusSubresource: boolean;
+  /** The resource's own validation of an object about to be stored (a 422 StatusError when it fails). */
+  readonly validate?: (obj: Record<string, unknown>) => void;
 }
 
 /** What differs between resources beyond their names, as kube-apiserver's registry strategies decide it. */
@@ -58,6 +70,7 @@ export interface ResourcePolicy {
   readonly unconditionalUpdate?: boolean;
   /** @default false */
   readonly createOnUpdate?: boolean;
+  readonly validate?: (obj: Record<string, unknown>) => void;
 }
 
 const NAME_RE = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -83,6 +96,9 @@ export function toResourceType(def: ResourceDefinition, policy: ResourcePolicy =
   if (def.namespaced !== undefined && typeof def.namespaced !== 'boolean') {
     throw new TypeError(`resource definition: invalid namespaced ${JSON.stringify(def.namespaced)}`);
   }
+  if (def.subresources !== undefined && (def.subresources === null || typeof def.subresources !== 'object')) {
+    throw new TypeError(`resource definition: invalid subresources ${JSON.stringify(def.subresources)}`);
+  }
   const selectable = def.selectableFields ?? [];
   if (!Array.isArray(selectable) || selectable.some((f) => typeof f !== 'string' || f === '')) {
     throw new TypeError(`resource definition: invalid selectableFields ${JSON.stringify(def.selectableFields)}`);
@@ -100,7 +116,9 @@ export function toResourceType(def: ResourceDefinition, policy: ResourcePolicy =
     builtIn: policy.builtIn ?? false,
     unconditionalUpdate: policy.unconditionalUpdate ?? policy.builtIn ?? false,
     createOnUpdate: policy.createOnUpdate ?? false,
+    statusSubresource: def.subresources?.status !== undefined && def.subresources.status !== null,
     ...(policy.defaults === undefined ? {} : { defaults: policy.defaults }),
+    ...(policy.validate === undefined ? {} : { validate: policy.validate }),
   };
   return type;
 }
@@ -113,6 +131,9 @@ function ensureObject(obj: Record<string, unknown>, field: string): Record<strin
   return fresh;
 }
 
+/** The subresources of a built-in resource whose status only `/status` writes. */
+const WITH_STATUS = { status: {} };
+
 /** The resources every simulator serves from the start, with the field selectors kube-apiserver supports for them. */
 export function builtInResources(): ResourceType[] {
   const builtIn = true;
@@ -122,6 +143,7 @@ export function builtInResources(): ResourceType[] {
         version: 'v1',
         plural: 'pods',
         kind: 'Pod',
+        subresources: WITH_STATUS,
         selectableFields: [
           'spec.nodeName',
           'spec.restartPolicy',
@@ -151,9 +173,9 @@ export function builtInResources(): ResourceType[] {
         },
       },
     ),
-    toResourceType({ version: 'v1', plural: 'services', kind: 'Service' }, { builtIn }),
+    toResourceType({ version: 'v1', plural: 'services', kind: 'Service', subresources: WITH_STATUS }, { builtIn }),
     toResourceType(
-      { version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, selectableFields: ['status.phase'] },
+      { version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, selectableFields: ['status.phase'], subresources: WITH_STATUS },
       {
         builtIn,
         defaults: (obj) => {
@@ -162,9 +184,12 @@ export function builtInResources(): ResourceType[] {
         },
       },
     ),
-    toResourceType({ version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, selectableFields: ['spec.unschedulable'] }, { builtIn }),
-    toResourceType({ group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment' }, { builtIn }),
-    toResourceType({ group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', selectableFields: ['status.replicas'] }, { builtIn }),
+    toResourceType({ version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, selectableFields: ['spec.unschedulable'], subresources: WITH_STATUS }, { builtIn }),
+    toResourceType({ group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', subresources: WITH_STATUS }, { builtIn }),
+    toResourceType(
+      { group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', selectableFields: ['status.replicas'], subresources: WITH_STATUS },
+      { builtIn },
+    ),
     // kube-apiserver's lease strategy refuses unconditional updates and creates a lease on PUT.
     toResourceType(
       { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease' },

@@ -117,7 +117,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
       serveWatch(ctx, target, q, res, sink, watchView(convert));
       return;
     default: {
-      const answer = await objectAnswer(ctx, verb, target, req, convert);
+      const answer = await objectAnswer(ctx, verb, target, req, convert, q);
       send(answer.code, answer.body);
       audit(ctx, on, answer.code, undefined, answer.object);
     }

@@ -59,11 +59,47 @@ export interface FieldCause {
  * kube-apiserver's NewInvalid: one error is `<what> is invalid: <field>: <msg>`,
  * several are listed in brackets.
  */
-export function invalidFields(group: string, kind: string, causes: readonly FieldCause[]): StatusError {
-  const what = `${kind}.${group} ""`;
+export function invalidFields(group: string, kind: string, causes: readonly FieldCause[], name = ''): StatusError {
+  // The core group's kinds are named without a group (`Event "x"`), others with it (`ListOptions.meta.k8s.io ""`).
+  const what = `${group === '' ? kind : `${kind}.${group}`} ${JSON.stringify(name)}`;
   const parts = causes.map((c) => `${c.field}: ${c.message}`);
   const message = parts.length === 1 ? `${what} is invalid: ${parts[0]}` : `${what} is invalid: [${parts.join(', ')}]`;
-  return new StatusError(422, 'Invalid', message, { group, kind, causes: causes.map((c) => ({ reason: c.reason, message: c.message, field: c.field })) });
+  return new StatusError(422, 'Invalid', message, {
+    ...(name === '' ? {} : { name }),
+    ...(group === '' ? {} : { group }),
+    kind,
+    causes: causes.map((c) => ({ reason: c.reason, message: c.message, field: c.field })),
+  });
+}
+
+/** A field another manager owns with another value than an apply asked for. */
+export interface FieldConflict {
+  /** How kube-apiserver names the manager: `"kubectl"`, or `"kubectl" using apps/v1` for an Update entry. */
+  readonly manager: string;
+  /** `.spec.replicas` */
+  readonly field: string;
+}
+
+/**
+ * 409 Conflict for a server-side apply that would change fields other
+ * managers own, worded as kube-apiserver words it: one cause of type
+ * `FieldManagerConflict` per field, and a message naming each manager and
+ * its fields.
+ */
+export function applyConflict(conflicts: readonly FieldConflict[]): StatusError {
+  let message: string;
+  if (conflicts.length === 1) {
+    const c = conflicts[0] as FieldConflict;
+    message = `Apply failed with 1 conflict: conflict with ${c.manager}: ${c.field}`;
+  } else {
+    const byManager = new Map<string, string[]>();
+    for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), c.field]);
+    const lines = [...byManager.keys()].sort().flatMap((m) => [`conflicts with ${m}:`, ...(byManager.get(m) ?? []).map((f) => `- ${f}`)]);
+    message = `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
+  }
+  return new StatusError(409, 'Conflict', message, {
+    causes: conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.manager}`, field: c.field })),
+  });
 }
 
 /** 410 Expired, for reads and watches older than the retained history. */

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { Snapshot } from './storageKeys.js';
 import { History, HistoryEvent, withResourceVersion, type ObjectEventType, type StoredObject } from './history.js';
 import type { ResourceType } from './resources.js';
 import { serialize } from './serialize.js';
+import { keyRange, objectKey, pastSnapshot } from './storageKeys.js';
 import {
   checkName,
   checkPreconditions,
@@ -19,12 +21,15 @@ import { alreadyExists, conflict, expired, invalid, notFound, resourceVersionReq
 
 export { jsonEqual, timestamp, type Preconditions } from './objectRules.js';
 
-/** A read-only view of one resource at one resourceVersion, keys in etcd order. */
-export interface Snapshot {
-  readonly rv: number;
-  readonly keys: readonly string[];
-  get(key: string): StoredObject | undefined;
+/** What a write through the API asks of the storage beyond the object itself. */
+export interface WriteHooks {
+  /** Answer what would be stored, storing nothing (`dryRun=All`). */
+  readonly dryRun?: boolean;
+  /** The `metadata.managedFields` of the object about to be stored, given the stored version (undefined on create). */
+  readonly managedFields?: (prev: Record<string, unknown> | undefined, next: Record<string, unknown>) => unknown;
 }
+
+export type { Snapshot } from './storageKeys.js';
 
 interface Table {
   readonly type: ResourceType;
@@ -107,7 +112,7 @@ export class Storage {
    * Creates an object the caller owns. Assigns uid, resourceVersion,
    * creationTimestamp and generation; `namespace` is the request's.
    */
-  create(type: ResourceType, input: Record<string, unknown>, namespace: string | undefined): StoredObject {
+  create(type: ResourceType, input: Record<string, unknown>, namespace: string | undefined, hooks?: WriteHooks): StoredObject {
     checkTypeMeta(type, input);
     const meta = isRecord(input['metadata']) ? { ...input['metadata'] } : {};
     const ns = resolveNamespace(type, meta, namespace);
@@ -140,6 +145,14 @@ export class Storage {
     };
     if (ns === '') delete (obj['metadata'] as Record<string, unknown>)['namespace'];
     type.defaults?.(obj);
+    const objMeta = obj['metadata'] as Record<string, unknown>;
+    setManagedFields(objMeta, hooks?.managedFields?.(undefined, obj));
+    type.validate?.(obj);
+    if (hooks?.dryRun === true) {
+      // What would be stored, as kube-apiserver answers a dry run: no resourceVersion, since nothing was written.
+      delete objMeta['resourceVersion'];
+      return makeStored(obj, this.#rv, key, ns, name);
+    }
     const stored = makeStored(obj, rv, key, ns, name);
     this.#commit(table, 'ADDED', stored, undefined, now);
     return stored;
@@ -153,7 +166,7 @@ export class Storage {
    * status (the `/status` subresource). A no-op update writes nothing and
    * keeps the resourceVersion.
    */
-  update(type: ResourceType, input: Record<string, unknown>, namespace: string | undefined, subresource?: 'status'): StoredObject {
+  update(type: ResourceType, input: Record<string, unknown>, namespace: string | undefined, subresource?: 'status', hooks?: WriteHooks): StoredObject {
     checkTypeMeta(type, input);
     const meta = isRecord(input['metadata']) ? input['metadata'] : {};
     const ns = resolveNamespace(type, meta, namespace);
@@ -164,7 +177,7 @@ export class Storage {
     const old = table.objects.get(key);
     if (old === undefined) {
       // Some resources (leases) are created by a PUT, as kube-apiserver's AllowCreateOnUpdate strategies allow.
-      if (type.createOnUpdate && subresource === undefined) return this.create(type, input, namespace);
+      if (type.createOnUpdate && subresource === undefined) return this.create(type, input, namespace, hooks);
       throw notFound(type, name);
     }
     const oldMeta = old.obj['metadata'] as Record<string, unknown>;
@@ -192,7 +205,8 @@ export class Storage {
         else newMeta[f] = oldMeta[f];
       }
       delete newMeta['selfLink'];
-      delete newMeta['managedFields'];
+      // Ownership is the server's record: a body's managedFields are ignored, the stored ones kept.
+      setManagedFields(newMeta, oldMeta['managedFields']);
       newMeta['resourceVersion'] = String(old.rv);
       next = { kind: type.kind, apiVersion: type.apiVersion, metadata: newMeta, ...rest };
       nextMeta = newMeta;
@@ -204,7 +218,10 @@ export class Storage {
         }
       }
     }
+    if (hooks?.managedFields !== undefined) setManagedFields(nextMeta, hooks.managedFields(old.obj, next));
     if (jsonEqual(old.obj, next)) return old;
+    type.validate?.(next);
+    if (hooks?.dryRun === true) return makeStored(next, old.rv, key, ns, name);
     const now = Date.now();
     const rv = this.#rv + 1;
     // nextMeta is this call's own copy, so it can be stamped in place.
@@ -347,21 +364,9 @@ export class Storage {
       if (e.resource.id === type.id && !overlay.has(e.cur.key)) overlay.set(e.cur.key, e.prev);
     }
     const base = current();
+    // Nothing written since: the current view, not cached, as it changes with the next write.
     if (overlay.size === 0) return { rv, keys: base.keys, get: base.get };
-    const extra = [...overlay.keys()].filter((k) => !table.objects.has(k)).sort();
-    const merged: string[] = [];
-    let i = 0;
-    let j = 0;
-    while (i < base.keys.length || j < extra.length) {
-      const a = base.keys[i];
-      const b = extra[j];
-      const k = b === undefined || (a !== undefined && a < b) ? (i++, a) : (j++, b);
-      if (k === undefined) break;
-      const present = overlay.has(k) ? overlay.get(k) !== undefined : true;
-      if (present) merged.push(k);
-    }
-    const get = (k: string): StoredObject | undefined => (overlay.has(k) ? overlay.get(k) : table.objects.get(k));
-    const snap: Snapshot = { rv, keys: merged, get };
+    const snap = pastSnapshot(rv, base, overlay, (k) => table.objects.get(k));
     this.#snapshots.set(cacheKey, snap);
     if (this.#snapshots.size > SNAPSHOT_CACHE_SIZE) {
       const oldest = this.#snapshots.keys().next().value;
@@ -384,28 +389,9 @@ export class Storage {
   }
 }
 
-/** The store key of an object: `ns/name`, or `name` for cluster-scoped resources. */
-export function objectKey(type: ResourceType, namespace: string, name: string): string {
-  return type.namespaced ? `${namespace}/${name}` : name;
-}
-
-/** The index range `[from, to)` of keys in `namespace` (all keys when undefined). */
-export function keyRange(keys: readonly string[], type: ResourceType, namespace: string | undefined): [number, number] {
-  if (namespace === undefined || !type.namespaced) return [0, keys.length];
-  // '0' is the character after '/', so [ns/, ns0) holds exactly the namespace's keys.
-  return [lowerBound(keys, `${namespace}/`), lowerBound(keys, `${namespace}0`)];
-}
-
-/** First index whose key is ≥ `key`. */
-export function lowerBound(keys: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as string) < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+function setManagedFields(meta: Record<string, unknown>, entries: unknown): void {
+  if (Array.isArray(entries) && entries.length > 0) meta['managedFields'] = entries;
+  else delete meta['managedFields'];
 }
 
 function makeStored(obj: Record<string, unknown>, rv: number, key: string, namespace: string, name: string): StoredObject {

@@ -9,7 +9,9 @@ type AnyObject = Record<string, unknown>;
 /**
  * The direct storage methods of a simulator: the REST verbs without HTTP,
  * with the same semantics and the same {@link StatusError}s, for tests that
- * set up or inspect state. {@link ApiServer} is the class to use.
+ * set up or inspect state — except that they write the status of any
+ * resource and record no `managedFields`, as a test setting a pod's phase
+ * with no kubelet needs. {@link ApiServer} is the class to use.
  */
 export class StorageApi {
   // The storage the HTTP side serves, so both see one state.

@@ -6,7 +6,7 @@ import { filterFor } from './listing.js';
 import type { MetaVersion } from './negotiate.js';
 import type { Sink } from './sink.js';
 import { badRequest, invalid, invalidFields, StatusError, tooLargeResourceVersion, type FieldCause } from './status.js';
-import { keyRange } from './storage.js';
+import { keyRange } from './storageKeys.js';
 import { parseRv, type Target } from './target.js';
 import { injectedError, passes, Watcher } from './watch.js';
 
