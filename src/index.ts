@@ -178,6 +178,9 @@ export {
   type DeletePreconditions,
 } from './client/index.js';
 
+// how requests reach the cluster: one connection pool per cluster and TLS material, HTTP/2, compression
+export { withTransport, type TransportOptions } from './transport/index.js';
+
 // leader election
 export { leaderElection, leaseLock, type LeaderElectionOptions, type Leadership, type Lease, type LeaseLockOptions } from './leaderelection/index.js';
 
