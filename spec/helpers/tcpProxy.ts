@@ -2,9 +2,9 @@ import { once } from 'node:events';
 import { connect, createServer, type Socket } from 'node:net';
 
 /**
- * A TCP forwarder to a local port, standing for a network link the test controls: it counts connections on the
- * wire whatever the client's pooling does, can be cut (and healed), and can hold every chunk for a while. TLS passes
- * through untouched.
+ * A TCP forwarder to a local port, standing for a network link the test controls: it counts connections and bytes
+ * on the wire whatever the client's pooling does, can be cut (and healed), can hold every chunk for a while, and can
+ * limit its bandwidth. TLS passes through untouched.
  */
 export interface TcpProxy {
   /** The port it listens on, on 127.0.0.1. */
@@ -17,8 +17,16 @@ export interface TcpProxy {
   cut(): void;
   /** Lets connections through again. */
   heal(): void;
+  /** Bytes forwarded from the server to clients, and from clients to the server, so far. */
+  readonly bytesToClients: number;
+  readonly bytesToServer: number;
   /** Milliseconds each chunk is held, drawn per chunk; the order of bytes is kept. */
   setDelay(delay: () => number): void;
+  /**
+   * Limits each direction of each connection to `bytesPerSecond` (undefined: no limit), as a bottleneck link with a
+   * 64 KiB buffer: a sender that outruns it is paused (TCP backpressure) until the buffer drains.
+   */
+  setRate(bytesPerSecond: number | undefined): void;
   close(): Promise<void>;
 }
 
@@ -29,10 +37,28 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   let severed = false;
   let accepted = 0;
   let delay: () => number = () => 0;
-  const forward = (from: Socket, to: Socket): void => {
+  let rate: number | undefined;
+  const bytes = { toClients: 0, toServer: 0 };
+  const LINK_BUFFER = 64 * 1024;
+  const forward = (from: Socket, to: Socket, direction: 'toClients' | 'toServer'): void => {
     // The time the last held chunk leaves, so a short delay drawn after a long one does not reorder bytes.
     let last = 0;
+    // Bytes accepted but not yet sent over the rate-limited link.
+    let queued = 0;
     from.on('data', (chunk: Buffer) => {
+      bytes[direction] += chunk.length;
+      if (rate !== undefined) {
+        const at = Math.max(last, Date.now()) + (chunk.length * 1000) / rate;
+        last = at;
+        queued += chunk.length;
+        if (queued > LINK_BUFFER) from.pause();
+        setTimeout(() => {
+          queued -= chunk.length;
+          if (!to.destroyed) to.write(chunk);
+          if (queued <= LINK_BUFFER && from.isPaused()) from.resume();
+        }, Math.max(0, at - Date.now()));
+        return;
+      }
       const d = delay();
       if (d <= 0 && last <= Date.now()) {
         if (!to.destroyed && !to.write(chunk)) {
@@ -66,8 +92,8 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
-    forward(client, upstream);
-    forward(upstream, client);
+    forward(client, upstream, 'toServer');
+    forward(upstream, client, 'toClients');
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -80,6 +106,16 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     },
     get open() {
       return clients.size;
+    },
+    get bytesToClients() {
+      return bytes.toClients;
+    },
+    get bytesToServer() {
+      return bytes.toServer;
+    },
+    setRate: (bytesPerSecond) => {
+      if (bytesPerSecond !== undefined && !(bytesPerSecond > 0)) throw new TypeError(`setRate: expected a positive number, got ${bytesPerSecond}`);
+      rate = bytesPerSecond;
     },
     cut: () => {
       severed = true;

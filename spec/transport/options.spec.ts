@@ -5,7 +5,7 @@ import { plainHttpAllowed } from '../../src/sources/http.js';
 
 function kubeConfig(): KubeConfig {
   const kc = new KubeConfig();
-  kc.loadFromClusterAndUser({ name: 'c', server: 'https://127.0.0.1:6443' }, { name: 'u', token: 't' });
+  kc.loadFromClusterAndUser({ name: 'c', server: 'https://127.0.0.1:6443', skipTLSVerify: false }, { name: 'u', token: 't' });
   return kc;
 }
 

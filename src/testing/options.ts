@@ -7,8 +7,21 @@ export interface ApiServerOptions {
   readonly port?: number;
   /** Serve HTTPS with a freshly generated CA and serving certificate. @default false */
   readonly tls?: boolean;
-  /** When set, every request must carry `Authorization: Bearer <token>`, else 401. @default undefined */
+  /**
+   * When set, every request must carry `Authorization: Bearer <token>`, else
+   * 401. More tokens can be accepted, and any revoked, while the server runs
+   * (`acceptToken`, `revokeToken`).
+   * @default undefined (no authentication)
+   */
   readonly token?: string;
+  /**
+   * Gzip a response larger than 128 KiB when the request's `Accept-Encoding`
+   * lists gzip, as kube-apiserver does with its `APIResponseCompression`
+   * feature (on by default): lists of more than a few dozen objects, at
+   * level 1. Watches are never compressed, by either.
+   * @default true
+   */
+  readonly compression?: boolean;
   /** The event log window: watches and continue tokens older than it get 410. @default { maxEvents: 10_000, maxAgeMs: undefined } */
   readonly history?: { readonly maxEvents?: number; readonly maxAgeMs?: number };
   /** Period of BOOKMARK events to watchers that asked for them. @default 60_000 */
@@ -95,6 +108,9 @@ export function validateOptions(opts: ApiServerOptions): void {
   const bookmark = opts.bookmarkIntervalMs ?? 60_000;
   if (typeof bookmark !== 'number' || !(bookmark > 0) || !Number.isFinite(bookmark)) {
     throw new TypeError(`startApiServer: bookmarkIntervalMs must be a positive number, got ${String(opts.bookmarkIntervalMs)}`);
+  }
+  if (opts.compression !== undefined && typeof opts.compression !== 'boolean') {
+    throw new TypeError(`startApiServer: compression must be a boolean, got ${String(opts.compression)}`);
   }
   if (opts.watchList !== undefined && typeof opts.watchList !== 'boolean') {
     throw new TypeError(`startApiServer: watchList must be a boolean, got ${String(opts.watchList)}`);

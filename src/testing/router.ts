@@ -5,7 +5,7 @@ import { isCutFault, isStreamFault } from './faults.js';
 import { deleteCollectionBody, listBody } from './listing.js';
 import { negotiate, watchView } from './negotiate.js';
 import { objectAnswer, preconditionsOf, readBody } from './objectHandlers.js';
-import { sendJson, sendStatus, type Cut } from './respond.js';
+import { acceptsGzip, sendJson, sendStatus, type Cut } from './respond.js';
 import { DirectSink, TrickleSink, type Sink } from './sink.js';
 import { StatusError } from './status.js';
 import { parsePath, verbOf } from './target.js';
@@ -33,7 +33,7 @@ export function createRequestHandler(ctx: ServerContext): (req: IncomingMessage,
 }
 
 async function route(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if (ctx.token !== undefined && req.headers.authorization !== `Bearer ${ctx.token}`) {
+  if (ctx.tokens !== undefined && !ctx.tokens.has(bearerToken(req.headers.authorization))) {
     throw new StatusError(401, 'Unauthorized', 'Unauthorized');
   }
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -83,7 +83,9 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
   }
   // An Accept header nothing can satisfy is refused before the request is performed.
   const convert = negotiate(req.headers.accept, target.type, verb === 'watch');
-  const send = (code: number, body: string): void => sendJson(res, sink, code, body, cut);
+  // Watches are never compressed, as kube-apiserver's watch server writes straight to the connection.
+  const compress = ctx.compression && acceptsGzip(req.headers);
+  const send = (code: number, body: string): void => sendJson(res, sink, code, body, cut, compress);
 
   switch (verb) {
     case 'list':
@@ -99,4 +101,9 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
       send(answer.code, answer.body);
     }
   }
+}
+
+/** The token of an `Authorization: Bearer` header, '' for anything else. */
+function bearerToken(header: string | undefined): string {
+  return header?.startsWith('Bearer ') === true ? header.slice('Bearer '.length) : '';
 }

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 
 /** Where a response body goes: straight to the socket, or slowly through a trickle. */
 export interface Sink {
-  write(chunk: string): void;
+  write(chunk: string | Buffer): void;
   /** Ends the response once everything written so far is out. */
   end(): void;
   /** Writes `chunk`, then resets the connection as soon as it reached the socket. */
@@ -25,7 +25,7 @@ export class DirectSink implements Sink {
     this.#res = res;
   }
 
-  write(chunk: string): void {
+  write(chunk: string | Buffer): void {
     if (!this.#res.writableEnded) this.#res.write(chunk);
   }
 
@@ -56,8 +56,8 @@ export class TrickleSink implements Sink {
     res.once('close', () => clearInterval(this.#timer));
   }
 
-  write(chunk: string): void {
-    if (chunk !== '') this.#queue.push(Buffer.from(chunk));
+  write(chunk: string | Buffer): void {
+    if (chunk.length > 0) this.#queue.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   }
 
   end(): void {
