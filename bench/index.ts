@@ -3,8 +3,9 @@
 //   npm run bench                    # the comparison and the micro-benchmarks (under 10 minutes on 2 cores);
 //                                    # writes bench/RESULTS.md
 //   BENCH_QUICK=1 npm run bench      # every size × 0.1, one repeat (about a minute), for development
-//   BENCH_FILTER=micro npm run bench # benchmarks whose name contains one of a comma list
-//                                    # (compare, micro, store; decode, informer-sync, watch run only when named)
+//   BENCH_FILTER=micro npm run bench # benchmarks whose name contains one of a comma list (compare, micro, store;
+//                                    # decode, informer-sync, watch, compression run only when named)
+//   npm run bench -- compression     # the same, named as arguments
 //   BENCH_WORKLOADS=relist,slow      # compare: only the workloads whose name contains one of these
 //   BENCH_SCALE=0.5 BENCH_REPEATS=5  # every default size × 0.5; repeats of each client run (default 3)
 //
@@ -22,6 +23,8 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { compare, LABELS } from './compare.js';
+import { compression } from './compression.js';
+import { writes } from './writes.js';
 import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
 import { micro } from './micro.js';
@@ -30,7 +33,7 @@ import { describeMachine, machine, sideBySide, table, type Row } from './lib/rep
 import { store } from './store.js';
 import { watchThroughput } from './watchThroughput.js';
 
-const all: readonly Benchmark[] = [compare, micro, store, decode, informerSync, watchThroughput];
+const all: readonly Benchmark[] = [compare, micro, store, decode, informerSync, watchThroughput, compression, writes];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'store']);
 
@@ -40,7 +43,8 @@ const scale = envNumber('BENCH_SCALE', quick ? 0.1 : 1);
 if (!(scale > 0)) throw new TypeError(`BENCH_SCALE: expected a positive number, got ${process.env.BENCH_SCALE}`);
 const repeats = envNumber('BENCH_REPEATS', quick ? 1 : 3);
 if (!Number.isSafeInteger(repeats) || repeats < 1) throw new TypeError(`BENCH_REPEATS: expected a positive integer, got ${process.env.BENCH_REPEATS}`);
-const filters = (process.env.BENCH_FILTER ?? '')
+// `npm run bench -- compression writes` names benchmarks as BENCH_FILTER does (the arguments win).
+const filters = (process.argv.length > 2 ? process.argv.slice(2).join(',') : (process.env.BENCH_FILTER ?? ''))
   .split(',')
   .map((s) => s.trim().toLowerCase())
   .filter(Boolean);
@@ -57,6 +61,11 @@ function benchEnv(): string {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([k, v]) => `${k}=${v ?? ''} `)
     .join('');
+}
+
+/** The benchmarks named as arguments, as the command line shows them. */
+function benchArgs(): string {
+  return process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : '';
 }
 
 const started = performance.now();
@@ -88,7 +97,7 @@ m.loadAfter = os.loadavg();
 const out = [
   '',
   describeMachine(m),
-  `command: ${benchEnv()}npm run bench (scale ${scale}, ${repeats} repeats); total ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  `command: ${benchEnv()}npm run bench${benchArgs()} (scale ${scale}, ${repeats} repeats); total ${((performance.now() - started) / 1000).toFixed(0)} s`,
   'p50/p99: percentiles of the metric over its n samples (runs; store: batches; lag: events). rme: 95 % margin of error of the mean.',
   '',
   ...(rows.some((r) => r.values !== undefined) ? [sideBySide(rows, Object.values(LABELS)), ''] : []),

@@ -190,6 +190,7 @@ export class ApiServer extends StorageApi {
       objects: this.#storage.objectCount,
       historyEvents: this.#storage.historySize,
       connections: this.#listener.connections,
+      connectionsAccepted: this.#listener.accepted,
       resourceVersion: String(this.#storage.resourceVersion),
     };
   }

@@ -25,6 +25,8 @@ export class Listener {
   readonly #hooks: ListenerHooks;
   // 0 until the first listen picks a port; then fixed, so a restart comes back where clients expect it.
   #port: number;
+  // Connections accepted since the start, for stats: how many handshakes clients paid for.
+  #accepted = 0;
   // Whether stop() has something to stop.
   #listening = false;
   // close() is final: listen() refuses after it, and a pending restart gives up.
@@ -42,6 +44,7 @@ export class Listener {
     // Watches are long requests; node's default 5-minute request timeout would cut them where kube-apiserver does not.
     this.#http.requestTimeout = 0;
     this.#http.on('connection', (socket: Socket) => {
+      this.#accepted++;
       this.#sockets.add(socket);
       socket.once('close', () => this.#sockets.delete(socket));
     });
@@ -62,6 +65,11 @@ export class Listener {
   /** Open TCP connections. */
   get connections(): number {
     return this.#sockets.size;
+  }
+
+  /** TCP connections accepted since the server began, closed ones included. */
+  get accepted(): number {
+    return this.#accepted;
   }
 
   /** Listens on the port (the first call picks it when it is 0); a no-op while listening. */

@@ -70,6 +70,8 @@ export interface ApiServerStats {
   readonly historyEvents: number;
   /** Open TCP connections. */
   readonly connections: number;
+  /** TCP connections accepted since the server began, closed ones included (each a handshake over TLS). */
+  readonly connectionsAccepted: number;
   /** The current global resourceVersion. */
   readonly resourceVersion: string;
 }
