@@ -17,6 +17,13 @@ export interface TcpProxy {
   cut(): void;
   /** Lets connections through again. */
   heal(): void;
+  /**
+   * Stops forwarding in both directions without closing anything, as a link that went dark (a dead NAT entry, a
+   * peer that vanished) does: bytes wait unread until release(); new connections are held too.
+   */
+  hold(): void;
+  /** Forwards what was held, and everything after. */
+  release(): void;
   /** Bytes forwarded from the server to clients, and from clients to the server, so far. */
   readonly bytesToClients: number;
   readonly bytesToServer: number;
@@ -38,6 +45,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   let accepted = 0;
   let delay: () => number = () => 0;
   let rate: number | undefined;
+  let held = false;
   const bytes = { toClients: 0, toServer: 0 };
   const LINK_BUFFER = 64 * 1024;
   const forward = (from: Socket, to: Socket, direction: 'toClients' | 'toServer'): void => {
@@ -94,6 +102,10 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     upstream.on('error', drop).on('close', drop);
     forward(client, upstream, 'toServer');
     forward(upstream, client, 'toClients');
+    if (held) {
+      client.pause();
+      upstream.pause();
+    }
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -125,6 +137,14 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     },
     heal: () => {
       severed = false;
+    },
+    hold: () => {
+      held = true;
+      for (const socket of sockets) socket.pause();
+    },
+    release: () => {
+      held = false;
+      for (const socket of sockets) socket.resume();
     },
     setDelay: (d) => {
       delay = d;

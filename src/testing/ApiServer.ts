@@ -152,6 +152,7 @@ export class ApiServer extends StorageApi {
           stalled.clear();
         },
       },
+      options.http2 === true,
     );
     this.faults = {
       closeWatches: () => hub.closeAll(false),

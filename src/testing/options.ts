@@ -8,6 +8,13 @@ export interface ApiServerOptions {
   /** Serve HTTPS with a freshly generated CA and serving certificate. @default false */
   readonly tls?: boolean;
   /**
+   * With `tls`: offer HTTP/2 in the TLS handshake (ALPN), HTTP/1.1 staying
+   * available, as kube-apiserver does; clients that accept multiplex their
+   * requests over one connection.
+   * @default false
+   */
+  readonly http2?: boolean;
+  /**
    * When set, every request must carry `Authorization: Bearer <token>`, else
    * 401. More tokens can be accepted, and any revoked, while the server runs
    * (`acceptToken`, `revokeToken`).
@@ -111,6 +118,8 @@ export function validateOptions(opts: ApiServerOptions): void {
   if (typeof bookmark !== 'number' || !(bookmark > 0) || !Number.isFinite(bookmark)) {
     throw new TypeError(`startApiServer: bookmarkIntervalMs must be a positive number, got ${String(opts.bookmarkIntervalMs)}`);
   }
+  if (opts.http2 !== undefined && typeof opts.http2 !== 'boolean') throw new TypeError(`startApiServer: http2 must be a boolean, got ${String(opts.http2)}`);
+  if (opts.http2 === true && opts.tls !== true) throw new TypeError('startApiServer: http2 needs tls: true (HTTP/2 is offered in the TLS handshake)');
   if (opts.compression !== undefined && typeof opts.compression !== 'boolean') {
     throw new TypeError(`startApiServer: compression must be a boolean, got ${String(opts.compression)}`);
   }

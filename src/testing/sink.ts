@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { constants as http2Constants } from 'node:http2';
 
 /** Where a response body goes: straight to the socket, or slowly through a trickle. */
 export interface Sink {
@@ -9,8 +10,13 @@ export interface Sink {
   writeThenReset(chunk: string): void;
 }
 
-/** Resets a response's connection abruptly (RST where the platform allows). */
+/** Resets a response's connection abruptly (RST where the platform allows); over HTTP/2, its stream (RST_STREAM). */
 export function resetSocket(res: ServerResponse): void {
+  const stream = (res as { stream?: { close(code: number): void; destroyed: boolean } }).stream;
+  if (stream !== undefined) {
+    if (!stream.destroyed) stream.close(http2Constants.NGHTTP2_INTERNAL_ERROR);
+    return;
+  }
   const socket = res.socket;
   if (socket === null || socket.destroyed) return;
   if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
