@@ -24,6 +24,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { compare, LABELS } from './compare.js';
 import { compression } from './compression.js';
+import { transport } from './transport.js';
 import { writes } from './writes.js';
 import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
@@ -33,7 +34,7 @@ import { describeMachine, machine, sideBySide, table, type Row } from './lib/rep
 import { store } from './store.js';
 import { watchThroughput } from './watchThroughput.js';
 
-const all: readonly Benchmark[] = [compare, micro, store, decode, informerSync, watchThroughput, compression, writes];
+const all: readonly Benchmark[] = [compare, micro, store, decode, informerSync, watchThroughput, compression, writes, transport];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'store']);
 
