@@ -48,11 +48,18 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   let held = false;
   const bytes = { toClients: 0, toServer: 0 };
   const LINK_BUFFER = 64 * 1024;
-  const forward = (from: Socket, to: Socket, direction: 'toClients' | 'toServer'): void => {
+  /** Forwards `from` to `to`; the answer runs a callback once every chunk held back so far has been written. */
+  const forward = (from: Socket, to: Socket, direction: 'toClients' | 'toServer'): { afterFlush(then: () => void): void } => {
     // The time the last held chunk leaves, so a short delay drawn after a long one does not reorder bytes.
     let last = 0;
     // Bytes accepted but not yet sent over the rate-limited link.
     let queued = 0;
+    // Chunks held in timers, and what waits for them: a peer that closed has its last bytes delivered first.
+    let pending = 0;
+    let flushed: (() => void) | undefined;
+    const sent = (): void => {
+      if (--pending === 0 && flushed !== undefined) flushed();
+    };
     from.on('data', (chunk: Buffer) => {
       bytes[direction] += chunk.length;
       if (rate !== undefined) {
@@ -60,10 +67,12 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
         last = at;
         queued += chunk.length;
         if (queued > LINK_BUFFER) from.pause();
+        pending++;
         setTimeout(() => {
           queued -= chunk.length;
           if (!to.destroyed) to.write(chunk);
-          if (queued <= LINK_BUFFER && from.isPaused()) from.resume();
+          if (queued <= LINK_BUFFER && from.isPaused() && !held) from.resume();
+          sent();
         }, Math.max(0, at - Date.now()));
         return;
       }
@@ -77,10 +86,18 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       }
       const at = Math.max(last, Date.now() + d);
       last = at;
+      pending++;
       setTimeout(() => {
         if (!to.destroyed) to.write(chunk);
+        sent();
       }, at - Date.now());
     });
+    return {
+      afterFlush(then) {
+        if (pending === 0) then();
+        else flushed = then;
+      },
+    };
   };
   const server = createServer((client) => {
     accepted++;
@@ -98,10 +115,11 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       sockets.delete(upstream);
       clients.delete(client);
     };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
-    forward(client, upstream, 'toServer');
-    forward(upstream, client, 'toClients');
+    const toServer = forward(client, upstream, 'toServer');
+    const toClient = forward(upstream, client, 'toClients');
+    // An error is a reset: both go at once. A clean close first delivers what the link still holds, as a wire would.
+    client.on('error', drop).on('close', () => toServer.afterFlush(drop));
+    upstream.on('error', drop).on('close', () => toClient.afterFlush(drop));
     if (held) {
       client.pause();
       upstream.pause();
