@@ -24,6 +24,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { compare, LABELS } from './compare.js';
 import { compression } from './compression.js';
+import { paging } from './paging.js';
 import { transport } from './transport.js';
 import { writes } from './writes.js';
 import { decode } from './decode.js';
@@ -34,7 +35,7 @@ import { describeMachine, machine, sideBySide, table, type Row } from './lib/rep
 import { store } from './store.js';
 import { watchThroughput } from './watchThroughput.js';
 
-const all: readonly Benchmark[] = [compare, micro, store, decode, informerSync, watchThroughput, compression, writes, transport];
+const all: readonly Benchmark[] = [compare, micro, store, decode, informerSync, watchThroughput, compression, writes, transport, paging];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'store']);
 
