@@ -48,53 +48,54 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   let held = false;
   const bytes = { toClients: 0, toServer: 0 };
   const LINK_BUFFER = 64 * 1024;
-  /** Forwards `from` to `to`; the answer runs a callback once every chunk held back so far has been written. */
+  /**
+   * Forwards `from` to `to`; the answer runs a callback once every chunk held back so far has been written. Held
+   * chunks wait in one queue per direction, sent in order by one timer: timers of their own could fire out of order
+   * (a timer's start is the event loop's cached time, not the clock), and a reordered TLS byte stream breaks.
+   */
   const forward = (from: Socket, to: Socket, direction: 'toClients' | 'toServer'): { afterFlush(then: () => void): void } => {
-    // The time the last held chunk leaves, so a short delay drawn after a long one does not reorder bytes.
+    const queue: { readonly chunk: Buffer; readonly at: number }[] = [];
+    // When the last queued chunk leaves: a chunk never leaves before the one ahead of it.
     let last = 0;
-    // Bytes accepted but not yet sent over the rate-limited link.
+    // Bytes queued for the rate-limited link, against its buffer.
     let queued = 0;
-    // Chunks held in timers, and what waits for them: a peer that closed has its last bytes delivered first.
-    let pending = 0;
+    let timer: NodeJS.Timeout | undefined;
+    // What waits for the queue to empty: a peer that closed has its last bytes delivered first.
     let flushed: (() => void) | undefined;
-    const sent = (): void => {
-      if (--pending === 0 && flushed !== undefined) flushed();
+    const pump = (): void => {
+      timer = undefined;
+      while (queue.length > 0 && (queue[0] as { at: number }).at <= Date.now()) {
+        const { chunk } = queue.shift() as { chunk: Buffer };
+        queued -= chunk.length;
+        if (!to.destroyed) to.write(chunk);
+      }
+      if (queued <= LINK_BUFFER && from.isPaused() && !held) from.resume();
+      const head = queue[0];
+      if (head !== undefined) timer = setTimeout(pump, Math.max(1, head.at - Date.now()));
+      else flushed?.();
     };
     from.on('data', (chunk: Buffer) => {
       bytes[direction] += chunk.length;
-      if (rate !== undefined) {
-        const at = Math.max(last, Date.now()) + (chunk.length * 1000) / rate;
-        last = at;
-        queued += chunk.length;
-        if (queued > LINK_BUFFER) from.pause();
-        pending++;
-        setTimeout(() => {
-          queued -= chunk.length;
-          if (!to.destroyed) to.write(chunk);
-          if (queued <= LINK_BUFFER && from.isPaused() && !held) from.resume();
-          sent();
-        }, Math.max(0, at - Date.now()));
-        return;
-      }
-      const d = delay();
-      if (d <= 0 && last <= Date.now()) {
+      const d = rate === undefined ? delay() : 0;
+      if (rate === undefined && d <= 0 && queue.length === 0) {
         if (!to.destroyed && !to.write(chunk)) {
           from.pause();
           to.once('drain', () => from.resume());
         }
         return;
       }
-      const at = Math.max(last, Date.now() + d);
+      const at = rate === undefined ? Math.max(last, Date.now() + d) : Math.max(last, Date.now()) + (chunk.length * 1000) / rate;
       last = at;
-      pending++;
-      setTimeout(() => {
-        if (!to.destroyed) to.write(chunk);
-        sent();
-      }, at - Date.now());
+      queue.push({ chunk, at });
+      if (rate !== undefined) {
+        queued += chunk.length;
+        if (queued > LINK_BUFFER) from.pause();
+      }
+      timer ??= setTimeout(pump, Math.max(1, (queue[0] as { at: number }).at - Date.now()));
     });
     return {
       afterFlush(then) {
-        if (pending === 0) then();
+        if (queue.length === 0) then();
         else flushed = then;
       },
     };
