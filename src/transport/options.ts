@@ -18,7 +18,12 @@ export interface TransportOptions {
    * Offer HTTP/2 during the TLS handshake (ALPN). Where the server accepts
    * (kube-apiserver does), every list, watch and write of the pool shares one
    * connection; otherwise, and over plain `http:`, HTTP/1.1 with kept-alive
-   * connections is used, one per request in flight.
+   * connections is used, one per request in flight. Measured against a real
+   * kube-apiserver with 20 informers (`npm run bench -- transport`), HTTP/2
+   * opened 1 connection where HTTP/1.1 opened 21, held about 5 % less
+   * memory, and delivered watch events as fast; single writes beside the
+   * watches were about as fast at the tail and somewhat slower at the median.
+   * `false` suits a proxy or load balancer that handles HTTP/1.1 better.
    * @default true
    */
   readonly http2?: boolean;
