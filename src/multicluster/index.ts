@@ -1,0 +1,12 @@
+export type { Cluster, ClusterProvider, ClusterEvent, ClusterDeleteReason } from './types.js';
+export { clusterKey, splitClusterKey } from './clusterKey.js';
+export { ClusterError } from './ClusterError.js';
+export type { ClusterState, ClusterStatus } from './clusterMember.js';
+export type { MultiClusterStore } from './multiClusterStore.js';
+export {
+  multiClusterInformer,
+  type MultiClusterInformer,
+  type MultiClusterInformerOptions,
+  type MultiClusterStatus,
+  type ClusterInformer,
+} from './multiClusterInformer.js';
