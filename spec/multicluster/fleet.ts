@@ -25,12 +25,18 @@ export class Fleet {
     return fleet;
   }
 
-  /** Starts a simulator for `name` (seeded with `pods` pods) and, when `publish`, gives the new set to the provider. */
+  /**
+   * Starts a simulator for `name` (seeded with `pods` pods), or takes back the one it had, and, when `publish`,
+   * gives the new set to the provider.
+   */
   async add(name: string, pods = 0, publish = true): Promise<ApiServer> {
-    const server = await startApiServer({ port: 0, bookmarkIntervalMs: 200 });
-    for (let i = 0; i < pods; i++) await server.create('v1/pods', pod(`${name}-p${i}`));
-    this.servers.set(name, server);
-    this.#members.push(name);
+    let server = this.servers.get(name);
+    if (server === undefined) {
+      server = await startApiServer({ port: 0, bookmarkIntervalMs: 200 });
+      for (let i = 0; i < pods; i++) await server.create('v1/pods', pod(`${name}-p${i}`));
+      this.servers.set(name, server);
+    }
+    if (!this.#members.includes(name)) this.#members.push(name);
     if (publish) this.publish();
     return server;
   }
