@@ -156,6 +156,7 @@ export class SharedMultiClusterInformer<T extends KubeObject> extends Observable
         distinctUntilChanged(),
       ),
       indexers: () => this.#indexers,
+      keyOf: (obj) => (obj instanceof DeletedFinalStateUnknown ? obj.key : this.#keyFunc(obj)),
     });
   }
 

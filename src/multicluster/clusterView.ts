@@ -3,7 +3,7 @@
 // Internal; made by MultiClusterInformer.cluster(name).
 
 import { Observable, type Subscriber } from 'rxjs';
-import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
+import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import { IndexNotFoundError } from '../store/errors/IndexNotFoundError.js';
 import type { Indexers, ReadonlyIndexer } from '../store/types.js';
 import type { ClusterInformer } from './multiClusterInformer.js';
@@ -17,6 +17,8 @@ export interface ViewHost<T> {
   store(): ReadonlyIndexer<T> | undefined;
   readonly synced$: Observable<boolean>;
   indexers(): Indexers<T>;
+  /** The key function of every cluster's store (a tombstone's own key for a tombstone). */
+  keyOf(obj: T | DeletedFinalStateUnknown<T>): string;
 }
 
 /** A cluster's view of a multi-cluster informer. */
@@ -35,13 +37,8 @@ export function clusterView<T>(name: string, cluster: string, host: ViewHost<T>)
     get size() {
       return host.store()?.size ?? 0;
     },
-    keyOf: (obj) => {
-      const s = host.store();
-      if (s !== undefined) return s.keyOf(obj);
-      // Keyed as its store would key it, so a controller can name a deleted object of a cluster that left.
-      if (obj instanceof DeletedFinalStateUnknown) return obj.key;
-      throw new TypeError(`cluster ${JSON.stringify(cluster)} is not present: its objects cannot be keyed`);
-    },
+    // Keyed as the cluster's store keys, present or not, so the objects of a cluster that just left can still be named.
+    keyOf: (obj) => host.keyOf(obj),
     get: (obj) => host.store()?.get(obj),
     getByKey: (key) => host.store()?.getByKey(key),
     list: (opts) => host.store()?.list(opts) ?? [],

@@ -10,3 +10,14 @@ export {
   type MultiClusterStatus,
   type ClusterInformer,
 } from './multiClusterInformer.js';
+export {
+  multiClusterController,
+  type MultiClusterController,
+  type MultiClusterControllerOptions,
+  type ClusterSource,
+  type ClusterReconcileContext,
+  type ClusterReconciler,
+  type ClusterReconcileOutcome,
+  type ClusterControllerMetrics,
+  type ClusterControllerStatus,
+} from './multiClusterController.js';
