@@ -21,3 +21,5 @@ export {
   type ClusterControllerMetrics,
   type ClusterControllerStatus,
 } from './multiClusterController.js';
+export { kubeconfigClusters, type KubeconfigClustersOptions } from './kubeconfigClusters.js';
+export { secretClusters, type SecretClustersOptions } from './secretClusters.js';

@@ -144,7 +144,9 @@ export interface MultiClusterControllerOptions<T> {
    * @default []
    */
   readonly watches?: readonly {
+    /** The watched objects: per cluster, or one source for all. */
     readonly source: ClusterSource<any>;
+    /** The primary keys of `cluster` to reconcile when `obj` changes (as a controller's `watches` mapper); what it throws is reported. */
     readonly map: (obj: any, cluster: Cluster) => Iterable<string> | string | undefined | null;
   }[];
   /** Brings one cluster in line with one primary object. Required. */
