@@ -161,7 +161,7 @@ describe('multiClusterController', () => {
     const reconcile = () => undefined;
     expect(() => multiClusterController({ reconcile } as never)).toThrow(/option "for" must be/);
     const single = informer(kubeSource(unusedKubeConfig(), 'v1/configmaps'));
-    expect(() => multiClusterController({ for: single, reconcile })).toThrow(/option "clusters" must be an Observable.*required when "for" is a single-cluster source/);
+    expect(() => multiClusterController({ for: single, reconcile } as never)).toThrow(/option "clusters" must be an Observable.*required when "for" is a single-cluster source/);
     expect(() => multiClusterController({ for: f, reconcile, concurrency: 0 })).toThrow(/concurrency.*0/);
     expect(() => multiClusterController({ for: f, reconcile, rateLimiter: {} as never })).toThrow(/rateLimiter.*function/);
     expect(() => multiClusterController({ for: f, reconcile: 'x' as never })).toThrow(/reconcile.*function/);

@@ -1,7 +1,6 @@
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { ControllerMetrics } from '../controller/metrics.js';
 import type { ControllerSource, ControllerStatus, ErrorAction, OwnsSource, ReconcileAction, ReconcileContext, ReconcileOutcome } from '../controller/types.js';
-import type { KubeObject } from '../store/types.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
 import type { MultiClusterInformer } from './multiClusterInformer.js';
 import { SharedMultiClusterController } from './SharedMultiClusterController.js';
@@ -136,7 +135,7 @@ export interface MultiClusterControllerOptions<T> {
   /** The primary objects of each cluster (or one shared source for all). Required. */
   readonly for: ClusterSource<T>;
   /** Objects the primary objects own, per cluster; a change enqueues the owner's key in that cluster. @default [] */
-  readonly owns?: readonly (Omit<OwnsSource, 'source'> & { readonly source: ClusterSource<KubeObject> })[];
+  readonly owns?: readonly (Omit<OwnsSource, 'source'> & { /** The owned objects: per cluster, or one source for all. */ readonly source: ClusterSource<any> })[];
   /**
    * Other objects, mapped to primary keys (`namespace/name`) of one cluster
    * by a function that is told the cluster. A shared source's changes are
@@ -225,10 +224,13 @@ export interface MultiClusterController<T> extends Observable<ClusterReconcileOu
  * c.subscribe((o) => console.log(o.cluster, o.type, o.key));
  * ```
  *
- * @param opts the fleet, the sources, the reconcile function and how to run it.
+ * @param opts the fleet, the sources, the reconcile function and how to run it; `clusters` is required when `for` is a
+ *   single-cluster source.
  * @returns the controller, idle until subscribed.
  * @throws {TypeError} when an option is missing or invalid.
  */
+export function multiClusterController<T>(opts: MultiClusterControllerOptions<T> & { readonly for: MultiClusterInformer<T> }): MultiClusterController<T>;
+export function multiClusterController<T>(opts: MultiClusterControllerOptions<T> & { readonly for: ControllerSource<T>; readonly clusters: ClusterProvider }): MultiClusterController<T>;
 export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>): MultiClusterController<T> {
   return new SharedMultiClusterController<T>(opts);
 }
