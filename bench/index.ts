@@ -4,7 +4,8 @@
 //                                    # writes bench/RESULTS.md
 //   BENCH_QUICK=1 npm run bench      # every size × 0.1, one repeat (about a minute), for development
 //   BENCH_FILTER=micro npm run bench # benchmarks whose name contains one of a comma list
-//                                    # (compare, micro, store; decode, informer-sync, watch run only when named)
+//                                    # (compare, micro, store; decode, informer-sync, watch, multicluster run only when named)
+//   npm run bench -- multicluster    # the same, naming benchmarks after --
 //   BENCH_WORKLOADS=relist,slow      # compare: only the workloads whose name contains one of these
 //   BENCH_SCALE=0.5 BENCH_REPEATS=5  # every default size × 0.5; repeats of each client run (default 3)
 //
@@ -25,12 +26,13 @@ import { compare, LABELS } from './compare.js';
 import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
 import { micro } from './micro.js';
+import { multiCluster } from './multiCluster.js';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { describeMachine, machine, sideBySide, table, type Row } from './lib/report.js';
 import { store } from './store.js';
 import { watchThroughput } from './watchThroughput.js';
 
-const all: readonly Benchmark[] = [compare, micro, store, decode, informerSync, watchThroughput];
+const all: readonly Benchmark[] = [compare, micro, store, decode, informerSync, watchThroughput, multiCluster];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'store']);
 
@@ -40,13 +42,15 @@ const scale = envNumber('BENCH_SCALE', quick ? 0.1 : 1);
 if (!(scale > 0)) throw new TypeError(`BENCH_SCALE: expected a positive number, got ${process.env.BENCH_SCALE}`);
 const repeats = envNumber('BENCH_REPEATS', quick ? 1 : 3);
 if (!Number.isSafeInteger(repeats) || repeats < 1) throw new TypeError(`BENCH_REPEATS: expected a positive integer, got ${process.env.BENCH_REPEATS}`);
-const filters = (process.env.BENCH_FILTER ?? '')
+// Names given after `npm run bench --` filter too: `npm run bench -- multicluster`.
+const filters = [process.env.BENCH_FILTER ?? '', ...process.argv.slice(2)]
+  .join(',')
   .split(',')
   .map((s) => s.trim().toLowerCase())
   .filter(Boolean);
 const selected = all.filter((b) => (filters.length === 0 ? defaults.has(b.name) : filters.some((f) => b.name.includes(f))));
 if (selected.length === 0) {
-  throw new TypeError(`BENCH_FILTER: ${JSON.stringify(process.env.BENCH_FILTER)} matches none of ${all.map((b) => b.name).join(', ')}`);
+  throw new TypeError(`BENCH_FILTER and arguments: ${JSON.stringify(filters.join(","))} match none of ${all.map((b) => b.name).join(', ')}`);
 }
 if ((globalThis as { gc?: unknown }).gc === undefined) throw new Error('run with `node --expose-gc` (npm run bench does)');
 
