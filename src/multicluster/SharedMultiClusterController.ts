@@ -232,7 +232,8 @@ export class SharedMultiClusterController<T> extends Observable<ClusterReconcile
     run.time = new Histogram(c.metrics().reconcileTime.buckets.map((b) => b.le));
     run.subscription = c.subscribe({
       next: (o) => {
-        if (run.stopping !== undefined && o.type === 'failed' && o.error === run.stopping) return;
+        // A cluster that left or changed KubeConfig had its reconciles aborted: what they failed with is the stop, not news (MC-13).
+        if (o.type === 'failed' && (run.abort.signal.aborted || o.error === run.stopping)) return;
         const outcome: ClusterReconcileOutcome<T> = { ...o, cluster: name };
         for (const s of [...this.#subscribers]) s.next(outcome);
       },
