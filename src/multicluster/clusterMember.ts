@@ -20,6 +20,13 @@ import type { Cluster, ClusterDeleteReason, ClusterEvent } from './types.js';
  *   and is being retried; its objects are kept, stale, or dropped
  *   (`whileUnreachable`);
  * - `failed`: it answered with an error retrying cannot change.
+ *
+ * ## Example
+ * ```ts
+ * import type { ClusterState } from 'rxkube';
+ *
+ * const usable = (state: ClusterState) => state === 'synced' || state === 'unreachable'; // unreachable: stale but kept
+ * ```
  */
 export type ClusterState = 'syncing' | 'synced' | 'unreachable' | 'failed';
 

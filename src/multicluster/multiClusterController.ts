@@ -184,6 +184,13 @@ export interface MultiClusterControllerOptions<T> {
  * A controller over a fleet, made by {@link multiClusterController}: an
  * Observable of reconcile outcomes, each with its cluster, whose
  * subscriptions are its lifetime.
+ *
+ * ## Example
+ * ```ts
+ * import type { MultiClusterController } from 'rxkube';
+ *
+ * const backlog = (c: MultiClusterController<unknown>) => c.status().map((s) => `${s.cluster}: ${s.queueDepth} queued`);
+ * ```
  */
 export interface MultiClusterController<T> extends Observable<ClusterReconcileOutcome<T>> {
   readonly name: string;

@@ -10,6 +10,14 @@ import type { Cluster, ClusterEvent, ClusterProvider } from './types.js';
 /**
  * Options of {@link multiClusterInformer}: those of `informer()`, applied to
  * each cluster's informer, and what to do about clusters that fail.
+ *
+ * ## Example
+ * ```ts
+ * import { byLabel, type MultiClusterInformerOptions } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ *
+ * const opts: MultiClusterInformerOptions<V1Pod> = { indexers: { app: byLabel('app') }, whileUnreachable: 'drop', unreachableAfterMs: 30_000 };
+ * ```
  */
 export interface MultiClusterInformerOptions<T> extends Omit<InformerOptions<T>, 'resyncPeriod' | 'onError' | 'name'> {
   /**
@@ -98,6 +106,15 @@ export interface ClusterInformer<T> extends Observable<ClusterEvent<T>> {
  * resource in every cluster a provider gives, merged from one informer per
  * cluster. Subscribing starts it (and with it the provider); when the last
  * subscriber leaves, every cluster's requests and timers end.
+ *
+ * ## Example
+ * ```ts
+ * import type { MultiClusterInformer } from 'rxkube';
+ * import type { V1Node } from '@kubernetes/client-node';
+ *
+ * const unready = (nodes: MultiClusterInformer<V1Node>) =>
+ *   nodes.store.list().filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status !== 'True'));
+ * ```
  */
 export interface MultiClusterInformer<T> extends Observable<ClusterEvent<T>> {
   readonly name: string;
