@@ -45,12 +45,13 @@ class ManualScheduler {
 function clock(afterMs = 1_000) {
   const scheduler = new ManualScheduler();
   let declared = 0;
-  const r = new Reachability(scheduler as unknown as SchedulerLike, afterMs, () => declared++);
+  let answered = 0;
+  const r = new Reachability(scheduler as unknown as SchedulerLike, afterMs, () => declared++, () => answered++);
   const at = (ms: number, s: InformerStatus): boolean => {
     scheduler.advance(ms);
     return r.observe(s);
   };
-  return { r, at, until: (ms: number) => scheduler.advance(ms), declared: () => declared };
+  return { r, at, until: (ms: number) => scheduler.advance(ms), declared: () => declared, answered: () => answered };
 }
 
 describe('Reachability', () => {
@@ -108,5 +109,26 @@ describe('Reachability', () => {
     c.at(6_100, status(listing, false));
     expect(c.at(6_200, status(watching, true))).toBe(true);
     expect(c.r.unreachable).toBe(false);
+  });
+
+  it('an event heard, or a watch still open after a while, clears the clock without any status', () => {
+    const c = clock(1_000);
+    c.at(0, status(failed));
+    c.at(10, status(backoff));
+    c.at(900, status(watching));
+    c.until(5_000);
+    c.at(5_001, status(failed));
+    expect(c.declared()).toBe(1);
+    // The server came back: an event of the informer is an answer.
+    c.r.heard();
+    expect([c.r.unreachable, c.answered()]).toEqual([false, 1]);
+    c.r.heard();
+    expect(c.answered()).toBe(1);
+    // Failing again, then a watch that stays open, quiet, past the time a watch needs to have been answered.
+    c.at(6_000, status(failed));
+    c.at(6_010, status(backoff));
+    c.at(6_500, status(watching));
+    c.until(6_500 + ANSWERED_WATCH_MS);
+    expect([c.r.unreachable, c.answered(), c.declared()]).toEqual([false, 2, 1]);
   });
 });

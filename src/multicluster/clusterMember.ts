@@ -206,6 +206,8 @@ export class ClusterMember<T extends KubeObject> {
   #onEvent(conn: Connection<T>, e: InformerEvent<T>): void {
     // A replacement's events stay silent until it takes over; the take-over says what differs.
     if (conn !== this.#current) return;
+    // An event is the cluster answering, whether or not the informer's status moved (MC-4).
+    this.#reachability?.heard();
     let key: string;
     try {
       key = clusterKey(this.name, conn.informer.store.keyOf(e.obj));
@@ -225,7 +227,12 @@ export class ClusterMember<T extends KubeObject> {
       return;
     }
     if (conn !== this.#current) return;
-    this.#reachability ??= new Reachability(this.#host.scheduler, this.#host.unreachableAfterMs, () => this.#unreachable(conn));
+    this.#reachability ??= new Reachability(
+      this.#host.scheduler,
+      this.#host.unreachableAfterMs,
+      () => this.#unreachable(conn),
+      () => this.#answered(conn),
+    );
     if (this.#reachability.observe(s)) this.#dropped = false;
     // Unreachable until it answers; then syncing until its cache is complete again (after a drop, the relist).
     this.#setState(this.#reachability.unreachable ? 'unreachable' : s.synced ? 'synced' : 'syncing');
@@ -250,6 +257,14 @@ export class ClusterMember<T extends KubeObject> {
     for (const [key, obj] of entries) this.#emitDelete(key, obj, 'cluster-failed');
     // A replacement already listing may still take over.
     if (this.#next?.informer.hasSynced() === true) this.#takeOver();
+  }
+
+  /** The cluster answered outside a status change: it is reachable again. */
+  #answered(conn: Connection<T>): void {
+    if (conn !== this.#current) return;
+    this.#dropped = false;
+    if (this.#state === 'unreachable') this.#setState(conn.informer.hasSynced() ? 'synced' : 'syncing');
+    this.#host.changed();
   }
 
   /** The current connection has failed for unreachableAfterMs without a watch since (MC-4). */

@@ -15,12 +15,19 @@ export const ANSWERED_WATCH_MS = 30_000;
  * after the cluster last answered, and when `afterMs` have passed with no
  * answer since, the cluster is unreachable — at once if it is between
  * attempts then, else as soon as the attempt in progress fails (a quiet
- * watch that never fails keeps the cluster reachable).
+ * watch that never fails keeps the cluster reachable). Answers are seen in
+ * the informer's status (a list completed, events counted, a watch that
+ * ended cleanly), in its events (`heard`), and in a watch still open after
+ * {@link ANSWERED_WATCH_MS}.
  */
 export class Reachability {
   readonly #scheduler: SchedulerLike;
   readonly #afterMs: number;
   readonly #onUnreachable: () => void;
+  // Told when the cluster answers outside a status (an event arrived, a watch stayed open).
+  readonly #onAnswered: () => void;
+  // Fires when the current watch has stayed open long enough to count as answered.
+  #openTimer: Subscription | undefined;
   // The previous status, to see transitions (a list that completed, events that arrived).
   #last: InformerStatus | undefined;
   // When the current watch attempt was opened, to credit a watch that stayed open.
@@ -32,10 +39,11 @@ export class Reachability {
   #overdue = false;
   #unreachable = false;
 
-  constructor(scheduler: SchedulerLike, afterMs: number, onUnreachable: () => void) {
+  constructor(scheduler: SchedulerLike, afterMs: number, onUnreachable: () => void, onAnswered: () => void = () => {}) {
     this.#scheduler = scheduler;
     this.#afterMs = afterMs;
     this.#onUnreachable = onUnreachable;
+    this.#onAnswered = onAnswered;
   }
 
   /** Whether the cluster was declared unreachable and has not answered since. */
@@ -54,8 +62,16 @@ export class Reachability {
     const p = prev?.reflector;
     const now = this.#scheduler.now();
     const answered = this.#answered(s, prev, now);
-    if (r?.state === 'watching' && p?.state !== 'watching') this.#watchOpenedAt = now;
-    else if (r?.state !== 'watching') this.#watchOpenedAt = undefined;
+    if (r?.state === 'watching' && p?.state !== 'watching') {
+      this.#watchOpenedAt = now;
+      this.#openTimer?.unsubscribe();
+      // A quiet watch says nothing; one still open this long had an answer.
+      this.#openTimer = this.#scheduler.schedule(() => this.#stayedOpen(), ANSWERED_WATCH_MS);
+    } else if (r?.state !== 'watching') {
+      this.#watchOpenedAt = undefined;
+      this.#openTimer?.unsubscribe();
+      this.#openTimer = undefined;
+    }
     if (answered) this.reset();
     if (r?.state === 'error' && !r.terminal) {
       if (this.#failingSince === undefined) {
@@ -64,6 +80,13 @@ export class Reachability {
       } else if (this.#overdue) this.#declare();
     }
     return answered;
+  }
+
+  /** Something arrived from the cluster outside a status (an event of its informer): it answers. */
+  heard(): void {
+    if (this.#failingSince === undefined && !this.#unreachable) return;
+    this.reset();
+    this.#onAnswered();
   }
 
   /** Forgets every failure: the cluster answered, or a new connection starts. */
@@ -79,11 +102,20 @@ export class Reachability {
   restart(): void {
     this.#last = undefined;
     this.#watchOpenedAt = undefined;
+    this.#openTimer?.unsubscribe();
+    this.#openTimer = undefined;
   }
 
   dispose(): void {
     this.reset();
+    this.#openTimer?.unsubscribe();
+    this.#openTimer = undefined;
     this.#last = undefined;
+  }
+
+  #stayedOpen(): void {
+    this.#openTimer = undefined;
+    if (this.#last?.reflector?.state === 'watching') this.heard();
   }
 
   #answered(s: InformerStatus, prev: InformerStatus | undefined, now: number): boolean {
