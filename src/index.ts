@@ -240,6 +240,38 @@ export {
   type ObservedShardLease,
 } from './sharding/index.js';
 
+// many clusters
+export {
+  multiClusterInformer,
+  multiClusterController,
+  kubeconfigClusters,
+  secretClusters,
+  clusterKey,
+  splitClusterKey,
+  ClusterError,
+  type Cluster,
+  type ClusterProvider,
+  type ClusterEvent,
+  type ClusterDeleteReason,
+  type ClusterState,
+  type ClusterStatus,
+  type ClusterInformer,
+  type MultiClusterInformer,
+  type MultiClusterInformerOptions,
+  type MultiClusterStatus,
+  type MultiClusterStore,
+  type MultiClusterController,
+  type MultiClusterControllerOptions,
+  type ClusterSource,
+  type ClusterReconciler,
+  type ClusterReconcileContext,
+  type ClusterReconcileOutcome,
+  type ClusterControllerMetrics,
+  type ClusterControllerStatus,
+  type KubeconfigClustersOptions,
+  type SecretClustersOptions,
+} from './multicluster/index.js';
+
 // errors nobody else took
 export { reportError, setErrorReporter, createStderrReporter, type ErrorSink, type StderrReporterOptions } from './errors/reportError.js';
 export { CallbackError } from './errors/CallbackError.js';

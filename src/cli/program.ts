@@ -42,6 +42,7 @@ Examples:
   rxkube watch deploy -n prod               a live table of one namespace's deployments
   rxkube watch pods -l app=web -o json      one JSON line per add/update/delete, for scripts
   rxkube watch nodes --once                 print the synced cache and exit
+  rxkube watch deploy -A --context eu --context us   two clusters in one table, with a CLUSTER column
 
 On a terminal the view is redrawn in place; in a pipe it prints the table once
 synced, then one line per change (reflector changes go to stderr). NO_COLOR
@@ -69,7 +70,8 @@ export function createProgram(): Command {
     .option('-A, --all-namespaces', 'every namespace')
     .option('-l, --selector <selector>', 'label selector, e.g. app=web,tier!=db')
     .option('--field-selector <selector>', 'field selector, e.g. status.phase=Running')
-    .option('--context <name>', 'kubeconfig context to use (default: the current one)')
+    .option('--context <name>', 'kubeconfig context to use (default: the current one); repeat it to watch several clusters, with a CLUSTER column', (name: string, all: string[] | undefined) => [...(all ?? []), name])
+    .option('--all-contexts', 'watch every context of the kubeconfig, one cluster each, with a CLUSTER column')
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
     .addOption(new Option('-o, --output <format>', 'table (live view) or json (one JSON line per event)').choices(['table', 'json']).default('table'))
     .option('--once', 'print the synced cache and exit')

@@ -25,8 +25,8 @@ export interface ViewOptions {
   readonly notes?: readonly string[];
 }
 
-// kubectl's borderless look: columns separated by spaces, no rules.
-const BORDERLESS = {
+/** kubectl's borderless look for cli-table3: columns separated by spaces, no rules (the multi-cluster view uses it too). */
+export const BORDERLESS = {
   top: '',
   'top-mid': '',
   'top-left': '',

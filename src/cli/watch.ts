@@ -14,6 +14,7 @@ import { statusOf } from './columns.js';
 import { resolveResource, type CliResource } from './resources.js';
 import { WatchSession } from './session.js';
 import { startSimulator, type Simulator } from './simulator.js';
+import { runWatchClusters } from './watchClusters.js';
 import { coloursFor, interrupted, liveScreen } from './terminal.js';
 import { describeReflector, renderHeader, renderTable, renderView } from './view.js';
 
@@ -23,7 +24,9 @@ export interface WatchFlags {
   readonly allNamespaces?: boolean;
   readonly selector?: string;
   readonly fieldSelector?: string;
-  readonly context?: string;
+  /** Every `--context` given, in order; several watch several clusters. */
+  readonly context?: readonly string[];
+  readonly allContexts?: boolean;
   readonly kubeconfig?: string;
   readonly output: 'table' | 'json';
   readonly once?: boolean;
@@ -56,10 +59,11 @@ async function connect(resource: CliResource, flags: WatchFlags): Promise<{ kc: 
   const kc = new KubeConfig();
   if (flags.kubeconfig !== undefined) kc.loadFromFile(flags.kubeconfig);
   else kc.loadFromDefault();
-  if (flags.context !== undefined) {
+  const context = flags.context?.[0];
+  if (context !== undefined) {
     const names = kc.getContexts().map((ctx) => ctx.name);
-    if (!names.includes(flags.context)) throw new UsageError(`--context: no context ${JSON.stringify(flags.context)} in the kubeconfig (it has: ${names.join(', ') || 'none'})`);
-    kc.setCurrentContext(flags.context);
+    if (!names.includes(context)) throw new UsageError(`--context: no context ${JSON.stringify(context)} in the kubeconfig (it has: ${names.join(', ') || 'none'})`);
+    kc.setCurrentContext(context);
   }
   return { kc, simulator: undefined };
 }
@@ -100,6 +104,7 @@ export async function runWatch(name: string, flags: WatchFlags): Promise<number>
   // Named before anything starts: the simulator is not worth starting for a selector the server would refuse.
   if (flags.selector !== undefined) parseLabelSelector(flags.selector);
   if (flags.fieldSelector !== undefined) parseFieldSelector(flags.fieldSelector);
+  if (flags.allContexts === true || (flags.context?.length ?? 0) > 1) return runWatchClusters(resource, flags);
   const { kc, simulator } = await connect(resource, flags);
   let session: WatchSession;
   try {

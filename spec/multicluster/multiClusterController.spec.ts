@@ -1,0 +1,178 @@
+import { KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import type { Subscription } from 'rxjs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { objectClient } from '../../src/client/objectClient.js';
+import { informer } from '../../src/informer/informer.js';
+import { multiClusterController, type ClusterReconcileOutcome, type MultiClusterController } from '../../src/multicluster/multiClusterController.js';
+import { multiClusterInformer, type MultiClusterInformer } from '../../src/multicluster/multiClusterInformer.js';
+import { kubeSource } from '../../src/sources/kubeSource.js';
+import { startApiServer } from '../../src/testing/index.js';
+import { deferred, waitFor } from '../helpers/waitFor.js';
+import { Fleet, fastReflector } from './fleet.js';
+
+let fleet: Fleet | undefined;
+const subscriptions: Subscription[] = [];
+const controllers: MultiClusterController<V1ConfigMap>[] = [];
+
+afterEach(async () => {
+  for (const s of subscriptions.splice(0)) s.unsubscribe();
+  await Promise.all(controllers.splice(0).map((c) => c.shutdown()));
+  await fleet?.close();
+  fleet = undefined;
+});
+
+const cm = (name: string): V1ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { v: '1' } });
+
+async function seed(f: Fleet, cluster: string, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await f.server(cluster).create('v1/configmaps', cm(`${cluster}-cm${i}`));
+}
+
+function configMaps(f: Fleet): MultiClusterInformer<V1ConfigMap> {
+  return multiClusterInformer(f.provider, (c) => kubeSource(c.kubeConfig, 'v1/configmaps'), { reflector: fastReflector, onError: () => {} });
+}
+
+function run(c: MultiClusterController<V1ConfigMap>): ClusterReconcileOutcome<V1ConfigMap>[] {
+  controllers.push(c);
+  const outcomes: ClusterReconcileOutcome<V1ConfigMap>[] = [];
+  subscriptions.push(c.subscribe((o) => outcomes.push(o)));
+  return outcomes;
+}
+
+describe('multiClusterController', () => {
+  it("reconciles every cluster's objects with that cluster's KubeConfig in the context, and reports metrics per cluster", async () => {
+    fleet = await Fleet.start(['eu', 'us'], 0);
+    await seed(fleet, 'eu', 3);
+    await seed(fleet, 'us', 2);
+    const c = multiClusterController({
+      for: configMaps(fleet),
+      reconcile: async (obj, ctx) => {
+        // Written through the context's KubeConfig: it must reach the cluster the key came from.
+        const client = objectClient<V1ConfigMap>(ctx.cluster.kubeConfig, 'v1/configmaps', { namespace: 'default' });
+        if (obj.metadata?.labels?.['reconciled-in'] !== ctx.cluster.name) {
+          await client.patch(obj.metadata?.name ?? '', { metadata: { labels: { 'reconciled-in': ctx.cluster.name } } }, { signal: ctx.signal });
+        }
+      },
+      concurrency: 2,
+      name: 'labeller',
+    });
+    const outcomes = run(c);
+    const f = fleet;
+    const labelled = (cluster: string) => f.server(cluster).list<V1ConfigMap>('v1/configmaps').every((x) => x.metadata?.labels?.['reconciled-in'] === cluster);
+    await waitFor(() => labelled('eu') && labelled('us'), 'every ConfigMap labelled with its own cluster');
+    expect(outcomes.some((o) => o.cluster === 'eu' && o.key === 'default/eu-cm0' && o.type === 'reconciled')).toBe(true);
+    expect(outcomes.every((o) => o.key.startsWith(`default/${o.cluster}-`))).toBe(true);
+    const metrics = c.metrics();
+    expect(metrics.map((m) => [m.name, m.cluster, m.maxConcurrentReconciles])).toEqual([
+      ['labeller', 'eu', 2],
+      ['labeller', 'us', 2],
+    ]);
+    const eu = metrics[0];
+    expect(eu?.reconcileTotal.success).toBeGreaterThanOrEqual(3);
+    expect(eu?.reconcileTime.count).toBe(eu?.reconcileTotal.success);
+    expect(c.status().map((s) => [s.cluster, s.state])).toEqual([
+      ['eu', 'running'],
+      ['us', 'running'],
+    ]);
+  });
+
+  it("shares its slots round-robin: a cluster's backlog does not hold up another cluster's keys", async () => {
+    fleet = await Fleet.start(['big', 'small'], 0);
+    await seed(fleet, 'big', 40);
+    await seed(fleet, 'small', 3);
+    const order: string[] = [];
+    const open = deferred();
+    const c = multiClusterController({
+      for: configMaps(fleet),
+      reconcile: async (obj, ctx) => {
+        order.push(`${ctx.cluster.name}:${obj.metadata?.name}`);
+        await open.promise;
+      },
+      concurrency: 1,
+    });
+    run(c);
+    // One reconcile holds the only slot; the other cluster's worker waits for it.
+    await waitFor(() => c.status().length === 2 && c.status().every((s) => s.state === 'running') && order.length === 1, 'both clusters running, one slot taken');
+    await waitFor(() => c.status().reduce((n, s) => n + s.queueDepth, 0) >= 40, 'the backlog queued');
+    open.resolve();
+    await waitFor(() => order.length === 43, 'every key reconciled');
+    const small = order.map((k, i) => [k, i] as const).filter(([k]) => k.startsWith('small:'));
+    expect(small).toHaveLength(3);
+    // Turns alternate while both have keys: the small cluster's three keys are done within its first three turns.
+    expect(Math.max(...small.map(([, i]) => i))).toBeLessThanOrEqual(6);
+  });
+
+  it('a cluster that leaves has its reconciles aborted and its controller stopped; one that joins is reconciled; the others carry on', async () => {
+    fleet = await Fleet.start(['stay', 'go'], 0);
+    await seed(fleet, 'stay', 1);
+    await seed(fleet, 'go', 1);
+    const aborted = deferred<string>();
+    const c = multiClusterController({
+      for: configMaps(fleet),
+      reconcile: (_obj, ctx) => {
+        if (ctx.cluster.name !== 'go') return undefined;
+        // Hangs until its signal aborts.
+        return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => (aborted.resolve(String((ctx.signal.reason as Error).message)), reject(ctx.signal.reason))));
+      },
+      concurrency: 2,
+    });
+    const outcomes = run(c);
+    await waitFor(() => c.status().find((s) => s.cluster === 'go')?.inFlight === 1, 'the reconcile in go to be running');
+    fleet.drop('go');
+    expect(await aborted.promise).toMatch(/cluster "go": stopped: it left the fleet/);
+    await waitFor(() => c.status().every((s) => s.cluster !== 'go'), 'go to leave the status');
+    expect(c.metrics().map((m) => m.cluster)).toEqual(['stay']);
+    // The abort of a cluster that left is the stop, not a failure to report.
+    expect(outcomes.filter((o) => o.cluster === 'go' && o.type === 'failed')).toEqual([]);
+    await fleet.add('new', 0);
+    await seed(fleet, 'new', 2);
+    await waitFor(() => outcomes.filter((o) => o.cluster === 'new' && o.type === 'reconciled').length === 2, 'the new cluster reconciled');
+    await fleet.server('stay').create('v1/configmaps', cm('stay-late'));
+    await waitFor(() => outcomes.some((o) => o.cluster === 'stay' && o.key === 'default/stay-late'), 'stay to carry on');
+  });
+
+  it('a cluster that cannot be reached holds up only itself', async () => {
+    fleet = await Fleet.start(['up', 'down'], 0);
+    await seed(fleet, 'up', 2);
+    fleet.server('down').stop();
+    const c = multiClusterController({ for: configMaps(fleet), reconcile: () => undefined });
+    const outcomes = run(c);
+    await waitFor(() => outcomes.filter((o) => o.cluster === 'up').length === 2, 'up reconciled');
+    expect(c.status().find((s) => s.cluster === 'down')?.state).toBe('waitingForSync');
+  });
+
+  it('a single-cluster source shared by every cluster: each of its objects is reconciled once in each cluster', async () => {
+    fleet = await Fleet.start(['m1', 'm2'], 0);
+    const hub = await startApiServer({ port: 0 });
+    try {
+      await hub.create('v1/configmaps', cm('settings'));
+      const hubConfigMaps = informer(kubeSource(hub.kubeConfig(), 'v1/configmaps'), { reflector: fastReflector });
+      const seen: string[] = [];
+      const c = multiClusterController({ clusters: fleet.provider, for: hubConfigMaps, reconcile: (_obj, ctx) => void seen.push(`${ctx.cluster.name}/${ctx.key}`) });
+      run(c);
+      await waitFor(() => seen.length === 2, 'one reconcile per member');
+      expect(seen.sort()).toEqual(['m1/default/settings', 'm2/default/settings']);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it('checks its options up front', () => {
+    const f = { subscribe: () => undefined, cluster: () => undefined, clusters: { subscribe: () => undefined } } as never;
+    const reconcile = () => undefined;
+    expect(() => multiClusterController({ reconcile } as never)).toThrow(/option "for" must be/);
+    const single = informer(kubeSource(unusedKubeConfig(), 'v1/configmaps'));
+    expect(() => multiClusterController({ for: single, reconcile } as never)).toThrow(/option "clusters" must be an Observable.*required when "for" is a single-cluster source/);
+    expect(() => multiClusterController({ for: f, reconcile, concurrency: 0 })).toThrow(/concurrency.*0/);
+    expect(() => multiClusterController({ for: f, reconcile, rateLimiter: {} as never })).toThrow(/rateLimiter.*function/);
+    expect(() => multiClusterController({ for: f, reconcile: 'x' as never })).toThrow(/reconcile.*function/);
+    expect(() => multiClusterController({ for: f, reconcile, watches: [{ source: f, map: 1 as never }] })).toThrow(/watches\[0\]/);
+    expect(() => multiClusterController({ for: f, reconcile, concurency: 2 } as never)).toThrow(/unknown option "concurency"/);
+  });
+});
+
+/** A KubeConfig for a server that is never contacted. */
+function unusedKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({ clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+  return kc;
+}

@@ -1,0 +1,107 @@
+// Turns a provider's successive sets into joins, leaves and replacements
+// (MC-1). Internal: informers and controllers of many clusters both read
+// their provider through it, so they agree on what counts as a change.
+
+import type { KubeConfig } from '@kubernetes/client-node';
+import { defer, map, type Observable } from 'rxjs';
+import { ClusterError } from './ClusterError.js';
+import type { Cluster, ClusterProvider } from './types.js';
+
+/** One change of a fleet. */
+export type ClusterChange =
+  | { readonly type: 'join'; readonly cluster: Cluster }
+  | { readonly type: 'leave'; readonly name: string }
+  | { readonly type: 'replace'; readonly cluster: Cluster };
+
+/**
+ * What a KubeConfig reaches and as whom: its current context, cluster and
+ * user. Two KubeConfigs with the same fingerprint are the same connection
+ * even when they are different objects (a provider re-reading a file makes
+ * new ones each time).
+ *
+ * @throws {TypeError} when it has no current context with a cluster.
+ */
+export function kubeConfigFingerprint(kc: KubeConfig): string {
+  const contextName = kc.getCurrentContext();
+  const context = contextName ? kc.getContextObject(contextName) : null;
+  const cluster = kc.getCurrentCluster();
+  if (cluster === null || context === null) throw new TypeError(`its KubeConfig has no current context with a cluster (current context ${JSON.stringify(contextName ?? '')})`);
+  return JSON.stringify([context, cluster, kc.getCurrentUser()]);
+}
+
+interface Known {
+  readonly cluster: Cluster;
+  readonly fingerprint: string;
+}
+
+/**
+ * The changes each emission of `provider` makes to the set before it: one
+ * array per emission (empty when nothing changed), so the first emission
+ * always arrives and says the initial set is known. Invalid entries (not a
+ * `{ name, kubeConfig }`, a duplicate name, a KubeConfig with no current
+ * cluster) are reported and left out, as if absent.
+ *
+ * @param provider the clusters.
+ * @param report where invalid entries are reported.
+ * @returns the changes, per emission; errors and completes with the provider.
+ */
+export function clusterChanges(provider: ClusterProvider, report: (err: Error) => void): Observable<readonly ClusterChange[]> {
+  return defer(() => {
+    // The set as of the last emission, by name: what the next one is compared with.
+    let known = new Map<string, Known>();
+    return provider.pipe(
+      map((set): readonly ClusterChange[] => {
+        if (!Array.isArray(set)) {
+          report(new TypeError(`a cluster provider must emit arrays of { name, kubeConfig }, got ${set === null ? 'null' : typeof set}; the set is unchanged`));
+          return [];
+        }
+        const next = new Map<string, Known>();
+        for (const entry of set as readonly unknown[]) {
+          const known = checkEntry(entry, next, report);
+          if (known !== undefined) next.set(known.cluster.name, known);
+        }
+        const changes: ClusterChange[] = [];
+        for (const name of known.keys()) if (!next.has(name)) changes.push({ type: 'leave', name });
+        for (const [name, entry] of next) {
+          const before = known.get(name);
+          if (before === undefined) changes.push({ type: 'join', cluster: entry.cluster });
+          else if (before.fingerprint !== entry.fingerprint) changes.push({ type: 'replace', cluster: entry.cluster });
+          // Unchanged: keep the KubeConfig already in use, so a controller's context keeps its identity.
+          else next.set(name, before);
+        }
+        known = next;
+        return changes;
+      }),
+    );
+  });
+}
+
+/** An entry of a set, checked; undefined (and reported) when unusable. */
+function checkEntry(entry: unknown, taken: ReadonlyMap<string, Known>, report: (err: Error) => void): Known | undefined {
+  const c = entry as Partial<Cluster> | null;
+  if (typeof entry !== 'object' || c === null || typeof c.name !== 'string' || c.name === '') {
+    report(new TypeError(`a cluster provider gave ${describe(entry)} where a { name, kubeConfig } with a non-empty name belongs; it is ignored`));
+    return undefined;
+  }
+  if (taken.has(c.name)) {
+    report(new ClusterError(c.name, 'the provider gave this name twice in one set; the second one is ignored'));
+    return undefined;
+  }
+  const kc = c.kubeConfig;
+  if (typeof kc !== 'object' || kc === null || typeof kc.getCurrentCluster !== 'function') {
+    report(new ClusterError(c.name, `kubeConfig must be a KubeConfig, got ${describe(kc)}; the cluster is ignored`));
+    return undefined;
+  }
+  try {
+    return { cluster: c as Cluster, fingerprint: kubeConfigFingerprint(kc) };
+  } catch (err) {
+    report(new ClusterError(c.name, `${(err as Error).message}; the cluster is ignored`, err));
+    return undefined;
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value !== 'object') return `${typeof value} ${JSON.stringify(value)}`;
+  return `an object with keys ${JSON.stringify(Object.keys(value))}`;
+}

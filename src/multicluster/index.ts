@@ -1,0 +1,25 @@
+export type { Cluster, ClusterProvider, ClusterEvent, ClusterDeleteReason } from './types.js';
+export { clusterKey, splitClusterKey } from './clusterKey.js';
+export { ClusterError } from './ClusterError.js';
+export type { ClusterState, ClusterStatus } from './clusterMember.js';
+export type { MultiClusterStore } from './multiClusterStore.js';
+export {
+  multiClusterInformer,
+  type MultiClusterInformer,
+  type MultiClusterInformerOptions,
+  type MultiClusterStatus,
+  type ClusterInformer,
+} from './multiClusterInformer.js';
+export {
+  multiClusterController,
+  type MultiClusterController,
+  type MultiClusterControllerOptions,
+  type ClusterSource,
+  type ClusterReconcileContext,
+  type ClusterReconciler,
+  type ClusterReconcileOutcome,
+  type ClusterControllerMetrics,
+  type ClusterControllerStatus,
+} from './multiClusterController.js';
+export { kubeconfigClusters, type KubeconfigClustersOptions } from './kubeconfigClusters.js';
+export { secretClusters, type SecretClustersOptions } from './secretClusters.js';

@@ -1,0 +1,181 @@
+import { watch as watchDir, type FSWatcher } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, delimiter, dirname, join } from 'node:path';
+import { KubeConfig, type Context } from '@kubernetes/client-node';
+import { Observable, shareReplay } from 'rxjs';
+import { reportError } from '../errors/reportError.js';
+import { checkOptionNames, functionOption, numberOption, show } from '../workqueue/validate.js';
+import type { Cluster, ClusterProvider } from './types.js';
+
+/**
+ * Options of {@link kubeconfigClusters}.
+ *
+ * ## Example
+ * ```ts
+ * import { kubeconfigClusters, type KubeconfigClustersOptions } from 'rxkube';
+ *
+ * const opts: KubeconfigClustersOptions = { path: '/etc/fleet/kubeconfig', contexts: (ctx) => ctx.name.startsWith('prod-') };
+ * const clusters = kubeconfigClusters(opts);
+ * ```
+ */
+export interface KubeconfigClustersOptions {
+  /**
+   * The kubeconfig file, or files merged as kubectl merges them (the first
+   * file that names a cluster, user or context wins).
+   * @default the files of $KUBECONFIG, else ~/.kube/config
+   */
+  readonly path?: string | readonly string[];
+  /**
+   * Which contexts are clusters: a list of names (a name missing from the
+   * files is reported at each read and skipped, since it may yet be added),
+   * or a predicate on each context.
+   * @default every context
+   */
+  readonly contexts?: readonly string[] | ((context: Context) => boolean);
+  /** Re-read the files when they change (their directories are watched, so editors that replace a file are seen too). @default true */
+  readonly watch?: boolean;
+  /** How long the files must be quiet after a change before they are re-read, in ms, so a file is not read half-written. @default 200 */
+  readonly debounceMs?: number;
+  /** Receives read errors (a missing or malformed file): the last set is kept meanwhile. @default reportError (stderr, rate-limited) */
+  readonly onError?: (err: Error) => void;
+}
+
+const OPTION_NAMES = ['path', 'contexts', 'watch', 'debounceMs', 'onError'];
+
+/** kubectl's choice of files: $KUBECONFIG's list, else ~/.kube/config. */
+function defaultPaths(): string[] {
+  const env = process.env['KUBECONFIG'];
+  if (env !== undefined && env !== '') return env.split(delimiter).filter((p) => p !== '');
+  return [join(homedir(), '.kube', 'config')];
+}
+
+/** The files merged as kubectl does: names already taken by an earlier file are left out. */
+function load(paths: readonly string[]): KubeConfig {
+  const merged = new KubeConfig();
+  merged.loadFromFile(paths[0] as string);
+  for (const path of paths.slice(1)) {
+    const next = new KubeConfig();
+    next.loadFromFile(path);
+    const has = (list: readonly { name: string }[], name: string): boolean => list.some((x) => x.name === name);
+    for (const c of next.clusters) if (!has(merged.clusters, c.name)) merged.addCluster(c);
+    for (const u of next.users) if (!has(merged.users, u.name)) merged.addUser(u);
+    for (const c of next.contexts) if (!has(merged.contexts, c.name)) merged.addContext(c);
+  }
+  return merged;
+}
+
+/** One context of a kubeconfig as a KubeConfig of its own, whose current context it is. */
+function single(kc: KubeConfig, context: Context): KubeConfig {
+  const cluster = kc.getCluster(context.cluster);
+  if (cluster === null) throw new Error(`context ${JSON.stringify(context.name)} names cluster ${JSON.stringify(context.cluster)}, which the kubeconfig does not define`);
+  const user = kc.getUser(context.user);
+  const one = new KubeConfig();
+  one.loadFromOptions({ clusters: [cluster], users: user === null ? [] : [user], contexts: [context], currentContext: context.name });
+  return one;
+}
+
+/**
+ * The contexts of a kubeconfig as a fleet: each context (all of them, or
+ * those chosen by name or predicate) is a cluster named after it, with a
+ * KubeConfig whose current context it is. The files are re-read when they
+ * change (watched, then read after `debounceMs` of quiet), so contexts that
+ * are added, removed or edited join, leave or are replaced while the
+ * program runs. A file that cannot be read is reported and the last set
+ * kept; if none could be read yet, the set is empty until one can.
+ *
+ * The provider is shared: every subscriber reads the same files through one
+ * watcher, and a late subscriber gets the current set at once.
+ *
+ * ## Example
+ * ```ts
+ * import { kubeconfigClusters, kubeSource, multiClusterInformer } from 'rxkube';
+ *
+ * const clusters = kubeconfigClusters({ contexts: ['kind-east', 'kind-west'] });
+ * const pods = multiClusterInformer(clusters, (c) => kubeSource(c.kubeConfig, 'v1/pods'));
+ * pods.subscribe((e) => console.log(e.cluster, e.type, e.obj.metadata?.name));
+ * ```
+ *
+ * @param opts which files, which contexts, and whether to follow changes.
+ * @returns the provider, reading nothing until subscribed.
+ * @throws {TypeError} for an option that is not valid.
+ */
+export function kubeconfigClusters(opts: KubeconfigClustersOptions = {}): ClusterProvider {
+  const where = 'kubeconfigClusters';
+  const o = checkOptionNames(where, opts, OPTION_NAMES) as KubeconfigClustersOptions;
+  const paths = o.path === undefined ? defaultPaths() : typeof o.path === 'string' ? [o.path] : [...(o.path as readonly string[])];
+  if (paths.length === 0 || paths.some((p) => typeof p !== 'string' || p === '')) throw new TypeError(`${where}: option "path" must be a file path or a non-empty list of them, got ${show(o.path)}`);
+  const contexts = o.contexts;
+  if (contexts !== undefined && typeof contexts !== 'function' && !(Array.isArray(contexts) && contexts.every((c) => typeof c === 'string' && c !== ''))) {
+    throw new TypeError(`${where}: option "contexts" must be a list of context names or a predicate, got ${show(contexts)}`);
+  }
+  if (o.watch !== undefined && typeof o.watch !== 'boolean') throw new TypeError(`${where}: option "watch" must be a boolean, got ${show(o.watch)}`);
+  const debounceMs = numberOption(where, 'debounceMs', o.debounceMs, 200);
+  const report = functionOption<(err: Error) => void>(where, 'onError', o.onError) ?? reportError;
+  const chosen = (ctx: Context): boolean => (contexts === undefined ? true : typeof contexts === 'function' ? contexts(ctx) : contexts.includes(ctx.name));
+
+  const read = (): Cluster[] => {
+    const kc = load(paths);
+    const out: Cluster[] = [];
+    for (const ctx of kc.getContexts()) {
+      let keep: boolean;
+      try {
+        keep = chosen(ctx);
+      } catch (err) {
+        report(new Error(`${where}: the contexts predicate threw for ${JSON.stringify(ctx.name)}; it is left out`, { cause: err }));
+        continue;
+      }
+      if (!keep) continue;
+      try {
+        out.push({ name: ctx.name, kubeConfig: single(kc, ctx) });
+      } catch (err) {
+        report(new Error(`${where}: ${(err as Error).message}; it is left out`, { cause: err }));
+      }
+    }
+    if (Array.isArray(contexts)) {
+      for (const name of contexts) if (!out.some((c) => c.name === name)) report(new Error(`${where}: no context ${JSON.stringify(name)} in ${paths.join(delimiter)}`));
+    }
+    return out;
+  };
+
+  return new Observable<readonly Cluster[]>((subscriber) => {
+    let timer: NodeJS.Timeout | undefined;
+    let emitted = false;
+    const watchers: FSWatcher[] = [];
+    const refresh = (): void => {
+      timer = undefined;
+      try {
+        subscriber.next(read());
+        emitted = true;
+      } catch (err) {
+        report(new Error(`${where}: could not read ${paths.join(delimiter)}: ${(err as Error).message.replace(/\s+/g, ' ')}; ${emitted ? 'the last set is kept' : 'no clusters until it can be read'}`, { cause: err }));
+        if (!emitted) {
+          emitted = true;
+          subscriber.next([]);
+        }
+      }
+    };
+    refresh();
+    if (o.watch !== false) {
+      // Directories, not files: an editor or `kubectl config` that writes a new file and renames it over the old one is seen.
+      const byDir = new Map<string, Set<string>>();
+      for (const p of paths) byDir.set(dirname(p), (byDir.get(dirname(p)) ?? new Set()).add(basename(p)));
+      for (const [dir, names] of byDir) {
+        try {
+          const w = watchDir(dir, (_event, file) => {
+            if (file !== null && !names.has(file.toString())) return;
+            if (timer !== undefined) clearTimeout(timer);
+            timer = setTimeout(refresh, debounceMs);
+          });
+          w.on('error', (err) => report(new Error(`${where}: watching ${dir} failed: ${err.message}; changes are no longer followed`, { cause: err })));
+          watchers.push(w);
+        } catch (err) {
+          report(new Error(`${where}: cannot watch ${dir}: ${(err as Error).message}; changes there are not followed`, { cause: err }));
+        }
+      }
+    }
+    return () => {
+      if (timer !== undefined) clearTimeout(timer);
+      for (const w of watchers) w.close();
+    };
+  }).pipe(shareReplay({ bufferSize: 1, refCount: true }));
+}

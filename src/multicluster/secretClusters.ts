@@ -1,0 +1,141 @@
+import { KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import { defer, distinctUntilChanged, filter, map, merge, shareReplay } from 'rxjs';
+import { reportError } from '../errors/reportError.js';
+import { informer } from '../informer/informer.js';
+import { kubeSource } from '../sources/kubeSource.js';
+import { checkOptionNames, functionOption, show } from '../workqueue/validate.js';
+import { kubeConfigFingerprint } from './clusterChanges.js';
+import { ClusterError } from './ClusterError.js';
+import type { Cluster, ClusterProvider } from './types.js';
+
+/**
+ * Options of {@link secretClusters}.
+ *
+ * ## Example
+ * ```ts
+ * import { secretClusters, type SecretClustersOptions } from 'rxkube';
+ *
+ * // Cluster API: every workload cluster's admin kubeconfig, under `value`, named by its label.
+ * const capi: SecretClustersOptions = {
+ *   namespace: 'fleet',
+ *   labelSelector: 'cluster.x-k8s.io/cluster-name',
+ *   keys: ['value'],
+ *   clusterName: (s) => s.metadata?.labels?.['cluster.x-k8s.io/cluster-name'],
+ * };
+ * ```
+ */
+export interface SecretClustersOptions {
+  /** The hub namespace holding the Secrets. Required. */
+  readonly namespace: string;
+  /** Only Secrets with these labels (e.g. `sigs.k8s.io/multicluster-runtime-kubeconfig=true`). @default every Secret of the namespace */
+  readonly labelSelector?: string;
+  /** Data keys that may hold the kubeconfig, tried in order; a Secret with none of them is not a cluster. @default ['kubeconfig', 'value'] */
+  readonly keys?: readonly string[];
+  /** The cluster's name for a Secret; `undefined` or `''` leaves the Secret out. @default the Secret's name */
+  readonly clusterName?: (secret: V1Secret) => string | undefined;
+  /** Receives unusable Secrets (as `ClusterError`s) and the hub informer's errors; the last set is kept meanwhile. @default reportError (stderr, rate-limited) */
+  readonly onError?: (err: Error) => void;
+}
+
+const OPTION_NAMES = ['namespace', 'labelSelector', 'keys', 'clusterName', 'onError'];
+
+/** What one Secret gave, kept while its resourceVersion is unchanged so a KubeConfig keeps its identity. */
+interface Parsed {
+  readonly resourceVersion: string | undefined;
+  readonly cluster: Cluster | undefined;
+}
+
+/**
+ * The clusters whose kubeconfigs are kept in Secrets of a namespace on a hub
+ * cluster: the shape Cluster API (`<cluster>-kubeconfig` Secrets, key
+ * `value`) and multicluster-runtime's kubeconfig provider (key
+ * `kubeconfig`, selected by label) use. An informer on the hub follows the
+ * Secrets, so a Secret created joins its cluster to the fleet, one deleted
+ * removes it, and one whose kubeconfig is rewritten (a rotated credential)
+ * replaces it. A Secret whose kubeconfig cannot be read is reported as a
+ * `ClusterError` and left out. The first set is given once the hub's
+ * Secrets are listed; while the hub cannot be reached the last set stays.
+ *
+ * The provider is shared: every subscriber reads the same informer, and a
+ * late subscriber gets the current set at once.
+ *
+ * ## Example
+ * ```ts
+ * import { kubeSource, multiClusterInformer, secretClusters } from 'rxkube';
+ * import { KubeConfig } from '@kubernetes/client-node';
+ *
+ * const hub = new KubeConfig();
+ * hub.loadFromDefault();
+ * const members = secretClusters(hub, { namespace: 'fleet', labelSelector: 'fleet.example.com/member=true' });
+ * const nodes = multiClusterInformer(members, (c) => kubeSource(c.kubeConfig, 'v1/nodes'));
+ * nodes.subscribe((e) => console.log(e.cluster, e.type, e.obj.metadata?.name));
+ * ```
+ *
+ * @param hub where the Secrets are.
+ * @param opts the namespace, which Secrets, and where in them the kubeconfig is.
+ * @returns the provider, reading nothing until subscribed.
+ * @throws {TypeError} for an option that is not valid (a malformed selector included).
+ */
+export function secretClusters(hub: KubeConfig, opts: SecretClustersOptions): ClusterProvider {
+  const where = 'secretClusters';
+  if (typeof hub !== 'object' || hub === null || typeof (hub as Partial<KubeConfig>).getCurrentCluster !== 'function') throw new TypeError(`${where}: hub must be a KubeConfig, got ${show(hub)}`);
+  const o = checkOptionNames(where, opts, OPTION_NAMES) as unknown as SecretClustersOptions;
+  if (typeof o.namespace !== 'string' || o.namespace === '') throw new TypeError(`${where}: option "namespace" must be a non-empty string, got ${show(o.namespace)}`);
+  const keys = o.keys ?? ['kubeconfig', 'value'];
+  if (!Array.isArray(keys) || keys.length === 0 || keys.some((k) => typeof k !== 'string' || k === '')) throw new TypeError(`${where}: option "keys" must be a non-empty list of data keys, got ${show(o.keys)}`);
+  const nameOf = functionOption<(secret: V1Secret) => string | undefined>(where, 'clusterName', o.clusterName) ?? ((s: V1Secret) => s.metadata?.name);
+  const report = functionOption<(err: Error) => void>(where, 'onError', o.onError) ?? reportError;
+  // Built now, so a bad selector throws here rather than on the first subscribe.
+  const source = kubeSource(hub, 'v1/secrets', { namespace: o.namespace, ...(o.labelSelector !== undefined && { labelSelector: o.labelSelector }) });
+
+  const parse = (secret: V1Secret): Cluster | undefined => {
+    const id = `Secret ${o.namespace}/${secret.metadata?.name ?? '?'}`;
+    const key = keys.find((k) => typeof secret.data?.[k] === 'string');
+    if (key === undefined) return undefined;
+    let name: string | undefined;
+    try {
+      name = nameOf(secret);
+    } catch (err) {
+      report(new Error(`${where}: clusterName threw for ${id}; it is left out`, { cause: err }));
+      return undefined;
+    }
+    if (name === undefined || name === '') return undefined;
+    try {
+      const kc = new KubeConfig();
+      kc.loadFromString(Buffer.from(secret.data?.[key] as string, 'base64').toString('utf8'));
+      if (!kc.getCurrentContext() && kc.getContexts()[0] !== undefined) kc.setCurrentContext((kc.getContexts()[0] as { name: string }).name);
+      kubeConfigFingerprint(kc);
+      return { name, kubeConfig: kc };
+    } catch (err) {
+      report(new ClusterError(name, `the kubeconfig in ${id} (key ${JSON.stringify(key)}) cannot be used: ${(err as Error).message}; it is left out`, err));
+      return undefined;
+    }
+  };
+
+  return defer(() => {
+    const secrets = informer(source, { name: `cluster Secrets in ${o.namespace}`, onError: report });
+    const parsed = new Map<string, Parsed>();
+    const current = (): readonly Cluster[] => {
+      const seen = new Set<string>();
+      const out: Cluster[] = [];
+      for (const secret of secrets.store.list()) {
+        const uid = secret.metadata?.uid ?? secret.metadata?.name ?? '';
+        seen.add(uid);
+        let entry = parsed.get(uid);
+        if (entry === undefined || entry.resourceVersion !== secret.metadata?.resourceVersion) {
+          entry = { resourceVersion: secret.metadata?.resourceVersion, cluster: parse(secret) };
+          parsed.set(uid, entry);
+        }
+        if (entry.cluster !== undefined) out.push(entry.cluster);
+      }
+      for (const uid of [...parsed.keys()]) if (!seen.has(uid)) parsed.delete(uid);
+      return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    };
+    return merge(secrets, secrets.synced$).pipe(
+      filter(() => secrets.hasSynced()),
+      map(current),
+      // The same Secrets again (another Secret of the namespace changed) is not news.
+      distinctUntilChanged((a, b) => a.length === b.length && a.every((c, i) => c === b[i])),
+    );
+  }).pipe(shareReplay({ bufferSize: 1, refCount: true }));
+}
