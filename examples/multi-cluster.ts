@@ -85,7 +85,7 @@ export function fleetCopier(hubKc: KubeConfig, opts: { signal?: AbortSignal } = 
       const where = clusterKey(ctx.cluster.name, ctx.key);
       const current = copies.store.getByKey(where);
       const desired = copyOf(source);
-      const client = objectClient<V1ConfigMap>(ctx.cluster.kubeConfig, 'v1/configmaps', { namespace: NAMESPACE });
+      const client = objectClient(ctx.cluster.kubeConfig, 'v1/configmaps', { namespace: NAMESPACE });
       const revision = source.data?.['revision'] ?? '?';
       if (current === undefined) {
         try {

@@ -54,7 +54,7 @@ beforeAll(async () => {
     onError: () => {},
     reconcile: async (obj, ctx) => {
       if (obj.metadata?.labels?.['reconciled-in'] === ctx.cluster.name) return;
-      const client = objectClient<V1ConfigMap>(ctx.cluster.kubeConfig, 'v1/configmaps', { namespace: NS });
+      const client = objectClient(ctx.cluster.kubeConfig, 'v1/configmaps', { namespace: NS });
       await client.patch(obj.metadata?.name ?? '', { metadata: { labels: { 'reconciled-in': ctx.cluster.name } } }, { signal: ctx.signal });
     },
   });

@@ -47,7 +47,7 @@ describe('multiClusterController', () => {
       for: configMaps(fleet),
       reconcile: async (obj, ctx) => {
         // Written through the context's KubeConfig: it must reach the cluster the key came from.
-        const client = objectClient<V1ConfigMap>(ctx.cluster.kubeConfig, 'v1/configmaps', { namespace: 'default' });
+        const client = objectClient(ctx.cluster.kubeConfig, 'v1/configmaps', { namespace: 'default' });
         if (obj.metadata?.labels?.['reconciled-in'] !== ctx.cluster.name) {
           await client.patch(obj.metadata?.name ?? '', { metadata: { labels: { 'reconciled-in': ctx.cluster.name } } }, { signal: ctx.signal });
         }

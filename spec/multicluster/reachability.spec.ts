@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { InformerStatus } from '../../src/informer/informer.js';
 import type { ReflectorState } from '../../src/operators/reflectTypes.js';
 import { ANSWERED_WATCH_MS, Reachability } from '../../src/multicluster/reachability.js';
+import { zeroCounters } from '../../src/operators/reflectCounters.js';
 
-const counters = (events = 0) => ({ lists: 1, watches: 1, relists: 0, events, decodeErrors: 0, errors: 0 });
+const counters = (events = 0) => ({ ...zeroCounters(), lists: 1, watches: 1, events });
 const status = (state: ReflectorState | undefined, synced = true, events = 0): InformerStatus => ({
   state: 'running',
   synced,
@@ -12,6 +13,7 @@ const status = (state: ReflectorState | undefined, synced = true, events = 0): I
   handlers: [],
   errors: 0,
   lastError: undefined,
+  lastWatchEventAt: undefined,
 });
 const failed: ReflectorState = { state: 'error', error: new Error('ECONNREFUSED'), terminal: false };
 const backoff: ReflectorState = { state: 'backoff', error: new Error('ECONNREFUSED'), delayMs: 800, kind: 'server' };
