@@ -178,6 +178,7 @@ export class ControllerRun<T> {
 
   /** Reads the key's object as its reconcile will see it, then runs the step (which marks the key done). */
   async #reconcileKey(key: string, priority: number): Promise<void> {
+    // The object the reconcile sees is read here, as late as possible; anything to await before the read goes just above.
     let obj: T | undefined;
     await this.#config.readYourWrites?.wait(key, this.#abortReconciles.signal, (err) => this.#hooks.report(err));
     try {
