@@ -257,11 +257,6 @@ export class ApiServer extends StorageApi {
    * an expired or deleted service-account token. Like kube-apiserver, it
    * checks a token when a request arrives: a watch already open stays open.
    *
-   * ## Example
-   * ```ts
-   * server.revokeToken('leaked'); // the next request carrying it is answered 401 Unauthorized
-   * ```
-   *
    * @param token A token given to `startApiServer` or {@link ApiServer.acceptToken}.
    */
   revokeToken(token: string): void {
