@@ -1,1 +1,0 @@
-export { withTransport, type TransportOptions } from './options.js';
