@@ -1,11 +1,13 @@
 import type { ControllerMetrics } from '../controller/metrics.js';
 import type { InformerMetrics } from '../informer/metrics.js';
+import type { ClusterControllerMetrics } from '../multicluster/multiClusterController.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
 import type { FamilySpec, HistogramReading, LabelSet, ValueReading } from './snapshotMetric.js';
 
 /** What is exported, by the name it is exported under; each read returns that source's snapshot for this scrape. */
 export interface Sources {
   readonly controllers: ReadonlyMap<string, () => ControllerMetrics | undefined>;
+  readonly multiClusterControllers: ReadonlyMap<string, () => readonly ClusterControllerMetrics[] | undefined>;
   readonly queues: ReadonlyMap<string, () => WorkQueueMetrics | undefined>;
   readonly informers: ReadonlyMap<string, () => InformerMetrics | undefined>;
   readonly leaders: ReadonlyMap<string, () => boolean>;
@@ -13,17 +15,26 @@ export interface Sources {
 
 type Values = () => Iterable<ValueReading>;
 
-function* each<M>(sources: ReadonlyMap<string, () => M | undefined>): Generator<[string, M]> {
+/** Each source that could be read this scrape, with the labels that name it: `{ [label]: <its name> }`. */
+function* each<M>(sources: ReadonlyMap<string, () => M | undefined>, label: string): Generator<[LabelSet, M]> {
   for (const [name, read] of sources) {
     const m = read();
-    if (m !== undefined) yield [name, m];
+    if (m !== undefined) yield [{ [label]: name }, m];
+  }
+}
+
+/** Every controller under `label`: the single-cluster ones, and each cluster of a multi-cluster one with `cluster` beside it. */
+function* controllers(s: Sources, label: string): Generator<[LabelSet, ControllerMetrics]> {
+  yield* each(s.controllers, label);
+  for (const [labels, clusters] of each(s.multiClusterControllers, label)) {
+    for (const m of clusters) yield [{ ...labels, cluster: m.cluster }, m];
   }
 }
 
 /** Every work queue: the ones added by themselves, and each controller's, under the controller's name. */
-function* queues(s: Sources): Generator<[string, WorkQueueMetrics]> {
-  yield* each(s.queues);
-  for (const [name, c] of each(s.controllers)) yield [name, c.queue];
+function* queues(s: Sources): Generator<[LabelSet, WorkQueueMetrics]> {
+  yield* each(s.queues, 'name');
+  for (const [labels, c] of controllers(s, 'name')) yield [labels, c.queue];
 }
 
 function counter(name: string, help: string, read: Values): FamilySpec {
@@ -38,64 +49,68 @@ function histogram(name: string, help: string, read: () => Iterable<HistogramRea
   return { name, help, type: 'histogram', read };
 }
 
-/** One series per source: `label` is the source's name, `value` reads its number. */
-function perSource<M>(all: () => Iterable<[string, M]>, label: string, value: (m: M) => number): Values {
+/** One series per source, under the source's labels; `value` reads its number. */
+function perSource<M>(all: () => Iterable<[LabelSet, M]>, value: (m: M) => number): Values {
   return function* () {
-    for (const [name, m] of all()) yield { labels: { [label]: name }, value: value(m) };
+    for (const [labels, m] of all()) yield { labels, value: value(m) };
   };
 }
 
-/** One series per source and key of a record of counts, the key under `keyLabel`. */
-function perKey<M, K extends string>(all: () => Iterable<[string, M]>, label: string, keyLabel: string, record: (m: M) => Readonly<Record<K, number>>): Values {
+/** One series per source and key of a record of counts, the key under `keyLabel` after the source's labels. */
+function perKey<M, K extends string>(all: () => Iterable<[LabelSet, M]>, keyLabel: string, record: (m: M) => Readonly<Record<K, number>>): Values {
   return function* () {
-    for (const [name, m] of all()) {
-      for (const [key, value] of Object.entries<number>(record(m))) yield { labels: { [label]: name, [keyLabel]: key } as LabelSet, value };
+    for (const [labels, m] of all()) {
+      for (const [key, value] of Object.entries<number>(record(m))) yield { labels: { ...labels, [keyLabel]: key }, value };
     }
   };
 }
 
-/** client-go's work queue metrics, label `name` (controller-runtime exports the same for a controller's queue). */
+/** One histogram series per source, under the source's labels. */
+function perHistogram<M>(all: () => Iterable<[LabelSet, M]>, pick: (m: M) => HistogramReading['histogram']): () => Iterable<HistogramReading> {
+  return function* () {
+    for (const [labels, m] of all()) yield { labels, histogram: pick(m) };
+  };
+}
+
+/**
+ * client-go's work queue metrics, label `name` (controller-runtime exports the same for a controller's queue); a
+ * multi-cluster controller's queues add `cluster`.
+ */
 export function workQueueFamilies(s: Sources): FamilySpec[] {
   const all = () => queues(s);
-  const hist = (pick: (m: WorkQueueMetrics) => HistogramReading['histogram']) =>
-    function* () {
-      for (const [name, m] of all()) yield { labels: { name }, histogram: pick(m) };
-    };
   return [
-    gauge('workqueue_depth', 'Items waiting in the work queue to be handed to a worker.', perSource(all, 'name', (m) => m.depth)),
-    counter('workqueue_adds_total', 'Adds the work queue took in (an add of an item already waiting is not counted).', perSource(all, 'name', (m) => m.adds)),
-    histogram('workqueue_queue_duration_seconds', 'Seconds an item waited in the work queue before a worker took it.', hist((m) => m.queueLatency)),
-    histogram('workqueue_work_duration_seconds', 'Seconds a worker spent on an item, from taking it to done.', hist((m) => m.workDuration)),
+    gauge('workqueue_depth', 'Items waiting in the work queue to be handed to a worker.', perSource(all, (m) => m.depth)),
+    counter('workqueue_adds_total', 'Adds the work queue took in (an add of an item already waiting is not counted).', perSource(all, (m) => m.adds)),
+    histogram('workqueue_queue_duration_seconds', 'Seconds an item waited in the work queue before a worker took it.', perHistogram(all, (m) => m.queueLatency)),
+    histogram('workqueue_work_duration_seconds', 'Seconds a worker spent on an item, from taking it to done.', perHistogram(all, (m) => m.workDuration)),
     gauge(
       'workqueue_unfinished_work_seconds',
       'Seconds of work in progress that no work duration has recorded yet, summed over the items being processed; steady growth means a stuck worker.',
-      perSource(all, 'name', (m) => m.unfinishedWorkSeconds),
+      perSource(all, (m) => m.unfinishedWorkSeconds),
     ),
     gauge(
       'workqueue_longest_running_processor_seconds',
       'Seconds the item processed longest so far has been in a worker.',
-      perSource(all, 'name', (m) => m.longestRunningProcessorSeconds),
+      perSource(all, (m) => m.longestRunningProcessorSeconds),
     ),
-    counter('workqueue_retries_total', 'Rate-limited and delayed adds the work queue took in.', perSource(all, 'name', (m) => m.retries)),
+    counter('workqueue_retries_total', 'Rate-limited and delayed adds the work queue took in.', perSource(all, (m) => m.retries)),
   ];
 }
 
-/** controller-runtime's controller metrics, label `controller`. */
+/** controller-runtime's controller metrics, label `controller`; a multi-cluster controller's add `cluster`. */
 export function controllerFamilies(s: Sources): FamilySpec[] {
-  const all = () => each(s.controllers);
+  const all = () => controllers(s, 'controller');
   return [
-    counter('controller_runtime_reconcile_total', 'Reconciles, by how they ended (result: success, error, requeue, requeue_after).', perKey(all, 'controller', 'result', (m) => m.reconcileTotal)),
-    counter('controller_runtime_reconcile_errors_total', 'Reconciles that failed, terminal failures included.', perSource(all, 'controller', (m) => m.reconcileErrors)),
+    counter('controller_runtime_reconcile_total', 'Reconciles, by how they ended (result: success, error, requeue, requeue_after).', perKey(all, 'result', (m) => m.reconcileTotal)),
+    counter('controller_runtime_reconcile_errors_total', 'Reconciles that failed, terminal failures included.', perSource(all, (m) => m.reconcileErrors)),
     counter(
       'controller_runtime_terminal_reconcile_errors_total',
       'Reconciles that failed for good: not retried until the object changes.',
-      perSource(all, 'controller', (m) => m.terminalReconcileErrors),
+      perSource(all, (m) => m.terminalReconcileErrors),
     ),
-    histogram('controller_runtime_reconcile_time_seconds', 'Seconds each reconcile took.', function* () {
-      for (const [controller, m] of all()) yield { labels: { controller }, histogram: m.reconcileTime };
-    }),
-    gauge('controller_runtime_active_workers', 'Workers running a reconcile now.', perSource(all, 'controller', (m) => m.activeWorkers)),
-    gauge('controller_runtime_max_concurrent_reconciles', 'How many reconciles the controller runs at once at most.', perSource(all, 'controller', (m) => m.maxConcurrentReconciles)),
+    histogram('controller_runtime_reconcile_time_seconds', 'Seconds each reconcile took.', perHistogram(all, (m) => m.reconcileTime)),
+    gauge('controller_runtime_active_workers', 'Workers running a reconcile now.', perSource(all, (m) => m.activeWorkers)),
+    gauge('controller_runtime_max_concurrent_reconciles', 'How many reconciles the controller runs at once at most.', perSource(all, (m) => m.maxConcurrentReconciles)),
   ];
 }
 
@@ -115,32 +130,32 @@ function numericResourceVersion(rv: string): number | undefined {
 
 /** rxkube's informer metrics, label `resource`. */
 export function informerFamilies(s: Sources): FamilySpec[] {
-  const all = () => each(s.informers);
+  const all = () => each(s.informers, 'resource');
   const r = (m: InformerMetrics) => m.reflector;
   return [
-    counter('rxkube_informer_lists_total', 'LIST cycles (paged or streaming), the first one included.', perSource(all, 'resource', (m) => r(m).lists)),
+    counter('rxkube_informer_lists_total', 'LIST cycles (paged or streaming), the first one included.', perSource(all, (m) => r(m).lists)),
     counter(
       'rxkube_informer_relists_total',
       'LIST cycles after the first, by what led to each (reason: expired, very-short-watch, watch-failed, list-failed).',
-      perKey(all, 'resource', 'reason', (m) => r(m).relistsByReason),
+      perKey(all, 'reason', (m) => r(m).relistsByReason),
     ),
-    counter('rxkube_informer_watches_total', 'WATCH requests opened, streaming lists included.', perSource(all, 'resource', (m) => r(m).watches)),
+    counter('rxkube_informer_watches_total', 'WATCH requests opened, streaming lists included.', perSource(all, (m) => r(m).watches)),
     counter(
       'rxkube_informer_retries_total',
       'Failures followed by a new list or watch request, by kind of failure (reason).',
-      perKey(all, 'resource', 'reason', (m) => r(m).retriesByKind),
+      perKey(all, 'reason', (m) => r(m).retriesByKind),
     ),
-    counter('rxkube_informer_events_total', 'Watch events received (ADDED, MODIFIED, DELETED, BOOKMARK).', perSource(all, 'resource', (m) => r(m).events)),
-    counter('rxkube_informer_decode_errors_total', 'Watch lines or objects that could not be decoded.', perSource(all, 'resource', (m) => r(m).decodeErrors)),
-    counter('rxkube_informer_errors_total', 'Errors the informer met and reported (reflector, decode, transform, store and handler errors).', perSource(all, 'resource', (m) => m.errors)),
-    gauge('rxkube_informer_objects', 'Objects in the informer\'s cache.', perSource(all, 'resource', (m) => m.objects)),
+    counter('rxkube_informer_events_total', 'Watch events received (ADDED, MODIFIED, DELETED, BOOKMARK).', perSource(all, (m) => r(m).events)),
+    counter('rxkube_informer_decode_errors_total', 'Watch lines or objects that could not be decoded.', perSource(all, (m) => r(m).decodeErrors)),
+    counter('rxkube_informer_errors_total', 'Errors the informer met and reported (reflector, decode, transform, store and handler errors).', perSource(all, (m) => m.errors)),
+    gauge('rxkube_informer_objects', 'Objects in the informer\'s cache.', perSource(all, (m) => m.objects)),
     gauge('rxkube_informer_last_sync_resource_version', 'The resourceVersion a watch would resume from, when numeric; absent while idle.', function* () {
-      for (const [resource, m] of all()) {
+      for (const [labels, m] of all()) {
         const rv = numericResourceVersion(m.lastSyncResourceVersion);
-        if (rv !== undefined) yield { labels: { resource }, value: rv };
+        if (rv !== undefined) yield { labels, value: rv };
       }
     }),
-    gauge('rxkube_informer_synced', '1 once the first list of the current run is in the cache, else 0.', perSource(all, 'resource', (m) => (m.synced ? 1 : 0))),
-    gauge('rxkube_informer_pending_notifications', 'Notifications waiting in the buffers of the informer\'s handlers.', perSource(all, 'resource', (m) => m.pendingNotifications)),
+    gauge('rxkube_informer_synced', '1 once the first list of the current run is in the cache, else 0.', perSource(all, (m) => (m.synced ? 1 : 0))),
+    gauge('rxkube_informer_pending_notifications', 'Notifications waiting in the buffers of the informer\'s handlers.', perSource(all, (m) => m.pendingNotifications)),
   ];
 }
