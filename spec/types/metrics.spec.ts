@@ -1,18 +1,13 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { map, of, type Observable } from 'rxjs';
 import { Registry } from 'prom-client';
-import { KubeConfig, type V1ConfigMap, type V1Pod } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import { controller, informer, kubeSource, leaderElection, leaseLock, workQueue, type Informer, type Leadership } from 'rxkube';
 import { prometheusMetrics, type PrometheusMetrics } from 'rxkube/metrics';
+import { offlineKubeConfig } from '../helpers/offlineKubeConfig.js';
 
 // These lines are checked by `tsc` (the typecheck step of `npm test`): each @ts-expect-error must be an error.
-const kc = new KubeConfig();
-kc.loadFromOptions({
-  clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }],
-  users: [{ name: 'u' }],
-  contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-  currentContext: 'x',
-});
+const kc = offlineKubeConfig();
 
 describe('rxkube/metrics types', () => {
   it('takes informers of any type, controllers, work queues and a boolean leadership stream', () => {

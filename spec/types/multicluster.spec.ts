@@ -15,10 +15,10 @@ import {
   type InformerEvent,
   type MultiClusterInformer,
 } from '../../src/index.js';
+import { offlineKubeConfig } from '../helpers/offlineKubeConfig.js';
 
 // These lines are checked by `tsc` (the typecheck step of `npm test`): each @ts-expect-error must be an error.
-const kc = new KubeConfig();
-kc.loadFromOptions({ clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+const kc = offlineKubeConfig();
 const fleet = of([{ name: 'eu', kubeConfig: kc }] satisfies Cluster[]);
 
 describe('multi-cluster types', () => {

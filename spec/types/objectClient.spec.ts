@@ -1,6 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { KubeConfig, type EventsV1Event, type V1ConfigMap, type V1Deployment, type V1Lease, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import type { EventsV1Event, V1ConfigMap, V1Deployment, V1Lease, V1Node, V1Pod } from '@kubernetes/client-node';
 import { objectClient, type ApplyConfiguration, type KubeObject, type ObjectClient } from '../../src/index.js';
+import { offlineKubeConfig } from '../helpers/offlineKubeConfig.js';
 
 // These lines are checked by `tsc` (the typecheck step of `npm test`): each @ts-expect-error must be an error.
 interface Widget extends KubeObject {
@@ -8,13 +9,7 @@ interface Widget extends KubeObject {
   status?: { ready: boolean };
 }
 
-const kc = new KubeConfig();
-kc.loadFromOptions({
-  clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }],
-  users: [{ name: 'u' }],
-  contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-  currentContext: 'x',
-});
+const kc = offlineKubeConfig();
 
 describe('objectClient ties a resource to its objects, as kubeSource does', () => {
   it('a built-in resource name gives the model type with no type argument', () => {

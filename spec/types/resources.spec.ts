@@ -1,20 +1,15 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { Observable } from 'rxjs';
-import { KubeConfig, type V1ConfigMap, type V1Deployment, type V1Lease, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Deployment, V1Lease, V1Node, V1Pod } from '@kubernetes/client-node';
 import { informer, InformerFactory, kubeSource, type Informer, type InformerEvent, type KubeObject, type KubeSource, type PartialObjectMetadata } from '../../src/index.js';
+import { offlineKubeConfig } from '../helpers/offlineKubeConfig.js';
 
 // These lines are checked by `tsc` (the typecheck step of `npm test`): each @ts-expect-error must be an error.
 interface Widget extends KubeObject {
   spec?: { size: number };
 }
 
-const kc = new KubeConfig();
-kc.loadFromOptions({
-  clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }],
-  users: [{ name: 'u' }],
-  contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-  currentContext: 'x',
-});
+const kc = offlineKubeConfig();
 
 describe('types tie a resource to its objects', () => {
   it('a built-in resource name gives the model type with no type argument', () => {
