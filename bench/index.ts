@@ -6,7 +6,8 @@
 //   BENCH_FILTER=micro npm run bench # benchmarks whose name contains one of a comma list
 //   npm run bench -- micro queue     # the same, named as arguments
 //                                    # (compare, micro, queue, store; decode, informer-sync, watch,
-//                                    # controller-priority, readyourwrites, multicluster run only when named)
+//                                    # controller-priority, readyourwrites, compression, writes,
+//                                    # transport, paging, multicluster run only when named)
 //   BENCH_WORKLOADS=relist,slow      # compare: only the workloads whose name contains one of these
 //   BENCH_SCALE=0.5 BENCH_REPEATS=5  # every default size × 0.5; repeats of each client run (default 3)
 //
@@ -27,7 +28,11 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { compare, LABELS } from './compare.js';
+import { compression } from './compression.js';
 import { controllerPriority } from './controllerPriority.js';
+import { paging } from './paging.js';
+import { transport } from './transport.js';
+import { writes } from './writes.js';
 import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
 import { micro } from './micro.js';
@@ -39,7 +44,10 @@ import { describeMachine, machine, sideBySide, table, type Row } from './lib/rep
 import { store } from './store.js';
 import { watchThroughput } from './watchThroughput.js';
 
-const all: readonly Benchmark[] = [compare, micro, queue, store, decode, informerSync, watchThroughput, controllerPriority, readYourWrites, multiCluster];
+const all: readonly Benchmark[] = [
+  compare, micro, queue, store, decode, informerSync, watchThroughput, controllerPriority, readYourWrites, compression, writes, transport, paging,
+  multiCluster,
+];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'queue', 'store']);
 
@@ -67,6 +75,11 @@ function benchEnv(): string {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([k, v]) => `${k}=${v ?? ''} `)
     .join('');
+}
+
+/** The benchmarks named as arguments, as the command line shows them. */
+function benchArgs(): string {
+  return process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : '';
 }
 
 const started = performance.now();
@@ -98,7 +111,7 @@ m.loadAfter = os.loadavg();
 const out = [
   '',
   describeMachine(m),
-  `command: ${benchEnv()}npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''} (scale ${scale}, ${repeats} repeats); total ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  `command: ${benchEnv()}npm run bench${benchArgs()} (scale ${scale}, ${repeats} repeats); total ${((performance.now() - started) / 1000).toFixed(0)} s`,
   'p50/p99: percentiles of the metric over its n samples (runs; store: batches; lag: events). rme: 95 % margin of error of the mean.',
   '',
   ...(rows.some((r) => r.values !== undefined) ? [sideBySide(rows, Object.values(LABELS)), ''] : []),

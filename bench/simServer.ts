@@ -2,7 +2,7 @@
 // runner over IPC, so the parent's heap and CPU figures hold only the client
 // being measured.
 //
-//   node build/bench/simServer.js --pods=100000 --namespaces=20 --history=50000
+//   node build/bench/simServer.js --pods=100000 --namespaces=20 --history=50000 [--tls=1]
 //   (BENCH_SIM_PODS / BENCH_SIM_NAMESPACES / BENCH_SIM_HISTORY work too; argv wins)
 //
 // Started by the runner with child_process.fork, it posts { event: 'ready', … }
@@ -86,7 +86,7 @@ const nsName = (i: number): string => (namespaces === 1 ? 'default' : namespaceO
 // churn resumes its watch instead of relisting, and that a replay benchmark
 // can watch every event of a churn from before it began.
 const history = Math.max(1, arg('history', envNumber('BENCH_SIM_HISTORY', 50_000)));
-const server = await startApiServer({ port: 0, history: { maxEvents: history } });
+const server = await startApiServer({ port: 0, history: { maxEvents: history }, tls: arg('tls', 0) === 1 });
 const t0 = performance.now();
 for (let i = 0; i < pods; i++) {
   await server.create('v1/pods', newPod(i, nsName(i)));

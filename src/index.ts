@@ -197,6 +197,9 @@ export {
 // recording Events
 export { recorder, type EventRecorder, type EventRecorderOptions, type EventRecorderStatus, type EventDetails } from './events/index.js';
 
+// how requests reach the cluster: one connection pool per cluster and TLS material, HTTP/2, compression
+export { withTransport, type TransportOptions } from './transport/index.js';
+
 // leader election
 export { leaderElection, leaseLock, type LeaderElectionOptions, type Leadership, type Lease, type LeaseLockOptions } from './leaderelection/index.js';
 

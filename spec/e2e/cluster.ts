@@ -80,6 +80,8 @@ export interface Cluster {
   readonly server: string;
   /** The admin KubeConfig (token user `admin`, group `system:masters`). */
   readonly kubeConfig: KubeConfig;
+  /** The cluster CA's directory: `ca.crt` and `ca.key`, which also sign client certificates the server accepts. */
+  readonly pkiDir: string;
   /** Where the admin kubeconfig was written. */
   readonly kubeconfigPath: string;
   /** A KubeConfig for one of the token users (`admin` or one given in `users`). */
@@ -387,6 +389,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${port}`,
       `--tls-cert-file=${certPath}`, `--tls-private-key-file=${keyPath}`, `--cert-dir=${join(dir, 'apiserver-certs')}`,
       `--token-auth-file=${join(pki, 'tokens.csv')}`,
+      // Client certificates signed by the cluster CA authenticate too (CN the user, O the groups).
+      `--client-ca-file=${join(pki, 'ca.crt')}`,
       `--authorization-mode=${authorization}`,
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${join(pki, 'sa.pub')}`, `--service-account-signing-key-file=${join(pki, 'sa.key')}`,
@@ -436,6 +440,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     return {
       server,
       kubeConfig,
+      pkiDir: pki,
       kubeconfigPath,
       kubeConfigFor,
       killApiServer: async () => {

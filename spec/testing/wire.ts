@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { gunzipSync } from 'node:zlib';
 import { waitFor } from '../helpers/waitFor.js';
 
 /** A decoded watch line, or the raw text of one that is not JSON. */
@@ -13,6 +14,8 @@ export interface RequestOptions {
   readonly ca?: string;
   /** The Accept header. @default 'application/json' */
   readonly accept?: string;
+  /** The Accept-Encoding header; a gzip answer is inflated into `text`. @default undefined (none sent) */
+  readonly acceptEncoding?: string;
 }
 
 export interface WireResponse {
@@ -20,6 +23,8 @@ export interface WireResponse {
   readonly headers: http.IncomingHttpHeaders;
   readonly text: string;
   readonly json: any;
+  /** Bytes of the body as it came over the wire (compressed, when it was). */
+  readonly wireBytes: number;
 }
 
 function agentFor(url: string, ca: string | undefined): { mod: typeof http | typeof https; options: https.RequestOptions } {
@@ -35,6 +40,7 @@ export function request(url: string, opts: RequestOptions = {}): Promise<WireRes
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { Accept: opts.accept ?? 'application/json' };
     if (opts.token !== undefined) headers['Authorization'] = `Bearer ${opts.token}`;
+    if (opts.acceptEncoding !== undefined) headers['Accept-Encoding'] = opts.acceptEncoding;
     let payload: string | undefined;
     if (opts.body !== undefined) {
       payload = JSON.stringify(opts.body);
@@ -46,14 +52,21 @@ export function request(url: string, opts: RequestOptions = {}): Promise<WireRes
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const raw = Buffer.concat(chunks);
+        let text: string;
+        try {
+          text = (res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
+        } catch (err) {
+          reject(err);
+          return;
+        }
         let json: any;
         try {
           json = text === '' ? undefined : JSON.parse(text);
         } catch {
           json = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, wireBytes: raw.length });
       });
     });
     req.on('error', reject);
@@ -109,11 +122,12 @@ export class WireWatch {
   }
 
   /** Opens a watch; resolves once the response headers are in. */
-  static open(url: string, opts: { token?: string; ca?: string; accept?: string } = {}): Promise<WireWatch> {
+  static open(url: string, opts: { token?: string; ca?: string; accept?: string; acceptEncoding?: string } = {}): Promise<WireWatch> {
     const { mod, options } = agentFor(url, opts.ca);
     return new Promise((resolve, reject) => {
       const headers: Record<string, string> = { Accept: opts.accept ?? 'application/json' };
       if (opts.token !== undefined) headers['Authorization'] = `Bearer ${opts.token}`;
+      if (opts.acceptEncoding !== undefined) headers['Accept-Encoding'] = opts.acceptEncoding;
       const req = mod.request({ ...options, headers }, (res) => resolve(new WireWatch(req, res)));
       req.on('error', reject);
       req.end();

@@ -1,5 +1,5 @@
-import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { send, type TransportResponse } from '../transport/send.js';
 import { ConnectionError } from '../sources/errors/ConnectionError.js';
 import { DecodeError } from '../sources/errors/DecodeError.js';
 import { KubeApiError, type StatusDetails } from '../sources/errors/KubeApiError.js';
@@ -24,18 +24,17 @@ export interface JsonRequest {
 
 /** Bodies larger than this are not objects a client of single objects should hold; they fail to decode. */
 const MAX_BODY = 64 * 1024 * 1024;
-const USER_AGENT = 'rxkube';
 
 /**
  * Sends one request with the kubeconfig's credentials and answers the parsed
  * JSON of a 2xx response (internal).
  *
- * As for list and watch, the credentials and the dispatcher (TLS material,
- * proxy) come from client-node's `applySecurityAuthentication` for each
- * request, and the dispatcher is destroyed when the request ends, so no
- * socket outlives its call. Non-2xx answers throw the typed error of their
- * Status; transport failures a `ConnectionError`; `signal` aborts with its
- * reason; the whole exchange is bounded by `timeoutMs`.
+ * As for list and watch, credentials are applied to this request alone and
+ * the connection comes from the process's pool for the cluster and its TLS
+ * material (see `send`), so a write costs no handshake while another
+ * request keeps the pool open. Non-2xx answers throw the typed error of
+ * their Status; transport failures a `ConnectionError`; `signal` aborts with
+ * its reason; the whole exchange is bounded by `timeoutMs`.
  */
 export async function sendJson<R>(kc: KubeConfig, req: JsonRequest): Promise<R> {
   const { signal, what } = req;
@@ -47,31 +46,18 @@ export async function sendJson<R>(kc: KubeConfig, req: JsonRequest): Promise<R> 
   const timer = setTimeout(() => {
     controller.abort(new ConnectionError(`${what}: no complete answer within ${req.timeoutMs} ms`, { code: 'TIMEOUT' }));
   }, req.timeoutMs);
-  let dispatcher: Dispatcher | undefined;
-  let body: Dispatcher.ResponseData['body'] | undefined;
+  let res: TransportResponse | undefined;
   try {
-    const ctx = new RequestContext(req.url, HttpMethod[req.verb]);
-    try {
-      await kc.applySecurityAuthentication(ctx);
-    } catch (cause) {
-      // The message of an exec/OIDC failure is about the plugin; the cause stays for debugging but is not echoed.
-      throw new ConnectionError(`${what}: could not obtain credentials from the kubeconfig`, { code: 'CREDENTIALS', cause });
-    }
-    controller.signal.throwIfAborted();
-    dispatcher = (ctx.getDispatcher() as Dispatcher | undefined) ?? new Agent();
-    const headers: Record<string, string> = { ...ctx.getHeaders(), accept: 'application/json', 'user-agent': USER_AGENT };
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
-    if (payload !== undefined) headers['content-type'] = req.contentType ?? 'application/json';
-    const res = await request(req.url, {
+    res = await send(kc, {
       method: req.verb,
-      headers,
+      url: req.url,
+      what,
+      accept: 'application/json',
       body: payload,
-      dispatcher,
+      contentType: payload === undefined ? undefined : (req.contentType ?? 'application/json'),
       signal: controller.signal,
-      headersTimeout: 0,
-      bodyTimeout: 0,
     });
-    body = res.body;
     const text = await readText(res.body, what);
     if (res.statusCode < 200 || res.statusCode > 299) {
       const retryAfter = res.headers['retry-after'];
@@ -93,8 +79,7 @@ export async function sendJson<R>(kc: KubeConfig, req: JsonRequest): Promise<R> 
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
-    if (body !== undefined && !body.destroyed) body.destroy();
-    if (dispatcher !== undefined) void dispatcher.destroy().catch(() => undefined);
+    res?.close();
   }
 }
 

@@ -117,7 +117,7 @@ function describe(obj: KubeObject): string {
  * import { controller, finalizer, objectClient } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
  *
- * const clientFor = (namespace?: string) => objectClient<V1Deployment>(kc, 'apps/v1/deployments', { namespace });
+ * const clientFor = (namespace?: string) => objectClient(kc, 'apps/v1/deployments', { namespace });
  * controller({
  *   for: deployments,
  *   reconcile: (d, ctx) =>

@@ -1,8 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AsyncIterableX } from 'ix/asynciterable';
-import { getBody, ListConnection, plainHttpAllowed } from './http.js';
+import { getBody, plainHttpAllowed } from './http.js';
 import { ListDecoder, type ListEnvelope } from './listDecoder.js';
-import { isListSignal } from './pager.js';
 import { parseLabelSelector } from '../store/labelSelector.js';
 import { parseFieldSelector } from '../store/fieldSelector.js';
 import type { KubeObject } from '../store/types.js';
@@ -84,9 +83,7 @@ export interface KubeSource<T> extends ListerWatcher<T> {
   readonly identity: SourceIdentity;
   /**
    * Streams the items of one LIST response without collecting them, for
-   * lists too large to hold (a body larger than 512 MiB decodes fine). Like
-   * `list`, it shares the connection of the list when `signal` is the signal
-   * of a `listPages` list.
+   * lists too large to hold (a body larger than 512 MiB decodes fine).
    */
   listItems(opts: ListOptions, signal: AbortSignal): ListItemStream<T>;
 }
@@ -110,13 +107,14 @@ export interface KubeSource<T> extends ListerWatcher<T> {
  * socket. Both are lazy: nothing is sent until the promise is created or the
  * iterable is iterated.
  *
- * Connections: every watch, and every `list` called on its own, has a
- * connection of its own, closed when the request ends. The pages of one
- * `listPages`/`listAll` list share one kept-alive connection, made for the
- * first page and closed when the list ends (completed, failed, aborted or
- * left early). Credentials (tokens, exec and OIDC plugins) are applied to
- * every request; the connection's certificates and proxy are read once per
- * list, and afresh for every list and watch, so rotated ones are picked up.
+ * Connections: every list, watch and write of the process to one cluster
+ * with the same TLS material shares one connection pool (one HTTP/2
+ * connection where the server offers it), which closes as soon as its last
+ * request ended. Credentials (tokens, exec and OIDC plugins) are applied to
+ * every request; certificate, key and CA files are read for every request
+ * too, and a rotated one moves the next request to a new pool. How the
+ * transport behaves (HTTP/2, compression, its liveness check) comes with
+ * `kc`: see `withTransport`.
  *
  * ## Example
  * ```ts
@@ -203,22 +201,10 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     return url(params);
   };
 
-  // The connection of each list of listPages/listAll in progress, under the list's own signal.
-  const listConnections = new WeakMap<AbortSignal, ListConnection>();
-  const listConnection = (signal: AbortSignal): ListConnection | undefined => {
-    if (!isListSignal(signal) || signal.aborted) return undefined;
-    let connection = listConnections.get(signal);
-    if (connection === undefined) {
-      connection = new ListConnection(signal);
-      listConnections.set(signal, connection);
-    }
-    return connection;
-  };
-
   const listItems = (o: ListOptions, signal: AbortSignal): ListItemStream<T> => {
     const target = listUrl(o);
     const accept = metadataOnly ? METADATA_LIST_ACCEPT : undefined;
-    return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, idleTimeoutMs, accept, listConnection(signal)), o.dropManagedFields === true);
+    return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, idleTimeoutMs, accept), o.dropManagedFields === true);
   };
 
   const identity: SourceIdentity = Object.freeze({

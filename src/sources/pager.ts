@@ -35,15 +35,10 @@ export interface PagerOptions {
  * `FullListIfExpired` does, so the pager cannot loop forever on a busy
  * server. Any other error ends the iteration.
  *
- * Each iteration is one list with a signal of its own: every `lw.list` call
- * of that list receives the same signal (not `signal` itself), which aborts
- * with `signal` and as soon as the list ends — completed, failed, aborted, or
- * left early by the consumer (`break`, `return()`). A source may keep state
- * for the list under that signal until it aborts: `kubeSource` sends all
- * pages of one list over one connection, made for the first page and closed
- * when the list ends; the next list connects afresh. A consumer that stops
- * pulling without ending the iteration leaves that connection idle until its
- * keep-alive timeout closes it.
+ * Connections: with `kubeSource`, the pages travel over the process's
+ * connection pool for the cluster, so a paged list opens no connection of
+ * its own; over HTTP/1.1 one list's pages reuse one connection, each page
+ * sent once the previous one's socket is free again.
  *
  * ## Example
  * ```ts
@@ -73,43 +68,12 @@ export function listPages<T>(
   return AsyncIterableX.from({ [Symbol.asyncIterator]: () => pages(lw, opts, signal, pageSize) });
 }
 
-/**
- * The signals of the lists in progress, one per iteration of {@link listPages}:
- * passed to every page request of its list, aborted when the list ends.
- */
-const listSignals = new WeakSet<AbortSignal>();
-
-/**
- * Whether `signal` is the signal of one list of {@link listPages} (internal):
- * every page request of that list carries it, and it aborts once the list has
- * ended, so a source may keep a resource for the whole list under it (the
- * connection of `kubeSource`) and release it on `abort`. Any other
- * signal may outlive its request by far and must not hold one.
- *
- * @param signal A signal given to `ListerWatcher.list`.
- * @returns True for a list's signal.
- */
-export function isListSignal(signal: AbortSignal): boolean {
-  return listSignals.has(signal);
-}
-
-/** Why a list's own signal aborts when the list ended by itself; nothing observes it but the list's resources. */
-function listEnded(): Error {
-  return new DOMException('the list ended', 'AbortError');
-}
-
 async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortSignal, pageSize: number): AsyncGenerator<ListPage<T>, void, undefined> {
   signal.throwIfAborted();
   const limit = opts.limit === undefined || opts.limit === 0 ? pageSize : opts.limit;
   const { continue: _ignoredToken, ...fromStart } = opts;
   const first: ListOptions = { ...fromStart, limit };
-  // The list's own signal: the caller's abort reaches it, and the end of the list aborts it (finally below).
-  // A listener removed at the end, not AbortSignal.any, so a long-lived caller signal keeps no dependants.
-  const list = new AbortController();
-  listSignals.add(list.signal);
-  const onAbort = (): void => list.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
+  {
     let restarts = 0;
     let restarted = false;
     let request = first;
@@ -117,7 +81,7 @@ async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortS
       signal.throwIfAborted();
       let page: ObjectList<T>;
       try {
-        page = await lw.list(request, list.signal);
+        page = await lw.list(request, signal);
       } catch (err) {
         const expiredContinue = err instanceof ExpiredError && request.continue !== undefined && request.continue !== '';
         if (!expiredContinue || signal.aborted) throw err;
@@ -134,9 +98,6 @@ async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortS
       const { resourceVersion: _pinned, resourceVersionMatch: _match, ...sameList } = request;
       request = { ...sameList, continue: token };
     }
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-    if (!list.signal.aborted) list.abort(listEnded());
   }
 }
 
@@ -150,9 +111,8 @@ export interface ListAllResult<T> {
 }
 
 /**
- * Lists every object, page by page with {@link listPages} (one list: its
- * pages share the list's signal, and so one connection with `kubeSource`),
- * keeping only the decoded objects (no response text is held).
+ * Lists every object, page by page with {@link listPages}, keeping only
+ * the decoded objects (no response text is held).
  *
  * ## Example
  * ```ts

@@ -76,8 +76,8 @@ export class ApiServer extends StorageApi {
   readonly #listener: Listener;
   // Kept so the kubeconfig can carry the CA.
   readonly #cert: ServingCertificate | undefined;
-  // The one credential every request must carry, when set; the kubeconfig carries it.
-  readonly #token: string | undefined;
+  // The bearer tokens accepted now, when authentication is on; shared with the request handler.
+  readonly #tokens: Set<string> | undefined;
   // How often open watches are offered a bookmark while the server listens.
   readonly #bookmarkIntervalMs: number;
   // Running churn generators, stopped by close().
@@ -115,7 +115,7 @@ export class ApiServer extends StorageApi {
     this.#registry = registry;
     this.#namespaces = lifecycle;
     this.#cert = cert;
-    this.#token = options.token;
+    this.#tokens = options.token === undefined ? undefined : new Set([options.token]);
     this.#bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
     for (const t of [...builtInResources(), ...eventResources()]) this.#registry.add(t);
     for (const def of options.resources ?? []) this.#registry.register(def);
@@ -126,7 +126,8 @@ export class ApiServer extends StorageApi {
       faults: this.#faults,
       hub: this.#hub,
       namespaces: this.#namespaces,
-      token: options.token,
+      tokens: this.#tokens,
+      compression: options.compression ?? true,
       watchList: options.watchList ?? true,
       stalled,
       audit: options.audit,
@@ -153,6 +154,7 @@ export class ApiServer extends StorageApi {
           stalled.clear();
         },
       },
+      options.http2 === true,
     );
     this.faults = {
       closeWatches: () => hub.closeAll(false),
@@ -195,6 +197,7 @@ export class ApiServer extends StorageApi {
       objects: this.#storage.objectCount,
       historyEvents: this.#storage.historySize,
       connections: this.#listener.connections,
+      connectionsAccepted: this.#listener.accepted,
       resourceVersion: String(this.#storage.resourceVersion),
     };
   }
@@ -230,7 +233,40 @@ export class ApiServer extends StorageApi {
    * @returns the YAML document.
    */
   kubeConfigYaml(): string {
-    return kubeConfigYaml({ url: this.url, caPem: this.#cert?.caPem, token: this.#token });
+    return kubeConfigYaml({ url: this.url, caPem: this.#cert?.caPem, token: this.#tokens === undefined ? undefined : [...this.#tokens].pop() });
+  }
+
+  /**
+   * Accepts `token` as a bearer token from now on, beside the others; the
+   * kubeconfig then carries it. Only for a server started with a `token`.
+   *
+   * ## Example
+   * ```ts
+   * server.acceptToken('rotated'); // as the kubelet's new service-account token becomes valid
+   * server.revokeToken('original'); // and the old one expires: its requests now get 401
+   * ```
+   *
+   * @param token A non-empty token without whitespace.
+   */
+  acceptToken(token: string): void {
+    this.#tokensFor('acceptToken', token).add(token);
+  }
+
+  /**
+   * Refuses `token` from now on (401 Unauthorized), as kube-apiserver refuses
+   * an expired or deleted service-account token. Like kube-apiserver, it
+   * checks a token when a request arrives: a watch already open stays open.
+   *
+   * @param token A token given to `startApiServer` or {@link ApiServer.acceptToken}.
+   */
+  revokeToken(token: string): void {
+    this.#tokensFor('revokeToken', token).delete(token);
+  }
+
+  #tokensFor(method: string, token: string): Set<string> {
+    if (this.#tokens === undefined) throw new TypeError(`${method}: the server was started without a token, so it authenticates nobody`);
+    if (typeof token !== 'string' || token === '' || /\s/.test(token)) throw new TypeError(`${method}: token must be a non-empty string without whitespace, got ${JSON.stringify(token)}`);
+    return this.#tokens;
   }
 
   /**
@@ -290,7 +326,7 @@ export class ApiServer extends StorageApi {
    * every connection and the listener close (open watches end abruptly,
    * parked requests are dropped), the server stays down for `downMs`
    * (connections are refused meanwhile), then it listens again on the same
-   * port with the same storage, resourceVersions, TLS material and token.
+   * port with the same storage, resourceVersions, TLS material and tokens.
    * After {@link ApiServer.stop} it only waits `downMs` and listens again.
    * If the server is closed while down, the returned promise resolves
    * without listening.

@@ -15,8 +15,10 @@ export interface ServerContext {
   readonly hub: WatchHub;
   /** Deletes objects, namespaces through their lifecycle. */
   readonly namespaces: NamespaceLifecycle;
-  /** The one credential every request must carry, when set. */
-  readonly token: string | undefined;
+  /** The bearer tokens a request may carry, when authentication is on; tokens are added and revoked while serving. */
+  readonly tokens: Set<string> | undefined;
+  /** Whether responses over 128 KiB are gzipped for clients that accept it (never watches). */
+  readonly compression: boolean;
   /** False acts like a server without the WatchList feature gate. */
   readonly watchList: boolean;
   /** Requests parked by the stall fault; they hold their sockets until the client gives up or the server stops. */

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import http2 from 'node:http2';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import type { ServingCertificate } from './tls.js';
@@ -18,13 +19,15 @@ export interface ListenerHooks {
  */
 export class Listener {
   // One server object for the whole life, so a restart listens again with the same TLS material.
-  readonly #http: http.Server;
+  readonly #http: http.Server | http2.Http2SecureServer;
   // Open sockets, so stop() and reset() can drop them at once.
   readonly #sockets = new Set<Socket>();
   // Tell the owner when watches and timers must start or stop with the port.
   readonly #hooks: ListenerHooks;
   // 0 until the first listen picks a port; then fixed, so a restart comes back where clients expect it.
   #port: number;
+  // Connections accepted since the start, for stats: how many handshakes clients paid for.
+  #accepted = 0;
   // Whether stop() has something to stop.
   #listening = false;
   // close() is final: listen() refuses after it, and a pending restart gives up.
@@ -34,14 +37,24 @@ export class Listener {
   // Resolves the restart waiting on #downTimer when close() cancels it.
   #cancelDown: (() => void) | undefined;
 
-  constructor(port: number, cert: ServingCertificate | undefined, handler: http.RequestListener, hooks: ListenerHooks) {
+  /**
+   * @param http2 With `cert`: offer HTTP/2 in the TLS handshake (HTTP/1.1 stays available), as kube-apiserver does.
+   * The handler then also receives node's HTTP/2 compatibility request and response objects.
+   */
+  constructor(port: number, cert: ServingCertificate | undefined, handler: http.RequestListener, hooks: ListenerHooks, http2Offered = false) {
     this.#port = port;
     this.#hooks = hooks;
-    this.#http = cert === undefined ? http.createServer(handler) : https.createServer({ key: cert.keyPem, cert: cert.certPem }, handler);
-    this.#http.keepAliveTimeout = 30_000;
-    // Watches are long requests; node's default 5-minute request timeout would cut them where kube-apiserver does not.
-    this.#http.requestTimeout = 0;
+    if (cert !== undefined && http2Offered) {
+      this.#http = http2.createSecureServer({ key: cert.keyPem, cert: cert.certPem, allowHTTP1: true }, handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void);
+    } else {
+      const server = cert === undefined ? http.createServer(handler) : https.createServer({ key: cert.keyPem, cert: cert.certPem }, handler);
+      server.keepAliveTimeout = 30_000;
+      // Watches are long requests; node's default 5-minute request timeout would cut them where kube-apiserver does not.
+      server.requestTimeout = 0;
+      this.#http = server;
+    }
     this.#http.on('connection', (socket: Socket) => {
+      this.#accepted++;
       this.#sockets.add(socket);
       socket.once('close', () => this.#sockets.delete(socket));
     });
@@ -62,6 +75,11 @@ export class Listener {
   /** Open TCP connections. */
   get connections(): number {
     return this.#sockets.size;
+  }
+
+  /** TCP connections accepted since the server began, closed ones included. */
+  get accepted(): number {
+    return this.#accepted;
   }
 
   /** Listens on the port (the first call picks it when it is 0); a no-op while listening. */
@@ -89,7 +107,7 @@ export class Listener {
     this.#hooks.down();
     this.#http.close();
     for (const s of this.#sockets) s.destroy();
-    this.#http.closeAllConnections();
+    if ('closeAllConnections' in this.#http) this.#http.closeAllConnections();
   }
 
   /** Stops, stays down `downMs` (connections refused), then listens again; resolves early, not listening, if close() comes first. */

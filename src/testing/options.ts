@@ -8,8 +8,28 @@ export interface ApiServerOptions {
   readonly port?: number;
   /** Serve HTTPS with a freshly generated CA and serving certificate. @default false */
   readonly tls?: boolean;
-  /** When set, every request must carry `Authorization: Bearer <token>`, else 401. @default undefined */
+  /**
+   * With `tls`: offer HTTP/2 in the TLS handshake (ALPN), HTTP/1.1 staying
+   * available, as kube-apiserver does; clients that accept multiplex their
+   * requests over one connection.
+   * @default false
+   */
+  readonly http2?: boolean;
+  /**
+   * When set, every request must carry `Authorization: Bearer <token>`, else
+   * 401. More tokens can be accepted, and any revoked, while the server runs
+   * (`acceptToken`, `revokeToken`).
+   * @default undefined (no authentication)
+   */
   readonly token?: string;
+  /**
+   * Gzip a response larger than 128 KiB when the request's `Accept-Encoding`
+   * lists gzip, as kube-apiserver does with its `APIResponseCompression`
+   * feature (on by default): lists of more than a few dozen objects, at
+   * level 1. Watches are never compressed, by either.
+   * @default true
+   */
+  readonly compression?: boolean;
   /** The event log window: watches and continue tokens older than it get 410. @default { maxEvents: 10_000, maxAgeMs: undefined } */
   readonly history?: { readonly maxEvents?: number; readonly maxAgeMs?: number };
   /** Period of BOOKMARK events to watchers that asked for them. @default 60_000 */
@@ -94,6 +114,8 @@ export interface ApiServerStats {
   readonly historyEvents: number;
   /** Open TCP connections. */
   readonly connections: number;
+  /** TCP connections accepted since the server began, closed ones included (each a handshake over TLS). */
+  readonly connectionsAccepted: number;
   /** The current global resourceVersion. */
   readonly resourceVersion: string;
 }
@@ -139,6 +161,11 @@ export function validateOptions(opts: ApiServerOptions): void {
   const bookmark = opts.bookmarkIntervalMs ?? 60_000;
   if (typeof bookmark !== 'number' || !(bookmark > 0) || !Number.isFinite(bookmark)) {
     throw new TypeError(`startApiServer: bookmarkIntervalMs must be a positive number, got ${String(opts.bookmarkIntervalMs)}`);
+  }
+  if (opts.http2 !== undefined && typeof opts.http2 !== 'boolean') throw new TypeError(`startApiServer: http2 must be a boolean, got ${String(opts.http2)}`);
+  if (opts.http2 === true && opts.tls !== true) throw new TypeError('startApiServer: http2 needs tls: true (HTTP/2 is offered in the TLS handshake)');
+  if (opts.compression !== undefined && typeof opts.compression !== 'boolean') {
+    throw new TypeError(`startApiServer: compression must be a boolean, got ${String(opts.compression)}`);
   }
   if (opts.watchList !== undefined && typeof opts.watchList !== 'boolean') {
     throw new TypeError(`startApiServer: watchList must be a boolean, got ${String(opts.watchList)}`);

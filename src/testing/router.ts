@@ -7,7 +7,7 @@ import { negotiate, watchView } from './negotiate.js';
 import type { StoredObject } from './history.js';
 import { objectAnswer, preconditionsOf, readBody } from './objectHandlers.js';
 import type { AuditEvent } from './options.js';
-import { sendJson, sendStatus, type Cut } from './respond.js';
+import { acceptsGzip, sendJson, sendStatus, type Cut } from './respond.js';
 import { DirectSink, TrickleSink, type Sink } from './sink.js';
 import { StatusError } from './status.js';
 import { parsePath, verbOf, type Target } from './target.js';
@@ -53,7 +53,7 @@ function audit(ctx: ServerContext, on: Audited, code: number, reason: string | u
 }
 
 async function route(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, on: Audited): Promise<void> {
-  if (ctx.token !== undefined && req.headers.authorization !== `Bearer ${ctx.token}`) {
+  if (ctx.tokens !== undefined && !ctx.tokens.has(bearerToken(req.headers.authorization))) {
     throw new StatusError(401, 'Unauthorized', 'Unauthorized');
   }
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -105,7 +105,9 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
   }
   // An Accept header nothing can satisfy is refused before the request is performed.
   const convert = negotiate(req.headers.accept, target.type, verb === 'watch');
-  const send = (code: number, body: string): void => sendJson(res, sink, code, body, cut);
+  // Watches are never compressed, as kube-apiserver's watch server writes straight to the connection.
+  const compress = ctx.compression && acceptsGzip(req.headers);
+  const send = (code: number, body: string): void => sendJson(res, sink, code, body, cut, compress);
 
   switch (verb) {
     case 'list':
@@ -122,4 +124,9 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
       audit(ctx, on, answer.code, undefined, answer.object);
     }
   }
+}
+
+/** The token of an `Authorization: Bearer` header, '' for anything else. */
+function bearerToken(header: string | undefined): string {
+  return header?.startsWith('Bearer ') === true ? header.slice('Bearer '.length) : '';
 }

@@ -1,16 +1,22 @@
 import type { ServerResponse } from 'node:http';
+import { constants as http2Constants } from 'node:http2';
 
 /** Where a response body goes: straight to the socket, or slowly through a trickle. */
 export interface Sink {
-  write(chunk: string): void;
+  write(chunk: string | Buffer): void;
   /** Ends the response once everything written so far is out. */
   end(): void;
   /** Writes `chunk`, then resets the connection as soon as it reached the socket. */
   writeThenReset(chunk: string): void;
 }
 
-/** Resets a response's connection abruptly (RST where the platform allows). */
+/** Resets a response's connection abruptly (RST where the platform allows); over HTTP/2, its stream (RST_STREAM). */
 export function resetSocket(res: ServerResponse): void {
+  const stream = (res as { stream?: { close(code: number): void; destroyed: boolean } }).stream;
+  if (stream !== undefined) {
+    if (!stream.destroyed) stream.close(http2Constants.NGHTTP2_INTERNAL_ERROR);
+    return;
+  }
   const socket = res.socket;
   if (socket === null || socket.destroyed) return;
   if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
@@ -25,7 +31,7 @@ export class DirectSink implements Sink {
     this.#res = res;
   }
 
-  write(chunk: string): void {
+  write(chunk: string | Buffer): void {
     if (!this.#res.writableEnded) this.#res.write(chunk);
   }
 
@@ -56,8 +62,8 @@ export class TrickleSink implements Sink {
     res.once('close', () => clearInterval(this.#timer));
   }
 
-  write(chunk: string): void {
-    if (chunk !== '') this.#queue.push(Buffer.from(chunk));
+  write(chunk: string | Buffer): void {
+    if (chunk.length > 0) this.#queue.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   }
 
   end(): void {

@@ -51,7 +51,9 @@ export function serveWatch(ctx: ServerContext, target: Target, q: URLSearchParam
   const rv = rvText === '' || rvText === '0' ? undefined : parseRv(rvText);
   if (sendInitial === true && rv !== undefined && rv > current) throw tooLargeResourceVersion(rv, current);
 
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  // HTTP/2 frames the body itself and forbids the header; HTTP/1.1 streams it chunked.
+  const overHttp2 = (res as { stream?: unknown }).stream !== undefined;
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...(overHttp2 ? {} : { 'Transfer-Encoding': 'chunked' }) });
   res.flushHeaders();
   const watcher = new Watcher(hub, type, filter, bookmarks, view, res, sink, rv ?? current);
   if (timeout > 0) watcher.endAfter(timeout, () => storage.resourceVersion);

@@ -1,0 +1,303 @@
+import diagnostics from 'node:diagnostics_channel';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { objectClient } from '../../src/client/objectClient.js';
+import { ConnectionError, ServerError } from '../../src/sources/errors/index.js';
+import { kubeSource } from '../../src/sources/kubeSource.js';
+import { listAll, listPages } from '../../src/sources/pager.js';
+import type { WatchEvent } from '../../src/sources/types.js';
+import { generateServingCertificate } from '../../src/testing/tls.js';
+import { pools } from '../../src/transport/pool.js';
+import { withTransport } from '../../src/transport/options.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { startRelayed, type Relayed } from './relay.js';
+
+interface Pod {
+  metadata: { name: string; namespace?: string };
+}
+
+const PODS = { version: 'v1', plural: 'pods' } as const;
+const TOKEN = 'pool-token';
+
+let current: Relayed | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  await current?.close();
+  current = undefined;
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+async function setup(pods: number, tls = false): Promise<Relayed> {
+  current = await startRelayed({ token: TOKEN, bookmarkIntervalMs: 60_000, tls });
+  for (let i = 0; i < pods; i++) await current.server.create(PODS, { metadata: { name: `p${i}`, namespace: 'default' } });
+  return current;
+}
+
+/** Every connection closed, on both sides of the relay, and no pool left in the process. */
+async function nothingOpen(r: Relayed): Promise<void> {
+  await waitFor(() => r.relay.open === 0 && r.server.stats.connections === 0 && pools.size === 0, 'every connection and pool to close');
+}
+
+async function caught(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('one connection pool per cluster and TLS material', () => {
+  it('a paged list over TLS opens one connection, sends the token with every page (the server demands it) and closes when done', async () => {
+    const r = await setup(9, true);
+    const requestsBefore = r.server.stats.requests;
+    const pages: number[] = [];
+    for await (const page of listPages(kubeSource<Pod>(r.kubeConfig(), PODS), {}, new AbortController().signal, { pageSize: 2 })) {
+      pages.push(page.items.length);
+      expect(r.relay.accepted).toBe(1);
+    }
+    expect(pages).toEqual([2, 2, 2, 2, 1]);
+    expect(r.server.stats.requests - requestsBefore).toBe(5);
+    expect(r.relay.accepted).toBe(1);
+    await nothingOpen(r);
+  });
+
+  it('the next page is dispatched within one turn of the event loop, as a consumer that prefetches expects', async () => {
+    const r = await setup(6);
+    const order: string[] = [];
+    const onRequest = (): void => void order.push('request');
+    const onConnect = (): void => void order.push('connect');
+    diagnostics.subscribe('undici:request:create', onRequest);
+    diagnostics.subscribe('undici:client:beforeConnect', onConnect);
+    try {
+      const pages = listPages(kubeSource<Pod>(r.kubeConfig(), PODS), {}, new AbortController().signal, { pageSize: 2 })[Symbol.asyncIterator]();
+      expect((await pages.next()).done).toBe(false);
+      // Ask for the next page, let one turn pass, then work synchronously as a consumer applying the page would.
+      const next = pages.next();
+      await new Promise((resolve) => setImmediate(resolve));
+      order.push('consumer');
+      expect((await next).done).toBe(false);
+      expect(order).toEqual(['request', 'connect', 'request', 'consumer']);
+      await pages.return?.();
+    } finally {
+      diagnostics.unsubscribe('undici:request:create', onRequest);
+      diagnostics.unsubscribe('undici:client:beforeConnect', onConnect);
+    }
+    expect(r.relay.accepted).toBe(1);
+    await nothingOpen(r);
+  });
+
+  it('lists, a watch and writes of different sources and clients share the pool while a request keeps it open', async () => {
+    const r = await setup(4, true);
+    const signal = new AbortController().signal;
+    const watched: WatchEvent<Pod>[] = [];
+    const watch = (async () => {
+      for await (const ev of kubeSource<Pod>(r.kubeConfig(), PODS).watch({ resourceVersion: r.server.stats.resourceVersion }, signal)) {
+        watched.push(ev);
+        if (watched.length === 30) return;
+      }
+    })();
+    await waitFor(() => r.server.stats.watchesOpen === 1, 'the watch to open');
+    // Each source and client has a KubeConfig of its own: the pool is found by what the connection is, not by object.
+    for (let round = 0; round < 3; round++) {
+      expect((await listAll(kubeSource<Pod>(r.kubeConfig(), PODS), {}, signal, { pageSize: 2 })).items.length).toBeGreaterThanOrEqual(4);
+      const cms = objectClient(r.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
+      for (let i = 0; i < 5; i++) await cms.create({ metadata: { name: `cm-${round}-${i}` } });
+      const pods = objectClient(r.kubeConfig(), 'v1/pods', { namespace: 'default' });
+      for (let i = 0; i < 10; i++) await pods.create({ metadata: { name: `w-${round}-${i}` } });
+    }
+    await watch;
+    expect(watched).toHaveLength(30);
+    // HTTP/1.1 (the simulator offers no HTTP/2): one connection for the watch, one for everything else.
+    expect(r.relay.accepted).toBe(2);
+    expect(pools.size).toBe(1);
+    await nothingOpen(r);
+  });
+
+  it('300 creates one after the other over TLS open one connection; 16 at a time open at most 16', async () => {
+    const r = await setup(0, true);
+    const cms = objectClient(r.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
+    for (let i = 0; i < 300; i++) await cms.create({ metadata: { name: `seq-${i}` } });
+    expect(r.relay.accepted).toBe(1);
+    await nothingOpen(r);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < 300) await cms.create({ metadata: { name: `par-${next++}` } });
+      }),
+    );
+    expect(r.relay.accepted - 1).toBeGreaterThan(1);
+    expect(r.relay.accepted - 1).toBeLessThanOrEqual(16);
+    expect(r.server.list('v1/configmaps')).toHaveLength(600);
+    await nothingOpen(r);
+  });
+
+  it('once its last request ended the pool closes, and the next request connects again', async () => {
+    const r = await setup(3);
+    const lw = kubeSource<Pod>(r.kubeConfig(), PODS);
+    const signal = new AbortController().signal;
+    await lw.list({}, signal);
+    await nothingOpen(r);
+    await lw.list({}, signal);
+    expect(r.relay.accepted).toBe(2);
+    await nothingOpen(r);
+  });
+
+  it('KubeConfigs that differ only in their credentials share a pool; a different protocol gets a pool of its own', async () => {
+    const r = await setup(2, true);
+    const signal = new AbortController().signal;
+    const hold = new AbortController();
+    // A stalled watch keeps the pools open while the lists run.
+    r.server.faults.inject({ type: 'silentWatch' }, { verb: 'watch' });
+    const watching = (async () => {
+      for await (const _ of kubeSource<Pod>(r.kubeConfig(), PODS).watch({}, hold.signal)) break;
+    })().catch(() => undefined);
+    await waitFor(() => r.server.stats.watchesOpen === 1, 'the watch to open');
+    const other = r.kubeConfig({ user: { token: 'wrong-token' } });
+    await expect(kubeSource<Pod>(other, PODS).list({}, signal)).rejects.toMatchObject({ status: 401 });
+    await kubeSource<Pod>(r.kubeConfig(), PODS).list({}, signal);
+    expect(pools.size).toBe(1);
+    await kubeSource<Pod>(withTransport(r.kubeConfig(), { http2: false }), PODS).list({}, signal);
+    expect(pools.size).toBe(2);
+    hold.abort();
+    await watching;
+    await nothingOpen(r);
+  });
+});
+
+describe('rotated TLS material', () => {
+  it('a rewritten client certificate moves the next request to a new pool; the old pool closes once its watch ends', async () => {
+    const r = await setup(2, true);
+    dir = mkdtempSync(join(tmpdir(), 'rxkube-pool-'));
+    const certFile = join(dir, 'client.crt');
+    const keyFile = join(dir, 'client.key');
+    const first = await generateServingCertificate();
+    writeFileSync(certFile, first.certPem);
+    writeFileSync(keyFile, first.keyPem);
+    const kc = r.kubeConfig({ user: { certFile, keyFile } });
+    const lw = kubeSource<Pod>(kc, PODS);
+    const hold = new AbortController();
+    r.server.faults.inject({ type: 'silentWatch' }, { verb: 'watch' });
+    const watching = (async () => {
+      for await (const _ of lw.watch({}, hold.signal)) break;
+    })().catch(() => undefined);
+    await waitFor(() => r.server.stats.watchesOpen === 1, 'the watch to open');
+    await lw.list({}, new AbortController().signal);
+    expect(r.relay.accepted).toBe(2);
+    expect(pools.size).toBe(1);
+
+    // As cert-manager or the kubelet would: the files are replaced while the watch runs.
+    const second = await generateServingCertificate();
+    writeFileSync(certFile, second.certPem);
+    writeFileSync(keyFile, second.keyPem);
+    await lw.list({}, new AbortController().signal);
+    expect(r.relay.accepted).toBe(3);
+    expect(pools.size).toBe(2);
+    // The new pool closed with its list; the old one stays with the watch (and the idle connection of its first
+    // list, until its keep-alive timeout or the watch's end), then closes too.
+    await waitFor(() => pools.size === 1 && r.relay.open === 2, 'the new pool to close after its list');
+    hold.abort();
+    await watching;
+    await nothingOpen(r);
+  });
+
+  it('a CA file rewritten with the same bytes keeps the pool; new bytes make a new one', async () => {
+    const r = await setup(1, true);
+    dir = mkdtempSync(join(tmpdir(), 'rxkube-pool-'));
+    const caFile = join(dir, 'ca.crt');
+    writeFileSync(caFile, r.server.caPem ?? '');
+    const kc = r.kubeConfig({ cluster: { caFile, caData: undefined } });
+    const hold = new AbortController();
+    r.server.faults.inject({ type: 'silentWatch' }, { verb: 'watch' });
+    const watching = (async () => {
+      for await (const _ of kubeSource<Pod>(kc, PODS).watch({}, hold.signal)) break;
+    })().catch(() => undefined);
+    await waitFor(() => r.server.stats.watchesOpen === 1, 'the watch to open');
+    writeFileSync(caFile, r.server.caPem ?? '');
+    await kubeSource<Pod>(kc, PODS).list({}, new AbortController().signal);
+    expect(pools.size).toBe(1);
+    expect(r.relay.accepted).toBe(2);
+    writeFileSync(caFile, `${r.server.caPem ?? ''}\n`);
+    await kubeSource<Pod>(kc, PODS).list({}, new AbortController().signal);
+    expect(r.relay.accepted).toBe(3);
+    expect(pools.size).toBeGreaterThanOrEqual(1);
+    hold.abort();
+    await watching;
+    await nothingOpen(r);
+  });
+});
+
+describe('nothing leaks', () => {
+  it('a list that fails mid-way leaves no socket', async () => {
+    const r = await setup(6);
+    const err = await caught(
+      (async () => {
+        for await (const _page of listPages(kubeSource<Pod>(r.kubeConfig(), PODS), {}, new AbortController().signal, { pageSize: 2 })) {
+          // The next page (pull-based: not requested yet) is answered with a 500.
+          r.server.faults.inject({ type: 'status', status: 500 }, { verb: 'list' });
+        }
+      })(),
+    );
+    expect(err).toBeInstanceOf(ServerError);
+    expect(r.relay.accepted).toBe(1);
+    await nothingOpen(r);
+  });
+
+  it('a list whose page is cut off leaves no socket', async () => {
+    const r = await setup(6);
+    const err = await caught(
+      (async () => {
+        for await (const _page of listPages(kubeSource<Pod>(r.kubeConfig(), PODS), {}, new AbortController().signal, { pageSize: 2 })) {
+          r.server.faults.inject({ type: 'resetMidLine' }, { verb: 'list' });
+        }
+      })(),
+    );
+    expect(err).toBeInstanceOf(ConnectionError);
+    await nothingOpen(r);
+  });
+
+  it('aborting a list while a page is in flight closes the connection at once', async () => {
+    const r = await setup(40);
+    const abort = new AbortController();
+    const err = await caught(
+      (async () => {
+        let n = 0;
+        for await (const _page of listPages(kubeSource<Pod>(r.kubeConfig(), PODS), {}, abort.signal, { pageSize: 10 })) {
+          if (++n === 1) {
+            r.server.faults.inject({ type: 'trickle', bytesPerChunk: 64, intervalMs: 50 }, { verb: 'list' });
+            setTimeout(() => abort.abort(), 100);
+          }
+        }
+      })(),
+    );
+    expect(err).toMatchObject({ name: 'AbortError' });
+    expect(r.relay.accepted).toBe(1);
+    await nothingOpen(r);
+  });
+
+  it('a consumer that stops early leaves no socket, well before any keep-alive would', async () => {
+    const r = await setup(6);
+    for await (const page of listPages(kubeSource<Pod>(r.kubeConfig(), PODS), {}, new AbortController().signal, { pageSize: 2 })) {
+      expect(page.items).toHaveLength(2);
+      expect(r.relay.open).toBe(1);
+      break;
+    }
+    await waitFor(() => r.relay.open === 0 && pools.size === 0, 'the connection to close', 1000);
+  });
+
+  it('a restart after an expired continue token stays on the connection and closes at the end', async () => {
+    const r = await setup(6);
+    let n = 0;
+    for await (const page of listPages(kubeSource<Pod>(r.kubeConfig(), PODS), {}, new AbortController().signal, { pageSize: 2 })) {
+      if (++n === 1) r.server.faults.inject({ type: 'status', status: 410, reason: 'Expired' }, { verb: 'list' });
+      if (page.restarted) expect(n).toBe(2);
+    }
+    expect(n).toBe(4);
+    expect(r.relay.accepted).toBe(1);
+    await nothingOpen(r);
+  });
+});

@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import type { RequestOptions } from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { transportOf, type ResolvedTransportOptions } from './options.js';
+import { tokenFromFile } from './tokenFile.js';
+
+/** The TLS material a connection is made with, as client-node read it for this request. */
+export interface TlsMaterial {
+  readonly ca?: string | Buffer | undefined;
+  readonly cert?: string | Buffer | undefined;
+  readonly key?: string | Buffer | undefined;
+  readonly pfx?: string | Buffer | undefined;
+  readonly passphrase?: string | undefined;
+  readonly rejectUnauthorized?: boolean | undefined;
+  readonly servername?: string | undefined;
+}
+
+/** Everything that decides which connection a request may travel on (internal). */
+export interface ConnectionTarget {
+  /**
+   * Identifies the pool: a digest of the origin, the proxy, the TLS material
+   * (contents, not file names) and the transport options. Never the material
+   * itself, so the key can be kept and compared without holding a secret.
+   */
+  readonly key: string;
+  /** `https://host:port` of the server. */
+  readonly origin: string;
+  readonly tls: TlsMaterial;
+  /** The cluster's `proxy-url`, when it has one. */
+  readonly proxyUrl: string | undefined;
+  readonly options: ResolvedTransportOptions;
+}
+
+/** One request's credentials and the connection it must use (internal). */
+export interface ResolvedRequest {
+  /** Authorization, impersonation: applied to this request only. */
+  readonly headers: Record<string, string>;
+  readonly target: ConnectionTarget;
+}
+
+/**
+ * Reads what one request to `url` needs from the kubeconfig: its credential
+ * headers (tokens, exec and OIDC plugins, basic auth, impersonation) and the
+ * identity of the connection it may use (internal).
+ *
+ * Runs for every request. client-node re-reads certificate, key and CA files
+ * each time, so a rotated file gives a different {@link ConnectionTarget.key}
+ * on the next request, and with it a new pool. A service-account token file
+ * is re-read as soon as it changes (see `tokenFromFile`), not once a minute.
+ *
+ * @throws whatever the credential plugins throw; the caller wraps it without its message.
+ */
+export async function resolveRequest(kc: KubeConfig, url: string): Promise<ResolvedRequest> {
+  const opts: RequestOptions = {};
+  // Public API that runs client-node's authenticators and reads the TLS files; the agent it caches is never used.
+  await kc.applyToHTTPSOptions(opts);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(opts.headers ?? {})) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  if (typeof opts.auth === 'string' && opts.auth !== '') headers['authorization'] = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+  const user = kc.getCurrentUser();
+  const tokenFile: unknown = user?.authProvider?.config?.['tokenFile'];
+  if (typeof tokenFile === 'string' && tokenFile !== '') {
+    const token = tokenFromFile(tokenFile);
+    if (token !== '') headers['authorization'] = `Bearer ${token}`;
+  }
+  const cluster = kc.getCurrentCluster();
+  const proxyUrl = cluster?.proxyUrl === undefined || cluster.proxyUrl === '' ? undefined : cluster.proxyUrl;
+  const tls: TlsMaterial = {
+    ca: opts.ca as string | Buffer | undefined,
+    cert: opts.cert as string | Buffer | undefined,
+    key: opts.key as string | Buffer | undefined,
+    pfx: opts.pfx as string | Buffer | undefined,
+    passphrase: opts.passphrase,
+    rejectUnauthorized: opts.rejectUnauthorized,
+    servername: opts.servername,
+  };
+  const origin = new URL(url).origin;
+  const options = transportOf(kc);
+  return { headers, target: { key: connectionKey(origin, proxyUrl, tls, options), origin, tls, proxyUrl, options } };
+}
+
+function connectionKey(origin: string, proxyUrl: string | undefined, tls: TlsMaterial, options: ResolvedTransportOptions): string {
+  const hash = createHash('sha256');
+  const part = (value: string | Buffer | boolean | number | undefined): void => {
+    // Length-prefixed, so no two different tuples can hash the same bytes.
+    const bytes = value === undefined ? Buffer.alloc(0) : Buffer.isBuffer(value) ? value : Buffer.from(String(value));
+    hash.update(`${value === undefined ? '-' : bytes.length}:`);
+    hash.update(bytes);
+  };
+  part(origin);
+  part(proxyUrl);
+  part(tls.ca);
+  part(tls.cert);
+  part(tls.key);
+  part(tls.pfx);
+  part(tls.passphrase);
+  part(tls.rejectUnauthorized);
+  part(tls.servername);
+  part(options.http2);
+  part(options.readIdleTimeoutMs);
+  part(options.pingTimeoutMs);
+  return hash.digest('base64url');
+}

@@ -1,0 +1,1 @@
+export { withTransport, type TransportOptions } from './options.js';
