@@ -10,7 +10,7 @@ describe('examples/sharded-controller', () => {
     expect(lines.filter((l) => / runs the sharder$/.test(l))).toHaveLength(1);
     for (const id of ['replica-a', 'replica-b', 'replica-c']) expect(lines).toContain(`${id} joined the ring`);
     const shares = lines
-      .map((l) => /^(replica-[abc]): (\d+) configmaps cached, (\d+) reconciled$/.exec(l))
+      .map((l) => /^(replica-[abc]): (\d+) configmaps cached, (\d+) of them reconciled$/.exec(l))
       .filter((m) => m !== null)
       .map((m) => ({ id: m[1]!, cached: Number(m[2]), reconciled: Number(m[3]) }));
     expect(shares.map((s) => s.id)).toEqual(['replica-a', 'replica-b', 'replica-c']);

@@ -7,7 +7,7 @@
 import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/leaderelection/leaseLock.js';
-import { shardedController, shardLabels, type ShardEvent, type ShardedControllerOptions } from '../../src/sharding/index.js';
+import { hashRing, shardedController, shardLabels, type ShardEvent, type ShardedControllerOptions } from '../../src/sharding/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -160,7 +160,11 @@ describe('shardedController (simulator, one process)', () => {
       server.get<V1ConfigMap>('v1/configmaps', 'owned', s.metadata!.ownerReferences![0]!.name)?.metadata?.labels?.[shard];
     const together = (): boolean => secrets().every((s) => ownerLabel(s) !== undefined && s.metadata?.labels?.[shard] === ownerLabel(s));
     try {
-      await waitFor(() => together() && owners('owned', 'owner').includes('a') && owners('owned', 'owner').includes('b'), 'secrets to follow their owners over both replicas', 20_000);
+      // Settled: every owner where the ring of both replicas puts it (not merely on both sides, which a rebalance
+      // half done also shows), and every secret with its owner.
+      const ring = hashRing(['a', 'b']);
+      const settled = (): boolean => server.list<V1ConfigMap>('v1/configmaps', 'owned').every((cm) => cm.metadata?.labels?.[shard] === ring.ownerOf(`owned/${cm.metadata?.name ?? ''}`));
+      await waitFor(() => settled() && together(), 'owners and secrets to settle over both replicas', 20_000);
       // A change of an owned object enqueues its owner, on the replica that owns both.
       const secret = secrets().find((s) => s.metadata?.labels?.[shard] === 'a')!;
       const ownerKey = `owned/${secret.metadata!.ownerReferences![0]!.name}`;
