@@ -205,30 +205,23 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions = {}): Promethe
     if (queues.has(name)) throw new Error(`prometheusMetrics: a work queue named ${JSON.stringify(name)} is already exported`);
   };
 
+  // Controllers and work queues share the workqueue_*{name} families, so one name may be taken once among them all.
+  function addQueueOwner<M>(kind: string, into: Map<string, () => M | undefined>, c: { readonly name: string; metrics(): M }): () => void {
+    const source = checkSource(kind, c) as typeof c;
+    const name = source.name;
+    queueTaken(name);
+    return add(into, name, guarded(kind, name, () => source.metrics()));
+  }
+
   return {
     registry,
     get contentType() {
       return registry.contentType;
     },
     metrics: () => registry.metrics(),
-    addController(c) {
-      const source = checkSource('controller', c) as typeof c;
-      const name = source.name;
-      queueTaken(name);
-      return add(controllers, name, guarded('controller', name, () => source.metrics()));
-    },
-    addMultiClusterController(c) {
-      const source = checkSource('multi-cluster controller', c) as typeof c;
-      const name = source.name;
-      queueTaken(name);
-      return add(multiClusterControllers, name, guarded('multi-cluster controller', name, () => source.metrics()));
-    },
-    addWorkQueue(q) {
-      const source = checkSource('work queue', q) as typeof q;
-      const name = source.name;
-      queueTaken(name);
-      return add(queues, name, guarded('work queue', name, () => source.metrics()));
-    },
+    addController: (c) => addQueueOwner('controller', controllers, c),
+    addMultiClusterController: (c) => addQueueOwner('multi-cluster controller', multiClusterControllers, c),
+    addWorkQueue: (q) => addQueueOwner('work queue', queues, q),
     addInformer(i) {
       const source = checkSource('informer', i) as typeof i;
       const name = source.name;
