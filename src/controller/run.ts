@@ -181,6 +181,12 @@ export class ControllerRun<T> {
     // The object the reconcile sees is read here, as late as possible; anything to await before the read goes just above.
     let obj: T | undefined;
     await this.#config.readYourWrites?.wait(key, this.#abortReconciles.signal, (err) => this.#hooks.report(err));
+    if (this.#abortReconciles.signal.aborted) {
+      // Shutdown gave up on this key while it waited for the caches: a reconcile that starts already aborted would
+      // only act half-way, so it does not start; the key is left for the next run, as keys still queued are.
+      this.queue.done(key);
+      return;
+    }
     try {
       obj = this.#config.triggers.primary.store.getByKey(key);
     } catch (err) {
