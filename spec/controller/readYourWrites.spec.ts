@@ -84,6 +84,7 @@ describe('read your own writes (RYW-1)', () => {
     expect(read[1]).toBe(written.rv);
     expect(read[1]).not.toBe(read[0]);
     expect(r.errors).toEqual([]);
+    expect(r.ctl.metrics()).toMatchObject({ readYourWritesWaits: 1, readYourWritesTimeouts: 0 });
   });
 
   it('turned off, the same reconcile reads the stale object from before its write', async () => {
@@ -138,6 +139,8 @@ describe('the wait is bounded (RYW-6)', () => {
     // The watch never caught up: every reconcile read the version from before the first write.
     expect(new Set(read).size).toBe(1);
     expect(r.errors).toHaveLength(1);
+    // Every wait is counted, although only the first was reported.
+    expect(r.ctl.metrics()).toMatchObject({ readYourWritesWaits: 3, readYourWritesTimeouts: 3 });
     expect(r.errors[0]?.message).toMatch(/^v1\/configmaps: the cache of v1\/configmaps \(at resourceVersion "\d+"\) still did not show this process's write of default\/x at resourceVersion \d+ after 50 ms \(readYourWritesTimeoutMs\); reconciling default\/x from it anyway$/);
   });
 

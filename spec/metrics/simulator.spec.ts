@@ -147,6 +147,10 @@ describe('prometheusMetrics: a controller on the simulator', () => {
     expect(valueOf(f, 'controller_runtime_terminal_reconcile_errors_total', label)).toBe(0);
     expect(valueOf(f, 'controller_runtime_max_concurrent_reconciles', label)).toBe(2);
     expect(valueOf(f, 'controller_runtime_active_workers', label)).toBe(0);
+    // This controller writes nothing, so its reads never waited for a cache.
+    expect(family(f, 'rxkube_controller_read_your_writes_waits_total').type).toBe('counter');
+    expect(valueOf(f, 'rxkube_controller_read_your_writes_waits_total', label)).toBe(0);
+    expect(valueOf(f, 'rxkube_controller_read_your_writes_timeouts_total', label)).toBe(0);
     expect(valueOf(f, 'controller_runtime_reconcile_time_seconds_count', label)).toBe(5);
     const buckets = family(f, 'controller_runtime_reconcile_time_seconds').samples.filter((s) => s.name.endsWith('_bucket'));
     expect(buckets[0]?.labels).toEqual({ ...label, le: '0.005' });

@@ -120,7 +120,8 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
   metrics(): ControllerMetrics {
     const run = this.#run ?? this.#draining;
     const queue = this.#lastQueue?.metrics() ?? new QueueMetricsRecorder<string>(this.name, () => 0).snapshot(0);
-    return this.#metrics.snapshot(this.name, run?.inFlight ?? 0, this.#config.concurrency, queue);
+    const readYourWrites = this.#config.readYourWrites?.counts() ?? { waits: 0, timeouts: 0 };
+    return this.#metrics.snapshot(this.name, run?.inFlight ?? 0, this.#config.concurrency, queue, readYourWrites);
   }
 
   shutdown(): Promise<void> {

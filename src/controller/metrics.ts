@@ -44,6 +44,10 @@ export interface ControllerMetrics {
   readonly maxConcurrentReconciles: number;
   /** The controller's work queue, named after the controller [workqueue_*{name}]; zeros while no run exists. */
   readonly queue: WorkQueueMetrics;
+  /** Reconciles that first waited for a cache to show this process's writes [rxkube_controller_read_your_writes_waits_total]. */
+  readonly readYourWritesWaits: number;
+  /** Of those, waits that gave up after `readYourWritesTimeoutMs` [rxkube_controller_read_your_writes_timeouts_total]. */
+  readonly readYourWritesTimeouts: number;
 }
 
 // controller-runtime's reconcile_time_seconds buckets.
@@ -69,7 +73,13 @@ export class ControllerMetricsRecorder {
     this.#time.observe(seconds(durationMs));
   }
 
-  snapshot(name: string, activeWorkers: number, maxConcurrentReconciles: number, queue: WorkQueueMetrics): ControllerMetrics {
+  snapshot(
+    name: string,
+    activeWorkers: number,
+    maxConcurrentReconciles: number,
+    queue: WorkQueueMetrics,
+    readYourWrites: { readonly waits: number; readonly timeouts: number },
+  ): ControllerMetrics {
     return {
       name,
       reconcileTotal: { ...this.#total },
@@ -79,6 +89,8 @@ export class ControllerMetricsRecorder {
       activeWorkers,
       maxConcurrentReconciles,
       queue,
+      readYourWritesWaits: readYourWrites.waits,
+      readYourWritesTimeouts: readYourWrites.timeouts,
     };
   }
 }

@@ -58,6 +58,9 @@ export class ReadYourWrites {
   // Timeouts are reported at most every REPORT_EVERY_MS; the ones in between are counted into the next report.
   #lastReportAt = Number.NEGATIVE_INFINITY;
   #unreported = 0;
+  // Counters over the controller's life, for metrics(): reads that had to wait, and waits that gave up.
+  #waits = 0;
+  #timeouts = 0;
 
   constructor(triggers: Triggers<unknown>, settings: ReadYourWritesSettings, scheduler: SchedulerLike, name: string) {
     const watched: Watched[] = [];
@@ -78,6 +81,11 @@ export class ReadYourWrites {
     this.#name = name;
   }
 
+  /** Reads that waited for a cache, and waits that ran out of `readYourWritesTimeoutMs`, over the controller's life. */
+  counts(): { readonly waits: number; readonly timeouts: number } {
+    return { waits: this.#waits, timeouts: this.#timeouts };
+  }
+
   /**
    * Resolves once every cache shows what it must before `key` is read, or
    * after the timeout (reported), or when `signal` aborts; `undefined` at
@@ -90,6 +98,7 @@ export class ReadYourWrites {
       if (writeLog.size === 0) return undefined;
       const awaited = this.#unseen(key);
       if (awaited.length === 0 || signal.aborted || this.#timeoutMs === 0) return undefined;
+      this.#waits++;
       return this.#waitFor(key, awaited, signal, report);
     } catch (err) {
       report(toError(err));
@@ -174,6 +183,7 @@ export class ReadYourWrites {
   }
 
   #timedOut(key: string, left: readonly PendingWrite[], report: (err: Error) => void): void {
+    this.#timeouts++;
     const now = this.#scheduler.now();
     if (now - this.#lastReportAt < REPORT_EVERY_MS) {
       this.#unreported++;

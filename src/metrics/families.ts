@@ -111,6 +111,16 @@ export function controllerFamilies(s: Sources): FamilySpec[] {
     histogram('controller_runtime_reconcile_time_seconds', 'Seconds each reconcile took.', perHistogram(all, (m) => m.reconcileTime)),
     gauge('controller_runtime_active_workers', 'Workers running a reconcile now.', perSource(all, (m) => m.activeWorkers)),
     gauge('controller_runtime_max_concurrent_reconciles', 'How many reconciles the controller runs at once at most.', perSource(all, (m) => m.maxConcurrentReconciles)),
+    counter(
+      'rxkube_controller_read_your_writes_waits_total',
+      "Reconciles that first waited for a cache to show this process's own writes.",
+      perSource(all, (m) => m.readYourWritesWaits),
+    ),
+    counter(
+      'rxkube_controller_read_your_writes_timeouts_total',
+      'Read-your-writes waits that gave up after readYourWritesTimeoutMs and reconciled from the cache as it was.',
+      perSource(all, (m) => m.readYourWritesTimeouts),
+    ),
   ];
 }
 
