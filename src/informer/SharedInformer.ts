@@ -11,7 +11,7 @@ import { byNamespace } from '../store/indexFuncs.js';
 import type { Indexers, KubeObject } from '../store/types.js';
 import { deltaFifo } from '../operators/deltaFifo.js';
 import { probedReflect } from '../operators/reflect.js';
-import type { ReflectOptions, ReflectorStatus } from '../operators/reflectTypes.js';
+import type { ReflectOptions, ReflectorProbe, ReflectorStatus } from '../operators/reflectTypes.js';
 import type { Deltas, ReflectorEvent } from '../operators/types.js';
 import type { ListerWatcher, SourceIdentity } from '../sources/types.js';
 import { CacheSyncError, type CacheSyncFailure } from './CacheSyncError.js';
@@ -24,7 +24,7 @@ import { notificationIterable } from './notifications.js';
 import type { Notification } from './notification.js';
 import { keepAlive, ObserverListener, type Listener } from './listeners.js';
 import { HandlerRegistration, type EventHandler, type HandlerOptions, type Registration } from './registration.js';
-import { armResync, resyncCheckPeriod, shouldResync } from './resyncPeriods.js';
+import { armResync, lowerCheckPeriod, resyncCheckPeriod, shouldResync } from './resyncPeriods.js';
 import { stripManagedFields } from './stripManagedFields.js';
 import { SyncWaiters } from './syncWaiters.js';
 
@@ -68,8 +68,10 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   #lastWatchEventAt: number | undefined;
   // The running reflect → deltaFifo pipeline; unsubscribing aborts requests and timers.
   #subscription: Subscription | undefined;
-  // Smallest handler resync period, fixed when a lifetime starts: the reflector ticks at this rate (client-go's resyncCheckPeriod).
+  // How often the reflector ticks (client-go's resyncCheckPeriod): set when a lifetime starts, lowered by a handler asking for less (S-11).
   #resyncCheckPeriod = 0;
+  // The running reflector, told when the check period is lowered.
+  #reflector: ReflectorProbe | undefined;
   #nextHandlerId = 1;
   #errorCount = 0;
   // Totals of lifetimes that ended and the running reflector, read when metrics() is called.
@@ -199,7 +201,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   /** A new listener: the first one starts a lifetime; later ones get the cache as initial adds, in this turn, then live events. */
   #attach(listener: Listener<T>): void {
     this.#listeners = [...this.#listeners, listener];
-    if (listener instanceof HandlerRegistration && this.#state === 'running') armResync(listener, this.#resyncCheckPeriod, this.#now());
+    if (listener instanceof HandlerRegistration && this.#state === 'running') this.#joinResync(listener);
     if (this.#state === 'idle') this.#run();
     else {
       for (const obj of this.#indexer.list()) {
@@ -222,6 +224,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#lifetime++;
     this.#subscription?.unsubscribe();
     this.#subscription = undefined;
+    this.#reflector = undefined;
     this.#metrics.ended();
     this.#state = 'idle';
     this.#reflectorStatus = undefined;
@@ -238,6 +241,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#lifetime++;
     this.#subscription?.unsubscribe();
     this.#subscription = undefined;
+    this.#reflector = undefined;
     this.#metrics.ended();
     const listeners = this.#listeners;
     this.#listeners = [];
@@ -267,7 +271,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#failure = undefined;
     const now = this.#now();
     this.#resyncCheckPeriod = resyncCheckPeriod(this.#opts.resyncPeriod ?? 0, this.#listeners);
-    for (const l of this.#listeners) if (l instanceof HandlerRegistration) armResync(l, this.#resyncCheckPeriod, now);
+    for (const l of this.#listeners) if (l instanceof HandlerRegistration) armResync(l, now);
     const input = new Subject<ReflectorEvent<T>>();
     const fifo = input.pipe(
       deltaFifo<T>({
@@ -301,7 +305,10 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     };
     this.#subscription = sub;
     sub.add(
-      probedReflect<T>(this.#source, reflectorOpts, (probe) => this.#metrics.started(probe)).subscribe({
+      probedReflect<T>(this.#source, reflectorOpts, (probe) => {
+        this.#reflector = probe;
+        this.#metrics.started(probe);
+      }).subscribe({
         next: (event) => {
           if (event.type === 'Added' || event.type === 'Modified' || event.type === 'Deleted' || event.type === 'Bookmark') this.#lastWatchEventAt = this.#now();
           if (event.type !== 'Resync' || shouldResync(this.#listeners, this.#now())) input.next(event);
@@ -316,6 +323,15 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
         },
       }),
     );
+  }
+
+  /** A handler joining a running lifetime: its resync clock starts now, and the reflector ticks at least as often as it asks. */
+  #joinResync(reg: HandlerRegistration<T>): void {
+    armResync(reg, this.#now());
+    const period = lowerCheckPeriod(this.#resyncCheckPeriod, reg);
+    if (period === this.#resyncCheckPeriod) return;
+    this.#resyncCheckPeriod = period;
+    this.#reflector?.setResyncPeriod(period);
   }
 
   #now(): number {
