@@ -1,40 +1,31 @@
 import { BehaviorSubject, Observable, Subject, asyncScheduler, distinctUntilChanged, type Subscriber, type Subscription } from 'rxjs';
-import { from as asyncFrom, type AsyncIterableX } from 'ix/asynciterable';
+import type { AsyncIterableX } from 'ix/asynciterable';
 import { ErrorChannel } from '../errors/ErrorChannel.js';
 import { toError } from '../errors/reportError.js';
 import { createIndexer } from '../store/indexer.js';
 import type { Indexer } from '../store/indexer.js';
-import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
-import { deepFreeze } from '../store/deepFreeze.js';
-import type { InformerEvent } from '../store/events.js';
+import type { InformerEvent } from './InformerEvent.js';
 import { byNamespace } from '../store/indexFuncs.js';
 import type { Indexers, KubeObject } from '../store/types.js';
 import { deltaFifo } from '../operators/deltaFifo.js';
 import { probedReflect } from '../operators/reflect.js';
 import type { ReflectOptions, ReflectorProbe, ReflectorStatus } from '../operators/reflectTypes.js';
-import type { Deltas, ReflectorEvent } from '../operators/types.js';
+import type { ReflectorEvent } from '../operators/types.js';
 import type { ListerWatcher, SourceIdentity } from '../sources/types.js';
+import { applyDeltas, type DeltaTarget } from './applyDeltas.js';
 import { CacheSyncError, type CacheSyncFailure } from './CacheSyncError.js';
 import { CacheProgress } from './cacheProgress.js';
 import { InformerStoppedError } from './InformerStoppedError.js';
 import { checkInformerOptions } from './informerOptions.js';
 import { InformerMetricsRecorder, type InformerMetrics } from './metrics.js';
-import type { Informer, InformerOptions, InformerStatus, InformerStore, WhenSyncedOptions } from './informer.js';
-import { notificationIterable } from './notifications.js';
+import type { Informer, InformerOptions, InformerStatus, InformerStore, WhenSyncedOptions } from './types.js';
+import { notificationsOf } from './notificationIterable.js';
 import type { Notification } from './notification.js';
 import { keepAlive, ObserverListener, type Listener } from './listeners.js';
 import { HandlerRegistration, type EventHandler, type HandlerOptions, type Registration } from './registration.js';
 import { armResync, lowerCheckPeriod, resyncCheckPeriod, shouldResync } from './resyncPeriods.js';
 import { stripManagedFields } from './stripManagedFields.js';
 import { SyncWaiters } from './syncWaiters.js';
-
-function uidOf(obj: unknown): string | undefined {
-  return (obj as KubeObject | null)?.metadata?.uid;
-}
-
-function resourceVersionOf(obj: unknown): string | undefined {
-  return (obj as KubeObject | null)?.metadata?.resourceVersion;
-}
 
 /** The one informer implementation: an Observable whose subscriptions, handlers and start() share one lifetime. */
 export class SharedInformer<T extends KubeObject> extends Observable<InformerEvent<T>> implements Informer<T> {
@@ -151,12 +142,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   }
 
   notifications(opts: HandlerOptions = {}): AsyncIterableX<InformerEvent<T>> {
-    const iterable = asyncFrom(notificationIterable(this, opts));
-    // rxjs's from() prefers an interop Observable to an async iterator, whose return() would wait for the next
-    // event; handing it the informer itself makes unsubscribing from from(notifications()) end at once.
-    const interop = (typeof Symbol === 'function' && (Symbol as { observable?: symbol }).observable) || '@@observable';
-    Object.defineProperty(iterable, interop, { value: () => this });
-    return iterable;
+    return notificationsOf(this, opts);
   }
 
   metrics(): InformerMetrics {
@@ -287,7 +273,15 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       }),
     );
     const lifetime = ++this.#lifetime;
-    const sub = fifo.subscribe({ next: (deltas) => this.#process(deltas, lifetime) });
+    // Made once per lifetime: the FIFO hands over one Deltas per key, and a listener's callback may end the lifetime.
+    const target: DeltaTarget<T> = {
+      store: this.#indexer,
+      freezeDeleted: this.#freeze,
+      current: () => lifetime === this.#lifetime,
+      notify: (event, key, isSync) => this.#notify(event, key, isSync),
+      report: (err) => this.#report(err),
+    };
+    const sub = fifo.subscribe({ next: (deltas) => applyDeltas(deltas, target) });
     const reflectorOpts: ReflectOptions = {
       ...this.#opts.reflector,
       resyncPeriod: this.#resyncCheckPeriod,
@@ -338,46 +332,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     return (this.#opts.scheduler ?? asyncScheduler).now();
   }
 
-  // ------------------------------------------------------------ deltas
-
-  /** Applies one key's deltas to the store, oldest first, notifying after each. */
-  #process(deltas: Deltas<T>, lifetime: number): void {
-    const key = deltas.key;
-    for (const delta of deltas.deltas) {
-      // A listener's callback may have ended this lifetime (the last unsubscribe): nothing more is applied.
-      if (lifetime !== this.#lifetime) return;
-      try {
-        if (delta.type === 'Deleted') {
-          this.#indexer.delete(delta.obj);
-          // The final state of a deleted object is never stored, so the store did not freeze it; every handler shares it.
-          if (this.#freeze) deepFreeze(delta.obj instanceof DeletedFinalStateUnknown ? delta.obj.obj : delta.obj);
-          this.#notify({ type: 'delete', obj: delta.obj }, key, false);
-          continue;
-        }
-        const obj = delta.obj as T;
-        const old = this.#indexer.getByKey(key);
-        const oldUid = uidOf(old);
-        const newUid = uidOf(obj);
-        if (old === undefined) {
-          this.#indexer.add(obj);
-          this.#notify({ type: 'add', obj, isInInitialList: deltas.isInInitialList }, key, false);
-        } else if (oldUid !== undefined && newUid !== undefined && oldUid !== newUid) {
-          // Same name, new object: the old one is gone even if no watch said so.
-          this.#indexer.delete(old);
-          this.#notify({ type: 'delete', obj: new DeletedFinalStateUnknown(key, old) }, key, false);
-          this.#indexer.add(obj);
-          this.#notify({ type: 'add', obj, isInInitialList: deltas.isInInitialList }, key, false);
-        } else {
-          this.#indexer.update(obj);
-          const rv = resourceVersionOf(obj);
-          this.#notify({ type: 'update', oldObj: old, obj }, key, rv !== undefined && rv === resourceVersionOf(old));
-        }
-      } catch (err) {
-        // A key or index function threw: the store is unchanged for this delta and nothing is announced.
-        this.#report(toError(err));
-      }
-    }
-  }
+  // ------------------------------------------------------------ notifications
 
   #notify(event: InformerEvent<T>, key: string, isSync: boolean): void {
     const n: Notification<T> = { event, key, isSync };
