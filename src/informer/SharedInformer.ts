@@ -50,6 +50,17 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   // Keeps the store's resourceVersion at what every cached object has reached, and tells read-your-writes waits (S-38).
   readonly #progress: CacheProgress;
   // Everyone the informer delivers to; copied on write so a listener joining inside a delivery misses nothing and gets nothing twice.
+  //
+  // Why a list of listeners and not rxjs's share()/connectable (S-39). share({ resetOnRefCountZero }) would give the
+  // lifetime (first subscriber starts, last one stops), but not the rest, which this list does in one place:
+  // - a late listener gets the cache as it is now as adds marked isInInitialList, in the turn it joins, then live
+  //   events: a replay of past events (share's ReplaySubject connector) would be stale and unbounded;
+  // - a sync notification goes only to listeners whose resync is due, a flag the resync check moves per listener;
+  // - handler registrations carry their own buffers and show in status(); stop() and failure end each kind of
+  //   listener its own way, and a late subscriber then gets InformerStoppedError or the failure, not a new lifetime.
+  // Measured (npm run bench -- micro, "fan-out: 1000 notifications → 10 listeners"): share() with a per-subscriber
+  // filter took about ten times this loop per notification (p50 0.73 µs against 0.07 µs); small beside the
+  // informer's whole per-event cost, so the points above decide, not the cost.
   #listeners: readonly Listener<T>[] = [];
   // Whoever waits in whenSynced, so a pause, stop or failure can answer them at once.
   readonly #syncWaiters = new SyncWaiters(this.#synced, (reason, detail) => this.#syncError(reason, detail));
