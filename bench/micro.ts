@@ -1,9 +1,10 @@
 // Micro-benchmarks of the stages between the decoder and the handler, with
 // tinybench: the DeltaFIFO (Modified events and a relist), the per-handler
-// buffers (FIFO and coalescing), and an informer fed by an in-memory source
-// delivering to 1 and 10 handlers. Objects are parsed outside the timed part.
+// buffers (FIFO and coalescing), the informer's fan-out to 10 listeners beside
+// rxjs's share(), and an informer fed by an in-memory source delivering to 1
+// and 10 handlers. Objects are parsed outside the timed part.
 
-import { Subject } from 'rxjs';
+import { filter, Observable, share, Subject } from 'rxjs';
 import { Bench, type Task } from 'tinybench';
 import type { V1Pod } from '@kubernetes/client-node';
 import { informer, type ListerWatcher, type WatchEvent } from 'rxkube';
@@ -69,7 +70,7 @@ function memorySource(initial: readonly V1Pod[]) {
 
 export const micro: Benchmark = {
   name: 'micro',
-  description: 'deltaFifo, handler buffers and informer → handler delivery, per event (tinybench)',
+  description: 'deltaFifo, handler buffers, the informer\'s fan-out and informer → handler delivery, per event (tinybench)',
   async run(ctx: Context): Promise<Row[]> {
     const keys = BATCH;
     const relistSize = ctx.scaled(envNumber('BENCH_MICRO_RELIST', 10_000), 1000);
@@ -120,6 +121,35 @@ export const micro: Benchmark = {
       while (coalescing.shift() !== undefined);
       if (coalescing.size !== 0) throw new Error('coalescing buffer not drained');
     });
+
+    // The informer's fan-out alone, as SharedInformer does it (a list of listeners, sync notifications only to those
+    // whose resync is due) against rxjs's share() with a per-subscriber filter: the measured reason it keeps its own.
+    for (const via of ['listener list', 'rxjs share() + filter'] as const) {
+      const listeners = 10;
+      let delivered = 0;
+      let emit: (n: (typeof notes)[number]['n']) => void;
+      if (via === 'listener list') {
+        const list = Array.from({ length: listeners }, () => ({ resyncDue: false, enqueue: () => void delivered++ }));
+        emit = (n) => {
+          for (const l of list) {
+            if (n.isSync && !l.resyncDue) continue;
+            l.enqueue();
+          }
+        };
+      } else {
+        let next: ((n: (typeof notes)[number]['n']) => void) | undefined;
+        const shared = new Observable<(typeof notes)[number]['n']>((s) => void (next = (n) => s.next(n))).pipe(share({ resetOnRefCountZero: true }));
+        for (let i = 0; i < listeners; i++) {
+          const l = { resyncDue: false };
+          shared.pipe(filter((n) => !n.isSync || l.resyncDue)).subscribe(() => void delivered++);
+        }
+        emit = (n) => next?.(n);
+      }
+      bench.add(`fan-out: ${BATCH} notifications → ${listeners} listeners, ${via}`, () => {
+        for (const e of notes) emit(e.n);
+        if (delivered === 0) throw new Error('fan-out delivered nothing');
+      });
+    }
 
     // An informer fed from memory: each event goes through reflect, deltaFifo, the store (frozen) and every handler's buffer.
     const stops: (() => Promise<void>)[] = [];

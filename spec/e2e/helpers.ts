@@ -5,7 +5,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import { informer, type Informer, type InformerOptions, type InformerStatus } from '../../src/informer/informer.js';
-import type { InformerEvent } from '../../src/informer/types.js';
+import type { InformerEvent } from '../../src/informer/InformerEvent.js';
 import { reflect } from '../../src/operators/reflect.js';
 import type { ReflectOptions, ReflectorStatus } from '../../src/operators/reflectTypes.js';
 import type { ReflectorEvent } from '../../src/operators/types.js';

@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import type { V1Pod } from '@kubernetes/client-node';
 import { informer, type Informer } from '../../src/informer/informer.js';
 import { BufferOverflowError } from '../../src/informer/BufferOverflowError.js';
 import { HandlerError } from '../../src/informer/HandlerError.js';
 import { InformerStoppedError } from '../../src/informer/InformerStoppedError.js';
 import { CacheSyncError } from '../../src/informer/CacheSyncError.js';
-import type { InformerEvent } from '../../src/informer/types.js';
+import type { InformerEvent } from '../../src/informer/InformerEvent.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import { kubeSource, type ListerWatcher } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
@@ -275,6 +276,42 @@ describe('handlers', () => {
     expect(status?.lastError).toBe(errors[1]);
     const failed = errors.map((e) => ((e as HandlerError<V1Pod>).event as { obj: V1Pod }).obj.metadata?.name);
     expect(failed).toEqual(['boom', 'reject']);
+  });
+
+  it('pauses a handler 10, 20, 40 ms after failures in a row, and not after a success (S-36)', async () => {
+    const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
+    for (const n of ['a', 'b', 'c']) await server.create('v1/pods', pod(n));
+    const inf = podInformer({ scheduler, onError: () => {} });
+    let failing = true;
+    let calls = 0;
+    inf.addHandler({
+      add: () => {
+        calls++;
+        if (failing) throw new Error('boom');
+      },
+    });
+    await inf.whenSynced();
+    const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    const advanceTo = async (frame: number): Promise<number> => {
+      scheduler.maxFrames = frame;
+      scheduler.flush();
+      await settle();
+      return calls;
+    };
+    await waitFor(() => calls === 1, 'the first call');
+    const t0 = scheduler.now();
+    expect(await advanceTo(t0 + 9)).toBe(1);
+    expect(await advanceTo(t0 + 10)).toBe(2);
+    expect(await advanceTo(t0 + 29)).toBe(2);
+    expect(await advanceTo(t0 + 30)).toBe(3);
+    failing = false;
+    await server.create('v1/pods', pod('d'));
+    await waitFor(() => inf.store.getByKey('default/d'), 'd in the store');
+    expect(await advanceTo(t0 + 69)).toBe(3);
+    expect(await advanceTo(t0 + 70)).toBe(4);
+    // That call succeeded: the next notification goes out without waiting on the clock.
+    await server.create('v1/pods', pod('e'));
+    await waitFor(() => calls === 5, 'the call after a success, with the virtual clock standing still');
   });
 
   it('never lets a slow handler delay the store or another handler', async () => {

@@ -4,7 +4,7 @@ import { informer, type Informer } from '../../src/informer/informer.js';
 import { CacheSyncError } from '../../src/informer/CacheSyncError.js';
 import { InformerStoppedError } from '../../src/informer/InformerStoppedError.js';
 import { InformerFactory } from '../../src/informer/InformerFactory.js';
-import type { InformerEvent } from '../../src/store/events.js';
+import type { InformerEvent } from '../../src/informer/InformerEvent.js';
 import { unwrapTombstone } from '../../src/store/DeletedFinalStateUnknown.js';
 import { byLabel } from '../../src/store/indexFuncs.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';

@@ -22,9 +22,13 @@ afterEach(async () => {
   await server.close();
 });
 
-function counting(target: Informer<V1Pod>, resyncPeriod: number): { reg: Registration; syncs: () => number } {
+/** A handler counting sync updates; without `resyncPeriod` it takes the informer's default. */
+function counting(target: Informer<V1Pod>, resyncPeriod?: number): { reg: Registration; syncs: () => number } {
   let syncs = 0;
-  const reg = target.addHandler({ update: (o, n) => void (o.metadata?.resourceVersion === n.metadata?.resourceVersion && syncs++) }, { resyncPeriod });
+  const reg = target.addHandler(
+    { update: (o, n) => void (o.metadata?.resourceVersion === n.metadata?.resourceVersion && syncs++) },
+    resyncPeriod === undefined ? {} : { resyncPeriod },
+  );
   return { reg, syncs: () => syncs };
 }
 
@@ -56,6 +60,70 @@ describe('resync routing', () => {
     expect(await at(2000)).toEqual([4, 2, 0, 0]);
     expect(await at(3000)).toEqual([6, 2, 2, 0]);
     expect(await at(4000)).toEqual([8, 4, 2, 0]);
+  });
+
+  describe('a handler added to a running informer (S-11, X-4)', () => {
+    /** A started, synced and watching informer on a virtual clock, and a way to move that clock. */
+    async function running(resyncPeriod: number | undefined, first: 'handler' | 'start', firstPeriod = 0) {
+      const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
+      const target = informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'), { scheduler, ...(resyncPeriod !== undefined && { resyncPeriod }) });
+      inf = target;
+      const early = first === 'handler' ? counting(target, firstPeriod) : undefined;
+      if (first === 'start') target.start();
+      let status = '';
+      target.status$.subscribe((s) => (status = s.reflector?.state ?? ''));
+      await target.whenSynced();
+      await waitFor(() => status === 'watching', 'the watch');
+      const advanceTo = async (frame: number): Promise<void> => {
+        scheduler.maxFrames = frame;
+        scheduler.flush();
+        await settle();
+      };
+      return { target, early, now: () => scheduler.now(), advanceTo };
+    }
+
+    it('resyncs at its own period when that is shorter than the period the informer started with', async () => {
+      const { target, early, now, advanceTo } = await running(undefined, 'handler', 60_000);
+      const t0 = now();
+      const late = counting(target, 1000);
+      await advanceTo(t0 + 999);
+      expect(late.syncs()).toBe(0);
+      await advanceTo(t0 + 1000);
+      expect(late.syncs()).toBe(2);
+      await advanceTo(t0 + 3000);
+      expect(late.syncs()).toBe(6);
+      // The first handler keeps its own, longer period.
+      expect(early?.syncs()).toBe(0);
+    });
+
+    it('resyncs when the informer started with no resync at all', async () => {
+      const { target, early, now, advanceTo } = await running(0, 'handler', 0);
+      const t0 = now();
+      const late = counting(target, 2000);
+      await advanceTo(t0 + 1999);
+      expect(late.syncs()).toBe(0);
+      await advanceTo(t0 + 2000);
+      expect(late.syncs()).toBe(2);
+      await advanceTo(t0 + 4000);
+      expect(late.syncs()).toBe(4);
+      expect(early?.syncs()).toBe(0);
+    });
+
+    it('resyncs at its own period after start(), below the informer\'s default period', async () => {
+      const { target, now, advanceTo } = await running(30_000, 'start');
+      const t0 = now();
+      const fast = counting(target, 1000);
+      const byDefault = counting(target);
+      await advanceTo(t0 + 1000);
+      expect(fast.syncs()).toBe(2);
+      await advanceTo(t0 + 2000);
+      expect(fast.syncs()).toBe(4);
+      // A finer check period does not make a handler on the informer's default resync any more often.
+      await advanceTo(t0 + 29_999);
+      expect(byDefault.syncs()).toBe(0);
+      await advanceTo(t0 + 30_000);
+      expect([fast.syncs(), byDefault.syncs()]).toEqual([60, 2]);
+    });
   });
 
   it('a relist that changes nothing reaches only handlers that asked for resync, and not events$', async () => {

@@ -1,6 +1,7 @@
 import { take, VirtualTimeScheduler } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { reflect, VeryShortWatchError, type ReflectOptions, type ReflectorStatus } from '../../src/operators/reflect.js';
+import { probedReflect, reflect, VeryShortWatchError, type ReflectOptions, type ReflectorStatus } from '../../src/operators/reflect.js';
+import type { ReflectorProbe } from '../../src/operators/reflectTypes.js';
 import type { ReflectorEvent } from '../../src/operators/types.js';
 import {
   ConnectionError,
@@ -556,6 +557,37 @@ describe('reflect() resync', () => {
     await advance(1);
     expect(r.types().at(-1)).toBe('Resync');
     r.sub.unsubscribe();
+  });
+
+  it('changes its period while running: the ticker restarts at once, and a relist keeps the new period', async () => {
+    const lw = new ScriptedLW();
+    let probe: ReflectorProbe | undefined;
+    const types: string[] = [];
+    const sub = probedReflect(lw, { random: () => 0, status: () => {} }, (p) => (probe = p)).subscribe((e) => types.push(e.type));
+    await advance(5000);
+    expect(types).toEqual(['Replace']);
+    probe?.setResyncPeriod(2000);
+    await advance(1999);
+    expect(types).toEqual(['Replace']);
+    await advance(1);
+    expect(types).toEqual(['Replace', 'Resync']);
+    probe?.setResyncPeriod(1000);
+    await advance(1000);
+    expect(types.filter((t) => t === 'Resync')).toHaveLength(2);
+    lw.watching.fail(new ServerError('boom'));
+    // No ticks while the relist waits, then the new period after it.
+    await advance(800);
+    expect(types.at(-1)).toBe('Replace');
+    await advance(999);
+    expect(types.at(-1)).toBe('Replace');
+    await advance(1);
+    expect(types.at(-1)).toBe('Resync');
+    probe?.setResyncPeriod(0);
+    await advance(60_000);
+    expect(types.at(-1)).toBe('Resync');
+    expect(() => probe?.setResyncPeriod(-1)).toThrow(TypeError);
+    sub.unsubscribe();
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('emits no Resync when resyncPeriod is 0', async () => {

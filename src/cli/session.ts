@@ -8,7 +8,7 @@ import type { Subscription } from 'rxjs';
 import { informer, type Informer, type InformerStatus } from '../informer/index.js';
 import type { ReflectorStatus } from '../operators/index.js';
 import { kubeSource, type ListerWatcher } from '../sources/index.js';
-import type { InformerEvent } from '../store/events.js';
+import type { InformerEvent } from '../informer/InformerEvent.js';
 import { deletionHandlingMetaNamespaceKey, unwrapTombstone } from '../store/index.js';
 import type { KubeObject } from '../store/types.js';
 import type { CliResource } from './resources.js';

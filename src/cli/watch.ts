@@ -7,7 +7,7 @@
  * process ends with no socket left open.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import type { InformerEvent } from '../store/events.js';
+import type { InformerEvent } from '../informer/InformerEvent.js';
 import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKey, parseFieldSelector, parseLabelSelector, unwrapTombstone } from '../store/index.js';
 import type { KubeObject } from '../store/types.js';
 import { statusOf } from './columns.js';

@@ -1,6 +1,6 @@
 import { resolveReflectOptions } from '../operators/reflect.js';
 import type { ListerWatcher, SourceIdentity } from '../sources/types.js';
-import type { InformerOptions } from './informer.js';
+import type { InformerOptions } from './types.js';
 
 /**
  * Checks an informer's source and options up front, so a mistake throws at

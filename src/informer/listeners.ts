@@ -1,5 +1,5 @@
 import type { Subscriber } from 'rxjs';
-import type { InformerEvent } from '../store/events.js';
+import type { InformerEvent } from './InformerEvent.js';
 import type { Notification } from './notification.js';
 
 /** Anything the informer delivers to: an Observable subscriber, a handler registration, or start()'s keep-alive. */

@@ -1,4 +1,4 @@
-import type { InformerEvent } from './types.js';
+import type { InformerEvent } from './InformerEvent.js';
 
 /**
  * An InformerEvent on its way to handlers. `key` is the store key; `isSync`

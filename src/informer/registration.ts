@@ -1,7 +1,7 @@
 import type { SchedulerLike } from 'rxjs';
 import { explainFrozenWrite } from '../errors/frozenObject.js';
 import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
-import type { InformerEvent } from '../store/events.js';
+import type { InformerEvent } from './InformerEvent.js';
 import { BufferOverflowError } from './BufferOverflowError.js';
 import { HandlerError } from './HandlerError.js';
 import { createHandlerBuffer, type BufferEntry, type BufferPolicy, type HandlerBuffer } from './handlerBuffer.js';
@@ -25,7 +25,9 @@ export interface HandlerOptions {
   /**
    * How often this handler wants every cached object again as an update
    * (`oldObj === obj`), in milliseconds; 0 for never. Values under 1000 are
-   * raised to 1000, as client-go does.
+   * raised to 1000, as client-go does. It holds whenever the handler is
+   * added: a running informer checks for due resyncs at least this often
+   * from then on (where client-go would raise it to its own check period).
    * @default the informer's resyncPeriod
    */
   readonly resyncPeriod?: number;
@@ -88,10 +90,8 @@ export class HandlerRegistration<T> implements Registration {
   readonly #host: RegistrationHost;
   // Reported in overflow errors; Infinity for unbounded and coalescing buffers.
   readonly #limit: number;
-  /** The period the user asked for; the effective one may be raised to the informer's check period. */
-  readonly requestedResyncPeriod: number;
-  /** Effective resync period in ms; 0 never. */
-  resyncPeriod: number;
+  /** Resync period in ms, at least 1000; 0 never. The informer's check period is lowered to it when shorter (S-11). */
+  readonly resyncPeriod: number;
   /** Virtual-clock time of the next due resync. */
   nextResyncAt = 0;
   /**
@@ -131,9 +131,8 @@ export class HandlerRegistration<T> implements Registration {
     this.#buffer = createHandlerBuffer<T>(policy);
     this.#limit = typeof policy === 'object' && 'limit' in policy ? policy.limit : Infinity;
     this.#host = host;
-    this.requestedResyncPeriod = resync === 0 ? 0 : Math.max(resync, 1000);
-    this.resyncPeriod = this.requestedResyncPeriod;
-    this.resyncDue = this.requestedResyncPeriod !== 0;
+    this.resyncPeriod = resync === 0 ? 0 : Math.max(resync, 1000);
+    this.resyncDue = this.resyncPeriod !== 0;
     this.done = new Promise((resolve) => (this.#markDone = resolve));
   }
 

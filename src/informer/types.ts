@@ -1,1 +1,177 @@
-export type { InformerEvent } from '../store/events.js';
+// The informer's public types, apart from the implementation (SharedInformer) and the informer() function, so that
+// both import them and neither imports the other.
+
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { AsyncIterableX } from 'ix/asynciterable';
+import type { ReadonlyIndexer } from '../store/indexer.js';
+import type { Indexers, KeyFunc } from '../store/types.js';
+import type { ReflectOptions, ReflectorStatus } from '../operators/reflectTypes.js';
+import type { SourceIdentity } from '../sources/types.js';
+import type { InformerEvent } from './InformerEvent.js';
+import type { InformerMetrics } from './metrics.js';
+import type { EventHandler, HandlerOptions, Registration } from './registration.js';
+
+export type { InformerEvent } from './InformerEvent.js';
+
+/** Options of {@link informer}. */
+export interface InformerOptions<T> {
+  /**
+   * Extra indexes on the store, `name → obj => values`. A `namespace` index
+   * (by `metadata.namespace`) is always there, as in client-go's informers.
+   * More can be added while running with `store.addIndexers`.
+   * @default { namespace: byNamespace }
+   */
+  readonly indexers?: Indexers<T>;
+  /**
+   * Runs once per object before it is queued, e.g. to drop fields the
+   * controller never reads. Must return the object to keep (it may be the
+   * same object, changed in place); what it throws is reported and that
+   * object is skipped. Runs after `stripManagedFields`.
+   * @default undefined
+   */
+  readonly transform?: (obj: T) => T;
+  /**
+   * Drop `metadata.managedFields` before caching. Server-side-apply
+   * bookkeeping is often a third of an object's size and controllers
+   * rarely read it; set false to keep it.
+   * @default true
+   */
+  readonly stripManagedFields?: boolean;
+  /**
+   * Default resync period of handlers, in ms; 0 disables resync. A handler's
+   * own `resyncPeriod` overrides it.
+   * @default 0
+   */
+  readonly resyncPeriod?: number;
+  /** `'paged'` LIST or `'stream'` (a watch with `sendInitialEvents`, falling back to LIST). @default 'paged' */
+  readonly initialList?: 'paged' | 'stream';
+  /** Deep-freeze cached objects so no handler can corrupt the cache. @default true */
+  readonly freeze?: boolean;
+  /** Store key function. @default metaNamespaceKey */
+  readonly keyFunc?: KeyFunc<T>;
+  /** Scheduler for timers (resync, backoff, handler slow-down); a TestScheduler makes them virtual. @default asyncScheduler */
+  readonly scheduler?: SchedulerLike;
+  /** Passed through to the reflector (page size, backoff, watch timeouts, terminal errors). @default {} */
+  readonly reflector?: Omit<ReflectOptions, 'resyncPeriod' | 'initialList' | 'listDelivery' | 'dropManagedFields' | 'scheduler' | 'status'>;
+  /**
+   * Receives every error the informer meets. When absent, errors go to the
+   * subscribers of `errors$`, and when nobody subscribes there, to a
+   * rate-limited line on stderr: no failure is silent. Pass `() => {}` to
+   * silence them.
+   * @default undefined (errors$ subscribers, else stderr)
+   */
+  readonly onError?: (err: Error) => void;
+  /** A name for messages and status (`v1/pods in default`). @default the source's resource name, else 'informer' */
+  readonly name?: string;
+}
+
+/** A handler's state as shown on `status$`. */
+export interface HandlerStatus {
+  readonly id: number;
+  readonly depth: number;
+  readonly processed: number;
+  readonly synced: boolean;
+}
+
+/**
+ * What an informer is doing, as emitted on `status$`: `idle` before its first
+ * subscriber and after its last one left, `running` in between, `stopped`
+ * after `stop()`, `failed` after an error nothing can heal.
+ */
+export interface InformerStatus {
+  readonly state: 'idle' | 'running' | 'stopped' | 'failed';
+  readonly synced: boolean;
+  /** The reflector's last status, once it has one. */
+  readonly reflector: ReflectorStatus | undefined;
+  readonly handlers: readonly HandlerStatus[];
+  /** Errors met so far (everything sent on `errors$`). */
+  readonly errors: number;
+  /** The most recent of them. */
+  readonly lastError: Error | undefined;
+  /**
+   * When a watch last delivered an event or a bookmark, in ms on the
+   * informer's scheduler clock; undefined until one did in this lifetime.
+   * Lists do not count: an informer that relists because its watches keep
+   * failing, or whose watch went silent while the reflector still says
+   * `watching`, sees this stand still, which is how a liveness probe tells
+   * that the cache is no longer kept current by a watch. As of the emission
+   * on `status$`; current from `status()`.
+   */
+  readonly lastWatchEventAt: number | undefined;
+}
+
+/** Options of {@link Informer.whenSynced}. */
+export interface WhenSyncedOptions {
+  /** Give up after this many ms, rejecting with the last error as `cause`. @default no limit */
+  readonly timeout?: number;
+  /** Give up when this aborts. @default undefined */
+  readonly signal?: AbortSignal;
+}
+
+/** The informer's cache: read-only, except that indexes can be added at any time. */
+export interface InformerStore<T> extends ReadonlyIndexer<T> {
+  /** Adds index functions; objects already cached are indexed at once. Throws `IndexConflictError` for a taken name. */
+  addIndexers(indexers: Indexers<T>): void;
+}
+
+/**
+ * A live, indexed cache of one resource that is also the stream of its
+ * changes: an `Observable<InformerEvent<T>>` whose subscriptions are its
+ * lifetime. The first subscriber (or handler, or `start()`) starts list and
+ * watch; each later one first gets the cached objects as adds marked
+ * `isInInitialList`, then live events; when the last one leaves, requests
+ * and timers end and the cache is emptied. An error nothing can heal (400,
+ * 422) ends every subscription with that error.
+ */
+export interface Informer<T> extends Observable<InformerEvent<T>> {
+  /** What the informer reads, for messages (`v1/pods in default`). */
+  readonly name: string;
+  /**
+   * The source's {@link SourceIdentity} (cluster, resource, namespace and
+   * selectors), when it has one, as `kubeSource` does: a controller matches
+   * it with its own writes (RYW-2).
+   */
+  readonly identity: SourceIdentity | undefined;
+  /**
+   * The cache; empty while idle. Its `lastSyncResourceVersion()` is the
+   * resourceVersion every cached object is at least as new as: that of the
+   * last watch event, bookmark or complete list applied (S-38).
+   */
+  readonly store: InformerStore<T>;
+  /**
+   * The store's `lastSyncResourceVersion()` each time an event, bookmark or
+   * list page has been applied (hot, no replay): what a read-your-writes
+   * wait listens to (RYW-3).
+   */
+  readonly resourceVersion$: Observable<string>;
+  /** Emits the current sync state, then each change: `false` until the first list was applied. */
+  readonly synced$: Observable<boolean>;
+  /** State, reflector status, per-handler buffer depth and error count; emits on change. */
+  readonly status$: Observable<InformerStatus>;
+  /** The status now, with `lastWatchEventAt` current (it moves with every watch event, which `status$` does not emit for). */
+  status(): InformerStatus;
+  /** Every error the informer met: reflector faults, decode, transform, store and handler errors. */
+  readonly errors$: Observable<Error>;
+  /** True once the first list of the current lifetime has been applied to the store. */
+  hasSynced(): boolean;
+  /**
+   * Resolves once synced. Rejects with a `CacheSyncError` whose `cause` is
+   * the last error met when the timeout passes, the signal aborts, the
+   * informer stops or fails, or it is not running at all.
+   */
+  whenSynced(opts?: WhenSyncedOptions): Promise<void>;
+  /**
+   * Adds a handler with its own buffer (client-go's AddEventHandler). The
+   * registration is a subscription: it starts the informer if idle, first
+   * delivers an add for every cached object, and `remove()` ends it.
+   */
+  addHandler(handler: EventHandler<T>, opts?: HandlerOptions): Registration;
+  /** The same buffered notifications as an async iterable for `for await`; breaking out removes it. */
+  notifications(opts?: HandlerOptions): AsyncIterableX<InformerEvent<T>>;
+  /** Counters over the informer's whole life, cache size and sync state, read now; see {@link InformerMetrics}. */
+  metrics(): InformerMetrics;
+  /** Keeps the informer running until `stop()`, for client-go style use; subscribing does the same. */
+  start(): void;
+  /** Ends every subscription and handler, requests and timers; resolves when handler calls in progress finished. */
+  stop(): Promise<void>;
+}

@@ -4,7 +4,7 @@
 import { Subscription, type SchedulerLike } from 'rxjs';
 import type { Informer, InformerStatus } from '../informer/informer.js';
 import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
-import type { InformerEvent } from '../store/events.js';
+import type { InformerEvent } from '../informer/InformerEvent.js';
 import type { Indexers, KubeObject, ReadonlyIndexer } from '../store/types.js';
 import { ClusterError } from './ClusterError.js';
 import { Reachability } from './reachability.js';

@@ -33,6 +33,10 @@ export class ReflectorRun<T> implements ReflectorProbe {
   #watchListRejected = false;
   /** The resync ticker of the current list/watch cycle. */
   #resync: Subscription | undefined;
+  /** The period of that ticker: the option's, until the informer changes it while running. */
+  #resyncPeriod: number;
+  /** A list/watch cycle is running: resync ticks belong to it (RF-26), whatever their period. */
+  #inCycle = false;
   /** What led to the next list, for the relist counters: the relist reason of a failed watch, or a failed list. */
   #nextListReason: RelistReason | 'list-failed' = 'list-failed';
 
@@ -40,6 +44,7 @@ export class ReflectorRun<T> implements ReflectorProbe {
     this.#ctx = new ReflectorContext(lw, opts, out);
     this.#policy = new RetryPolicy(opts.backoff, () => opts.scheduler.now(), opts.random);
     this.#paged = new PagedList(this.#ctx);
+    this.#resyncPeriod = opts.resyncPeriod;
     this.#ctx.add(() => this.#stopResync());
   }
 
@@ -57,6 +62,14 @@ export class ReflectorRun<T> implements ReflectorProbe {
 
   get lastSyncResourceVersion(): string {
     return this.#ctx.lastSyncRv;
+  }
+
+  setResyncPeriod(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new TypeError(`reflect: resyncPeriod must be a non-negative number of ms, got ${String(ms)}`);
+    if (ms === this.#resyncPeriod) return;
+    this.#resyncPeriod = ms;
+    // Between cycles the next successful list starts the ticker (RF-26).
+    if (this.#inCycle) this.#tick();
   }
 
   /** Aborts every request, clears every timer and ends the loop. Idempotent. */
@@ -151,13 +164,21 @@ export class ReflectorRun<T> implements ReflectorProbe {
   }
 
   #startResync(): void {
-    const period = this.#ctx.opts.resyncPeriod;
+    this.#inCycle = true;
+    this.#tick();
+  }
+
+  /** (Re)starts the ticker of the running cycle at the current period. */
+  #tick(): void {
+    this.#resync?.unsubscribe();
+    this.#resync = undefined;
+    const period = this.#resyncPeriod;
     if (period <= 0 || this.#ctx.stopped) return;
-    this.#stopResync();
     this.#resync = interval(period, this.#ctx.opts.scheduler).subscribe(() => this.#ctx.emit({ type: 'Resync' }));
   }
 
   #stopResync(): void {
+    this.#inCycle = false;
     this.#resync?.unsubscribe();
     this.#resync = undefined;
   }

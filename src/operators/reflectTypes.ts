@@ -69,6 +69,11 @@ export interface ReflectorProbe {
   counters(): ReflectorCounters;
   /** The resourceVersion the reflector would resume from now; `''` before the first list. */
   readonly lastSyncResourceVersion: string;
+  /**
+   * Changes the period of `Resync` ticks from now on (the informer lowers it when a handler asks for a shorter
+   * one while running, S-11); a running ticker restarts at the new period, and 0 stops it.
+   */
+  setResyncPeriod(ms: number): void;
 }
 
 /** One status report: the state, and the counters at that moment. */

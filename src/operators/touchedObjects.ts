@@ -1,5 +1,5 @@
 import { filter, map, pipe, type OperatorFunction } from 'rxjs';
-import type { InformerEvent } from '../store/events.js';
+import type { InformerEvent } from '../informer/InformerEvent.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 
 /**

@@ -3,7 +3,7 @@ import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
 import { informer } from '../informer/informer.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { ResourceRef } from '../sources/types.js';
-import type { InformerEvent } from '../store/events.js';
+import type { InformerEvent } from '../informer/InformerEvent.js';
 import { metaNamespaceKey } from '../store/keys.js';
 import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';

@@ -11,7 +11,6 @@ export type {
   Indexer,
 } from './types.js';
 export { DeletedFinalStateUnknown, unwrapTombstone } from './DeletedFinalStateUnknown.js';
-export type { InformerEvent } from './events.js';
 export { metaNamespaceKey, deletionHandlingMetaNamespaceKey, splitMetaNamespaceKey } from './keys.js';
 export { createIndexer, type IndexerOptions } from './indexer.js';
 export { byNamespace, namespaceIndex, byLabel, byOwnerUid, byControllerUid, byField } from './indexFuncs.js';

@@ -1,6 +1,19 @@
-import type { InformerEvent } from '../store/events.js';
-import type { Informer } from './informer.js';
+import { from as asyncFrom, type AsyncIterableX } from 'ix/asynciterable';
+import type { InformerEvent } from './InformerEvent.js';
+import type { Informer } from './types.js';
 import type { HandlerOptions } from './registration.js';
+
+/**
+ * `informer.notifications()`: the iterable below as an IxJS AsyncIterableX. rxjs's from() prefers an interop
+ * Observable to an async iterator, whose return() would wait for the next event; handing it the informer itself
+ * makes unsubscribing from from(notifications()) end at once.
+ */
+export function notificationsOf<T>(inf: Informer<T>, opts: HandlerOptions): AsyncIterableX<InformerEvent<T>> {
+  const iterable = asyncFrom(notificationIterable(inf, opts));
+  const interop = (typeof Symbol === 'function' && (Symbol as { observable?: symbol }).observable) || '@@observable';
+  Object.defineProperty(iterable, interop, { value: () => inf });
+  return iterable;
+}
 
 /**
  * Adapts a handler registration to an async iterator: a handler call ends

@@ -1,10 +1,10 @@
-import type { DeletedFinalStateUnknown } from './DeletedFinalStateUnknown.js';
+import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 
 /**
  * A change to a cache, as an informer tells its subscribers, in delivery
  * order; the store has already been updated when the event is emitted.
- * It lives beside the store because both the operators that consume it and
- * the informer that produces it build on the store.
+ * It lives with the informer that produces it; the operators that consume
+ * it import it from here.
  */
 export type InformerEvent<T> =
   | { readonly type: 'add'; readonly obj: T; readonly isInInitialList: boolean }
