@@ -5,7 +5,8 @@
  * what is wrong with it, before any request: client-node would throw a stack
  * trace for a missing or malformed file, and with no file at all it falls
  * back to `http://localhost:8080`, which only answers for a local
- * `kubectl proxy --port 8080` and otherwise leaves the command retrying.
+ * `kubectl proxy --port 8080` and otherwise leaves the command retrying
+ * (semantics X-34).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';

@@ -90,7 +90,7 @@ export function eventJson(e: InformerEvent<KubeObject>): string {
 export async function runWatch(name: string, flags: WatchFlags): Promise<number> {
   const resource = resolveResource(name);
   if (flags.allNamespaces === true && flags.namespace !== undefined) throw new UsageError('-n/--namespace and -A/--all-namespaces cannot be combined');
-  // kubectl ignores -n here; the library refuses a namespace on a cluster-scoped resource, and so does the command.
+  // kubectl ignores -n here; the library refuses a namespace on a cluster-scoped resource, and so does the command (X-34).
   if (!resource.namespaced && flags.namespace !== undefined) throw new UsageError(`-n/--namespace: ${resource.ref} is cluster-scoped; leave -n out`);
   // Named before anything starts: the simulator is not worth starting for a selector the server would refuse.
   if (flags.selector !== undefined) parseLabelSelector(flags.selector);
