@@ -4,8 +4,8 @@
  * cluster). Anything missing or unreadable is one line naming the file and
  * what is wrong with it, before any request: client-node would throw a stack
  * trace for a missing or malformed file, and with no file at all it falls
- * back to `http://localhost:8080`, which only answers for a local
- * `kubectl proxy --port 8080` and otherwise leaves the command retrying
+ * back to `http://localhost:8080` (the API server's old insecure port),
+ * which on almost every machine refuses, leaving the command retrying
  * (semantics X-34).
  */
 import { existsSync, readFileSync } from 'node:fs';
