@@ -21,6 +21,13 @@ describe('rxkube demo', () => {
     expect(stdout).toMatch(/fault "every watch closed by the server": recovered in [^:]+: re-watched from the last resourceVersion, no relist/);
     expect(stdout).toMatch(/^ {2}events: \d+ adds, \d+ updates, \d+ deletes; lists \d+ \(relists [1-9]\d*\)/m);
     expect(stdout).toMatch(/^ {2}cache (\d+) objects, server \1 objects: the cache matches the server$/m);
+    // Each status line shows the deepest the handler's buffer got since the line before (a sample taken once a second
+    // finds it drained), so the deepest of the lines is the summary's; the initial list alone fills it past 0.
+    const depths = [...stdout.matchAll(/^t=.* handler depth max=(\d+)$/gm)].map((m) => Number(m[1]));
+    expect(depths.length).toBeGreaterThan(0);
+    const deepest = Number(/^ {2}handler: \d+ reconciles of running pods, deepest buffer (\d+) /m.exec(stdout)?.[1]);
+    expect(deepest).toBeGreaterThan(0);
+    expect(Math.max(...depths)).toBe(deepest);
     expect(code).toBe(0);
   }, 90_000);
 });

@@ -12,10 +12,15 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+/** Variables added to a run's environment; `undefined` removes one. */
+export type ExtraEnv = Record<string, string | undefined>;
+
 /** The environment of a run: no colour forced either way unless a test asks. */
-function env(extra: Record<string, string>): NodeJS.ProcessEnv {
+function env(extra: ExtraEnv): NodeJS.ProcessEnv {
   const { FORCE_COLOR: _f, NO_COLOR: _n, ...rest } = process.env;
-  return { ...rest, ...extra };
+  const merged: NodeJS.ProcessEnv = { ...rest, ...extra };
+  for (const [name, value] of Object.entries(extra)) if (value === undefined) delete merged[name];
+  return merged;
 }
 
 /** A running command whose output is collected as it comes. */
@@ -25,7 +30,7 @@ export class CliProcess {
   stderr = '';
   readonly exited: Promise<CliResult>;
 
-  constructor(args: readonly string[], extraEnv: Record<string, string> = {}) {
+  constructor(args: readonly string[], extraEnv: ExtraEnv = {}) {
     this.child = spawn(process.execPath, [MAIN, ...args], { env: env(extraEnv) });
     this.child.stdout.on('data', (d: Buffer) => (this.stdout += d.toString()));
     this.child.stderr.on('data', (d: Buffer) => (this.stderr += d.toString()));
@@ -64,6 +69,6 @@ export class CliProcess {
  * @param extraEnv variables added to the environment.
  * @returns its exit and output.
  */
-export function runCli(args: readonly string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
+export function runCli(args: readonly string[], extraEnv: ExtraEnv = {}): Promise<CliResult> {
   return new CliProcess(args, extraEnv).exited;
 }

@@ -44,7 +44,7 @@ describe('rxkube watch in a terminal', () => {
     const screen = (): string => tmux('capture-pane', '-p', '-t', 'cli');
 
     // A capture can land in the middle of a redraw, so wait for a whole frame: one that ends with its last line.
-    const shown = await until(screen, (s) => /watching at rv \d+/.test(s) && /synced in/.test(s) && /\d+ events\/s/.test(s) && /update \d/.test(s) && /^… \d+ more$/m.test(s));
+    const shown = await until(screen, (s) => /watching at rv \d+/.test(s) && /synced in/.test(s) && /\d+ live events\/s/.test(s) && /update \d/.test(s) && /^… \d+ more$/m.test(s));
     const lines = shown.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^rxkube watch v1\/pods · all namespaces · synced in \d+(ms|\.\ds)/);
     expect(shown).toMatch(/^reflector watching at rv \d+ · lists 1 \(relists 0\) · watches \d+ \(reconnects \d+\) · errors 0/m);

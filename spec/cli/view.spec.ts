@@ -25,6 +25,33 @@ describe('the live view of rxkube watch', () => {
     await server?.close();
   });
 
+  it('the event rate counts live changes only, averaged since the sync: the initial list is not a burst of events', async () => {
+    server = await startApiServer({ port: 0 });
+    for (let i = 0; i < 300; i++) await server.create('v1/pods', pod(i));
+    const s = new WatchSession({ kc: server.kubeConfig(), resource: resolveResource('pods'), namespace: undefined, labelSelector: undefined, fieldSelector: undefined });
+    session = s;
+    expect(s.rate()).toBe(0);
+    s.start(() => {}, () => {});
+    await s.informer.whenSynced({ timeout: 20_000 });
+    await vi.waitFor(() => expect(s.syncedAfterMs).toBeDefined(), { timeout: 10_000 });
+    const syncedAt = s.startedAt + (s.syncedAfterMs as number);
+    // 300 adds listed, none of them live.
+    expect(s.adds).toBe(300);
+    expect(s.rate(syncedAt)).toBe(0);
+    expect(renderHeader(s, { ...view(), now: syncedAt })[2]).toMatch(/^300 objects · 0\.0 live events\/s · 300 adds · 0 updates · 0 deletes$/);
+
+    for (let i = 0; i < 20; i++) {
+      const p = server.get<V1Pod>('v1/pods', i % 3 === 0 ? 'web' : 'default', `p-${String(i).padStart(4, '0')}`);
+      await server.update('v1/pods', { ...p, metadata: { ...p?.metadata, labels: { touched: 'yes' } } });
+    }
+    await vi.waitFor(() => expect(s.updates).toBe(20), { timeout: 10_000 });
+    // Read at least 4 s after the sync: 20 live events over the seconds since the sync.
+    const now = Math.max(Date.now(), syncedAt + 4_000);
+    const since = (now - syncedAt) / 1000;
+    expect(since, 'the updates took longer than the rate window').toBeLessThan(10);
+    expect(s.rate(now)).toBeCloseTo(20 / since, 6);
+  }, 60_000);
+
   it('shows the progress of a large list page by page, then the synced cache, then live changes first', async () => {
     server = await startApiServer({ port: 0 });
     for (let i = 0; i < 1500; i++) await server.create('v1/pods', pod(i));

@@ -143,6 +143,8 @@ describe('rxkube watch against the simulator', () => {
       expect(stderr).not.toContain(ESCAPE);
       expect(stdout.indexOf('NAMESPACE')).toBeLessThan(stdout.search(/^(add|update|delete) /m));
       expect(stderr).toContain('reflector watching');
+      // A churned pod's status stays coherent: ready containers only in a running pod.
+      expect(stdout).not.toMatch(/\s[1-9]\d*\/\d+ Pending$/m);
     }
   });
 

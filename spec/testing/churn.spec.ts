@@ -28,6 +28,49 @@ describe('churn', () => {
     }
   });
 
+  it('keeps every updated pod coherent: phase, container states and Ready conditions agree', async () => {
+    // Pods as a seeded cluster has them: most running and ready, some still starting.
+    for (let i = 0; i < 12; i++) {
+      const ready = i % 3 !== 0;
+      await server.create('v1/pods', {
+        metadata: { name: `seed-${i}`, namespace: 'default' },
+        spec: { containers: [{ name: 'app', image: 'app:1' }, { name: 'sidecar', image: 'proxy:1' }] },
+        status: {
+          phase: ready ? 'Running' : 'Pending',
+          conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+          containerStatuses: ['app', 'sidecar'].map((name) => ({ name, ready, restartCount: 0, image: '', imageID: '', state: ready ? { running: {} } : { waiting: { reason: 'ContainerCreating' } } })),
+        },
+      });
+    }
+    const w = await WireWatch.open(`${server.url}/api/v1/pods?watch=true&resourceVersion=${server.resourceVersion()}`);
+    try {
+      await server.churn({ resource: 'v1/pods', namespace: 'default', creates: 10, updates: 300, perSecond: Infinity, seed: 3 }).done;
+      await w.waitForLines(310);
+      const updated = w.events.filter((e) => e.type === 'MODIFIED').map((e) => e.object);
+      expect(updated).toHaveLength(300);
+      const pods = [...updated, ...server.list<any>('v1/pods', 'default')];
+      for (const pod of pods) {
+        const statuses: any[] = pod.status?.containerStatuses ?? [];
+        const ready = pod.status?.phase === 'Running' && statuses.length > 0 && statuses.every((c) => c.ready === true);
+        const where = `${pod.metadata.name}@${pod.metadata.resourceVersion}: ${JSON.stringify(pod.status)}`;
+        // A ready container is a running one, in a running pod.
+        for (const c of statuses) if (c.ready === true) expect(pod.status.phase === 'Running' && c.state?.running !== undefined, where).toBe(true);
+        const condition = pod.status?.conditions?.find((c: any) => c.type === 'Ready')?.status;
+        if (condition !== undefined) expect(condition, where).toBe(ready ? 'True' : 'False');
+      }
+      // An update rewrites the whole status: every container reported, the pod running, ready or not.
+      for (const pod of updated) {
+        expect(pod.status.phase).toBe('Running');
+        expect(pod.status.containerStatuses.map((c: any) => c.name)).toEqual(pod.spec.containers.map((c: any) => c.name));
+      }
+      // Both kinds of update happen: pods become ready, and ready pods stop being ready.
+      expect(updated.some((p) => p.status.containerStatuses.every((c: any) => c.ready))).toBe(true);
+      expect(updated.some((p) => p.status.containerStatuses.every((c: any) => !c.ready))).toBe(true);
+    } finally {
+      w.close();
+    }
+  });
+
   it('stops early on stop(), resolving with what was done', async () => {
     const churn = server.churn({ creates: 1_000_000, perSecond: 200 });
     await waitUntil(() => server.stats.objects > 0);

@@ -101,7 +101,10 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   // notification per pod, so however far it falls behind its memory stays bounded by the number of pods.
   const readyByNode = new Map<string, number>();
   let reconciled = 0;
+  // The handler's buffer drains within milliseconds, so a depth read once a second is nearly always 0: the depth is
+  // sampled at each event and each status instead, and each status line shows the deepest since the line before.
   let deepest = 0;
+  let deepestSinceLine = 0;
   const registration = session.informer.addHandler(
     {
       add: (pod) => reconcile(pod, 1),
@@ -124,6 +127,11 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     if (sign === 1) reconciled++;
   }
 
+  const sampleDepth = (depth: number): void => {
+    deepest = Math.max(deepest, depth);
+    deepestSinceLine = Math.max(deepestSinceLine, depth);
+  };
+
   const faults = schedule();
   let started = 0;
   const subs: Subscription[] = [];
@@ -134,6 +142,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   // alone is only a request). The probe pod, in a namespace the churn leaves alone, is that change: it is rewritten
   // every PROBE_MS while a fault is open, so recovery is seen even once the churn has stopped.
   const checkRecovery = (e: InformerEvent<KubeObject>): void => {
+    sampleDepth(registration.depth);
     const r = session.reflector;
     if (r?.state !== 'watching' || e.type !== 'update' || e.obj.metadata?.name !== PROBE.metadata.name) return;
     for (const f of faults) {
@@ -152,7 +161,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   );
   subs.push(
     session.informer.status$.subscribe((s) => {
-      deepest = Math.max(deepest, ...s.handlers.map((h) => h.depth));
+      for (const h of s.handlers) sampleDepth(h.depth);
       const r = s.reflector;
       if (r === undefined) return;
       for (const f of faults) {
@@ -182,7 +191,10 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     }
     const draw = (): void => {
       if (screen !== undefined) screen.draw(renderView(session, { colors: c, width: screen.width, height: screen.height - 1, now: Date.now(), notes: log.slice(-6) }));
-      else note(`t=${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s cache=${session.informer.store.listKeys().length} server=${sim.server.list('v1/pods').length} events/s=${session.rate().toFixed(0)} lists=${session.reflector?.counters.lists ?? 0} watches=${session.reflector?.counters.watches ?? 0} errors=${session.errors} handler depth=${registration.depth}`);
+      else {
+        note(`t=${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s cache=${session.informer.store.listKeys().length} server=${sim.server.list('v1/pods').length} live events/s=${session.rate().toFixed(0)} lists=${session.reflector?.counters.lists ?? 0} watches=${session.reflector?.counters.watches ?? 0} errors=${session.errors} handler depth max=${deepestSinceLine}`);
+        deepestSinceLine = registration.depth;
+      }
     };
     timers.push(setInterval(draw, screen === undefined ? 1_000 : 250));
     timers.push(setTimeout(() => stopped.abort(), opts.durationMs));
@@ -194,10 +206,9 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     clearInterval(probing);
     // Let the informer catch up with the last writes, then compare object by object.
     const mismatches = await settle(session, sim, why === 'done' ? 10_000 : 2_000);
-    if (screen !== undefined) {
-      draw();
-      screen.done();
-    }
+    // A last status line, so the lines cover the whole run and their deepest buffer is the summary's.
+    draw();
+    screen?.done();
     return summarise({ session, faults, mismatches, reconciled, deepest, interrupted: why !== 'done', print: (l) => out.write(`${l}\n`), c });
   } finally {
     clearInterval(probing);

@@ -5,7 +5,8 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { runDemo } from './demo.js';
-import { runWatch, UsageError, type WatchFlags } from './watch.js';
+import { UsageError } from './usage.js';
+import { runWatch, type WatchFlags } from './watch.js';
 
 /**
  * Parses `30s`, `2m`, `500ms` or a bare number of seconds.

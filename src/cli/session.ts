@@ -110,10 +110,22 @@ export class WatchSession {
     return Math.max(0, (this.reflector?.counters.watches ?? 0) - 1);
   }
 
-  /** Events per second, averaged over the last ten seconds (or since start, when shorter). */
+  /** When the cache first synced (ms since the epoch), once it has. */
+  get syncedAt(): number | undefined {
+    return this.syncedAfterMs === undefined ? undefined : this.startedAt + this.syncedAfterMs;
+  }
+
+  /**
+   * Live events per second (the initial list left out), averaged over the
+   * last ten seconds, or since the first sync when that is shorter; 0 until
+   * then. The adds of a large initial list would otherwise read as a burst
+   * of changes for the first ten seconds.
+   */
   rate(now = Date.now()): number {
     this.#roll(now);
-    const elapsed = Math.min(RATE_WINDOW_S, Math.max(1, (now - this.startedAt) / 1000));
+    const since = this.syncedAt;
+    if (since === undefined) return 0;
+    const elapsed = Math.min(RATE_WINDOW_S, Math.max(1, (now - since) / 1000));
     return this.#buckets.reduce((a, b) => a + b, 0) / elapsed;
   }
 
@@ -159,10 +171,10 @@ export class WatchSession {
     if (e.type === 'add') this.adds++;
     else if (e.type === 'update') this.updates++;
     else this.deletes++;
+    // The initial list is not news: only live changes count in the rate and go to the top of the table.
+    if (e.type === 'add' && e.isInInitialList) return;
     this.#roll(now);
     this.#buckets[this.#bucketSecond % RATE_WINDOW_S] = (this.#buckets[this.#bucketSecond % RATE_WINDOW_S] ?? 0) + 1;
-    // The initial list is not news: only live changes go to the top of the table.
-    if (e.type === 'add' && e.isInInitialList) return;
     const key = deletionHandlingMetaNamespaceKey(e.obj);
     const obj = unwrapTombstone(e.obj);
     // A tombstone without a last state has nothing to show.

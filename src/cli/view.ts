@@ -90,7 +90,7 @@ export function renderHeader(s: WatchSession, opts: ViewOptions): string[] {
       `watches ${counters?.watches ?? 0} (reconnects ${s.reconnects})`,
       s.errors > 0 ? c.red(`errors ${s.errors}`) : 'errors 0',
     ].join(' · '),
-    `${thousands(s.informer.store.listKeys().length)} objects · ${s.rate(opts.now).toFixed(1)} events/s · ${thousands(s.adds)} adds · ${thousands(s.updates)} updates · ${thousands(s.deletes)} deletes`,
+    `${thousands(s.informer.store.listKeys().length)} objects · ${s.rate(opts.now).toFixed(1)} live events/s · ${thousands(s.adds)} adds · ${thousands(s.updates)} updates · ${thousands(s.deletes)} deletes`,
   ];
   if (s.resource.namespaced) lines.push(`by namespace: ${namespaceCounts(s, 8) || '—'}`);
   // The first list until the cache is synced, and every relist: the store fills only when a list is complete.

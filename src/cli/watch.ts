@@ -6,16 +6,18 @@
  * fatal error) unsubscribes the informer and closes the simulator, so the
  * process ends with no socket left open.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { InformerEvent } from '../informer/InformerEvent.js';
 import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKey, parseFieldSelector, parseLabelSelector, unwrapTombstone } from '../store/index.js';
 import type { KubeObject } from '../store/types.js';
 import { statusOf } from './columns.js';
+import { loadKubeConfig, useContext } from './kubeconfig.js';
 import { resolveResource, type CliResource } from './resources.js';
 import { WatchSession } from './session.js';
 import { startSimulator, type Simulator } from './simulator.js';
 import { runWatchClusters } from './watchClusters.js';
 import { coloursFor, interrupted, liveScreen } from './terminal.js';
+import { UsageError } from './usage.js';
 import { describeReflector, renderHeader, renderTable, renderView } from './view.js';
 
 /** The flags of `rxkube watch`, as parsed. */
@@ -38,11 +40,6 @@ export interface WatchFlags {
   readonly seed: number;
 }
 
-/** A mistake in the command line, reported as `error: …` with exit code 1 before anything starts. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
 /** Line width when stdout is not a terminal. */
 const PIPE_WIDTH = 120;
 
@@ -56,15 +53,7 @@ async function connect(resource: CliResource, flags: WatchFlags): Promise<{ kc: 
     const simulator = await startSimulator(resource, { objects: flags.objects, churnPerSecond: flags.once === true ? 0 : flags.churn, seed: flags.seed });
     return { kc: simulator.kc, simulator };
   }
-  const kc = new KubeConfig();
-  if (flags.kubeconfig !== undefined) kc.loadFromFile(flags.kubeconfig);
-  else kc.loadFromDefault();
-  const context = flags.context?.[0];
-  if (context !== undefined) {
-    const names = kc.getContexts().map((ctx) => ctx.name);
-    if (!names.includes(context)) throw new UsageError(`--context: no context ${JSON.stringify(context)} in the kubeconfig (it has: ${names.join(', ') || 'none'})`);
-    kc.setCurrentContext(context);
-  }
+  const kc = useContext(loadKubeConfig(flags.kubeconfig), flags.context?.[0]);
   return { kc, simulator: undefined };
 }
 
@@ -101,6 +90,8 @@ export function eventJson(e: InformerEvent<KubeObject>): string {
 export async function runWatch(name: string, flags: WatchFlags): Promise<number> {
   const resource = resolveResource(name);
   if (flags.allNamespaces === true && flags.namespace !== undefined) throw new UsageError('-n/--namespace and -A/--all-namespaces cannot be combined');
+  // kubectl ignores -n here; the library refuses a namespace on a cluster-scoped resource, and so does the command (X-34).
+  if (!resource.namespaced && flags.namespace !== undefined) throw new UsageError(`-n/--namespace: ${resource.ref} is cluster-scoped; leave -n out`);
   // Named before anything starts: the simulator is not worth starting for a selector the server would refuse.
   if (flags.selector !== undefined) parseLabelSelector(flags.selector);
   if (flags.fieldSelector !== undefined) parseFieldSelector(flags.fieldSelector);

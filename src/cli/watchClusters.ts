@@ -7,7 +7,7 @@
  * `--once`. A cluster that cannot be reached is shown as such and does not
  * hold up the others; with `--once` the command then exits 1.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import { ClusterError } from '../multicluster/ClusterError.js';
 import { kubeconfigClusters } from '../multicluster/kubeconfigClusters.js';
@@ -21,7 +21,9 @@ import { statusOf } from './columns.js';
 import { renderFleetHeader, renderFleetTable, renderFleetView, type FleetWatch } from './fleetView.js';
 import type { CliResource } from './resources.js';
 import { coloursFor, interrupted, liveScreen } from './terminal.js';
-import { UsageError, type WatchFlags } from './watch.js';
+import { loadKubeConfig } from './kubeconfig.js';
+import { UsageError } from './usage.js';
+import type { WatchFlags } from './watch.js';
 
 const PIPE_WIDTH = 120;
 const FRAME_MS = 200;
@@ -51,9 +53,7 @@ export function clusterEventJson(e: ClusterEvent<KubeObject>): string {
 /** The contexts asked for, checked against the kubeconfig before anything starts. */
 function checkContexts(flags: WatchFlags): void {
   if (flags.allContexts === true && flags.context !== undefined) throw new UsageError('--all-contexts and --context cannot be combined');
-  const kc = new KubeConfig();
-  if (flags.kubeconfig !== undefined) kc.loadFromFile(flags.kubeconfig);
-  else kc.loadFromDefault();
+  const { kc } = loadKubeConfig(flags.kubeconfig);
   const names = kc.getContexts().map((ctx) => ctx.name);
   if (flags.allContexts === true && names.length === 0) throw new UsageError('--all-contexts: the kubeconfig has no contexts');
   for (const name of flags.context ?? []) {

@@ -10,7 +10,11 @@ export interface ChurnOptions {
   readonly namespace?: string;
   /** Objects to create. @default 0 */
   readonly creates?: number;
-  /** Updates to make to live objects (pre-existing ones in the namespace included). @default 0 */
+  /**
+   * Updates to make to live objects (pre-existing ones in the namespace
+   * included). A pod update starts the pod or flips its readiness, its whole
+   * status kept coherent; other objects get a new `spec.value`. @default 0
+   */
   readonly updates?: number;
   /** Deletions of live objects (pre-existing ones in the namespace included). @default 0 */
   readonly deletes?: number;
@@ -215,8 +219,7 @@ export class Churn {
     const labels = { ...(meta['labels'] as Record<string, string> | undefined), 'rxkube.io/churn-seq': String(seq % 10) };
     const next: Record<string, unknown> = { ...cur.obj, metadata: { ...meta, labels } };
     if (this.#type.id === 'v1/pods') {
-      const status = (cur.obj['status'] as Record<string, unknown> | undefined) ?? {};
-      next['status'] = { ...status, phase: status['phase'] === 'Running' ? 'Pending' : 'Running' };
+      next['status'] = podStatusAfterUpdate(cur.obj);
     } else {
       const spec = (cur.obj['spec'] as Record<string, unknown> | undefined) ?? {};
       next['spec'] = { ...spec, value: seq };
@@ -258,6 +261,43 @@ function podTemplate(name: string, namespace: string): Record<string, unknown> {
     },
     status: { phase: 'Pending' },
   };
+}
+
+type Fields = Record<string, unknown>;
+
+/**
+ * A pod's next status under churn: a pod that is not running and ready starts
+ * (phase Running, every container running and ready); a running, ready pod
+ * fails its readiness probe (still Running, its containers not ready), as a
+ * kubelet reports them. The whole status is rewritten, so the phase, the
+ * containers' states and the Ready conditions always agree; a pod never goes
+ * back to Pending, which a real one does not do either.
+ */
+function podStatusAfterUpdate(pod: Fields): Fields {
+  const status = (pod['status'] as Fields | undefined) ?? {};
+  const containers = (((pod['spec'] as Fields | undefined)?.['containers'] as Fields[] | undefined) ?? []).filter((c) => typeof c['name'] === 'string');
+  const previous = (status['containerStatuses'] as Fields[] | undefined) ?? [];
+  const readyNow = status['phase'] === 'Running' && previous.length > 0 && previous.every((c) => c['ready'] === true);
+  const ready = !readyNow;
+  const now = new Date().toISOString();
+  const containerStatuses = containers.map((c) => {
+    const before = previous.find((p) => p['name'] === c['name']);
+    const running = ((before?.['state'] as Fields | undefined)?.['running'] as Fields | undefined) ?? { startedAt: now };
+    return {
+      name: c['name'],
+      image: c['image'],
+      imageID: '',
+      ready,
+      started: true,
+      restartCount: typeof before?.['restartCount'] === 'number' ? before['restartCount'] : 0,
+      state: { running },
+    };
+  });
+  const flag = (b: boolean): string => (b ? 'True' : 'False');
+  const set: Record<string, string> = { Initialized: 'True', PodScheduled: 'True', ContainersReady: flag(ready), Ready: flag(ready) };
+  const others = ((status['conditions'] as Fields[] | undefined) ?? []).filter((c) => !(String(c['type']) in set));
+  const conditions = [...others, ...Object.entries(set).map(([type, value]) => ({ type, status: value }))];
+  return { ...status, phase: 'Running', conditions, containerStatuses };
 }
 
 function genericTemplate(name: string, namespace: string): Record<string, unknown> {
