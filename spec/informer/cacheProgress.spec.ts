@@ -23,7 +23,7 @@ afterEach(async () => {
 
 const cm = (name: string, namespace: string) => ({ metadata: { name, namespace } });
 
-describe("the informer store's resourceVersion (S-38)", () => {
+describe("the informer store's resourceVersion (S-40)", () => {
   it('moves with watch events and with bookmarks, and is told on resourceVersion$', async () => {
     await server.create('v1/configmaps', cm('first', 'watched'));
     const inf = informer(kubeSource(server.kubeConfig(), 'v1/configmaps', { namespace: 'watched' }));

@@ -47,7 +47,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   readonly status$: Observable<InformerStatus>;
   readonly errors$: Observable<Error>;
   readonly resourceVersion$: Observable<string>;
-  // Keeps the store's resourceVersion at what every cached object has reached, and tells read-your-writes waits (S-38).
+  // Keeps the store's resourceVersion at what every cached object has reached, and tells read-your-writes waits (S-40).
   readonly #progress: CacheProgress;
   // Everyone the informer delivers to; copied on write so a listener joining inside a delivery misses nothing and gets nothing twice.
   //

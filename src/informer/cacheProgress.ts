@@ -3,7 +3,7 @@ import type { Indexer } from '../store/indexer.js';
 import type { ReflectorEvent } from '../operators/types.js';
 
 /**
- * How far an informer's cache has read the server (S-38): after each
+ * How far an informer's cache has read the server (S-40): after each
  * reflector event has been applied, the store's `lastSyncResourceVersion()`
  * is set to the resourceVersion every cached object is at least as new as,
  * and `resourceVersion$` tells whoever waits for it.

@@ -135,7 +135,7 @@ export interface Informer<T> extends Observable<InformerEvent<T>> {
   /**
    * The cache; empty while idle. Its `lastSyncResourceVersion()` is the
    * resourceVersion every cached object is at least as new as: that of the
-   * last watch event, bookmark or complete list applied (S-38).
+   * last watch event, bookmark or complete list applied (S-40).
    */
   readonly store: InformerStore<T>;
   /**
