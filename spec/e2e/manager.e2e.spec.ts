@@ -26,7 +26,6 @@ import { probeUntil } from '../helpers/probe.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { convergenceProblems, LEASE, MANAGED_BY, sampleDeployment } from '../../examples/configmap-controller.js';
 import { startCluster, type Cluster } from './cluster.js';
-import { until } from './helpers.js';
 import { startPrometheus, type QuerySample } from './prometheusServer.js';
 
 const deployDir = fileURLToPath(new URL('../../examples/deploy/', import.meta.url));
@@ -132,7 +131,7 @@ describe('the example in a pod, on a real kube-apiserver with RBAC', () => {
     expect(ready).toMatch(/^\[\+\]informer apps\/v1\/deployments ok$/m);
     expect(ready).toMatch(/^\[\+\]controller apps\/v1\/deployments ok$/m);
     let left: string[] = [];
-    await until('the controller to converge', async () => (left = await problems()).length === 0, 60_000, () => left.join('; '));
+    await waitFor(async () => (left = await problems()).length === 0, 'the controller to converge', 60_000, { everyMs: 50, describe: () => left.join('; ') });
     expect(await leaseHolder()).toMatch(/_[0-9a-f-]{36}$/);
     expect(await (await fetch(`${probes}/healthz`)).text()).toMatch(/healthz check passed\n$/);
 
@@ -151,15 +150,11 @@ describe('the example in a pod, on a real kube-apiserver with RBAC', () => {
         'rxkube_informer_synced{resource="v1/configmaps"}': (r) => r[0]?.value === 1,
       };
       const seen = new Map<string, QuerySample[]>();
-      await until(
-        'Prometheus to scrape the controller',
-        async () => {
-          for (const expr of Object.keys(wanted)) seen.set(expr, await prometheus.query(expr));
-          return [...seen].every(([expr, r]) => wanted[expr]?.(r));
-        },
-        60_000,
-        () => JSON.stringify(Object.fromEntries(seen)),
-      );
+      const scraped = async (): Promise<boolean> => {
+        for (const expr of Object.keys(wanted)) seen.set(expr, await prometheus.query(expr));
+        return [...seen].every(([expr, r]) => wanted[expr]?.(r));
+      };
+      await waitFor(scraped, 'Prometheus to scrape the controller', 60_000, { everyMs: 50, describe: () => JSON.stringify(Object.fromEntries(seen)) });
     } finally {
       await prometheus.stop();
     }
@@ -184,7 +179,7 @@ describe('the example in a pod, on a real kube-apiserver with RBAC', () => {
     const header = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: role.metadata?.name ?? '' } };
     await objects.replace({ ...without, metadata: { ...without.metadata, resourceVersion: (await objects.read(header)).metadata?.resourceVersion } });
     // The server's authorizer learns of the change through its own informer: wait until it refuses.
-    await until('the server to refuse list on configmaps', async () => !(await allowed('list', 'configmaps')), 30_000);
+    await waitFor(async () => !(await allowed('list', 'configmaps')), 'the server to refuse list on configmaps', 30_000, { everyMs: 50 });
 
     const p = startInPod();
     const probes = await probesOf(p);

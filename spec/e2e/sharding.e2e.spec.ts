@@ -189,12 +189,12 @@ describe('sharded controller on a real kube-apiserver', () => {
     expect(killed.length).toBe(2);
     const coordination = cluster.kubeConfig.makeApiClient(CoordinationV1Api);
     const names = async (): Promise<string[]> => (await coordination.listNamespacedLease({ namespace: NS })).items.map((l) => l.metadata!.name!).sort();
-    const deadline = Date.now() + 20_000;
-    let left = await names();
-    while (killed.some((n) => left.includes(n)) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    let left: string[] = [];
+    const gone = async (): Promise<boolean> => {
       left = await names();
-    }
+      return !killed.some((n) => left.includes(n));
+    };
+    await waitFor(gone, 'the dead Leases to go', 20_000, { everyMs: 250, describe: () => left.join(', ') });
     expect(left).toEqual([`${CONTROLLER}.sharder`, ...replicas.filter((r) => r.killedAt === undefined).map((r) => r.name)].sort());
   });
 

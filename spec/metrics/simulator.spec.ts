@@ -5,7 +5,8 @@ import { informer, type Informer } from '../../src/informer/informer.js';
 import { prometheusMetrics } from '../../src/metrics/index.js';
 import { kubeSource } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { family, parseExposition, promtoolCheck, promtoolPath, valueOf } from './exposition.js';
 
 const fastBackoff = { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } };

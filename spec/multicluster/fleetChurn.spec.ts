@@ -12,7 +12,8 @@ import { multiClusterInformer, type MultiClusterInformer } from '../../src/multi
 import type { ClusterEvent } from '../../src/multicluster/types.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { unwrapTombstone } from '../../src/store/DeletedFinalStateUnknown.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { Fleet, fastReflector } from './fleet.js';
 
 let fleet: Fleet | undefined;

@@ -9,6 +9,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashRing, shardLabels } from '../../src/sharding/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { handedOver, now, overlapping, ShardReplica, works, type ShardJoin } from './replicas.js';
 
 const OBJECTS = 1_000;
@@ -65,16 +66,8 @@ function tally(): { readonly by: Map<string, string[]>; readonly unassigned: num
   return { by, unassigned, draining };
 }
 
-/** Polls `condition` every 50 ms (a server-side count is not free) until it holds; fails with `what` after `timeoutMs`. */
-async function until<R>(condition: () => R | undefined | false, what: string, timeoutMs: number): Promise<R> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = condition();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Waits check every 50 ms: a server-side count is not free. */
+const POLL = { everyMs: 50 };
 
 /** Settled: every object labelled, none draining, and every replica reconciled what is labelled for it since `since`. */
 function settled(alive: readonly ShardReplica[], since: number): Map<string, string[]> | undefined {
@@ -105,7 +98,7 @@ describe('sharded controller across processes (simulator)', () => {
     const start = now();
     const three = replicas.slice(0, 3);
     for (const r of three) join(r);
-    const by = await until(() => settled(three, start), 'the three shares to settle', 60_000);
+    const by = await waitFor(() => settled(three, start), 'the three shares to settle', 60_000, POLL);
     const counts = three.map((r) => by.get(r.name)?.length ?? 0);
     const mean = OBJECTS / 3;
     const spread = Math.max(...counts.map((c) => Math.abs(c - mean) / mean));
@@ -131,11 +124,11 @@ describe('sharded controller across processes (simulator)', () => {
     const before = tally().by.get(victim.name)!;
     victim.kill();
     const killedAt = victim.killedAt!;
-    const fencedAt = await until(() => fenced(survivors, victim, killedAt), `the sharder to take ${victim.name}'s Lease over`, 30_000);
-    await until(() => !tally().by.has(victim.name), `${victim.name}'s objects to move`, 30_000);
+    const fencedAt = await waitFor(() => fenced(survivors, victim, killedAt), `the sharder to take ${victim.name}'s Lease over`, 30_000, POLL);
+    await waitFor(() => !tally().by.has(victim.name), `${victim.name}'s objects to move`, 30_000, POLL);
     const moved = now() - killedAt;
     const detected = fencedAt - killedAt;
-    const by = await until(() => settled(survivors, killedAt), 'the two shares to settle', 30_000);
+    const by = await waitFor(() => settled(survivors, killedAt), 'the two shares to settle', 30_000, POLL);
     const settledIn = now() - killedAt;
     console.log(`after SIGKILL of ${victim.name} (${before.length} objects, lease ${TIMING.leaseDuration} ms): Lease taken over after ${detected.toFixed(0)} ms, relabelled within ${moved.toFixed(0)} ms (a pass of ${(moved - detected).toFixed(0)} ms), all reconciled by the survivors within ${settledIn.toFixed(0)} ms`);
     // Gone once its Lease stood still for a lease duration (seen through a watch), then one pass over its objects.
@@ -152,7 +145,7 @@ describe('sharded controller across processes (simulator)', () => {
     const start = now();
     join(newcomer);
     const all = [...alive, newcomer];
-    const by = await until(() => settled(all, start) && (settled(all, start)!.get(newcomer.name)?.length ?? 0) > 0 ? settled(all, start) : undefined, 'the newcomer to take its share', 60_000);
+    const by = await waitFor(() => settled(all, start) && (settled(all, start)!.get(newcomer.name)?.length ?? 0) > 0 ? settled(all, start) : undefined, 'the newcomer to take its share', 60_000, POLL);
     const share = (by.get(newcomer.name)?.length ?? 0) / OBJECTS;
     const released = alive.flatMap((r) => r.lines.filter((l) => l.event === 'released' && l.t > start));
     console.log(`${newcomer.name} joined two replicas and took ${(share * 100).toFixed(1)} % (${by.get(newcomer.name)!.length} objects) in ${(now() - start).toFixed(0)} ms; ${released.length} released by their old owners`);
@@ -170,10 +163,10 @@ describe('sharded controller across processes (simulator)', () => {
     const count = tally().by.get(leader.name)?.length ?? 0;
     leader.kill();
     const killedAt = leader.killedAt!;
-    const fencedAt = await until(() => fenced(survivors, leader, killedAt), `the new sharder to take ${leader.name}'s Lease over`, 30_000);
-    await until(() => !tally().by.has(leader.name), `${leader.name}'s objects to move`, 30_000);
+    const fencedAt = await waitFor(() => fenced(survivors, leader, killedAt), `the new sharder to take ${leader.name}'s Lease over`, 30_000, POLL);
+    await waitFor(() => !tally().by.has(leader.name), `${leader.name}'s objects to move`, 30_000, POLL);
     const moved = now() - killedAt;
-    await until(() => settled(survivors, killedAt), 'the remaining shares to settle', 30_000);
+    await waitFor(() => settled(survivors, killedAt), 'the remaining shares to settle', 30_000, POLL);
     const takeover = survivors.flatMap((r) => r.lines.filter((l) => l.event === 'sharder' && l.leading === true && l.t > killedAt)).map((l) => l.t - killedAt);
     const detected = fencedAt - killedAt;
     console.log(`after SIGKILL of the sharder ${leader.name} (${count} objects): sharder taken over after ${takeover[0]?.toFixed(0)} ms, its Lease after ${detected.toFixed(0)} ms, objects relabelled within ${moved.toFixed(0)} ms (a pass of ${(moved - detected).toFixed(0)} ms)`);
@@ -186,7 +179,7 @@ describe('sharded controller across processes (simulator)', () => {
   it("the Leases of killed replicas are deleted once no object carries their label", async () => {
     const killed = replicas.filter((r) => r.killedAt !== undefined).map((r) => r.name);
     expect(killed.length).toBe(2);
-    await until(() => killed.every((n) => server.get('coordination.k8s.io/v1/leases', 'shards', n) === undefined), 'the dead Leases to go', 20_000);
+    await waitFor(() => killed.every((n) => server.get('coordination.k8s.io/v1/leases', 'shards', n) === undefined), 'the dead Leases to go', 20_000, POLL);
     const left = server.list<{ metadata: { name: string } }>('coordination.k8s.io/v1/leases', 'shards').map((l) => l.metadata.name).sort();
     expect(left).toEqual([`${CONTROLLER}.sharder`, ...replicas.filter((r) => r.killedAt === undefined).map((r) => r.name)].sort());
   }, 30_000);

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { request, waitUntil, WireWatch } from './wire.js';
+import { request, WireWatch } from './wire.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: ApiServer;
 const open: WireWatch[] = [];
@@ -27,7 +28,7 @@ describe('faults', () => {
   it('closeWatches ends every open watch cleanly', async () => {
     const a = await watch(podWatch());
     const b = await watch(`/api/v1/configmaps?watch=true&resourceVersion=${server.resourceVersion()}`);
-    await waitUntil(() => server.stats.watchesOpen === 2);
+    await waitFor(() => server.stats.watchesOpen === 2, 'two open watches', 5_000);
     server.faults.closeWatches();
     expect(await a.waitForEnd()).toBe('end');
     expect(await b.waitForEnd()).toBe('end');
@@ -77,12 +78,12 @@ describe('faults', () => {
     const url = new URL(`${server.url}/api/v1/pods`);
     const req = http.get({ hostname: url.hostname, port: url.port, path: url.pathname, agent: false }, () => (answered = true));
     req.on('error', (err) => (failure = err));
-    await waitUntil(() => server.stats.requests === 1, 5_000, 'the stalled request to arrive');
+    await waitFor(() => server.stats.requests === 1, 'the stalled request to arrive', 5_000);
     // The server goes on answering others while the stalled request waits.
     expect((await request(`${server.url}/api/v1/pods`)).status).toBe(200);
     expect(answered).toBe(false);
     req.destroy(new Error('client gave up'));
-    await waitUntil(() => failure !== undefined);
+    await waitFor(() => failure !== undefined, 'the request to fail', 5_000);
     expect(answered).toBe(false);
   });
 
@@ -160,7 +161,7 @@ describe('faults', () => {
     await w.waitForLines(2);
     expect(w.lines.every((l) => 'type' in l && l.type === 'BOOKMARK')).toBe(true);
     await server.create('v1/pods', pod('a'));
-    await waitUntil(() => w.events.some((e) => e.type === 'ADDED'));
+    await waitFor(() => w.events.some((e) => e.type === 'ADDED'), 'an ADDED event', 5_000);
     const garbage = w.lines.findIndex((l) => 'malformed' in l);
     const added = w.lines.findIndex((l) => 'type' in l && l.type === 'ADDED');
     expect(garbage).toBe(added - 1);
@@ -174,7 +175,7 @@ describe('faults', () => {
     expect(await fresh.waitForEnd()).toBe('end');
     expect(fresh.lines).toEqual([{ type: 'ERROR', object: expect.objectContaining({ kind: 'Status', code: 410, reason: 'Expired' }) }]);
     const running = await watch(podWatch());
-    await waitUntil(() => server.stats.watchesOpen === 1);
+    await waitFor(() => server.stats.watchesOpen === 1, 'one open watch', 5_000);
     server.faults.inject({ type: 'errorEvent', status: 500 }, { verb: 'watch' });
     await server.create('v1/pods', pod('a'));
     expect(await running.waitForEnd()).toBe('end');
@@ -224,7 +225,7 @@ describe('faults', () => {
   it('silentWatch taken by an open watch silences it from its next event on', async () => {
     const quiet = await watch(podWatch());
     const control = await watch(podWatch());
-    await waitUntil(() => server.stats.watchesOpen === 2);
+    await waitFor(() => server.stats.watchesOpen === 2, 'two open watches', 5_000);
     server.faults.inject({ type: 'silentWatch' });
     await server.create('v1/pods', pod('a'));
     await server.create('v1/pods', pod('b'));

@@ -1,7 +1,8 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { request, waitUntil, WireWatch } from './wire.js';
+import { request, WireWatch } from './wire.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: ApiServer | undefined;
 const open: WireWatch[] = [];
@@ -33,7 +34,7 @@ describe('restart', () => {
     const port = s.port;
     const w = await WireWatch.open(`${s.url}/api/v1/pods?watch=true&resourceVersion=${rvBefore}`);
     open.push(w);
-    await waitUntil(() => s.stats.watchesOpen === 1);
+    await waitFor(() => s.stats.watchesOpen === 1, 'one open watch', 5_000);
 
     const restarted = s.restart({ downMs: 1_000 });
     expect(await w.waitForEnd()).toBe('error');
@@ -78,7 +79,7 @@ describe('restart', () => {
       () => 'answered',
       (err: NodeJS.ErrnoException) => err.code ?? 'error',
     );
-    await waitUntil(() => s.stats.requests === 1, 5_000, 'the stalled request to arrive');
+    await waitFor(() => s.stats.requests === 1, 'the stalled request to arrive', 5_000);
     s.stop();
     expect(await stalled).not.toBe('answered');
     await s.create('v1/pods', pod('written-while-down'));

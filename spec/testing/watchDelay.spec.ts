@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer, type AuditEvent } from '../../src/testing/index.js';
-import { request, waitUntil, WireWatch } from './wire.js';
+import { request, WireWatch } from './wire.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: ApiServer;
 const audited: AuditEvent[] = [];
@@ -18,7 +19,7 @@ afterEach(async () => {
 async function watch(path: string): Promise<WireWatch> {
   const w = await WireWatch.open(`${server.url}${path}?watch=true&resourceVersion=${server.resourceVersion()}`);
   open.push(w);
-  await waitUntil(() => server.stats.watchesOpen === open.length, 5_000, 'the watch to be registered');
+  await waitFor(() => server.stats.watchesOpen === open.length, 'the watch to be registered', 5_000);
   return w;
 }
 
@@ -48,7 +49,7 @@ describe('faults.delayWatches', () => {
     const hold = server.faults.delayWatches();
     await server.create('v1/configmaps', cm('a'));
     await server.update('v1/configmaps', { ...cm('a'), data: { k: 'v' } });
-    await waitUntil(() => hold.held === 2, 5_000, 'two held lines');
+    await waitFor(() => hold.held === 2, 'two held lines', 5_000);
     hold.release();
     await server.create('v1/configmaps', cm('b'));
     await cms.waitForLines(3);
@@ -69,7 +70,7 @@ describe('faults.delayWatches', () => {
     const hold = server.faults.delayWatches({ resource: 'v1/configmaps' });
     const cms = await watch('/api/v1/configmaps');
     await server.create('v1/configmaps', cm('a'));
-    await waitUntil(() => hold.held === 1, 5_000, 'the held line');
+    await waitFor(() => hold.held === 1, 'the held line', 5_000);
     server.faults.closeWatches();
     expect(cms.ending).toBeUndefined();
     server.faults.clear();
