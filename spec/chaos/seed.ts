@@ -5,7 +5,7 @@ import { startApiServer, type ApiServer } from 'rxkube/testing';
 import type { Subscription } from 'rxjs';
 import { CHAOS } from './config.js';
 import { FAULT_KINDS, faultKind, type FaultContext, type FaultKind } from './faults.js';
-import { Rng } from './prng.js';
+import { Rng } from '../helpers/random.js';
 import { waitFor, WaitTimeoutError } from '../helpers/waitFor.js';
 import { isSubsequence, storeDiff, View, type ViewKind } from './views.js';
 import { Workload, type State } from './workload.js';

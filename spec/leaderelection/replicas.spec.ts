@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.js';
-import { intervals, now, overlap, Replica, seeded, type JoinCommand } from './replicas.js';
+import { Rng } from '../helpers/random.js';
+import { intervals, now, overlap, Replica, type JoinCommand } from './replicas.js';
 
 let server: ApiServer;
 /** Replicas the kill test may SIGKILL. */
@@ -123,39 +124,39 @@ describe('leader election across processes (simulator)', () => {
     let minGap = Infinity;
     const one = async (seed: number): Promise<void> => {
       const run = `le-seed-${seed}`;
-      const rand = seeded(seed);
+      const rng = new Rng(seed);
       const proxies = await Promise.all(pool.map(() => startTcpProxy(server.port)));
       // Each link gets its own latency: none, a little, or close to the renew deadline.
-      const maxDelays = proxies.map(() => [0, 20, 150, 500][Math.floor(rand() * 4)]!);
+      const maxDelays = proxies.map(() => rng.pick([0, 20, 150, 500]));
       proxies.forEach((p, i) => {
-        const jitter = seeded(seed * 31 + i);
-        p.setDelay(() => jitter() * maxDelays[i]!);
+        const jitter = new Rng(seed * 31 + i);
+        p.setDelay(() => jitter.next() * maxDelays[i]!);
       });
-      const release = rand() < 0.5;
+      const release = rng.chance(0.5);
       try {
         pool.forEach((r, i) => join(r, run, via(proxies[i]!), { ...timing, releaseOnCancel: release }));
         await waitFor(() => leaderOf(pool, run), `a leader in ${run}`, 20_000);
         for (let step = 0; step < 3; step++) {
           const leader = leaderOf(pool, run);
-          const i = leader === undefined ? Math.floor(rand() * pool.length) : pool.indexOf(leader);
-          const action = rand();
-          const hold = 300 + rand() * 1_500;
+          const i = leader === undefined ? rng.int(0, pool.length - 1) : pool.indexOf(leader);
+          const action = rng.next();
+          const hold = 300 + rng.next() * 1_500;
           if (action < 0.35) {
             proxies[i]!.cut();
             await holdFor(hold);
             proxies[i]!.heal();
           } else if (action < 0.7) {
             // A latency spike past the renew deadline: renewals land, but too late to count.
-            proxies[i]!.setDelay(() => timing.renewDeadline * (0.5 + rand()));
+            proxies[i]!.setDelay(() => timing.renewDeadline * (0.5 + rng.next()));
             await holdFor(hold);
-            const jitter = seeded(seed * 131 + step);
-            proxies[i]!.setDelay(() => jitter() * maxDelays[i]!);
+            const jitter = new Rng(seed * 131 + step);
+            proxies[i]!.setDelay(() => jitter.next() * maxDelays[i]!);
           } else {
             pool[i]!.leave(run);
             await holdFor(hold);
             join(pool[i]!, run, via(proxies[i]!), { ...timing, releaseOnCancel: release });
           }
-          await holdFor(rand() * 1_000);
+          await holdFor(rng.next() * 1_000);
         }
       } finally {
         for (const r of pool) r.leave(run);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/leaderelection/leaseLock.js';
 import { hashRing, shardedController, shardLabels, type ShardEvent, type ShardedControllerOptions } from '../../src/sharding/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { Rng } from '../helpers/random.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 const TIMING = { leaseDuration: 3_000, renewDeadline: 2_000, retryPeriod: 500 } as const;
@@ -48,6 +49,8 @@ function replica(identity: string, namespace: string, controller: string, workMs
   const errors: Error[] = [];
   const stop = new AbortController();
   let completed = false;
+  // Reconciles take varied times, from a fixed seed so a failure replays the same ones.
+  const durations = new Rng(1);
   const sub = shardedController<V1ConfigMap>({
     kc: server.kubeConfig(),
     resource: 'v1/configmaps',
@@ -62,7 +65,7 @@ function replica(identity: string, namespace: string, controller: string, workMs
       const entry: { key: string; start: number; end?: number; aborted?: boolean } = { key: ctx.key, start: performance.now() };
       log.push(entry);
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 10 + Math.random() * workMs);
+        const timer = setTimeout(resolve, 10 + durations.next() * workMs);
         ctx.signal.addEventListener('abort', () => {
           if (entry.end !== undefined) return;
           clearTimeout(timer);
