@@ -159,11 +159,13 @@ describe('the example in a pod, on a real kube-apiserver with RBAC', () => {
       await prometheus.stop();
     }
 
-    const sentAt = Date.now();
     p.child.kill('SIGTERM');
-    expect(await p.exited).toBe(0);
-    // Well within the pod's 30 s grace period: nothing was in flight, so the drain is immediate.
-    expect(Date.now() - sentAt).toBeLessThan(20_000);
+    // Within the pod's 30 s grace period, after which the kubelet would SIGKILL it: nothing was in flight, so the
+    // drain has nothing to wait for (a drain that waited anyway would still be waiting when this gives up).
+    let code: number | null | undefined;
+    void p.exited.then((c) => (code = c));
+    await waitFor(() => code !== undefined, 'the process to exit within the grace period', 30_000);
+    expect(code).toBe(0);
     expect(p.stdout()).toMatch(/^stopping: the signal aborted$/m);
     expect(await leaseHolder()).toBe('');
     expect(p.stderr()).toBe('');

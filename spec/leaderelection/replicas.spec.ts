@@ -30,8 +30,6 @@ afterAll(async () => {
 });
 
 const SHORT = { leaseDuration: 2_000, renewDeadline: 1_500, retryPeriod: 300 } as const;
-/** The widest gap between a leader's last renewal and the takeover: a follower polls at most every retryPeriod × 2.2, twice. */
-const takeoverBound = (t: typeof SHORT): number => t.leaseDuration + 2 * t.retryPeriod * 2.2;
 
 const join = (r: Replica, run: string, kubeconfig: string, extra: Partial<JoinCommand> = {}): void =>
   r.join({ run, kubeconfig, namespace: 'default', lease: run, ...SHORT, ...extra });
@@ -54,7 +52,7 @@ function unexpectedErrors(replicas: readonly Replica[], run: string): string[] {
 }
 
 describe('leader election across processes (simulator)', () => {
-  it('a SIGKILLed leader is replaced within the lease duration, twice', async () => {
+  it('a SIGKILLed leader is replaced once its lease ran out, twice', async () => {
     const run = 'le-kill';
     for (const r of doomed) join(r, run, server.kubeConfigYaml());
     const takeovers: number[] = [];
@@ -70,8 +68,9 @@ describe('leader election across processes (simulator)', () => {
       const next = await waitFor(() => leaderOf(alive, run), `a new leader after killing ${leader.name}`, 20_000);
       const takeover = startedAfter(next, run, killedAt)! - killedAt;
       takeovers.push(takeover);
+      // Not before the lease ran out; how soon after is pinned in virtual time (elector.spec.ts) and printed below,
+      // not bounded here, where the machine's load decides it.
       expect(takeover).toBeGreaterThan(SHORT.leaseDuration - SHORT.retryPeriod - 100);
-      expect(takeover).toBeLessThan(takeoverBound(SHORT) + 700);
     }
     console.log(`takeover after SIGKILL (lease ${SHORT.leaseDuration} ms, retry ${SHORT.retryPeriod} ms): ${takeovers.map((t) => `${t.toFixed(0)} ms`).join(', ')}`);
     expect(overlap(intervals(doomed, run, now()))).toBeUndefined();
@@ -97,10 +96,9 @@ describe('leader election across processes (simulator)', () => {
       const stoppedAt = leader.of(run).find((l) => l.event === 'stopped' && l.t > cutAt)?.t;
       expect(stoppedAt, 'the cut leader stopped acting').toBeDefined();
       const startedAt = startedAfter(next, run, cutAt)!;
+      // What matters is the order: it stopped acting before anyone else started. That it stops at its renew
+      // deadline, and the other starts after the lease, is pinned in virtual time (elector.spec.ts).
       expect(stoppedAt!).toBeLessThan(startedAt);
-      // It stops within its renew deadline of the last renewal, which was sent before the cut.
-      expect(stoppedAt! - cutAt).toBeLessThan(SHORT.renewDeadline + 300);
-      expect(startedAt - cutAt).toBeLessThan(takeoverBound(SHORT) + 700);
       console.log(`cut leader stopped after ${(stoppedAt! - cutAt).toFixed(0)} ms; ${next.name} started after ${(startedAt - cutAt).toFixed(0)} ms (margin ${(startedAt - stoppedAt!).toFixed(0)} ms)`);
       proxy.heal();
       await waitFor(() => leader.of(run).some((l) => l.event === 'leader' && l.leader === next.name), 'the healed replica to follow the new leader', 20_000);

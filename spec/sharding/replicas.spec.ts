@@ -15,8 +15,6 @@ import { handedOver, now, overlapping, ShardReplica, works, type ShardJoin } fro
 const OBJECTS = 1_000;
 const CONTROLLER = 'checker';
 const L = shardLabels(CONTROLLER);
-/** A generous bound on one label write of a sharder pass on this shared 2-core machine (measured: 5–30 ms). */
-const PASS_MS_PER_OBJECT = 50;
 const TIMING = { leaseDuration: 3_000, renewDeadline: 2_000, retryPeriod: 500 } as const;
 
 let server: ApiServer;
@@ -116,7 +114,7 @@ describe('sharded controller across processes (simulator)', () => {
     expect(three.filter((r) => r.sharding)).toHaveLength(1);
   }, 90_000);
 
-  it('a SIGKILLed replica\'s objects move to the others within the lease duration plus a sharder pass', async () => {
+  it('a SIGKILLed replica\'s objects move to the others once its Lease ran out and the sharder fenced it', async () => {
     const three = replicas.slice(0, 3);
     // Kill a replica that does not run the sharder: the sharder's own failover is the leader election's.
     const victim = three.find((r) => !r.sharding)!;
@@ -131,10 +129,9 @@ describe('sharded controller across processes (simulator)', () => {
     const by = await waitFor(() => settled(survivors, killedAt), 'the two shares to settle', 30_000, POLL);
     const settledIn = now() - killedAt;
     console.log(`after SIGKILL of ${victim.name} (${before.length} objects, lease ${TIMING.leaseDuration} ms): Lease taken over after ${detected.toFixed(0)} ms, relabelled within ${moved.toFixed(0)} ms (a pass of ${(moved - detected).toFixed(0)} ms), all reconciled by the survivors within ${settledIn.toFixed(0)} ms`);
-    // Gone once its Lease stood still for a lease duration (seen through a watch), then one pass over its objects.
+    // Gone once its Lease stood still for a lease duration (seen through a watch), not before; that it is dropped at
+    // that moment is pinned in virtual time (members.spec.ts), and the fence comes before any move (sharder.spec.ts).
     expect(detected).toBeGreaterThan(TIMING.leaseDuration - TIMING.retryPeriod - 200);
-    expect(detected).toBeLessThan(TIMING.leaseDuration + 1_500);
-    expect(moved - detected).toBeLessThan(PASS_MS_PER_OBJECT * before.length + 2_000);
     expect(survivors.map((r) => by.get(r.name)?.length ?? 0).reduce((a, b) => a + b, 0)).toBe(OBJECTS);
     expect(survivors.some((r) => r.lines.some((l) => l.event === 'fenced' && l.shard === victim.name))).toBe(true);
   }, 90_000);
@@ -171,9 +168,9 @@ describe('sharded controller across processes (simulator)', () => {
     const detected = fencedAt - killedAt;
     console.log(`after SIGKILL of the sharder ${leader.name} (${count} objects): sharder taken over after ${takeover[0]?.toFixed(0)} ms, its Lease after ${detected.toFixed(0)} ms, objects relabelled within ${moved.toFixed(0)} ms (a pass of ${(moved - detected).toFixed(0)} ms)`);
     expect(takeover.length).toBeGreaterThanOrEqual(1);
-    // The sharder's failover and the member's expiry run side by side: one lease, a candidate's retries, the new sharder's first list.
-    expect(detected).toBeLessThan(TIMING.leaseDuration + 2 * TIMING.retryPeriod * 2.2 + 3_000);
-    expect(moved - detected).toBeLessThan(PASS_MS_PER_OBJECT * count + 2_000);
+    // The sharder's failover and the member's expiry run side by side; each is pinned in virtual time (elector.spec.ts,
+    // members.spec.ts); here, not before the lease ran out.
+    expect(detected).toBeGreaterThan(TIMING.leaseDuration - TIMING.retryPeriod - 200);
   }, 90_000);
 
   it("the Leases of killed replicas are deleted once no object carries their label", async () => {
