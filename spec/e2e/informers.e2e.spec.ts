@@ -315,7 +315,7 @@ describe('watch protocol', () => {
     // The watch cache sends a bookmark only once its resourceVersion is past the watcher's: move etcd on with a
     // write elsewhere (a quiet cluster would get there too, through the API server's own lease updates).
     await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'elsewhere' } } });
-    await waitFor(() => m.events.some((e) => e.type === 'Bookmark'), 'a bookmark', 60_000, { everyMs: 50 });
+    await waitFor(() => m.events.some((e) => e.type === 'Bookmark'), 'a bookmark', 60_000);
     const replace = m.events.find((e) => e.type === 'Replace');
     const bookmark = m.events.find((e) => e.type === 'Bookmark');
     if (replace?.type !== 'Replace' || bookmark?.type !== 'Bookmark') throw new Error('unreachable');
@@ -404,7 +404,7 @@ describe('faults', () => {
     }));
     await i.whenSynced();
     await converges(cached(i), listSecrets(ns));
-    await waitFor(() => i.statuses.at(-1)?.state === 'watching', 'the watch to be open', 60_000, { everyMs: 50 });
+    await waitFor(() => i.statuses.at(-1)?.state === 'watching', 'the watch to be open', 60_000);
     const before = i.events.length;
 
     // While the client is cut off, change every kind of thing, then compact away the history it would need.
@@ -447,12 +447,12 @@ describe('faults', () => {
     await i.whenSynced();
     await core.deleteNamespacedPod({ name: 'p-0', namespace: ns });
     await converges(cached(i), listPods(ns));
-    await waitFor(() => i.statuses.at(-1)?.state === 'watching', 'the watch to be open', 60_000, { everyMs: 50 });
+    await waitFor(() => i.statuses.at(-1)?.state === 'watching', 'the watch to be open', 60_000);
     const watchesBefore = lastCounters(i)?.watches ?? 0;
 
     const seenBefore = i.statuses.length;
     await cluster.killApiServer();
-    await waitFor(() => i.statuses.slice(seenBefore).some((s) => s.state === 'backoff'), 'the reflector to notice the server is gone', 60_000, { everyMs: 50 });
+    await waitFor(() => i.statuses.slice(seenBefore).some((s) => s.state === 'backoff'), 'the reflector to notice the server is gone', 60_000);
     await cluster.startApiServer();
 
     await inBatches(names('r', 5), 5, (n) => core.createNamespacedPod({ namespace: ns, body: pod(n) }));

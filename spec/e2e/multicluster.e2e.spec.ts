@@ -102,7 +102,7 @@ async function labelledWithOwnCluster(c: Cluster, name: string): Promise<boolean
 describe('many clusters on two real kube-apiservers', () => {
   it("merges both clusters' ConfigMaps, same names apart, and labels each through its own cluster's KubeConfig", async () => {
     await configMaps.whenSynced({ timeout: 60_000 });
-    await waitFor(async () => (await labelledWithOwnCluster(a, 'a')) && (await labelledWithOwnCluster(b, 'b')), 'every ConfigMap labelled with its own cluster', 60_000, { everyMs: 50 });
+    await waitFor(async () => (await labelledWithOwnCluster(a, 'a')) && (await labelledWithOwnCluster(b, 'b')), 'every ConfigMap labelled with its own cluster', 60_000, { everyMs: 100 });
     await converged([['a', a], ['b', b]], 'both clusters');
     expect(configMaps.store.getByKey(`a/${NS}/shared`)?.metadata?.uid).not.toBe(configMaps.store.getByKey(`b/${NS}/shared`)?.metadata?.uid);
     expect(labeller.metrics().map((m) => m.cluster)).toEqual(['a', 'b']);
@@ -114,11 +114,11 @@ describe('many clusters on two real kube-apiservers', () => {
     // Kept, stale, meanwhile.
     expect(configMaps.store.byIndex('cluster', 'a').length).toBeGreaterThan(0);
     await core(b).createNamespacedConfigMap({ namespace: NS, body: cm('b-while-a-down') });
-    await waitFor(() => outcomes.some((o) => o.cluster === 'b' && o.key === `${NS}/b-while-a-down`), 'b to be reconciled while a is down', 60_000, { everyMs: 50 });
+    await waitFor(() => outcomes.some((o) => o.cluster === 'b' && o.key === `${NS}/b-while-a-down`), 'b to be reconciled while a is down', 60_000);
     await a.startApiServer();
     await core(a).createNamespacedConfigMap({ namespace: NS, body: cm('a-after-restart') });
     await firstValueFrom(configMaps.status$.pipe(filter((s) => s.clusters.every((c) => c.state === 'synced'))));
-    await waitFor(() => labelledWithOwnCluster(a, 'a'), 'the new ConfigMap in a labelled', 60_000, { everyMs: 50 });
+    await waitFor(() => labelledWithOwnCluster(a, 'a'), 'the new ConfigMap in a labelled', 60_000, { everyMs: 100 });
     await converged([['a', a], ['b', b]], 'after the restart');
   });
 
@@ -129,11 +129,11 @@ describe('many clusters on two real kube-apiservers', () => {
     expect(removed.length).toBeGreaterThan(0);
     expect(removed.every((e) => e.type === 'delete' && e.cluster === 'b' && e.reason === 'cluster-removed')).toBe(true);
     await converged([['a', a]], 'a alone');
-    await waitFor(() => labeller.status().every((s) => s.cluster !== 'b'), 'b to leave the controller', 60_000, { everyMs: 50 });
+    await waitFor(() => labeller.status().every((s) => s.cluster !== 'b'), 'b to leave the controller', 60_000);
     const reconciledInB = outcomes.filter((o) => o.cluster === 'b').length;
     await core(b).createNamespacedConfigMap({ namespace: NS, body: cm('b-after-leaving') });
     await core(a).createNamespacedConfigMap({ namespace: NS, body: cm('a-last') });
-    await waitFor(() => outcomes.some((o) => o.cluster === 'a' && o.key === `${NS}/a-last`), 'a to carry on', 60_000, { everyMs: 50 });
+    await waitFor(() => outcomes.some((o) => o.cluster === 'a' && o.key === `${NS}/a-last`), 'a to carry on', 60_000);
     expect(outcomes.filter((o) => o.cluster === 'b')).toHaveLength(reconciledInB);
     expect(configMaps.store.getByKey(`b/${NS}/b-after-leaving`)).toBeUndefined();
   });
