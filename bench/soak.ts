@@ -22,7 +22,7 @@ import { startApiServer } from 'rxkube/testing';
 import { heapAfterGc, MiB } from './lib/heap.js';
 import { Child, serve } from './lib/ipc.js';
 import { FAULT_KINDS, type FaultKind } from '../spec/chaos/faults.js';
-import { Rng } from '../spec/chaos/prng.js';
+import { Rng } from '../spec/helpers/random.js';
 import { Workload } from '../spec/chaos/workload.js';
 
 interface ServeArgs {

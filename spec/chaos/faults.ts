@@ -1,5 +1,5 @@
 import type { ApiServer } from 'rxkube/testing';
-import type { Rng } from './prng.js';
+import type { Rng } from '../helpers/random.js';
 
 /** What a fault recipe may use: the server, the seed's draws, and a write both informers see. */
 export interface FaultContext {

@@ -1,4 +1,4 @@
-import { setTimeout as delay } from 'node:timers/promises';
+import { waitFor, WaitTimeoutError } from '../helpers/waitFor.js';
 import { runSeed, type SeedOptions, type SeedResult } from './seed.js';
 
 /** Options of {@link runSeeds}. */
@@ -65,12 +65,11 @@ export async function runSeeds(opts: RunOptions): Promise<RunReport> {
   try {
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
     // Sockets and timers are released asynchronously after close; wait for the count to come back, with a limit.
-    const deadline = Date.now() + 5000;
     let leaks = excess(baseline);
-    while (leaks.length > 0 && Date.now() < deadline) {
-      await delay(20);
-      leaks = excess(baseline);
-    }
+    await waitFor(() => (leaks = excess(baseline)).length === 0, 'sockets and timers to be released', 5000, { everyMs: 20 }).catch((err: unknown) => {
+      // Still there at the limit: reported as leaks below, with every seed's result.
+      if (!(err instanceof WaitTimeoutError)) throw err;
+    });
     return { results: results.sort((a, b) => a.seed - b.seed), leaks, unhandled };
   } finally {
     process.off('unhandledRejection', onUnhandled);

@@ -5,7 +5,8 @@ import { startApiServer, type ApiServer } from 'rxkube/testing';
 import type { Subscription } from 'rxjs';
 import { CHAOS } from './config.js';
 import { FAULT_KINDS, faultKind, type FaultContext, type FaultKind } from './faults.js';
-import { Rng } from './prng.js';
+import { Rng } from '../helpers/random.js';
+import { waitFor, WaitTimeoutError } from '../helpers/waitFor.js';
 import { isSubsequence, storeDiff, View, type ViewKind } from './views.js';
 import { Workload, type State } from './workload.js';
 
@@ -70,12 +71,17 @@ interface Subject {
 
 const now = (): number => performance.now();
 
-/** Waits until `condition` holds, checking every 10 ms; the time it first held, or undefined at the deadline. */
-async function until(condition: () => boolean, deadline: number): Promise<number | undefined> {
-  for (;;) {
-    if (condition()) return now();
-    if (now() > deadline) return undefined;
-    await delay(10);
+/**
+ * The time `condition` first held, checking every 10 ms, or undefined if it did not by `deadline`: a seed records
+ * what did not converge and goes on to report it rather than stopping at the first wait.
+ */
+async function heldAt(condition: () => boolean, what: string, deadline: number): Promise<number | undefined> {
+  try {
+    await waitFor(condition, what, Math.max(0, deadline - now()), { everyMs: 10 });
+    return now();
+  } catch (err) {
+    if (err instanceof WaitTimeoutError) return undefined;
+    throw err;
   }
 }
 
@@ -205,7 +211,7 @@ export async function runSeed(seed: number, opts: SeedOptions = {}): Promise<See
     };
     const converge = async (from: number): Promise<{ ms: number | undefined; expected: { all: State; selected: State } }> => {
       const expected = workload.expected();
-      const at = await until(() => subjects.every((s) => storeDiff(s.informer.store, s.expected(expected)).length === 0), from + CHAOS.ciBoundMs);
+      const at = await heldAt(() => subjects.every((s) => storeDiff(s.informer.store, s.expected(expected)).length === 0), 'the stores to converge', from + CHAOS.ciBoundMs);
       if (at === undefined) {
         for (const s of subjects) {
           const diff = storeDiff(s.informer.store, s.expected(expected));
@@ -299,7 +305,7 @@ async function checkViews(subjects: readonly Subject[], expected: { all: State; 
   for (const s of subjects) {
     const want = s.expected(expected);
     const lossless = [...s.views.values()].filter((v) => v.kind !== 'dropOldest');
-    const caughtUp = await until(() => lossless.every((v) => v.diff(want).length === 0), deadline);
+    const caughtUp = await heldAt(() => lossless.every((v) => v.diff(want).length === 0), 'the lossless views to catch up', deadline);
     if (caughtUp === undefined) {
       for (const v of lossless) {
         const diff = v.diff(want);
@@ -309,7 +315,7 @@ async function checkViews(subjects: readonly Subject[], expected: { all: State; 
     const unbounded = s.views.get('unbounded') as View;
     const lossy = s.views.get('dropOldest') as View;
     // Every notification the unbounded handler got, the dropOldest one either got, in the same order, or had reported dropped.
-    const drained = await until(() => lossy.log.length + s.dropped >= unbounded.log.length, deadline);
+    const drained = await heldAt(() => lossy.log.length + s.dropped >= unbounded.log.length, 'the dropOldest view to drain', deadline);
     if (drained === undefined || lossy.log.length + s.dropped !== unbounded.log.length) {
       failures.push(`${lossy.name}: ${lossy.log.length} delivered + ${s.dropped} reported dropped ≠ ${unbounded.log.length} sent ${when}`);
     }
@@ -328,7 +334,7 @@ async function teardown(server: ApiServer, subjects: readonly Subject[], failure
       await Promise.all([...s.registrations.values()].map((r) => r.remove()));
       for (const sub of s.subscriptions) sub.unsubscribe();
     }
-    const quiet = await until(() => server.stats.connections === 0 && server.stats.watchesOpen === 0, now() + CHAOS.teardownMs);
+    const quiet = await heldAt(() => server.stats.connections === 0 && server.stats.watchesOpen === 0, 'sockets and watches to close', now() + CHAOS.teardownMs);
     if (quiet === undefined) {
       failures.push(`after the last unsubscribe, ${server.stats.connections} connections and ${server.stats.watchesOpen} watches were still open ${CHAOS.teardownMs} ms later`);
     }

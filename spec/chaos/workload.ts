@@ -1,6 +1,6 @@
 import type { ApiServer } from 'rxkube/testing';
 import { CHAOS } from './config.js';
-import type { Rng } from './prng.js';
+import type { Rng } from '../helpers/random.js';
 
 /** One workload operation, as a replay log would show it. */
 export type OpKind = 'create' | 'update' | 'relabel' | 'delete' | 'recreate';

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from '../helpers/waitFor.js';
 
 /** The built command, as `npx rxkube` runs it. */
 export const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -42,12 +43,12 @@ export class CliProcess {
 
   /** Resolves once `predicate` holds for the output so far; rejects with the output after `timeoutMs`. */
   async waitFor(predicate: (stdout: string, stderr: string) => boolean, timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate(this.stdout, this.stderr)) {
+    const held = (): boolean => {
+      if (predicate(this.stdout, this.stderr)) return true;
       if (this.child.exitCode !== null) throw new Error(`exited (${this.child.exitCode}) before the condition held\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms\nstdout:\n${this.stdout.slice(-3000)}\nstderr:\n${this.stderr.slice(-3000)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+      return false;
+    };
+    await waitFor(held, 'the output', timeoutMs, { everyMs: 50, describe: () => `\nstdout:\n${this.stdout.slice(-3000)}\nstderr:\n${this.stderr.slice(-3000)}` });
   }
 
   /** Sends a signal and waits for the exit, killing the process if it has not gone after `timeoutMs`. */

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { MAIN } from './run.js';
 
 /** A tmux server of this test's own, so nothing else's sessions are touched. */
@@ -10,17 +11,6 @@ const SOCKET = `rxkube-cli-test-${process.pid}`;
 
 function tmux(...args: string[]): string {
   return execFileSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8' });
-}
-
-/** Polls `read` until `predicate` holds; fails with the last value after `timeoutMs`. */
-async function until(read: () => string, predicate: (text: string) => boolean, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = read();
-    if (predicate(text)) return text;
-    if (Date.now() > deadline) throw new Error(`timed out; last screen:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -44,7 +34,10 @@ describe('rxkube watch in a terminal', () => {
     const screen = (): string => tmux('capture-pane', '-p', '-t', 'cli');
 
     // A capture can land in the middle of a redraw, so wait for a whole frame: one that ends with its last line.
-    const shown = await until(screen, (s) => /watching at rv \d+/.test(s) && /synced in/.test(s) && /\d+ live events\/s/.test(s) && /update \d/.test(s) && /^… \d+ more$/m.test(s));
+    const whole = (s: string): string | undefined =>
+      /watching at rv \d+/.test(s) && /synced in/.test(s) && /\d+ live events\/s/.test(s) && /update \d/.test(s) && /^… \d+ more$/m.test(s) ? s : undefined;
+    let last = '';
+    const shown = await waitFor(() => whole((last = screen())), 'a whole frame of the live table', 30_000, { everyMs: 100, describe: () => `last screen:\n${last}` });
     const lines = shown.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^rxkube watch v1\/pods · all namespaces · synced in \d+(ms|\.\ds)/);
     expect(shown).toMatch(/^reflector watching at rv \d+ · lists 1 \(relists 0\) · watches \d+ \(reconnects \d+\) · errors 0/m);
@@ -59,7 +52,8 @@ describe('rxkube watch in a terminal', () => {
     expect(tmux('capture-pane', '-p', '-e', '-t', 'cli')).toContain('\u001b[');
 
     tmux('send-keys', '-t', 'cli', 'C-c');
-    const status = await until(() => (existsSync(statusFile) ? readFileSync(statusFile, 'utf8') : ''), (s) => s.endsWith('\n'), 15_000);
+    const written = (): string => (existsSync(statusFile) ? readFileSync(statusFile, 'utf8') : '');
+    const status = await waitFor(() => written().endsWith('\n') && written(), 'the exit status', 15_000, { everyMs: 100 });
     // Exited by itself with status 0 (not killed by the signal): the informer was unsubscribed and the simulator
     // closed, so no socket or timer was left to keep the process alive.
     expect(status.trim()).toBe('0');

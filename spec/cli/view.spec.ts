@@ -1,10 +1,11 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import pc from 'picocolors';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { resolveResource } from '../../src/cli/resources.js';
 import { WatchSession } from '../../src/cli/session.js';
 import { renderHeader, renderTable, renderView } from '../../src/cli/view.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const plain = pc.createColors(false);
 const view = (height = 40) => ({ colors: plain, width: 160, height, now: Date.now() });
@@ -61,16 +62,13 @@ describe('the live view of rxkube watch', () => {
     session = s;
     s.start(() => {}, () => {});
 
-    const progress = await vi.waitFor(
-      () => {
-        const line = renderHeader(s, view()).find((l) => l.startsWith('listing: '));
-        const m = /^listing: ([\d,]+) objects in (\d+) pages so far \(/.exec(line ?? '');
-        expect(m, renderHeader(s, view()).join('\n')).not.toBeNull();
-        expect(Number(m?.[2])).toBeGreaterThanOrEqual(1);
-        return { objects: Number(m?.[1]?.replace(/,/g, '')), pages: Number(m?.[2]) };
-      },
-      { timeout: 20_000, interval: 5 },
-    );
+    let shown: string[] = [];
+    const listing = (): { objects: number; pages: number } | undefined => {
+      shown = renderHeader(s, view());
+      const m = /^listing: ([\d,]+) objects in (\d+) pages so far \(/.exec(shown.find((l) => l.startsWith('listing: ')) ?? '');
+      return m !== null && Number(m[2]) >= 1 ? { objects: Number(m[1]?.replace(/,/g, '')), pages: Number(m[2]) } : undefined;
+    };
+    const progress = await waitFor(listing, 'a page listed', 20_000, { describe: () => shown.join('\n') });
     expect(progress.objects).toBe(500 * progress.pages);
     expect(s.informer.hasSynced()).toBe(false);
     expect(renderHeader(s, view())[0]).toMatch(/syncing…$/);
@@ -86,7 +84,7 @@ describe('the live view of rxkube watch', () => {
     const changed = server.get<V1Pod>('v1/pods', 'web', 'p-0999');
     await server.update('v1/pods', { ...changed, status: { phase: 'Pending' } });
     await server.delete('v1/pods', 'default', 'p-0001');
-    await vi.waitFor(() => expect(s.recent.size).toBe(2), { timeout: 10_000 });
+    await waitFor(() => s.recent.size === 2, 'two recent changes');
     const table = renderTable(s, view(7));
     expect(table[0]).toMatch(/^NAMESPACE\s+NAME\s+STATUS\s+AGE\s+LAST$/);
     expect(table[1]).toMatch(/^default\s+p-0001\s+Deleted\s+\d+s\s+delete \d+ms ago$/);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { pod } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
 import { CliProcess, runCli } from './run.js';
 
 let eu: ApiServer;

@@ -165,10 +165,10 @@ describe('objectClient transport', () => {
     const controller = new AbortController();
     const pending = c.get(name, { signal: controller.signal });
     const reason = new Error('stop now');
-    await waitUntil(() => server.stats.connections > 0);
+    await waitFor(() => server.stats.connections > 0, 'the request to reach the server');
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
-    await waitUntil(() => server.stats.connections === 0);
+    await waitFor(() => server.stats.connections === 0, 'the connection to close');
   });
 
   it('an already aborted signal sends nothing', async () => {
@@ -202,7 +202,3 @@ describe('objectClient transport', () => {
     expect(JSON.stringify(err)).not.toContain('not-the-token');
   });
 });
-
-async function waitUntil(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  await waitFor(() => cond(), 'the condition', timeoutMs);
-}

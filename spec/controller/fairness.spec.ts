@@ -36,24 +36,24 @@ describe('controller: a reconcile flood never starves the event loop (CR-12)', (
     await waitFor(() => floodRuns > 1_000, 'the flood to start');
 
     // A timer set during the flood fires during the flood, and the event it delivers is reconciled during it too.
-    const timer = await new Promise<{ floodEnded: boolean; afterMs: number }>((resolve) => {
-      const setAt = Date.now();
+    const timer = await new Promise<{ floodEnded: boolean }>((resolve) => {
       setTimeout(() => {
         primary.upsert(obj('live'));
-        resolve({ floodEnded, afterMs: Date.now() - setAt });
+        resolve({ floodEnded });
       }, 10);
     });
+    // What matters is that it ran before the flood ended: a starved loop would fire it only once the guard ended the flood.
     expect(timer.floodEnded).toBe(false);
-    expect(timer.afterMs).toBeLessThan(FLOOD_GUARD_MS / 5); // generous: what matters is that it ran before the flood ended
     await waitFor(() => reconciledAt.has('live'), 'the live object to be reconciled');
     const runsAtLive = reconciledAt.get('live') as number;
     await waitFor(() => floodRuns > runsAtLive + 1_000, 'the flood to go on after the live event');
     expect(floodEnded).toBe(false);
 
-    const stopAt = Date.now();
+    const runsAtStop = floodRuns;
     await ctl.shutdown();
-    expect(Date.now() - stopAt).toBeLessThan(1_000);
+    // The shutdown ended the flood, not the guard: the busy object went round at most once more.
     expect(floodEnded).toBe(false);
+    expect(floodRuns - runsAtStop).toBeLessThanOrEqual(1);
     expect(ctl.status().state).toBe('stopped');
     sub.unsubscribe();
   });

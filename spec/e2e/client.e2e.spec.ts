@@ -17,7 +17,7 @@ import { KubeApiError, NotFoundError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startCluster, type Cluster } from './cluster.js';
-import { until } from './helpers.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const NS = 'client-e2e';
 const GROUP = 'e2e.rxkube.test';
@@ -56,25 +56,15 @@ beforeAll(async () => {
       },
     },
   });
-  await until('the CRD to be established', async () => {
+  await waitFor(async () => {
     const crd = await ext.readCustomResourceDefinition({ name: `gadgets.${GROUP}` });
     return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
-  });
+  }, 'the CRD to be established', 60_000, { everyMs: 50 });
 });
 
 afterAll(async () => {
   await cluster?.stop();
 });
-
-/** Polls `probe` until it gives a value, which it returns; the server's state is polled, not awaited. */
-async function eventually<R>(what: string, probe: () => Promise<R | false | undefined>): Promise<R> {
-  let found: R | false | undefined;
-  await until(what, async () => {
-    found = await probe();
-    return found !== false && found !== undefined;
-  });
-  return found as R;
-}
 
 const cmConfig = (name: string, data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
 const managers = (obj: KubeObject): string[] =>
@@ -147,13 +137,13 @@ describe('server-side apply on a real kube-apiserver', () => {
 describe('the status subresource of a CRD on a real kube-apiserver', () => {
   it('status is written only through /status, which bumps the resourceVersion and not the generation', async () => {
     const gadgets = objectClient<Gadget>(cluster.kubeConfig, `${GROUP}/v1/gadgets`, { namespace: NS, fieldManager: 'gadget-controller' });
-    const created = await eventually('the gadgets endpoint to accept a create', async () => {
+    const created = await waitFor(async () => {
       try {
         return await gadgets.create({ apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'g1' }, spec: { size: 1 }, status: { phase: 'dropped' } });
       } catch {
         return false;
       }
-    });
+    }, 'the gadgets endpoint to accept a create', 60_000, { everyMs: 50 });
     expect(created.status).toBeUndefined();
     const generation = created.metadata?.generation;
 
@@ -231,10 +221,10 @@ describe('Events recorded by a controller on a real kube-apiserver', () => {
     const eventsClient = objectClient(kc, 'events.k8s.io/v1/events', { namespace: NS });
     const about = async (): Promise<EventsV1Event[]> => (await eventsClient.list({ fieldSelector: 'regarding.name=watched,regarding.kind=ConfigMap' })).items;
 
-    const [first] = await eventually('the first Event', async () => {
+    const [first] = await waitFor(async () => {
       const found = await about();
       return found.length > 0 && found;
-    });
+    }, 'the first Event', 60_000, { everyMs: 50 });
     expect(first).toMatchObject({
       reportingController: 'e2e.rxkube.test/recording-controller',
       reportingInstance: 'e2e-0',
@@ -249,13 +239,13 @@ describe('Events recorded by a controller on a real kube-apiserver', () => {
     // Each change is one more reconcile and one more occurrence of the same event.
     for (const v of ['1', '2', 'bad']) {
       await cms.patch('watched', { data: { v } });
-      await until(`the reconcile of v=${v}`, async () => events.status().published >= (v === 'bad' ? 5 : Number(v) + 1));
+      await waitFor(async () => events.status().published >= (v === 'bad' ? 5 : Number(v) + 1), `the reconcile of v=${v}`, 60_000, { everyMs: 50 });
     }
-    const all = await eventually('the series and the warning', async () => {
+    const all = await waitFor(async () => {
       const found = await about();
       const synced = found.find((e) => e.reason === 'Synced');
       return (synced?.series?.count ?? 0) >= 4 && found.some((e) => e.reason === 'BadValue') && found;
-    });
+    }, 'the series and the warning', 60_000, { everyMs: 50 });
     const synced = all.filter((e) => e.reason === 'Synced');
     expect(synced).toHaveLength(1);
     expect(synced[0]?.series?.count).toBe(4);

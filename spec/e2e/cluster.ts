@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startTcpProxy } from '../helpers/tcpProxy.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -137,21 +138,22 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** Waits until `probe` resolves true, polling; rejects with the last failure after `timeoutMs`. */
-async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs: number, exited?: () => string | undefined): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Waits until `probe` answers true, taking its errors as "not ready yet"; fails at once if `proc` exits, else
+ * with the probe's last error after `timeoutMs`.
+ */
+async function ready(proc: Proc, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   let last: unknown;
-  for (;;) {
-    const gone = exited?.();
-    if (gone !== undefined) throw new Error(`e2e: ${what} exited before it was ready: ${gone}`);
+  const answered = async (): Promise<boolean> => {
+    if (proc.exitReason !== undefined) throw new Error(`e2e: ${proc.name} exited before it was ready: ${proc.exitReason}`);
     try {
-      if (await probe()) return;
+      return await probe();
     } catch (e) {
       last = e;
+      return false;
     }
-    if (Date.now() > deadline) throw new Error(`e2e: ${what} not ready after ${timeoutMs} ms (last: ${String(last)})`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  };
+  await waitFor(answered, `${proc.name} to be ready`, timeoutMs, { everyMs: 250, describe: () => `last: ${String(last)}` });
 }
 
 /** One child process in its own process group, so killing it also kills anything it started. */
@@ -354,7 +356,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       ], join(dir, 'etcd.log'));
       const etcdProc = procs.etcd;
       try {
-        await waitFor('etcd', async () => (await fetch(`${etcdUrl}/health`)).ok, readyTimeoutMs, () => etcdProc.exitReason);
+        await ready(etcdProc, async () => (await fetch(`${etcdUrl}/health`)).ok, readyTimeoutMs);
         break;
       } catch (e) {
         // Another process may have taken a port between freePort() and etcd's bind: try fresh ones.
@@ -410,7 +412,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         const proc = new Proc('kube-apiserver', bins.kubeApiServer, apiArgs(), join(dir, 'kube-apiserver.log'));
         procs.api = proc;
         try {
-          await waitFor('kube-apiserver', readyz, readyTimeoutMs, () => proc.exitReason);
+          await ready(proc, readyz, readyTimeoutMs);
           return;
         } catch (e) {
           const tail = await proc.logTail();

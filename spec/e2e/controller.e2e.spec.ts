@@ -15,6 +15,7 @@ import { objectClient } from '../../src/client/objectClient.js';
 import { isConflict } from '../../src/client/conflicts.js';
 import { configMapController, convergenceProblems, FINALIZER, MANAGED_BY, sampleDeployment, type ConfigMapController } from '../../examples/configmap-controller.js';
 import { startCluster, type Cluster } from './cluster.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const NS = 'controller-e2e';
 let cluster: Cluster;
@@ -50,14 +51,8 @@ async function problems(): Promise<string[]> {
 
 async function converged(what: string, timeoutMs = 60_000): Promise<void> {
   let last: string[] = [];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    last = await problems();
-    if (last.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`not converged (${what}) after ${timeoutMs} ms: ${last.join('; ')}`);
-    // The condition is the server's answer to a LIST, so it is polled rather than awaited.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  // The condition is the server's answer to a LIST, so it is polled rather than awaited.
+  await waitFor(async () => (last = await problems()).length === 0, `convergence (${what})`, timeoutMs, { everyMs: 100, describe: () => last.join('; ') });
 }
 
 async function configMap(name: string): Promise<V1ConfigMap | undefined> {

@@ -13,6 +13,7 @@ import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { ListerWatcher, ResourceRef } from '../../src/sources/types.js';
 import type { CustomResourceRef } from '../../src/sources/resources.js';
 import type { KubeObject } from '../../src/store/types.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 /** `namespace/name`, or `name` for cluster-scoped objects. */
 export function keyOf(obj: KubeObject): string {
@@ -115,11 +116,13 @@ export function mirrorOf<T extends KubeObject>(source: ListerWatcher<T>, reflect
     get failure() {
       return failure;
     },
-    whenSynced: (timeoutMs = 60_000) =>
-      until('the first list', () => {
+    whenSynced: async (timeoutMs = 60_000) => {
+      const listed = (): boolean => {
         if (failure !== undefined) throw failure;
         return synced;
-      }, timeoutMs),
+      };
+      await waitFor(listed, 'the first list', timeoutMs, { everyMs: 50 });
+    },
     stop: () => sub.unsubscribe(),
   };
 }
@@ -184,19 +187,6 @@ export function informed<T extends KubeObject>(
   };
 }
 
-/**
- * Waits until `condition` holds, checking every 50 ms; rejects after `timeoutMs` with `describe()`
- * (what was seen last) so a failure says why.
- */
-export async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 60_000, describe?: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${describe ? `: ${describe()}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** A readable diff of two fingerprint maps; empty when they agree. */
 export function diff(have: ReadonlyMap<string, Fingerprint>, want: ReadonlyMap<string, Fingerprint>): string {
   const out: string[] = [];
@@ -220,11 +210,11 @@ export async function converges(
 ): Promise<Map<string, Fingerprint>> {
   let last = '';
   let server = new Map<string, Fingerprint>();
-  await until('the cache to equal a fresh LIST', async () => {
+  await waitFor(async () => {
     server = fingerprints(await list());
     last = diff(fingerprints(cache()), server);
     return last === '';
-  }, timeoutMs, () => last);
+  }, 'the cache to equal a fresh LIST', timeoutMs, { everyMs: 50, describe: () => last });
   return server;
 }
 

@@ -20,7 +20,8 @@ import type { WatchEvent } from '../../src/sources/types.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startCluster, type Cluster } from './cluster.js';
-import { converges, inBatches, informed, keyOf, mirror, names, until, type Informed, type Mirror } from './helpers.js';
+import { converges, inBatches, informed, keyOf, mirror, names, type Informed, type Mirror } from './helpers.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let cluster: Cluster;
 let kc: KubeConfig;
@@ -148,22 +149,22 @@ describe('informers converge to the server', () => {
         },
       },
     });
-    await until('the CRD to be established', async () => {
+    await waitFor(async () => {
       const crd = await ext.readCustomResourceDefinition({ name: `widgets.${group}` });
       return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
-    });
+    }, 'the CRD to be established', 60_000, { everyMs: 50 });
     const custom = kc.makeApiClient(CustomObjectsApi);
     const widget = (name: string, size: number) => ({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name }, spec: { size } });
     const ref = { group, version: 'v1', namespace: ns, plural: 'widgets' };
     // The new resource reaches the API server's handler chain a moment after it is Established.
-    await until('the widgets endpoint to accept a create', async () => {
+    await waitFor(async () => {
       try {
         await custom.createNamespacedCustomObject({ ...ref, body: widget('w-0', 0) });
         return true;
       } catch {
         return false;
       }
-    });
+    }, 'the widgets endpoint to accept a create', 60_000, { everyMs: 50 });
     await inBatches(names('w', 8).slice(1), 4, (n) => custom.createNamespacedCustomObject({ ...ref, body: widget(n, 0) }));
     const listWidgets = async () => ((await custom.listNamespacedCustomObject(ref)) as { items: KubeObject[] }).items;
 
@@ -314,7 +315,7 @@ describe('watch protocol', () => {
     // The watch cache sends a bookmark only once its resourceVersion is past the watcher's: move etcd on with a
     // write elsewhere (a quiet cluster would get there too, through the API server's own lease updates).
     await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'elsewhere' } } });
-    await until('a bookmark', () => m.events.some((e) => e.type === 'Bookmark'), 60_000);
+    await waitFor(() => m.events.some((e) => e.type === 'Bookmark'), 'a bookmark', 60_000);
     const replace = m.events.find((e) => e.type === 'Replace');
     const bookmark = m.events.find((e) => e.type === 'Bookmark');
     if (replace?.type !== 'Replace' || bookmark?.type !== 'Bookmark') throw new Error('unreachable');
@@ -403,7 +404,7 @@ describe('faults', () => {
     }));
     await i.whenSynced();
     await converges(cached(i), listSecrets(ns));
-    await until('the watch to be open', () => i.statuses.at(-1)?.state === 'watching');
+    await waitFor(() => i.statuses.at(-1)?.state === 'watching', 'the watch to be open', 60_000);
     const before = i.events.length;
 
     // While the client is cut off, change every kind of thing, then compact away the history it would need.
@@ -446,12 +447,12 @@ describe('faults', () => {
     await i.whenSynced();
     await core.deleteNamespacedPod({ name: 'p-0', namespace: ns });
     await converges(cached(i), listPods(ns));
-    await until('the watch to be open', () => i.statuses.at(-1)?.state === 'watching');
+    await waitFor(() => i.statuses.at(-1)?.state === 'watching', 'the watch to be open', 60_000);
     const watchesBefore = lastCounters(i)?.watches ?? 0;
 
     const seenBefore = i.statuses.length;
     await cluster.killApiServer();
-    await until('the reflector to notice the server is gone', () => i.statuses.slice(seenBefore).some((s) => s.state === 'backoff'), 60_000);
+    await waitFor(() => i.statuses.slice(seenBefore).some((s) => s.state === 'backoff'), 'the reflector to notice the server is gone', 60_000);
     await cluster.startApiServer();
 
     await inBatches(names('r', 5), 5, (n) => core.createNamespacedPod({ namespace: ns, body: pod(n) }));

@@ -17,7 +17,7 @@ import { prometheusMetrics, type PrometheusMetrics } from '../../src/metrics/ind
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { family, parseExposition, promtoolCheck, promtoolPath, valueOf } from '../metrics/exposition.js';
 import { startCluster, type Cluster } from './cluster.js';
-import { until } from './helpers.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const NS = 'metrics-e2e';
 let cluster: Cluster;
@@ -93,8 +93,8 @@ describe('rxkube/metrics on a real kube-apiserver', () => {
 
     subscriptions.push(ctl.subscribe({ error: () => {} }));
     // Four objects, and flaky a second time after its backoff.
-    await until('five reconciles and the lease', () => ctl.metrics().reconcileTime.count >= 5 && configMaps.hasSynced() && ctl.metrics().queue.depth === 0, 60_000);
-    await until('leadership', async () => valueOf(parseExposition((await scrape()).text), 'leader_election_master_status', { name: 'configmap-checker' }) === 1, 30_000);
+    await waitFor(() => ctl.metrics().reconcileTime.count >= 5 && configMaps.hasSynced() && ctl.metrics().queue.depth === 0, 'five reconciles and the lease', 60_000);
+    await waitFor(async () => valueOf(parseExposition((await scrape()).text), 'leader_election_master_status', { name: 'configmap-checker' }) === 1, 'leadership', 30_000, { everyMs: 50 });
 
     const { contentType, text } = await scrape();
     expect(contentType).toBe('text/plain; version=0.0.4; charset=utf-8');

@@ -15,6 +15,7 @@ import { multiClusterController, type ClusterReconcileOutcome, type MultiCluster
 import { multiClusterInformer, type MultiClusterInformer } from '../../src/multicluster/multiClusterInformer.js';
 import type { Cluster as FleetMember, ClusterEvent } from '../../src/multicluster/types.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { startCluster, type Cluster } from './cluster.js';
 
 const NS = 'fleet-e2e';
@@ -83,14 +84,14 @@ function cached(): Map<string, string> {
 
 /** Polls the servers until the cache equals their union (their answer is a LIST, so it is polled). */
 async function converged(clusters: readonly [string, Cluster][], what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const want = await union(clusters);
-    const have = cached();
-    if (want.size === have.size && [...want].every(([k, v]) => have.get(k) === v)) return;
-    if (Date.now() > deadline) throw new Error(`not converged (${what}): cache ${JSON.stringify([...have])}, servers ${JSON.stringify([...want])}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let want = new Map<string, string>();
+  let have = new Map<string, string>();
+  const equal = async (): Promise<boolean> => {
+    want = await union(clusters);
+    have = cached();
+    return want.size === have.size && [...want].every(([k, v]) => have.get(k) === v);
+  };
+  await waitFor(equal, `the cache to converge (${what})`, timeoutMs, { everyMs: 100, describe: () => `cache ${JSON.stringify([...have])}, servers ${JSON.stringify([...want])}` });
 }
 
 async function labelledWithOwnCluster(c: Cluster, name: string): Promise<boolean> {
@@ -98,18 +99,10 @@ async function labelledWithOwnCluster(c: Cluster, name: string): Promise<boolean
   return list.items.filter((i) => i.data?.['v'] !== undefined).every((i) => i.metadata?.labels?.['reconciled-in'] === name);
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('many clusters on two real kube-apiservers', () => {
   it("merges both clusters' ConfigMaps, same names apart, and labels each through its own cluster's KubeConfig", async () => {
     await configMaps.whenSynced({ timeout: 60_000 });
-    await until('every ConfigMap labelled with its own cluster', async () => (await labelledWithOwnCluster(a, 'a')) && (await labelledWithOwnCluster(b, 'b')));
+    await waitFor(async () => (await labelledWithOwnCluster(a, 'a')) && (await labelledWithOwnCluster(b, 'b')), 'every ConfigMap labelled with its own cluster', 60_000, { everyMs: 100 });
     await converged([['a', a], ['b', b]], 'both clusters');
     expect(configMaps.store.getByKey(`a/${NS}/shared`)?.metadata?.uid).not.toBe(configMaps.store.getByKey(`b/${NS}/shared`)?.metadata?.uid);
     expect(labeller.metrics().map((m) => m.cluster)).toEqual(['a', 'b']);
@@ -121,11 +114,11 @@ describe('many clusters on two real kube-apiservers', () => {
     // Kept, stale, meanwhile.
     expect(configMaps.store.byIndex('cluster', 'a').length).toBeGreaterThan(0);
     await core(b).createNamespacedConfigMap({ namespace: NS, body: cm('b-while-a-down') });
-    await until('b to be reconciled while a is down', () => outcomes.some((o) => o.cluster === 'b' && o.key === `${NS}/b-while-a-down`));
+    await waitFor(() => outcomes.some((o) => o.cluster === 'b' && o.key === `${NS}/b-while-a-down`), 'b to be reconciled while a is down', 60_000);
     await a.startApiServer();
     await core(a).createNamespacedConfigMap({ namespace: NS, body: cm('a-after-restart') });
     await firstValueFrom(configMaps.status$.pipe(filter((s) => s.clusters.every((c) => c.state === 'synced'))));
-    await until('the new ConfigMap in a labelled', () => labelledWithOwnCluster(a, 'a'));
+    await waitFor(() => labelledWithOwnCluster(a, 'a'), 'the new ConfigMap in a labelled', 60_000, { everyMs: 100 });
     await converged([['a', a], ['b', b]], 'after the restart');
   });
 
@@ -136,11 +129,11 @@ describe('many clusters on two real kube-apiservers', () => {
     expect(removed.length).toBeGreaterThan(0);
     expect(removed.every((e) => e.type === 'delete' && e.cluster === 'b' && e.reason === 'cluster-removed')).toBe(true);
     await converged([['a', a]], 'a alone');
-    await until('b to leave the controller', () => labeller.status().every((s) => s.cluster !== 'b'));
+    await waitFor(() => labeller.status().every((s) => s.cluster !== 'b'), 'b to leave the controller', 60_000);
     const reconciledInB = outcomes.filter((o) => o.cluster === 'b').length;
     await core(b).createNamespacedConfigMap({ namespace: NS, body: cm('b-after-leaving') });
     await core(a).createNamespacedConfigMap({ namespace: NS, body: cm('a-last') });
-    await until('a to carry on', () => outcomes.some((o) => o.cluster === 'a' && o.key === `${NS}/a-last`));
+    await waitFor(() => outcomes.some((o) => o.cluster === 'a' && o.key === `${NS}/a-last`), 'a to carry on', 60_000);
     expect(outcomes.filter((o) => o.cluster === 'b')).toHaveLength(reconciledInB);
     expect(configMaps.store.getByKey(`b/${NS}/b-after-leaving`)).toBeUndefined();
   });

@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { until } from './helpers.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 /** One sample of an instant query: its labels and value. */
 export interface QuerySample {
@@ -76,15 +76,10 @@ export async function startPrometheus(target: string, job: string): Promise<Prom
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await until(
-      'the Prometheus server to be ready',
-      async () => {
-        if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}: ${log}`);
-        return (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok === true;
-      },
-      30_000,
-      () => log,
-    );
+    await waitFor(async () => {
+      if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}: ${log}`);
+      return (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok === true;
+    }, 'the Prometheus server to be ready', 30_000, { everyMs: 50, describe: () => log });
   } catch (err) {
     await stop();
     throw err;

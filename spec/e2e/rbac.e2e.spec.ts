@@ -9,7 +9,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ForbiddenError, KubeApiError } from '../../src/sources/errors/index.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startCluster, type Cluster } from './cluster.js';
-import { converges, informed, mirror, until, type Informed } from './helpers.js';
+import { converges, informed, mirror, type Informed } from './helpers.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let cluster: Cluster;
 let reader: Informed<V1ConfigMap & KubeObject> | undefined;
@@ -34,7 +35,7 @@ it('a Forbidden list is reported on status, retried, and overcome once a Role gr
   });
   reader = i;
   const forbidden = () => i.statuses.filter((s) => (s.state === 'error' || s.state === 'backoff') && s.error instanceof ForbiddenError);
-  await until('a Forbidden on the status stream', () => forbidden().length >= 2, 60_000);
+  await waitFor(() => forbidden().length >= 2, 'a Forbidden on the status stream', 60_000);
   const first = forbidden()[0];
   const err = first && 'error' in first ? (first.error as ForbiddenError) : undefined;
   expect(err?.status).toBe(403);
@@ -70,7 +71,7 @@ it('a Forbidden list is reported on status, retried, and overcome once a Role gr
 it('the same user is still refused what the Role does not grant, without disturbing the reader', async () => {
   const secrets = mirror<KubeObject>(cluster.kubeConfigFor('viewer'), 'v1/secrets', { namespace: 'e2e-rbac' }, { backoff: { initialMs: 200, maxMs: 2_000 } });
   try {
-    await until('a Forbidden for secrets', () => secrets.statuses.some((s) => 'error' in s && s.error instanceof ForbiddenError), 60_000);
+    await waitFor(() => secrets.statuses.some((s) => 'error' in s && s.error instanceof ForbiddenError), 'a Forbidden for secrets', 60_000);
     expect(secrets.failure).toBeUndefined();
     expect(reader?.statuses.at(-1)?.state).toBe('watching');
   } finally {
@@ -83,7 +84,7 @@ it('onTerminal can make a Forbidden final: the observable then errors with it', 
     onTerminal: (e) => e instanceof ForbiddenError,
   });
   try {
-    await until('the reflector to stop on Forbidden', () => final.failure !== undefined, 60_000);
+    await waitFor(() => final.failure !== undefined, 'the reflector to stop on Forbidden', 60_000);
     expect(final.failure).toBeInstanceOf(ForbiddenError);
   } finally {
     final.stop();

@@ -23,8 +23,6 @@ const OBJECTS = 1_000;
 const NS = 'sharding-e2e';
 const CONTROLLER = 'checker';
 const L = shardLabels(CONTROLLER);
-/** A generous bound on one label write of a sharder pass on this shared 2-core machine (measured: 5–30 ms). */
-const PASS_MS_PER_OBJECT = 50;
 const TIMING = { leaseDuration: 3_000, renewDeadline: 2_000, retryPeriod: 500 } as const;
 
 let cluster: Cluster;
@@ -139,10 +137,9 @@ describe('sharded controller on a real kube-apiserver', () => {
     const detected = fencedAt - killedAt;
     await waitFor(() => settled(survivors, killedAt), 'the two shares to settle', 30_000);
     console.log(`kube-apiserver: after SIGKILL of ${victim.name} (${count} objects, lease ${TIMING.leaseDuration} ms): Lease taken over after ${detected.toFixed(0)} ms, relabelled within ${moved.toFixed(0)} ms (a pass of ${(moved - detected).toFixed(0)} ms), reconciled by the survivors within ${(now() - killedAt).toFixed(0)} ms`);
-    // Gone once its Lease stood still for a lease duration (seen through a watch), then one pass over its objects.
+    // Gone once its Lease stood still for a lease duration (seen through a watch), not before; that it is dropped at
+    // that moment is pinned in virtual time (spec/sharding/members.spec.ts), the move timings are printed above.
     expect(detected).toBeGreaterThan(TIMING.leaseDuration - TIMING.retryPeriod - 200);
-    expect(detected).toBeLessThan(TIMING.leaseDuration + 1_500);
-    expect(moved - detected).toBeLessThan(PASS_MS_PER_OBJECT * count + 2_000);
   });
 
   it('a joining replica takes about a third, each object only after its old owner let it go', async () => {
@@ -179,9 +176,9 @@ describe('sharded controller on a real kube-apiserver', () => {
     const detected = fencedAt - killedAt;
     console.log(`kube-apiserver: after SIGKILL of the sharder ${leader.name} (${count} objects): sharder taken over after ${takeover[0]?.toFixed(0)} ms, its Lease after ${detected.toFixed(0)} ms, objects relabelled within ${moved.toFixed(0)} ms (a pass of ${(moved - detected).toFixed(0)} ms)`);
     expect(takeover.length).toBeGreaterThanOrEqual(1);
-    // The sharder's failover and the member's expiry run side by side: one lease, a candidate's retries, the new sharder's first list.
-    expect(detected).toBeLessThan(TIMING.leaseDuration + 2 * TIMING.retryPeriod * 2.2 + 3_000);
-    expect(moved - detected).toBeLessThan(PASS_MS_PER_OBJECT * count + 2_000);
+    // The sharder's failover and the member's expiry run side by side, each pinned in virtual time (elector.spec.ts,
+    // members.spec.ts); here, not before the lease ran out.
+    expect(detected).toBeGreaterThan(TIMING.leaseDuration - TIMING.retryPeriod - 200);
   }, 90_000);
 
   it('the Leases of killed replicas are deleted once no object carries their label', async () => {
@@ -189,12 +186,12 @@ describe('sharded controller on a real kube-apiserver', () => {
     expect(killed.length).toBe(2);
     const coordination = cluster.kubeConfig.makeApiClient(CoordinationV1Api);
     const names = async (): Promise<string[]> => (await coordination.listNamespacedLease({ namespace: NS })).items.map((l) => l.metadata!.name!).sort();
-    const deadline = Date.now() + 20_000;
-    let left = await names();
-    while (killed.some((n) => left.includes(n)) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    let left: string[] = [];
+    const gone = async (): Promise<boolean> => {
       left = await names();
-    }
+      return !killed.some((n) => left.includes(n));
+    };
+    await waitFor(gone, 'the dead Leases to go', 20_000, { everyMs: 250, describe: () => left.join(', ') });
     expect(left).toEqual([`${CONTROLLER}.sharder`, ...replicas.filter((r) => r.killedAt === undefined).map((r) => r.name)].sort());
   });
 

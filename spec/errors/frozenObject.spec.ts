@@ -5,7 +5,8 @@ import { HandlerError } from '../../src/informer/HandlerError.js';
 import { informer } from '../../src/informer/informer.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 /** What `write` throws when it runs against a deep-frozen object. */
 function thrownBy(write: (o: { spec: { replicas: number; tags: string[] }; status?: unknown }) => void): unknown {

@@ -7,7 +7,8 @@ import { DecodeError, KubeApiError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { KeyError } from '../../src/store/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { nastyBytes, nastyString, params } from './fuzzKit.js';
 
 const EXPECTED_ERRORS = [DecodeError, KeyError, KubeApiError, VeryShortWatchError];

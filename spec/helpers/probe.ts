@@ -1,3 +1,5 @@
+import { waitFor } from './waitFor.js';
+
 /** A probe's answer. */
 export interface ProbeAnswer {
   readonly status: number;
@@ -16,12 +18,10 @@ export async function probe(url: string): Promise<ProbeAnswer> {
  * polled, every 20 ms, never slept on.
  */
 export async function probeUntil(url: string, status: number, what: string, opts: { timeoutMs?: number; body?: RegExp } = {}): Promise<ProbeAnswer> {
-  const timeoutMs = opts.timeoutMs ?? 10_000;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const last = await probe(url);
-    if (last.status === status && (opts.body === undefined || opts.body.test(last.body))) return last;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${status} from ${url} (${what}); last ${last.status}:\n${last.body}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let last: ProbeAnswer | undefined;
+  const answered = async (): Promise<ProbeAnswer | false> => {
+    last = await probe(url);
+    return last.status === status && (opts.body === undefined || opts.body.test(last.body)) && last;
+  };
+  return waitFor(answered, `${status} from ${url} (${what})`, opts.timeoutMs ?? 10_000, { everyMs: 20, describe: () => `last ${last?.status}:\n${last?.body}` });
 }

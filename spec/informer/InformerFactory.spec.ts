@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InformerFactory } from '../../src/informer/InformerFactory.js';
 import { CacheSyncError } from '../../src/informer/CacheSyncError.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: ApiServer;
 let factory: InformerFactory;

@@ -9,6 +9,7 @@ import { createIndexer } from '../../src/store/indexer.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { configMap } from '../helpers/objects.js';
 
 let server: ApiServer;
 const running: Informer<V1ConfigMap>[] = [];
@@ -21,11 +22,10 @@ afterEach(async () => {
   await server.close();
 });
 
-const cm = (name: string, namespace: string) => ({ metadata: { name, namespace } });
 
 describe("the informer store's resourceVersion (S-40)", () => {
   it('moves with watch events and with bookmarks, and is told on resourceVersion$', async () => {
-    await server.create('v1/configmaps', cm('first', 'watched'));
+    await server.create('v1/configmaps', configMap('first', { namespace: 'watched' }));
     const inf = informer(kubeSource(server.kubeConfig(), 'v1/configmaps', { namespace: 'watched' }));
     running.push(inf);
     const told: string[] = [];
@@ -34,13 +34,13 @@ describe("the informer store's resourceVersion (S-40)", () => {
     await inf.whenSynced({ timeout: 10_000 });
     expect(inf.store.lastSyncResourceVersion()).toBe(server.resourceVersion());
 
-    const created = await server.create<KubeObject>('v1/configmaps', cm('second', 'watched'));
+    const created = await server.create<KubeObject>('v1/configmaps', configMap('second', { namespace: 'watched' }));
     await waitFor(() => inf.store.getByKey('watched/second'), 'the watch event');
     expect(inf.store.lastSyncResourceVersion()).toBe(created.metadata?.resourceVersion);
     expect(told).toContain(created.metadata?.resourceVersion);
 
     // Writes this informer never hears of still move it, by the next bookmark.
-    for (let i = 0; i < 3; i++) await server.create('v1/configmaps', cm(`elsewhere-${i}`, 'other'));
+    for (let i = 0; i < 3; i++) await server.create('v1/configmaps', configMap(`elsewhere-${i}`, { namespace: 'other' }));
     const target = server.resourceVersion();
     await waitFor(() => inf.store.lastSyncResourceVersion() === target, `a bookmark at ${target}`);
     expect(told.at(-1)).toBe(target);

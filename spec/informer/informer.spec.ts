@@ -10,7 +10,8 @@ import type { InformerEvent } from '../../src/informer/InformerEvent.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import { kubeSource, type ListerWatcher } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { deferred, pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { deferred, waitFor } from '../helpers/waitFor.js';
 
 const fastBackoff = { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } };
 

@@ -3,7 +3,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { informer, type Informer } from '../../src/informer/informer.js';
 import { kubeSource } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer, type Churn } from '../../src/testing/index.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: ApiServer | undefined;
 let inf: Informer<V1Pod> | undefined;

@@ -4,7 +4,8 @@ import { firstValueFrom } from 'rxjs';
 import { informer, type Informer } from '../../src/informer/informer.js';
 import { kubeSource } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { deferred, pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { deferred, waitFor } from '../helpers/waitFor.js';
 
 const fastBackoff = { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } };
 

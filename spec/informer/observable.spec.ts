@@ -13,7 +13,8 @@ import { KubeApiError, NotFoundError } from '../../src/sources/errors/index.js';
 import { setErrorReporter } from '../../src/errors/reportError.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import type { KubeObject } from '../../src/store/types.js';
-import { deferred, pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { deferred, waitFor } from '../helpers/waitFor.js';
 
 const fast = { reflector: { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } } };
 

@@ -7,7 +7,8 @@ import type { ListerWatcher, ListOptions, ObjectList } from '../../src/sources/t
 import { unwrapTombstone } from '../../src/store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { deferred, pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { deferred, waitFor } from '../helpers/waitFor.js';
 
 let server: ApiServer;
 const running: Informer<KubeObject>[] = [];

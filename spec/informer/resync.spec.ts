@@ -5,7 +5,8 @@ import { informer, type Informer } from '../../src/informer/informer.js';
 import type { Registration } from '../../src/informer/registration.js';
 import { kubeSource } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: ApiServer;
 let inf: Informer<V1Pod> | undefined;

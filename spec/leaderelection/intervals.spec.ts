@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { overlap, seeded, type Interval } from './replicas.js';
+import { overlap, type Interval } from './replicas.js';
 
 // The multi-process specs trust overlap() to catch two leaders at once; it must be able to say so.
 describe('overlap()', () => {
@@ -9,14 +9,5 @@ describe('overlap()', () => {
     expect(overlap([iv('a', 0, 10), iv('b', 11, 20), iv('a', 25, 30)])).toBeUndefined();
     expect(overlap([iv('a', 0, 10), iv('b', 9.5, 20)])).toMatch(/a acted 0\.0\.\.10\.0 \(stopped\) and b started at 9\.5, 0\.5 ms too early/);
     expect(overlap([iv('a', 0, 10), iv('b', 10, 20)])).toBeDefined();
-  });
-
-  it('seeded() replays the same sequence for the same seed', () => {
-    const a = seeded(7);
-    const b = seeded(7);
-    const xs = Array.from({ length: 5 }, () => a());
-    expect(Array.from({ length: 5 }, () => b())).toEqual(xs);
-    expect(xs.every((x) => x >= 0 && x < 1)).toBe(true);
-    expect(seeded(8)()).not.toBe(xs[0]);
   });
 });

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.js';
-import { intervals, now, overlap, Replica, seeded, type JoinCommand } from './replicas.js';
+import { Rng } from '../helpers/random.js';
+import { intervals, now, overlap, Replica, type JoinCommand } from './replicas.js';
 
 let server: ApiServer;
 /** Replicas the kill test may SIGKILL. */
@@ -29,8 +30,6 @@ afterAll(async () => {
 });
 
 const SHORT = { leaseDuration: 2_000, renewDeadline: 1_500, retryPeriod: 300 } as const;
-/** The widest gap between a leader's last renewal and the takeover: a follower polls at most every retryPeriod × 2.2, twice. */
-const takeoverBound = (t: typeof SHORT): number => t.leaseDuration + 2 * t.retryPeriod * 2.2;
 
 const join = (r: Replica, run: string, kubeconfig: string, extra: Partial<JoinCommand> = {}): void =>
   r.join({ run, kubeconfig, namespace: 'default', lease: run, ...SHORT, ...extra });
@@ -53,7 +52,7 @@ function unexpectedErrors(replicas: readonly Replica[], run: string): string[] {
 }
 
 describe('leader election across processes (simulator)', () => {
-  it('a SIGKILLed leader is replaced within the lease duration, twice', async () => {
+  it('a SIGKILLed leader is replaced once its lease ran out, twice', async () => {
     const run = 'le-kill';
     for (const r of doomed) join(r, run, server.kubeConfigYaml());
     const takeovers: number[] = [];
@@ -69,8 +68,9 @@ describe('leader election across processes (simulator)', () => {
       const next = await waitFor(() => leaderOf(alive, run), `a new leader after killing ${leader.name}`, 20_000);
       const takeover = startedAfter(next, run, killedAt)! - killedAt;
       takeovers.push(takeover);
+      // Not before the lease ran out; how soon after is pinned in virtual time (elector.spec.ts) and printed below,
+      // not bounded here, where the machine's load decides it.
       expect(takeover).toBeGreaterThan(SHORT.leaseDuration - SHORT.retryPeriod - 100);
-      expect(takeover).toBeLessThan(takeoverBound(SHORT) + 700);
     }
     console.log(`takeover after SIGKILL (lease ${SHORT.leaseDuration} ms, retry ${SHORT.retryPeriod} ms): ${takeovers.map((t) => `${t.toFixed(0)} ms`).join(', ')}`);
     expect(overlap(intervals(doomed, run, now()))).toBeUndefined();
@@ -96,10 +96,9 @@ describe('leader election across processes (simulator)', () => {
       const stoppedAt = leader.of(run).find((l) => l.event === 'stopped' && l.t > cutAt)?.t;
       expect(stoppedAt, 'the cut leader stopped acting').toBeDefined();
       const startedAt = startedAfter(next, run, cutAt)!;
+      // What matters is the order: it stopped acting before anyone else started. That it stops at its renew
+      // deadline, and the other starts after the lease, is pinned in virtual time (elector.spec.ts).
       expect(stoppedAt!).toBeLessThan(startedAt);
-      // It stops within its renew deadline of the last renewal, which was sent before the cut.
-      expect(stoppedAt! - cutAt).toBeLessThan(SHORT.renewDeadline + 300);
-      expect(startedAt - cutAt).toBeLessThan(takeoverBound(SHORT) + 700);
       console.log(`cut leader stopped after ${(stoppedAt! - cutAt).toFixed(0)} ms; ${next.name} started after ${(startedAt - cutAt).toFixed(0)} ms (margin ${(startedAt - stoppedAt!).toFixed(0)} ms)`);
       proxy.heal();
       await waitFor(() => leader.of(run).some((l) => l.event === 'leader' && l.leader === next.name), 'the healed replica to follow the new leader', 20_000);
@@ -123,39 +122,39 @@ describe('leader election across processes (simulator)', () => {
     let minGap = Infinity;
     const one = async (seed: number): Promise<void> => {
       const run = `le-seed-${seed}`;
-      const rand = seeded(seed);
+      const rng = new Rng(seed);
       const proxies = await Promise.all(pool.map(() => startTcpProxy(server.port)));
       // Each link gets its own latency: none, a little, or close to the renew deadline.
-      const maxDelays = proxies.map(() => [0, 20, 150, 500][Math.floor(rand() * 4)]!);
+      const maxDelays = proxies.map(() => rng.pick([0, 20, 150, 500]));
       proxies.forEach((p, i) => {
-        const jitter = seeded(seed * 31 + i);
-        p.setDelay(() => jitter() * maxDelays[i]!);
+        const jitter = new Rng(seed * 31 + i);
+        p.setDelay(() => jitter.next() * maxDelays[i]!);
       });
-      const release = rand() < 0.5;
+      const release = rng.chance(0.5);
       try {
         pool.forEach((r, i) => join(r, run, via(proxies[i]!), { ...timing, releaseOnCancel: release }));
         await waitFor(() => leaderOf(pool, run), `a leader in ${run}`, 20_000);
         for (let step = 0; step < 3; step++) {
           const leader = leaderOf(pool, run);
-          const i = leader === undefined ? Math.floor(rand() * pool.length) : pool.indexOf(leader);
-          const action = rand();
-          const hold = 300 + rand() * 1_500;
+          const i = leader === undefined ? rng.int(0, pool.length - 1) : pool.indexOf(leader);
+          const action = rng.next();
+          const hold = 300 + rng.next() * 1_500;
           if (action < 0.35) {
             proxies[i]!.cut();
             await holdFor(hold);
             proxies[i]!.heal();
           } else if (action < 0.7) {
             // A latency spike past the renew deadline: renewals land, but too late to count.
-            proxies[i]!.setDelay(() => timing.renewDeadline * (0.5 + rand()));
+            proxies[i]!.setDelay(() => timing.renewDeadline * (0.5 + rng.next()));
             await holdFor(hold);
-            const jitter = seeded(seed * 131 + step);
-            proxies[i]!.setDelay(() => jitter() * maxDelays[i]!);
+            const jitter = new Rng(seed * 131 + step);
+            proxies[i]!.setDelay(() => jitter.next() * maxDelays[i]!);
           } else {
             pool[i]!.leave(run);
             await holdFor(hold);
             join(pool[i]!, run, via(proxies[i]!), { ...timing, releaseOnCancel: release });
           }
-          await holdFor(rand() * 1_000);
+          await holdFor(rng.next() * 1_000);
         }
       } finally {
         for (const r of pool) r.leave(run);

@@ -10,6 +10,7 @@ import { kubeSource } from '../../src/sources/kubeSource.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { Fleet, fastReflector } from '../multicluster/fleet.js';
 import { family, parseExposition, promtoolCheck, promtoolPath, valueOf, type Family } from './exposition.js';
+import { configMap } from '../helpers/objects.js';
 
 let fleet: Fleet | undefined;
 const subscriptions: Subscription[] = [];
@@ -22,10 +23,9 @@ afterEach(async () => {
   fleet = undefined;
 });
 
-const cm = (name: string): V1ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { v: '1' } });
 
 async function seed(f: Fleet, cluster: string, n: number): Promise<void> {
-  for (let i = 0; i < n; i++) await f.server(cluster).create('v1/configmaps', cm(`${cluster}-cm${i}`));
+  for (let i = 0; i < n; i++) await f.server(cluster).create('v1/configmaps', configMap(`${cluster}-cm${i}`, { data: { v: '1' } }));
 }
 
 /** A running multi-cluster controller named `labeller` over the fleet's ConfigMaps, reconciling nothing. */

@@ -5,7 +5,8 @@ import { informer, type Informer } from '../../src/informer/informer.js';
 import { prometheusMetrics } from '../../src/metrics/index.js';
 import { kubeSource } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { configMap, pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { family, parseExposition, promtoolCheck, promtoolPath, valueOf } from './exposition.js';
 
 const fastBackoff = { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } };
@@ -19,7 +20,6 @@ function track<T>(inf: Informer<T>): Informer<T> {
   return inf;
 }
 
-const configMap = (name: string): V1ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { k: 'v' } });
 
 beforeEach(async () => {
   server = await startApiServer({ port: 0, bookmarkIntervalMs: 200 });
@@ -104,7 +104,7 @@ describe('prometheusMetrics: informers on the simulator', () => {
 
 describe('prometheusMetrics: a controller on the simulator', () => {
   it("exports controller-runtime's names under label controller, and its queue under the controller's name", async () => {
-    for (const name of ['ok', 'again', 'later', 'bad']) await server.create('v1/configmaps', configMap(name));
+    for (const name of ['ok', 'again', 'later', 'bad']) await server.create('v1/configmaps', configMap(name, { data: { k: 'v' } }));
     const cms = track(informer<V1ConfigMap>(kubeSource(server.kubeConfig(), 'v1/configmaps'), { reflector: fastBackoff }));
     let againRuns = 0;
     const ctl = controller<V1ConfigMap>({
@@ -173,7 +173,7 @@ describe('prometheusMetrics: a controller on the simulator', () => {
 
   const promtool = promtoolPath();
   it.skipIf(promtool === undefined)('promtool check metrics accepts the exposition of every kind at once', async () => {
-    await server.create('v1/configmaps', configMap('one'));
+    await server.create('v1/configmaps', configMap('one', { data: { k: 'v' } }));
     const cms = track(informer<V1ConfigMap>(kubeSource(server.kubeConfig(), 'v1/configmaps')));
     const ctl = controller<V1ConfigMap>({ for: cms, name: 'configmaps', reconcile: () => undefined });
     controllers.push(ctl as unknown as Controller<never>);

@@ -5,7 +5,7 @@ import { BehaviorSubject } from 'rxjs';
 import { clusterKey } from '../../src/multicluster/clusterKey.js';
 import type { Cluster } from '../../src/multicluster/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { pod } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
 
 /** Short backoff, so a server that comes back is found again quickly. */
 export const fastReflector = { backoff: { initialMs: 20, maxMs: 200, factor: 2, jitter: 0 } };

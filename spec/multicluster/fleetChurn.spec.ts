@@ -12,7 +12,8 @@ import { multiClusterInformer, type MultiClusterInformer } from '../../src/multi
 import type { ClusterEvent } from '../../src/multicluster/types.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { unwrapTombstone } from '../../src/store/DeletedFinalStateUnknown.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { Fleet, fastReflector } from './fleet.js';
 
 let fleet: Fleet | undefined;
@@ -99,12 +100,14 @@ describe('a multi-cluster cache under churn', () => {
         try {
           await inf.whenSynced({ timeout: 10_000 });
           const present = new Set<string>(names);
+          // Each update writes a new label value, so it is a change the informers must pass on.
+          let updates = 0;
           for (const { op, cluster: c, n } of steps) {
             const server = f.server(c);
             const name = `${c}-p${n}`;
             const existing = server.list<V1Pod>('v1/pods').find((p) => p.metadata?.name === name);
             if (op === 'create' && existing === undefined) await server.create('v1/pods', pod(name));
-            else if (op === 'update' && existing !== undefined) await server.update('v1/pods', { ...existing, metadata: { ...existing.metadata, labels: { n: String(Math.random()).slice(2, 8) } } });
+            else if (op === 'update' && existing !== undefined) await server.update('v1/pods', { ...existing, metadata: { ...existing.metadata, labels: { n: String(++updates) } } });
             else if (op === 'delete' && existing !== undefined) await server.delete('v1/pods', 'default', name);
             else if (op === 'restart') await server.restart({ downMs: n });
             else if (op === 'toggle') {

@@ -13,7 +13,8 @@ import type { Cluster, ClusterEvent } from '../../src/multicluster/types.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { byLabel } from '../../src/store/indexFuncs.js';
 import { startApiServer } from '../../src/testing/index.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { Fleet, fastReflector } from './fleet.js';
 
 let fleet: Fleet | undefined;

@@ -9,6 +9,7 @@ import { kubeSource } from '../../src/sources/kubeSource.js';
 import { startApiServer } from '../../src/testing/index.js';
 import { deferred, waitFor } from '../helpers/waitFor.js';
 import { Fleet, fastReflector } from './fleet.js';
+import { configMap } from '../helpers/objects.js';
 
 let fleet: Fleet | undefined;
 const subscriptions: Subscription[] = [];
@@ -21,10 +22,9 @@ afterEach(async () => {
   fleet = undefined;
 });
 
-const cm = (name: string): V1ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { v: '1' } });
 
 async function seed(f: Fleet, cluster: string, n: number): Promise<void> {
-  for (let i = 0; i < n; i++) await f.server(cluster).create('v1/configmaps', cm(`${cluster}-cm${i}`));
+  for (let i = 0; i < n; i++) await f.server(cluster).create('v1/configmaps', configMap(`${cluster}-cm${i}`, { data: { v: '1' } }));
 }
 
 function configMaps(f: Fleet): MultiClusterInformer<V1ConfigMap> {
@@ -126,7 +126,7 @@ describe('multiClusterController', () => {
     await fleet.add('new', 0);
     await seed(fleet, 'new', 2);
     await waitFor(() => outcomes.filter((o) => o.cluster === 'new' && o.type === 'reconciled').length === 2, 'the new cluster reconciled');
-    await fleet.server('stay').create('v1/configmaps', cm('stay-late'));
+    await fleet.server('stay').create('v1/configmaps', configMap('stay-late', { data: { v: '1' } }));
     await waitFor(() => outcomes.some((o) => o.cluster === 'stay' && o.key === 'default/stay-late'), 'stay to carry on');
   });
 
@@ -144,7 +144,7 @@ describe('multiClusterController', () => {
     fleet = await Fleet.start(['m1', 'm2'], 0);
     const hub = await startApiServer({ port: 0 });
     try {
-      await hub.create('v1/configmaps', cm('settings'));
+      await hub.create('v1/configmaps', configMap('settings', { data: { v: '1' } }));
       const hubConfigMaps = informer(kubeSource(hub.kubeConfig(), 'v1/configmaps'), { reflector: fastReflector });
       const seen: string[] = [];
       const c = multiClusterController({ clusters: fleet.provider, for: hubConfigMaps, reconcile: (_obj, ctx) => void seen.push(`${ctx.cluster.name}/${ctx.key}`) });

@@ -10,7 +10,8 @@ import { ConnectionError } from '../../src/sources/errors/ConnectionError.js';
 import { UnauthorizedError } from '../../src/sources/errors/UnauthorizedError.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import { startApiServer } from '../../src/testing/index.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { Fleet, fastReflector } from './fleet.js';
 
 let fleet: Fleet | undefined;

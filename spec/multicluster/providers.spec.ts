@@ -11,7 +11,8 @@ import { secretClusters } from '../../src/multicluster/secretClusters.js';
 import type { Cluster } from '../../src/multicluster/types.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

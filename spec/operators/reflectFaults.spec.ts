@@ -82,8 +82,9 @@ describe('reflect() over HTTP: stall detection', () => {
     await waitFor(() => m.of('error').some((s) => s.error instanceof WatchStalledError), 'the stall to be declared');
     const stalled = m.of('error').find((s) => s.error instanceof WatchStalledError)!;
     const error = stalled.error as WatchStalledError;
+    // Declared by the rhythm (a WatchStalledError, not the idle timer's ConnectionError), and not before its floor;
+    // how soon after the deadline is pinned in virtual time (reflectStall.spec.ts), not measured here.
     expect(error.silenceMs).toBeGreaterThanOrEqual(500);
-    expect(error.silenceMs).toBeLessThanOrEqual(Math.max(500, 4 * error.expectedIntervalMs) + 50);
     const resumed = m.of('watching').length;
     await waitFor(() => m.of('watching').length > resumed && m.events.at(-1)?.type === 'Bookmark', 'a watch that hears again');
     expect(m.of('listing')).toHaveLength(1);

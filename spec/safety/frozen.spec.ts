@@ -4,7 +4,8 @@ import { informer, type Informer } from '../../src/informer/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { unwrapTombstone } from '../../src/store/DeletedFinalStateUnknown.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 /** Every way a handler might change what it is given; in strict mode (this module) each must throw a TypeError. */
 const mutations: readonly [string, (p: V1Pod) => void][] = [

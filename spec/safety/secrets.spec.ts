@@ -8,7 +8,8 @@ import { ConnectionError, DecodeError, KubeApiError, UnauthorizedError } from '.
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { generateServingCertificate } from '../../src/testing/tls.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { captureOutput, execPlugin, kubeConfigYaml, leakedSecrets, pemFragments, visibleTexts } from './secretScan.js';
 
 const hex = (): string => randomBytes(12).toString('hex');

@@ -4,7 +4,8 @@ import { informer } from '../../src/informer/index.js';
 import { ConnectionError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { kubeConfigYaml } from './secretScan.js';
 
 const CERTIFICATE_PROBLEM = /certificate|self[- ]signed|unable to verify|issuer/i;

@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { KubeConfig } from '@kubernetes/client-node';
 import { count, toArray } from 'ix/asynciterable';
 import { map, take } from 'ix/asynciterable/operators';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ConnectionError,
   DecodeError,
@@ -18,6 +18,7 @@ import { isTooLargeResourceVersion } from '../../src/sources/httpErrors.js';
 import { listAll, listPages } from '../../src/sources/pager.js';
 import type { WatchEvent } from '../../src/sources/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 interface Pod {
   apiVersion?: string;
@@ -92,7 +93,7 @@ describe('kubeSource against the simulator', () => {
       expect(all.resourceVersion).toBe(server.resourceVersion());
       expect(all.paginated).toBe(true);
       // Each list closes its connection when it ends: nothing stays pooled, no listener stays on the signal.
-      await vi.waitFor(() => expect(server.stats.connections).toBe(0));
+      await waitFor(() => server.stats.connections === 0, '0 open connections');
       expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
     });
 
@@ -117,7 +118,7 @@ describe('kubeSource against the simulator', () => {
       const firstTwo = await toArray(stream.pipe(take(2), map((p) => p.metadata.name)));
       expect(firstTwo).toEqual(['p0', 'p1']);
       expect(server.stats.requests - before).toBe(1);
-      await vi.waitFor(() => expect(server.stats.connections).toBe(0));
+      await waitFor(() => server.stats.connections === 0, '0 open connections');
       expect(stream.envelope).toBeUndefined();
       expect(await count(stream)).toBe(20);
       expect(stream.envelope?.metadata.resourceVersion).toBe(server.resourceVersion());
@@ -260,7 +261,7 @@ describe('kubeSource against the simulator', () => {
       const rv = server.resourceVersion();
       const events = lw.watch({ resourceVersion: rv, timeoutSeconds: 60 }, ac.signal);
       const done = collect(events, (evs) => evs.some((e) => e.type === 'DELETED') && evs.at(-1)?.type === 'BOOKMARK');
-      await vi.waitFor(() => expect(server.stats.watchesOpen).toBe(1));
+      await waitFor(() => server.stats.watchesOpen === 1, '1 open watches');
       await server.create(PODS, pod('a', 'default', { app: 'web' }));
       await server.create(PODS, pod('ignored', 'default', { app: 'db' }));
       await server.patch(PODS, 'default', 'a', { metadata: { annotations: { x: 'y' } } });
@@ -273,7 +274,7 @@ describe('kubeSource against the simulator', () => {
       const bookmark = seen.at(-1);
       expect(bookmark?.type).toBe('BOOKMARK');
       expect(Number(bookmark?.object.metadata?.resourceVersion)).toBeGreaterThanOrEqual(Number(rv));
-      await vi.waitFor(() => expect(server.stats.watchesOpen).toBe(0));
+      await waitFor(() => server.stats.watchesOpen === 0, '0 open watches');
     });
 
     it('sends watch=true, bookmarks and the timeout; the server ends the watch at its timeout', async () => {
@@ -333,7 +334,7 @@ describe('kubeSource against the simulator', () => {
           }
         }
       })();
-      await vi.waitFor(() => expect(server.stats.watchesOpen).toBe(1));
+      await waitFor(() => server.stats.watchesOpen === 1, '1 open watches');
       await server.create(PODS, pod('a'));
       const err = await caught(run);
       expect(seen[0]).toBe('ADDED a');
@@ -354,20 +355,20 @@ describe('kubeSource against the simulator', () => {
           }
         }
       })();
-      await vi.waitFor(() => expect(server.stats.watchesOpen).toBe(1));
+      await waitFor(() => server.stats.watchesOpen === 1, '1 open watches');
       await server.create(PODS, pod('a'));
       const err = await caught(run);
       expect(err).toBeInstanceOf(DecodeError);
       expect((err as DecodeError).line).toBe('{"type":"ADDED","object":{"kind":');
       const firstLineBytes = Buffer.byteLength(`${JSON.stringify({ type: 'ADDED', object: seen[0]?.object })}\n`);
       expect((err as DecodeError).position).toBe(firstLineBytes);
-      await vi.waitFor(() => expect(server.stats.watchesOpen).toBe(0));
+      await waitFor(() => server.stats.watchesOpen === 0, '0 open watches');
     });
 
     it('a connection reset mid-line is a ConnectionError, not a DecodeError', async () => {
       const lw = kubeSource<Pod>(server.kubeConfig(), PODS);
       const run = collect(lw.watch({ resourceVersion: server.resourceVersion() }, ac.signal), () => false);
-      await vi.waitFor(() => expect(server.stats.watchesOpen).toBe(1));
+      await waitFor(() => server.stats.watchesOpen === 1, '1 open watches');
       server.faults.inject({ type: 'resetMidLine' }, { verb: 'watch' });
       await server.create(PODS, pod('a'));
       const err = await caught(run);
@@ -383,7 +384,7 @@ describe('kubeSource against the simulator', () => {
       const err = await caught(collect(lw.watch({ resourceVersion: server.resourceVersion() }, ac.signal), () => false));
       expect(err).toBeInstanceOf(ConnectionError);
       expect((err as ConnectionError).code).toBe('IDLE_TIMEOUT');
-      await vi.waitFor(() => expect(server.stats.connections).toBe(0));
+      await waitFor(() => server.stats.connections === 0, '0 open connections');
     });
 
     it('a watch that goes silent ends with IDLE_TIMEOUT after its events', async () => {
@@ -404,7 +405,7 @@ describe('kubeSource against the simulator', () => {
       server.faults.inject({ type: 'stall' }, { verb: 'list' });
       const err = await caught(kubeSource<Pod>(server.kubeConfig(), PODS, { idleTimeoutMs: 200 }).list({}, ac.signal));
       expect((err as ConnectionError).code).toBe('IDLE_TIMEOUT');
-      await vi.waitFor(() => expect(server.stats.connections).toBe(0));
+      await waitFor(() => server.stats.connections === 0, '0 open connections');
     });
 
     it('a slow consumer does not trip the idle timer', async () => {
@@ -415,7 +416,7 @@ describe('kubeSource against the simulator', () => {
       expect((await it.next()).value?.object.metadata?.name).toBe('a');
       // Hold the stream well past the idle timeout without pulling: waiting on a condition that needs real time.
       const heldSince = performance.now();
-      await vi.waitFor(() => expect(performance.now() - heldSince).toBeGreaterThan(900), { timeout: 3000, interval: 50 });
+      await waitFor(() => performance.now() - heldSince > 900, 'three idle timeouts to pass', 3000, { everyMs: 50 });
       expect((await it.next()).value?.object.metadata?.name).toBe('b');
       await it.return?.();
     });
@@ -447,7 +448,7 @@ describe('kubeSource against the simulator', () => {
         })(),
       );
       expect(err).toMatchObject({ name: 'AbortError' });
-      await vi.waitFor(() => expect(server.stats.connections).toBe(0));
+      await waitFor(() => server.stats.connections === 0, '0 open connections');
     });
 
     it('mid-watch ends the request at once, even while the consumer is not pulling', async () => {
@@ -455,11 +456,11 @@ describe('kubeSource against the simulator', () => {
       const abort = new AbortController();
       const it = lw.watch({ resourceVersion: server.resourceVersion() }, abort.signal)[Symbol.asyncIterator]();
       const first = it.next();
-      await vi.waitFor(() => expect(server.stats.watchesOpen).toBe(1));
+      await waitFor(() => server.stats.watchesOpen === 1, '1 open watches');
       await server.create(PODS, pod('a'));
       expect((await first).value?.object.metadata?.name).toBe('a');
       abort.abort();
-      await vi.waitFor(() => expect(server.stats.connections).toBe(0));
+      await waitFor(() => server.stats.connections === 0, '0 open connections');
       expect(server.stats.watchesOpen).toBe(0);
       await expect(it.next()).rejects.toMatchObject({ name: 'AbortError' });
     });
@@ -469,10 +470,10 @@ describe('kubeSource against the simulator', () => {
       const lw = kubeSource<Pod>(server.kubeConfig(), PODS);
       const abort = new AbortController();
       const pending = lw.list({}, abort.signal);
-      await vi.waitFor(() => expect(server.stats.connections).toBe(1));
+      await waitFor(() => server.stats.connections === 1, '1 open connections');
       abort.abort();
       await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
-      await vi.waitFor(() => expect(server.stats.connections).toBe(0));
+      await waitFor(() => server.stats.connections === 0, '0 open connections');
     });
 
     it('breaking out of a watch loop closes the connection and clears its timer and listener', async () => {
@@ -480,7 +481,7 @@ describe('kubeSource against the simulator', () => {
       await server.create(PODS, pod('a'));
       const timersBefore = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
       await collect(lw.watch({ resourceVersion: '1' }, ac.signal), () => true);
-      await vi.waitFor(() => expect(server.stats.connections).toBe(0));
+      await waitFor(() => server.stats.connections === 0, '0 open connections');
       expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
       expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBeLessThanOrEqual(timersBefore);
     });
@@ -544,7 +545,7 @@ describe('kubeSource authentication and TLS', () => {
       const err = await caught(kubeSource<Pod>(kubeConfigFor(server.url, 't'), PODS).list({}, new AbortController().signal));
       expect(err).toBeInstanceOf(ConnectionError);
       expect((err as ConnectionError).code).toMatch(/CERT|SIGNATURE|ISSUER|SELF_SIGNED/);
-      await vi.waitFor(() => expect(server.stats.connections).toBe(0));
+      await waitFor(() => server.stats.connections === 0, '0 open connections');
     } finally {
       await server.close();
     }

@@ -4,7 +4,8 @@ import { InformerFactory } from '../../src/informer/InformerFactory.js';
 import { kubeSource, type KubeSource } from '../../src/sources/kubeSource.js';
 import type { PartialObjectMetadata } from '../../src/sources/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { pod, waitFor } from '../helpers/waitFor.js';
+import { pod } from '../helpers/objects.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: ApiServer;
 let inf: Informer<PartialObjectMetadata> | undefined;

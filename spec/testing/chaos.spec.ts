@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { request, waitUntil, WireWatch } from './wire.js';
+import { request, WireWatch } from './wire.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: ApiServer;
 const open: WireWatch[] = [];
@@ -21,7 +22,7 @@ const create = () => server.create('v1/pods', { metadata: { name: `p${++seq}`, n
 async function watchNow(): Promise<WireWatch> {
   const w = await WireWatch.open(`${server.url}/api/v1/pods?watch=true&resourceVersion=${server.resourceVersion()}`);
   open.push(w);
-  await waitUntil(() => server.stats.watchesOpen >= 1, 5_000, 'the watch to register');
+  await waitFor(() => server.stats.watchesOpen >= 1, 'the watch to register', 5_000);
   return w;
 }
 
@@ -112,7 +113,7 @@ const SCENARIOS: Record<string, () => Promise<string>> = {
     const url = new URL(`${server.url}/api/v1/pods`);
     const req = http.get({ hostname: url.hostname, port: url.port, path: url.pathname, agent: false }, () => (answered = true));
     const failed = errorCode(new Promise((_, reject) => req.on('error', reject)));
-    await waitUntil(() => server.stats.requests > before, 5_000, 'the stalled request to arrive');
+    await waitFor(() => server.stats.requests > before, 'the stalled request to arrive', 5_000);
     const served = (await request(`${server.url}/api/v1/pods`)).status;
     req.destroy(new Error('client gave up'));
     await failed;
@@ -166,7 +167,7 @@ describe('chaos faults', () => {
         // Each scenario leaves nothing armed and nothing open behind it for the next one.
         server.faults.clear();
         for (const w of open.splice(0)) w.close();
-        await waitUntil(() => server.stats.watchesOpen === 0, 5_000, 'the watches of the last scenario to close');
+        await waitFor(() => server.stats.watchesOpen === 0, 'the watches of the last scenario to close', 5_000);
       }
     }
   });

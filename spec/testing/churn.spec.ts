@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { waitUntil, WireWatch } from './wire.js';
+import { WireWatch } from './wire.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: ApiServer;
 
@@ -73,7 +74,7 @@ describe('churn', () => {
 
   it('stops early on stop(), resolving with what was done', async () => {
     const churn = server.churn({ creates: 1_000_000, perSecond: 200 });
-    await waitUntil(() => server.stats.objects > 0);
+    await waitFor(() => server.stats.objects > 0, 'the first objects', 5_000);
     churn.stop();
     const result = await churn.done;
     expect(result.creates).toBeGreaterThan(0);

@@ -1,7 +1,9 @@
 import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { request, waitUntil, WireWatch } from './wire.js';
+import { request, WireWatch } from './wire.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { obj } from '../helpers/objects.js';
 
 let server: ApiServer;
 const open: WireWatch[] = [];
@@ -20,14 +22,13 @@ async function watch(path: string): Promise<WireWatch> {
   return w;
 }
 
-const pod = (name: string) => ({ metadata: { name, namespace: 'default' } });
 const podWatch = () => `/api/v1/pods?watch=true&resourceVersion=${server.resourceVersion()}`;
 
 describe('faults', () => {
   it('closeWatches ends every open watch cleanly', async () => {
     const a = await watch(podWatch());
     const b = await watch(`/api/v1/configmaps?watch=true&resourceVersion=${server.resourceVersion()}`);
-    await waitUntil(() => server.stats.watchesOpen === 2);
+    await waitFor(() => server.stats.watchesOpen === 2, 'two open watches', 5_000);
     server.faults.closeWatches();
     expect(await a.waitForEnd()).toBe('end');
     expect(await b.waitForEnd()).toBe('end');
@@ -54,8 +55,8 @@ describe('faults', () => {
 
   it('status faults target a verb and a resource', async () => {
     server.faults.inject({ type: 'status', status: 500 }, { verb: 'get', resource: 'v1/pods' });
-    await server.create('v1/pods', pod('a'));
-    await server.create('v1/configmaps', pod('a'));
+    await server.create('v1/pods', obj('a'));
+    await server.create('v1/configmaps', obj('a'));
     expect((await request(`${server.url}/api/v1/pods`)).status).toBe(200);
     expect((await request(`${server.url}/api/v1/namespaces/default/configmaps/a`)).status).toBe(200);
     const hit = await request(`${server.url}/api/v1/namespaces/default/pods/a`);
@@ -77,17 +78,17 @@ describe('faults', () => {
     const url = new URL(`${server.url}/api/v1/pods`);
     const req = http.get({ hostname: url.hostname, port: url.port, path: url.pathname, agent: false }, () => (answered = true));
     req.on('error', (err) => (failure = err));
-    await waitUntil(() => server.stats.requests === 1, 5_000, 'the stalled request to arrive');
+    await waitFor(() => server.stats.requests === 1, 'the stalled request to arrive', 5_000);
     // The server goes on answering others while the stalled request waits.
     expect((await request(`${server.url}/api/v1/pods`)).status).toBe(200);
     expect(answered).toBe(false);
     req.destroy(new Error('client gave up'));
-    await waitUntil(() => failure !== undefined);
+    await waitFor(() => failure !== undefined, 'the request to fail', 5_000);
     expect(answered).toBe(false);
   });
 
   it('trickle serves the normal response a few bytes at a time', async () => {
-    await server.create('v1/pods', pod('a'));
+    await server.create('v1/pods', obj('a'));
     server.faults.inject({ type: 'trickle', bytesPerChunk: 16, intervalMs: 1 }, { verb: 'list' });
     const url = new URL(`${server.url}/api/v1/pods`);
     const chunks: Buffer[] = await new Promise((resolve, reject) => {
@@ -107,7 +108,7 @@ describe('faults', () => {
   it('trickle applies to watch streams too', async () => {
     server.faults.inject({ type: 'trickle', bytesPerChunk: 8, intervalMs: 1 }, { verb: 'watch' });
     const w = await watch(podWatch());
-    await server.create('v1/pods', pod('a'));
+    await server.create('v1/pods', obj('a'));
     await w.waitForLines(1);
     expect(w.events[0]?.object.metadata.name).toBe('a');
   });
@@ -115,7 +116,7 @@ describe('faults', () => {
   it('resetMidLine writes half of the next event line, then destroys the socket', async () => {
     const w = await watch(podWatch());
     server.faults.inject({ type: 'resetMidLine' }, { verb: 'watch' });
-    await server.create('v1/pods', pod('a'));
+    await server.create('v1/pods', obj('a'));
     expect(await w.waitForEnd()).toBe('error');
     expect(w.raw.length).toBeGreaterThan(0);
     expect(w.raw).not.toContain('\n');
@@ -123,13 +124,13 @@ describe('faults', () => {
   });
 
   it('resetMidLine armed for list cuts the body in half; armed for any verb it waits for a watch event', async () => {
-    await server.create('v1/pods', pod('a'));
+    await server.create('v1/pods', obj('a'));
     server.faults.inject({ type: 'resetMidLine' }, { verb: 'list' });
     await expect(request(`${server.url}/api/v1/pods`)).rejects.toThrow();
     server.faults.inject({ type: 'resetMidLine' });
     expect((await request(`${server.url}/api/v1/pods`)).status).toBe(200);
     const w = await watch(podWatch());
-    await server.create('v1/pods', pod('b'));
+    await server.create('v1/pods', obj('b'));
     expect(await w.waitForEnd()).toBe('error');
   });
 
@@ -141,8 +142,8 @@ describe('faults', () => {
   it('malformedLine writes one garbage line before the next real event', async () => {
     const w = await watch(podWatch());
     server.faults.inject({ type: 'malformedLine', line: 'not json at all' });
-    await server.create('v1/pods', pod('a'));
-    await server.create('v1/pods', pod('b'));
+    await server.create('v1/pods', obj('a'));
+    await server.create('v1/pods', obj('b'));
     await w.waitForLines(3);
     expect(w.lines[0]).toEqual({ malformed: 'not json at all' });
     expect(w.events.map((e) => e.object.metadata.name)).toEqual(['a', 'b']);
@@ -159,8 +160,8 @@ describe('faults', () => {
     await server.create('v1/configmaps', { metadata: { name: 'c2', namespace: 'default' } });
     await w.waitForLines(2);
     expect(w.lines.every((l) => 'type' in l && l.type === 'BOOKMARK')).toBe(true);
-    await server.create('v1/pods', pod('a'));
-    await waitUntil(() => w.events.some((e) => e.type === 'ADDED'));
+    await server.create('v1/pods', obj('a'));
+    await waitFor(() => w.events.some((e) => e.type === 'ADDED'), 'an ADDED event', 5_000);
     const garbage = w.lines.findIndex((l) => 'malformed' in l);
     const added = w.lines.findIndex((l) => 'type' in l && l.type === 'ADDED');
     expect(garbage).toBe(added - 1);
@@ -174,9 +175,9 @@ describe('faults', () => {
     expect(await fresh.waitForEnd()).toBe('end');
     expect(fresh.lines).toEqual([{ type: 'ERROR', object: expect.objectContaining({ kind: 'Status', code: 410, reason: 'Expired' }) }]);
     const running = await watch(podWatch());
-    await waitUntil(() => server.stats.watchesOpen === 1);
+    await waitFor(() => server.stats.watchesOpen === 1, 'one open watch', 5_000);
     server.faults.inject({ type: 'errorEvent', status: 500 }, { verb: 'watch' });
-    await server.create('v1/pods', pod('a'));
+    await server.create('v1/pods', obj('a'));
     expect(await running.waitForEnd()).toBe('end');
     expect(running.lines).toEqual([{ type: 'ERROR', object: expect.objectContaining({ code: 500, reason: 'InternalError' }) }]);
   });
@@ -184,7 +185,7 @@ describe('faults', () => {
   it('endMidLine writes half of the next event line, then ends the stream cleanly', async () => {
     const w = await watch(podWatch());
     server.faults.inject({ type: 'endMidLine' }, { verb: 'watch' });
-    await server.create('v1/pods', pod('a'));
+    await server.create('v1/pods', obj('a'));
     expect(await w.waitForEnd()).toBe('end');
     expect(w.raw.length).toBeGreaterThan(0);
     expect(w.raw).not.toContain('\n');
@@ -192,7 +193,7 @@ describe('faults', () => {
   });
 
   it('endMidLine armed for list answers a well-formed but truncated body', async () => {
-    await server.create('v1/pods', pod('a'));
+    await server.create('v1/pods', obj('a'));
     const whole = await request(`${server.url}/api/v1/pods`);
     server.faults.inject({ type: 'endMidLine' }, { verb: 'list' });
     const cut = await request(`${server.url}/api/v1/pods`);
@@ -209,7 +210,7 @@ describe('faults', () => {
     const silent = await watch(`${podWatch()}&timeoutSeconds=1&allowWatchBookmarks=true`);
     const control = await watch(`${podWatch()}&timeoutSeconds=1&allowWatchBookmarks=true`);
     expect(silent.status).toBe(200);
-    await server.create('v1/pods', pod('a'));
+    await server.create('v1/pods', obj('a'));
     await control.waitForLines(1);
     expect(await control.waitForEnd()).toBe('end');
     expect(control.events.map((e) => e.type)).toContain('ADDED');
@@ -224,10 +225,10 @@ describe('faults', () => {
   it('silentWatch taken by an open watch silences it from its next event on', async () => {
     const quiet = await watch(podWatch());
     const control = await watch(podWatch());
-    await waitUntil(() => server.stats.watchesOpen === 2);
+    await waitFor(() => server.stats.watchesOpen === 2, 'two open watches', 5_000);
     server.faults.inject({ type: 'silentWatch' });
-    await server.create('v1/pods', pod('a'));
-    await server.create('v1/pods', pod('b'));
+    await server.create('v1/pods', obj('a'));
+    await server.create('v1/pods', obj('b'));
     await control.waitForLines(2);
     expect(quiet.lines).toEqual([]);
     expect(quiet.ending).toBeUndefined();
@@ -247,10 +248,10 @@ describe('faults', () => {
     expect(await control.waitForEnd()).toBe('end');
     server.faults.clear();
     const midStream = await watch(podWatch());
-    await server.create('v1/pods', pod('a'));
+    await server.create('v1/pods', obj('a'));
     await midStream.waitForLines(1);
     server.faults.inject({ type: 'errorEvent' }, { verb: 'watch' });
-    await server.create('v1/pods', pod('b'));
+    await server.create('v1/pods', obj('b'));
     expect(await midStream.waitForEnd()).toBe('end');
     expect(midStream.events.map((e) => e.type)).toEqual(['ADDED', 'ERROR']);
   });
@@ -276,13 +277,13 @@ describe('faults', () => {
   });
 
   it('stop refuses connections and drops watches; restart serves the same storage on the same port', async () => {
-    await server.create('v1/pods', pod('a'));
+    await server.create('v1/pods', obj('a'));
     const port = server.port;
     const w = await watch(podWatch());
     server.stop();
     expect(await w.waitForEnd()).toBe('error');
     await expect(request(`${server.url}/api/v1/pods`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
-    await server.create('v1/pods', pod('b'));
+    await server.create('v1/pods', obj('b'));
     await server.restart();
     expect(server.port).toBe(port);
     const list = await request(`${server.url}/api/v1/pods`);

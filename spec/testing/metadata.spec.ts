@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { request, waitUntil, WireWatch } from './wire.js';
+import { request, WireWatch } from './wire.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: ApiServer;
 const open: WireWatch[] = [];
@@ -83,7 +84,7 @@ describe('PartialObjectMetadata', () => {
     await server.delete('v1/pods', 'default', 'a');
     // A bookmark goes out once the resourceVersion moved past what the watcher was sent.
     await server.create('v1/configmaps', { metadata: { name: 'elsewhere', namespace: 'default' } });
-    await waitUntil(() => w.events.some((e) => e.type === 'BOOKMARK'));
+    await waitFor(() => w.events.some((e) => e.type === 'BOOKMARK'), 'a bookmark', 5_000);
     const objectEvents = w.events.filter((e) => e.type !== 'BOOKMARK');
     expect(objectEvents.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED a', 'MODIFIED a', 'ADDED b', 'DELETED b', 'DELETED a']);
     for (const e of w.events) {

@@ -1,7 +1,8 @@
 import { AppsV1Api, CoordinationV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApiServer, StatusError, type ApiServer } from '../../src/testing/index.js';
-import { request, waitUntil, WireWatch } from './wire.js';
+import { request, WireWatch } from './wire.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: ApiServer;
 let core: CoreV1Api;
@@ -334,7 +335,7 @@ describe('namespace deletion (the namespace controller, emulated)', () => {
     // The controller acts on a later tick, after the call returned.
     expect(server.get('v1/pods', 'full', 'p')).toBeDefined();
     await server.delete('v1/namespaces', undefined, 'empty');
-    await waitUntil(() => server.get('v1/namespaces', '', 'full') === undefined && server.get('v1/namespaces', '', 'empty') === undefined);
+    await waitFor(() => server.get('v1/namespaces', '', 'full') === undefined && server.get('v1/namespaces', '', 'empty') === undefined, 'both namespaces to be gone', 5_000);
     expect(server.list('v1/pods')).toEqual([]);
   });
 });

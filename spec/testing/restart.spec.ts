@@ -1,7 +1,9 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { request, waitUntil, WireWatch } from './wire.js';
+import { request, WireWatch } from './wire.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { obj } from '../helpers/objects.js';
 
 let server: ApiServer | undefined;
 const open: WireWatch[] = [];
@@ -12,7 +14,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-const pod = (name: string) => ({ metadata: { name, namespace: 'default' } });
 
 async function refused(url: string, opts: { ca?: string; token?: string } = {}): Promise<string | undefined> {
   try {
@@ -26,14 +27,14 @@ async function refused(url: string, opts: { ca?: string; token?: string } = {}):
 describe('restart', () => {
   it('ends watches, refuses connections while down, then serves the same objects and resourceVersions on the same port', async () => {
     const s = (server = await startApiServer());
-    await s.create('v1/pods', pod('a'));
-    await s.create('v1/pods', pod('b'));
+    await s.create('v1/pods', obj('a'));
+    await s.create('v1/pods', obj('b'));
     const before = await request(`${s.url}/api/v1/pods`);
     const rvBefore = s.resourceVersion();
     const port = s.port;
     const w = await WireWatch.open(`${s.url}/api/v1/pods?watch=true&resourceVersion=${rvBefore}`);
     open.push(w);
-    await waitUntil(() => s.stats.watchesOpen === 1);
+    await waitFor(() => s.stats.watchesOpen === 1, 'one open watch', 5_000);
 
     const restarted = s.restart({ downMs: 1_000 });
     expect(await w.waitForEnd()).toBe('error');
@@ -49,7 +50,7 @@ describe('restart', () => {
     // A client resumes watching from the resourceVersion it had: nothing was lost or renumbered.
     const resumed = await WireWatch.open(`${s.url}/api/v1/pods?watch=true&resourceVersion=${rvBefore}`);
     open.push(resumed);
-    await s.create('v1/pods', pod('c'));
+    await s.create('v1/pods', obj('c'));
     const c = s.get<{ metadata: { resourceVersion: string } }>('v1/pods', 'default', 'c');
     await resumed.waitForLines(1);
     expect(resumed.events).toEqual([{ type: 'ADDED', object: c }]);
@@ -60,7 +61,7 @@ describe('restart', () => {
     const s = (server = await startApiServer({ tls: true, token: 'tok' }));
     const ca = s.caPem as string;
     const yaml = s.kubeConfigYaml();
-    await s.create('v1/pods', pod('a'));
+    await s.create('v1/pods', obj('a'));
     const restarted = s.restart({ downMs: 500 });
     expect(await refused(`${s.url}/api/v1/pods`, { ca, token: 'tok' })).toBe('ECONNREFUSED');
     await restarted;
@@ -78,10 +79,10 @@ describe('restart', () => {
       () => 'answered',
       (err: NodeJS.ErrnoException) => err.code ?? 'error',
     );
-    await waitUntil(() => s.stats.requests === 1, 5_000, 'the stalled request to arrive');
+    await waitFor(() => s.stats.requests === 1, 'the stalled request to arrive', 5_000);
     s.stop();
     expect(await stalled).not.toBe('answered');
-    await s.create('v1/pods', pod('written-while-down'));
+    await s.create('v1/pods', obj('written-while-down'));
     await s.restart({ downMs: 10 });
     const list = await request(`${s.url}/api/v1/pods`);
     expect(list.json.items.map((p: any) => p.metadata.name)).toEqual(['written-while-down']);

@@ -1,7 +1,8 @@
 import { Watch } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { names, request, waitUntil, WireWatch } from './wire.js';
+import { names, request, WireWatch } from './wire.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: ApiServer;
 const open: WireWatch[] = [];
@@ -83,7 +84,7 @@ describe('WATCH', () => {
     server = await startApiServer({ history: { maxAgeMs: 20 } });
     const start2 = server.resourceVersion();
     await server.create('v1/pods', pod('a'));
-    await waitUntil(() => server.stats.historyEvents === 0, 2_000, 'the event to age out');
+    await waitFor(() => server.stats.historyEvents === 0, 'the event to age out', 2_000);
     const w2 = await watch(`/api/v1/pods?watch=true&resourceVersion=${start2}`);
     await w2.waitForLines(1);
     expect(w2.events[0]?.object.code).toBe(410);
@@ -192,7 +193,7 @@ describe('WATCH', () => {
       () => undefined,
     );
     await server.create('v1/pods', pod('a'));
-    await waitUntil(() => seen.length === 1);
+    await waitFor(() => seen.length === 1, 'one event', 5_000);
     req.abort();
     expect(seen).toEqual(['ADDED a']);
   });

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer, type AuditEvent } from '../../src/testing/index.js';
-import { request, waitUntil, WireWatch } from './wire.js';
+import { request, WireWatch } from './wire.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { obj } from '../helpers/objects.js';
 
 let server: ApiServer;
 const audited: AuditEvent[] = [];
@@ -18,11 +20,10 @@ afterEach(async () => {
 async function watch(path: string): Promise<WireWatch> {
   const w = await WireWatch.open(`${server.url}${path}?watch=true&resourceVersion=${server.resourceVersion()}`);
   open.push(w);
-  await waitUntil(() => server.stats.watchesOpen === open.length, 5_000, 'the watch to be registered');
+  await waitFor(() => server.stats.watchesOpen === open.length, 'the watch to be registered', 5_000);
   return w;
 }
 
-const cm = (name: string) => ({ metadata: { name, namespace: 'default' } });
 const names = (w: WireWatch) => w.events.map((e) => `${e.type} ${e.object.metadata.name as string}`);
 
 describe('faults.delayWatches', () => {
@@ -30,9 +31,9 @@ describe('faults.delayWatches', () => {
     const cms = await watch('/api/v1/configmaps');
     const pods = await watch('/api/v1/pods');
     const hold = server.faults.delayWatches({ resource: 'v1/configmaps' });
-    const created = await request(`${server.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', body: cm('a') });
+    const created = await request(`${server.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', body: obj('a') });
     expect(created.status).toBe(201);
-    await server.create('v1/pods', cm('p'));
+    await server.create('v1/pods', obj('p'));
     // Lines are flushed together once per turn: when the pod watch has its line, the configmap line was flushed into the hold.
     await pods.waitForLines(1);
     expect(hold.held).toBe(1);
@@ -46,11 +47,11 @@ describe('faults.delayWatches', () => {
   it('keeps the order: held lines go out first, then what came after the release', async () => {
     const cms = await watch('/api/v1/configmaps');
     const hold = server.faults.delayWatches();
-    await server.create('v1/configmaps', cm('a'));
-    await server.update('v1/configmaps', { ...cm('a'), data: { k: 'v' } });
-    await waitUntil(() => hold.held === 2, 5_000, 'two held lines');
+    await server.create('v1/configmaps', obj('a'));
+    await server.update('v1/configmaps', { ...obj('a'), data: { k: 'v' } });
+    await waitFor(() => hold.held === 2, 'two held lines', 5_000);
     hold.release();
-    await server.create('v1/configmaps', cm('b'));
+    await server.create('v1/configmaps', obj('b'));
     await cms.waitForLines(3);
     expect(names(cms)).toEqual(['ADDED a', 'MODIFIED a', 'ADDED b']);
   });
@@ -59,7 +60,7 @@ describe('faults.delayWatches', () => {
     const cms = await watch('/api/v1/configmaps');
     server.faults.delayWatches({ delayMs: 100 });
     const wroteAt = Date.now();
-    await server.create('v1/configmaps', cm('a'));
+    await server.create('v1/configmaps', obj('a'));
     await cms.waitForLines(1);
     // Timers may fire a millisecond early by Date's rounding.
     expect(Date.now() - wroteAt).toBeGreaterThanOrEqual(99);
@@ -68,8 +69,8 @@ describe('faults.delayWatches', () => {
   it('applies to watches opened while it is in force, and a watch that ends while held ends after its lines', async () => {
     const hold = server.faults.delayWatches({ resource: 'v1/configmaps' });
     const cms = await watch('/api/v1/configmaps');
-    await server.create('v1/configmaps', cm('a'));
-    await waitUntil(() => hold.held === 1, 5_000, 'the held line');
+    await server.create('v1/configmaps', obj('a'));
+    await waitFor(() => hold.held === 1, 'the held line', 5_000);
     server.faults.closeWatches();
     expect(cms.ending).toBeUndefined();
     server.faults.clear();
@@ -96,10 +97,10 @@ describe('the audit option', () => {
       },
     });
     const base = `${server.url}/api/v1/namespaces/default/configmaps`;
-    const created = await request(base, { method: 'POST', body: cm('a') });
+    const created = await request(base, { method: 'POST', body: obj('a') });
     const rv = created.json.metadata.resourceVersion as string;
-    await request(`${base}/a`, { method: 'PUT', body: { ...cm('a'), data: { x: '1' } } });
-    const stale = await request(`${base}/a`, { method: 'PUT', body: { metadata: { ...cm('a').metadata, resourceVersion: rv }, data: { x: '2' } } });
+    await request(`${base}/a`, { method: 'PUT', body: { ...obj('a'), data: { x: '1' } } });
+    const stale = await request(`${base}/a`, { method: 'PUT', body: { metadata: { ...obj('a').metadata, resourceVersion: rv }, data: { x: '2' } } });
     expect(stale.status).toBe(409);
     await request(`${base}/missing`);
     await request(`${server.url}/api/v1/configmaps`);

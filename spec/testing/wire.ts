@@ -75,11 +75,6 @@ export function request(url: string, opts: RequestOptions = {}): Promise<WireRes
   });
 }
 
-/** Polls `check` until it returns true, failing after `timeoutMs`. */
-export async function waitUntil(check: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
-  await waitFor(check, what, timeoutMs);
-}
-
 /** A watch response read line by line straight off the socket. */
 export class WireWatch {
   readonly status: number;
@@ -141,13 +136,13 @@ export class WireWatch {
 
   /** Waits until at least `n` lines arrived. */
   async waitForLines(n: number, timeoutMs = 5_000): Promise<WireLine[]> {
-    await waitUntil(() => this.lines.length >= n, timeoutMs, `${n} watch lines (have ${this.lines.length})`);
+    await waitFor(() => this.lines.length >= n, `${n} watch lines`, timeoutMs, { describe: () => `have ${this.lines.length}` });
     return this.lines;
   }
 
   /** Waits until the response ended one way or the other. */
   async waitForEnd(timeoutMs = 5_000): Promise<'end' | 'error'> {
-    await waitUntil(() => this.ending !== undefined, timeoutMs, 'the watch to end');
+    await waitFor(() => this.ending !== undefined, 'the watch to end', timeoutMs);
     return this.ending as 'end' | 'error';
   }
 

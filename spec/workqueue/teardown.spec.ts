@@ -41,7 +41,6 @@ describe('WorkQueue teardown', () => {
       void (async () => { for await (const _ of q.items()) count(); })();
       for (const key of ['a', 'b', 'c']) q.addRateLimited(key);
     `;
-    const started = Date.now();
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = execFile(
         process.execPath,
@@ -52,8 +51,8 @@ describe('WorkQueue teardown', () => {
     });
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe('shut down');
+    // Exited by itself: a timer left behind (the 600 s item's) would have kept it alive until the 20 s kill,
+    // which leaves no exit code.
     expect(result.code).toBe(0);
-    // Well short of the 600 s delayed item and the 20 s kill.
-    expect(Date.now() - started).toBeLessThan(15_000);
   });
 });

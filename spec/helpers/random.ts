@@ -1,7 +1,7 @@
 /**
- * A small seeded PRNG (mulberry32) with the few draws the chaos suite needs.
- * Everything a seed decides — the workload, which faults, when, with which
- * parameters — comes from one of these, so a seed replays the same plan.
+ * The one seeded PRNG the specs draw from (mulberry32), with the few draws they need. Everything a seed
+ * decides comes from one of these, so a failing run replays from its seed: a spec either fixes the seed or
+ * prints it with the failure. Property tests keep fast-check's own seeding, which it prints itself.
  */
 export class Rng {
   // The generator's whole state: one 32-bit word.
