@@ -3,7 +3,7 @@ import type { AsyncIterableX } from 'ix/asynciterable';
 import type { ReadonlyIndexer } from '../store/indexer.js';
 import type { InformerEvent } from '../store/events.js';
 import type { Indexers, KeyFunc, KubeObject } from '../store/types.js';
-import type { ReflectOptions, ReflectorStatus } from '../operators/reflectTypes.js';
+import type { ReflectOptions, ReflectorStatus } from '../reflector/types.js';
 import type { ListerWatcher, SourceIdentity } from '../sources/types.js';
 import type { EventHandler, HandlerOptions, Registration } from './registration.js';
 import type { InformerMetrics } from './metrics.js';

@@ -3,10 +3,10 @@
  * (re)list asks for, and the one immediate consistent re-read when the
  * snapshot is gone or not there yet (docs/semantics.md RF-9..RF-12).
  */
-import { listAll, listPages } from '../../sources/pager.js';
-import type { ListOptions } from '../../sources/types.js';
-import { isExpired, isTooLargeResourceVersion } from '../reflectClassify.js';
-import { DecodeError } from '../../sources/errors/index.js';
+import { listAll, listPages } from '../sources/pager.js';
+import type { ListOptions } from '../sources/types.js';
+import { isExpired, isTooLargeResourceVersion } from './classify.js';
+import { DecodeError } from '../sources/errors/index.js';
 import type { ReflectorContext } from './reflectorContext.js';
 import { preview } from './watchEvents.js';
 

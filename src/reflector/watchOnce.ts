@@ -4,9 +4,9 @@
  * cut for silence; events go downstream with their resourceVersions tracked
  * as client-go does (RF-13..RF-16).
  */
-import { DecodeError } from '../../sources/errors/index.js';
-import type { WatchEvent } from '../../sources/types.js';
-import { VeryShortWatchError } from '../reflectErrors.js';
+import { DecodeError } from '../sources/errors/index.js';
+import type { WatchEvent } from '../sources/types.js';
+import { VeryShortWatchError } from './errors.js';
 import type { ReflectorContext } from './reflectorContext.js';
 import { VERY_SHORT_WATCH_MS, watchTimeoutSeconds } from './streamingList.js';
 import { toReflectorEvent, type WatchedEvent } from './watchEvents.js';

@@ -1,4 +1,4 @@
-import type { ReflectorCounters, RelistReason, RetryKind } from './reflectTypes.js';
+import type { ReflectorCounters, RelistReason, RetryKind } from './types.js';
 
 /** {@link ReflectorCounters} as the reflector keeps them while counting (internal). */
 export interface MutableCounters {

@@ -1,8 +1,8 @@
 // Stall detection by rhythm, under fake time with a scripted ListerWatcher.
 import { VirtualTimeScheduler } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_STALL, WatchRhythm } from '../../src/operators/internal/watchRhythm.js';
-import { reflect, WatchStalledError, type ReflectOptions } from '../../src/operators/reflect.js';
+import { DEFAULT_STALL, WatchRhythm } from '../../src/reflector/watchRhythm.js';
+import { reflect, WatchStalledError, type ReflectOptions } from '../../src/reflector/reflect.js';
 import { ExpiredError } from '../../src/sources/errors/index.js';
 import { advance, bookmark, pod, runReflect, ScriptedLW } from './reflectScripted.js';
 

@@ -4,13 +4,13 @@
  * the counters, and the one signal whose abort ends every request and timer.
  */
 import { config, firstValueFrom, fromEvent, Subscription, takeUntil, timer, type Subscriber, type TeardownLogic } from 'rxjs';
-import { reportError } from '../../errors/reportError.js';
-import { DecodeError } from '../../sources/errors/index.js';
-import type { ListerWatcher } from '../../sources/types.js';
-import { isTerminalByDefault } from '../reflectClassify.js';
-import { copyCounters, zeroCounters, type MutableCounters } from '../reflectCounters.js';
-import type { ReflectorCounters, ReflectorState, RelistReason, ResolvedReflectOptions, RetryKind } from '../reflectTypes.js';
-import type { ReflectorEvent } from '../types.js';
+import { reportError } from '../errors/reportError.js';
+import { DecodeError } from '../sources/errors/index.js';
+import type { ListerWatcher } from '../sources/types.js';
+import { isTerminalByDefault } from './classify.js';
+import { copyCounters, zeroCounters, type MutableCounters } from './counters.js';
+import type { ReflectorCounters, ReflectorState, RelistReason, ResolvedReflectOptions, RetryKind } from './types.js';
+import type { ReflectorEvent } from '../operators/types.js';
 import { WatchRhythm } from './watchRhythm.js';
 
 /** The counters that are plain numbers. */

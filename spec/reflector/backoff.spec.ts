@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Backoff, DEFAULT_BACKOFF, resolveBackoffOptions } from '../../src/operators/internal/backoff.js';
+import { Backoff, DEFAULT_BACKOFF, resolveBackoffOptions } from '../../src/reflector/backoff.js';
 
 function clock(start = 0) {
   const c = { t: start, now: () => c.t };

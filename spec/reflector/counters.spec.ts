@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { probedReflect, reflect, type ReflectorStatus } from '../../src/operators/reflect.js';
-import type { ReflectorProbe } from '../../src/operators/reflectTypes.js';
+import { probedReflect, reflect, type ReflectorStatus } from '../../src/reflector/reflect.js';
+import type { ReflectorProbe } from '../../src/reflector/types.js';
 import { ServerError } from '../../src/sources/errors/index.js';
 import { advance, bookmark, pod, ScriptedLW } from './reflectScripted.js';
 

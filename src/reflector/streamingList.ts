@@ -4,9 +4,9 @@
  * `k8s.io/initial-events-end`, then the same stream carries on as the watch
  * (docs/semantics.md RF-20..RF-23).
  */
-import { DecodeError } from '../../sources/errors/index.js';
-import { isExpired, isRetriedNotFallenBack, isWatchListRejected } from '../reflectClassify.js';
-import { InitialEventsIncompleteError, VeryShortWatchError, WatchStalledError } from '../reflectErrors.js';
+import { DecodeError } from '../sources/errors/index.js';
+import { isExpired, isRetriedNotFallenBack, isWatchListRejected } from './classify.js';
+import { InitialEventsIncompleteError, VeryShortWatchError, WatchStalledError } from './errors.js';
 import type { ReflectorContext } from './reflectorContext.js';
 import { checkObject, isInitialEventsEnd, metaOf, objectKey } from './watchEvents.js';
 import { WatchStream } from './watchStream.js';

@@ -3,10 +3,10 @@
  * custom ListerWatcher may have skipped, and the keys a streaming list folds
  * its initial events by.
  */
-import { DecodeError } from '../../sources/errors/index.js';
-import type { WatchEvent } from '../../sources/types.js';
-import type { KubeObject } from '../../store/types.js';
-import type { ReflectorEvent } from '../types.js';
+import { DecodeError } from '../sources/errors/index.js';
+import type { WatchEvent } from '../sources/types.js';
+import type { KubeObject } from '../store/types.js';
+import type { ReflectorEvent } from '../operators/types.js';
 
 /** The annotation of the bookmark that ends a streaming list's initial events. */
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';

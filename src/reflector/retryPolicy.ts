@@ -13,7 +13,7 @@
  * waits exactly that long.
  */
 import { Backoff, type BackoffOptions } from './backoff.js';
-import type { RetryKind } from '../reflectTypes.js';
+import type { RetryKind } from './types.js';
 
 /** Largest jitter of a first, immediate retry, in milliseconds. */
 export const IMMEDIATE_JITTER_MS = 50;

@@ -4,9 +4,9 @@
  * once the silence outlasts the rhythm's deadline.
  */
 import type { Subscription } from 'rxjs';
-import type { WatchEvent, WatchOptions } from '../../sources/types.js';
-import { isBatchedWatch, WATCH_BATCHES } from '../../sources/watchBatches.js';
-import { WatchStalledError } from '../reflectErrors.js';
+import type { WatchEvent, WatchOptions } from '../sources/types.js';
+import { isBatchedWatch, WATCH_BATCHES } from '../sources/watchBatches.js';
+import { WatchStalledError } from './errors.js';
 import type { ReflectorContext } from './reflectorContext.js';
 
 /** An open watch request, read one event or one arrival (a chunk's events) at a time. */

@@ -1,6 +1,6 @@
 import { ConnectionError, DecodeError, ExpiredError, KubeApiError, TooManyRequestsError } from '../sources/errors/index.js';
-import { InitialEventsIncompleteError, VeryShortWatchError, WatchStalledError } from './reflectErrors.js';
-import type { RelistReason, RetryKind } from './reflectTypes.js';
+import { InitialEventsIncompleteError, VeryShortWatchError, WatchStalledError } from './errors.js';
+import type { RelistReason, RetryKind } from './types.js';
 
 /** 410 Gone / reason Expired: the resourceVersion or continue token is older than the server keeps. */
 export function isExpired(err: unknown): boolean {

@@ -1,11 +1,11 @@
 import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
 import type { ListerWatcher } from '../sources/types.js';
-import { resolveBackoffOptions } from './internal/backoff.js';
-import { DEFAULT_STALL, type StallOptions } from './internal/watchRhythm.js';
-import { ReflectorRun } from './reflectRun.js';
-import type { ReflectOptions, ReflectorProbe, ReflectorStatus, ResolvedReflectOptions } from './reflectTypes.js';
-import type { ReflectorEvent } from './types.js';
-import { describeValue } from './internal/describeValue.js';
+import { resolveBackoffOptions } from './backoff.js';
+import { DEFAULT_STALL, type StallOptions } from './watchRhythm.js';
+import { ReflectorRun } from './run.js';
+import type { ReflectOptions, ReflectorProbe, ReflectorStatus, ResolvedReflectOptions } from './types.js';
+import type { ReflectorEvent } from '../operators/types.js';
+import { describeValue } from '../operators/internal/describeValue.js';
 
 export type {
   ReflectOptions,
@@ -14,9 +14,9 @@ export type {
   ReflectorStatus,
   RelistReason,
   RetryKind,
-} from './reflectTypes.js';
-export type { StallOptions } from './internal/watchRhythm.js';
-export { VeryShortWatchError, InitialEventsIncompleteError, WatchStalledError } from './reflectErrors.js';
+} from './types.js';
+export type { StallOptions } from './watchRhythm.js';
+export { VeryShortWatchError, InitialEventsIncompleteError, WatchStalledError } from './errors.js';
 
 
 function nonNegative(name: string, value: unknown, fallback: number, integer = false): number {

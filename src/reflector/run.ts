@@ -1,14 +1,14 @@
 import { interval, type Subscriber, type Subscription } from 'rxjs';
 import type { ListerWatcher } from '../sources/types.js';
-import { PagedList } from './internal/pagedList.js';
-import { ReflectorContext } from './internal/reflectorContext.js';
-import { RetryPolicy } from './internal/retryPolicy.js';
-import { streamingList } from './internal/streamingList.js';
-import { watchOnce } from './internal/watchOnce.js';
-import type { WatchStream } from './internal/watchStream.js';
-import { classifyFailure, isWatchListRejected } from './reflectClassify.js';
-import type { ReflectorCounters, ReflectorProbe, RelistReason, ResolvedReflectOptions, RetryKind } from './reflectTypes.js';
-import type { ReflectorEvent } from './types.js';
+import { PagedList } from './pagedList.js';
+import { ReflectorContext } from './reflectorContext.js';
+import { RetryPolicy } from './retryPolicy.js';
+import { streamingList } from './streamingList.js';
+import { watchOnce } from './watchOnce.js';
+import type { WatchStream } from './watchStream.js';
+import { classifyFailure, isWatchListRejected } from './classify.js';
+import type { ReflectorCounters, ReflectorProbe, RelistReason, ResolvedReflectOptions, RetryKind } from './types.js';
+import type { ReflectorEvent } from '../operators/types.js';
 
 type Phase = 'list' | 'watch';
 

@@ -1,6 +1,6 @@
 import type { Observer, SchedulerLike } from 'rxjs';
-import type { BackoffOptions } from './internal/backoff.js';
-import type { StallOptions } from './internal/watchRhythm.js';
+import type { BackoffOptions } from './backoff.js';
+import type { StallOptions } from './watchRhythm.js';
 
 /** Running totals of what one reflect() subscription has done. */
 export interface ReflectorCounters {
