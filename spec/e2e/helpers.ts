@@ -8,7 +8,7 @@ import { informer, type Informer, type InformerOptions, type InformerStatus } fr
 import type { InformerEvent } from '../../src/informer/types.js';
 import { reflect } from '../../src/reflector/reflect.js';
 import type { ReflectOptions, ReflectorStatus } from '../../src/reflector/types.js';
-import type { ReflectorEvent } from '../../src/operators/types.js';
+import type { ReflectorEvent } from '../../src/reflector/types.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { ListerWatcher, ResourceRef } from '../../src/sources/types.js';
 import type { CustomResourceRef } from '../../src/sources/resources.js';

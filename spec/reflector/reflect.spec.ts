@@ -1,7 +1,7 @@
 import { take, VirtualTimeScheduler } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { reflect, VeryShortWatchError, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/reflect.js';
-import type { ReflectorEvent } from '../../src/operators/types.js';
+import type { ReflectorEvent } from '../../src/reflector/types.js';
 import {
   ConnectionError,
   DecodeError,

@@ -2,7 +2,7 @@
 import type { Subscription } from 'rxjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reflect, WatchStalledError, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/reflect.js';
-import type { ReflectorEvent } from '../../src/operators/types.js';
+import type { ReflectorEvent } from '../../src/reflector/types.js';
 import { ExpiredError, ServerError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/index.js';
 import type { ListerWatcher } from '../../src/sources/types.js';

@@ -3,7 +3,7 @@
 import type { Subscription } from 'rxjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/reflect.js';
-import type { ReflectorEvent } from '../../src/operators/types.js';
+import type { ReflectorEvent } from '../../src/reflector/types.js';
 import { kubeSource } from '../../src/sources/index.js';
 import type { ListerWatcher, ListOptions, ObjectList } from '../../src/sources/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';

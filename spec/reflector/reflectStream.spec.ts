@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/reflect.js';
-import type { ReflectorEvent } from '../../src/operators/types.js';
+import type { ReflectorEvent } from '../../src/reflector/types.js';
 import { ConnectionError, ExpiredError, ForbiddenError, KubeApiError, ServerError } from '../../src/sources/errors/index.js';
 import { advance, bookmark, pod, ScriptedLW, type Pod, type WatchChannel } from './reflectScripted.js';
 

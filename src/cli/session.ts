@@ -6,7 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import { informer, type Informer, type InformerStatus } from '../informer/index.js';
-import type { ReflectorStatus } from '../operators/index.js';
+import type { ReflectorStatus } from '../reflector/index.js';
 import { kubeSource, type ListerWatcher } from '../sources/index.js';
 import type { InformerEvent } from '../store/events.js';
 import { deletionHandlingMetaNamespaceKey, unwrapTombstone } from '../store/index.js';

@@ -81,7 +81,7 @@ export function resolveBackoffOptions(value: unknown, name = 'backoff'): Backoff
  *
  * ## Example
  * ```ts
- * // Internal helper (src/operators/internal/backoff.ts), shared by reflect() and the work queue.
+ * // Internal helper (src/reflector/backoff.ts), used by reflect()'s retry policy.
  * const backoff = new Backoff({ initialMs: 100, maxMs: 5_000 }, () => scheduler.now());
  * const delayMs = backoff.next(); // in [100, 200) with the default full jitter
  * ```

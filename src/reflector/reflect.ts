@@ -4,7 +4,7 @@ import { resolveBackoffOptions } from './backoff.js';
 import { DEFAULT_STALL, type StallOptions } from './watchRhythm.js';
 import { ReflectorRun } from './run.js';
 import type { ReflectOptions, ReflectorProbe, ReflectorStatus, ResolvedReflectOptions } from './types.js';
-import type { ReflectorEvent } from '../operators/types.js';
+import type { ReflectorEvent } from './types.js';
 import { describeValue } from '../operators/internal/describeValue.js';
 
 export type {

@@ -10,7 +10,7 @@ import type { ListerWatcher } from '../sources/types.js';
 import { isTerminalByDefault } from './classify.js';
 import { copyCounters, zeroCounters, type MutableCounters } from './counters.js';
 import type { ReflectorCounters, ReflectorState, RelistReason, ResolvedReflectOptions, RetryKind } from './types.js';
-import type { ReflectorEvent } from '../operators/types.js';
+import type { ReflectorEvent } from './types.js';
 import { WatchRhythm } from './watchRhythm.js';
 
 /** The counters that are plain numbers. */

@@ -8,7 +8,7 @@ import { watchOnce } from './watchOnce.js';
 import type { WatchStream } from './watchStream.js';
 import { classifyFailure, isWatchListRejected } from './classify.js';
 import type { ReflectorCounters, ReflectorProbe, RelistReason, ResolvedReflectOptions, RetryKind } from './types.js';
-import type { ReflectorEvent } from '../operators/types.js';
+import type { ReflectorEvent } from './types.js';
 
 type Phase = 'list' | 'watch';
 

@@ -6,7 +6,7 @@
 import { DecodeError } from '../sources/errors/index.js';
 import type { WatchEvent } from '../sources/types.js';
 import type { KubeObject } from '../store/types.js';
-import type { ReflectorEvent } from '../operators/types.js';
+import type { ReflectorEvent } from './types.js';
 
 /** The annotation of the bookmark that ends a streaming list's initial events. */
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
