@@ -93,6 +93,7 @@ export class WatchSession {
         return page;
       },
       watch: (watchOpts, signal) => source.watch(watchOpts, signal),
+      watchBatches: (watchOpts, signal) => source.watchBatches(watchOpts, signal),
     };
     this.informer = informer<KubeObject>(counted, {
       name: `${opts.resource.ref}${opts.namespace === undefined ? '' : ` in ${opts.namespace}`}`,

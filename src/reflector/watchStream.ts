@@ -5,7 +5,6 @@
  */
 import type { Subscription } from 'rxjs';
 import type { WatchEvent, WatchOptions } from '../sources/types.js';
-import { isBatchedWatch, WATCH_BATCHES } from '../sources/watchBatches.js';
 import { WatchStalledError } from './errors.js';
 import type { ReflectorContext } from './reflectorContext.js';
 
@@ -19,10 +18,10 @@ export class WatchStream<T> {
   readonly #ctx: ReflectorContext<T>;
   /** Aborts this request alone (on close or a stall); follows the subscription's signal. */
   readonly #controller = new AbortController();
-  /** The response's events, one at a time (a source without the batch view). */
+  /** The response's events, one at a time (a source without `watchBatches`). */
   readonly #iterator: AsyncIterator<WatchEvent<T>> | undefined;
-  /** The response's events, a chunk at a time (the HTTP source). */
-  readonly #batches: AsyncIterator<readonly WatchEvent<T>[], void, undefined> | undefined;
+  /** The response's events, a chunk at a time (a source with `watchBatches`, as the HTTP source is). */
+  readonly #batches: AsyncIterator<readonly WatchEvent<T>[]> | undefined;
   /** Events of the last batch that next() has not handed out yet; nextBatch() takes the rest. */
   #buffered: readonly WatchEvent<T>[] | undefined;
   /** Index of the next buffered event. */
@@ -49,9 +48,9 @@ export class WatchStream<T> {
     const withHint: WatchOptions = ctx.opts.dropManagedFields ? { ...opts, dropManagedFields: true } : opts;
     const trimmed: WatchOptions = withHint.resourceVersion === '' ? { ...withHint, resourceVersion: undefined } : withHint;
     const clean = Object.fromEntries(Object.entries(trimmed).filter(([, v]) => v !== undefined)) as WatchOptions;
-    const events = ctx.lw.watch(clean, this.#controller.signal);
-    if (isBatchedWatch(events)) this.#batches = events[WATCH_BATCHES]();
-    else this.#iterator = events[Symbol.asyncIterator]();
+    const lw = ctx.lw;
+    if (lw.watchBatches !== undefined) this.#batches = lw.watchBatches(clean, this.#controller.signal)[Symbol.asyncIterator]();
+    else this.#iterator = lw.watch(clean, this.#controller.signal)[Symbol.asyncIterator]();
     ctx.signal.addEventListener('abort', this.#onStop, { once: true });
     ctx.rhythm?.opened(this.startedAt);
     this.#arm();
