@@ -1,4 +1,4 @@
-import { badRequest } from './status.js';
+import { badRequest } from '../server/status.js';
 
 /** What a continue token holds: the snapshot's resourceVersion and the key to resume after. */
 export interface ContinuePosition {

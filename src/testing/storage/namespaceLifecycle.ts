@@ -1,7 +1,7 @@
 import type { HistoryEvent, StoredObject } from './history.js';
 import type { ResourceRegistry } from './registry.js';
 import type { ResourceType } from './resources.js';
-import { conflict, notFound } from './status.js';
+import { conflict, notFound } from '../server/status.js';
 import type { Preconditions, Storage } from './storage.js';
 
 /** The resource whose deletion goes through the emulated namespace lifecycle. */

@@ -1,6 +1,6 @@
-import type { ResourceType } from './resources.js';
-import { StatusError } from './status.js';
-import type { Storage } from './storage.js';
+import type { ResourceType } from '../storage/resources.js';
+import { StatusError } from '../server/status.js';
+import type { Storage } from '../storage/storage.js';
 
 /** Options of `server.churn()`. */
 export interface ChurnOptions {

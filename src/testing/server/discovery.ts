@@ -1,4 +1,4 @@
-import type { ResourceRegistry } from './registry.js';
+import type { ResourceRegistry } from '../storage/registry.js';
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 

@@ -1,15 +1,15 @@
-import { parseFieldSelector, type FieldSelector } from '../store/fieldSelector.js';
-import { parseLabelSelector, type LabelSelector } from '../store/labelSelector.js';
-import type { ServerContext } from './context.js';
+import { parseFieldSelector, type FieldSelector } from '../../store/fieldSelector.js';
+import { parseLabelSelector, type LabelSelector } from '../../store/labelSelector.js';
+import type { ServerContext } from '../context.js';
 import { decodeContinue, encodeContinue } from './continueToken.js';
-import type { StoredObject } from './history.js';
-import { listView, type Conversion } from './negotiate.js';
-import { listJson, objectJson } from './partialObjectMetadata.js';
-import { badRequest, invalid, tooLargeResourceVersion } from './status.js';
-import type { Preconditions } from './storage.js';
-import { keyRange, lowerBound } from './storageKeys.js';
-import { parseRv, type Target } from './target.js';
-import { passes, type ObjectFilter } from './watch.js';
+import type { StoredObject } from '../storage/history.js';
+import { listView, type Conversion } from '../server/negotiate.js';
+import { listJson, objectJson } from '../server/partialObjectMetadata.js';
+import { badRequest, invalid, tooLargeResourceVersion } from '../server/status.js';
+import type { Preconditions } from '../storage/storage.js';
+import { keyRange, lowerBound } from '../storage/storageKeys.js';
+import { parseRv, type Target } from '../server/target.js';
+import { passes, type ObjectFilter } from '../watch/watch.js';
 
 const LIST_OPTIONS = 'ListOptions.meta.k8s.io ""';
 

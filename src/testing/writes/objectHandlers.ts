@@ -1,16 +1,16 @@
 import type { IncomingMessage } from 'node:http';
-import type { ServerContext } from './context.js';
-import type { StoredObject } from './history.js';
-import { objectView, type Conversion } from './negotiate.js';
-import { objectJson } from './partialObjectMetadata.js';
+import type { ServerContext } from '../context.js';
+import type { StoredObject } from '../storage/history.js';
+import { objectView, type Conversion } from '../server/negotiate.js';
+import { objectJson } from '../server/partialObjectMetadata.js';
 import { applyCreateEntries, trackUpdate } from './managedFields.js';
 import { checkPreconditions, timestamp } from './objectRules.js';
 import { jsonPatch, mergePatch } from './patch.js';
-import type { ResourceType } from './resources.js';
+import type { ResourceType } from '../storage/resources.js';
 import { applyToLive, checkApplyConfiguration } from './serverSideApply.js';
-import { badRequest, notFound, StatusError } from './status.js';
-import type { Preconditions, Storage, WriteHooks } from './storage.js';
-import { pathNotFound, type Target } from './target.js';
+import { badRequest, notFound, StatusError } from '../server/status.js';
+import type { Preconditions, Storage, WriteHooks } from '../storage/storage.js';
+import { pathNotFound, type Target } from '../server/target.js';
 import { writeParams, type WriteParams } from './writeParams.js';
 
 type AnyObject = Record<string, unknown>;

@@ -16,10 +16,10 @@ import {
   specEqual,
   timestamp,
   type Preconditions,
-} from './objectRules.js';
-import { alreadyExists, conflict, expired, invalid, notFound, resourceVersionRequired, tooLargeResourceVersion } from './status.js';
+} from '../writes/objectRules.js';
+import { alreadyExists, conflict, expired, invalid, notFound, resourceVersionRequired, tooLargeResourceVersion } from '../server/status.js';
 
-export { jsonEqual, timestamp, type Preconditions } from './objectRules.js';
+export { jsonEqual, timestamp, type Preconditions } from '../writes/objectRules.js';
 
 /** What a write through the API asks of the storage beyond the object itself. */
 export interface WriteHooks {

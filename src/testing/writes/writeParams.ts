@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { invalid } from './status.js';
+import { invalid } from '../server/status.js';
 
 /** The query parameters every write takes: dryRun, fieldManager and, for an apply, force. */
 export interface WriteParams {

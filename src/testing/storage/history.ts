@@ -1,5 +1,5 @@
-import type { MetaVersion } from './negotiate.js';
-import { partialJson, partialJsonOf } from './partialObjectMetadata.js';
+import type { MetaVersion } from '../server/negotiate.js';
+import { partialJson, partialJsonOf } from '../server/partialObjectMetadata.js';
 import type { ResourceType } from './resources.js';
 
 /** One stored version of an object. Never mutated once built, so versions and their JSON can be shared freely. */

@@ -1,6 +1,6 @@
 import type { StoredObject } from './history.js';
 import type { NamespaceLifecycle } from './namespaceLifecycle.js';
-import { applyPatch } from './objectHandlers.js';
+import { applyPatch } from '../writes/objectHandlers.js';
 import type { ResourceName, ResourceRegistry } from './registry.js';
 import type { Preconditions, Storage } from './storage.js';
 

@@ -1,6 +1,6 @@
 import { changedFields, fromFieldsV1, leaves, overlaps, toFieldsV1, valueAt, type FieldScope, type FieldSet } from './fieldSets.js';
 import { isRecord } from './objectRules.js';
-import type { ResourceType } from './resources.js';
+import type { ResourceType } from '../storage/resources.js';
 
 // metadata.managedFields as kube-apiserver keeps it: one entry per manager, operation (Apply or Update) and
 // subresource, each with the set of fields that manager owns.

@@ -1,6 +1,6 @@
-import type { FaultVerb } from './faults.js';
-import type { ResourceRegistry } from './registry.js';
-import type { ResourceType } from './resources.js';
+import type { FaultVerb } from '../faults/faults.js';
+import type { ResourceRegistry } from '../storage/registry.js';
+import type { ResourceType } from '../storage/resources.js';
 import { badRequest, StatusError } from './status.js';
 
 /** The parts of a request path that name what is being acted on. */

@@ -1,4 +1,4 @@
-import type { ResourceType } from './resources.js';
+import type { ResourceType } from '../storage/resources.js';
 import { StatusError } from './status.js';
 
 /** The meta.k8s.io versions kube-apiserver converts objects into. */

@@ -2,7 +2,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import type { ServingCertificate } from './tls.js';
+import type { ServingCertificate } from '../tls/tls.js';
 
 /** What the listener tells its owner as it comes up and goes down. */
 export interface ListenerHooks {

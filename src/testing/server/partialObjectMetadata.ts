@@ -1,7 +1,7 @@
-import type { StoredObject } from './history.js';
+import type { StoredObject } from '../storage/history.js';
 import type { MetaVersion } from './negotiate.js';
-import type { ResourceType } from './resources.js';
-import { sectionJson } from './serialize.js';
+import type { ResourceType } from '../storage/resources.js';
+import { sectionJson } from '../storage/serialize.js';
 
 /**
  * An object as PartialObjectMetadata: kind, apiVersion and its whole

@@ -1,6 +1,6 @@
-import { isRecord } from './objectRules.js';
+import { isRecord } from '../writes/objectRules.js';
 import { toResourceType, type ResourceType } from './resources.js';
-import { invalidFields, type FieldCause } from './status.js';
+import { invalidFields, type FieldCause } from '../server/status.js';
 
 // Events, served under both of their API groups. kube-apiserver keeps one store behind `v1` and
 // `events.k8s.io/v1` and converts between them; here they are two stores (see the README).

@@ -1,4 +1,4 @@
-import type { Sink } from './sink.js';
+import type { Sink } from '../server/sink.js';
 
 /**
  * Options of {@link ApiServerFaults.delayWatches}.

@@ -1,4 +1,4 @@
-import { badRequest, StatusError } from './status.js';
+import { badRequest, StatusError } from '../server/status.js';
 import { jsonEqual } from './objectRules.js';
 
 function isRecord(v: unknown): v is Record<string, unknown> {

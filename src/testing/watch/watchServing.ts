@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http';
-import type { ServerContext } from './context.js';
-import { isWatchOpenFault } from './faults.js';
-import type { HistoryEvent } from './history.js';
-import { filterFor } from './listing.js';
-import type { MetaVersion } from './negotiate.js';
-import type { Sink } from './sink.js';
-import { badRequest, invalid, invalidFields, StatusError, tooLargeResourceVersion, type FieldCause } from './status.js';
-import { keyRange } from './storageKeys.js';
-import { parseRv, type Target } from './target.js';
+import type { ServerContext } from '../context.js';
+import { isWatchOpenFault } from '../faults/faults.js';
+import type { HistoryEvent } from '../storage/history.js';
+import { filterFor } from '../list/listing.js';
+import type { MetaVersion } from '../server/negotiate.js';
+import type { Sink } from '../server/sink.js';
+import { badRequest, invalid, invalidFields, StatusError, tooLargeResourceVersion, type FieldCause } from '../server/status.js';
+import { keyRange } from '../storage/storageKeys.js';
+import { parseRv, type Target } from '../server/target.js';
 import { injectedError, passes, Watcher } from './watch.js';
 
 /**

@@ -1,8 +1,8 @@
 import { leaves, overlaps, pathText, removeAt, setAt, valueAt, type FieldPath, type FieldSet } from './fieldSets.js';
 import { dropMissing, entryFor, readEntries, scopeOf, writeEntries, type FieldWriter, type ManagedEntry } from './managedFields.js';
 import { isRecord, jsonEqual } from './objectRules.js';
-import type { ResourceType } from './resources.js';
-import { applyConflict, badRequest, type FieldConflict } from './status.js';
+import type { ResourceType } from '../storage/resources.js';
+import { applyConflict, badRequest, type FieldConflict } from '../server/status.js';
 
 // Server-side apply over the simulator's field sets: an applier owns exactly the fields of its last
 // applied configuration; another manager's field may only be changed with force; a field the applier

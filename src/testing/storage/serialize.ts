@@ -1,4 +1,4 @@
-import { deepFreeze } from '../store/deepFreeze.js';
+import { deepFreeze } from '../../store/deepFreeze.js';
 
 // The JSON text of stored subtrees, by identity. A write usually keeps most of the object it replaces (a
 // pod's spec on a status update), and serialising that again is what limits the write rate; a subtree is

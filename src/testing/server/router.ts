@@ -1,18 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ServerContext } from './context.js';
+import type { ServerContext } from '../context.js';
 import { discoveryDocument } from './discovery.js';
-import { isCutFault, isStreamFault } from './faults.js';
-import { deleteCollectionBody, listBody } from './listing.js';
+import { isCutFault, isStreamFault } from '../faults/faults.js';
+import { deleteCollectionBody, listBody } from '../list/listing.js';
 import { negotiate, watchView } from './negotiate.js';
-import type { StoredObject } from './history.js';
-import { objectAnswer, preconditionsOf, readBody } from './objectHandlers.js';
-import type { AuditEvent } from './options.js';
+import type { StoredObject } from '../storage/history.js';
+import { objectAnswer, preconditionsOf, readBody } from '../writes/objectHandlers.js';
+import type { AuditEvent } from '../options.js';
 import { acceptsGzip, sendJson, sendStatus, type Cut } from './respond.js';
 import { DirectSink, TrickleSink, type Sink } from './sink.js';
 import { StatusError } from './status.js';
 import { parsePath, verbOf, type Target } from './target.js';
-import { injectedError } from './watch.js';
-import { serveWatch } from './watchServing.js';
+import { injectedError } from '../watch/watch.js';
+import { serveWatch } from '../watch/watchServing.js';
 
 const METHOD_NOT_ALLOWED = 'the server does not allow this method on the requested resource';
 

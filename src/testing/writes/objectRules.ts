@@ -1,6 +1,6 @@
-import type { StoredObject } from './history.js';
-import type { ResourceType } from './resources.js';
-import { badRequest, conflict, invalid } from './status.js';
+import type { StoredObject } from '../storage/history.js';
+import type { ResourceType } from '../storage/resources.js';
+import { badRequest, conflict, invalid } from '../server/status.js';
 
 // The rules kube-apiserver applies to every object it writes: names, namespaces, type metadata,
 // preconditions, and what counts as a change.

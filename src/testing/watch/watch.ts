@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http';
-import type { FieldSelector } from '../store/fieldSelector.js';
-import type { LabelSelector } from '../store/labelSelector.js';
-import { isStreamFault, type FaultBoard } from './faults.js';
-import type { HistoryEvent, StoredObject } from './history.js';
-import type { MetaVersion } from './negotiate.js';
-import { objectJson } from './partialObjectMetadata.js';
-import type { ResourceType } from './resources.js';
-import type { Sink } from './sink.js';
-import { defaultReason, StatusError } from './status.js';
+import type { FieldSelector } from '../../store/fieldSelector.js';
+import type { LabelSelector } from '../../store/labelSelector.js';
+import { isStreamFault, type FaultBoard } from '../faults/faults.js';
+import type { HistoryEvent, StoredObject } from '../storage/history.js';
+import type { MetaVersion } from '../server/negotiate.js';
+import { objectJson } from '../server/partialObjectMetadata.js';
+import type { ResourceType } from '../storage/resources.js';
+import type { Sink } from '../server/sink.js';
+import { defaultReason, StatusError } from '../server/status.js';
 import { DelayedOutput, WatchDelays } from './watchDelay.js';
 
 /** What a list or watch request narrows the resource to. */
