@@ -18,7 +18,7 @@ export {
   type ReflectorState,
   type ReflectorStatus,
   type RelistReason,
-} from './operators/index.js';
+} from './reflector/index.js';
 
 // DeltaFIFO
 export { deltaFifo, type Delta, type DeltaType, type Deltas, type DeltaFifoOptions } from './operators/index.js';

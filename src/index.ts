@@ -100,18 +100,22 @@ export {
   joinOwner,
   debounceByKey,
   TransformError,
-  WatchStalledError,
-  type RetryKind,
   type Predicate,
   type PredicateValue,
   type OwnerKeysOptions,
   type OwnerJoin,
   type OwnerSource,
+} from './operators/index.js';
+
+// the reflector's status and the error it reports when a watch goes quiet
+export {
+  WatchStalledError,
+  type RetryKind,
   type ReflectorStatus,
   type ReflectorState,
   type ReflectorCounters,
   type RelistReason,
-} from './operators/index.js';
+} from './reflector/index.js';
 
 // work queues
 export {

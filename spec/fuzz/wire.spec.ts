@@ -2,7 +2,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { informer, type Informer } from '../../src/informer/index.js';
-import { VeryShortWatchError } from '../../src/operators/reflectErrors.js';
+import { VeryShortWatchError } from '../../src/reflector/errors.js';
 import { DecodeError, KubeApiError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { KeyError } from '../../src/store/index.js';

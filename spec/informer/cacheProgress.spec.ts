@@ -2,7 +2,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CacheProgress } from '../../src/informer/cacheProgress.js';
 import { informer, type Informer } from '../../src/informer/informer.js';
-import type { ReflectorEvent } from '../../src/operators/types.js';
+import type { ReflectorEvent } from '../../src/reflector/types.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { ListerWatcher } from '../../src/sources/types.js';
 import { createIndexer } from '../../src/store/indexer.js';

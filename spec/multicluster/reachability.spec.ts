@@ -1,9 +1,9 @@
 import { Subscription, type SchedulerLike } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { InformerStatus } from '../../src/informer/informer.js';
-import type { ReflectorState } from '../../src/operators/reflectTypes.js';
+import type { ReflectorState } from '../../src/reflector/types.js';
 import { ANSWERED_WATCH_MS, Reachability } from '../../src/multicluster/reachability.js';
-import { zeroCounters } from '../../src/operators/reflectCounters.js';
+import { zeroCounters } from '../../src/reflector/counters.js';
 
 const counters = (events = 0) => ({ ...zeroCounters(), lists: 1, watches: 1, events });
 const status = (state: ReflectorState | undefined, synced = true, events = 0): InformerStatus => ({

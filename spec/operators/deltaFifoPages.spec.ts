@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { deltaFifo } from '../../src/operators/deltaFifo.js';
-import type { Deltas, ReflectorEvent } from '../../src/operators/types.js';
+import type { Deltas } from '../../src/operators/types.js';
+import type { ReflectorEvent } from '../../src/reflector/types.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import { createIndexer, type Indexer } from '../../src/store/index.js';
 

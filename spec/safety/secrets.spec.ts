@@ -7,7 +7,7 @@ import { informer } from '../../src/informer/index.js';
 import { ConnectionError, DecodeError, KubeApiError, UnauthorizedError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { generateServingCertificate } from '../../src/testing/tls.js';
+import { generateServingCertificate } from '../../src/testing/tls/tls.js';
 import { pod } from '../helpers/objects.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { captureOutput, execPlugin, kubeConfigYaml, leakedSecrets, pemFragments, visibleTexts } from './secretScan.js';

@@ -2,7 +2,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import { describe, expect, it } from 'vitest';
-import { generateServingCertificate, type ServingCertificate } from '../../src/testing/tls.js';
+import { generateServingCertificate, type ServingCertificate } from '../../src/testing/tls/tls.js';
 
 /** Serves one TLS handshake with `cert` and reports whether a client trusting only `ca` accepted it. */
 async function handshake(cert: ServingCertificate, ca: string): Promise<{ ok: true } | { ok: false; code: string }> {

@@ -8,7 +8,7 @@ import { ConnectionError, ServerError } from '../../src/sources/errors/index.js'
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { listAll, listPages } from '../../src/sources/pager.js';
 import type { WatchEvent } from '../../src/sources/types.js';
-import { generateServingCertificate } from '../../src/testing/tls.js';
+import { generateServingCertificate } from '../../src/testing/tls/tls.js';
 import { pools } from '../../src/transport/pool.js';
 import { withTransport } from '../../src/transport/options.js';
 import { waitFor } from '../helpers/waitFor.js';

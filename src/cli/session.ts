@@ -6,7 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import { informer, type Informer, type InformerStatus } from '../informer/index.js';
-import type { ReflectorStatus } from '../operators/index.js';
+import type { ReflectorStatus } from '../reflector/index.js';
 import { kubeSource, type ListerWatcher } from '../sources/index.js';
 import type { InformerEvent } from '../informer/InformerEvent.js';
 import { deletionHandlingMetaNamespaceKey, unwrapTombstone } from '../store/index.js';
@@ -93,6 +93,7 @@ export class WatchSession {
         return page;
       },
       watch: (watchOpts, signal) => source.watch(watchOpts, signal),
+      watchBatches: (watchOpts, signal) => source.watchBatches(watchOpts, signal),
     };
     this.informer = informer<KubeObject>(counted, {
       name: `${opts.resource.ref}${opts.namespace === undefined ? '' : ` in ${opts.namespace}`}`,

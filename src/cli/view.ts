@@ -8,7 +8,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import Table from 'cli-table3';
 import type { Colors } from 'picocolors/types.js';
-import type { ReflectorStatus } from '../operators/index.js';
+import type { ReflectorStatus } from '../reflector/index.js';
 import type { KubeObject } from '../store/types.js';
 import { age, duration, statusOf } from './columns.js';
 import type { WatchSession } from './session.js';

@@ -1,6 +1,6 @@
 import { Subject, type Observable } from 'rxjs';
 import type { Indexer } from '../store/indexer.js';
-import type { ReflectorEvent } from '../operators/types.js';
+import type { ReflectorEvent } from '../reflector/types.js';
 
 /**
  * How far an informer's cache has read the server (S-40): after each

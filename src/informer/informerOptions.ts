@@ -1,4 +1,4 @@
-import { resolveReflectOptions } from '../operators/reflect.js';
+import { resolveReflectOptions } from '../reflector/reflect.js';
 import type { ListerWatcher, SourceIdentity } from '../sources/types.js';
 import type { InformerOptions } from './types.js';
 

@@ -1,5 +1,5 @@
-import { addCounters, copyCounters, zeroCounters } from '../operators/reflectCounters.js';
-import type { ReflectorCounters, ReflectorProbe } from '../operators/reflectTypes.js';
+import { addCounters, copyCounters, zeroCounters } from '../reflector/counters.js';
+import type { ReflectorCounters, ReflectorProbe } from '../reflector/types.js';
 
 /**
  * A snapshot of an informer's metrics, the ones `rxkube/metrics` exports

@@ -5,7 +5,7 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import type { AsyncIterableX } from 'ix/asynciterable';
 import type { ReadonlyIndexer } from '../store/indexer.js';
 import type { Indexers, KeyFunc } from '../store/types.js';
-import type { ReflectOptions, ReflectorStatus } from '../operators/reflectTypes.js';
+import type { ReflectOptions, ReflectorStatus } from '../reflector/types.js';
 import type { SourceIdentity } from '../sources/types.js';
 import type { InformerEvent } from './InformerEvent.js';
 import type { InformerMetrics } from './metrics.js';

@@ -1,7 +1,7 @@
 import type { Controller } from '../controller/controller.js';
 import type { ControllerSource } from '../controller/types.js';
 import type { Informer } from '../informer/informer.js';
-import type { ReflectorStatus } from '../operators/reflectTypes.js';
+import type { ReflectorStatus } from '../reflector/types.js';
 
 /** What the probes read of an informer: its name, whether it synced, and its status now. */
 export type ProbedInformer = Pick<Informer<unknown>, 'name' | 'hasSynced' | 'status'>;

@@ -5,7 +5,7 @@
 
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { InformerStatus } from '../informer/informer.js';
-import type { ReflectorStatus } from '../operators/reflectTypes.js';
+import type { ReflectorStatus } from '../reflector/types.js';
 
 /** A watch that stayed open this long had an answer, events or not (the reflector's own healthy-watch rule). */
 export const ANSWERED_WATCH_MS = 30_000;

@@ -4,7 +4,8 @@ import { KeyError } from '../store/errors/KeyError.js';
 import { deletionHandlingMetaNamespaceKey } from '../store/keys.js';
 import type { KeyFunc, KeyListerGetter } from '../store/types.js';
 import { DeltaFifoQueue } from './deltaFifoQueue.js';
-import type { Deltas, ReflectorEvent } from './types.js';
+import type { Deltas } from './types.js';
+import type { ReflectorEvent } from '../reflector/types.js';
 
 /** Options of {@link deltaFifo}. */
 export interface DeltaFifoOptions<T> {

@@ -1,8 +1,5 @@
-export type { ReflectorEvent, Delta, DeltaType, Deltas } from './types.js';
+export type { Delta, DeltaType, Deltas } from './types.js';
 export { DeletedFinalStateUnknown, unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
-export { reflect, VeryShortWatchError, InitialEventsIncompleteError, WatchStalledError } from './reflect.js';
-export type { ReflectOptions, ReflectorCounters, ReflectorState, ReflectorStatus, RelistReason, RetryKind, StallOptions } from './reflect.js';
-export type { BackoffOptions } from './internal/backoff.js';
 export { deltaFifo, type DeltaFifoOptions } from './deltaFifo.js';
 export { TransformError } from './TransformError.js';
 export { appliedObjects } from './appliedObjects.js';

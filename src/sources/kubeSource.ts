@@ -9,7 +9,6 @@ import { parseResourceRef, resourcePath, type ParsedResource } from './resourceR
 import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomResourceRef } from './resources.js';
 import { clusterOf } from './identity.js';
 import type { ListerWatcher, ListOptions, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchEvent, WatchOptions } from './types.js';
-import { WATCH_BATCHES, type BatchedWatch } from './watchBatches.js';
 import { WatchDecoder } from './watchDecoder.js';
 
 /** Options of {@link kubeSource}. */
@@ -86,6 +85,8 @@ export interface KubeSource<T> extends ListerWatcher<T> {
    * lists too large to hold (a body larger than 512 MiB decodes fine).
    */
   listItems(opts: ListOptions, signal: AbortSignal): ListItemStream<T>;
+  /** The events of one WATCH request a chunk of the response at a time (see {@link ListerWatcher.watchBatches}). */
+  watchBatches(opts: WatchOptions, signal: AbortSignal): AsyncIterableX<readonly WatchEvent<T>[]>;
 }
 
 /**
@@ -207,6 +208,20 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, idleTimeoutMs, accept), o.dropManagedFields === true);
   };
 
+  /** Checks the options now; each call of the returned function makes the WATCH request anew. */
+  const watchBody = (o: WatchOptions, signal: AbortSignal): (() => AsyncGenerator<Buffer, void, undefined>) => {
+    checkWatchOptions(o);
+    const params = new URLSearchParams();
+    params.set('watch', 'true');
+    if (o.allowWatchBookmarks ?? true) params.set('allowWatchBookmarks', 'true');
+    if (o.resourceVersion !== undefined && o.resourceVersion !== '') params.set('resourceVersion', o.resourceVersion);
+    if (o.resourceVersionMatch !== undefined) params.set('resourceVersionMatch', o.resourceVersionMatch);
+    if (o.timeoutSeconds !== undefined) params.set('timeoutSeconds', String(o.timeoutSeconds));
+    if (o.sendInitialEvents !== undefined) params.set('sendInitialEvents', String(o.sendInitialEvents));
+    const target = url(params);
+    return () => getBody(auth, target, `watch ${parsed.name}`, signal, idleTimeoutMs, metadataOnly ? METADATA_WATCH_ACCEPT : undefined);
+  };
+
   const identity: SourceIdentity = Object.freeze({
     cluster: clusterOf(server),
     group: parsed.group,
@@ -230,16 +245,12 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
       return { ...envelope, items };
     },
     watch(o: WatchOptions, signal: AbortSignal): AsyncIterableX<WatchEvent<T>> {
-      checkWatchOptions(o);
-      const params = new URLSearchParams();
-      params.set('watch', 'true');
-      if (o.allowWatchBookmarks ?? true) params.set('allowWatchBookmarks', 'true');
-      if (o.resourceVersion !== undefined && o.resourceVersion !== '') params.set('resourceVersion', o.resourceVersion);
-      if (o.resourceVersionMatch !== undefined) params.set('resourceVersionMatch', o.resourceVersionMatch);
-      if (o.timeoutSeconds !== undefined) params.set('timeoutSeconds', String(o.timeoutSeconds));
-      if (o.sendInitialEvents !== undefined) params.set('sendInitialEvents', String(o.sendInitialEvents));
-      const target = url(params);
-      return new HttpWatchStream<T>(() => getBody(auth, target, `watch ${parsed.name}`, signal, idleTimeoutMs, metadataOnly ? METADATA_WATCH_ACCEPT : undefined), o.dropManagedFields === true);
+      return new HttpWatchStream<T>(watchBody(o, signal), o.dropManagedFields === true);
+    },
+    watchBatches(o: WatchOptions, signal: AbortSignal): AsyncIterableX<readonly WatchEvent<T>[]> {
+      const body = watchBody(o, signal);
+      const drop = o.dropManagedFields === true;
+      return AsyncIterableX.from({ [Symbol.asyncIterator]: () => watchEvents<T>(body(), drop) });
     },
   };
 }
@@ -306,10 +317,10 @@ class HttpListItemStream<T> extends ListItemStream<T> {
 }
 
 /**
- * The events of one watch response as an ix async iterable, and a chunk at a
- * time through {@link WATCH_BATCHES}. Each iteration performs its own request.
+ * The events of one watch response as an ix async iterable (`watchBatches`
+ * gives the same a chunk at a time). Each iteration performs its own request.
  */
-class HttpWatchStream<T> extends AsyncIterableX<WatchEvent<T>> implements BatchedWatch<T> {
+class HttpWatchStream<T> extends AsyncIterableX<WatchEvent<T>> {
   /** Each iteration is a new request; the factory keeps it lazy. */
   readonly #open: () => AsyncGenerator<Buffer, void, undefined>;
 
@@ -326,10 +337,6 @@ class HttpWatchStream<T> extends AsyncIterableX<WatchEvent<T>> implements Batche
     for await (const batch of watchEvents<T>(this.#open(), this.#drop)) {
       for (let i = 0; i < batch.length; i++) yield batch[i] as WatchEvent<T>;
     }
-  }
-
-  [WATCH_BATCHES](): AsyncGenerator<readonly WatchEvent<T>[], void, undefined> {
-    return watchEvents<T>(this.#open(), this.#drop);
   }
 }
 

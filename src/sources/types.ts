@@ -57,6 +57,18 @@ export interface ListerWatcher<T> {
   list(opts: ListOptions, signal: AbortSignal): Promise<ObjectList<T>>;
   /** One WATCH request as an async iterable of events; it ends when the server ends the stream or `signal` aborts. */
   watch(opts: WatchOptions, signal: AbortSignal): AsyncIterable<WatchEvent<T>>;
+  /**
+   * The same WATCH request as `watch`, with its events handed over as they
+   * arrived together: each step yields the (non-empty) events decoded from
+   * one chunk of the response. It must yield exactly the events `watch`
+   * would, in the same order, and end or throw the same way. When present,
+   * the reflector reads watches through it, so events that arrived together
+   * cost one asynchronous step instead of one each; `kubeSource` has it. A
+   * source that wraps another should pass it on, or leave it out to be read
+   * event by event.
+   * @default undefined (the reflector reads `watch` one event at a time)
+   */
+  watchBatches?(opts: WatchOptions, signal: AbortSignal): AsyncIterable<readonly WatchEvent<T>[]>;
   /** False when the server or source cannot do streaming lists (`sendInitialEvents`). */
   readonly supportsWatchList?: boolean;
   /**

@@ -1,24 +1,24 @@
 import type { ServerResponse } from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
-import { Churn, type ChurnOptions } from './churn.js';
+import { Churn, type ChurnOptions } from './faults/churn.js';
 import type { ServerContext } from './context.js';
-import { eventResources } from './eventResources.js';
-import { FaultBoard, validateFault } from './faults.js';
-import type { HistoryEvent } from './history.js';
-import { kubeConfigYaml } from './kubeconfig.js';
-import { Listener } from './listener.js';
-import { NamespaceLifecycle } from './namespaceLifecycle.js';
+import { eventResources } from './storage/eventResources.js';
+import { FaultBoard, validateFault } from './faults/faults.js';
+import type { HistoryEvent } from './storage/history.js';
+import { kubeConfigYaml } from './tls/kubeconfig.js';
+import { Listener } from './server/listener.js';
+import { NamespaceLifecycle } from './storage/namespaceLifecycle.js';
 import { validateOptions, validateRestartOptions, type ApiServerFaults, type ApiServerOptions, type ApiServerStats, type RestartOptions } from './options.js';
-import { ResourceRegistry } from './registry.js';
-import { builtInResources, type ResourceDefinition } from './resources.js';
-import { createRequestHandler } from './router.js';
-import { Storage } from './storage.js';
-import { StorageApi } from './storageApi.js';
-import { generateServingCertificate, type ServingCertificate } from './tls.js';
-import { WatchHub } from './watch.js';
+import { ResourceRegistry } from './storage/registry.js';
+import { builtInResources, type ResourceDefinition } from './storage/resources.js';
+import { createRequestHandler } from './server/router.js';
+import { Storage } from './storage/storage.js';
+import { StorageApi } from './storage/storageApi.js';
+import { generateServingCertificate, type ServingCertificate } from './tls/tls.js';
+import { WatchHub } from './watch/watch.js';
 
 export type { ApiServerFaults, ApiServerOptions, ApiServerStats, AuditEvent, RestartOptions } from './options.js';
-export type { ResourceName } from './registry.js';
+export type { ResourceName } from './storage/registry.js';
 
 /**
  * Starts an in-process Kubernetes API server on 127.0.0.1 that speaks the

@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import type { FaultBoard } from './faults.js';
+import type { FaultBoard } from './faults/faults.js';
 import type { AuditEvent } from './options.js';
-import type { NamespaceLifecycle } from './namespaceLifecycle.js';
-import type { ResourceRegistry } from './registry.js';
-import type { Storage } from './storage.js';
-import type { WatchHub } from './watch.js';
+import type { NamespaceLifecycle } from './storage/namespaceLifecycle.js';
+import type { ResourceRegistry } from './storage/registry.js';
+import type { Storage } from './storage/storage.js';
+import type { WatchHub } from './watch/watch.js';
 
 /** What the request handlers of one simulator share: its state and its settings. */
 export interface ServerContext {

@@ -1,7 +1,7 @@
 import '../engine.js';
 export { startApiServer, ApiServer } from './ApiServer.js';
 export type { ApiServerOptions, ApiServerStats, ApiServerFaults, AuditEvent, RestartOptions, ResourceName } from './ApiServer.js';
-export type { ResourceDefinition } from './resources.js';
+export type { ResourceDefinition } from './storage/resources.js';
 export type {
   Fault,
   FaultTarget,
@@ -14,9 +14,9 @@ export type {
   MalformedLineFault,
   ErrorEventFault,
   SilentWatchFault,
-} from './faults.js';
-export type { WatchDelay, WatchDelayOptions } from './watchDelay.js';
-export type { Churn, ChurnOptions, ChurnResult } from './churn.js';
-export type { Preconditions } from './storage.js';
-export { StatusError } from './StatusError.js';
-export type { Status, StatusDetails } from './StatusError.js';
+} from './faults/faults.js';
+export type { WatchDelay, WatchDelayOptions } from './watch/watchDelay.js';
+export type { Churn, ChurnOptions, ChurnResult } from './faults/churn.js';
+export type { Preconditions } from './storage/storage.js';
+export { StatusError } from './server/StatusError.js';
+export type { Status, StatusDetails } from './server/StatusError.js';

@@ -1,6 +1,6 @@
-import type { Fault, FaultTarget } from './faults.js';
-import type { ResourceDefinition } from './resources.js';
-import type { WatchDelay, WatchDelayOptions } from './watchDelay.js';
+import type { Fault, FaultTarget } from './faults/faults.js';
+import type { ResourceDefinition } from './storage/resources.js';
+import type { WatchDelay, WatchDelayOptions } from './watch/watchDelay.js';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {

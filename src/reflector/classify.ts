@@ -1,0 +1,98 @@
+import { ConnectionError, DecodeError, ExpiredError, KubeApiError, TooManyRequestsError } from '../sources/errors/index.js';
+import { InitialEventsIncompleteError, VeryShortWatchError, WatchStalledError } from './errors.js';
+import type { RelistReason, RetryKind } from './types.js';
+
+/** 410 Gone / reason Expired: the resourceVersion or continue token is older than the server keeps. */
+export function isExpired(err: unknown): boolean {
+  if (err instanceof ExpiredError) return true;
+  if (!(err instanceof KubeApiError)) return false;
+  return err.status === 410 || err.reason === 'Expired' || err.reason === 'Gone';
+}
+
+export { isTooLargeResourceVersion } from '../sources/httpErrors.js';
+
+/** 429: the server asked to slow down. */
+export function isTooManyRequests(err: unknown): err is KubeApiError {
+  return err instanceof TooManyRequestsError || (err instanceof KubeApiError && err.status === 429);
+}
+
+/** Seconds from `Retry-After` (header or Status details), when the server gave any. */
+export function retryAfterSeconds(err: unknown): number | undefined {
+  const fromHeader = err instanceof TooManyRequestsError ? err.retryAfterSeconds : undefined;
+  const fromStatus = err instanceof KubeApiError ? err.details?.details?.retryAfterSeconds : undefined;
+  const value = fromHeader ?? fromStatus;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/** A watch that went silent past the source's idle timeout: a stall, re-watched at once. */
+export function isIdleTimeout(err: unknown): boolean {
+  return err instanceof ConnectionError && err.code === 'IDLE_TIMEOUT';
+}
+
+/**
+ * The server refused the streaming-list request itself (400 BadRequest, 422
+ * Invalid): it will not start accepting it on a retry, so paged lists are
+ * used from now on.
+ */
+export function isWatchListRejected(err: unknown): boolean {
+  return err instanceof KubeApiError && (err.status === 400 || err.status === 422);
+}
+
+/**
+ * Errors after which a streaming list is retried (with backoff) rather than
+ * replaced by a paged list: the paged list would meet the same outage or the
+ * same credentials (docs/semantics.md RF-22 retries connection errors and 429).
+ */
+export function isRetriedNotFallenBack(err: unknown): boolean {
+  if (err instanceof ConnectionError || isTooManyRequests(err)) return true;
+  return err instanceof KubeApiError && (err.status >= 500 || err.status === 401 || err.status === 403);
+}
+
+/**
+ * An answer retrying cannot change: 400 BadRequest or 422 Invalid. Final by
+ * default for a LIST or a plain WATCH; for the streaming-list request it only
+ * means paged lists must be used instead.
+ */
+export function isTerminalByDefault(err: unknown): boolean {
+  return err instanceof KubeApiError && (err.status === 400 || err.status === 422);
+}
+
+/** What to do after a failure: which kind of retry it is, what to run next, and how long the server asked to wait. */
+export interface Disposition {
+  readonly kind: RetryKind;
+  /** The request to make next: resume the watch, or list again. */
+  readonly then: 'watch' | 'list';
+  /** Why a failed watch leads to a relist (only when `then` is 'list' after a watch). */
+  readonly relist?: RelistReason;
+  /** The server's Retry-After, in milliseconds, to be waited exactly. */
+  readonly retryAfterMs?: number;
+}
+
+/**
+ * Sorts a failure of the list phase (paged or streaming) or of the watch
+ * into its retry kind and next step.
+ *
+ * After a watch: stalls, idle timeouts, undecodable lines and broken
+ * connections resume from the last resourceVersion (the watch replays what
+ * was missed; when that is too old the server answers 410); 429 resumes after
+ * its wait; 410, a very short watch and anything else relist, as client-go does.
+ * A list failure always lists again.
+ *
+ * @param err what failed
+ * @param phase where it failed
+ * @returns the kind, the next step and any Retry-After
+ */
+export function classifyFailure(err: unknown, phase: 'list' | 'watch'): Disposition {
+  if (isTooManyRequests(err)) {
+    const seconds = retryAfterSeconds(err);
+    return seconds === undefined ? { kind: 'throttled', then: phase } : { kind: 'throttled', then: phase, retryAfterMs: seconds * 1000 };
+  }
+  if (err instanceof WatchStalledError || isIdleTimeout(err)) return { kind: 'stalled', then: phase };
+  if (err instanceof DecodeError) return { kind: 'decode', then: phase };
+  if (err instanceof InitialEventsIncompleteError) return { kind: 'initial-events-incomplete', then: 'list' };
+  if (phase === 'list') return { kind: isExpired(err) ? 'expired' : 'server', then: 'list' };
+  if (err instanceof ConnectionError) return { kind: 'server', then: 'watch' };
+  if (isExpired(err)) return { kind: 'expired', then: 'list', relist: 'expired' };
+  if (err instanceof VeryShortWatchError) return { kind: 'very-short-watch', then: 'list', relist: 'very-short-watch' };
+  return { kind: 'server', then: 'list', relist: 'watch-failed' };
+}

@@ -1,0 +1,52 @@
+import type { ReflectorCounters, RelistReason, RetryKind } from './types.js';
+
+/** {@link ReflectorCounters} as the reflector keeps them while counting (internal). */
+export interface MutableCounters {
+  lists: number;
+  watches: number;
+  relists: number;
+  events: number;
+  decodeErrors: number;
+  errors: number;
+  readonly relistsByReason: Record<RelistReason | 'list-failed', number>;
+  readonly retriesByKind: Record<RetryKind, number>;
+}
+
+/** Every counter at zero, with a key for every reason and kind, so each label value is there from the start. */
+export function zeroCounters(): MutableCounters {
+  return {
+    lists: 0,
+    watches: 0,
+    relists: 0,
+    events: 0,
+    decodeErrors: 0,
+    errors: 0,
+    relistsByReason: { expired: 0, 'very-short-watch': 0, 'watch-failed': 0, 'list-failed': 0 },
+    retriesByKind: { 'watch-closed': 0, 'very-short-watch': 0, expired: 0, decode: 0, stalled: 0, 'initial-events-incomplete': 0, throttled: 0, server: 0 },
+  };
+}
+
+/** A copy that shares nothing with `c`. */
+export function copyCounters(c: ReflectorCounters): MutableCounters {
+  return { ...c, relistsByReason: { ...c.relistsByReason }, retriesByKind: { ...c.retriesByKind } };
+}
+
+/** The sum of two sets of counters (of two runs of a reflector), as a new object. */
+export function addCounters(a: ReflectorCounters, b: ReflectorCounters): MutableCounters {
+  return {
+    lists: a.lists + b.lists,
+    watches: a.watches + b.watches,
+    relists: a.relists + b.relists,
+    events: a.events + b.events,
+    decodeErrors: a.decodeErrors + b.decodeErrors,
+    errors: a.errors + b.errors,
+    relistsByReason: addRecords(a.relistsByReason, b.relistsByReason),
+    retriesByKind: addRecords(a.retriesByKind, b.retriesByKind),
+  };
+}
+
+function addRecords<K extends string>(a: Readonly<Record<K, number>>, b: Readonly<Record<K, number>>): Record<K, number> {
+  const out = { ...a } as Record<K, number>;
+  for (const key of Object.keys(b) as K[]) out[key] = (out[key] ?? 0) + b[key];
+  return out;
+}

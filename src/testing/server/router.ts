@@ -1,0 +1,132 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerContext } from '../context.js';
+import { discoveryDocument } from './discovery.js';
+import { isCutFault, isStreamFault } from '../faults/faults.js';
+import { deleteCollectionBody, listBody } from '../list/listing.js';
+import { negotiate, watchView } from './negotiate.js';
+import type { StoredObject } from '../storage/history.js';
+import { objectAnswer, preconditionsOf, readBody } from '../writes/objectHandlers.js';
+import type { AuditEvent } from '../options.js';
+import { acceptsGzip, sendJson, sendStatus, type Cut } from './respond.js';
+import { DirectSink, TrickleSink, type Sink } from './sink.js';
+import { StatusError } from './status.js';
+import { parsePath, verbOf, type Target } from './target.js';
+import { injectedError } from '../watch/watch.js';
+import { serveWatch } from '../watch/watchServing.js';
+
+const METHOD_NOT_ALLOWED = 'the server does not allow this method on the requested resource';
+
+/**
+ * The simulator's request handler: authentication, discovery, the resource
+ * path, request faults, content negotiation, then the verb. Whatever a
+ * step throws is answered as a Status (a StatusError's own, else 500).
+ *
+ * @param ctx the server's shared state.
+ * @returns a node `request` listener.
+ */
+export function createRequestHandler(ctx: ServerContext): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const on: Audited = {};
+    route(ctx, req, res, on).catch((err: unknown) => {
+      const status = err instanceof StatusError ? err : new StatusError(500, 'InternalError', `Internal error occurred: ${String(err)}`);
+      if (!res.headersSent && !res.destroyed) sendStatus(res, new DirectSink(res), status);
+      else if (!res.destroyed) res.destroy();
+      audit(ctx, on, status.code, status.reason, undefined);
+    });
+  };
+}
+
+/** The object request being served, once known, for the audit hook. */
+interface Audited {
+  verb?: AuditEvent['verb'];
+  target?: Target;
+}
+
+function audit(ctx: ServerContext, on: Audited, code: number, reason: string | undefined, object: StoredObject | undefined): void {
+  if (ctx.audit === undefined || on.verb === undefined || on.target === undefined) return;
+  const { type, namespace, name } = on.target;
+  try {
+    ctx.audit({ verb: on.verb, resource: type.id, namespace, name: name ?? object?.name, code, reason, resourceVersion: object === undefined ? undefined : String(object.rv) });
+  } catch {
+    // A test's hook that throws must not take the server down with it.
+  }
+}
+
+async function route(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, on: Audited): Promise<void> {
+  if (ctx.tokens !== undefined && !ctx.tokens.has(bearerToken(req.headers.authorization))) {
+    throw new StatusError(401, 'Unauthorized', 'Unauthorized');
+  }
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const q = url.searchParams;
+  const method = req.method ?? 'GET';
+  const discovery = discoveryDocument(url.pathname, ctx.registry, ctx.port());
+  if (discovery !== undefined) {
+    if (method !== 'GET') throw new StatusError(405, 'MethodNotAllowed', METHOD_NOT_ALLOWED);
+    sendJson(res, new DirectSink(res), 200, JSON.stringify(discovery));
+    return;
+  }
+  const { target, legacyWatch } = parsePath(url.pathname, ctx.registry);
+  const isWatch = legacyWatch || q.get('watch') === 'true' || q.get('watch') === '1';
+  const verb = verbOf(method, target.name !== undefined, isWatch);
+  if (verb === undefined) throw new StatusError(405, 'MethodNotAllowed', METHOD_NOT_ALLOWED);
+  if (verb !== 'list' && verb !== 'watch') Object.assign(on, { verb, target });
+
+  // A request fault takes the request before anything else happens to it.
+  // A cut fault is a stream fault unless it was armed for a named non-watch verb: then it cuts that response's body.
+  const fault = ctx.faults.take(verb, target.type.id, (f, armedVerb) => !isStreamFault(f) || (isCutFault(f) && armedVerb !== '*' && armedVerb !== 'watch'));
+  let sink: Sink = new DirectSink(res);
+  let cut: Cut;
+  switch (fault?.type) {
+    case 'status': {
+      const retry = fault.retryAfterSeconds ?? (fault.status === 429 || fault.status === 503 ? 1 : undefined);
+      const err = injectedError(fault.status, fault.reason, fault.message);
+      const withRetry = retry === undefined ? err : new StatusError(err.code, err.reason, err.message, { ...err.status.details, retryAfterSeconds: retry });
+      req.resume();
+      sendStatus(res, sink, withRetry);
+      audit(ctx, on, withRetry.code, withRetry.reason, undefined);
+      return;
+    }
+    case 'stall':
+      req.resume();
+      ctx.stalled.add(res);
+      res.once('close', () => ctx.stalled.delete(res));
+      return;
+    case 'trickle':
+      sink = new TrickleSink(res, fault.bytesPerChunk, fault.intervalMs);
+      break;
+    case 'resetMidLine':
+      cut = 'reset';
+      break;
+    case 'endMidLine':
+      cut = 'end';
+      break;
+    default:
+      break;
+  }
+  // An Accept header nothing can satisfy is refused before the request is performed.
+  const convert = negotiate(req.headers.accept, target.type, verb === 'watch');
+  // Watches are never compressed, as kube-apiserver's watch server writes straight to the connection.
+  const compress = ctx.compression && acceptsGzip(req.headers);
+  const send = (code: number, body: string): void => sendJson(res, sink, code, body, cut, compress);
+
+  switch (verb) {
+    case 'list':
+      if (method === 'DELETE') send(200, deleteCollectionBody(ctx, target, q, preconditionsOf(await readBody(req)), convert));
+      else send(200, listBody(ctx, target, q, convert));
+      return;
+    case 'watch':
+      req.resume();
+      serveWatch(ctx, target, q, res, sink, watchView(convert));
+      return;
+    default: {
+      const answer = await objectAnswer(ctx, verb, target, req, convert, q);
+      send(answer.code, answer.body);
+      audit(ctx, on, answer.code, undefined, answer.object);
+    }
+  }
+}
+
+/** The token of an `Authorization: Bearer` header, '' for anything else. */
+function bearerToken(header: string | undefined): string {
+  return header?.startsWith('Bearer ') === true ? header.slice('Bearer '.length) : '';
+}

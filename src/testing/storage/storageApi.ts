@@ -1,0 +1,208 @@
+import type { StoredObject } from './history.js';
+import type { NamespaceLifecycle } from './namespaceLifecycle.js';
+import { applyPatch } from '../writes/objectHandlers.js';
+import type { ResourceName, ResourceRegistry } from './registry.js';
+import type { Preconditions, Storage } from './storage.js';
+
+type AnyObject = Record<string, unknown>;
+
+/**
+ * The direct storage methods of a simulator: the REST verbs without HTTP,
+ * with the same semantics and the same {@link StatusError}s, for tests that
+ * set up or inspect state — except that they write the status of any
+ * resource and record no `managedFields`, as a test setting a pod's phase
+ * with no kubelet needs. {@link ApiServer} is the class to use.
+ */
+export class StorageApi {
+  // The storage the HTTP side serves, so both see one state.
+  readonly #storage: Storage;
+  // Resolves the names tests use ('v1/pods') to resources.
+  readonly #registry: ResourceRegistry;
+  // Deletions go through it so a namespace deletion is the same as over HTTP.
+  readonly #namespaces: NamespaceLifecycle;
+
+  /**
+   * Used by {@link ApiServer}; not constructed directly.
+   * @param storage the simulator's storage.
+   * @param registry its resources.
+   * @param namespaces its deletion path.
+   */
+  constructor(storage: Storage, registry: ResourceRegistry, namespaces: NamespaceLifecycle) {
+    this.#storage = storage;
+    this.#registry = registry;
+    this.#namespaces = namespaces;
+  }
+
+  /**
+   * Creates an object as POST would: assigns uid, resourceVersion,
+   * creationTimestamp and generation (and `generateName`).
+   *
+   * ## Example
+   * ```ts
+   * const pod = await server.create('v1/pods', { metadata: { name: 'a', namespace: 'default' }, spec: { nodeName: 'n1' } });
+   * ```
+   *
+   * @param resource e.g. `'v1/pods'`.
+   * @param obj the object; it is copied, never kept.
+   * @returns the stored object (a copy).
+   * @throws StatusError 409 AlreadyExists, 422 Invalid, 400 BadRequest.
+   */
+  async create<T extends object>(resource: ResourceName, obj: T): Promise<T> {
+    const type = this.#registry.resolve(resource, 'create');
+    return copyOut<T>(this.#storage.create(type, copyIn(obj, 'create'), undefined));
+  }
+
+  /**
+   * Replaces an object as PUT would. A non-empty `metadata.resourceVersion`
+   * must be the current one, else 409 Conflict. Without one the update is
+   * unconditional, except for leases and custom resources (422 Invalid, as
+   * kube-apiserver answers); a missing lease is created.
+   *
+   * ## Example
+   * ```ts
+   * const pod = server.get('v1/pods', 'default', 'a')!;
+   * await server.update('v1/pods', { ...pod, metadata: { ...pod.metadata, labels: { app: 'web' } } });
+   * ```
+   *
+   * @param resource e.g. `'v1/pods'`.
+   * @param obj the new state; it is copied, never kept.
+   * @returns the stored object (a copy).
+   * @throws StatusError 409 Conflict, 404 NotFound, 422 Invalid.
+   */
+  async update<T extends object>(resource: ResourceName, obj: T): Promise<T> {
+    const type = this.#registry.resolve(resource, 'update');
+    return copyOut<T>(this.#storage.update(type, copyIn(obj, 'update'), undefined));
+  }
+
+  /**
+   * Applies a JSON merge patch (RFC 7386) as PATCH with
+   * `application/merge-patch+json` would.
+   *
+   * ## Example
+   * ```ts
+   * await server.patch('v1/pods', 'default', 'a', { status: { phase: 'Running' } });
+   * ```
+   *
+   * @param resource e.g. `'v1/pods'`.
+   * @param namespace the namespace (`''` or undefined for cluster-scoped).
+   * @param name the object's name.
+   * @param patch the merge patch.
+   * @returns the stored object (a copy).
+   * @throws StatusError 404 NotFound, 409 Conflict when the patch carries a stale resourceVersion.
+   */
+  async patch<T extends object = Record<string, unknown>>(resource: ResourceName, namespace: string | undefined, name: string, patch: object): Promise<T> {
+    const type = this.#registry.resolve(resource, 'patch');
+    const stored = applyPatch(this.#storage, type, namespace ?? '', name, 'application/merge-patch+json', copyIn(patch, 'patch'), undefined);
+    return copyOut<T>(stored);
+  }
+
+  /**
+   * Deletes an object as DELETE would. An object with finalizers only gets
+   * a deletionTimestamp and goes when they are removed. A namespace is
+   * marked `Terminating` (deletionTimestamp set, a MODIFIED event); on the
+   * next tick the emulated namespace controller deletes everything in it
+   * and then the namespace.
+   *
+   * ## Example
+   * ```ts
+   * const gone = await server.delete('v1/pods', 'default', 'a');
+   * gone.metadata.resourceVersion; // the deletion's resourceVersion
+   * ```
+   *
+   * @param resource e.g. `'v1/pods'`.
+   * @param namespace the namespace (`''` or undefined for cluster-scoped).
+   * @param name the object's name.
+   * @param preconditions optional uid / resourceVersion the object must have.
+   * @returns the deleted object (a copy) stamped with the deletion's resourceVersion.
+   * @throws StatusError 404 NotFound, 409 Conflict on a failed precondition.
+   */
+  async delete<T extends object = Record<string, unknown>>(resource: ResourceName, namespace: string | undefined, name: string, preconditions?: Preconditions): Promise<T> {
+    const type = this.#registry.resolve(resource, 'delete');
+    return copyOut<T>(this.#namespaces.delete(type, namespace ?? '', name, preconditions));
+  }
+
+  /**
+   * Reads one object.
+   *
+   * ## Example
+   * ```ts
+   * const pod = server.get('v1/pods', 'default', 'a');
+   * ```
+   *
+   * @param resource e.g. `'v1/pods'`.
+   * @param namespace the namespace (`''` or undefined for cluster-scoped).
+   * @param name the object's name.
+   * @returns a copy of the object, or undefined.
+   */
+  get<T extends object = Record<string, unknown>>(resource: ResourceName, namespace: string | undefined, name: string): T | undefined {
+    const type = this.#registry.resolve(resource, 'get');
+    const o = this.#storage.get(type, namespace ?? '', name);
+    return o === undefined ? undefined : copyOut<T>(o);
+  }
+
+  /**
+   * Lists the current objects of a resource, in key order.
+   *
+   * ## Example
+   * ```ts
+   * const names = server.list('v1/pods', 'default').map((p) => p.metadata.name);
+   * ```
+   *
+   * @param resource e.g. `'v1/pods'`.
+   * @param namespace only this namespace; @default every namespace
+   * @returns copies of the objects.
+   */
+  list<T extends object = Record<string, unknown>>(resource: ResourceName, namespace?: string): T[] {
+    const type = this.#registry.resolve(resource, 'list');
+    return this.#storage.list(type, namespace).map((o) => copyOut<T>(o));
+  }
+
+  /**
+   * The current global resourceVersion.
+   *
+   * ## Example
+   * ```ts
+   * const before = Number(server.resourceVersion());
+   * ```
+   *
+   * @returns the resourceVersion as a string of an increasing integer.
+   */
+  resourceVersion(): string {
+    return String(this.#storage.resourceVersion);
+  }
+
+  /**
+   * Drops the event history up to `rv` (default: everything). Watches from
+   * an older resourceVersion get a 410 ERROR event; continue tokens and
+   * Exact lists at or below it get 410 Expired. This is how a resource
+   * without a watch cache behaves; a real resource with one keeps serving
+   * that history from the cache after etcd compacts, so a test that needs a
+   * 410 from the simulator should call this.
+   *
+   * ## Example
+   * ```ts
+   * server.compact(); // every continue token issued so far is now expired
+   * ```
+   *
+   * @param rv the resourceVersion to compact to; @default the current one
+   * @returns the resourceVersion compacted to.
+   */
+  compact(rv?: string | number): string {
+    let target: number | undefined;
+    if (rv !== undefined) {
+      target = typeof rv === 'number' ? rv : Number(rv);
+      if (!Number.isSafeInteger(target) || target < 1) throw new TypeError(`compact: rv must be a positive integer, got ${String(rv)}`);
+    }
+    return String(this.#storage.compact(target));
+  }
+}
+
+function copyIn(obj: unknown, method: string): AnyObject {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new TypeError(`${method}: the object must be a plain object, got ${String(obj)}`);
+  // A JSON round trip gives the storage its own copy and turns client-node's Date fields into wire strings.
+  return JSON.parse(JSON.stringify(obj)) as AnyObject;
+}
+
+function copyOut<T>(o: StoredObject): T {
+  return JSON.parse(o.json) as T;
+}
