@@ -8,13 +8,10 @@ import {
   kubeSource,
   multiClusterController,
   multiClusterInformer,
-  type Cluster,
-  type ClusterEvent,
-  type ClusterInformer,
-  type ControllerSource,
   type InformerEvent,
   type MultiClusterInformer,
 } from '../../src/index.js';
+import type { Cluster, ClusterEvent, ClusterInformer, ControllerSource } from '../../src/core.js';
 import { offlineKubeConfig } from '../helpers/offlineKubeConfig.js';
 
 // These lines are checked by `tsc` (the typecheck step of `npm test`): each @ts-expect-error must be an error.
