@@ -37,11 +37,13 @@ describe('types tie a resource to its objects', () => {
       kubeSource(kc, 'pods');
       // @ts-expect-error the factory ties the name to the type too
       factory.informerFor<V1Deployment>('v1/pods');
+      // @ts-expect-error one way to ask for an informer: informerFor infers the type, no typed shortcut per resource
+      factory.pods();
     };
     expectTypeOf(mistakes).toBeFunction();
     expectTypeOf(factory.informerFor('v1/configmaps')).toEqualTypeOf<Informer<V1ConfigMap>>();
     expectTypeOf(factory.informerFor<Widget>('example.com/v1/widgets')).toEqualTypeOf<Informer<Widget>>();
-    expectTypeOf(factory.deployments()).toEqualTypeOf<Informer<V1Deployment>>();
+    expectTypeOf(factory.informerFor('apps/v1/deployments')).toEqualTypeOf<Informer<V1Deployment>>();
     expectTypeOf(factory.informerFor('v1/pods', { metadataOnly: true })).toEqualTypeOf<Informer<PartialObjectMetadata>>();
     expectTypeOf(kubeSource(kc, 'apps/v1/deployments', { metadataOnly: true })).toEqualTypeOf<KubeSource<PartialObjectMetadata>>();
   });
