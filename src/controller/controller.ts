@@ -297,6 +297,8 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
  * ```ts
  * import { controller, informer, kubeSource, objectClient } from 'rxkube';
  * import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const deployments = informer(kubeSource(kc, 'apps/v1/deployments'));
  * const configMaps = informer(kubeSource(kc, 'v1/configmaps'));

@@ -14,7 +14,8 @@ export type FinalizerPhase = 'add' | 'apply' | 'cleanup' | 'remove';
  *
  * ## Example
  * ```ts
- * import { FinalizerError, isConflict } from 'rxkube';
+ * import { isConflict } from 'rxkube';
+ * import { FinalizerError } from 'rxkube/core';
  *
  * const errorPolicy = (err: Error) =>
  *   err instanceof FinalizerError && isConflict(err.cause) ? { requeueAfter: 0 } : 'backoff';
@@ -116,6 +117,8 @@ function describe(obj: KubeObject): string {
  * ```ts
  * import { controller, finalizer, objectClient } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const clientFor = (namespace?: string) => objectClient(kc, 'apps/v1/deployments', { namespace });
  * controller({

@@ -17,8 +17,11 @@ import type { TerminalError } from './TerminalError.js';
  *
  * ## Example
  * ```ts
- * import { informer, kubeSource, type ControllerSource } from 'rxkube';
+ * import { informer, kubeSource } from 'rxkube';
+ * import { type ControllerSource } from 'rxkube/core';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const deployments: ControllerSource<V1Deployment> = informer(kubeSource(kc, 'apps/v1/deployments'));
  * ```
@@ -50,7 +53,10 @@ export interface ControllerSource<T> extends Observable<InformerEvent<NoInfer<T>
  *
  * ## Example
  * ```ts
- * import { controller, informer, kubeSource, type OwnsSource } from 'rxkube';
+ * import { controller, informer, kubeSource } from 'rxkube';
+ * import { type OwnsSource } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const owned: OwnsSource = { source: informer(kubeSource(kc, 'v1/configmaps')), kind: 'Deployment', apiVersion: 'apps/v1' };
  * ```
@@ -68,8 +74,11 @@ export interface OwnsSource extends OwnerKeysOptions {
  *
  * ## Example
  * ```ts
- * import { informer, kubeSource, type WatchesSource } from 'rxkube';
+ * import { informer, kubeSource } from 'rxkube';
+ * import { type WatchesSource } from 'rxkube/core';
  * import type { V1Secret } from '@kubernetes/client-node';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * // Every deployment in the secret's namespace that mounts it.
  * const secrets: WatchesSource<V1Secret> = {
@@ -98,7 +107,7 @@ export interface WatchesSource<O> {
  *
  * ## Example
  * ```ts
- * import type { ReconcileAction } from 'rxkube';
+ * import type { ReconcileAction } from 'rxkube/core';
  *
  * const again: ReconcileAction = { requeueAfter: 60_000 };
  * ```
@@ -113,7 +122,7 @@ export type ReconcileAction = { readonly requeueAfter: number } | undefined | vo
  *
  * ## Example
  * ```ts
- * import type { ErrorAction } from 'rxkube';
+ * import type { ErrorAction } from 'rxkube/core';
  *
  * const later: ErrorAction = { requeueAfter: 5_000 };
  * ```
@@ -176,7 +185,8 @@ export type Reconciler<T> = (obj: T, ctx: ReconcileContext<T>) => ReconcileActio
  *
  * ## Example
  * ```ts
- * import { isConflict, type ErrorPolicy } from 'rxkube';
+ * import { isConflict } from 'rxkube';
+ * import { type ErrorPolicy } from 'rxkube/core';
  *
  * // A conflict is retried at once; anything else backs off.
  * const errorPolicy: ErrorPolicy<unknown> = (err) => (isConflict(err.cause ?? err) ? { requeueAfter: 0 } : 'backoff');
@@ -235,7 +245,7 @@ export type ReconcileOutcome<T> =
  *
  * ## Example
  * ```ts
- * import type { ControllerStatus } from 'rxkube';
+ * import type { ControllerStatus } from 'rxkube/core';
  *
  * const show = (s: ControllerStatus) => `${s.state}: ${s.queueDepth} queued, ${s.inFlight} running, p99 ${s.durationP99Ms} ms`;
  * ```

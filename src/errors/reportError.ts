@@ -113,7 +113,7 @@ export function setErrorReporter(sink: ErrorSink | undefined): void {
  *
  * ## Example
  * ```ts
- * import { reportError } from 'rxkube';
+ * import { reportError } from 'rxkube/core';
  *
  * reportError(new Error('something the user must see'));
  * ```

@@ -32,6 +32,8 @@ export interface LeaderElectionRecord {
  * ## Example
  * ```ts
  * import { leaseLock } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const lock = leaseLock(kc, { namespace: 'default', name: 'my-controller' });
  * const seen = await lock.get(AbortSignal.timeout(5_000));
@@ -58,6 +60,8 @@ export interface LockObservation<V> {
  * ```ts
  * import { leaseLock } from 'rxkube';
  * import type { ResourceLock } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const lock: ResourceLock<unknown> = leaseLock(kc, { namespace: 'kube-system', name: 'my-controller' });
  * ```

@@ -18,7 +18,8 @@ import { parseBindAddress, type BindAddress } from './bindAddress.js';
  *
  * ## Example
  * ```ts
- * import { manager, type ManagerMetrics } from 'rxkube';
+ * import { manager } from 'rxkube';
+ * import { type ManagerMetrics } from 'rxkube/core';
  * import { Registry } from 'prom-client';
  *
  * const registry: ManagerMetrics = new Registry(); // served as it is
@@ -44,7 +45,10 @@ export interface ManagerMetrics {
  *
  * ## Example
  * ```ts
- * import { leaseLock, manager, type ManagerLeaderElection } from 'rxkube';
+ * import { leaseLock, manager } from 'rxkube';
+ * import { type ManagerLeaderElection } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const leaderElection: ManagerLeaderElection = { lock: leaseLock(kc, { namespace: 'ops', name: 'my-controller' }) };
  * manager({ controllers: [c], leaderElection }).subscribe();

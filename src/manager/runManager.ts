@@ -9,7 +9,8 @@ import type { ManagerEvent, ManagerOptions } from './options.js';
  *
  * ## Example
  * ```ts
- * import { runManager, type RunManagerOptions } from 'rxkube';
+ * import { runManager } from 'rxkube';
+ * import { type RunManagerOptions } from 'rxkube/core';
  *
  * const opts: RunManagerOptions = { controllers: [c], onEvent: (e) => e.type === 'serving' && console.log(e.url) };
  * process.exitCode = await runManager(opts);

@@ -12,7 +12,8 @@ import type { Cluster, ClusterProvider } from './types.js';
  *
  * ## Example
  * ```ts
- * import { kubeconfigClusters, type KubeconfigClustersOptions } from 'rxkube';
+ * import { kubeconfigClusters } from 'rxkube';
+ * import { type KubeconfigClustersOptions } from 'rxkube/core';
  *
  * const opts: KubeconfigClustersOptions = { path: '/etc/fleet/kubeconfig', contexts: (ctx) => ctx.name.startsWith('prod-') };
  * const clusters = kubeconfigClusters(opts);

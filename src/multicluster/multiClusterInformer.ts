@@ -13,7 +13,8 @@ import type { Cluster, ClusterEvent, ClusterProvider } from './types.js';
  *
  * ## Example
  * ```ts
- * import { byLabel, type MultiClusterInformerOptions } from 'rxkube';
+ * import { byLabel } from 'rxkube';
+ * import { type MultiClusterInformerOptions } from 'rxkube/core';
  * import type { V1Pod } from '@kubernetes/client-node';
  *
  * const opts: MultiClusterInformerOptions<V1Pod> = { indexers: { app: byLabel('app') }, whileUnreachable: 'drop', unreachableAfterMs: 30_000 };
@@ -60,7 +61,7 @@ export interface MultiClusterInformerOptions<T> extends Omit<InformerOptions<T>,
  *
  * ## Example
  * ```ts
- * import type { MultiClusterStatus } from 'rxkube';
+ * import type { MultiClusterStatus } from 'rxkube/core';
  *
  * const away = (s: MultiClusterStatus) => s.clusters.filter((c) => c.state === 'unreachable').map((c) => c.name);
  * ```

@@ -13,7 +13,8 @@ import type { Cluster, ClusterProvider } from './types.js';
  *
  * ## Example
  * ```ts
- * import { secretClusters, type SecretClustersOptions } from 'rxkube';
+ * import { secretClusters } from 'rxkube';
+ * import { type SecretClustersOptions } from 'rxkube/core';
  *
  * // Cluster API: every workload cluster's admin kubeconfig, under `value`, named by its label.
  * const capi: SecretClustersOptions = {

@@ -8,7 +8,7 @@ import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown
  *
  * ## Example
  * ```ts
- * import type { Cluster } from 'rxkube';
+ * import type { Cluster } from 'rxkube/core';
  * import { KubeConfig } from '@kubernetes/client-node';
  *
  * const kc = new KubeConfig();
@@ -71,7 +71,7 @@ export type ClusterProvider = Observable<readonly Cluster[]>;
  *
  * ## Example
  * ```ts
- * import type { ClusterDeleteReason } from 'rxkube';
+ * import type { ClusterDeleteReason } from 'rxkube/core';
  *
  * const reallyDeleted = (reason: ClusterDeleteReason) => reason === 'deleted';
  * ```
@@ -87,7 +87,7 @@ export type ClusterDeleteReason = 'deleted' | 'cluster-removed' | 'cluster-unrea
  *
  * ## Example
  * ```ts
- * import type { ClusterEvent } from 'rxkube';
+ * import type { ClusterEvent } from 'rxkube/core';
  * import type { V1Pod } from '@kubernetes/client-node';
  *
  * const describe = (e: ClusterEvent<V1Pod>) => (e.type === 'delete' ? `${e.key} gone (${e.reason})` : `${e.type} ${e.key}`);

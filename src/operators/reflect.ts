@@ -164,8 +164,8 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * ## Example
  * ```ts
  * import { Subject } from 'rxjs';
- * import { ForbiddenError, kubeSource, type ReflectorStatus } from 'rxkube';
- * import { reflect } from 'rxkube/core';
+ * import { ForbiddenError, kubeSource } from 'rxkube';
+ * import { reflect, type ReflectorStatus } from 'rxkube/core';
  * import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
  *
  * const kc = new KubeConfig();

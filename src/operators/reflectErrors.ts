@@ -7,7 +7,7 @@
  *
  * ## Example
  * ```ts
- * import { VeryShortWatchError } from 'rxkube';
+ * import { VeryShortWatchError } from 'rxkube/core';
  * informer.errors$.subscribe((err) => {
  *   if (err instanceof VeryShortWatchError) console.warn(`watch dropped after ${err.durationMs} ms; relisting`);
  * });
@@ -32,7 +32,7 @@ export class VeryShortWatchError extends Error {
  *
  * ## Example
  * ```ts
- * import { InitialEventsIncompleteError } from 'rxkube';
+ * import { InitialEventsIncompleteError } from 'rxkube/core';
  * informer.errors$.subscribe((err) => {
  *   if (err instanceof InitialEventsIncompleteError) console.warn(`initial list cut after ${err.received} objects`);
  * });
@@ -58,7 +58,7 @@ export class InitialEventsIncompleteError extends Error {
  *
  * ## Example
  * ```ts
- * import { WatchStalledError } from 'rxkube';
+ * import { WatchStalledError } from 'rxkube/core';
  * informer.errors$.subscribe((err) => {
  *   if (err instanceof WatchStalledError) console.warn(`watch silent for ${err.silenceMs} ms (usually ${err.expectedIntervalMs} ms)`);
  * });

@@ -14,7 +14,7 @@ import { shardLabels } from './labels.js';
  *
  * ## Example
  * ```ts
- * import type { ObservedShardLease } from 'rxkube';
+ * import type { ObservedShardLease } from 'rxkube/core';
  *
  * const left = (l: ObservedShardLease, now: number) => l.expiresAt - now;
  * ```
@@ -40,7 +40,7 @@ export interface ObservedShardLease {
  *
  * ## Example
  * ```ts
- * import { hashRing, type ShardMembers } from 'rxkube';
+ * import { hashRing, type ShardMembers } from 'rxkube/core';
  *
  * const ringOf = (m: ShardMembers) => hashRing(m.live);
  * ```
@@ -57,7 +57,7 @@ export interface ShardMembers {
  *
  * ## Example
  * ```ts
- * import { liveShards, type LiveShardsOptions } from 'rxkube';
+ * import { liveShards, type LiveShardsOptions } from 'rxkube/core';
  *
  * const opts: LiveShardsOptions = { scheduler: myVirtualScheduler };
  * ```
@@ -84,8 +84,11 @@ export interface LiveShardsOptions {
  *
  * ## Example
  * ```ts
- * import { hashRing, informer, kubeSource, liveShards, shardLabels } from 'rxkube';
+ * import { informer, kubeSource } from 'rxkube';
+ * import { hashRing, liveShards, shardLabels } from 'rxkube/core';
  * import { map } from 'rxjs';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const leases = informer(kubeSource(kc, 'coordination.k8s.io/v1/leases', { namespace: 'shards', labelSelector: shardLabels('checker').leaseSelector }));
  * leases.pipe(liveShards(), map((m) => hashRing(m.live))).subscribe((ring) => console.log(ring.members));
@@ -169,7 +172,9 @@ export function liveShards(opts: LiveShardsOptions = {}): OperatorFunction<Infor
  *
  * ## Example
  * ```ts
- * import { shardMembers, type ShardMembersOptions } from 'rxkube';
+ * import { shardMembers, type ShardMembersOptions } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const opts: ShardMembersOptions = { namespace: 'shards', controller: 'checker' };
  * shardMembers(kc, opts).subscribe((m) => console.log(m.live));
@@ -193,7 +198,9 @@ export interface ShardMembersOptions extends LiveShardsOptions {
  *
  * ## Example
  * ```ts
- * import { shardMembers } from 'rxkube';
+ * import { shardMembers } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * shardMembers(kc, { namespace: 'shards', controller: 'checker' }).subscribe((m) => console.log(`live: ${m.live.join(', ')}`));
  * ```

@@ -56,8 +56,11 @@ interface Fence {
  *
  * ## Example
  * ```ts
- * import { leaderElection, leaseLock, sharder } from 'rxkube';
+ * import { leaderElection, leaseLock } from 'rxkube';
+ * import { sharder } from 'rxkube/core';
  * import { EMPTY, switchMap } from 'rxjs';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * leaderElection({ lock: leaseLock(kc, { namespace: 'shards', name: 'checker-sharder' }), identity: 'replica-a' })
  *   .pipe(switchMap(({ leading }) => (leading ? sharder({ kc, resource: 'v1/configmaps', controller: 'checker', leaseNamespace: 'shards', identity: 'replica-a' }) : EMPTY)))

@@ -18,7 +18,10 @@ import { shardMembers, type ShardMembers } from './members.js';
  *
  * ## Example
  * ```ts
- * import { informer, kubeSource, type SharderSource } from 'rxkube';
+ * import { informer, kubeSource } from 'rxkube';
+ * import { type SharderSource } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const all: SharderSource = informer(kubeSource(kc, 'v1/configmaps', { metadataOnly: true }));
  * ```
@@ -43,7 +46,7 @@ export interface SharderSource<T> extends Observable<InformerEvent<T>> {
  *
  * ## Example
  * ```ts
- * import type { ShardedOwns } from 'rxkube';
+ * import type { ShardedOwns } from 'rxkube/core';
  *
  * const secrets: ShardedOwns = { resource: 'v1/secrets', kind: 'ConfigMap', apiVersion: 'v1' };
  * ```
@@ -78,7 +81,7 @@ export interface ResolvedOwns extends ShardedOwns {
  *
  * ## Example
  * ```ts
- * import type { ShardingEvent } from 'rxkube';
+ * import type { ShardingEvent } from 'rxkube/core';
  *
  * const describe = (e: ShardingEvent) => (e.type === 'assigned' ? `${e.key} → ${e.shard}` : e.type);
  * ```
@@ -96,7 +99,9 @@ export type ShardingEvent =
  *
  * ## Example
  * ```ts
- * import { sharder, type SharderOptions } from 'rxkube';
+ * import { sharder, type SharderOptions } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const opts: SharderOptions = { kc, resource: 'v1/configmaps', controller: 'checker', leaseNamespace: 'shards', identity: 'replica-a' };
  * sharder(opts).subscribe();

@@ -39,6 +39,8 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * const pod = await server.create('v1/pods', { metadata: { name: 'a', namespace: 'default' }, spec: { nodeName: 'n1' } });
    * ```
    *
@@ -60,6 +62,8 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * const pod = server.get('v1/pods', 'default', 'a')!;
    * await server.update('v1/pods', { ...pod, metadata: { ...pod.metadata, labels: { app: 'web' } } });
    * ```
@@ -80,6 +84,8 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * await server.patch('v1/pods', 'default', 'a', { status: { phase: 'Running' } });
    * ```
    *
@@ -105,6 +111,8 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * const gone = await server.delete('v1/pods', 'default', 'a');
    * gone.metadata.resourceVersion; // the deletion's resourceVersion
    * ```
@@ -126,6 +134,8 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * const pod = server.get('v1/pods', 'default', 'a');
    * ```
    *
@@ -145,6 +155,8 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * const names = server.list('v1/pods', 'default').map((p) => p.metadata.name);
    * ```
    *
@@ -162,6 +174,8 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * const before = Number(server.resourceVersion());
    * ```
    *
@@ -181,6 +195,8 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * server.compact(); // every continue token issued so far is now expired
    * ```
    *
