@@ -23,6 +23,8 @@ import type { TerminalError } from './TerminalError.js';
  * ```ts
  * import { controller, type Controller } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * import type { Informer } from 'rxkube';
+ * declare const deployments: Informer<V1Deployment>;
  *
  * const c: Controller<V1Deployment> = controller({ for: deployments, reconcile });
  * c.status$.subscribe((s) => console.log(`${s.queueDepth} queued, p99 ${s.durationP99Ms} ms`));

@@ -118,6 +118,8 @@ function describe(obj: KubeObject): string {
  * import { controller, finalizer, objectClient } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
  * import type { KubeConfig } from '@kubernetes/client-node';
+ * import type { Informer } from 'rxkube';
+ * declare const deployments: Informer<V1Deployment>;
  * declare const kc: KubeConfig;
  *
  * const clientFor = (namespace?: string) => objectClient(kc, 'apps/v1/deployments', { namespace });

@@ -209,6 +209,9 @@ export type ErrorPolicy<T> = (error: Error, obj: T, ctx: ReconcileContext<T>) =>
  * ## Example
  * ```ts
  * import { controller, type ReconcileOutcome } from 'rxkube';
+ * import type { Informer } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const deployments: Informer<V1Deployment>;
  *
  * controller({ for: deployments, reconcile }).subscribe((o: ReconcileOutcome<unknown>) => {
  *   if (o.type === 'failed') console.warn(`${o.key}: ${o.error.message}`);
@@ -291,6 +294,8 @@ export interface ControllerStatus {
  * ```ts
  * import { controller, type ControllerOptions } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * import type { Informer } from 'rxkube';
+ * declare const deployments: Informer<V1Deployment>;
  *
  * const opts: ControllerOptions<V1Deployment> = { for: deployments, reconcile, concurrency: 4, shutdownTimeoutMs: 10_000 };
  * controller(opts).subscribe();

@@ -1,7 +1,7 @@
 import type { KubeObject } from '../store/types.js';
 
 /**
- * Options of {@link recorder}.
+ * Options of `recorder`.
  *
  * ## Example
  * ```ts

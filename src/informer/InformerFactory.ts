@@ -99,6 +99,12 @@ export class InformerFactory {
    *
    * ## Example
    * ```ts
+   * import { InformerFactory, type KubeObject } from 'rxkube';
+   * import type { KubeConfig } from '@kubernetes/client-node';
+   * declare const kc: KubeConfig;
+   * interface Widget extends KubeObject { spec?: { size?: number } }
+   *
+   * const factory = new InformerFactory(kc);
    * const pods = factory.informerFor('v1/pods'); // Informer<V1Pod>
    * const widgets = factory.informerFor<Widget>('example.com/v1/widgets', { labelSelector: 'team=a' });
    * ```

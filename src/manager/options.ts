@@ -40,7 +40,7 @@ export interface ManagerMetrics {
 }
 
 /**
- * Leader election for {@link manager}: the lock (usually `leaseLock`),
+ * Leader election for `manager`: the lock (usually `leaseLock`),
  * this replica's identity and the timings of `leaderElection`.
  *
  * ## Example

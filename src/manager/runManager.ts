@@ -43,6 +43,9 @@ export interface RunManagerOptions extends ManagerOptions {
  * ## Example
  * ```ts
  * import { controller, informer, kubeSource, leaseLock, loadKubeConfig, runManager } from 'rxkube';
+ * import type { Informer } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const deployments: Informer<V1Deployment>;
  *
  * const kc = loadKubeConfig();
  * const c = controller({ for: informer(kubeSource(kc, 'apps/v1/deployments')), reconcile });

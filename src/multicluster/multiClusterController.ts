@@ -122,6 +122,8 @@ export interface ClusterControllerStatus extends ControllerStatus {
  * import { multiClusterController } from 'rxkube';
  * import { type MultiClusterControllerOptions } from 'rxkube/core';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * import type { Informer } from 'rxkube';
+ * declare const deployments: Informer<V1Deployment>;
  *
  * const opts: MultiClusterControllerOptions<V1Deployment> = { for: deployments, reconcile, concurrency: 8 };
  * multiClusterController(opts).subscribe();

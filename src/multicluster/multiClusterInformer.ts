@@ -82,11 +82,14 @@ export interface MultiClusterStatus {
  * `namespace/name`, empty while the cluster is absent) and whether it has
  * synced. Subscribing to it keeps the multi-cluster informer running. It is
  * what a controller needs (a `ControllerSource`), which is how
- * {@link multiClusterController} runs one controller per cluster.
+ * `multiClusterController` runs one controller per cluster.
  *
  * ## Example
  * ```ts
  * import { controller } from 'rxkube';
+ * import type { Informer } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const deployments: Informer<V1Deployment>;
  *
  * const euDeployments = deployments.cluster('eu-1');
  * euDeployments.store.getByKey('default/web');

@@ -62,14 +62,14 @@ interface Parsed {
  *
  * ## Example
  * ```ts
- * import { kubeSource, multiClusterInformer, secretClusters } from 'rxkube';
+ * import { kubeSource, multiClusterInformer, secretClusters, unwrapTombstone } from 'rxkube';
  * import { KubeConfig } from '@kubernetes/client-node';
  *
  * const hub = new KubeConfig();
  * hub.loadFromDefault();
  * const members = secretClusters(hub, { namespace: 'fleet', labelSelector: 'fleet.example.com/member=true' });
  * const nodes = multiClusterInformer(members, (c) => kubeSource(c.kubeConfig, 'v1/nodes'));
- * nodes.subscribe((e) => console.log(e.cluster, e.type, e.obj.metadata?.name));
+ * nodes.subscribe((e) => console.log(e.cluster, e.type, unwrapTombstone(e.obj)?.metadata?.name));
  * ```
  *
  * @param hub where the Secrets are.

@@ -81,7 +81,7 @@ export type ClusterDeleteReason = 'deleted' | 'cluster-removed' | 'cluster-unrea
 /**
  * A change to a multi-cluster cache: an informer event with the cluster it
  * happened in and the object's key in the multi-cluster store
- * (`cluster/namespace/name`, see {@link clusterKey}); a delete also says
+ * (`cluster/namespace/name`, see `clusterKey`); a delete also says
  * why. It is an `InformerEvent`, so every operator that takes informer
  * events takes these.
  *

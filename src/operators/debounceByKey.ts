@@ -29,6 +29,9 @@ interface Pending<T> {
  * ## Example
  * ```ts
  * import { debounceByKey, ownerKeys } from 'rxkube';
+ * import type { Informer } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const pods: Informer<V1Pod>;
  *
  * // Reconcile each ReplicaSet at most once per 200 ms burst of pod changes.
  * pods

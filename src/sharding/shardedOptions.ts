@@ -81,7 +81,7 @@ export interface ShardedControllerOptions<T extends KubeObject = KubeObject> {
    * @default (labelSelector) => informer(kubeSource(kc, resource, { namespace, labelSelector }))
    */
   readonly source?: (labelSelector: string) => ControllerSource<T>;
-  /** The key an object is placed on the ring by; {@link ownerRingKey} keeps owned objects with their owner. @default metaNamespaceKey */
+  /** The key an object is placed on the ring by; `ownerRingKey` (in `rxkube/core`) keeps owned objects with their owner. @default metaNamespaceKey */
   readonly ringKey?: (obj: KubeObject) => string;
   /**
    * Resources the sharded objects own: the sharder gives each owned object

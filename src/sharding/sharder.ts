@@ -28,7 +28,7 @@ interface Fence {
  * ring over the live members, so that each replica's informers can ask the
  * API server for their share alone (`labelSelector: shard=<identity>`).
  * Run one at a time, by the leader of an election among the replicas
- * ({@link shardedController} does this).
+ * (`shardedController` does this).
  *
  * For each object, whenever it or the membership changes:
  * - unassigned: it gets the shard label of its ring owner;

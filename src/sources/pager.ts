@@ -45,6 +45,9 @@ export interface PagerOptions {
  * import { kubeSource } from 'rxkube';
  * import { listPages } from 'rxkube/core';
  * import type { KubeConfig } from '@kubernetes/client-node';
+ * import type { Informer } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const pods: Informer<V1Pod>;
  * declare const kc: KubeConfig;
  *
  * let count = 0;
@@ -121,6 +124,9 @@ export interface ListAllResult<T> {
  * import { kubeSource } from 'rxkube';
  * import { listAll } from 'rxkube/core';
  * import type { KubeConfig } from '@kubernetes/client-node';
+ * import type { Informer } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const pods: Informer<V1Pod>;
  * declare const kc: KubeConfig;
  *
  * const { items, resourceVersion } = await listAll(kubeSource(kc, 'v1/pods'), { resourceVersion: '0' }, signal);

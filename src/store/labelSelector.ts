@@ -374,6 +374,9 @@ const EXPRESSION_OPERATORS: Readonly<Record<string, LabelOperator>> = { In: 'in'
  * ## Example
  * ```ts
  * import { labelSelectorFromObject } from 'rxkube/core';
+ * import type { Informer } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const pods: Informer<V1Pod>;
  * const sel = labelSelectorFromObject(deployment.spec.selector);
  * const mine = pods.list({ namespace: 'shop', labelSelector: sel });
  * String(labelSelectorFromObject({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a'] }] }));

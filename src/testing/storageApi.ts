@@ -40,6 +40,9 @@ export class StorageApi {
    * ## Example
    * ```ts
    * import type { ApiServer } from 'rxkube/testing';
+   * import type { Informer } from 'rxkube';
+   * import type { V1Pod } from '@kubernetes/client-node';
+   * declare const pods: Informer<V1Pod>;
    * declare const server: ApiServer;
    * const pod = await server.create('v1/pods', { metadata: { name: 'a', namespace: 'default' }, spec: { nodeName: 'n1' } });
    * ```
@@ -63,6 +66,9 @@ export class StorageApi {
    * ## Example
    * ```ts
    * import type { ApiServer } from 'rxkube/testing';
+   * import type { Informer } from 'rxkube';
+   * import type { V1Pod } from '@kubernetes/client-node';
+   * declare const pods: Informer<V1Pod>;
    * declare const server: ApiServer;
    * const pod = server.get('v1/pods', 'default', 'a')!;
    * await server.update('v1/pods', { ...pod, metadata: { ...pod.metadata, labels: { app: 'web' } } });
@@ -85,6 +91,9 @@ export class StorageApi {
    * ## Example
    * ```ts
    * import type { ApiServer } from 'rxkube/testing';
+   * import type { Informer } from 'rxkube';
+   * import type { V1Pod } from '@kubernetes/client-node';
+   * declare const pods: Informer<V1Pod>;
    * declare const server: ApiServer;
    * await server.patch('v1/pods', 'default', 'a', { status: { phase: 'Running' } });
    * ```
@@ -112,6 +121,9 @@ export class StorageApi {
    * ## Example
    * ```ts
    * import type { ApiServer } from 'rxkube/testing';
+   * import type { Informer } from 'rxkube';
+   * import type { V1Pod } from '@kubernetes/client-node';
+   * declare const pods: Informer<V1Pod>;
    * declare const server: ApiServer;
    * const gone = await server.delete('v1/pods', 'default', 'a');
    * gone.metadata.resourceVersion; // the deletion's resourceVersion
@@ -135,6 +147,9 @@ export class StorageApi {
    * ## Example
    * ```ts
    * import type { ApiServer } from 'rxkube/testing';
+   * import type { Informer } from 'rxkube';
+   * import type { V1Pod } from '@kubernetes/client-node';
+   * declare const pods: Informer<V1Pod>;
    * declare const server: ApiServer;
    * const pod = server.get('v1/pods', 'default', 'a');
    * ```
@@ -156,6 +171,9 @@ export class StorageApi {
    * ## Example
    * ```ts
    * import type { ApiServer } from 'rxkube/testing';
+   * import type { Informer } from 'rxkube';
+   * import type { V1Pod } from '@kubernetes/client-node';
+   * declare const pods: Informer<V1Pod>;
    * declare const server: ApiServer;
    * const names = server.list('v1/pods', 'default').map((p) => p.metadata.name);
    * ```

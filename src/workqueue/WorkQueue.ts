@@ -491,6 +491,9 @@ export class WorkQueue<T> {
  * ## Example
  * ```ts
  * import { workQueue } from 'rxkube';
+ * import type { Informer } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const pods: Informer<V1Pod>;
  *
  * const queue = workQueue<string>({ name: 'pods' });
  * pods.addHandler({ add: (pod) => queue.add(`${pod.metadata.namespace}/${pod.metadata.name}`) });
