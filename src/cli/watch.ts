@@ -17,6 +17,7 @@ import { startSimulator, type Simulator } from './simulator.js';
 import { runWatchClusters } from './watchClusters.js';
 import { coloursFor, interrupted, liveScreen } from './terminal.js';
 import { describeReflector, renderHeader, renderTable, renderView } from './view.js';
+import { syncedOf } from '../informer/syncedOf.js';
 
 /** The flags of `rxkube watch`, as parsed. */
 export interface WatchFlags {
@@ -212,7 +213,7 @@ async function live(session: WatchSession, flags: WatchFlags, simulator: Simulat
       } else scheduleDraw();
     },
   );
-  const onSynced = session.informer.synced$.subscribe((isSynced) => {
+  const onSynced = syncedOf(session.informer).subscribe((isSynced) => {
     if (!isSynced || synced) return;
     synced = true;
     simulator?.startChurn();

@@ -22,6 +22,7 @@ import { renderFleetHeader, renderFleetTable, renderFleetView, type FleetWatch }
 import type { CliResource } from './resources.js';
 import { coloursFor, interrupted, liveScreen } from './terminal.js';
 import { UsageError, type WatchFlags } from './watch.js';
+import { syncedOf } from '../informer/syncedOf.js';
 
 const PIPE_WIDTH = 120;
 const FRAME_MS = 200;
@@ -195,7 +196,7 @@ async function live(w: FleetWatch, flags: WatchFlags, subs: Subscription[], erro
         ended.abort();
       },
     }),
-    w.informer.synced$.subscribe((synced) => {
+    syncedOf(w.informer).subscribe((synced) => {
       if (!synced || w.syncedAfterMs !== undefined) return;
       w.syncedAfterMs = Date.now() - w.startedAt;
       if (screen === undefined && flags.output === 'table') {

@@ -40,8 +40,8 @@ export interface ControllerSource<T> extends Observable<InformerEvent<NoInfer<T>
   readonly identity?: SourceIdentity | undefined;
   /** Emits when the cache's resourceVersion moves; a read-your-writes wait listens to it, else looks every 10 ms (RYW-3). @default undefined */
   readonly resourceVersion$?: Observable<string>;
-  /** The current sync state, then each change; reconciles start once every source emitted `true`. */
-  readonly synced$: Observable<boolean>;
+  /** The current status, then each change; reconciles start once every source's `synced` is true (CR-3). An informer's `status$` is one. */
+  readonly status$: Observable<{ readonly synced: boolean }>;
   /** For messages. @default 'source' */
   readonly name?: string;
 }

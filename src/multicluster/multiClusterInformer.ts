@@ -101,8 +101,8 @@ export interface ClusterInformer<T> extends Observable<ClusterEvent<T>> {
   readonly name: string;
   readonly cluster: string;
   readonly store: ReadonlyIndexer<T>;
-  /** Whether the cluster's cache is complete; false while the cluster is absent. */
-  readonly synced$: Observable<boolean>;
+  /** The cluster's sync state, then each change: `synced` is false while the cluster is absent. */
+  readonly status$: Observable<{ readonly synced: boolean }>;
 }
 
 /**
@@ -126,8 +126,6 @@ export interface MultiClusterInformer<T> extends Observable<ClusterEvent<T>> {
   readonly clusters: ClusterProvider;
   /** The merged cache, keyed `cluster/namespace/name`. */
   readonly store: MultiClusterStore<T>;
-  /** The current sync state, then each change (see `hasSynced`). */
-  readonly synced$: Observable<boolean>;
   /** State, each cluster's state, object count and last error; emits on change. */
   readonly status$: Observable<MultiClusterStatus>;
   /** Every error met, each a `ClusterError` naming its cluster (a provider's own errors aside). */
@@ -136,7 +134,8 @@ export interface MultiClusterInformer<T> extends Observable<ClusterEvent<T>> {
    * True once the provider gave its first set and every cluster in it has
    * synced or is known to be unreachable or failed (MC-8): one cluster that
    * is down does not hold up the others. With no clusters, true as soon as
-   * the provider said so.
+   * the provider said so. The same as the last `status$`'s `synced`, kept
+   * for client-go users; to wait, use `whenSynced`.
    */
   hasSynced(): boolean;
   /** Resolves once `hasSynced()`; rejects with a `CacheSyncError` naming the clusters still syncing, as `Informer.whenSynced`. */

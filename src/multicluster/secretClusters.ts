@@ -7,6 +7,7 @@ import { checkOptionNames, functionOption, show } from '../workqueue/validate.js
 import { kubeConfigFingerprint } from './clusterChanges.js';
 import { ClusterError } from './ClusterError.js';
 import type { Cluster, ClusterProvider } from './types.js';
+import { syncedOf } from '../informer/syncedOf.js';
 
 /**
  * Options of {@link secretClusters}.
@@ -132,7 +133,7 @@ export function secretClusters(hub: KubeConfig, opts: SecretClustersOptions): Cl
       for (const uid of [...parsed.keys()]) if (!seen.has(uid)) parsed.delete(uid);
       return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     };
-    return merge(secrets, secrets.synced$).pipe(
+    return merge(secrets, syncedOf(secrets)).pipe(
       filter(() => secrets.hasSynced()),
       map(current),
       // The same Secrets again (another Secret of the namespace changed) is not news.

@@ -7,6 +7,7 @@ import { kubeSource } from '../sources/kubeSource.js';
 import type { InformerEvent } from '../store/events.js';
 import { show } from '../workqueue/validate.js';
 import { shardLabels } from './labels.js';
+import { syncedOf } from '../informer/syncedOf.js';
 
 /**
  * One shard Lease as a replica last saw it, with when it changed on the
@@ -80,7 +81,7 @@ export interface LiveShardsOptions {
  * Lease stand still for a whole lease duration. A timer fires at the next
  * expiry, so a member whose replica died leaves the live set without any
  * event. It emits after every change of a record or of the live set; wait
- * for the informer's `synced$` before taking an absent Lease for a fact.
+ * for the informer's sync (`status$`) before taking an absent Lease for a fact.
  *
  * ## Example
  * ```ts
@@ -219,6 +220,6 @@ export function shardMembers(kc: KubeConfig, opts: ShardMembersOptions): Observa
     const leases = informer(kubeSource<Lease>(kc, 'coordination.k8s.io/v1/leases', { namespace: opts.namespace, labelSelector: labels.leaseSelector }), {
       ...(opts.onError !== undefined && { onError: opts.onError }),
     });
-    return combineLatest([leases.synced$.pipe(filter(Boolean), take(1)), leases.pipe(live)]).pipe(map(([, m]) => m));
+    return combineLatest([syncedOf(leases).pipe(filter(Boolean), take(1)), leases.pipe(live)]).pipe(map(([, m]) => m));
   });
 }

@@ -14,6 +14,7 @@ import { workQueue } from '../workqueue/WorkQueue.js';
 import type { ShardMembers } from './members.js';
 import { resolveSharderOptions, type SharderOptions, type ShardingEvent } from './sharderOptions.js';
 import { hashRing, type HashRing } from './ring.js';
+import { syncedOf } from '../informer/syncedOf.js';
 
 /** The sharder holds a departed member's Lease while it moves that member's objects. */
 interface Fence {
@@ -298,7 +299,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
     });
     subs.add(
       combineLatest([
-        combineLatest([c.objects, ...c.owns.map((o) => o.objects)].map((o) => o.synced$.pipe(filter(Boolean), take(1)))),
+        combineLatest([c.objects, ...c.owns.map((o) => o.objects)].map((o) => syncedOf(o).pipe(filter(Boolean), take(1)))),
         c.members,
       ]).subscribe({
         next: ([, m]) => {

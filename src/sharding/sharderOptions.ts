@@ -35,7 +35,8 @@ export interface SharderSource<T> extends Observable<InformerEvent<T>> {
     /** The key the cache files `obj` (or a tombstone) under. */
     keyOf(obj: T | DeletedFinalStateUnknown<T>): string;
   };
-  readonly synced$: Observable<boolean>;
+  /** The current status, then each change; the sharder waits for `synced`. */
+  readonly status$: Observable<{ readonly synced: boolean }>;
 }
 
 /**
@@ -196,7 +197,7 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
     (informer(kubeSource(o.kc, o.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }), {
       ...(o.onError !== undefined && { onError: o.onError }),
     }) as unknown as SharderSource<T>);
-  if (typeof objects?.subscribe !== 'function' || typeof objects.store?.getByKey !== 'function' || typeof objects.synced$?.subscribe !== 'function') {
+  if (typeof objects?.subscribe !== 'function' || typeof objects.store?.getByKey !== 'function' || typeof objects.status$?.subscribe !== 'function') {
     throw new TypeError(`objects: expected an informer, got ${show(o.objects)}`);
   }
   const members =
