@@ -75,10 +75,10 @@ export interface OwnsSource extends OwnerKeysOptions {
  * ## Example
  * ```ts
  * import { informer, kubeSource } from 'rxkube';
- * import { type WatchesSource } from 'rxkube/core';
- * import type { V1Secret } from '@kubernetes/client-node';
- * import type { KubeConfig } from '@kubernetes/client-node';
+ * import type { WatchesSource } from 'rxkube/core';
+ * import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
  * declare const kc: KubeConfig;
+ * declare function deploymentsUsing(secret: V1Secret): string[];
  *
  * // Every deployment in the secret's namespace that mounts it.
  * const secrets: WatchesSource<V1Secret> = {
@@ -134,8 +134,9 @@ export type ErrorAction = ReconcileAction | 'backoff';
  *
  * ## Example
  * ```ts
- * import { controller, type ReconcileContext } from 'rxkube';
+ * import type { ReconcileContext } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare function writeSomething(d: V1Deployment, opts: { signal: AbortSignal }): Promise<void>;
  *
  * async function reconcile(d: V1Deployment, ctx: ReconcileContext<V1Deployment>) {
  *   if (ctx.retries > 3) console.warn(`${ctx.key} failed ${ctx.retries} times in a row`);
@@ -170,6 +171,7 @@ export interface ReconcileContext<T> {
  * ```ts
  * import type { Reconciler } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare function syncDependents(d: V1Deployment, signal: AbortSignal): Promise<void>;
  *
  * const reconcile: Reconciler<V1Deployment> = async (d, ctx) => {
  *   await syncDependents(d, ctx.signal);
@@ -208,10 +210,10 @@ export type ErrorPolicy<T> = (error: Error, obj: T, ctx: ReconcileContext<T>) =>
  *
  * ## Example
  * ```ts
- * import { controller, type ReconcileOutcome } from 'rxkube';
- * import type { Informer } from 'rxkube';
+ * import { controller, type Informer, type ReconcileOutcome, type Reconciler } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
  * declare const deployments: Informer<V1Deployment>;
+ * declare const reconcile: Reconciler<V1Deployment>;
  *
  * controller({ for: deployments, reconcile }).subscribe((o: ReconcileOutcome<unknown>) => {
  *   if (o.type === 'failed') console.warn(`${o.key}: ${o.error.message}`);
@@ -292,10 +294,10 @@ export interface ControllerStatus {
  *
  * ## Example
  * ```ts
- * import { controller, type ControllerOptions } from 'rxkube';
+ * import { controller, type ControllerOptions, type Informer, type Reconciler } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
- * import type { Informer } from 'rxkube';
  * declare const deployments: Informer<V1Deployment>;
+ * declare const reconcile: Reconciler<V1Deployment>;
  *
  * const opts: ControllerOptions<V1Deployment> = { for: deployments, reconcile, concurrency: 4, shutdownTimeoutMs: 10_000 };
  * controller(opts).subscribe();
