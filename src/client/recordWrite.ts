@@ -16,6 +16,8 @@ import { writeLog } from './writeLog.js';
  * import { recordWrite } from 'rxkube';
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kc: KubeConfig;
+ * import type { V1ConfigMap } from '@kubernetes/client-node';
+ * declare const status: V1ConfigMap;
  *
  * recordWrite(kc, 'v1/configmaps', status, { namespace: 'default' });
  * ```

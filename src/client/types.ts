@@ -128,6 +128,8 @@ export interface ApplyOptions extends WriteOptions {
  * import { objectClient } from 'rxkube';
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kc: KubeConfig;
+ * import type { V1ConfigMap } from '@kubernetes/client-node';
+ * declare const cm: V1ConfigMap;
  *
  * await objectClient(kc, 'v1/configmaps', { namespace: 'default' }).delete('cfg', { preconditions: { uid: cm.metadata?.uid } });
  * ```

@@ -117,6 +117,8 @@ export interface EventRecorderStatus {
  * import { recorder } from 'rxkube';
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kc: KubeConfig;
+ * import type { KubeObject } from 'rxkube';
+ * declare const widget: KubeObject;
  *
  * const events = recorder(kc, { reportingController: 'example.com/widget-controller', reportingInstance: 'widget-controller-0' });
  * events.publish(widget, { type: 'Normal', reason: 'Synced', action: 'Reconcile', note: 'all children up to date' });

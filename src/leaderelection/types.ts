@@ -82,8 +82,10 @@ export interface ResourceLock<V = unknown> {
  *
  * ## Example
  * ```ts
- * import { leaderElection, type Leadership } from 'rxkube';
+ * import { leaderElection, leaseLock, loadKubeConfig, type Leadership } from 'rxkube';
  *
+ * const lock = leaseLock(loadKubeConfig(), { namespace: 'ops', name: 'my-controller' });
+ * const identity = `${process.env.HOSTNAME}-${process.pid}`;
  * leaderElection({ lock, identity }).subscribe(({ leading, leader }: Leadership) => {
  *   console.log(leading ? 'acting' : `standing by; leader is ${leader ?? 'nobody'}`);
  * });

@@ -49,10 +49,9 @@ function collectSources(c: ResolvedManagerOptions): Sources {
  *
  * ## Example
  * ```ts
- * import { controller, informer, kubeSource, leaseLock, loadKubeConfig, manager } from 'rxkube';
- * import type { Informer } from 'rxkube';
+ * import { controller, informer, kubeSource, leaseLock, loadKubeConfig, manager, type Reconciler } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
- * declare const deployments: Informer<V1Deployment>;
+ * declare const reconcile: Reconciler<V1Deployment>;
  *
  * const kc = loadKubeConfig(); // in-cluster in a pod, else ~/.kube/config
  * const c = controller({ for: informer(kubeSource(kc, 'apps/v1/deployments')), reconcile, reconcileTimeoutMs: 60_000 });

@@ -21,6 +21,8 @@ import { parseBindAddress, type BindAddress } from './bindAddress.js';
  * import { manager } from 'rxkube';
  * import { type ManagerMetrics } from 'rxkube/core';
  * import { Registry } from 'prom-client';
+ * import type { Controller } from 'rxkube';
+ * declare const c: Controller<unknown>;
  *
  * const registry: ManagerMetrics = new Registry(); // served as it is
  * manager({ controllers: [c], metrics: registry }).subscribe();
@@ -49,6 +51,8 @@ export interface ManagerMetrics {
  * import { type ManagerLeaderElection } from 'rxkube/core';
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kc: KubeConfig;
+ * import type { Controller } from 'rxkube';
+ * declare const c: Controller<unknown>;
  *
  * const leaderElection: ManagerLeaderElection = { lock: leaseLock(kc, { namespace: 'ops', name: 'my-controller' }) };
  * manager({ controllers: [c], leaderElection }).subscribe();
@@ -75,6 +79,8 @@ export interface ManagerLeaderElection {
  * ## Example
  * ```ts
  * import { manager, type ManagerOptions } from 'rxkube';
+ * import type { Controller } from 'rxkube';
+ * declare const c: Controller<unknown>;
  *
  * const opts: ManagerOptions = { controllers: [c], healthProbeBindAddress: ':8081', metricsBindAddress: '0' };
  * manager(opts).subscribe();
@@ -120,6 +126,8 @@ export interface ManagerOptions {
  * ## Example
  * ```ts
  * import { manager, type ManagerEvent } from 'rxkube';
+ * import type { Controller } from 'rxkube';
+ * declare const c: Controller<unknown>;
  *
  * manager({ controllers: [c] }).subscribe((e: ManagerEvent) => {
  *   if (e.type === 'serving') console.log(`${e.server} on ${e.url}`);
