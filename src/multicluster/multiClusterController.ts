@@ -14,11 +14,14 @@ import type { Cluster, ClusterProvider } from './types.js';
  *
  * ## Example
  * ```ts
+ * import type { Informer, MultiClusterInformer } from 'rxkube';
  * import type { ClusterSource } from 'rxkube/core';
  * import type { V1ConfigMap } from '@kubernetes/client-node';
+ * declare const configMaps: MultiClusterInformer<V1ConfigMap>;
+ * declare const hubConfigMaps: Informer<V1ConfigMap>;
  *
- * const perCluster: ClusterSource<V1ConfigMap> = configMaps;   // a MultiClusterInformer<V1ConfigMap>
- * const fromTheHub: ClusterSource<V1ConfigMap> = hubConfigMaps; // an Informer<V1ConfigMap>
+ * const perCluster: ClusterSource<V1ConfigMap> = configMaps; // one cache per cluster
+ * const fromTheHub: ClusterSource<V1ConfigMap> = hubConfigMaps; // one cache, read by every cluster's controller
  * ```
  */
 export type ClusterSource<T> = MultiClusterInformer<T> | ControllerSource<T>;
@@ -119,13 +122,13 @@ export interface ClusterControllerStatus extends ControllerStatus {
  *
  * ## Example
  * ```ts
- * import { multiClusterController } from 'rxkube';
- * import { type MultiClusterControllerOptions } from 'rxkube/core';
+ * import { multiClusterController, type MultiClusterInformer } from 'rxkube';
+ * import type { ClusterReconciler, MultiClusterControllerOptions } from 'rxkube/core';
  * import type { V1Deployment } from '@kubernetes/client-node';
- * import type { Informer } from 'rxkube';
- * declare const deployments: Informer<V1Deployment>;
+ * declare const deployments: MultiClusterInformer<V1Deployment>;
+ * declare const reconcile: ClusterReconciler<V1Deployment>;
  *
- * const opts: MultiClusterControllerOptions<V1Deployment> = { for: deployments, reconcile, concurrency: 8 };
+ * const opts = { for: deployments, reconcile, concurrency: 8 } satisfies MultiClusterControllerOptions<V1Deployment>;
  * multiClusterController(opts).subscribe();
  * ```
  */

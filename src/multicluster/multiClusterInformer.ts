@@ -86,10 +86,10 @@ export interface MultiClusterStatus {
  *
  * ## Example
  * ```ts
- * import { controller } from 'rxkube';
- * import type { Informer } from 'rxkube';
+ * import { controller, type MultiClusterInformer, type Reconciler } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
- * declare const deployments: Informer<V1Deployment>;
+ * declare const deployments: MultiClusterInformer<V1Deployment>;
+ * declare const reconcile: Reconciler<V1Deployment>;
  *
  * const euDeployments = deployments.cluster('eu-1');
  * euDeployments.store.getByKey('default/web');

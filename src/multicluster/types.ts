@@ -50,6 +50,9 @@ export interface Cluster {
  * ```ts
  * import { of } from 'rxjs';
  * import type { ClusterProvider } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const euKc: KubeConfig;
+ * declare const usKc: KubeConfig;
  *
  * // A fixed fleet is the simplest provider.
  * const fleet: ClusterProvider = of([{ name: 'eu', kubeConfig: euKc }, { name: 'us', kubeConfig: usKc }]);
