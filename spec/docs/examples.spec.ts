@@ -1,44 +1,22 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkDocExamples, docExamples, examplesIn, type DocExampleError } from '../../scripts/checkDocExamples.js';
 
-// Files whose examples do not compile yet. The list only shrinks: a file that compiles must leave it
-// (the last test fails otherwise), and a file not listed must compile.
+// Files whose examples do not compile yet: the error classes (being merged into one API error with
+// guards, their examples with them) and liveShards, whose Lease type does not accept the V1Lease an
+// informer of 'coordination.k8s.io/v1/leases' gives. The list only shrinks: a file that compiles must
+// leave it (the last test fails otherwise), and a file not listed must compile.
 const PENDING = new Set<string>([
   'src/client/conflicts.ts',
-  'src/client/recordWrite.ts',
-  'src/client/types.ts',
   'src/controller/ReconcileTimeoutError.ts',
   'src/controller/TerminalError.ts',
-  'src/controller/controller.ts',
-  'src/controller/finalizer.ts',
-  'src/controller/types.ts',
   'src/errors/CallbackError.ts',
-  'src/errors/reportError.ts',
-  'src/events/types.ts',
   'src/informer/BufferOverflowError.ts',
   'src/informer/CacheSyncError.ts',
   'src/informer/HandlerError.ts',
   'src/informer/InformerStoppedError.ts',
-  'src/leaderelection/leaderElection.ts',
-  'src/leaderelection/types.ts',
-  'src/manager/manager.ts',
-  'src/manager/options.ts',
-  'src/manager/runManager.ts',
-  'src/metrics/prometheusMetrics.ts',
   'src/multicluster/ClusterError.ts',
-  'src/multicluster/multiClusterController.ts',
-  'src/multicluster/multiClusterInformer.ts',
-  'src/multicluster/types.ts',
   'src/operators/TransformError.ts',
-  'src/operators/debounceByKey.ts',
-  'src/operators/deltaFifo.ts',
-  'src/operators/internal/backoff.ts',
-  'src/operators/predicateFilter.ts',
-  'src/operators/reflect.ts',
   'src/sharding/members.ts',
-  'src/sharding/ring.ts',
-  'src/sharding/shardedController.ts',
-  'src/sharding/sharderOptions.ts',
   'src/sources/errors/ConnectionError.ts',
   'src/sources/errors/DecodeError.ts',
   'src/sources/errors/ExpiredError.ts',
@@ -49,20 +27,11 @@ const PENDING = new Set<string>([
   'src/sources/errors/TooManyRequestsError.ts',
   'src/sources/errors/UnauthorizedError.ts',
   'src/sources/httpErrors.ts',
-  'src/sources/kubeSource.ts',
-  'src/sources/pager.ts',
-  'src/store/DeletedFinalStateUnknown.ts',
   'src/store/errors/IndexConflictError.ts',
   'src/store/errors/IndexError.ts',
   'src/store/errors/IndexNotFoundError.ts',
   'src/store/errors/KeyError.ts',
   'src/store/errors/SelectorParseError.ts',
-  'src/store/indexFuncs.ts',
-  'src/store/labelSelector.ts',
-  'src/testing/ApiServer.ts',
-  'src/testing/storageApi.ts',
-  'src/workqueue/WorkQueue.ts',
-  'src/workqueue/priority.ts',
 ]);
 
 describe('doc comment examples', () => {

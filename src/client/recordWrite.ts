@@ -49,9 +49,6 @@ export interface RecordWriteOptions {
  * import { AppsV1Api } from '@kubernetes/client-node';
  * import { recordWrite } from 'rxkube';
  * import type { KubeConfig } from '@kubernetes/client-node';
- * import type { Informer } from 'rxkube';
- * import type { V1Deployment } from '@kubernetes/client-node';
- * declare const deployments: Informer<V1Deployment>;
  * declare const kc: KubeConfig;
  *
  * const apps = kc.makeApiClient(AppsV1Api);

@@ -15,9 +15,6 @@ import type { KubeObject } from '../store/types.js';
  * import { objectClient } from 'rxkube';
  * import { type PatchType } from 'rxkube/core';
  * import type { KubeConfig } from '@kubernetes/client-node';
- * import type { Informer } from 'rxkube';
- * import type { V1Pod } from '@kubernetes/client-node';
- * declare const pods: Informer<V1Pod>;
  * declare const kc: KubeConfig;
  *
  * const type: PatchType = 'json';
@@ -33,9 +30,6 @@ export type PatchType = 'merge' | 'json' | 'strategic';
  * ```ts
  * import { objectClient } from 'rxkube';
  * import type { KubeConfig } from '@kubernetes/client-node';
- * import type { Informer } from 'rxkube';
- * import type { V1Pod } from '@kubernetes/client-node';
- * declare const pods: Informer<V1Pod>;
  * declare const kc: KubeConfig;
  *
  * const pod = await objectClient(kc, 'v1/pods', { namespace: 'default' }).get('web', { signal: AbortSignal.timeout(5_000) });
@@ -79,9 +73,6 @@ export interface WriteOptions extends CallOptions {
  * ```ts
  * import { objectClient } from 'rxkube';
  * import type { KubeConfig } from '@kubernetes/client-node';
- * import type { Informer } from 'rxkube';
- * import type { V1Pod } from '@kubernetes/client-node';
- * declare const pods: Informer<V1Pod>;
  * declare const kc: KubeConfig;
  *
  * await objectClient(kc, 'v1/pods', { namespace: 'default' }).patch('web', { metadata: { labels: { shard: '3' } } }, { type: 'merge' });
@@ -146,9 +137,6 @@ export interface DeletePreconditions {
  * ```ts
  * import { objectClient } from 'rxkube';
  * import type { KubeConfig } from '@kubernetes/client-node';
- * import type { Informer } from 'rxkube';
- * import type { V1Deployment } from '@kubernetes/client-node';
- * declare const deployments: Informer<V1Deployment>;
  * declare const kc: KubeConfig;
  *
  * await objectClient(kc, 'apps/v1/deployments', { namespace: 'default' }).delete('web', { propagationPolicy: 'Foreground' });
@@ -172,9 +160,6 @@ export interface DeleteOptions extends CallOptions {
  * ```ts
  * import { objectClient } from 'rxkube';
  * import type { KubeConfig } from '@kubernetes/client-node';
- * import type { Informer } from 'rxkube';
- * import type { V1Pod } from '@kubernetes/client-node';
- * declare const pods: Informer<V1Pod>;
  * declare const kc: KubeConfig;
  *
  * const { items } = await objectClient(kc, 'v1/pods', { namespace: 'default' }).list({ labelSelector: 'app=web', fieldSelector: 'status.phase=Running' });
@@ -254,8 +239,6 @@ export type DeepPartial<T> = T extends string | number | boolean | bigint | symb
  * import { objectClient, type ApplyConfiguration } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
  * import type { KubeConfig } from '@kubernetes/client-node';
- * import type { Informer } from 'rxkube';
- * declare const deployments: Informer<V1Deployment>;
  * declare const kc: KubeConfig;
  *
  * const scale: ApplyConfiguration<V1Deployment> = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 3 } };

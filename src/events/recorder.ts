@@ -282,9 +282,6 @@ class Recorder implements EventRecorder {
  * ```ts
  * import { controller, informer, kubeSource, recorder } from 'rxkube';
  * import type { KubeConfig } from '@kubernetes/client-node';
- * import type { Informer } from 'rxkube';
- * import type { V1Deployment } from '@kubernetes/client-node';
- * declare const deployments: Informer<V1Deployment>;
  * declare const kc: KubeConfig;
  *
  * const events = recorder(kc, { reportingController: 'example.com/deploy-watcher', reportingInstance: process.env.POD_NAME ?? 'local' });

@@ -59,6 +59,8 @@ export interface ShardMembers {
  * ## Example
  * ```ts
  * import { liveShards, type LiveShardsOptions } from 'rxkube/core';
+ * import type { SchedulerLike } from 'rxjs';
+ * declare const myVirtualScheduler: SchedulerLike;
  *
  * const opts: LiveShardsOptions = { scheduler: myVirtualScheduler };
  * ```

@@ -60,6 +60,7 @@ export function ringHash(text: string): number {
  * ## Example
  * ```ts
  * import { hashRing } from 'rxkube/core';
+ * declare const keys: string[];
  *
  * const before = hashRing(['a', 'b', 'c']);
  * const after = hashRing(['a', 'b', 'c', 'd']);

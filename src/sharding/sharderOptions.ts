@@ -18,12 +18,12 @@ import { shardMembers, type ShardMembers } from './members.js';
  *
  * ## Example
  * ```ts
- * import { informer, kubeSource } from 'rxkube';
- * import { type SharderSource } from 'rxkube/core';
+ * import { informer, kubeSource, type PartialObjectMetadata } from 'rxkube';
+ * import type { SharderSource } from 'rxkube/core';
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kc: KubeConfig;
  *
- * const all: SharderSource = informer(kubeSource(kc, 'v1/configmaps', { metadataOnly: true }));
+ * const all: SharderSource<PartialObjectMetadata> = informer(kubeSource(kc, 'v1/configmaps', { metadataOnly: true }));
  * ```
  */
 export interface SharderSource<T> extends Observable<InformerEvent<T>> {

@@ -45,10 +45,8 @@ export interface PagerOptions {
  * import { kubeSource } from 'rxkube';
  * import { listPages } from 'rxkube/core';
  * import type { KubeConfig } from '@kubernetes/client-node';
- * import type { Informer } from 'rxkube';
- * import type { V1Pod } from '@kubernetes/client-node';
- * declare const pods: Informer<V1Pod>;
  * declare const kc: KubeConfig;
+ * declare const signal: AbortSignal;
  *
  * let count = 0;
  * for await (const page of listPages(kubeSource(kc, 'v1/pods'), {}, signal)) {
@@ -124,10 +122,8 @@ export interface ListAllResult<T> {
  * import { kubeSource } from 'rxkube';
  * import { listAll } from 'rxkube/core';
  * import type { KubeConfig } from '@kubernetes/client-node';
- * import type { Informer } from 'rxkube';
- * import type { V1Pod } from '@kubernetes/client-node';
- * declare const pods: Informer<V1Pod>;
  * declare const kc: KubeConfig;
+ * declare const signal: AbortSignal;
  *
  * const { items, resourceVersion } = await listAll(kubeSource(kc, 'v1/pods'), { resourceVersion: '0' }, signal);
  * ```

@@ -21,9 +21,6 @@ const SEGMENT = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/i;
  * ## Example
  * ```ts
  * import { parseResourceRef } from 'rxkube/core';
- * import type { Informer } from 'rxkube';
- * import type { V1Deployment } from '@kubernetes/client-node';
- * declare const deployments: Informer<V1Deployment>;
  *
  * parseResourceRef('apps/v1/deployments'); // { group: 'apps', version: 'v1', plural: 'deployments', … }
  * ```
@@ -73,9 +70,6 @@ export function parseResourceRef(ref: ResourceRef): ParsedResource {
  * ## Example
  * ```ts
  * import { parseResourceRef, resourcePath } from 'rxkube/core';
- * import type { Informer } from 'rxkube';
- * import type { V1Deployment } from '@kubernetes/client-node';
- * declare const deployments: Informer<V1Deployment>;
  *
  * resourcePath(parseResourceRef('apps/v1/deployments'), 'prod'); // '/apis/apps/v1/namespaces/prod/deployments'
  * ```

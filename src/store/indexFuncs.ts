@@ -78,8 +78,11 @@ export function byLabel(key: string): IndexFunc<KubeObject> {
  * ```ts
  * import { byOwnerUid } from 'rxkube';
  * import { createIndexer } from 'rxkube/core';
- * const pods = createIndexer({ indexers: { owner: byOwnerUid } });
- * const owned = pods.byIndex('owner', replicaSet.metadata.uid);
+ * import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+ * declare const replicaSet: V1ReplicaSet;
+ *
+ * const pods = createIndexer<V1Pod>({ indexers: { owner: byOwnerUid } });
+ * const owned = pods.byIndex('owner', replicaSet.metadata?.uid ?? '');
  * ```
  *
  * @param obj a Kubernetes object.
@@ -108,8 +111,11 @@ export const byOwnerUid: IndexFunc<KubeObject> = (obj: KubeObject): readonly str
  * ```ts
  * import { byControllerUid } from 'rxkube';
  * import { createIndexer } from 'rxkube/core';
- * const pods = createIndexer({ indexers: { controller: byControllerUid } });
- * const managed = pods.byIndex('controller', replicaSet.metadata.uid);
+ * import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+ * declare const replicaSet: V1ReplicaSet;
+ *
+ * const pods = createIndexer<V1Pod>({ indexers: { controller: byControllerUid } });
+ * const managed = pods.byIndex('controller', replicaSet.metadata?.uid ?? '');
  * ```
  *
  * @param obj a Kubernetes object.

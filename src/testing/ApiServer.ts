@@ -302,9 +302,6 @@ export class ApiServer extends StorageApi {
    * ## Example
    * ```ts
    * import type { ApiServer } from 'rxkube/testing';
-   * import type { Informer } from 'rxkube';
-   * import type { V1Pod } from '@kubernetes/client-node';
-   * declare const pods: Informer<V1Pod>;
    * declare const server: ApiServer;
    * const churn = server.churn({ resource: 'v1/pods', namespace: 'default', creates: 100, updates: 300, deletes: 50, perSecond: 500 });
    * await churn.done;
@@ -349,9 +346,6 @@ export class ApiServer extends StorageApi {
    * ## Example
    * ```ts
    * import { startApiServer } from 'rxkube/testing';
-   * import type { Informer } from 'rxkube';
-   * import type { V1Pod } from '@kubernetes/client-node';
-   * declare const pods: Informer<V1Pod>;
    *
    * const server = await startApiServer();
    * await server.create('v1/pods', { metadata: { name: 'web', namespace: 'default' } });
@@ -378,8 +372,10 @@ export class ApiServer extends StorageApi {
    *
    * ## Example
    * ```ts
+   * import { afterEach } from 'vitest';
    * import type { ApiServer } from 'rxkube/testing';
    * declare const server: ApiServer;
+   *
    * afterEach(() => server.close());
    * ```
    *

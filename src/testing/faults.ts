@@ -56,9 +56,6 @@ export interface EndMidLineFault {
  * ## Example
  * ```ts
  * import { startApiServer } from 'rxkube/testing';
- * import type { Informer } from 'rxkube';
- * import type { V1Pod } from '@kubernetes/client-node';
- * declare const pods: Informer<V1Pod>;
  *
  * const server = await startApiServer();
  * server.faults.inject({ type: 'silentWatch' }, { verb: 'watch', resource: 'v1/pods' });

@@ -40,9 +40,6 @@ export class StorageApi {
    * ## Example
    * ```ts
    * import type { ApiServer } from 'rxkube/testing';
-   * import type { Informer } from 'rxkube';
-   * import type { V1Pod } from '@kubernetes/client-node';
-   * declare const pods: Informer<V1Pod>;
    * declare const server: ApiServer;
    * const pod = await server.create('v1/pods', { metadata: { name: 'a', namespace: 'default' }, spec: { nodeName: 'n1' } });
    * ```
@@ -66,11 +63,10 @@ export class StorageApi {
    * ## Example
    * ```ts
    * import type { ApiServer } from 'rxkube/testing';
-   * import type { Informer } from 'rxkube';
    * import type { V1Pod } from '@kubernetes/client-node';
-   * declare const pods: Informer<V1Pod>;
    * declare const server: ApiServer;
-   * const pod = server.get('v1/pods', 'default', 'a')!;
+   *
+   * const pod = server.get<V1Pod>('v1/pods', 'default', 'a')!;
    * await server.update('v1/pods', { ...pod, metadata: { ...pod.metadata, labels: { app: 'web' } } });
    * ```
    *
@@ -91,9 +87,6 @@ export class StorageApi {
    * ## Example
    * ```ts
    * import type { ApiServer } from 'rxkube/testing';
-   * import type { Informer } from 'rxkube';
-   * import type { V1Pod } from '@kubernetes/client-node';
-   * declare const pods: Informer<V1Pod>;
    * declare const server: ApiServer;
    * await server.patch('v1/pods', 'default', 'a', { status: { phase: 'Running' } });
    * ```
@@ -121,12 +114,11 @@ export class StorageApi {
    * ## Example
    * ```ts
    * import type { ApiServer } from 'rxkube/testing';
-   * import type { Informer } from 'rxkube';
    * import type { V1Pod } from '@kubernetes/client-node';
-   * declare const pods: Informer<V1Pod>;
    * declare const server: ApiServer;
-   * const gone = await server.delete('v1/pods', 'default', 'a');
-   * gone.metadata.resourceVersion; // the deletion's resourceVersion
+   *
+   * const gone = await server.delete<V1Pod>('v1/pods', 'default', 'a');
+   * gone.metadata?.resourceVersion; // the deletion's resourceVersion
    * ```
    *
    * @param resource e.g. `'v1/pods'`.
@@ -147,9 +139,6 @@ export class StorageApi {
    * ## Example
    * ```ts
    * import type { ApiServer } from 'rxkube/testing';
-   * import type { Informer } from 'rxkube';
-   * import type { V1Pod } from '@kubernetes/client-node';
-   * declare const pods: Informer<V1Pod>;
    * declare const server: ApiServer;
    * const pod = server.get('v1/pods', 'default', 'a');
    * ```
@@ -171,11 +160,10 @@ export class StorageApi {
    * ## Example
    * ```ts
    * import type { ApiServer } from 'rxkube/testing';
-   * import type { Informer } from 'rxkube';
    * import type { V1Pod } from '@kubernetes/client-node';
-   * declare const pods: Informer<V1Pod>;
    * declare const server: ApiServer;
-   * const names = server.list('v1/pods', 'default').map((p) => p.metadata.name);
+   *
+   * const names = server.list<V1Pod>('v1/pods', 'default').map((p) => p.metadata?.name);
    * ```
    *
    * @param resource e.g. `'v1/pods'`.

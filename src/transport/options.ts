@@ -81,9 +81,6 @@ const TRANSPORT = Symbol('rxkube.transport');
  * ```ts
  * import { KubeConfig } from '@kubernetes/client-node';
  * import { informer, kubeSource, withTransport } from 'rxkube';
- * import type { Informer } from 'rxkube';
- * import type { V1Pod } from '@kubernetes/client-node';
- * declare const pods: Informer<V1Pod>;
  *
  * const kc = new KubeConfig();
  * kc.loadFromDefault();
