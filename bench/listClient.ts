@@ -4,8 +4,8 @@
 // benchmarks; answers one 'run' request.
 
 import { KubeConfig } from '@kubernetes/client-node';
-import { kubeSource, withTransport, type TransportOptions } from 'rxkube';
-import { listAll } from 'rxkube/core';
+import { kubeSource, withTransport } from 'rxkube';
+import { listAll, type TransportOptions } from 'rxkube/core';
 import { serve } from './lib/ipc.js';
 
 export interface ListArgs {

@@ -6,8 +6,8 @@
 // for deep-freezing a new object exactly as an object from the wire does.
 
 import { Bench, type Task } from 'tinybench';
-import { byLabel, byNamespace, namespaceIndex } from 'rxkube';
-import { createIndexer, type Indexer } from 'rxkube/core';
+import { byLabel, byNamespace } from 'rxkube';
+import { createIndexer, namespaceIndex, type Indexer } from 'rxkube/core';
 import type { V1Pod } from '@kubernetes/client-node';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { namespaceOf, podApp, storedPod } from './lib/pods.js';

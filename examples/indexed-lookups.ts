@@ -61,8 +61,8 @@ export function printIndexedViews(kc: KubeConfig, print: (line: string) => void 
     print(`-- ${why}: ${index.pods.store.listKeys().length} pods`);
     for (const line of [...index.byNode(), ...index.byOwner()]) print(line);
   };
-  const synced$ = index.pods.synced$.pipe(
-    first(Boolean),
+  const synced$ = index.pods.status$.pipe(
+    first((s) => s.synced),
     map(() => 'synced'),
   );
   const changed$ = index.pods.pipe(

@@ -24,11 +24,11 @@ import {
   objectClient,
   secretClusters,
   type ClusterProvider,
-  type ClusterReconcileOutcome,
   type Informer,
   type MultiClusterController,
   type MultiClusterInformer,
 } from 'rxkube';
+import type { ClusterReconcileOutcome } from 'rxkube/core';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { exampleCluster } from './lib/cluster.js';
 

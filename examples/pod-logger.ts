@@ -74,7 +74,7 @@ export function logPods(kc: KubeConfig, print: (line: string) => void = console.
       mergeMap(describePodEvent),
     )
     .subscribe(print);
-  const synced = pods.synced$.pipe(first(Boolean), map(() => pods.store.listKeys().length)).subscribe((n) => print(`synced: ${n} pods`));
+  const synced = pods.status$.pipe(first((s) => s.synced), map(() => pods.store.listKeys().length)).subscribe((n) => print(`synced: ${n} pods`));
   return {
     whenSynced: () => pods.whenSynced({ timeout: 30_000 }),
     stop() {

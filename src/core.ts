@@ -1,9 +1,24 @@
-// rxkube's building blocks, for those who compose their own informer or source: the reflector
-// (list → watch loop), the DeltaFIFO operator, the bare indexed store, the pager and the streaming
-// decoders. Everyday use needs only 'rxkube'.
+// rxkube's building blocks and detail types, for those who compose their own informer or source, tune
+// an option beyond the defaults, or name a type that 'rxkube' leaves to inference: the reflector
+// (list → watch loop), the DeltaFIFO operator, the bare indexed store and selectors, the pager and the
+// streaming decoders, every rate limiter, the sharding pieces, and the option, status and metric types
+// of the everyday functions. Everyday use needs only 'rxkube'.
 import './engine.js';
 
-// reflector
+// informer: options, status and metrics detail
+export {
+  InformerStoppedError,
+  type InformerMetrics,
+  type InformerStore,
+  type HandlerStatus,
+  type WhenSyncedOptions,
+  type CacheSyncFailure,
+  type InformerFactoryOptions,
+  type InformerForOptions,
+  type BufferPolicy,
+} from './informer/index.js';
+
+// reflector; its errors arrive on an informer's errors$ as notices: the informer retries on its own (E-1)
 export {
   reflect,
   VeryShortWatchError,
@@ -20,19 +35,33 @@ export {
   type RelistReason,
 } from './reflector/index.js';
 
-// DeltaFIFO
-export { deltaFifo, type Delta, type DeltaType, type Deltas, type DeltaFifoOptions } from './operators/index.js';
+// DeltaFIFO and the transform hook
+export { deltaFifo, TransformError, type Delta, type DeltaType, type Deltas, type DeltaFifoOptions } from './operators/index.js';
+
+// operators: option and detail types
+export { type PredicateValue, type OwnerKeysOptions, type OwnerJoin, type OwnerSource } from './operators/index.js';
 
 // store
 export {
   createIndexer,
+  deletionHandlingMetaNamespaceKey,
+  namespaceIndex,
   parseLabelSelector,
   labelSelectorFromObject,
   parseFieldSelector,
   escapeFieldValue,
+  SelectorParseError,
+  KeyError,
+  IndexError,
+  IndexNotFoundError,
+  IndexConflictError,
   type Indexer,
   type IndexerOptions,
+  type KeyFunc,
   type KeyListerGetter,
+  type StoreListOptions,
+  type ObjectMeta,
+  type OwnerReference,
   type LabelSelector,
   type LabelSelectorObject,
   type LabelRequirement,
@@ -53,6 +82,14 @@ export {
   isTooLargeResourceVersion,
   parseResourceRef,
   resourcePath,
+  type KubeSourceOptions,
+  type BuiltInResources,
+  type CustomResourceRef,
+  type ListOptions,
+  type ObjectList,
+  type SourceIdentity,
+  type WatchEventType,
+  type WatchOptions,
   type ParsedResource,
   type ListPage,
   type PagerOptions,
@@ -60,5 +97,131 @@ export {
   type ListEnvelope,
 } from './sources/index.js';
 
-// leader election's lock, for a lock other than a Lease
-export { JITTER_FACTOR, type ResourceLock, type LockObservation, type LeaderElectionRecord } from './leaderelection/index.js';
+// work queues: options, results, metrics, and every rate limiter
+export {
+  itemExponentialFailureRateLimiter,
+  itemFastSlowRateLimiter,
+  bucketRateLimiter,
+  maxOfRateLimiter,
+  withMaxWaitRateLimiter,
+  defaultItemBasedRateLimiter,
+  type WorkQueueAddOptions,
+  type WorkQueueGetOptions,
+  type WorkQueueGetResult,
+  type WorkQueueItemsOptions,
+  type WorkQueueProcessOptions,
+  type WorkQueueWorker,
+  type WorkOutcome,
+  type WorkQueueMetrics,
+  type WorkQueueHistogram,
+  type DurationHistogram,
+  type ItemExponentialFailureRateLimiterOptions,
+  type ItemFastSlowRateLimiterOptions,
+  type BucketRateLimiterOptions,
+  type DefaultControllerRateLimiterOptions,
+} from './workqueue/index.js';
+
+// controllers: sources, outcomes, error policy, status, metrics, finalizer detail
+export {
+  FinalizerError,
+  type ControllerSource,
+  type ControllerStatus,
+  type ControllerMetrics,
+  type ErrorAction,
+  type ErrorPolicy,
+  type OwnsSource,
+  type ReconcileAction,
+  type WatchesSource,
+  type FinalizerClient,
+  type FinalizerOptions,
+  type FinalizerPhase,
+} from './controller/index.js';
+
+// writing objects: call options and apply detail
+export {
+  type RecordWriteOptions,
+  type ApplyConflict,
+  type ObjectClientOptions,
+  type CallOptions,
+  type WriteOptions,
+  type PatchOptions,
+  type PatchType,
+  type DeepPartial,
+  type DeleteOptions,
+  type DeletePreconditions,
+  type ListCallOptions,
+} from './client/index.js';
+
+// recording Events: options and detail
+export { type EventRecorderOptions, type EventRecorderStatus, type EventDetails } from './events/index.js';
+
+// transport options
+export { type TransportOptions } from './transport/index.js';
+
+// leader election: the Lease lock's options, and the lock contract for a lock other than a Lease
+export {
+  JITTER_FACTOR,
+  type Lease,
+  type LeaseLockOptions,
+  type ResourceLock,
+  type LockObservation,
+  type LeaderElectionRecord,
+} from './leaderelection/index.js';
+
+// the runner: options and events
+export {
+  type ManagerLeaderElection,
+  type ManagerMetrics,
+  type RunManagerOptions,
+  type LoadKubeConfigOptions,
+} from './manager/index.js';
+
+// sharding: the sharder, its hash ring, labels and membership, for a layout shardedController does not cover
+export {
+  sharder,
+  hashRing,
+  shardLabels,
+  ownerRingKey,
+  liveShards,
+  shardMembers,
+  type ShardEvent,
+  type ShardedOwns,
+  type SharderOptions,
+  type SharderSource,
+  type ShardingEvent,
+  type HashRing,
+  type HashRingOptions,
+  type ShardLabels,
+  type LiveShardsOptions,
+  type ShardMembers,
+  type ShardMembersOptions,
+  type ObservedShardLease,
+} from './sharding/index.js';
+
+// many clusters: keys, cluster events and status, options and per-cluster detail
+export {
+  splitClusterKey,
+  ClusterError,
+  type Cluster,
+  type ClusterEvent,
+  type ClusterDeleteReason,
+  type ClusterState,
+  type ClusterStatus,
+  type ClusterInformer,
+  type MultiClusterInformerOptions,
+  type MultiClusterStatus,
+  type MultiClusterStore,
+  type MultiClusterControllerOptions,
+  type ClusterSource,
+  type ClusterReconciler,
+  type ClusterReconcileContext,
+  type ClusterReconcileOutcome,
+  type ClusterControllerMetrics,
+  type ClusterControllerStatus,
+  type KubeconfigClustersOptions,
+  type SecretClustersOptions,
+} from './multicluster/index.js';
+
+// error reporting: sending an error to the default reporter (E-1), and the stderr reporter it starts with
+export { reportError, createStderrReporter, type ErrorSink, type StderrReporterOptions } from './errors/reportError.js';
+export { CallbackError } from './errors/CallbackError.js';

@@ -1,4 +1,4 @@
-import { BehaviorSubject, Observable, Subject } from 'rxjs';
+import { BehaviorSubject, Observable, Subject, map } from 'rxjs';
 import { createIndexer } from '../../src/store/indexer.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import type { InformerEvent } from '../../src/informer/InformerEvent.js';
@@ -42,7 +42,7 @@ export function memorySource<T extends KubeObject>(name = 'memory', opts: { free
   return Object.assign(stream, {
     name,
     store,
-    synced$: synced.asObservable(),
+    status$: synced.pipe(map((s) => ({ synced: s }))),
     upsert(obj: T) {
       const old = store.get(obj);
       store.update(obj);

@@ -21,26 +21,26 @@ afterEach(async () => {
 describe('InformerFactory', () => {
   it('shares one informer per resource, namespace, selectors and transform', () => {
     const t = <T>(o: T): T => o;
-    expect(factory.pods()).toBe(factory.informerFor('v1/pods'));
-    expect(factory.pods({ labelSelector: 'app=web' })).toBe(factory.pods({ labelSelector: 'app=web' }));
-    expect(factory.pods({ labelSelector: 'app=web' })).not.toBe(factory.pods());
-    expect(factory.pods({ namespace: 'other' })).not.toBe(factory.pods());
-    expect(factory.pods({ transform: t })).toBe(factory.pods({ transform: t }));
-    expect(factory.pods({ transform: t })).not.toBe(factory.pods({ transform: (o) => o }));
+    expect(factory.informerFor('v1/pods')).toBe(factory.informerFor('v1/pods'));
+    expect(factory.informerFor('v1/pods', { labelSelector: 'app=web' })).toBe(factory.informerFor('v1/pods', { labelSelector: 'app=web' }));
+    expect(factory.informerFor('v1/pods', { labelSelector: 'app=web' })).not.toBe(factory.informerFor('v1/pods'));
+    expect(factory.informerFor('v1/pods', { namespace: 'other' })).not.toBe(factory.informerFor('v1/pods'));
+    expect(factory.informerFor('v1/pods', { transform: t })).toBe(factory.informerFor('v1/pods', { transform: t }));
+    expect(factory.informerFor('v1/pods', { transform: t })).not.toBe(factory.informerFor('v1/pods', { transform: (o) => o }));
   });
 
   it('starts what was asked for, again after more is asked for, and waits for their caches', async () => {
     await server.create('v1/pods', pod('p'));
     await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default' }, data: {} });
     await server.create('v1/pods', pod('web', { labels: { app: 'web' } }));
-    const pods = factory.pods();
+    const pods = factory.informerFor('v1/pods');
     factory.start();
-    const cms = factory.configMaps();
-    const web = factory.pods({ labelSelector: 'app=web' });
-    expect(await factory.waitForCacheSync({ timeout: 10_000 })).toEqual(['v1/pods in default']);
+    const cms = factory.informerFor('v1/configmaps');
+    const web = factory.informerFor('v1/pods', { labelSelector: 'app=web' });
+    expect(await factory.whenSynced({ timeout: 10_000 })).toEqual(['v1/pods in default']);
     expect(cms.hasSynced()).toBe(false);
     factory.start();
-    const synced = await factory.waitForCacheSync({ timeout: 10_000 });
+    const synced = await factory.whenSynced({ timeout: 10_000 });
     expect([...synced].sort()).toEqual(['v1/configmaps in default', 'v1/pods in default', 'v1/pods in default labels(app=web)']);
     expect(pods.store.listKeys().slice().sort()).toEqual(['default/p', 'default/web']);
     expect(web.store.listKeys()).toEqual(['default/web']);
@@ -48,23 +48,23 @@ describe('InformerFactory', () => {
   });
 
   it('rejects with the informers that could not sync', async () => {
-    factory.pods();
+    factory.informerFor('v1/pods');
     factory.informerFor('example.com/v1/nothings');
     factory.start();
-    const err = await factory.waitForCacheSync({ timeout: 1_000 }).catch((e: unknown) => e);
+    const err = await factory.whenSynced({ timeout: 1_000 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CacheSyncError);
     expect((err as CacheSyncError).unsynced).toEqual(['example.com/v1/nothings in default']);
     expect((err as CacheSyncError).synced).toEqual(['v1/pods in default']);
   });
 
   it('shutdown stops every informer and makes start a no-op', async () => {
-    const pods = factory.pods();
+    const pods = factory.informerFor('v1/pods');
     factory.start();
-    await factory.waitForCacheSync();
+    await factory.whenSynced();
     await waitFor(() => server.stats.watchesOpen === 1, 'watch open');
     await factory.shutdown();
     await waitFor(() => server.stats.watchesOpen === 0, 'watch closed');
-    const later = factory.configMaps();
+    const later = factory.informerFor('v1/configmaps');
     factory.start();
     expect(later.hasSynced()).toBe(false);
     expect(pods.hasSynced()).toBe(true);

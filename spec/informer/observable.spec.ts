@@ -165,7 +165,7 @@ describe('an informer is an Observable whose subscription is its lifetime', () =
   it('the factory hands out one shared informer, and later users add their indexes to it', async () => {
     await server.create('v1/pods', pod('w', { labels: { app: 'web' } }));
     const factory = new InformerFactory(server.kubeConfig());
-    const a = factory.pods();
+    const a = factory.informerFor('v1/pods');
     const sub = a.subscribe();
     await a.whenSynced();
     const b = factory.informerFor('v1/pods', { indexers: { app: byLabel('app') } });

@@ -205,7 +205,7 @@ describe('multiClusterInformer over simulated clusters', () => {
     expect(seen.map((e) => e.key).sort()).toEqual(['b/default/b-p0', 'b/default/b-p1']);
     expect(view.store.getByKey('default/b-p0')?.metadata?.name).toBe('b-p0');
     expect(view.store.keyOf(view.store.getByKey('default/b-p0') as V1Pod)).toBe('default/b-p0');
-    expect(await firstValueFrom(view.synced$)).toBe(true);
+    expect((await firstValueFrom(view.status$)).synced).toBe(true);
     await fleet.server('a').create('v1/pods', pod('only-a'));
     await fleet.server('b').create('v1/pods', pod('only-b'));
     await waitFor(() => seen.length === 3, 'the view to see b');
@@ -213,7 +213,7 @@ describe('multiClusterInformer over simulated clusters', () => {
     // A cluster not present: an empty store, not synced.
     const absent = inf.cluster('nowhere');
     expect(absent.store.list()).toEqual([]);
-    expect(await firstValueFrom(absent.synced$)).toBe(false);
+    expect((await firstValueFrom(absent.status$)).synced).toBe(false);
   });
 
   it('whenSynced names the clusters still syncing when it gives up, and rejects when not running', async () => {

@@ -47,12 +47,12 @@ describe('metadata-only sources', () => {
     await server.create('v1/pods', pod('a'));
     const factory = new InformerFactory(server.kubeConfig());
     const meta = factory.informerFor('v1/pods', { metadataOnly: true });
-    expect(meta).not.toBe(factory.pods());
+    expect(meta).not.toBe(factory.informerFor('v1/pods'));
     expect(factory.informerFor('v1/pods', { metadataOnly: true })).toBe(meta);
     factory.start();
-    await factory.waitForCacheSync({ timeout: 10_000 });
+    await factory.whenSynced({ timeout: 10_000 });
     expect(meta.store.getByKey('default/a')?.kind).toBe('PartialObjectMetadata');
-    expect(factory.pods().store.getByKey('default/a')?.spec).toBeDefined();
+    expect(factory.informerFor('v1/pods').store.getByKey('default/a')?.spec).toBeDefined();
     await factory.shutdown();
   });
 

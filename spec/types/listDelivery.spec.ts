@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { informer, kubeSource, type ListOptions } from '../../src/index.js';
-import { reflect, type ReflectorEvent } from '../../src/core.js';
+import { informer, kubeSource } from '../../src/index.js';
+import { reflect, type ListOptions, type ReflectorEvent } from '../../src/core.js';
 
 // Checked by `tsc` (the typecheck step of `npm test`): each @ts-expect-error must be an error. The calls sit in
 // functions that are never run, since they would reach for a cluster.

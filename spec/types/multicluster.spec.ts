@@ -8,13 +8,10 @@ import {
   kubeSource,
   multiClusterController,
   multiClusterInformer,
-  type Cluster,
-  type ClusterEvent,
-  type ClusterInformer,
-  type ControllerSource,
   type InformerEvent,
   type MultiClusterInformer,
 } from '../../src/index.js';
+import type { Cluster, ClusterEvent, ClusterInformer, ControllerSource } from '../../src/core.js';
 import { offlineKubeConfig } from '../helpers/offlineKubeConfig.js';
 
 // These lines are checked by `tsc` (the typecheck step of `npm test`): each @ts-expect-error must be an error.
@@ -46,6 +43,10 @@ describe('multi-cluster types', () => {
       multiClusterController({ for: hub, reconcile: () => undefined });
       // @ts-expect-error a reconcile returns nothing or { requeueAfter: ms }
       multiClusterController({ for: deployments, reconcile: () => ({ requeueAfter: '5m' }) });
+      // @ts-expect-error sync state is read from status$ (or hasSynced()); whenSynced() waits for it
+      deployments.synced$.subscribe();
+      // @ts-expect-error a cluster's view says it through status$ too
+      deployments.cluster('eu').synced$.subscribe();
     };
     expectTypeOf(mistakes).toBeFunction();
   });

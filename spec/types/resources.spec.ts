@@ -37,11 +37,15 @@ describe('types tie a resource to its objects', () => {
       kubeSource(kc, 'pods');
       // @ts-expect-error the factory ties the name to the type too
       factory.informerFor<V1Deployment>('v1/pods');
+      // @ts-expect-error one way to ask for an informer: informerFor infers the type, no typed shortcut per resource
+      factory.pods();
+      // @ts-expect-error one name for waiting: the factory's whenSynced, as an informer's
+      void factory.waitForCacheSync();
     };
     expectTypeOf(mistakes).toBeFunction();
     expectTypeOf(factory.informerFor('v1/configmaps')).toEqualTypeOf<Informer<V1ConfigMap>>();
     expectTypeOf(factory.informerFor<Widget>('example.com/v1/widgets')).toEqualTypeOf<Informer<Widget>>();
-    expectTypeOf(factory.deployments()).toEqualTypeOf<Informer<V1Deployment>>();
+    expectTypeOf(factory.informerFor('apps/v1/deployments')).toEqualTypeOf<Informer<V1Deployment>>();
     expectTypeOf(factory.informerFor('v1/pods', { metadataOnly: true })).toEqualTypeOf<Informer<PartialObjectMetadata>>();
     expectTypeOf(kubeSource(kc, 'apps/v1/deployments', { metadataOnly: true })).toEqualTypeOf<KubeSource<PartialObjectMetadata>>();
   });
@@ -50,7 +54,10 @@ describe('types tie a resource to its objects', () => {
     const pods = informer(kubeSource(kc, 'v1/pods'));
     expectTypeOf(pods).toMatchTypeOf<Observable<InformerEvent<V1Pod>>>();
     expectTypeOf(pods.store.getByKey('default/a')).toEqualTypeOf<V1Pod | undefined>();
+    expectTypeOf(pods.status().synced).toEqualTypeOf<boolean>();
     const mistakes = (): void => {
+      // @ts-expect-error sync state is read from status$ / status(); whenSynced() waits for it
+      pods.synced$.subscribe();
       // @ts-expect-error the store is read-only to users
       pods.store.add({} as V1Pod);
       pods.addHandler({

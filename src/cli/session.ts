@@ -12,6 +12,7 @@ import type { InformerEvent } from '../informer/InformerEvent.js';
 import { deletionHandlingMetaNamespaceKey, unwrapTombstone } from '../store/index.js';
 import type { KubeObject } from '../store/types.js';
 import type { CliResource } from './resources.js';
+import { syncedOf } from '../informer/syncedOf.js';
 
 /** What to watch. */
 export interface SessionOptions {
@@ -144,7 +145,7 @@ export class WatchSession {
         this.lastError = err;
         onError(err, false);
       }),
-      this.informer.synced$.subscribe((synced) => {
+      syncedOf(this.informer).subscribe((synced) => {
         if (synced && this.syncedAfterMs === undefined) this.syncedAfterMs = Date.now() - this.startedAt;
       }),
       this.informer.subscribe({

@@ -19,6 +19,7 @@ import { runWatchClusters } from './watchClusters.js';
 import { coloursFor, interrupted, liveScreen } from './terminal.js';
 import { UsageError } from './usage.js';
 import { describeReflector, renderHeader, renderTable, renderView } from './view.js';
+import { syncedOf } from '../informer/syncedOf.js';
 
 /** The flags of `rxkube watch`, as parsed. */
 export interface WatchFlags {
@@ -203,7 +204,7 @@ async function live(session: WatchSession, flags: WatchFlags, simulator: Simulat
       } else scheduleDraw();
     },
   );
-  const onSynced = session.informer.synced$.subscribe((isSynced) => {
+  const onSynced = syncedOf(session.informer).subscribe((isSynced) => {
     if (!isSynced || synced) return;
     synced = true;
     simulator?.startChurn();

@@ -24,6 +24,7 @@ import { coloursFor, interrupted, liveScreen } from './terminal.js';
 import { loadKubeConfig } from './kubeconfig.js';
 import { UsageError } from './usage.js';
 import type { WatchFlags } from './watch.js';
+import { syncedOf } from '../informer/syncedOf.js';
 
 const PIPE_WIDTH = 120;
 const FRAME_MS = 200;
@@ -195,7 +196,7 @@ async function live(w: FleetWatch, flags: WatchFlags, subs: Subscription[], erro
         ended.abort();
       },
     }),
-    w.informer.synced$.subscribe((synced) => {
+    syncedOf(w.informer).subscribe((synced) => {
       if (!synced || w.syncedAfterMs !== undefined) return;
       w.syncedAfterMs = Date.now() - w.startedAt;
       if (screen === undefined && flags.output === 'table') {

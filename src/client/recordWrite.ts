@@ -14,6 +14,10 @@ import { writeLog } from './writeLog.js';
  * ## Example
  * ```ts
  * import { recordWrite } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
+ * import type { V1ConfigMap } from '@kubernetes/client-node';
+ * declare const status: V1ConfigMap;
  *
  * recordWrite(kc, 'v1/configmaps', status, { namespace: 'default' });
  * ```
@@ -44,6 +48,8 @@ export interface RecordWriteOptions {
  * ```ts
  * import { AppsV1Api } from '@kubernetes/client-node';
  * import { recordWrite } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const apps = kc.makeApiClient(AppsV1Api);
  * const patched = await apps.patchNamespacedDeployment({ name: 'web', namespace: 'default', body: [{ op: 'add', path: '/metadata/labels/tier', value: 'gold' }] });

@@ -12,7 +12,10 @@ import type { KubeObject } from '../store/types.js';
  *
  * ## Example
  * ```ts
- * import { objectClient, type PatchType } from 'rxkube';
+ * import { objectClient } from 'rxkube';
+ * import { type PatchType } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const type: PatchType = 'json';
  * await objectClient(kc, 'v1/pods', { namespace: 'default' }).patch('web', [{ op: 'remove', path: '/metadata/labels/old' }], { type });
@@ -26,6 +29,8 @@ export type PatchType = 'merge' | 'json' | 'strategic';
  * ## Example
  * ```ts
  * import { objectClient } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const pod = await objectClient(kc, 'v1/pods', { namespace: 'default' }).get('web', { signal: AbortSignal.timeout(5_000) });
  * ```
@@ -41,6 +46,8 @@ export interface CallOptions {
  * ## Example
  * ```ts
  * import { objectClient } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const cms = objectClient(kc, 'v1/configmaps', { namespace: 'default', fieldManager: 'my-controller' });
  * const wouldBe = await cms.create({ metadata: { name: 'cfg' }, data: { a: '1' } }, { dryRun: true });
@@ -65,6 +72,8 @@ export interface WriteOptions extends CallOptions {
  * ## Example
  * ```ts
  * import { objectClient } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * await objectClient(kc, 'v1/pods', { namespace: 'default' }).patch('web', { metadata: { labels: { shard: '3' } } }, { type: 'merge' });
  * ```
@@ -84,6 +93,8 @@ export interface PatchOptions extends WriteOptions {
  * ## Example
  * ```ts
  * import { objectClient } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * await objectClient(kc, 'v1/configmaps', { namespace: 'default' }).apply(
  *   { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' }, data: { mode: 'fast' } },
@@ -106,6 +117,10 @@ export interface ApplyOptions extends WriteOptions {
  * ## Example
  * ```ts
  * import { objectClient } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
+ * import type { V1ConfigMap } from '@kubernetes/client-node';
+ * declare const cm: V1ConfigMap;
  *
  * await objectClient(kc, 'v1/configmaps', { namespace: 'default' }).delete('cfg', { preconditions: { uid: cm.metadata?.uid } });
  * ```
@@ -121,6 +136,8 @@ export interface DeletePreconditions {
  * ## Example
  * ```ts
  * import { objectClient } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * await objectClient(kc, 'apps/v1/deployments', { namespace: 'default' }).delete('web', { propagationPolicy: 'Foreground' });
  * ```
@@ -142,6 +159,8 @@ export interface DeleteOptions extends CallOptions {
  * ## Example
  * ```ts
  * import { objectClient } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const { items } = await objectClient(kc, 'v1/pods', { namespace: 'default' }).list({ labelSelector: 'app=web', fieldSelector: 'status.phase=Running' });
  * ```
@@ -156,11 +175,13 @@ export interface ListCallOptions extends CallOptions {
 }
 
 /**
- * Options of {@link objectClient}.
+ * Options of `objectClient`.
  *
  * ## Example
  * ```ts
  * import { objectClient } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const secrets = objectClient(kc, 'v1/secrets', { namespace: 'prod', timeoutMs: 5_000, fieldManager: 'secret-rotator' });
  * ```
@@ -196,7 +217,7 @@ export interface ObjectClientOptions {
  *
  * ## Example
  * ```ts
- * import type { DeepPartial } from 'rxkube';
+ * import type { DeepPartial } from 'rxkube/core';
  * import type { V1DeploymentSpec } from '@kubernetes/client-node';
  *
  * const spec: DeepPartial<V1DeploymentSpec> = { template: { spec: { containers: [{ name: 'main', image: 'nginx:1.27' }] } } };
@@ -217,6 +238,8 @@ export type DeepPartial<T> = T extends string | number | boolean | bigint | symb
  * ```ts
  * import { objectClient, type ApplyConfiguration } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const scale: ApplyConfiguration<V1Deployment> = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 3 } };
  * await objectClient(kc, 'apps/v1/deployments', { namespace: 'default' }).apply(scale, { fieldManager: 'scaler' });
@@ -239,6 +262,8 @@ export type ApplyConfiguration<T extends KubeObject> = {
  * ```ts
  * import { objectClient, type ObjectClient } from 'rxkube';
  * import type { V1ConfigMap } from '@kubernetes/client-node';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const cms: ObjectClient<V1ConfigMap> = objectClient(kc, 'v1/configmaps', { namespace: 'default' });
  * const created = await cms.create({ metadata: { name: 'cfg' } });

@@ -21,8 +21,10 @@ import type { TerminalError } from './TerminalError.js';
  *
  * ## Example
  * ```ts
- * import { controller, type Controller } from 'rxkube';
+ * import { controller, type Controller, type Informer, type Reconciler } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const deployments: Informer<V1Deployment>;
+ * declare const reconcile: Reconciler<V1Deployment>;
  *
  * const c: Controller<V1Deployment> = controller({ for: deployments, reconcile });
  * c.status$.subscribe((s) => console.log(`${s.queueDepth} queued, p99 ${s.durationP99Ms} ms`));
@@ -296,8 +298,10 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
  *
  * ## Example
  * ```ts
- * import { controller, informer, kubeSource, objectClient } from 'rxkube';
- * import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
+ * import { controller, informer, kubeSource } from 'rxkube';
+ * import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
+ * declare function ensureConfigMapFor(d: V1Deployment, signal: AbortSignal): Promise<void>;
  *
  * const deployments = informer(kubeSource(kc, 'apps/v1/deployments'));
  * const configMaps = informer(kubeSource(kc, 'v1/configmaps'));

@@ -14,7 +14,8 @@ export type FinalizerPhase = 'add' | 'apply' | 'cleanup' | 'remove';
  *
  * ## Example
  * ```ts
- * import { FinalizerError, isConflict } from 'rxkube';
+ * import { isConflict } from 'rxkube';
+ * import { FinalizerError } from 'rxkube/core';
  *
  * const errorPolicy = (err: Error) =>
  *   err instanceof FinalizerError && isConflict(err.cause) ? { requeueAfter: 0 } : 'backoff';
@@ -44,6 +45,8 @@ export class FinalizerError extends Error {
  * ```ts
  * import type { FinalizerHandlers } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare function ensureConfigMap(d: V1Deployment): Promise<void>;
+ * declare function deleteConfigMap(d: V1Deployment): Promise<void>;
  *
  * const handlers: FinalizerHandlers<V1Deployment> = {
  *   apply: async (d) => ensureConfigMap(d),
@@ -63,9 +66,15 @@ export interface FinalizerHandlers<T> {
  *
  * ## Example
  * ```ts
- * import { finalizer } from 'rxkube';
+ * import { finalizer, objectClient, type FinalizerHandlers, type ReconcileContext } from 'rxkube';
+ * import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
+ * declare const handlers: FinalizerHandlers<V1Deployment>;
  *
- * await finalizer(clientFor, 'example.com/cleanup', obj, handlers, { signal: ctx.signal });
+ * async function reconcile(obj: V1Deployment, ctx: ReconcileContext<V1Deployment>) {
+ *   const clientFor = (namespace?: string) => objectClient(kc, 'apps/v1/deployments', { namespace });
+ *   return finalizer(clientFor, 'example.com/cleanup', obj, handlers, { signal: ctx.signal });
+ * }
  * ```
  */
 export interface FinalizerOptions {
@@ -114,8 +123,12 @@ function describe(obj: KubeObject): string {
  *
  * ## Example
  * ```ts
- * import { controller, finalizer, objectClient } from 'rxkube';
- * import type { V1Deployment } from '@kubernetes/client-node';
+ * import { controller, finalizer, objectClient, type Informer } from 'rxkube';
+ * import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
+ * declare const deployments: Informer<V1Deployment>;
+ * declare function ensureInfo(d: V1Deployment): Promise<void>;
+ * declare function deleteInfo(d: V1Deployment): Promise<void>;
  *
  * const clientFor = (namespace?: string) => objectClient(kc, 'apps/v1/deployments', { namespace });
  * controller({

@@ -22,7 +22,7 @@ export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
  *
  * ## Example
  * ```ts
- * import type { ControllerMetrics } from 'rxkube';
+ * import type { ControllerMetrics } from 'rxkube/core';
  *
  * const errorRatio = (m: ControllerMetrics) => m.reconcileErrors / Math.max(1, m.reconcileTime.count);
  * ```

@@ -51,10 +51,10 @@ function checkSource(where: string, value: unknown): ControllerSource<unknown> {
     typeof value === 'object' &&
     s !== null &&
     typeof s.subscribe === 'function' &&
-    typeof s.synced$?.subscribe === 'function' &&
+    typeof s.status$?.subscribe === 'function' &&
     typeof s.store?.getByKey === 'function' &&
     typeof s.store.keyOf === 'function';
-  if (!ok) throw new TypeError(`controller: ${where} must be an informer (an Observable of events with store and synced$), got ${show(value)}`);
+  if (!ok) throw new TypeError(`controller: ${where} must be an informer (an Observable of events with store and status$), got ${show(value)}`);
   return value as ControllerSource<unknown>;
 }
 

@@ -9,6 +9,7 @@ import { ReconcileStep } from './reconcileStep.js';
 import type { ControllerStats } from './stats.js';
 import { allSources, triggerKeys, type Triggers } from './triggers.js';
 import type { ErrorPolicy, ReconcileOutcome, Reconciler } from './types.js';
+import { syncedOf } from '../informer/syncedOf.js';
 
 /** A controller's options once checked, with defaults applied. */
 export interface RunConfig<T> {
@@ -100,7 +101,7 @@ export class ControllerRun<T> {
       complete: () => this.#hooks.ended(undefined),
     });
     if (this.#drained !== undefined) return;
-    this.#gate = combineLatest(allSources(this.#config.triggers).map((s) => s.synced$))
+    this.#gate = combineLatest(allSources(this.#config.triggers).map((s) => syncedOf(s)))
       .pipe(
         filter((synced) => synced.every(Boolean)),
         take(1),

@@ -7,6 +7,7 @@ import type { InformerEvent } from '../informer/InformerEvent.js';
 import type { KubeObject } from '../store/types.js';
 import { OwnsCheck } from './ownsCheck.js';
 import type { ControllerSource, OwnsSource, WatchesSource } from './types.js';
+import { syncedOf } from '../informer/syncedOf.js';
 
 /** The sources a controller subscribes to, checked. */
 export interface Triggers<T> {
@@ -57,7 +58,7 @@ function keysFrom<O>(
     // After the events: a source replays its cache on subscribe, so a sync already reached was seen whole.
     if (onSynced !== undefined && !events.closed) {
       events.add(
-        source.synced$.subscribe((synced) => {
+        syncedOf(source).subscribe((synced) => {
           if (synced) onSynced();
         }),
       );

@@ -17,8 +17,11 @@ import type { TerminalError } from './TerminalError.js';
  *
  * ## Example
  * ```ts
- * import { informer, kubeSource, type ControllerSource } from 'rxkube';
+ * import { informer, kubeSource } from 'rxkube';
+ * import { type ControllerSource } from 'rxkube/core';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const deployments: ControllerSource<V1Deployment> = informer(kubeSource(kc, 'apps/v1/deployments'));
  * ```
@@ -37,8 +40,8 @@ export interface ControllerSource<T> extends Observable<InformerEvent<NoInfer<T>
   readonly identity?: SourceIdentity | undefined;
   /** Emits when the cache's resourceVersion moves; a read-your-writes wait listens to it, else looks every 10 ms (RYW-3). @default undefined */
   readonly resourceVersion$?: Observable<string>;
-  /** The current sync state, then each change; reconciles start once every source emitted `true`. */
-  readonly synced$: Observable<boolean>;
+  /** The current status, then each change; reconciles start once every source's `synced` is true (CR-3). An informer's `status$` is one. */
+  readonly status$: Observable<{ readonly synced: boolean }>;
   /** For messages. @default 'source' */
   readonly name?: string;
 }
@@ -50,7 +53,10 @@ export interface ControllerSource<T> extends Observable<InformerEvent<NoInfer<T>
  *
  * ## Example
  * ```ts
- * import { controller, informer, kubeSource, type OwnsSource } from 'rxkube';
+ * import { controller, informer, kubeSource } from 'rxkube';
+ * import { type OwnsSource } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const owned: OwnsSource = { source: informer(kubeSource(kc, 'v1/configmaps')), kind: 'Deployment', apiVersion: 'apps/v1' };
  * ```
@@ -68,8 +74,11 @@ export interface OwnsSource extends OwnerKeysOptions {
  *
  * ## Example
  * ```ts
- * import { informer, kubeSource, type WatchesSource } from 'rxkube';
- * import type { V1Secret } from '@kubernetes/client-node';
+ * import { informer, kubeSource } from 'rxkube';
+ * import type { WatchesSource } from 'rxkube/core';
+ * import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
+ * declare function deploymentsUsing(secret: V1Secret): string[];
  *
  * // Every deployment in the secret's namespace that mounts it.
  * const secrets: WatchesSource<V1Secret> = {
@@ -98,7 +107,7 @@ export interface WatchesSource<O> {
  *
  * ## Example
  * ```ts
- * import type { ReconcileAction } from 'rxkube';
+ * import type { ReconcileAction } from 'rxkube/core';
  *
  * const again: ReconcileAction = { requeueAfter: 60_000 };
  * ```
@@ -113,7 +122,7 @@ export type ReconcileAction = { readonly requeueAfter: number } | undefined | vo
  *
  * ## Example
  * ```ts
- * import type { ErrorAction } from 'rxkube';
+ * import type { ErrorAction } from 'rxkube/core';
  *
  * const later: ErrorAction = { requeueAfter: 5_000 };
  * ```
@@ -125,8 +134,9 @@ export type ErrorAction = ReconcileAction | 'backoff';
  *
  * ## Example
  * ```ts
- * import { controller, type ReconcileContext } from 'rxkube';
+ * import type { ReconcileContext } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare function writeSomething(d: V1Deployment, opts: { signal: AbortSignal }): Promise<void>;
  *
  * async function reconcile(d: V1Deployment, ctx: ReconcileContext<V1Deployment>) {
  *   if (ctx.retries > 3) console.warn(`${ctx.key} failed ${ctx.retries} times in a row`);
@@ -161,6 +171,7 @@ export interface ReconcileContext<T> {
  * ```ts
  * import type { Reconciler } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare function syncDependents(d: V1Deployment, signal: AbortSignal): Promise<void>;
  *
  * const reconcile: Reconciler<V1Deployment> = async (d, ctx) => {
  *   await syncDependents(d, ctx.signal);
@@ -176,7 +187,8 @@ export type Reconciler<T> = (obj: T, ctx: ReconcileContext<T>) => ReconcileActio
  *
  * ## Example
  * ```ts
- * import { isConflict, type ErrorPolicy } from 'rxkube';
+ * import { isConflict } from 'rxkube';
+ * import { type ErrorPolicy } from 'rxkube/core';
  *
  * // A conflict is retried at once; anything else backs off.
  * const errorPolicy: ErrorPolicy<unknown> = (err) => (isConflict(err.cause ?? err) ? { requeueAfter: 0 } : 'backoff');
@@ -198,7 +210,10 @@ export type ErrorPolicy<T> = (error: Error, obj: T, ctx: ReconcileContext<T>) =>
  *
  * ## Example
  * ```ts
- * import { controller, type ReconcileOutcome } from 'rxkube';
+ * import { controller, type Informer, type ReconcileOutcome, type Reconciler } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const deployments: Informer<V1Deployment>;
+ * declare const reconcile: Reconciler<V1Deployment>;
  *
  * controller({ for: deployments, reconcile }).subscribe((o: ReconcileOutcome<unknown>) => {
  *   if (o.type === 'failed') console.warn(`${o.key}: ${o.error.message}`);
@@ -235,7 +250,7 @@ export type ReconcileOutcome<T> =
  *
  * ## Example
  * ```ts
- * import type { ControllerStatus } from 'rxkube';
+ * import type { ControllerStatus } from 'rxkube/core';
  *
  * const show = (s: ControllerStatus) => `${s.state}: ${s.queueDepth} queued, ${s.inFlight} running, p99 ${s.durationP99Ms} ms`;
  * ```
@@ -279,8 +294,10 @@ export interface ControllerStatus {
  *
  * ## Example
  * ```ts
- * import { controller, type ControllerOptions } from 'rxkube';
+ * import { controller, type ControllerOptions, type Informer, type Reconciler } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const deployments: Informer<V1Deployment>;
+ * declare const reconcile: Reconciler<V1Deployment>;
  *
  * const opts: ControllerOptions<V1Deployment> = { for: deployments, reconcile, concurrency: 4, shutdownTimeoutMs: 10_000 };
  * controller(opts).subscribe();

@@ -50,9 +50,11 @@ function kindOf(err: Error): string {
  *
  * ## Example
  * ```ts
- * import { createStderrReporter, informer } from 'rxkube';
+ * import { setErrorReporter } from 'rxkube';
+ * import { createStderrReporter } from 'rxkube/core';
  *
- * const pods = informer(source, { errorReporter: createStderrReporter({ intervalMs: 5_000 }) });
+ * // The default reporter, but at most one line per kind of failure every 5 s.
+ * setErrorReporter(createStderrReporter({ intervalMs: 5_000 }));
  * ```
  *
  * @param opts rate limit, destination and clock.
@@ -95,6 +97,7 @@ let processReporter: ErrorSink | undefined;
  * ## Example
  * ```ts
  * import { setErrorReporter } from 'rxkube';
+ * declare const logger: { warn(fields: object, message: string): void };
  *
  * setErrorReporter((err) => logger.warn({ err }, 'rxkube'));
  * ```
@@ -113,7 +116,7 @@ export function setErrorReporter(sink: ErrorSink | undefined): void {
  *
  * ## Example
  * ```ts
- * import { reportError } from 'rxkube';
+ * import { reportError } from 'rxkube/core';
  *
  * reportError(new Error('something the user must see'));
  * ```

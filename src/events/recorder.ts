@@ -281,6 +281,8 @@ class Recorder implements EventRecorder {
  * ## Example
  * ```ts
  * import { controller, informer, kubeSource, recorder } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const events = recorder(kc, { reportingController: 'example.com/deploy-watcher', reportingInstance: process.env.POD_NAME ?? 'local' });
  * const ctl = controller({

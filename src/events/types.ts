@@ -1,11 +1,14 @@
 import type { KubeObject } from '../store/types.js';
 
 /**
- * Options of {@link recorder}.
+ * Options of `recorder`.
  *
  * ## Example
  * ```ts
- * import { recorder, type EventRecorderOptions } from 'rxkube';
+ * import { recorder } from 'rxkube';
+ * import { type EventRecorderOptions } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const opts: EventRecorderOptions = { reportingController: 'example.com/widget-controller', reportingInstance: process.env.POD_NAME ?? 'local' };
  * const events = recorder(kc, opts);
@@ -53,7 +56,7 @@ export interface EventRecorderOptions {
  *
  * ## Example
  * ```ts
- * import type { EventDetails } from 'rxkube';
+ * import type { EventDetails } from 'rxkube/core';
  *
  * const scaled: EventDetails = { type: 'Normal', reason: 'Scaled', action: 'Reconcile', note: 'replicas 2 → 3' };
  * ```
@@ -76,7 +79,10 @@ export interface EventDetails {
  *
  * ## Example
  * ```ts
- * import { recorder, type EventRecorderStatus } from 'rxkube';
+ * import { recorder } from 'rxkube';
+ * import { type EventRecorderStatus } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const status: EventRecorderStatus = recorder(kc, { reportingController: 'example.com/ctl', reportingInstance: 'ctl-0' }).status();
  * console.log(status.written, status.rateLimited);
@@ -109,6 +115,10 @@ export interface EventRecorderStatus {
  * ## Example
  * ```ts
  * import { recorder } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
+ * import type { KubeObject } from 'rxkube';
+ * declare const widget: KubeObject;
  *
  * const events = recorder(kc, { reportingController: 'example.com/widget-controller', reportingInstance: 'widget-controller-0' });
  * events.publish(widget, { type: 'Normal', reason: 'Synced', action: 'Reconcile', note: 'all children up to date' });

@@ -1,18 +1,4 @@
-import type {
-  KubeConfig,
-  V1ConfigMap,
-  V1DaemonSet,
-  V1Deployment,
-  V1Job,
-  V1Lease,
-  V1Namespace,
-  V1Node,
-  V1Pod,
-  V1ReplicaSet,
-  V1Secret,
-  V1Service,
-  V1StatefulSet,
-} from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { BuiltInResource, BuiltInResources, CustomResourceRef } from '../sources/resources.js';
 import type { ListerWatcher, PartialObjectMetadata, ResourceRef } from '../sources/types.js';
@@ -78,10 +64,11 @@ function shareIndexers<T>(inf: Informer<T>, indexers: Indexers<T> | undefined): 
  * const kc = new KubeConfig();
  * kc.loadFromDefault();
  * const factory = new InformerFactory(kc, { namespace: 'default' });
- * const pods = factory.pods();
+ * const pods = factory.informerFor('v1/pods'); // Informer<V1Pod>
  * const widgets = factory.informerFor('example.com/v1/widgets');
  * factory.start();
- * await factory.waitForCacheSync({ timeout: 30_000 });
+ * await factory.whenSynced({ timeout: 30_000 });
+ * console.log(pods.store.size, widgets.store.size);
  * ```
  */
 export class InformerFactory {
@@ -112,6 +99,12 @@ export class InformerFactory {
    *
    * ## Example
    * ```ts
+   * import { InformerFactory, type KubeObject } from 'rxkube';
+   * import type { KubeConfig } from '@kubernetes/client-node';
+   * declare const kc: KubeConfig;
+   * interface Widget extends KubeObject { spec?: { size?: number } }
+   *
+   * const factory = new InformerFactory(kc);
    * const pods = factory.informerFor('v1/pods'); // Informer<V1Pod>
    * const widgets = factory.informerFor<Widget>('example.com/v1/widgets', { labelSelector: 'team=a' });
    * ```
@@ -151,66 +144,6 @@ export class InformerFactory {
     return inf;
   }
 
-  /** Pods. @param opts selectors and options. @returns the shared pod informer. */
-  pods(opts?: InformerForOptions<V1Pod>): Informer<V1Pod> {
-    return this.informerFor('v1/pods', opts);
-  }
-
-  /** ConfigMaps. @param opts selectors and options. @returns the shared informer. */
-  configMaps(opts?: InformerForOptions<V1ConfigMap>): Informer<V1ConfigMap> {
-    return this.informerFor('v1/configmaps', opts);
-  }
-
-  /** Secrets. @param opts selectors and options. @returns the shared informer. */
-  secrets(opts?: InformerForOptions<V1Secret>): Informer<V1Secret> {
-    return this.informerFor('v1/secrets', opts);
-  }
-
-  /** Services. @param opts selectors and options. @returns the shared informer. */
-  services(opts?: InformerForOptions<V1Service>): Informer<V1Service> {
-    return this.informerFor('v1/services', opts);
-  }
-
-  /** Namespaces (cluster-scoped). @param opts selectors and options. @returns the shared informer. */
-  namespaces(opts?: InformerForOptions<V1Namespace>): Informer<V1Namespace> {
-    return this.informerFor('v1/namespaces', opts);
-  }
-
-  /** Nodes (cluster-scoped). @param opts selectors and options. @returns the shared informer. */
-  nodes(opts?: InformerForOptions<V1Node>): Informer<V1Node> {
-    return this.informerFor('v1/nodes', opts);
-  }
-
-  /** Deployments. @param opts selectors and options. @returns the shared informer. */
-  deployments(opts?: InformerForOptions<V1Deployment>): Informer<V1Deployment> {
-    return this.informerFor('apps/v1/deployments', opts);
-  }
-
-  /** ReplicaSets. @param opts selectors and options. @returns the shared informer. */
-  replicaSets(opts?: InformerForOptions<V1ReplicaSet>): Informer<V1ReplicaSet> {
-    return this.informerFor('apps/v1/replicasets', opts);
-  }
-
-  /** StatefulSets. @param opts selectors and options. @returns the shared informer. */
-  statefulSets(opts?: InformerForOptions<V1StatefulSet>): Informer<V1StatefulSet> {
-    return this.informerFor('apps/v1/statefulsets', opts);
-  }
-
-  /** DaemonSets. @param opts selectors and options. @returns the shared informer. */
-  daemonSets(opts?: InformerForOptions<V1DaemonSet>): Informer<V1DaemonSet> {
-    return this.informerFor('apps/v1/daemonsets', opts);
-  }
-
-  /** Jobs. @param opts selectors and options. @returns the shared informer. */
-  jobs(opts?: InformerForOptions<V1Job>): Informer<V1Job> {
-    return this.informerFor('batch/v1/jobs', opts);
-  }
-
-  /** Leases. @param opts selectors and options. @returns the shared informer. */
-  leases(opts?: InformerForOptions<V1Lease>): Informer<V1Lease> {
-    return this.informerFor('coordination.k8s.io/v1/leases', opts);
-  }
-
   /**
    * Starts every informer created and not yet started; call again after
    * asking for more. Does nothing after `shutdown()`.
@@ -225,13 +158,14 @@ export class InformerFactory {
   }
 
   /**
-   * Waits until every started informer has synced (client-go's WaitForCacheSync).
+   * Waits until every started informer has synced: the factory's form of
+   * `Informer.whenSynced`, as client-go's `WaitForCacheSync` (SF-5).
    *
    * @param opts `timeout` in ms and an abort `signal`; without either, waits as long as the informers keep trying.
    * @returns the names of the informers that synced.
    * @throws CacheSyncError naming those that did not, with the first one's last error as `cause`.
    */
-  async waitForCacheSync(opts: WhenSyncedOptions = {}): Promise<readonly string[]> {
+  async whenSynced(opts: WhenSyncedOptions = {}): Promise<readonly string[]> {
     const started = [...this.#informers].filter(([, e]) => e.started);
     const results = await Promise.allSettled(started.map(([, e]) => e.informer.whenSynced(opts)));
     const synced: string[] = [];

@@ -1,4 +1,4 @@
-import { BehaviorSubject, Observable, Subject, asyncScheduler, distinctUntilChanged, type Subscriber, type Subscription } from 'rxjs';
+import { BehaviorSubject, Observable, Subject, asyncScheduler, type Subscriber, type Subscription } from 'rxjs';
 import type { AsyncIterableX } from 'ix/asynciterable';
 import { ErrorChannel } from '../errors/ErrorChannel.js';
 import { toError } from '../errors/reportError.js';
@@ -42,7 +42,6 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   readonly #strip: boolean;
   // Whether handed-out objects are frozen; the store freezes what it keeps, deletes are frozen here.
   readonly #freeze: boolean;
-  readonly synced$: Observable<boolean>;
   readonly status$: Observable<InformerStatus>;
   readonly errors$: Observable<Error>;
   readonly resourceVersion$: Observable<string>;
@@ -103,7 +102,6 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     const user = opts.transform;
     this.#transform = strip && user !== undefined ? (obj) => user(stripManagedFields(obj)) : strip ? stripManagedFields : user;
     this.#status = new BehaviorSubject<InformerStatus>(this.#snapshot());
-    this.synced$ = this.#synced.pipe(distinctUntilChanged());
     this.status$ = this.#status.asObservable();
     this.#errors = new ErrorChannel(opts.onError);
     this.errors$ = this.#errors.errors$;

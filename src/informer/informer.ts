@@ -25,16 +25,17 @@ export type { HandlerStatus, Informer, InformerOptions, InformerStatus, Informer
  *
  * ## Example
  * ```ts
- * import { informer, kubeSource } from 'rxkube';
+ * import { informer, kubeSource, unwrapTombstone } from 'rxkube';
  * import { KubeConfig } from '@kubernetes/client-node';
  * import { filter, firstValueFrom } from 'rxjs';
  *
  * const kc = new KubeConfig();
  * kc.loadFromDefault();
  * const pods = informer(kubeSource(kc, 'v1/pods'));
- * const sub = pods.subscribe((e) => console.log(e.type, e.obj.metadata?.name));
+ * // A delete may carry a tombstone (the object's last state was missed): unwrap it.
+ * const sub = pods.subscribe((e) => console.log(e.type, unwrapTombstone(e.obj)?.metadata?.name));
  * await pods.whenSynced({ timeout: 30_000 });
- * const web = await firstValueFrom(pods.pipe(filter((e) => e.obj.metadata?.labels?.app === 'web')));
+ * const web = await firstValueFrom(pods.pipe(filter((e) => unwrapTombstone(e.obj)?.metadata?.labels?.app === 'web')));
  * sub.unsubscribe(); // the last subscriber: the watch ends
  * ```
  *

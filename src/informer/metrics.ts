@@ -10,7 +10,8 @@ import type { ReflectorCounters, ReflectorProbe } from '../reflector/types.js';
  *
  * ## Example
  * ```ts
- * import { informer, kubeSource, type InformerMetrics } from 'rxkube';
+ * import { informer, kubeSource } from 'rxkube';
+ * import { type InformerMetrics } from 'rxkube/core';
  * import { KubeConfig } from '@kubernetes/client-node';
  *
  * const kc = new KubeConfig();

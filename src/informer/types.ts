@@ -144,15 +144,17 @@ export interface Informer<T> extends Observable<InformerEvent<T>> {
    * wait listens to (RYW-3).
    */
   readonly resourceVersion$: Observable<string>;
-  /** Emits the current sync state, then each change: `false` until the first list was applied. */
-  readonly synced$: Observable<boolean>;
   /** State, reflector status, per-handler buffer depth and error count; emits on change. */
   readonly status$: Observable<InformerStatus>;
   /** The status now, with `lastWatchEventAt` current (it moves with every watch event, which `status$` does not emit for). */
   status(): InformerStatus;
   /** Every error the informer met: reflector faults, decode, transform, store and handler errors. */
   readonly errors$: Observable<Error>;
-  /** True once the first list of the current lifetime has been applied to the store. */
+  /**
+   * True once the first list of the current lifetime has been applied to
+   * the store: `status().synced`, kept for client-go users (`HasSynced`).
+   * To wait, use `whenSynced`; to follow the state, `status$`.
+   */
   hasSynced(): boolean;
   /**
    * Resolves once synced. Rejects with a `CacheSyncError` whose `cause` is

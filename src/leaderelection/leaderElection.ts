@@ -39,6 +39,8 @@ import type { Leadership } from './types.js';
  * import { KubeConfig } from '@kubernetes/client-node';
  * import { EMPTY, switchMap } from 'rxjs';
  * import { leaderElection, leaseLock } from 'rxkube';
+ * import type { Observable } from 'rxjs';
+ * declare const controller$: Observable<unknown>;
  *
  * const kc = new KubeConfig();
  * kc.loadFromDefault();

@@ -9,7 +9,10 @@ import type { LeaderElectionRecord, LockObservation, ResourceLock } from './type
  *
  * ## Example
  * ```ts
- * import { objectClient, type Lease } from 'rxkube';
+ * import { objectClient } from 'rxkube';
+ * import { type Lease } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const lease = await objectClient<Lease>(kc, 'coordination.k8s.io/v1/leases', { namespace: 'default' }).get('my-controller');
  * console.log(lease.spec?.holderIdentity);
@@ -34,6 +37,8 @@ export interface Lease extends KubeObject {
  * ## Example
  * ```ts
  * import { leaseLock } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const lock = leaseLock(kc, { namespace: 'default', name: 'my-controller', labels: { app: 'my-controller' } });
  * ```
@@ -59,6 +64,8 @@ export interface LeaseLockOptions {
  * ## Example
  * ```ts
  * import { leaderElection, leaseLock } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const lock = leaseLock(kc, { namespace: 'default', name: 'reports-generator' });
  * leaderElection({ lock, identity: 'replica-a' }).subscribe(({ leading }) => console.log({ leading }));

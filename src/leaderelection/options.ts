@@ -32,6 +32,8 @@ const monotonicScheduler: SchedulerLike = {
  * ## Example
  * ```ts
  * import { leaderElection, leaseLock, type LeaderElectionOptions } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const opts: LeaderElectionOptions = {
  *   lock: leaseLock(kc, { namespace: 'default', name: 'my-controller' }),

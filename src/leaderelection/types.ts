@@ -32,6 +32,8 @@ export interface LeaderElectionRecord {
  * ## Example
  * ```ts
  * import { leaseLock } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const lock = leaseLock(kc, { namespace: 'default', name: 'my-controller' });
  * const seen = await lock.get(AbortSignal.timeout(5_000));
@@ -58,6 +60,8 @@ export interface LockObservation<V> {
  * ```ts
  * import { leaseLock } from 'rxkube';
  * import type { ResourceLock } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const lock: ResourceLock<unknown> = leaseLock(kc, { namespace: 'kube-system', name: 'my-controller' });
  * ```
@@ -78,8 +82,10 @@ export interface ResourceLock<V = unknown> {
  *
  * ## Example
  * ```ts
- * import { leaderElection, type Leadership } from 'rxkube';
+ * import { leaderElection, leaseLock, loadKubeConfig, type Leadership } from 'rxkube';
  *
+ * const lock = leaseLock(loadKubeConfig(), { namespace: 'ops', name: 'my-controller' });
+ * const identity = `${process.env.HOSTNAME}-${process.pid}`;
  * leaderElection({ lock, identity }).subscribe(({ leading, leader }: Leadership) => {
  *   console.log(leading ? 'acting' : `standing by; leader is ${leader ?? 'nobody'}`);
  * });

@@ -11,7 +11,8 @@ const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
  *
  * ## Example
  * ```ts
- * import { loadKubeConfig, type LoadKubeConfigOptions } from 'rxkube';
+ * import { loadKubeConfig } from 'rxkube';
+ * import { type LoadKubeConfigOptions } from 'rxkube/core';
  *
  * const opts: LoadKubeConfigOptions = { serviceAccountDir: '/tmp/sa' };
  * const kc = loadKubeConfig(opts);

@@ -7,6 +7,7 @@ import { releaseLock } from '../leaderelection/release.js';
 import { isInformer, liveness, readiness, render, type Check, type ProbedInformer, type ProbeView } from './health.js';
 import { resolveManagerOptions, type ManagerEvent, type ManagerOptions, type ResolvedManagerOptions } from './options.js';
 import { listen, TEXT, type Answer, type Listening } from './servers.js';
+import { syncedOf } from '../informer/syncedOf.js';
 
 /** The manager's sources, each once: informers get probed, other controller sources only counted as synced or not. */
 interface Sources {
@@ -48,7 +49,9 @@ function collectSources(c: ResolvedManagerOptions): Sources {
  *
  * ## Example
  * ```ts
- * import { controller, informer, kubeSource, leaseLock, loadKubeConfig, manager } from 'rxkube';
+ * import { controller, informer, kubeSource, leaseLock, loadKubeConfig, manager, type Reconciler } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const reconcile: Reconciler<V1Deployment>;
  *
  * const kc = loadKubeConfig(); // in-cluster in a pod, else ~/.kube/config
  * const c = controller({ for: informer(kubeSource(kc, 'apps/v1/deployments')), reconcile, reconcileTimeoutMs: 60_000 });
@@ -104,7 +107,7 @@ class ManagerRun {
   readonly #sources: Sources;
   readonly #out: Subscriber<ManagerEvent>;
   readonly #leading$: BehaviorSubject<boolean>;
-  // Informer subscriptions (and synced$ of other sources), held from start to the end: warm caches on a standby too.
+  // Informer subscriptions (and the sync state of other sources), held from start to the end: warm caches on a standby too.
   readonly #caches = new Subscription();
   // The controllers' subscriptions, while they run here.
   readonly #controllers = new Subscription();
@@ -211,7 +214,7 @@ class ManagerRun {
         }),
       );
       this.#caches.add(
-        source.synced$.subscribe((synced) => {
+        syncedOf(source).subscribe((synced) => {
           if (!synced) this.#syncedAt.delete(source);
           else if (!this.#syncedAt.has(source)) this.#syncedAt.set(source, this.#c.scheduler.now());
         }),

@@ -18,8 +18,11 @@ import { parseBindAddress, type BindAddress } from './bindAddress.js';
  *
  * ## Example
  * ```ts
- * import { manager, type ManagerMetrics } from 'rxkube';
+ * import { manager } from 'rxkube';
+ * import { type ManagerMetrics } from 'rxkube/core';
  * import { Registry } from 'prom-client';
+ * import type { Controller } from 'rxkube';
+ * declare const c: Controller<unknown>;
  *
  * const registry: ManagerMetrics = new Registry(); // served as it is
  * manager({ controllers: [c], metrics: registry }).subscribe();
@@ -39,12 +42,17 @@ export interface ManagerMetrics {
 }
 
 /**
- * Leader election for {@link manager}: the lock (usually `leaseLock`),
+ * Leader election for `manager`: the lock (usually `leaseLock`),
  * this replica's identity and the timings of `leaderElection`.
  *
  * ## Example
  * ```ts
- * import { leaseLock, manager, type ManagerLeaderElection } from 'rxkube';
+ * import { leaseLock, manager } from 'rxkube';
+ * import { type ManagerLeaderElection } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
+ * import type { Controller } from 'rxkube';
+ * declare const c: Controller<unknown>;
  *
  * const leaderElection: ManagerLeaderElection = { lock: leaseLock(kc, { namespace: 'ops', name: 'my-controller' }) };
  * manager({ controllers: [c], leaderElection }).subscribe();
@@ -71,6 +79,8 @@ export interface ManagerLeaderElection {
  * ## Example
  * ```ts
  * import { manager, type ManagerOptions } from 'rxkube';
+ * import type { Controller } from 'rxkube';
+ * declare const c: Controller<unknown>;
  *
  * const opts: ManagerOptions = { controllers: [c], healthProbeBindAddress: ':8081', metricsBindAddress: '0' };
  * manager(opts).subscribe();
@@ -116,6 +126,8 @@ export interface ManagerOptions {
  * ## Example
  * ```ts
  * import { manager, type ManagerEvent } from 'rxkube';
+ * import type { Controller } from 'rxkube';
+ * declare const c: Controller<unknown>;
  *
  * manager({ controllers: [c] }).subscribe((e: ManagerEvent) => {
  *   if (e.type === 'serving') console.log(`${e.server} on ${e.url}`);

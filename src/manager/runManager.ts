@@ -9,7 +9,9 @@ import type { ManagerEvent, ManagerOptions } from './options.js';
  *
  * ## Example
  * ```ts
- * import { runManager, type RunManagerOptions } from 'rxkube';
+ * import { runManager, type Controller } from 'rxkube';
+ * import type { RunManagerOptions } from 'rxkube/core';
+ * declare const c: Controller<unknown>;
  *
  * const opts: RunManagerOptions = { controllers: [c], onEvent: (e) => e.type === 'serving' && console.log(e.url) };
  * process.exitCode = await runManager(opts);
@@ -41,7 +43,9 @@ export interface RunManagerOptions extends ManagerOptions {
  *
  * ## Example
  * ```ts
- * import { controller, informer, kubeSource, leaseLock, loadKubeConfig, runManager } from 'rxkube';
+ * import { controller, informer, kubeSource, leaseLock, loadKubeConfig, runManager, type Reconciler } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const reconcile: Reconciler<V1Deployment>;
  *
  * const kc = loadKubeConfig();
  * const c = controller({ for: informer(kubeSource(kc, 'apps/v1/deployments')), reconcile });

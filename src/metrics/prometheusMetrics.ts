@@ -48,6 +48,8 @@ export interface PrometheusMetricsOptions {
  * ```ts
  * import { createServer } from 'node:http';
  * import { prometheusMetrics } from 'rxkube/metrics';
+ * import type { Controller } from 'rxkube';
+ * declare const ctl: Controller<unknown>;
  *
  * const metrics = prometheusMetrics();
  * const remove = metrics.addController(ctl);
@@ -79,6 +81,8 @@ export interface PrometheusMetrics {
    * ## Example
    * ```ts
    * import { prometheusMetrics } from 'rxkube/metrics';
+   * import type { MultiClusterController } from 'rxkube';
+   * declare const fleetController: MultiClusterController<unknown>;
    *
    * const metrics = prometheusMetrics();
    * const remove = metrics.addMultiClusterController(fleetController); // controller_runtime_reconcile_total{controller,cluster,result}, …

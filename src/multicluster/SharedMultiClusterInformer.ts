@@ -49,7 +49,6 @@ export class SharedMultiClusterInformer<T extends KubeObject> extends Observable
   readonly name: string;
   readonly clusters: ClusterProvider;
   readonly store: MultiClusterStore<T>;
-  readonly synced$: Observable<boolean>;
   readonly status$: Observable<MultiClusterStatus>;
   readonly errors$: Observable<Error>;
   readonly #source: (cluster: Cluster) => ListerWatcher<T>;
@@ -112,7 +111,6 @@ export class SharedMultiClusterInformer<T extends KubeObject> extends Observable
     this.errors$ = this.#errors.errors$;
     this.#status = new BehaviorSubject<MultiClusterStatus>(this.#snapshot());
     this.status$ = this.#status.asObservable();
-    this.synced$ = this.#synced.pipe(distinctUntilChanged());
     this.#host = {
       build: (cluster) => this.#build(cluster),
       emit: (event) => this.#emit(event),
@@ -151,9 +149,10 @@ export class SharedMultiClusterInformer<T extends KubeObject> extends Observable
     return clusterView<T>(`${this.name} in ${name}`, name, {
       attach: (subscriber) => this.attach(subscriber, name),
       store: () => this.#members.get(name)?.store,
-      synced$: this.#status.pipe(
+      status$: this.#status.pipe(
         map(() => this.#members.get(name)?.hasSynced() === true),
         distinctUntilChanged(),
+        map((synced) => ({ synced })),
       ),
       indexers: () => this.#indexers,
       keyOf: (obj) => (obj instanceof DeletedFinalStateUnknown ? obj.key : this.#keyFunc(obj)),

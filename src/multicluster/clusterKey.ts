@@ -37,7 +37,7 @@ export function clusterKey(cluster: string, key: string): string {
  *
  * ## Example
  * ```ts
- * import { splitClusterKey } from 'rxkube';
+ * import { splitClusterKey } from 'rxkube/core';
  *
  * splitClusterKey('eu-1/default/web'); // { cluster: 'eu-1', key: 'default/web' }
  * ```

@@ -23,7 +23,7 @@ import type { Cluster, ClusterDeleteReason, ClusterEvent } from './types.js';
  *
  * ## Example
  * ```ts
- * import type { ClusterState } from 'rxkube';
+ * import type { ClusterState } from 'rxkube/core';
  *
  * const usable = (state: ClusterState) => state === 'synced' || state === 'unreachable'; // unreachable: stale but kept
  * ```
@@ -35,7 +35,7 @@ export type ClusterState = 'syncing' | 'synced' | 'unreachable' | 'failed';
  *
  * ## Example
  * ```ts
- * import type { ClusterStatus } from 'rxkube';
+ * import type { ClusterStatus } from 'rxkube/core';
  *
  * const line = (c: ClusterStatus) => `${c.name}: ${c.state}, ${c.objects} objects${c.lastError ? ` (${c.lastError.message})` : ''}`;
  * ```

@@ -15,7 +15,7 @@ export interface ViewHost<T> {
   attach(subscriber: Subscriber<ClusterEvent<T>>): () => void;
   /** The cluster's store, while it is present. */
   store(): ReadonlyIndexer<T> | undefined;
-  readonly synced$: Observable<boolean>;
+  readonly status$: Observable<{ readonly synced: boolean }>;
   indexers(): Indexers<T>;
   /** The key function of every cluster's store (a tombstone's own key for a tombstone). */
   keyOf(obj: T | DeletedFinalStateUnknown<T>): string;
@@ -27,7 +27,7 @@ export function clusterView<T>(name: string, cluster: string, host: ViewHost<T>)
     name: string;
     cluster: string;
     store: ReadonlyIndexer<T>;
-    synced$: Observable<boolean>;
+    status$: Observable<{ readonly synced: boolean }>;
   };
   // While the cluster is absent its store reads as empty, with the same indexes.
   const indexed = (indexName: string): void => {
@@ -68,6 +68,6 @@ export function clusterView<T>(name: string, cluster: string, host: ViewHost<T>)
   view.name = name;
   view.cluster = cluster;
   view.store = Object.freeze(store);
-  view.synced$ = host.synced$;
+  view.status$ = host.status$;
   return view;
 }

@@ -12,7 +12,8 @@ import type { Cluster, ClusterProvider } from './types.js';
  *
  * ## Example
  * ```ts
- * import { kubeconfigClusters, type KubeconfigClustersOptions } from 'rxkube';
+ * import { kubeconfigClusters } from 'rxkube';
+ * import { type KubeconfigClustersOptions } from 'rxkube/core';
  *
  * const opts: KubeconfigClustersOptions = { path: '/etc/fleet/kubeconfig', contexts: (ctx) => ctx.name.startsWith('prod-') };
  * const clusters = kubeconfigClusters(opts);
@@ -88,11 +89,11 @@ function single(kc: KubeConfig, context: Context): KubeConfig {
  *
  * ## Example
  * ```ts
- * import { kubeconfigClusters, kubeSource, multiClusterInformer } from 'rxkube';
+ * import { kubeconfigClusters, kubeSource, multiClusterInformer, unwrapTombstone } from 'rxkube';
  *
  * const clusters = kubeconfigClusters({ contexts: ['kind-east', 'kind-west'] });
  * const pods = multiClusterInformer(clusters, (c) => kubeSource(c.kubeConfig, 'v1/pods'));
- * pods.subscribe((e) => console.log(e.cluster, e.type, e.obj.metadata?.name));
+ * pods.subscribe((e) => console.log(e.cluster, e.type, unwrapTombstone(e.obj)?.metadata?.name));
  * ```
  *
  * @param opts which files, which contexts, and whether to follow changes.

@@ -14,11 +14,14 @@ import type { Cluster, ClusterProvider } from './types.js';
  *
  * ## Example
  * ```ts
- * import type { ClusterSource } from 'rxkube';
+ * import type { Informer, MultiClusterInformer } from 'rxkube';
+ * import type { ClusterSource } from 'rxkube/core';
  * import type { V1ConfigMap } from '@kubernetes/client-node';
+ * declare const configMaps: MultiClusterInformer<V1ConfigMap>;
+ * declare const hubConfigMaps: Informer<V1ConfigMap>;
  *
- * const perCluster: ClusterSource<V1ConfigMap> = configMaps;   // a MultiClusterInformer<V1ConfigMap>
- * const fromTheHub: ClusterSource<V1ConfigMap> = hubConfigMaps; // an Informer<V1ConfigMap>
+ * const perCluster: ClusterSource<V1ConfigMap> = configMaps; // one cache per cluster
+ * const fromTheHub: ClusterSource<V1ConfigMap> = hubConfigMaps; // one cache, read by every cluster's controller
  * ```
  */
 export type ClusterSource<T> = MultiClusterInformer<T> | ControllerSource<T>;
@@ -32,7 +35,8 @@ export type ClusterSource<T> = MultiClusterInformer<T> | ControllerSource<T>;
  *
  * ## Example
  * ```ts
- * import { objectClient, type ClusterReconcileContext } from 'rxkube';
+ * import { objectClient } from 'rxkube';
+ * import { type ClusterReconcileContext } from 'rxkube/core';
  * import type { V1ConfigMap } from '@kubernetes/client-node';
  *
  * async function reconcile(cm: V1ConfigMap, ctx: ClusterReconcileContext<V1ConfigMap>) {
@@ -52,7 +56,7 @@ export interface ClusterReconcileContext<T> extends ReconcileContext<T> {
  *
  * ## Example
  * ```ts
- * import type { ClusterReconciler } from 'rxkube';
+ * import type { ClusterReconciler } from 'rxkube/core';
  * import type { V1Deployment } from '@kubernetes/client-node';
  *
  * const reconcile: ClusterReconciler<V1Deployment> = async (d, ctx) => {
@@ -70,7 +74,8 @@ export type ClusterReconciler<T> = (obj: T, ctx: ClusterReconcileContext<T>) => 
  *
  * ## Example
  * ```ts
- * import { clusterKey, type ClusterReconcileOutcome } from 'rxkube';
+ * import { clusterKey } from 'rxkube';
+ * import { type ClusterReconcileOutcome } from 'rxkube/core';
  *
  * const where = (o: ClusterReconcileOutcome<unknown>) => clusterKey(o.cluster, o.key); // 'eu-1/default/web'
  * ```
@@ -86,7 +91,7 @@ export type ClusterReconcileOutcome<T> = ReconcileOutcome<T> & { readonly cluste
  *
  * ## Example
  * ```ts
- * import type { ClusterControllerMetrics } from 'rxkube';
+ * import type { ClusterControllerMetrics } from 'rxkube/core';
  *
  * const labels = (m: ClusterControllerMetrics) => ({ controller: m.name, cluster: m.cluster });
  * ```
@@ -103,7 +108,7 @@ export interface ClusterControllerMetrics extends ControllerMetrics {
  *
  * ## Example
  * ```ts
- * import type { ClusterControllerStatus } from 'rxkube';
+ * import type { ClusterControllerStatus } from 'rxkube/core';
  *
  * const line = (s: ClusterControllerStatus) => `${s.cluster}: ${s.state}, ${s.queueDepth} queued`;
  * ```
@@ -117,10 +122,13 @@ export interface ClusterControllerStatus extends ControllerStatus {
  *
  * ## Example
  * ```ts
- * import { multiClusterController, type MultiClusterControllerOptions } from 'rxkube';
+ * import { multiClusterController, type MultiClusterInformer } from 'rxkube';
+ * import type { ClusterReconciler, MultiClusterControllerOptions } from 'rxkube/core';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const deployments: MultiClusterInformer<V1Deployment>;
+ * declare const reconcile: ClusterReconciler<V1Deployment>;
  *
- * const opts: MultiClusterControllerOptions<V1Deployment> = { for: deployments, reconcile, concurrency: 8 };
+ * const opts = { for: deployments, reconcile, concurrency: 8 } satisfies MultiClusterControllerOptions<V1Deployment>;
  * multiClusterController(opts).subscribe();
  * ```
  */

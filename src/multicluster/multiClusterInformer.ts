@@ -13,7 +13,8 @@ import type { Cluster, ClusterEvent, ClusterProvider } from './types.js';
  *
  * ## Example
  * ```ts
- * import { byLabel, type MultiClusterInformerOptions } from 'rxkube';
+ * import { byLabel } from 'rxkube';
+ * import { type MultiClusterInformerOptions } from 'rxkube/core';
  * import type { V1Pod } from '@kubernetes/client-node';
  *
  * const opts: MultiClusterInformerOptions<V1Pod> = { indexers: { app: byLabel('app') }, whileUnreachable: 'drop', unreachableAfterMs: 30_000 };
@@ -60,7 +61,7 @@ export interface MultiClusterInformerOptions<T> extends Omit<InformerOptions<T>,
  *
  * ## Example
  * ```ts
- * import type { MultiClusterStatus } from 'rxkube';
+ * import type { MultiClusterStatus } from 'rxkube/core';
  *
  * const away = (s: MultiClusterStatus) => s.clusters.filter((c) => c.state === 'unreachable').map((c) => c.name);
  * ```
@@ -81,11 +82,14 @@ export interface MultiClusterStatus {
  * `namespace/name`, empty while the cluster is absent) and whether it has
  * synced. Subscribing to it keeps the multi-cluster informer running. It is
  * what a controller needs (a `ControllerSource`), which is how
- * {@link multiClusterController} runs one controller per cluster.
+ * `multiClusterController` runs one controller per cluster.
  *
  * ## Example
  * ```ts
- * import { controller } from 'rxkube';
+ * import { controller, type MultiClusterInformer, type Reconciler } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const deployments: MultiClusterInformer<V1Deployment>;
+ * declare const reconcile: Reconciler<V1Deployment>;
  *
  * const euDeployments = deployments.cluster('eu-1');
  * euDeployments.store.getByKey('default/web');
@@ -97,8 +101,8 @@ export interface ClusterInformer<T> extends Observable<ClusterEvent<T>> {
   readonly name: string;
   readonly cluster: string;
   readonly store: ReadonlyIndexer<T>;
-  /** Whether the cluster's cache is complete; false while the cluster is absent. */
-  readonly synced$: Observable<boolean>;
+  /** The cluster's sync state, then each change: `synced` is false while the cluster is absent. */
+  readonly status$: Observable<{ readonly synced: boolean }>;
 }
 
 /**
@@ -122,8 +126,6 @@ export interface MultiClusterInformer<T> extends Observable<ClusterEvent<T>> {
   readonly clusters: ClusterProvider;
   /** The merged cache, keyed `cluster/namespace/name`. */
   readonly store: MultiClusterStore<T>;
-  /** The current sync state, then each change (see `hasSynced`). */
-  readonly synced$: Observable<boolean>;
   /** State, each cluster's state, object count and last error; emits on change. */
   readonly status$: Observable<MultiClusterStatus>;
   /** Every error met, each a `ClusterError` naming its cluster (a provider's own errors aside). */
@@ -132,7 +134,8 @@ export interface MultiClusterInformer<T> extends Observable<ClusterEvent<T>> {
    * True once the provider gave its first set and every cluster in it has
    * synced or is known to be unreachable or failed (MC-8): one cluster that
    * is down does not hold up the others. With no clusters, true as soon as
-   * the provider said so.
+   * the provider said so. The same as the last `status$`'s `synced`, kept
+   * for client-go users; to wait, use `whenSynced`.
    */
   hasSynced(): boolean;
   /** Resolves once `hasSynced()`; rejects with a `CacheSyncError` naming the clusters still syncing, as `Informer.whenSynced`. */

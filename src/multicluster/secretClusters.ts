@@ -7,13 +7,15 @@ import { checkOptionNames, functionOption, show } from '../workqueue/validate.js
 import { kubeConfigFingerprint } from './clusterChanges.js';
 import { ClusterError } from './ClusterError.js';
 import type { Cluster, ClusterProvider } from './types.js';
+import { syncedOf } from '../informer/syncedOf.js';
 
 /**
  * Options of {@link secretClusters}.
  *
  * ## Example
  * ```ts
- * import { secretClusters, type SecretClustersOptions } from 'rxkube';
+ * import { secretClusters } from 'rxkube';
+ * import { type SecretClustersOptions } from 'rxkube/core';
  *
  * // Cluster API: every workload cluster's admin kubeconfig, under `value`, named by its label.
  * const capi: SecretClustersOptions = {
@@ -61,14 +63,14 @@ interface Parsed {
  *
  * ## Example
  * ```ts
- * import { kubeSource, multiClusterInformer, secretClusters } from 'rxkube';
+ * import { kubeSource, multiClusterInformer, secretClusters, unwrapTombstone } from 'rxkube';
  * import { KubeConfig } from '@kubernetes/client-node';
  *
  * const hub = new KubeConfig();
  * hub.loadFromDefault();
  * const members = secretClusters(hub, { namespace: 'fleet', labelSelector: 'fleet.example.com/member=true' });
  * const nodes = multiClusterInformer(members, (c) => kubeSource(c.kubeConfig, 'v1/nodes'));
- * nodes.subscribe((e) => console.log(e.cluster, e.type, e.obj.metadata?.name));
+ * nodes.subscribe((e) => console.log(e.cluster, e.type, unwrapTombstone(e.obj)?.metadata?.name));
  * ```
  *
  * @param hub where the Secrets are.
@@ -131,7 +133,7 @@ export function secretClusters(hub: KubeConfig, opts: SecretClustersOptions): Cl
       for (const uid of [...parsed.keys()]) if (!seen.has(uid)) parsed.delete(uid);
       return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     };
-    return merge(secrets, secrets.synced$).pipe(
+    return merge(secrets, syncedOf(secrets)).pipe(
       filter(() => secrets.hasSynced()),
       map(current),
       // The same Secrets again (another Secret of the namespace changed) is not news.

@@ -8,7 +8,7 @@ import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown
  *
  * ## Example
  * ```ts
- * import type { Cluster } from 'rxkube';
+ * import type { Cluster } from 'rxkube/core';
  * import { KubeConfig } from '@kubernetes/client-node';
  *
  * const kc = new KubeConfig();
@@ -50,6 +50,9 @@ export interface Cluster {
  * ```ts
  * import { of } from 'rxjs';
  * import type { ClusterProvider } from 'rxkube';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const euKc: KubeConfig;
+ * declare const usKc: KubeConfig;
  *
  * // A fixed fleet is the simplest provider.
  * const fleet: ClusterProvider = of([{ name: 'eu', kubeConfig: euKc }, { name: 'us', kubeConfig: usKc }]);
@@ -71,7 +74,7 @@ export type ClusterProvider = Observable<readonly Cluster[]>;
  *
  * ## Example
  * ```ts
- * import type { ClusterDeleteReason } from 'rxkube';
+ * import type { ClusterDeleteReason } from 'rxkube/core';
  *
  * const reallyDeleted = (reason: ClusterDeleteReason) => reason === 'deleted';
  * ```
@@ -81,13 +84,13 @@ export type ClusterDeleteReason = 'deleted' | 'cluster-removed' | 'cluster-unrea
 /**
  * A change to a multi-cluster cache: an informer event with the cluster it
  * happened in and the object's key in the multi-cluster store
- * (`cluster/namespace/name`, see {@link clusterKey}); a delete also says
+ * (`cluster/namespace/name`, see `clusterKey`); a delete also says
  * why. It is an `InformerEvent`, so every operator that takes informer
  * events takes these.
  *
  * ## Example
  * ```ts
- * import type { ClusterEvent } from 'rxkube';
+ * import type { ClusterEvent } from 'rxkube/core';
  * import type { V1Pod } from '@kubernetes/client-node';
  *
  * const describe = (e: ClusterEvent<V1Pod>) => (e.type === 'delete' ? `${e.key} gone (${e.reason})` : `${e.type} ${e.key}`);

@@ -13,6 +13,8 @@ import type { InformerEvent } from '../informer/InformerEvent.js';
  * ```ts
  * import { appliedObjects, informer, kubeSource } from 'rxkube';
  * import type { V1Deployment } from '@kubernetes/client-node';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const deployments = informer(kubeSource(kc, 'apps/v1/deployments'));
  * deployments

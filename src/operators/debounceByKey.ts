@@ -29,6 +29,10 @@ interface Pending<T> {
  * ## Example
  * ```ts
  * import { debounceByKey, ownerKeys } from 'rxkube';
+ * import type { Informer } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const pods: Informer<V1Pod>;
+ * declare function reconcile(replicaSetKey: string): void;
  *
  * // Reconcile each ReplicaSet at most once per 200 ms burst of pod changes.
  * pods

@@ -97,6 +97,8 @@ export interface DeltaFifoOptions<T> {
  * ```ts
  * import type { V1Pod } from '@kubernetes/client-node';
  * import { createIndexer, deltaFifo, reflect } from 'rxkube/core';
+ * import type { ListerWatcher } from 'rxkube';
+ * declare const pods: ListerWatcher<V1Pod>;
  *
  * const store = createIndexer<V1Pod>();
  * reflect<V1Pod>(pods)

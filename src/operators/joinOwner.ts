@@ -76,6 +76,8 @@ interface Joined<C> {
  * ```ts
  * import { informer, joinOwner, kubeSource } from 'rxkube';
  * import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const pods = informer(kubeSource(kc, 'v1/pods'));
  * const replicaSets = informer(kubeSource(kc, 'apps/v1/replicasets'));

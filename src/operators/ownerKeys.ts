@@ -66,6 +66,8 @@ export interface ResolvedOwnerOptions {
  * ```ts
  * import { debounceByKey, informer, kubeSource, ownerKeys } from 'rxkube';
  * import type { V1Pod } from '@kubernetes/client-node';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const pods = informer(kubeSource(kc, 'v1/pods'));
  * pods

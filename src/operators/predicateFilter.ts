@@ -49,6 +49,10 @@ interface Seen {
  * ## Example
  * ```ts
  * import { appliedObjects, generationChanged, labelsChanged, predicateFilter } from 'rxkube';
+ * import type { Informer } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const deployments: Informer<V1Deployment>;
+ * declare function reconcile(d: V1Deployment): void;
  *
  * // Reconcile deployments on spec or label changes, not on status updates.
  * deployments

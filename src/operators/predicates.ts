@@ -18,6 +18,9 @@ export type Predicate<T> = (obj: T) => PredicateValue;
  * ## Example
  * ```ts
  * import { appliedObjects, generationChanged, predicateFilter } from 'rxkube';
+ * import type { Informer } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const deployments: Informer<V1Deployment>;
  * deployments.pipe(appliedObjects(), predicateFilter(generationChanged));
  * ```
  *
@@ -35,6 +38,9 @@ export function generationChanged(obj: KubeObject): PredicateValue {
  * ## Example
  * ```ts
  * import { predicateFilter, resourceVersionChanged } from 'rxkube';
+ * import type { Informer } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const pods: Informer<V1Pod>;
  * pods.pipe(predicateFilter(resourceVersionChanged));
  * ```
  *
@@ -52,6 +58,9 @@ export function resourceVersionChanged(obj: KubeObject): PredicateValue {
  * ## Example
  * ```ts
  * import { appliedObjects, labelsChanged, predicateFilter } from 'rxkube';
+ * import type { Informer } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const pods: Informer<V1Pod>;
  * pods.pipe(appliedObjects(), predicateFilter(labelsChanged));
  * ```
  *
@@ -69,6 +78,9 @@ export function labelsChanged(obj: KubeObject): PredicateValue {
  * ## Example
  * ```ts
  * import { annotationsChanged, appliedObjects, predicateFilter } from 'rxkube';
+ * import type { Informer } from 'rxkube';
+ * import type { V1Service } from '@kubernetes/client-node';
+ * declare const services: Informer<V1Service>;
  * services.pipe(appliedObjects(), predicateFilter(annotationsChanged));
  * ```
  *

@@ -16,6 +16,8 @@ import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
  * ```ts
  * import { informer, kubeSource, touchedObjects } from 'rxkube';
  * import type { V1Pod } from '@kubernetes/client-node';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const pods = informer(kubeSource(kc, 'v1/pods'));
  * pods

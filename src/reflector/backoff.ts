@@ -79,12 +79,10 @@ export function resolveBackoffOptions(value: unknown, name = 'backoff'): Backoff
  * client-go v0.36's periodic reset: a caller that keeps failing stays at the
  * cap instead of dropping back to 0.8 s every two minutes.
  *
- * ## Example
- * ```ts
- * // Internal helper (src/reflector/backoff.ts), used by reflect()'s retry policy.
- * const backoff = new Backoff({ initialMs: 100, maxMs: 5_000 }, () => scheduler.now());
- * const delayMs = backoff.next(); // in [100, 200) with the default full jitter
- * ```
+ * Internal, shared by reflect() and the work queue (not exported, so no
+ * `## Example`): `new Backoff({ initialMs: 100, maxMs: 5_000 }, () => scheduler.now())`,
+ * then each `next()` gives a delay, the first in [100, 200) with the default
+ * full jitter.
  */
 export class Backoff {
   /** Frozen tuning; copied so a caller cannot change it mid-sequence. */

@@ -7,8 +7,11 @@
  *
  * ## Example
  * ```ts
- * import { VeryShortWatchError } from 'rxkube';
- * informer.errors$.subscribe((err) => {
+ * import type { Informer } from 'rxkube';
+ * import { VeryShortWatchError } from 'rxkube/core';
+ * declare const pods: Informer<unknown>;
+ *
+ * pods.errors$.subscribe((err) => {
  *   if (err instanceof VeryShortWatchError) console.warn(`watch dropped after ${err.durationMs} ms; relisting`);
  * });
  * ```
@@ -32,8 +35,11 @@ export class VeryShortWatchError extends Error {
  *
  * ## Example
  * ```ts
- * import { InitialEventsIncompleteError } from 'rxkube';
- * informer.errors$.subscribe((err) => {
+ * import type { Informer } from 'rxkube';
+ * import { InitialEventsIncompleteError } from 'rxkube/core';
+ * declare const pods: Informer<unknown>;
+ *
+ * pods.errors$.subscribe((err) => {
  *   if (err instanceof InitialEventsIncompleteError) console.warn(`initial list cut after ${err.received} objects`);
  * });
  * ```
@@ -58,8 +64,11 @@ export class InitialEventsIncompleteError extends Error {
  *
  * ## Example
  * ```ts
- * import { WatchStalledError } from 'rxkube';
- * informer.errors$.subscribe((err) => {
+ * import type { Informer } from 'rxkube';
+ * import { WatchStalledError } from 'rxkube/core';
+ * declare const pods: Informer<unknown>;
+ *
+ * pods.errors$.subscribe((err) => {
  *   if (err instanceof WatchStalledError) console.warn(`watch silent for ${err.silenceMs} ms (usually ${err.expectedIntervalMs} ms)`);
  * });
  * ```

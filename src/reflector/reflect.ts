@@ -164,8 +164,8 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * ## Example
  * ```ts
  * import { Subject } from 'rxjs';
- * import { ForbiddenError, kubeSource, type ReflectorStatus } from 'rxkube';
- * import { reflect } from 'rxkube/core';
+ * import { ForbiddenError, kubeSource } from 'rxkube';
+ * import { reflect, type ReflectorStatus } from 'rxkube/core';
  * import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
  *
  * const kc = new KubeConfig();
@@ -175,7 +175,7 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * const pods = kubeSource(kc, 'v1/pods');
  * const sub = reflect(pods, { resyncPeriod: 60_000, status, onTerminal: (err) => err instanceof ForbiddenError }).subscribe((event) => {
  *   if (event.type === 'Replace') console.log(`listed ${event.items.length} pods at ${event.resourceVersion}`);
- *   else if (event.type !== 'Resync' && event.type !== 'Bookmark') console.log(event.type, event.obj.metadata?.name);
+ *   else if (event.type === 'Added' || event.type === 'Modified' || event.type === 'Deleted') console.log(event.type, event.obj.metadata?.name);
  * });
  * // later: sub.unsubscribe() aborts the watch.
  * ```

@@ -10,7 +10,7 @@ const DNS_LABEL = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
  *
  * ## Example
  * ```ts
- * import { shardLabels, type ShardLabels } from 'rxkube';
+ * import { shardLabels, type ShardLabels } from 'rxkube/core';
  *
  * const l: ShardLabels = shardLabels('configmap-checker');
  * l.shard; // 'shard.rxkube.io/configmap-checker'
@@ -39,7 +39,10 @@ export interface ShardLabels {
  *
  * ## Example
  * ```ts
- * import { informer, kubeSource, shardLabels } from 'rxkube';
+ * import { informer, kubeSource } from 'rxkube';
+ * import { shardLabels } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const labels = shardLabels('configmap-checker');
  * const mine = informer(kubeSource(kc, 'v1/configmaps', { labelSelector: labels.selectorFor('replica-a') }));
@@ -80,7 +83,7 @@ export function checkIdentity(identity: unknown): string {
  *
  * ## Example
  * ```ts
- * import { ownerRingKey } from 'rxkube';
+ * import { ownerRingKey } from 'rxkube/core';
  *
  * ownerRingKey({ metadata: { namespace: 'default', name: 'web-abc12', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'u', controller: true }] } });
  * // 'default/web'

@@ -7,6 +7,7 @@ import { kubeSource } from '../sources/kubeSource.js';
 import type { InformerEvent } from '../informer/InformerEvent.js';
 import { show } from '../workqueue/validate.js';
 import { shardLabels } from './labels.js';
+import { syncedOf } from '../informer/syncedOf.js';
 
 /**
  * One shard Lease as a replica last saw it, with when it changed on the
@@ -14,7 +15,7 @@ import { shardLabels } from './labels.js';
  *
  * ## Example
  * ```ts
- * import type { ObservedShardLease } from 'rxkube';
+ * import type { ObservedShardLease } from 'rxkube/core';
  *
  * const left = (l: ObservedShardLease, now: number) => l.expiresAt - now;
  * ```
@@ -40,7 +41,7 @@ export interface ObservedShardLease {
  *
  * ## Example
  * ```ts
- * import { hashRing, type ShardMembers } from 'rxkube';
+ * import { hashRing, type ShardMembers } from 'rxkube/core';
  *
  * const ringOf = (m: ShardMembers) => hashRing(m.live);
  * ```
@@ -57,7 +58,9 @@ export interface ShardMembers {
  *
  * ## Example
  * ```ts
- * import { liveShards, type LiveShardsOptions } from 'rxkube';
+ * import { liveShards, type LiveShardsOptions } from 'rxkube/core';
+ * import type { SchedulerLike } from 'rxjs';
+ * declare const myVirtualScheduler: SchedulerLike;
  *
  * const opts: LiveShardsOptions = { scheduler: myVirtualScheduler };
  * ```
@@ -80,12 +83,15 @@ export interface LiveShardsOptions {
  * Lease stand still for a whole lease duration. A timer fires at the next
  * expiry, so a member whose replica died leaves the live set without any
  * event. It emits after every change of a record or of the live set; wait
- * for the informer's `synced$` before taking an absent Lease for a fact.
+ * for the informer's sync (`status$`) before taking an absent Lease for a fact.
  *
  * ## Example
  * ```ts
- * import { hashRing, informer, kubeSource, liveShards, shardLabels } from 'rxkube';
+ * import { informer, kubeSource } from 'rxkube';
+ * import { hashRing, liveShards, shardLabels } from 'rxkube/core';
  * import { map } from 'rxjs';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const leases = informer(kubeSource(kc, 'coordination.k8s.io/v1/leases', { namespace: 'shards', labelSelector: shardLabels('checker').leaseSelector }));
  * leases.pipe(liveShards(), map((m) => hashRing(m.live))).subscribe((ring) => console.log(ring.members));
@@ -169,7 +175,9 @@ export function liveShards(opts: LiveShardsOptions = {}): OperatorFunction<Infor
  *
  * ## Example
  * ```ts
- * import { shardMembers, type ShardMembersOptions } from 'rxkube';
+ * import { shardMembers, type ShardMembersOptions } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const opts: ShardMembersOptions = { namespace: 'shards', controller: 'checker' };
  * shardMembers(kc, opts).subscribe((m) => console.log(m.live));
@@ -193,7 +201,9 @@ export interface ShardMembersOptions extends LiveShardsOptions {
  *
  * ## Example
  * ```ts
- * import { shardMembers } from 'rxkube';
+ * import { shardMembers } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * shardMembers(kc, { namespace: 'shards', controller: 'checker' }).subscribe((m) => console.log(`live: ${m.live.join(', ')}`));
  * ```
@@ -212,6 +222,6 @@ export function shardMembers(kc: KubeConfig, opts: ShardMembersOptions): Observa
     const leases = informer(kubeSource<Lease>(kc, 'coordination.k8s.io/v1/leases', { namespace: opts.namespace, labelSelector: labels.leaseSelector }), {
       ...(opts.onError !== undefined && { onError: opts.onError }),
     });
-    return combineLatest([leases.synced$.pipe(filter(Boolean), take(1)), leases.pipe(live)]).pipe(map(([, m]) => m));
+    return combineLatest([syncedOf(leases).pipe(filter(Boolean), take(1)), leases.pipe(live)]).pipe(map(([, m]) => m));
   });
 }

@@ -6,7 +6,7 @@ import { show } from '../workqueue/validate.js';
  *
  * ## Example
  * ```ts
- * import { hashRing, type HashRingOptions } from 'rxkube';
+ * import { hashRing, type HashRingOptions } from 'rxkube/core';
  *
  * const opts: HashRingOptions = { virtualNodes: 2_000 };
  * const ring = hashRing(['replica-a', 'replica-b'], opts);
@@ -27,7 +27,7 @@ export interface HashRingOptions {
  *
  * ## Example
  * ```ts
- * import { hashRing, type HashRing } from 'rxkube';
+ * import { hashRing, type HashRing } from 'rxkube/core';
  *
  * const ring: HashRing = hashRing(['replica-a', 'replica-b', 'replica-c']);
  * ring.ownerOf('default/web'); // one of the three, the same on every replica
@@ -59,7 +59,8 @@ export function ringHash(text: string): number {
  *
  * ## Example
  * ```ts
- * import { hashRing } from 'rxkube';
+ * import { hashRing } from 'rxkube/core';
+ * declare const keys: string[];
  *
  * const before = hashRing(['a', 'b', 'c']);
  * const after = hashRing(['a', 'b', 'c', 'd']);

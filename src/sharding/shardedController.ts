@@ -52,6 +52,7 @@ const monotonic: SchedulerLike = {
  * ```ts
  * import { KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
  * import { shardedController } from 'rxkube';
+ * declare function check(cm: V1ConfigMap, signal: AbortSignal): Promise<void>;
  *
  * const kc = new KubeConfig();
  * kc.loadFromDefault();

@@ -23,7 +23,7 @@ import type { ResolvedOwnerOptions } from '../operators/ownerKeys.js';
  *
  * ## Example
  * ```ts
- * import type { ShardEvent } from 'rxkube';
+ * import type { ShardEvent } from 'rxkube/core';
  *
  * const line = (e: ShardEvent<unknown>) => (e.type === 'outcome' ? `${e.outcome.type} ${e.outcome.key}` : e.type);
  * ```
@@ -42,6 +42,8 @@ export type ShardEvent<T> =
  * ```ts
  * import { shardedController, type ShardedControllerOptions } from 'rxkube';
  * import type { V1ConfigMap } from '@kubernetes/client-node';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const opts: ShardedControllerOptions<V1ConfigMap> = {
  *   kc, resource: 'v1/configmaps', controller: 'checker', identity: 'replica-a', leaseNamespace: 'shards',
@@ -79,7 +81,7 @@ export interface ShardedControllerOptions<T extends KubeObject = KubeObject> {
    * @default (labelSelector) => informer(kubeSource(kc, resource, { namespace, labelSelector }))
    */
   readonly source?: (labelSelector: string) => ControllerSource<T>;
-  /** The key an object is placed on the ring by; {@link ownerRingKey} keeps owned objects with their owner. @default metaNamespaceKey */
+  /** The key an object is placed on the ring by; `ownerRingKey` (in `rxkube/core`) keeps owned objects with their owner. @default metaNamespaceKey */
   readonly ringKey?: (obj: KubeObject) => string;
   /**
    * Resources the sharded objects own: the sharder gives each owned object

@@ -11,6 +11,7 @@ import type { ShardMembers } from './members.js';
 import { resolveSharderOptions, type SharderOptions, type ShardingEvent } from './sharderOptions.js';
 import { workKey, workOf, type WorkKey } from './sharderWork.js';
 import { hashRing, type HashRing } from './ring.js';
+import { syncedOf } from '../informer/syncedOf.js';
 
 /**
  * Runs the sharder of a sharded controller while subscribed: it writes on
@@ -18,7 +19,7 @@ import { hashRing, type HashRing } from './ring.js';
  * ring over the live members, so that each replica's informers can ask the
  * API server for their share alone (`labelSelector: shard=<identity>`).
  * Run one at a time, by the leader of an election among the replicas
- * ({@link shardedController} does this).
+ * (`shardedController` does this).
  *
  * For each object, whenever it or the membership changes:
  * - unassigned: it gets the shard label of its ring owner;
@@ -46,8 +47,11 @@ import { hashRing, type HashRing } from './ring.js';
  *
  * ## Example
  * ```ts
- * import { leaderElection, leaseLock, sharder } from 'rxkube';
+ * import { leaderElection, leaseLock } from 'rxkube';
+ * import { sharder } from 'rxkube/core';
  * import { EMPTY, switchMap } from 'rxjs';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * leaderElection({ lock: leaseLock(kc, { namespace: 'shards', name: 'checker-sharder' }), identity: 'replica-a' })
  *   .pipe(switchMap(({ leading }) => (leading ? sharder({ kc, resource: 'v1/configmaps', controller: 'checker', leaseNamespace: 'shards', identity: 'replica-a' }) : EMPTY)))
@@ -163,7 +167,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
     });
     subs.add(
       combineLatest([
-        combineLatest([c.objects, ...c.owns.map((o) => o.objects)].map((o) => o.synced$.pipe(filter(Boolean), take(1)))),
+        combineLatest([c.objects, ...c.owns.map((o) => o.objects)].map((o) => syncedOf(o).pipe(filter(Boolean), take(1)))),
         c.members,
       ]).subscribe({
         next: ([, m]) => {

@@ -18,9 +18,12 @@ import { shardMembers, type ShardMembers } from './members.js';
  *
  * ## Example
  * ```ts
- * import { informer, kubeSource, type SharderSource } from 'rxkube';
+ * import { informer, kubeSource, type PartialObjectMetadata } from 'rxkube';
+ * import type { SharderSource } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
- * const all: SharderSource = informer(kubeSource(kc, 'v1/configmaps', { metadataOnly: true }));
+ * const all: SharderSource<PartialObjectMetadata> = informer(kubeSource(kc, 'v1/configmaps', { metadataOnly: true }));
  * ```
  */
 export interface SharderSource<T> extends Observable<InformerEvent<T>> {
@@ -32,7 +35,8 @@ export interface SharderSource<T> extends Observable<InformerEvent<T>> {
     /** The key the cache files `obj` (or a tombstone) under. */
     keyOf(obj: T | DeletedFinalStateUnknown<T>): string;
   };
-  readonly synced$: Observable<boolean>;
+  /** The current status, then each change; the sharder waits for `synced`. */
+  readonly status$: Observable<{ readonly synced: boolean }>;
 }
 
 /**
@@ -43,7 +47,7 @@ export interface SharderSource<T> extends Observable<InformerEvent<T>> {
  *
  * ## Example
  * ```ts
- * import type { ShardedOwns } from 'rxkube';
+ * import type { ShardedOwns } from 'rxkube/core';
  *
  * const secrets: ShardedOwns = { resource: 'v1/secrets', kind: 'ConfigMap', apiVersion: 'v1' };
  * ```
@@ -78,7 +82,7 @@ export interface ResolvedOwns extends ShardedOwns {
  *
  * ## Example
  * ```ts
- * import type { ShardingEvent } from 'rxkube';
+ * import type { ShardingEvent } from 'rxkube/core';
  *
  * const describe = (e: ShardingEvent) => (e.type === 'assigned' ? `${e.key} → ${e.shard}` : e.type);
  * ```
@@ -96,7 +100,9 @@ export type ShardingEvent =
  *
  * ## Example
  * ```ts
- * import { sharder, type SharderOptions } from 'rxkube';
+ * import { sharder, type SharderOptions } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const opts: SharderOptions = { kc, resource: 'v1/configmaps', controller: 'checker', leaseNamespace: 'shards', identity: 'replica-a' };
  * sharder(opts).subscribe();
@@ -191,7 +197,7 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
     (informer(kubeSource(o.kc, o.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }), {
       ...(o.onError !== undefined && { onError: o.onError }),
     }) as unknown as SharderSource<T>);
-  if (typeof objects?.subscribe !== 'function' || typeof objects.store?.getByKey !== 'function' || typeof objects.synced$?.subscribe !== 'function') {
+  if (typeof objects?.subscribe !== 'function' || typeof objects.store?.getByKey !== 'function' || typeof objects.status$?.subscribe !== 'function') {
     throw new TypeError(`objects: expected an informer, got ${show(o.objects)}`);
   }
   const members =

@@ -262,7 +262,12 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
  *
  * ## Example
  * ```ts
+ * import type { ListerWatcher } from 'rxkube';
  * import { randomWatchTimeoutSeconds } from 'rxkube/core';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const source: ListerWatcher<V1Pod>;
+ * declare const rv: string;
+ * declare const signal: AbortSignal;
  *
  * source.watch({ resourceVersion: rv, timeoutSeconds: randomWatchTimeoutSeconds() }, signal);
  * ```

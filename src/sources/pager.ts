@@ -44,6 +44,9 @@ export interface PagerOptions {
  * ```ts
  * import { kubeSource } from 'rxkube';
  * import { listPages } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
+ * declare const signal: AbortSignal;
  *
  * let count = 0;
  * for await (const page of listPages(kubeSource(kc, 'v1/pods'), {}, signal)) {
@@ -118,6 +121,9 @@ export interface ListAllResult<T> {
  * ```ts
  * import { kubeSource } from 'rxkube';
  * import { listAll } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
+ * declare const signal: AbortSignal;
  *
  * const { items, resourceVersion } = await listAll(kubeSource(kc, 'v1/pods'), { resourceVersion: '0' }, signal);
  * ```

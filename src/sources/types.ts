@@ -91,7 +91,10 @@ export interface ListerWatcher<T> {
  *
  * ## Example
  * ```ts
- * import { kubeSource, type SourceIdentity } from 'rxkube';
+ * import { kubeSource } from 'rxkube';
+ * import { type SourceIdentity } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const id: SourceIdentity | undefined = kubeSource(kc, 'v1/configmaps', { namespace: 'prod' }).identity;
  * // { cluster: 'https://10.0.0.1:6443', group: '', version: 'v1', plural: 'configmaps', namespace: 'prod' }

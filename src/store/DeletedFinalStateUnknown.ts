@@ -6,10 +6,14 @@
  *
  * ## Example
  * ```ts
- * import { DeletedFinalStateUnknown } from 'rxkube';
- * informer.addHandler({
+ * import { DeletedFinalStateUnknown, type Informer } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const pods: Informer<V1Pod>;
+ *
+ * pods.addHandler({
  *   delete: (obj) => {
  *     const pod = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
+ *     console.log(`deleted ${pod?.metadata?.name}`);
  *   },
  * });
  * ```
@@ -35,7 +39,10 @@ export class DeletedFinalStateUnknown<T> {
  *
  * ## Example
  * ```ts
- * import { unwrapTombstone } from 'rxkube';
+ * import { unwrapTombstone, type InformerEvent } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const event: InformerEvent<V1Pod>;
+ *
  * const pod = unwrapTombstone(event.obj); // V1Pod | undefined
  * ```
  *

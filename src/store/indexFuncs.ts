@@ -19,7 +19,8 @@ const MAX_CACHED_NAMESPACES = 10_000;
  *
  * ## Example
  * ```ts
- * import { byNamespace, createIndexer, namespaceIndex } from 'rxkube';
+ * import { byNamespace } from 'rxkube';
+ * import { createIndexer, namespaceIndex } from 'rxkube/core';
  * const store = createIndexer({ indexers: { [namespaceIndex]: byNamespace } });
  * store.add({ metadata: { namespace: 'team-a', name: 'web' } });
  * store.byIndex(namespaceIndex, 'team-a'); // [the web object]
@@ -45,7 +46,8 @@ export const byNamespace: IndexFunc<KubeObject> = (obj: KubeObject): readonly st
  *
  * ## Example
  * ```ts
- * import { byLabel, createIndexer } from 'rxkube';
+ * import { byLabel } from 'rxkube';
+ * import { createIndexer } from 'rxkube/core';
  * const store = createIndexer({ indexers: { app: byLabel('app.kubernetes.io/name') } });
  * store.add({ metadata: { name: 'web-1', labels: { 'app.kubernetes.io/name': 'web' } } });
  * store.indexKeys('app', 'web'); // ["web-1"]
@@ -74,9 +76,13 @@ export function byLabel(key: string): IndexFunc<KubeObject> {
  *
  * ## Example
  * ```ts
- * import { byOwnerUid, createIndexer } from 'rxkube';
- * const pods = createIndexer({ indexers: { owner: byOwnerUid } });
- * const owned = pods.byIndex('owner', replicaSet.metadata.uid);
+ * import { byOwnerUid } from 'rxkube';
+ * import { createIndexer } from 'rxkube/core';
+ * import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+ * declare const replicaSet: V1ReplicaSet;
+ *
+ * const pods = createIndexer<V1Pod>({ indexers: { owner: byOwnerUid } });
+ * const owned = pods.byIndex('owner', replicaSet.metadata?.uid ?? '');
  * ```
  *
  * @param obj a Kubernetes object.
@@ -103,9 +109,13 @@ export const byOwnerUid: IndexFunc<KubeObject> = (obj: KubeObject): readonly str
  *
  * ## Example
  * ```ts
- * import { byControllerUid, createIndexer } from 'rxkube';
- * const pods = createIndexer({ indexers: { controller: byControllerUid } });
- * const managed = pods.byIndex('controller', replicaSet.metadata.uid);
+ * import { byControllerUid } from 'rxkube';
+ * import { createIndexer } from 'rxkube/core';
+ * import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+ * declare const replicaSet: V1ReplicaSet;
+ *
+ * const pods = createIndexer<V1Pod>({ indexers: { controller: byControllerUid } });
+ * const managed = pods.byIndex('controller', replicaSet.metadata?.uid ?? '');
  * ```
  *
  * @param obj a Kubernetes object.
@@ -130,7 +140,8 @@ export const byControllerUid: IndexFunc<KubeObject> = (obj: KubeObject): readonl
  *
  * ## Example
  * ```ts
- * import { byField, createIndexer } from 'rxkube';
+ * import { byField } from 'rxkube';
+ * import { createIndexer } from 'rxkube/core';
  * const pods = createIndexer({ indexers: { node: byField('spec.nodeName') } });
  * pods.byIndex('node', 'node-1'); // pods scheduled on node-1
  * ```

@@ -340,8 +340,8 @@ class StoreIndexer<T> implements Indexer<T> {
  *
  * ## Example
  * ```ts
- * import { byLabel, byNamespace, namespaceIndex } from 'rxkube';
- * import { createIndexer } from 'rxkube/core';
+ * import { byLabel, byNamespace } from 'rxkube';
+ * import { createIndexer, namespaceIndex } from 'rxkube/core';
  * import type { V1Pod } from '@kubernetes/client-node';
  *
  * const pods = createIndexer<V1Pod>({ indexers: { [namespaceIndex]: byNamespace, app: byLabel('app') } });

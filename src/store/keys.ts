@@ -41,7 +41,8 @@ export function metaNamespaceKey(obj: KubeObject | string): string {
  *
  * ## Example
  * ```ts
- * import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKey } from 'rxkube';
+ * import { DeletedFinalStateUnknown } from 'rxkube';
+ * import { deletionHandlingMetaNamespaceKey } from 'rxkube/core';
  * deletionHandlingMetaNamespaceKey(new DeletedFinalStateUnknown('default/web', undefined)); // "default/web"
  * ```
  *

@@ -373,9 +373,14 @@ const EXPRESSION_OPERATORS: Readonly<Record<string, LabelOperator>> = { In: 'in'
  *
  * ## Example
  * ```ts
+ * import type { Informer } from 'rxkube';
  * import { labelSelectorFromObject } from 'rxkube/core';
- * const sel = labelSelectorFromObject(deployment.spec.selector);
- * const mine = pods.list({ namespace: 'shop', labelSelector: sel });
+ * import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+ * declare const pods: Informer<V1Pod>;
+ * declare const deployment: V1Deployment;
+ *
+ * const sel = labelSelectorFromObject(deployment.spec?.selector ?? {});
+ * const mine = pods.store.list({ namespace: 'shop', labelSelector: sel });
  * String(labelSelectorFromObject({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a'] }] }));
  * // "app=web,tier in (a)"
  * ```

@@ -209,6 +209,8 @@ export class ApiServer extends StorageApi {
    * ## Example
    * ```ts
    * import { CoreV1Api } from '@kubernetes/client-node';
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * const core = server.kubeConfig().makeApiClient(CoreV1Api);
    * ```
    *
@@ -227,6 +229,8 @@ export class ApiServer extends StorageApi {
    * ## Example
    * ```ts
    * import { writeFileSync } from 'node:fs';
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * writeFileSync('/tmp/kubeconfig', server.kubeConfigYaml());
    * ```
    *
@@ -242,6 +246,8 @@ export class ApiServer extends StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * server.acceptToken('rotated'); // as the kubelet's new service-account token becomes valid
    * server.revokeToken('original'); // and the old one expires: its requests now get 401
    * ```
@@ -276,6 +282,8 @@ export class ApiServer extends StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * server.registerResource({ group: 'example.com', version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });
    * await server.create('example.com/v1/widgets', { metadata: { name: 'w', namespace: 'default' }, spec: { size: 1 } });
    * ```
@@ -293,6 +301,8 @@ export class ApiServer extends StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * const churn = server.churn({ resource: 'v1/pods', namespace: 'default', creates: 100, updates: 300, deletes: 50, perSecond: 500 });
    * await churn.done;
    * ```
@@ -313,6 +323,8 @@ export class ApiServer extends StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * server.stop();
    * await server.restart();
    * ```
@@ -360,6 +372,10 @@ export class ApiServer extends StorageApi {
    *
    * ## Example
    * ```ts
+   * import { afterEach } from 'vitest';
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
+   *
    * afterEach(() => server.close());
    * ```
    *

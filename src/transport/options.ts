@@ -7,7 +7,10 @@ import type { KubeConfig } from '@kubernetes/client-node';
  *
  * ## Example
  * ```ts
- * import { withTransport, type TransportOptions } from 'rxkube';
+ * import { withTransport } from 'rxkube';
+ * import { type TransportOptions } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * const options: TransportOptions = { http2: false, compression: true };
  * const kc2 = withTransport(kc, options);

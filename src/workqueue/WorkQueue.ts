@@ -64,6 +64,7 @@ interface Waiter<T> {
  * ## Example
  * ```ts
  * import { workQueue } from 'rxkube';
+ * declare function reconcile(key: string): Promise<void>;
  *
  * const queue = workQueue<string>({ name: 'services' });
  * queue.add('default/web');
@@ -124,6 +125,7 @@ export class WorkQueue<T> {
    * ## Example
    * ```ts
    * import { workQueue } from 'rxkube';
+   * declare const gauge: { set(labels: { name: string }, value: number): void };
    *
    * const queue = workQueue<string>({ name: 'pods' });
    * queue.metrics$.subscribe((m) => gauge.set({ name: m.name }, m.depth));
@@ -342,6 +344,7 @@ export class WorkQueue<T> {
    * ## Example
    * ```ts
    * import { workQueue } from 'rxkube';
+   * declare function reconcile(key: string): Promise<void>;
    *
    * const queue = workQueue<string>({ name: 'pods' });
    * const stop = new AbortController();
@@ -381,6 +384,7 @@ export class WorkQueue<T> {
    * ## Example
    * ```ts
    * import { workQueue } from 'rxkube';
+   * declare function reconcile(key: string, signal: AbortSignal): Promise<void>;
    *
    * const queue = workQueue<string>({ name: 'deployments' });
    * const run = queue.process(async (key, signal) => reconcile(key, signal), { concurrency: 4 }).subscribe((outcome) => {
@@ -490,10 +494,13 @@ export class WorkQueue<T> {
  *
  * ## Example
  * ```ts
- * import { workQueue } from 'rxkube';
+ * import { metaNamespaceKey, workQueue, type Informer } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const pods: Informer<V1Pod>;
+ * declare function reconcile(key: string): Promise<void>;
  *
  * const queue = workQueue<string>({ name: 'pods' });
- * pods.addHandler({ add: (pod) => queue.add(`${pod.metadata.namespace}/${pod.metadata.name}`) });
+ * pods.addHandler({ add: (pod) => queue.add(metaNamespaceKey(pod)) });
  *
  * queue.process(async (key) => {
  *   await reconcile(key); // throw to retry with backoff

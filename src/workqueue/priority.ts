@@ -9,6 +9,7 @@ import { checkOptionNames, show } from './validate.js';
  * ## Example
  * ```ts
  * import { LOW_PRIORITY, workQueue } from 'rxkube';
+ * declare const everyKey: string[];
  *
  * const queue = workQueue<string>();
  * for (const key of everyKey) queue.add(key, { priority: LOW_PRIORITY });

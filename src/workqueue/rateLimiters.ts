@@ -47,7 +47,8 @@ export interface ItemExponentialFailureRateLimiterOptions {
  *
  * ## Example
  * ```ts
- * import { itemExponentialFailureRateLimiter, workQueue } from 'rxkube';
+ * import { workQueue } from 'rxkube';
+ * import { itemExponentialFailureRateLimiter } from 'rxkube/core';
  *
  * const queue = workQueue<string>({ rateLimiter: itemExponentialFailureRateLimiter({ baseDelayMs: 100, maxDelayMs: 60_000 }) });
  * ```
@@ -97,7 +98,8 @@ export interface ItemFastSlowRateLimiterOptions {
  *
  * ## Example
  * ```ts
- * import { itemFastSlowRateLimiter, workQueue } from 'rxkube';
+ * import { workQueue } from 'rxkube';
+ * import { itemFastSlowRateLimiter } from 'rxkube/core';
  *
  * // Three quick retries 100 ms apart, then one a minute.
  * const queue = workQueue<string>({
@@ -160,7 +162,8 @@ export interface BucketRateLimiterOptions {
  *
  * ## Example
  * ```ts
- * import { bucketRateLimiter, workQueue } from 'rxkube';
+ * import { workQueue } from 'rxkube';
+ * import { bucketRateLimiter } from 'rxkube/core';
  *
  * // At most 50 retries per second overall, 300 at once.
  * const queue = workQueue<string>({ rateLimiter: bucketRateLimiter({ qps: 50, burst: 300 }) });
@@ -206,7 +209,8 @@ export function bucketRateLimiter<T>(opts: BucketRateLimiterOptions = {}): RateL
  *
  * ## Example
  * ```ts
- * import { bucketRateLimiter, itemExponentialFailureRateLimiter, maxOfRateLimiter, workQueue } from 'rxkube';
+ * import { workQueue } from 'rxkube';
+ * import { bucketRateLimiter, itemExponentialFailureRateLimiter, maxOfRateLimiter } from 'rxkube/core';
  *
  * const queue = workQueue<string>({
  *   rateLimiter: maxOfRateLimiter(itemExponentialFailureRateLimiter({ baseDelayMs: 50 }), bucketRateLimiter({ qps: 5, burst: 20 })),
@@ -243,7 +247,8 @@ export function maxOfRateLimiter<T>(...limiters: readonly RateLimiter<T>[]): Rat
  *
  * ## Example
  * ```ts
- * import { defaultControllerRateLimiter, withMaxWaitRateLimiter, workQueue } from 'rxkube';
+ * import { defaultControllerRateLimiter, workQueue } from 'rxkube';
+ * import { withMaxWaitRateLimiter } from 'rxkube/core';
  *
  * // The default backoff, but never more than five minutes.
  * const queue = workQueue<string>({ rateLimiter: withMaxWaitRateLimiter(defaultControllerRateLimiter(), 300_000) });
@@ -305,7 +310,8 @@ export function defaultControllerRateLimiter<T>(opts: DefaultControllerRateLimit
  *
  * ## Example
  * ```ts
- * import { defaultItemBasedRateLimiter, workQueue } from 'rxkube';
+ * import { workQueue } from 'rxkube';
+ * import { defaultItemBasedRateLimiter } from 'rxkube/core';
  *
  * const queue = workQueue<string>({ rateLimiter: defaultItemBasedRateLimiter() });
  * ```

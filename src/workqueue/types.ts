@@ -24,7 +24,8 @@ export interface WorkQueueOptions<T> {
  *
  * ## Example
  * ```ts
- * import { LOW_PRIORITY, workQueue, type WorkQueueAddOptions } from 'rxkube';
+ * import { LOW_PRIORITY, workQueue } from 'rxkube';
+ * import { type WorkQueueAddOptions } from 'rxkube/core';
  *
  * const queue = workQueue<string>();
  * const backlog: WorkQueueAddOptions = { priority: LOW_PRIORITY };

@@ -39,6 +39,8 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * const pod = await server.create('v1/pods', { metadata: { name: 'a', namespace: 'default' }, spec: { nodeName: 'n1' } });
    * ```
    *
@@ -60,7 +62,11 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
-   * const pod = server.get('v1/pods', 'default', 'a')!;
+   * import type { ApiServer } from 'rxkube/testing';
+   * import type { V1Pod } from '@kubernetes/client-node';
+   * declare const server: ApiServer;
+   *
+   * const pod = server.get<V1Pod>('v1/pods', 'default', 'a')!;
    * await server.update('v1/pods', { ...pod, metadata: { ...pod.metadata, labels: { app: 'web' } } });
    * ```
    *
@@ -80,6 +86,8 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * await server.patch('v1/pods', 'default', 'a', { status: { phase: 'Running' } });
    * ```
    *
@@ -105,8 +113,12 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
-   * const gone = await server.delete('v1/pods', 'default', 'a');
-   * gone.metadata.resourceVersion; // the deletion's resourceVersion
+   * import type { ApiServer } from 'rxkube/testing';
+   * import type { V1Pod } from '@kubernetes/client-node';
+   * declare const server: ApiServer;
+   *
+   * const gone = await server.delete<V1Pod>('v1/pods', 'default', 'a');
+   * gone.metadata?.resourceVersion; // the deletion's resourceVersion
    * ```
    *
    * @param resource e.g. `'v1/pods'`.
@@ -126,6 +138,8 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * const pod = server.get('v1/pods', 'default', 'a');
    * ```
    *
@@ -145,7 +159,11 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
-   * const names = server.list('v1/pods', 'default').map((p) => p.metadata.name);
+   * import type { ApiServer } from 'rxkube/testing';
+   * import type { V1Pod } from '@kubernetes/client-node';
+   * declare const server: ApiServer;
+   *
+   * const names = server.list<V1Pod>('v1/pods', 'default').map((p) => p.metadata?.name);
    * ```
    *
    * @param resource e.g. `'v1/pods'`.
@@ -162,6 +180,8 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * const before = Number(server.resourceVersion());
    * ```
    *
@@ -181,6 +201,8 @@ export class StorageApi {
    *
    * ## Example
    * ```ts
+   * import type { ApiServer } from 'rxkube/testing';
+   * declare const server: ApiServer;
    * server.compact(); // every continue token issued so far is now expired
    * ```
    *
