@@ -14,7 +14,7 @@ import {
   type V1Secret,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExpiredError } from '../../src/sources/errors/index.js';
+import { isExpired, KubeApiError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { WatchEvent } from '../../src/sources/types.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
@@ -372,9 +372,9 @@ describe('what the real server says on the wire after an etcd compaction', () =>
     await cluster.compactEtcd();
     const { events, error } = await drain(source.watch({ resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: 10 }, AbortSignal.timeout(15_000)), 10);
     expect(events).toEqual([]);
-    expect(error).toBeInstanceOf(ExpiredError);
-    expect((error as ExpiredError).status).toBe(410);
-    expect((error as ExpiredError).reason).toBe('Expired');
+    expect(isExpired(error)).toBe(true);
+    expect((error as KubeApiError).status).toBe(410);
+    expect((error as KubeApiError).reason).toBe('Expired');
   });
 
   it('the watch cache keeps serving history that etcd has compacted away (no 410 while it holds the events)', async () => {
@@ -423,7 +423,7 @@ describe('faults', () => {
 
     await converges(cached(i), listSecrets(ns));
     expect(i.informer.store.getByKey(`${ns}/s-6`)?.metadata?.uid).not.toBe(oldUid);
-    expect(i.statuses.some((s) => s.state === 'relisting' && s.reason === 'expired' && s.error instanceof ExpiredError)).toBe(true);
+    expect(i.statuses.some((s) => s.state === 'relisting' && s.reason === 'expired' && isExpired(s.error))).toBe(true);
 
     // What the relist told subscribers: exactly the changes, nothing for the untouched objects.
     const after = i.events.slice(before);

@@ -1,5 +1,5 @@
 import type { Subscription } from 'rxjs';
-import { isAlreadyExists, isConflict } from '../client/conflicts.js';
+import { isAlreadyExists, isConflict } from '../sources/errors/guards.js';
 import { reportError, toError } from '../errors/reportError.js';
 import { ConnectionError } from '../sources/errors/ConnectionError.js';
 import { JITTER_FACTOR, type ElectorConfig } from './options.js';

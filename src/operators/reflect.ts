@@ -164,7 +164,7 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * ## Example
  * ```ts
  * import { Subject } from 'rxjs';
- * import { ForbiddenError, kubeSource, type ReflectorStatus } from 'rxkube';
+ * import { isForbidden, kubeSource, type ReflectorStatus } from 'rxkube';
  * import { reflect } from 'rxkube/core';
  * import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
  *
@@ -173,7 +173,7 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * const status = new Subject<ReflectorStatus>();
  * status.subscribe((s) => console.log(s.state, s.counters.relists));
  * const pods = kubeSource(kc, 'v1/pods');
- * const sub = reflect(pods, { resyncPeriod: 60_000, status, onTerminal: (err) => err instanceof ForbiddenError }).subscribe((event) => {
+ * const sub = reflect(pods, { resyncPeriod: 60_000, status, onTerminal: isForbidden }).subscribe((event) => {
  *   if (event.type === 'Replace') console.log(`listed ${event.items.length} pods at ${event.resourceVersion}`);
  *   else if (event.type !== 'Resync' && event.type !== 'Bookmark') console.log(event.type, event.obj.metadata?.name);
  * });

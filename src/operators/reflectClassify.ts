@@ -1,24 +1,14 @@
-import { ConnectionError, DecodeError, ExpiredError, KubeApiError, TooManyRequestsError } from '../sources/errors/index.js';
+import { ConnectionError, DecodeError, isExpired, isTooManyRequests, KubeApiError } from '../sources/errors/index.js';
 import { InitialEventsIncompleteError, VeryShortWatchError, WatchStalledError } from './reflectErrors.js';
 import type { RelistReason, RetryKind } from './reflectTypes.js';
 
-/** 410 Gone / reason Expired: the resourceVersion or continue token is older than the server keeps. */
-export function isExpired(err: unknown): boolean {
-  if (err instanceof ExpiredError) return true;
-  if (!(err instanceof KubeApiError)) return false;
-  return err.status === 410 || err.reason === 'Expired' || err.reason === 'Gone';
-}
+export { isExpired, isTooManyRequests } from '../sources/errors/index.js';
 
 export { isTooLargeResourceVersion } from '../sources/httpErrors.js';
 
-/** 429: the server asked to slow down. */
-export function isTooManyRequests(err: unknown): err is KubeApiError {
-  return err instanceof TooManyRequestsError || (err instanceof KubeApiError && err.status === 429);
-}
-
 /** Seconds from `Retry-After` (header or Status details), when the server gave any. */
 export function retryAfterSeconds(err: unknown): number | undefined {
-  const fromHeader = err instanceof TooManyRequestsError ? err.retryAfterSeconds : undefined;
+  const fromHeader = err instanceof KubeApiError ? err.retryAfterSeconds : undefined;
   const fromStatus = err instanceof KubeApiError ? err.details?.details?.retryAfterSeconds : undefined;
   const value = fromHeader ?? fromStatus;
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;

@@ -136,7 +136,7 @@ export interface ReflectOptions {
   readonly scheduler?: SchedulerLike;
   /**
    * Called with every error; return true to make it final: the observable then errors with it instead of retrying
-   * (e.g. `err => err instanceof ForbiddenError`). When given, it replaces the default classification entirely:
+   * (e.g. `isForbidden`). When given, it replaces the default classification entirely:
    * return true for 400/422 too if those should stay final. What the callback throws is reported and treated as
    * `false`.
    * @default undefined: a 400 BadRequest or 422 Invalid answer to a LIST or a plain WATCH is final (retrying cannot

@@ -1,12 +1,11 @@
 import { combineLatest, filter, Observable, Subscription, take } from 'rxjs';
-import { isAlreadyExists, isConflict } from '../client/conflicts.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../sources/errors/guards.js';
 import { objectClient } from '../client/objectClient.js';
 import type { ObjectClient } from '../client/types.js';
 import type { CustomResourceRef } from '../sources/resources.js';
 import { reportError, toError } from '../errors/reportError.js';
 import { microTime } from '../leaderelection/elector.js';
 import type { Lease } from '../leaderelection/leaseLock.js';
-import { NotFoundError } from '../sources/errors/NotFoundError.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
 import { ownerPointers } from '../operators/ownerKeys.js';
@@ -116,7 +115,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
         await clientFor(owned, md.namespace).patch(md.name!, { metadata: { resourceVersion: md.resourceVersion, labels: set } }, { type: 'merge', signal });
         return true;
       } catch (err) {
-        if (isConflict(err) || err instanceof NotFoundError) return false;
+        if (isConflict(err) || isNotFound(err)) return false;
         throw err;
       }
     };
@@ -224,7 +223,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
         subscriber.next({ type: 'forgotten', shard: member });
       } catch (err) {
         // Changed since (it came back, or a newer write of ours): the next pass judges it again.
-        if (!isConflict(err) && !(err instanceof NotFoundError)) throw err;
+        if (!isConflict(err) && !isNotFound(err)) throw err;
       }
       fences.delete(member);
     };

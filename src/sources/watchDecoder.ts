@@ -13,7 +13,7 @@ const NEWLINE = 0x0a;
  * Lines are found by scanning for `\n` in the bytes; the complete lines of a
  * chunk are turned into text in one step and each is `JSON.parse`d exactly
  * once, and the body is never joined into one string. An `ERROR` event
- * becomes the matching typed error (410 → `ExpiredError`, …; a code that is no HTTP status counts as 500).
+ * becomes a `KubeApiError` carrying that status (a code that is no HTTP status counts as 500).
  * A line that is not a JSON object throws a {@link DecodeError} with the line
  * (truncated) and its byte position: such a line may have been an event, so
  * the stream can no longer be trusted. A parseable event that cannot be used
