@@ -25,7 +25,8 @@ export interface ResolvedControllerOptions<T> {
   readonly readYourWrites: ReadYourWritesSettings | undefined;
 }
 
-const NAMES = [
+/** Every option `controller()` takes; the multi-cluster controller takes the same (plus `clusters`). */
+export const CONTROLLER_OPTION_NAMES = [
   'for',
   'owns',
   'watches',
@@ -43,7 +44,7 @@ const NAMES = [
   'name',
   'readYourWrites',
   'readYourWritesTimeoutMs',
-];
+] as const satisfies readonly (keyof ControllerOptions<unknown>)[];
 
 function checkSource(where: string, value: unknown): ControllerSource<unknown> {
   const s = value as Partial<ControllerSource<unknown>> | null;
@@ -66,7 +67,7 @@ function checkList(name: string, value: unknown): readonly unknown[] {
 
 /** Checks every option up front, so a mistake throws at construction rather than on the first event. */
 export function resolveControllerOptions<T>(opts: ControllerOptions<T>): ResolvedControllerOptions<T> {
-  const o = checkOptionNames('controller', opts, NAMES);
+  const o = checkOptionNames('controller', opts, CONTROLLER_OPTION_NAMES);
   const primary = checkSource('option "for"', o['for']) as ControllerSource<T>;
   const owns = checkList('owns', o['owns']).map((entry, i) => {
     if (typeof entry !== 'object' || entry === null) throw new TypeError(`controller: owns[${i}] must be { source, kind?, apiVersion?, … }, got ${show(entry)}`);

@@ -1,5 +1,6 @@
 import { Observable, asyncScheduler, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { controller, type Controller } from '../controller/controller.js';
+import { CONTROLLER_OPTION_NAMES } from '../controller/options.js';
 import type { ControllerOptions, ControllerSource, ReconcileAction, ReconcileContext } from '../controller/types.js';
 import { ErrorChannel } from '../errors/ErrorChannel.js';
 import { Histogram, seconds } from '../workqueue/metrics.js';
@@ -19,22 +20,17 @@ import type {
 import type { MultiClusterInformer } from './multiClusterInformer.js';
 import type { Cluster, ClusterProvider } from './types.js';
 
-const OPTION_NAMES = [
-  'clusters',
-  'for',
-  'owns',
-  'watches',
-  'reconcile',
-  'errorPolicy',
-  'concurrency',
-  'resyncPeriod',
-  'shutdownTimeoutMs',
-  'signal',
-  'rateLimiter',
-  'scheduler',
-  'onError',
-  'name',
-];
+// One list with the controller's, so an option the controller gains is accepted here too.
+const OPTION_NAMES = ['clusters', ...CONTROLLER_OPTION_NAMES];
+
+/** Options each cluster's controller is given as they are: every controller option the fleet does not handle itself. */
+const PASSED_THROUGH = CONTROLLER_OPTION_NAMES.filter(
+  (n): n is PassedThrough => !['for', 'owns', 'watches', 'reconcile', 'errorPolicy', 'concurrency', 'signal', 'rateLimiter', 'scheduler', 'onError', 'name'].includes(n),
+);
+type PassedThrough = Exclude<
+  (typeof CONTROLLER_OPTION_NAMES)[number],
+  'for' | 'owns' | 'watches' | 'reconcile' | 'errorPolicy' | 'concurrency' | 'signal' | 'rateLimiter' | 'scheduler' | 'onError' | 'name'
+>;
 
 /** One cluster's controller, from the cluster's join to its controller's drain. */
 interface ClusterRun<T> {
@@ -48,6 +44,13 @@ interface ClusterRun<T> {
   time: Histogram | undefined;
   // Why it is stopping, once it is: failures carrying this error are the stop, not news.
   stopping: Error | undefined;
+}
+
+/** The pass-through options that were given, for one cluster's controller. */
+function passedThrough(o: Pick<MultiClusterControllerOptions<unknown>, PassedThrough>): Partial<Pick<ControllerOptions<unknown>, PassedThrough>> {
+  const out: Record<string, unknown> = {};
+  for (const n of PASSED_THROUGH) if (o[n] !== undefined) out[n] = o[n];
+  return out;
 }
 
 /** An optional array option, each entry checked. */
@@ -270,8 +273,7 @@ export class SharedMultiClusterController<T> extends Observable<ClusterReconcile
       reconcile: (obj, ctx) => this.#reconcile(run, obj, ctx),
       ...(errorPolicy !== undefined && { errorPolicy: (err: Error, obj: T, ctx: ReconcileContext<T>) => errorPolicy(err, obj, { ...ctx, cluster }) }),
       concurrency: this.#concurrency,
-      ...(o.resyncPeriod !== undefined && { resyncPeriod: o.resyncPeriod }),
-      ...(o.shutdownTimeoutMs !== undefined && { shutdownTimeoutMs: o.shutdownTimeoutMs }),
+      ...passedThrough(o),
       ...(run !== undefined && { rateLimiter: o.rateLimiter?.() ?? defaultControllerRateLimiter<string>({ scheduler: this.#scheduler }) }),
       scheduler: this.#scheduler,
       onError: (err) => this.#report(new ClusterError(name, err.message, err)),
