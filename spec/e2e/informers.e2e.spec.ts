@@ -223,21 +223,21 @@ describe('informers converge to the server', () => {
     expect(i.errors).toEqual([]);
   });
 
-  it('dropManagedFields: the decoder leaves out the managedFields the real server writes, in lists and watch events', async () => {
+  it('stripManagedFields: the decoder leaves out the managedFields the real server writes, in lists and watch events', async () => {
     const ns = await namespace('e2e-managed-fields');
     await core.createNamespacedConfigMap({ namespace: ns, body: configMap('cm', { app: 'x' }) });
     const source = kubeSource(kc, 'v1/configmaps', { namespace: ns });
     const whole = await source.list({}, AbortSignal.timeout(10_000));
     const written = whole.items[0] as V1ConfigMap;
     expect(written.metadata?.managedFields?.length).toBeGreaterThan(0);
-    const dropped = await source.list({ dropManagedFields: true }, AbortSignal.timeout(10_000));
+    const dropped = await source.list({ stripManagedFields: true }, AbortSignal.timeout(10_000));
     const { managedFields: _kept, ...metadata } = written.metadata ?? {};
     expect(dropped.items).toEqual([{ ...written, metadata }]);
 
     const ac = new AbortController();
     const events: WatchEvent<V1ConfigMap>[] = [];
     const watching = (async () => {
-      for await (const e of source.watch({ resourceVersion: whole.metadata.resourceVersion, dropManagedFields: true }, ac.signal)) {
+      for await (const e of source.watch({ resourceVersion: whole.metadata.resourceVersion, stripManagedFields: true }, ac.signal)) {
         events.push(e);
         if (e.type === 'MODIFIED') return;
       }

@@ -105,7 +105,7 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
     resyncPeriod: nonNegative('resyncPeriod', opts.resyncPeriod, 0),
     initialList,
     listDelivery,
-    dropManagedFields: flag('dropManagedFields', opts.dropManagedFields),
+    stripManagedFields: flag('stripManagedFields', opts.stripManagedFields),
     pageSize: nonNegative('pageSize', opts.pageSize, 500, true),
     pageSizeExplicit: opts.pageSize !== undefined,
     backoff,
@@ -185,7 +185,7 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * @param opts.resyncPeriod milliseconds between `Resync` ticks while watching; 0 is off. @default 0
  * @param opts.initialList `'paged'` LIST or `'stream'` (sendInitialEvents watch with paged fallback). @default 'paged'
  * @param opts.listDelivery `'whole'`: one `Replace` per list; `'pages'`: a `ReplacePage` per page as it arrives, then `ReplaceEnd`. @default 'whole'
- * @param opts.dropManagedFields ask the source to leave `metadata.managedFields` out, unparsed. @default false
+ * @param opts.stripManagedFields ask the source to leave `metadata.managedFields` out, unparsed. @default false
  * @param opts.pageSize LIST page size for every list when set; 0 for unpaged. Unset, 500 except unpaged relists at a pinned resourceVersion. @default 500
  * @param opts.backoff retry delays. @default { initialMs: 800, factor: 2, maxMs: 30_000, jitter: 1.0, resetAfterMs: 120_000 }
  * @param opts.minWatchTimeoutSeconds watch timeouts are random in [min, 2·min) seconds; kept even under client-go's 5-minute floor. @default 300

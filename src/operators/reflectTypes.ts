@@ -101,7 +101,7 @@ export interface ReflectOptions {
    * not see the field still removes it). The informer sets it when `stripManagedFields` is on.
    * @default false
    */
-  readonly dropManagedFields?: boolean;
+  readonly stripManagedFields?: boolean;
   /**
    * Items per LIST page; 0 asks for everything in one response. When set, it applies to every list, relists at a
    * pinned resourceVersion included (client-go's `WatchListPageSize`). Left unset, 500 is used, except that a relist
@@ -161,7 +161,7 @@ export interface ResolvedReflectOptions {
   readonly resyncPeriod: number;
   readonly initialList: 'paged' | 'stream';
   readonly listDelivery: 'whole' | 'pages';
-  readonly dropManagedFields: boolean;
+  readonly stripManagedFields: boolean;
   readonly pageSize: number;
   /** The caller chose pageSize: it then applies to every list. */
   readonly pageSizeExplicit: boolean;

@@ -204,7 +204,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
   const listItems = (o: ListOptions, signal: AbortSignal): ListItemStream<T> => {
     const target = listUrl(o);
     const accept = metadataOnly ? METADATA_LIST_ACCEPT : undefined;
-    return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, idleTimeoutMs, accept), o.dropManagedFields === true);
+    return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, idleTimeoutMs, accept), o.stripManagedFields === true);
   };
 
   const identity: SourceIdentity = Object.freeze({
@@ -239,7 +239,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
       if (o.timeoutSeconds !== undefined) params.set('timeoutSeconds', String(o.timeoutSeconds));
       if (o.sendInitialEvents !== undefined) params.set('sendInitialEvents', String(o.sendInitialEvents));
       const target = url(params);
-      return new HttpWatchStream<T>(() => getBody(auth, target, `watch ${parsed.name}`, signal, idleTimeoutMs, metadataOnly ? METADATA_WATCH_ACCEPT : undefined), o.dropManagedFields === true);
+      return new HttpWatchStream<T>(() => getBody(auth, target, `watch ${parsed.name}`, signal, idleTimeoutMs, metadataOnly ? METADATA_WATCH_ACCEPT : undefined), o.stripManagedFields === true);
     },
   };
 }
@@ -275,12 +275,12 @@ class HttpListItemStream<T> extends ListItemStream<T> {
   #envelope: ListEnvelope | undefined;
 
   /** Leave `metadata.managedFields` out of each item, unparsed. */
-  readonly #drop: boolean;
+  readonly #strip: boolean;
 
-  constructor(open: () => AsyncGenerator<Buffer, void, undefined>, dropManagedFields: boolean) {
+  constructor(open: () => AsyncGenerator<Buffer, void, undefined>, stripManagedFields: boolean) {
     super();
     this.#open = open;
-    this.#drop = dropManagedFields;
+    this.#strip = stripManagedFields;
   }
 
   get envelope(): ListEnvelope | undefined {
@@ -288,7 +288,7 @@ class HttpListItemStream<T> extends ListItemStream<T> {
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
-    const decoder = new ListDecoder<T>({ dropManagedFields: this.#drop });
+    const decoder = new ListDecoder<T>({ stripManagedFields: this.#strip });
     const out: T[] = [];
     for await (const chunk of this.#open()) {
       let failure: unknown;
@@ -314,28 +314,28 @@ class HttpWatchStream<T> extends AsyncIterableX<WatchEvent<T>> implements Batche
   readonly #open: () => AsyncGenerator<Buffer, void, undefined>;
 
   /** Leave `metadata.managedFields` out of each item, unparsed. */
-  readonly #drop: boolean;
+  readonly #strip: boolean;
 
-  constructor(open: () => AsyncGenerator<Buffer, void, undefined>, dropManagedFields: boolean) {
+  constructor(open: () => AsyncGenerator<Buffer, void, undefined>, stripManagedFields: boolean) {
     super();
     this.#open = open;
-    this.#drop = dropManagedFields;
+    this.#strip = stripManagedFields;
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
-    for await (const batch of watchEvents<T>(this.#open(), this.#drop)) {
+    for await (const batch of watchEvents<T>(this.#open(), this.#strip)) {
       for (let i = 0; i < batch.length; i++) yield batch[i] as WatchEvent<T>;
     }
   }
 
   [WATCH_BATCHES](): AsyncGenerator<readonly WatchEvent<T>[], void, undefined> {
-    return watchEvents<T>(this.#open(), this.#drop);
+    return watchEvents<T>(this.#open(), this.#strip);
   }
 }
 
 /** The events of each chunk of a watch body, as one array per chunk that completed any; a bad line ends it after the events before it. */
-async function* watchEvents<T>(body: AsyncGenerator<Buffer, void, undefined>, dropManagedFields: boolean): AsyncGenerator<WatchEvent<T>[], void, undefined> {
-  const decoder = new WatchDecoder<T>({ dropManagedFields });
+async function* watchEvents<T>(body: AsyncGenerator<Buffer, void, undefined>, stripManagedFields: boolean): AsyncGenerator<WatchEvent<T>[], void, undefined> {
+  const decoder = new WatchDecoder<T>({ stripManagedFields });
   for await (const chunk of body) {
     const out: WatchEvent<T>[] = [];
     let failure: unknown;
