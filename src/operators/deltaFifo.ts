@@ -1,4 +1,4 @@
-import { reportError } from '../errors/reportError.js';
+import { reportTo } from '../errors/reportTo.js';
 import { Observable, type OperatorFunction } from 'rxjs';
 import { KeyError } from '../store/errors/KeyError.js';
 import { deletionHandlingMetaNamespaceKey } from '../store/keys.js';
@@ -121,18 +121,7 @@ export function deltaFifo<T>(options: DeltaFifoOptions<T> = {}): OperatorFunctio
   const onError = opts.onError;
   const onSynced = opts.onSynced;
 
-  const report = (err: Error): void => {
-    if (onError === undefined) {
-      reportError(err);
-      return;
-    }
-    try {
-      onError(err);
-    } catch (handlerErr) {
-      reportError(handlerErr);
-      reportError(err);
-    }
-  };
+  const report = (err: Error): void => reportTo(onError, err);
 
   return (source) =>
     new Observable<Deltas<T>>((subscriber) => {

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { informer } from '../informer/informer.js';
 import type { ControllerSource, ErrorPolicy, ReconcileOutcome, Reconciler } from '../controller/types.js';
-import { reportError, toError } from '../errors/reportError.js';
+import { reportTo } from '../errors/reportTo.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { ResourceRef } from '../sources/types.js';
 import { metaNamespaceKey } from '../store/keys.js';
@@ -165,15 +165,7 @@ export function resolveShardedOptions<T extends KubeObject>(opts: ShardedControl
   if (renewDeadline <= 1.2 * retryPeriod) throw new TypeError(`retryPeriod: must be less than renewDeadline / 1.2 (${renewDeadline / 1.2} ms), got ${retryPeriod} ms`);
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw new TypeError(`signal: expected an AbortSignal, got ${show(o.signal)}`);
   const onError = o.onError;
-  const report = (err: unknown): void => {
-    const e = toError(err);
-    if (onError === undefined) return reportError(e);
-    try {
-      onError(e);
-    } catch (thrown) {
-      reportError(thrown);
-    }
-  };
+  const report = (err: unknown): void => reportTo(onError, err);
   const namespace = o.namespace;
   const source =
     o.source ??

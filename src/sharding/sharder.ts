@@ -3,7 +3,7 @@ import { isAlreadyExists, isConflict, isNotFound } from '../sources/errors/guard
 import { objectClient } from '../client/objectClient.js';
 import type { ObjectClient } from '../client/types.js';
 import type { CustomResourceRef } from '../sources/resources.js';
-import { reportError, toError } from '../errors/reportError.js';
+import { reportTo } from '../errors/reportTo.js';
 import { microTime } from '../leaderelection/elector.js';
 import type { Lease } from '../leaderelection/leaseLock.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
@@ -73,15 +73,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
   const c = resolveSharderOptions(opts);
   const { labels, scheduler } = c;
   return new Observable<ShardingEvent>((subscriber) => {
-    const report = (err: unknown): void => {
-      const e = toError(err);
-      if (c.onError === undefined) return reportError(e);
-      try {
-        c.onError(e);
-      } catch (thrown) {
-        reportError(thrown);
-      }
-    };
+    const report = (err: unknown): void => reportTo(c.onError, err);
     const queue = workQueue<string>({ name: `${c.controller}-sharder`, scheduler, onError: report });
     const subs = new Subscription();
     // Label writers by resource (index into owns, or -1 for the sharded resource) and namespace.

@@ -1,6 +1,6 @@
 import type { AsyncIterableX } from 'ix/asynciterable';
 import { AsyncSubject, asyncScheduler, concat, interval, map, of, startWith, takeUntil, type Observable, type SchedulerLike } from 'rxjs';
-import { reportError, toError } from '../errors/reportError.js';
+import { reportTo } from '../errors/reportTo.js';
 import { DelayedAdds } from './delayedAdds.js';
 import { processItems, QueueItems } from './consume.js';
 import { QueueMetricsRecorder, type WorkQueueMetrics } from './metrics.js';
@@ -470,16 +470,7 @@ export class WorkQueue<T> {
   }
 
   #report(err: Error): void {
-    if (this.#onError === undefined) {
-      reportError(err);
-      return;
-    }
-    try {
-      this.#onError(err);
-    } catch (handlerErr) {
-      reportError(toError(handlerErr));
-      reportError(err);
-    }
+    reportTo(this.#onError, err);
   }
 }
 
