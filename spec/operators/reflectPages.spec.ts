@@ -161,6 +161,6 @@ describe("reflect({ listDelivery: 'pages' }) against the simulator", () => {
 
   it('rejects an unknown listDelivery at once', () => {
     const { lw } = recordingSource();
-    expect(() => reflect(lw, { listDelivery: 'page' as never })).toThrow(/listDelivery must be 'whole' or 'pages', got "page"/);
+    expect(() => reflect(lw, { listDelivery: 'page' as never })).toThrow(/option "listDelivery" must be one of "whole", "pages", got "page"/);
   });
 });

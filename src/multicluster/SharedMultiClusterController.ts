@@ -5,7 +5,7 @@ import type { ControllerOptions, ControllerSource, ReconcileAction, ReconcileCon
 import { ErrorChannel } from '../errors/ErrorChannel.js';
 import { Histogram, seconds } from '../workqueue/metrics.js';
 import { defaultControllerRateLimiter } from '../workqueue/rateLimiters.js';
-import { checkOptionNames, functionOption, numberOption, schedulerOption, show } from '../workqueue/validate.js';
+import { checkOptionNames, functionOption, numberOption, schedulerOption, describeValue } from '../options/validate.js';
 import { clusterChanges, type ClusterChange } from './clusterChanges.js';
 import { ClusterError } from './ClusterError.js';
 import { FairShare } from './fairShare.js';
@@ -56,7 +56,7 @@ function passedThrough(o: Pick<MultiClusterControllerOptions<unknown>, PassedThr
 /** An optional array option, each entry checked. */
 function checkList(where: string, name: string, value: unknown, check: (entry: unknown, i: number) => void): void {
   if (value === undefined) return;
-  if (!Array.isArray(value)) throw new TypeError(`${where}: option "${name}" must be an array, got ${show(value)}`);
+  if (!Array.isArray(value)) throw new TypeError(`${where}: option "${name}" must be an array, got ${describeValue(value)}`);
   value.forEach(check);
 }
 
@@ -98,31 +98,31 @@ export class SharedMultiClusterController<T> extends Observable<ClusterReconcile
     const o = checkOptionNames(where, opts, OPTION_NAMES) as unknown as MultiClusterControllerOptions<T>;
     const primary = o.for as ClusterSource<T> | undefined;
     if (typeof primary !== 'object' || primary === null || typeof primary.subscribe !== 'function') {
-      throw new TypeError(`${where}: option "for" must be a multi-cluster informer or an informer, got ${show(primary)}`);
+      throw new TypeError(`${where}: option "for" must be a multi-cluster informer or an informer, got ${describeValue(primary)}`);
     }
     const clusters = o.clusters ?? (isMulti(primary) ? primary.clusters : undefined);
     if (typeof (clusters as Partial<ClusterProvider> | undefined)?.subscribe !== 'function') {
-      throw new TypeError(`${where}: option "clusters" must be an Observable of cluster sets (it is required when "for" is a single-cluster source), got ${show(clusters)}`);
+      throw new TypeError(`${where}: option "clusters" must be an Observable of cluster sets (it is required when "for" is a single-cluster source), got ${describeValue(clusters)}`);
     }
     this.#clusters = clusters as ClusterProvider;
     checkList(where, 'owns', o.owns, (entry, i) => {
       if (typeof entry !== 'object' || entry === null || typeof (entry as { source?: { subscribe?: unknown } }).source?.subscribe !== 'function') {
-        throw new TypeError(`${where}: owns[${i}] must be { source, kind?, apiVersion? } with a (multi-cluster) informer as source, got ${show(entry)}`);
+        throw new TypeError(`${where}: owns[${i}] must be { source, kind?, apiVersion? } with a (multi-cluster) informer as source, got ${describeValue(entry)}`);
       }
     });
     checkList(where, 'watches', o.watches, (entry, i) => {
       const w = entry as { source?: { subscribe?: unknown }; map?: unknown } | null;
       if (typeof entry !== 'object' || w === null || typeof w.source?.subscribe !== 'function' || typeof w.map !== 'function') {
-        throw new TypeError(`${where}: watches[${i}] must be { source, map(obj, cluster) } with a (multi-cluster) informer as source, got ${show(entry)}`);
+        throw new TypeError(`${where}: watches[${i}] must be { source, map(obj, cluster) } with a (multi-cluster) informer as source, got ${describeValue(entry)}`);
       }
     });
-    if (typeof o.reconcile !== 'function') throw new TypeError(`${where}: option "reconcile" must be a function, got ${show(o.reconcile)}`);
+    if (typeof o.reconcile !== 'function') throw new TypeError(`${where}: option "reconcile" must be a function, got ${describeValue(o.reconcile)}`);
     functionOption(where, 'errorPolicy', o.errorPolicy);
     this.#concurrency = numberOption(where, 'concurrency', o.concurrency, 1, { min: 1, integer: true });
     this.#scheduler = schedulerOption(where, o.scheduler, asyncScheduler);
     functionOption(where, 'rateLimiter', o.rateLimiter);
     const name = o.name ?? primary.name ?? 'controller';
-    if (typeof name !== 'string' || name === '') throw new TypeError(`${where}: option "name" must be a non-empty string, got ${show(name)}`);
+    if (typeof name !== 'string' || name === '') throw new TypeError(`${where}: option "name" must be a non-empty string, got ${describeValue(name)}`);
     this.name = name;
     this.#opts = o;
     // Every other option is checked the way each cluster's controller will check it, by one built and never run.

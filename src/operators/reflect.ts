@@ -5,7 +5,7 @@ import { DEFAULT_STALL, type StallOptions } from './internal/watchRhythm.js';
 import { ReflectorRun } from './reflectRun.js';
 import type { ReflectOptions, ReflectorProbe, ReflectorStatus, ResolvedReflectOptions } from './reflectTypes.js';
 import type { ReflectorEvent } from './types.js';
-import { describeValue } from './internal/describeValue.js';
+import { booleanOption, describeValue, oneOf } from '../options/validate.js';
 
 export type {
   ReflectOptions,
@@ -48,9 +48,7 @@ function resolveStatus(value: unknown): ((status: ReflectorStatus) => void) | un
 }
 
 function flag(name: string, value: unknown): boolean {
-  if (value === undefined) return false;
-  if (typeof value !== 'boolean') throw new TypeError(`reflect: ${name} must be a boolean, got ${describeValue(value)}`);
-  return value;
+  return booleanOption('reflect', name, value, false);
 }
 
 function resolveStall(value: unknown): StallOptions | undefined {
@@ -76,14 +74,8 @@ function resolveStall(value: unknown): StallOptions | undefined {
  */
 export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflectOptions {
   if (opts === null || typeof opts !== 'object') throw new TypeError(`reflect: options must be an object, got ${describeValue(opts)}`);
-  const initialList = opts.initialList ?? 'paged';
-  if (initialList !== 'paged' && initialList !== 'stream') {
-    throw new TypeError(`reflect: initialList must be 'paged' or 'stream', got ${describeValue(initialList)}`);
-  }
-  const listDelivery = opts.listDelivery ?? 'whole';
-  if (listDelivery !== 'whole' && listDelivery !== 'pages') {
-    throw new TypeError(`reflect: listDelivery must be 'whole' or 'pages', got ${describeValue(listDelivery)}`);
-  }
+  const initialList = oneOf('reflect', 'initialList', opts.initialList, ['paged', 'stream'], 'paged');
+  const listDelivery = oneOf('reflect', 'listDelivery', opts.listDelivery, ['whole', 'pages'], 'whole');
   const minWatchTimeoutSeconds = nonNegative('minWatchTimeoutSeconds', opts.minWatchTimeoutSeconds, 300);
   if (minWatchTimeoutSeconds < 1) {
     throw new TypeError(`reflect: minWatchTimeoutSeconds must be >= 1, got ${describeValue(minWatchTimeoutSeconds)}`);

@@ -18,7 +18,7 @@ import type {
   WorkOutcome,
   WorkQueueOptions,
 } from './types.js';
-import { checkOptionNames, delayArgument, functionOption, schedulerOption, show } from './validate.js';
+import { checkOptionNames, delayArgument, functionOption, schedulerOption, describeValue } from '../options/validate.js';
 
 const SHUT_DOWN: WorkQueueGetResult<never> = Object.freeze({ shutdown: true });
 
@@ -136,7 +136,7 @@ export class WorkQueue<T> {
     const where = 'workQueue';
     const o = checkOptionNames(where, opts, ['name', 'scheduler', 'rateLimiter', 'onError']);
     const name = o['name'] ?? '';
-    if (typeof name !== 'string') throw new TypeError(`${where}: option "name" must be a string, got ${show(name)}`);
+    if (typeof name !== 'string') throw new TypeError(`${where}: option "name" must be a string, got ${describeValue(name)}`);
     this.#name = name;
     this.#scheduler = schedulerOption(where, o['scheduler'], asyncScheduler);
     if (o['rateLimiter'] !== undefined) checkRateLimiter(where, 'option "rateLimiter"', o['rateLimiter']);
@@ -205,7 +205,7 @@ export class WorkQueue<T> {
     priorityOption('WorkQueue.addRateLimited', opts);
     const delayMs = this.#rateLimiter.when(item);
     if (typeof delayMs !== 'number' || !Number.isFinite(delayMs)) {
-      throw new TypeError(`WorkQueue.addRateLimited: the rate limiter returned ${show(delayMs)}, not a finite number of milliseconds`);
+      throw new TypeError(`WorkQueue.addRateLimited: the rate limiter returned ${describeValue(delayMs)}, not a finite number of milliseconds`);
     }
     this.addAfter(item, delayMs, opts);
   }
@@ -243,7 +243,7 @@ export class WorkQueue<T> {
   get(opts: WorkQueueGetOptions = {}): Promise<WorkQueueGetResult<T>> {
     const signal = opts.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      return Promise.reject(new TypeError(`WorkQueue.get: option "signal" must be an AbortSignal, got ${show(signal)}`));
+      return Promise.reject(new TypeError(`WorkQueue.get: option "signal" must be an AbortSignal, got ${describeValue(signal)}`));
     }
     if (signal?.aborted) return Promise.reject(signal.reason);
     // Callers already waiting for the next turn go first.
@@ -270,7 +270,7 @@ export class WorkQueue<T> {
    */
   done(item: T): void {
     if (!this.#processing.delete(item)) {
-      this.#report(new Error(`WorkQueue.done: ${show(item)} is not being processed (done twice, or never taken by get)`));
+      this.#report(new Error(`WorkQueue.done: ${describeValue(item)} is not being processed (done twice, or never taken by get)`));
       return;
     }
     this.#metrics.done(item);
