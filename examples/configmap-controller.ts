@@ -22,23 +22,23 @@
 import { hostname } from 'node:os';
 import type { KubeConfig, V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import {
-  type ApplyConfiguration,
-  type Controller,
   controller,
-  type EventRecorder,
   finalizer,
-  type Informer,
   informer,
   isNotFound,
   kubeSource,
   leaseLock,
-  type ManagerEvent,
   metaNamespaceKey,
   objectClient,
-  type ObjectClient,
-  type ReconcileOutcome,
   recorder,
   runManager,
+  type ApplyConfiguration,
+  type Controller,
+  type EventRecorder,
+  type Informer,
+  type ManagerEvent,
+  type ObjectClient,
+  type ReconcileOutcome,
 } from 'rxkube';
 import { prometheusMetrics } from 'rxkube/metrics';
 import type { ApiServer } from 'rxkube/testing';
@@ -147,7 +147,7 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
       await configMapsIn(d.metadata?.namespace).delete(name);
       notes.set(key, `deleted ${d.metadata?.namespace}/${name}, finalizer removed`);
     } catch (err) {
-      if (!(isNotFound(err))) throw err;
+      if (!isNotFound(err)) throw err;
       notes.set(key, 'nothing to clean up, finalizer removed');
     }
     return undefined;

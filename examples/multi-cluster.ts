@@ -15,19 +15,19 @@
 import { KubeConfig, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
 import {
   clusterKey,
-  type ClusterProvider,
-  type ClusterReconcileOutcome,
-  type Informer,
   informer,
   isAlreadyExists,
   isNotFound,
   kubeSource,
   multiClusterController,
-  type MultiClusterController,
-  type MultiClusterInformer,
   multiClusterInformer,
   objectClient,
   secretClusters,
+  type ClusterProvider,
+  type ClusterReconcileOutcome,
+  type Informer,
+  type MultiClusterController,
+  type MultiClusterInformer,
 } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { exampleCluster } from './lib/cluster.js';
@@ -99,7 +99,7 @@ export function fleetCopier(hubKc: KubeConfig, opts: { signal?: AbortSignal } = 
             });
           }
           // The cache may be behind (the copy exists) or the namespace was missing: the next reconcile looks again.
-          if (!isAlreadyExists(err) && !(isNotFound(err))) throw err;
+          if (!isAlreadyExists(err) && !isNotFound(err)) throw err;
           return { requeueAfter: 0 };
         }
       } else if (!sameData(current.data, desired.data)) {
