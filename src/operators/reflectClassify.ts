@@ -25,7 +25,7 @@ export function isIdleTimeout(err: unknown): boolean {
  * used from now on.
  */
 export function isWatchListRejected(err: unknown): boolean {
-  return err instanceof KubeApiError && (err.status === 400 || err.status === 422);
+  return isTerminalByDefault(err);
 }
 
 /**
@@ -44,7 +44,8 @@ export function isRetriedNotFallenBack(err: unknown): boolean {
  * means paged lists must be used instead.
  */
 export function isTerminalByDefault(err: unknown): boolean {
-  return err instanceof KubeApiError && (err.status === 400 || err.status === 422);
+  // A throttle is retried whatever status carries it (a proxy may send reason TooManyRequests with a 400).
+  return err instanceof KubeApiError && (err.status === 400 || err.status === 422) && !isTooManyRequests(err);
 }
 
 /** What to do after a failure: which kind of retry it is, what to run next, and how long the server asked to wait. */
