@@ -25,10 +25,10 @@ import {
   controller,
   finalizer,
   informer,
+  isNotFound,
   kubeSource,
   leaseLock,
   metaNamespaceKey,
-  NotFoundError,
   objectClient,
   recorder,
   runManager,
@@ -147,7 +147,7 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
       await configMapsIn(d.metadata?.namespace).delete(name);
       notes.set(key, `deleted ${d.metadata?.namespace}/${name}, finalizer removed`);
     } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
+      if (!isNotFound(err)) throw err;
       notes.set(key, 'nothing to clean up, finalizer removed');
     }
     return undefined;

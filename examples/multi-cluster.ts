@@ -17,10 +17,10 @@ import {
   clusterKey,
   informer,
   isAlreadyExists,
+  isNotFound,
   kubeSource,
   multiClusterController,
   multiClusterInformer,
-  NotFoundError,
   objectClient,
   secretClusters,
   type ClusterProvider,
@@ -92,14 +92,14 @@ export function fleetCopier(hubKc: KubeConfig, opts: { signal?: AbortSignal } = 
           await client.create(desired, { signal: ctx.signal });
           notes.set(where, `created ${ctx.key} at revision ${revision}`);
         } catch (err) {
-          if (err instanceof NotFoundError) {
+          if (isNotFound(err)) {
             // A real member may not have the namespace yet.
             await objectClient(ctx.cluster.kubeConfig, 'v1/namespaces').create({ metadata: { name: NAMESPACE } }, { signal: ctx.signal }).catch((e: unknown) => {
               if (!isAlreadyExists(e)) throw e;
             });
           }
           // The cache may be behind (the copy exists) or the namespace was missing: the next reconcile looks again.
-          if (!isAlreadyExists(err) && !(err instanceof NotFoundError)) throw err;
+          if (!isAlreadyExists(err) && !isNotFound(err)) throw err;
           return { requeueAfter: 0 };
         }
       } else if (!sameData(current.data, desired.data)) {

@@ -1,6 +1,17 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
-import { BufferOverflowError, informer, kubeSource, type Informer, type KubeObject, type Registration } from 'rxkube';
+import {
+  BufferOverflowError,
+  informer,
+  isForbidden,
+  isNotFound,
+  isUnauthorized,
+  KubeApiError,
+  kubeSource,
+  type Informer,
+  type KubeObject,
+  type Registration,
+} from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import type { Subscription } from 'rxjs';
 import { CHAOS } from './config.js';
@@ -10,14 +21,15 @@ import { waitFor, WaitTimeoutError } from '../helpers/waitFor.js';
 import { isSubsequence, storeDiff, View, type ViewKind } from './views.js';
 import { Workload, type State } from './workload.js';
 
-/** Errors an informer may report while faults are injected; anything else on `errors$` fails the seed. */
+/**
+ * Errors an informer may report while faults are injected; anything else on `errors$` fails the seed.
+ * API answers count except a refused identity or a missing resource, which no injected fault causes.
+ */
+const expectedError = (err: Error): boolean =>
+  err instanceof KubeApiError ? !isUnauthorized(err) && !isForbidden(err) && !isNotFound(err) : EXPECTED_ERRORS.has(err.name);
 const EXPECTED_ERRORS = new Set([
   'ConnectionError',
   'DecodeError',
-  'ExpiredError',
-  'TooManyRequestsError',
-  'ServerError',
-  'KubeApiError',
   'VeryShortWatchError',
   'WatchStalledError',
   'InitialEventsIncompleteError',
@@ -137,11 +149,12 @@ export async function runSeed(seed: number, opts: SeedOptions = {}): Promise<See
       const subject: Subject = { name, informer: inf, expected, views: new Map(), registrations: new Map(), subscriptions: [], droppedKeys: new Set(), dropped: 0, state: 'idle', relists: 0, watches: 0 };
       subject.subscriptions.push(
         inf.errors$.subscribe((err) => {
-          errors[err.name] = (errors[err.name] ?? 0) + 1;
+          const kind = err instanceof KubeApiError ? `${err.name} ${err.status}` : err.name;
+          errors[kind] = (errors[kind] ?? 0) + 1;
           if (err instanceof BufferOverflowError && err.droppedKey !== undefined) {
             subject.dropped++;
             subject.droppedKeys.add(err.droppedKey);
-          } else if (!EXPECTED_ERRORS.has(err.name)) failures.push(`${name}: unexpected ${err.name} on errors$: ${err.message}`);
+          } else if (!expectedError(err)) failures.push(`${name}: unexpected ${err.name} on errors$: ${err.message}`);
         }),
         inf.status$.subscribe((s) => {
           subject.state = s.state;

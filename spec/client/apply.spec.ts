@@ -1,8 +1,8 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyConflicts, isApplyConflict, isConflict } from '../../src/client/conflicts.js';
+import { applyConflicts, isApplyConflict } from '../../src/client/conflicts.js';
+import { isConflict, isNotFound, KubeApiError } from '../../src/sources/errors/index.js';
 import { objectClient } from '../../src/client/objectClient.js';
-import { KubeApiError, NotFoundError } from '../../src/sources/errors/index.js';
 import { SelectorParseError } from '../../src/store/index.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
@@ -177,22 +177,22 @@ describe('the status subresource', () => {
     expect(respec.metadata?.generation).toBe((generation ?? 0) + 1);
   });
 
-  it('a stale resourceVersion in replaceStatus is a conflict, and a missing object is NotFoundError', async () => {
+  it('a stale resourceVersion in replaceStatus is a conflict, and a missing object is a 404', async () => {
     const w = widgets();
     const name = fresh('w');
     const created = await w.create(widget(name, { size: 1 }));
     await w.patchStatus(name, { status: { phase: 'A' } });
     const stale = await w.replaceStatus({ ...created, status: { phase: 'B' } }).catch((e: unknown) => e);
     expect(isConflict(stale)).toBe(true);
-    await expect(w.getStatus('missing')).rejects.toBeInstanceOf(NotFoundError);
-    await expect(w.applyStatus({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'missing' }, status: {} })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(w.getStatus('missing')).rejects.toSatisfy(isNotFound);
+    await expect(w.applyStatus({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'missing' }, status: {} })).rejects.toSatisfy(isNotFound);
   });
 
   it('resources without a status subresource answer 404 to status calls', async () => {
     const cms = objectClient(server.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
     const name = fresh('cm');
     await cms.create({ metadata: { name } });
-    await expect(cms.getStatus(name)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(cms.getStatus(name)).rejects.toSatisfy(isNotFound);
   });
 });
 

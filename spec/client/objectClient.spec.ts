@@ -1,8 +1,7 @@
 import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { isAlreadyExists, isConflict } from '../../src/client/conflicts.js';
+import { ConnectionError, isAlreadyExists, isConflict, isNotFound, isUnauthorized, KubeApiError } from '../../src/sources/errors/index.js';
 import { objectClient } from '../../src/client/objectClient.js';
-import { ConnectionError, KubeApiError, NotFoundError, UnauthorizedError } from '../../src/sources/errors/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -88,7 +87,7 @@ describe('objectClient CRUD against the simulator', () => {
     expect(stored?.data).toEqual({ a: '4', c: '5' });
 
     await c.delete(name);
-    await expect(c.get(name)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(c.get(name)).rejects.toSatisfy(isNotFound);
   });
 
   it('a cluster-scoped resource is addressed without a namespace', async () => {
@@ -98,14 +97,14 @@ describe('objectClient CRUD against the simulator', () => {
     expect((await ns.get('object-client-ns')).metadata?.uid).toBe(created.metadata?.uid);
   });
 
-  it('404 is a NotFoundError carrying the server message, for every verb', async () => {
+  it('404 is a KubeApiError carrying the server message, for every verb', async () => {
     const c = cms();
     for (const call of [() => c.get('missing'), () => c.replace({ metadata: { name: 'missing' } }), () => c.patch('missing', {}), () => c.delete('missing')]) {
       const err = await call().catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(NotFoundError);
-      expect((err as NotFoundError).status).toBe(404);
-      expect((err as NotFoundError).reason).toBe('NotFound');
-      expect((err as NotFoundError).serverMessage).toMatch(/missing/);
+      expect(isNotFound(err)).toBe(true);
+      expect((err as KubeApiError).status).toBe(404);
+      expect((err as KubeApiError).reason).toBe('NotFound');
+      expect((err as KubeApiError).serverMessage).toMatch(/missing/);
     }
   });
 
@@ -142,7 +141,7 @@ describe('objectClient CRUD against the simulator', () => {
     const err = await c.delete(name, { preconditions: { resourceVersion: v1.metadata!.resourceVersion! } }).catch((e: unknown) => e);
     expect(isConflict(err)).toBe(true);
     await c.delete(name, { preconditions: { resourceVersion: v2.metadata!.resourceVersion!, uid: v2.metadata!.uid! } });
-    await expect(c.get(name)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(c.get(name)).rejects.toSatisfy(isNotFound);
   });
 
   it('an injected 500 on update is a typed error', async () => {
@@ -197,7 +196,7 @@ describe('objectClient transport', () => {
     const wrong = server.kubeConfig();
     (wrong.getCurrentUser() as { token?: string }).token = "not-the-token";
     const err = await objectClient(wrong, 'v1/configmaps', { namespace: 'default' }).get('x').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UnauthorizedError);
+    expect(isUnauthorized(err)).toBe(true);
     expect(String((err as Error).message)).not.toContain('not-the-token');
     expect(JSON.stringify(err)).not.toContain('not-the-token');
   });

@@ -7,13 +7,13 @@
 import { ApiextensionsV1Api, CoreV1Api, type EventsV1Event, type V1ConfigMap } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyConflicts, isApplyConflict, isConflict } from '../../src/client/conflicts.js';
+import { applyConflicts, isApplyConflict } from '../../src/client/conflicts.js';
+import { isConflict, isNotFound, KubeApiError } from '../../src/sources/errors/index.js';
 import { objectClient } from '../../src/client/objectClient.js';
 import { controller, type Controller } from '../../src/controller/controller.js';
 import { recorder } from '../../src/events/recorder.js';
 import type { EventRecorder } from '../../src/events/types.js';
 import { informer } from '../../src/informer/informer.js';
-import { KubeApiError, NotFoundError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startCluster, type Cluster } from './cluster.js';
@@ -125,7 +125,7 @@ describe('server-side apply on a real kube-apiserver', () => {
     const dryCreate = await cms.create({ metadata: { name: 'dry' } }, { dryRun: true });
     expect(dryCreate.metadata?.uid).toBeTruthy();
     expect(dryCreate.metadata?.resourceVersion).toBeUndefined();
-    await expect(cms.get('dry')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(cms.get('dry')).rejects.toSatisfy(isNotFound);
     for (const [name, tier] of [['l1', 'gold'], ['l2', 'gold'], ['l3', 'silver']] as const) {
       await cms.apply({ ...cmConfig(name, {}), metadata: { name, labels: { tier } } });
     }

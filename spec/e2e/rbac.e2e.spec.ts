@@ -6,7 +6,7 @@
  */
 import { CoreV1Api, RbacAuthorizationV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ForbiddenError, KubeApiError } from '../../src/sources/errors/index.js';
+import { isForbidden, KubeApiError } from '../../src/sources/errors/index.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startCluster, type Cluster } from './cluster.js';
 import { converges, informed, mirror, type Informed } from './helpers.js';
@@ -34,14 +34,14 @@ it('a Forbidden list is reported on status, retried, and overcome once a Role gr
     reflector: { backoff: { initialMs: 200, maxMs: 2_000 } },
   });
   reader = i;
-  const forbidden = () => i.statuses.filter((s) => (s.state === 'error' || s.state === 'backoff') && s.error instanceof ForbiddenError);
+  const forbidden = () => i.statuses.filter((s) => (s.state === 'error' || s.state === 'backoff') && isForbidden(s.error));
   await waitFor(() => forbidden().length >= 2, 'a Forbidden on the status stream', 60_000);
   const first = forbidden()[0];
-  const err = first && 'error' in first ? (first.error as ForbiddenError) : undefined;
+  const err = first && 'error' in first ? (first.error as KubeApiError) : undefined;
   expect(err?.status).toBe(403);
   expect(err?.reason).toBe('Forbidden');
   expect(err?.serverMessage).toContain('viewer');
-  expect(i.errors.some((e) => e instanceof ForbiddenError)).toBe(true);
+  expect(i.errors.some((e) => isForbidden(e))).toBe(true);
   // Not fatal: nothing was listed, the informer still runs and is not synced.
   expect(i.events).toHaveLength(0);
   expect(i.status?.state).toBe('running');
@@ -71,7 +71,7 @@ it('a Forbidden list is reported on status, retried, and overcome once a Role gr
 it('the same user is still refused what the Role does not grant, without disturbing the reader', async () => {
   const secrets = mirror<KubeObject>(cluster.kubeConfigFor('viewer'), 'v1/secrets', { namespace: 'e2e-rbac' }, { backoff: { initialMs: 200, maxMs: 2_000 } });
   try {
-    await waitFor(() => secrets.statuses.some((s) => 'error' in s && s.error instanceof ForbiddenError), 'a Forbidden for secrets', 60_000);
+    await waitFor(() => secrets.statuses.some((s) => 'error' in s && isForbidden(s.error)), 'a Forbidden for secrets', 60_000);
     expect(secrets.failure).toBeUndefined();
     expect(reader?.statuses.at(-1)?.state).toBe('watching');
   } finally {
@@ -81,11 +81,11 @@ it('the same user is still refused what the Role does not grant, without disturb
 
 it('onTerminal can make a Forbidden final: the observable then errors with it', async () => {
   const final = mirror<KubeObject>(cluster.kubeConfigFor('viewer'), 'v1/secrets', { namespace: 'e2e-rbac' }, {
-    onTerminal: (e) => e instanceof ForbiddenError,
+    onTerminal: (e) => isForbidden(e),
   });
   try {
     await waitFor(() => final.failure !== undefined, 'the reflector to stop on Forbidden', 60_000);
-    expect(final.failure).toBeInstanceOf(ForbiddenError);
+    expect(isForbidden(final.failure)).toBe(true);
   } finally {
     final.stop();
   }

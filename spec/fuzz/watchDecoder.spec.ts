@@ -191,7 +191,7 @@ describe('WatchDecoder under bad input', () => {
     expect(d.events[1]?.type).toBe('MODIFIED');
   });
 
-  it('turns an ERROR event whose code is not an HTTP status into a 500 ServerError', () => {
+  it('turns an ERROR event whose code is not an HTTP status into a KubeApiError of status 500', () => {
     for (const code of ['1e999', '3.5', '-1', '0', '99', '600', '"410"', 'null', '[]']) {
       const d = decode([enc.encode(`{"type":"ERROR","object":{"kind":"Status","code":${code}}}\n`)]);
       expect(!d.result.ok && d.result.error instanceof KubeApiError, code).toBe(true);

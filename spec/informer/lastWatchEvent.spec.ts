@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
 import { informer, type Informer } from '../../src/informer/informer.js';
-import { kubeSource } from '../../src/sources/index.js';
+import { isServerError, kubeSource } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer, type Churn } from '../../src/testing/index.js';
 import { pod } from '../helpers/objects.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -75,7 +75,7 @@ describe('informer: status() and lastWatchEventAt', () => {
     await waitFor(() => i.status().lastWatchEventAt, 'a first bookmark');
     s.faults.inject({ type: 'status', status: 500 }, { verb: 'watch', resource: 'v1/pods', times: 1_000_000 });
     s.faults.closeWatches();
-    await waitFor(() => errors.some((e) => e.name === 'ServerError'), 'a failed watch');
+    await waitFor(() => errors.some((e) => isServerError(e)), 'a failed watch');
     const frozen = i.status().lastWatchEventAt;
     const lists = i.status().reflector?.counters.lists ?? 0;
     await waitFor(() => (i.status().reflector?.counters.lists ?? 0) > lists + 2, 'relists between failed watches');

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAlreadyExists, isConflict } from '../../src/client/conflicts.js';
+import { isAlreadyExists, isConflict, isServerError, KubeApiError } from '../../src/sources/errors/index.js';
 import { leaderElection } from '../../src/leaderelection/leaderElection.js';
 import { leaseLock, type Lease } from '../../src/leaderelection/leaseLock.js';
 import type { LeaderElectionRecord, Leadership } from '../../src/leaderelection/types.js';
-import { KubeApiError, ServerError } from '../../src/sources/errors/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -104,7 +103,7 @@ describe('leaderElection over HTTP (in process)', () => {
     try {
       await waitFor(() => stored('lock-faulty')?.spec?.holderIdentity === 'x', 'the lease after the faults', 10_000);
       expect(errors).toHaveLength(2);
-      expect(errors.every((e) => e instanceof ServerError && e instanceof KubeApiError && e.status === 500)).toBe(true);
+      expect(errors.every((e) => isServerError(e) && e instanceof KubeApiError && e.status === 500)).toBe(true);
       expect(errors[0]?.message).toMatch(/get coordination\.k8s\.io\/v1\/leases default\/lock-faulty: 500/);
     } finally {
       sub.unsubscribe();

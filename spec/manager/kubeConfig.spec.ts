@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import { loadKubeConfig } from '../../src/manager/kubeConfig.js';
-import { UnauthorizedError } from '../../src/sources/index.js';
+import { isUnauthorized } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 
 const TOKEN = 'service-account-token-for-the-spec';
@@ -46,7 +46,7 @@ describe('loadKubeConfig', () => {
   it('uses the token it finds: a wrong one is refused by the server', async () => {
     const sa = await mount('wrong', { token: 'not-the-token', ca: server.caPem ?? '' });
     const kc = loadKubeConfig({ serviceAccountDir: sa, env: inPod() });
-    await expect(objectClient(kc, 'v1/configmaps', { namespace: 'team-a' }).get('seen')).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(objectClient(kc, 'v1/configmaps', { namespace: 'team-a' }).get('seen')).rejects.toSatisfy(isUnauthorized);
     expect(kc.getContextObject(kc.getCurrentContext())?.namespace).toBeUndefined();
   });
 

@@ -159,7 +159,7 @@ describe('prometheusMetrics: registry and arguments', () => {
 
   it.each([
     ['opts', () => prometheusMetrics(null as never), /opts must be an object, got null/],
-    ['registry', () => prometheusMetrics({ registry: {} as never }), /registry must be a prom-client Registry, got \[object Object\]/],
+    ['registry', () => prometheusMetrics({ registry: {} as never }), /registry must be a prom-client Registry, got \{\}/],
     ['registry', () => prometheusMetrics({ registry: 'default' as never }), /registry must be a prom-client Registry, got "default"/],
   ])('throws a TypeError naming %s', (_, make, message) => {
     expect(make).toThrow(TypeError);

@@ -1,7 +1,9 @@
 import { KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
-import type { Subscription } from 'rxjs';
+import { NEVER, type Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
+import { CONTROLLER_OPTION_NAMES } from '../../src/controller/options.js';
+import { ReconcileTimeoutError } from '../../src/controller/ReconcileTimeoutError.js';
 import { informer } from '../../src/informer/informer.js';
 import { multiClusterController, type ClusterReconcileOutcome, type MultiClusterController } from '../../src/multicluster/multiClusterController.js';
 import { multiClusterInformer, type MultiClusterInformer } from '../../src/multicluster/multiClusterInformer.js';
@@ -167,6 +169,40 @@ describe('multiClusterController', () => {
     expect(() => multiClusterController({ for: f, reconcile: 'x' as never })).toThrow(/reconcile.*function/);
     expect(() => multiClusterController({ for: f, reconcile, watches: [{ source: f, map: 1 as never }] })).toThrow(/watches\[0\]/);
     expect(() => multiClusterController({ for: f, reconcile, concurency: 2 } as never)).toThrow(/unknown option "concurency"/);
+  });
+
+  it("takes every option the controller takes, and hands each cluster's controller the ones it does not handle itself", () => {
+    // A real informer for every cluster, so each cluster's controller accepts it; no cluster ever joins.
+    const f = informer(kubeSource(unusedKubeConfig(), 'v1/configmaps'));
+    const clusters = NEVER;
+    const reconcile = () => undefined;
+    for (const name of CONTROLLER_OPTION_NAMES) {
+      expect(() => multiClusterController({ [name]: undefined, for: f, clusters, reconcile } as never), name).not.toThrow();
+    }
+    expect(() => multiClusterController({ for: f, clusters, reconcile, reconcileTimeoutMs: 1_000, priorityQueue: false, readYourWrites: false, readYourWritesTimeoutMs: 100 })).not.toThrow();
+    // A bad value is refused by the per-cluster controller's own check: it got there.
+    expect(() => multiClusterController({ for: f, clusters, reconcile, reconcileTimeoutMs: 0 })).toThrow(/reconcileTimeoutMs.*0/);
+    expect(() => multiClusterController({ for: f, clusters, reconcile, priorityQueue: 'yes' as never })).toThrow(/priorityQueue.*yes/);
+    expect(() => multiClusterController({ for: f, clusters, reconcile, readYourWrites: 1 as never })).toThrow(/readYourWrites.*1/);
+    expect(() => multiClusterController({ for: f, clusters, reconcile, readYourWritesTimeoutMs: -1 })).toThrow(/readYourWritesTimeoutMs.*-1/);
+  });
+
+  it("reconcileTimeoutMs limits every cluster's reconciles", async () => {
+    fleet = await Fleet.start(['eu'], 0);
+    await seed(fleet, 'eu', 1);
+    const outcomes = run(
+      multiClusterController({
+        for: configMaps(fleet),
+        reconcileTimeoutMs: 50,
+        // Never settles by itself: only the timeout ends it.
+        reconcile: (_obj, ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true })),
+        errorPolicy: () => ({ requeueAfter: 3_600_000 }),
+      }),
+    );
+    await waitFor(() => outcomes.some((o) => o.type === 'failed'), 'a reconcile timing out');
+    const failed = outcomes.find((o) => o.type === 'failed');
+    expect(failed?.cluster).toBe('eu');
+    expect((failed as { error?: unknown } | undefined)?.error).toBeInstanceOf(ReconcileTimeoutError);
   });
 });
 

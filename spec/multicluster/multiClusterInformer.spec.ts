@@ -7,7 +7,7 @@ import { multiClusterInformer, type MultiClusterInformer, type MultiClusterInfor
 import type { ClusterEvent } from '../../src/multicluster/types.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { ConnectionError } from '../../src/sources/errors/ConnectionError.js';
-import { UnauthorizedError } from '../../src/sources/errors/UnauthorizedError.js';
+import { isUnauthorized } from '../../src/sources/errors/index.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import { startApiServer } from '../../src/testing/index.js';
 import { pod } from '../helpers/objects.js';
@@ -183,7 +183,7 @@ describe('multiClusterInformer over simulated clusters', () => {
       subscriptions.push(inf.errors$.subscribe((e) => errors.push(e)));
       collect(inf);
       await inf.whenSynced({ timeout: 10_000 });
-      const refused = errors.find((e): e is ClusterError => e instanceof ClusterError && e.cause instanceof UnauthorizedError);
+      const refused = errors.find((e): e is ClusterError => e instanceof ClusterError && isUnauthorized(e.cause));
       expect(refused?.cluster).toBe('locked');
       expect(refused?.message).toMatch(/^cluster "locked": /);
       expect(inf.store.size).toBe(1);

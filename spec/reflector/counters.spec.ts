@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { probedReflect, reflect, type ReflectorStatus } from '../../src/reflector/reflect.js';
 import type { ReflectorProbe } from '../../src/reflector/types.js';
-import { ServerError } from '../../src/sources/errors/index.js';
+import { KubeApiError } from '../../src/sources/errors/index.js';
 import { advance, bookmark, pod, ScriptedLW } from './reflectScripted.js';
 
 beforeEach(() => {
@@ -18,14 +18,14 @@ describe('reflect() counters by reason', () => {
     const lw = new ScriptedLW();
     // watch 1 fails (a relist), that relist fails (a list again), watch 2 is very short (a relist), watch 3 closes early.
     lw.watchScripts.push(
-      (w) => w.fail(new ServerError('boom', { status: 500 })),
+      (w) => w.fail(new KubeApiError(500, 'boom')),
       (w) => w.end(),
       (w) => {
         w.push(bookmark(11));
         w.end();
       },
     );
-    lw.listAnswers.push({ metadata: { resourceVersion: '10' }, items: [pod('a', 5)] }, new ServerError('down', { status: 503 }));
+    lw.listAnswers.push({ metadata: { resourceVersion: '10' }, items: [pod('a', 5)] }, new KubeApiError(503, 'down'));
     const statuses: ReflectorStatus[] = [];
     const sub = reflect(lw, { random: () => 0, status: (s) => statuses.push(s) }).subscribe();
     await advance();

@@ -3,7 +3,7 @@ import type { Subscription } from 'rxjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reflect, WatchStalledError, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/reflect.js';
 import type { ReflectorEvent } from '../../src/reflector/types.js';
-import { ExpiredError, ServerError } from '../../src/sources/errors/index.js';
+import { isExpired, isServerError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/index.js';
 import type { ListerWatcher } from '../../src/sources/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
@@ -110,7 +110,7 @@ describe('reflect() over HTTP: a server that keeps failing is not hammered', () 
     console.log(`500 to every list over HTTP: ${requests} requests in ${elapsed} ms (bound ${bound})`);
     expect(requests).toBeLessThanOrEqual(bound);
     expect(requests).toBeGreaterThanOrEqual(3);
-    expect(m.of('error').every((s) => s.error instanceof ServerError)).toBe(true);
+    expect(m.of('error').every((s) => isServerError(s.error))).toBe(true);
     expect(m.failure()).toBeUndefined();
   });
 
@@ -121,7 +121,7 @@ describe('reflect() over HTTP: a server that keeps failing is not hammered', () 
     const bound = 2 * (maxRetriesWithin(elapsed, fastKindBase) + 1);
     console.log(`410 to every watch over HTTP: ${requests} requests in ${elapsed} ms (bound ${bound})`);
     expect(requests).toBeLessThanOrEqual(bound);
-    expect(m.of('error').every((s) => s.error instanceof ExpiredError)).toBe(true);
+    expect(m.of('error').every((s) => isExpired(s.error))).toBe(true);
     expect(m.of('backoff').every((b) => b.kind === 'expired')).toBe(true);
   });
 

@@ -94,14 +94,14 @@ describe("reflect({ listDelivery: 'pages' }) against the simulator", () => {
     expect(requestedAtEmission).toEqual([2, 3, 3]);
   });
 
-  it('the dropManagedFields hint goes with every page request; later pages carry the token, not the resourceVersion', async () => {
+  it('the stripManagedFields hint goes with every page request; later pages carry the token, not the resourceVersion', async () => {
     for (let i = 0; i < 25; i++) await server.create(PODS, { metadata: { name: `p${i}`, namespace: NS } });
     const { lw, lists } = recordingSource();
-    const r = run(lw, { pageSize: 10, dropManagedFields: true });
+    const r = run(lw, { pageSize: 10, stripManagedFields: true });
     await waitFor(r.watching, 'watching');
     expect(lists).toHaveLength(3);
-    expect(lists[0]).toEqual({ resourceVersion: '0', limit: 10, dropManagedFields: true });
-    for (const later of lists.slice(1)) expect(later).toEqual({ limit: 10, dropManagedFields: true, continue: expect.any(String) });
+    expect(lists[0]).toEqual({ resourceVersion: '0', limit: 10, stripManagedFields: true });
+    for (const later of lists.slice(1)) expect(later).toEqual({ limit: 10, stripManagedFields: true, continue: expect.any(String) });
   });
 
   it('an empty list is one empty first page and its end', async () => {
@@ -161,6 +161,6 @@ describe("reflect({ listDelivery: 'pages' }) against the simulator", () => {
 
   it('rejects an unknown listDelivery at once', () => {
     const { lw } = recordingSource();
-    expect(() => reflect(lw, { listDelivery: 'page' as never })).toThrow(/listDelivery must be 'whole' or 'pages', got "page"/);
+    expect(() => reflect(lw, { listDelivery: 'page' as never })).toThrow(/option "listDelivery" must be one of "whole", "pages", got "page"/);
   });
 });

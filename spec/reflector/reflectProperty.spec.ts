@@ -5,10 +5,7 @@ import type { ReflectorEvent } from '../../src/reflector/types.js';
 import {
   ConnectionError,
   DecodeError,
-  ExpiredError,
-  ForbiddenError,
-  ServerError,
-  TooManyRequestsError,
+  KubeApiError,
 } from '../../src/sources/errors/index.js';
 import type { ListerWatcher, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../../src/sources/types.js';
 import { pod, type Pod } from './reflectScripted.js';
@@ -21,13 +18,13 @@ type Step =
   | { kind: 'error'; make: () => Error };
 
 const errors: [string, () => Error][] = [
-  ['500', () => new ServerError('boom')],
+  ['500', () => new KubeApiError(500, 'boom')],
   ['conn', () => new ConnectionError('reset', { code: 'ECONNRESET' })],
   ['idle', () => new ConnectionError('idle', { code: 'IDLE_TIMEOUT' })],
-  ['410', () => new ExpiredError('old')],
-  ['429', () => new TooManyRequestsError('slow', { retryAfterSeconds: 2 })],
+  ['410', () => new KubeApiError(410, 'old')],
+  ['429', () => new KubeApiError(429, 'slow', { retryAfterSeconds: 2 })],
   ['decode', () => new DecodeError('bad', '{', 0)],
-  ['403', () => new ForbiddenError('no')],
+  ['403', () => new KubeApiError(403, 'no')],
 ];
 
 const step: fc.Arbitrary<Step> = fc.oneof(

@@ -4,13 +4,7 @@ import { reflect } from '../../src/reflector/reflect.js';
 import {
   ConnectionError,
   DecodeError,
-  ExpiredError,
-  ForbiddenError,
   KubeApiError,
-  NotFoundError,
-  ServerError,
-  TooManyRequestsError,
-  UnauthorizedError,
 } from '../../src/sources/errors/index.js';
 import { advance, bookmark, clientGoBase, fastRetryBase, maxRetriesWithin, pod, runReflect, ScriptedLW } from './reflectScripted.js';
 
@@ -28,7 +22,7 @@ describe('reflect() retries a fault the next request fixes at once', () => {
     const r = runReflect(lw, { random: () => 0.5 });
     await advance();
     const start = Date.now();
-    lw.watchScripts.push((w) => w.fail(new ExpiredError('too old')));
+    lw.watchScripts.push((w) => w.fail(new KubeApiError(410, 'too old')));
     lw.watching.push({ type: 'MODIFIED', object: pod('a', 11) }).end();
     // 25 ms (half of the 50 ms jitter) for the early close, 25 ms for the 410, then the relist and a healthy watch.
     await advance(25);
@@ -51,7 +45,7 @@ describe('reflect() retries a fault the next request fixes at once', () => {
     const lw = new ScriptedLW();
     const r = runReflect(lw);
     await advance();
-    lw.watchScripts.push((w) => w.fail(new ExpiredError('too old')));
+    lw.watchScripts.push((w) => w.fail(new KubeApiError(410, 'too old')));
     lw.watching.push({ type: 'ADDED', object: pod('b', 11) });
     lw.watching.fail(new DecodeError('Unexpected token', '{"type":"MODIF', 1234));
     await advance();
@@ -68,8 +62,8 @@ describe('reflect() retries a fault the next request fixes at once', () => {
     const lw = new ScriptedLW();
     const r = runReflect(lw);
     await advance();
-    for (let i = 0; i < 3; i++) lw.watchScripts.push((w) => w.fail(new ExpiredError('too old')));
-    lw.watching.fail(new ExpiredError('too old'));
+    for (let i = 0; i < 3; i++) lw.watchScripts.push((w) => w.fail(new KubeApiError(410, 'too old')));
+    lw.watching.fail(new KubeApiError(410, 'too old'));
     await advance(800 + 1600 + 3200);
     expect(r.of('backoff').map((b) => [b.kind, b.delayMs])).toEqual([
       ['expired', 0],
@@ -79,7 +73,7 @@ describe('reflect() retries a fault the next request fixes at once', () => {
     ]);
     // A 500 now starts client-go's schedule at its beginning, and a stall is immediate: each kind has its own.
     lw.watchScripts.push((w) => w.fail(new ConnectionError('idle', { code: 'IDLE_TIMEOUT' })));
-    lw.watching.fail(new ServerError('boom'));
+    lw.watching.fail(new KubeApiError(500, 'boom'));
     await advance(800);
     expect(r.of('backoff').slice(4).map((b) => [b.kind, b.delayMs])).toEqual([
       ['server', 800],
@@ -92,12 +86,12 @@ describe('reflect() retries a fault the next request fixes at once', () => {
     const lw = new ScriptedLW();
     const r = runReflect(lw);
     await advance();
-    lw.watchScripts.push((w) => w.fail(new ExpiredError('too old')));
-    lw.watching.fail(new ExpiredError('too old'));
+    lw.watchScripts.push((w) => w.fail(new KubeApiError(410, 'too old')));
+    lw.watching.fail(new KubeApiError(410, 'too old'));
     await advance(800);
     expect(r.delays()).toEqual([0, 800]);
     await advance(30_000);
-    lw.watching.fail(new ExpiredError('too old'));
+    lw.watching.fail(new KubeApiError(410, 'too old'));
     await advance();
     expect(r.delays()).toEqual([0, 800, 0]);
     r.sub.unsubscribe();
@@ -122,12 +116,12 @@ describe('reflect() retries a fault the next request fixes at once', () => {
 
 describe('reflect() keeps client-go schedule for the server health', () => {
   it.each([
-    ['503', () => new ServerError('down', { status: 503 })],
+    ['503', () => new KubeApiError(503, 'down')],
     ['refused', () => new ConnectionError('refused', { code: 'ECONNREFUSED' })],
-    ['429 without Retry-After', () => new TooManyRequestsError('slow down')],
-    ['401', () => new UnauthorizedError('token expired')],
-    ['403', () => new ForbiddenError('rbac')],
-    ['404', () => new NotFoundError('no such resource')],
+    ['429 without Retry-After', () => new KubeApiError(429, 'slow down')],
+    ['401', () => new KubeApiError(401, 'token expired')],
+    ['403', () => new KubeApiError(403, 'rbac')],
+    ['404', () => new KubeApiError(404, 'no such resource')],
   ])('%s: 800 ms, 1.6 s, 3.2 s … and reported each time', async (_name, make) => {
     const lw = new ScriptedLW();
     for (let i = 0; i < 4; i++) lw.listAnswers.push(make());
@@ -142,7 +136,7 @@ describe('reflect() keeps client-go schedule for the server health', () => {
 
   it('429 with Retry-After waits exactly that, without jitter', async () => {
     const lw = new ScriptedLW();
-    lw.listAnswers.push(new TooManyRequestsError('slow down', { retryAfterSeconds: 3 }));
+    lw.listAnswers.push(new KubeApiError(429, 'slow down', { retryAfterSeconds: 3 }));
     const r = runReflect(lw, { random: () => 0.9 });
     await advance(2999);
     expect(lw.lists).toHaveLength(1);
@@ -160,7 +154,7 @@ describe('reflect() does not hammer a server that keeps failing', () => {
     const lw = new ScriptedLW();
     const watch = lw.watch.bind(lw);
     lw.watch = (opts, signal) => {
-      lw.watchScripts.push((w) => w.fail(new ExpiredError('too old')));
+      lw.watchScripts.push((w) => w.fail(new KubeApiError(410, 'too old')));
       return watch(opts, signal);
     };
     const r = runReflect(lw, { random: () => 0 });
@@ -178,7 +172,7 @@ describe('reflect() does not hammer a server that keeps failing', () => {
     lw.defaultList = undefined as never;
     const list = lw.list.bind(lw);
     lw.list = (opts, signal) => {
-      lw.listAnswers.push(new ServerError('boom'));
+      lw.listAnswers.push(new KubeApiError(500, 'boom'));
       return list(opts, signal);
     };
     const r = runReflect(lw, { random: () => 0 });
@@ -265,10 +259,10 @@ describe('reflect() without a status sink', () => {
       return true;
     });
     const lw = new ScriptedLW();
-    lw.listAnswers.push(new ServerError('etcd is down', { status: 503 }));
+    lw.listAnswers.push(new KubeApiError(503, 'etcd is down'));
     const sub = reflect(lw, { random: () => 0 }).subscribe();
     await advance(800);
-    expect(lines.some((l) => l.includes('ServerError') && l.includes('etcd is down'))).toBe(true);
+    expect(lines.some((l) => l.includes('KubeApiError') && l.includes('etcd is down'))).toBe(true);
     sub.unsubscribe();
   });
 });

@@ -3,7 +3,7 @@ import { VirtualTimeScheduler } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_STALL, WatchRhythm } from '../../src/reflector/watchRhythm.js';
 import { reflect, WatchStalledError, type ReflectOptions } from '../../src/reflector/reflect.js';
-import { ExpiredError } from '../../src/sources/errors/index.js';
+import { isExpired, KubeApiError } from '../../src/sources/errors/index.js';
 import { advance, bookmark, pod, runReflect, ScriptedLW } from './reflectScripted.js';
 
 beforeEach(() => {
@@ -188,14 +188,15 @@ describe('reflect() stall detection', () => {
     // The server expires the watch; the streaming relist sends one object, then nothing.
     lw.watchScripts.push((w) => w.push({ type: 'ADDED', object: pod('a', 5) }));
     lw.watchScripts.push((w) => w.push({ type: 'ADDED', object: pod('a', 120) }, bookmark(121, END)));
-    lw.watching.fail(new ExpiredError('too old'));
+    lw.watching.fail(new KubeApiError(410, 'too old'));
     await advance();
     expect(lw.watches).toHaveLength(2);
     await advance(5000);
     expect(lw.watches).toHaveLength(3);
     expect(lw.watches.map((w) => w.opts.sendInitialEvents)).toEqual([true, true, true]);
     expect(lw.lists).toHaveLength(0);
-    expect(r.of('error').map((s) => s.error)).toEqual([expect.any(ExpiredError), expect.any(WatchStalledError)]);
+    expect(r.of('error').map((s) => s.error)).toEqual([expect.any(KubeApiError), expect.any(WatchStalledError)]);
+    expect(isExpired(r.of('error')[0]?.error)).toBe(true);
     expect(r.events.at(-1)).toEqual({ type: 'Replace', items: [pod('a', 120)], resourceVersion: '121' });
     r.sub.unsubscribe();
   });

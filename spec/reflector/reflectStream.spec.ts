@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/reflect.js';
 import type { ReflectorEvent } from '../../src/reflector/types.js';
-import { ConnectionError, ExpiredError, ForbiddenError, KubeApiError, ServerError } from '../../src/sources/errors/index.js';
+import { ConnectionError, KubeApiError } from '../../src/sources/errors/index.js';
 import { advance, bookmark, pod, ScriptedLW, type Pod, type WatchChannel } from './reflectScripted.js';
 
 const END = { 'k8s.io/initial-events-end': 'true' };
@@ -75,7 +75,7 @@ describe("reflect() with initialList: 'stream'", () => {
   it('falls back to a paged list for good when the server rejects the streaming list (400)', async () => {
     const lw = new ScriptedLW();
     lw.watchScripts.push((w) => w.fail(new KubeApiError(400, 'sendInitialEvents is not supported', { reason: 'BadRequest' })));
-    lw.watchScripts.push((w) => w.fail(new ExpiredError('too old')));
+    lw.watchScripts.push((w) => w.fail(new KubeApiError(410, 'too old')));
     const r = run(lw);
     await advance();
     // Not final: a 400 to the streaming request only says the server lacks the feature.
@@ -102,7 +102,7 @@ describe("reflect() with initialList: 'stream'", () => {
   it('falls back to a paged list for this cycle only when the stream closes at once without events', async () => {
     const lw = new ScriptedLW();
     lw.watchScripts.push((w) => w.end());
-    lw.watchScripts.push((w) => w.fail(new ExpiredError('too old')));
+    lw.watchScripts.push((w) => w.fail(new KubeApiError(410, 'too old')));
     lw.watchScripts.push(initialState);
     const r = run(lw);
     await advance();
@@ -115,7 +115,7 @@ describe("reflect() with initialList: 'stream'", () => {
 
   it('backs off and streams again on a transient failure', async () => {
     const lw = new ScriptedLW();
-    lw.watchScripts.push((w) => w.fail(new ServerError('etcd timeout', { status: 503 })));
+    lw.watchScripts.push((w) => w.fail(new KubeApiError(503, 'etcd timeout')));
     lw.watchScripts.push((w) => w.fail(new ConnectionError('refused', { code: 'ECONNREFUSED' })));
     lw.watchScripts.push(initialState);
     const r = run(lw);
@@ -128,7 +128,7 @@ describe("reflect() with initialList: 'stream'", () => {
 
   it('retries the streaming list after a 403 instead of falling back (the paged list would be forbidden too)', async () => {
     const lw = new ScriptedLW();
-    lw.watchScripts.push((w) => w.fail(new ForbiddenError('pods is forbidden')));
+    lw.watchScripts.push((w) => w.fail(new KubeApiError(403, 'pods is forbidden')));
     lw.watchScripts.push(initialState);
     const r = run(lw);
     await advance();
@@ -145,9 +145,9 @@ describe("reflect() with initialList: 'stream'", () => {
     lw.watchScripts.push(initialState);
     const r = run(lw);
     await advance();
-    lw.watchScripts.push((w) => w.fail(new ExpiredError('too old')));
+    lw.watchScripts.push((w) => w.fail(new KubeApiError(410, 'too old')));
     lw.watchScripts.push((w) => w.push({ type: 'ADDED', object: pod('c', 40) }, bookmark(41, END)));
-    lw.watching.fail(new ExpiredError('compacted'));
+    lw.watching.fail(new KubeApiError(410, 'compacted'));
     await advance(800);
     expect(lw.watches.map((w) => w.opts.resourceVersion)).toEqual([undefined, '10', undefined]);
     expect(r.events.at(-1)).toEqual({ type: 'Replace', items: [pod('c', 40)], resourceVersion: '41' });

@@ -6,12 +6,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ConnectionError,
   DecodeError,
-  ExpiredError,
+  isExpired,
+  isNotFound,
+  isServerError,
+  isTooManyRequests,
+  isUnauthorized,
   KubeApiError,
-  NotFoundError,
-  ServerError,
-  TooManyRequestsError,
-  UnauthorizedError,
 } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { isTooLargeResourceVersion } from '../../src/sources/httpErrors.js';
@@ -179,15 +179,15 @@ describe('kubeSource against the simulator', () => {
       expect(consistent.items.map((p) => p.metadata.name)).toEqual(['a']);
     });
 
-    it('maps an expired continue token on a single list call to ExpiredError', async () => {
+    it('maps an expired continue token on a single list call to an expired KubeApiError', async () => {
       for (let i = 0; i < 4; i++) await server.create(PODS, pod(`p${i}`));
       const lw = kubeSource<Pod>(server.kubeConfig(), PODS, { pageSize: 2 });
       const first = await lw.list({}, ac.signal);
       await server.create(PODS, pod('late'));
       server.compact();
       const err = await caught(lw.list({ continue: first.metadata.continue }, ac.signal));
-      expect(err).toBeInstanceOf(ExpiredError);
-      expect((err as ExpiredError).status).toBe(410);
+      expect(isExpired(err)).toBe(true);
+      expect((err as KubeApiError).status).toBe(410);
     });
   });
 
@@ -195,27 +195,27 @@ describe('kubeSource against the simulator', () => {
     it('429 carries Retry-After as retryAfterSeconds', async () => {
       server.faults.inject({ type: 'status', status: 429, retryAfterSeconds: 7 }, { verb: 'list', resource: 'v1/pods' });
       const err = await caught(kubeSource<Pod>(server.kubeConfig(), PODS).list({}, ac.signal));
-      expect(err).toBeInstanceOf(TooManyRequestsError);
-      expect((err as TooManyRequestsError).retryAfterSeconds).toBe(7);
-      expect((err as TooManyRequestsError).status).toBe(429);
+      expect(isTooManyRequests(err)).toBe(true);
+      expect((err as KubeApiError).retryAfterSeconds).toBe(7);
+      expect((err as KubeApiError).status).toBe(429);
     });
 
-    it('500 on list and on watch is a ServerError with the server message', async () => {
+    it('500 on list and on watch is a 500 KubeApiError with the server message', async () => {
       server.faults.inject({ type: 'status', status: 500, message: 'etcd is sad' }, { verb: 'list' });
       const lw = kubeSource<Pod>(server.kubeConfig(), PODS);
       const err = await caught(lw.list({}, ac.signal));
-      expect(err).toBeInstanceOf(ServerError);
-      expect((err as ServerError).serverMessage).toBe('etcd is sad');
-      expect((err as ServerError).reason).toBe('InternalError');
+      expect(isServerError(err)).toBe(true);
+      expect((err as KubeApiError).serverMessage).toBe('etcd is sad');
+      expect((err as KubeApiError).reason).toBe('InternalError');
       server.faults.inject({ type: 'status', status: 503 }, { verb: 'watch' });
       const werr = await caught(collect(lw.watch({ resourceVersion: server.resourceVersion() }, ac.signal), () => true));
-      expect(werr).toBeInstanceOf(ServerError);
-      expect((werr as ServerError).status).toBe(503);
+      expect(isServerError(werr)).toBe(true);
+      expect((werr as KubeApiError).status).toBe(503);
     });
 
-    it('an unknown resource is a NotFoundError, a bad request a KubeApiError', async () => {
+    it('an unknown resource is a 404 KubeApiError, a bad request a 400 one', async () => {
       const err = await caught(kubeSource(server.kubeConfig(), 'example.com/v1/nothings').list({}, ac.signal));
-      expect(err).toBeInstanceOf(NotFoundError);
+      expect(isNotFound(err)).toBe(true);
       server.faults.inject({ type: 'status', status: 422, reason: 'Invalid' }, { verb: 'list' });
       const bad = await caught(kubeSource(server.kubeConfig(), PODS).list({}, ac.signal));
       expect(bad).toBeInstanceOf(KubeApiError);
@@ -309,16 +309,16 @@ describe('kubeSource against the simulator', () => {
       expect((err as KubeApiError).reason).toBe('Invalid');
     });
 
-    it('an ERROR event with a 410 Status (watch from a compacted resourceVersion) throws ExpiredError', async () => {
+    it('an ERROR event with a 410 Status (watch from a compacted resourceVersion) throws an expired KubeApiError', async () => {
       await server.create(PODS, pod('a'));
       const old = '1';
       await server.create(PODS, pod('b'));
       server.compact();
       const lw = kubeSource<Pod>(server.kubeConfig(), PODS);
       const err = await caught(collect(lw.watch({ resourceVersion: old }, ac.signal), () => false));
-      expect(err).toBeInstanceOf(ExpiredError);
-      expect((err as ExpiredError).status).toBe(410);
-      expect((err as ExpiredError).reason).toBe('Expired');
+      expect(isExpired(err)).toBe(true);
+      expect((err as KubeApiError).status).toBe(410);
+      expect((err as KubeApiError).reason).toBe('Expired');
     });
 
     it('an injected ERROR event mid-stream throws the typed error after the events before it', async () => {
@@ -338,7 +338,7 @@ describe('kubeSource against the simulator', () => {
       await server.create(PODS, pod('a'));
       const err = await caught(run);
       expect(seen[0]).toBe('ADDED a');
-      expect(err).toBeInstanceOf(ExpiredError);
+      expect(isExpired(err)).toBe(true);
     });
 
     it('a malformed line throws DecodeError with the line and its byte position', async () => {
@@ -489,17 +489,17 @@ describe('kubeSource against the simulator', () => {
 });
 
 describe('kubeSource authentication and TLS', () => {
-  it('sends the bearer token; a wrong one is UnauthorizedError that does not leak it', async () => {
+  it('sends the bearer token; a wrong one is a 401 KubeApiError that does not leak it', async () => {
     const server = await startApiServer({ token: 'right-token' });
     try {
       await server.create(PODS, pod('a'));
       expect((await kubeSource<Pod>(server.kubeConfig(), PODS).list({}, new AbortController().signal)).items).toHaveLength(1);
       const err = await caught(kubeSource<Pod>(kubeConfigFor(server.url, 'wrong-token'), PODS).list({}, new AbortController().signal));
-      expect(err).toBeInstanceOf(UnauthorizedError);
-      expect((err as UnauthorizedError).status).toBe(401);
+      expect(isUnauthorized(err)).toBe(true);
+      expect((err as KubeApiError).status).toBe(401);
       const text = `${String(err)} ${JSON.stringify(err)} ${(err as Error).stack ?? ''}`;
       expect(text).not.toContain('wrong-token');
-      expect(await caught(kubeSource<Pod>(kubeConfigFor(server.url), PODS).list({}, new AbortController().signal))).toBeInstanceOf(UnauthorizedError);
+      expect(isUnauthorized(await caught(kubeSource<Pod>(kubeConfigFor(server.url), PODS).list({}, new AbortController().signal)))).toBe(true);
     } finally {
       await server.close();
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExpiredError, ServerError } from '../../src/sources/errors/index.js';
+import { isExpired, isServerError, KubeApiError } from '../../src/sources/errors/index.js';
 import { errorFromStatus } from '../../src/sources/httpErrors.js';
 import { listAll, listPages } from '../../src/sources/pager.js';
 import type { ListerWatcher, ListOptions, ObjectList } from '../../src/sources/types.js';
@@ -90,7 +90,7 @@ describe('listPages', () => {
   });
 
   it('falls back to one unpaged list when a continue token expires again during the restart', async () => {
-    const { lw, calls } = memorySource(names, '10', (o) => (o.continue !== undefined ? new ExpiredError('expired') : undefined));
+    const { lw, calls } = memorySource(names, '10', (o) => (o.continue !== undefined ? new KubeApiError(410, 'expired') : undefined));
     const result = await listAll(lw, { resourceVersion: '0' }, new AbortController().signal, { pageSize: 3 });
     expect(result.items.map((i) => i.metadata.name)).toEqual(names);
     expect(result.resourceVersion).toBe('10');
@@ -98,10 +98,10 @@ describe('listPages', () => {
   });
 
   it('passes on a 410 of the first page and any other error', async () => {
-    const first = memorySource(names, '1', (_o, call) => (call === 1 ? new ExpiredError('gone') : undefined));
-    await expect(listAll(first.lw, {}, new AbortController().signal)).rejects.toBeInstanceOf(ExpiredError);
-    const other = memorySource(names, '1', (_o, call) => (call === 2 ? new ServerError('boom') : undefined));
-    await expect(listAll(other.lw, {}, new AbortController().signal, { pageSize: 2 })).rejects.toBeInstanceOf(ServerError);
+    const first = memorySource(names, '1', (_o, call) => (call === 1 ? new KubeApiError(410, 'gone') : undefined));
+    await expect(listAll(first.lw, {}, new AbortController().signal)).rejects.toSatisfy(isExpired);
+    const other = memorySource(names, '1', (_o, call) => (call === 2 ? new KubeApiError(500, 'boom') : undefined));
+    await expect(listAll(other.lw, {}, new AbortController().signal, { pageSize: 2 })).rejects.toSatisfy(isServerError);
     expect(other.calls).toHaveLength(2);
   });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DecodeError, ExpiredError, ServerError, TooManyRequestsError } from '../../src/sources/errors/index.js';
+import { DecodeError, isExpired, isServerError, KubeApiError } from '../../src/sources/errors/index.js';
 import type { WatchEvent } from '../../src/sources/types.js';
 import { WatchDecoder } from '../../src/sources/watchDecoder.js';
 
@@ -103,15 +103,15 @@ describe('WatchDecoder', () => {
     const expired = caught(() =>
       decodeAll([enc.encode('{"type":"ERROR","object":{"kind":"Status","status":"Failure","message":"too old resource version: 1 (5)","reason":"Expired","code":410}}\n')]),
     );
-    expect(expired).toBeInstanceOf(ExpiredError);
-    expect((expired as ExpiredError).status).toBe(410);
-    expect((expired as ExpiredError).serverMessage).toBe('too old resource version: 1 (5)');
-    expect(caught(() => decodeAll([enc.encode('{"type":"ERROR","object":{"reason":"InternalError","code":500}}\n')]))).toBeInstanceOf(ServerError);
+    expect(isExpired(expired)).toBe(true);
+    expect((expired as KubeApiError).status).toBe(410);
+    expect((expired as KubeApiError).serverMessage).toBe('too old resource version: 1 (5)');
+    expect(isServerError(caught(() => decodeAll([enc.encode('{"type":"ERROR","object":{"reason":"InternalError","code":500}}\n')])))).toBe(true);
     const tooMany = caught(() =>
       decodeAll([enc.encode('{"type":"ERROR","object":{"reason":"TooManyRequests","code":429,"details":{"retryAfterSeconds":3}}}\n')]),
     );
-    expect((tooMany as TooManyRequestsError).retryAfterSeconds).toBe(3);
-    expect(caught(() => decodeAll([enc.encode('{"type":"ERROR","object":"gibberish"}\n')]))).toBeInstanceOf(ServerError);
+    expect((tooMany as KubeApiError).retryAfterSeconds).toBe(3);
+    expect(isServerError(caught(() => decodeAll([enc.encode('{"type":"ERROR","object":"gibberish"}\n')])))).toBe(true);
   });
 
   it('truncates the reported line of a huge malformed line to 256 characters', () => {

@@ -13,7 +13,7 @@ describe('how lists are delivered is the informer’s choice, and page events sa
       // @ts-expect-error the informer always applies a list page by page
       informer(pods, { reflector: { listDelivery: 'whole' } });
       // @ts-expect-error stripManagedFields decides it
-      informer(pods, { reflector: { dropManagedFields: false } });
+      informer(pods, { reflector: { stripManagedFields: false } });
       informer(pods, { reflector: { pageSize: 100 }, stripManagedFields: false });
     };
     expectTypeOf(calls).toBeFunction();
@@ -21,13 +21,13 @@ describe('how lists are delivered is the informer’s choice, and page events sa
 
   it('reflect() takes the options, and a page and an end are told apart by type', () => {
     const calls = (kc: KubeConfig): void => {
-      reflect(kubeSource(kc, 'v1/pods'), { listDelivery: 'pages', dropManagedFields: true });
+      reflect(kubeSource(kc, 'v1/pods'), { listDelivery: 'pages', stripManagedFields: true });
       // @ts-expect-error listDelivery is 'whole' or 'pages'
       reflect(kubeSource(kc, 'v1/pods'), { listDelivery: 'page' });
     };
     expectTypeOf(calls).toBeFunction();
     expectTypeOf<Extract<ReflectorEvent<unknown>, { type: 'ReplacePage' }>>().toEqualTypeOf<{ readonly type: 'ReplacePage'; readonly items: readonly unknown[]; readonly first: boolean }>();
     expectTypeOf<Extract<ReflectorEvent<unknown>, { type: 'ReplaceEnd' }>>().toEqualTypeOf<{ readonly type: 'ReplaceEnd'; readonly resourceVersion: string }>();
-    expectTypeOf<ListOptions['dropManagedFields']>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf<ListOptions['stripManagedFields']>().toEqualTypeOf<boolean | undefined>();
   });
 });

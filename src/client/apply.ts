@@ -1,5 +1,6 @@
 import type { KubeObject } from '../store/types.js';
-import { checkBoolean, checkName, describeValue } from './checks.js';
+import { describeValue } from '../options/validate.js';
+import { checkBoolean, checkName } from './checks.js';
 import type { ClientContext } from './objectClient.js';
 import type { ApplyConfiguration, ApplyOptions } from './types.js';
 

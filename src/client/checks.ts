@@ -1,5 +1,6 @@
 import type { KubeObject } from '../store/types.js';
 import type { CallOptions, DeleteOptions, PatchType } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 // The checks an object client makes before sending anything: a mistake in a call throws a TypeError
 // naming the argument and the value, synchronously, and no request goes out.
@@ -12,13 +13,6 @@ export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
   json: 'application/json-patch+json',
   strategic: 'application/strategic-merge-patch+json',
 };
-
-export function describeValue(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (Array.isArray(v)) return 'an array';
-  if (v === null) return 'null';
-  return typeof v === 'object' ? 'an object' : String(v);
-}
 
 export function checkName(name: unknown, label = 'name'): asserts name is string {
   if (typeof name !== 'string' || name === '' || name === '.' || name === '..' || name.includes('/')) {

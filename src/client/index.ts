@@ -13,5 +13,5 @@ export type {
   DeletePreconditions,
   ListCallOptions,
 } from './types.js';
-export { isConflict, isAlreadyExists, isApplyConflict, applyConflicts, type ApplyConflict } from './conflicts.js';
+export { isApplyConflict, applyConflicts, type ApplyConflict } from './conflicts.js';
 export { recordWrite, type RecordWriteOptions } from './recordWrite.js';

@@ -2,7 +2,8 @@ import { kubeSource } from '../sources/kubeSource.js';
 import { listAll, type ListAllResult } from '../sources/pager.js';
 import type { CustomResourceRef } from '../sources/resources.js';
 import type { KubeObject } from '../store/types.js';
-import { checkSignal, describeValue } from './checks.js';
+import { describeValue } from '../options/validate.js';
+import { checkSignal } from './checks.js';
 import type { ClientContext } from './objectClient.js';
 import type { ListCallOptions } from './types.js';
 

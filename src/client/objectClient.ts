@@ -99,8 +99,8 @@ function sendRead<R>(ctx: ClientContext, url: string, what: string, o: CallOptio
  * kubeconfig's credentials (bearer tokens, exec and OIDC plugins, client
  * certificates, proxies), resolved afresh for each request; the connection
  * is closed when the call ends. Answers other than 2xx reject with the
- * typed error of their Status (`NotFoundError` for 404, a `KubeApiError` of
- * status 409 for a conflict or an existing name, …); transport failures
+ * `KubeApiError` of their Status (tell them apart with `isNotFound`,
+ * `isConflict`, `isAlreadyExists`, …); transport failures
  * reject with `ConnectionError`. Messages never carry a credential.
  *
  * Every write names its field manager (`fieldManager`, default `'rxkube'`)

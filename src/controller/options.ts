@@ -1,7 +1,7 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { resolveOwnerOptions } from '../operators/ownerKeys.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
-import { checkOptionNames, functionOption, numberOption, schedulerOption, show } from '../workqueue/validate.js';
+import { booleanOption, checkOptionNames, functionOption, numberOption, schedulerOption, describeValue } from '../options/validate.js';
 import { resolveReadYourWrites, type ReadYourWritesSettings } from './readYourWrites.js';
 import type { ControllerOptions, ControllerSource, ErrorPolicy, OwnsSource, Reconciler, WatchesSource } from './types.js';
 
@@ -25,7 +25,8 @@ export interface ResolvedControllerOptions<T> {
   readonly readYourWrites: ReadYourWritesSettings | undefined;
 }
 
-const NAMES = [
+/** Every option `controller()` takes; the multi-cluster controller takes the same (plus `clusters`). */
+export const CONTROLLER_OPTION_NAMES = [
   'for',
   'owns',
   'watches',
@@ -43,7 +44,7 @@ const NAMES = [
   'name',
   'readYourWrites',
   'readYourWritesTimeoutMs',
-];
+] as const satisfies readonly (keyof ControllerOptions<unknown>)[];
 
 function checkSource(where: string, value: unknown): ControllerSource<unknown> {
   const s = value as Partial<ControllerSource<unknown>> | null;
@@ -54,45 +55,44 @@ function checkSource(where: string, value: unknown): ControllerSource<unknown> {
     typeof s.status$?.subscribe === 'function' &&
     typeof s.store?.getByKey === 'function' &&
     typeof s.store.keyOf === 'function';
-  if (!ok) throw new TypeError(`controller: ${where} must be an informer (an Observable of events with store and status$), got ${show(value)}`);
+  if (!ok) throw new TypeError(`controller: ${where} must be an informer (an Observable of events with store and status$), got ${describeValue(value)}`);
   return value as ControllerSource<unknown>;
 }
 
 function checkList(name: string, value: unknown): readonly unknown[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new TypeError(`controller: option "${name}" must be an array, got ${show(value)}`);
+  if (!Array.isArray(value)) throw new TypeError(`controller: option "${name}" must be an array, got ${describeValue(value)}`);
   return value;
 }
 
 /** Checks every option up front, so a mistake throws at construction rather than on the first event. */
 export function resolveControllerOptions<T>(opts: ControllerOptions<T>): ResolvedControllerOptions<T> {
-  const o = checkOptionNames('controller', opts, NAMES);
+  const o = checkOptionNames('controller', opts, CONTROLLER_OPTION_NAMES);
   const primary = checkSource('option "for"', o['for']) as ControllerSource<T>;
   const owns = checkList('owns', o['owns']).map((entry, i) => {
-    if (typeof entry !== 'object' || entry === null) throw new TypeError(`controller: owns[${i}] must be { source, kind?, apiVersion?, … }, got ${show(entry)}`);
+    if (typeof entry !== 'object' || entry === null) throw new TypeError(`controller: owns[${i}] must be { source, kind?, apiVersion?, … }, got ${describeValue(entry)}`);
     const { source, ...ownerOptions } = entry as OwnsSource;
     checkSource(`owns[${i}].source`, source);
     resolveOwnerOptions(`controller: owns[${i}]`, ownerOptions);
     return entry as OwnsSource;
   });
   const watches = checkList('watches', o['watches']).map((entry, i) => {
-    if (typeof entry !== 'object' || entry === null) throw new TypeError(`controller: watches[${i}] must be { source, map }, got ${show(entry)}`);
+    if (typeof entry !== 'object' || entry === null) throw new TypeError(`controller: watches[${i}] must be { source, map }, got ${describeValue(entry)}`);
     const w = entry as WatchesSource<unknown>;
     checkSource(`watches[${i}].source`, w.source);
-    if (typeof w.map !== 'function') throw new TypeError(`controller: watches[${i}].map must be a function, got ${show(w.map)}`);
+    if (typeof w.map !== 'function') throw new TypeError(`controller: watches[${i}].map must be a function, got ${describeValue(w.map)}`);
     return w;
   });
   const reconcile = o['reconcile'];
-  if (typeof reconcile !== 'function') throw new TypeError(`controller: option "reconcile" must be a function, got ${show(reconcile)}`);
+  if (typeof reconcile !== 'function') throw new TypeError(`controller: option "reconcile" must be a function, got ${describeValue(reconcile)}`);
   const signal = o['signal'];
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError(`controller: option "signal" must be an AbortSignal, got ${show(signal)}`);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError(`controller: option "signal" must be an AbortSignal, got ${describeValue(signal)}`);
   const rateLimiter = o['rateLimiter'];
   const name = o['name'] ?? primary.name ?? 'controller';
-  if (typeof name !== 'string' || name === '') throw new TypeError(`controller: option "name" must be a non-empty string, got ${show(name)}`);
+  if (typeof name !== 'string' || name === '') throw new TypeError(`controller: option "name" must be a non-empty string, got ${describeValue(name)}`);
   const scheduler = schedulerOption('controller', o['scheduler'], asyncScheduler);
   const reconcileTimeoutMs = o['reconcileTimeoutMs'] === undefined ? undefined : numberOption('controller', 'reconcileTimeoutMs', o['reconcileTimeoutMs'], 0, { min: 1 });
-  const priorityQueue = o['priorityQueue'] ?? true;
-  if (typeof priorityQueue !== 'boolean') throw new TypeError(`controller: option "priorityQueue" must be a boolean, got ${show(priorityQueue)}`);
+  const priorityQueue = booleanOption('controller', 'priorityQueue', o['priorityQueue'], true);
   return {
     for: primary,
     owns,

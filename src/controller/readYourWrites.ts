@@ -2,7 +2,7 @@ import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
 import { seen, counts, writeLog, type CacheView, type WriteEntry } from '../client/writeLog.js';
 import { toError } from '../errors/reportError.js';
 import { resourceKey } from '../sources/identity.js';
-import { show } from '../workqueue/validate.js';
+import { booleanOption, numberOption } from '../options/validate.js';
 import type { Triggers } from './triggers.js';
 import type { ControllerSource } from './types.js';
 
@@ -17,9 +17,8 @@ export interface ReadYourWritesSettings {
  * @throws {TypeError} naming the option and the value.
  */
 export function resolveReadYourWrites(enabled: unknown, timeoutMs: unknown): ReadYourWritesSettings | undefined {
-  if (enabled !== undefined && typeof enabled !== 'boolean') throw new TypeError(`controller: option "readYourWrites" must be a boolean, got ${show(enabled)}`);
-  const ok = timeoutMs === undefined || (typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs >= 0);
-  if (!ok) throw new TypeError(`controller: option "readYourWritesTimeoutMs" must be a finite number >= 0, got ${show(timeoutMs)}`);
+  booleanOption('controller', 'readYourWrites', enabled, true);
+  numberOption('controller', 'readYourWritesTimeoutMs', timeoutMs, 0);
   return enabled === false ? undefined : { timeoutMs: (timeoutMs as number | undefined) ?? 5_000 };
 }
 

@@ -1,5 +1,5 @@
 import { Observable, Subject } from 'rxjs';
-import { reportError } from './reportError.js';
+import { reportTo } from './reportTo.js';
 
 /**
  * The way errors of a long-lived stream (an informer, a controller) reach
@@ -31,15 +31,7 @@ export class ErrorChannel {
 
   /** Hands `err` to onError, else (with nobody on errors$) to the process reporter, and to errors$ subscribers. */
   report(err: Error): void {
-    if (this.#onError !== undefined) {
-      try {
-        this.#onError(err);
-      } catch (callbackError) {
-        reportError(callbackError);
-      }
-    } else if (this.#listeners === 0) {
-      reportError(err);
-    }
+    if (this.#onError !== undefined || this.#listeners === 0) reportTo(this.#onError, err);
     this.#errors.next(err);
   }
 

@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { objectClient } from '../client/objectClient.js';
 import type { ObjectClient } from '../client/types.js';
 import { toError } from '../errors/reportError.js';
-import { NotFoundError } from '../sources/errors/NotFoundError.js';
+import { isNotFound } from '../sources/errors/guards.js';
 import type { KubeObject } from '../store/types.js';
 import { checkDetails, eventName, microTime, NAME_LIMIT, objectKey, referenceTo, seriesKey, truncateNote, type EventBody } from './eventObject.js';
 import { ObjectBuckets } from './objectBuckets.js';
@@ -224,7 +224,7 @@ class Recorder implements EventRecorder {
           await client.patch(series.body.metadata.name, seriesField, { type: 'merge' });
         } catch (err) {
           // Events expire (an hour by default): a series whose Event is gone starts a new one.
-          if (!(err instanceof NotFoundError)) throw err;
+          if (!isNotFound(err)) throw err;
           const renamed = { ...series.body.metadata, name: eventName(series.body.regarding.name, this.#now()) };
           await client.create({ ...series.body, metadata: renamed, ...seriesField });
           series.body = { ...series.body, metadata: renamed };

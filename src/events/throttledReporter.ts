@@ -1,4 +1,4 @@
-import { reportError } from '../errors/reportError.js';
+import { reportTo } from '../errors/reportTo.js';
 
 /**
  * A reporter that passes on one error per kind (its name and HTTP status)
@@ -18,14 +18,6 @@ export function throttledReporter(sink: ((err: Error) => void) | undefined, inte
     }
     seen.set(kind, { at: t, held: 0 });
     if (last !== undefined && last.held > 0) err.message += ` (${last.held} more like it held back)`;
-    if (sink === undefined) {
-      reportError(err);
-      return;
-    }
-    try {
-      sink(err);
-    } catch (callbackError) {
-      reportError(callbackError);
-    }
+    reportTo(sink, err);
   };
 }

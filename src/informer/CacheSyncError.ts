@@ -3,7 +3,7 @@ export type CacheSyncFailure = 'timeout' | 'aborted' | 'stopped' | 'failed' | 'n
 
 /**
  * A cache did not sync: an informer's or a factory's `whenSynced` gave up. `cause`
- * holds the last error the informer met (a `NotFoundError` for a resource
+ * holds the last error the informer met (a 404 `KubeApiError` for a resource
  * that does not exist, a `ConnectionError` for a server that is down, …), so
  * the rejection says why, not only that it took too long.
  *

@@ -38,7 +38,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   readonly #errors: ErrorChannel;
   readonly #status: BehaviorSubject<InformerStatus>;
   readonly #transform: ((obj: T) => T) | undefined;
-  /** managedFields are dropped: by the source as it decodes, where it can, and by the transform. */
+  /** managedFields are stripped: by the source as it decodes, where it can, and by the transform. */
   readonly #strip: boolean;
   // Whether handed-out objects are frozen; the store freezes what it keeps, deletes are frozen here.
   readonly #freeze: boolean;
@@ -297,7 +297,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       // Each page is applied while the next downloads: a list is never held whole beside the store (RF-35, S-37).
       listDelivery: 'pages',
       // What the transform would strip is not parsed at all, where the source can skip it (P-7).
-      dropManagedFields: this.#strip,
+      stripManagedFields: this.#strip,
       ...(this.#opts.scheduler !== undefined && { scheduler: this.#opts.scheduler }),
       status: (status) => {
         this.#reflectorStatus = status;

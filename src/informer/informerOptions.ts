@@ -1,6 +1,7 @@
 import { resolveReflectOptions } from '../reflector/reflect.js';
 import type { ListerWatcher, SourceIdentity } from '../sources/types.js';
 import type { InformerOptions } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 /**
  * Checks an informer's source and options up front, so a mistake throws at
@@ -10,18 +11,18 @@ import type { InformerOptions } from './types.js';
  */
 export function checkInformerOptions<T>(source: ListerWatcher<T>, opts: InformerOptions<T>): string {
   if (source === null || typeof source !== 'object' || typeof source.list !== 'function' || typeof source.watch !== 'function') {
-    throw new TypeError(`source must be a ListerWatcher with list() and watch(), got ${String(source)}`);
+    throw new TypeError(`source must be a ListerWatcher with list() and watch(), got ${describeValue(source)}`);
   }
   checkIdentity(source.identity);
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`opts must be an object, got ${String(opts)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`opts must be an object, got ${describeValue(opts)}`);
   const resync = opts.resyncPeriod ?? 0;
-  if (!Number.isFinite(resync) || resync < 0) throw new TypeError(`resyncPeriod must be a non-negative number of ms, got ${String(opts.resyncPeriod)}`);
+  if (!Number.isFinite(resync) || resync < 0) throw new TypeError(`resyncPeriod must be a non-negative number of ms, got ${describeValue(opts.resyncPeriod)}`);
   if (opts.initialList !== undefined && opts.initialList !== 'paged' && opts.initialList !== 'stream') {
-    throw new TypeError(`initialList must be 'paged' or 'stream', got ${JSON.stringify(opts.initialList)}`);
+    throw new TypeError(`initialList must be 'paged' or 'stream', got ${describeValue(opts.initialList)}`);
   }
-  if (opts.transform !== undefined && typeof opts.transform !== 'function') throw new TypeError(`transform must be a function, got ${typeof opts.transform}`);
-  if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new TypeError(`onError must be a function, got ${typeof opts.onError}`);
-  if (opts.name !== undefined && typeof opts.name !== 'string') throw new TypeError(`name must be a string, got ${String(opts.name)}`);
+  if (opts.transform !== undefined && typeof opts.transform !== 'function') throw new TypeError(`transform must be a function, got ${describeValue(opts.transform)}`);
+  if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new TypeError(`onError must be a function, got ${describeValue(opts.onError)}`);
+  if (opts.name !== undefined && typeof opts.name !== 'string') throw new TypeError(`name must be a string, got ${describeValue(opts.name)}`);
   resolveReflectOptions({ ...opts.reflector });
   return opts.name ?? sourceName(source);
 }
@@ -44,5 +45,5 @@ function checkIdentity(identity: SourceIdentity | undefined): void {
     typeof identity.plural === 'string' &&
     identity.plural !== '' &&
     (['namespace', 'labelSelector', 'fieldSelector'] as const).every((k) => identity[k] === undefined || typeof identity[k] === 'string');
-  if (!ok) throw new TypeError(`source.identity must be { cluster, group, version, plural, namespace?, labelSelector?, fieldSelector? } of strings, got ${JSON.stringify(identity)}`);
+  if (!ok) throw new TypeError(`source.identity must be { cluster, group, version, plural, namespace?, labelSelector?, fieldSelector? } of strings, got ${describeValue(identity)}`);
 }

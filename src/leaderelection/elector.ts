@@ -1,6 +1,6 @@
 import type { Subscription } from 'rxjs';
-import { isAlreadyExists, isConflict } from '../client/conflicts.js';
-import { reportError, toError } from '../errors/reportError.js';
+import { isAlreadyExists, isConflict } from '../sources/errors/guards.js';
+import { reportTo } from '../errors/reportTo.js';
 import { ConnectionError } from '../sources/errors/ConnectionError.js';
 import { JITTER_FACTOR, type ElectorConfig } from './options.js';
 import type { LeaderElectionRecord, Leadership } from './types.js';
@@ -294,17 +294,7 @@ export class Elector {
   }
 
   #report(err: unknown): void {
-    const e = toError(err);
-    const sink = this.#c.onError;
-    if (sink === undefined) {
-      reportError(e);
-      return;
-    }
-    try {
-      sink(e);
-    } catch (thrown) {
-      reportError(thrown);
-    }
+    reportTo(this.#c.onError, err);
   }
 
   #now(): number {

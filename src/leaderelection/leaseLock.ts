@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { objectClient } from '../client/objectClient.js';
-import { NotFoundError } from '../sources/errors/NotFoundError.js';
+import { isNotFound } from '../sources/errors/guards.js';
 import type { KubeObject } from '../store/types.js';
 import type { LeaderElectionRecord, LockObservation, ResourceLock } from './types.js';
 
@@ -96,7 +96,7 @@ export function leaseLock(kc: KubeConfig, opts: LeaseLockOptions): ResourceLock<
         const lease = await leases.get(name, { signal });
         return { record: recordOf(lease), version: lease };
       } catch (err) {
-        if (err instanceof NotFoundError) return undefined;
+        if (isNotFound(err)) return undefined;
         throw err;
       }
     },

@@ -1,5 +1,6 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { ResourceLock } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 /**
  * client-go's `JitterFactor`: a candidate waits `retryPeriod × (1 + r × 1.2)`
@@ -120,9 +121,9 @@ export function validateOptions(opts: LeaderElectionOptions): ElectorConfig {
   if (opts === null || typeof opts !== 'object') throw new TypeError(`leaderElection: options must be an object, got ${String(opts)}`);
   const lock = opts.lock;
   if (lock === null || typeof lock !== 'object' || typeof lock.get !== 'function' || typeof lock.create !== 'function' || typeof lock.update !== 'function') {
-    throw new TypeError(`lock: expected a ResourceLock (get, create, update), got ${describe(lock)}`);
+    throw new TypeError(`lock: expected a ResourceLock (get, create, update), got ${describeValue(lock)}`);
   }
-  if (typeof opts.identity !== 'string' || opts.identity === '') throw new TypeError(`identity: expected a non-empty string, got ${describe(opts.identity)}`);
+  if (typeof opts.identity !== 'string' || opts.identity === '') throw new TypeError(`identity: expected a non-empty string, got ${describeValue(opts.identity)}`);
   const leaseDuration = duration(opts.leaseDuration, 'leaseDuration', 15_000);
   const renewDeadline = duration(opts.renewDeadline, 'renewDeadline', 10_000);
   const retryPeriod = duration(opts.retryPeriod, 'retryPeriod', 2_000);
@@ -133,14 +134,14 @@ export function validateOptions(opts: LeaderElectionOptions): ElectorConfig {
     throw new TypeError(`renewDeadline: must be greater than retryPeriod × ${JITTER_FACTOR} (${JITTER_FACTOR * retryPeriod} ms), got ${renewDeadline} ms`);
   }
   const releaseOnCancel = opts.releaseOnCancel ?? false;
-  if (typeof releaseOnCancel !== 'boolean') throw new TypeError(`releaseOnCancel: expected a boolean, got ${describe(releaseOnCancel)}`);
+  if (typeof releaseOnCancel !== 'boolean') throw new TypeError(`releaseOnCancel: expected a boolean, got ${describeValue(releaseOnCancel)}`);
   for (const name of ['onStartedLeading', 'onStoppedLeading', 'onNewLeader', 'onError', 'random'] as const) {
     const fn = opts[name];
-    if (fn !== undefined && typeof fn !== 'function') throw new TypeError(`${name}: expected a function, got ${describe(fn)}`);
+    if (fn !== undefined && typeof fn !== 'function') throw new TypeError(`${name}: expected a function, got ${describeValue(fn)}`);
   }
   const scheduler = opts.scheduler ?? monotonicScheduler;
   if (scheduler === null || typeof scheduler !== 'object' || typeof scheduler.now !== 'function' || typeof scheduler.schedule !== 'function') {
-    throw new TypeError(`scheduler: expected an rxjs SchedulerLike, got ${describe(scheduler)}`);
+    throw new TypeError(`scheduler: expected an rxjs SchedulerLike, got ${describeValue(scheduler)}`);
   }
   return {
     lock,
@@ -160,13 +161,6 @@ export function validateOptions(opts: LeaderElectionOptions): ElectorConfig {
 
 function duration(value: unknown, name: string, fallback: number): number {
   const v = value ?? fallback;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new TypeError(`${name}: expected a positive number of milliseconds, got ${describe(value)}`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new TypeError(`${name}: expected a positive number of milliseconds, got ${describeValue(value)}`);
   return v;
-}
-
-function describe(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (v === null) return 'null';
-  if (typeof v === 'function') return 'a function';
-  return typeof v === 'object' ? 'an object' : String(v);
 }

@@ -1,4 +1,4 @@
-import { isConflict } from '../client/conflicts.js';
+import { isConflict } from '../sources/errors/guards.js';
 import { microTime } from './elector.js';
 import type { ResourceLock } from './types.js';
 

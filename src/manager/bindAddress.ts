@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { show } from '../workqueue/validate.js';
+import { describeValue } from '../options/validate.js';
 
 /** Where a server listens: `host` undefined means every interface. Port 0 asks the system for a free one. */
 export interface BindAddress {
@@ -18,7 +18,7 @@ const FORMAT = 'host:port (":8080", "127.0.0.1:8080", "[::1]:8080"), or "0" to d
  * @throws {TypeError} naming `option` and the value when it is anything else.
  */
 export function parseBindAddress(option: string, value: unknown): BindAddress | undefined {
-  const bad = (why: string): TypeError => new TypeError(`manager: option "${option}" ${why}, got ${show(value)}`);
+  const bad = (why: string): TypeError => new TypeError(`manager: option "${option}" ${why}, got ${describeValue(value)}`);
   if (typeof value !== 'string') throw bad(`must be a string, ${FORMAT}`);
   if (value === '0') return undefined;
   const colon = value.lastIndexOf(':');

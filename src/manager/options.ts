@@ -6,7 +6,7 @@ import type { ReconcileOutcome } from '../controller/types.js';
 import type { Informer } from '../informer/informer.js';
 import { validateOptions as validateLeaderElection, type LeaderElectionOptions } from '../leaderelection/options.js';
 import type { ResourceLock } from '../leaderelection/types.js';
-import { checkOptionNames, numberOption, schedulerOption, show } from '../workqueue/validate.js';
+import { checkOptionNames, numberOption, schedulerOption, describeValue } from '../options/validate.js';
 import { parseBindAddress, type BindAddress } from './bindAddress.js';
 
 /**
@@ -169,9 +169,9 @@ const LE_NAMES = ['lock', 'identity', 'leaseDuration', 'renewDeadline', 'retryPe
 
 function list<T>(name: string, value: unknown, looksRight: (v: Record<string, unknown>) => boolean, what: string): T[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new TypeError(`manager: option "${name}" must be an array, got ${show(value)}`);
+  if (!Array.isArray(value)) throw new TypeError(`manager: option "${name}" must be an array, got ${describeValue(value)}`);
   value.forEach((v: unknown, i) => {
-    if (typeof v !== 'object' || v === null || !looksRight(v as Record<string, unknown>)) throw new TypeError(`manager: ${name}[${i}] must be ${what}, got ${show(v)}`);
+    if (typeof v !== 'object' || v === null || !looksRight(v as Record<string, unknown>)) throw new TypeError(`manager: ${name}[${i}] must be ${what}, got ${describeValue(v)}`);
   });
   return value as T[];
 }
@@ -189,15 +189,15 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
   const metrics = o['metrics'] as ManagerMetrics | undefined;
   if (metrics !== undefined) {
     if (typeof metrics !== 'object' || metrics === null || typeof metrics.metrics !== 'function' || typeof metrics.contentType !== 'string') {
-      throw new TypeError(`manager: option "metrics" must have contentType (a string) and metrics() (a promise of the text), as a prom-client Registry, got ${show(metrics)}`);
+      throw new TypeError(`manager: option "metrics" must have contentType (a string) and metrics() (a promise of the text), as a prom-client Registry, got ${describeValue(metrics)}`);
     }
     for (const name of ['addController', 'addInformer', 'addLeaderElection'] as const) {
-      if (metrics[name] !== undefined && typeof metrics[name] !== 'function') throw new TypeError(`manager: option "metrics.${name}" must be a function, got ${show(metrics[name])}`);
+      if (metrics[name] !== undefined && typeof metrics[name] !== 'function') throw new TypeError(`manager: option "metrics.${name}" must be a function, got ${describeValue(metrics[name])}`);
     }
   }
   const metricsAt = parseBindAddress('metricsBindAddress', o['metricsBindAddress'] ?? ':8080');
   if (metrics === undefined && o['metricsBindAddress'] !== undefined && metricsAt !== undefined) {
-    throw new TypeError(`manager: option "metricsBindAddress" is ${show(o['metricsBindAddress'])} but there is no "metrics" option to serve there`);
+    throw new TypeError(`manager: option "metricsBindAddress" is ${describeValue(o['metricsBindAddress'])} but there is no "metrics" option to serve there`);
   }
   const probesAt = parseBindAddress('healthProbeBindAddress', o['healthProbeBindAddress'] ?? ':8081');
   if (metrics !== undefined && metricsAt !== undefined && probesAt !== undefined && metricsAt.port !== 0 && metricsAt.port === probesAt.port) {
@@ -205,7 +205,7 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
   }
 
   const signal = o['signal'];
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError(`manager: option "signal" must be an AbortSignal, got ${show(signal)}`);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError(`manager: option "signal" must be an AbortSignal, got ${describeValue(signal)}`);
   return {
     controllers,
     informers,
@@ -224,11 +224,11 @@ function resolveLeaderElection(value: unknown): ResolvedManagerOptions['leaderEl
   const le = checkOptionNames('manager: leaderElection', value, LE_NAMES) as unknown as ManagerLeaderElection;
   const lock = le.lock as unknown as Record<string, unknown> | undefined;
   if (typeof lock !== 'object' || lock === null || !fn(lock, 'get', 'create', 'update', 'describe')) {
-    throw new TypeError(`manager: option "leaderElection.lock" must be a lock such as leaseLock(kc, { namespace, name }), got ${show(le.lock)}`);
+    throw new TypeError(`manager: option "leaderElection.lock" must be a lock such as leaseLock(kc, { namespace, name }), got ${describeValue(le.lock)}`);
   }
   const identity = le.identity ?? `${hostname()}_${randomUUID()}`;
   const releaseOnStop = le.releaseOnStop ?? true;
-  if (typeof releaseOnStop !== 'boolean') throw new TypeError(`manager: option "leaderElection.releaseOnStop" must be a boolean, got ${show(releaseOnStop)}`);
+  if (typeof releaseOnStop !== 'boolean') throw new TypeError(`manager: option "leaderElection.releaseOnStop" must be a boolean, got ${describeValue(releaseOnStop)}`);
   // leaderElection's own checks (identity, the timings and how they relate), with its messages, prefixed here.
   const timings = {
     ...(le.leaseDuration !== undefined && { leaseDuration: le.leaseDuration }),

@@ -5,7 +5,7 @@ import { CallbackError } from '../errors/CallbackError.js';
 import { reportError } from '../errors/reportError.js';
 import type { InformerMetrics } from '../informer/metrics.js';
 import type { ClusterControllerMetrics } from '../multicluster/multiClusterController.js';
-import { describeValue } from '../operators/internal/describeValue.js';
+import { describeValue } from '../options/validate.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
 import { controllerFamilies, informerFamilies, leaderElectionFamilies, workQueueFamilies, type Sources } from './families.js';
 import { SnapshotMetric } from './snapshotMetric.js';

@@ -2,17 +2,17 @@
  * Something went wrong with one cluster of a fleet: it refused a connection
  * or the credentials, stayed unreachable, failed for good, or its entry in
  * the provider was unusable. `cluster` names it and `cause` is the
- * underlying error (a `ConnectionError`, `UnauthorizedError`,
- * `ForbiddenError`, `ServerError`, … or a `TypeError` for a bad KubeConfig),
- * so one `instanceof` check finds the cluster and the usual checks on
- * `cause` find what happened. The other clusters carry on meanwhile.
+ * underlying error (a `ConnectionError`, a `KubeApiError` such as a 401 or
+ * 403, … or a `TypeError` for a bad KubeConfig), so one `instanceof` check
+ * finds the cluster and the usual guards on `cause` (`isUnauthorized`, …)
+ * find what happened. The other clusters carry on meanwhile.
  *
  * ## Example
  * ```ts
- * import { ClusterError, UnauthorizedError } from 'rxkube';
+ * import { ClusterError, isUnauthorized } from 'rxkube';
  *
  * deployments.errors$.subscribe((err) => {
- *   if (err instanceof ClusterError && err.cause instanceof UnauthorizedError) console.warn(`${err.cluster}: credentials refused`);
+ *   if (err instanceof ClusterError && isUnauthorized(err.cause)) console.warn(`${err.cluster}: credentials refused`);
  * });
  * ```
  */

@@ -1,10 +1,11 @@
 import { Observable, asyncScheduler, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { controller, type Controller } from '../controller/controller.js';
+import { CONTROLLER_OPTION_NAMES } from '../controller/options.js';
 import type { ControllerOptions, ControllerSource, ReconcileAction, ReconcileContext } from '../controller/types.js';
 import { ErrorChannel } from '../errors/ErrorChannel.js';
 import { Histogram, seconds } from '../workqueue/metrics.js';
 import { defaultControllerRateLimiter } from '../workqueue/rateLimiters.js';
-import { checkOptionNames, functionOption, numberOption, schedulerOption, show } from '../workqueue/validate.js';
+import { checkOptionNames, functionOption, numberOption, schedulerOption, describeValue } from '../options/validate.js';
 import { clusterChanges, type ClusterChange } from './clusterChanges.js';
 import { ClusterError } from './ClusterError.js';
 import { FairShare } from './fairShare.js';
@@ -19,22 +20,17 @@ import type {
 import type { MultiClusterInformer } from './multiClusterInformer.js';
 import type { Cluster, ClusterProvider } from './types.js';
 
-const OPTION_NAMES = [
-  'clusters',
-  'for',
-  'owns',
-  'watches',
-  'reconcile',
-  'errorPolicy',
-  'concurrency',
-  'resyncPeriod',
-  'shutdownTimeoutMs',
-  'signal',
-  'rateLimiter',
-  'scheduler',
-  'onError',
-  'name',
-];
+// One list with the controller's, so an option the controller gains is accepted here too.
+const OPTION_NAMES = ['clusters', ...CONTROLLER_OPTION_NAMES];
+
+/** Options each cluster's controller is given as they are: every controller option the fleet does not handle itself. */
+const PASSED_THROUGH = CONTROLLER_OPTION_NAMES.filter(
+  (n): n is PassedThrough => !['for', 'owns', 'watches', 'reconcile', 'errorPolicy', 'concurrency', 'signal', 'rateLimiter', 'scheduler', 'onError', 'name'].includes(n),
+);
+type PassedThrough = Exclude<
+  (typeof CONTROLLER_OPTION_NAMES)[number],
+  'for' | 'owns' | 'watches' | 'reconcile' | 'errorPolicy' | 'concurrency' | 'signal' | 'rateLimiter' | 'scheduler' | 'onError' | 'name'
+>;
 
 /** One cluster's controller, from the cluster's join to its controller's drain. */
 interface ClusterRun<T> {
@@ -50,10 +46,17 @@ interface ClusterRun<T> {
   stopping: Error | undefined;
 }
 
+/** The pass-through options that were given, for one cluster's controller. */
+function passedThrough(o: Pick<MultiClusterControllerOptions<unknown>, PassedThrough>): Partial<Pick<ControllerOptions<unknown>, PassedThrough>> {
+  const out: Record<string, unknown> = {};
+  for (const n of PASSED_THROUGH) if (o[n] !== undefined) out[n] = o[n];
+  return out;
+}
+
 /** An optional array option, each entry checked. */
 function checkList(where: string, name: string, value: unknown, check: (entry: unknown, i: number) => void): void {
   if (value === undefined) return;
-  if (!Array.isArray(value)) throw new TypeError(`${where}: option "${name}" must be an array, got ${show(value)}`);
+  if (!Array.isArray(value)) throw new TypeError(`${where}: option "${name}" must be an array, got ${describeValue(value)}`);
   value.forEach(check);
 }
 
@@ -95,31 +98,31 @@ export class SharedMultiClusterController<T> extends Observable<ClusterReconcile
     const o = checkOptionNames(where, opts, OPTION_NAMES) as unknown as MultiClusterControllerOptions<T>;
     const primary = o.for as ClusterSource<T> | undefined;
     if (typeof primary !== 'object' || primary === null || typeof primary.subscribe !== 'function') {
-      throw new TypeError(`${where}: option "for" must be a multi-cluster informer or an informer, got ${show(primary)}`);
+      throw new TypeError(`${where}: option "for" must be a multi-cluster informer or an informer, got ${describeValue(primary)}`);
     }
     const clusters = o.clusters ?? (isMulti(primary) ? primary.clusters : undefined);
     if (typeof (clusters as Partial<ClusterProvider> | undefined)?.subscribe !== 'function') {
-      throw new TypeError(`${where}: option "clusters" must be an Observable of cluster sets (it is required when "for" is a single-cluster source), got ${show(clusters)}`);
+      throw new TypeError(`${where}: option "clusters" must be an Observable of cluster sets (it is required when "for" is a single-cluster source), got ${describeValue(clusters)}`);
     }
     this.#clusters = clusters as ClusterProvider;
     checkList(where, 'owns', o.owns, (entry, i) => {
       if (typeof entry !== 'object' || entry === null || typeof (entry as { source?: { subscribe?: unknown } }).source?.subscribe !== 'function') {
-        throw new TypeError(`${where}: owns[${i}] must be { source, kind?, apiVersion? } with a (multi-cluster) informer as source, got ${show(entry)}`);
+        throw new TypeError(`${where}: owns[${i}] must be { source, kind?, apiVersion? } with a (multi-cluster) informer as source, got ${describeValue(entry)}`);
       }
     });
     checkList(where, 'watches', o.watches, (entry, i) => {
       const w = entry as { source?: { subscribe?: unknown }; map?: unknown } | null;
       if (typeof entry !== 'object' || w === null || typeof w.source?.subscribe !== 'function' || typeof w.map !== 'function') {
-        throw new TypeError(`${where}: watches[${i}] must be { source, map(obj, cluster) } with a (multi-cluster) informer as source, got ${show(entry)}`);
+        throw new TypeError(`${where}: watches[${i}] must be { source, map(obj, cluster) } with a (multi-cluster) informer as source, got ${describeValue(entry)}`);
       }
     });
-    if (typeof o.reconcile !== 'function') throw new TypeError(`${where}: option "reconcile" must be a function, got ${show(o.reconcile)}`);
+    if (typeof o.reconcile !== 'function') throw new TypeError(`${where}: option "reconcile" must be a function, got ${describeValue(o.reconcile)}`);
     functionOption(where, 'errorPolicy', o.errorPolicy);
     this.#concurrency = numberOption(where, 'concurrency', o.concurrency, 1, { min: 1, integer: true });
     this.#scheduler = schedulerOption(where, o.scheduler, asyncScheduler);
     functionOption(where, 'rateLimiter', o.rateLimiter);
     const name = o.name ?? primary.name ?? 'controller';
-    if (typeof name !== 'string' || name === '') throw new TypeError(`${where}: option "name" must be a non-empty string, got ${show(name)}`);
+    if (typeof name !== 'string' || name === '') throw new TypeError(`${where}: option "name" must be a non-empty string, got ${describeValue(name)}`);
     this.name = name;
     this.#opts = o;
     // Every other option is checked the way each cluster's controller will check it, by one built and never run.
@@ -270,8 +273,7 @@ export class SharedMultiClusterController<T> extends Observable<ClusterReconcile
       reconcile: (obj, ctx) => this.#reconcile(run, obj, ctx),
       ...(errorPolicy !== undefined && { errorPolicy: (err: Error, obj: T, ctx: ReconcileContext<T>) => errorPolicy(err, obj, { ...ctx, cluster }) }),
       concurrency: this.#concurrency,
-      ...(o.resyncPeriod !== undefined && { resyncPeriod: o.resyncPeriod }),
-      ...(o.shutdownTimeoutMs !== undefined && { shutdownTimeoutMs: o.shutdownTimeoutMs }),
+      ...passedThrough(o),
       ...(run !== undefined && { rateLimiter: o.rateLimiter?.() ?? defaultControllerRateLimiter<string>({ scheduler: this.#scheduler }) }),
       scheduler: this.#scheduler,
       onError: (err) => this.#report(new ClusterError(name, err.message, err)),

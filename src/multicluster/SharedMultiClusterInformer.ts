@@ -9,7 +9,7 @@ import { IndexConflictError } from '../store/errors/IndexConflictError.js';
 import { byNamespace } from '../store/indexFuncs.js';
 import { metaNamespaceKey } from '../store/keys.js';
 import type { Indexers, KubeObject, ReadonlyIndexer } from '../store/types.js';
-import { checkOptionNames, numberOption, schedulerOption, show } from '../workqueue/validate.js';
+import { checkOptionNames, numberOption, schedulerOption, describeValue } from '../options/validate.js';
 import { clusterChanges, type ClusterChange } from './clusterChanges.js';
 import { ClusterMember, type MemberHost } from './clusterMember.js';
 import type { ClusterInformer, MultiClusterInformer, MultiClusterInformerOptions, MultiClusterStatus } from './multiClusterInformer.js';
@@ -87,16 +87,16 @@ export class SharedMultiClusterInformer<T extends KubeObject> extends Observable
     super((subscriber) => (self as SharedMultiClusterInformer<T>).attach(subscriber, undefined));
     self = this;
     const where = 'multiClusterInformer';
-    if (typeof (clusters as Partial<ClusterProvider> | null)?.subscribe !== 'function') throw new TypeError(`${where}: clusters must be an Observable of cluster sets, got ${show(clusters)}`);
-    if (typeof source !== 'function') throw new TypeError(`${where}: source must be a function from a cluster to a ListerWatcher, got ${show(source)}`);
+    if (typeof (clusters as Partial<ClusterProvider> | null)?.subscribe !== 'function') throw new TypeError(`${where}: clusters must be an Observable of cluster sets, got ${describeValue(clusters)}`);
+    if (typeof source !== 'function') throw new TypeError(`${where}: source must be a function from a cluster to a ListerWatcher, got ${describeValue(source)}`);
     const o = checkOptionNames(where, opts, OPTION_NAMES) as MultiClusterInformerOptions<T>;
     const whileUnreachable = o.whileUnreachable ?? 'keep';
-    if (whileUnreachable !== 'keep' && whileUnreachable !== 'drop') throw new TypeError(`${where}: option "whileUnreachable" must be 'keep' or 'drop', got ${show(o.whileUnreachable)}`);
+    if (whileUnreachable !== 'keep' && whileUnreachable !== 'drop') throw new TypeError(`${where}: option "whileUnreachable" must be 'keep' or 'drop', got ${describeValue(o.whileUnreachable)}`);
     this.#whileUnreachable = whileUnreachable;
     this.#unreachableAfterMs = numberOption(where, 'unreachableAfterMs', o.unreachableAfterMs, 10_000);
     this.#scheduler = schedulerOption(where, o.scheduler, asyncScheduler);
-    if (o.onError !== undefined && typeof o.onError !== 'function') throw new TypeError(`${where}: option "onError" must be a function, got ${show(o.onError)}`);
-    if (o.name !== undefined && (typeof o.name !== 'string' || o.name === '')) throw new TypeError(`${where}: option "name" must be a non-empty string, got ${show(o.name)}`);
+    if (o.onError !== undefined && typeof o.onError !== 'function') throw new TypeError(`${where}: option "onError" must be a function, got ${describeValue(o.onError)}`);
+    if (o.name !== undefined && (typeof o.name !== 'string' || o.name === '')) throw new TypeError(`${where}: option "name" must be a non-empty string, got ${describeValue(o.name)}`);
     if (o.indexers !== undefined && CLUSTER_INDEX in o.indexers) throw new IndexConflictError([CLUSTER_INDEX]);
     const { whileUnreachable: _w, unreachableAfterMs: _u, onError, name, indexers, ...informerOpts } = o;
     this.#informerOpts = informerOpts;
@@ -134,9 +134,9 @@ export class SharedMultiClusterInformer<T extends KubeObject> extends Observable
   }
 
   whenSynced(opts: WhenSyncedOptions = {}): Promise<void> {
-    if (opts === null || typeof opts !== 'object' || opts instanceof AbortSignal) throw new TypeError(`whenSynced takes { timeout?, signal? }, got ${show(opts)}`);
+    if (opts === null || typeof opts !== 'object' || opts instanceof AbortSignal) throw new TypeError(`whenSynced takes { timeout?, signal? }, got ${describeValue(opts)}`);
     const { timeout, signal } = opts;
-    if (timeout !== undefined && (!Number.isFinite(timeout) || timeout < 0)) throw new TypeError(`timeout must be a non-negative number of ms, got ${show(timeout)}`);
+    if (timeout !== undefined && (!Number.isFinite(timeout) || timeout < 0)) throw new TypeError(`timeout must be a non-negative number of ms, got ${describeValue(timeout)}`);
     if (this.#synced.value) return Promise.resolve();
     if (this.#state === 'failed') return Promise.reject(this.#syncError('failed', 'its cluster provider failed'));
     if (this.#state === 'idle') return Promise.reject(this.#syncError('not-running', 'it is not running: subscribe to it first'));
@@ -145,7 +145,7 @@ export class SharedMultiClusterInformer<T extends KubeObject> extends Observable
   }
 
   cluster(name: string): ClusterInformer<T> {
-    if (typeof name !== 'string' || name === '') throw new TypeError(`cluster: name must be a non-empty string, got ${show(name)}`);
+    if (typeof name !== 'string' || name === '') throw new TypeError(`cluster: name must be a non-empty string, got ${describeValue(name)}`);
     return clusterView<T>(`${this.name} in ${name}`, name, {
       attach: (subscriber) => this.attach(subscriber, name),
       store: () => this.#members.get(name)?.store,

@@ -6,6 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { defer, map, type Observable } from 'rxjs';
 import { ClusterError } from './ClusterError.js';
 import type { Cluster, ClusterProvider } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 /** One change of a fleet. */
 export type ClusterChange =
@@ -80,7 +81,7 @@ export function clusterChanges(provider: ClusterProvider, report: (err: Error) =
 function checkEntry(entry: unknown, taken: ReadonlyMap<string, Known>, report: (err: Error) => void): Known | undefined {
   const c = entry as Partial<Cluster> | null;
   if (typeof entry !== 'object' || c === null || typeof c.name !== 'string' || c.name === '') {
-    report(new TypeError(`a cluster provider gave ${describe(entry)} where a { name, kubeConfig } with a non-empty name belongs; it is ignored`));
+    report(new TypeError(`a cluster provider gave ${describeValue(entry)} where a { name, kubeConfig } with a non-empty name belongs; it is ignored`));
     return undefined;
   }
   if (taken.has(c.name)) {
@@ -89,7 +90,7 @@ function checkEntry(entry: unknown, taken: ReadonlyMap<string, Known>, report: (
   }
   const kc = c.kubeConfig;
   if (typeof kc !== 'object' || kc === null || typeof kc.getCurrentCluster !== 'function') {
-    report(new ClusterError(c.name, `kubeConfig must be a KubeConfig, got ${describe(kc)}; the cluster is ignored`));
+    report(new ClusterError(c.name, `kubeConfig must be a KubeConfig, got ${describeValue(kc)}; the cluster is ignored`));
     return undefined;
   }
   try {
@@ -98,10 +99,4 @@ function checkEntry(entry: unknown, taken: ReadonlyMap<string, Known>, report: (
     report(new ClusterError(c.name, `${(err as Error).message}; the cluster is ignored`, err));
     return undefined;
   }
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value !== 'object') return `${typeof value} ${JSON.stringify(value)}`;
-  return `an object with keys ${JSON.stringify(Object.keys(value))}`;
 }

@@ -4,7 +4,7 @@ import { basename, delimiter, dirname, join } from 'node:path';
 import { KubeConfig, type Context } from '@kubernetes/client-node';
 import { Observable, shareReplay } from 'rxjs';
 import { reportError } from '../errors/reportError.js';
-import { checkOptionNames, functionOption, numberOption, show } from '../workqueue/validate.js';
+import { checkOptionNames, functionOption, numberOption, describeValue } from '../options/validate.js';
 import type { Cluster, ClusterProvider } from './types.js';
 
 /**
@@ -104,12 +104,12 @@ export function kubeconfigClusters(opts: KubeconfigClustersOptions = {}): Cluste
   const where = 'kubeconfigClusters';
   const o = checkOptionNames(where, opts, OPTION_NAMES) as KubeconfigClustersOptions;
   const paths = o.path === undefined ? defaultPaths() : typeof o.path === 'string' ? [o.path] : [...(o.path as readonly string[])];
-  if (paths.length === 0 || paths.some((p) => typeof p !== 'string' || p === '')) throw new TypeError(`${where}: option "path" must be a file path or a non-empty list of them, got ${show(o.path)}`);
+  if (paths.length === 0 || paths.some((p) => typeof p !== 'string' || p === '')) throw new TypeError(`${where}: option "path" must be a file path or a non-empty list of them, got ${describeValue(o.path)}`);
   const contexts = o.contexts;
   if (contexts !== undefined && typeof contexts !== 'function' && !(Array.isArray(contexts) && contexts.every((c) => typeof c === 'string' && c !== ''))) {
-    throw new TypeError(`${where}: option "contexts" must be a list of context names or a predicate, got ${show(contexts)}`);
+    throw new TypeError(`${where}: option "contexts" must be a list of context names or a predicate, got ${describeValue(contexts)}`);
   }
-  if (o.watch !== undefined && typeof o.watch !== 'boolean') throw new TypeError(`${where}: option "watch" must be a boolean, got ${show(o.watch)}`);
+  if (o.watch !== undefined && typeof o.watch !== 'boolean') throw new TypeError(`${where}: option "watch" must be a boolean, got ${describeValue(o.watch)}`);
   const debounceMs = numberOption(where, 'debounceMs', o.debounceMs, 200);
   const report = functionOption<(err: Error) => void>(where, 'onError', o.onError) ?? reportError;
   const chosen = (ctx: Context): boolean => (contexts === undefined ? true : typeof contexts === 'function' ? contexts(ctx) : contexts.includes(ctx.name));

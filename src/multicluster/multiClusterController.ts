@@ -171,6 +171,14 @@ export interface MultiClusterControllerOptions<T> {
   readonly resyncPeriod?: number;
   /** As the controller's `shutdownTimeoutMs`. @default 30_000 */
   readonly shutdownTimeoutMs?: number;
+  /** As the controller's `reconcileTimeoutMs`, per cluster. @default undefined (no timeout) */
+  readonly reconcileTimeoutMs?: number;
+  /** As the controller's `priorityQueue`, per cluster. @default true */
+  readonly priorityQueue?: boolean;
+  /** As the controller's `readYourWrites`, per cluster (RYW-1). @default true */
+  readonly readYourWrites?: boolean;
+  /** As the controller's `readYourWritesTimeoutMs`, per cluster (RYW-6). @default 5_000 */
+  readonly readYourWritesTimeoutMs?: number;
   /** Stops every cluster's controller for good when it aborts; the outcomes then complete. @default undefined */
   readonly signal?: AbortSignal;
   /**

@@ -3,7 +3,7 @@ import { defer, distinctUntilChanged, filter, map, merge, shareReplay } from 'rx
 import { reportError } from '../errors/reportError.js';
 import { informer } from '../informer/informer.js';
 import { kubeSource } from '../sources/kubeSource.js';
-import { checkOptionNames, functionOption, show } from '../workqueue/validate.js';
+import { checkOptionNames, functionOption, describeValue } from '../options/validate.js';
 import { kubeConfigFingerprint } from './clusterChanges.js';
 import { ClusterError } from './ClusterError.js';
 import type { Cluster, ClusterProvider } from './types.js';
@@ -80,11 +80,11 @@ interface Parsed {
  */
 export function secretClusters(hub: KubeConfig, opts: SecretClustersOptions): ClusterProvider {
   const where = 'secretClusters';
-  if (typeof hub !== 'object' || hub === null || typeof (hub as Partial<KubeConfig>).getCurrentCluster !== 'function') throw new TypeError(`${where}: hub must be a KubeConfig, got ${show(hub)}`);
+  if (typeof hub !== 'object' || hub === null || typeof (hub as Partial<KubeConfig>).getCurrentCluster !== 'function') throw new TypeError(`${where}: hub must be a KubeConfig, got ${describeValue(hub)}`);
   const o = checkOptionNames(where, opts, OPTION_NAMES) as unknown as SecretClustersOptions;
-  if (typeof o.namespace !== 'string' || o.namespace === '') throw new TypeError(`${where}: option "namespace" must be a non-empty string, got ${show(o.namespace)}`);
+  if (typeof o.namespace !== 'string' || o.namespace === '') throw new TypeError(`${where}: option "namespace" must be a non-empty string, got ${describeValue(o.namespace)}`);
   const keys = o.keys ?? ['kubeconfig', 'value'];
-  if (!Array.isArray(keys) || keys.length === 0 || keys.some((k) => typeof k !== 'string' || k === '')) throw new TypeError(`${where}: option "keys" must be a non-empty list of data keys, got ${show(o.keys)}`);
+  if (!Array.isArray(keys) || keys.length === 0 || keys.some((k) => typeof k !== 'string' || k === '')) throw new TypeError(`${where}: option "keys" must be a non-empty list of data keys, got ${describeValue(o.keys)}`);
   const nameOf = functionOption<(secret: V1Secret) => string | undefined>(where, 'clusterName', o.clusterName) ?? ((s: V1Secret) => s.metadata?.name);
   const report = functionOption<(err: Error) => void>(where, 'onError', o.onError) ?? reportError;
   // Built now, so a bad selector throws here rather than on the first subscribe.

@@ -1,4 +1,5 @@
-import { reportError } from '../errors/reportError.js';
+import { reportTo } from '../errors/reportTo.js';
+import { booleanOption, checkOptionNames, describeValue, functionOption } from '../options/validate.js';
 import { Observable, type OperatorFunction } from 'rxjs';
 import { KeyError } from '../store/errors/KeyError.js';
 import { deletionHandlingMetaNamespaceKey } from '../store/keys.js';
@@ -124,18 +125,7 @@ export function deltaFifo<T>(options: DeltaFifoOptions<T> = {}): OperatorFunctio
   const onError = opts.onError;
   const onSynced = opts.onSynced;
 
-  const report = (err: Error): void => {
-    if (onError === undefined) {
-      reportError(err);
-      return;
-    }
-    try {
-      onError(err);
-    } catch (handlerErr) {
-      reportError(handlerErr);
-      reportError(err);
-    }
-  };
+  const report = (err: Error): void => reportTo(onError, err);
 
   return (source) =>
     new Observable<Deltas<T>>((subscriber) => {
@@ -245,44 +235,19 @@ function apply<T>(queue: DeltaFifoQueue<T>, event: ReflectorEvent<T>): void {
   }
 }
 
-const OPTION_NAMES = new Set(['knownObjects', 'keyFunc', 'emitDeltaTypeReplaced', 'transform', 'onError', 'onSynced']);
+const OPTION_NAMES = ['knownObjects', 'keyFunc', 'emitDeltaTypeReplaced', 'transform', 'onError', 'onSynced'];
 
 function validateOptions<T>(options: unknown): DeltaFifoOptions<T> {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`deltaFifo: options must be an object, got ${show(options)}`);
-  }
-  const o = options as Record<string, unknown>;
-  for (const name of Object.keys(o)) {
-    // A misspelt option (say `knowObjects`) would otherwise silently change behaviour.
-    if (!OPTION_NAMES.has(name)) throw new TypeError(`deltaFifo: unknown option ${JSON.stringify(name)}`);
-  }
-  for (const name of ['keyFunc', 'transform', 'onError', 'onSynced'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'function') {
-      throw new TypeError(`deltaFifo: option "${name}" must be a function, got ${show(o[name])}`);
-    }
-  }
-  if (o['emitDeltaTypeReplaced'] !== undefined && typeof o['emitDeltaTypeReplaced'] !== 'boolean') {
-    throw new TypeError(`deltaFifo: option "emitDeltaTypeReplaced" must be a boolean, got ${show(o['emitDeltaTypeReplaced'])}`);
-  }
+  // A misspelt option (say `knowObjects`) would otherwise silently change behaviour.
+  const o = checkOptionNames('deltaFifo', options, OPTION_NAMES);
+  for (const name of ['keyFunc', 'transform', 'onError', 'onSynced'] as const) functionOption('deltaFifo', name, o[name]);
+  booleanOption('deltaFifo', 'emitDeltaTypeReplaced', o['emitDeltaTypeReplaced'], true);
   const known = o['knownObjects'];
   if (known !== undefined) {
     const k = known as { listKeys?: unknown; getByKey?: unknown } | null;
     if (typeof known !== 'object' || k === null || typeof k.listKeys !== 'function' || typeof k.getByKey !== 'function') {
-      throw new TypeError(`deltaFifo: option "knownObjects" must have listKeys() and getByKey(key), got ${show(known)}`);
+      throw new TypeError(`deltaFifo: option "knownObjects" must have listKeys() and getByKey(key), got ${describeValue(known)}`);
     }
   }
   return o as DeltaFifoOptions<T>;
-}
-
-function show(value: unknown): string {
-  if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`;
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'object' && value !== null) {
-    try {
-      return JSON.stringify(value) ?? String(value);
-    } catch {
-      return Object.prototype.toString.call(value);
-    }
-  }
-  return String(value);
 }

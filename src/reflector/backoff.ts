@@ -1,4 +1,4 @@
-import { describeValue } from '../operators/internal/describeValue.js';
+import { describeValue } from '../options/validate.js';
 /**
  * Exponential backoff with jitter and a reset after a healthy period: the
  * delay function shared by the reflector's retries (and, later, the work

@@ -1,24 +1,14 @@
-import { ConnectionError, DecodeError, ExpiredError, KubeApiError, TooManyRequestsError } from '../sources/errors/index.js';
+import { ConnectionError, DecodeError, isExpired, isTooManyRequests, KubeApiError } from '../sources/errors/index.js';
 import { InitialEventsIncompleteError, VeryShortWatchError, WatchStalledError } from './errors.js';
 import type { RelistReason, RetryKind } from './types.js';
 
-/** 410 Gone / reason Expired: the resourceVersion or continue token is older than the server keeps. */
-export function isExpired(err: unknown): boolean {
-  if (err instanceof ExpiredError) return true;
-  if (!(err instanceof KubeApiError)) return false;
-  return err.status === 410 || err.reason === 'Expired' || err.reason === 'Gone';
-}
+export { isExpired, isTooManyRequests } from '../sources/errors/index.js';
 
 export { isTooLargeResourceVersion } from '../sources/httpErrors.js';
 
-/** 429: the server asked to slow down. */
-export function isTooManyRequests(err: unknown): err is KubeApiError {
-  return err instanceof TooManyRequestsError || (err instanceof KubeApiError && err.status === 429);
-}
-
 /** Seconds from `Retry-After` (header or Status details), when the server gave any. */
 export function retryAfterSeconds(err: unknown): number | undefined {
-  const fromHeader = err instanceof TooManyRequestsError ? err.retryAfterSeconds : undefined;
+  const fromHeader = err instanceof KubeApiError ? err.retryAfterSeconds : undefined;
   const fromStatus = err instanceof KubeApiError ? err.details?.details?.retryAfterSeconds : undefined;
   const value = fromHeader ?? fromStatus;
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
@@ -35,7 +25,7 @@ export function isIdleTimeout(err: unknown): boolean {
  * used from now on.
  */
 export function isWatchListRejected(err: unknown): boolean {
-  return err instanceof KubeApiError && (err.status === 400 || err.status === 422);
+  return isTerminalByDefault(err);
 }
 
 /**
@@ -54,7 +44,8 @@ export function isRetriedNotFallenBack(err: unknown): boolean {
  * means paged lists must be used instead.
  */
 export function isTerminalByDefault(err: unknown): boolean {
-  return err instanceof KubeApiError && (err.status === 400 || err.status === 422);
+  // A throttle is retried whatever status carries it (a proxy may send reason TooManyRequests with a 400).
+  return err instanceof KubeApiError && (err.status === 400 || err.status === 422) && !isTooManyRequests(err);
 }
 
 /** What to do after a failure: which kind of retry it is, what to run next, and how long the server asked to wait. */

@@ -53,7 +53,7 @@ export class PagedList<T> {
     const ctx = this.#ctx;
     const limit = this.limitFor(rv);
     // `limit` is always sent, 0 included, and is also the pager's page size so a source default cannot re-page it.
-    const hint = ctx.opts.dropManagedFields ? { dropManagedFields: true } : {};
+    const hint = ctx.opts.stripManagedFields ? { stripManagedFields: true } : {};
     const opts: ListOptions = rv === '' ? { limit, ...hint } : { resourceVersion: rv, limit, ...hint };
     if (ctx.opts.listDelivery === 'pages') {
       await this.#deliverPages(rv, opts, limit);

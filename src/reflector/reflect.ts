@@ -5,7 +5,7 @@ import { DEFAULT_STALL, type StallOptions } from './watchRhythm.js';
 import { ReflectorRun } from './run.js';
 import type { ReflectOptions, ReflectorProbe, ReflectorStatus, ResolvedReflectOptions } from './types.js';
 import type { ReflectorEvent } from './types.js';
-import { describeValue } from '../operators/internal/describeValue.js';
+import { booleanOption, describeValue, oneOf } from '../options/validate.js';
 
 export type {
   ReflectOptions,
@@ -48,9 +48,7 @@ function resolveStatus(value: unknown): ((status: ReflectorStatus) => void) | un
 }
 
 function flag(name: string, value: unknown): boolean {
-  if (value === undefined) return false;
-  if (typeof value !== 'boolean') throw new TypeError(`reflect: ${name} must be a boolean, got ${describeValue(value)}`);
-  return value;
+  return booleanOption('reflect', name, value, false);
 }
 
 function resolveStall(value: unknown): StallOptions | undefined {
@@ -76,14 +74,8 @@ function resolveStall(value: unknown): StallOptions | undefined {
  */
 export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflectOptions {
   if (opts === null || typeof opts !== 'object') throw new TypeError(`reflect: options must be an object, got ${describeValue(opts)}`);
-  const initialList = opts.initialList ?? 'paged';
-  if (initialList !== 'paged' && initialList !== 'stream') {
-    throw new TypeError(`reflect: initialList must be 'paged' or 'stream', got ${describeValue(initialList)}`);
-  }
-  const listDelivery = opts.listDelivery ?? 'whole';
-  if (listDelivery !== 'whole' && listDelivery !== 'pages') {
-    throw new TypeError(`reflect: listDelivery must be 'whole' or 'pages', got ${describeValue(listDelivery)}`);
-  }
+  const initialList = oneOf('reflect', 'initialList', opts.initialList, ['paged', 'stream'], 'paged');
+  const listDelivery = oneOf('reflect', 'listDelivery', opts.listDelivery, ['whole', 'pages'], 'whole');
   const minWatchTimeoutSeconds = nonNegative('minWatchTimeoutSeconds', opts.minWatchTimeoutSeconds, 300);
   if (minWatchTimeoutSeconds < 1) {
     throw new TypeError(`reflect: minWatchTimeoutSeconds must be >= 1, got ${describeValue(minWatchTimeoutSeconds)}`);
@@ -105,7 +97,7 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
     resyncPeriod: nonNegative('resyncPeriod', opts.resyncPeriod, 0),
     initialList,
     listDelivery,
-    dropManagedFields: flag('dropManagedFields', opts.dropManagedFields),
+    stripManagedFields: flag('stripManagedFields', opts.stripManagedFields),
     pageSize: nonNegative('pageSize', opts.pageSize, 500, true),
     pageSizeExplicit: opts.pageSize !== undefined,
     backoff,
@@ -164,8 +156,8 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * ## Example
  * ```ts
  * import { Subject } from 'rxjs';
- * import { ForbiddenError, kubeSource } from 'rxkube';
- * import { reflect, type ReflectorStatus } from 'rxkube/core';
+ * import { isForbidden, kubeSource, type ReflectorStatus } from 'rxkube';
+ * import { reflect } from 'rxkube/core';
  * import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
  *
  * const kc = new KubeConfig();
@@ -173,7 +165,7 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * const status = new Subject<ReflectorStatus>();
  * status.subscribe((s) => console.log(s.state, s.counters.relists));
  * const pods = kubeSource(kc, 'v1/pods');
- * const sub = reflect(pods, { resyncPeriod: 60_000, status, onTerminal: (err) => err instanceof ForbiddenError }).subscribe((event) => {
+ * const sub = reflect(pods, { resyncPeriod: 60_000, status, onTerminal: isForbidden }).subscribe((event) => {
  *   if (event.type === 'Replace') console.log(`listed ${event.items.length} pods at ${event.resourceVersion}`);
  *   else if (event.type === 'Added' || event.type === 'Modified' || event.type === 'Deleted') console.log(event.type, event.obj.metadata?.name);
  * });
@@ -185,7 +177,7 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * @param opts.resyncPeriod milliseconds between `Resync` ticks while watching; 0 is off. @default 0
  * @param opts.initialList `'paged'` LIST or `'stream'` (sendInitialEvents watch with paged fallback). @default 'paged'
  * @param opts.listDelivery `'whole'`: one `Replace` per list; `'pages'`: a `ReplacePage` per page as it arrives, then `ReplaceEnd`. @default 'whole'
- * @param opts.dropManagedFields ask the source to leave `metadata.managedFields` out, unparsed. @default false
+ * @param opts.stripManagedFields ask the source to leave `metadata.managedFields` out, unparsed. @default false
  * @param opts.pageSize LIST page size for every list when set; 0 for unpaged. Unset, 500 except unpaged relists at a pinned resourceVersion. @default 500
  * @param opts.backoff retry delays. @default { initialMs: 800, factor: 2, maxMs: 30_000, jitter: 1.0, resetAfterMs: 120_000 }
  * @param opts.minWatchTimeoutSeconds watch timeouts are random in [min, 2·min) seconds; kept even under client-go's 5-minute floor. @default 300

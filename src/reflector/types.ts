@@ -127,7 +127,7 @@ export interface ReflectOptions {
    * not see the field still removes it). The informer sets it when `stripManagedFields` is on.
    * @default false
    */
-  readonly dropManagedFields?: boolean;
+  readonly stripManagedFields?: boolean;
   /**
    * Items per LIST page; 0 asks for everything in one response. When set, it applies to every list, relists at a
    * pinned resourceVersion included (client-go's `WatchListPageSize`). Left unset, 500 is used, except that a relist
@@ -162,7 +162,7 @@ export interface ReflectOptions {
   readonly scheduler?: SchedulerLike;
   /**
    * Called with every error; return true to make it final: the observable then errors with it instead of retrying
-   * (e.g. `err => err instanceof ForbiddenError`). When given, it replaces the default classification entirely:
+   * (e.g. `isForbidden`). When given, it replaces the default classification entirely:
    * return true for 400/422 too if those should stay final. What the callback throws is reported and treated as
    * `false`.
    * @default undefined: a 400 BadRequest or 422 Invalid answer to a LIST or a plain WATCH is final (retrying cannot
@@ -187,7 +187,7 @@ export interface ResolvedReflectOptions {
   readonly resyncPeriod: number;
   readonly initialList: 'paged' | 'stream';
   readonly listDelivery: 'whole' | 'pages';
-  readonly dropManagedFields: boolean;
+  readonly stripManagedFields: boolean;
   readonly pageSize: number;
   /** The caller chose pageSize: it then applies to every list. */
   readonly pageSizeExplicit: boolean;

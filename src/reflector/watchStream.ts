@@ -45,7 +45,7 @@ export class WatchStream<T> {
     this.opts = opts;
     this.startedAt = ctx.now();
     ctx.count('watches');
-    const withHint: WatchOptions = ctx.opts.dropManagedFields ? { ...opts, dropManagedFields: true } : opts;
+    const withHint: WatchOptions = ctx.opts.stripManagedFields ? { ...opts, stripManagedFields: true } : opts;
     const trimmed: WatchOptions = withHint.resourceVersion === '' ? { ...withHint, resourceVersion: undefined } : withHint;
     const clean = Object.fromEntries(Object.entries(trimmed).filter(([, v]) => v !== undefined)) as WatchOptions;
     const lw = ctx.lw;

@@ -1,8 +1,7 @@
-import { isConflict } from '../client/conflicts.js';
+import { isConflict, isNotFound } from '../sources/errors/guards.js';
 import { objectClient } from '../client/objectClient.js';
 import type { ObjectClient } from '../client/types.js';
 import type { CustomResourceRef } from '../sources/resources.js';
-import { NotFoundError } from '../sources/errors/NotFoundError.js';
 import type { KubeObject } from '../store/types.js';
 import type { ResolvedSharderOptions } from './sharderOptions.js';
 
@@ -28,7 +27,7 @@ export class LabelWriter<T extends KubeObject> {
       await this.#clientFor(owned, md.namespace).patch(md.name!, { metadata: { resourceVersion: md.resourceVersion, labels: set } }, { type: 'merge', signal });
       return true;
     } catch (err) {
-      if (isConflict(err) || err instanceof NotFoundError) return false;
+      if (isConflict(err) || isNotFound(err)) return false;
       throw err;
     }
   }

@@ -1,7 +1,7 @@
 import { metaNamespaceKey } from '../store/keys.js';
 import { labelKeyProblem, labelValueProblem } from '../store/labelValidation.js';
 import type { KubeObject } from '../store/types.js';
-import { show } from '../workqueue/validate.js';
+import { describeValue } from '../options/validate.js';
 
 const DNS_LABEL = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
 
@@ -54,7 +54,7 @@ export interface ShardLabels {
  */
 export function shardLabels(controller: string): ShardLabels {
   if (typeof controller !== 'string' || !DNS_LABEL.test(controller) || labelKeyProblem(`shard.rxkube.io/${controller}`) !== undefined) {
-    throw new TypeError(`controller: expected a DNS label (up to 63 lowercase letters, digits and '-'), got ${show(controller)}`);
+    throw new TypeError(`controller: expected a DNS label (up to 63 lowercase letters, digits and '-'), got ${describeValue(controller)}`);
   }
   const shard = `shard.rxkube.io/${controller}`;
   const lease = 'lease.shard.rxkube.io/controller';
@@ -70,7 +70,7 @@ export function shardLabels(controller: string): ShardLabels {
 /** A replica identity names its Lease and is written as a label value, so it must be a DNS label. */
 export function checkIdentity(identity: unknown): string {
   if (typeof identity !== 'string' || !DNS_LABEL.test(identity) || labelValueProblem(identity) !== undefined) {
-    throw new TypeError(`identity: expected a DNS label (up to 63 lowercase letters, digits and '-'), got ${show(identity)}`);
+    throw new TypeError(`identity: expected a DNS label (up to 63 lowercase letters, digits and '-'), got ${describeValue(identity)}`);
   }
   return identity;
 }

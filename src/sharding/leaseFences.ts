@@ -1,9 +1,8 @@
-import { isAlreadyExists, isConflict } from '../client/conflicts.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../sources/errors/guards.js';
 import { objectClient } from '../client/objectClient.js';
 import type { ObjectClient } from '../client/types.js';
 import { microTime } from '../leaderelection/elector.js';
 import type { Lease } from '../leaderelection/leaseLock.js';
-import { NotFoundError } from '../sources/errors/NotFoundError.js';
 import type { KubeObject } from '../store/types.js';
 import type { ShardMembers } from './members.js';
 import type { ResolvedSharderOptions, ShardingEvent } from './sharderOptions.js';
@@ -91,7 +90,7 @@ export class LeaseFences<T extends KubeObject> {
       this.#ctx.emit({ type: 'forgotten', shard: member });
     } catch (err) {
       // Changed since (it came back, or a newer write of ours): the next pass judges it again.
-      if (!isConflict(err) && !(err instanceof NotFoundError)) throw err;
+      if (!isConflict(err) && !isNotFound(err)) throw err;
     }
     this.#fences.delete(member);
   }

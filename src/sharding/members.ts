@@ -5,7 +5,7 @@ import type { Lease } from '../leaderelection/leaseLock.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { InformerEvent } from '../informer/InformerEvent.js';
-import { show } from '../workqueue/validate.js';
+import { describeValue } from '../options/validate.js';
 import { shardLabels } from './labels.js';
 import { syncedOf } from '../informer/syncedOf.js';
 
@@ -101,10 +101,10 @@ export interface LiveShardsOptions {
  * @returns The operator.
  */
 export function liveShards(opts: LiveShardsOptions = {}): OperatorFunction<InformerEvent<Lease>, ShardMembers> {
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`liveShards: options must be an object, got ${show(opts)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`liveShards: options must be an object, got ${describeValue(opts)}`);
   const scheduler = opts.scheduler ?? asyncScheduler;
   if (typeof scheduler?.now !== 'function' || typeof scheduler.schedule !== 'function') {
-    throw new TypeError(`scheduler: expected an rxjs SchedulerLike, got ${show(opts.scheduler)}`);
+    throw new TypeError(`scheduler: expected an rxjs SchedulerLike, got ${describeValue(opts.scheduler)}`);
   }
   return (events) =>
     new Observable<ShardMembers>((subscriber) => {
@@ -213,9 +213,9 @@ export interface ShardMembersOptions extends LiveShardsOptions {
  * @returns The members, for as long as it is subscribed.
  */
 export function shardMembers(kc: KubeConfig, opts: ShardMembersOptions): Observable<ShardMembers> {
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`shardMembers: options must be an object, got ${show(opts)}`);
-  if (typeof opts.namespace !== 'string' || opts.namespace === '') throw new TypeError(`namespace: expected a non-empty string, got ${show(opts.namespace)}`);
-  if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new TypeError(`onError: expected a function, got ${show(opts.onError)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`shardMembers: options must be an object, got ${describeValue(opts)}`);
+  if (typeof opts.namespace !== 'string' || opts.namespace === '') throw new TypeError(`namespace: expected a non-empty string, got ${describeValue(opts.namespace)}`);
+  if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new TypeError(`onError: expected a function, got ${describeValue(opts.onError)}`);
   const labels = shardLabels(opts.controller);
   const live = liveShards(opts.scheduler === undefined ? {} : { scheduler: opts.scheduler });
   return defer(() => {

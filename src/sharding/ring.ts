@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { show } from '../workqueue/validate.js';
+import { describeValue } from '../options/validate.js';
 
 /**
  * Options of {@link hashRing}.
@@ -74,13 +74,13 @@ export function ringHash(text: string): number {
  * @throws {TypeError} when a member is not a non-empty string or `virtualNodes` is not a positive integer.
  */
 export function hashRing(members: Iterable<string>, opts: HashRingOptions = {}): HashRing {
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`hashRing: options must be an object, got ${show(opts)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`hashRing: options must be an object, got ${describeValue(opts)}`);
   const virtualNodes = opts.virtualNodes ?? 1_000;
   if (typeof virtualNodes !== 'number' || !Number.isInteger(virtualNodes) || virtualNodes < 1 || virtualNodes > 100_000) {
-    throw new TypeError(`virtualNodes: expected an integer from 1 to 100000, got ${show(opts.virtualNodes)}`);
+    throw new TypeError(`virtualNodes: expected an integer from 1 to 100000, got ${describeValue(opts.virtualNodes)}`);
   }
   const sorted = [...new Set(members)].sort();
-  for (const m of sorted) if (typeof m !== 'string' || m === '') throw new TypeError(`hashRing: members must be non-empty strings, got ${show(m)}`);
+  for (const m of sorted) if (typeof m !== 'string' || m === '') throw new TypeError(`hashRing: members must be non-empty strings, got ${describeValue(m)}`);
   const points = new Uint32Array(sorted.length * virtualNodes);
   const owners = new Uint32Array(points.length);
   const order: number[] = [];

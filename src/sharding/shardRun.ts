@@ -1,12 +1,11 @@
 import { Subscription } from 'rxjs';
-import { isConflict } from '../client/conflicts.js';
+import { isConflict, isNotFound } from '../sources/errors/guards.js';
 import { objectClient } from '../client/objectClient.js';
 import type { ObjectClient } from '../client/types.js';
 import type { CustomResourceRef } from '../sources/resources.js';
 import { controller, type Controller } from '../controller/controller.js';
 import type { ControllerSource, Reconciler } from '../controller/types.js';
 import { informer } from '../informer/informer.js';
-import { NotFoundError } from '../sources/errors/NotFoundError.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
@@ -144,7 +143,7 @@ export class ShardRun<T extends KubeObject> {
     try {
       await client.patch(md.name, { metadata: { resourceVersion: md.resourceVersion, labels: { [labels.shard]: null, [labels.drain]: null } } }, { type: 'merge', signal });
     } catch (err) {
-      if (err instanceof NotFoundError) return;
+      if (isNotFound(err)) return;
       // The object changed since it was read: try again with the version the informer brings.
       if (isConflict(err)) throw new StaleRelease(`${key} changed while being released`);
       throw err;

@@ -1,12 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { informer } from '../informer/informer.js';
 import type { ControllerSource, ErrorPolicy, ReconcileOutcome, Reconciler } from '../controller/types.js';
-import { reportError, toError } from '../errors/reportError.js';
+import { reportTo } from '../errors/reportTo.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { ResourceRef } from '../sources/types.js';
 import { metaNamespaceKey } from '../store/keys.js';
 import type { KubeObject } from '../store/types.js';
-import { checkOptionNames, numberOption, show } from '../workqueue/validate.js';
+import { checkOptionNames, numberOption, describeValue } from '../options/validate.js';
 import { checkIdentity, shardLabels, type ShardLabels } from './labels.js';
 import { checkOwns, type ShardedOwns, type ShardingEvent } from './sharderOptions.js';
 import type { ResolvedOwnerOptions } from '../operators/ownerKeys.js';
@@ -151,31 +151,23 @@ const NAMES = [
 /** Checks every option up front, naming the bad one and its value. */
 export function resolveShardedOptions<T extends KubeObject>(opts: ShardedControllerOptions<T>): ResolvedShardedOptions<T> {
   const o = checkOptionNames('shardedController', opts, NAMES) as unknown as ShardedControllerOptions<T>;
-  if (o.kc === null || typeof o.kc !== 'object' || typeof o.kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${show(o.kc)}`);
+  if (o.kc === null || typeof o.kc !== 'object' || typeof o.kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${describeValue(o.kc)}`);
   const labels = shardLabels(o.controller);
   const identity = checkIdentity(o.identity);
-  if (typeof o.leaseNamespace !== 'string' || o.leaseNamespace === '') throw new TypeError(`leaseNamespace: expected a non-empty string, got ${show(o.leaseNamespace)}`);
-  if (o.namespace !== undefined && (typeof o.namespace !== 'string' || o.namespace === '')) throw new TypeError(`namespace: expected a non-empty string, got ${show(o.namespace)}`);
-  if (typeof o.reconcile !== 'function') throw new TypeError(`reconcile: expected a function, got ${show(o.reconcile)}`);
+  if (typeof o.leaseNamespace !== 'string' || o.leaseNamespace === '') throw new TypeError(`leaseNamespace: expected a non-empty string, got ${describeValue(o.leaseNamespace)}`);
+  if (o.namespace !== undefined && (typeof o.namespace !== 'string' || o.namespace === '')) throw new TypeError(`namespace: expected a non-empty string, got ${describeValue(o.namespace)}`);
+  if (typeof o.reconcile !== 'function') throw new TypeError(`reconcile: expected a function, got ${describeValue(o.reconcile)}`);
   for (const name of ['errorPolicy', 'source', 'ringKey', 'onError'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`${name}: expected a function, got ${show(o[name])}`);
+    if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`${name}: expected a function, got ${describeValue(o[name])}`);
   }
   const leaseDuration = numberOption('shardedController', 'leaseDuration', o.leaseDuration, 15_000, { min: 1 });
   const renewDeadline = numberOption('shardedController', 'renewDeadline', o.renewDeadline, 10_000, { min: 1 });
   const retryPeriod = numberOption('shardedController', 'retryPeriod', o.retryPeriod, 2_000, { min: 1 });
   if (renewDeadline >= leaseDuration) throw new TypeError(`renewDeadline: must be less than leaseDuration (${leaseDuration} ms), got ${renewDeadline} ms`);
   if (renewDeadline <= 1.2 * retryPeriod) throw new TypeError(`retryPeriod: must be less than renewDeadline / 1.2 (${renewDeadline / 1.2} ms), got ${retryPeriod} ms`);
-  if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw new TypeError(`signal: expected an AbortSignal, got ${show(o.signal)}`);
+  if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw new TypeError(`signal: expected an AbortSignal, got ${describeValue(o.signal)}`);
   const onError = o.onError;
-  const report = (err: unknown): void => {
-    const e = toError(err);
-    if (onError === undefined) return reportError(e);
-    try {
-      onError(e);
-    } catch (thrown) {
-      reportError(thrown);
-    }
-  };
+  const report = (err: unknown): void => reportTo(onError, err);
   const namespace = o.namespace;
   const source =
     o.source ??

@@ -1,5 +1,5 @@
 import { combineLatest, filter, Observable, Subscription, take } from 'rxjs';
-import { reportError, toError } from '../errors/reportError.js';
+import { reportTo } from '../errors/reportTo.js';
 import { ownerPointers } from '../operators/ownerKeys.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
@@ -68,15 +68,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
   const c = resolveSharderOptions(opts);
   const { labels, scheduler } = c;
   return new Observable<ShardingEvent>((subscriber) => {
-    const report = (err: unknown): void => {
-      const e = toError(err);
-      if (c.onError === undefined) return reportError(e);
-      try {
-        c.onError(e);
-      } catch (thrown) {
-        reportError(thrown);
-      }
-    };
+    const report = (err: unknown): void => reportTo(c.onError, err);
     const queue = workQueue<WorkKey>({ name: `${c.controller}-sharder`, scheduler, onError: report });
     const subs = new Subscription();
     const emit = (event: ShardingEvent): void => subscriber.next(event);

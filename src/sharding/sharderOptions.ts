@@ -8,7 +8,7 @@ import { metaNamespaceKey } from '../store/keys.js';
 import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
 import { resolveOwnerOptions, type OwnerKeysOptions, type ResolvedOwnerOptions } from '../operators/ownerKeys.js';
-import { checkOptionNames, numberOption, show } from '../workqueue/validate.js';
+import { checkOptionNames, numberOption, describeValue } from '../options/validate.js';
 import { checkIdentity, shardLabels, type ShardLabels } from './labels.js';
 import { shardMembers, type ShardMembers } from './members.js';
 
@@ -180,15 +180,15 @@ const NAMES = [
 /** Checks every option up front, naming the bad one and its value. */
 export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions<T>): ResolvedSharderOptions<T> {
   const o = checkOptionNames('sharder', opts, NAMES) as unknown as SharderOptions<T>;
-  if (o.kc === null || typeof o.kc !== 'object' || typeof o.kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${show(o.kc)}`);
+  if (o.kc === null || typeof o.kc !== 'object' || typeof o.kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${describeValue(o.kc)}`);
   const labels = shardLabels(o.controller);
   const identity = checkIdentity(o.identity);
-  if (typeof o.leaseNamespace !== 'string' || o.leaseNamespace === '') throw new TypeError(`leaseNamespace: expected a non-empty string, got ${show(o.leaseNamespace)}`);
+  if (typeof o.leaseNamespace !== 'string' || o.leaseNamespace === '') throw new TypeError(`leaseNamespace: expected a non-empty string, got ${describeValue(o.leaseNamespace)}`);
   for (const name of ['ringKey', 'onError'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`${name}: expected a function, got ${show(o[name])}`);
+    if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`${name}: expected a function, got ${describeValue(o[name])}`);
   }
   const scheduler = o.scheduler ?? asyncScheduler;
-  if (typeof scheduler?.now !== 'function' || typeof scheduler.schedule !== 'function') throw new TypeError(`scheduler: expected an rxjs SchedulerLike, got ${show(o.scheduler)}`);
+  if (typeof scheduler?.now !== 'function' || typeof scheduler.schedule !== 'function') throw new TypeError(`scheduler: expected an rxjs SchedulerLike, got ${describeValue(o.scheduler)}`);
   const leaseDuration = numberOption('sharder', 'leaseDuration', o.leaseDuration, 15_000, { min: 1 });
   const renewDeadline = numberOption('sharder', 'renewDeadline', o.renewDeadline, 10_000, { min: 1 });
   if (renewDeadline >= leaseDuration) throw new TypeError(`renewDeadline: must be less than leaseDuration (${leaseDuration} ms), got ${renewDeadline} ms`);
@@ -198,7 +198,7 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
       ...(o.onError !== undefined && { onError: o.onError }),
     }) as unknown as SharderSource<T>);
   if (typeof objects?.subscribe !== 'function' || typeof objects.store?.getByKey !== 'function' || typeof objects.status$?.subscribe !== 'function') {
-    throw new TypeError(`objects: expected an informer, got ${show(o.objects)}`);
+    throw new TypeError(`objects: expected an informer, got ${describeValue(o.objects)}`);
   }
   const members =
     o.members ??
@@ -238,11 +238,11 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
 /** Checks a list of owned resources; each gets its owner options resolved and a name for messages. */
 export function checkOwns(where: string, value: unknown): (ShardedOwns & { readonly owner: ResolvedOwnerOptions; readonly name: string })[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new TypeError(`owns: expected an array of { resource, kind?, apiVersion? }, got ${show(value)}`);
+  if (!Array.isArray(value)) throw new TypeError(`owns: expected an array of { resource, kind?, apiVersion? }, got ${describeValue(value)}`);
   return value.map((entry: unknown, i) => {
-    if (entry === null || typeof entry !== 'object') throw new TypeError(`owns[${i}]: expected { resource, kind?, apiVersion? }, got ${show(entry)}`);
+    if (entry === null || typeof entry !== 'object') throw new TypeError(`owns[${i}]: expected { resource, kind?, apiVersion? }, got ${describeValue(entry)}`);
     const { resource, ...ownerOptions } = entry as ShardedOwns;
-    if (resource === undefined || (typeof resource !== 'string' && typeof resource !== 'object')) throw new TypeError(`owns[${i}].resource: expected a resource reference, got ${show(resource)}`);
+    if (resource === undefined || (typeof resource !== 'string' && typeof resource !== 'object')) throw new TypeError(`owns[${i}].resource: expected a resource reference, got ${describeValue(resource)}`);
     const name = typeof resource === 'string' ? resource : `${resource.group === undefined ? '' : `${resource.group}/`}${resource.version}/${resource.plural}`;
     return { ...(entry as ShardedOwns), owner: resolveOwnerOptions(`${where}: owns[${i}]`, ownerOptions), name };
   });

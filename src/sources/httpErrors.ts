@@ -1,34 +1,27 @@
 import { ConnectionError } from './errors/ConnectionError.js';
-import { ExpiredError } from './errors/ExpiredError.js';
-import { ForbiddenError } from './errors/ForbiddenError.js';
 import { KubeApiError, type StatusDetails } from './errors/KubeApiError.js';
-import { NotFoundError } from './errors/NotFoundError.js';
-import { ServerError } from './errors/ServerError.js';
-import { TooManyRequestsError } from './errors/TooManyRequestsError.js';
-import { UnauthorizedError } from './errors/UnauthorizedError.js';
 
 /**
  * Turns an API server answer (HTTP status plus, when the body was one, its
- * `Status` object) into the matching typed error.
+ * `Status` object) into a {@link KubeApiError}.
  *
- * The mapping follows kube-apiserver's conventions: reason `Expired` or `Gone`
- * (or HTTP 410) is an {@link ExpiredError}; 429 a {@link TooManyRequestsError}
- * whose `retryAfterSeconds` comes from the `Retry-After` header or the Status
- * details; 401, 403 and 404 their own classes; any 5xx a {@link ServerError};
- * everything else a plain {@link KubeApiError}.
+ * The error keeps the status, the Status reason, the server's message and the
+ * Status itself; `retryAfterSeconds` comes from the `Retry-After` header or,
+ * when there is none, the Status details. Tell the answers apart with the
+ * guards ({@link isExpired}, {@link isTooManyRequests}, {@link isNotFound}, …).
  *
  * ## Example
  * ```ts
- * import { errorFromStatus, ExpiredError } from 'rxkube';
+ * import { errorFromStatus, isExpired } from 'rxkube';
  *
  * const err = errorFromStatus(410, { kind: 'Status', reason: 'Expired', message: 'too old resource version: 1 (5)' });
- * err instanceof ExpiredError; // true
+ * isExpired(err); // true
  * ```
  *
  * @param status The HTTP status, or the Status `code` of a watch ERROR event.
  * @param body The decoded `Status` body, when there was one.
  * @param context Optional request description (`list v1/pods`) and `Retry-After` header value.
- * @returns The typed error; never includes request headers or credentials.
+ * @returns The error; never includes request headers or credentials.
  */
 export function errorFromStatus(
   status: number,
@@ -39,21 +32,7 @@ export function errorFromStatus(
   const serverMessage = typeof body?.message === 'string' && body.message !== '' ? body.message : undefined;
   const prefix = context.what === undefined ? '' : `${context.what}: `;
   const message = `${prefix}${status}${reason === undefined ? '' : ` ${reason}`}${serverMessage === undefined ? '' : `: ${serverMessage}`}`;
-  const opts = { status, reason, serverMessage, details: body };
-  if (reason === 'Expired' || reason === 'Gone' || status === 410) return new ExpiredError(message, opts);
-  if (status === 429 || reason === 'TooManyRequests') {
-    return new TooManyRequestsError(message, {
-      retryAfterSeconds: retryAfterSeconds(context.retryAfter, body),
-      reason,
-      serverMessage,
-      details: body,
-    });
-  }
-  if (status === 401) return new UnauthorizedError(message, opts);
-  if (status === 403) return new ForbiddenError(message, opts);
-  if (status === 404) return new NotFoundError(message, opts);
-  if (status >= 500 && status <= 599) return new ServerError(message, opts);
-  return new KubeApiError(status, message, { reason, serverMessage, details: body });
+  return new KubeApiError(status, message, { reason, serverMessage, details: body, retryAfterSeconds: retryAfterSeconds(context.retryAfter, body) });
 }
 
 /** The header wins over the Status details because proxies in front of the API server may set only the header. */

@@ -1,5 +1,5 @@
 // The bytes of JSON's structure, as the byte-level scanners (the LIST
-// decoder, the managedFields cut) read them. Internal.
+// decoder, the managedFields strip) read them. Internal.
 
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;

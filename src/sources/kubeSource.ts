@@ -205,7 +205,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
   const listItems = (o: ListOptions, signal: AbortSignal): ListItemStream<T> => {
     const target = listUrl(o);
     const accept = metadataOnly ? METADATA_LIST_ACCEPT : undefined;
-    return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, idleTimeoutMs, accept), o.dropManagedFields === true);
+    return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, idleTimeoutMs, accept), o.stripManagedFields === true);
   };
 
   /** Checks the options now; each call of the returned function makes the WATCH request anew. */
@@ -245,12 +245,12 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
       return { ...envelope, items };
     },
     watch(o: WatchOptions, signal: AbortSignal): AsyncIterableX<WatchEvent<T>> {
-      return new HttpWatchStream<T>(watchBody(o, signal), o.dropManagedFields === true);
+      return new HttpWatchStream<T>(watchBody(o, signal), o.stripManagedFields === true);
     },
     watchBatches(o: WatchOptions, signal: AbortSignal): AsyncIterableX<readonly WatchEvent<T>[]> {
       const body = watchBody(o, signal);
-      const drop = o.dropManagedFields === true;
-      return AsyncIterableX.from({ [Symbol.asyncIterator]: () => watchEvents<T>(body(), drop) });
+      const strip = o.stripManagedFields === true;
+      return AsyncIterableX.from({ [Symbol.asyncIterator]: () => watchEvents<T>(body(), strip) });
     },
   };
 }
@@ -291,12 +291,12 @@ class HttpListItemStream<T> extends ListItemStream<T> {
   #envelope: ListEnvelope | undefined;
 
   /** Leave `metadata.managedFields` out of each item, unparsed. */
-  readonly #drop: boolean;
+  readonly #strip: boolean;
 
-  constructor(open: () => AsyncGenerator<Buffer, void, undefined>, dropManagedFields: boolean) {
+  constructor(open: () => AsyncGenerator<Buffer, void, undefined>, stripManagedFields: boolean) {
     super();
     this.#open = open;
-    this.#drop = dropManagedFields;
+    this.#strip = stripManagedFields;
   }
 
   get envelope(): ListEnvelope | undefined {
@@ -304,7 +304,7 @@ class HttpListItemStream<T> extends ListItemStream<T> {
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
-    const decoder = new ListDecoder<T>({ dropManagedFields: this.#drop });
+    const decoder = new ListDecoder<T>({ stripManagedFields: this.#strip });
     const out: T[] = [];
     for await (const chunk of this.#open()) {
       let failure: unknown;
@@ -330,24 +330,24 @@ class HttpWatchStream<T> extends AsyncIterableX<WatchEvent<T>> {
   readonly #open: () => AsyncGenerator<Buffer, void, undefined>;
 
   /** Leave `metadata.managedFields` out of each item, unparsed. */
-  readonly #drop: boolean;
+  readonly #strip: boolean;
 
-  constructor(open: () => AsyncGenerator<Buffer, void, undefined>, dropManagedFields: boolean) {
+  constructor(open: () => AsyncGenerator<Buffer, void, undefined>, stripManagedFields: boolean) {
     super();
     this.#open = open;
-    this.#drop = dropManagedFields;
+    this.#strip = stripManagedFields;
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
-    for await (const batch of watchEvents<T>(this.#open(), this.#drop)) {
+    for await (const batch of watchEvents<T>(this.#open(), this.#strip)) {
       for (let i = 0; i < batch.length; i++) yield batch[i] as WatchEvent<T>;
     }
   }
 }
 
 /** The events of each chunk of a watch body, as one array per chunk that completed any; a bad line ends it after the events before it. */
-async function* watchEvents<T>(body: AsyncGenerator<Buffer, void, undefined>, dropManagedFields: boolean): AsyncGenerator<WatchEvent<T>[], void, undefined> {
-  const decoder = new WatchDecoder<T>({ dropManagedFields });
+async function* watchEvents<T>(body: AsyncGenerator<Buffer, void, undefined>, stripManagedFields: boolean): AsyncGenerator<WatchEvent<T>[], void, undefined> {
+  const decoder = new WatchDecoder<T>({ stripManagedFields });
   for await (const chunk of body) {
     const out: WatchEvent<T>[] = [];
     let failure: unknown;

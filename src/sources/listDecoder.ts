@@ -2,7 +2,7 @@ import { DecodeError } from './errors/DecodeError.js';
 import { BACKSLASH, COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './jsonBytes.js';
 import { envelopeKey, setEnvelopeField, type EnvelopeFields, type ListEnvelope } from './listEnvelope.js';
 import { checkItem, parseItem } from './listItems.js';
-import { ITEM_METADATA, textWithoutManagedFields } from './managedFieldsCut.js';
+import { ITEM_METADATA, textWithoutManagedFields } from './managedFieldsStrip.js';
 
 export type { ListEnvelope } from './listEnvelope.js';
 
@@ -68,13 +68,13 @@ export class ListDecoder<T> {
   #batchEnd = 0;
   #envelope: EnvelopeFields = { metadata: {} };
   /** Leave each item's `metadata.managedFields` out, unparsed. */
-  readonly #drop: boolean;
+  readonly #strip: boolean;
 
   /**
-   * @param opts.dropManagedFields leave each item's `metadata.managedFields` out, without parsing it (docs/semantics.md P-7). @default false
+   * @param opts.stripManagedFields leave each item's `metadata.managedFields` out, without parsing it (docs/semantics.md P-7). @default false
    */
-  constructor(opts: { readonly dropManagedFields?: boolean } = {}) {
-    this.#drop = opts.dropManagedFields === true;
+  constructor(opts: { readonly stripManagedFields?: boolean } = {}) {
+    this.#strip = opts.stripManagedFields === true;
   }
 
   /**
@@ -310,9 +310,9 @@ export class ListDecoder<T> {
     if (bounds.length === 0) return;
     this.#batch = [];
     let parsed: unknown[] | undefined;
-    const cut = this.#drop ? textWithoutManagedFields(buf, this.#batchStart, this.#batchEnd, bounds, ITEM_METADATA) : undefined;
+    const stripped = this.#strip ? textWithoutManagedFields(buf, this.#batchStart, this.#batchEnd, bounds, ITEM_METADATA) : undefined;
     try {
-      parsed = JSON.parse(`[${cut ?? buf.toString('utf8', this.#batchStart, this.#batchEnd)}]`) as unknown[];
+      parsed = JSON.parse(`[${stripped ?? buf.toString('utf8', this.#batchStart, this.#batchEnd)}]`) as unknown[];
     } catch {
       parsed = undefined;
     }
@@ -418,10 +418,10 @@ export class ListDecoder<T> {
   #finishItem(buf: Buffer, end: number): T {
     const bytes = this.#take(buf, end);
     this.#capture = 'none';
-    const cut = this.#drop ? textWithoutManagedFields(bytes, 0, bytes.length, [0, bytes.length], ITEM_METADATA) : undefined;
-    if (cut !== undefined) {
+    const stripped = this.#strip ? textWithoutManagedFields(bytes, 0, bytes.length, [0, bytes.length], ITEM_METADATA) : undefined;
+    if (stripped !== undefined) {
       try {
-        return parseItem<T>(cut, this.#capturePosition);
+        return parseItem<T>(stripped, this.#capturePosition);
       } catch {
         // Parsed whole below, so the error shows the item as it came.
       }

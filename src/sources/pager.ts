@@ -1,5 +1,5 @@
 import { AsyncIterableX } from 'ix/asynciterable';
-import { ExpiredError } from './errors/ExpiredError.js';
+import { isExpired } from './errors/guards.js';
 import type { ListerWatcher, ListOptions, ObjectList } from './types.js';
 
 /** One page from {@link listPages}. */
@@ -86,7 +86,7 @@ async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortS
       try {
         page = await lw.list(request, signal);
       } catch (err) {
-        const expiredContinue = err instanceof ExpiredError && request.continue !== undefined && request.continue !== '';
+        const expiredContinue = isExpired(err) && request.continue !== undefined && request.continue !== '';
         if (!expiredContinue || signal.aborted) throw err;
         restarts++;
         restarted = true;

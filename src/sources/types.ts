@@ -27,7 +27,7 @@ export interface ListOptions {
    * it. A source that cannot do this ignores it; `kubeSource` honours it (docs/semantics.md P-7).
    * @default false
    */
-  readonly dropManagedFields?: boolean;
+  readonly stripManagedFields?: boolean;
 }
 
 /** Options for one WATCH request. */
@@ -42,7 +42,7 @@ export interface WatchOptions {
    * it. A source that cannot do this ignores it; `kubeSource` honours it (docs/semantics.md P-7).
    * @default false
    */
-  readonly dropManagedFields?: boolean;
+  readonly stripManagedFields?: boolean;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { DecodeError } from './errors/DecodeError.js';
 import type { StatusDetails } from './errors/KubeApiError.js';
 import { errorFromStatus } from './httpErrors.js';
-import { EVENT_METADATA, textWithoutManagedFields } from './managedFieldsCut.js';
+import { EVENT_METADATA, textWithoutManagedFields } from './managedFieldsStrip.js';
 import type { WatchEvent } from './types.js';
 
 const NEWLINE = 0x0a;
@@ -13,15 +13,15 @@ const NEWLINE = 0x0a;
  * Lines are found by scanning for `\n` in the bytes; the complete lines of a
  * chunk are turned into text in one step and each is `JSON.parse`d exactly
  * once, and the body is never joined into one string. An `ERROR` event
- * becomes the matching typed error (410 → `ExpiredError`, …; a code that is no HTTP status counts as 500).
+ * becomes a `KubeApiError` carrying that status (a code that is no HTTP status counts as 500).
  * A line that is not a JSON object throws a {@link DecodeError} with the line
  * (truncated) and its byte position: such a line may have been an event, so
  * the stream can no longer be trusted. A parseable event that cannot be used
  * (no `metadata.name`, an unknown type) is passed on for the consumer to
  * report and skip.
  *
- * With `dropManagedFields`, each event's `object.metadata.managedFields` is
- * cut out of the bytes before parsing (docs/semantics.md P-7): the same
+ * With `stripManagedFields`, each event's `object.metadata.managedFields` is
+ * stripped from the bytes before parsing (docs/semantics.md P-7): the same
  * event without that field, for a fraction of the parsing and garbage.
  *
  * ## Example
@@ -44,13 +44,13 @@ export class WatchDecoder<T> {
   /** Body offset where the unfinished line began. */
   #lineStart = 0;
   /** Leave `object.metadata.managedFields` out of every event, unparsed. */
-  readonly #drop: boolean;
+  readonly #strip: boolean;
 
   /**
-   * @param opts.dropManagedFields leave each object's `metadata.managedFields` out, without parsing it. @default false
+   * @param opts.stripManagedFields leave each object's `metadata.managedFields` out, without parsing it. @default false
    */
-  constructor(opts: { readonly dropManagedFields?: boolean } = {}) {
-    this.#drop = opts.dropManagedFields === true;
+  constructor(opts: { readonly stripManagedFields?: boolean } = {}) {
+    this.#strip = opts.stripManagedFields === true;
   }
 
   /**
@@ -84,7 +84,7 @@ export class WatchDecoder<T> {
     // Every other complete line of the chunk becomes text in one decoding (a newline byte never sits inside a
     // UTF-8 sequence, so cutting at one is safe), and each line is a slice of it: one call per chunk, not per line.
     if (start <= last) {
-      if (this.#drop) decodeLinesDropping<T>(buf, start, last, base + start, out);
+      if (this.#strip) decodeLinesStripping<T>(buf, start, last, base + start, out);
       else decodeLines<T>(buf.toString('utf8', start, last), base + start, out);
     }
     if (last + 1 < buf.length) {
@@ -110,7 +110,7 @@ export class WatchDecoder<T> {
 
   /** One line that spanned chunks. */
   #decodeOne(line: Buffer): WatchEvent<T> | undefined {
-    const text = this.#drop ? textWithoutManagedFields(line, 0, line.length, [0, line.length], EVENT_METADATA) : undefined;
+    const text = this.#strip ? textWithoutManagedFields(line, 0, line.length, [0, line.length], EVENT_METADATA) : undefined;
     if (text !== undefined) {
       try {
         return decodeLine<T>(text, this.#lineStart);
@@ -143,10 +143,10 @@ function bytePosition(position: number, whole: string | undefined, from: number)
 
 /**
  * {@link decodeLines} over `buf[start, end)` with each line's managedFields
- * cut out first. When that fails, the lines are decoded again as they came,
+ * stripped first. When that fails, the lines are decoded again as they came,
  * so that an error carries the line and position the server sent.
  */
-function decodeLinesDropping<T>(buf: Buffer, start: number, end: number, position: number, out: WatchEvent<T>[]): void {
+function decodeLinesStripping<T>(buf: Buffer, start: number, end: number, position: number, out: WatchEvent<T>[]): void {
   const lines: number[] = [];
   for (let s = start; s < end; ) {
     let nl = buf.indexOf(NEWLINE, s);

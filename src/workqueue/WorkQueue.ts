@@ -1,6 +1,6 @@
 import type { AsyncIterableX } from 'ix/asynciterable';
 import { AsyncSubject, asyncScheduler, concat, interval, map, of, startWith, takeUntil, type Observable, type SchedulerLike } from 'rxjs';
-import { reportError, toError } from '../errors/reportError.js';
+import { reportTo } from '../errors/reportTo.js';
 import { DelayedAdds } from './delayedAdds.js';
 import { processItems, QueueItems } from './consume.js';
 import { QueueMetricsRecorder, type WorkQueueMetrics } from './metrics.js';
@@ -18,7 +18,7 @@ import type {
   WorkOutcome,
   WorkQueueOptions,
 } from './types.js';
-import { checkOptionNames, delayArgument, functionOption, schedulerOption, show } from './validate.js';
+import { checkOptionNames, delayArgument, functionOption, schedulerOption, describeValue } from '../options/validate.js';
 
 const SHUT_DOWN: WorkQueueGetResult<never> = Object.freeze({ shutdown: true });
 
@@ -138,7 +138,7 @@ export class WorkQueue<T> {
     const where = 'workQueue';
     const o = checkOptionNames(where, opts, ['name', 'scheduler', 'rateLimiter', 'onError']);
     const name = o['name'] ?? '';
-    if (typeof name !== 'string') throw new TypeError(`${where}: option "name" must be a string, got ${show(name)}`);
+    if (typeof name !== 'string') throw new TypeError(`${where}: option "name" must be a string, got ${describeValue(name)}`);
     this.#name = name;
     this.#scheduler = schedulerOption(where, o['scheduler'], asyncScheduler);
     if (o['rateLimiter'] !== undefined) checkRateLimiter(where, 'option "rateLimiter"', o['rateLimiter']);
@@ -207,7 +207,7 @@ export class WorkQueue<T> {
     priorityOption('WorkQueue.addRateLimited', opts);
     const delayMs = this.#rateLimiter.when(item);
     if (typeof delayMs !== 'number' || !Number.isFinite(delayMs)) {
-      throw new TypeError(`WorkQueue.addRateLimited: the rate limiter returned ${show(delayMs)}, not a finite number of milliseconds`);
+      throw new TypeError(`WorkQueue.addRateLimited: the rate limiter returned ${describeValue(delayMs)}, not a finite number of milliseconds`);
     }
     this.addAfter(item, delayMs, opts);
   }
@@ -245,7 +245,7 @@ export class WorkQueue<T> {
   get(opts: WorkQueueGetOptions = {}): Promise<WorkQueueGetResult<T>> {
     const signal = opts.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      return Promise.reject(new TypeError(`WorkQueue.get: option "signal" must be an AbortSignal, got ${show(signal)}`));
+      return Promise.reject(new TypeError(`WorkQueue.get: option "signal" must be an AbortSignal, got ${describeValue(signal)}`));
     }
     if (signal?.aborted) return Promise.reject(signal.reason);
     // Callers already waiting for the next turn go first.
@@ -272,7 +272,7 @@ export class WorkQueue<T> {
    */
   done(item: T): void {
     if (!this.#processing.delete(item)) {
-      this.#report(new Error(`WorkQueue.done: ${show(item)} is not being processed (done twice, or never taken by get)`));
+      this.#report(new Error(`WorkQueue.done: ${describeValue(item)} is not being processed (done twice, or never taken by get)`));
       return;
     }
     this.#metrics.done(item);
@@ -474,16 +474,7 @@ export class WorkQueue<T> {
   }
 
   #report(err: Error): void {
-    if (this.#onError === undefined) {
-      reportError(err);
-      return;
-    }
-    try {
-      this.#onError(err);
-    } catch (handlerErr) {
-      reportError(toError(handlerErr));
-      reportError(err);
-    }
+    reportTo(this.#onError, err);
   }
 }
 

@@ -3,7 +3,7 @@ import { Observable } from 'rxjs';
 import { toError } from '../errors/reportError.js';
 import type { WorkQueueItemsOptions, WorkQueueProcessOptions, WorkQueueWorker, WorkOutcome } from './types.js';
 import type { WorkQueue } from './WorkQueue.js';
-import { checkOptionNames, show } from './validate.js';
+import { booleanOption, checkOptionNames, describeValue } from '../options/validate.js';
 
 /** The queue's items as an ix async iterable whose every iterator is one worker. */
 export class QueueItems<T> extends AsyncIterableX<T> {
@@ -16,7 +16,7 @@ export class QueueItems<T> extends AsyncIterableX<T> {
     super();
     const o = checkOptionNames('WorkQueue.items', opts, ['signal']);
     if (o['signal'] !== undefined && !(o['signal'] instanceof AbortSignal)) {
-      throw new TypeError(`WorkQueue.items: option "signal" must be an AbortSignal, got ${show(o['signal'])}`);
+      throw new TypeError(`WorkQueue.items: option "signal" must be an AbortSignal, got ${describeValue(o['signal'])}`);
     }
     this.#queue = queue;
     this.#signal = opts.signal;
@@ -91,14 +91,13 @@ export function processItems<T>(
   report: (err: Error) => void,
 ): Observable<WorkOutcome<T>> {
   const where = 'WorkQueue.process';
-  if (typeof worker !== 'function') throw new TypeError(`${where}: worker must be a function, got ${show(worker)}`);
+  if (typeof worker !== 'function') throw new TypeError(`${where}: worker must be a function, got ${describeValue(worker)}`);
   const o = checkOptionNames(where, opts, ['concurrency', 'requeue']);
   const concurrency = o['concurrency'] ?? 1;
   if (typeof concurrency !== 'number' || !Number.isInteger(concurrency) || concurrency < 1) {
-    throw new TypeError(`${where}: option "concurrency" must be an integer >= 1, got ${show(concurrency)}`);
+    throw new TypeError(`${where}: option "concurrency" must be an integer >= 1, got ${describeValue(concurrency)}`);
   }
-  const requeue = o['requeue'] ?? true;
-  if (typeof requeue !== 'boolean') throw new TypeError(`${where}: option "requeue" must be a boolean, got ${show(requeue)}`);
+  const requeue = booleanOption(where, 'requeue', o['requeue'], true);
 
   return new Observable<WorkOutcome<T>>((subscriber) => {
     const stop = new AbortController();

@@ -1,4 +1,4 @@
-import { checkOptionNames, show } from './validate.js';
+import { checkOptionNames, describeValue } from '../options/validate.js';
 
 /**
  * controller-runtime's low priority (`handler.LowPriority`): what a
@@ -24,7 +24,7 @@ export function priorityOption(where: string, opts: unknown): number {
   const priority = checkOptionNames(where, opts, ['priority'])['priority'];
   if (priority === undefined) return 0;
   if (typeof priority !== 'number' || !Number.isFinite(priority)) {
-    throw new TypeError(`${where}: option "priority" must be a finite number, got ${show(priority)}`);
+    throw new TypeError(`${where}: option "priority" must be a finite number, got ${describeValue(priority)}`);
   }
   return priority;
 }

@@ -1,5 +1,5 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { checkOptionNames, numberOption, schedulerOption, show } from './validate.js';
+import { checkOptionNames, numberOption, schedulerOption, describeValue } from '../options/validate.js';
 
 /**
  * Decides how long an item waits before it is retried, and remembers failures
@@ -262,7 +262,7 @@ export function maxOfRateLimiter<T>(...limiters: readonly RateLimiter<T>[]): Rat
 export function withMaxWaitRateLimiter<T>(limiter: RateLimiter<T>, maxDelayMs: number): RateLimiter<T> {
   checkRateLimiter('withMaxWaitRateLimiter', 'limiter', limiter);
   if (typeof maxDelayMs !== 'number' || !Number.isFinite(maxDelayMs) || maxDelayMs < 0) {
-    throw new TypeError(`withMaxWaitRateLimiter: maxDelayMs must be a finite number >= 0, got ${show(maxDelayMs)}`);
+    throw new TypeError(`withMaxWaitRateLimiter: maxDelayMs must be a finite number >= 0, got ${describeValue(maxDelayMs)}`);
   }
   return {
     when: (item) => Math.min(limiter.when(item), maxDelayMs),
@@ -332,6 +332,6 @@ export function checkRateLimiter(where: string, name: string, value: unknown): v
     typeof l.forget !== 'function' ||
     typeof l.numRequeues !== 'function'
   ) {
-    throw new TypeError(`${where}: ${name} must be a RateLimiter (when, forget, numRequeues), got ${show(value)}`);
+    throw new TypeError(`${where}: ${name} must be a RateLimiter (when, forget, numRequeues), got ${describeValue(value)}`);
   }
 }

@@ -18,12 +18,19 @@ export interface StatusDetails {
  * Carries the HTTP status, the Status reason and the server's message; never
  * a credential or a request header.
  *
+ * This is the one class for every API answer, as client-go's `StatusError`
+ * and kube-rs's `Error::Api` are: tell the answers apart with the guards
+ * ({@link isNotFound}, {@link isConflict}, {@link isExpired},
+ * {@link isTooManyRequests}, {@link isForbidden}, …), which accept anything
+ * caught and narrow it to a `KubeApiError`.
+ *
  * ## Example
  * ```ts
- * import { KubeApiError } from 'rxkube';
- * informer.errors$.subscribe((err) => {
- *   if (err instanceof KubeApiError) console.error(err.status, err.reason, err.serverMessage);
- * });
+ * import { isForbidden, KubeApiError } from 'rxkube';
+ * const report = (err: unknown): void => {
+ *   if (isForbidden(err)) console.error('check the RBAC rules:', err.serverMessage);
+ *   else if (err instanceof KubeApiError) console.error(err.status, err.reason, err.serverMessage);
+ * };
  * ```
  */
 export class KubeApiError extends Error {
@@ -36,12 +43,28 @@ export class KubeApiError extends Error {
   readonly serverMessage: string | undefined;
   /** The raw Status, when the body was one. */
   readonly details: StatusDetails | undefined;
+  /**
+   * Seconds the server asked the client to wait before trying again, from the
+   * `Retry-After` header or the Status details (client-go's `SuggestsClientDelay`).
+   */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(status: number, message: string, opts: { reason?: string | undefined; serverMessage?: string | undefined; details?: StatusDetails | undefined; cause?: unknown } = {}) {
+  constructor(
+    status: number,
+    message: string,
+    opts: {
+      reason?: string | undefined;
+      serverMessage?: string | undefined;
+      details?: StatusDetails | undefined;
+      retryAfterSeconds?: number | undefined;
+      cause?: unknown;
+    } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.status = status;
     this.reason = opts.reason;
     this.serverMessage = opts.serverMessage;
     this.details = opts.details;
+    this.retryAfterSeconds = opts.retryAfterSeconds;
   }
 }

@@ -7,7 +7,7 @@
  */
 import { BACKSLASH, COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './jsonBytes.js';
 
-/** The key as kube-apiserver writes it; written any other way, nothing is cut and the object is parsed whole. */
+/** The key as kube-apiserver writes it; written any other way, nothing is stripped and the object is parsed whole. */
 const KEY = Buffer.from('"managedFields":');
 
 /** The keys from an object down to its `metadata`, as bytes: `['metadata']` for a LIST item, `['object', 'metadata']` for a watch event. */
@@ -38,8 +38,8 @@ function equalsBytes(buf: Buffer, from: number, to: number, key: Buffer): boolea
  * The byte range `[from, to)` to remove from the JSON object in
  * `buf[start, end)` so that what remains parses to the same object without
  * `metadata.managedFields` (the key, its array, and one adjoining comma), or
- * undefined when there is nothing to cut: no such key on that path, a value
- * that is not an array, or bytes that are not well-formed where the cut
+ * undefined when there is nothing to strip: no such key on that path, a value
+ * that is not an array, or bytes that are not well-formed where the strip
  * would be (the object is then parsed whole and the error, if any, is
  * reported as it would be). The bytes inside the array are only walked for
  * strings and brackets, never parsed.
@@ -48,9 +48,9 @@ function equalsBytes(buf: Buffer, from: number, to: number, key: Buffer): boolea
  * @param start where the object begins (its `{`)
  * @param end just past the object's last byte
  * @param path the keys leading from the object to its metadata
- * @returns the range to cut, or undefined
+ * @returns the range to strip, or undefined
  */
-export function managedFieldsCut(buf: Buffer, start: number, end: number, path: MetadataPath): readonly [number, number] | undefined {
+export function managedFieldsSpan(buf: Buffer, start: number, end: number, path: MetadataPath): readonly [number, number] | undefined {
   let candidate = buf.indexOf(KEY, start);
   if (candidate < 0 || candidate >= end) return undefined;
   const metadataDepth = path.length + 1;
@@ -137,9 +137,9 @@ export function managedFieldsCut(buf: Buffer, start: number, end: number, path: 
 }
 
 /**
- * The text of `buf[start, end)` with the managedFields of each object cut
+ * The text of `buf[start, end)` with the managedFields of each object stripped
  * out, the objects given as start/end pairs in order; undefined when none
- * had any to cut.
+ * had any to strip.
  *
  * @param buf the bytes
  * @param start where the text begins
@@ -153,12 +153,12 @@ export function textWithoutManagedFields(buf: Buffer, start: number, end: number
   let from = start;
   let out: Buffer | undefined;
   for (let k = 0; k < objects.length; k += 2) {
-    const cut = managedFieldsCut(buf, objects[k] as number, objects[k + 1] as number, path);
-    if (cut === undefined) continue;
+    const stripped = managedFieldsSpan(buf, objects[k] as number, objects[k + 1] as number, path);
+    if (stripped === undefined) continue;
     // The kept bytes are gathered in one scratch buffer and turned into text at once: no buffer per piece.
     out ??= scratchOf(end - start);
-    length += buf.copy(out, length, from, cut[0]);
-    from = cut[1];
+    length += buf.copy(out, length, from, stripped[0]);
+    from = stripped[1];
   }
   if (out === undefined) return undefined;
   length += buf.copy(out, length, from, end);

@@ -2,18 +2,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DecodeError } from '../../src/sources/errors/DecodeError.js';
 import { ListDecoder } from '../../src/sources/listDecoder.js';
-import { EVENT_METADATA, ITEM_METADATA, managedFieldsCut, type MetadataPath } from '../../src/sources/managedFieldsCut.js';
+import { EVENT_METADATA, ITEM_METADATA, managedFieldsSpan, type MetadataPath } from '../../src/sources/managedFieldsStrip.js';
 import type { WatchEvent } from '../../src/sources/types.js';
 import { WatchDecoder } from '../../src/sources/watchDecoder.js';
 
 type Json = unknown;
 
-/** What parsing the bytes with the cut removed gives, and whether anything was cut. */
-function parseCut(text: string, path: MetadataPath): { value: Json; cut: boolean } {
+/** What parsing the bytes with the managedFields span removed gives, and whether anything was stripped. */
+function parseStripped(text: string, path: MetadataPath): { value: Json; stripped: boolean } {
   const buf = Buffer.from(text);
-  const cut = managedFieldsCut(buf, 0, buf.length, path);
-  if (cut === undefined) return { value: JSON.parse(text), cut: false };
-  return { value: JSON.parse(Buffer.concat([buf.subarray(0, cut[0]), buf.subarray(cut[1])]).toString()), cut: true };
+  const stripped = managedFieldsSpan(buf, 0, buf.length, path);
+  if (stripped === undefined) return { value: JSON.parse(text), stripped: false };
+  return { value: JSON.parse(Buffer.concat([buf.subarray(0, stripped[0]), buf.subarray(stripped[1])]).toString()), stripped: true };
 }
 
 function withoutManagedFields(obj: Record<string, Json>): Record<string, Json> {
@@ -34,7 +34,7 @@ const entry = fc.record({
   operation: fc.constantFrom('Update', 'Apply'),
   fieldsV1: json(3),
 });
-/** Strings that look like the key, to tempt a cut in the wrong place. */
+/** Strings that look like the key, to tempt a stripped in the wrong place. */
 const decoyString = fc.constantFrom('"managedFields":', '\\"managedFields\\":[', 'managedFields', '"managedFields":[]}', '\\');
 const decoyValue = fc.oneof(json(2), decoyString, fc.array(fc.record({ managedFields: fc.array(entry, { maxLength: 2 }) }), { maxLength: 2 }));
 
@@ -60,37 +60,37 @@ const object = fc
     return obj;
   });
 
-describe('managedFieldsCut', () => {
-  it('property: cutting then parsing a LIST item gives the object without metadata.managedFields, and nothing else changes', () => {
+describe('managedFieldsSpan', () => {
+  it('property: stripping then parsing a LIST item gives the object without metadata.managedFields, and nothing else changes', () => {
     fc.assert(
       fc.property(object, fc.boolean(), (generated, spaced) => {
         // Through JSON once, so what is compared is what JSON can say (-0 is written as 0).
         const obj = JSON.parse(JSON.stringify(generated)) as Record<string, Json>;
         const text = spaced ? JSON.stringify(obj, null, 1) : JSON.stringify(obj);
-        const { value, cut } = parseCut(text, ITEM_METADATA);
+        const { value, stripped } = parseStripped(text, ITEM_METADATA);
         const meta = obj['metadata'] as Record<string, Json>;
-        if (cut) expect(value).toEqual(withoutManagedFields(obj));
+        if (stripped) expect(value).toEqual(withoutManagedFields(obj));
         else expect(value).toEqual(obj);
-        // Written as kube-apiserver writes it, an array of managedFields is always cut.
-        if (!spaced && Array.isArray(meta['managedFields'])) expect(cut).toBe(true);
-        if (!Array.isArray(meta['managedFields'])) expect(cut).toBe(false);
+        // Written as kube-apiserver writes it, an array of managedFields is always stripped.
+        if (!spaced && Array.isArray(meta['managedFields'])) expect(stripped).toBe(true);
+        if (!Array.isArray(meta['managedFields'])) expect(stripped).toBe(false);
       }),
       { numRuns: 2000 },
     );
   });
 
-  it('property: in a watch event, only object.metadata.managedFields is cut', () => {
+  it('property: in a watch event, only object.metadata.managedFields is stripped', () => {
     fc.assert(
       fc.property(object, fc.constantFrom('ADDED', 'MODIFIED', 'DELETED'), fc.boolean(), (generated, type, typeLast) => {
         const obj = JSON.parse(JSON.stringify(generated)) as Record<string, Json>;
         const event = typeLast ? { object: obj, type } : { type, object: obj };
         const text = JSON.stringify(event);
-        const { value, cut } = parseCut(text, EVENT_METADATA);
+        const { value, stripped } = parseStripped(text, EVENT_METADATA);
         const meta = obj['metadata'] as Record<string, Json>;
-        expect(cut).toBe(Array.isArray(meta['managedFields']));
-        expect(value).toEqual(cut ? { ...event, object: withoutManagedFields(obj) } : event);
+        expect(stripped).toBe(Array.isArray(meta['managedFields']));
+        expect(value).toEqual(stripped ? { ...event, object: withoutManagedFields(obj) } : event);
         // The item path does not reach into an event's object.
-        expect(parseCut(text, ITEM_METADATA).cut).toBe(false);
+        expect(parseStripped(text, ITEM_METADATA).stripped).toBe(false);
       }),
       { numRuns: 1000 },
     );
@@ -105,12 +105,12 @@ describe('managedFieldsCut', () => {
     ];
     for (const [text, expected] of cases) {
       const buf = Buffer.from(text);
-      const cut = managedFieldsCut(buf, 0, buf.length, ITEM_METADATA) as [number, number];
-      expect(Buffer.concat([buf.subarray(0, cut[0]), buf.subarray(cut[1])]).toString()).toBe(expected);
+      const stripped = managedFieldsSpan(buf, 0, buf.length, ITEM_METADATA) as [number, number];
+      expect(Buffer.concat([buf.subarray(0, stripped[0]), buf.subarray(stripped[1])]).toString()).toBe(expected);
     }
   });
 
-  it('cuts nothing where the bytes are not a well-formed array or the object is cut short', () => {
+  it('cuts nothing where the bytes are not a well-formed array or the object is stripped short', () => {
     for (const text of [
       '{"metadata":{"managedFields":null}}',
       '{"metadata":{"managedFields":{"a":1}}}',
@@ -120,16 +120,16 @@ describe('managedFieldsCut', () => {
       '{"spec":{"managedFields":[]},"metadata":{}}',
     ]) {
       const buf = Buffer.from(text);
-      expect(managedFieldsCut(buf, 0, buf.length, ITEM_METADATA), text).toBeUndefined();
+      expect(managedFieldsSpan(buf, 0, buf.length, ITEM_METADATA), text).toBeUndefined();
     }
   });
 
   it('looks only inside [start, end): a key in the next object is not this one', () => {
     const text = '{"metadata":{"name":"a"}},{"metadata":{"managedFields":[]}}';
     const buf = Buffer.from(text);
-    expect(managedFieldsCut(buf, 0, text.indexOf('},{') + 1, ITEM_METADATA)).toBeUndefined();
+    expect(managedFieldsSpan(buf, 0, text.indexOf('},{') + 1, ITEM_METADATA)).toBeUndefined();
     const second = text.indexOf(',{') + 1;
-    expect(managedFieldsCut(buf, second, buf.length, ITEM_METADATA)).toEqual([second + 13, buf.length - 2]);
+    expect(managedFieldsSpan(buf, second, buf.length, ITEM_METADATA)).toEqual([second + 13, buf.length - 2]);
   });
 });
 
@@ -150,13 +150,13 @@ function chunked(bytes: Buffer, cuts: readonly number[]): Buffer[] {
 const splits = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 });
 const roundTrip = (o: unknown): Record<string, Json> => JSON.parse(JSON.stringify(o)) as Record<string, Json>;
 
-describe('the decoders with dropManagedFields', () => {
+describe('the decoders with stripManagedFields', () => {
   it('property: a LIST body in any chunks gives every item without metadata.managedFields, and the same envelope', () => {
     fc.assert(
       fc.property(fc.array(object, { maxLength: 6 }), splits, (generated, at) => {
         const items = generated.map(roundTrip);
         const body = Buffer.from(JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items }));
-        const decoder = new ListDecoder<Record<string, Json>>({ dropManagedFields: true });
+        const decoder = new ListDecoder<Record<string, Json>>({ stripManagedFields: true });
         const out: Record<string, Json>[] = [];
         for (const chunk of chunked(body, at)) decoder.push(chunk, out);
         expect(decoder.end().metadata.resourceVersion).toBe('7');
@@ -171,7 +171,7 @@ describe('the decoders with dropManagedFields', () => {
       fc.property(fc.array(object, { maxLength: 6 }), splits, (generated, at) => {
         const objects = generated.map(roundTrip);
         const body = Buffer.from(objects.map((object) => `${JSON.stringify({ type: 'MODIFIED', object })}\n`).join(''));
-        const decoder = new WatchDecoder<Record<string, Json>>({ dropManagedFields: true });
+        const decoder = new WatchDecoder<Record<string, Json>>({ stripManagedFields: true });
         const out: WatchEvent<Record<string, Json>>[] = [];
         for (const chunk of chunked(body, at)) decoder.push(chunk, out);
         decoder.end(out);
@@ -185,7 +185,7 @@ describe('the decoders with dropManagedFields', () => {
     const good = '{"type":"MODIFIED","object":{"metadata":{"name":"a","managedFields":[{"manager":"m"}]}}}\n';
     const bad = '{"type":"MODIFIED","object":{"metadata":{"name":"b","managedFields":[]},"spec":{"x":}}}\n';
     for (const drop of [false, true]) {
-      const decoder = new WatchDecoder<unknown>({ dropManagedFields: drop });
+      const decoder = new WatchDecoder<unknown>({ stripManagedFields: drop });
       const out: WatchEvent<unknown>[] = [];
       const error = (() => {
         try {
@@ -203,7 +203,7 @@ describe('the decoders with dropManagedFields', () => {
     const list = '{"metadata":{},"items":[{"metadata":{"name":"a","managedFields":[]}},{"metadata":{"name":"b","managedFields":[]},"spec":{"x":}}]}';
     const errors = [false, true].map((drop) => {
       try {
-        new ListDecoder<unknown>({ dropManagedFields: drop }).push(Buffer.from(list), []);
+        new ListDecoder<unknown>({ stripManagedFields: drop }).push(Buffer.from(list), []);
       } catch (e) {
         return e as DecodeError;
       }
