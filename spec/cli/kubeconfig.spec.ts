@@ -88,9 +88,9 @@ describe('rxkube watch: where the cluster is, told in one line', { timeout: 60_0
   it('a kubeconfig without a current context asks for --context, listing the ones it has', async () => {
     const file = join(home, 'config');
     writeFileSync(file, CONFIG('http://127.0.0.1:9', ''));
-    expect(oneErrorLine(await run(['watch', 'pods', '--kubeconfig', file]))).toBe(`error: ${file} sets no current-context; pass --context <name> (it has: dev)`);
+    expect(oneErrorLine(await run(['watch', 'pods', '--kubeconfig', file]))).toBe(`error: ${file} sets no current-context; choose one with --context (it has: dev)`);
     writeFileSync(file, 'apiVersion: v1\nkind: Config\n');
-    expect(oneErrorLine(await run(['watch', 'pods', '--kubeconfig', file]))).toBe(`error: ${file} sets no current-context; pass --context <name> (it has: none)`);
+    expect(oneErrorLine(await run(['watch', 'pods', '--kubeconfig', file]))).toBe(`error: ${file} sets no current-context; choose one with --context (it has: none)`);
   });
 
   it('several --context with a missing kubeconfig is the same one line', async () => {

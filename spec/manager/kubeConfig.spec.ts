@@ -61,21 +61,40 @@ describe('loadKubeConfig', () => {
     expect(() => loadKubeConfig({ serviceAccountDir: sa, env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: 'https' } })).toThrow(/KUBERNETES_SERVICE_PORT is "https", not a port number/);
   });
 
-  it('outside a pod, loads the default kubeconfig ($KUBECONFIG)', async () => {
+  it('outside a pod, loads the files of KUBECONFIG, and the kubeconfig option before them', async () => {
     const file = join(dir, 'kubeconfig');
     await writeFile(file, server.kubeConfigYaml());
-    const before = process.env['KUBECONFIG'];
-    process.env['KUBECONFIG'] = file;
+    expect(loadKubeConfig({ env: { KUBECONFIG: file } }).getCurrentCluster()?.server).toBe(server.url);
+    // The option wins over KUBECONFIG and over the pod's own configuration.
+    expect(loadKubeConfig({ kubeconfig: file, env: { KUBECONFIG: join(dir, 'nope'), ...inPod() } }).getCurrentCluster()?.server).toBe(server.url);
+  });
+
+  it('names what is wrong at once, in one line: a missing or malformed file, an unknown context, nothing at all', async () => {
+    const missing = join(dir, 'no-such-kubeconfig');
+    expect(() => loadKubeConfig({ kubeconfig: missing })).toThrow(`loadKubeConfig: option "kubeconfig": ${missing} does not exist`);
+    expect(() => loadKubeConfig({ env: { KUBECONFIG: missing } })).toThrow(`KUBECONFIG: ${missing} does not exist`);
+    const bad = join(dir, 'bad-kubeconfig');
+    await writeFile(bad, 'clusters: [');
+    expect(() => loadKubeConfig({ kubeconfig: bad })).toThrow(new RegExp(`^loadKubeConfig: option "kubeconfig": ${bad} is not a valid kubeconfig: \\S`));
+    const file = join(dir, 'kubeconfig-ctx');
+    await writeFile(file, server.kubeConfigYaml());
+    const kc = loadKubeConfig({ kubeconfig: file });
+    expect(() => loadKubeConfig({ kubeconfig: file, context: 'nosuch' })).toThrow(`loadKubeConfig: option "context": no context "nosuch" in the kubeconfig (it has: ${kc.getCurrentContext()})`);
+    expect(loadKubeConfig({ kubeconfig: file, context: kc.getCurrentContext() }).getCurrentCluster()?.server).toBe(server.url);
+    // No KUBECONFIG, not a pod, and a home without ~/.kube/config: client-node would try localhost:8080 in silence.
+    const home = process.env['HOME'];
+    process.env['HOME'] = await mkdtemp(join(dir, 'home-'));
     try {
-      const kc = loadKubeConfig({ env: {} });
-      expect(kc.getCurrentCluster()?.server).toBe(server.url);
+      expect(() => loadKubeConfig({ env: {} })).toThrow(/^loadKubeConfig: no kubeconfig: .*\.kube\/config does not exist, KUBECONFIG is not set, and this is not a pod/);
     } finally {
-      if (before === undefined) delete process.env['KUBECONFIG'];
-      else process.env['KUBECONFIG'] = before;
+      if (home === undefined) delete process.env['HOME'];
+      else process.env['HOME'] = home;
     }
   });
 
-  it('rejects a service-account directory that is not a string', () => {
+  it('rejects a service-account directory, kubeconfig or context that is not a non-empty string', () => {
     expect(() => loadKubeConfig({ serviceAccountDir: '' })).toThrow(/option "serviceAccountDir" must be a non-empty string, got ""/);
+    expect(() => loadKubeConfig({ kubeconfig: '' })).toThrow(/option "kubeconfig" must be a non-empty string, got ""/);
+    expect(() => loadKubeConfig({ context: 7 as unknown as string })).toThrow(/option "context" must be a non-empty string, got 7/);
   });
 });
