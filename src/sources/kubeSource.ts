@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { AsyncIterableX } from 'ix/asynciterable';
 import { getBody, plainHttpAllowed } from './http.js';
 import { ListDecoder, type ListEnvelope } from './listDecoder.js';
+import { DecodedListResponse, LIST_RESPONSE, type ListResponse } from './listResponse.js';
 import { parseLabelSelector } from '../store/labelSelector.js';
 import { parseFieldSelector } from '../store/fieldSelector.js';
 import type { KubeObject } from '../store/types.js';
@@ -217,11 +218,17 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     ...(fieldSelector !== undefined && fieldSelector !== '' && { fieldSelector }),
   });
 
-  return {
+  const source = {
     resource: parsed,
     supportsWatchList: opts.watchList ?? true,
     identity,
     listItems,
+    // The pager's view: the continue token is read from a page's first bytes, so the next page can be asked for early (P-1).
+    [LIST_RESPONSE](o: ListOptions, signal: AbortSignal): ListResponse<T> {
+      const target = listUrl(o);
+      const accept = metadataOnly ? METADATA_LIST_ACCEPT : undefined;
+      return new DecodedListResponse<T>((s) => getBody(auth, target, `list ${parsed.name}`, s, idleTimeoutMs, accept), signal, o.dropManagedFields === true);
+    },
     async list(o: ListOptions, signal: AbortSignal): Promise<ObjectList<T>> {
       const stream = listItems(o, signal);
       const items: T[] = [];
@@ -242,6 +249,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
       return new HttpWatchStream<T>(() => getBody(auth, target, `watch ${parsed.name}`, signal, idleTimeoutMs, metadataOnly ? METADATA_WATCH_ACCEPT : undefined), o.dropManagedFields === true);
     },
   };
+  return source;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { AsyncIterableX } from 'ix/asynciterable';
 import { ExpiredError } from './errors/ExpiredError.js';
+import { hasSteppedLists, LIST_RESPONSE, type ListResponse } from './listResponse.js';
 import type { ListerWatcher, ListOptions, ObjectList } from './types.js';
 
 /** One page from {@link listPages}. */
@@ -73,16 +74,34 @@ async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortS
   const limit = opts.limit === undefined || opts.limit === 0 ? pageSize : opts.limit;
   const { continue: _ignoredToken, ...fromStart } = opts;
   const first: ListOptions = { ...fromStart, limit };
-  {
-    let restarts = 0;
-    let restarted = false;
-    let request = first;
+  const stepped = hasSteppedLists(lw) ? lw : undefined;
+  let restarts = 0;
+  let restarted = false;
+  let request = first;
+  /** The next page's response, opened as soon as this page's continue token was read (P-1), and its token. */
+  let ahead: { readonly response: ListResponse<T>; readonly token: string } | undefined;
+  try {
     for (;;) {
       signal.throwIfAborted();
       let page: ObjectList<T>;
       try {
-        page = await lw.list(request, signal);
+        if (stepped === undefined) {
+          page = await lw.list(request, signal);
+        } else {
+          const current = ahead?.response ?? stepped[LIST_RESPONSE](request, signal);
+          ahead = undefined;
+          const early = (await current.head())?.continue;
+          if (early !== undefined && early !== '') {
+            const response = stepped[LIST_RESPONSE](continued(request, early), signal);
+            // Its failure (a 410 included) is read when the consumer asks for that page, as without the head start.
+            response.head().catch(() => undefined);
+            ahead = { response, token: early };
+          }
+          page = await current.page();
+        }
       } catch (err) {
+        ahead?.response.cancel();
+        ahead = undefined;
         const expiredContinue = err instanceof ExpiredError && request.continue !== undefined && request.continue !== '';
         if (!expiredContinue || signal.aborted) throw err;
         restarts++;
@@ -94,11 +113,22 @@ async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortS
       restarted = false;
       const token = page.metadata.continue;
       if (token === undefined || token === '') return;
-      // The token pins the snapshot, so the resourceVersion options go; everything else (limit, hints) stays.
-      const { resourceVersion: _pinned, resourceVersionMatch: _match, ...sameList } = request;
-      request = { ...sameList, continue: token };
+      // A body with a second metadata after its items (JSON keeps the last) may name another token than the early one.
+      if (ahead !== undefined && ahead.token !== token) {
+        ahead.response.cancel();
+        ahead = undefined;
+      }
+      request = continued(request, token);
     }
+  } finally {
+    ahead?.response.cancel();
   }
+}
+
+/** The request for the page after `request`'s: the token pins the snapshot, so the resourceVersion options go; the rest (limit, hints) stays. */
+function continued(request: ListOptions, token: string): ListOptions {
+  const { resourceVersion: _pinned, resourceVersionMatch: _match, ...sameList } = request;
+  return { ...sameList, continue: token };
 }
 
 /** What {@link listAll} returns: every item and the list's resourceVersion. */
