@@ -50,8 +50,8 @@ export class ListDecoder<T> {
   #itemsExpect: 'itemOrEnd' | 'item' | 'commaOrEnd' = 'itemOrEnd';
   /** Whether an `items` key was read: a second one would add its items to the first's, where JSON keeps only the last. */
   #sawItems = false;
-  /** Whether a `metadata` value was read. */
-  #sawMetadata = false;
+  /** Whether a `metadata` value was read before the `items` key. */
+  #metadataFirst = false;
   #capture: Capture = 'none';
   /** Whether the value being captured is an object/array (ends at its bracket) or a scalar/string. */
   #captureContainer = false;
@@ -345,12 +345,13 @@ export class ListDecoder<T> {
 
   /**
    * The list's `metadata` (resourceVersion, continue, remainingItemCount)
-   * once its value has been read, before the body ends; `undefined` until
-   * then. kube-apiserver writes it before `items`, so a pager can learn the
-   * continue token from the first bytes of a page (docs/semantics.md P-1).
+   * as soon as it has been read, when the body carries it before `items`;
+   * `undefined` until then, and for a body that carries it after. kube-apiserver
+   * writes it first, so a pager learns the continue token from the first
+   * bytes of a page (docs/semantics.md P-1).
    */
-  get metadata(): ListEnvelope['metadata'] | undefined {
-    return this.#sawMetadata ? this.#envelope.metadata : undefined;
+  get earlyMetadata(): ListEnvelope['metadata'] | undefined {
+    return this.#metadataFirst ? this.#envelope.metadata : undefined;
   }
 
   /** Whether the `items` key has been read (the items may not have begun to arrive). */
@@ -430,7 +431,7 @@ export class ListDecoder<T> {
     const key = this.#key;
     this.#capture = 'none';
     setEnvelopeField(this.#envelope, key, bytes.toString('utf8'), this.#capturePosition);
-    if (key === 'metadata') this.#sawMetadata = true;
+    if (key === 'metadata') this.#metadataFirst = !this.#sawItems;
   }
 
   #finishItem(buf: Buffer, end: number): T {

@@ -82,7 +82,7 @@ export class DecodedListResponse<T> implements ListResponse<T> {
   async #readHead(): Promise<ObjectList<T>['metadata'] | undefined> {
     try {
       for (;;) {
-        const meta = this.#decoder.metadata;
+        const meta = this.#decoder.earlyMetadata;
         if (meta !== undefined) return meta;
         if (this.#decoder.itemsBegun || this.#ended) return undefined;
         await this.#pull();

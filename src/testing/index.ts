@@ -14,6 +14,7 @@ export type {
   MalformedLineFault,
   ErrorEventFault,
   SilentWatchFault,
+  ListMetadataLastFault,
 } from './faults.js';
 export type { WatchDelay, WatchDelayOptions } from './watchDelay.js';
 export type { Churn, ChurnOptions, ChurnResult } from './churn.js';
