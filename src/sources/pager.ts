@@ -24,8 +24,16 @@ export interface PagerOptions {
 }
 
 /**
- * Pages through a LIST with `limit` and `continue`, as a pull-based ix async
- * iterable: the next page is requested only when the consumer asks for it.
+ * Pages through a LIST with `limit` and `continue`, as an ix async iterable
+ * that reads one page ahead and no further (docs/semantics.md P-1): the next
+ * page is requested as soon as this page's continue token has been read
+ * (with `kubeSource` and kube-apiserver, from the page's first bytes, since
+ * the server writes the list's metadata before its items), and the page
+ * after it only once the consumer asks for the next. The page asked for
+ * early is cancelled when the iteration ends or `signal` aborts; its error is
+ * thrown when the consumer asks for it. A source without `kubeSource`'s
+ * stepped view, or a server that writes the token after the items, gets each
+ * request once the page before it has ended and the consumer asks.
  *
  * Follows client-go's pager: requests after the first carry the continue
  * token and drop `resourceVersion` / `resourceVersionMatch` (the token pins
@@ -37,9 +45,9 @@ export interface PagerOptions {
  * server. Any other error ends the iteration.
  *
  * Connections: with `kubeSource`, the pages travel over the process's
- * connection pool for the cluster, so a paged list opens no connection of
- * its own; over HTTP/1.1 one list's pages reuse one connection, each page
- * sent once the previous one's socket is free again.
+ * connection pool for the cluster: over HTTP/2 one connection carries them
+ * all; over HTTP/1.1 the page asked for early takes a second connection
+ * while the current one downloads, and the pages alternate between the two.
  *
  * ## Example
  * ```ts
