@@ -86,6 +86,7 @@ export {
   type BuiltInResources,
   type CustomResourceRef,
   type ListOptions,
+  type ListResponse,
   type ObjectList,
   type SourceIdentity,
   type WatchEventType,

@@ -50,6 +50,24 @@ describe('ListDecoder', () => {
     expect(envelope).toEqual({ kind: 'WidgetList', apiVersion: 'example.com/v1', metadata: { resourceVersion: '7' } });
   });
 
+  it('hands over metadata written before items as soon as it is read, and none written after them', () => {
+    const enc = new TextEncoder();
+    const first = new ListDecoder<{ n: number }>();
+    const out: { n: number }[] = [];
+    first.push(enc.encode('{"kind":"PodList","metadata":{"continue":"c1","resourceVersion":"5"}'), out);
+    expect(first.earlyMetadata).toEqual({ continue: 'c1', resourceVersion: '5' });
+    expect(first.itemsBegun).toBe(false);
+    first.push(enc.encode(',"items":[{"n":1}'), out);
+    expect(first.itemsBegun).toBe(true);
+    first.push(enc.encode(']}'), out);
+    expect(first.end().metadata.continue).toBe('c1');
+    const last = new ListDecoder<{ n: number }>();
+    last.push(enc.encode('{"items":[{"n":1}],"metadata":{"continue":"c2"}}'), out);
+    expect(last.earlyMetadata).toBeUndefined();
+    expect(last.end().metadata.continue).toBe('c2');
+    expect(out).toEqual([{ n: 1 }, { n: 1 }]);
+  });
+
   it('accepts whitespace everywhere, an empty list and items: null', () => {
     expect(decodeChunks([enc.encode(' {\n "metadata" : { "resourceVersion" : "1" } ,\r\n "items" : [ ] } \n')]).items).toEqual([]);
     const r = decodeChunks([enc.encode('{"metadata":{"resourceVersion":"2"},"items":null}')]);

@@ -66,9 +66,11 @@ export class PagedList<T> {
   }
 
   /**
-   * Emits each page as it arrives (docs/semantics.md RF-35). The next page is
-   * requested before this one is emitted, and the request is let out before
-   * the page is applied, so the server prepares it while the consumer works.
+   * Emits each page as it arrives (docs/semantics.md RF-35). The pager asked
+   * for the next page from this page's first bytes (P-1); asking it for that
+   * page before this one is emitted opens the page after, and the request is
+   * let out before the page is applied, so the server prepares it while the
+   * consumer works.
    */
   async #deliverPages(rv: string, opts: ListOptions, limit: number): Promise<void> {
     const ctx = this.#ctx;

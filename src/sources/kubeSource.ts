@@ -2,13 +2,14 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { AsyncIterableX } from 'ix/asynciterable';
 import { getBody, plainHttpAllowed } from './http.js';
 import { ListDecoder, type ListEnvelope } from './listDecoder.js';
+import { DecodedListResponse } from './listResponse.js';
 import { parseLabelSelector } from '../store/labelSelector.js';
 import { parseFieldSelector } from '../store/fieldSelector.js';
 import type { KubeObject } from '../store/types.js';
 import { parseResourceRef, resourcePath, type ParsedResource } from './resourceRef.js';
 import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomResourceRef } from './resources.js';
 import { clusterOf } from './identity.js';
-import type { ListerWatcher, ListOptions, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchEvent, WatchOptions } from './types.js';
+import type { ListerWatcher, ListOptions, ListResponse, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchEvent, WatchOptions } from './types.js';
 import { WatchDecoder } from './watchDecoder.js';
 
 /** Options of {@link kubeSource}. */
@@ -232,11 +233,17 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     ...(fieldSelector !== undefined && fieldSelector !== '' && { fieldSelector }),
   });
 
-  return {
+  const source = {
     resource: parsed,
     supportsWatchList: opts.watchList ?? true,
     identity,
     listItems,
+    // The pager's view: the continue token is read from a page's first bytes, so the next page can be asked for early (P-1).
+    listResponse(o: ListOptions, signal: AbortSignal): ListResponse<T> {
+      const target = listUrl(o);
+      const accept = metadataOnly ? METADATA_LIST_ACCEPT : undefined;
+      return new DecodedListResponse<T>((s) => getBody(auth, target, `list ${parsed.name}`, s, idleTimeoutMs, accept), signal, o.stripManagedFields === true);
+    },
     async list(o: ListOptions, signal: AbortSignal): Promise<ObjectList<T>> {
       const stream = listItems(o, signal);
       const items: T[] = [];
@@ -253,6 +260,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
       return AsyncIterableX.from({ [Symbol.asyncIterator]: () => watchEvents<T>(body(), strip) });
     },
   };
+  return source;
 }
 
 /**

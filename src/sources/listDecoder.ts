@@ -50,6 +50,8 @@ export class ListDecoder<T> {
   #itemsExpect: 'itemOrEnd' | 'item' | 'commaOrEnd' = 'itemOrEnd';
   /** Whether an `items` key was read: a second one would add its items to the first's, where JSON keeps only the last. */
   #sawItems = false;
+  /** Whether a `metadata` value was read before the `items` key. */
+  #metadataFirst = false;
   #capture: Capture = 'none';
   /** Whether the value being captured is an object/array (ends at its bracket) or a scalar/string. */
   #captureContainer = false;
@@ -342,6 +344,22 @@ export class ListDecoder<T> {
   }
 
   /**
+   * The list's `metadata` (resourceVersion, continue, remainingItemCount)
+   * as soon as it has been read, when the body carries it before `items`;
+   * `undefined` until then, and for a body that carries it after. kube-apiserver
+   * writes it first, so a pager learns the continue token from the first
+   * bytes of a page (docs/semantics.md P-1).
+   */
+  get earlyMetadata(): ListEnvelope['metadata'] | undefined {
+    return this.#metadataFirst ? this.#envelope.metadata : undefined;
+  }
+
+  /** Whether the `items` key has been read (the items may not have begun to arrive). */
+  get itemsBegun(): boolean {
+    return this.#sawItems;
+  }
+
+  /**
    * Skips to just past the closing quote of the current string, using the
    * native `indexOf` to jump, since most of a Kubernetes object's bytes are
    * inside strings. Returns -1 when the string runs past this chunk.
@@ -413,6 +431,7 @@ export class ListDecoder<T> {
     const key = this.#key;
     this.#capture = 'none';
     setEnvelopeField(this.#envelope, key, bytes.toString('utf8'), this.#capturePosition);
+    if (key === 'metadata') this.#metadataFirst = !this.#sawItems;
   }
 
   #finishItem(buf: Buffer, end: number): T {

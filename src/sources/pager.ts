@@ -1,6 +1,6 @@
 import { AsyncIterableX } from 'ix/asynciterable';
 import { isExpired } from './errors/guards.js';
-import type { ListerWatcher, ListOptions, ObjectList } from './types.js';
+import type { ListerWatcher, ListOptions, ListResponse, ObjectList } from './types.js';
 
 /** One page from {@link listPages}. */
 export interface ListPage<T> extends ObjectList<T> {
@@ -23,8 +23,16 @@ export interface PagerOptions {
 }
 
 /**
- * Pages through a LIST with `limit` and `continue`, as a pull-based ix async
- * iterable: the next page is requested only when the consumer asks for it.
+ * Pages through a LIST with `limit` and `continue`, as an ix async iterable
+ * that reads one page ahead and no further (docs/semantics.md P-1): the next
+ * page is requested as soon as this page's continue token has been read
+ * (with `kubeSource` and kube-apiserver, from the page's first bytes, since
+ * the server writes the list's metadata before its items), and the page
+ * after it only once the consumer asks for the next. The page asked for
+ * early is cancelled when the iteration ends or `signal` aborts; its error is
+ * thrown when the consumer asks for it. A source without `kubeSource`'s
+ * stepped view, or a server that writes the token after the items, gets each
+ * request once the page before it has ended and the consumer asks.
  *
  * Follows client-go's pager: requests after the first carry the continue
  * token and drop `resourceVersion` / `resourceVersionMatch` (the token pins
@@ -36,9 +44,9 @@ export interface PagerOptions {
  * server. Any other error ends the iteration.
  *
  * Connections: with `kubeSource`, the pages travel over the process's
- * connection pool for the cluster, so a paged list opens no connection of
- * its own; over HTTP/1.1 one list's pages reuse one connection, each page
- * sent once the previous one's socket is free again.
+ * connection pool for the cluster: over HTTP/2 one connection carries them
+ * all; over HTTP/1.1 the page asked for early takes a second connection
+ * while the current one downloads, and the pages alternate between the two.
  *
  * ## Example
  * ```ts
@@ -76,16 +84,34 @@ async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortS
   const limit = opts.limit === undefined || opts.limit === 0 ? pageSize : opts.limit;
   const { continue: _ignoredToken, ...fromStart } = opts;
   const first: ListOptions = { ...fromStart, limit };
-  {
-    let restarts = 0;
-    let restarted = false;
-    let request = first;
+  const stepped = lw.listResponse === undefined ? undefined : (lw as ListerWatcher<T> & Required<Pick<ListerWatcher<T>, 'listResponse'>>);
+  let restarts = 0;
+  let restarted = false;
+  let request = first;
+  /** The next page's response, opened as soon as this page's continue token was read (P-1), and its token. */
+  let ahead: { readonly response: ListResponse<T>; readonly token: string } | undefined;
+  try {
     for (;;) {
       signal.throwIfAborted();
       let page: ObjectList<T>;
       try {
-        page = await lw.list(request, signal);
+        if (stepped === undefined) {
+          page = await lw.list(request, signal);
+        } else {
+          const current = ahead?.response ?? stepped.listResponse(request, signal);
+          ahead = undefined;
+          const early = (await current.head())?.continue;
+          if (early !== undefined && early !== '') {
+            const response = stepped.listResponse(continued(request, early), signal);
+            // Its failure (a 410 included) is read when the consumer asks for that page, as without the head start.
+            response.head().catch(() => undefined);
+            ahead = { response, token: early };
+          }
+          page = await current.page();
+        }
       } catch (err) {
+        ahead?.response.cancel();
+        ahead = undefined;
         const expiredContinue = isExpired(err) && request.continue !== undefined && request.continue !== '';
         if (!expiredContinue || signal.aborted) throw err;
         restarts++;
@@ -97,11 +123,22 @@ async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortS
       restarted = false;
       const token = page.metadata.continue;
       if (token === undefined || token === '') return;
-      // The token pins the snapshot, so the resourceVersion options go; everything else (limit, hints) stays.
-      const { resourceVersion: _pinned, resourceVersionMatch: _match, ...sameList } = request;
-      request = { ...sameList, continue: token };
+      // A body with a second metadata after its items (JSON keeps the last) may name another token than the early one.
+      if (ahead !== undefined && ahead.token !== token) {
+        ahead.response.cancel();
+        ahead = undefined;
+      }
+      request = continued(request, token);
     }
+  } finally {
+    ahead?.response.cancel();
   }
+}
+
+/** The request for the page after `request`'s: the token pins the snapshot, so the resourceVersion options go; the rest (limit, hints) stays. */
+function continued(request: ListOptions, token: string): ListOptions {
+  const { resourceVersion: _pinned, resourceVersionMatch: _match, ...sameList } = request;
+  return { ...sameList, continue: token };
 }
 
 /** What {@link listAll} returns: every item and the list's resourceVersion. */

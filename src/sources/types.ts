@@ -69,6 +69,17 @@ export interface ListerWatcher<T> {
    * @default undefined (the reflector reads `watch` one event at a time)
    */
   watchBatches?(opts: WatchOptions, signal: AbortSignal): AsyncIterable<readonly WatchEvent<T>[]>;
+  /**
+   * The same LIST request as `list`, opened to be read in two steps: first
+   * as far as the list's metadata, then to its end. It must give exactly
+   * the page `list` would, and fail the same way. When present, the pager
+   * reads a page's `continue` token from the first step and requests the
+   * next page while this one is still decoded (P-1), so pages do not wait
+   * for each other; `kubeSource` has it. A source that wraps another should
+   * pass it on, or leave it out to be paged one request after the other.
+   * @default undefined (the pager asks for page N+1 once page N is read)
+   */
+  listResponse?(opts: ListOptions, signal: AbortSignal): ListResponse<T>;
   /** False when the server or source cannot do streaming lists (`sendInitialEvents`). */
   readonly supportsWatchList?: boolean;
   /**
@@ -79,6 +90,42 @@ export interface ListerWatcher<T> {
    * @default undefined (a cache of this source is never waited for)
    */
   readonly identity?: SourceIdentity;
+}
+
+/**
+ * One LIST response, read only as far as asked: see
+ * {@link ListerWatcher.listResponse}.
+ *
+ * ## Example
+ * ```ts
+ * import { kubeSource } from 'rxkube';
+ * import { KubeConfig } from '@kubernetes/client-node';
+ *
+ * const kc = new KubeConfig();
+ * kc.loadFromDefault();
+ * const response = kubeSource(kc, 'v1/pods').listResponse({ limit: 500 }, new AbortController().signal);
+ * const metadata = await response.head(); // the continue token, before any item is decoded
+ * const page = await response.page();
+ * console.log(metadata?.continue, page.items.length);
+ * ```
+ */
+export interface ListResponse<T> {
+  /**
+   * Reads until the list's metadata has been read or the items begin,
+   * whichever comes first (and sends the request, on the first call).
+   *
+   * @returns The metadata when it came before the items, else `undefined`; the same promise every call.
+   * @throws The request's error (a `KubeApiError`, a `ConnectionError`, a `DecodeError`, the abort reason).
+   */
+  head(): Promise<ObjectList<T>['metadata'] | undefined>;
+  /**
+   * Reads the rest of the body.
+   *
+   * @returns The page; the same promise every call.
+   */
+  page(): Promise<ObjectList<T>>;
+  /** Ends the request wherever it is, and releases its connection; a pending `head` or `page` rejects. */
+  cancel(): void;
 }
 
 /**

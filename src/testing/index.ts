@@ -14,6 +14,7 @@ export type {
   MalformedLineFault,
   ErrorEventFault,
   SilentWatchFault,
+  ListMetadataLastFault,
 } from './faults/faults.js';
 export type { WatchDelay, WatchDelayOptions } from './watch/watchDelay.js';
 export type { Churn, ChurnOptions, ChurnResult } from './faults/churn.js';

@@ -84,9 +84,27 @@ export interface ErrorEventFault {
   readonly message?: string;
 }
 
+/**
+ * Serve the next list with its `metadata` (resourceVersion, continue token)
+ * after its `items`, as a server other than kube-apiserver may write it;
+ * kube-apiserver writes it first. Only a list takes it.
+ *
+ * ## Example
+ * ```ts
+ * import { startApiServer } from 'rxkube/testing';
+ *
+ * const server = await startApiServer();
+ * server.faults.inject({ type: 'listMetadataLast' }, { verb: 'list', times: Infinity });
+ * ```
+ */
+export interface ListMetadataLastFault {
+  readonly type: 'listMetadataLast';
+}
+
 /** A fault the simulator can inject. */
 export type Fault =
   | StatusFault
+  | ListMetadataLastFault
   | StallFault
   | TrickleFault
   | ResetMidLineFault
@@ -165,6 +183,9 @@ export function validateFault(fault: Fault, target: FaultTarget | undefined): Ar
       if (fault.line !== undefined && typeof fault.line !== 'string') {
         throw new TypeError(`faults.inject: fault.line must be a string, got ${String(fault.line)}`);
       }
+      break;
+    case 'listMetadataLast':
+      if (target?.verb !== 'list') throw new TypeError(`faults.inject: a listMetadataLast fault acts on lists; verb must be 'list', got ${String(target?.verb ?? '*')}`);
       break;
     case 'stall':
     case 'resetMidLine':

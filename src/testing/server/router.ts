@@ -76,6 +76,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
   const fault = ctx.faults.take(verb, target.type.id, (f, armedVerb) => !isStreamFault(f) || (isCutFault(f) && armedVerb !== '*' && armedVerb !== 'watch'));
   let sink: Sink = new DirectSink(res);
   let cut: Cut;
+  let metadataLast = false;
   switch (fault?.type) {
     case 'status': {
       const retry = fault.retryAfterSeconds ?? (fault.status === 429 || fault.status === 503 ? 1 : undefined);
@@ -100,6 +101,9 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
     case 'endMidLine':
       cut = 'end';
       break;
+    case 'listMetadataLast':
+      metadataLast = true;
+      break;
     default:
       break;
   }
@@ -112,7 +116,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
   switch (verb) {
     case 'list':
       if (method === 'DELETE') send(200, deleteCollectionBody(ctx, target, q, preconditionsOf(await readBody(req)), convert));
-      else send(200, listBody(ctx, target, q, convert));
+      else send(200, metadataLast ? withMetadataLast(listBody(ctx, target, q, convert)) : listBody(ctx, target, q, convert));
       return;
     case 'watch':
       req.resume();
@@ -129,4 +133,10 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
 /** The token of an `Authorization: Bearer` header, '' for anything else. */
 function bearerToken(header: string | undefined): string {
   return header?.startsWith('Bearer ') === true ? header.slice('Bearer '.length) : '';
+}
+
+/** A list body with its metadata moved after its items (the listMetadataLast fault). */
+function withMetadataLast(body: string): string {
+  const { metadata, ...rest } = JSON.parse(body) as Record<string, unknown>;
+  return JSON.stringify({ ...rest, metadata });
 }

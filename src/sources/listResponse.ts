@@ -1,0 +1,89 @@
+// kubeSource's ListerWatcher.listResponse: one LIST response body decoded in two
+// steps, first as far as the list's metadata, then to its end (docs/semantics.md P-1).
+
+import { ListDecoder } from './listDecoder.js';
+import type { ListResponse, ObjectList } from './types.js';
+
+/** A response body decoded by {@link ListDecoder} as far as asked. */
+export class DecodedListResponse<T> implements ListResponse<T> {
+  readonly #controller = new AbortController();
+  readonly #signal: AbortSignal;
+  readonly #onAbort = (): void => this.#controller.abort(this.#signal.reason);
+  readonly #chunks: AsyncGenerator<Buffer, void, undefined>;
+  readonly #decoder: ListDecoder<T>;
+  readonly #items: T[] = [];
+  #ended = false;
+  #head: Promise<ObjectList<T>['metadata'] | undefined> | undefined;
+  #page: Promise<ObjectList<T>> | undefined;
+
+  /**
+   * @param open Starts the request (lazily, on the first chunk asked for) and yields its body's chunks; ends it when its signal aborts.
+   * @param signal The caller's signal: aborting it ends the request too.
+   */
+  constructor(open: (signal: AbortSignal) => AsyncGenerator<Buffer, void, undefined>, signal: AbortSignal, stripManagedFields: boolean) {
+    this.#signal = signal;
+    // A listener rather than AbortSignal.any, removed when the response ends, as getBody does with its own.
+    if (signal.aborted) this.#controller.abort(signal.reason);
+    else signal.addEventListener('abort', this.#onAbort, { once: true });
+    this.#chunks = open(this.#controller.signal);
+    this.#decoder = new ListDecoder<T>({ stripManagedFields });
+  }
+
+  head(): Promise<ObjectList<T>['metadata'] | undefined> {
+    this.#head ??= this.#readHead();
+    return this.#head;
+  }
+
+  page(): Promise<ObjectList<T>> {
+    this.#page ??= this.#readPage();
+    return this.#page;
+  }
+
+  cancel(): void {
+    this.#controller.abort(new DOMException('the list request was cancelled', 'AbortError'));
+    this.#close();
+  }
+
+  async #readHead(): Promise<ObjectList<T>['metadata'] | undefined> {
+    try {
+      for (;;) {
+        const meta = this.#decoder.earlyMetadata;
+        if (meta !== undefined) return meta;
+        if (this.#decoder.itemsBegun || this.#ended) return undefined;
+        await this.#pull();
+      }
+    } catch (err) {
+      this.#close();
+      throw err;
+    }
+  }
+
+  async #readPage(): Promise<ObjectList<T>> {
+    try {
+      await this.head();
+      while (!this.#ended) await this.#pull();
+      return { ...this.#decoder.end(), items: this.#items };
+    } catch (err) {
+      this.#close();
+      throw err;
+    } finally {
+      this.#release();
+    }
+  }
+
+  async #pull(): Promise<void> {
+    const next = await this.#chunks.next();
+    if (next.done === true) this.#ended = true;
+    else this.#decoder.push(next.value, this.#items);
+  }
+
+  /** Ends the body's reader (a decode error leaves it suspended mid-body), which releases the connection. */
+  #close(): void {
+    this.#release();
+    void this.#chunks.return(undefined).catch(() => undefined);
+  }
+
+  #release(): void {
+    this.#signal.removeEventListener('abort', this.#onAbort);
+  }
+}
