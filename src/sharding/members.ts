@@ -89,10 +89,10 @@ export interface LiveShardsOptions {
  *
  * It takes an informer of client-node's `V1Lease` (what
  * `'coordination.k8s.io/v1/leases'` gives) as well as one of the library's
- * {@link Lease}. The two differ only in how they type `acquireTime` and
- * `renewTime` (a `Date` subclass or the wire's string); the cache holds the
- * wire's JSON, so they are strings either way, and they are only compared,
- * never parsed.
+ * {@link Lease}. Of the fields it reads, the two type only `acquireTime`
+ * and `renewTime` apart (a `Date` subclass or the wire's string); the cache
+ * holds the wire's JSON, so they are strings either way, and they are only
+ * compared, never parsed.
  *
  * ## Example
  * ```ts
@@ -106,8 +106,9 @@ export interface LiveShardsOptions {
  * leases.pipe(liveShards(), map((m) => hashRing(m.live))).subscribe((ring) => console.log(ring.members));
  * ```
  *
+ * @typeParam L The Lease type of the informer: {@link Lease} or client-node's `V1Lease`.
  * @param opts The clock.
- * @returns The operator.
+ * @returns The operator, whose members carry the Leases as given.
  */
 export function liveShards<L extends Lease | V1Lease = Lease>(opts: LiveShardsOptions = {}): OperatorFunction<InformerEvent<L>, ShardMembers<L>> {
   if (opts === null || typeof opts !== 'object') throw new TypeError(`liveShards: options must be an object, got ${describeValue(opts)}`);
