@@ -6,7 +6,9 @@ import { KubeApiError } from '../sources/errors/KubeApiError.js';
  *
  * ## Example
  * ```ts
- * import { applyConflicts, type ApplyConflict } from 'rxkube';
+ * import { applyConflicts } from 'rxkube';
+ * import type { ApplyConflict } from 'rxkube/core';
+ * declare const err: unknown; // what a refused server-side apply threw
  *
  * const fields: readonly ApplyConflict[] = applyConflicts(err); // [{ manager: 'kubectl', field: '.spec.replicas', … }]
  * ```
@@ -36,7 +38,10 @@ const CONFLICT_CAUSE = /^conflict with ("(?:[^"\\]|\\.)*")( using )?/;
  *
  * ## Example
  * ```ts
- * import { isApplyConflict, applyConflicts } from 'rxkube';
+ * import { isApplyConflict, applyConflicts, type ApplyConfiguration, type ObjectClient } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const deployments: ObjectClient<V1Deployment>;
+ * declare const config: ApplyConfiguration<V1Deployment>;
  *
  * try {
  *   await deployments.apply(config, { fieldManager: 'scaler' });
@@ -60,6 +65,7 @@ export function isApplyConflict(err: unknown): err is KubeApiError {
  * ## Example
  * ```ts
  * import { applyConflicts } from 'rxkube';
+ * declare const err: unknown; // what a refused server-side apply threw
  *
  * const owners = applyConflicts(err).map((c) => `${c.manager} owns ${c.field}`);
  * ```

@@ -8,7 +8,10 @@
  *
  * ## Example
  * ```ts
- * import { controller, ReconcileTimeoutError } from 'rxkube';
+ * import { controller, ReconcileTimeoutError, type Informer, type Reconciler } from 'rxkube';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const deployments: Informer<V1Deployment>;
+ * declare const reconcile: Reconciler<V1Deployment>;
  *
  * controller({ for: deployments, reconcile, reconcileTimeoutMs: 30_000 }).subscribe((o) => {
  *   if (o.type === 'failed' && o.error instanceof ReconcileTimeoutError) console.warn(`${o.key} timed out after ${o.error.timeoutMs} ms`);

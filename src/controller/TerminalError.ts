@@ -11,8 +11,10 @@
  *
  * ## Example
  * ```ts
- * import { controller, TerminalError } from 'rxkube';
+ * import { controller, TerminalError, type Informer } from 'rxkube';
  * import type { V1ConfigMap } from '@kubernetes/client-node';
+ * declare const configMaps: Informer<V1ConfigMap>;
+ * declare function resize(cm: V1ConfigMap, size: number): Promise<void>;
  *
  * controller<V1ConfigMap>({
  *   for: configMaps,

@@ -5,7 +5,8 @@
  *
  * ## Example
  * ```ts
- * import { CallbackError, setErrorReporter } from 'rxkube';
+ * import { setErrorReporter } from 'rxkube';
+ * import { CallbackError } from 'rxkube/core';
  *
  * setErrorReporter((err) => {
  *   if (err instanceof CallbackError) console.warn(`${err.operator}:`, err.message, err.cause);

@@ -6,7 +6,9 @@
  *
  * ## Example
  * ```ts
- * import { BufferOverflowError } from 'rxkube';
+ * import { BufferOverflowError, type Informer } from 'rxkube';
+ * declare const informer: Informer<unknown>;
+ *
  * informer.errors$.subscribe((err) => {
  *   if (err instanceof BufferOverflowError) console.warn('handler fell behind; dropped', err.droppedKey);
  * });

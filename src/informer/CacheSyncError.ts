@@ -9,7 +9,10 @@ export type CacheSyncFailure = 'timeout' | 'aborted' | 'stopped' | 'failed' | 'n
  *
  * ## Example
  * ```ts
- * import { CacheSyncError } from 'rxkube';
+ * import { CacheSyncError, type Informer } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const pods: Informer<V1Pod>;
+ *
  * try {
  *   await pods.whenSynced({ timeout: 30_000 });
  * } catch (err) {

@@ -5,7 +5,9 @@ import type { InformerEvent } from './InformerEvent.js';
  *
  * ## Example
  * ```ts
- * import { HandlerError } from 'rxkube';
+ * import { HandlerError, type Informer } from 'rxkube';
+ * declare const informer: Informer<unknown>;
+ *
  * informer.errors$.subscribe((err) => {
  *   if (err instanceof HandlerError) console.error(`handler #${err.handlerId} failed on`, err.event.type, err.cause);
  * });

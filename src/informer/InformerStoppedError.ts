@@ -4,7 +4,11 @@
  *
  * ## Example
  * ```ts
- * import { InformerStoppedError } from 'rxkube';
+ * import type { Informer } from 'rxkube';
+ * import { InformerStoppedError } from 'rxkube/core';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const pods: Informer<V1Pod>;
+ *
  * try {
  *   pods.addHandler({ add: console.log });
  * } catch (err) {

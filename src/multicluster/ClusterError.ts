@@ -9,7 +9,10 @@
  *
  * ## Example
  * ```ts
- * import { ClusterError, isUnauthorized } from 'rxkube';
+ * import { isUnauthorized, type MultiClusterInformer } from 'rxkube';
+ * import { ClusterError } from 'rxkube/core';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const deployments: MultiClusterInformer<V1Deployment>;
  *
  * deployments.errors$.subscribe((err) => {
  *   if (err instanceof ClusterError && isUnauthorized(err.cause)) console.warn(`${err.cluster}: credentials refused`);

@@ -6,8 +6,11 @@
  *
  * ## Example
  * ```ts
- * import { TransformError } from 'rxkube';
- * import { deltaFifo } from 'rxkube/core';
+ * import { deltaFifo, TransformError, type ReflectorEvent } from 'rxkube/core';
+ * import type { Observable } from 'rxjs';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const reflectorEvents$: Observable<ReflectorEvent<V1Pod>>;
+ * declare function stripManagedFields(pod: V1Pod): V1Pod;
  *
  * reflectorEvents$.pipe(
  *   deltaFifo({

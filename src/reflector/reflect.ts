@@ -156,8 +156,8 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  * ## Example
  * ```ts
  * import { Subject } from 'rxjs';
- * import { isForbidden, kubeSource, type ReflectorStatus } from 'rxkube';
- * import { reflect } from 'rxkube/core';
+ * import { isForbidden, kubeSource } from 'rxkube';
+ * import { reflect, type ReflectorStatus } from 'rxkube/core';
  * import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
  *
  * const kc = new KubeConfig();

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
 import { asyncScheduler, combineLatest, defer, filter, map, Observable, take, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import { informer } from '../informer/informer.js';
 import type { Lease } from '../leaderelection/leaseLock.js';
@@ -11,7 +11,9 @@ import { syncedOf } from '../informer/syncedOf.js';
 
 /**
  * One shard Lease as a replica last saw it, with when it changed on the
- * replica's own clock.
+ * replica's own clock. `L` is the Lease type of the informer it came from:
+ * the library's {@link Lease}, or client-node's `V1Lease` that an informer
+ * over `'coordination.k8s.io/v1/leases'` carries.
  *
  * ## Example
  * ```ts
@@ -20,13 +22,13 @@ import { syncedOf } from '../informer/syncedOf.js';
  * const left = (l: ObservedShardLease, now: number) => l.expiresAt - now;
  * ```
  */
-export interface ObservedShardLease {
+export interface ObservedShardLease<L extends Lease | V1Lease = Lease> {
   /** The Lease's name: the identity of the replica it belongs to. */
   readonly name: string;
   /** `spec.holderIdentity`: the replica itself while it is a member; a sharder's identity once fenced. */
   readonly holder: string;
   /** The Lease as last seen, whose resourceVersion makes a conditional update. */
-  readonly lease: Lease;
+  readonly lease: L;
   /** Local time at which the record last changed. */
   readonly observedAt: number;
   /** `observedAt` plus the record's own duration: on this clock, the holder has let go after it. */
@@ -37,7 +39,7 @@ export interface ObservedShardLease {
 
 /**
  * The members of a sharded controller as one replica sees them, emitted by
- * {@link liveShards}.
+ * {@link liveShards}; `L` is the Lease type of its informer.
  *
  * ## Example
  * ```ts
@@ -46,11 +48,11 @@ export interface ObservedShardLease {
  * const ringOf = (m: ShardMembers) => hashRing(m.live);
  * ```
  */
-export interface ShardMembers {
+export interface ShardMembers<L extends Lease | V1Lease = Lease> {
   /** The live members, sorted. */
   readonly live: readonly string[];
   /** Every shard Lease seen, live or not, by name. */
-  readonly leases: ReadonlyMap<string, ObservedShardLease>;
+  readonly leases: ReadonlyMap<string, ObservedShardLease<L>>;
 }
 
 /**
@@ -85,6 +87,13 @@ export interface LiveShardsOptions {
  * event. It emits after every change of a record or of the live set; wait
  * for the informer's sync (`status$`) before taking an absent Lease for a fact.
  *
+ * It takes an informer of client-node's `V1Lease` (what
+ * `'coordination.k8s.io/v1/leases'` gives) as well as one of the library's
+ * {@link Lease}. Of the fields it reads, the two type only `acquireTime`
+ * and `renewTime` apart (a `Date` subclass or the wire's string); the cache
+ * holds the wire's JSON, so they are strings either way, and they are only
+ * compared, never parsed.
+ *
  * ## Example
  * ```ts
  * import { informer, kubeSource } from 'rxkube';
@@ -97,24 +106,25 @@ export interface LiveShardsOptions {
  * leases.pipe(liveShards(), map((m) => hashRing(m.live))).subscribe((ring) => console.log(ring.members));
  * ```
  *
+ * @typeParam L The Lease type of the informer: {@link Lease} or client-node's `V1Lease`.
  * @param opts The clock.
- * @returns The operator.
+ * @returns The operator, whose members carry the Leases as given.
  */
-export function liveShards(opts: LiveShardsOptions = {}): OperatorFunction<InformerEvent<Lease>, ShardMembers> {
+export function liveShards<L extends Lease | V1Lease = Lease>(opts: LiveShardsOptions = {}): OperatorFunction<InformerEvent<L>, ShardMembers<L>> {
   if (opts === null || typeof opts !== 'object') throw new TypeError(`liveShards: options must be an object, got ${describeValue(opts)}`);
   const scheduler = opts.scheduler ?? asyncScheduler;
   if (typeof scheduler?.now !== 'function' || typeof scheduler.schedule !== 'function') {
     throw new TypeError(`scheduler: expected an rxjs SchedulerLike, got ${describeValue(opts.scheduler)}`);
   }
   return (events) =>
-    new Observable<ShardMembers>((subscriber) => {
-      const seen = new Map<string, ObservedShardLease & { readonly raw: string }>();
+    new Observable<ShardMembers<L>>((subscriber) => {
+      const seen = new Map<string, ObservedShardLease<L> & { readonly raw: string }>();
       let timer: Subscription | undefined;
       let lastLive = '';
 
       const publish = (force: boolean): void => {
         const now = scheduler.now();
-        const leases = new Map<string, ObservedShardLease>();
+        const leases = new Map<string, ObservedShardLease<L>>();
         const live: string[] = [];
         let nextExpiry = Infinity;
         for (const [name, l] of seen) {
@@ -134,7 +144,7 @@ export function liveShards(opts: LiveShardsOptions = {}): OperatorFunction<Infor
         subscriber.next({ live, leases });
       };
 
-      const see = (lease: Lease): boolean => {
+      const see = (lease: L): boolean => {
         const name = lease.metadata?.name;
         if (name === undefined) return false;
         const s = lease.spec ?? {};

@@ -8,15 +8,11 @@ import { KubeApiError, type StatusDetails } from './errors/KubeApiError.js';
  * The error keeps the status, the Status reason, the server's message and the
  * Status itself; `retryAfterSeconds` comes from the `Retry-After` header or,
  * when there is none, the Status details. Tell the answers apart with the
- * guards ({@link isExpired}, {@link isTooManyRequests}, {@link isNotFound}, …).
- *
- * ## Example
- * ```ts
- * import { errorFromStatus, isExpired } from 'rxkube';
- *
- * const err = errorFromStatus(410, { kind: 'Status', reason: 'Expired', message: 'too old resource version: 1 (5)' });
- * isExpired(err); // true
- * ```
+ * guards ({@link isExpired}, {@link isTooManyRequests}, {@link isNotFound}, …):
+ * a 410 with the Status `{ reason: 'Expired', message: 'too old resource
+ * version: 1 (5)' }` becomes an error `isExpired` accepts. Internal to the
+ * sources and the object client; a ListerWatcher of one's own builds a
+ * `KubeApiError` directly.
  *
  * @param status The HTTP status, or the Status `code` of a watch ERROR event.
  * @param body The decoded `Status` body, when there was one.
@@ -59,7 +55,11 @@ function retryAfterSeconds(header: string | undefined, body: StatusDetails | und
  *
  * ## Example
  * ```ts
- * import { isTooLargeResourceVersion } from 'rxkube';
+ * import type { ListerWatcher } from 'rxkube';
+ * import { isTooLargeResourceVersion } from 'rxkube/core';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const source: ListerWatcher<V1Pod>;
+ * declare const signal: AbortSignal;
  *
  * try { await source.list({ resourceVersion: '999999' }, signal); }
  * catch (err) { if (isTooLargeResourceVersion(err)) { await source.list({}, signal); } }
@@ -91,15 +91,9 @@ const SOCKET_CODES: Readonly<Record<string, string>> = {
  * Wraps a transport failure (refused, reset, DNS, TLS, a body cut short) in a
  * {@link ConnectionError} carrying the most specific system code found on
  * the error or its causes. Messages are scrubbed of `user:password@` parts
- * a proxy URL might carry.
- *
- * ## Example
- * ```ts
- * import { connectionErrorFrom } from 'rxkube';
- *
- * const err = connectionErrorFrom(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }), 'list v1/pods');
- * err.code; // 'ECONNREFUSED'
- * ```
+ * a proxy URL might carry: an undici error whose cause has the code
+ * `ECONNREFUSED` becomes a ConnectionError with `code: 'ECONNREFUSED'`.
+ * Internal to the sources and the object client.
  *
  * @param err The error thrown by the HTTP client.
  * @param what A short request description for the message (`watch v1/pods`).

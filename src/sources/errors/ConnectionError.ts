@@ -5,7 +5,9 @@
  *
  * ## Example
  * ```ts
- * import { ConnectionError } from 'rxkube';
+ * import { ConnectionError, type Informer } from 'rxkube';
+ * declare const informer: Informer<unknown>;
+ *
  * informer.errors$.subscribe((err) => {
  *   if (err instanceof ConnectionError && err.code === 'IDLE_TIMEOUT') console.warn('watch went silent; re-watching');
  * });

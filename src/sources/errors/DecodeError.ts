@@ -8,7 +8,9 @@
  *
  * ## Example
  * ```ts
- * import { DecodeError } from 'rxkube';
+ * import { DecodeError, type Informer } from 'rxkube';
+ * declare const informer: Informer<unknown>;
+ *
  * informer.errors$.subscribe((err) => {
  *   if (err instanceof DecodeError) console.error(`bad watch line at byte ${err.position}: ${err.line}`);
  * });

@@ -10,7 +10,9 @@ import { KubeApiError } from './KubeApiError.js';
  *
  * ## Example
  * ```ts
- * import { isNotFound } from 'rxkube';
+ * import { isNotFound, type ObjectClient } from 'rxkube';
+ * import type { V1ConfigMap } from '@kubernetes/client-node';
+ * declare const configMaps: ObjectClient<V1ConfigMap>;
  *
  * const cm = await configMaps.get('settings').catch((err: unknown) => {
  *   if (isNotFound(err)) return undefined;
@@ -35,7 +37,10 @@ export function isNotFound(err: unknown): err is KubeApiError {
  *
  * ## Example
  * ```ts
- * import { isConflict } from 'rxkube';
+ * import { isConflict, type ObjectClient } from 'rxkube';
+ * import type { V1Lease } from '@kubernetes/client-node';
+ * declare const leases: ObjectClient<V1Lease>;
+ * declare const lease: V1Lease; // as read, with its metadata.resourceVersion
  *
  * try { await leases.replace(lease); } catch (err) { if (!isConflict(err)) throw err; }
  * ```
@@ -53,7 +58,10 @@ export function isConflict(err: unknown): err is KubeApiError {
  *
  * ## Example
  * ```ts
- * import { isAlreadyExists } from 'rxkube';
+ * import { isAlreadyExists, type ObjectClient } from 'rxkube';
+ * import type { V1ConfigMap } from '@kubernetes/client-node';
+ * declare const configMaps: ObjectClient<V1ConfigMap>;
+ * declare const cm: V1ConfigMap;
  *
  * try { await configMaps.create(cm); } catch (err) { if (!isAlreadyExists(err)) throw err; }
  * ```
@@ -73,7 +81,8 @@ export function isAlreadyExists(err: unknown): err is KubeApiError {
  *
  * ## Example
  * ```ts
- * import { isExpired } from 'rxkube';
+ * import { isExpired, type Informer } from 'rxkube';
+ * declare const informer: Informer<unknown>;
  *
  * informer.errors$.subscribe((err) => {
  *   if (isExpired(err)) console.info('resourceVersion too old; relisting:', err.serverMessage);
@@ -94,7 +103,8 @@ export function isExpired(err: unknown): err is KubeApiError {
  *
  * ## Example
  * ```ts
- * import { isTooManyRequests } from 'rxkube';
+ * import { isTooManyRequests, type Informer } from 'rxkube';
+ * declare const informer: Informer<unknown>;
  *
  * informer.errors$.subscribe((err) => {
  *   if (isTooManyRequests(err)) console.warn(`throttled; retrying in ${err.retryAfterSeconds ?? '?'} s`);
@@ -133,6 +143,8 @@ export function isUnauthorized(err: unknown): err is KubeApiError {
  * ```ts
  * import { isForbidden, kubeSource } from 'rxkube';
  * import { reflect } from 'rxkube/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kc: KubeConfig;
  *
  * // stop, rather than retry, when RBAC forbids the list or watch
  * reflect(kubeSource(kc, 'v1/pods'), { onTerminal: isForbidden }).subscribe();

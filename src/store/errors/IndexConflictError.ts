@@ -3,7 +3,9 @@
  *
  * ## Example
  * ```ts
- * import { byNamespace, createIndexer, IndexConflictError } from 'rxkube';
+ * import { byNamespace } from 'rxkube';
+ * import { createIndexer, IndexConflictError } from 'rxkube/core';
+ *
  * const store = createIndexer({ indexers: { namespace: byNamespace } });
  * try {
  *   store.addIndexers({ namespace: byNamespace });

@@ -7,8 +7,8 @@ import { describeObject, messageOf } from '../describe.js';
  *
  * ## Example
  * ```ts
- * import { IndexError } from 'rxkube';
- * import { createIndexer } from 'rxkube/core';
+ * import { createIndexer, IndexError } from 'rxkube/core';
+ *
  * const store = createIndexer({ indexers: { owner: (o) => [o.metadata!.ownerReferences![0]!.uid] } });
  * try {
  *   store.add({ metadata: { name: 'orphan' } });

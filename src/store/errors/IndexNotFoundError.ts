@@ -5,7 +5,8 @@
  *
  * ## Example
  * ```ts
- * import { createIndexer, IndexNotFoundError } from 'rxkube';
+ * import { createIndexer, IndexNotFoundError } from 'rxkube/core';
+ *
  * try {
  *   createIndexer().byIndex('namespace', 'default');
  * } catch (err) {

@@ -7,7 +7,8 @@ import { describeObject, messageOf } from '../describe.js';
  *
  * ## Example
  * ```ts
- * import { createIndexer, KeyError } from 'rxkube';
+ * import { createIndexer, KeyError } from 'rxkube/core';
+ *
  * const store = createIndexer();
  * try {
  *   store.add({ metadata: {} });

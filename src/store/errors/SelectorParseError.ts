@@ -5,7 +5,8 @@
  *
  * ## Example
  * ```ts
- * import { parseLabelSelector, SelectorParseError } from 'rxkube';
+ * import { parseLabelSelector, SelectorParseError } from 'rxkube/core';
+ *
  * try {
  *   parseLabelSelector('tier in a');
  * } catch (err) {
