@@ -88,6 +88,8 @@ export interface KubeSource<T> extends ListerWatcher<T> {
   listItems(opts: ListOptions, signal: AbortSignal): ListItemStream<T>;
   /** The events of one WATCH request a chunk of the response at a time (see {@link ListerWatcher.watchBatches}). */
   watchBatches(opts: WatchOptions, signal: AbortSignal): AsyncIterableX<readonly WatchEvent<T>[]>;
+  /** One LIST request read in two steps, its metadata first (see {@link ListerWatcher.listResponse}). */
+  listResponse(opts: ListOptions, signal: AbortSignal): ListResponse<T>;
 }
 
 /**
