@@ -6,7 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import { informer, type Informer, type InformerOptions, type InformerStatus } from '../../src/informer/informer.js';
 import type { InformerEvent } from '../../src/informer/InformerEvent.js';
-import { reflect } from '../../src/reflector/reflect.js';
+import { reflect } from '../../src/reflector/index.js';
 import type { ReflectOptions, ReflectorEvent, ReflectorStatus } from '../../src/reflector/types.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { ListerWatcher, ResourceRef } from '../../src/sources/types.js';

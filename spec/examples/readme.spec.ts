@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { ProgramRun } from '../helpers/runExample.js';
+import { runNode, type ProgramRun } from '../helpers/runExample.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -15,17 +14,7 @@ async function quickStart(): Promise<string> {
   return block[1];
 }
 
-function run(args: readonly string[]): Promise<ProgramRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (args: readonly string[]): Promise<ProgramRun> => runNode(args, root);
 
 describe("the README's quick start", () => {
   it('typechecks against the built package and runs on the simulator as the README says it prints', async () => {

@@ -14,8 +14,13 @@ export interface ProgramRun {
  */
 export function runExample(name: string, args: readonly string[]): Promise<ProgramRun> {
   const built = fileURLToPath(new URL(`../../build/examples/${name}.js`, import.meta.url));
+  return runNode([built, ...args]);
+}
+
+/** Runs the project's Node with `args` (in `cwd`, if given) and collects what it printed. */
+export function runNode(args: readonly string[], cwd?: string): Promise<ProgramRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [built, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { ...(cwd !== undefined && { cwd }), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

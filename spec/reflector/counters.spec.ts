@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { probedReflect, reflect, type ReflectorStatus } from '../../src/reflector/reflect.js';
+import { probedReflect } from '../../src/reflector/reflect.js';
+import { reflect, type ReflectorStatus } from '../../src/reflector/index.js';
 import type { ReflectorProbe } from '../../src/reflector/types.js';
 import { KubeApiError } from '../../src/sources/errors/index.js';
 import { advance, bookmark, pod, ScriptedLW } from './reflectScripted.js';

@@ -1,6 +1,7 @@
 import { take, VirtualTimeScheduler } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { probedReflect, reflect, VeryShortWatchError, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/reflect.js';
+import { probedReflect } from '../../src/reflector/reflect.js';
+import { reflect, VeryShortWatchError, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/index.js';
 import type { ReflectorEvent, ReflectorProbe } from '../../src/reflector/types.js';
 import {
   ConnectionError,

@@ -1,7 +1,7 @@
 // reflect() under persistent faults and stalls, over HTTP against the API-server simulator on 127.0.0.1.
 import type { Subscription } from 'rxjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reflect, WatchStalledError, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/reflect.js';
+import { reflect, WatchStalledError, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/index.js';
 import type { ReflectorEvent } from '../../src/reflector/types.js';
 import { isExpired, isServerError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/index.js';

@@ -2,7 +2,7 @@
 // downloads, with the next page already requested, and a list that fails part-way never goes back in time.
 import type { Subscription } from 'rxjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/reflect.js';
+import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/index.js';
 import type { ReflectorEvent } from '../../src/reflector/types.js';
 import { kubeSource } from '../../src/sources/index.js';
 import type { ListerWatcher, ListOptions, ObjectList } from '../../src/sources/types.js';

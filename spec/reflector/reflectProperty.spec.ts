@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { reflect, type ReflectorStatus } from '../../src/reflector/reflect.js';
+import { reflect, type ReflectorStatus } from '../../src/reflector/index.js';
 import type { ReflectorEvent } from '../../src/reflector/types.js';
 import {
   ConnectionError,

@@ -1,6 +1,6 @@
 // reflect()'s retry policy by kind of fault, under fake time with a scripted ListerWatcher.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { reflect } from '../../src/reflector/reflect.js';
+import { reflect } from '../../src/reflector/index.js';
 import {
   ConnectionError,
   DecodeError,

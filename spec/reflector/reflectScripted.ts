@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/reflect.js';
+import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/index.js';
 import type { ReflectorEvent } from '../../src/reflector/types.js';
 // A scripted, in-memory ListerWatcher for the timing tests of reflect(): a
 // test double of the interface whose every answer is chosen by the test.

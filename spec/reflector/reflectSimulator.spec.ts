@@ -1,7 +1,7 @@
 // reflect() against the API-server simulator over 127.0.0.1, through the real HTTP source.
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/reflect.js';
+import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/index.js';
 import type { ReflectorEvent } from '../../src/reflector/types.js';
 import { DecodeError, isExpired, isForbidden, isServerError, isTooManyRequests, KubeApiError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/index.js';

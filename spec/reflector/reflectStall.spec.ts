@@ -2,7 +2,7 @@
 import { VirtualTimeScheduler } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_STALL, WatchRhythm } from '../../src/reflector/watchRhythm.js';
-import { reflect, WatchStalledError, type ReflectOptions } from '../../src/reflector/reflect.js';
+import { reflect, WatchStalledError, type ReflectOptions } from '../../src/reflector/index.js';
 import { isExpired, KubeApiError } from '../../src/sources/errors/index.js';
 import { advance, bookmark, pod, runReflect, ScriptedLW } from './reflectScripted.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/reflect.js';
+import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/index.js';
 import type { ReflectorEvent } from '../../src/reflector/types.js';
 import { ConnectionError, KubeApiError } from '../../src/sources/errors/index.js';
 import { advance, bookmark, pod, ScriptedLW, type Pod, type WatchChannel } from './reflectScripted.js';

@@ -3,20 +3,9 @@ import type { ListerWatcher } from '../sources/types.js';
 import { resolveBackoffOptions } from './backoff.js';
 import { DEFAULT_STALL, type StallOptions } from './watchRhythm.js';
 import { ReflectorRun } from './run.js';
-import type { ReflectOptions, ReflectorProbe, ReflectorStatus, ResolvedReflectOptions } from './types.js';
-import type { ReflectorEvent } from './types.js';
+import type { ReflectOptions, ReflectorEvent, ReflectorProbe, ReflectorStatus, ResolvedReflectOptions } from './types.js';
 import { booleanOption, describeValue, oneOf } from '../options/validate.js';
 
-export type {
-  ReflectOptions,
-  ReflectorCounters,
-  ReflectorState,
-  ReflectorStatus,
-  RelistReason,
-  RetryKind,
-} from './types.js';
-export type { StallOptions } from './watchRhythm.js';
-export { VeryShortWatchError, InitialEventsIncompleteError, WatchStalledError } from './errors.js';
 
 
 function nonNegative(name: string, value: unknown, fallback: number, integer = false): number {
