@@ -39,7 +39,7 @@ describe('byLabel', () => {
   it('rejects an invalid label key up front', () => {
     expect(() => byLabel('Bad_')).toThrow(TypeError);
     expect(() => byLabel('a/b/c')).toThrow(/byLabel: invalid key "a\/b\/c"/);
-    expect(() => byLabel(3 as never)).toThrow(new TypeError('byLabel: key must be a string, got number'));
+    expect(() => byLabel(3 as never)).toThrow(new TypeError('byLabel: key must be a string, got 3'));
   });
 });
 

@@ -55,10 +55,10 @@ function names(objs: readonly Pod[]): string[] {
 describe('createIndexer: options', () => {
   it('validates options up front, naming the option and the value', () => {
     expect(() => createIndexer(null as never)).toThrow(new TypeError('createIndexer: options must be an object, got null'));
-    expect(() => createIndexer({ keyFunc: 'x' as never })).toThrow(new TypeError('createIndexer: keyFunc must be a function, got string'));
-    expect(() => createIndexer({ freeze: 1 as never })).toThrow(new TypeError('createIndexer: freeze must be a boolean, got number'));
-    expect(() => createIndexer({ indexers: [] as never })).toThrow(new TypeError('createIndexer: indexers must be an object of index functions, got an array'));
-    expect(() => createIndexer({ indexers: { a: 'no' as never } })).toThrow(new TypeError('createIndexer: indexers["a"] must be a function, got string'));
+    expect(() => createIndexer({ keyFunc: 'x' as never })).toThrow(new TypeError('createIndexer: keyFunc must be a function, got "x"'));
+    expect(() => createIndexer({ freeze: 1 as never })).toThrow(new TypeError('createIndexer: freeze must be a boolean, got 1'));
+    expect(() => createIndexer({ indexers: [] as never })).toThrow(new TypeError('createIndexer: indexers must be an object of index functions, got []'));
+    expect(() => createIndexer({ indexers: { a: 'no' as never } })).toThrow(new TypeError('createIndexer: indexers["a"] must be a function, got "no"'));
     expect(() => createIndexer({ keyfunc: () => 'k' } as never)).toThrow(new TypeError('createIndexer: unknown option "keyfunc"'));
   });
 
@@ -348,7 +348,7 @@ describe('Indexer: list filters (I-18)', () => {
     expect(() => store.list({ labelselector: 'a' } as never)).toThrow(new TypeError('list: unknown option "labelselector"'));
     expect(() => store.list({ labelSelector: 3 } as never)).toThrow(TypeError);
     expect(() => store.list({ fieldSelector: {} } as never)).toThrow(TypeError);
-    expect(() => store.list({ namespace: 3 } as never)).toThrow(new TypeError('list: option "namespace" must be a string, got number'));
+    expect(() => store.list({ namespace: 3 } as never)).toThrow(new TypeError('list: option "namespace" must be a string, got 3'));
     expect(() => store.list(null as never)).toThrow(TypeError);
   });
 });
@@ -421,7 +421,7 @@ describe('Indexer: replace (I-5)', () => {
   it('validates its arguments', () => {
     const store = podStore();
     expect(() => store.replace(undefined as never)).toThrow(new TypeError('replace: items must be an iterable of objects, got undefined'));
-    expect(() => store.replace([], 5 as never)).toThrow(new TypeError('replace: resourceVersion must be a string, got number'));
+    expect(() => store.replace([], 5 as never)).toThrow(new TypeError('replace: resourceVersion must be a string, got 5'));
   });
 });
 
@@ -457,7 +457,7 @@ describe('Indexer: addIndexers (I-14)', () => {
   });
 
   it('validates its argument', () => {
-    expect(() => podStore().addIndexers({ x: 1 } as never)).toThrow(new TypeError('addIndexers: indexers["x"] must be a function, got number'));
+    expect(() => podStore().addIndexers({ x: 1 } as never)).toThrow(new TypeError('addIndexers: indexers["x"] must be a function, got 1'));
   });
 });
 

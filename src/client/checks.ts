@@ -28,7 +28,7 @@ export function checkObject(obj: KubeObject, verb: string, needsName: boolean): 
 /** The signal of a call's options, the options checked to be an object. */
 export function checkSignal(o: CallOptions | undefined): AbortSignal | undefined {
   if (o === undefined) return undefined;
-  if (o === null || typeof o !== 'object') throw new TypeError(`opts: expected an object, got ${String(o)}`);
+  if (o === null || typeof o !== 'object') throw new TypeError(`opts: expected an object, got ${describeValue(o)}`);
   const s = o.signal;
   if (s !== undefined && !(s instanceof AbortSignal)) throw new TypeError(`signal: expected an AbortSignal, got ${describeValue(s)}`);
   return s;
@@ -66,7 +66,7 @@ export function deleteBody(o: DeleteOptions | undefined): object | undefined {
   const body: Record<string, unknown> = {};
   const pre = o.preconditions;
   if (pre !== undefined) {
-    if (pre === null || typeof pre !== 'object') throw new TypeError(`preconditions: expected { uid?, resourceVersion? }, got ${String(pre)}`);
+    if (pre === null || typeof pre !== 'object') throw new TypeError(`preconditions: expected { uid?, resourceVersion? }, got ${describeValue(pre)}`);
     for (const key of ['uid', 'resourceVersion'] as const) {
       const v = pre[key];
       if (v !== undefined && (typeof v !== 'string' || v === '')) throw new TypeError(`preconditions.${key}: expected a non-empty string, got ${describeValue(v)}`);

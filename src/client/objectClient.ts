@@ -13,6 +13,7 @@ import { recordAnswer } from './recordWrite.js';
 import { sendJson } from './request.js';
 import { statusMethods } from './status.js';
 import type { CallOptions, DeleteOptions, ObjectClient, ObjectClientOptions, WriteOptions } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 /** What the calls of one object client share (internal): where they go, with which credentials, and the write defaults. */
 export interface ClientContext {
@@ -139,24 +140,24 @@ function sendRead<R>(ctx: ClientContext, url: string, what: string, o: CallOptio
 export function objectClient<R extends BuiltInResource>(kc: KubeConfig, resource: R, opts?: ObjectClientOptions): ObjectClient<BuiltInResources[R]>;
 export function objectClient<T extends KubeObject = KubeObject>(kc: KubeConfig, resource: CustomResourceRef, opts?: ObjectClientOptions): ObjectClient<T>;
 export function objectClient(kc: KubeConfig, resource: ResourceRef, opts: ObjectClientOptions = {}): ObjectClient {
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`objectClient: opts must be an object, got ${String(opts)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`objectClient: opts must be an object, got ${describeValue(opts)}`);
   const ref = parseResourceRef(resource);
   const parsed: ParsedResource = ref.namespaced === undefined ? { ...ref, namespaced: builtInScope(ref.name) } : ref;
   const namespace = opts.namespace;
   if (namespace !== undefined && (typeof namespace !== 'string' || namespace === '')) {
-    throw new TypeError(`namespace: expected a non-empty string, got ${JSON.stringify(namespace)}`);
+    throw new TypeError(`namespace: expected a non-empty string, got ${describeValue(namespace)}`);
   }
   if (namespace !== undefined && parsed.namespaced === false) {
     throw new TypeError(`namespace: ${parsed.name} is cluster-scoped, got namespace ${JSON.stringify(namespace)}`);
   }
   const timeoutMs = opts.timeoutMs ?? 30_000;
   if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw new TypeError(`timeoutMs: expected a positive number of milliseconds, got ${String(opts.timeoutMs)}`);
+    throw new TypeError(`timeoutMs: expected a positive number of milliseconds, got ${describeValue(opts.timeoutMs)}`);
   }
   const fieldManager = checkFieldManager(opts.fieldManager) ?? 'rxkube';
   const dryRun = checkBoolean(opts.dryRun, 'dryRun') ?? false;
   if (kc === null || typeof kc !== 'object' || typeof kc.getCurrentCluster !== 'function') {
-    throw new TypeError(`kc: expected a KubeConfig, got ${String(kc)}`);
+    throw new TypeError(`kc: expected a KubeConfig, got ${describeValue(kc)}`);
   }
   const cluster = kc.getCurrentCluster();
   if (cluster === null) throw new TypeError('kc: the kubeconfig has no current cluster');

@@ -7,6 +7,7 @@ import type { ResourceRef } from '../sources/types.js';
 import type { KubeObject } from '../store/types.js';
 import { reportError } from '../errors/reportError.js';
 import { writeLog } from './writeLog.js';
+import { describeValue } from '../options/validate.js';
 
 /**
  * Options of {@link recordWrite}.
@@ -63,13 +64,13 @@ export interface RecordWriteOptions {
  * @throws {TypeError} when `kc` has no current cluster or `resource` is malformed.
  */
 export function recordWrite(kc: KubeConfig, resource: ResourceRef, answer: KubeObject | StatusDetails, opts: RecordWriteOptions = {}): void {
-  if (kc === null || typeof kc !== 'object' || typeof kc.getCurrentCluster !== 'function') throw new TypeError(`recordWrite: kc must be a KubeConfig, got ${String(kc)}`);
+  if (kc === null || typeof kc !== 'object' || typeof kc.getCurrentCluster !== 'function') throw new TypeError(`recordWrite: kc must be a KubeConfig, got ${describeValue(kc)}`);
   const cluster = kc.getCurrentCluster();
   if (cluster === null) throw new TypeError('recordWrite: the kubeconfig has no current cluster');
   const parsed = parseResourceRef(resource);
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`recordWrite: opts must be an object, got ${String(opts)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`recordWrite: opts must be an object, got ${describeValue(opts)}`);
   if (opts.namespace !== undefined && (typeof opts.namespace !== 'string' || opts.namespace === '')) {
-    throw new TypeError(`recordWrite: option "namespace" must be a non-empty string, got ${JSON.stringify(opts.namespace)}`);
+    throw new TypeError(`recordWrite: option "namespace" must be a non-empty string, got ${describeValue(opts.namespace)}`);
   }
   recordAnswer(resourceKey({ cluster: clusterOf(cluster.server), group: parsed.group, plural: parsed.plural }), opts.namespace, undefined, answer);
 }

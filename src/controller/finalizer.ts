@@ -2,6 +2,7 @@ import type { ObjectClient } from '../client/types.js';
 import { explainFrozenWrite } from '../errors/frozenObject.js';
 import type { KubeObject } from '../store/types.js';
 import type { ReconcileAction } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 /** Which step of {@link finalizer} failed. */
 export type FinalizerPhase = 'add' | 'apply' | 'cleanup' | 'remove';
@@ -157,7 +158,7 @@ export function finalizer<T extends KubeObject>(
   handlers: FinalizerHandlers<T>,
   opts: FinalizerOptions = {},
 ): Promise<ReconcileAction> {
-  if (typeof name !== 'string' || name === '' || /\s/.test(name)) throw new TypeError(`finalizer: name must be a finalizer name such as "example.com/cleanup", got ${JSON.stringify(name)}`);
+  if (typeof name !== 'string' || name === '' || /\s/.test(name)) throw new TypeError(`finalizer: name must be a finalizer name such as "example.com/cleanup", got ${describeValue(name)}`);
   if (typeof obj !== 'object' || obj === null || typeof obj.metadata?.name !== 'string') throw new TypeError('finalizer: obj must be an object with metadata.name');
   if (typeof handlers !== 'object' || handlers === null || typeof handlers.apply !== 'function' || typeof handlers.cleanup !== 'function') {
     throw new TypeError('finalizer: handlers must be { apply(obj), cleanup(obj) }');
@@ -165,7 +166,7 @@ export function finalizer<T extends KubeObject>(
   if (typeof client !== 'function' && (typeof client !== 'object' || client === null || typeof client.patch !== 'function')) {
     throw new TypeError('finalizer: client must be an ObjectClient or a function of the namespace giving one');
   }
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`finalizer: opts must be an object, got ${String(opts)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`finalizer: opts must be an object, got ${describeValue(opts)}`);
   const signal = opts.signal;
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('finalizer: option "signal" must be an AbortSignal');
   return run(client, name, obj, handlers, signal);

@@ -10,6 +10,7 @@ import type { RunConfig, RunHooks } from './run.js';
 import type { ControllerStats } from './stats.js';
 import { isTerminal } from './TerminalError.js';
 import type { ErrorAction, ReconcileAction, ReconcileContext, ReconcileOutcome } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 /** How a reconcile call ended: its action, or what it threw (checked and explained). */
 type Settled = { readonly ok: true; readonly action: ReconcileAction } | { readonly ok: false; readonly error: Error };
@@ -224,11 +225,7 @@ function checkAction(action: unknown, from: 'reconcile' | 'errorPolicy'): void {
   const after = (action as { requeueAfter?: unknown } | null)?.requeueAfter;
   if (typeof action === 'object' && action !== null && typeof after === 'number' && Number.isFinite(after) && after >= 0) return;
   const expected = from === 'reconcile' ? 'undefined or { requeueAfter: ms >= 0 }' : "undefined, 'backoff' or { requeueAfter: ms >= 0 }";
-  let shown: string;
-  try {
-    shown = JSON.stringify(action) ?? String(action);
-  } catch {
-    shown = String(action);
-  }
+  // describeValue names an object by its keys only, so the bad requeueAfter is named beside it.
+  const shown = after === undefined ? describeValue(action) : `${describeValue(action)} (requeueAfter ${describeValue(after)})`;
   throw new TypeError(`${from} must return ${expected}, got ${shown}`);
 }

@@ -8,6 +8,7 @@ import type { KubeObject } from '../store/types.js';
 import { OwnsCheck } from './ownsCheck.js';
 import type { ControllerSource, OwnsSource, WatchesSource } from './types.js';
 import { syncedOf } from '../informer/syncedOf.js';
+import { describeValue } from '../options/validate.js';
 
 /** The sources a controller subscribes to, checked. */
 export interface Triggers<T> {
@@ -110,7 +111,7 @@ export function triggerKeys<T>(triggers: Triggers<T>, backlog: number, report: (
           const mapped = map(obj);
           if (mapped === undefined || mapped === null) continue;
           for (const key of typeof mapped === 'string' ? [mapped] : mapped) {
-            if (typeof key !== 'string' || key === '') throw new TypeError(`a key must be a non-empty string, got ${JSON.stringify(key)}`);
+            if (typeof key !== 'string' || key === '') throw new TypeError(`a key must be a non-empty string, got ${describeValue(key)}`);
             keys.add(key);
           }
         } catch (err) {

@@ -4,6 +4,8 @@
  * no failure is ever silent.
  */
 
+import { describeValue } from '../options/validate.js';
+
 /** Receives errors a stream survived (or could not survive). */
 export type ErrorSink = (err: Error) => void;
 
@@ -62,7 +64,7 @@ function kindOf(err: Error): string {
  */
 export function createStderrReporter(opts: StderrReporterOptions = {}): ErrorSink {
   const intervalMs = opts.intervalMs ?? 30_000;
-  if (!Number.isFinite(intervalMs) || intervalMs < 0) throw new TypeError(`intervalMs must be a non-negative number of ms, got ${String(opts.intervalMs)}`);
+  if (!Number.isFinite(intervalMs) || intervalMs < 0) throw new TypeError(`intervalMs must be a non-negative number of ms, got ${describeValue(opts.intervalMs)}`);
   const write = opts.write ?? ((line: string) => void process.stderr.write(line));
   const now = opts.now ?? Date.now;
   // Per kind: when it was last written and how many were held back since.
@@ -105,7 +107,7 @@ let processReporter: ErrorSink | undefined;
  * @param sink the new reporter, or undefined for the default.
  */
 export function setErrorReporter(sink: ErrorSink | undefined): void {
-  if (sink !== undefined && typeof sink !== 'function') throw new TypeError(`sink must be a function or undefined, got ${String(sink)}`);
+  if (sink !== undefined && typeof sink !== 'function') throw new TypeError(`sink must be a function or undefined, got ${describeValue(sink)}`);
   processReporter = sink;
 }
 

@@ -1,5 +1,6 @@
 import type { KubeObject } from '../store/types.js';
 import type { EventDetails } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 // The events.k8s.io/v1 Event a recorder writes, and the checks that keep kube-apiserver from refusing it.
 
@@ -40,7 +41,7 @@ export interface EventBody {
  * `apiVersion` from kube-apiserver, so a recorder cannot tell what they are.
  */
 export function referenceTo(obj: KubeObject | undefined, label: string): ObjectReference | TypeError {
-  if (obj === null || typeof obj !== 'object') return new TypeError(`${label}: expected an object, got ${String(obj)}`);
+  if (obj === null || typeof obj !== 'object') return new TypeError(`${label}: expected an object, got ${describeValue(obj)}`);
   const { apiVersion, kind } = obj;
   const meta = obj.metadata;
   if (typeof apiVersion !== 'string' || apiVersion === '' || typeof kind !== 'string' || kind === '') {
@@ -61,13 +62,13 @@ export function referenceTo(obj: KubeObject | undefined, label: string): ObjectR
 
 /** The checks of an event's fields; the first problem found, or undefined. */
 export function checkDetails(event: EventDetails): TypeError | undefined {
-  if (event === null || typeof event !== 'object') return new TypeError(`event: expected { type, reason, action, note? }, got ${String(event)}`);
-  if (event.type !== 'Normal' && event.type !== 'Warning') return new TypeError(`type: expected 'Normal' or 'Warning', got ${JSON.stringify(event.type)}`);
+  if (event === null || typeof event !== 'object') return new TypeError(`event: expected { type, reason, action, note? }, got ${describeValue(event)}`);
+  if (event.type !== 'Normal' && event.type !== 'Warning') return new TypeError(`type: expected 'Normal' or 'Warning', got ${describeValue(event.type)}`);
   for (const field of ['reason', 'action'] as const) {
     const v: unknown = event[field];
-    if (typeof v !== 'string' || v === '' || v.length > NAME_LIMIT) return new TypeError(`${field}: expected 1 to ${NAME_LIMIT} characters, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'string' || v === '' || v.length > NAME_LIMIT) return new TypeError(`${field}: expected 1 to ${NAME_LIMIT} characters, got ${describeValue(v)}`);
   }
-  if (event.note !== undefined && typeof event.note !== 'string') return new TypeError(`note: expected a string, got ${typeof event.note}`);
+  if (event.note !== undefined && typeof event.note !== 'string') return new TypeError(`note: expected a string, got ${describeValue(event.note)}`);
   return undefined;
 }
 

@@ -8,6 +8,7 @@ import { checkDetails, eventName, microTime, NAME_LIMIT, objectKey, referenceTo,
 import { ObjectBuckets } from './objectBuckets.js';
 import { throttledReporter } from './throttledReporter.js';
 import type { EventDetails, EventRecorder, EventRecorderOptions, EventRecorderStatus } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 /** One Event and its series: what repeats of an event fold into. */
 interface Series {
@@ -30,7 +31,7 @@ const QUALIFIED_NAME = /^(?:(?=[^/]{1,253}\/)[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\
 function positive(opts: EventRecorderOptions, key: 'burst' | 'refillIntervalMs' | 'seriesWindowMs' | 'maxPending' | 'timeoutMs' | 'reportIntervalMs', fallback: number, integer = false): number {
   const v = opts[key] ?? fallback;
   if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || (integer && !Number.isSafeInteger(v))) {
-    throw new TypeError(`${key}: expected a positive ${integer ? 'integer' : 'number'}, got ${String(opts[key])}`);
+    throw new TypeError(`${key}: expected a positive ${integer ? 'integer' : 'number'}, got ${describeValue(opts[key])}`);
   }
   return v;
 }
@@ -63,14 +64,14 @@ class Recorder implements EventRecorder {
   #unlisten: (() => void) | undefined;
 
   constructor(kc: KubeConfig, opts: EventRecorderOptions) {
-    if (opts === null || typeof opts !== 'object') throw new TypeError(`recorder: opts must be an object, got ${String(opts)}`);
+    if (opts === null || typeof opts !== 'object') throw new TypeError(`recorder: opts must be an object, got ${describeValue(opts)}`);
     const controller = opts.reportingController;
     if (typeof controller !== 'string' || !QUALIFIED_NAME.test(controller)) {
-      throw new TypeError(`reportingController: expected a qualified name such as 'example.com/my-controller', got ${JSON.stringify(controller)}`);
+      throw new TypeError(`reportingController: expected a qualified name such as 'example.com/my-controller', got ${describeValue(controller)}`);
     }
     const instance = opts.reportingInstance;
     if (typeof instance !== 'string' || instance === '' || instance.length > NAME_LIMIT) {
-      throw new TypeError(`reportingInstance: expected 1 to ${NAME_LIMIT} characters, got ${JSON.stringify(instance)}`);
+      throw new TypeError(`reportingInstance: expected 1 to ${NAME_LIMIT} characters, got ${describeValue(instance)}`);
     }
     const burst = positive(opts, 'burst', 25, true);
     const refill = positive(opts, 'refillIntervalMs', 300_000);
@@ -78,10 +79,10 @@ class Recorder implements EventRecorder {
     this.#maxPending = positive(opts, 'maxPending', 1_000, true);
     this.#timeoutMs = positive(opts, 'timeoutMs', 10_000);
     const reportInterval = positive(opts, 'reportIntervalMs', 30_000);
-    if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new TypeError(`onError: expected a function, got ${String(opts.onError)}`);
-    if (opts.now !== undefined && typeof opts.now !== 'function') throw new TypeError(`now: expected a function, got ${String(opts.now)}`);
-    if (opts.signal !== undefined && !(opts.signal instanceof AbortSignal)) throw new TypeError(`signal: expected an AbortSignal, got ${String(opts.signal)}`);
-    if (kc === null || typeof kc !== 'object' || typeof kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${String(kc)}`);
+    if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new TypeError(`onError: expected a function, got ${describeValue(opts.onError)}`);
+    if (opts.now !== undefined && typeof opts.now !== 'function') throw new TypeError(`now: expected a function, got ${describeValue(opts.now)}`);
+    if (opts.signal !== undefined && !(opts.signal instanceof AbortSignal)) throw new TypeError(`signal: expected an AbortSignal, got ${describeValue(opts.signal)}`);
+    if (kc === null || typeof kc !== 'object' || typeof kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${describeValue(kc)}`);
     this.#kc = kc;
     this.#controller = controller;
     this.#instance = instance;

@@ -6,6 +6,7 @@ import { IndexConflictError } from '../store/errors/IndexConflictError.js';
 import type { Indexers, KubeObject } from '../store/types.js';
 import { CacheSyncError } from './CacheSyncError.js';
 import { informer, type Informer, type InformerOptions, type WhenSyncedOptions } from './informer.js';
+import { describeValue } from '../options/validate.js';
 
 /** Options of one informer asked of a factory; those that name the list/watch are part of its identity. */
 export interface InformerForOptions<T> extends InformerOptions<T> {
@@ -86,9 +87,9 @@ export class InformerFactory {
    * @param opts factory-wide defaults.
    */
   constructor(kc: KubeConfig, opts: InformerFactoryOptions = {}) {
-    if (kc === null || typeof kc !== 'object') throw new TypeError(`kc must be a KubeConfig, got ${String(kc)}`);
+    if (kc === null || typeof kc !== 'object') throw new TypeError(`kc must be a KubeConfig, got ${describeValue(kc)}`);
     if (opts.resyncPeriod !== undefined && (!Number.isFinite(opts.resyncPeriod) || opts.resyncPeriod < 0)) {
-      throw new TypeError(`resyncPeriod must be a non-negative number of ms, got ${String(opts.resyncPeriod)}`);
+      throw new TypeError(`resyncPeriod must be a non-negative number of ms, got ${describeValue(opts.resyncPeriod)}`);
     }
     this.#kc = kc;
     this.#opts = opts;

@@ -25,6 +25,7 @@ import { HandlerRegistration, type EventHandler, type HandlerOptions, type Regis
 import { armResync, lowerCheckPeriod, resyncCheckPeriod, shouldResync } from './resyncPeriods.js';
 import { stripManagedFields } from './stripManagedFields.js';
 import { SyncWaiters } from './syncWaiters.js';
+import { describeValue } from '../options/validate.js';
 
 /** The one informer implementation: an Observable whose subscriptions, handlers and start() share one lifetime. */
 export class SharedInformer<T extends KubeObject> extends Observable<InformerEvent<T>> implements Informer<T> {
@@ -123,10 +124,10 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
 
   whenSynced(opts: WhenSyncedOptions = {}): Promise<void> {
     if (opts === null || typeof opts !== 'object' || opts instanceof AbortSignal) {
-      throw new TypeError(`whenSynced takes { timeout?, signal? }, got ${opts instanceof AbortSignal ? 'an AbortSignal (pass { signal })' : String(opts)}`);
+      throw new TypeError(`whenSynced takes { timeout?, signal? }, got ${opts instanceof AbortSignal ? 'an AbortSignal (pass { signal })' : describeValue(opts)}`);
     }
     const { timeout, signal } = opts;
-    if (timeout !== undefined && (!Number.isFinite(timeout) || timeout < 0)) throw new TypeError(`timeout must be a non-negative number of ms, got ${String(timeout)}`);
+    if (timeout !== undefined && (!Number.isFinite(timeout) || timeout < 0)) throw new TypeError(`timeout must be a non-negative number of ms, got ${describeValue(timeout)}`);
     if (this.#synced.value) return Promise.resolve();
     if (this.#state === 'stopped' || this.#state === 'failed') return Promise.reject(this.#syncError(this.#state, `the informer ${this.#state === 'failed' ? 'failed' : 'was stopped'}`));
     if (this.#state === 'idle') {

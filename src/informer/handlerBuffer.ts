@@ -1,4 +1,5 @@
 import type { Notification } from './notification.js';
+import { describeValue } from '../options/validate.js';
 
 /**
  * How a handler's pending notifications are held while it is busy.
@@ -42,18 +43,18 @@ export function createHandlerBuffer<T>(policy: BufferPolicy): HandlerBuffer<T> {
   if (policy === 'unbounded') return new FifoBuffer<T>(Infinity, 'error');
   if (typeof policy === 'object' && policy !== null) {
     if ('coalesce' in policy) {
-      if (policy.coalesce !== 'byKey') throw new TypeError(`buffer.coalesce must be 'byKey', got ${JSON.stringify(policy.coalesce)}`);
+      if (policy.coalesce !== 'byKey') throw new TypeError(`buffer.coalesce must be 'byKey', got ${describeValue(policy.coalesce)}`);
       return new CoalescingBuffer<T>();
     }
     if ('limit' in policy) {
-      if (!Number.isInteger(policy.limit) || policy.limit < 1) throw new TypeError(`buffer.limit must be a positive integer, got ${String(policy.limit)}`);
+      if (!Number.isInteger(policy.limit) || policy.limit < 1) throw new TypeError(`buffer.limit must be a positive integer, got ${describeValue(policy.limit)}`);
       if (policy.overflow !== 'error' && policy.overflow !== 'dropOldest') {
-        throw new TypeError(`buffer.overflow must be 'error' or 'dropOldest', got ${JSON.stringify(policy.overflow)}`);
+        throw new TypeError(`buffer.overflow must be 'error' or 'dropOldest', got ${describeValue(policy.overflow)}`);
       }
       return new FifoBuffer<T>(policy.limit, policy.overflow);
     }
   }
-  throw new TypeError(`buffer must be 'unbounded', { coalesce: 'byKey' } or { limit, overflow }, got ${JSON.stringify(policy)}`);
+  throw new TypeError(`buffer must be 'unbounded', { coalesce: 'byKey' } or { limit, overflow }, got ${describeValue(policy)}`);
 }
 
 /** An array used as a queue with an advancing head, compacted when half is dead. */

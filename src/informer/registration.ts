@@ -6,6 +6,7 @@ import { BufferOverflowError } from './BufferOverflowError.js';
 import { HandlerError } from './HandlerError.js';
 import { createHandlerBuffer, type BufferEntry, type BufferPolicy, type HandlerBuffer } from './handlerBuffer.js';
 import type { Notification } from './notification.js';
+import { describeValue } from '../options/validate.js';
 
 /**
  * Callbacks for an informer's notifications. Each may return a promise; the
@@ -118,13 +119,13 @@ export class HandlerRegistration<T> implements Registration {
   #markDone: () => void = () => {};
 
   constructor(id: number, handler: EventHandler<T>, opts: HandlerOptions, defaultResync: number, host: RegistrationHost) {
-    if (handler === null || typeof handler !== 'object') throw new TypeError(`handler must be an object with add/update/delete, got ${String(handler)}`);
+    if (handler === null || typeof handler !== 'object') throw new TypeError(`handler must be an object with add/update/delete, got ${describeValue(handler)}`);
     for (const name of ['add', 'update', 'delete'] as const) {
       const fn = handler[name];
-      if (fn !== undefined && typeof fn !== 'function') throw new TypeError(`handler.${name} must be a function, got ${typeof fn}`);
+      if (fn !== undefined && typeof fn !== 'function') throw new TypeError(`handler.${name} must be a function, got ${describeValue(fn)}`);
     }
     const resync = opts.resyncPeriod ?? defaultResync;
-    if (!Number.isFinite(resync) || resync < 0) throw new TypeError(`resyncPeriod must be a non-negative number of ms, got ${String(opts.resyncPeriod)}`);
+    if (!Number.isFinite(resync) || resync < 0) throw new TypeError(`resyncPeriod must be a non-negative number of ms, got ${describeValue(opts.resyncPeriod)}`);
     this.id = id;
     this.#handler = handler;
     const policy = opts.buffer ?? 'unbounded';

@@ -3,6 +3,7 @@ import { objectClient } from '../client/objectClient.js';
 import { isNotFound } from '../sources/errors/guards.js';
 import type { KubeObject } from '../store/types.js';
 import type { LeaderElectionRecord, LockObservation, ResourceLock } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 /**
  * A `coordination.k8s.io/v1` Lease as it travels in JSON (times are strings).
@@ -76,13 +77,13 @@ export interface LeaseLockOptions {
  * @returns The lock.
  */
 export function leaseLock(kc: KubeConfig, opts: LeaseLockOptions): ResourceLock<Lease> {
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`leaseLock: options must be an object, got ${String(opts)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`leaseLock: options must be an object, got ${describeValue(opts)}`);
   const { namespace, name } = opts;
-  if (typeof namespace !== 'string' || namespace === '') throw new TypeError(`namespace: expected a non-empty string, got ${JSON.stringify(namespace)}`);
-  if (typeof name !== 'string' || name === '') throw new TypeError(`name: expected a non-empty string, got ${JSON.stringify(name)}`);
+  if (typeof namespace !== 'string' || namespace === '') throw new TypeError(`namespace: expected a non-empty string, got ${describeValue(namespace)}`);
+  if (typeof name !== 'string' || name === '') throw new TypeError(`name: expected a non-empty string, got ${describeValue(name)}`);
   const labels = opts.labels ?? {};
   if (labels === null || typeof labels !== 'object' || Object.values(labels).some((v) => typeof v !== 'string')) {
-    throw new TypeError(`labels: expected a map of strings, got ${JSON.stringify(opts.labels)}`);
+    throw new TypeError(`labels: expected a map of strings, got ${describeValue(opts.labels)}`);
   }
   const leases = objectClient<Lease>(kc, { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespaced: true }, {
     namespace,

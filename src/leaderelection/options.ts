@@ -118,7 +118,7 @@ export interface ElectorConfig {
 
 /** Checks every option up front, throwing a TypeError that names the bad one and its value. */
 export function validateOptions(opts: LeaderElectionOptions): ElectorConfig {
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`leaderElection: options must be an object, got ${String(opts)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`leaderElection: options must be an object, got ${describeValue(opts)}`);
   const lock = opts.lock;
   if (lock === null || typeof lock !== 'object' || typeof lock.get !== 'function' || typeof lock.create !== 'function' || typeof lock.update !== 'function') {
     throw new TypeError(`lock: expected a ResourceLock (get, create, update), got ${describeValue(lock)}`);

@@ -2,6 +2,7 @@ import { CallbackError } from '../errors/CallbackError.js';
 import { reportError } from '../errors/reportError.js';
 import { manager } from './manager.js';
 import type { ManagerEvent, ManagerOptions } from './options.js';
+import { describeValue } from '../options/validate.js';
 
 /**
  * Options of {@link runManager}: the manager's, and what `main()` needs
@@ -61,11 +62,11 @@ export interface RunManagerOptions extends ManagerOptions {
  * @throws {TypeError} when an option is invalid, before anything starts.
  */
 export function runManager(opts: RunManagerOptions): Promise<number> {
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`runManager: options must be an object, got ${String(opts)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`runManager: options must be an object, got ${describeValue(opts)}`);
   const { onEvent, signals = ['SIGTERM', 'SIGINT'], stderr = process.stderr, ...managerOpts } = opts;
-  if (onEvent !== undefined && typeof onEvent !== 'function') throw new TypeError(`runManager: option "onEvent" must be a function, got ${typeof onEvent}`);
+  if (onEvent !== undefined && typeof onEvent !== 'function') throw new TypeError(`runManager: option "onEvent" must be a function, got ${describeValue(onEvent)}`);
   if (!Array.isArray(signals) || signals.some((s) => typeof s !== 'string' || !s.startsWith('SIG'))) {
-    throw new TypeError(`runManager: option "signals" must be an array of signal names such as 'SIGTERM', got ${JSON.stringify(signals)}`);
+    throw new TypeError(`runManager: option "signals" must be an array of signal names such as 'SIGTERM', got ${describeValue(signals)}`);
   }
   const stop = new AbortController();
   const outer = managerOpts.signal;

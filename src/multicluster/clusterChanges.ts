@@ -53,7 +53,7 @@ export function clusterChanges(provider: ClusterProvider, report: (err: Error) =
     return provider.pipe(
       map((set): readonly ClusterChange[] => {
         if (!Array.isArray(set)) {
-          report(new TypeError(`a cluster provider must emit arrays of { name, kubeConfig }, got ${set === null ? 'null' : typeof set}; the set is unchanged`));
+          report(new TypeError(`a cluster provider must emit arrays of { name, kubeConfig }, got ${describeValue(set)}; the set is unchanged`));
           return [];
         }
         const next = new Map<string, Known>();

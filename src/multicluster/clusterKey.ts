@@ -2,6 +2,8 @@
 // is escaped so that any name works (kubeconfig context names such as EKS's
 // `arn:aws:eks:…:cluster/prod` hold a `/`) while the usual ones read as they are.
 
+import { describeValue } from '../options/validate.js';
+
 // Only the separator and the escape character itself are escaped, so `%` in a key always starts one of these two.
 const ESCAPES: Readonly<Record<string, string>> = { '%': '%25', '/': '%2F' };
 const UNESCAPES: Readonly<Record<string, string>> = { '%25': '%', '%2F': '/' };
@@ -26,8 +28,8 @@ const UNESCAPES: Readonly<Record<string, string>> = { '%25': '%', '%2F': '/' };
  * @throws {TypeError} when `cluster` is not a non-empty string or `key` not a string.
  */
 export function clusterKey(cluster: string, key: string): string {
-  if (typeof cluster !== 'string' || cluster === '') throw new TypeError(`clusterKey: cluster must be a non-empty string, got ${JSON.stringify(cluster)}`);
-  if (typeof key !== 'string') throw new TypeError(`clusterKey: key must be a string, got ${typeof key}`);
+  if (typeof cluster !== 'string' || cluster === '') throw new TypeError(`clusterKey: cluster must be a non-empty string, got ${describeValue(cluster)}`);
+  if (typeof key !== 'string') throw new TypeError(`clusterKey: key must be a string, got ${describeValue(key)}`);
   return `${cluster.replace(/[%/]/g, (c) => ESCAPES[c] as string)}/${key}`;
 }
 

@@ -4,6 +4,7 @@ import { reportError } from '../errors/reportError.js';
 import { deletionHandlingMetaNamespaceKey, metaNamespaceKey } from '../store/keys.js';
 import type { KubeObject } from '../store/types.js';
 import { isInformerEvent } from './predicateFilter.js';
+import { describeValue } from '../options/validate.js';
 
 /** The newest value of one key, waiting out its quiet period. */
 interface Pending<T> {
@@ -55,13 +56,13 @@ export function debounceByKey<T>(
   scheduler: SchedulerLike = asyncScheduler,
 ): MonoTypeOperatorFunction<T> {
   if (typeof dueTime !== 'number' || !Number.isFinite(dueTime) || dueTime < 0) {
-    throw new TypeError(`debounceByKey: dueTime must be a finite number >= 0, got ${String(dueTime)}`);
+    throw new TypeError(`debounceByKey: dueTime must be a finite number >= 0, got ${describeValue(dueTime)}`);
   }
   if (typeof keyOf !== 'function') {
-    throw new TypeError(`debounceByKey: keyOf must be a function, got ${String(keyOf)}`);
+    throw new TypeError(`debounceByKey: keyOf must be a function, got ${describeValue(keyOf)}`);
   }
   if (typeof scheduler !== 'object' || scheduler === null || typeof scheduler.schedule !== 'function') {
-    throw new TypeError(`debounceByKey: scheduler must be an rxjs SchedulerLike, got ${String(scheduler)}`);
+    throw new TypeError(`debounceByKey: scheduler must be an rxjs SchedulerLike, got ${describeValue(scheduler)}`);
   }
 
   return (source) =>

@@ -6,6 +6,7 @@ import { unwrapTombstone, type DeletedFinalStateUnknown } from '../store/Deleted
 import { deletionHandlingMetaNamespaceKey } from '../store/keys.js';
 import type { KubeObject } from '../store/types.js';
 import { ownerPointers, resolveOwnerOptions, type OwnerKeysOptions, type OwnerPointer } from './ownerKeys.js';
+import { describeValue } from '../options/validate.js';
 
 /**
  * The owner side of a join: an informer of the owner resource, or anything
@@ -99,13 +100,13 @@ export function joinOwner<C extends KubeObject, O extends KubeObject>(
   options?: OwnerKeysOptions,
 ): OperatorFunction<InformerEvent<C>, OwnerJoin<C, O>> {
   if (typeof owner !== 'object' || owner === null) {
-    throw new TypeError(`joinOwner: owner must be an object (an informer) with a store, got ${String(owner)}`);
+    throw new TypeError(`joinOwner: owner must be an object (an informer) with a store, got ${describeValue(owner)}`);
   }
   if (typeof owner.store?.getByKey !== 'function') {
-    throw new TypeError(`joinOwner: owner.store must have a getByKey function, got ${String(owner.store)}`);
+    throw new TypeError(`joinOwner: owner.store must have a getByKey function, got ${describeValue(owner.store)}`);
   }
   if (typeof owner.subscribe !== 'function') {
-    throw new TypeError(`joinOwner: owner must be an Observable of owner events (an informer), got ${String(owner)}`);
+    throw new TypeError(`joinOwner: owner must be an Observable of owner events (an informer), got ${describeValue(owner)}`);
   }
   const resolved = resolveOwnerOptions('joinOwner', options);
   const { store } = owner;

@@ -2,6 +2,7 @@ import { mergeMap, pipe, type OperatorFunction } from 'rxjs';
 import type { InformerEvent } from '../informer/InformerEvent.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
+import { describeValue } from '../options/validate.js';
 
 /** Which owner references of a child count, for `ownerKeys` and `joinOwner`. */
 export interface OwnerKeysOptions {
@@ -106,22 +107,22 @@ export function ownerKeys<T extends KubeObject>(options?: OwnerKeysOptions): Ope
 export function resolveOwnerOptions(operator: string, options: OwnerKeysOptions | undefined): ResolvedOwnerOptions {
   if (options === undefined) return { kind: undefined, group: undefined, controllerOnly: true, namespaced: true };
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`${operator}: options must be an object, got ${String(options)}`);
+    throw new TypeError(`${operator}: options must be an object, got ${describeValue(options)}`);
   }
   const { kind, apiVersion, controllerOnly = true, namespaced = true } = options;
   if (kind !== undefined && (typeof kind !== 'string' || kind.length === 0)) {
-    throw new TypeError(`${operator}: options.kind must be a non-empty string, got ${JSON.stringify(kind)}`);
+    throw new TypeError(`${operator}: options.kind must be a non-empty string, got ${describeValue(kind)}`);
   }
   if (apiVersion !== undefined && (typeof apiVersion !== 'string' || !/^([^/\s]+\/)?[^/\s]+$/.test(apiVersion))) {
     throw new TypeError(
-      `${operator}: options.apiVersion must look like "group/version" or "version", got ${JSON.stringify(apiVersion)}`,
+      `${operator}: options.apiVersion must look like "group/version" or "version", got ${describeValue(apiVersion)}`,
     );
   }
   if (typeof controllerOnly !== 'boolean') {
-    throw new TypeError(`${operator}: options.controllerOnly must be a boolean, got ${JSON.stringify(controllerOnly)}`);
+    throw new TypeError(`${operator}: options.controllerOnly must be a boolean, got ${describeValue(controllerOnly)}`);
   }
   if (typeof namespaced !== 'boolean') {
-    throw new TypeError(`${operator}: options.namespaced must be a boolean, got ${JSON.stringify(namespaced)}`);
+    throw new TypeError(`${operator}: options.namespaced must be a boolean, got ${describeValue(namespaced)}`);
   }
   return { kind, group: apiVersion === undefined ? undefined : groupOf(apiVersion), controllerOnly, namespaced };
 }

@@ -6,6 +6,7 @@ import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import { metaNamespaceKey } from '../store/keys.js';
 import type { KubeObject } from '../store/types.js';
 import type { Predicate, PredicateValue } from './predicates.js';
+import { describeValue } from '../options/validate.js';
 
 /** Marks a predicate that threw: never equal to anything, so the object passes. */
 const FAILED: unique symbol = Symbol('predicate failed');
@@ -74,7 +75,7 @@ export function predicateFilter<T extends KubeObject>(
   }
   predicates.forEach((predicate, index) => {
     if (typeof predicate !== 'function') {
-      throw new TypeError(`predicateFilter: predicates[${index}] must be a function, got ${String(predicate)}`);
+      throw new TypeError(`predicateFilter: predicates[${index}] must be a function, got ${describeValue(predicate)}`);
     }
   });
 

@@ -9,6 +9,7 @@ import type { WatchStream } from './watchStream.js';
 import { classifyFailure, isWatchListRejected } from './classify.js';
 import type { ReflectorCounters, ReflectorProbe, RelistReason, ResolvedReflectOptions, RetryKind } from './types.js';
 import type { ReflectorEvent } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 type Phase = 'list' | 'watch';
 
@@ -65,7 +66,7 @@ export class ReflectorRun<T> implements ReflectorProbe {
   }
 
   setResyncPeriod(ms: number): void {
-    if (!Number.isFinite(ms) || ms < 0) throw new TypeError(`reflect: resyncPeriod must be a non-negative number of ms, got ${String(ms)}`);
+    if (!Number.isFinite(ms) || ms < 0) throw new TypeError(`reflect: resyncPeriod must be a non-negative number of ms, got ${describeValue(ms)}`);
     if (ms === this.#resyncPeriod) return;
     this.#resyncPeriod = ms;
     // Between cycles the next successful list starts the ticker (RF-26).

@@ -11,6 +11,7 @@ import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomR
 import { clusterOf } from './identity.js';
 import type { ListerWatcher, ListOptions, ListResponse, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchEvent, WatchOptions } from './types.js';
 import { WatchDecoder } from './watchDecoder.js';
+import { describeValue } from '../options/validate.js';
 
 /** Options of {@link kubeSource}. */
 export interface KubeSourceOptions {
@@ -154,8 +155,8 @@ export function kubeSource(kc: KubeConfig, resource: BuiltInResource | CustomRes
 export function kubeSource<R extends BuiltInResource>(kc: KubeConfig, resource: R, opts?: KubeSourceOptions): KubeSource<BuiltInResources[R]>;
 export function kubeSource<T extends KubeObject = KubeObject>(kc: KubeConfig, resource: CustomResourceRef, opts?: KubeSourceOptions): KubeSource<T>;
 export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeSourceOptions = {}): KubeSource<T> {
-  if (kc === null || typeof kc !== 'object' || typeof kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${String(kc)}`);
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`opts: expected an object, got ${String(opts)}`);
+  if (kc === null || typeof kc !== 'object' || typeof kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${describeValue(kc)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`opts: expected an object, got ${describeValue(opts)}`);
   const ref = parseResourceRef(resource);
   const parsed: ParsedResource = ref.namespaced === undefined ? { ...ref, namespaced: builtInScope(ref.name) } : ref;
   const namespace = optionalString(opts, 'namespace');
@@ -163,17 +164,17 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
   const fieldSelector = optionalString(opts, 'fieldSelector');
   const pageSize = opts.pageSize ?? 500;
   if (!Number.isSafeInteger(pageSize) || pageSize < 0) {
-    throw new TypeError(`pageSize: expected a non-negative integer, got ${String(opts.pageSize)}`);
+    throw new TypeError(`pageSize: expected a non-negative integer, got ${describeValue(opts.pageSize)}`);
   }
   const idleTimeoutMs = opts.idleTimeoutMs ?? 120_000;
   if (!Number.isSafeInteger(idleTimeoutMs) || idleTimeoutMs <= 0) {
-    throw new TypeError(`idleTimeoutMs: expected a positive integer, got ${String(opts.idleTimeoutMs)}`);
+    throw new TypeError(`idleTimeoutMs: expected a positive integer, got ${describeValue(opts.idleTimeoutMs)}`);
   }
   if (opts.watchList !== undefined && typeof opts.watchList !== 'boolean') {
-    throw new TypeError(`watchList: expected a boolean, got ${String(opts.watchList)}`);
+    throw new TypeError(`watchList: expected a boolean, got ${describeValue(opts.watchList)}`);
   }
   if (opts.metadataOnly !== undefined && typeof opts.metadataOnly !== 'boolean') {
-    throw new TypeError(`metadataOnly: expected a boolean, got ${String(opts.metadataOnly)}`);
+    throw new TypeError(`metadataOnly: expected a boolean, got ${describeValue(opts.metadataOnly)}`);
   }
   const metadataOnly = opts.metadataOnly ?? false;
   if (namespace !== undefined && parsed.namespaced === false) {
@@ -289,7 +290,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
  */
 export function randomWatchTimeoutSeconds(minSeconds = 300, random: () => number = Math.random): number {
   if (!Number.isSafeInteger(minSeconds) || minSeconds <= 0) {
-    throw new TypeError(`minSeconds: expected a positive integer, got ${String(minSeconds)}`);
+    throw new TypeError(`minSeconds: expected a positive integer, got ${describeValue(minSeconds)}`);
   }
   return Math.min(2 * minSeconds - 1, Math.floor(minSeconds + random() * minSeconds));
 }
@@ -394,27 +395,27 @@ function checkServer(server: unknown, clusterName: string): string {
 function optionalString(opts: KubeSourceOptions, key: 'namespace' | 'labelSelector' | 'fieldSelector'): string | undefined {
   const value = opts[key];
   if (value !== undefined && typeof value !== 'string') {
-    throw new TypeError(`${key}: expected a string, got ${String(value)}`);
+    throw new TypeError(`${key}: expected a string, got ${describeValue(value)}`);
   }
   return value;
 }
 
 function checkListOptions(o: ListOptions): void {
   if (o.limit !== undefined && (!Number.isSafeInteger(o.limit) || o.limit < 0)) {
-    throw new TypeError(`limit: expected a non-negative integer, got ${String(o.limit)}`);
+    throw new TypeError(`limit: expected a non-negative integer, got ${describeValue(o.limit)}`);
   }
   checkMatch(o.resourceVersionMatch);
 }
 
 function checkWatchOptions(o: WatchOptions): void {
   if (o.timeoutSeconds !== undefined && (!Number.isSafeInteger(o.timeoutSeconds) || o.timeoutSeconds <= 0)) {
-    throw new TypeError(`timeoutSeconds: expected a positive integer, got ${String(o.timeoutSeconds)}`);
+    throw new TypeError(`timeoutSeconds: expected a positive integer, got ${describeValue(o.timeoutSeconds)}`);
   }
   checkMatch(o.resourceVersionMatch);
 }
 
 function checkMatch(match: string | undefined): void {
   if (match !== undefined && match !== 'NotOlderThan' && match !== 'Exact') {
-    throw new TypeError(`resourceVersionMatch: expected 'NotOlderThan' or 'Exact', got ${String(match)}`);
+    throw new TypeError(`resourceVersionMatch: expected 'NotOlderThan' or 'Exact', got ${describeValue(match)}`);
   }
 }

@@ -1,6 +1,7 @@
 import { AsyncIterableX } from 'ix/asynciterable';
 import { isExpired } from './errors/guards.js';
 import type { ListerWatcher, ListOptions, ListResponse, ObjectList } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 /** One page from {@link listPages}. */
 export interface ListPage<T> extends ObjectList<T> {
@@ -195,7 +196,7 @@ export async function listAll<T>(
 function checkPageSize(pageSize: number | undefined): number {
   const value = pageSize ?? 500;
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new TypeError(`pageSize: expected a non-negative integer, got ${String(pageSize)}`);
+    throw new TypeError(`pageSize: expected a non-negative integer, got ${describeValue(pageSize)}`);
   }
   return value;
 }

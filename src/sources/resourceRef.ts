@@ -1,4 +1,5 @@
 import type { ResourceRef } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 /** A {@link ResourceRef} with its parts checked and named. */
 export interface ParsedResource {
@@ -41,7 +42,7 @@ export function parseResourceRef(ref: ResourceRef): ParsedResource {
     } else if (parts.length === 3) {
       [group, version, plural] = parts as [string, string, string];
     } else {
-      throw new TypeError(`resource: expected 'version/plural' or 'group/version/plural', got ${JSON.stringify(ref)}`);
+      throw new TypeError(`resource: expected 'version/plural' or 'group/version/plural', got ${describeValue(ref)}`);
     }
   } else if (typeof ref === 'object' && ref !== null) {
     group = ref.group ?? '';
@@ -49,7 +50,7 @@ export function parseResourceRef(ref: ResourceRef): ParsedResource {
     plural = ref.plural;
     namespaced = ref.namespaced;
   } else {
-    throw new TypeError(`resource: expected a string or { group, version, plural }, got ${String(ref)}`);
+    throw new TypeError(`resource: expected a string or { group, version, plural }, got ${describeValue(ref)}`);
   }
   if (group === 'core') group = '';
   for (const [label, value] of [['version', version], ['plural', plural]] as const) {

@@ -1,4 +1,5 @@
 import { SelectorParseError } from './errors/SelectorParseError.js';
+import { describeValue } from '../options/validate.js';
 
 /** A field requirement operator: `=` and `==` mean equal, `!=` not equal. */
 export type FieldOperator = '=' | '==' | '!=';
@@ -166,7 +167,7 @@ const PATH_SEGMENT = /^[^\s.\\!]+$/;
  * @throws {TypeError} when `s` is not a string.
  */
 export function parseFieldSelector(s: string): FieldSelector {
-  if (typeof s !== 'string') throw new TypeError(`parseFieldSelector: selector must be a string, got ${typeof s}`);
+  if (typeof s !== 'string') throw new TypeError(`parseFieldSelector: selector must be a string, got ${describeValue(s)}`);
   const requirements: FieldRequirement[] = [];
   let termStart = 0;
   for (let i = 0; i <= s.length; i++) {

@@ -1,5 +1,6 @@
 import { labelKeyProblem } from './labelValidation.js';
 import type { IndexFunc, KubeObject } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 const NONE: readonly string[] = Object.freeze([]);
 
@@ -58,7 +59,7 @@ export const byNamespace: IndexFunc<KubeObject> = (obj: KubeObject): readonly st
  * @throws {TypeError} when `key` is not a valid label key.
  */
 export function byLabel(key: string): IndexFunc<KubeObject> {
-  if (typeof key !== 'string') throw new TypeError(`byLabel: key must be a string, got ${typeof key}`);
+  if (typeof key !== 'string') throw new TypeError(`byLabel: key must be a string, got ${describeValue(key)}`);
   const problem = labelKeyProblem(key);
   if (problem !== undefined) throw new TypeError(`byLabel: invalid key ${JSON.stringify(key)}: ${problem}`);
   return (obj: KubeObject): readonly string[] => {
@@ -151,7 +152,7 @@ export const byControllerUid: IndexFunc<KubeObject> = (obj: KubeObject): readonl
  * @throws {TypeError} when `path` is empty or has an empty segment.
  */
 export function byField(path: string): IndexFunc<unknown> {
-  if (typeof path !== 'string') throw new TypeError(`byField: path must be a string, got ${typeof path}`);
+  if (typeof path !== 'string') throw new TypeError(`byField: path must be a string, got ${describeValue(path)}`);
   const segments = path.split('.');
   if (segments.some((s) => s.length === 0)) throw new TypeError(`byField: path ${JSON.stringify(path)} has an empty segment`);
   return (obj: unknown): readonly string[] => {

@@ -10,6 +10,7 @@ import { readonlyView } from './readonlyView.js';
 import { SelectorCache } from './selectorCache.js';
 import { typeName } from './typeName.js';
 import type { IndexFunc, Indexer, Indexers, KeyFunc, KubeObject, ReadonlyIndexer, StoreListOptions } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 export type { Indexer, ReadonlyIndexer, StoreListOptions } from './types.js';
 export type { IndexerOptions } from './indexerOptions.js';
@@ -90,9 +91,9 @@ class StoreIndexer<T> implements Indexer<T> {
 
   replace(items: Iterable<T>, resourceVersion = ''): void {
     if (items === null || typeof items !== 'object' || typeof (items as Iterable<T>)[Symbol.iterator] !== 'function') {
-      throw new TypeError(`replace: items must be an iterable of objects, got ${typeName(items)}`);
+      throw new TypeError(`replace: items must be an iterable of objects, got ${describeValue(items)}`);
     }
-    if (typeof resourceVersion !== 'string') throw new TypeError(`replace: resourceVersion must be a string, got ${typeName(resourceVersion)}`);
+    if (typeof resourceVersion !== 'string') throw new TypeError(`replace: resourceVersion must be a string, got ${describeValue(resourceVersion)}`);
     this.#enter();
     const next = new Map<string, T>();
     const filedPerIndex: Map<string, Values>[] = [];
@@ -120,7 +121,7 @@ class StoreIndexer<T> implements Indexer<T> {
   }
 
   bookmark(resourceVersion: string): void {
-    if (typeof resourceVersion !== 'string') throw new TypeError(`bookmark: resourceVersion must be a string, got ${typeName(resourceVersion)}`);
+    if (typeof resourceVersion !== 'string') throw new TypeError(`bookmark: resourceVersion must be a string, got ${describeValue(resourceVersion)}`);
     this.#rv = resourceVersion;
   }
 
@@ -164,7 +165,7 @@ class StoreIndexer<T> implements Indexer<T> {
     const label = this.#selectors.label(opts.labelSelector);
     const field = this.#selectors.field(opts.fieldSelector);
     const ns = opts.namespace;
-    if (ns !== undefined && typeof ns !== 'string') throw new TypeError(`list: option "namespace" must be a string, got ${typeName(ns)}`);
+    if (ns !== undefined && typeof ns !== 'string') throw new TypeError(`list: option "namespace" must be a string, got ${describeValue(ns)}`);
 
     let source: Iterable<T>;
     let checkNamespace = false;

@@ -3,8 +3,8 @@
 // IndexerOptions type (re-exported by indexer.ts).
 
 import { metaNamespaceKey } from './keys.js';
-import { typeName } from './typeName.js';
 import type { Indexers, KeyFunc } from './types.js';
+import { describeValue } from '../options/validate.js';
 
 /** Options of {@link createIndexer}. */
 export interface IndexerOptions<T> {
@@ -32,10 +32,10 @@ const LIST_OPTION_NAMES = new Set(['labelSelector', 'fieldSelector', 'namespace'
 
 export function checkIndexers<T>(indexers: unknown, where: string): Indexers<T> {
   if (indexers === null || typeof indexers !== 'object' || Array.isArray(indexers)) {
-    throw new TypeError(`${where}: indexers must be an object of index functions, got ${typeName(indexers)}`);
+    throw new TypeError(`${where}: indexers must be an object of index functions, got ${describeValue(indexers)}`);
   }
   for (const [name, fn] of Object.entries(indexers)) {
-    if (typeof fn !== 'function') throw new TypeError(`${where}: indexers[${JSON.stringify(name)}] must be a function, got ${typeName(fn)}`);
+    if (typeof fn !== 'function') throw new TypeError(`${where}: indexers[${JSON.stringify(name)}] must be a function, got ${describeValue(fn)}`);
   }
   return indexers as Indexers<T>;
 }
@@ -43,17 +43,17 @@ export function checkIndexers<T>(indexers: unknown, where: string): Indexers<T> 
 /** createIndexer's options, checked and with their defaults filled in; throws TypeError. */
 export function checkIndexerOptions<T>(opts: IndexerOptions<T> | undefined): { keyFunc: KeyFunc<T>; indexers: Indexers<T>; freeze: boolean } {
   if (opts === undefined) return { keyFunc: metaNamespaceKey as KeyFunc<T>, indexers: {}, freeze: true };
-  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) throw new TypeError(`createIndexer: options must be an object, got ${typeName(opts)}`);
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) throw new TypeError(`createIndexer: options must be an object, got ${describeValue(opts)}`);
   for (const name in opts) if (!OPTION_NAMES.has(name)) throw new TypeError(`createIndexer: unknown option ${JSON.stringify(name)}`);
   const { keyFunc, indexers, freeze } = opts;
-  if (keyFunc !== undefined && typeof keyFunc !== 'function') throw new TypeError(`createIndexer: keyFunc must be a function, got ${typeName(keyFunc)}`);
-  if (freeze !== undefined && typeof freeze !== 'boolean') throw new TypeError(`createIndexer: freeze must be a boolean, got ${typeName(freeze)}`);
+  if (keyFunc !== undefined && typeof keyFunc !== 'function') throw new TypeError(`createIndexer: keyFunc must be a function, got ${describeValue(keyFunc)}`);
+  if (freeze !== undefined && typeof freeze !== 'boolean') throw new TypeError(`createIndexer: freeze must be a boolean, got ${describeValue(freeze)}`);
   const checked = indexers === undefined ? {} : checkIndexers<T>(indexers, 'createIndexer');
   return { keyFunc: keyFunc ?? (metaNamespaceKey as KeyFunc<T>), indexers: checked, freeze: freeze ?? true };
 }
 
 /** Refuses list() options that are not an object or name an unknown option; throws TypeError. */
 export function checkListOptionNames(opts: unknown): void {
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`list: options must be an object, got ${typeName(opts)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`list: options must be an object, got ${describeValue(opts)}`);
   for (const name in opts) if (!LIST_OPTION_NAMES.has(name)) throw new TypeError(`list: unknown option ${JSON.stringify(name)}`);
 }

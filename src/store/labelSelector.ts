@@ -1,5 +1,6 @@
 import { SelectorParseError } from './errors/SelectorParseError.js';
 import { labelKeyProblem, labelValueProblem } from './labelValidation.js';
+import { describeValue } from '../options/validate.js';
 
 /**
  * A label requirement operator, spelled as Kubernetes spells it:
@@ -280,7 +281,7 @@ class Parser {
     if (operator === 'gt' || operator === 'lt') {
       const v = values[0] as string;
       if (!INTEGER.test(v) || BigInt(v) < INT64_MIN || BigInt(v) > INT64_MAX) {
-        this.fail(valuesPos, `for '${opToken.text}' the value must be a 64-bit integer, got ${JSON.stringify(v)}`);
+        this.fail(valuesPos, `for '${opToken.text}' the value must be a 64-bit integer, got ${describeValue(v)}`);
       }
     }
     return { key, operator, values: [...new Set(values)].sort() };
@@ -349,7 +350,7 @@ function compareRequirements(a: LabelRequirement, b: LabelRequirement): number {
  * @throws {TypeError} when `s` is not a string.
  */
 export function parseLabelSelector(s: string): LabelSelector {
-  if (typeof s !== 'string') throw new TypeError(`parseLabelSelector: selector must be a string, got ${typeof s}`);
+  if (typeof s !== 'string') throw new TypeError(`parseLabelSelector: selector must be a string, got ${describeValue(s)}`);
   const requirements = new Parser(s).parse();
   requirements.sort(compareRequirements);
   return new ParsedLabelSelector(requirements);
@@ -392,27 +393,27 @@ const EXPRESSION_OPERATORS: Readonly<Record<string, LabelOperator>> = { In: 'in'
  * @throws {TypeError} naming the offending field, for an unknown operator, a wrong number of values, or an invalid key or value.
  */
 export function labelSelectorFromObject(selector: LabelSelectorObject): LabelSelector {
-  if (selector === null || typeof selector !== 'object') throw new TypeError(`labelSelectorFromObject: selector must be an object, got ${selector === null ? 'null' : typeof selector}`);
+  if (selector === null || typeof selector !== 'object') throw new TypeError(`labelSelectorFromObject: selector must be an object, got ${describeValue(selector)}`);
   const requirements: LabelRequirement[] = [];
   const check = (where: string, problem: string | undefined): void => {
     if (problem !== undefined) throw new TypeError(`labelSelectorFromObject: ${where}: ${problem}`);
   };
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
     check(`matchLabels[${JSON.stringify(key)}]`, labelKeyProblem(key));
-    check(`matchLabels[${JSON.stringify(key)}]`, typeof value === 'string' ? labelValueProblem(value) : `value must be a string, got ${typeof value}`);
+    check(`matchLabels[${JSON.stringify(key)}]`, typeof value === 'string' ? labelValueProblem(value) : `value must be a string, got ${describeValue(value)}`);
     requirements.push({ key, operator: '=', values: [value] });
   }
   (selector.matchExpressions ?? []).forEach((expr, i) => {
     const where = `matchExpressions[${i}]`;
     const operator = EXPRESSION_OPERATORS[expr?.operator];
     if (operator === undefined || !Object.hasOwn(EXPRESSION_OPERATORS, expr.operator)) {
-      throw new TypeError(`labelSelectorFromObject: ${where}.operator must be one of In, NotIn, Exists, DoesNotExist, got ${JSON.stringify(expr?.operator)}`);
+      throw new TypeError(`labelSelectorFromObject: ${where}.operator must be one of In, NotIn, Exists, DoesNotExist, got ${describeValue(expr?.operator)}`);
     }
-    check(`${where}.key`, typeof expr.key === 'string' ? labelKeyProblem(expr.key) : `must be a string, got ${typeof expr.key}`);
+    check(`${where}.key`, typeof expr.key === 'string' ? labelKeyProblem(expr.key) : `must be a string, got ${describeValue(expr.key)}`);
     const values = expr.values ?? [];
     if ((operator === 'in' || operator === 'notin') && values.length === 0) check(`${where}.values`, `operator ${expr.operator} needs at least one value`);
     if ((operator === 'exists' || operator === '!') && values.length > 0) check(`${where}.values`, `operator ${expr.operator} takes no values`);
-    for (const v of values) check(`${where}.values`, typeof v === 'string' ? labelValueProblem(v) : `values must be strings, got ${typeof v}`);
+    for (const v of values) check(`${where}.values`, typeof v === 'string' ? labelValueProblem(v) : `values must be strings, got ${describeValue(v)}`);
     requirements.push({ key: expr.key, operator, values: [...new Set(values)].sort() });
   });
   requirements.sort(compareRequirements);

@@ -4,7 +4,7 @@
 
 import { parseFieldSelector, type FieldSelector } from './fieldSelector.js';
 import { parseLabelSelector, type LabelSelector } from './labelSelector.js';
-import { typeName } from './typeName.js';
+import { describeValue } from '../options/validate.js';
 
 export class SelectorCache {
   // Last parsed selector texts: callers pass the same text again and again.
@@ -26,7 +26,7 @@ export class SelectorCache {
     } else if (sel !== null && typeof sel === 'object' && typeof (sel as LabelSelector).matches === 'function') {
       parsed = sel as LabelSelector;
     } else {
-      throw new TypeError(`list: option "labelSelector" must be a string or a LabelSelector, got ${typeName(sel)}`);
+      throw new TypeError(`list: option "labelSelector" must be a string or a LabelSelector, got ${describeValue(sel)}`);
     }
     return parsed.empty ? undefined : parsed;
   }
@@ -44,7 +44,7 @@ export class SelectorCache {
     } else if (sel !== null && typeof sel === 'object' && typeof (sel as FieldSelector).matches === 'function') {
       parsed = sel as FieldSelector;
     } else {
-      throw new TypeError(`list: option "fieldSelector" must be a string or a FieldSelector, got ${typeName(sel)}`);
+      throw new TypeError(`list: option "fieldSelector" must be a string or a FieldSelector, got ${describeValue(sel)}`);
     }
     return parsed.empty ? undefined : parsed;
   }

@@ -16,6 +16,7 @@ import { Storage } from './storage/storage.js';
 import { StorageApi } from './storage/storageApi.js';
 import { generateServingCertificate, type ServingCertificate } from './tls/tls.js';
 import { WatchHub } from './watch/watch.js';
+import { describeValue } from '../options/validate.js';
 
 export type { ApiServerFaults, ApiServerOptions, ApiServerStats, AuditEvent, RestartOptions } from './options.js';
 export type { ResourceName } from './storage/registry.js';
@@ -271,7 +272,7 @@ export class ApiServer extends StorageApi {
 
   #tokensFor(method: string, token: string): Set<string> {
     if (this.#tokens === undefined) throw new TypeError(`${method}: the server was started without a token, so it authenticates nobody`);
-    if (typeof token !== 'string' || token === '' || /\s/.test(token)) throw new TypeError(`${method}: token must be a non-empty string without whitespace, got ${JSON.stringify(token)}`);
+    if (typeof token !== 'string' || token === '' || /\s/.test(token)) throw new TypeError(`${method}: token must be a non-empty string without whitespace, got ${describeValue(token)}`);
     return this.#tokens;
   }
 

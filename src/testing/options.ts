@@ -1,6 +1,7 @@
 import type { Fault, FaultTarget } from './faults/faults.js';
 import type { ResourceDefinition } from './storage/resources.js';
 import type { WatchDelay, WatchDelayOptions } from './watch/watchDelay.js';
+import { describeValue } from '../options/validate.js';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -143,46 +144,46 @@ export interface ApiServerFaults {
 
 /** Checks every option up front, throwing a TypeError that names the option and the value. */
 export function validateOptions(opts: ApiServerOptions): void {
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`startApiServer: options must be an object, got ${String(opts)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`startApiServer: options must be an object, got ${describeValue(opts)}`);
   const port = opts.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError(`startApiServer: port must be an integer in 0..65535, got ${String(opts.port)}`);
-  if (opts.tls !== undefined && typeof opts.tls !== 'boolean') throw new TypeError(`startApiServer: tls must be a boolean, got ${String(opts.tls)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError(`startApiServer: port must be an integer in 0..65535, got ${describeValue(opts.port)}`);
+  if (opts.tls !== undefined && typeof opts.tls !== 'boolean') throw new TypeError(`startApiServer: tls must be a boolean, got ${describeValue(opts.tls)}`);
   if (opts.token !== undefined && (typeof opts.token !== 'string' || opts.token === '' || /\s/.test(opts.token))) {
-    throw new TypeError(`startApiServer: token must be a non-empty string without whitespace, got ${JSON.stringify(opts.token)}`);
+    throw new TypeError(`startApiServer: token must be a non-empty string without whitespace, got ${describeValue(opts.token)}`);
   }
   const maxEvents = opts.history?.maxEvents ?? 10_000;
   if (!Number.isInteger(maxEvents) || maxEvents < 1) {
-    throw new TypeError(`startApiServer: history.maxEvents must be a positive integer, got ${String(opts.history?.maxEvents)}`);
+    throw new TypeError(`startApiServer: history.maxEvents must be a positive integer, got ${describeValue(opts.history?.maxEvents)}`);
   }
   const maxAge = opts.history?.maxAgeMs;
   if (maxAge !== undefined && (typeof maxAge !== 'number' || !(maxAge > 0))) {
-    throw new TypeError(`startApiServer: history.maxAgeMs must be a positive number, got ${String(maxAge)}`);
+    throw new TypeError(`startApiServer: history.maxAgeMs must be a positive number, got ${describeValue(maxAge)}`);
   }
   const bookmark = opts.bookmarkIntervalMs ?? 60_000;
   if (typeof bookmark !== 'number' || !(bookmark > 0) || !Number.isFinite(bookmark)) {
-    throw new TypeError(`startApiServer: bookmarkIntervalMs must be a positive number, got ${String(opts.bookmarkIntervalMs)}`);
+    throw new TypeError(`startApiServer: bookmarkIntervalMs must be a positive number, got ${describeValue(opts.bookmarkIntervalMs)}`);
   }
-  if (opts.http2 !== undefined && typeof opts.http2 !== 'boolean') throw new TypeError(`startApiServer: http2 must be a boolean, got ${String(opts.http2)}`);
+  if (opts.http2 !== undefined && typeof opts.http2 !== 'boolean') throw new TypeError(`startApiServer: http2 must be a boolean, got ${describeValue(opts.http2)}`);
   if (opts.http2 === true && opts.tls !== true) throw new TypeError('startApiServer: http2 needs tls: true (HTTP/2 is offered in the TLS handshake)');
   if (opts.compression !== undefined && typeof opts.compression !== 'boolean') {
-    throw new TypeError(`startApiServer: compression must be a boolean, got ${String(opts.compression)}`);
+    throw new TypeError(`startApiServer: compression must be a boolean, got ${describeValue(opts.compression)}`);
   }
   if (opts.watchList !== undefined && typeof opts.watchList !== 'boolean') {
-    throw new TypeError(`startApiServer: watchList must be a boolean, got ${String(opts.watchList)}`);
+    throw new TypeError(`startApiServer: watchList must be a boolean, got ${describeValue(opts.watchList)}`);
   }
-  if (opts.audit !== undefined && typeof opts.audit !== 'function') throw new TypeError(`startApiServer: audit must be a function, got ${String(opts.audit)}`);
+  if (opts.audit !== undefined && typeof opts.audit !== 'function') throw new TypeError(`startApiServer: audit must be a function, got ${describeValue(opts.audit)}`);
   if (opts.resources !== undefined && !Array.isArray(opts.resources)) {
-    throw new TypeError(`startApiServer: resources must be an array, got ${String(opts.resources)}`);
+    throw new TypeError(`startApiServer: resources must be an array, got ${describeValue(opts.resources)}`);
   }
 }
 
 /** Checks the options of a restart. */
 export function validateRestartOptions(opts: RestartOptions | undefined): number {
   if (opts === undefined) return 0;
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`restart: options must be an object, got ${String(opts)}`);
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`restart: options must be an object, got ${describeValue(opts)}`);
   const downMs = opts.downMs ?? 0;
   if (typeof downMs !== 'number' || !(downMs >= 0) || !Number.isFinite(downMs)) {
-    throw new TypeError(`restart: downMs must be a non-negative number, got ${String(opts.downMs)}`);
+    throw new TypeError(`restart: downMs must be a non-negative number, got ${describeValue(opts.downMs)}`);
   }
   return downMs;
 }

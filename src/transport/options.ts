@@ -1,4 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import { describeValue } from '../options/validate.js';
 
 /**
  * How rxkube talks to a cluster: the protocol, compression and HTTP/2's
@@ -94,7 +95,7 @@ const TRANSPORT = Symbol('rxkube.transport');
  * @returns A KubeConfig to pass wherever rxkube takes one.
  */
 export function withTransport(kc: KubeConfig, options: TransportOptions): KubeConfig {
-  if (kc === null || typeof kc !== 'object' || typeof kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${String(kc)}`);
+  if (kc === null || typeof kc !== 'object' || typeof kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${describeValue(kc)}`);
   const resolved = { ...transportOf(kc), ...checkTransportOptions(options) };
   const view = Object.create(kc) as KubeConfig & { [TRANSPORT]?: ResolvedTransportOptions };
   Object.defineProperty(view, TRANSPORT, { value: Object.freeze(resolved), enumerable: false });
@@ -112,18 +113,18 @@ export function transportOf(kc: KubeConfig): ResolvedTransportOptions {
 
 /** Checks options up front: a TypeError names the option and the value. */
 function checkTransportOptions(options: TransportOptions): TransportOptions {
-  if (options === null || typeof options !== 'object') throw new TypeError(`options: expected an object, got ${String(options)}`);
+  if (options === null || typeof options !== 'object') throw new TypeError(`options: expected an object, got ${describeValue(options)}`);
   const out: { -readonly [K in keyof TransportOptions]: TransportOptions[K] } = {};
   for (const key of ['http2', 'compression'] as const) {
     const value = options[key];
     if (value === undefined) continue;
-    if (typeof value !== 'boolean') throw new TypeError(`${key}: expected a boolean, got ${String(value)}`);
+    if (typeof value !== 'boolean') throw new TypeError(`${key}: expected a boolean, got ${describeValue(value)}`);
     out[key] = value;
   }
   for (const key of ['readIdleTimeoutMs', 'pingTimeoutMs'] as const) {
     const value = options[key];
     if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`${key}: expected a positive integer, got ${String(value)}`);
+    if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`${key}: expected a positive integer, got ${describeValue(value)}`);
     out[key] = value;
   }
   return out;

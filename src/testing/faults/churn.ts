@@ -1,6 +1,7 @@
 import type { ResourceType } from '../storage/resources.js';
 import { StatusError } from '../server/status.js';
 import type { Storage } from '../storage/storage.js';
+import { describeValue } from '../../options/validate.js';
 
 /** Options of `server.churn()`. */
 export interface ChurnOptions {
@@ -39,7 +40,7 @@ const UNBOUNDED_BATCH = 1_000;
 
 function count(opts: ChurnOptions, field: 'creates' | 'updates' | 'deletes'): number {
   const v = opts[field] ?? 0;
-  if (!Number.isSafeInteger(v) || v < 0) throw new TypeError(`churn: ${field} must be a non-negative integer, got ${String(opts[field])}`);
+  if (!Number.isSafeInteger(v) || v < 0) throw new TypeError(`churn: ${field} must be a non-negative integer, got ${describeValue(opts[field])}`);
   return v;
 }
 
@@ -98,19 +99,19 @@ export class Churn {
    * @param onEnd called once when the churn ends.
    */
   constructor(storage: Storage, type: ResourceType, opts: ChurnOptions, onEnd: () => void) {
-    if (opts === null || typeof opts !== 'object') throw new TypeError(`churn: options must be an object, got ${String(opts)}`);
+    if (opts === null || typeof opts !== 'object') throw new TypeError(`churn: options must be an object, got ${describeValue(opts)}`);
     this.#creates = count(opts, 'creates');
     this.#updates = count(opts, 'updates');
     this.#deletes = count(opts, 'deletes');
     const perSecond = opts.perSecond ?? 1000;
-    if (typeof perSecond !== 'number' || !(perSecond > 0)) throw new TypeError(`churn: perSecond must be a positive number or Infinity, got ${String(opts.perSecond)}`);
+    if (typeof perSecond !== 'number' || !(perSecond > 0)) throw new TypeError(`churn: perSecond must be a positive number or Infinity, got ${describeValue(opts.perSecond)}`);
     const ns = opts.namespace ?? 'default';
-    if (typeof ns !== 'string' || ns === '') throw new TypeError(`churn: namespace must be a non-empty string, got ${String(opts.namespace)}`);
+    if (typeof ns !== 'string' || ns === '') throw new TypeError(`churn: namespace must be a non-empty string, got ${describeValue(opts.namespace)}`);
     const prefix = opts.namePrefix ?? 'churn-';
     if (typeof prefix !== 'string' || !/^[a-z0-9]([-a-z0-9.]*)$/.test(prefix)) {
-      throw new TypeError(`churn: namePrefix must start a lowercase DNS name, got ${JSON.stringify(opts.namePrefix)}`);
+      throw new TypeError(`churn: namePrefix must start a lowercase DNS name, got ${describeValue(opts.namePrefix)}`);
     }
-    if (opts.seed !== undefined && !Number.isInteger(opts.seed)) throw new TypeError(`churn: seed must be an integer, got ${String(opts.seed)}`);
+    if (opts.seed !== undefined && !Number.isInteger(opts.seed)) throw new TypeError(`churn: seed must be an integer, got ${describeValue(opts.seed)}`);
     this.#storage = storage;
     this.#type = type;
     this.#namespace = type.namespaced ? ns : '';

@@ -1,3 +1,5 @@
+import { describeValue } from '../../options/validate.js';
+
 /** Answer with an error Status instead of serving the request. */
 export interface StatusFault {
   readonly type: 'status';
@@ -156,36 +158,36 @@ export function isCutFault(f: Fault): f is CutFault {
 
 /** Checks a fault and its target, throwing a TypeError that names the bad option. */
 export function validateFault(fault: Fault, target: FaultTarget | undefined): ArmedFault {
-  if (fault === null || typeof fault !== 'object') throw new TypeError(`faults.inject: fault must be an object, got ${String(fault)}`);
+  if (fault === null || typeof fault !== 'object') throw new TypeError(`faults.inject: fault must be an object, got ${describeValue(fault)}`);
   switch (fault.type) {
     case 'status':
       if (!Number.isInteger(fault.status) || fault.status < 400 || fault.status > 599) {
-        throw new TypeError(`faults.inject: fault.status must be an HTTP error code (400-599), got ${String(fault.status)}`);
+        throw new TypeError(`faults.inject: fault.status must be an HTTP error code (400-599), got ${describeValue(fault.status)}`);
       }
       if (fault.retryAfterSeconds !== undefined && (!Number.isInteger(fault.retryAfterSeconds) || fault.retryAfterSeconds < 0)) {
-        throw new TypeError(`faults.inject: fault.retryAfterSeconds must be a non-negative integer, got ${String(fault.retryAfterSeconds)}`);
+        throw new TypeError(`faults.inject: fault.retryAfterSeconds must be a non-negative integer, got ${describeValue(fault.retryAfterSeconds)}`);
       }
       break;
     case 'trickle':
       if (!Number.isInteger(fault.bytesPerChunk) || fault.bytesPerChunk < 1) {
-        throw new TypeError(`faults.inject: fault.bytesPerChunk must be a positive integer, got ${String(fault.bytesPerChunk)}`);
+        throw new TypeError(`faults.inject: fault.bytesPerChunk must be a positive integer, got ${describeValue(fault.bytesPerChunk)}`);
       }
       if (typeof fault.intervalMs !== 'number' || !(fault.intervalMs >= 0) || !Number.isFinite(fault.intervalMs)) {
-        throw new TypeError(`faults.inject: fault.intervalMs must be a non-negative number, got ${String(fault.intervalMs)}`);
+        throw new TypeError(`faults.inject: fault.intervalMs must be a non-negative number, got ${describeValue(fault.intervalMs)}`);
       }
       break;
     case 'errorEvent':
       if (fault.status !== undefined && (!Number.isInteger(fault.status) || fault.status < 400 || fault.status > 599)) {
-        throw new TypeError(`faults.inject: fault.status must be an HTTP error code (400-599), got ${String(fault.status)}`);
+        throw new TypeError(`faults.inject: fault.status must be an HTTP error code (400-599), got ${describeValue(fault.status)}`);
       }
       break;
     case 'malformedLine':
       if (fault.line !== undefined && typeof fault.line !== 'string') {
-        throw new TypeError(`faults.inject: fault.line must be a string, got ${String(fault.line)}`);
+        throw new TypeError(`faults.inject: fault.line must be a string, got ${describeValue(fault.line)}`);
       }
       break;
     case 'listMetadataLast':
-      if (target?.verb !== 'list') throw new TypeError(`faults.inject: a listMetadataLast fault acts on lists; verb must be 'list', got ${String(target?.verb ?? '*')}`);
+      if (target?.verb !== 'list') throw new TypeError(`faults.inject: a listMetadataLast fault acts on lists; verb must be 'list', got ${describeValue(target?.verb ?? '*')}`);
       break;
     case 'stall':
     case 'resetMidLine':
@@ -196,17 +198,17 @@ export function validateFault(fault: Fault, target: FaultTarget | undefined): Ar
       throw new TypeError(`faults.inject: unknown fault type ${JSON.stringify((fault as { type?: unknown }).type)}`);
   }
   const verb = target?.verb ?? '*';
-  if (!VERBS.includes(verb)) throw new TypeError(`faults.inject: verb must be one of ${VERBS.join(', ')}, got ${String(verb)}`);
+  if (!VERBS.includes(verb)) throw new TypeError(`faults.inject: verb must be one of ${VERBS.join(', ')}, got ${describeValue(verb)}`);
   if ((fault.type === 'malformedLine' || fault.type === 'errorEvent' || fault.type === 'silentWatch') && verb !== '*' && verb !== 'watch') {
-    throw new TypeError(`faults.inject: a ${fault.type} fault acts on watches; verb must be 'watch' or '*', got ${verb}`);
+    throw new TypeError(`faults.inject: a ${fault.type} fault acts on watches; verb must be 'watch' or '*', got ${describeValue(verb)}`);
   }
   const times = target?.times ?? 1;
   if (!(Number.isInteger(times) && times >= 1) && times !== Infinity) {
-    throw new TypeError(`faults.inject: times must be a positive integer or Infinity, got ${String(times)}`);
+    throw new TypeError(`faults.inject: times must be a positive integer or Infinity, got ${describeValue(times)}`);
   }
   const resource = target?.resource;
   if (resource !== undefined && (typeof resource !== 'string' || resource === '')) {
-    throw new TypeError(`faults.inject: resource must be a resource name like 'v1/pods', got ${String(resource)}`);
+    throw new TypeError(`faults.inject: resource must be a resource name like 'v1/pods', got ${describeValue(resource)}`);
   }
   return { fault, verb, resource, remaining: times };
 }

@@ -1,3 +1,5 @@
+import { describeValue } from '../../options/validate.js';
+
 /**
  * A resource the simulator serves. Built-in resources are registered at
  * start; custom resources are added with `server.registerResource()` or the
@@ -81,7 +83,7 @@ const NAME_RE = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
  * on every PUT of one and never creates one on PUT.
  */
 export function toResourceType(def: ResourceDefinition, policy: ResourcePolicy = {}): ResourceType {
-  if (def === null || typeof def !== 'object') throw new TypeError(`resource definition must be an object, got ${String(def)}`);
+  if (def === null || typeof def !== 'object') throw new TypeError(`resource definition must be an object, got ${describeValue(def)}`);
   const group = def.group ?? '';
   if (typeof group !== 'string' || (group !== '' && !NAME_RE.test(group))) {
     throw new TypeError(`resource definition: invalid group ${JSON.stringify(def.group)}`);

@@ -3,6 +3,7 @@ import type { NamespaceLifecycle } from './namespaceLifecycle.js';
 import { applyPatch } from '../writes/objectHandlers.js';
 import type { ResourceName, ResourceRegistry } from './registry.js';
 import type { Preconditions, Storage } from './storage.js';
+import { describeValue } from '../../options/validate.js';
 
 type AnyObject = Record<string, unknown>;
 
@@ -213,14 +214,14 @@ export class StorageApi {
     let target: number | undefined;
     if (rv !== undefined) {
       target = typeof rv === 'number' ? rv : Number(rv);
-      if (!Number.isSafeInteger(target) || target < 1) throw new TypeError(`compact: rv must be a positive integer, got ${String(rv)}`);
+      if (!Number.isSafeInteger(target) || target < 1) throw new TypeError(`compact: rv must be a positive integer, got ${describeValue(rv)}`);
     }
     return String(this.#storage.compact(target));
   }
 }
 
 function copyIn(obj: unknown, method: string): AnyObject {
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new TypeError(`${method}: the object must be a plain object, got ${String(obj)}`);
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new TypeError(`${method}: the object must be a plain object, got ${describeValue(obj)}`);
   // A JSON round trip gives the storage its own copy and turns client-node's Date fields into wire strings.
   return JSON.parse(JSON.stringify(obj)) as AnyObject;
 }

@@ -1,4 +1,5 @@
 import type { Sink } from '../server/sink.js';
+import { describeValue } from '../../options/validate.js';
 
 /**
  * Options of {@link ApiServerFaults.delayWatches}.
@@ -78,14 +79,14 @@ export class WatchDelays {
   readonly #active = new Set<DelayState>();
 
   add(opts: WatchDelayOptions | undefined): DelayState {
-    if (opts !== undefined && (opts === null || typeof opts !== 'object')) throw new TypeError(`faults.delayWatches: options must be an object, got ${String(opts)}`);
+    if (opts !== undefined && (opts === null || typeof opts !== 'object')) throw new TypeError(`faults.delayWatches: options must be an object, got ${describeValue(opts)}`);
     const resource = opts?.resource;
     if (resource !== undefined && (typeof resource !== 'string' || resource === '')) {
-      throw new TypeError(`faults.delayWatches: resource must be a resource name like 'v1/pods', got ${String(resource)}`);
+      throw new TypeError(`faults.delayWatches: resource must be a resource name like 'v1/pods', got ${describeValue(resource)}`);
     }
     const delayMs = opts?.delayMs ?? Infinity;
     if (typeof delayMs !== 'number' || Number.isNaN(delayMs) || delayMs < 0) {
-      throw new TypeError(`faults.delayWatches: delayMs must be a number >= 0 or Infinity, got ${String(opts?.delayMs)}`);
+      throw new TypeError(`faults.delayWatches: delayMs must be a number >= 0 or Infinity, got ${describeValue(opts?.delayMs)}`);
     }
     const d = new DelayState(resource, delayMs, (state) => this.#active.delete(state));
     this.#active.add(d);
