@@ -55,8 +55,8 @@ function names(objs: readonly Pod[]): string[] {
 describe('createIndexer: options', () => {
   it('validates options up front, naming the option and the value', () => {
     expect(() => createIndexer(null as never)).toThrow(new TypeError('createIndexer: options must be an object, got null'));
-    expect(() => createIndexer({ keyFunc: 'x' as never })).toThrow(new TypeError('createIndexer: keyFunc must be a function, got "x"'));
-    expect(() => createIndexer({ freeze: 1 as never })).toThrow(new TypeError('createIndexer: freeze must be a boolean, got 1'));
+    expect(() => createIndexer({ keyFunc: 'x' as never })).toThrow(new TypeError('createIndexer: option "keyFunc" must be a function, got "x"'));
+    expect(() => createIndexer({ freeze: 1 as never })).toThrow(new TypeError('createIndexer: option "freeze" must be a boolean, got 1'));
     expect(() => createIndexer({ indexers: [] as never })).toThrow(new TypeError('createIndexer: indexers must be an object of index functions, got []'));
     expect(() => createIndexer({ indexers: { a: 'no' as never } })).toThrow(new TypeError('createIndexer: indexers["a"] must be a function, got "no"'));
     expect(() => createIndexer({ keyfunc: () => 'k' } as never)).toThrow(new TypeError('createIndexer: unknown option "keyfunc"'));

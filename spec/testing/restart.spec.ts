@@ -99,7 +99,7 @@ describe('restart', () => {
 
   it('refuses bad options with a TypeError naming them', async () => {
     const s = (server = await startApiServer());
-    await expect(s.restart({ downMs: -1 })).rejects.toThrow(/downMs must be a non-negative number, got -1/);
+    await expect(s.restart({ downMs: -1 })).rejects.toThrow(/restart: option "downMs" must be a finite number >= 0, got -1/);
     await expect(s.restart({ downMs: Number.NaN })).rejects.toThrow(TypeError);
     expect((await request(`${s.url}/api/v1/pods`)).status).toBe(200);
   });

@@ -257,7 +257,7 @@ describe('sendInitialEvents', () => {
     // Plain watches are unaffected.
     const plain = await watch(`/api/v1/pods?watch=true&resourceVersion=${server.resourceVersion()}`);
     expect(plain.status).toBe(200);
-    await expect(startApiServer({ watchList: 'no' as never })).rejects.toThrow(/watchList must be a boolean, got "no"/);
+    await expect(startApiServer({ watchList: 'no' as never })).rejects.toThrow(/option "watchList" must be a boolean, got "no"/);
   });
 
   it('is rejected with 422 Invalid without NotOlderThan or without bookmarks, as kube-apiserver does', async () => {

@@ -117,6 +117,6 @@ describe('the audit option', () => {
   });
 
   it('must be a function', async () => {
-    await expect(startApiServer({ audit: 1 as never })).rejects.toThrow(new TypeError('startApiServer: audit must be a function, got 1'));
+    await expect(startApiServer({ audit: 1 as never })).rejects.toThrow(new TypeError('startApiServer: option "audit" must be a function, got 1'));
   });
 });

@@ -4,7 +4,7 @@
 
 import { metaNamespaceKey } from './keys.js';
 import type { Indexers, KeyFunc } from './types.js';
-import { describeValue } from '../options/validate.js';
+import { booleanOption, checkOptionNames, describeValue, functionOption } from '../options/validate.js';
 
 /** Options of {@link createIndexer}. */
 export interface IndexerOptions<T> {
@@ -27,8 +27,8 @@ export interface IndexerOptions<T> {
   readonly freeze?: boolean;
 }
 
-const OPTION_NAMES = new Set(['keyFunc', 'indexers', 'freeze']);
-const LIST_OPTION_NAMES = new Set(['labelSelector', 'fieldSelector', 'namespace']);
+const OPTION_NAMES = ['keyFunc', 'indexers', 'freeze'] as const;
+const LIST_OPTION_NAMES = ['labelSelector', 'fieldSelector', 'namespace'] as const;
 
 export function checkIndexers<T>(indexers: unknown, where: string): Indexers<T> {
   if (indexers === null || typeof indexers !== 'object' || Array.isArray(indexers)) {
@@ -44,16 +44,14 @@ export function checkIndexers<T>(indexers: unknown, where: string): Indexers<T> 
 export function checkIndexerOptions<T>(opts: IndexerOptions<T> | undefined): { keyFunc: KeyFunc<T>; indexers: Indexers<T>; freeze: boolean } {
   if (opts === undefined) return { keyFunc: metaNamespaceKey as KeyFunc<T>, indexers: {}, freeze: true };
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) throw new TypeError(`createIndexer: options must be an object, got ${describeValue(opts)}`);
-  for (const name in opts) if (!OPTION_NAMES.has(name)) throw new TypeError(`createIndexer: unknown option ${JSON.stringify(name)}`);
-  const { keyFunc, indexers, freeze } = opts;
-  if (keyFunc !== undefined && typeof keyFunc !== 'function') throw new TypeError(`createIndexer: keyFunc must be a function, got ${describeValue(keyFunc)}`);
-  if (freeze !== undefined && typeof freeze !== 'boolean') throw new TypeError(`createIndexer: freeze must be a boolean, got ${describeValue(freeze)}`);
-  const checked = indexers === undefined ? {} : checkIndexers<T>(indexers, 'createIndexer');
-  return { keyFunc: keyFunc ?? (metaNamespaceKey as KeyFunc<T>), indexers: checked, freeze: freeze ?? true };
+  checkOptionNames('createIndexer', opts, OPTION_NAMES);
+  const keyFunc = functionOption<KeyFunc<T>>('createIndexer', 'keyFunc', opts.keyFunc);
+  const freeze = booleanOption('createIndexer', 'freeze', opts.freeze, true);
+  const checked = opts.indexers === undefined ? {} : checkIndexers<T>(opts.indexers, 'createIndexer');
+  return { keyFunc: keyFunc ?? (metaNamespaceKey as KeyFunc<T>), indexers: checked, freeze };
 }
 
 /** Refuses list() options that are not an object or name an unknown option; throws TypeError. */
 export function checkListOptionNames(opts: unknown): void {
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`list: options must be an object, got ${describeValue(opts)}`);
-  for (const name in opts) if (!LIST_OPTION_NAMES.has(name)) throw new TypeError(`list: unknown option ${JSON.stringify(name)}`);
+  checkOptionNames('list', opts, LIST_OPTION_NAMES);
 }

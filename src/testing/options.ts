@@ -1,7 +1,7 @@
 import type { Fault, FaultTarget } from './faults/faults.js';
 import type { ResourceDefinition } from './storage/resources.js';
 import type { WatchDelay, WatchDelayOptions } from './watch/watchDelay.js';
-import { describeValue } from '../options/validate.js';
+import { booleanOption, describeValue, functionOption, numberOption } from '../options/validate.js';
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -147,7 +147,7 @@ export function validateOptions(opts: ApiServerOptions): void {
   if (opts === null || typeof opts !== 'object') throw new TypeError(`startApiServer: options must be an object, got ${describeValue(opts)}`);
   const port = opts.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError(`startApiServer: port must be an integer in 0..65535, got ${describeValue(opts.port)}`);
-  if (opts.tls !== undefined && typeof opts.tls !== 'boolean') throw new TypeError(`startApiServer: tls must be a boolean, got ${describeValue(opts.tls)}`);
+  booleanOption('startApiServer', 'tls', opts.tls, false);
   if (opts.token !== undefined && (typeof opts.token !== 'string' || opts.token === '' || /\s/.test(opts.token))) {
     throw new TypeError(`startApiServer: token must be a non-empty string without whitespace, got ${describeValue(opts.token)}`);
   }
@@ -163,15 +163,11 @@ export function validateOptions(opts: ApiServerOptions): void {
   if (typeof bookmark !== 'number' || !(bookmark > 0) || !Number.isFinite(bookmark)) {
     throw new TypeError(`startApiServer: bookmarkIntervalMs must be a positive number, got ${describeValue(opts.bookmarkIntervalMs)}`);
   }
-  if (opts.http2 !== undefined && typeof opts.http2 !== 'boolean') throw new TypeError(`startApiServer: http2 must be a boolean, got ${describeValue(opts.http2)}`);
+  booleanOption('startApiServer', 'http2', opts.http2, false);
   if (opts.http2 === true && opts.tls !== true) throw new TypeError('startApiServer: http2 needs tls: true (HTTP/2 is offered in the TLS handshake)');
-  if (opts.compression !== undefined && typeof opts.compression !== 'boolean') {
-    throw new TypeError(`startApiServer: compression must be a boolean, got ${describeValue(opts.compression)}`);
-  }
-  if (opts.watchList !== undefined && typeof opts.watchList !== 'boolean') {
-    throw new TypeError(`startApiServer: watchList must be a boolean, got ${describeValue(opts.watchList)}`);
-  }
-  if (opts.audit !== undefined && typeof opts.audit !== 'function') throw new TypeError(`startApiServer: audit must be a function, got ${describeValue(opts.audit)}`);
+  booleanOption('startApiServer', 'compression', opts.compression, false);
+  booleanOption('startApiServer', 'watchList', opts.watchList, false);
+  functionOption('startApiServer', 'audit', opts.audit);
   if (opts.resources !== undefined && !Array.isArray(opts.resources)) {
     throw new TypeError(`startApiServer: resources must be an array, got ${describeValue(opts.resources)}`);
   }
@@ -181,9 +177,5 @@ export function validateOptions(opts: ApiServerOptions): void {
 export function validateRestartOptions(opts: RestartOptions | undefined): number {
   if (opts === undefined) return 0;
   if (opts === null || typeof opts !== 'object') throw new TypeError(`restart: options must be an object, got ${describeValue(opts)}`);
-  const downMs = opts.downMs ?? 0;
-  if (typeof downMs !== 'number' || !(downMs >= 0) || !Number.isFinite(downMs)) {
-    throw new TypeError(`restart: downMs must be a non-negative number, got ${describeValue(opts.downMs)}`);
-  }
-  return downMs;
+  return numberOption('restart', 'downMs', opts.downMs ?? undefined, 0);
 }
