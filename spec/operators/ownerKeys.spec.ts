@@ -138,8 +138,8 @@ describe('ownerKeys', () => {
   it('rejects options of the wrong type, naming the option and the value', () => {
     expect(() => ownerKeys({ kind: '' })).toThrow(/options\.kind.*""/);
     expect(() => ownerKeys({ apiVersion: 'apps/v1/extra' })).toThrow(/options\.apiVersion.*apps\/v1\/extra/);
-    expect(() => ownerKeys({ controllerOnly: 'yes' as never })).toThrow(/options\.controllerOnly.*yes/);
-    expect(() => ownerKeys({ namespaced: 1 as never })).toThrow(/options\.namespaced.*1/);
+    expect(() => ownerKeys({ controllerOnly: 'yes' as never })).toThrow(/option "controllerOnly" must be a boolean, got "yes"/);
+    expect(() => ownerKeys({ namespaced: 1 as never })).toThrow(/option "namespaced" must be a boolean, got 1/);
     expect(() => ownerKeys('ReplicaSet' as never)).toThrow(TypeError);
   });
 });

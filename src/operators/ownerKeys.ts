@@ -2,7 +2,7 @@ import { mergeMap, pipe, type OperatorFunction } from 'rxjs';
 import type { InformerEvent } from '../informer/InformerEvent.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
-import { describeValue } from '../options/validate.js';
+import { booleanOption, describeValue } from '../options/validate.js';
 
 /** Which owner references of a child count, for `ownerKeys` and `joinOwner`. */
 export interface OwnerKeysOptions {
@@ -109,7 +109,7 @@ export function resolveOwnerOptions(operator: string, options: OwnerKeysOptions 
   if (typeof options !== 'object' || options === null) {
     throw new TypeError(`${operator}: options must be an object, got ${describeValue(options)}`);
   }
-  const { kind, apiVersion, controllerOnly = true, namespaced = true } = options;
+  const { kind, apiVersion } = options;
   if (kind !== undefined && (typeof kind !== 'string' || kind.length === 0)) {
     throw new TypeError(`${operator}: options.kind must be a non-empty string, got ${describeValue(kind)}`);
   }
@@ -118,12 +118,8 @@ export function resolveOwnerOptions(operator: string, options: OwnerKeysOptions 
       `${operator}: options.apiVersion must look like "group/version" or "version", got ${describeValue(apiVersion)}`,
     );
   }
-  if (typeof controllerOnly !== 'boolean') {
-    throw new TypeError(`${operator}: options.controllerOnly must be a boolean, got ${describeValue(controllerOnly)}`);
-  }
-  if (typeof namespaced !== 'boolean') {
-    throw new TypeError(`${operator}: options.namespaced must be a boolean, got ${describeValue(namespaced)}`);
-  }
+  const controllerOnly = booleanOption(operator, 'controllerOnly', options.controllerOnly, true);
+  const namespaced = booleanOption(operator, 'namespaced', options.namespaced, true);
   return { kind, group: apiVersion === undefined ? undefined : groupOf(apiVersion), controllerOnly, namespaced };
 }
 
