@@ -2,7 +2,7 @@ import { CallbackError } from '../errors/CallbackError.js';
 import { reportError } from '../errors/reportError.js';
 import { manager } from './manager.js';
 import type { ManagerEvent, ManagerOptions } from './options.js';
-import { describeValue } from '../options/validate.js';
+import { describeValue, functionOption } from '../options/validate.js';
 
 /**
  * Options of {@link runManager}: the manager's, and what `main()` needs
@@ -64,7 +64,7 @@ export interface RunManagerOptions extends ManagerOptions {
 export function runManager(opts: RunManagerOptions): Promise<number> {
   if (opts === null || typeof opts !== 'object') throw new TypeError(`runManager: options must be an object, got ${describeValue(opts)}`);
   const { onEvent, signals = ['SIGTERM', 'SIGINT'], stderr = process.stderr, ...managerOpts } = opts;
-  if (onEvent !== undefined && typeof onEvent !== 'function') throw new TypeError(`runManager: option "onEvent" must be a function, got ${describeValue(onEvent)}`);
+  functionOption('runManager', 'onEvent', onEvent);
   if (!Array.isArray(signals) || signals.some((s) => typeof s !== 'string' || !s.startsWith('SIG'))) {
     throw new TypeError(`runManager: option "signals" must be an array of signal names such as 'SIGTERM', got ${describeValue(signals)}`);
   }

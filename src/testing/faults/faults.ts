@@ -1,4 +1,4 @@
-import { describeValue } from '../../options/validate.js';
+import { describeValue, numberOption } from '../../options/validate.js';
 
 /** Answer with an error Status instead of serving the request. */
 export interface StatusFault {
@@ -164,9 +164,7 @@ export function validateFault(fault: Fault, target: FaultTarget | undefined): Ar
       if (!Number.isInteger(fault.status) || fault.status < 400 || fault.status > 599) {
         throw new TypeError(`faults.inject: fault.status must be an HTTP error code (400-599), got ${describeValue(fault.status)}`);
       }
-      if (fault.retryAfterSeconds !== undefined && (!Number.isInteger(fault.retryAfterSeconds) || fault.retryAfterSeconds < 0)) {
-        throw new TypeError(`faults.inject: fault.retryAfterSeconds must be a non-negative integer, got ${describeValue(fault.retryAfterSeconds)}`);
-      }
+      numberOption('faults.inject', 'fault.retryAfterSeconds', fault.retryAfterSeconds, 0, { integer: true });
       break;
     case 'trickle':
       if (!Number.isInteger(fault.bytesPerChunk) || fault.bytesPerChunk < 1) {
