@@ -163,7 +163,7 @@ export class ReconcileStep<T> {
     let delay: number;
     try {
       delay = config.rateLimiter.when(key);
-      if (typeof delay !== 'number' || !Number.isFinite(delay)) throw new TypeError(`the rate limiter returned ${String(delay)}, not a finite number of ms`);
+      if (typeof delay !== 'number' || !Number.isFinite(delay)) throw new TypeError(`the rate limiter returned ${describeValue(delay)}, not a finite number of ms`);
     } catch (err) {
       hooks.report(new CallbackError('controller', `the rate limiter of ${config.name} failed for ${key}; it is not requeued`, err));
       return undefined;
