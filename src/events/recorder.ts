@@ -8,7 +8,7 @@ import { checkDetails, eventName, microTime, NAME_LIMIT, objectKey, referenceTo,
 import { ObjectBuckets } from './objectBuckets.js';
 import { throttledReporter } from './throttledReporter.js';
 import type { EventDetails, EventRecorder, EventRecorderOptions, EventRecorderStatus } from './types.js';
-import { describeValue, functionOption } from '../options/validate.js';
+import { describeValue } from '../options/validate.js';
 
 /** One Event and its series: what repeats of an event fold into. */
 interface Series {
@@ -79,8 +79,8 @@ class Recorder implements EventRecorder {
     this.#maxPending = positive(opts, 'maxPending', 1_000, true);
     this.#timeoutMs = positive(opts, 'timeoutMs', 10_000);
     const reportInterval = positive(opts, 'reportIntervalMs', 30_000);
-    functionOption('recorder', 'onError', opts.onError);
-    functionOption('recorder', 'now', opts.now);
+    if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new TypeError(`onError: expected a function, got ${describeValue(opts.onError)}`);
+    if (opts.now !== undefined && typeof opts.now !== 'function') throw new TypeError(`now: expected a function, got ${describeValue(opts.now)}`);
     if (opts.signal !== undefined && !(opts.signal instanceof AbortSignal)) throw new TypeError(`signal: expected an AbortSignal, got ${describeValue(opts.signal)}`);
     if (kc === null || typeof kc !== 'object' || typeof kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${describeValue(kc)}`);
     this.#kc = kc;

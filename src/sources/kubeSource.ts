@@ -11,7 +11,7 @@ import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomR
 import { clusterOf } from './identity.js';
 import type { ListerWatcher, ListOptions, ListResponse, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchEvent, WatchOptions } from './types.js';
 import { WatchDecoder } from './watchDecoder.js';
-import { booleanOption, describeValue } from '../options/validate.js';
+import { describeValue } from '../options/validate.js';
 
 /** Options of {@link kubeSource}. */
 export interface KubeSourceOptions {
@@ -170,8 +170,13 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
   if (!Number.isSafeInteger(idleTimeoutMs) || idleTimeoutMs <= 0) {
     throw new TypeError(`idleTimeoutMs: expected a positive integer, got ${describeValue(opts.idleTimeoutMs)}`);
   }
-  booleanOption('kubeSource', 'watchList', opts.watchList, true);
-  const metadataOnly = booleanOption('kubeSource', 'metadataOnly', opts.metadataOnly, false);
+  if (opts.watchList !== undefined && typeof opts.watchList !== 'boolean') {
+    throw new TypeError(`watchList: expected a boolean, got ${describeValue(opts.watchList)}`);
+  }
+  if (opts.metadataOnly !== undefined && typeof opts.metadataOnly !== 'boolean') {
+    throw new TypeError(`metadataOnly: expected a boolean, got ${describeValue(opts.metadataOnly)}`);
+  }
+  const metadataOnly = opts.metadataOnly ?? false;
   if (namespace !== undefined && parsed.namespaced === false) {
     throw new TypeError(`namespace: ${parsed.name} is cluster-scoped, got namespace ${JSON.stringify(namespace)}`);
   }

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { booleanOption, describeValue } from '../options/validate.js';
+import { describeValue } from '../options/validate.js';
 
 /**
  * How rxkube talks to a cluster: the protocol, compression and HTTP/2's
@@ -118,7 +118,8 @@ function checkTransportOptions(options: TransportOptions): TransportOptions {
   for (const key of ['http2', 'compression'] as const) {
     const value = options[key];
     if (value === undefined) continue;
-    out[key] = booleanOption('withTransport', key, value, false);
+    if (typeof value !== 'boolean') throw new TypeError(`${key}: expected a boolean, got ${describeValue(value)}`);
+    out[key] = value;
   }
   for (const key of ['readIdleTimeoutMs', 'pingTimeoutMs'] as const) {
     const value = options[key];
