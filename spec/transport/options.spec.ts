@@ -11,7 +11,7 @@ function kubeConfig(): KubeConfig {
 
 describe('withTransport', () => {
   it.each([
-    ['http2', { http2: 'yes' }, 'yes'],
+    ['http2', { http2: 'yes' }, '"yes"'],
     ['compression', { compression: 1 }, '1'],
     ['readIdleTimeoutMs', { readIdleTimeoutMs: 0 }, '0'],
     ['pingTimeoutMs', { pingTimeoutMs: 1.5 }, '1.5'],
