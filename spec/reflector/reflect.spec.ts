@@ -1,7 +1,7 @@
 import { take, VirtualTimeScheduler } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { probedReflect } from '../../src/reflector/reflect.js';
-import { reflect, VeryShortWatchError, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/index.js';
+import { reflect, VeryShortWatchError, type ReflectOptions } from '../../src/reflector/index.js';
 import type { ReflectorEvent, ReflectorProbe } from '../../src/reflector/types.js';
 import {
   ConnectionError,
@@ -10,31 +10,9 @@ import {
   isServerError,
   KubeApiError,
 } from '../../src/sources/errors/index.js';
-import { advance, bookmark, pod, ScriptedLW, type Pod } from './reflectScripted.js';
+import { advance, bookmark, pod, runReflect, ScriptedLW, type Pod } from './reflectScripted.js';
 
 
-function run(lw: ScriptedLW, opts: ReflectOptions = {}) {
-  const events: ReflectorEvent<Pod>[] = [];
-  const statuses: ReflectorStatus[] = [];
-  const result: { error?: unknown; completed: boolean } = { completed: false };
-  const sub = reflect(lw, { random: () => 0, ...opts, status: (s) => statuses.push(s) }).subscribe({
-    next: (e) => events.push(e),
-    error: (e: unknown) => (result.error = e),
-    complete: () => (result.completed = true),
-  });
-  const of = <S extends ReflectorStatus['state']>(state: S) =>
-    statuses.filter((s): s is Extract<ReflectorStatus, { state: S }> => s.state === state);
-  return {
-    events,
-    statuses,
-    result,
-    sub,
-    of,
-    delays: () => of('backoff').map((s) => s.delayMs),
-    last: () => statuses.at(-1)!,
-    types: () => events.map((e) => e.type),
-  };
-}
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
@@ -87,7 +65,7 @@ describe('reflect() list and watch', () => {
       { metadata: { resourceVersion: '10', continue: 'c2' }, items: [pod('c', 3)] },
       { metadata: { resourceVersion: '10' }, items: [pod('d', 4)] },
     );
-    const r = run(lw, { pageSize: 2 });
+    const r = runReflect(lw, { pageSize: 2 });
     await advance();
     expect(lw.lists.map((l) => l.opts)).toEqual([
       { resourceVersion: '0', limit: 2 },
@@ -110,7 +88,7 @@ describe('reflect() list and watch', () => {
     const lw = new ScriptedLW();
     const randoms = [0, 0.5, 0.9999999];
     let i = 0;
-    const r = run(lw, { minWatchTimeoutSeconds: 300, random: () => randoms[i++ % randoms.length]! });
+    const r = runReflect(lw, { minWatchTimeoutSeconds: 300, random: () => randoms[i++ % randoms.length]! });
     await advance();
     for (let n = 0; n < 3; n++) {
       // Each watch lives 30 s, long enough for its end to be routine: no jitter draws on the random source.
@@ -125,7 +103,7 @@ describe('reflect() list and watch', () => {
 
   it('emits watch events with their resourceVersion and re-watches from the last bookmark without relisting', async () => {
     const lw = new ScriptedLW();
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance();
     lw.watching.push(
       { type: 'ADDED', object: pod('b', 11) },
@@ -151,7 +129,7 @@ describe('reflect() list and watch', () => {
 
   it('re-watches at once when the source reports an idle timeout', async () => {
     const lw = new ScriptedLW();
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance();
     lw.watching.push(bookmark(15));
     await advance();
@@ -167,7 +145,7 @@ describe('reflect() list and watch', () => {
   it('treats a watch that closes within a second without events as a failure: relist at once, back off if it repeats', async () => {
     const lw = new ScriptedLW();
     lw.watchScripts.push((w) => w.end(), (w) => w.end());
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance();
     expect(r.of('error')[0]?.error).toBeInstanceOf(VeryShortWatchError);
     expect(r.of('relisting')).toMatchObject([{ reason: 'very-short-watch' }, { reason: 'very-short-watch' }]);
@@ -186,7 +164,7 @@ describe('reflect() list and watch', () => {
   it('re-watches without relisting when a quiet watch ends normally after a second', async () => {
     const lw = new ScriptedLW();
     lw.watchScripts.push((w) => setTimeout(() => w.end(), 1500));
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance(1500);
     expect(lw.watches).toHaveLength(2);
     expect(lw.lists).toHaveLength(1);
@@ -198,7 +176,7 @@ describe('reflect() list and watch', () => {
     // A list without a resourceVersion leaves the watch at "": its ADDED events may be synthetic (RF-16).
     const lw = new ScriptedLW();
     lw.defaultList = { metadata: {}, items: [] };
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance();
     expect(lw.watching.opts.resourceVersion).toBeUndefined();
     lw.watching.push({ type: 'ADDED', object: pod('a', 7) }).end();
@@ -221,7 +199,7 @@ describe('reflect() relists', () => {
       new KubeApiError(410, 'gone'),
       { metadata: { resourceVersion: '30' }, items: [pod('a', 25)] },
     );
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance();
     expect(r.of('relisting')).toMatchObject([{ reason: 'expired' }]);
     await advance(800);
@@ -234,7 +212,7 @@ describe('reflect() relists', () => {
 
   it('relists when an ERROR event (410) arrives mid-stream, after the events before it', async () => {
     const lw = new ScriptedLW();
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance();
     lw.watching.push({ type: 'ADDED', object: pod('b', 11) });
     lw.watching.fail(new KubeApiError(410, 'The resourceVersion for the provided watch is too old.'));
@@ -251,7 +229,7 @@ describe('reflect() relists', () => {
       new KubeApiError(410, 'continue token expired'),
       { metadata: { resourceVersion: '12' }, items: [pod('a', 1), pod('b', 11)] },
     );
-    const r = run(lw, { pageSize: 1 });
+    const r = runReflect(lw, { pageSize: 1 });
     await advance();
     expect(lw.lists.map((l) => l.opts)).toEqual([{ resourceVersion: '0', limit: 1 }, { limit: 1, continue: 'c1' }, { resourceVersion: '0', limit: 1 }]);
     expect(r.events).toEqual([{ type: 'Replace', items: [pod('a', 1), pod('b', 11)], resourceVersion: '12' }]);
@@ -265,7 +243,7 @@ describe('reflect() relists', () => {
       new KubeApiError(410, 'continue token expired again'),
       { metadata: { resourceVersion: '13' }, items: [pod('a', 1), pod('b', 11)] },
     );
-    const r2 = run(again, { pageSize: 1 });
+    const r2 = runReflect(again, { pageSize: 1 });
     await advance();
     expect(again.lists.map((l) => l.opts)).toEqual([
       { resourceVersion: '0', limit: 1 },
@@ -285,14 +263,14 @@ describe('reflect() relists', () => {
       { metadata: { resourceVersion: '10' }, items: [pod('b', 2)] },
     );
     lw.watchScripts.push((w) => w.fail(new KubeApiError(410, 'old')));
-    const r = run(lw, { pageSize: 1 });
+    const r = runReflect(lw, { pageSize: 1 });
     await advance(800);
     expect(lw.lists[2]?.opts).toEqual({ resourceVersion: '10', limit: 1 });
     r.sub.unsubscribe();
 
     const unpaged = new ScriptedLW();
     unpaged.watchScripts.push((w) => w.fail(new KubeApiError(410, 'old')));
-    const r2 = run(unpaged);
+    const r2 = runReflect(unpaged);
     await advance(800);
     expect(unpaged.lists[1]?.opts).toEqual({ resourceVersion: '10', limit: 0 });
     r2.sub.unsubscribe();
@@ -301,7 +279,7 @@ describe('reflect() relists', () => {
   it('applies a page size the caller chose to every list, a relist at a pinned resourceVersion included', async () => {
     const lw = new ScriptedLW();
     lw.watchScripts.push((w) => w.fail(new KubeApiError(410, 'old')));
-    const r = run(lw, { pageSize: 100 });
+    const r = runReflect(lw, { pageSize: 100 });
     await advance();
     // The default would list at RV 10 unpaged (limit 0) so the watch cache can serve it; an explicit size wins.
     expect(lw.lists.map((l) => l.opts)).toEqual([
@@ -314,7 +292,7 @@ describe('reflect() relists', () => {
   it('retries a list that is "too large resource version" from "" at once', async () => {
     const lw = new ScriptedLW();
     lw.listAnswers.push(new KubeApiError(504, 'Too large resource version: 99, current: 10', { reason: 'Timeout' }));
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance();
     expect(lw.lists.map((l) => l.opts.resourceVersion)).toEqual(['0', undefined]);
     expect(r.types()).toEqual(['Replace']);
@@ -323,7 +301,7 @@ describe('reflect() relists', () => {
 
   it('reports a DecodeError, ends that watch and resumes from the last good RV without relisting', async () => {
     const lw = new ScriptedLW();
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance();
     lw.watching.push({ type: 'ADDED', object: pod('b', 11) });
     lw.watching.fail(new DecodeError('Unexpected token', '{"type":"MODIF', 1234));
@@ -340,7 +318,7 @@ describe('reflect() relists', () => {
 
   it('reports a well-formed but unusable event as a DecodeError, skips it and keeps the same watch', async () => {
     const lw = new ScriptedLW();
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance();
     lw.watching.push({ type: 'ADDED', object: { metadata: { resourceVersion: '11' } } as unknown as Pod });
     lw.watching.push({ type: 'SYNC', object: pod('x', 12) } as never);
@@ -369,7 +347,7 @@ describe('reflect() backoff', () => {
         return new KubeApiError(503, 'etcd is down');
       });
     }
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance();
     const expected = [800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000, 30_000];
     for (const delay of expected) {
@@ -391,7 +369,7 @@ describe('reflect() backoff', () => {
     const random = () => ((seed = (seed * 16_807) % 2_147_483_647) - 1) / 2_147_483_646;
     const lw = new ScriptedLW();
     for (let i = 0; i < 12; i++) lw.listAnswers.push(new KubeApiError(500, 'down'));
-    const r = run(lw, { random });
+    const r = runReflect(lw, { random });
     for (let i = 0; i < 12; i++) await advance(60_000);
     const bases = [800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000, 30_000, 30_000, 30_000, 30_000];
     const delays = r.delays();
@@ -410,7 +388,7 @@ describe('reflect() backoff', () => {
   ])('after %i ms of healthy watching the next delay is %i ms (reset after 2 min)', async (healthyMs, expected) => {
     const lw = new ScriptedLW();
     lw.listAnswers.push(new KubeApiError(500, 'down'), new KubeApiError(500, 'down'));
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance(800 + 1600);
     expect(r.types()).toEqual(['Replace']);
     await advance(healthyMs);
@@ -422,7 +400,7 @@ describe('reflect() backoff', () => {
 
   it('honours Retry-After on a 429 and re-watches from the same RV without relisting', async () => {
     const lw = new ScriptedLW();
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance();
     lw.watching.push(bookmark(14));
     lw.watching.fail(new KubeApiError(429, 'slow down', { retryAfterSeconds: 7 }));
@@ -439,7 +417,7 @@ describe('reflect() backoff', () => {
   it('backs off on a 429 without Retry-After and retries a list that was throttled', async () => {
     const lw = new ScriptedLW();
     lw.listAnswers.push(new KubeApiError(429, 'slow down'));
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance();
     expect(r.delays()).toEqual([800]);
     await advance(800);
@@ -449,7 +427,7 @@ describe('reflect() backoff', () => {
 
   it('backs off on a broken connection and re-watches from the last RV', async () => {
     const lw = new ScriptedLW();
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance();
     lw.watching.push({ type: 'MODIFIED', object: pod('a', 16) });
     lw.watching.fail(new ConnectionError('socket hang up', { code: 'ECONNRESET' }));
@@ -464,7 +442,7 @@ describe('reflect() backoff', () => {
   it('retries 401/403 with backoff by default', async () => {
     const lw = new ScriptedLW();
     lw.listAnswers.push(new KubeApiError(401, 'token expired'), new KubeApiError(403, 'rbac'));
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance(800 + 1600);
     expect(r.types()).toEqual(['Replace']);
     expect(r.result.error).toBeUndefined();
@@ -473,7 +451,7 @@ describe('reflect() backoff', () => {
 
   it('errors with the typed error when onTerminal says so, and leaves no timer or request behind', async () => {
     const lw = new ScriptedLW();
-    const r = run(lw, { onTerminal: (err) => isForbidden(err), resyncPeriod: 1000 });
+    const r = runReflect(lw, { onTerminal: (err) => isForbidden(err), resyncPeriod: 1000 });
     await advance();
     lw.watching.fail(new KubeApiError(403, 'pods is forbidden'));
     await advance();
@@ -487,7 +465,7 @@ describe('reflect() backoff', () => {
     const lw = new ScriptedLW();
     lw.listAnswers.push(new KubeApiError(500, 'down'));
     const boom = new Error('callback bug');
-    const r = run(lw, {
+    const r = runReflect(lw, {
       onTerminal: () => {
         throw boom;
       },
@@ -521,7 +499,7 @@ describe('reflect() backoff', () => {
         return new KubeApiError(500, 'down');
       });
     }
-    const r = run(lw, { scheduler, resyncPeriod: 5000 });
+    const r = runReflect(lw, { scheduler, resyncPeriod: 5000 });
     for (let i = 0; i < 3; i++) {
       await advance();
       expect(vi.getTimerCount()).toBe(0);
@@ -541,7 +519,7 @@ describe('reflect() backoff', () => {
 describe('reflect() resync', () => {
   it('emits Resync every period while watching, pauses while relisting and restarts after the list', async () => {
     const lw = new ScriptedLW();
-    const r = run(lw, { resyncPeriod: 1000 });
+    const r = runReflect(lw, { resyncPeriod: 1000 });
     await advance(2500);
     expect(r.types()).toEqual(['Replace', 'Resync', 'Resync']);
     lw.watching.fail(new KubeApiError(500, 'boom'));
@@ -589,7 +567,7 @@ describe('reflect() resync', () => {
 
   it('emits no Resync when resyncPeriod is 0', async () => {
     const lw = new ScriptedLW();
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance(3_600_000);
     expect(r.types()).toEqual(['Replace']);
     expect(vi.getTimerCount()).toBe(0);
@@ -601,7 +579,7 @@ describe('reflect() teardown', () => {
   it('aborts a list in flight and leaves no timer', async () => {
     const lw = new ScriptedLW();
     lw.listAnswers.push(() => 'hang');
-    const r = run(lw, { resyncPeriod: 1000 });
+    const r = runReflect(lw, { resyncPeriod: 1000 });
     await advance();
     expect(lw.lists[0]?.signal.aborted).toBe(false);
     r.sub.unsubscribe();
@@ -616,7 +594,7 @@ describe('reflect() teardown', () => {
   it('clears a pending backoff timer', async () => {
     const lw = new ScriptedLW();
     lw.listAnswers.push(new KubeApiError(500, 'down'));
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance();
     expect(vi.getTimerCount()).toBe(1);
     r.sub.unsubscribe();
@@ -627,7 +605,7 @@ describe('reflect() teardown', () => {
 
   it('aborts the open watch and stops the resync ticker mid-stream', async () => {
     const lw = new ScriptedLW();
-    const r = run(lw, { resyncPeriod: 1000 });
+    const r = runReflect(lw, { resyncPeriod: 1000 });
     await advance(1000);
     lw.watching.push({ type: 'ADDED', object: pod('b', 11) });
     await advance();
@@ -659,7 +637,7 @@ describe('reflect() teardown', () => {
   it('never completes on its own', async () => {
     const lw = new ScriptedLW();
     for (let i = 0; i < 5; i++) lw.watchScripts.push((w) => w.end());
-    const r = run(lw);
+    const r = runReflect(lw);
     await advance(600_000);
     expect(r.result.completed).toBe(false);
     expect(r.result.error).toBeUndefined();
@@ -672,7 +650,7 @@ describe('reflect() with a synchronous scheduler', () => {
     const { queueScheduler } = await import('rxjs');
     const lw = new ScriptedLW();
     lw.watchScripts.push((w) => w.fail(new KubeApiError(429, 'slow down', { retryAfterSeconds: 0 })));
-    const r = run(lw, { scheduler: queueScheduler });
+    const r = runReflect(lw, { scheduler: queueScheduler });
     await advance();
     expect(r.delays()).toEqual([0]);
     expect(lw.watches).toHaveLength(2);

@@ -142,6 +142,7 @@ export function runReflect(lw: ListerWatcher<Pod>, opts: ReflectOptions = {}) {
     sub,
     of,
     delays: () => of('backoff').map((s) => s.delayMs),
+    last: () => statuses.at(-1)!,
     types: () => events.map((e) => e.type),
   };
 }
