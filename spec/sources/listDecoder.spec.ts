@@ -39,13 +39,32 @@ describe('ListDecoder', () => {
   it('decodes items and the envelope when metadata comes first', () => {
     const body = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '42', continue: 'tok', remainingItemCount: 3 }, items: tricky });
     const { items, envelope } = decodeChunks([enc.encode(body)]);
-    expect(items).toEqual(tricky);
+    // Items without a type get the list's (P-15), first, as the server writes a single object.
+    expect(items).toEqual(tricky.map((o) => ({ apiVersion: 'v1', kind: 'Pod', ...o })));
+    expect(items.map((o) => Object.keys(o).slice(0, 2))).toEqual(tricky.map(() => ['apiVersion', 'kind']));
     expect(envelope).toEqual({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '42', continue: 'tok', remainingItemCount: 3 } });
+  });
+
+  it("gives an item without apiVersion and kind the list's, whichever chunk it comes in, and leaves a typed item as it is (P-15)", () => {
+    const typed = { apiVersion: 'example.com/v2', kind: 'Widget', metadata: { name: 'w' } };
+    const onlyKind = { kind: 'Other', metadata: { name: 'o' } };
+    const body = enc.encode(JSON.stringify({ kind: 'WidgetList', apiVersion: 'example.com/v1', metadata: {}, items: [...tricky, typed, onlyKind] }));
+    const want = [...tricky.map((o) => ({ apiVersion: 'example.com/v1', kind: 'Widget', ...o })), typed, onlyKind];
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { maxLength: 6 }), (cuts) => {
+        expect(decodeChunks(splitAt(body, cuts)).items).toEqual(want);
+      }),
+    );
+    // A list kind that names no item type ('List', 'Table'), or no apiVersion, fills nothing.
+    for (const envelope of [{ kind: 'List', apiVersion: 'v1' }, { kind: 'PodList' }, { kind: 'PodList', apiVersion: '' }]) {
+      expect(decodeChunks([enc.encode(JSON.stringify({ ...envelope, metadata: {}, items: tricky }))]).items).toEqual(tricky);
+    }
   });
 
   it('reads metadata, kind and apiVersion that come after items, and ignores unknown fields', () => {
     const body = `{"items":${JSON.stringify(tricky)},"extra":{"items":[1,2]},"n":12,"metadata":{"resourceVersion":"7"},"kind":"WidgetList","apiVersion":"example.com/v1"}`;
     const { items, envelope } = decodeChunks([enc.encode(body)]);
+    // The items came before the list named its kind, in the same chunk as it too: they stay as they came.
     expect(items).toEqual(tricky);
     expect(envelope).toEqual({ kind: 'WidgetList', apiVersion: 'example.com/v1', metadata: { resourceVersion: '7' } });
   });

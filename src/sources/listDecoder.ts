@@ -1,7 +1,7 @@
 import { DecodeError } from './errors/DecodeError.js';
 import { BACKSLASH, COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './jsonBytes.js';
 import { envelopeKey, setEnvelopeField, type EnvelopeFields, type ListEnvelope } from './listEnvelope.js';
-import { checkItem, parseItem } from './listItems.js';
+import { checkItem, itemTypeOf, parseItem, withItemType, type ItemType } from './listItems.js';
 import { ITEM_METADATA, textWithoutManagedFields } from './managedFieldsStrip.js';
 
 export type { ListEnvelope } from './listEnvelope.js';
@@ -23,7 +23,10 @@ type Capture = 'none' | 'key' | 'value' | 'item';
  * envelope field). Each item is then `JSON.parse`d on its own, so a list far
  * larger than V8's maximum string length (512 MiB) decodes with memory
  * bounded by the largest single object. `metadata`, `kind` and `apiVersion`
- * are read wherever they appear, before or after `items`.
+ * are read wherever they appear, before or after `items`. An item with
+ * neither `apiVersion` nor `kind` gets the list's (`PodList` holds `Pod`s),
+ * as kube-apiserver leaves them out of a built-in resource's items
+ * (docs/semantics.md P-15).
  *
  * ## Example
  * ```ts
@@ -68,7 +71,11 @@ export class ListDecoder<T> {
   #batch: number[] = [];
   #batchStart = 0;
   #batchEnd = 0;
+  /** The item type when the batch began: an envelope `kind` read later in the same chunk comes after these items. */
+  #batchType: ItemType | undefined;
   #envelope: EnvelopeFields = { metadata: {} };
+  /** The items' apiVersion and kind from the envelope's, once both are read (P-15); items that come before them keep what they have. */
+  #itemType: ItemType | undefined;
   /** Leave each item's `metadata.managedFields` out, unparsed. */
   readonly #strip: boolean;
 
@@ -298,10 +305,13 @@ export class ListDecoder<T> {
   #completeItem(buf: Buffer, end: number, out: T[]): void {
     if (this.#parts.length > 0) {
       this.#flush(buf, out);
-      out.push(this.#finishItem(buf, end));
+      out.push(withItemType(this.#finishItem(buf, end), this.#itemType));
       return;
     }
-    if (this.#batch.length === 0) this.#batchStart = this.#captureStart;
+    if (this.#batch.length === 0) {
+      this.#batchStart = this.#captureStart;
+      this.#batchType = this.#itemType;
+    }
     this.#batch.push(this.#captureStart, end);
     this.#batchEnd = end;
     this.#capture = 'none';
@@ -322,7 +332,8 @@ export class ListDecoder<T> {
       const s = bounds[k] as number;
       const e = bounds[k + 1] as number;
       // On a syntax error the items are parsed one by one to find and report the bad one.
-      out.push(parsed === undefined ? parseItem<T>(buf.toString('utf8', s, e), this.#offset + s) : checkItem<T>(parsed[k / 2], buf, s, e, this.#offset + s));
+      const item = parsed === undefined ? parseItem<T>(buf.toString('utf8', s, e), this.#offset + s) : checkItem<T>(parsed[k / 2], buf, s, e, this.#offset + s);
+      out.push(withItemType(item, this.#batchType));
     }
   }
 
@@ -432,6 +443,7 @@ export class ListDecoder<T> {
     this.#capture = 'none';
     setEnvelopeField(this.#envelope, key, bytes.toString('utf8'), this.#capturePosition);
     if (key === 'metadata') this.#metadataFirst = !this.#sawItems;
+    else if (key === 'kind' || key === 'apiVersion') this.#itemType = itemTypeOf(this.#envelope.apiVersion, this.#envelope.kind);
   }
 
   #finishItem(buf: Buffer, end: number): T {

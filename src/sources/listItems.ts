@@ -25,6 +25,38 @@ export function checkItem<T>(item: unknown, buf: Buffer, start: number, end: num
   return item as T;
 }
 
+/** The `apiVersion` and `kind` a list's items have, read from the list's own (`PodList` holds `Pod`s). */
+export interface ItemType {
+  readonly apiVersion: string;
+  readonly kind: string;
+}
+
+/**
+ * The item type a list envelope names, or undefined while its `kind` and
+ * `apiVersion` are not both read, or when its kind names no item type
+ * (`List`, `Table`).
+ */
+export function itemTypeOf(apiVersion: string | undefined, listKind: string | undefined): ItemType | undefined {
+  if (apiVersion === undefined || apiVersion === '' || listKind === undefined || !listKind.endsWith('List') || listKind.length <= 4) return undefined;
+  return { apiVersion, kind: listKind.slice(0, -4) };
+}
+
+/**
+ * An item without `apiVersion` and `kind` gets its list's (docs/semantics.md
+ * P-15): kube-apiserver leaves both out of the items of a built-in
+ * resource's list, and writes them in every watch event, so without this a
+ * cached object would carry its kind or not depending on how it arrived.
+ * client-go's unstructured decoding fills them in the same way. The copy
+ * puts them first, where the server writes them on a single object; an
+ * item that has either keeps what it has.
+ */
+export function withItemType<T>(item: T, type: ItemType | undefined): T {
+  if (type === undefined) return item;
+  const o = item as Record<string, unknown>;
+  if (o['apiVersion'] !== undefined || o['kind'] !== undefined) return item;
+  return { apiVersion: type.apiVersion, kind: type.kind, ...o } as T;
+}
+
 function isObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
