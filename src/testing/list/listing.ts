@@ -4,7 +4,7 @@ import type { ServerContext } from '../context.js';
 import { decodeContinue, encodeContinue } from './continueToken.js';
 import type { StoredObject } from '../storage/history.js';
 import { listView, type Conversion } from '../server/negotiate.js';
-import { listJson, objectJson } from '../server/partialObjectMetadata.js';
+import { listItemJson, listJson } from '../server/partialObjectMetadata.js';
 import { badRequest, invalid, tooLargeResourceVersion } from '../server/status.js';
 import type { Preconditions } from '../storage/storage.js';
 import { keyRange, lowerBound } from '../storage/storageKeys.js';
@@ -95,7 +95,7 @@ export function listBody(ctx: ServerContext, target: Target, q: URLSearchParams,
     const key = keys[i] as string;
     const o = snap.get(key);
     if (o === undefined || !passes(filter, o)) continue;
-    items.push(objectJson(o, view));
+    items.push(listItemJson(o, type, view));
     if (limit > 0 && items.length >= limit) {
       lastKey = key;
       i++;
@@ -126,5 +126,5 @@ export function deleteCollectionBody(
   }
   // Like kube-apiserver, the deletions happen before the result is converted (and perhaps refused).
   const view = listView(convert, type);
-  return listJson(type, view, [`"resourceVersion":"${ctx.storage.resourceVersion}"`], deleted.map((o) => objectJson(o, view)));
+  return listJson(type, view, [`"resourceVersion":"${ctx.storage.resourceVersion}"`], deleted.map((o) => listItemJson(o, type, view)));
 }

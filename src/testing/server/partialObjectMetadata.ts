@@ -1,7 +1,7 @@
 import type { StoredObject } from '../storage/history.js';
 import type { MetaVersion } from './negotiate.js';
 import type { ResourceType } from '../storage/resources.js';
-import { sectionJson } from '../storage/serialize.js';
+import { sectionJson, serialize } from '../storage/serialize.js';
 
 /**
  * An object as PartialObjectMetadata: kind, apiVersion and its whole
@@ -21,6 +21,28 @@ export function partialJsonOf(obj: Record<string, unknown>, view: MetaVersion): 
 /** The JSON of a stored object in a view: as stored, or as PartialObjectMetadata. */
 export function objectJson(o: StoredObject, view: MetaVersion | undefined): string {
   return view === undefined ? o.json : partialJson(o, view);
+}
+
+/**
+ * The JSON of a stored object as an item of a list: as PartialObjectMetadata
+ * in that view; for a built-in resource without `apiVersion` and `kind`,
+ * which kube-apiserver writes on the list alone (a custom resource's items
+ * keep theirs); else as stored.
+ */
+export function listItemJson(o: StoredObject, type: ResourceType, view: MetaVersion | undefined): string {
+  if (view !== undefined) return partialJson(o, view);
+  return type.builtIn ? withoutTypeMeta(o) : o.json;
+}
+
+/** `apiVersion` then `kind`, or `kind` then `apiVersion`, as the first two members of the stored text, as a stored object has them. */
+const TYPE_META_FIRST = /^\{"(apiVersion|kind)":"[^"\\]*","(apiVersion|kind)":"[^"\\]*",/;
+
+/** The stored text without its type: a slice of it when the two come first, else the object serialised without them. */
+function withoutTypeMeta(o: StoredObject): string {
+  const m = TYPE_META_FIRST.exec(o.json);
+  if (m !== null && m[1] !== m[2]) return `{${o.json.slice(m[0].length)}`;
+  const { apiVersion: _apiVersion, kind: _kind, ...rest } = o.obj;
+  return serialize(rest);
 }
 
 /**
