@@ -130,8 +130,8 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
     await configMapsIn(d.metadata?.namespace).apply(desired, { force: true });
     const did = current === undefined ? 'created' : 'updated';
     notes.set(key, `${did} ${cmKey}`);
-    // Objects from a LIST carry no kind: the controller knows what it reconciles. publish returns at once.
-    events.publish({ ...d, apiVersion: 'apps/v1', kind: 'Deployment' }, {
+    // publish returns at once; the Event is written in the background.
+    events.publish(d, {
       type: 'Normal',
       reason: current === undefined ? 'ConfigMapCreated' : 'ConfigMapUpdated',
       action: 'Reconcile',

@@ -211,9 +211,9 @@ describe('Events recorded by a controller on a real kube-apiserver', () => {
     ctl = controller({
       for: informer(kubeSource(kc, 'v1/configmaps', { namespace: NS, labelSelector: 'app=recorded' })),
       reconcile: (cm) => {
-        // Objects a LIST returns carry no kind: the controller knows what it watches.
-        events.publish({ ...cm, apiVersion: 'v1', kind: 'ConfigMap' }, { type: 'Normal', reason: 'Synced', action: 'Reconcile', note: 'the configmap was seen' });
-        if (cm.data?.['v'] === 'bad') events.publish({ ...cm, apiVersion: 'v1', kind: 'ConfigMap' }, { type: 'Warning', reason: 'BadValue', action: 'Validate', note: 'v is bad' });
+        // 'watched' comes from the informer's LIST, whose items kube-apiserver sends without a kind: the cache has it (P-15).
+        events.publish(cm, { type: 'Normal', reason: 'Synced', action: 'Reconcile', note: 'the configmap was seen' });
+        if (cm.data?.['v'] === 'bad') events.publish(cm, { type: 'Warning', reason: 'BadValue', action: 'Validate', note: 'v is bad' });
         return undefined;
       },
     });

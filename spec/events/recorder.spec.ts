@@ -214,7 +214,7 @@ describe('failures', () => {
   it('a malformed event is dropped and reported as a TypeError, never thrown', async () => {
     const { events, reported } = make();
     const cm = configMap();
-    const listed = { metadata: { name: 'from-a-list', namespace: 'default' } };
+    const listed = { metadata: { name: 'from-a-list', namespace: 'default' } }; // as client-node's typed lists hand objects over
     expect(() => events.publish(listed, { type: 'Normal', reason: 'Synced', action: 'Reconcile' })).not.toThrow();
     events.publish(cm, { type: 'Info' as never, reason: 'Synced', action: 'Reconcile' });
     events.publish(cm, { type: 'Normal', reason: '', action: 'Reconcile' });

@@ -61,6 +61,23 @@ describe('informer', () => {
     expect(Object.isFrozen(inf.store.getByKey('default/p0'))).toBe(true);
   });
 
+  it('caches listed objects with their apiVersion and kind, as watched ones come, though the server lists them without (P-15)', async () => {
+    for (let i = 0; i < 3; i++) await server.create('v1/pods', pod(`t${i}`));
+    const listed = (await (await fetch(`${server.url}/api/v1/pods`)).json()) as { items: Record<string, unknown>[] };
+    expect(listed.items.map((o) => [o['apiVersion'], o['kind']])).toEqual([[undefined, undefined], [undefined, undefined], [undefined, undefined]]);
+    const inf = podInformer();
+    const added: V1Pod[] = [];
+    inf.subscribe((e) => {
+      if (e.type === 'add' && !e.isInInitialList) added.push(e.obj);
+    });
+    await inf.whenSynced({ timeout: 10_000 });
+    await server.create('v1/pods', pod('watched'));
+    await waitFor(() => added.length === 1, 'the watched add');
+    const typeOf = (o: V1Pod | undefined) => [o?.apiVersion, o?.kind];
+    expect(['default/t0', 'default/t1', 'default/t2', 'default/watched'].map((k) => typeOf(inf.store.getByKey(k)))).toEqual(Array(4).fill(['v1', 'Pod']));
+    expect(Object.keys(inf.store.getByKey('default/t0') ?? {}).slice(0, 2)).toEqual(['apiVersion', 'kind']);
+  });
+
   it('syncs from a streaming list (sendInitialEvents) and carries on watching on the same stream', async () => {
     for (let i = 0; i < 10; i++) await server.create('v1/pods', pod(`s${i}`));
     const inf = podInformer({ initialList: 'stream' });

@@ -37,8 +37,9 @@ export interface EventBody {
 
 /**
  * The reference to an object, or a TypeError naming what is missing.
- * Objects of a LIST of a built-in resource come without `kind` and
- * `apiVersion` from kube-apiserver, so a recorder cannot tell what they are.
+ * rxkube's caches and lists give every object its `apiVersion` and `kind`
+ * (docs/semantics.md P-15), but an object from elsewhere (client-node's
+ * typed lists) may lack them, and then a recorder cannot tell what it is.
  */
 export function referenceTo(obj: KubeObject | undefined, label: string): ObjectReference | TypeError {
   if (obj === null || typeof obj !== 'object') return new TypeError(`${label}: expected an object, got ${describeValue(obj)}`);
@@ -46,7 +47,7 @@ export function referenceTo(obj: KubeObject | undefined, label: string): ObjectR
   const meta = obj.metadata;
   if (typeof apiVersion !== 'string' || apiVersion === '' || typeof kind !== 'string' || kind === '') {
     return new TypeError(
-      `${label}: ${meta?.name ?? 'the object'} has no apiVersion and kind, so no Event can name it (objects a LIST returns lack them): pass { ...obj, apiVersion, kind }`,
+      `${label}: ${meta?.name ?? 'the object'} has no apiVersion and kind, so no Event can name it (client-node's typed lists leave them out): pass { ...obj, apiVersion, kind }`,
     );
   }
   if (typeof meta?.name !== 'string' || meta.name === '') return new TypeError(`${label}: the ${kind} has no metadata.name`);

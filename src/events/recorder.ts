@@ -289,7 +289,7 @@ class Recorder implements EventRecorder {
  * const ctl = controller({
  *   for: informer(kubeSource(kc, 'apps/v1/deployments')),
  *   reconcile: (d) => {
- *     events.publish({ ...d, apiVersion: 'apps/v1', kind: 'Deployment' }, { type: 'Normal', reason: 'Seen', action: 'Reconcile', note: `generation ${d.metadata?.generation}` });
+ *     events.publish(d, { type: 'Normal', reason: 'Seen', action: 'Reconcile', note: `generation ${d.metadata?.generation}` });
  *     return undefined;
  *   },
  * });
