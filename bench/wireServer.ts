@@ -1,7 +1,8 @@
 // A minimal API server for the comparison benchmarks, in its own process: it
 // serves pre-serialised 4–5 KB pods (managedFields included) so that the
 // server costs almost nothing per object and every client is measured against
-// the same bytes. It speaks just enough of kube-apiserver for client-node's
+// the same bytes. Like kube-apiserver, it writes a pod's apiVersion and kind
+// in watch events but not on the items of a list. It speaks just enough of kube-apiserver for client-node's
 // makeInformer, rxkube's informer and the floor client:
 //
 //   GET  /api/v1/pods[?limit=&continue=]            paged LIST (continue = offset)
@@ -59,6 +60,9 @@ function arg(name: string, fallback: number): number {
 const count = arg('pods', envNumber('BENCH_WIRE_PODS', 20_000));
 const namespaces = Math.max(1, arg('namespaces', 20));
 
+/** Every pod's JSON begins with its type, which a list item leaves out. */
+const TYPE_PREFIX = '{"apiVersion":"v1","kind":"Pod",';
+
 // Each pod's JSON in three parts around its resourceVersion and its write stamp, so an event costs two concatenations.
 const head: string[] = new Array<string>(count);
 const mid: string[] = new Array<string>(count);
@@ -75,6 +79,7 @@ for (let i = 0; i < count; i++) {
   const a = json.indexOf(RV_MARK);
   const b = json.indexOf(SENT_MARK);
   if (a < 0 || b < a) throw new Error('pod template: resourceVersion must come before the annotations');
+  if (!json.startsWith(TYPE_PREFIX)) throw new Error(`pod template: must begin with ${TYPE_PREFIX}`);
   head[i] = json.slice(0, a);
   mid[i] = json.slice(a + RV_MARK.length, b);
   tail[i] = json.slice(b + SENT_MARK.length);
@@ -90,6 +95,12 @@ let historySent: number[] = [];
 
 function podJson(i: number, atRv: number, sent: number): string {
   return `${head[i]}${atRv}${mid[i]}${sent}${tail[i]}`;
+}
+
+
+/** A pod as an item of a list: without apiVersion and kind. */
+function listItemJson(i: number, atRv: number, sent: number): string {
+  return `{${(head[i] as string).slice(TYPE_PREFIX.length)}${atRv}${mid[i]}${sent}${tail[i]}`;
 }
 
 function status(code: number, reason: string, message: string): string {
@@ -120,7 +131,7 @@ async function list(url: URL, res: http.ServerResponse): Promise<void> {
   res.writeHead(200, { 'content-type': 'application/json' });
   let batch = `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"${rv}"${cont}},"items":[`;
   for (let i = from; i < to; i++) {
-    batch += (i === from ? '' : ',') + podJson(i, podRv[i] as number, podSent[i] as number);
+    batch += (i === from ? '' : ',') + listItemJson(i, podRv[i] as number, podSent[i] as number);
     if (batch.length >= BATCH_BYTES) {
       if (!(await write(res, batch))) return;
       batch = '';
