@@ -1,8 +1,7 @@
 import { DecodeError } from './errors/DecodeError.js';
 import { BACKSLASH, COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './jsonBytes.js';
 import { envelopeKey, setEnvelopeField, type EnvelopeFields, type ListEnvelope } from './listEnvelope.js';
-import { checkItem, itemTypeOf, parseItem, withItemType, type ItemType } from './listItems.js';
-import { ITEM_METADATA, textWithoutManagedFields } from './managedFieldsStrip.js';
+import { itemTypeOf, ListItems } from './listItems.js';
 
 export type { ListEnvelope } from './listEnvelope.js';
 
@@ -67,23 +66,15 @@ export class ListDecoder<T> {
   /** Last key read at depth 1; decides where its value goes. */
   #key = '';
   #done = false;
-  /** Start/end pairs of the items completed in this chunk and not yet parsed. */
-  #batch: number[] = [];
-  #batchStart = 0;
-  #batchEnd = 0;
-  /** The item type when the batch began: an envelope `kind` read later in the same chunk comes after these items. */
-  #batchType: ItemType | undefined;
   #envelope: EnvelopeFields = { metadata: {} };
-  /** The items' apiVersion and kind from the envelope's, once both are read (P-15); items that come before them keep what they have. */
-  #itemType: ItemType | undefined;
-  /** Leave each item's `metadata.managedFields` out, unparsed. */
-  readonly #strip: boolean;
+  /** Parses what the scan delimits as items. */
+  readonly #items: ListItems<T>;
 
   /**
    * @param opts.stripManagedFields leave each item's `metadata.managedFields` out, without parsing it (docs/semantics.md P-7). @default false
    */
   constructor(opts: { readonly stripManagedFields?: boolean } = {}) {
-    this.#strip = opts.stripManagedFields === true;
+    this.#items = new ListItems<T>(opts.stripManagedFields === true);
   }
 
   /**
@@ -101,10 +92,10 @@ export class ListDecoder<T> {
       this.#scan(buf, out);
     } catch (err) {
       // Items completed before the bad byte still belong to the caller.
-      this.#flush(buf, out);
+      this.#items.flush(buf, this.#offset, out);
       throw err;
     }
-    this.#flush(buf, out);
+    this.#items.flush(buf, this.#offset, out);
     if (this.#capture !== 'none' && this.#captureStart < n) this.#parts.push(buf.subarray(this.#captureStart, n));
     this.#offset += n;
   }
@@ -296,45 +287,15 @@ export class ListDecoder<T> {
     return n;
   }
 
-  /**
-   * Items wholly inside this chunk are parsed together, as one JSON array
-   * over their contiguous bytes (only commas and whitespace lie between
-   * them), which saves a string and a parse call per item; an item that
-   * began in an earlier chunk is joined and parsed on its own.
-   */
+  /** Hands a completed item to the item parser: at once when it spanned chunks, else with the rest of this chunk's. */
   #completeItem(buf: Buffer, end: number, out: T[]): void {
     if (this.#parts.length > 0) {
-      this.#flush(buf, out);
-      out.push(withItemType(this.#finishItem(buf, end), this.#itemType));
-      return;
+      this.#items.flush(buf, this.#offset, out);
+      out.push(this.#items.parseJoined(this.#take(buf, end), this.#capturePosition));
+    } else {
+      this.#items.add(this.#captureStart, end);
     }
-    if (this.#batch.length === 0) {
-      this.#batchStart = this.#captureStart;
-      this.#batchType = this.#itemType;
-    }
-    this.#batch.push(this.#captureStart, end);
-    this.#batchEnd = end;
     this.#capture = 'none';
-  }
-
-  #flush(buf: Buffer, out: T[]): void {
-    const bounds = this.#batch;
-    if (bounds.length === 0) return;
-    this.#batch = [];
-    let parsed: unknown[] | undefined;
-    const stripped = this.#strip ? textWithoutManagedFields(buf, this.#batchStart, this.#batchEnd, bounds, ITEM_METADATA) : undefined;
-    try {
-      parsed = JSON.parse(`[${stripped ?? buf.toString('utf8', this.#batchStart, this.#batchEnd)}]`) as unknown[];
-    } catch {
-      parsed = undefined;
-    }
-    for (let k = 0; k < bounds.length; k += 2) {
-      const s = bounds[k] as number;
-      const e = bounds[k + 1] as number;
-      // On a syntax error the items are parsed one by one to find and report the bad one.
-      const item = parsed === undefined ? parseItem<T>(buf.toString('utf8', s, e), this.#offset + s) : checkItem<T>(parsed[k / 2], buf, s, e, this.#offset + s);
-      out.push(withItemType(item, this.#batchType));
-    }
   }
 
   /**
@@ -443,21 +404,7 @@ export class ListDecoder<T> {
     this.#capture = 'none';
     setEnvelopeField(this.#envelope, key, bytes.toString('utf8'), this.#capturePosition);
     if (key === 'metadata') this.#metadataFirst = !this.#sawItems;
-    else if (key === 'kind' || key === 'apiVersion') this.#itemType = itemTypeOf(this.#envelope.apiVersion, this.#envelope.kind);
-  }
-
-  #finishItem(buf: Buffer, end: number): T {
-    const bytes = this.#take(buf, end);
-    this.#capture = 'none';
-    const stripped = this.#strip ? textWithoutManagedFields(bytes, 0, bytes.length, [0, bytes.length], ITEM_METADATA) : undefined;
-    if (stripped !== undefined) {
-      try {
-        return parseItem<T>(stripped, this.#capturePosition);
-      } catch {
-        // Parsed whole below, so the error shows the item as it came.
-      }
-    }
-    return parseItem<T>(bytes.toString('utf8'), this.#capturePosition);
+    else if (key === 'kind' || key === 'apiVersion') this.#items.type = itemTypeOf(this.#envelope.apiVersion, this.#envelope.kind);
   }
 
   #error(message: string, buf: Buffer, at: number): DecodeError {
