@@ -24,10 +24,14 @@ export interface TransportOptions {
    * connection; otherwise, and over plain `http:`, HTTP/1.1 with kept-alive
    * connections is used, one per request in flight. Measured against a real
    * kube-apiserver with 20 informers (`npm run bench -- transport`), HTTP/2
-   * opened 1 connection where HTTP/1.1 opened 21, held about 5 % less
-   * memory, and delivered watch events as fast; single writes beside the
-   * watches were about as fast at the tail and somewhat slower at the median.
-   * `false` suits a proxy or load balancer that handles HTTP/1.1 better.
+   * opened 1 connection where HTTP/1.1 opened 21, held 1–5 % less memory,
+   * and delivered watch events about as fast; each write beside the watches
+   * took longer over loopback (median 1.18×, p99 1.13× on a quiet machine;
+   * under heavy load its p99 was the lower one). It is the default for the
+   * one connection per cluster, as in client-go: every watch over HTTP/1.1
+   * holds a connection, and a TLS handshake, of its own at both ends.
+   * `false` suits a proxy or load balancer that handles HTTP/1.1 better, or
+   * a process that writes much and watches little.
    * @default true
    */
   readonly http2?: boolean;
