@@ -15,6 +15,7 @@ import { hashRing, shardLabels } from '../../src/sharding/index.js';
 import { kubeSource } from '../../src/sources/index.js';
 import type { PartialObjectMetadata } from '../../src/sources/types.js';
 import buildDist from '../helpers/buildDist.js';
+import { Rng } from '../helpers/random.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { handedOver, now, overlapping, ShardReplica, works, type ShardJoin } from '../sharding/replicas.js';
 import { startCluster, type Cluster } from './cluster.js';
@@ -24,6 +25,8 @@ const NS = 'sharding-e2e';
 const CONTROLLER = 'checker';
 const L = shardLabels(CONTROLLER);
 const TIMING = { leaseDuration: 3_000, renewDeadline: 2_000, retryPeriod: 500 } as const;
+/** Each replica's seed for the durations of its work. */
+const seeds = new Rng(20);
 
 let cluster: Cluster;
 let replicas: ShardReplica[] = [];
@@ -65,6 +68,7 @@ const join = (r: ShardReplica): void =>
     concurrency: 4,
     resyncPeriod: 2_000,
     workMs: 20,
+    seed: seeds.int(0, 2 ** 31),
   } satisfies ShardJoin);
 
 function tally(): { readonly by: Map<string, string[]>; readonly unassigned: number; readonly draining: number } {

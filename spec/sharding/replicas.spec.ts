@@ -9,6 +9,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashRing, shardLabels } from '../../src/sharding/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { Rng } from '../helpers/random.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { handedOver, now, overlapping, ShardReplica, works, type ShardJoin } from './replicas.js';
 
@@ -16,6 +17,8 @@ const OBJECTS = 1_000;
 const CONTROLLER = 'checker';
 const L = shardLabels(CONTROLLER);
 const TIMING = { leaseDuration: 3_000, renewDeadline: 2_000, retryPeriod: 500 } as const;
+/** Each replica's seed for the durations of its work. */
+const seeds = new Rng(20);
 
 let server: ApiServer;
 let replicas: ShardReplica[] = [];
@@ -45,6 +48,7 @@ const join = (r: ShardReplica): void => {
     concurrency: 4,
     resyncPeriod: 2_000,
     workMs: 20,
+    seed: seeds.int(0, 2 ** 31),
   };
   r.join(cmd);
 };

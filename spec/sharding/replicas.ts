@@ -28,8 +28,9 @@ export interface ShardJoin {
   readonly retryPeriod: number;
   readonly concurrency: number;
   readonly resyncPeriod: number;
-  /** Each reconcile lasts a random time up to this. */
+  /** Each reconcile lasts a time up to this, drawn from a generator seeded with `seed`. */
   readonly workMs: number;
+  readonly seed: number;
 }
 
 const script = fileURLToPath(new URL('./shardReplica.mjs', import.meta.url));

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { KubeConfig } from '@kubernetes/client-node';
 import { informer, kubeSource } from '../../dist/index.js';
 import { shardedController } from '../../dist/sharding/index.js';
+import { Rng } from '../helpers/random.ts';
 
 const name = process.argv[2] ?? `replica-${process.pid}`;
 const now = () => performance.timeOrigin + performance.now();
@@ -19,6 +20,8 @@ let cache;
 function join(cmd) {
   const kc = new KubeConfig();
   kc.loadFromString(cmd.kubeconfig);
+  // The specs' one seeded generator (Node runs the TypeScript helper as it is), so the work's durations replay from the seed.
+  const durations = new Rng(cmd.seed);
   running = shardedController({
     kc,
     resource: 'v1/configmaps',
@@ -36,7 +39,7 @@ function join(cmd) {
       say('start', { key: ctx.key });
       // The work: a while, ended early if the replica stops being a member.
       await new Promise((resolve) => {
-        const timer = setTimeout(resolve, Math.random() * cmd.workMs);
+        const timer = setTimeout(resolve, durations.next() * cmd.workMs);
         ctx.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
       });
       say('end', { key: ctx.key });
