@@ -70,9 +70,9 @@ interface Client {
 }
 
 const SENT = 'bench.rxkube.io/sent';
-/** Where a LIST body's items begin, and what separates two of the benchmark server's pods. */
+/** Where a LIST body's items begin, and what separates two of the benchmark server's pods (list items begin with their metadata, as kube-apiserver leaves a built-in's type out of them). */
 const ITEMS = '"items":[';
-const ITEM_SEPARATOR = ',{"apiVersion":"v1","kind":"Pod",';
+const ITEM_SEPARATOR = ',{"metadata":{"name":"';
 
 function sentOf(pod: V1Pod): number {
   return Number(pod.metadata?.annotations?.[SENT]);
