@@ -2,8 +2,9 @@
 // serves pre-serialised 4–5 KB pods (managedFields included) so that the
 // server costs almost nothing per object and every client is measured against
 // the same bytes. Like kube-apiserver, it writes a pod's apiVersion and kind
-// in watch events but not on the items of a list. It speaks just enough of kube-apiserver for client-node's
-// makeInformer, rxkube's informer and the floor client:
+// in watch events but not on the items of a list. It speaks just enough of
+// kube-apiserver for client-node's makeInformer, rxkube's informer and the
+// floor client:
 //
 //   GET  /api/v1/pods[?limit=&continue=]            paged LIST (continue = offset)
 //   GET  /api/v1/pods?watch=true&resourceVersion=R  MODIFIED events after R, from
@@ -96,7 +97,6 @@ let historySent: number[] = [];
 function podJson(i: number, atRv: number, sent: number): string {
   return `${head[i]}${atRv}${mid[i]}${sent}${tail[i]}`;
 }
-
 
 /** A pod as an item of a list: without apiVersion and kind. */
 function listItemJson(i: number, atRv: number, sent: number): string {
