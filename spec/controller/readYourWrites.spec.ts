@@ -59,14 +59,16 @@ const rvOf = (o: KubeObject | undefined) => o?.metadata?.resourceVersion;
 
 /**
  * A reconcile that writes its object on the first call, while the configmaps watch is held, and asks to run again
- * at once: the second call is the one that would read the cache from before its own write.
+ * at once: the second call is the one that would read the cache from before its own write. `written` gets the
+ * resourceVersion of each call's write, in order (the second call writes too, so the first write's version is
+ * `written[0]`, whatever the test has observed by then).
  */
-function writeThenRequeue(read: (string | undefined)[], written: { rv?: string | undefined }) {
+function writeThenRequeue(read: (string | undefined)[], written: (string | undefined)[]) {
   return async (cm: ConfigMap): Promise<{ requeueAfter: number } | undefined> => {
     read.push(rvOf(cm));
     if (read.length > 2) return undefined;
     if (read.length === 1) hold('v1/configmaps');
-    written.rv = rvOf(await configMaps().patch('x', { data: { n: String(read.length) } }));
+    written.push(rvOf(await configMaps().patch('x', { data: { n: String(read.length) } })));
     return { requeueAfter: 0 };
   };
 }
@@ -74,14 +76,14 @@ function writeThenRequeue(read: (string | undefined)[], written: { rv?: string |
 describe('read your own writes (RYW-1)', () => {
   it('a reconcile right after a write waits for the cache to show it, and reads the written version', async () => {
     const read: (string | undefined)[] = [];
-    const written: { rv?: string | undefined } = {};
+    const written: (string | undefined)[] = [];
     const r = run({ reconcile: writeThenRequeue(read, written) });
     // The second reconcile has been taken from the queue: without the wait it would have read its object by now.
     await waitFor(() => r.outcomes.length === 1 && r.ctl.status().inFlight === 1, 'the second reconcile to start');
     expect(read).toHaveLength(1);
     for (const h of holds) h.release();
     await waitFor(() => read.length >= 2, 'the second reconcile to read');
-    expect(read[1]).toBe(written.rv);
+    expect(read[1]).toBe(written[0]);
     expect(read[1]).not.toBe(read[0]);
     expect(r.errors).toEqual([]);
     expect(r.ctl.metrics()).toMatchObject({ readYourWritesWaits: 1, readYourWritesTimeouts: 0 });
@@ -89,11 +91,11 @@ describe('read your own writes (RYW-1)', () => {
 
   it('turned off, the same reconcile reads the stale object from before its write', async () => {
     const read: (string | undefined)[] = [];
-    const written: { rv?: string | undefined } = {};
+    const written: (string | undefined)[] = [];
     run({ readYourWrites: false, reconcile: writeThenRequeue(read, written) });
     await waitFor(() => read.length >= 2, 'the second reconcile to read');
     expect(read[1]).toBe(read[0]);
-    expect(Number(written.rv)).toBeGreaterThan(Number(read[1]));
+    expect(Number(written[0])).toBeGreaterThan(Number(read[1]));
   });
 
   it('waits for the other sources to show writes to their resource: a secret just created is not created again', async () => {
