@@ -1,4 +1,5 @@
 import { CoreV1Api } from '@kubernetes/client-node';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { request, WireWatch } from './wire.js';
@@ -14,6 +15,7 @@ afterEach(async () => {
   server = undefined;
 });
 
+const PORT_RANGE = '/proc/sys/net/ipv4/ip_local_port_range';
 
 async function refused(url: string, opts: { ca?: string; token?: string } = {}): Promise<string | undefined> {
   try {
@@ -25,6 +27,19 @@ async function refused(url: string, opts: { ca?: string; token?: string } = {}):
 }
 
 describe('restart', () => {
+  it.runIf(existsSync(PORT_RANGE))('picks a port below the range outgoing connections get, which none can take while the server is down', async () => {
+    const firstEphemeral = Number(readFileSync(PORT_RANGE, 'utf8').trim().split(/\s+/)[0]);
+    const servers = await Promise.all([startApiServer(), startApiServer({ tls: true, http2: true })]);
+    try {
+      for (const s of servers) {
+        expect(s.port).toBeLessThan(firstEphemeral);
+        expect(s.port).toBeGreaterThanOrEqual(1024);
+      }
+    } finally {
+      await Promise.all(servers.map((s) => s.close()));
+    }
+  });
+
   it('ends watches, refuses connections while down, then serves the same objects and resourceVersions on the same port', async () => {
     const s = (server = await startApiServer());
     await s.create('v1/pods', obj('a'));

@@ -5,7 +5,11 @@ import { booleanOption, describeValue, functionOption, numberOption } from '../o
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
-  /** TCP port on 127.0.0.1; 0 picks a free one. @default 0 */
+  /**
+   * TCP port on 127.0.0.1; 0 picks a free one, below the range the OS gives outgoing connections where that range is
+   * known (Linux), so that no connection can take the port while a {@link ApiServer.restart} has the server down.
+   * @default 0
+   */
   readonly port?: number;
   /** Serve HTTPS with a freshly generated CA and serving certificate. @default false */
   readonly tls?: boolean;

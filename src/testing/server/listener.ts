@@ -1,6 +1,7 @@
 import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
+import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { ServingCertificate } from '../tls/tls.js';
 
@@ -82,22 +83,47 @@ export class Listener {
     return this.#accepted;
   }
 
-  /** Listens on the port (the first call picks it when it is 0); a no-op while listening. */
+  /**
+   * Listens on the port; a no-op while listening. The first call picks the port when it is 0: one outside the range
+   * the OS hands out to outgoing connections where that range is known (Linux), because a port from it can become
+   * the source port of some other process's connection while the server is down, and the restart would then fail
+   * with EADDRINUSE, as a real API server's fixed port never does.
+   */
   async listen(): Promise<void> {
     if (this.#closed) throw new Error('restart: the server was closed');
     if (this.#listening) return;
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error): void => reject(err);
-      this.#http.once('error', onError);
-      this.#http.listen(this.#port, '127.0.0.1', () => {
-        this.#http.off('error', onError);
-        resolve();
-      });
-    });
+    if (this.#port === 0) {
+      for (const port of stablePorts()) {
+        if (await this.#tryListen(port)) break;
+      }
+    }
+    if (!this.#http.listening) await this.#listenOn(this.#port);
     const addr = this.#http.address();
     if (addr !== null && typeof addr === 'object') this.#port = addr.port;
     this.#listening = true;
     this.#hooks.up();
+  }
+
+  async #listenOn(port: number): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error): void => reject(err);
+      this.#http.once('error', onError);
+      this.#http.listen(port, '127.0.0.1', () => {
+        this.#http.off('error', onError);
+        resolve();
+      });
+    });
+  }
+
+  // Whether listening on `port` worked; false when it is taken.
+  async #tryListen(port: number): Promise<boolean> {
+    try {
+      await this.#listenOn(port);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE' || (err as NodeJS.ErrnoException).code === 'EACCES') return false;
+      throw err;
+    }
   }
 
   /** Stops accepting and drops every connection; the port stays reserved for listen(). */
@@ -145,5 +171,30 @@ export class Listener {
     const closed = this.#listening ? new Promise<void>((resolve) => this.#http.once('close', () => resolve())) : Promise.resolve();
     this.stop();
     await closed;
+  }
+}
+
+// Ports below this are left to fixed services; the simulator picks from here up to the ephemeral range.
+const LOWEST_PICKED_PORT = 10_000;
+// Random tries before falling back to a port the OS picks.
+const PORT_TRIES = 16;
+
+/**
+ * Random ports between {@link LOWEST_PICKED_PORT} and the start of the OS's ephemeral range, which no outgoing
+ * connection is given; none where that range is unknown or leaves too little room, so the OS picks.
+ */
+function* stablePorts(): Generator<number> {
+  const first = ephemeralRangeStart();
+  if (first === undefined || first - LOWEST_PICKED_PORT < 1_000) return;
+  for (let i = 0; i < PORT_TRIES; i++) yield LOWEST_PICKED_PORT + Math.floor(Math.random() * (first - LOWEST_PICKED_PORT));
+}
+
+// The first port of the ephemeral range on Linux, or undefined elsewhere.
+function ephemeralRangeStart(): number | undefined {
+  try {
+    const first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(first) && first > 0 ? first : undefined;
+  } catch {
+    return undefined;
   }
 }
