@@ -12,8 +12,6 @@ import {
 } from '../../src/sources/errors/index.js';
 import { advance, bookmark, pod, runReflect, ScriptedLW, type Pod } from './reflectScripted.js';
 
-
-
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
 });

@@ -121,7 +121,8 @@ export class Listener {
       await this.#listenOn(port);
       return true;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE' || (err as NodeJS.ErrnoException).code === 'EACCES') return false;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE' || code === 'EACCES') return false;
       throw err;
     }
   }
