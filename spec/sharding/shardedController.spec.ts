@@ -46,6 +46,8 @@ afterAll(async () => {
 function replica(identity: string, namespace: string, controller: string, workMs = 20, extra: Partial<ShardedControllerOptions<V1ConfigMap>> = {}) {
   const log: { key: string; start: number; end?: number; aborted?: boolean }[] = [];
   const events: ShardEvent<V1ConfigMap>[] = [];
+  // When each event came, on the reconcile log's clock.
+  const eventAt: number[] = [];
   const errors: Error[] = [];
   const stop = new AbortController();
   let completed = false;
@@ -78,8 +80,14 @@ function replica(identity: string, namespace: string, controller: string, workMs
     signal: stop.signal,
     onError: (e) => errors.push(e),
     ...extra,
-  }).subscribe({ next: (e) => events.push(e), complete: () => (completed = true) });
-  return { identity, log, events, errors, stop, sub, completed: () => completed };
+  }).subscribe({
+    next: (e) => {
+      events.push(e);
+      eventAt.push(performance.now());
+    },
+    complete: () => (completed = true),
+  });
+  return { identity, log, events, eventAt, errors, stop, sub, completed: () => completed };
 }
 
 const owners = (ns: string, controller: string): (string | undefined)[] =>
@@ -144,12 +152,30 @@ describe('shardedController (simulator, one process)', () => {
       await server.update('coordination.k8s.io/v1/leases', { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder', leaseDurationSeconds: 2 } });
       await waitFor(() => a.events.some((e) => e.type === 'member' && !e.member), 'a to stop being a member', 10_000);
       await waitFor(() => aborted() >= 4, 'the reconciles in flight to see their signal abort', 10_000);
-      const stoppedAt = performance.now();
       // Until it holds its Lease again (after the intruder's 2 s, or the sharder's fence), it starts nothing.
       await waitFor(() => a.events.filter((e) => e.type === 'member').length >= 3, 'a to become a member again', 30_000);
-      const rejoinedAt = performance.now();
-      const during = a.log.filter((e) => e.start > stoppedAt + 1 && e.start < rejoinedAt - 1);
+      // Timed at the events, not when a poll saw them: the new term may start reconciles before a poll sees it begin.
+      const [stoppedAt, rejoinedAt] = a.events.flatMap((e, i) => (e.type === 'member' ? [a.eventAt[i]!] : [])).slice(1, 3) as [number, number];
+      const during = a.log.filter((e) => e.start > stoppedAt && e.start < rejoinedAt);
       expect(during).toEqual([]);
+      expect(a.errors).toEqual([]);
+    } finally {
+      a.stop.abort();
+      await waitFor(() => a.completed(), 'a to leave', 15_000);
+    }
+  }, 60_000);
+
+  it('a replica that loses the sharder\'s Lease says so, and says so again once it holds it anew', async () => {
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'role' } });
+    const a = replica('a', 'role', 'roles');
+    const leading = (): boolean[] => a.events.flatMap((e) => (e.type === 'sharder' ? [e.leading] : []));
+    try {
+      await waitFor(() => leading().length > 0, 'a to run the sharder', 20_000);
+      const lease = server.get<Lease>('coordination.k8s.io/v1/leases', 'role', 'roles.sharder')!;
+      await server.update('coordination.k8s.io/v1/leases', { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder', leaseDurationSeconds: 2 } });
+      // The intruder never renews: after its 2 s, a takes the Lease again.
+      await waitFor(() => leading().length >= 3, 'a to stop running the sharder and run it again', 30_000);
+      expect(leading()).toEqual([true, false, true]);
       expect(a.errors).toEqual([]);
     } finally {
       a.stop.abort();

@@ -1,4 +1,4 @@
-import { asyncScheduler, distinctUntilChanged, EMPTY, map, Observable, ReplaySubject, share, startWith, switchMap, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, distinctUntilChanged, map, Observable, of, ReplaySubject, share, skipWhile, startWith, switchMap, type SchedulerLike } from 'rxjs';
 import { leaderElection } from '../leaderelection/leaderElection.js';
 import { leaseLock } from '../leaderelection/leaseLock.js';
 import { releaseLock } from '../leaderelection/release.js';
@@ -96,6 +96,8 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
       .pipe(
         map((l) => l.leading),
         distinctUntilChanged(),
+        // Not leading yet is not news; losing the role after holding it is.
+        skipWhile((leading) => !leading),
         switchMap((leading) =>
           leading
             ? sharder({
@@ -119,7 +121,7 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
                 map((event): ShardEvent<T> => ({ type: 'sharding', event })),
                 startWith<ShardEvent<T>>({ type: 'sharder', leading: true }),
               )
-            : EMPTY,
+            : of<ShardEvent<T>>({ type: 'sharder', leading: false }),
         ),
       )
       .subscribe({ next: emit, error: (err: unknown) => c.report(err) });
