@@ -138,6 +138,44 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
+// Ports below this are left to fixed services; the API server's port is picked from here up to the ephemeral range.
+const LOWEST_STABLE_PORT = 10_000;
+
+/** Whether listening on 127.0.0.1:`port` works now. */
+async function isFree(port: number): Promise<boolean> {
+  const server = createServer();
+  const listening = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (listening) {
+    server.close();
+    await once(server, 'close');
+  }
+  return listening;
+}
+
+/**
+ * A port for the API server that was free a moment ago, below the range the OS gives outgoing connections where that
+ * range is known (Linux): a port from that range can become another process's source port while a restart has the
+ * server down, and the restart, which must use the same port, then fails with EADDRINUSE. Elsewhere any free port.
+ */
+async function stablePort(): Promise<number> {
+  let first: number | undefined;
+  try {
+    first = Number((await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')).trim().split(/\s+/)[0]);
+  } catch {
+    first = undefined;
+  }
+  if (first !== undefined && Number.isInteger(first) && first - LOWEST_STABLE_PORT >= 1_000) {
+    for (let i = 0; i < 16; i++) {
+      const port = LOWEST_STABLE_PORT + Math.floor(Math.random() * (first - LOWEST_STABLE_PORT));
+      if (await isFree(port)) return port;
+    }
+  }
+  return freePort();
+}
+
 /**
  * Waits until `probe` answers true, taking its errors as "not ready yet"; fails at once if `proc` exits, else
  * with the probe's last error after `timeoutMs`.
@@ -383,7 +421,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     await writeFile(join(pki, 'tokens.csv'), `${lines.join('\n')}\n`);
     const adminToken = tokens.get('admin')!;
 
-    let port = await freePort();
+    let port = await stablePort();
     const apiArgs = (): string[] => [
       `--etcd-servers=${etcdUrl}`,
       // The server's own periodic compaction would make 410s happen at random; tests compact explicitly.
@@ -418,7 +456,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
           const tail = await proc.logTail();
           await proc.kill();
           if (!retryPorts || attempt >= 3 || !tail.includes('address already in use')) throw new Error(`${message(e)}\n${tail}`);
-          port = await freePort();
+          port = await stablePort();
         }
       }
     };
