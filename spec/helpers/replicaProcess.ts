@@ -29,7 +29,8 @@ export class ReplicaProcess<Line extends { readonly event: string }> {
   constructor(script: string, name: string) {
     this.name = name;
     this.#child = spawn(process.execPath, [script, name], { stdio: ['pipe', 'pipe', 'pipe'] });
-    this.#exited = once(this.#child, 'exit');
+    // 'close', not 'exit': only then have all its lines been read.
+    this.#exited = once(this.#child, 'close');
     createInterface({ input: this.#child.stdout! }).on('line', (text) => {
       try {
         this.lines.push(JSON.parse(text) as Line);

@@ -26,7 +26,8 @@ export function runNode(args: readonly string[], cwd?: string): Promise<ProgramR
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    // 'close', not 'exit': only then has all it printed been read.
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
@@ -36,7 +37,7 @@ export interface ExampleProcess {
   /** What it printed so far. */
   stdout(): string;
   stderr(): string;
-  /** Resolves with its exit code (null when a signal killed it). */
+  /** Resolves with its exit code (null when a signal killed it), once all it printed has been read. */
   readonly exited: Promise<number | null>;
 }
 
@@ -53,7 +54,7 @@ export function startExample(name: string, args: readonly string[], env: NodeJS.
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve, reject) => {
     child.on('error', reject);
-    child.on('exit', (code) => resolve(code));
+    child.on('close', (code) => resolve(code));
   });
   return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }
