@@ -86,7 +86,8 @@ describe('the live view of rxkube watch', () => {
     await server.update('v1/pods', { ...changed, status: { phase: 'Pending' } });
     await server.delete('v1/pods', 'default', 'p-0001');
     await waitFor(() => s.recent.size === 2, 'two recent changes');
-    const table = renderTable(s, view(7));
+    // Read as of the last change, so "ms ago" does not turn into seconds on a machine slow to get here.
+    const table = renderTable(s, { ...view(7), now: Math.max(...[...s.recent.values()].map((c) => c.at)) });
     expect(table[0]).toMatch(/^NAMESPACE\s+NAME\s+STATUS\s+AGE\s+LAST$/);
     expect(table[1]).toMatch(/^default\s+p-0001\s+Deleted\s+\d+s\s+delete \d+ms ago$/);
     expect(table[2]).toMatch(/^web\s+p-0999\s+0\/1 Pending\s+\d+s\s+update \d+ms ago$/);

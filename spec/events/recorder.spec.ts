@@ -5,6 +5,7 @@ import type { EventRecorderOptions } from '../../src/events/types.js';
 import { KubeApiError } from '../../src/sources/errors/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { settle } from '../workqueue/virtualTime.js';
 
 // The Event recorder against the simulator over 127.0.0.1: series, rate limits, failures, close.
 
@@ -176,7 +177,9 @@ describe('limits', () => {
     const { events, reported, settled } = make({ maxPending: 2, timeoutMs: 300 });
     server.faults.inject({ type: 'stall' }, { verb: 'create', resource: 'events.k8s.io/v1/events', times: 3 });
     for (let i = 0; i < 2; i++) events.publish(configMap(), { type: 'Normal', reason: 'Queued', action: 'Reconcile' });
-    await waitFor(() => server.stats.connections > 0, 'the first write to be stuck on the server');
+    // The first write leaves the queue on the next turn and stalls on the server. The next three come before any timer
+    // can run, so its timeout cannot have ended it and let the second write in, however slow the machine.
+    await settle();
     for (let i = 0; i < 3; i++) events.publish(configMap(), { type: 'Normal', reason: 'Queued', action: 'Reconcile' });
     // One write in flight, two waiting, the other two dropped.
     expect(events.status()).toMatchObject({ pending: 3, dropped: 2 });

@@ -48,9 +48,11 @@ describe('InformerFactory', () => {
   });
 
   it('rejects with the informers that could not sync', async () => {
-    factory.informerFor('v1/pods');
+    const pods = factory.informerFor('v1/pods');
     factory.informerFor('example.com/v1/nothings');
     factory.start();
+    // The pods informer syncs first, so the short timeout below only ever decides about the one that cannot.
+    await pods.whenSynced({ timeout: 10_000 });
     const err = await factory.whenSynced({ timeout: 1_000 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CacheSyncError);
     expect((err as CacheSyncError).unsynced).toEqual(['example.com/v1/nothings in default']);

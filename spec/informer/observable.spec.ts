@@ -185,13 +185,14 @@ describe('errors are never silent', () => {
     const reported: Error[] = [];
     setErrorReporter((err) => reported.push(err));
     inf.start();
+    // Nobody subscribed to errors$: the default reporter hears of the 404. The wait starts after it, so the timeout
+    // cannot pass before the first list was answered.
+    await waitFor(() => reported.some((e) => isNotFound(e)), 'the 404 to be reported');
     const err = await inf.whenSynced({ timeout: 300 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CacheSyncError);
     expect((err as CacheSyncError).reason).toBe('timeout');
     expect(isNotFound((err as Error).cause)).toBe(true);
     expect((err as Error).message).toMatch(/example\.com\/v1\/nothings did not sync \(not within 300 ms\); last error: KubeApiError: .*404/);
-    // Nobody subscribed to errors$: the default reporter heard of it.
-    expect(reported.some((e) => isNotFound(e))).toBe(true);
   });
 
   it('with a subscriber on errors$ (or an onError option) the default reporter stays quiet', async () => {

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer, type Churn } from '../../src/testing/index.js';
-import { deferred } from '../helpers/waitFor.js';
+import { deferred, waitFor } from '../helpers/waitFor.js';
 import { probe, probeUntil } from '../helpers/probe.js';
 import { deployment, deploymentsController, start, type Running } from './harness.js';
 
@@ -51,7 +51,8 @@ describe('manager: /readyz', () => {
     expect(ready.body).toMatch(/^\[\+\]informer apps\/v1\/deployments ok$/m);
     expect(ready.body).toMatch(/^\[\+\]controller apps\/v1\/deployments ok$/m);
     expect(ready.body).toMatch(/readyz check passed\n$/);
-    const reconciled = running.events.find((e) => e.type === 'reconcile');
+    // Ready says the controller runs; its first reconcile ends a moment later.
+    const reconciled = await waitFor(() => running?.events.find((e) => e.type === 'reconcile'), 'the first reconcile');
     expect(reconciled).toMatchObject({ controller: 'apps/v1/deployments', outcome: { type: 'reconciled', key: 'default/web' } });
   });
 });
@@ -64,7 +65,7 @@ describe('manager: /healthz', () => {
     running = start({ controllers: [ctl], healthProbeBindAddress: '127.0.0.1:0', maxSilenceMs: 600 });
     const base = await running.probes();
     await probeUntil(`${base}/readyz`, 200, 'sync');
-    expect((await probe(`${base}/healthz`)).status).toBe(200);
+    await probeUntil(`${base}/healthz`, 200, 'a healthy start');
 
     // Every deployments watch from now on opens and then says nothing; the open one is ended so a silent one follows.
     s.faults.inject({ type: 'silentWatch' }, { verb: 'watch', resource: 'apps/v1/deployments', times: 1_000 });

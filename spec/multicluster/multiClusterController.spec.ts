@@ -60,7 +60,10 @@ describe('multiClusterController', () => {
     const outcomes = run(c);
     const f = fleet;
     const labelled = (cluster: string) => f.server(cluster).list<V1ConfigMap>('v1/configmaps').every((x) => x.metadata?.labels?.['reconciled-in'] === cluster);
-    await waitFor(() => labelled('eu') && labelled('us'), 'every ConfigMap labelled with its own cluster');
+    // A patch is on the server a moment before the reconcile that sent it has read the answer and ended.
+    const ended = (cluster: string) =>
+      f.server(cluster).list<V1ConfigMap>('v1/configmaps').every((x) => outcomes.some((o) => o.cluster === cluster && o.key === `default/${x.metadata?.name}` && o.type === 'reconciled'));
+    await waitFor(() => labelled('eu') && labelled('us') && ended('eu') && ended('us'), 'every ConfigMap labelled with its own cluster, by a reconcile that ended');
     expect(outcomes.some((o) => o.cluster === 'eu' && o.key === 'default/eu-cm0' && o.type === 'reconciled')).toBe(true);
     expect(outcomes.every((o) => o.key.startsWith(`default/${o.cluster}-`))).toBe(true);
     const metrics = c.metrics();

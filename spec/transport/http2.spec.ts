@@ -77,11 +77,12 @@ describe("HTTP/2 liveness check (client-go's ReadIdleTimeout and PingTimeout)", 
     const watches = r.server.stats.watchesStarted;
 
     r.relay.hold();
-    const dark = Date.now();
     const pingTimeout = await waitFor(() => errors.find((e) => e instanceof ConnectionError && e.code === 'PING_TIMEOUT'), 'the PING to time out');
-    // At least the idle time and the PING's time; well before rxkube's two-minute idle timer would have noticed.
-    expect(Date.now() - dark).toBeGreaterThanOrEqual(450);
-    expect(String((pingTimeout as Error).message)).toMatch(/no answer to a PING within 300 ms/);
+    // The PING went out after at least the idle time without data, and the connection closed once it was unanswered
+    // for the PING's time: well before rxkube's two-minute idle timer would have noticed. (The silence began at the
+    // last byte read, which may be well before the hold, so the time since the hold bounds nothing.)
+    const said = /no answer to a PING within 300 ms, after (\d+) ms without data/.exec(String((pingTimeout as Error).message));
+    expect(Number(said?.[1])).toBeGreaterThanOrEqual(200);
     r.relay.release();
 
     await r.server.create(PODS, { metadata: { name: 'after', namespace: 'default' } });
