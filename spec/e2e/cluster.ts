@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
+import { stablePorts } from '../../src/testing/server/listener.js';
 import { startTcpProxy } from '../helpers/tcpProxy.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -138,9 +139,6 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-// Ports below this are left to fixed services; the API server's port is picked from here up to the ephemeral range.
-const LOWEST_STABLE_PORT = 10_000;
-
 /** Whether listening on 127.0.0.1:`port` works now. */
 async function isFree(port: number): Promise<boolean> {
   const server = createServer();
@@ -156,23 +154,12 @@ async function isFree(port: number): Promise<boolean> {
 }
 
 /**
- * A port for the API server that was free a moment ago, below the range the OS gives outgoing connections where that
- * range is known (Linux): a port from that range can become another process's source port while a restart has the
- * server down, and the restart, which must use the same port, then fails with EADDRINUSE. Elsewhere any free port.
+ * A port for the API server that was free a moment ago, picked as the simulator picks its own: below the range the
+ * OS gives outgoing connections, so none can take it while a restart, which must use the same port, has the server
+ * down. Any free port where that range is unknown.
  */
 async function stablePort(): Promise<number> {
-  let first: number | undefined;
-  try {
-    first = Number((await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')).trim().split(/\s+/)[0]);
-  } catch {
-    first = undefined;
-  }
-  if (first !== undefined && Number.isInteger(first) && first - LOWEST_STABLE_PORT >= 1_000) {
-    for (let i = 0; i < 16; i++) {
-      const port = LOWEST_STABLE_PORT + Math.floor(Math.random() * (first - LOWEST_STABLE_PORT));
-      if (await isFree(port)) return port;
-    }
-  }
+  for (const port of stablePorts()) if (await isFree(port)) return port;
   return freePort();
 }
 

@@ -175,16 +175,23 @@ export class Listener {
   }
 }
 
-// Ports below this are left to fixed services; the simulator picks from here up to the ephemeral range.
+// Ports below this are left to fixed services; the simulator (and the e2e tier's kube-apiserver) picks from here up to
+// the ephemeral range.
 const LOWEST_PICKED_PORT = 10_000;
 // Random tries before falling back to a port the OS picks.
 const PORT_TRIES = 16;
 
 /**
  * Random ports between {@link LOWEST_PICKED_PORT} and the start of the OS's ephemeral range, which no outgoing
- * connection is given; none where that range is unknown or leaves too little room, so the OS picks.
+ * connection is given, so a server that must listen on the same port again after a restart finds it free; none
+ * where that range is unknown or leaves too little room, so the caller lets the OS pick.
+ *
+ * @example
+ * ```ts
+ * for (const port of stablePorts()) if (await tryListen(port)) break;
+ * ```
  */
-function* stablePorts(): Generator<number> {
+export function* stablePorts(): Generator<number> {
   const first = ephemeralRangeStart();
   if (first === undefined || first - LOWEST_PICKED_PORT < 1_000) return;
   for (let i = 0; i < PORT_TRIES; i++) yield LOWEST_PICKED_PORT + Math.floor(Math.random() * (first - LOWEST_PICKED_PORT));
