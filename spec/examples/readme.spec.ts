@@ -14,7 +14,7 @@ async function quickStart(): Promise<string> {
   return block[1];
 }
 
-const run = (args: readonly string[]): Promise<ProgramRun> => runNode(args, root);
+const run = (args: readonly string[]): Promise<ProgramRun> => runNode(args, { cwd: root });
 
 describe("the README's quick start", () => {
   it('typechecks against the built package and runs on the simulator as the README says it prints', async () => {

@@ -17,10 +17,17 @@ export function runExample(name: string, args: readonly string[]): Promise<Progr
   return runNode([built, ...args]);
 }
 
-/** Runs the project's Node with `args` (in `cwd`, if given) and collects what it printed. */
-export function runNode(args: readonly string[], cwd?: string): Promise<ProgramRun> {
+/**
+ * Runs the project's Node with `args` (in `opts.cwd`, if given) and collects what it printed. After `opts.timeoutMs`
+ * it is killed, which leaves no exit code.
+ */
+export function runNode(args: readonly string[], opts: { readonly cwd?: string; readonly timeoutMs?: number } = {}): Promise<ProgramRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { ...(cwd !== undefined && { cwd }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      ...(opts.cwd !== undefined && { cwd: opts.cwd }),
+      ...(opts.timeoutMs !== undefined && { timeout: opts.timeoutMs }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -1,21 +1,13 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runNode, type ProgramRun } from '../helpers/runExample.js';
 
 // The package as built by the test run's global setup, run in a process of its own.
 const entry = JSON.stringify(new URL('../../dist/workqueue/index.js', import.meta.url).href);
 
-/** Runs an ES module script in a new Node process; it is killed after 20 s, which leaves no exit code. */
-function runModule(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ['--input-type=module', '-e', script],
-      { cwd: fileURLToPath(new URL('../..', import.meta.url)), timeout: 20_000 },
-      (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
-    );
-  });
-}
+/** Runs an ES module script in a new Node process from the project's root; it is killed after 20 s, which leaves no exit code. */
+const runModule = (script: string): Promise<ProgramRun> =>
+  runNode(['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../..', import.meta.url)), timeoutMs: 20_000 });
 
 describe('WorkQueue teardown', () => {
   it('shutDown clears every timer it started on the real clock', async () => {
