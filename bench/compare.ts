@@ -20,6 +20,7 @@ export const LABELS: Record<ClientMode, string> = {
   'client-node': 'client-node',
   rxkube: 'rxkube',
   'rxkube-keep': 'rxkube keep mF',
+  'rxkube-baseline': 'rxkube baseline',
 };
 
 /** One workload: how many pods the server holds, who runs it, and what each run yields. */
@@ -102,11 +103,13 @@ function plans(ctx: Context): Plan[] {
   const latencyRate = envNumber('BENCH_LATENCY_RATE', 10_000);
   const slowKeys = ctx.scaled(envNumber('BENCH_SLOW_KEYS', 5_000), 100);
   const slowEvents = ctx.scaled(envNumber('BENCH_SLOW_EVENTS', 200_000), 1000);
-  const all: ClientMode[] = ['floor', 'client-node', 'rxkube', 'rxkube-keep'];
+  // BENCH_BASELINE=<another checkout, built>: its rxkube runs beside this one's, interleaved, for a before/after.
+  const baseline: ClientMode[] = (process.env.BENCH_BASELINE ?? '') === '' ? [] : ['rxkube-baseline'];
+  const all: ClientMode[] = ['floor', 'client-node', 'rxkube', ...baseline, 'rxkube-keep'];
   const latency = (name: string, nodeFlags: readonly string[]): Plan => ({
     name,
     pods: ctx.scaled(10_000, 500),
-    modes: ['client-node', 'rxkube'],
+    modes: ['client-node', 'rxkube', ...baseline],
     workload: { kind: 'latency', handlers: 10, events: latencyEvents, perSecond: latencyRate },
     timeoutMs: 120_000,
     nodeFlags,

@@ -10,6 +10,8 @@
 //                                    # transport, paging, multicluster run only when named)
 //   BENCH_WORKLOADS=relist,slow      # compare: only the workloads whose name contains one of these
 //   BENCH_SCALE=0.5 BENCH_REPEATS=5  # every default size × 0.5; repeats of each client run (default 3)
+//   BENCH_BASELINE=../old            # compare: also run the rxkube of another checkout (built: its dist/),
+//                                    # interleaved, as `rxkube baseline`, to measure a change before/after
 //
 // Sizes (before BENCH_SCALE): compare: BENCH_LIST_PODS (20k), BENCH_UPDATE_EVENTS (50k), BENCH_LARGE_PODS
 // (120k), BENCH_RELIST_PODS (50k), BENCH_LATENCY_EVENTS (30k) at BENCH_LATENCY_RATE (10k/s), BENCH_SLOW_KEYS

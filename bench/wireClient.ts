@@ -3,7 +3,9 @@
 // makeInformer, or rxkube's informer. Started by bench/compare.ts with
 // `--expose-gc`; answers one 'run' request and exits.
 
+import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { pathToFileURL } from 'node:url';
 import { Agent, request } from 'undici';
 import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
 import { informer, kubeSource, type Informer } from 'rxkube';
@@ -15,9 +17,11 @@ import { percentile } from './lib/stats.js';
  * Who is measured. `floor` reads the same LIST pages and watch lines with
  * node:http and JSON.parses each object once, keeping them in a Map: what
  * any client must at least do. `rxkube-keep` is rxkube with
- * `stripManagedFields: false`.
+ * `stripManagedFields: false`. `rxkube-baseline` is rxkube as another build
+ * of it compiled it (the checkout `BENCH_BASELINE` names), so a change is
+ * measured against the code before it in the same interleaved run.
  */
-export type ClientMode = 'floor' | 'client-node' | 'rxkube' | 'rxkube-keep';
+export type ClientMode = 'floor' | 'client-node' | 'rxkube' | 'rxkube-keep' | 'rxkube-baseline';
 
 /** What to do once synced. */
 export type Workload =
@@ -244,9 +248,19 @@ function clientNode(kc: KubeConfig, pods: number, handlers: number, onUpdate: (p
 
 // ------------------------------------------------------------------ rxkube
 
-function rxkube(kc: KubeConfig, pods: number, keepManagedFields: boolean) {
+type Library = Pick<typeof import('rxkube'), 'informer' | 'kubeSource'>;
+
+/** The library a mode measures: this build's, or the baseline checkout's `dist/` (`BENCH_BASELINE`). */
+async function library(mode: ClientMode): Promise<Library> {
+  if (mode !== 'rxkube-baseline') return { informer, kubeSource };
+  const root = process.env.BENCH_BASELINE;
+  if (root === undefined || root === '') throw new TypeError('rxkube-baseline: BENCH_BASELINE names no checkout');
+  return (await import(pathToFileURL(join(root, 'dist', 'index.js')).href)) as Library;
+}
+
+function rxkube(lib: Library, kc: KubeConfig, pods: number, keepManagedFields: boolean) {
   // The relist workload's 410 is expected; counted by the reflector, not printed.
-  const inf: Informer<V1Pod> = informer(kubeSource(kc, 'v1/pods'), { stripManagedFields: !keepManagedFields, onError: () => {} });
+  const inf: Informer<V1Pod> = lib.informer(lib.kubeSource(kc, 'v1/pods'), { stripManagedFields: !keepManagedFields, onError: () => {} });
   let adds = 0;
   let resolveSynced!: () => void;
   const synced = new Promise<void>((resolve) => (resolveSynced = resolve));
@@ -273,7 +287,7 @@ async function run(args: ClientArgs): Promise<ClientResult> {
   if (args.mode === 'floor') client = floorClient(args.url, recordLag);
   else if (args.mode === 'client-node') client = clientNode(kc, args.pods, handlers, recordLag);
   else {
-    const r = rxkube(kc, args.pods, args.mode === 'rxkube-keep');
+    const r = rxkube(await library(args.mode), kc, args.pods, args.mode === 'rxkube-keep');
     let updates = 0;
     if (w.kind === 'slow') {
       // The slow handler alone holds a coalescing buffer; updates are counted as the informer applies them.
