@@ -108,12 +108,14 @@ function ratio(a: Row | undefined, b: Row | undefined): string {
 /**
  * Side-by-side rows (those with `values`) as one table: a line per workload
  * and metric, a column per client with `median [min–max]` over the repeats,
- * then rxkube's ratios to the floor and to client-node.
+ * then rxkube's ratios to the floor and to client-node (and to the baseline
+ * build, when one ran).
  */
 export function sideBySide(rows: readonly Row[], clients: readonly string[]): string {
   const keyed = rows.filter((r) => r.values !== undefined);
   const lines: string[][] = [];
   const seen = new Set<string>();
+  const withBaseline = keyed.some((r) => r.case === 'rxkube baseline');
   for (const r of keyed) {
     const id = `${r.bench}\u0000${r.metric}`;
     if (seen.has(id)) continue;
@@ -134,9 +136,10 @@ export function sideBySide(rows: readonly Row[], clients: readonly string[]): st
       ratio(rx, of('floor')),
       ratio(of('rxkube keep mF'), of('floor')),
       ratio(rx, of('client-node')),
+      ...(withBaseline ? [ratio(rx, of('rxkube baseline'))] : []),
     ]);
   }
-  const head = ['workload', 'metric', ...clients, 'rxkube / floor', 'keep mF / floor', 'rxkube / client-node'];
+  const head = ['workload', 'metric', ...clients, 'rxkube / floor', 'keep mF / floor', 'rxkube / client-node', ...(withBaseline ? ['rxkube / baseline'] : [])];
   const all = [head, ...lines];
   const widths = head.map((_, c) => Math.max(...all.map((line) => (line[c] ?? '').length)));
   const render = (line: readonly string[]): string =>
