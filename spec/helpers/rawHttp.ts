@@ -61,11 +61,13 @@ export interface RawResponse {
 
 /**
  * Reads the HTTP/1.x responses in `bytes`, in order, strictly: a status line, headers, then a body of
- * `content-length` bytes, or chunked, or (with neither) the rest of the stream. `heads[i]` says
- * whether the i-th response answers a HEAD (no body). Throws, naming what is wrong, on anything that is not
- * a well-formed response, so a caller can assert that what came back is HTTP.
+ * `content-length` bytes, or chunked, or (with neither) the rest of the stream; an interim 1xx has none.
+ * `heads[i]` says whether the i-th final response answers a HEAD (no body); `'guess'` takes a response for
+ * one when its body would be missing or would be the next status line, for callers that sent bytes whose
+ * method they cannot know. Throws, naming what is wrong, on anything that is not a well-formed response, so
+ * a caller can assert that what came back is HTTP.
  */
-export function parseResponses(bytes: Buffer, heads: readonly boolean[] = []): RawResponse[] {
+export function parseResponses(bytes: Buffer, heads: readonly boolean[] | 'guess' = []): RawResponse[] {
   const text = bytes.toString('latin1');
   const responses: RawResponse[] = [];
   let at = 0;
@@ -82,10 +84,12 @@ export function parseResponses(bytes: Buffer, heads: readonly boolean[] = []): R
       headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
     }
     at = headEnd + 4;
-    const head = heads[responses.length] ?? false;
+    const status = Number(m[1]);
     const length = headers['content-length'];
+    const finals = responses.filter((r) => r.status >= 200).length;
+    const head = heads === 'guess' ? length !== undefined && length !== '0' && (at === text.length || text.startsWith('HTTP/1.', at)) : (heads[finals] ?? false);
     let body = '';
-    if (head) body = '';
+    if (head || status < 200) body = '';
     else if (length !== undefined) {
       if (!/^\d+$/.test(length)) throw new Error(`a content-length that is no number: ${JSON.stringify(length)}`);
       body = text.slice(at, at + Number(length));
@@ -97,7 +101,7 @@ export function parseResponses(bytes: Buffer, heads: readonly boolean[] = []): R
       body = text.slice(at);
       at = text.length;
     }
-    responses.push({ status: Number(m[1]), headers, body });
+    responses.push({ status, headers, body });
   }
   return responses;
 }
