@@ -1,5 +1,5 @@
 /**
- * The runner's probe and metrics servers fuzzed with a few thousand seeded malformed requests (HI-19): the
+ * The runner's probe and metrics servers fuzzed with a few thousand seeded malformed requests (HI-14): the
  * process stays up, each connection is answered with well-formed HTTP or closed, never with a 5xx, and a
  * normal probe answers afterwards. `npm run chaos -- --servers 100000` runs many more.
  */

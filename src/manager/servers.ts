@@ -33,7 +33,7 @@ const text = (status: number, body: string): Answer => ({ status, contentType: T
 
 /**
  * Serves `routes` (path → answer) over plain HTTP at `at`: GET and HEAD only, 400 for a malformed
- * request-target, 405 for other methods, 404 for other paths, within `limits` (HI-1…HI-6). What a
+ * request-target, 405 for other methods, 404 for other paths, within `limits` (HI-1…HI-7). What a
  * route throws becomes a 500 naming the error, a route slower than `answerTimeoutMs` a 503; nothing a
  * client sends or does rejects or throws out of here.
  *
