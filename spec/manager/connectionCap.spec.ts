@@ -1,5 +1,5 @@
 /**
- * A runner under a low file limit, in a process of its own, with hundreds of idle connections opened on its
+ * A runner under a low file limit, in a process of its own, with hundreds of idle and slow connections opened on its
  * probe port: the connection cap (HI-4) keeps it inside its descriptors, so the probe that comes after them is
  * answered and the process stays up. Without a cap, the idle connections use up the descriptors and the probe
  * is accepted and dropped (or the accept error ends the process).
@@ -38,7 +38,7 @@ afterEach(() => {
 });
 
 describe('manager servers: the connection cap', () => {
-  it('answers a probe after 300 idle connections under a file limit of 128, and stays up', async () => {
+  it('answers a probe after 300 idle or slow connections under a file limit of 128, and stays up', async () => {
     // The shell lowers the soft limit, then becomes the Node process.
     const c = spawn('/bin/sh', ['-c', 'ulimit -n 128 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     child = c;
@@ -57,7 +57,8 @@ describe('manager servers: the connection cap', () => {
     };
     await waitFor(async () => (await probe()) === 200, 'a healthy start');
 
-    // Connections that never send a byte, each settled once it connected or was closed.
+    // Connections that never send a byte, and slow ones that send the start of their headers and no more; each
+    // settled once it connected or was closed.
     let settled = 0;
     let closedByServer = 0;
     for (let i = 0; i < 300; i++) {
@@ -67,7 +68,10 @@ describe('manager servers: the connection cap', () => {
         if (!counted) settled++;
         counted = true;
       };
-      s.once('connect', settle);
+      s.once('connect', () => {
+        if (i % 2 === 1) s.write('GET /healthz HTTP/1.1\r\nHost: pod\r\nX-Slow: ');
+        settle();
+      });
       s.once('close', () => {
         settle();
         closedByServer++;

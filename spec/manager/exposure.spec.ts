@@ -50,7 +50,7 @@ describe('manager: probe bodies', () => {
     const refusal = 'deployments.apps is forbidden: User "system:serviceaccount:ops:ctl" cannot list \u001b]0;pwned\u0007\u009b2J';
     server.faults.inject({ type: 'status', status: 403, message: refusal }, { verb: 'list', resource: 'apps/v1/deployments', times: 1_000 });
     const hang = deferred();
-    const { ctl } = deploymentsController(server, { reconcileTimeoutMs: 100, reconcile: () => hang.promise.then(() => undefined) });
+    const { ctl, configMaps } = deploymentsController(server, { reconcileTimeoutMs: 100, reconcile: () => hang.promise.then(() => undefined) });
     running = start({ controllers: [ctl], healthProbeBindAddress: '127.0.0.1:0' });
     const base = (await serving(running, 'probes')).url;
 
@@ -59,6 +59,7 @@ describe('manager: probe bodies', () => {
     expect(verbose.body).toContain('\\x1b]0;pwned\\x07\\x9b2J');
     expect(verbose.body).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
 
+    await waitFor(() => configMaps.hasSynced(), 'the configmaps to sync');
     const terse = await probe(`${base}/readyz`);
     expect(terse.status).toBe(503);
     expect(terse.body).toBe(

@@ -4,8 +4,10 @@
  * half-closed sockets, clients that leave before the answer, routes that throw or never answer. Nothing may
  * reject unhandled or throw out of the servers (HI-1…HI-3), and a normal probe answers afterwards.
  */
+import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ManagerMetrics } from '../../src/manager/options.js';
+import type { ManagerServerLimits } from '../../src/manager/serverLimits.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { probe, probeUntil } from '../helpers/probe.js';
 import { parseResponses, sendRaw, type RawEnding } from '../helpers/rawHttp.js';
@@ -34,7 +36,7 @@ afterEach(async () => {
 });
 
 /** A manager serving probes and metrics on loopback, with `metrics()` answered by `scrape`; resolves the two ports once it is ready. */
-async function serve(scrape: ManagerMetrics['metrics'], answerTimeoutMs = 10_000): Promise<{ probes: number; metrics: number }> {
+async function serve(scrape: ManagerMetrics['metrics'], answerTimeoutMs = 10_000, limits: ManagerServerLimits = {}): Promise<{ probes: number; metrics: number }> {
   server = await startApiServer({ port: 0 });
   const { ctl } = deploymentsController(server);
   running = start({
@@ -42,7 +44,7 @@ async function serve(scrape: ManagerMetrics['metrics'], answerTimeoutMs = 10_000
     healthProbeBindAddress: '127.0.0.1:0',
     metrics: { contentType: 'text/plain', metrics: scrape },
     metricsBindAddress: '127.0.0.1:0',
-    serverLimits: { answerTimeoutMs },
+    serverLimits: { answerTimeoutMs, ...limits },
   });
   const r = running;
   const port = (which: 'probes' | 'metrics'): Promise<number> =>
@@ -134,11 +136,15 @@ describe('manager servers: the class', () => {
 
   it('answers 503 for a route that never answers, 500 for one that throws, and writes nothing after the client left', async () => {
     let next: 'hang' | 'throw' | 'late' | 'ok' = 'ok';
+    let lateAsked = false;
     const late = deferred<string>();
     const ports = await serve(() => {
       if (next === 'hang') return new Promise<string>(() => undefined);
       if (next === 'throw') return Promise.reject(new Error('collector \u001b]52;c;broke\u0007'));
-      if (next === 'late') return late.promise;
+      if (next === 'late') {
+        lateAsked = true;
+        return late.promise;
+      }
       return Promise.resolve('up 1\n');
     }, 300);
 
@@ -154,15 +160,28 @@ describe('manager servers: the class', () => {
     // The error is named, its control characters escaped.
     expect(threw?.body).toBe('Error: collector \\x1b]52;c;broke\\x07\n');
 
-    // The client leaves before the route answers; the answer comes after its socket is gone.
+    // The client leaves once the route is asked; the answer comes after its socket is gone.
     next = 'late';
-    const before = running?.events.length;
-    await sendRaw(ports.metrics, [get('/metrics')], 'abort');
-    await new Promise<void>((r) => setImmediate(r));
-    late.resolve('late 1\n');
-    await late.promise;
+    const client = connect({ port: ports.metrics, host: '127.0.0.1' });
+    client.on('error', () => undefined);
+    client.write(once);
+    await waitFor(() => lateAsked, 'the route to be asked');
+    client.destroy();
     next = 'ok';
-    expect(running?.events.length).toBe(before);
+    // A request on a new connection is answered after the server read the reset of the one before.
+    expect((await probe(`http://127.0.0.1:${ports.metrics}/metrics`)).status).toBe(200);
+    late.resolve('late 1\n');
+    await stillAnswers(ports);
+  });
+
+  it('answers 408 to headers that come too slowly, or not at all, and closes the connection', async () => {
+    const ports = await serve(async () => 'up 1\n', 10_000, { headersTimeoutMs: 300, requestTimeoutMs: 1_000, idleTimeoutMs: 2_000 });
+    const slow = await sendRaw(ports.probes, ['GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: '], 'open');
+    expect(slow.closed).toBe(true);
+    expect(parseResponses(slow.received).map((r) => r.status)).toEqual([408]);
+    const silent = await sendRaw(ports.metrics, [], 'open');
+    expect(silent.closed).toBe(true);
+    expect(parseResponses(silent.received).map((r) => r.status)).toEqual([408]);
     await stillAnswers(ports);
   });
 });
