@@ -106,7 +106,8 @@ export function readiness(v: ProbeView): Check[] {
  * event or bookmark for longer than `maxSilenceMs` since it synced (MG-5) —
  * its watch went silent or keeps failing, so lists at best keep the cache —
  * and no controller has a reconcile stuck past its `reconcileTimeoutMs`
- * (MG-6).
+ * (MG-6); nor has an informer stayed unsynced past `maxInitialSyncMs`
+ * (HI-13).
  */
 export function liveness(v: ProbeView): Check[] {
   const checks: Check[] = [];
