@@ -123,7 +123,7 @@ export interface ManagerOptions {
    * @default 600_000
    */
   readonly maxInitialSyncMs?: number;
-  /** Connections, header bytes and timeouts of the probe and metrics servers (HI-4…HI-7). @default DEFAULT_SERVER_LIMITS (see ManagerServerLimits) */
+  /** Connections, header bytes and timeouts of the probe and metrics servers (HI-4…HI-7). @default {} (each field at its own default) */
   readonly serverLimits?: ManagerServerLimits;
   /** Stops the manager gracefully when it aborts (SIGTERM's job in a pod; `runManager` wires the signals). @default undefined */
   readonly signal?: AbortSignal;
