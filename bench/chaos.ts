@@ -4,6 +4,7 @@
 //   npm run chaos -- --seeds 500 --from 10000     # seeds 10000..10499
 //   npm run chaos -- --seed 1234                  # one seed, alone, with every failure it found
 //   npm run chaos -- --seeds 200 --probe silent-watch --concurrency 4
+//   npm run chaos -- --servers 100000 --seed 7      # the runner's ports: 100000 malformed requests from seed 7
 //
 // Each seed runs its own simulator (spec/chaos/README.md says what a seed does). Progress goes to stderr;
 // failing seeds are printed as they fail, each with the command that replays it, and the convergence table
@@ -14,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { replayCommand, summarize } from '../spec/chaos/report.js';
 import { runSeeds } from '../spec/chaos/runner.js';
 import { FAULT_KINDS } from '../spec/chaos/faults.js';
+import { fuzzServers } from '../spec/fuzz/fuzzServers.js';
 
 function positiveInt(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -29,6 +31,7 @@ const { values } = parseArgs({
     from: { type: 'string' },
     concurrency: { type: 'string' },
     probe: { type: 'string' },
+    servers: { type: 'string' },
   },
   strict: true,
 });
@@ -38,6 +41,15 @@ const count = positiveInt('seeds', values.seeds, 100);
 const from = positiveInt('from', values.from, 1);
 const seeds = single !== undefined ? [single] : Array.from({ length: count }, (_, i) => from + i);
 const concurrency = Math.max(1, positiveInt('concurrency', values.concurrency, single !== undefined ? 1 : 8));
+// The runner's probe and metrics servers under seeded malformed requests, instead of the seeds above.
+if (values.servers !== undefined) {
+  const cases = positiveInt('servers', values.servers, 0);
+  const seed = single ?? from;
+  process.stderr.write(`chaos: ${cases} malformed requests from seed ${seed} at the runner's servers\n`);
+  const r = await fuzzServers({ seed, cases, concurrency: positiveInt('concurrency', values.concurrency, 16) });
+  console.log(`outcomes ${JSON.stringify(r.outcomes)}\n${r.failures.length === 0 ? 'PASS' : `FAIL\n${r.failures.join('\n')}`}`);
+  process.exit(r.failures.length === 0 ? 0 : 1);
+}
 if (values.probe !== undefined && !FAULT_KINDS.some((k) => k.name === values.probe)) {
   throw new TypeError(`--probe: expected one of ${FAULT_KINDS.map((k) => k.name).join(', ')}, got ${JSON.stringify(values.probe)}`);
 }

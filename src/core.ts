@@ -173,6 +173,7 @@ export {
 export {
   type ManagerLeaderElection,
   type ManagerMetrics,
+  type ManagerServerLimits,
   type RunManagerOptions,
   type LoadKubeConfigOptions,
 } from './manager/index.js';

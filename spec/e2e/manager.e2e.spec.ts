@@ -185,13 +185,13 @@ describe('the example in a pod, on a real kube-apiserver with RBAC', () => {
 
     const p = startInPod();
     const probes = await probesOf(p);
-    const notReady = (await probeUntil(`${probes}/readyz`, 503, 'the refused list to be reported', { timeoutMs: 60_000 })).body;
+    const notReady = (await probeUntil(`${probes}/readyz?verbose`, 503, 'the refused list to be reported', { timeoutMs: 60_000 })).body;
     const named = /cannot list resource "configmaps"/;
     await waitFor(() => named.test(p.stderr()), 'stderr to name the refused verb and resource', 60_000);
     expect(p.stderr()).toMatch(/^rxkube: KubeApiError: list v1\/configmaps: 403 Forbidden: configmaps is forbidden: User "system:serviceaccount:configmap-controller:configmap-controller" cannot list resource "configmaps"/m);
     expect(notReady).toMatch(/^\[-\]informer v1\/configmaps failed: not synced: /m);
     // Deployments may still be listing; once they synced, the refused cache is what keeps the pod unready.
-    const body = (await probeUntil(`${probes}/readyz`, 503, 'deployments to sync beside the refused configmaps', { timeoutMs: 60_000, body: /^\[\+\]informer apps\/v1\/deployments ok$/m })).body;
+    const body = (await probeUntil(`${probes}/readyz?verbose`, 503, 'deployments to sync beside the refused configmaps', { timeoutMs: 60_000, body: /^\[\+\]informer apps\/v1\/deployments ok$/m })).body;
     expect(body).toMatch(/^\[-\]informer v1\/configmaps failed: not synced: .*cannot list resource "configmaps"/m);
     expect(body).toMatch(/^\[\+\]informer apps\/v1\/deployments ok$/m);
 

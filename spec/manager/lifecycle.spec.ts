@@ -87,7 +87,7 @@ describe('manager: graceful stop', () => {
     await waitFor(() => runningB.events.some((e) => e.type === 'leadership' && e.leader === 'a'), 'b to see a leading');
     await waitFor(() => b.deployments.hasSynced() && b.configMaps.hasSynced(), "b's caches to sync");
     expect(b.ctl.status().state).toBe('idle');
-    const standby = await probe(`${baseB}/readyz`);
+    const standby = await probe(`${baseB}/readyz?verbose`);
     expect(standby.status).toBe(200);
     expect(standby.body).toMatch(/^\[\+\]controller apps\/v1\/deployments ok: standby \(not leading\)$/m);
 
@@ -95,7 +95,7 @@ describe('manager: graceful stop', () => {
     stopA.abort();
     await waitFor(() => eventsA.some((e) => e.type === 'stopping'), 'a to begin stopping');
     const baseA = url(eventsA, 'probes') ?? '';
-    const draining = await probe(`${baseA}/readyz`);
+    const draining = await probe(`${baseA}/readyz?verbose`);
     expect(draining.status).toBe(503);
     expect(draining.body).toMatch(/^\[-\]manager failed: shutting down$/m);
     expect((await probe(`${baseA}/healthz`)).status).toBe(200);

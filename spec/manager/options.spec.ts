@@ -67,6 +67,11 @@ describe('manager options', () => {
     ['metrics without metrics()', (c) => ({ controllers: [c], metrics: { contentType: 'text/plain' } }), /option "metrics" must have contentType .* and metrics\(\)/],
     ['a bad addController', (c) => ({ controllers: [c], metrics: { ...metrics, addController: 1 } }), /"metrics.addController" must be a function, got 1/],
     ['a zero maxSilenceMs', (c) => ({ controllers: [c], maxSilenceMs: 0 }), /option "maxSilenceMs" must be a finite number >= 1, got 0/],
+    ['a zero maxInitialSyncMs', (c) => ({ controllers: [c], maxInitialSyncMs: 0 }), /option "maxInitialSyncMs" must be a finite number >= 1, got 0/],
+    ['a misspelt server limit', (c) => ({ controllers: [c], serverLimits: { maxConnection: 8 } }), /serverLimits: unknown option "maxConnection"/],
+    ['a zero connection cap', (c) => ({ controllers: [c], serverLimits: { maxConnections: 0 } }), /option "serverLimits.maxConnections" must be an integer >= 1, got 0/],
+    ['a timeout Node cannot take', (c) => ({ controllers: [c], serverLimits: { idleTimeoutMs: 2 ** 31 } }), /option "serverLimits.idleTimeoutMs" must be at most 2147483647, got 2147483648/],
+    ['headers allowed longer than the request', (c) => ({ controllers: [c], serverLimits: { headersTimeoutMs: 40_000 } }), /"serverLimits.headersTimeoutMs" \(40000\) must not exceed "serverLimits.requestTimeoutMs" \(30000\)/],
     ['a signal that is not one', (c) => ({ controllers: [c], signal: 'SIGTERM' }), /option "signal" must be an AbortSignal, got "SIGTERM"/],
     ['a lock that is not one', (c) => ({ controllers: [c], leaderElection: { lock: 'my-lease' } }), /"leaderElection.lock" must be a lock such as leaseLock/],
     [

@@ -38,7 +38,7 @@ describe('manager: /readyz', () => {
     running = start({ controllers: [ctl], healthProbeBindAddress: '127.0.0.1:0' });
     const base = await running.probes();
 
-    const { body } = await probeUntil(`${base}/readyz`, 503, 'a failed list to be reported', { body: /etcd is sulking/ });
+    const { body } = await probeUntil(`${base}/readyz?verbose`, 503, 'a failed list to be reported', { body: /etcd is sulking/ });
     expect(body).toMatch(/^\[-\]informer apps\/v1\/deployments failed: not synced: .*503.*etcd is sulking/m);
     expect(body).toMatch(/^\[\+\]informer v1\/configmaps ok$/m);
     expect(body).toMatch(/^\[-\]controller apps\/v1\/deployments failed: waiting for its informers to sync$/m);
@@ -70,7 +70,7 @@ describe('manager: /healthz', () => {
     // Every deployments watch from now on opens and then says nothing; the open one is ended so a silent one follows.
     s.faults.inject({ type: 'silentWatch' }, { verb: 'watch', resource: 'apps/v1/deployments', times: 1_000 });
     s.faults.closeWatches();
-    const deaf = await probeUntil(`${base}/healthz`, 503, 'the silence to pass the limit');
+    const deaf = await probeUntil(`${base}/healthz?verbose`, 503, 'the silence to pass the limit');
     expect(deaf.body).toMatch(/^\[-\]informer apps\/v1\/deployments failed: no watch event or bookmark for \d+\.\d s \(limit 0\.6 s\): watching from resourceVersion \d+/m);
     expect(deaf.body).toMatch(/^\[\+\]informer v1\/configmaps ok$/m);
     expect(deaf.body).toMatch(/healthz check failed\n$/);
@@ -94,7 +94,7 @@ describe('manager: /healthz', () => {
 
     s.faults.inject({ type: 'status', status: 500, message: 'watch cache is broken' }, { verb: 'watch', resource: 'v1/configmaps', times: 1_000_000 });
     s.faults.closeWatches();
-    const failing = await probeUntil(`${base}/healthz`, 503, 'failing watches to pass the limit');
+    const failing = await probeUntil(`${base}/healthz?verbose`, 503, 'failing watches to pass the limit');
     // Lists in between succeed, so the cache is not stale by much; but no watch works, and relisting forever is no way to run.
     expect(failing.body).toMatch(/^\[-\]informer v1\/configmaps failed: no watch event or bookmark for [\d.]+ s \(limit 0\.6 s\): .*watch cache is broken/m);
     expect(failing.body).toMatch(/^\[\+\]informer apps\/v1\/deployments ok$/m);
@@ -120,7 +120,7 @@ describe('manager: /healthz', () => {
     });
     running = start({ controllers: [ctl], healthProbeBindAddress: '127.0.0.1:0' });
     const base = await running.probes();
-    const stuck = await probeUntil(`${base}/healthz`, 503, 'the reconcile to pass its timeout');
+    const stuck = await probeUntil(`${base}/healthz?verbose`, 503, 'the reconcile to pass its timeout');
     expect(stuck.body).toMatch(/^\[-\]controller apps\/v1\/deployments failed: reconcile stuck past reconcileTimeoutMs: default\/hung$/m);
     expect(stuck.body).not.toMatch(/default\/fine/);
     hang.resolve();

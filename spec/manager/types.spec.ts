@@ -45,7 +45,9 @@ describe('manager types', () => {
       m.subscribe((e) => {
         if (e.type === 'reconcile') expectTypeOf(e.outcome.key).toEqualTypeOf<string>();
         if (e.type === 'serving') expectTypeOf(e.url).toEqualTypeOf<string>();
+        if (e.type === 'serving') expectTypeOf(e.address).toEqualTypeOf<string>();
       });
+      manager({ controllers: [c], maxInitialSyncMs: 900_000, serverLimits: { maxConnections: 16, answerTimeoutMs: 5_000 } });
     };
     void typed;
   });
@@ -60,6 +62,8 @@ describe('manager types', () => {
       const bad: ManagerMetrics = noText;
       // @ts-expect-error the lock is a ResourceLock, not a Lease name
       manager({ controllers: [], informers: [pods], leaderElection: { lock: 'my-lease' } });
+      // @ts-expect-error a limit is a number of connections or milliseconds, not a string
+      manager({ controllers: [], informers: [pods], serverLimits: { headersTimeoutMs: '10s' } });
       void bad;
     };
     void typed;

@@ -2,6 +2,7 @@ import type { Controller } from '../controller/controller.js';
 import type { ControllerSource } from '../controller/types.js';
 import type { Informer } from '../informer/informer.js';
 import type { ReflectorStatus } from '../reflector/types.js';
+import { escapeControls } from './escape.js';
 
 /** What the probes read of an informer: its name, whether it synced, and its status now. */
 export type ProbedInformer = Pick<Informer<unknown>, 'name' | 'hasSynced' | 'status'>;
@@ -20,6 +21,10 @@ export interface ProbeView {
   /** Controller sources that are not informers (no status to read): only whether they synced. */
   readonly otherSources: readonly { readonly name: string; synced(): boolean }[];
   readonly maxSilenceMs: number;
+  /** How long an informer may go without a synced cache, from its start or from losing its sync, before /healthz fails it. */
+  readonly maxInitialSyncMs: number;
+  /** Since when the informer has had no synced cache, on the probes' clock; undefined while synced or before it started. */
+  unsyncedSince(informer: ProbedInformer): number | undefined;
   /** When the manager saw the informer synced (the first list in), on the probes' clock; undefined before. */
   syncedAt(informer: ProbedInformer): number | undefined;
   now(): number;
@@ -101,14 +106,21 @@ export function readiness(v: ProbeView): Check[] {
  * event or bookmark for longer than `maxSilenceMs` since it synced (MG-5) —
  * its watch went silent or keeps failing, so lists at best keep the cache —
  * and no controller has a reconcile stuck past its `reconcileTimeoutMs`
- * (MG-6).
+ * (MG-6); nor has an informer stayed unsynced past `maxInitialSyncMs`
+ * (HI-13).
  */
 export function liveness(v: ProbeView): Check[] {
   const checks: Check[] = [];
   const now = v.now();
   for (const i of v.informers) {
     const name = `informer ${i.name}`;
-    // Until the first list is in, /readyz says why; a slow first list of a big cache is no reason to restart.
+    // HI-13: a first list that never ends (or always fails) is judged, but only after a bound a very large list fits in.
+    const unsyncedSince = v.unsyncedSince(i);
+    if (unsyncedSince !== undefined && now - unsyncedSince > v.maxInitialSyncMs) {
+      checks.push({ name, ok: false, detail: `not synced for ${seconds(now - unsyncedSince)} (limit maxInitialSyncMs ${seconds(v.maxInitialSyncMs)}): ${informerState(i)}` });
+      continue;
+    }
+    // Until the first list is in, /readyz says why; a slow first list of a big cache is no reason to restart before the bound above.
     const syncedAt = v.syncedAt(i);
     const since = syncedAt === undefined ? now : Math.max(syncedAt, i.status().lastWatchEventAt ?? -Infinity);
     const silentFor = now - since;
@@ -132,10 +144,17 @@ export function liveness(v: ProbeView): Check[] {
   return checks;
 }
 
-/** A probe's answer: 200 when every check passed, else 503; one line per check, then the verdict. */
-export function render(probe: 'readyz' | 'healthz' | 'livez', checks: readonly Check[]): { readonly status: number; readonly body: string } {
+/**
+ * A probe's answer: 200 when every check passed, else 503; one line per check, then the verdict. A check's
+ * detail (an error's message, stuck keys) is only written when `verbose` (`?verbose`, as Kubernetes' own
+ * /healthz), since anyone who reaches the pod IP may ask (HI-8); control characters are escaped either way.
+ */
+export function render(probe: 'readyz' | 'healthz' | 'livez', checks: readonly Check[], verbose = false): { readonly status: number; readonly body: string } {
   const ok = checks.every((c) => c.ok);
-  const lines = checks.map((c) => `[${c.ok ? '+' : '-'}]${c.name} ${c.ok ? 'ok' : 'failed'}${c.detail === undefined ? '' : `: ${c.detail}`}`);
+  const lines = checks.map((c) => {
+    const detail = verbose && c.detail !== undefined ? `: ${c.detail}` : '';
+    return escapeControls(`[${c.ok ? '+' : '-'}]${c.name} ${c.ok ? 'ok' : 'failed'}${detail}`);
+  });
   lines.push(`${probe} check ${ok ? 'passed' : 'failed'}`);
   return { status: ok ? 200 : 503, body: `${lines.join('\n')}\n` };
 }

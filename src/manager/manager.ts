@@ -6,7 +6,7 @@ import { leaderElection } from '../leaderelection/leaderElection.js';
 import { releaseLock } from '../leaderelection/release.js';
 import { isInformer, liveness, readiness, render, type Check, type ProbedInformer, type ProbeView } from './health.js';
 import { resolveManagerOptions, type ManagerEvent, type ManagerOptions, type ResolvedManagerOptions } from './options.js';
-import { listen, TEXT, type Answer, type Listening } from './servers.js';
+import { listen, TEXT, type Answer, type Listening, type Route } from './servers.js';
 import { syncedOf } from '../informer/syncedOf.js';
 
 /** The manager's sources, each once: informers get probed, other controller sources only counted as synced or not. */
@@ -115,6 +115,8 @@ class ManagerRun {
   #election: Subscription | undefined;
   // When each source was seen synced, while it is: readiness, and the liveness clock's start, since a list is no watch (MG-5).
   readonly #syncedAt = new Map<object, number>();
+  // Since when each source has been without a synced cache (from its start, or from losing its sync), while it is: HI-13.
+  readonly #unsyncedSince = new Map<object, number>();
   // Servers that listen, closed last so the probes answer during the drain.
   readonly #servers: Listening[] = [];
   // Settles once both servers listen or failed to: a stop closes them only after that.
@@ -170,15 +172,17 @@ class ManagerRun {
   async #startServers(): Promise<void> {
     const { probesAt, metricsAt, metrics } = this.#c;
     const view = this.#view();
-    const probe = (kind: 'readyz' | 'healthz' | 'livez', checks: () => Check[]) => (): Answer => ({ ...render(kind, checks()), contentType: TEXT });
+    const probe =
+      (kind: 'readyz' | 'healthz' | 'livez', checks: () => Check[]): Route =>
+      (target): Answer => ({ ...render(kind, checks(), target.query.has('verbose')), contentType: TEXT });
     const started: Promise<void>[] = [];
     if (probesAt !== undefined) {
       const routes = { '/healthz': probe('healthz', () => liveness(view)), '/livez': probe('livez', () => liveness(view)), '/readyz': probe('readyz', () => readiness(view)) };
-      started.push(listen('health probe', probesAt, routes).then((s) => this.#listening('probes', s)));
+      started.push(listen('health probe', probesAt, routes, this.#c.serverLimits).then((s) => this.#listening('probes', s)));
     }
     if (metricsAt !== undefined && metrics !== undefined) {
       const routes = { '/metrics': async (): Promise<Answer> => ({ status: 200, contentType: metrics.contentType, body: await metrics.metrics() }) };
-      started.push(listen('metrics', metricsAt, routes).then((s) => this.#listening('metrics', s)));
+      started.push(listen('metrics', metricsAt, routes, this.#c.serverLimits).then((s) => this.#listening('metrics', s)));
     }
     // Both settle before either failure is thrown, so a server that did start is closed with the others.
     const failed = (await Promise.allSettled(started)).find((r) => r.status === 'rejected');
@@ -187,7 +191,7 @@ class ManagerRun {
 
   #listening(server: 'probes' | 'metrics', s: Listening): void {
     this.#servers.push(s);
-    this.#emit({ type: 'serving', server, port: s.port, url: s.url });
+    this.#emit({ type: 'serving', server, address: s.address, port: s.port, url: s.url });
   }
 
   #view(): ProbeView {
@@ -196,6 +200,8 @@ class ManagerRun {
       informers: this.#sources.informers,
       otherSources: this.#sources.all.filter((s) => !isInformer(s)).map((s) => ({ name: s.name ?? 'source', synced: () => this.#syncedAt.has(s) })),
       maxSilenceMs: this.#c.maxSilenceMs,
+      maxInitialSyncMs: this.#c.maxInitialSyncMs,
+      unsyncedSince: (i) => this.#unsyncedSince.get(i),
       syncedAt: (i) => this.#syncedAt.get(i),
       now: () => this.#c.scheduler.now(),
       controllersRun: () => this.#controllersRunning,
@@ -215,8 +221,13 @@ class ManagerRun {
       );
       this.#caches.add(
         syncedOf(source).subscribe((synced) => {
-          if (!synced) this.#syncedAt.delete(source);
-          else if (!this.#syncedAt.has(source)) this.#syncedAt.set(source, this.#c.scheduler.now());
+          if (!synced) {
+            this.#syncedAt.delete(source);
+            if (!this.#unsyncedSince.has(source)) this.#unsyncedSince.set(source, this.#c.scheduler.now());
+          } else if (!this.#syncedAt.has(source)) {
+            this.#syncedAt.set(source, this.#c.scheduler.now());
+            this.#unsyncedSince.delete(source);
+          }
         }),
       );
     }

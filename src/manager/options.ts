@@ -8,6 +8,7 @@ import { validateOptions as validateLeaderElection, type LeaderElectionOptions }
 import type { ResourceLock } from '../leaderelection/types.js';
 import { checkOptionNames, numberOption, schedulerOption, describeValue } from '../options/validate.js';
 import { parseBindAddress, type BindAddress } from './bindAddress.js';
+import { resolveServerLimits, type ManagerServerLimits, type ServerLimits } from './serverLimits.js';
 
 /**
  * What `/metrics` serves: the text and its content type. A prom-client
@@ -110,6 +111,20 @@ export interface ManagerOptions {
    * @default 300_000
    */
   readonly maxSilenceMs?: number;
+  /**
+   * How long an informer may stay without a synced cache — from its start,
+   * or from losing its sync — before `/healthz` fails naming it: a first
+   * list that never ends, or keeps failing. Until then only `/readyz`
+   * reports it, so a slow first list does not get the pod restarted. The
+   * default is five times controller-runtime's `CacheSyncTimeout` (2
+   * minutes, after which its manager exits): a paged first list of 150,000
+   * pods, the largest cluster Kubernetes supports, takes a few minutes even
+   * when throttled by API Priority and Fairness.
+   * @default 600_000
+   */
+  readonly maxInitialSyncMs?: number;
+  /** Connections, header bytes and timeouts of the probe and metrics servers (HI-4…HI-7). @default {} (each field at its own default) */
+  readonly serverLimits?: ManagerServerLimits;
   /** Stops the manager gracefully when it aborts (SIGTERM's job in a pod; `runManager` wires the signals). @default undefined */
   readonly signal?: AbortSignal;
   /** The clock that silence is measured on; it must be the informers' clock. @default asyncScheduler */
@@ -118,7 +133,7 @@ export interface ManagerOptions {
 
 /**
  * What a running manager reports, in order:
- * - `serving`: a server listens (its actual port, when `:0` was asked for);
+ * - `serving`: a server listens: the address really bound and its actual port (when `:0` was asked for);
  * - `leadership`: this replica started or stopped leading, or saw a new leader;
  * - `reconcile`: a controller's outcome;
  * - `stopping`: a graceful stop began, and why.
@@ -135,7 +150,15 @@ export interface ManagerOptions {
  * ```
  */
 export type ManagerEvent =
-  | { readonly type: 'serving'; readonly server: 'metrics' | 'probes'; readonly port: number; readonly url: string }
+  | {
+      readonly type: 'serving';
+      readonly server: 'metrics' | 'probes';
+      /** The address really bound, as the system reports it: `::` or `0.0.0.0` means every interface (HI-9). */
+      readonly address: string;
+      readonly port: number;
+      /** Where a client on this host reaches it: loopback when bound to every interface. */
+      readonly url: string;
+    }
   | { readonly type: 'leadership'; readonly leading: boolean; readonly leader: string | undefined }
   | { readonly type: 'reconcile'; readonly controller: string; readonly outcome: ReconcileOutcome<unknown> }
   | { readonly type: 'stopping'; readonly reason: string };
@@ -160,11 +183,13 @@ export interface ResolvedManagerOptions {
   readonly metricsAt: BindAddress | undefined;
   readonly probesAt: BindAddress | undefined;
   readonly maxSilenceMs: number;
+  readonly maxInitialSyncMs: number;
+  readonly serverLimits: ServerLimits;
   readonly signal: AbortSignal | undefined;
   readonly scheduler: SchedulerLike;
 }
 
-const NAMES = ['controllers', 'informers', 'leaderElection', 'metrics', 'metricsBindAddress', 'healthProbeBindAddress', 'maxSilenceMs', 'signal', 'scheduler'];
+const NAMES = ['controllers', 'informers', 'leaderElection', 'metrics', 'metricsBindAddress', 'healthProbeBindAddress', 'maxSilenceMs', 'maxInitialSyncMs', 'serverLimits', 'signal', 'scheduler'];
 const LE_NAMES = ['lock', 'identity', 'leaseDuration', 'renewDeadline', 'retryPeriod', 'releaseOnStop'];
 
 function list<T>(name: string, value: unknown, looksRight: (v: Record<string, unknown>) => boolean, what: string): T[] {
@@ -214,6 +239,8 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
     metricsAt: metrics === undefined ? undefined : metricsAt,
     probesAt,
     maxSilenceMs: numberOption('manager', 'maxSilenceMs', o['maxSilenceMs'], 300_000, { min: 1 }),
+    maxInitialSyncMs: numberOption('manager', 'maxInitialSyncMs', o['maxInitialSyncMs'], 600_000, { min: 1 }),
+    serverLimits: resolveServerLimits(o['serverLimits']),
     signal,
     scheduler: schedulerOption('manager', o['scheduler'], asyncScheduler),
   };

@@ -1,6 +1,11 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { reportError } from '../errors/reportError.js';
 import { formatBindAddress, type BindAddress } from './bindAddress.js';
+import { ConnectionCap } from './connections.js';
+import { escapeControls } from './escape.js';
+import { parseRequestTarget, type RequestTarget } from './requestTarget.js';
+import type { ServerLimits } from './serverLimits.js';
 
 /** A route's answer. */
 export interface Answer {
@@ -9,33 +14,60 @@ export interface Answer {
   readonly body: string;
 }
 
+/** A route: the answer to a GET of its path, given the request's path and query. */
+export type Route = (target: RequestTarget) => Promise<Answer> | Answer;
+
 /** A listening server. */
 export interface Listening {
+  /** The address the socket is bound to, as the system reports it: `::` or `0.0.0.0` is every interface. */
+  readonly address: string;
   readonly port: number;
-  /** Where a client on this host reaches it. */
+  /** Where a client on this host reaches it (loopback when bound to every interface). */
   readonly url: string;
   /** Stops listening, ends open connections, resolves once closed. */
   close(): Promise<void>;
 }
 
 const TEXT = 'text/plain; charset=utf-8';
+const text = (status: number, body: string): Answer => ({ status, contentType: TEXT, body });
 
 /**
- * Serves `routes` (path → answer) over plain HTTP at `at`: GET and HEAD only,
- * 404 for other paths. What a route throws becomes a 500 naming the error.
+ * Serves `routes` (path → answer) over plain HTTP at `at`: GET and HEAD only, 400 for a malformed
+ * request-target, 405 for other methods, 404 for other paths, within `limits` (HI-1…HI-7). What a
+ * route throws becomes a 500 naming the error, a route slower than `answerTimeoutMs` a 503; nothing a
+ * client sends or does rejects or throws out of here.
  *
  * @returns the server once it listens; rejects with the listen error (an address in use) naming `what` and the address.
  */
-export function listen(what: string, at: BindAddress, routes: Readonly<Record<string, () => Promise<Answer> | Answer>>): Promise<Listening> {
-  const server = createServer((req, res) => void answer(req, res, routes));
-  // A probe that hangs must not hold a connection (or the shutdown) forever.
-  server.requestTimeout = 30_000;
+export function listen(what: string, at: BindAddress, routes: Readonly<Record<string, Route>>, limits: ServerLimits): Promise<Listening> {
+  const cap = new ConnectionCap(limits.maxConnections);
+  const server = createServer(
+    {
+      maxHeaderSize: limits.maxHeaderBytes,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // How often Node looks for requests past those two timeouts; its default (30 s) would let them run that much longer.
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+    (req, res) => {
+      cap.answering(req.socket, res);
+      serve(req, res, routes, limits.answerTimeoutMs).catch((err: unknown) => abandon(res, what, err));
+    },
+  );
+  server.timeout = limits.idleTimeoutMs;
+  server.on('connection', (socket: Socket) => cap.admit(socket));
+  server.on('clientError', refuse);
   return new Promise((resolve, reject) => {
     server.once('error', (err) => reject(new Error(`manager: the ${what} server cannot listen on ${formatBindAddress(at)}: ${err.message}`, { cause: err })));
     server.listen({ port: at.port, ...(at.host !== undefined && { host: at.host }) }, () => {
-      const { port } = server.address() as AddressInfo;
-      const host = at.host === undefined || at.host === '0.0.0.0' || at.host === '::' ? '127.0.0.1' : at.host;
+      // Once listening, an error (accept failing when the process is out of descriptors) is reported, never thrown.
+      server.removeAllListeners('error');
+      server.on('error', (err) => reportError(new Error(`manager: the ${what} server on ${formatBindAddress(at)}: ${err.message}`, { cause: err })));
+      const { address, port } = server.address() as AddressInfo;
+      const host = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : (at.host ?? address);
       resolve({
+        address,
         port,
         url: `http://${formatBindAddress({ host, port })}`,
         close: () =>
@@ -48,21 +80,72 @@ export function listen(what: string, at: BindAddress, routes: Readonly<Record<st
   });
 }
 
-async function answer(req: IncomingMessage, res: ServerResponse, routes: Readonly<Record<string, () => Promise<Answer> | Answer>>): Promise<void> {
+async function serve(req: IncomingMessage, res: ServerResponse, routes: Readonly<Record<string, Route>>, answerTimeoutMs: number): Promise<void> {
+  // A client that goes away mid-answer makes these emit; with no listener, an 'error' would be thrown.
+  req.on('error', () => undefined);
+  res.on('error', () => undefined);
+  const target = parseRequestTarget(req.url ?? '');
+  const route = target !== undefined && Object.hasOwn(routes, target.path) ? routes[target.path] : undefined;
   let a: Answer;
-  const path = new URL(req.url ?? '/', 'http://probe').pathname;
-  const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
-  if (req.method !== 'GET' && req.method !== 'HEAD') a = { status: 405, contentType: TEXT, body: `${req.method ?? ''} is not served; use GET\n` };
-  else if (route === undefined) a = { status: 404, contentType: TEXT, body: `no ${path} here; served: ${Object.keys(routes).join(', ')}\n` };
-  else {
-    try {
-      a = await route();
-    } catch (err) {
-      a = { status: 500, contentType: TEXT, body: `${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}\n` };
-    }
-  }
-  res.writeHead(a.status, { 'content-type': a.contentType, 'cache-control': 'no-store' });
+  if (target === undefined) a = text(400, 'malformed request-target: expected an absolute path such as /healthz\n');
+  else if (req.method !== 'GET' && req.method !== 'HEAD') a = text(405, 'only GET and HEAD are served\n');
+  else if (route === undefined) a = text(404, `not found; served: ${Object.keys(routes).join(', ')}\n`);
+  else a = await within(route, target, answerTimeoutMs, res);
+  send(req, res, a);
+}
+
+/** The route's answer, a 500 naming what it threw, or a 503 once it took longer than `ms`; settles early when the client left. */
+function within(route: Route, target: RequestTarget, ms: number, res: ServerResponse): Promise<Answer> {
+  let timer: NodeJS.Timeout | undefined;
+  let gone: (() => void) | undefined;
+  return new Promise<Answer>((resolve) => {
+    timer = setTimeout(() => resolve(text(503, `no answer within ${ms} ms\n`)), ms);
+    gone = () => resolve(text(499, ''));
+    res.once('close', gone);
+    new Promise<Answer>((answered) => answered(route(target)))
+      .catch((err: unknown) => text(500, `${escapeControls(err instanceof Error ? `${err.name}: ${err.message}` : String(err))}\n`))
+      .then(resolve);
+  }).finally(() => {
+    clearTimeout(timer);
+    if (gone !== undefined) res.off('close', gone);
+  });
+}
+
+function send(req: IncomingMessage, res: ServerResponse, a: Answer): void {
+  if (res.destroyed || res.writableEnded || res.headersSent) return;
+  const headers: Record<string, string | number> = {
+    'content-type': a.contentType,
+    'content-length': Buffer.byteLength(a.body),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  };
+  if (a.status === 405) headers['allow'] = 'GET, HEAD';
+  // A body nobody reads is not drained for a next request on the same connection: the connection ends with the answer.
+  if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) headers['connection'] = 'close';
+  res.writeHead(a.status, headers);
   res.end(req.method === 'HEAD' ? undefined : a.body);
+}
+
+/** Something unforeseen broke an answer: the connection is dropped and the error reported, nothing thrown. */
+function abandon(res: ServerResponse, what: string, err: unknown): void {
+  try {
+    res.destroy();
+  } catch {
+    // Already gone.
+  }
+  reportError(new Error(`manager: the ${what} server could not answer a request: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+}
+
+/** A request Node's parser refused (malformed, too large, too slow, or a reset): a bare status when nothing was written yet, then the connection ends. */
+function refuse(err: NodeJS.ErrnoException, socket: Socket): void {
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  try {
+    if (err.code !== 'ECONNRESET' && socket.writable && socket.bytesWritten === 0) {
+      socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    }
+  } finally {
+    socket.destroy();
+  }
 }
 
 export { TEXT };

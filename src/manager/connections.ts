@@ -1,0 +1,55 @@
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * At most `max` open connections on one server. A connection beyond the cap pushes out the oldest one
+ * that has no answer in flight (an idle keep-alive, a client still sending or never sending its headers),
+ * so a probe that comes in after hundreds of idle connections is still answered; only when every open
+ * connection is being answered is the new one refused. Without a cap, idle connections use up the
+ * process's file descriptors and the kubelet's probe is accepted and dropped by the kernel's backlog.
+ */
+export class ConnectionCap {
+  readonly #max: number;
+  // Open connections, oldest first (a Map keeps insertion order), each with how many answers it has in flight.
+  readonly #open = new Map<Socket, number>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  /** Number of connections open now. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** Takes a new connection in, making room for it, or destroys it when every open one is busy. */
+  admit(socket: Socket): void {
+    if (this.#open.size >= this.#max) {
+      const idle = this.#oldestIdle();
+      if (idle === undefined) {
+        socket.destroy();
+        return;
+      }
+      this.#open.delete(idle);
+      idle.destroy();
+    }
+    this.#open.set(socket, 0);
+    socket.once('close', () => this.#open.delete(socket));
+  }
+
+  /** Counts an answer in flight on `socket` until `res` closes (sent or abandoned). */
+  answering(socket: Socket, res: ServerResponse): void {
+    const busy = this.#open.get(socket);
+    if (busy === undefined) return;
+    this.#open.set(socket, busy + 1);
+    res.once('close', () => {
+      const now = this.#open.get(socket);
+      if (now !== undefined) this.#open.set(socket, Math.max(0, now - 1));
+    });
+  }
+
+  #oldestIdle(): Socket | undefined {
+    for (const [socket, busy] of this.#open) if (busy === 0) return socket;
+    return undefined;
+  }
+}

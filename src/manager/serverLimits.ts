@@ -1,0 +1,76 @@
+import { checkOptionNames, describeValue, numberOption } from '../options/validate.js';
+
+/**
+ * Bounds on what a client of the runner's probe and metrics servers can hold:
+ * connections, header bytes, and how long each part of a request may take.
+ * Anyone who reaches the pod IP reaches these ports, so each bound is set; the
+ * defaults leave the kubelet (a new connection per probe, answered in
+ * milliseconds) and Prometheus (one keep-alive connection per scrape) far
+ * inside them.
+ *
+ * ## Example
+ * ```ts
+ * import { manager, type Controller } from 'rxkube';
+ * import type { ManagerServerLimits } from 'rxkube/core';
+ * declare const c: Controller<unknown>;
+ *
+ * const serverLimits: ManagerServerLimits = { maxConnections: 32, headersTimeoutMs: 5_000 };
+ * manager({ controllers: [c], serverLimits }).subscribe();
+ * ```
+ */
+export interface ManagerServerLimits {
+  /**
+   * Open connections per server. One more pushes out the oldest connection
+   * with no answer in flight, so a probe is answered however many idle
+   * connections were opened before it. Two servers at the default hold at
+   * most 128 descriptors, well under the 1024 of a default soft file limit.
+   * @default 64
+   */
+  readonly maxConnections?: number;
+  /** Time to receive a request's headers (slow senders are answered 408 and closed). Go's controller-runtime allows 32 s; a probe sends its headers at once. @default 10_000 */
+  readonly headersTimeoutMs?: number;
+  /** Time to receive a whole request, body included. At least `headersTimeoutMs`. @default 30_000 */
+  readonly requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection is kept after an answer (Node's own default). @default 5_000 */
+  readonly keepAliveTimeoutMs?: number;
+  /** How long a connection may see no bytes either way at any point before it is closed. @default 30_000 */
+  readonly idleTimeoutMs?: number;
+  /** Bytes of request line and headers; more is answered 431 and closed (Node's own default). @default 16_384 */
+  readonly maxHeaderBytes?: number;
+  /** How long a route may take to answer before the client gets a 503 instead; Prometheus gives up on a scrape after 10 s by default. @default 10_000 */
+  readonly answerTimeoutMs?: number;
+}
+
+/** The limits once checked, each set. */
+export type ServerLimits = Required<ManagerServerLimits>;
+
+/** The defaults, with why on each field of {@link ManagerServerLimits}. */
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  maxConnections: 64,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 30_000,
+  maxHeaderBytes: 16_384,
+  answerTimeoutMs: 10_000,
+};
+
+const NAMES = Object.keys(DEFAULT_SERVER_LIMITS);
+// Node takes its timers in 32-bit milliseconds.
+const MAX_MS = 2 ** 31 - 1;
+
+/** Checks `serverLimits` up front: each a positive integer within what Node accepts, headers within the request. */
+export function resolveServerLimits(value: unknown): ServerLimits {
+  if (value === undefined) return DEFAULT_SERVER_LIMITS;
+  const o = checkOptionNames('manager: serverLimits', value, NAMES);
+  const resolved = {} as Record<keyof ServerLimits, number>;
+  for (const name of NAMES as (keyof ServerLimits)[]) {
+    const n = numberOption('manager', `serverLimits.${name}`, o[name], DEFAULT_SERVER_LIMITS[name], { min: 1, integer: true });
+    if (n > MAX_MS) throw new TypeError(`manager: option "serverLimits.${name}" must be at most ${MAX_MS}, got ${describeValue(n)}`);
+    resolved[name] = n;
+  }
+  if (resolved.headersTimeoutMs > resolved.requestTimeoutMs) {
+    throw new TypeError(`manager: option "serverLimits.headersTimeoutMs" (${resolved.headersTimeoutMs}) must not exceed "serverLimits.requestTimeoutMs" (${resolved.requestTimeoutMs})`);
+  }
+  return resolved;
+}
