@@ -54,6 +54,12 @@ describe('a list at a past resourceVersion', () => {
     expect(items.find((o: any) => o.metadata.name === 'a').data).toBeUndefined();
   });
 
+  it('answers a field selector from the objects of then', async () => {
+    const { rv, before } = await pastPoint();
+    await server.delete('v1/configmaps', 'default', 'b');
+    expect(versions((await listAt(CM, rv, '&fieldSelector=metadata.name%3Db')).items)).toEqual({ b: before['b'] });
+  });
+
   it('does not show an object created after it', async () => {
     const { rv, before } = await pastPoint();
     await server.create('v1/configmaps', cm('d'));
