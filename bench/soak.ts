@@ -12,8 +12,8 @@
 // seconds, one at a time: armed once, taken by the informer's next request or event, or cleared when it was
 // not taken within --fault-take-seconds, before the next one. Three criteria, each of which fails the run:
 // - liveness: the store's lag behind the server (the age of the oldest write it has not seen, sampled every
-//   --lag-sample-ms), counted from when the server was last healthy (no fault armed, no restart under way),
-//   must never exceed --max-lag-seconds;
+//   --lag-sample-ms), leaving out the time the server was unhealthy for the informer (a fault armed until the
+//   informer took it, a restart under way), must never exceed --max-lag-seconds;
 // - memory: each sample is the informer process's heap after a full GC (`--expose-gc`) and its RSS; after the
 //   warm-up, a least-squares slope of heap-after-GC above the threshold fails the run, as a steady workload
 //   over a bounded set of objects must not grow the heap;
@@ -254,7 +254,7 @@ async function runClient(): Promise<void> {
   console.log(`soak: ${minutes} min, a sample every ${sampleMs / 1000} s, warm-up ${warmupMs / 1000} s, fail above ${maxSlopeKiB} KiB/min of heap after GC; node ${process.version}`);
   console.log(
     `liveness: one fault every ${faultEverySeconds} s, cleared if not taken within ${faultTakeSeconds} s; FAIL if the store has not seen a write the server made ` +
-      `more than ${maxLagMs / 1000} s of healthy server time earlier (time with a fault armed or a restart under way not counted); sampled every ${lagSampleMs} ms`,
+      `more than ${maxLagMs / 1000} s of healthy server time earlier (not counted: a fault armed until the informer took it, a restart under way); sampled every ${lagSampleMs} ms`,
   );
   await sample();
   for (let next = sampleMs; next <= durationMs; next += sampleMs) {

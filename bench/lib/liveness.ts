@@ -7,8 +7,9 @@ export interface ServerProgress {
   /** The resourceVersion of the newest write the server made. */
   readonly rv: number;
   /**
-   * Milliseconds the server has been unhealthy since the run began (a fault armed and not yet taken or cleared,
-   * a restart under way), up to now.
+   * Milliseconds the server has been unhealthy for the informer since the run began, up to now: a fault armed
+   * until the informer took it, a restart under way. A fault armed now counts until it ends; if it is cleared
+   * untaken its time is withdrawn, so this may go down.
    */
   readonly unhealthyMs: number;
 }
@@ -57,7 +58,7 @@ export class LagMeter {
     const oldest = this.#unseen[0];
     const ms = oldest === undefined ? 0 : at - oldest.at;
     // Time a fault was armed or a restart under way does not count: the informer could not have done better.
-    const healthyMs = oldest === undefined ? 0 : Math.max(0, ms - (server.unhealthyMs - oldest.unhealthyMs));
+    const healthyMs = oldest === undefined ? 0 : Math.min(ms, Math.max(0, ms - (server.unhealthyMs - oldest.unhealthyMs)));
     const lag: Lag = { at, ms, healthyMs, writes: Math.max(0, server.rv - storeRv) };
     if (this.#traced < this.#traceAt.length) {
       this.#traceAt[this.#traced] = at;

@@ -19,14 +19,21 @@ export interface FaultRecord {
   healthyRv: number | undefined;
 }
 
-/** Causes one fault at a time and tells when the server is healthy. */
+/**
+ * Causes one fault at a time and tells how long the server was unhealthy for
+ * the informer: while a fault it then took was armed, and while a restart
+ * was under way. A fault the informer never took (it made no request, as
+ * when it sits in a backoff) is not the server's doing.
+ */
 export class FaultSchedule {
   readonly records: FaultRecord[] = [];
   // The fault under way, until taken, expired, or (a restart) listening again.
   #current: FaultRecord | undefined;
   // Set while a restart is under way; the next fault waits for it.
   #restarting: Promise<void> | undefined;
-  // Time the server was unhealthy, faults before the current one; the current one counts from its causedAt.
+  // Time the server was unhealthy for the informer, faults before the current one: from caused to taken (a restart:
+  // to listening). A fault cleared untaken never reached the informer and adds nothing; the current one counts from
+  // its causedAt until then.
   #unhealthyMs = 0;
   readonly #server: ApiServer;
   readonly #rng: Rng;
@@ -71,6 +78,7 @@ export class FaultSchedule {
     if (f === undefined || this.#restarting !== undefined) return;
     if (this.#server.faults.pending() === 0) {
       f.takenAt = Date.now();
+      this.#unhealthyMs += f.takenAt - f.causedAt;
       this.#healthy(f);
     } else if (Date.now() - f.causedAt >= this.#takeWindowMs) this.#expire(f);
   }
@@ -102,7 +110,6 @@ export class FaultSchedule {
 
   #healthy(f: FaultRecord): void {
     f.healthyRv = this.#newestRv();
-    this.#unhealthyMs += Date.now() - f.causedAt;
     this.#current = undefined;
   }
 }

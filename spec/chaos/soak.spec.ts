@@ -42,6 +42,13 @@ describe('the soak lag meter', () => {
     expect(meter.caughtUpAt(40_001, 900)).toBe(41_000);
     expect(meter.caughtUpAt(0, 1000)).toBeUndefined();
   });
+
+  it('counts a fault that was withdrawn (cleared untaken) as healthy time', () => {
+    const meter = new LagMeter(16);
+    // Sampled while a fault was armed (counted provisionally), which was then cleared untaken.
+    meter.sample(0, { rv: 150, unhealthyMs: 2000 }, 100);
+    expect(meter.sample(40_000, { rv: 900, unhealthyMs: 0 }, 100).healthyMs).toBe(40_000);
+  });
 });
 
 describe('the soak fault schedule', () => {
@@ -102,19 +109,20 @@ describe('the soak fault schedule', () => {
     }
   });
 
-  it('counts the time a fault stays armed as unhealthy, and none once it is cleared', async () => {
+  it('counts an armed fault as unhealthy while it is armed, and withdraws it when it is cleared untaken', async () => {
     const schedule = new FaultSchedule(server, new Rng(3), () => undefined, 60_000, () => Number(server.resourceVersion()));
     expect(schedule.progress().unhealthyMs).toBe(0);
     // Cause faults until one stays armed (nothing takes it here); one that ends at once (or a restart) is let end.
+    let before: number;
     for (;;) {
+      before = schedule.progress().unhealthyMs;
       schedule.next();
       if (server.faults.pending() > 0) break;
       await schedule.stop();
     }
-    const armed = schedule.progress().unhealthyMs;
+    expect(schedule.progress().unhealthyMs).toBeGreaterThanOrEqual(before);
     await schedule.stop();
-    const after = schedule.progress().unhealthyMs;
-    expect(after).toBeGreaterThanOrEqual(armed);
-    expect(schedule.progress().unhealthyMs).toBe(after);
+    expect(schedule.records.at(-1)?.expiredAt).toBeDefined();
+    expect(schedule.progress().unhealthyMs).toBe(before);
   });
 });
