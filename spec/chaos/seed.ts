@@ -184,7 +184,7 @@ export async function runSeed(seed: number, opts: SeedOptions = {}): Promise<See
     const [all] = subjects as [Subject, Subject];
     await Promise.all(subjects.map((s) => s.informer.whenSynced({ timeout: 15_000 })));
 
-    const ctx: FaultContext = { server, rng: faultRng, touch: () => workload.touchMatching(nudgeRng) };
+    const ctx: FaultContext = { server, rng: faultRng, informers: subjects.length, touch: () => workload.touchMatching(nudgeRng) };
     let restarting: Promise<void> | undefined;
     let lastFaultAt = 0;
     const cause = (kind: FaultKind): void => {

@@ -93,7 +93,7 @@ export function listBody(ctx: ServerContext, target: Target, q: URLSearchParams,
   let lastKey: string | undefined;
   for (; i < to; i++) {
     const key = keys[i] as string;
-    const o = snap.get(key);
+    const o = snap.at(i);
     if (o === undefined || !passes(filter, o)) continue;
     items.push(listItemJson(o, type, view));
     if (limit > 0 && items.length >= limit) {

@@ -102,7 +102,7 @@ export class Storage {
     const [from, to] = keyRange(snap.keys, type, namespace);
     const out: StoredObject[] = [];
     for (let i = from; i < to; i++) {
-      const o = snap.get(snap.keys[i] as string);
+      const o = snap.at(i);
       if (o !== undefined) out.push(o);
     }
     return out;
@@ -340,13 +340,15 @@ export class Storage {
   /**
    * A consistent view of a resource at `rv` (undefined: now). Throws 410
    * Expired when the history needed to rebuild it was compacted, 504 when
-   * `rv` is in the future.
+   * `rv` is in the future. A view of the past holds its own objects and
+   * stays that version whatever is written later; the current view reads the
+   * live table, so it is read in the same turn it was taken.
    */
   snapshot(type: ResourceType, rv: number | undefined, read?: 'exact' | 'continue'): Snapshot {
     const table = this.#table(type);
     const current = (): Snapshot => {
       const sorted = (table.sorted ??= [...table.objects.keys()].sort());
-      return { rv: this.#rv, keys: sorted, get: (k) => table.objects.get(k) };
+      return { rv: this.#rv, keys: sorted, at: (i) => table.objects.get(sorted[i] as string) };
     };
     if (rv === undefined || rv === this.#rv) {
       if (rv !== undefined && read !== undefined) this.#checkReadable(rv, read);
@@ -365,7 +367,7 @@ export class Storage {
     }
     const base = current();
     // Nothing written since: the current view, not cached, as it changes with the next write.
-    if (overlay.size === 0) return { rv, keys: base.keys, get: base.get };
+    if (overlay.size === 0) return { rv, keys: base.keys, at: base.at };
     const snap = pastSnapshot(rv, base, overlay, (k) => table.objects.get(k));
     this.#snapshots.set(cacheKey, snap);
     if (this.#snapshots.size > SNAPSHOT_CACHE_SIZE) {

@@ -8,7 +8,8 @@ import type { ResourceType } from './resources.js';
 export interface Snapshot {
   readonly rv: number;
   readonly keys: readonly string[];
-  get(key: string): StoredObject | undefined;
+  /** The object under `keys[i]`. */
+  at(i: number): StoredObject | undefined;
 }
 
 /** The store key of an object: `ns/name`, or `name` for cluster-scoped resources. */
@@ -38,23 +39,30 @@ export function lowerBound(keys: readonly string[], key: string): number {
 /**
  * The view at `rv` of a resource whose current view is `current`, given
  * `overlay`: for every key written after `rv`, its version at `rv`
- * (undefined where it did not exist then).
+ * (undefined where it did not exist then). Every object is read now, while
+ * the table still matches `overlay`: the view is kept for later pages, and a
+ * later write must not show through it.
  *
  * @param getCurrent the current version of a key.
  */
 export function pastSnapshot(rv: number, current: Snapshot, overlay: ReadonlyMap<string, StoredObject | undefined>, getCurrent: (key: string) => StoredObject | undefined): Snapshot {
   const extra = [...overlay.keys()].filter((k) => getCurrent(k) === undefined).sort();
-  const merged: string[] = [];
+  const keys: string[] = [];
+  const objects: StoredObject[] = [];
   let i = 0;
   let j = 0;
   while (i < current.keys.length || j < extra.length) {
     const a = current.keys[i];
     const b = extra[j];
-    const k = b === undefined || (a !== undefined && a < b) ? (i++, a) : (j++, b);
+    const fromCurrent = b === undefined || (a !== undefined && a < b);
+    const k = fromCurrent ? a : b;
     if (k === undefined) break;
-    const present = overlay.has(k) ? overlay.get(k) !== undefined : true;
-    if (present) merged.push(k);
+    const o = overlay.has(k) ? overlay.get(k) : getCurrent(k);
+    if (fromCurrent) i++;
+    else j++;
+    if (o === undefined) continue;
+    keys.push(k);
+    objects.push(o);
   }
-  const get = (k: string): StoredObject | undefined => (overlay.has(k) ? overlay.get(k) : getCurrent(k));
-  return { rv, keys: merged, get };
+  return { rv, keys, at: (n) => objects[n] };
 }

@@ -73,7 +73,7 @@ export function serveWatch(ctx: ServerContext, target: Target, q: URLSearchParam
     const snap = storage.snapshot(type, undefined);
     const [from, to] = keyRange(snap.keys, type, filter.namespace);
     for (let i = from; i < to && !watcher.closed; i++) {
-      const o = snap.get(snap.keys[i] as string);
+      const o = snap.at(i);
       if (o !== undefined && passes(filter, o)) watcher.pushAdded(o);
     }
     if (sendInitial === true) watcher.bookmark(current, true);
