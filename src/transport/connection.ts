@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
 import type { RequestOptions } from 'node:https';
 import type { KubeConfig, User } from '@kubernetes/client-node';
 import { transportOf, type ResolvedTransportOptions } from './options.js';
+import { codeSuffix, CredentialFailure } from './credentialFailure.js';
 import { execCredential } from './execCredential.js';
 import { tokenFromFile } from './tokenFile.js';
 
@@ -59,6 +61,7 @@ export async function resolveRequest(kc: KubeConfig, url: string, signal: AbortS
   const opts: RequestOptions = {};
   const user = kc.getCurrentUser();
   const own = user === null ? undefined : ownCredential(user);
+  if (user !== null) checkFiles(kc, user);
   // Public API that runs client-node's authenticators and reads the TLS files; the agent it caches is never used.
   await (own === undefined || user === null ? kc : withoutPlugin(kc, user)).applyToHTTPSOptions(opts);
   const headers: Record<string, string> = {};
@@ -117,6 +120,7 @@ function connectionKey(origin: string, proxyUrl: string | undefined, tls: TlsMat
 type OwnCredential = { readonly kind: 'tokenFile'; readonly path: string } | { readonly kind: 'exec'; readonly exec: unknown };
 
 function ownCredential(user: User): OwnCredential | undefined {
+  refuseBlockingProvider(user);
   if (user.exec !== undefined && user.exec !== null) return { kind: 'exec', exec: user.exec };
   const provider = user.authProvider as { name?: unknown; config?: Record<string, unknown> } | undefined;
   const nested = provider?.config?.['exec'];
@@ -137,4 +141,49 @@ function withoutPlugin(kc: KubeConfig, user: User): KubeConfig {
   const view = Object.create(kc) as KubeConfig;
   view.getCurrentUser = () => stripped;
   return view;
+}
+
+/**
+ * client-node's `gcp` and `azure` auth providers refresh a missing or expired
+ * token by running their `cmd-path` with `execSync`: the whole process stops
+ * until the command ends, and no deadline or signal can help. client-go
+ * removed both (1.26) in favour of exec plugins; here a token they still hold
+ * is used, and a refresh is refused rather than run.
+ */
+function refuseBlockingProvider(user: User): void {
+  const provider = user.authProvider as { name?: unknown; config?: Record<string, unknown> } | undefined;
+  if (provider?.name !== 'gcp' && provider?.name !== 'azure') return;
+  const config = provider.config ?? {};
+  const token = config['access-token'];
+  const expiry = typeof config['expiry'] === 'string' ? Date.parse(config['expiry']) : config['expires-on'] !== undefined ? Number(config['expires-on']) * 1000 : undefined;
+  if (typeof token === 'string' && token !== '' && (expiry === undefined || !(expiry < Date.now()))) return;
+  throw new CredentialFailure(
+    `the ${provider.name} auth provider's token is missing or expired, and refreshing it would block the whole process on its command; use its exec plugin (gke-gcloud-auth-plugin, kubelogin) as client-go requires`,
+  );
+}
+
+/**
+ * The certificate, key and CA files client-node is about to read with
+ * `readFileSync`: a FIFO or device there would block the whole process, so
+ * anything but a regular file is refused before it is opened. A missing or
+ * unreadable file is reported with its system code only.
+ */
+function checkFiles(kc: KubeConfig, user: User): void {
+  const cluster = kc.getCurrentCluster();
+  // client-node reads a named file even when the data is given too.
+  const files: [string, string | undefined][] = [
+    ['certificate-authority', cluster?.caFile],
+    ['client-certificate', user.certFile],
+    ['client-key', user.keyFile],
+  ];
+  for (const [label, path] of files) {
+    if (path === undefined || path === '') continue;
+    let regular: boolean;
+    try {
+      regular = statSync(path).isFile();
+    } catch (err) {
+      throw new CredentialFailure(`the kubeconfig's ${label} file could not be read${codeSuffix(err)}`, (err as { code?: string }).code);
+    }
+    if (!regular) throw new CredentialFailure(`the kubeconfig's ${label} file is not a regular file`);
+  }
 }

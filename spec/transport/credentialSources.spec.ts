@@ -1,0 +1,84 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig, type User } from '@kubernetes/client-node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { objectClient } from '../../src/client/objectClient.js';
+import { ConnectionError } from '../../src/sources/errors/index.js';
+import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+
+const TOKEN = 'sources-spec-token-91c2';
+
+let server: ApiServer;
+let dir: string;
+/** Processes a test started to unblock a read it expects never to happen; ended after the test. */
+const writers: ChildProcess[] = [];
+
+beforeAll(async () => {
+  server = await startApiServer({ token: TOKEN });
+  await server.create('v1/configmaps', { metadata: { name: 'a', namespace: 'default' } });
+});
+afterAll(async () => {
+  await server.close();
+});
+afterEach(() => {
+  // Each writer leads a process group of its own, so its `sleep` ends with it.
+  for (const w of writers.splice(0)) if (w.pid !== undefined && w.exitCode === null) process.kill(-w.pid, 'SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function kubeConfig(user: Omit<User, 'name'>): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'sim', server: server.url, skipTLSVerify: false }],
+    users: [{ name: 'u', ...user }],
+    contexts: [{ name: 'sim', cluster: 'sim', user: 'u' }],
+    currentContext: 'sim',
+  });
+  return kc;
+}
+
+async function getFails(kc: KubeConfig): Promise<ConnectionError> {
+  const err = await objectClient(kc, 'v1/configmaps', { namespace: 'default' })
+    .get('a')
+    .catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(ConnectionError);
+  expect((err as ConnectionError).code).toBe('CREDENTIALS');
+  return err as ConnectionError;
+}
+
+describe('credential sources that could stop the whole process', () => {
+  it('a FIFO named as the client certificate and key is refused before it is opened, which would block the event loop', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'rxkube-cred-'));
+    const fifo = join(dir, 'key.pem');
+    execFileSync('mkfifo', [fifo]);
+    // Were the FIFO opened, this writer would end the blocked read after a while (with no key in it), so a
+    // regression fails the assertions below instead of hanging the worker.
+    const writer = spawn('sh', ['-c', `sleep 3; while :; do printf x > '${fifo}'; done`], { stdio: 'ignore', detached: true });
+    writers.push(writer);
+    const err = await getFails(kubeConfig({ token: TOKEN, keyFile: fifo, certFile: fifo }));
+    expect(err.message).toMatch(/client-certificate file is not a regular file/);
+  });
+
+  it('a gcp or azure auth provider whose token must be refreshed is refused rather than run with execSync', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'rxkube-cred-'));
+    const cmd = join(dir, 'refresh.sh');
+    // A refresh that takes a while, then answers a token the server accepts: run synchronously it would
+    // block the process for its duration and then succeed.
+    writeFileSync(cmd, ['#!/bin/sh', 'sleep 3', `printf '{"token":"${TOKEN}","expiry":"2999-01-01T00:00:00Z"}'`, ''].join('\n'));
+    chmodSync(cmd, 0o755);
+    for (const name of ['gcp', 'azure']) {
+      const provider = { name, config: { 'cmd-path': cmd, 'token-key': '{.token}', 'expiry-key': '{.expiry}', 'access-token': 'old', expiry: '2000-01-01T00:00:00Z' } };
+      const err = await getFails(kubeConfig({ authProvider: provider }));
+      expect(err.message).toMatch(new RegExp(`the ${name} auth provider's token is missing or expired`));
+    }
+  });
+
+  it('a gcp auth provider holding an unexpired token still works', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'rxkube-cred-'));
+    const provider = { name: 'gcp', config: { 'access-token': TOKEN, expiry: '2999-01-01T00:00:00Z' } };
+    const cm = await objectClient(kubeConfig({ authProvider: provider }), 'v1/configmaps', { namespace: 'default' }).get('a');
+    expect(cm.metadata?.name).toBe('a');
+  });
+});
