@@ -1,5 +1,8 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request, type IncomingMessage } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig, type User } from '@kubernetes/client-node';
@@ -7,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import { ConnectionError } from '../../src/sources/errors/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { pools } from '../../src/transport/pool.js';
 
 const TOKEN = 'sources-spec-token-91c2';
 
@@ -47,6 +51,76 @@ async function getFails(kc: KubeConfig): Promise<ConnectionError> {
   expect((err as ConnectionError).code).toBe('CREDENTIALS');
   return err as ConnectionError;
 }
+
+/** An HTTP proxy on 127.0.0.1 that forwards or tunnels to wherever it is asked, counting what it carried. */
+async function connectProxy(): Promise<{ url: string; tunnels: () => number; close: () => Promise<void> }> {
+  let tunnels = 0;
+  const sockets = new Set<Socket>();
+  // Plain http: targets are asked for in absolute form; https: ones through CONNECT.
+  const proxy = createServer((req, res) => {
+    tunnels++;
+    const onward = request(req.url ?? '', { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    onward.on('error', () => res.destroy());
+    req.pipe(onward);
+  });
+  proxy.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    tunnels++;
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = connect(Number(port), host ?? '127.0.0.1', () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    tunnels: () => tunnels,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      proxy.close();
+      await once(proxy, 'close');
+    },
+  };
+}
+
+describe('a cluster behind a proxy', () => {
+  it('builds the proxy connection without running the exec plugin a second time', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'rxkube-cred-'));
+    const runs = join(dir, 'runs');
+    const plugin = join(dir, 'plugin.mjs');
+    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: TOKEN } });
+    writeFileSync(plugin, `import { appendFileSync } from 'node:fs'; appendFileSync(${JSON.stringify(runs)}, 'run\\n'); process.stdout.write(${JSON.stringify(credential)});`);
+    const proxy = await connectProxy();
+    try {
+      const kc = new KubeConfig();
+      kc.loadFromOptions({
+        clusters: [{ name: 'sim', server: server.url, skipTLSVerify: false, proxyUrl: proxy.url }],
+        users: [{ name: 'u', exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } }],
+        contexts: [{ name: 'sim', cluster: 'sim', user: 'u' }],
+        currentContext: 'sim',
+      });
+      const cm = await objectClient(kc, 'v1/configmaps', { namespace: 'default' }).get('a');
+      expect(cm.metadata?.name).toBe('a');
+      expect(proxy.tunnels()).toBeGreaterThan(0);
+      expect(readFileSync(runs, 'utf8')).toBe('run\n');
+    } finally {
+      pools.closeAll();
+      await proxy.close();
+    }
+  });
+});
 
 describe('credential sources that could stop the whole process', () => {
   it('a FIFO named as the client certificate and key is refused before it is opened, which would block the event loop', async () => {
