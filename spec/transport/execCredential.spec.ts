@@ -29,8 +29,31 @@ afterAll(async () => {
   await server.close();
 });
 afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  // A failed assertion may leave a plugin running: end what this test started (its scripts, and `sleep`s they named).
+  for (const d of dirs.splice(0)) {
+    const leftovers = processesRunning(d);
+    for (const file of ['pid', 'child-pid']) {
+      const pid = existsSync(join(d, file)) ? Number(readFileSync(join(d, file), 'utf8')) : NaN;
+      if (Number.isInteger(pid) && pid > 0 && commandLine(pid) === 'sleep 1000') leftovers.push(pid);
+    }
+    for (const pid of leftovers) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+    rmSync(d, { recursive: true, force: true });
+  }
 });
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+  } catch {
+    return '';
+  }
+}
 
 function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'rxkube-exec-'));
@@ -145,12 +168,15 @@ describe('an exec credential plugin that hangs', () => {
       if (s.reflector !== undefined) states.push(s.reflector.state);
     });
     const sub = inf.subscribe();
-    const pid = await pidOf(p.pidFile);
-    expect(alive(pid)).toBe(true);
-    expect(new Set(states)).toEqual(new Set(['listing']));
-    expect(inf.status().errors).toBe(0);
-    sub.unsubscribe();
-    await waitFor(() => !alive(pid), 'the plugin process to be gone after unsubscribe');
+    try {
+      const pid = await pidOf(p.pidFile);
+      expect(alive(pid)).toBe(true);
+      expect(new Set(states)).toEqual(new Set(['listing']));
+      expect(inf.status().errors).toBe(0);
+    } finally {
+      sub.unsubscribe();
+    }
+    await waitFor(() => processesRunning(p.path).length === 0, 'the plugin process to be gone after unsubscribe');
   });
 
   it("objectClient's timeoutMs covers the wait for credentials: a typed CREDENTIALS error, and the plugin killed", async () => {
@@ -187,6 +213,32 @@ describe('an exec credential plugin that hangs', () => {
       .get('a', { signal: controller.signal })
       .catch((e: unknown) => e);
     const sleeper = await pidOf(pidFile);
+    controller.abort();
+    expect(await call).toBeInstanceOf(DOMException);
+    await waitFor(() => !alive(sleeper), "the plugin's child to be gone");
+  });
+
+  it('a plugin that exited but left a child holding its output open: the child is killed once nobody waits', async () => {
+    const dir = tempDir();
+    const [shPid, childPid] = [join(dir, 'sh-pid'), join(dir, 'child-pid')];
+    const path = join(dir, 'plugin.sh');
+    writeFileSync(path, ['#!/bin/sh', 'sleep 1000 &', `echo $! > '${childPid}'`, `echo $$ > '${shPid}'`, 'exit 0', ''].join('\n'));
+    chmodSync(path, 0o755);
+    const controller = new AbortController();
+    const call = objectClient(kubeConfig({ command: path, args: [] }), 'v1/configmaps', { namespace: 'default' })
+      .get('a', { signal: controller.signal })
+      .catch((e: unknown) => e);
+    const sleeper = await pidOf(childPid);
+    const leader = await pidOf(shPid);
+    // The plugin itself has exited, and node has reaped it (a zombie still answers kill 0), before anyone lets go.
+    await waitFor(() => {
+      try {
+        process.kill(leader, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 'the plugin itself to exit and be reaped');
     controller.abort();
     expect(await call).toBeInstanceOf(DOMException);
     await waitFor(() => !alive(sleeper), "the plugin's child to be gone");

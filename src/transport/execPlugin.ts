@@ -38,16 +38,17 @@ const OWN_GROUP = process.platform !== 'win32';
 export function startPlugin(cmd: PluginCommand): PluginRun {
   const child = spawn(cmd.command, [...cmd.args], { env: cmd.env, stdio: ['ignore', 'pipe', 'pipe'], detached: OWN_GROUP, windowsHide: true });
   let stopped = false;
+  /** Every output stream closed: nothing of the run is left to wait for. */
+  let closed = false;
   const kill = (): void => {
-    if (stopped) return;
+    if (stopped || closed || child.pid === undefined) return;
     stopped = true;
-    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
     try {
+      // The group even when its leader already exited: what it started may still hold the output open.
       if (OWN_GROUP) process.kill(-child.pid, 'SIGKILL');
       else child.kill('SIGKILL');
     } catch {
-      // The group is already gone (ESRCH): nothing left to end.
-      child.kill('SIGKILL');
+      // The group is gone already (ESRCH).
     }
   };
   const output = new Promise<string>((resolve, reject) => {
@@ -70,6 +71,7 @@ export function startPlugin(cmd: PluginCommand): PluginRun {
       if (child.pid === undefined) reject(failure);
     });
     child.on('close', (code, signal) => {
+      closed = true;
       if (failure !== undefined) reject(failure);
       else if (stopped) reject(new CredentialFailure('the exec plugin was stopped before it answered'));
       else if (code !== 0) reject(new CredentialFailure(code === null ? `the exec plugin was ended by ${String(signal)}` : `the exec plugin exited with code ${code}`));
