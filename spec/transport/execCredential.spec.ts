@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
@@ -10,6 +11,7 @@ import { kubeSource } from '../../src/sources/kubeSource.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { execRunsInProgress } from '../../src/transport/execCredential.js';
 import { withTransport } from '../../src/transport/options.js';
+import { runNode } from '../helpers/runExample.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 const TOKEN = 'exec-spec-token-7f3a9c';
@@ -242,6 +244,29 @@ describe('an exec credential plugin that hangs', () => {
     controller.abort();
     expect(await call).toBeInstanceOf(DOMException);
     await waitFor(() => !alive(sleeper), "the plugin's child to be gone");
+  });
+
+  it('a process that exits while its plugin runs takes the plugin with it', async () => {
+    const p = plugin(HANGS);
+    const entry = JSON.stringify(new URL('../../dist/index.js', import.meta.url).href);
+    const script = `
+      import { existsSync } from 'node:fs';
+      import { KubeConfig } from '@kubernetes/client-node';
+      import { objectClient } from ${entry};
+      const kc = new KubeConfig();
+      kc.loadFromOptions(${JSON.stringify({
+        clusters: [{ name: 'sim', server: server.url, skipTLSVerify: false }],
+        users: [{ name: 'u', exec: { apiVersion: 'client.authentication.k8s.io/v1', command: p.command, args: p.args, interactiveMode: 'Never' } }],
+        contexts: [{ name: 'sim', cluster: 'sim', user: 'u' }],
+        currentContext: 'sim',
+      })});
+      objectClient(kc, 'v1/configmaps', { namespace: 'default' }).get('a').catch(() => undefined);
+      const poll = setInterval(() => { if (existsSync(${JSON.stringify(p.pidFile)})) { clearInterval(poll); process.exit(0); } }, 5);
+    `;
+    const run = await runNode(['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../..', import.meta.url)), timeoutMs: 20_000 });
+    expect(run.code).toBe(0);
+    const pid = await pidOf(p.pidFile);
+    await waitFor(() => !alive(pid), 'the plugin process to be gone once its parent exited');
   });
 });
 

@@ -29,6 +29,15 @@ export interface PluginRun {
 const OWN_GROUP = process.platform !== 'win32';
 
 /**
+ * Runs not ended yet. In a group of its own a plugin no longer dies with a
+ * terminal's Ctrl-C, so a process that exits ends them on its way out.
+ */
+const live = new Set<() => void>();
+const endAll = (): void => {
+  for (const kill of [...live]) kill();
+};
+
+/**
  * Starts a credential plugin with no standard input (rxkube never runs one
  * interactively), its standard output collected up to
  * {@link MAX_PLUGIN_OUTPUT} bytes and its standard error read and dropped:
@@ -41,6 +50,7 @@ export function startPlugin(cmd: PluginCommand): PluginRun {
   /** Every output stream closed: nothing of the run is left to wait for. */
   let closed = false;
   const kill = (): void => {
+    forget();
     if (stopped || closed || child.pid === undefined) return;
     stopped = true;
     try {
@@ -51,6 +61,14 @@ export function startPlugin(cmd: PluginCommand): PluginRun {
       // The group is gone already (ESRCH).
     }
   };
+  const forget = (): void => {
+    live.delete(kill);
+    if (live.size === 0) process.off('exit', endAll);
+  };
+  if (child.pid !== undefined) {
+    if (live.size === 0) process.on('exit', endAll);
+    live.add(kill);
+  }
   const output = new Promise<string>((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
@@ -72,6 +90,7 @@ export function startPlugin(cmd: PluginCommand): PluginRun {
     });
     child.on('close', (code, signal) => {
       closed = true;
+      forget();
       if (failure !== undefined) reject(failure);
       else if (stopped) reject(new CredentialFailure('the exec plugin was stopped before it answered'));
       else if (code !== 0) reject(new CredentialFailure(code === null ? `the exec plugin was ended by ${String(signal)}` : `the exec plugin exited with code ${code}`));
