@@ -96,6 +96,20 @@ function inflated(body: Readable, encoding: string | string[] | undefined, what:
 }
 
 /**
+ * What is kept of a credential plugin's failure: its class and code, never its
+ * text. A plugin that prints a bare token instead of ExecCredential JSON would
+ * otherwise leak it through the parser's message, and on a failed exit the
+ * message is the plugin's stderr.
+ */
+function credentialFailure(cause: unknown): Error {
+  const err = new Error(cause instanceof SyntaxError ? 'the exec plugin printed no valid ExecCredential JSON' : 'the credential plugin or provider failed');
+  err.name = cause instanceof Error ? cause.name : 'Error';
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' || typeof code === 'number') Object.assign(err, { code });
+  return err;
+}
+
+/**
  * Resolves the request's credentials and leases its pool, within
  * `credentialTimeoutMs` and the request's signal. Whatever ends the wait
  * early (the bound, the request's own deadline, an unsubscribe) abandons the
@@ -120,18 +134,4 @@ async function withCredentials(kc: KubeConfig, req: TransportRequest): ReturnTyp
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
   }
-}
-
-/**
- * What is kept of a credential plugin's failure: its class and code, never its
- * text. A plugin that prints a bare token instead of ExecCredential JSON would
- * otherwise leak it through the parser's message, and on a failed exit the
- * message is the plugin's stderr.
- */
-function credentialFailure(cause: unknown): Error {
-  const err = new Error(cause instanceof SyntaxError ? 'the exec plugin printed no valid ExecCredential JSON' : 'the credential plugin or provider failed');
-  err.name = cause instanceof Error ? cause.name : 'Error';
-  const code = (cause as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' || typeof code === 'number') Object.assign(err, { code });
-  return err;
 }
