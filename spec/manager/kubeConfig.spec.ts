@@ -76,20 +76,6 @@ describe('loadKubeConfig', () => {
     const bad = join(dir, 'bad-kubeconfig');
     await writeFile(bad, 'clusters: [');
     expect(() => loadKubeConfig({ kubeconfig: bad })).toThrow(new RegExp(`^loadKubeConfig: option "kubeconfig": ${bad} is not a valid kubeconfig: \\S`));
-    // Where the parser quotes the file (a tag, an alias), a token there stays out of the message; the position stays in.
-    for (const text of ['users:\n- name: u\n  user:\n    token: !s3cr3t-token-a\n', 'a: &x 1\nb: *s3cr3t-token-a\n']) {
-      await writeFile(bad, text);
-      const err = (() => {
-        try {
-          loadKubeConfig({ kubeconfig: bad });
-        } catch (e) {
-          return e as Error;
-        }
-        return undefined;
-      })();
-      expect(err?.message).toMatch(/is not a valid kubeconfig: .*\(\d+:\d+\)$/);
-      expect(err?.message).not.toContain('s3cr3t');
-    }
     const file = join(dir, 'kubeconfig-ctx');
     await writeFile(file, server.kubeConfigYaml());
     const kc = loadKubeConfig({ kubeconfig: file });

@@ -30,19 +30,6 @@ function firstLine(err: unknown): string {
 }
 
 /**
- * What is wrong with a kubeconfig's text, by kind and position only. The
- * parser's first line quotes the file where it names a tag or an alias
- * (`unknown scalar tag !<!…>`, `unidentified alias "…"`), and a value there
- * may be a token; those quotes are dropped.
- */
-function parseProblem(err: unknown): string {
-  return firstLine(err)
-    .replace(/!<[^>]*>/g, '!<…>')
-    .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
-    .replace(/'[^']*'/g, "'…'");
-}
-
-/**
  * Reads and parses one kubeconfig file; relative certificate and key paths
  * are taken relative to the file, as client-node's `loadFromFile` does.
  * @param from where the file's name came from, for messages (`--kubeconfig`, `KUBECONFIG`).
@@ -60,7 +47,7 @@ export function readKubeConfigFile(path: string, from: string): KubeConfig {
     kc.loadFromString(text);
     kc.makePathsAbsolute(dirname(path));
   } catch (err) {
-    throw new KubeConfigLoadError(`${from}: ${path} is not a valid kubeconfig: ${parseProblem(err)}`);
+    throw new KubeConfigLoadError(`${from}: ${path} is not a valid kubeconfig: ${firstLine(err)}`);
   }
   return kc;
 }
