@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import { ConnectionError } from '../../src/sources/errors/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { withTransport } from '../../src/transport/options.js';
 import { pools } from '../../src/transport/pool.js';
 
 const TOKEN = 'sources-spec-token-91c2';
@@ -43,8 +44,8 @@ function kubeConfig(user: Omit<User, 'name'>): KubeConfig {
   return kc;
 }
 
-async function getFails(kc: KubeConfig): Promise<ConnectionError> {
-  const err = await objectClient(kc, 'v1/configmaps', { namespace: 'default' })
+async function getFails(kc: KubeConfig, timeoutMs?: number): Promise<ConnectionError> {
+  const err = await objectClient(kc, 'v1/configmaps', { namespace: 'default', ...(timeoutMs !== undefined && { timeoutMs }) })
     .get('a')
     .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ConnectionError);
@@ -154,5 +155,23 @@ describe('credential sources that could stop the whole process', () => {
     const provider = { name: 'gcp', config: { 'access-token': TOKEN, expiry: '2999-01-01T00:00:00Z' } };
     const cm = await objectClient(kubeConfig({ authProvider: provider }), 'v1/configmaps', { namespace: 'default' }).get('a');
     expect(cm.metadata?.name).toBe('a');
+  });
+});
+
+describe('a credential provider of client-node that never answers', () => {
+  it('is bounded by the request and by credentialTimeoutMs: typed CREDENTIALS errors, no secret in them', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'rxkube-cred-'));
+    const secret = 'provider-secret-5be1';
+    const hanging = (): KubeConfig => {
+      const kc = kubeConfig({ authProvider: { name: 'hangs', config: { secret } } });
+      // client-node's public hook for providers of one's own; this one never settles.
+      kc.addAuthenticator({ isAuthProvider: (user: User) => user.authProvider?.name === 'hangs', applyAuthentication: () => new Promise<void>(() => undefined) });
+      return kc;
+    };
+    const viaClient = await getFails(hanging(), 300);
+    expect(viaClient.message).toMatch(/abandoned: the request was cancelled or ran out of time/);
+    const viaBound = await getFails(withTransport(hanging(), { credentialTimeoutMs: 200 }));
+    expect(viaBound.message).toMatch(/no credential within 200 ms/);
+    for (const err of [viaClient, viaBound]) expect(`${String(err)} ${JSON.stringify(err)} ${String(err.cause)}`).not.toContain(secret);
   });
 });
