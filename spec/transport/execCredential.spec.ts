@@ -11,6 +11,7 @@ import { kubeSource } from '../../src/sources/kubeSource.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { execRunsInProgress } from '../../src/transport/execCredential.js';
 import { withTransport } from '../../src/transport/options.js';
+import { pools } from '../../src/transport/pool.js';
 import { runNode } from '../helpers/runExample.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -175,10 +176,14 @@ describe('an exec credential plugin that hangs', () => {
       expect(alive(pid)).toBe(true);
       expect(new Set(states)).toEqual(new Set(['listing']));
       expect(inf.status().errors).toBe(0);
+      // A request still resolving credentials keeps idle pools open (P-10): a read with a plain token leaves one.
+      await objectClient(server.kubeConfig(), 'v1/configmaps', { namespace: 'default' }).get('a');
     } finally {
       sub.unsubscribe();
     }
     await waitFor(() => processesRunning(p.path).length === 0, 'the plugin process to be gone after unsubscribe');
+    // The abandoned resolution no longer counts, so that pool closes too.
+    await waitFor(() => pools.size === 0, 'every pool to close');
   });
 
   it("objectClient's timeoutMs covers the wait for credentials: a typed CREDENTIALS error, and the plugin killed", async () => {
