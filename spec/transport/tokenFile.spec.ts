@@ -156,4 +156,25 @@ describe('in-cluster service-account token rotation', () => {
     expect((err as ConnectionError).code).toBe('CREDENTIALS');
     expect((err as Error).message).toMatch(/the token file is empty/);
   });
+
+  it("a static token stands in while the token file has never given one, and the file's token wins once it does", async () => {
+    server = await startApiServer({ token: 'static-token' });
+    root = mkdtempSync(join(tmpdir(), 'rxkube-sa-'));
+    const file = join(root, 'token');
+    writeFileSync(file, '');
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: server.url, skipTLSVerify: false }],
+      users: [{ name: 'u', token: 'static-token', authProvider: { name: 'tokenFile', config: { tokenFile: file } } }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const cms = objectClient(kc, 'v1/configmaps', { namespace: 'default' });
+    await cms.create({ metadata: { name: 'static' } });
+    server.acceptToken('file-token');
+    writeFileSync(file, 'file-token\n');
+    server.revokeToken('static-token');
+    await cms.create({ metadata: { name: 'file' } });
+    expect(server.list('v1/configmaps').map((c) => (c as KubeObject).metadata?.name)).toEqual(['file', 'static']);
+  });
 });

@@ -51,8 +51,9 @@ export interface ResolvedRequest {
  * on the next request, and with it a new pool. A service-account token file
  * is re-read as soon as it changes, and an empty or unreadable one keeps the
  * last good token (see `tokenFromFile`). An exec plugin is run by rxkube, not
- * client-node, so that `signal` can stop it (see `execCredential`); a static
- * `token` of the user wins over both, as in client-node, and then no plugin runs.
+ * client-node, so that `signal` can stop it (see `execCredential`). A static
+ * `token` of the user wins over an exec plugin, which then does not run, and
+ * stands in for a token file that has never given a token (as in client-go).
  *
  * @param signal Aborts the resolution; an exec plugin nobody waits for any more is killed.
  * @throws {CredentialFailure} for a token file or exec plugin; whatever client-node's other providers throw (the caller wraps it without its message).
@@ -60,8 +61,11 @@ export interface ResolvedRequest {
 export async function resolveRequest(kc: KubeConfig, url: string, signal: AbortSignal): Promise<ResolvedRequest> {
   const opts: RequestOptions = {};
   const user = kc.getCurrentUser();
+  if (user !== null) {
+    refuseBlockingProvider(user);
+    checkFiles(kc, user);
+  }
   const own = user === null ? undefined : ownCredential(user);
-  if (user !== null) checkFiles(kc, user);
   // Public API that runs client-node's authenticators and reads the TLS files; the agent it caches is never used.
   await (own === undefined || user === null ? kc : withoutPlugin(kc, user)).applyToHTTPSOptions(opts);
   const headers: Record<string, string> = {};
@@ -70,7 +74,14 @@ export async function resolveRequest(kc: KubeConfig, url: string, signal: AbortS
   }
   if (typeof opts.auth === 'string' && opts.auth !== '') headers['authorization'] = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
   const staticToken = user?.token !== undefined && user.token !== '';
-  if (own?.kind === 'tokenFile' && !staticToken) headers['authorization'] = `Bearer ${tokenFromFile(own.path)}`;
+  if (own?.kind === 'tokenFile') {
+    // As client-go: the file's token wins, and a static token is sent only while the file has never given one.
+    try {
+      headers['authorization'] = `Bearer ${tokenFromFile(own.path)}`;
+    } catch (err) {
+      if (!staticToken) throw err;
+    }
+  }
   if (own?.kind === 'exec' && !staticToken) {
     const credential = await execCredential(own.exec, kc.getCurrentCluster(), signal);
     if (credential.token !== undefined) headers['authorization'] = `Bearer ${credential.token}`;
@@ -120,7 +131,6 @@ function connectionKey(origin: string, proxyUrl: string | undefined, tls: TlsMat
 type OwnCredential = { readonly kind: 'tokenFile'; readonly path: string } | { readonly kind: 'exec'; readonly exec: unknown };
 
 function ownCredential(user: User): OwnCredential | undefined {
-  refuseBlockingProvider(user);
   if (user.exec !== undefined && user.exec !== null) return { kind: 'exec', exec: user.exec };
   const provider = user.authProvider as { name?: unknown; config?: Record<string, unknown> } | undefined;
   const nested = provider?.config?.['exec'];
