@@ -324,4 +324,19 @@ describe('exec credentials run by rxkube', () => {
       await waitFor(() => !alive(pid), 'the plugin process to be gone');
     }
   });
+
+  it('refuse a command that cannot start and a plugin that needs a terminal, typed, before anything waits', async () => {
+    const missing = await objectClient(kubeConfig({ command: join(tempDir(), 'no-such-plugin'), args: [] }), 'v1/configmaps', { namespace: 'default' })
+      .get('a')
+      .catch((e: unknown) => e);
+    expect((missing as ConnectionError).code).toBe('CREDENTIALS');
+    expect((missing as Error).message).toMatch(/the exec plugin could not be started \(ENOENT\)/);
+    const p = plugin(`process.stdout.write(${JSON.stringify(credential())});`);
+    const interactive = await objectClient(kubeConfig(p, { interactiveMode: 'Always' }), 'v1/configmaps', { namespace: 'default' })
+      .get('a')
+      .catch((e: unknown) => e);
+    expect((interactive as ConnectionError).code).toBe('CREDENTIALS');
+    expect((interactive as Error).message).toMatch(/needs a terminal/);
+    expect(existsSync(p.runsFile)).toBe(false);
+  });
 });
