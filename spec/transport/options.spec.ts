@@ -16,6 +16,8 @@ describe('withTransport', () => {
     ['readIdleTimeoutMs', { readIdleTimeoutMs: 0 }, '0'],
     ['pingTimeoutMs', { pingTimeoutMs: 1.5 }, '1.5'],
     ['pingTimeoutMs', { pingTimeoutMs: -1 }, '-1'],
+    ['credentialTimeoutMs', { credentialTimeoutMs: 0 }, '0'],
+    ['credentialTimeoutMs', { credentialTimeoutMs: 2 ** 31 }, '2147483648'],
   ])('rejects a bad %s up front with a TypeError naming it and the value', (name, options, value) => {
     const call = (): unknown => withTransport(kubeConfig(), options as never);
     expect(call).toThrow(TypeError);

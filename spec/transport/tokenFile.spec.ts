@@ -5,7 +5,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import { informer, type Informer } from '../../src/informer/informer.js';
-import { isUnauthorized } from '../../src/sources/errors/index.js';
+import { ConnectionError, isUnauthorized } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
@@ -116,5 +116,65 @@ describe('in-cluster service-account token rotation', () => {
     expect(errors.filter((e) => isUnauthorized(e))).toEqual([]);
     expect(s.stats.watchesStarted).toBeGreaterThan(started);
     sub.unsubscribe();
+  });
+
+  it('a token file emptied or removed mid-rotation keeps the last good token, not the first one ever read', async () => {
+    const { server: s, volume, kc } = await inCluster('token-one');
+    const cms = objectClient(kc, 'v1/configmaps', { namespace: 'default' });
+    await cms.create({ metadata: { name: 'one' } });
+    s.acceptToken('token-two');
+    volume.write({ token: 'token-two\n', 'ca.crt': s.caPem ?? '', namespace: 'default' });
+    s.revokeToken('token-one');
+    await cms.create({ metadata: { name: 'two' } });
+
+    // A writer caught between truncating and writing: the file is there, empty.
+    volume.write({ token: '', 'ca.crt': s.caPem ?? '', namespace: 'default' });
+    await cms.create({ metadata: { name: 'empty' } });
+    // Only whitespace is empty too, once trimmed.
+    volume.write({ token: ' \n', 'ca.crt': s.caPem ?? '', namespace: 'default' });
+    await cms.create({ metadata: { name: 'blank' } });
+    // The file gone altogether (its directory swapped for one without it).
+    volume.write({ 'ca.crt': s.caPem ?? '', namespace: 'default' });
+    await cms.create({ metadata: { name: 'missing' } });
+
+    s.acceptToken('token-three');
+    volume.write({ token: 'token-three', 'ca.crt': s.caPem ?? '', namespace: 'default' });
+    s.revokeToken('token-two');
+    await cms.create({ metadata: { name: 'three' } });
+    expect(s.list('v1/configmaps').map((c) => (c as KubeObject).metadata?.name)).toEqual(['blank', 'empty', 'missing', 'one', 'three', 'two']);
+  });
+
+  it('a token file that never held a token fails typed, with no contents in the message', async () => {
+    const { volume, server: s } = await inCluster('token-one');
+    volume.write({ token: '\n', 'ca.crt': s.caPem ?? '', namespace: 'default' });
+    const fresh = new KubeConfig();
+    fresh.loadFromCluster(root ?? '');
+    const err = await objectClient(fresh, 'v1/configmaps', { namespace: 'default' })
+      .get('x')
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect((err as ConnectionError).code).toBe('CREDENTIALS');
+    expect((err as Error).message).toMatch(/the token file is empty/);
+  });
+
+  it("a static token stands in while the token file has never given one, and the file's token wins once it does", async () => {
+    server = await startApiServer({ token: 'static-token' });
+    root = mkdtempSync(join(tmpdir(), 'rxkube-sa-'));
+    const file = join(root, 'token');
+    writeFileSync(file, '');
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: server.url, skipTLSVerify: false }],
+      users: [{ name: 'u', token: 'static-token', authProvider: { name: 'tokenFile', config: { tokenFile: file } } }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const cms = objectClient(kc, 'v1/configmaps', { namespace: 'default' });
+    await cms.create({ metadata: { name: 'static' } });
+    server.acceptToken('file-token');
+    writeFileSync(file, 'file-token\n');
+    server.revokeToken('static-token');
+    await cms.create({ metadata: { name: 'file' } });
+    expect(server.list('v1/configmaps').map((c) => (c as KubeObject).metadata?.name)).toEqual(['file', 'static']);
   });
 });

@@ -117,7 +117,7 @@ function inCluster(host: string, port: string, dir: string): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'in-cluster', server: `https://${isIP(host) === 6 ? `[${host}]` : host}:${port}`, caFile: ca, skipTLSVerify: false }],
-    // client-node's token-file provider reads the file again every minute, so a rotated token is picked up.
+    // rxkube reads the token file again as soon as it changed, keeping the last good token while it is empty (HI-45).
     users: [{ name: 'service-account', authProvider: { name: 'tokenFile', config: { tokenFile: token } } }],
     contexts: [{ name: 'in-cluster', cluster: 'in-cluster', user: 'service-account', ...(namespace !== undefined && namespace !== '' && { namespace }) }],
     currentContext: 'in-cluster',

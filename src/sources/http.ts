@@ -69,6 +69,8 @@ export async function* getBody(
     }
   } catch (err) {
     if (signal.aborted) throw signal.reason;
+    // A deadline that ended the wait for credentials is told as a credential failure: the server was never asked.
+    if (err instanceof ConnectionError && err.code === 'CREDENTIALS') throw err;
     if (controller.signal.aborted) throw controller.signal.reason;
     if (err instanceof KubeApiError || err instanceof DecodeError || err instanceof ConnectionError) throw err;
     throw connectionErrorFrom(err, what);

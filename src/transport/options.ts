@@ -19,6 +19,19 @@ import { describeValue } from '../options/validate.js';
  */
 export interface TransportOptions {
   /**
+   * The longest one request waits for its credentials: an exec plugin's
+   * answer, an OIDC refresh, a provider of client-node's. Past it the request
+   * fails with a `ConnectionError` of code `CREDENTIALS` (an informer reports
+   * it and retries with backoff) and an exec plugin nobody else waits for is
+   * killed. A request's own deadline (an object client's `timeoutMs`, a
+   * list's or watch's idle timeout) and its signal end the wait sooner.
+   * `aws eks get-token` and `gke-gcloud-auth-plugin` answer in a second or
+   * two; the default leaves room for a slow start and a slow identity
+   * provider without leaving an informer silent for long.
+   * @default 30_000
+   */
+  readonly credentialTimeoutMs?: number;
+  /**
    * Offer HTTP/2 during the TLS handshake (ALPN). Where the server accepts
    * (kube-apiserver does), every list, watch and write of the pool shares one
    * connection; otherwise, and over plain `http:`, HTTP/1.1 with kept-alive
@@ -62,11 +75,15 @@ export type ResolvedTransportOptions = Required<TransportOptions>;
 
 /** The defaults, used by KubeConfigs that went through no {@link withTransport}. */
 export const DEFAULT_TRANSPORT: ResolvedTransportOptions = Object.freeze({
+  credentialTimeoutMs: 30_000,
   http2: true,
   compression: true,
   readIdleTimeoutMs: 30_000,
   pingTimeoutMs: 15_000,
 });
+
+/** Node's timers hold at most 2^31 - 1 ms; a longer delay fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Where a KubeConfig view carries its options; a symbol, so it cannot clash with client-node's fields. */
 const TRANSPORT = Symbol('rxkube.transport');
@@ -119,6 +136,13 @@ export function transportOf(kc: KubeConfig): ResolvedTransportOptions {
 function checkTransportOptions(options: TransportOptions): TransportOptions {
   if (options === null || typeof options !== 'object') throw new TypeError(`options: expected an object, got ${describeValue(options)}`);
   const out: { -readonly [K in keyof TransportOptions]: TransportOptions[K] } = {};
+  const credentialTimeoutMs = options.credentialTimeoutMs;
+  if (credentialTimeoutMs !== undefined) {
+    if (!Number.isSafeInteger(credentialTimeoutMs) || credentialTimeoutMs <= 0 || credentialTimeoutMs > MAX_TIMER_MS) {
+      throw new TypeError(`credentialTimeoutMs: expected a positive integer of at most ${MAX_TIMER_MS}, got ${describeValue(credentialTimeoutMs)}`);
+    }
+    out.credentialTimeoutMs = credentialTimeoutMs;
+  }
   for (const key of ['http2', 'compression'] as const) {
     const value = options[key];
     if (value === undefined) continue;

@@ -1,4 +1,4 @@
-import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
+import { HttpMethod, RequestContext, type KubeConfig, type User } from '@kubernetes/client-node';
 import { buildConnector, Pool, type Dispatcher } from 'undici';
 import type { ConnectionTarget } from './connection.js';
 import { withLivenessCheck } from './liveness.js';
@@ -194,7 +194,9 @@ const h2Options = {
 async function createDispatcher(kc: KubeConfig, target: ConnectionTarget): Promise<Dispatcher> {
   if (target.proxyUrl !== undefined) {
     const ctx = new RequestContext(`${target.origin}/`, HttpMethod.GET);
-    await kc.applySecurityAuthentication(ctx);
+    // Only the dispatcher is kept: client-node must build it from the target's TLS material without running a
+    // credential provider of its own (an exec plugin it cannot stop, a token file it reads synchronously).
+    await tlsOnly(kc, target).applySecurityAuthentication(ctx);
     const built = ctx.getDispatcher() as Dispatcher | undefined;
     if (built !== undefined) return built;
   }
@@ -207,4 +209,19 @@ async function createDispatcher(kc: KubeConfig, target: ConnectionTarget): Promi
     keepAliveTimeout: KEEP_ALIVE_MS,
     h2Options,
   });
+}
+
+/**
+ * A view of `kc` whose current user is the target's client certificate and
+ * key and nothing else, so client-node builds the proxy's dispatcher with
+ * the TLS material rxkube resolved (an exec plugin's certificate included)
+ * and runs no credential provider.
+ */
+function tlsOnly(kc: KubeConfig, target: ConnectionTarget): KubeConfig {
+  const base64 = (v: string | Buffer | undefined): string | undefined => (v === undefined ? undefined : Buffer.from(v).toString('base64'));
+  const name = kc.getCurrentUser()?.name ?? 'rxkube';
+  const user: User = { name, certData: base64(target.tls.cert), keyData: base64(target.tls.key) };
+  const view = Object.create(kc) as KubeConfig;
+  view.getCurrentUser = () => user;
+  return view;
 }

@@ -5,7 +5,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { request, type Dispatcher } from 'undici';
 import { ConnectionError } from '../sources/errors/ConnectionError.js';
 import { DecodeError } from '../sources/errors/DecodeError.js';
-import { resolveRequest } from './connection.js';
+import { resolveRequest, type ResolvedRequest } from './connection.js';
+import { CredentialFailure, untilAborted } from './credentialFailure.js';
 import { transportOf } from './options.js';
 import { pools } from './pool.js';
 
@@ -48,15 +49,7 @@ export interface TransportResponse {
  */
 export async function send(kc: KubeConfig, req: TransportRequest): Promise<TransportResponse> {
   const { signal, what } = req;
-  let resolved: Awaited<ReturnType<typeof resolveRequest>>;
-  let lease: Awaited<ReturnType<typeof pools.lease>>['lease'];
-  try {
-    ({ resolved, lease } = await pools.lease(kc, () => resolveRequest(kc, req.url)));
-  } catch (cause) {
-    signal.throwIfAborted();
-    // The message of an exec/OIDC failure is about the plugin; only its class and code are kept.
-    throw new ConnectionError(`${what}: could not obtain credentials from the kubeconfig`, { code: 'CREDENTIALS', cause: credentialFailure(cause) });
-  }
+  const { resolved, lease } = await withCredentials(kc, req);
   let body: Readable | undefined;
   const close = (): void => {
     if (body !== undefined && !body.destroyed) body.destroy();
@@ -114,4 +107,31 @@ function credentialFailure(cause: unknown): Error {
   const code = (cause as { code?: unknown } | null)?.code;
   if (typeof code === 'string' || typeof code === 'number') Object.assign(err, { code });
   return err;
+}
+
+/**
+ * Resolves the request's credentials and leases its pool, within
+ * `credentialTimeoutMs` and the request's signal. Whatever ends the wait
+ * early (the bound, the request's own deadline, an unsubscribe) abandons the
+ * resolution, which kills an exec plugin nobody else waits for, and the
+ * request fails with a `ConnectionError` of code `CREDENTIALS` saying so.
+ */
+async function withCredentials(kc: KubeConfig, req: TransportRequest): ReturnType<typeof pools.lease<ResolvedRequest>> {
+  const { signal, what } = req;
+  const timeoutMs = transportOf(kc).credentialTimeoutMs;
+  const resolution = new AbortController();
+  const onAbort = (): void => resolution.abort(new CredentialFailure('abandoned: the request was cancelled or ran out of time first'));
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) onAbort();
+  const timer = setTimeout(() => resolution.abort(new CredentialFailure(`no credential within ${timeoutMs} ms (credentialTimeoutMs); an exec plugin still running was stopped`)), timeoutMs);
+  try {
+    return await pools.lease(kc, () => untilAborted(resolveRequest(kc, req.url, resolution.signal), resolution.signal));
+  } catch (cause) {
+    if (cause instanceof CredentialFailure) throw new ConnectionError(`${what}: could not obtain credentials from the kubeconfig: ${cause.message}`, { code: 'CREDENTIALS', cause });
+    // The message of an OIDC or other provider's failure is about the provider; only its class and code are kept.
+    throw new ConnectionError(`${what}: could not obtain credentials from the kubeconfig`, { code: 'CREDENTIALS', cause: credentialFailure(cause) });
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+  }
 }
