@@ -305,7 +305,7 @@ export class ListDecoder<T> {
    */
   end(): ListEnvelope {
     if (!this.#done) {
-      throw new DecodeError('list body ended before its JSON was complete', '', this.#offset);
+      throw new DecodeError('list body ended before its JSON was complete', '', this.#offset, { code: 'TRUNCATED' });
     }
     return this.#envelope as ListEnvelope;
   }

@@ -55,6 +55,19 @@ export interface TransportOptions {
    * @default 15_000
    */
   readonly pingTimeoutMs?: number;
+  /**
+   * A compressed answer (list, watch, read, error) may inflate to at most
+   * this many times the compressed bytes read so far, once past its first
+   * MiB; beyond, the body is dropped and the request fails with a
+   * `DecodeError` of code `INFLATION_RATIO`, which an informer retries with
+   * backoff. kube-apiserver compresses JSON with gzip at its fastest level:
+   * lists of real objects inflate 5 to 20 times, lists of near-identical
+   * objects a few dozen times; a gzip bomb inflates about 1,000 times, so
+   * it is stopped after about a MiB instead of filling memory (a 2 MB bomb
+   * is 2 GiB). client-go has no such bound.
+   * @default 100
+   */
+  readonly maxInflationRatio?: number;
 }
 
 /** Transport options with every default filled in (internal). */
@@ -66,6 +79,7 @@ export const DEFAULT_TRANSPORT: ResolvedTransportOptions = Object.freeze({
   compression: true,
   readIdleTimeoutMs: 30_000,
   pingTimeoutMs: 15_000,
+  maxInflationRatio: 100,
 });
 
 /** Where a KubeConfig view carries its options; a symbol, so it cannot clash with client-node's fields. */
@@ -130,6 +144,11 @@ function checkTransportOptions(options: TransportOptions): TransportOptions {
     if (value === undefined) continue;
     if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`${key}: expected a positive integer, got ${describeValue(value)}`);
     out[key] = value;
+  }
+  const ratio = options.maxInflationRatio;
+  if (ratio !== undefined) {
+    if (typeof ratio !== 'number' || !Number.isFinite(ratio) || ratio < 1) throw new TypeError(`maxInflationRatio: expected a finite number >= 1, got ${describeValue(ratio)}`);
+    out.maxInflationRatio = ratio;
   }
   return out;
 }
