@@ -76,7 +76,7 @@ describe('compression', () => {
     const r = await setup(300);
     const url = `${r.kubeConfig().getCurrentCluster()?.server ?? ''}/api/v1/pods`;
     const sizes: number[] = [];
-    for await (const chunk of getBody(r.kubeConfig(), url, 'list v1/pods', new AbortController().signal, 10_000)) sizes.push(chunk.length);
+    for await (const chunk of getBody(r.kubeConfig(), url, 'list v1/pods', new AbortController().signal, { idleTimeoutMs: 10_000 })) sizes.push(chunk.length);
     const body = sizes.reduce((a, b) => a + b, 0);
     expect(body).toBeGreaterThan(300_000);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(64 * 1024);
