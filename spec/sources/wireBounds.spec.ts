@@ -197,6 +197,12 @@ describe('the bound options are checked up front', () => {
     expect(() => kubeSource(kc, 'v1/pods', { [key]: value })).toThrow(new RegExp(`^${key}: expected an integer`));
   });
 
+  it('timers longer than Node can wait are refused: they would fire at once', () => {
+    expect(() => kubeSource(kc, 'v1/pods', { idleTimeoutMs: 2 ** 31 })).toThrow(/^idleTimeoutMs: expected a positive integer up to 2147483647/);
+    expect(() => withTransport(kc, { readIdleTimeoutMs: 2 ** 40 })).toThrow(/^readIdleTimeoutMs: expected a positive integer up to 2147483647/);
+    expect(() => withTransport(kc, { pingTimeoutMs: 2 ** 31 })).toThrow(/^pingTimeoutMs: expected a positive integer up to 2147483647/);
+  });
+
   it.each([0.5, Number.POSITIVE_INFINITY, '10'])('maxInflationRatio: %s is a TypeError naming the option', (value) => {
     expect(() => withTransport(kc, { maxInflationRatio: value as number })).toThrow(/^maxInflationRatio: expected a finite number >= 1/);
   });

@@ -199,8 +199,9 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     throw new TypeError(`pageSize: expected a non-negative integer, got ${describeValue(opts.pageSize)}`);
   }
   const idleTimeoutMs = opts.idleTimeoutMs ?? 120_000;
-  if (!Number.isSafeInteger(idleTimeoutMs) || idleTimeoutMs <= 0) {
-    throw new TypeError(`idleTimeoutMs: expected a positive integer, got ${describeValue(opts.idleTimeoutMs)}`);
+  // A Node timer longer than 2^31 - 1 ms fires after 1 ms.
+  if (!Number.isSafeInteger(idleTimeoutMs) || idleTimeoutMs <= 0 || idleTimeoutMs > 2 ** 31 - 1) {
+    throw new TypeError(`idleTimeoutMs: expected a positive integer up to ${2 ** 31 - 1}, got ${describeValue(opts.idleTimeoutMs)}`);
   }
   if (opts.watchList !== undefined && typeof opts.watchList !== 'boolean') {
     throw new TypeError(`watchList: expected a boolean, got ${describeValue(opts.watchList)}`);

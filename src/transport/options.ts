@@ -70,6 +70,9 @@ export interface TransportOptions {
   readonly maxInflationRatio?: number;
 }
 
+/** The longest wait a Node timer takes as given. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Transport options with every default filled in (internal). */
 export type ResolvedTransportOptions = Required<TransportOptions>;
 
@@ -142,7 +145,8 @@ function checkTransportOptions(options: TransportOptions): TransportOptions {
   for (const key of ['readIdleTimeoutMs', 'pingTimeoutMs'] as const) {
     const value = options[key];
     if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`${key}: expected a positive integer, got ${describeValue(value)}`);
+    // A Node timer longer than 2^31 - 1 ms fires after 1 ms: the check would PING without pause.
+    if (!Number.isSafeInteger(value) || value <= 0 || value > MAX_TIMER_MS) throw new TypeError(`${key}: expected a positive integer up to ${MAX_TIMER_MS}, got ${describeValue(value)}`);
     out[key] = value;
   }
   const ratio = options.maxInflationRatio;
