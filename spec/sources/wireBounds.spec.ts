@@ -3,6 +3,8 @@ import { createGzip } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DecodeError } from '../../src/sources/errors/index.js';
 import { kubeSource, type KubeSourceOptions } from '../../src/sources/kubeSource.js';
+import { ListDecoder } from '../../src/sources/listDecoder.js';
+import { WatchDecoder } from '../../src/sources/watchDecoder.js';
 import { pools } from '../../src/transport/pool.js';
 import { withTransport } from '../../src/transport/options.js';
 import { offlineKubeConfig } from '../helpers/offlineKubeConfig.js';
@@ -180,6 +182,37 @@ describe('bounds on what one response may make rxkube hold', () => {
     const page = await kubeSource(withTransport(s.kubeConfig(), { maxInflationRatio: 100_000 }), 'v1/pods').list({}, new AbortController().signal);
     expect(page.metadata.resourceVersion).toBe('1');
     await closed(s);
+  });
+});
+
+describe('the decoders hold the bound whatever the size of the chunks they are given', () => {
+  const big = 'x'.repeat(3 * MiB);
+  it('a watch chunk that holds a whole line past the bound', () => {
+    const decoder = new WatchDecoder({ maxObjectBytes: MiB });
+    const out: unknown[] = [];
+    const chunk = Buffer.from(`{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"ADDED","object":{"metadata":{"name":"${big}"}}}\n`);
+    expect(() => decoder.push(chunk, out)).toThrow(expect.objectContaining({ code: 'OBJECT_TOO_LARGE', position: 52 }));
+  });
+
+  it('a list chunk that holds a whole item past the bound', () => {
+    const decoder = new ListDecoder({ maxObjectBytes: MiB });
+    const out: unknown[] = [];
+    const chunk = Buffer.from(`{"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"${big}"}}]}`);
+    expect(() => decoder.push(chunk, out)).toThrow(expect.objectContaining({ code: 'OBJECT_TOO_LARGE' }));
+    expect(out).toHaveLength(1);
+  });
+
+  it('lines and items up to the bound pass', () => {
+    const name = 'y'.repeat(MiB - 100);
+    const watch = new WatchDecoder({ maxObjectBytes: MiB });
+    const events: unknown[] = [];
+    watch.push(Buffer.from(`{"type":"ADDED","object":{"metadata":{"name":"${name}"}}}\n`), events);
+    const list = new ListDecoder({ maxObjectBytes: MiB });
+    const items: unknown[] = [];
+    const body = Buffer.from(`{"items":[{"metadata":{"name":"${name}"}}]}`);
+    for (let i = 0; i < body.length; i += 1000) list.push(body.subarray(i, i + 1000), items);
+    list.end();
+    expect([events.length, items.length]).toEqual([1, 1]);
   });
 });
 
