@@ -2,7 +2,7 @@ import type { Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { classifyFailure } from '../../src/reflector/classify.js';
 import { reflect, type ReflectorStatus } from '../../src/reflector/index.js';
-import { DecodeError } from '../../src/sources/errors/index.js';
+import { ConnectionError, DecodeError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/index.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostileServer.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -44,6 +44,24 @@ describe('a refused body waits out the server backoff', () => {
     const backoff = await firstBackoff('{"type":"ADDED","object":\n');
     expect((backoff.error as DecodeError).code).toBeUndefined();
     expect(backoff.kind).toBe('decode');
+  });
+
+  it('a list that trickles past its deadline: a ConnectionError TIMEOUT, kind server', async () => {
+    let drip: NodeJS.Timeout | undefined;
+    server = await startHostileServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"metadata":{"resourceVersion":"1"},"items":[');
+      const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(' ')), 10);
+      drip = t;
+    });
+    const statuses: ReflectorStatus[] = [];
+    const source = kubeSource(server.kubeConfig(), 'v1/pods', { listTimeoutMs: 200, watchList: false });
+    sub = reflect(source, { status: (s) => statuses.push(s), backoff: { initialMs: 10, maxMs: 20 } }).subscribe();
+    const backoff = await waitFor(() => statuses.find((s): s is Extract<ReflectorStatus, { state: 'backoff' }> => s.state === 'backoff'), 'a backoff');
+    clearInterval(drip);
+    expect(backoff.error).toBeInstanceOf(ConnectionError);
+    expect((backoff.error as ConnectionError).code).toBe('TIMEOUT');
+    expect(backoff.kind).toBe('server');
   });
 
   it('every code but TRUNCATED is a server fault, in either phase', () => {
