@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DecodeError } from '../../src/sources/errors/index.js';
 import { kubeSource, type KubeSourceOptions } from '../../src/sources/kubeSource.js';
 import { ListDecoder } from '../../src/sources/listDecoder.js';
+import type { WatchEvent } from '../../src/sources/types.js';
 import { WatchDecoder } from '../../src/sources/watchDecoder.js';
 import { pools } from '../../src/transport/pool.js';
 import { withTransport } from '../../src/transport/options.js';
@@ -189,7 +190,7 @@ describe('the decoders hold the bound whatever the size of the chunks they are g
   const big = 'x'.repeat(3 * MiB);
   it('a watch chunk that holds a whole line past the bound', () => {
     const decoder = new WatchDecoder({ maxObjectBytes: MiB });
-    const out: unknown[] = [];
+    const out: WatchEvent<unknown>[] = [];
     const chunk = Buffer.from(`{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"ADDED","object":{"metadata":{"name":"${big}"}}}\n`);
     expect(() => decoder.push(chunk, out)).toThrow(expect.objectContaining({ code: 'OBJECT_TOO_LARGE', position: 52 }));
   });
@@ -205,7 +206,7 @@ describe('the decoders hold the bound whatever the size of the chunks they are g
   it('lines and items up to the bound pass', () => {
     const name = 'y'.repeat(MiB - 100);
     const watch = new WatchDecoder({ maxObjectBytes: MiB });
-    const events: unknown[] = [];
+    const events: WatchEvent<unknown>[] = [];
     watch.push(Buffer.from(`{"type":"ADDED","object":{"metadata":{"name":"${name}"}}}\n`), events);
     const list = new ListDecoder({ maxObjectBytes: MiB });
     const items: unknown[] = [];
