@@ -56,7 +56,11 @@ export interface TransportResponse {
  * Credentials are resolved for this request alone; the connection is the
  * pool's (see `PoolRegistry`). With compression on, `Accept-Encoding: gzip`
  * is sent and a gzip or deflate answer is inflated chunk by chunk on
- * libuv's thread pool, so the body never exists whole, compressed or not.
+ * libuv's thread pool, so the body never exists whole, compressed or not,
+ * and no further than `maxInflationRatio` allows (HI-25). Any other
+ * encoding, whatever the status, is a `DecodeError` of code
+ * `CONTENT_ENCODING` (HI-20); every body stream has an error listener from
+ * birth, so a body dropped anywhere never reaches the process (HI-21).
  * The caller maps transport errors (the signal's reason, credentials, the
  * socket) as it likes; a credential failure is a `ConnectionError` of code
  * `CREDENTIALS` whose cause carries no plugin output.
