@@ -79,7 +79,7 @@ export interface KubeSourceOptions extends WireLimitOptions {
   /**
    * What each MiB received adds to `listTimeoutMs`: a list must come at
    * 1 MiB/s on average past its first two minutes, so a 1 GiB list on a slow
-   * link has 19 more minutes, and a list at one byte a second has none (HI-26).
+   * link has 17 more minutes, and a list at one byte a second has none (HI-26).
    * @default 1_000
    */
   readonly listTimeoutPerMiBMs?: number;
