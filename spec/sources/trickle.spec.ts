@@ -62,6 +62,29 @@ describe('a server that trickles', () => {
     await closed(s);
   });
 
+  it('the deadline counts only time waiting for the server: a consumer that holds an item longer does not trip it', async () => {
+    let release: (() => void) | undefined;
+    const rest = new Promise<void>((resolve) => (release = resolve));
+    server = await startHostileServer(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      await write(res, '{"metadata":{"resourceVersion":"1"},"items":[{"metadata":{"name":"a"}}');
+      await rest;
+      res.end(',{"metadata":{"name":"b"}}]}');
+    });
+    const source = kubeSource(server.kubeConfig(), 'v1/pods', { idleTimeoutMs: 1000, listTimeoutMs: 1000, listTimeoutPerMiBMs: 0 });
+    const names: string[] = [];
+    for await (const pod of source.listItems({}, new AbortController().signal)) {
+      names.push(pod.metadata?.name ?? '');
+      if (names.length === 1) {
+        // Held past both clocks, while the server has nothing to send: neither may count this.
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        release?.();
+      }
+    }
+    expect(names).toEqual(['a', 'b']);
+    await closed(server);
+  });
+
   it('a watch that trickles bytes of an event it never completes ends with IDLE_TIMEOUT', async () => {
     const s = await trickling('{"type":"ADDED","object":{"metadata":{"name":"', 'a');
     const err = await failure(
