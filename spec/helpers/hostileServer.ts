@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 
-/** What a hostile server does with one request; `socket` is there to cut it rudely. */
+/** What a hostile server does with one request; `res.socket` is there to cut it rudely. */
 export type HostileHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
 /** A raw `node:http` server on 127.0.0.1 that answers what no real API server would (hostile headers and bodies). */
