@@ -193,6 +193,7 @@ describe('the decoders hold the bound whatever the size of the chunks they are g
     const out: WatchEvent<unknown>[] = [];
     const chunk = Buffer.from(`{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"ADDED","object":{"metadata":{"name":"${big}"}}}\n`);
     expect(() => decoder.push(chunk, out)).toThrow(expect.objectContaining({ code: 'OBJECT_TOO_LARGE', position: 52 }));
+    expect(out.map((e) => e.object)).toEqual([{ metadata: { name: 'a' } }]);
   });
 
   it('a list chunk that holds a whole item past the bound', () => {

@@ -92,11 +92,15 @@ export class WatchDecoder<T> {
     // Every other complete line of the chunk becomes text in one decoding (a newline byte never sits inside a
     // UTF-8 sequence, so cutting at one is safe), and each line is a slice of it: one call per chunk, not per line.
     // A chunk larger than the bound may hold a whole line past it (one comparison per chunk otherwise).
-    if (last - start > this.#max) this.#checkLines(buf, start, last, base);
-    if (start <= last) {
-      if (this.#strip) decodeLinesStripping<T>(buf, start, last, base + start, out);
-      else decodeLines<T>(buf.toString('utf8', start, last), base + start, out);
+    if (last - start > this.#max) {
+      const long = this.#longLine(buf, start, last);
+      if (long >= 0) {
+        // The events before the long line are delivered, as before any bad line.
+        if (long > start) this.#decodeRange(buf, start, long - 1, base, out);
+        throw new DecodeError(`watch line is larger than maxObjectBytes (${this.#max} bytes)`, '', base + long, { code: 'OBJECT_TOO_LARGE' });
+      }
     }
+    if (start <= last) this.#decodeRange(buf, start, last, base, out);
     if (last + 1 < buf.length) {
       this.#lineStart = base + last + 1;
       this.#hold(buf.subarray(last + 1));
@@ -114,14 +118,21 @@ export class WatchDecoder<T> {
     this.#parts.push(bytes);
   }
 
-  /** The complete lines of `buf[start, end)` one by one, for a chunk larger than the bound. */
-  #checkLines(buf: Buffer, start: number, end: number, base: number): void {
+  /** Where the first line of `buf[start, end)` longer than the bound begins, or -1: for a chunk larger than the bound. */
+  #longLine(buf: Buffer, start: number, end: number): number {
     for (let s = start; s < end; ) {
       let nl = buf.indexOf(NEWLINE, s);
       if (nl < 0 || nl > end) nl = end;
-      if (nl - s > this.#max) throw new DecodeError(`watch line is larger than maxObjectBytes (${this.#max} bytes)`, '', base + s, { code: 'OBJECT_TOO_LARGE' });
+      if (nl - s > this.#max) return s;
       s = nl + 1;
     }
+    return -1;
+  }
+
+  /** The complete lines of `buf[start, end)`, the newline at `end` excluded. */
+  #decodeRange(buf: Buffer, start: number, end: number, base: number, out: WatchEvent<T>[]): void {
+    if (this.#strip) decodeLinesStripping<T>(buf, start, end, base + start, out);
+    else decodeLines<T>(buf.toString('utf8', start, end), base + start, out);
   }
 
   /**
