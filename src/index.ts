@@ -36,6 +36,7 @@ export {
   isInvalid,
   isServerError,
   DecodeError,
+  type DecodeErrorCode,
   ConnectionError,
   type KubeSource,
   type BuiltInResource,

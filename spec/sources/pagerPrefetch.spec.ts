@@ -204,7 +204,7 @@ function steppedSource(all: string[], pageSize: number) {
           yield c;
         }
       }
-      entry.response = new DecodedListResponse<Pod>(read, signal, false);
+      entry.response = new DecodedListResponse<Pod>(read, signal, {});
       opened.push(entry);
       return entry.response;
     },
@@ -244,7 +244,7 @@ describe('how far ahead the pager reads', () => {
         yield c;
       }
     }
-    const response = new DecodedListResponse<Pod>(read, new AbortController().signal, false);
+    const response = new DecodedListResponse<Pod>(read, new AbortController().signal, {});
     expect(await response.head()).toBeUndefined();
     expect(pulled).toBeLessThan(chunks.length);
     const page = await response.page();

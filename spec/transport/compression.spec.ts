@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
-import { ConnectionError } from '../../src/sources/errors/index.js';
+import { DecodeError } from '../../src/sources/errors/index.js';
 import { getBody } from '../../src/sources/http.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { pools } from '../../src/transport/pool.js';
@@ -76,21 +76,28 @@ describe('compression', () => {
     const r = await setup(300);
     const url = `${r.kubeConfig().getCurrentCluster()?.server ?? ''}/api/v1/pods`;
     const sizes: number[] = [];
-    for await (const chunk of getBody(r.kubeConfig(), url, 'list v1/pods', new AbortController().signal, 10_000)) sizes.push(chunk.length);
+    for await (const chunk of getBody(r.kubeConfig(), url, 'list v1/pods', new AbortController().signal, { idleTimeoutMs: 10_000 })) sizes.push(chunk.length);
     const body = sizes.reduce((a, b) => a + b, 0);
     expect(body).toBeGreaterThan(300_000);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(64 * 1024);
     await nothingOpen(r);
   });
 
-  it('a compressed body cut short is a ConnectionError, and leaves no socket', async () => {
+  it('a compressed body cut short is a DecodeError of code TRUNCATED, as the same body uncompressed, and leaves no socket', async () => {
     const r = await setup(300);
     r.server.faults.inject({ type: 'endMidLine' }, { verb: 'list' });
     const err = await kubeSource<Pod>(r.kubeConfig(), PODS, { pageSize: 0 })
       .list({}, new AbortController().signal)
       .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ConnectionError);
-    expect(String((err as Error).message)).toMatch(/^list v1\/pods: .*unexpected end of file/);
+    expect(err).toBeInstanceOf(DecodeError);
+    expect((err as DecodeError).code).toBe('TRUNCATED');
+    expect(String((err as Error).message)).toMatch(/^list v1\/pods: the gzip body ended before it was complete/);
+    r.server.faults.inject({ type: 'endMidLine' }, { verb: 'list' });
+    const plain = await kubeSource<Pod>(withTransport(r.kubeConfig(), { compression: false }), PODS, { pageSize: 0 })
+      .list({}, new AbortController().signal)
+      .catch((e: unknown) => e);
+    expect(plain).toBeInstanceOf(DecodeError);
+    expect((plain as DecodeError).code).toBe('TRUNCATED');
     await nothingOpen(r);
   });
 

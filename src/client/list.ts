@@ -25,7 +25,8 @@ export function listObjects<T extends KubeObject>(ctx: ClientContext, o: ListCal
     ...(o?.labelSelector !== undefined && { labelSelector: o.labelSelector }),
     ...(o?.fieldSelector !== undefined && { fieldSelector: o.fieldSelector }),
     ...(o?.pageSize !== undefined && { pageSize: o.pageSize }),
-    idleTimeoutMs: Math.max(1, Math.ceil(ctx.timeoutMs)),
+    // A timer cannot wait longer than 2^31 - 1 ms (HI-31).
+    idleTimeoutMs: Math.min(2 ** 31 - 1, Math.max(1, Math.ceil(ctx.timeoutMs))),
   });
   // The pager needs a signal of its own; the caller's aborts it.
   return listAll(source, {}, signal ?? new AbortController().signal, o?.pageSize === undefined ? {} : { pageSize: o.pageSize });

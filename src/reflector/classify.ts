@@ -1,4 +1,5 @@
 import { ConnectionError, DecodeError, isExpired, isTooManyRequests, KubeApiError } from '../sources/errors/index.js';
+import { isRefusedBody } from '../sources/errors/DecodeError.js';
 import { InitialEventsIncompleteError, VeryShortWatchError, WatchStalledError } from './errors.js';
 import type { RelistReason, RetryKind } from './types.js';
 
@@ -79,7 +80,8 @@ export function classifyFailure(err: unknown, phase: 'list' | 'watch'): Disposit
     return seconds === undefined ? { kind: 'throttled', then: phase } : { kind: 'throttled', then: phase, retryAfterMs: seconds * 1000 };
   }
   if (err instanceof WatchStalledError || isIdleTimeout(err)) return { kind: 'stalled', then: phase };
-  if (err instanceof DecodeError) return { kind: 'decode', then: phase };
+  // A body refused by a bound or an encoding will likely come again: it waits as a server fault does (HI-28).
+  if (err instanceof DecodeError) return { kind: isRefusedBody(err) ? 'server' : 'decode', then: phase };
   if (err instanceof InitialEventsIncompleteError) return { kind: 'initial-events-incomplete', then: 'list' };
   if (phase === 'list') return { kind: isExpired(err) ? 'expired' : 'server', then: 'list' };
   if (err instanceof ConnectionError) return { kind: 'server', then: 'watch' };

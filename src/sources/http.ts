@@ -8,6 +8,39 @@ import { connectionErrorFrom, errorFromStatus } from './httpErrors.js';
 /** How much of an error response body is read to find its Status; a Status is a few hundred bytes. */
 const MAX_ERROR_BODY = 64 * 1024;
 
+/** A list's bounds on its one response: bytes, and time waiting for them (HI-24, HI-26). */
+export interface ListBounds {
+  readonly maxBytes: number;
+  readonly timeoutMs: number;
+  readonly timeoutPerMiBMs: number;
+}
+
+/**
+ * Shared by a watch body and its decoder: the decoder sets `made` after a
+ * chunk that completed an event, and only then does the idle timer start
+ * over (HI-27).
+ */
+export interface Progress {
+  made: boolean;
+}
+
+/** How {@link getBody} reads one answer. */
+export interface BodyOptions {
+  /** Time waiting for the server without progress (a byte; for a watch, an event) that ends the request. */
+  readonly idleTimeoutMs: number;
+  /** The content negotiation (metadata-only lists and watches ask for PartialObjectMetadata). @default 'application/json' */
+  readonly accept?: string | undefined;
+  /** A list's bounds; a watch has none on its size or length. */
+  readonly list?: ListBounds | undefined;
+  /** A watch's event progress; without it every byte is progress. */
+  readonly progress?: Progress | undefined;
+}
+
+const MiB = 1024 * 1024;
+
+/** The longest a Node timer can wait; longer waits would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * Performs one GET against the cluster of `kc` and yields the response body
  * as byte chunks (internal; the hot path of every list and watch).
@@ -17,41 +50,59 @@ const MAX_ERROR_BODY = 64 * 1024;
  * token, exec and OIDC plugins) are applied to this request alone, the
  * connection is shared, and a compressed answer is inflated chunk by chunk.
  *
- * Non-200 answers throw the typed error of their Status. The idle timer
- * counts only while waiting for the server: no byte for `idleTimeoutMs` ends
- * the request with `ConnectionError` code `IDLE_TIMEOUT`. Aborting `signal`
- * ends the request at once and throws the signal's reason. `accept` is
- * the content negotiation (metadata-only lists and watches ask for
- * PartialObjectMetadata).
+ * Non-200 answers throw the typed error of their Status. The clocks count
+ * only while waiting for the server, never while the consumer holds a
+ * chunk: `idleTimeoutMs` without progress ends the request with
+ * `ConnectionError` code `IDLE_TIMEOUT` (progress is any byte, or for a
+ * watch given `progress`, a complete event); a list also ends with
+ * `ConnectionError` code `TIMEOUT` once its waiting passes `timeoutMs` plus
+ * `timeoutPerMiBMs` for every MiB received, and with a `DecodeError` of code
+ * `LIST_TOO_LARGE` past `maxBytes`. Aborting `signal` ends the request at
+ * once and throws the signal's reason.
  */
-export async function* getBody(
-  kc: KubeConfig,
-  url: string,
-  what: string,
-  signal: AbortSignal,
-  idleTimeoutMs: number,
-  accept = 'application/json',
-): AsyncGenerator<Buffer, void, undefined> {
+export async function* getBody(kc: KubeConfig, url: string, what: string, signal: AbortSignal, opts: BodyOptions): AsyncGenerator<Buffer, void, undefined> {
   signal.throwIfAborted();
-  // One controller per request, fed by the caller's signal and the idle timer; a listener (removed at the end)
+  const { idleTimeoutMs, list, progress } = opts;
+  // One controller per request, fed by the caller's signal and the timers; a listener (removed at the end)
   // rather than AbortSignal.any keeps a long-lived caller signal from accumulating dependants.
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
+  /** Milliseconds waited since the last progress, and in all; when the current wait began; bytes received. */
+  let idleWaited = 0;
+  let totalWaited = 0;
+  let since = 0;
+  let received = 0;
   const arm = (): void => {
-    timer = setTimeout(() => {
-      controller.abort(new ConnectionError(`${what}: no data from the server for ${idleTimeoutMs} ms`, { code: 'IDLE_TIMEOUT' }));
-    }, idleTimeoutMs);
+    since = Date.now();
+    const idleLeft = idleTimeoutMs - idleWaited;
+    const listLeft = list === undefined ? Infinity : list.timeoutMs + (received / MiB) * list.timeoutPerMiBMs - totalWaited;
+    timer = setTimeout(
+      () => {
+        if (idleLeft <= listLeft) {
+          const silence = progress === undefined ? 'no data' : 'no complete event';
+          controller.abort(new ConnectionError(`${what}: ${silence} from the server for ${idleTimeoutMs} ms`, { code: 'IDLE_TIMEOUT' }));
+        } else {
+          const mib = (received / MiB).toFixed(1);
+          controller.abort(new ConnectionError(`${what}: the list took longer than listTimeoutMs plus listTimeoutPerMiBMs for the ${mib} MiB received`, { code: 'TIMEOUT' }));
+        }
+      },
+      Math.min(Math.max(0, Math.min(idleLeft, listLeft)), MAX_TIMER_MS),
+    );
   };
   const disarm = (): void => {
-    if (timer !== undefined) clearTimeout(timer);
+    if (timer === undefined) return;
+    clearTimeout(timer);
     timer = undefined;
+    const waited = Date.now() - since;
+    idleWaited += waited;
+    totalWaited += waited;
   };
   let res: TransportResponse | undefined;
   try {
     arm();
-    res = await send(kc, { method: 'GET', url, what, accept, signal: controller.signal });
+    res = await send(kc, { method: 'GET', url, what, accept: opts.accept ?? 'application/json', signal: controller.signal });
     if (res.statusCode !== 200) {
       const status = await readStatus(res.body);
       const retryAfter = res.headers['retry-after'];
@@ -61,10 +112,20 @@ export async function* getBody(
       });
     }
     disarm();
+    idleWaited = 0;
     arm();
     for await (const chunk of res.body) {
       disarm();
+      received += chunk.length;
+      if (list !== undefined && received > list.maxBytes) {
+        throw new DecodeError(`${what}: the list body is larger than maxListBytes (${list.maxBytes} bytes)`, '', received, { code: 'LIST_TOO_LARGE' });
+      }
       yield chunk;
+      if (progress === undefined) idleWaited = 0;
+      else if (progress.made) {
+        idleWaited = 0;
+        progress.made = false;
+      }
       arm();
     }
   } catch (err) {

@@ -11,6 +11,7 @@ export {
   isInvalid,
   isServerError,
   DecodeError,
+  type DecodeErrorCode,
   ConnectionError,
   type StatusDetails,
 } from './errors/index.js';

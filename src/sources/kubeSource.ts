@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AsyncIterableX } from 'ix/asynciterable';
-import { getBody, plainHttpAllowed } from './http.js';
-import { ListDecoder, type ListEnvelope } from './listDecoder.js';
+import { getBody, plainHttpAllowed, type Progress } from './http.js';
+import type { ListEnvelope } from './listDecoder.js';
 import { DecodedListResponse } from './listResponse.js';
 import { parseLabelSelector } from '../store/labelSelector.js';
 import { parseFieldSelector } from '../store/fieldSelector.js';
@@ -10,11 +10,12 @@ import { parseResourceRef, resourcePath, type ParsedResource } from './resourceR
 import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomResourceRef } from './resources.js';
 import { clusterOf } from './identity.js';
 import type { ListerWatcher, ListOptions, ListResponse, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchEvent, WatchOptions } from './types.js';
-import { WatchDecoder } from './watchDecoder.js';
+import { HttpListItemStream, HttpWatchStream, ListItemStream, watchEvents, type WatchBody } from './httpStreams.js';
+import { wireLimitsOf, type WireLimitOptions } from './wireLimits.js';
 import { describeValue } from '../options/validate.js';
 
 /** Options of {@link kubeSource}. */
-export interface KubeSourceOptions {
+export interface KubeSourceOptions extends WireLimitOptions {
   /**
    * Only objects of this namespace. Omit for every namespace (and for
    * cluster-scoped resources).
@@ -38,12 +39,50 @@ export interface KubeSourceOptions {
    */
   readonly pageSize?: number;
   /**
-   * A request that receives no byte for this long ends with a
-   * `ConnectionError` code `IDLE_TIMEOUT`. API servers send watch bookmarks
-   * about once a minute, so a healthy quiet watch never trips it.
+   * A list that receives no byte, or a watch that receives no complete
+   * event, for this long ends with a `ConnectionError` code `IDLE_TIMEOUT`
+   * (time the consumer spends holding what it was given does not count).
+   * API servers send watch bookmarks about once a minute, so a healthy quiet
+   * watch never trips it; a watch that trickles bytes without ever
+   * completing an event does (HI-27).
    * @default 120_000
    */
   readonly idleTimeoutMs?: number;
+  /**
+   * The most bytes one watch line or one list item may take (a watch event
+   * wraps one object). Past it the response is dropped and the request fails
+   * with a `DecodeError` of code `OBJECT_TOO_LARGE`, retried with backoff;
+   * what was read of the object is not kept. An object is at most 1.5 MiB in
+   * etcd and at most 3 MiB of JSON when written, so the default leaves five
+   * times the room (HI-23). At most 256 MiB.
+   * @default 16_777_216 (16 MiB)
+   */
+  readonly maxObjectBytes?: number;
+  /**
+   * The most bytes (inflated) one list response may take. Past it the
+   * response is dropped and the list fails with a `DecodeError` of code
+   * `LIST_TOO_LARGE`, retried with backoff. The items received until then are
+   * held as any list's are; the bound stops a list that never ends. An
+   * unpaged list of 150,000 pods is about 1 GiB (HI-24).
+   * @default 2_147_483_648 (2 GiB)
+   */
+  readonly maxListBytes?: number;
+  /**
+   * A list may wait for the server this long, plus `listTimeoutPerMiBMs`
+   * for every MiB it received; past that it fails with a `ConnectionError`
+   * code `TIMEOUT`, retried with backoff. A list that trickles is caught here
+   * while every byte keeps its idle timer from firing (HI-26).
+   * kube-apiserver answers any list within its own 60 s.
+   * @default 120_000
+   */
+  readonly listTimeoutMs?: number;
+  /**
+   * What each MiB received adds to `listTimeoutMs`: a list must come at
+   * 1 MiB/s on average past its first two minutes, so a 1 GiB list on a slow
+   * link has 17 more minutes, and a list at one byte a second has none (HI-26).
+   * @default 1_000
+   */
+  readonly listTimeoutPerMiBMs?: number;
   /**
    * Whether this source offers streaming lists (`sendInitialEvents`). Turn
    * off for API servers older than 1.27 or with the WatchList feature off.
@@ -65,15 +104,8 @@ export interface KubeSourceOptions {
 const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 const METADATA_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
-/**
- * The items of one LIST response as a pull-based ix async iterable; the
- * envelope (resourceVersion, continue token) is available once iteration
- * has finished. Each iteration performs its own request.
- */
-export abstract class ListItemStream<T> extends AsyncIterableX<T> {
-  /** The envelope of the last completed iteration, `undefined` before one completed. */
-  abstract get envelope(): ListEnvelope | undefined;
-}
+
+export { ListItemStream } from './httpStreams.js';
 
 /** A {@link ListerWatcher} over HTTP, with a streaming view of list bodies. */
 export interface KubeSource<T> extends ListerWatcher<T> {
@@ -167,8 +199,9 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     throw new TypeError(`pageSize: expected a non-negative integer, got ${describeValue(opts.pageSize)}`);
   }
   const idleTimeoutMs = opts.idleTimeoutMs ?? 120_000;
-  if (!Number.isSafeInteger(idleTimeoutMs) || idleTimeoutMs <= 0) {
-    throw new TypeError(`idleTimeoutMs: expected a positive integer, got ${describeValue(opts.idleTimeoutMs)}`);
+  // A Node timer longer than 2^31 - 1 ms fires after 1 ms.
+  if (!Number.isSafeInteger(idleTimeoutMs) || idleTimeoutMs <= 0 || idleTimeoutMs > 2 ** 31 - 1) {
+    throw new TypeError(`idleTimeoutMs: expected a positive integer up to ${2 ** 31 - 1}, got ${describeValue(opts.idleTimeoutMs)}`);
   }
   if (opts.watchList !== undefined && typeof opts.watchList !== 'boolean') {
     throw new TypeError(`watchList: expected a boolean, got ${describeValue(opts.watchList)}`);
@@ -177,6 +210,9 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     throw new TypeError(`metadataOnly: expected a boolean, got ${describeValue(opts.metadataOnly)}`);
   }
   const metadataOnly = opts.metadataOnly ?? false;
+  const limits = wireLimitsOf(opts);
+  const listBounds = { maxBytes: limits.maxListBytes, timeoutMs: limits.listTimeoutMs, timeoutPerMiBMs: limits.listTimeoutPerMiBMs };
+  const maxObjectBytes = limits.maxObjectBytes;
   if (namespace !== undefined && parsed.namespaced === false) {
     throw new TypeError(`namespace: ${parsed.name} is cluster-scoped, got namespace ${JSON.stringify(namespace)}`);
   }
@@ -209,11 +245,12 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
   const listItems = (o: ListOptions, signal: AbortSignal): ListItemStream<T> => {
     const target = listUrl(o);
     const accept = metadataOnly ? METADATA_LIST_ACCEPT : undefined;
-    return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, idleTimeoutMs, accept), o.stripManagedFields === true);
+    const decoder = { stripManagedFields: o.stripManagedFields === true, maxObjectBytes };
+    return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, { idleTimeoutMs, accept, list: listBounds }), decoder);
   };
 
   /** Checks the options now; each call of the returned function makes the WATCH request anew. */
-  const watchBody = (o: WatchOptions, signal: AbortSignal): (() => AsyncGenerator<Buffer, void, undefined>) => {
+  const watchBody = (o: WatchOptions, signal: AbortSignal): (() => WatchBody) => {
     checkWatchOptions(o);
     const params = new URLSearchParams();
     params.set('watch', 'true');
@@ -223,7 +260,11 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     if (o.timeoutSeconds !== undefined) params.set('timeoutSeconds', String(o.timeoutSeconds));
     if (o.sendInitialEvents !== undefined) params.set('sendInitialEvents', String(o.sendInitialEvents));
     const target = url(params);
-    return () => getBody(auth, target, `watch ${parsed.name}`, signal, idleTimeoutMs, metadataOnly ? METADATA_WATCH_ACCEPT : undefined);
+    const accept = metadataOnly ? METADATA_WATCH_ACCEPT : undefined;
+    return () => {
+      const progress: Progress = { made: false };
+      return { chunks: getBody(auth, target, `watch ${parsed.name}`, signal, { idleTimeoutMs, accept, progress }), progress, maxObjectBytes };
+    };
   };
 
   const identity: SourceIdentity = Object.freeze({
@@ -245,7 +286,8 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     listResponse(o: ListOptions, signal: AbortSignal): ListResponse<T> {
       const target = listUrl(o);
       const accept = metadataOnly ? METADATA_LIST_ACCEPT : undefined;
-      return new DecodedListResponse<T>((s) => getBody(auth, target, `list ${parsed.name}`, s, idleTimeoutMs, accept), signal, o.stripManagedFields === true);
+      const decoder = { stripManagedFields: o.stripManagedFields === true, maxObjectBytes };
+      return new DecodedListResponse<T>((s) => getBody(auth, target, `list ${parsed.name}`, s, { idleTimeoutMs, accept, list: listBounds }), signal, decoder);
     },
     async list(o: ListOptions, signal: AbortSignal): Promise<ObjectList<T>> {
       const stream = listItems(o, signal);
@@ -293,86 +335,6 @@ export function randomWatchTimeoutSeconds(minSeconds = 300, random: () => number
     throw new TypeError(`minSeconds: expected a positive integer, got ${describeValue(minSeconds)}`);
   }
   return Math.min(2 * minSeconds - 1, Math.floor(minSeconds + random() * minSeconds));
-}
-
-class HttpListItemStream<T> extends ListItemStream<T> {
-  /** Each iteration is a new request; the factory keeps it lazy. */
-  readonly #open: () => AsyncGenerator<Buffer, void, undefined>;
-  /** Set when an iteration read the whole body; what `list` returns around the items. */
-  #envelope: ListEnvelope | undefined;
-
-  /** Leave `metadata.managedFields` out of each item, unparsed. */
-  readonly #strip: boolean;
-
-  constructor(open: () => AsyncGenerator<Buffer, void, undefined>, stripManagedFields: boolean) {
-    super();
-    this.#open = open;
-    this.#strip = stripManagedFields;
-  }
-
-  get envelope(): ListEnvelope | undefined {
-    return this.#envelope;
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<T> {
-    const decoder = new ListDecoder<T>({ stripManagedFields: this.#strip });
-    const out: T[] = [];
-    for await (const chunk of this.#open()) {
-      let failure: unknown;
-      try {
-        decoder.push(chunk, out);
-      } catch (err) {
-        failure = err;
-      }
-      for (let i = 0; i < out.length; i++) yield out[i] as T;
-      out.length = 0;
-      if (failure !== undefined) throw failure;
-    }
-    this.#envelope = decoder.end();
-  }
-}
-
-/**
- * The events of one watch response as an ix async iterable (`watchBatches`
- * gives the same a chunk at a time). Each iteration performs its own request.
- */
-class HttpWatchStream<T> extends AsyncIterableX<WatchEvent<T>> {
-  /** Each iteration is a new request; the factory keeps it lazy. */
-  readonly #open: () => AsyncGenerator<Buffer, void, undefined>;
-
-  /** Leave `metadata.managedFields` out of each item, unparsed. */
-  readonly #strip: boolean;
-
-  constructor(open: () => AsyncGenerator<Buffer, void, undefined>, stripManagedFields: boolean) {
-    super();
-    this.#open = open;
-    this.#strip = stripManagedFields;
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
-    for await (const batch of watchEvents<T>(this.#open(), this.#strip)) {
-      for (let i = 0; i < batch.length; i++) yield batch[i] as WatchEvent<T>;
-    }
-  }
-}
-
-/** The events of each chunk of a watch body, as one array per chunk that completed any; a bad line ends it after the events before it. */
-async function* watchEvents<T>(body: AsyncGenerator<Buffer, void, undefined>, stripManagedFields: boolean): AsyncGenerator<WatchEvent<T>[], void, undefined> {
-  const decoder = new WatchDecoder<T>({ stripManagedFields });
-  for await (const chunk of body) {
-    const out: WatchEvent<T>[] = [];
-    let failure: unknown;
-    try {
-      decoder.push(chunk, out);
-    } catch (err) {
-      failure = err;
-    }
-    if (out.length > 0) yield out;
-    if (failure !== undefined) throw failure;
-  }
-  const out: WatchEvent<T>[] = [];
-  decoder.end(out);
-  if (out.length > 0) yield out;
 }
 
 /** The cluster's server URL, checked: an http(s) URL without query or fragment; trailing slashes dropped. */

@@ -2,6 +2,7 @@ import { DecodeError } from './errors/DecodeError.js';
 import { BACKSLASH, COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './jsonBytes.js';
 import { envelopeKey, setEnvelopeField, type EnvelopeFields, type ListEnvelope } from './listEnvelope.js';
 import { itemTypeOf, ListItems } from './listItems.js';
+import { DEFAULT_MAX_OBJECT_BYTES } from './wireLimits.js';
 
 export type { ListEnvelope } from './listEnvelope.js';
 
@@ -63,6 +64,10 @@ export class ListDecoder<T> {
   #capturePosition = 0;
   /** Bytes of the capture that arrived in earlier chunks. */
   #parts: Buffer[] = [];
+  /** Their total length, held to {@link ListDecoder.#max}. */
+  #partsBytes = 0;
+  /** The most bytes one item (or envelope value) may take: `maxObjectBytes`. */
+  readonly #max: number;
   /** Last key read at depth 1; decides where its value goes. */
   #key = '';
   #done = false;
@@ -72,9 +77,11 @@ export class ListDecoder<T> {
 
   /**
    * @param opts.stripManagedFields leave each item's `metadata.managedFields` out, without parsing it (docs/semantics.md P-7). @default false
+   * @param opts.maxObjectBytes the most bytes one item, or one value of the envelope, may take; past it the body is refused with a DecodeError of code `OBJECT_TOO_LARGE` and nothing more of it is kept (HI-23). @default 16 MiB
    */
-  constructor(opts: { readonly stripManagedFields?: boolean } = {}) {
+  constructor(opts: { readonly stripManagedFields?: boolean; readonly maxObjectBytes?: number } = {}) {
     this.#items = new ListItems<T>(opts.stripManagedFields === true);
+    this.#max = opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
   }
 
   /**
@@ -96,8 +103,20 @@ export class ListDecoder<T> {
       throw err;
     }
     this.#items.flush(buf, this.#offset, out);
-    if (this.#capture !== 'none' && this.#captureStart < n) this.#parts.push(buf.subarray(this.#captureStart, n));
+    if (this.#capture !== 'none' && this.#captureStart < n) {
+      this.#partsBytes += n - this.#captureStart;
+      if (this.#partsBytes > this.#max) throw this.#tooLarge();
+      this.#parts.push(buf.subarray(this.#captureStart, n));
+    }
     this.#offset += n;
+  }
+
+  /** Refuses the capture that passed the bound, and drops what was kept of it. */
+  #tooLarge(): DecodeError {
+    this.#parts = [];
+    this.#partsBytes = 0;
+    const what = this.#capture === 'item' ? 'a list item' : `list ${this.#key === '' ? 'envelope' : this.#key}`;
+    return new DecodeError(`${what} is larger than maxObjectBytes (${this.#max} bytes)`, '', this.#capturePosition, { code: 'OBJECT_TOO_LARGE' });
   }
 
   #scan(buf: Buffer, out: T[]): void {
@@ -115,7 +134,9 @@ export class ListDecoder<T> {
       }
       const b = buf[i] as number;
       if (isJsonSpace(b)) {
+        // A run of whitespace in one tight loop, without the state checks above for every byte.
         i++;
+        while (i < n && isJsonSpace(buf[i] as number)) i++;
         continue;
       }
       if (this.#done) throw this.#error('unexpected bytes after the end of the list body', buf, i);
@@ -289,6 +310,8 @@ export class ListDecoder<T> {
 
   /** Hands a completed item to the item parser: at once when it spanned chunks, else with the rest of this chunk's. */
   #completeItem(buf: Buffer, end: number, out: T[]): void {
+    // One comparison per item: a chunk can hold a whole item only when the transport hands over chunks past the bound.
+    if (this.#partsBytes + end - this.#captureStart > this.#max) throw this.#tooLarge();
     if (this.#parts.length > 0) {
       this.#items.flush(buf, this.#offset, out);
       out.push(this.#items.parseJoined(this.#take(buf, end), this.#capturePosition));
@@ -305,7 +328,7 @@ export class ListDecoder<T> {
    */
   end(): ListEnvelope {
     if (!this.#done) {
-      throw new DecodeError('list body ended before its JSON was complete', '', this.#offset);
+      throw new DecodeError('list body ended before its JSON was complete', '', this.#offset, { code: 'TRUNCATED' });
     }
     return this.#envelope as ListEnvelope;
   }
@@ -374,13 +397,16 @@ export class ListDecoder<T> {
     this.#captureStart = start;
     this.#capturePosition = this.#offset + start;
     this.#parts = [];
+    this.#partsBytes = 0;
   }
 
   /** The captured bytes up to `end` (exclusive), joined with any earlier chunks' share. */
   #take(buf: Buffer, end: number): Buffer {
     const tail = buf.subarray(this.#captureStart, end);
     const parts = this.#parts;
+    if (this.#partsBytes + tail.length > this.#max) throw this.#tooLarge();
     this.#parts = [];
+    this.#partsBytes = 0;
     if (parts.length === 0) return tail;
     parts.push(tail);
     return Buffer.concat(parts);

@@ -20,13 +20,17 @@ export class DecodedListResponse<T> implements ListResponse<T> {
    * @param open Starts the request (lazily, on the first chunk asked for) and yields its body's chunks; ends it when its signal aborts.
    * @param signal The caller's signal: aborting it ends the request too.
    */
-  constructor(open: (signal: AbortSignal) => AsyncGenerator<Buffer, void, undefined>, signal: AbortSignal, stripManagedFields: boolean) {
+  constructor(
+    open: (signal: AbortSignal) => AsyncGenerator<Buffer, void, undefined>,
+    signal: AbortSignal,
+    decoder: ConstructorParameters<typeof ListDecoder<T>>[0],
+  ) {
     this.#signal = signal;
     // A listener rather than AbortSignal.any, removed when the response ends, as getBody does with its own.
     if (signal.aborted) this.#controller.abort(signal.reason);
     else signal.addEventListener('abort', this.#onAbort, { once: true });
     this.#chunks = open(this.#controller.signal);
-    this.#decoder = new ListDecoder<T>({ stripManagedFields });
+    this.#decoder = new ListDecoder<T>(decoder);
   }
 
   head(): Promise<ObjectList<T>['metadata'] | undefined> {

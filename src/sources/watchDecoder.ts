@@ -3,6 +3,7 @@ import type { StatusDetails } from './errors/KubeApiError.js';
 import { errorFromStatus } from './httpErrors.js';
 import { EVENT_METADATA, textWithoutManagedFields } from './managedFieldsStrip.js';
 import type { WatchEvent } from './types.js';
+import { DEFAULT_MAX_OBJECT_BYTES } from './wireLimits.js';
 
 const NEWLINE = 0x0a;
 
@@ -41,6 +42,10 @@ export class WatchDecoder<T> {
   #offset = 0;
   /** Bytes of an unfinished line from earlier chunks. */
   #parts: Buffer[] = [];
+  /** Their total length, held to {@link WatchDecoder.#max}. */
+  #partsBytes = 0;
+  /** The most bytes one line may take: `maxObjectBytes` (an event wraps one object). */
+  readonly #max: number;
   /** Body offset where the unfinished line began. */
   #lineStart = 0;
   /** Leave `object.metadata.managedFields` out of every event, unparsed. */
@@ -48,9 +53,11 @@ export class WatchDecoder<T> {
 
   /**
    * @param opts.stripManagedFields leave each object's `metadata.managedFields` out, without parsing it. @default false
+   * @param opts.maxObjectBytes the most bytes one line may take; past it the body is refused with a DecodeError of code `OBJECT_TOO_LARGE` and nothing more of the line is kept (HI-23). @default 16 MiB
    */
-  constructor(opts: { readonly stripManagedFields?: boolean } = {}) {
+  constructor(opts: { readonly stripManagedFields?: boolean; readonly maxObjectBytes?: number } = {}) {
     this.#strip = opts.stripManagedFields === true;
+    this.#max = opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
   }
 
   /**
@@ -67,30 +74,65 @@ export class WatchDecoder<T> {
     const last = buf.lastIndexOf(NEWLINE);
     if (last < 0) {
       if (this.#parts.length === 0) this.#lineStart = base;
-      this.#parts.push(buf);
+      this.#hold(buf);
       return;
     }
     let start = 0;
     if (this.#parts.length > 0) {
       // The line begun in earlier chunks ends at this chunk's first newline.
       const nl = buf.indexOf(NEWLINE);
-      this.#parts.push(buf.subarray(0, nl));
+      this.#hold(buf.subarray(0, nl));
       const line = Buffer.concat(this.#parts);
       this.#parts = [];
+      this.#partsBytes = 0;
       const event = this.#decodeOne(line);
       if (event !== undefined) out.push(event);
       start = nl + 1;
     }
     // Every other complete line of the chunk becomes text in one decoding (a newline byte never sits inside a
     // UTF-8 sequence, so cutting at one is safe), and each line is a slice of it: one call per chunk, not per line.
-    if (start <= last) {
-      if (this.#strip) decodeLinesStripping<T>(buf, start, last, base + start, out);
-      else decodeLines<T>(buf.toString('utf8', start, last), base + start, out);
+    // A chunk larger than the bound may hold a whole line past it (one comparison per chunk otherwise).
+    if (last - start > this.#max) {
+      const long = this.#longLine(buf, start, last);
+      if (long >= 0) {
+        // The events before the long line are delivered, as before any bad line.
+        if (long > start) this.#decodeRange(buf, start, long - 1, base, out);
+        throw new DecodeError(`watch line is larger than maxObjectBytes (${this.#max} bytes)`, '', base + long, { code: 'OBJECT_TOO_LARGE' });
+      }
     }
+    if (start <= last) this.#decodeRange(buf, start, last, base, out);
     if (last + 1 < buf.length) {
       this.#lineStart = base + last + 1;
-      this.#parts.push(buf.subarray(last + 1));
+      this.#hold(buf.subarray(last + 1));
     }
+  }
+
+  /** Keeps bytes of the unfinished line, or refuses the line once it passes the bound (dropping what was kept). */
+  #hold(bytes: Buffer): void {
+    this.#partsBytes += bytes.length;
+    if (this.#partsBytes > this.#max) {
+      this.#parts = [];
+      this.#partsBytes = 0;
+      throw new DecodeError(`watch line is larger than maxObjectBytes (${this.#max} bytes)`, '', this.#lineStart, { code: 'OBJECT_TOO_LARGE' });
+    }
+    this.#parts.push(bytes);
+  }
+
+  /** Where the first line of `buf[start, end)` longer than the bound begins, or -1: for a chunk larger than the bound. */
+  #longLine(buf: Buffer, start: number, end: number): number {
+    for (let s = start; s < end; ) {
+      let nl = buf.indexOf(NEWLINE, s);
+      if (nl < 0 || nl > end) nl = end;
+      if (nl - s > this.#max) return s;
+      s = nl + 1;
+    }
+    return -1;
+  }
+
+  /** The complete lines of `buf[start, end)`, the newline at `end` excluded. */
+  #decodeRange(buf: Buffer, start: number, end: number, base: number, out: WatchEvent<T>[]): void {
+    if (this.#strip) decodeLinesStripping<T>(buf, start, end, base + start, out);
+    else decodeLines<T>(buf.toString('utf8', start, end), base + start, out);
   }
 
   /**
@@ -104,7 +146,15 @@ export class WatchDecoder<T> {
     if (this.#parts.length === 0) return;
     const line = Buffer.concat(this.#parts);
     this.#parts = [];
-    const event = this.#decodeOne(line);
+    this.#partsBytes = 0;
+    let event: WatchEvent<T> | undefined;
+    try {
+      event = this.#decodeOne(line);
+    } catch (err) {
+      // A last line that does not parse was most likely cut short: the same body as a list cut mid-item (HI-22).
+      if (err instanceof DecodeError && err.code === undefined) throw new DecodeError(`watch body ended inside a line: ${err.message}`, err.line, err.position, { code: 'TRUNCATED', cause: err.cause });
+      throw err;
+    }
     if (event !== undefined) out.push(event);
   }
 

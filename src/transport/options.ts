@@ -68,7 +68,23 @@ export interface TransportOptions {
    * @default 15_000
    */
   readonly pingTimeoutMs?: number;
+  /**
+   * A compressed answer (list, watch, read, error) may inflate to at most
+   * this many times the compressed bytes read so far, once past its first
+   * MiB; beyond, the body is dropped and the request fails with a
+   * `DecodeError` of code `INFLATION_RATIO`, which an informer retries with
+   * backoff. kube-apiserver compresses JSON with gzip at its fastest level:
+   * lists of real objects inflate 5 to 20 times, lists of near-identical
+   * objects a few dozen times; a gzip bomb inflates about 1,000 times, so
+   * it is stopped after about a MiB instead of filling memory (a 2 MB bomb
+   * is 2 GiB). client-go has no such bound.
+   * @default 100
+   */
+  readonly maxInflationRatio?: number;
 }
+
+/** The longest wait a Node timer takes as given. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Transport options with every default filled in (internal). */
 export type ResolvedTransportOptions = Required<TransportOptions>;
@@ -80,6 +96,7 @@ export const DEFAULT_TRANSPORT: ResolvedTransportOptions = Object.freeze({
   compression: true,
   readIdleTimeoutMs: 30_000,
   pingTimeoutMs: 15_000,
+  maxInflationRatio: 100,
 });
 
 /** Node's timers hold at most 2^31 - 1 ms; a longer delay fires at once. */
@@ -152,8 +169,14 @@ function checkTransportOptions(options: TransportOptions): TransportOptions {
   for (const key of ['readIdleTimeoutMs', 'pingTimeoutMs'] as const) {
     const value = options[key];
     if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`${key}: expected a positive integer, got ${describeValue(value)}`);
+    // A Node timer longer than 2^31 - 1 ms fires after 1 ms: the check would PING without pause.
+    if (!Number.isSafeInteger(value) || value <= 0 || value > MAX_TIMER_MS) throw new TypeError(`${key}: expected a positive integer up to ${MAX_TIMER_MS}, got ${describeValue(value)}`);
     out[key] = value;
+  }
+  const ratio = options.maxInflationRatio;
+  if (ratio !== undefined) {
+    if (typeof ratio !== 'number' || !Number.isFinite(ratio) || ratio < 1) throw new TypeError(`maxInflationRatio: expected a finite number >= 1, got ${describeValue(ratio)}`);
+    out.maxInflationRatio = ratio;
   }
   return out;
 }

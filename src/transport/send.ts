@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
-import { createGunzip, createInflate } from 'node:zlib';
+import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zlib';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { request, type Dispatcher } from 'undici';
 import { ConnectionError } from '../sources/errors/ConnectionError.js';
@@ -11,6 +11,21 @@ import { transportOf } from './options.js';
 import { pools } from './pool.js';
 
 const USER_AGENT = 'rxkube';
+
+/**
+ * Inflated bytes a compressed body may reach whatever its ratio: a small body
+ * of few distinct bytes (a list of near-identical objects) can inflate
+ * several hundred times and costs nothing; the ratio is judged past this.
+ */
+export const INFLATION_FLOOR = 1024 * 1024;
+
+/**
+ * The listener every body stream gets as soon as it exists. A stream is
+ * destroyed when its body is refused, abandoned or aborted, and undici's
+ * body then emits an abort error: without a listener that error would end
+ * the process. Whoever reads the stream sees its errors through the reader.
+ */
+const ignore = (): void => undefined;
 
 /** One request through the process's connection pools (internal). */
 export interface TransportRequest {
@@ -42,7 +57,11 @@ export interface TransportResponse {
  * Credentials are resolved for this request alone; the connection is the
  * pool's (see `PoolRegistry`). With compression on, `Accept-Encoding: gzip`
  * is sent and a gzip or deflate answer is inflated chunk by chunk on
- * libuv's thread pool, so the body never exists whole, compressed or not.
+ * libuv's thread pool, so the body never exists whole, compressed or not,
+ * and no further than `maxInflationRatio` allows (HI-25). Any other
+ * encoding, whatever the status, is a `DecodeError` of code
+ * `CONTENT_ENCODING` (HI-20); every body stream has an error listener from
+ * birth, so a body dropped anywhere never reaches the process (HI-21).
  * The caller maps transport errors (the signal's reason, credentials, the
  * socket) as it likes; a credential failure is a `ConnectionError` of code
  * `CREDENTIALS` whose cause carries no plugin output.
@@ -71,28 +90,66 @@ export async function send(kc: KubeConfig, req: TransportRequest): Promise<Trans
       headersTimeout: 0,
       bodyTimeout: 0,
     });
+    res.body.on('error', ignore);
     body = res.body;
-    const decoded = inflated(res.body, res.headers['content-encoding'], what);
-    if (decoded !== res.body) body = decoded;
-    return { statusCode: res.statusCode, headers: res.headers, body: decoded as AsyncIterable<Buffer>, close };
+    const encoding = encodingOf(res.headers['content-encoding'], what);
+    if (encoding === undefined) return { statusCode: res.statusCode, headers: res.headers, body: res.body as AsyncIterable<Buffer>, close };
+    const zlib = encoding === 'deflate' ? createInflate() : createGunzip();
+    zlib.on('error', ignore);
+    // pipeline carries an error of either side to the other, so the reader of `zlib` sees a socket error as its own.
+    pipeline(res.body, zlib, ignore);
+    body = zlib;
+    return { statusCode: res.statusCode, headers: res.headers, body: inflate(zlib, encoding, what, transportOf(kc).maxInflationRatio), close };
   } catch (err) {
     close();
     throw err;
   }
 }
 
-/** The body as it must be read: inflated through a zlib stream for gzip and deflate, as it came otherwise. */
-function inflated(body: Readable, encoding: string | string[] | undefined, what: string): Readable {
-  const name = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).trim().toLowerCase();
-  if (name === '' || name === 'identity') return body;
-  if (name !== 'gzip' && name !== 'x-gzip' && name !== 'deflate') {
-    body.destroy();
-    throw new DecodeError(`${what}: the server answered with content-encoding ${JSON.stringify(name)}, which rxkube did not ask for`, '', 0);
+/**
+ * The compression of an answer, from its `Content-Encoding`: `undefined` for
+ * none (absent or `identity`), else gzip or deflate. `identity` entries in a
+ * list are no encoding and are dropped; anything else (br, zstd, compress,
+ * two encodings) was not asked for and is refused with a DecodeError whose
+ * message names the encoding only when it is a plain token.
+ */
+function encodingOf(header: string | string[] | undefined, what: string): 'gzip' | 'deflate' | undefined {
+  const raw = Array.isArray(header) ? header.join(',') : (header ?? '');
+  const names = raw
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter((n) => n !== '' && n !== 'identity');
+  if (names.length === 0) return undefined;
+  if (names.length === 1 && (names[0] === 'gzip' || names[0] === 'x-gzip')) return 'gzip';
+  if (names.length === 1 && names[0] === 'deflate') return 'deflate';
+  const shown = /^[a-z0-9 ,._-]{1,64}$/.test(raw.trim().toLowerCase()) ? ` ${JSON.stringify(raw.trim().toLowerCase())}` : '';
+  throw new DecodeError(`${what}: the server answered with a content-encoding${shown} rxkube did not ask for`, '', 0, { code: 'CONTENT_ENCODING' });
+}
+
+/**
+ * The inflated chunks of `zlib`, refused once they pass `maxRatio` times the
+ * compressed bytes consumed (`bytesWritten`) beyond {@link INFLATION_FLOOR}:
+ * a bomb stops after about a MiB instead of filling memory. zlib's own
+ * failures become DecodeErrors: a stream that ends early is `TRUNCATED`,
+ * as the same body cut short uncompressed is for the decoders; bytes that
+ * do not inflate are `CONTENT_ENCODING`. A socket error passes unchanged.
+ */
+async function* inflate(zlib: Gunzip | Inflate, encoding: string, what: string, maxRatio: number): AsyncGenerator<Buffer, void, undefined> {
+  let inflated = 0;
+  try {
+    for await (const chunk of zlib as AsyncIterable<Buffer>) {
+      inflated += chunk.length;
+      if (inflated > INFLATION_FLOOR && inflated > maxRatio * zlib.bytesWritten) {
+        throw new DecodeError(`${what}: the compressed body inflated more than maxInflationRatio (${maxRatio}) times its size`, '', inflated, { code: 'INFLATION_RATIO' });
+      }
+      yield chunk;
+    }
+  } catch (err) {
+    const code = (err as { code?: unknown } | null)?.code;
+    if (typeof code !== 'string' || !code.startsWith('Z_')) throw err;
+    if (code === 'Z_BUF_ERROR') throw new DecodeError(`${what}: the ${encoding} body ended before it was complete`, '', inflated, { code: 'TRUNCATED', cause: err });
+    throw new DecodeError(`${what}: the body is not valid ${encoding}`, '', inflated, { code: 'CONTENT_ENCODING', cause: err });
   }
-  const zlib = name === 'deflate' ? createInflate() : createGunzip();
-  // pipeline carries an error of either side to the other, so the reader of `zlib` sees a cut body as an error.
-  pipeline(body, zlib, () => undefined);
-  return zlib;
 }
 
 /**

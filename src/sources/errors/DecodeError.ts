@@ -1,10 +1,21 @@
 /**
+ * Why a body was refused, when it was not merely malformed JSON:
+ * - `'CONTENT_ENCODING'`: an encoding rxkube did not ask for, or compressed bytes that do not inflate;
+ * - `'TRUNCATED'`: the body ended before its JSON (or its gzip stream) was complete;
+ * - `'OBJECT_TOO_LARGE'`: one watch line or list item passed `maxObjectBytes`;
+ * - `'LIST_TOO_LARGE'`: one list body passed `maxListBytes`;
+ * - `'INFLATION_RATIO'`: a compressed body inflated past `maxInflationRatio`.
+ */
+export type DecodeErrorCode = 'CONTENT_ENCODING' | 'TRUNCATED' | 'OBJECT_TOO_LARGE' | 'LIST_TOO_LARGE' | 'INFLATION_RATIO';
+
+/**
  * A watch line or list body that could not be decoded (malformed or
- * truncated JSON, fields of the wrong type), or a well-formed event the
- * reflector cannot use (an object without `metadata.name`, an unknown event
- * type, a resourceVersion that is not a string), which it reports and skips.
- * The text is kept, truncated, so the report says what arrived without
- * holding megabytes.
+ * truncated JSON, fields of the wrong type, a bound passed), or a
+ * well-formed event the reflector cannot use (an object without
+ * `metadata.name`, an unknown event type, a resourceVersion that is not a
+ * string), which it reports and skips. The text is kept, truncated, so the
+ * report says what arrived without holding megabytes; a body refused by a
+ * bound or an encoding keeps none of it, and `code` says which.
  *
  * ## Example
  * ```ts
@@ -12,7 +23,8 @@
  * declare const informer: Informer<unknown>;
  *
  * informer.errors$.subscribe((err) => {
- *   if (err instanceof DecodeError) console.error(`bad watch line at byte ${err.position}: ${err.line}`);
+ *   if (err instanceof DecodeError && err.code === 'OBJECT_TOO_LARGE') console.error(`refused at byte ${err.position}: ${err.message}`);
+ *   else if (err instanceof DecodeError) console.error(`bad watch line at byte ${err.position}: ${err.line}`);
  * });
  * ```
  */
@@ -22,10 +34,23 @@ export class DecodeError extends Error {
   readonly line: string;
   /** Byte offset of the line's start in the response body; -1 for an event judged after decoding. */
   readonly position: number;
+  /** Why the body was refused, when it is more than malformed JSON; `undefined` for malformed JSON. */
+  readonly code: DecodeErrorCode | undefined;
 
-  constructor(message: string, line: string, position: number, opts: { cause?: unknown } = {}) {
+  constructor(message: string, line: string, position: number, opts: { cause?: unknown; code?: DecodeErrorCode | undefined } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.line = line.length > 256 ? `${line.slice(0, 256)}…` : line;
     this.position = position;
+    this.code = opts.code;
   }
+}
+
+/**
+ * Whether the server sent what rxkube refuses whatever its JSON (an encoding,
+ * a bound): the next request will likely be answered the same, so it is
+ * retried as a fault of the server's health, with backoff, rather than at
+ * once as a line that would not parse (internal).
+ */
+export function isRefusedBody(err: unknown): boolean {
+  return err instanceof DecodeError && err.code !== undefined && err.code !== 'TRUNCATED';
 }

@@ -10,5 +10,5 @@ export {
   isInvalid,
   isServerError,
 } from './guards.js';
-export { DecodeError } from './DecodeError.js';
+export { DecodeError, type DecodeErrorCode } from './DecodeError.js';
 export { ConnectionError } from './ConnectionError.js';

@@ -1,0 +1,115 @@
+// The list and watch responses of kubeSource as ix async iterables: each
+// iteration makes its own request and decodes its body as it arrives.
+
+import { AsyncIterableX } from 'ix/asynciterable';
+import type { Progress } from './http.js';
+import { ListDecoder, type ListEnvelope } from './listDecoder.js';
+import type { WatchEvent } from './types.js';
+import { WatchDecoder } from './watchDecoder.js';
+
+/**
+ * The items of one LIST response as a pull-based ix async iterable; the
+ * envelope (resourceVersion, continue token) is available once iteration
+ * has finished. Each iteration performs its own request.
+ */
+export abstract class ListItemStream<T> extends AsyncIterableX<T> {
+  /** The envelope of the last completed iteration, `undefined` before one completed. */
+  abstract get envelope(): ListEnvelope | undefined;
+}
+
+/** How a list's decoder is made: managedFields left out or not, and its bound on one item. */
+export interface DecoderOptions {
+  readonly stripManagedFields: boolean;
+  readonly maxObjectBytes: number;
+}
+
+/** One watch request's body, the progress its decoder reports to the idle timer, and the bound on one line. */
+export interface WatchBody {
+  readonly chunks: AsyncGenerator<Buffer, void, undefined>;
+  readonly progress: Progress;
+  readonly maxObjectBytes: number;
+}
+
+export class HttpListItemStream<T> extends ListItemStream<T> {
+  /** Each iteration is a new request; the factory keeps it lazy. */
+  readonly #open: () => AsyncGenerator<Buffer, void, undefined>;
+  /** Set when an iteration read the whole body; what `list` returns around the items. */
+  #envelope: ListEnvelope | undefined;
+
+  /** managedFields left out or not, and the bound on one item. */
+  readonly #decoder: DecoderOptions;
+
+  constructor(open: () => AsyncGenerator<Buffer, void, undefined>, decoder: DecoderOptions) {
+    super();
+    this.#open = open;
+    this.#decoder = decoder;
+  }
+
+  get envelope(): ListEnvelope | undefined {
+    return this.#envelope;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    const decoder = new ListDecoder<T>(this.#decoder);
+    const out: T[] = [];
+    for await (const chunk of this.#open()) {
+      let failure: unknown;
+      try {
+        decoder.push(chunk, out);
+      } catch (err) {
+        failure = err;
+      }
+      for (let i = 0; i < out.length; i++) yield out[i] as T;
+      out.length = 0;
+      if (failure !== undefined) throw failure;
+    }
+    this.#envelope = decoder.end();
+  }
+}
+
+/**
+ * The events of one watch response as an ix async iterable (`watchBatches`
+ * gives the same a chunk at a time). Each iteration performs its own request.
+ */
+export class HttpWatchStream<T> extends AsyncIterableX<WatchEvent<T>> {
+  /** Each iteration is a new request; the factory keeps it lazy. */
+  readonly #open: () => WatchBody;
+
+  /** Leave `metadata.managedFields` out of each item, unparsed. */
+  readonly #strip: boolean;
+
+  constructor(open: () => WatchBody, stripManagedFields: boolean) {
+    super();
+    this.#open = open;
+    this.#strip = stripManagedFields;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
+    for await (const batch of watchEvents<T>(this.#open(), this.#strip)) {
+      for (let i = 0; i < batch.length; i++) yield batch[i] as WatchEvent<T>;
+    }
+  }
+}
+
+/** The events of each chunk of a watch body, as one array per chunk that completed any; a bad line ends it after the events before it. */
+export async function* watchEvents<T>(body: WatchBody, stripManagedFields: boolean): AsyncGenerator<WatchEvent<T>[], void, undefined> {
+  const decoder = new WatchDecoder<T>({ stripManagedFields, maxObjectBytes: body.maxObjectBytes });
+  for await (const chunk of body.chunks) {
+    const out: WatchEvent<T>[] = [];
+    let failure: unknown;
+    try {
+      decoder.push(chunk, out);
+    } catch (err) {
+      failure = err;
+    }
+    if (out.length > 0) {
+      body.progress.made = true;
+      yield out;
+    }
+    if (failure !== undefined) throw failure;
+  }
+  const out: WatchEvent<T>[] = [];
+  decoder.end(out);
+  if (out.length > 0) yield out;
+}
+
