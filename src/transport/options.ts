@@ -83,7 +83,7 @@ export interface TransportOptions {
   readonly maxInflationRatio?: number;
 }
 
-/** The longest wait a Node timer takes as given. */
+/** The longest wait a Node timer takes as given; a longer delay fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Transport options with every default filled in (internal). */
@@ -98,9 +98,6 @@ export const DEFAULT_TRANSPORT: ResolvedTransportOptions = Object.freeze({
   pingTimeoutMs: 15_000,
   maxInflationRatio: 100,
 });
-
-/** Node's timers hold at most 2^31 - 1 ms; a longer delay fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Where a KubeConfig view carries its options; a symbol, so it cannot clash with client-node's fields. */
 const TRANSPORT = Symbol('rxkube.transport');
