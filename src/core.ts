@@ -227,3 +227,4 @@ export {
 export { reportError, createStderrReporter, type ErrorSink, type StderrReporterOptions } from './errors/reportError.js';
 export { CallbackError } from './errors/CallbackError.js';
 export { MalformedDocumentError } from './errors/MalformedDocumentError.js';
+export { printable, type PrintableOptions } from './errors/printable.js';
