@@ -18,6 +18,7 @@ import { startSimulator, type Simulator } from './simulator.js';
 import { runWatchClusters } from './watchClusters.js';
 import { coloursFor, errorLine, interrupted, liveScreen, writeText } from './terminal.js';
 import { printable, printableJson } from '../errors/printable.js';
+import { jsonText } from '../store/jsonText.js';
 import { UsageError } from './usage.js';
 import { describeReflector, renderHeader, renderTable, renderView } from './view.js';
 import { syncedOf } from '../informer/syncedOf.js';
@@ -70,17 +71,18 @@ function namespaceOf(resource: CliResource, flags: WatchFlags, kc: KubeConfig): 
  * One JSON line for an event: `{"type":"add","key":"ns/name","initial":true,"object":{…}}`;
  * a delete discovered by a relist carries `"finalStateUnknown":true` (and
  * `"object":null` when its last state is unknown too). Characters a terminal
- * would act on are `\u` escapes (still JSON).
+ * would act on are `\u` escapes (still JSON), and an object nested deeper than
+ * JSON.stringify can go is written all the same.
  *
  * @param e the event.
  * @returns the line, without its newline.
  */
 export function eventJson(e: InformerEvent<KubeObject>): string {
   const key = deletionHandlingMetaNamespaceKey(e.obj);
-  if (e.type === 'add') return printableJson(JSON.stringify({ type: 'add', key, initial: e.isInInitialList, object: e.obj }));
-  if (e.type === 'update') return printableJson(JSON.stringify({ type: 'update', key, object: e.obj }));
+  if (e.type === 'add') return printableJson(jsonText({ type: 'add', key, initial: e.isInInitialList, object: e.obj }));
+  if (e.type === 'update') return printableJson(jsonText({ type: 'update', key, object: e.obj }));
   const tombstone = e.obj instanceof DeletedFinalStateUnknown;
-  return printableJson(JSON.stringify({ type: 'delete', key, object: unwrapTombstone(e.obj) ?? null, ...(tombstone ? { finalStateUnknown: true } : {}) }));
+  return printableJson(jsonText({ type: 'delete', key, object: unwrapTombstone(e.obj) ?? null, ...(tombstone ? { finalStateUnknown: true } : {}) }));
 }
 
 /**

@@ -22,6 +22,7 @@ import { renderFleetHeader, renderFleetTable, renderFleetView, type FleetWatch }
 import type { CliResource } from './resources.js';
 import { coloursFor, errorLine, interrupted, liveScreen, writeText } from './terminal.js';
 import { printable, printableJson } from '../errors/printable.js';
+import { jsonText } from '../store/jsonText.js';
 import { loadKubeConfig } from './kubeconfig.js';
 import { UsageError } from './usage.js';
 import type { WatchFlags } from './watch.js';
@@ -39,10 +40,10 @@ const FRAME_MS = 200;
  */
 export function clusterEventJson(e: ClusterEvent<KubeObject>): string {
   const key = deletionHandlingMetaNamespaceKey(e.obj);
-  if (e.type === 'add') return printableJson(JSON.stringify({ type: 'add', cluster: e.cluster, key, initial: e.isInInitialList, object: e.obj }));
-  if (e.type === 'update') return printableJson(JSON.stringify({ type: 'update', cluster: e.cluster, key, object: e.obj }));
+  if (e.type === 'add') return printableJson(jsonText({ type: 'add', cluster: e.cluster, key, initial: e.isInInitialList, object: e.obj }));
+  if (e.type === 'update') return printableJson(jsonText({ type: 'update', cluster: e.cluster, key, object: e.obj }));
   const tombstone = e.obj instanceof DeletedFinalStateUnknown;
-  const line = JSON.stringify({
+  const line = jsonText({
     type: 'delete',
     cluster: e.cluster,
     key,
