@@ -92,6 +92,17 @@ describe('rxkube watch shows terminal escapes from the cluster, never sends them
     expect(cli.stderr.match(RAW_CONTROL)).toBeNull();
   });
 
+  it('a usage error quoting the kubeconfig (its context names) is escaped too', async () => {
+    const evil = join(dir, 'evil-contexts');
+    // YAML's double-quoted escapes: \e is ESC, \a is BEL.
+    writeFileSync(evil, `apiVersion: v1\nkind: Config\nclusters: [{ name: c, cluster: { server: "${server.url}" } }]\nusers: [{ name: u, user: {} }]\ncontexts: [{ name: "evil\\e]0;owned\\a", context: { cluster: c, user: u } }]\n`);
+    const { code, stdout, stderr } = await runCli(['watch', 'pods', '--context', 'nope', '--kubeconfig', evil]);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr.match(RAW_CONTROL)).toBeNull();
+    expect(stderr).toContain('evil\\x1b]0;owned\\x07');
+  });
+
   it('on a terminal: the live view shows the escapes as text, and the title is not changed', async () => {
     const socket = `rxkube-escapes-${process.pid}`;
     const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
