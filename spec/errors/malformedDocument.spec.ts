@@ -6,6 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MalformedDocumentError } from '../../src/errors/MalformedDocumentError.js';
 import { loadKubeConfig } from '../../src/manager/kubeConfig.js';
 import { ClusterError } from '../../src/multicluster/ClusterError.js';
+import { informer } from '../../src/informer/informer.js';
+import { kubeSource } from '../../src/sources/kubeSource.js';
+import { DecodeError } from '../../src/sources/errors/DecodeError.js';
 import { kubeconfigClusters } from '../../src/multicluster/kubeconfigClusters.js';
 import { secretClusters } from '../../src/multicluster/secretClusters.js';
 import { startApiServer } from '../../src/testing/index.js';
@@ -101,6 +104,38 @@ describe('a malformed credential-bearing document never puts its content in an e
       expect(thrown, name).toBeInstanceOf(Error);
       expect(leak(thrown, TOKEN), name).toBeUndefined();
       expect((thrown as Error).message, name).toMatch(new RegExp(`${path} is not a valid kubeconfig: .* at line \\d+, column \\d+$`));
+    }
+  });
+
+  it("a watch line of Secrets that cannot be decoded or used is a DecodeError holding none of the Secret's data", async () => {
+    const s = await startApiServer({ port: 0 });
+    cleanups.push(() => s.close());
+    const b64 = Buffer.from(TOKEN).toString('base64');
+    const errors: Error[] = [];
+    const secrets = informer(kubeSource(s.kubeConfig(), 'v1/secrets'), { onError: (e) => errors.push(e) });
+    const sub = secrets.subscribe();
+    cleanups.push(() => sub.unsubscribe());
+    await secrets.whenSynced({ timeout: 10_000 });
+    const bad = [
+      // Cut short: not JSON; V8's SyntaxError quotes the text.
+      `{"type":"ADDED","object":{"kind":"Secret","metadata":{"name":"s","namespace":"default"},"data":{"token":"${b64}"},"stringData":{"raw":"${TOKEN}`,
+      // Not JSON either, an unquoted value.
+      `{"type":"ADDED","object":{"kind":"Secret","stringData":{"raw":${TOKEN}}}}`,
+      // JSON, but no name: reported with the event's text.
+      `{"type":"ADDED","object":{"kind":"Secret","metadata":{"namespace":"default"},"data":{"token":"${b64}"},"stringData":{"raw":"${TOKEN}"}}}`,
+    ];
+    for (const [i, line] of bad.entries()) {
+      s.faults.inject({ type: 'malformedLine', line }, { verb: 'watch', resource: 'v1/secrets' });
+      await s.create('v1/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: `after-${i}`, namespace: 'default' } });
+      await waitFor(() => secrets.store.getByKey(`default/after-${i}`), 'the Secret after the bad line');
+    }
+    const decodeErrors = errors.filter((e) => e instanceof DecodeError);
+    expect(decodeErrors).toHaveLength(bad.length);
+    for (const err of decodeErrors) {
+      expect(leak(err, TOKEN)).toBeUndefined();
+      expect(leak(err, b64)).toBeUndefined();
+      // What the line was is still told: its keys, and the strings that name the object.
+      expect((err as DecodeError).line).toMatch(/^\{"type":"ADDED","object":\{"kind":"Secret",/);
     }
   });
 });
