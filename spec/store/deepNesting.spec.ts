@@ -104,12 +104,18 @@ describe(`an object nested ${SERVER_DEPTH} deep, as kube-apiserver accepts`, () 
     expect(errors).toEqual([]);
   });
 
-  it('is written by objectClient, which serialises what it sends without recursion', async () => {
+  it('is written, patched and applied by objectClient, which serialises what it sends without recursion', async () => {
     const s = await server();
     const cms = objectClient(s.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
     const created = await cms.create(deepConfigMap('written', 3));
     // managedFields (fieldsV1 mirrors the object's maps) nests deeper than the object itself.
     expect(depthOf((created as { extra?: unknown }).extra)).toBe(SERVER_DEPTH - 1);
     expect(depthOf(s.get<{ extra?: unknown }>('v1/configmaps', 'default', 'written')?.extra)).toBe(SERVER_DEPTH - 1);
+
+    // A merge patch and a server-side apply of it: the simulator merges without recursion too.
+    const patched = await cms.patch('written', { data: { patched: 'yes' }, extra: nested(SERVER_DEPTH - 1, 4) }, { type: 'merge' });
+    expect([patched.data?.['patched'], depthOf((patched as { extra?: unknown }).extra)]).toEqual(['yes', SERVER_DEPTH - 1]);
+    const applied = await cms.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'written' }, data: { leaf: '5' }, extra: nested(SERVER_DEPTH - 1, 5) } as never, { fieldManager: 'deep', force: true });
+    expect([applied.data?.['leaf'], depthOf((applied as { extra?: unknown }).extra)]).toEqual(['5', SERVER_DEPTH - 1]);
   });
 });

@@ -153,12 +153,17 @@ export function toFieldsV1(set: FieldSet): Record<string, unknown> {
  */
 export function fromFieldsV1(fields: unknown): FieldSet {
   const out: FieldSet = new Map();
-  const walk = (node: unknown, path: string[]): void => {
+  // An explicit stack, children pushed last-first to keep their order: fieldsV1 nests as deep as its object.
+  const stack: [unknown, string[]][] = [[fields, []]];
+  while (stack.length > 0) {
+    const [node, path] = stack.pop() as [unknown, string[]];
     const children = isRecord(node) ? Object.keys(node).filter((k) => k.startsWith('f:')) : [];
     const folded = isRecord(node) && Object.keys(node).some((k) => k === '.' || k.startsWith('k:') || k.startsWith('v:') || k.startsWith('i:'));
     if (path.length > 0 && (children.length === 0 || folded)) out.set(pathKey(path), path);
-    for (const k of children) walk((node as Record<string, unknown>)[k], [...path, k.slice(2)]);
-  };
-  walk(fields, []);
+    for (let i = children.length - 1; i >= 0; i--) {
+      const k = children[i] as string;
+      stack.push([(node as Record<string, unknown>)[k], [...path, k.slice(2)]]);
+    }
+  }
   return out;
 }
