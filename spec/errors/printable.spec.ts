@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { printable, printableJson } from '../../src/errors/printable.js';
 import { createStderrReporter } from '../../src/errors/reportError.js';
@@ -14,6 +15,19 @@ describe('printable', () => {
     expect(printable('two\nlines', { newlines: true })).toBe('two\nlines');
     expect(printable('plain text, ünïcode ✓')).toBe('plain text, ünïcode ✓');
     for (let code = 0; code <= 0x2069; code++) expect(printable(String.fromCharCode(code)).match(RAW_CONTROL), code.toString(16)).toBeNull();
+  });
+
+  it('for any text: no raw control survives, and printableJson keeps JSON that parses to the same value', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
+        expect(printable(text).match(RAW_CONTROL)).toBeNull();
+        expect(printable(text, { newlines: true }).replace(/\n/g, '').match(RAW_CONTROL)).toBeNull();
+        const json = printableJson(JSON.stringify({ text }));
+        expect(json.match(RAW_CONTROL)).toBeNull();
+        expect(JSON.parse(json)).toEqual({ text });
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('lets colour sequences through only when asked, and never any other sequence', () => {

@@ -1,4 +1,5 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import { informer } from '../../src/informer/informer.js';
@@ -59,6 +60,23 @@ describe('jsonText', () => {
       [undefined, { toJSON: () => ({ z: [1] }) }, [], {}],
     ];
     for (const s of samples) expect(jsonText(s)).toBe(JSON.stringify(s));
+  });
+
+  it('is JSON.stringify for any JSON value, whichever of its two paths writes it', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.integer({ min: 4_600, max: 6_000 }), (value, depth) => {
+        const holder = { value };
+        expect(jsonText(holder)).toBe(JSON.stringify(holder));
+        // The same value under a chain deeper than JSON.stringify can go: written by the walk, with the same text inside.
+        const deep = nested(depth, 0);
+        let at = deep;
+        while (at['a'] !== undefined) at = at['a'] as Record<string, unknown>;
+        at['value'] = value;
+        const text = jsonText(deep);
+        expect(text.slice(text.lastIndexOf('"leaf":0,"value":') + 17, text.length - depth)).toBe(JSON.stringify(value) ?? '');
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it(`writes objects nested ${SERVER_DEPTH} and 100,000 deep, where JSON.stringify throws a RangeError`, () => {
