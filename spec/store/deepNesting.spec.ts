@@ -122,6 +122,26 @@ describe(`an object nested ${SERVER_DEPTH} deep, as kube-apiserver accepts`, () 
     expect(errors).toEqual([]);
   });
 
+  it('leaves a label-selected view as a delete, whole or as metadata only, though its managedFields nest as deep', async () => {
+    const s = await server();
+    const cms = objectClient(s.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
+    const deep = deepConfigMap('leaving', 1);
+    await cms.create({ ...deep, metadata: { ...deep.metadata, labels: { app: 'deep' } } });
+    const whole = informer(kubeSource(s.kubeConfig(), 'v1/configmaps', { labelSelector: 'app=deep' }), { onError: () => {} });
+    const meta = informer(kubeSource(s.kubeConfig(), 'v1/configmaps', { labelSelector: 'app=deep', metadataOnly: true }), { onError: () => {} });
+    const deletes: string[] = [];
+    whole.addHandler({ delete: () => void deletes.push('whole') });
+    meta.addHandler({ delete: () => void deletes.push('metadata') });
+    const subs = [whole.subscribe(), meta.subscribe()];
+    cleanups.push(() => subs.forEach((sub) => sub.unsubscribe()));
+    await whole.whenSynced({ timeout: 10_000 });
+    await meta.whenSynced({ timeout: 10_000 });
+    expect([whole.store.listKeys(), meta.store.listKeys()]).toEqual([['default/leaving'], ['default/leaving']]);
+    await cms.patch('leaving', { metadata: { labels: { app: 'other' } } }, { type: 'merge' });
+    await waitFor(() => deletes.length === 2, 'both views to see it leave');
+    expect(deletes.sort()).toEqual(['metadata', 'whole']);
+  });
+
   it('is written, patched and applied by objectClient, which serialises what it sends without recursion', async () => {
     const s = await server();
     const cms = objectClient(s.kubeConfig(), 'v1/configmaps', { namespace: 'default' });
