@@ -107,6 +107,17 @@ describe('a malformed credential-bearing document never puts its content in an e
     }
   });
 
+  it('DecodeError.line keeps keys, literals, numbers and names, and nothing else', () => {
+    const line = (text: string): string => new DecodeError('x', text, 0).line;
+    expect(line('{"type":"ADDED","object":{"kind":"Secret","metadata":{"name":"s","labels":{"a":"b"}},"data":{"k":"c2VjcmV0"},"n":12,"t":true}}')).toBe(
+      '{"type":"ADDED","object":{"kind":"Secret","metadata":{"name":"s","labels":{"a":"…"}},"data":{"k":"…"},"n":12,"t":true}}',
+    );
+    // A naming key whose value is not a string names nothing; escaped quotes do not end a string; bare words go.
+    expect(line('{"name":["sec\\"ret"],"kind":{"x":"y"},"v":unquoted-secret,"e":""}')).toBe('{"name":["…"],"kind":{"x":"…"},"v":…,"e":""}');
+    expect(line(`{"data":"${'s'.repeat(400)}"}`)).toBe('{"data":"……');
+    expect(line('{"data":"${TOKEN}'.replace('${TOKEN}', TOKEN))).toBe('{"data":"…');
+  });
+
   it("a watch line of Secrets that cannot be decoded or used is a DecodeError holding none of the Secret's data", async () => {
     const s = await startApiServer({ port: 0 });
     cleanups.push(() => s.close());

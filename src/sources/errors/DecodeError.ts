@@ -70,6 +70,8 @@ function withoutValues(text: string): string {
       key = isKey ? text.slice(i + 1, j) : undefined;
       i = j + 1;
     } else if (WORD_END.test(c)) {
+      // A key's value that is an object or array is not a name: strings inside it are values of their own keys or none.
+      if (c === '{' || c === '[') key = undefined;
       out += c;
       i++;
     } else {
