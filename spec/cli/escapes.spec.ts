@@ -103,6 +103,34 @@ describe('rxkube watch shows terminal escapes from the cluster, never sends them
     expect(stderr).toContain('evil\\x1b]0;owned\\x07');
   });
 
+  it('several clusters (a context name carrying escapes among them): the table and the JSON lines are escaped too', async () => {
+    const fleet = join(dir, 'fleet');
+    const cluster = (name: string): string => `{ name: "${name}", cluster: { server: "${server.url}" } }`;
+    writeFileSync(
+      fleet,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        `clusters: [${cluster('one')}, ${cluster('two\\e]0;owned\\a')}]`,
+        'users: [{ name: u, user: {} }]',
+        'contexts: [{ name: one, context: { cluster: one, user: u } }, { name: "two\\e]0;owned\\a", context: { cluster: "two\\e]0;owned\\a", user: u } }]',
+        'current-context: one',
+        '',
+      ].join('\n'),
+    );
+    const table = await runCli(['watch', 'pods', '-n', 'default', '--all-contexts', '--once', '--kubeconfig', fleet]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout.match(RAW_CONTROL)).toBeNull();
+    expect(table.stdout).toContain('two\\x1b]0;owned\\x07');
+    expect(table.stdout).toContain('\\x1b]0;owned');
+    const json = await runCli(['watch', 'pods', '-n', 'default', '--all-contexts', '--once', '-o', 'json', '--kubeconfig', fleet]);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout.match(RAW_CONTROL)).toBeNull();
+    const lines = json.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { cluster: string; object: { status: { containerStatuses: { state: { waiting: { reason: string } } }[] } } });
+    expect(lines.map((l) => l.cluster).sort()).toEqual(['one', 'two\u001b]0;owned\u0007']);
+    expect(lines.every((l) => l.object.status.containerStatuses[0]?.state.waiting.reason === HOSTILE)).toBe(true);
+  });
+
   it('on a terminal: the live view shows the escapes as text, and the title is not changed', async () => {
     const socket = `rxkube-escapes-${process.pid}`;
     const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
