@@ -227,3 +227,5 @@ export {
 // error reporting: sending an error to the default reporter (E-1), and the stderr reporter it starts with
 export { reportError, createStderrReporter, type ErrorSink, type StderrReporterOptions } from './errors/reportError.js';
 export { CallbackError } from './errors/CallbackError.js';
+export { MalformedDocumentError } from './errors/MalformedDocumentError.js';
+export { printable, type PrintableOptions } from './errors/printable.js';

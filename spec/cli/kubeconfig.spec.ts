@@ -85,6 +85,17 @@ describe('rxkube watch: where the cluster is, told in one line', { timeout: 60_0
     expect(oneErrorLine(await run(['watch', 'pods']))).toMatch(new RegExp(`^error: kubeconfig: ${join(home, '.kube', 'config')} is not a valid kubeconfig: \\S`));
   });
 
+  it('a malformed kubeconfig holding a token: the line says where, and prints nothing of the token', async () => {
+    const token = 'tok-77ac0e1d-SECRET';
+    for (const doc of [`users:\n- name: u\n  user:\n    token: ${token}\n   oops: [\n`, `users: *${token}\n`, `users: !<tag:${token}> x\n`]) {
+      const bad = join(home, 'with-token');
+      writeFileSync(bad, doc);
+      const line = oneErrorLine(await run(['watch', 'pods', '--kubeconfig', bad]));
+      expect(line).not.toContain(token);
+      expect(line).toMatch(new RegExp(`^error: --kubeconfig: ${bad} is not a valid kubeconfig: .* at line \\d+, column \\d+$`));
+    }
+  });
+
   it('a kubeconfig without a current context asks for --context, listing the ones it has', async () => {
     const file = join(home, 'config');
     writeFileSync(file, CONFIG('http://127.0.0.1:9', ''));

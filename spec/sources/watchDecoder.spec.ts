@@ -69,7 +69,8 @@ describe('WatchDecoder', () => {
     const err = caught(() => decoder.push(enc.encode(text), out));
     expect(out).toEqual([events[0]]);
     expect(err).toBeInstanceOf(DecodeError);
-    expect((err as DecodeError).line).toBe('{"type":"ADDED","object":{"metadata":{"na');
+    // A string cut short may be a value: left out, as every value is.
+    expect((err as DecodeError).line).toBe('{"type":"ADDED","object":{"metadata":{"…');
     expect((err as DecodeError).position).toBe(enc.encode(good).length);
   });
 

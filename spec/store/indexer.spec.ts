@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
   byLabel,
@@ -529,8 +530,19 @@ describe('Indexer: KeyError (K-4)', () => {
     expect(store.lastSyncResourceVersion()).toBe('1');
   });
 
-  it('names an object without a name by an excerpt of its JSON', () => {
-    expect(() => createIndexer().add({ metadata: {} })).toThrow("couldn't create key for object {\"metadata\":{}}: object has no metadata.name");
+  it('names an object without a name by its kind and keys, never its values, and keeps the object out of serialisations', () => {
+    expect(() => createIndexer().add({ metadata: {} })).toThrow("couldn't create key for object an object with keys [\"metadata\"]: object has no metadata.name");
+    const secret = { kind: 'Secret', metadata: { namespace: 'ns' }, data: { token: 'c2VjcmV0LXRva2Vu' } };
+    let caught: unknown;
+    try {
+      createIndexer().add(secret);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(KeyError);
+    expect((caught as KeyError).obj).toBe(secret);
+    expect((caught as KeyError).message).toBe('couldn\'t create key for object a Secret with keys ["kind","metadata","data"]: object has no metadata.name');
+    for (const text of [(caught as Error).message, JSON.stringify(caught), inspect(caught, { depth: Infinity })]) expect(text).not.toContain('c2VjcmV0LXRva2Vu');
   });
 
   it('rejects a key function that returns a non-string', () => {

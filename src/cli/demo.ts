@@ -13,7 +13,8 @@ import { duration } from './columns.js';
 import { resolveResource } from './resources.js';
 import { WatchSession } from './session.js';
 import { startSimulator, type Simulator } from './simulator.js';
-import { coloursFor, interrupted, liveScreen } from './terminal.js';
+import { coloursFor, interrupted, liveScreen, writeText } from './terminal.js';
+import { printable } from '../errors/printable.js';
 import { renderView } from './view.js';
 
 /** Options of {@link runDemo}. */
@@ -92,7 +93,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   const screen = out.isTTY === true ? liveScreen(out) : undefined;
   const log: string[] = [];
   const note = (line: string): void => {
-    if (screen === undefined) out.write(`${line}\n`);
+    if (screen === undefined) writeText(out, `${line}\n`);
     else log.push(line);
   };
   note(`simulator listening on ${sim.server.url}: 200 pods in 4 namespaces, ${opts.perSecond} writes/s once synced`);
@@ -177,7 +178,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     started = Date.now();
     note(`synced ${session.informer.store.listKeys().length} pods in ${duration(session.syncedAfterMs ?? 0)}; churn and faults for ${duration(opts.durationMs)}`);
     sim.startChurn();
-    probing = setInterval(() => void probe(sim, faults).catch((err: unknown) => note(c.red(`  probe write failed: ${String(err)}`))), PROBE_MS);
+    probing = setInterval(() => void probe(sim, faults).catch((err: unknown) => note(c.red(`  probe write failed: ${printable(String(err))}`))), PROBE_MS);
     for (const f of faults) {
       timers.push(
         setTimeout(() => {
@@ -185,7 +186,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
           f.watchesBefore = session.reflector?.counters.watches ?? 0;
           f.relistsBefore = session.reflector?.counters.relists ?? 0;
           note(c.yellow(`fault: ${f.what}`));
-          void Promise.resolve(f.inject(sim)).catch((err: unknown) => note(c.red(`  the fault could not be injected: ${String(err)}`)));
+          void Promise.resolve(f.inject(sim)).catch((err: unknown) => note(c.red(`  the fault could not be injected: ${printable(String(err))}`)));
         }, f.at * opts.durationMs),
       );
     }
@@ -209,7 +210,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     // A last status line, so the lines cover the whole run and their deepest buffer is the summary's.
     draw();
     screen?.done();
-    return summarise({ session, faults, mismatches, reconciled, deepest, interrupted: why !== 'done', print: (l) => out.write(`${l}\n`), c });
+    return summarise({ session, faults, mismatches, reconciled, deepest, interrupted: why !== 'done', print: (l) => writeText(out, `${l}\n`), c });
   } finally {
     clearInterval(probing);
     for (const t of timers) clearTimeout(t);

@@ -9,6 +9,7 @@ import Table from 'cli-table3';
 import type { Colors } from 'picocolors/types.js';
 import type { MultiClusterInformer, MultiClusterStatus } from '../multicluster/multiClusterInformer.js';
 import { splitClusterKey } from '../multicluster/clusterKey.js';
+import { printable } from '../errors/printable.js';
 import type { KubeObject } from '../store/types.js';
 import { age, duration, statusOf } from './columns.js';
 import type { CliResource } from './resources.js';
@@ -48,14 +49,14 @@ const thousands = (n: number): string => n.toLocaleString('en-US');
 export function renderFleetHeader(w: FleetWatch, opts: FleetViewOptions): string[] {
   const c = opts.colors;
   const clusters = w.status?.clusters ?? [];
-  const scope = !w.resource.namespaced ? 'cluster-scoped' : w.allNamespaces ? 'all namespaces' : w.namespace === undefined ? "each context's namespace" : `namespace ${w.namespace}`;
+  const scope = !w.resource.namespaced ? 'cluster-scoped' : w.allNamespaces ? 'all namespaces' : w.namespace === undefined ? "each context's namespace" : `namespace ${printable(w.namespace)}`;
   const sync = w.syncedAfterMs !== undefined && w.informer.hasSynced() ? c.green(`synced in ${duration(w.syncedAfterMs)}`) : c.yellow('syncing…');
   const lines = [`${c.bold(`rxkube watch ${w.resource.ref}`)} · ${clusters.length} clusters · ${scope} · ${sync}`];
-  const nameWidth = Math.max(7, ...clusters.map((s) => s.name.length));
+  const nameWidth = Math.max(7, ...clusters.map((s) => printable(s.name).length));
   for (const s of clusters) {
     const state = s.state === 'synced' ? c.green(s.state) : s.state === 'syncing' ? c.yellow(s.state) : c.red(s.state);
-    const error = s.lastError !== undefined && s.state !== 'synced' ? c.dim(`  ${oneLine(s.lastError.cause instanceof Error ? `${s.lastError.cause.name}: ${s.lastError.cause.message}` : s.lastError.message)}`) : '';
-    lines.push(`${s.name.padEnd(nameWidth)}  ${state}${' '.repeat(Math.max(1, 12 - s.state.length))}${thousands(s.objects)} objects${s.replacing ? ' (new kubeconfig syncing)' : ''}${error}`);
+    const error = s.lastError !== undefined && s.state !== 'synced' ? c.dim(`  ${printable(oneLine(s.lastError.cause instanceof Error ? `${s.lastError.cause.name}: ${s.lastError.cause.message}` : s.lastError.message))}`) : '';
+    lines.push(`${printable(s.name).padEnd(nameWidth)}  ${state}${' '.repeat(Math.max(1, 12 - s.state.length))}${thousands(s.objects)} objects${s.replacing ? ' (new kubeconfig syncing)' : ''}${error}`);
   }
   return lines.map((l) => truncate(l, opts.width));
 }
@@ -88,7 +89,7 @@ export function renderFleetTable(w: FleetWatch, opts: FleetViewOptions): string[
     const obj = seen.has(key) ? undefined : store.getByKey(key);
     if (obj !== undefined) rows.push({ key, obj, change: undefined });
   }
-  const clusterWidth = Math.min(24, Math.max(7, ...rows.map((r) => splitClusterKey(r.key).cluster.length)));
+  const clusterWidth = Math.min(24, Math.max(7, ...rows.map((r) => printable(splitClusterKey(r.key).cluster).length)));
   const fixed = clusterWidth + (withNamespace ? 18 : 0) + 24 + 8 + 16 + 2 * (withNamespace ? 5 : 4);
   const widths = [clusterWidth, ...(withNamespace ? [18] : []), Math.max(12, Math.min(60, opts.width - fixed)), 24, 8, 16];
   const head = ['CLUSTER', ...(withNamespace ? ['NAMESPACE'] : []), 'NAME', 'STATUS', 'AGE', 'LAST'];
@@ -98,10 +99,11 @@ export function renderFleetTable(w: FleetWatch, opts: FleetViewOptions): string[
     const deleted = row.change?.type === 'delete';
     const paint = deleted ? c.red : row.change?.type === 'add' ? c.green : (text: string) => text;
     table.push([
-      splitClusterKey(row.key).cluster,
-      ...(withNamespace ? [meta?.namespace ?? ''] : []),
-      paint(meta?.name ?? row.key),
-      deleted ? c.red('Deleted') : statusOf(w.resource.kind, row.obj),
+      // Names and statuses come from the clusters: escaped before the table measures them or colours them.
+      printable(splitClusterKey(row.key).cluster),
+      ...(withNamespace ? [printable(meta?.namespace ?? '')] : []),
+      paint(printable(meta?.name ?? row.key)),
+      deleted ? c.red('Deleted') : printable(statusOf(w.resource.kind, row.obj)),
       age(meta?.creationTimestamp, opts.now),
       c.dim(row.change === undefined ? '' : `${row.change.type} ${duration(opts.now - row.change.at)} ago`),
     ]);
@@ -125,7 +127,7 @@ export function renderFleetView(w: FleetWatch, opts: FleetViewOptions): string {
 }
 
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ');
+  return text.replace(/[ \t\n\r]+/g, ' ');
 }
 
 function truncate(line: string, width: number): string {

@@ -4,6 +4,7 @@
  * all and a misspelt one is an error (with a suggestion), never ignored.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { printable } from '../errors/printable.js';
 import { runDemo } from './demo.js';
 import { UsageError } from './usage.js';
 import { runWatch, type WatchFlags } from './watch.js';
@@ -86,7 +87,7 @@ export function createProgram(): Command {
       try {
         process.exitCode = await runWatch(resource, flags);
       } catch (err) {
-        if (err instanceof Error && (err instanceof TypeError || err instanceof UsageError || err.name === 'SelectorParseError')) command.error(`error: ${err.message}`);
+        if (err instanceof Error && (err instanceof TypeError || err instanceof UsageError || err.name === 'SelectorParseError')) command.error(`error: ${printable(err.message, { newlines: true })}`);
         throw err;
       }
     });

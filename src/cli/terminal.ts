@@ -6,6 +6,7 @@
 import { createLogUpdate } from 'log-update';
 import pc from 'picocolors';
 import type { Colors } from 'picocolors/types.js';
+import { printable } from '../errors/printable.js';
 
 /**
  * Whether to colour output written to `stream`: a TTY, `NO_COLOR` unset or
@@ -31,6 +32,30 @@ export function coloursFor(stream: NodeJS.WriteStream): Colors {
   return pc.createColors(wantsColour(stream));
 }
 
+/**
+ * Writes text to the terminal or pipe: the one way the command prints. Text
+ * from the cluster is escaped where it is put into a line (so a table keeps
+ * its widths), and here once more, so that whatever a line holds, only its
+ * line breaks and the printer's own colours reach the terminal: a control
+ * character that slipped through is shown as an escape, never acted on.
+ *
+ * @param stream stdout or stderr.
+ * @param text the text, its line breaks included.
+ */
+export function writeText(stream: NodeJS.WritableStream, text: string): void {
+  stream.write(printable(text, { newlines: true, colours: true }));
+}
+
+/**
+ * An error as one line of the command's output: name and message, white space folded, escapes shown.
+ *
+ * @param err the error.
+ * @returns the line, without its newline.
+ */
+export function errorLine(err: Error): string {
+  return printable(`${err.name}: ${err.message.replace(/[ \t\n\r]+/g, ' ')}`);
+}
+
 /** A screen region redrawn in place (TTY only). */
 export interface LiveScreen {
   /** Replaces what is shown. */
@@ -51,7 +76,7 @@ export interface LiveScreen {
 export function liveScreen(stream: NodeJS.WriteStream): LiveScreen {
   const update = createLogUpdate(stream, { showCursor: false });
   return {
-    draw: (text) => update(text),
+    draw: (text) => update(printable(text, { newlines: true, colours: true })),
     done: () => update.done(),
     get width() {
       return stream.columns ?? 120;

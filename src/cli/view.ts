@@ -8,6 +8,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import Table from 'cli-table3';
 import type { Colors } from 'picocolors/types.js';
+import { printable } from '../errors/printable.js';
 import type { ReflectorStatus } from '../reflector/index.js';
 import type { KubeObject } from '../store/types.js';
 import { age, duration, statusOf } from './columns.js';
@@ -78,7 +79,7 @@ export function describeReflector(r: ReflectorStatus | undefined): string {
 export function renderHeader(s: WatchSession, opts: ViewOptions): string[] {
   const c = opts.colors;
   const r = s.reflector;
-  const scope = !s.resource.namespaced ? 'cluster-scoped' : s.namespace === undefined ? 'all namespaces' : `namespace ${s.namespace}`;
+  const scope = !s.resource.namespaced ? 'cluster-scoped' : s.namespace === undefined ? 'all namespaces' : `namespace ${printable(s.namespace)}`;
   const sync = s.syncedAfterMs !== undefined && s.informer.hasSynced() ? c.green(`synced in ${duration(s.syncedAfterMs)}`) : c.yellow('syncing…');
   const counters = r?.counters;
   const lines = [
@@ -98,7 +99,7 @@ export function renderHeader(s: WatchSession, opts: ViewOptions): string[] {
   if (listing && s.list !== undefined) {
     lines.push(c.cyan(`listing: ${thousands(s.list.objects)} objects in ${s.list.pages} pages so far (${duration(opts.now - s.list.startedAt)})`));
   }
-  if (s.lastError !== undefined) lines.push(c.dim(`last error: ${s.lastError.name}: ${oneLine(s.lastError.message)}`));
+  if (s.lastError !== undefined) lines.push(c.dim(`last error: ${printable(`${s.lastError.name}: ${oneLine(s.lastError.message)}`)}`));
   return lines.map((l) => truncate(l, opts.width));
 }
 
@@ -113,7 +114,7 @@ export function namespaceCounts(s: WatchSession, max: number): string {
   const store = s.informer.store;
   const counts = store.listIndexFuncValues('namespace').map((ns) => [ns, store.indexKeys('namespace', ns).length] as const);
   counts.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-  const shown = counts.slice(0, max).map(([ns, n]) => `${ns} ${thousands(n)}`);
+  const shown = counts.slice(0, max).map(([ns, n]) => `${printable(ns)} ${thousands(n)}`);
   if (counts.length > max) shown.push(`+${counts.length - max} more`);
   return shown.join(' · ');
 }
@@ -173,12 +174,13 @@ export function renderTable(s: WatchSession, opts: ViewOptions): string[] {
   for (const row of shown) {
     const meta = row.obj.metadata;
     const deleted = row.change?.type === 'delete';
-    const status = deleted ? 'Deleted' : statusOf(s.resource.kind, row.obj);
+    // Names and statuses come from the cluster: escaped before the table measures them or colours them.
+    const status = deleted ? 'Deleted' : printable(statusOf(s.resource.kind, row.obj));
     const last = row.change === undefined ? '' : `${row.change.type} ${duration(opts.now - row.change.at)} ago`;
     const paint = deleted ? c.red : row.change?.type === 'add' ? c.green : (text: string) => text;
     table.push([
-      ...(withNamespace ? [meta?.namespace ?? ''] : []),
-      paint(meta?.name ?? row.key),
+      ...(withNamespace ? [printable(meta?.namespace ?? '')] : []),
+      paint(printable(meta?.name ?? row.key)),
       deleted ? c.red(status) : colourStatus(c, status),
       age(meta?.creationTimestamp, opts.now),
       c.dim(last),
@@ -210,7 +212,7 @@ function colourStatus(c: Colors, status: string): string {
 }
 
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ');
+  return text.replace(/[ \t\n\r]+/g, ' ');
 }
 
 /** Cuts a line to the width, counting visible characters only (colour codes are kept whole). */

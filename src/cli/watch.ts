@@ -16,7 +16,9 @@ import { resolveResource, type CliResource } from './resources.js';
 import { WatchSession } from './session.js';
 import { startSimulator, type Simulator } from './simulator.js';
 import { runWatchClusters } from './watchClusters.js';
-import { coloursFor, interrupted, liveScreen } from './terminal.js';
+import { coloursFor, errorLine, interrupted, liveScreen, writeText } from './terminal.js';
+import { printable, printableJson } from '../errors/printable.js';
+import { jsonText } from '../store/jsonText.js';
 import { UsageError } from './usage.js';
 import { describeReflector, renderHeader, renderTable, renderView } from './view.js';
 import { syncedOf } from '../informer/syncedOf.js';
@@ -68,17 +70,19 @@ function namespaceOf(resource: CliResource, flags: WatchFlags, kc: KubeConfig): 
 /**
  * One JSON line for an event: `{"type":"add","key":"ns/name","initial":true,"object":{…}}`;
  * a delete discovered by a relist carries `"finalStateUnknown":true` (and
- * `"object":null` when its last state is unknown too).
+ * `"object":null` when its last state is unknown too). Characters a terminal
+ * would act on are `\u` escapes (still JSON), and an object nested deeper than
+ * JSON.stringify can go is written all the same.
  *
  * @param e the event.
  * @returns the line, without its newline.
  */
 export function eventJson(e: InformerEvent<KubeObject>): string {
   const key = deletionHandlingMetaNamespaceKey(e.obj);
-  if (e.type === 'add') return JSON.stringify({ type: 'add', key, initial: e.isInInitialList, object: e.obj });
-  if (e.type === 'update') return JSON.stringify({ type: 'update', key, object: e.obj });
+  if (e.type === 'add') return printableJson(jsonText({ type: 'add', key, initial: e.isInInitialList, object: e.obj }));
+  if (e.type === 'update') return printableJson(jsonText({ type: 'update', key, object: e.obj }));
   const tombstone = e.obj instanceof DeletedFinalStateUnknown;
-  return JSON.stringify({ type: 'delete', key, object: unwrapTombstone(e.obj) ?? null, ...(tombstone ? { finalStateUnknown: true } : {}) });
+  return printableJson(jsonText({ type: 'delete', key, object: unwrapTombstone(e.obj) ?? null, ...(tombstone ? { finalStateUnknown: true } : {}) }));
 }
 
 /**
@@ -129,7 +133,7 @@ async function once(session: WatchSession, flags: WatchFlags): Promise<number> {
     () => {},
     (err, isFatal) => {
       if (isFatal) fatal = err;
-      else process.stderr.write(`${coloursFor(process.stderr).dim(`${err.name}: ${err.message.replace(/\s+/g, ' ')}`)}\n`);
+      else writeText(process.stderr, `${coloursFor(process.stderr).dim(errorLine(err))}\n`);
     },
   );
   // Ctrl-C while waiting gives up the sync the same way a timeout does.
@@ -144,7 +148,7 @@ async function once(session: WatchSession, flags: WatchFlags): Promise<number> {
   } catch (err) {
     if (cancel.signal.aborted) return 130;
     // A timeout's own message names the informer and its last error; an error that ended the informer does not.
-    process.stderr.write(`error: ${fatal === undefined ? (err as Error).message : `${session.informer.name} did not sync: ${fatal.message}`}\n`);
+    writeText(process.stderr, `error: ${printable(fatal === undefined ? (err as Error).message : `${session.informer.name} did not sync: ${fatal.message}`, { newlines: true })}\n`);
     return 1;
   } finally {
     waiting.abort();
@@ -154,12 +158,12 @@ async function once(session: WatchSession, flags: WatchFlags): Promise<number> {
   if (flags.output === 'json') {
     for (const key of store.listKeys().sort()) {
       const obj = store.getByKey(key);
-      if (obj !== undefined) out.write(`${eventJson({ type: 'add', obj, isInInitialList: true })}\n`);
+      if (obj !== undefined) writeText(out, `${eventJson({ type: 'add', obj, isInInitialList: true })}\n`);
     }
     return 0;
   }
   const opts = { colors: c, width: out.columns ?? PIPE_WIDTH, height: Number.MAX_SAFE_INTEGER, now: Date.now() };
-  out.write(`${[...renderHeader(session, opts), '', ...renderTable(session, opts)].join('\n')}\n`);
+  writeText(out, `${[...renderHeader(session, opts), '', ...renderTable(session, opts)].join('\n')}\n`);
   return 0;
 }
 
@@ -186,21 +190,21 @@ async function live(session: WatchSession, flags: WatchFlags, simulator: Simulat
   const line = (e: InformerEvent<KubeObject>): string => {
     const obj = unwrapTombstone(e.obj);
     const status = e.type === 'delete' || obj === undefined ? 'Deleted' : statusOf(session.resource.kind, obj);
-    return `${e.type.padEnd(6)}  ${deletionHandlingMetaNamespaceKey(e.obj)}  ${status}`;
+    return `${e.type.padEnd(6)}  ${printable(deletionHandlingMetaNamespaceKey(e.obj))}  ${printable(status)}`;
   };
 
   session.start(
     (e) => {
-      if (flags.output === 'json') out.write(`${eventJson(e)}\n`);
+      if (flags.output === 'json') writeText(out, `${eventJson(e)}\n`);
       else if (screen !== undefined) scheduleDraw();
-      else if (synced) out.write(`${line(e)}\n`);
+      else if (synced) writeText(out, `${line(e)}\n`);
     },
     (error, isFatal) => {
       if (isFatal) {
         fatal = error;
         ended.abort();
       } else if (screen === undefined) {
-        err.write(`${c.dim(`${error.name}: ${error.message.replace(/\s+/g, ' ')}`)}\n`);
+        writeText(err, `${c.dim(errorLine(error))}\n`);
       } else scheduleDraw();
     },
   );
@@ -210,7 +214,7 @@ async function live(session: WatchSession, flags: WatchFlags, simulator: Simulat
     simulator?.startChurn();
     if (screen === undefined && flags.output === 'table') {
       const opts = { colors: c, width: out.columns ?? PIPE_WIDTH, height: Number.MAX_SAFE_INTEGER, now: Date.now() };
-      out.write(`${[...renderHeader(session, opts), '', ...renderTable(session, opts)].join('\n')}\n`);
+      writeText(out, `${[...renderHeader(session, opts), '', ...renderTable(session, opts)].join('\n')}\n`);
     }
   });
   // A pipe still hears what the reflector does (relists, backoffs), on stderr so stdout stays data.
@@ -218,7 +222,7 @@ async function live(session: WatchSession, flags: WatchFlags, simulator: Simulat
     const state = describeReflector(s.reflector).replace(/ at rv \d+$/, '');
     if (state === lastState) return;
     lastState = state;
-    if (screen === undefined && flags.output === 'table' && synced) err.write(`${c.dim(`reflector ${state}`)}\n`);
+    if (screen === undefined && flags.output === 'table' && synced) writeText(err, `${c.dim(`reflector ${printable(state)}`)}\n`);
   });
   const tick = screen === undefined ? undefined : setInterval(draw, 1_000);
   if (screen !== undefined) draw();
@@ -236,7 +240,7 @@ async function live(session: WatchSession, flags: WatchFlags, simulator: Simulat
   ended.abort();
   session.stop();
   if (fatal !== undefined) {
-    err.write(`error: ${session.informer.name}: ${fatal.message}\n`);
+    writeText(err, `error: ${printable(`${session.informer.name}: ${fatal.message}`, { newlines: true })}\n`);
     return 1;
   }
   return 0;

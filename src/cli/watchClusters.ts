@@ -20,7 +20,9 @@ import type { KubeObject } from '../store/types.js';
 import { statusOf } from './columns.js';
 import { renderFleetHeader, renderFleetTable, renderFleetView, type FleetWatch } from './fleetView.js';
 import type { CliResource } from './resources.js';
-import { coloursFor, interrupted, liveScreen } from './terminal.js';
+import { coloursFor, errorLine, interrupted, liveScreen, writeText } from './terminal.js';
+import { printable, printableJson } from '../errors/printable.js';
+import { jsonText } from '../store/jsonText.js';
 import { loadKubeConfig } from './kubeconfig.js';
 import { UsageError } from './usage.js';
 import type { WatchFlags } from './watch.js';
@@ -38,10 +40,10 @@ const FRAME_MS = 200;
  */
 export function clusterEventJson(e: ClusterEvent<KubeObject>): string {
   const key = deletionHandlingMetaNamespaceKey(e.obj);
-  if (e.type === 'add') return JSON.stringify({ type: 'add', cluster: e.cluster, key, initial: e.isInInitialList, object: e.obj });
-  if (e.type === 'update') return JSON.stringify({ type: 'update', cluster: e.cluster, key, object: e.obj });
+  if (e.type === 'add') return printableJson(jsonText({ type: 'add', cluster: e.cluster, key, initial: e.isInInitialList, object: e.obj }));
+  if (e.type === 'update') return printableJson(jsonText({ type: 'update', cluster: e.cluster, key, object: e.obj }));
   const tombstone = e.obj instanceof DeletedFinalStateUnknown;
-  return JSON.stringify({
+  const line = jsonText({
     type: 'delete',
     cluster: e.cluster,
     key,
@@ -49,6 +51,7 @@ export function clusterEventJson(e: ClusterEvent<KubeObject>): string {
     ...(tombstone ? { finalStateUnknown: true } : {}),
     ...(e.reason === 'deleted' ? {} : { reason: e.reason }),
   });
+  return printableJson(line);
 }
 
 /** The contexts asked for, checked against the kubeconfig before anything starts. */
@@ -79,7 +82,7 @@ export async function runWatchClusters(resource: CliResource, flags: WatchFlags)
     ...(flags.kubeconfig === undefined ? {} : { path: flags.kubeconfig }),
     ...(flags.allContexts === true ? {} : { contexts: flags.context }),
     watch: flags.once !== true,
-    onError: (err) => errors.push(err.message),
+    onError: (err) => errors.push(printable(err.message.replace(/[ \t\n\r]+/g, ' '))),
   });
   const namespaceOf = (kc: KubeConfig): string | undefined => {
     if (!resource.namespaced || flags.allNamespaces === true) return undefined;
@@ -95,7 +98,7 @@ export async function runWatchClusters(resource: CliResource, flags: WatchFlags)
         ...(flags.fieldSelector === undefined ? {} : { fieldSelector: flags.fieldSelector }),
       }) as never;
     },
-    { name: resource.ref, onError: (err) => errors.push(`${err.name}: ${err.message.replace(/\s+/g, ' ')}`) },
+    { name: resource.ref, onError: (err) => errors.push(errorLine(err)) },
   );
   const w: FleetWatch = {
     informer,
@@ -130,26 +133,26 @@ async function once(w: FleetWatch, flags: WatchFlags, subs: Subscription[], erro
     w.syncedAfterMs = Date.now() - w.startedAt;
   } catch (err) {
     if (cancel.signal.aborted) return 130;
-    process.stderr.write(`error: ${fatal?.message ?? (err as Error).message}\n`);
+    writeText(process.stderr, `error: ${printable(fatal?.message ?? (err as Error).message, { newlines: true })}\n`);
     return 1;
   } finally {
     waiting.abort();
     await stopped;
   }
   const unsynced = (w.status?.clusters ?? []).filter((c) => c.state !== 'synced');
-  for (const c of unsynced) process.stderr.write(`error: ${c.lastError?.message ?? new ClusterError(c.name, c.state).message} (${c.state})\n`);
+  for (const c of unsynced) writeText(process.stderr, `error: ${printable(c.lastError?.message ?? new ClusterError(c.name, c.state).message, { newlines: true })} (${c.state})\n`);
   if (flags.output === 'json') {
     const store = w.informer.store;
     for (const key of store.listKeys().sort()) {
       const obj = store.getByKey(key);
       const cluster = key.slice(0, key.indexOf('/'));
-      if (obj !== undefined) out.write(`${clusterEventJson({ type: 'add', obj, isInInitialList: true, cluster, key })}\n`);
+      if (obj !== undefined) writeText(out, `${clusterEventJson({ type: 'add', obj, isInInitialList: true, cluster, key })}\n`);
     }
   } else {
     const opts = { colors: coloursFor(out), width: out.columns ?? PIPE_WIDTH, height: Number.MAX_SAFE_INTEGER, now: Date.now() };
-    out.write(`${[...renderFleetHeader(w, opts), '', ...renderFleetTable(w, opts)].join('\n')}\n`);
+    writeText(out, `${[...renderFleetHeader(w, opts), '', ...renderFleetTable(w, opts)].join('\n')}\n`);
   }
-  if (errors.length > 0 && unsynced.length === 0) for (const e of errors.splice(0)) process.stderr.write(`${coloursFor(process.stderr).dim(e)}\n`);
+  if (errors.length > 0 && unsynced.length === 0) for (const e of errors.splice(0)) writeText(process.stderr, `${coloursFor(process.stderr).dim(e)}\n`);
   return unsynced.length > 0 ? 1 : 0;
 }
 
@@ -171,7 +174,7 @@ async function live(w: FleetWatch, flags: WatchFlags, subs: Subscription[], erro
   // Errors go to stderr as they come in a pipe; on a TTY the header shows each cluster's last one.
   const flushErrors = (): void => {
     if (screen !== undefined) errors.length = 0;
-    for (const e of errors.splice(0)) process.stderr.write(`${coloursFor(process.stderr).dim(e)}\n`);
+    for (const e of errors.splice(0)) writeText(process.stderr, `${coloursFor(process.stderr).dim(e)}\n`);
   };
   subs.push(
     w.informer.subscribe({
@@ -183,12 +186,12 @@ async function live(w: FleetWatch, flags: WatchFlags, subs: Subscription[], erro
           if (obj !== undefined) w.recent.set(e.key, { type: e.type, at: Date.now(), obj });
           if (w.recent.size > 1_000) w.recent.delete(w.recent.keys().next().value as string);
         }
-        if (flags.output === 'json') out.write(`${clusterEventJson(e)}\n`);
+        if (flags.output === 'json') writeText(out, `${clusterEventJson(e)}\n`);
         else if (screen !== undefined) redraw();
         else if (w.syncedAfterMs !== undefined) {
           const obj = unwrapTombstone(e.obj);
           const status = e.type === 'delete' || obj === undefined ? `Deleted${e.type === 'delete' && e.reason !== 'deleted' ? ` (${e.reason})` : ''}` : statusOf(w.resource.kind, obj);
-          out.write(`${e.type.padEnd(6)}  ${e.cluster}  ${deletionHandlingMetaNamespaceKey(e.obj)}  ${status}\n`);
+          writeText(out, `${e.type.padEnd(6)}  ${printable(e.cluster)}  ${printable(deletionHandlingMetaNamespaceKey(e.obj))}  ${printable(status)}\n`);
         }
       },
       error: (err: unknown) => {
@@ -201,7 +204,7 @@ async function live(w: FleetWatch, flags: WatchFlags, subs: Subscription[], erro
       w.syncedAfterMs = Date.now() - w.startedAt;
       if (screen === undefined && flags.output === 'table') {
         const opts = { colors: c, width: out.columns ?? PIPE_WIDTH, height: Number.MAX_SAFE_INTEGER, now: Date.now() };
-        out.write(`${[...renderFleetHeader(w, opts), '', ...renderFleetTable(w, opts)].join('\n')}\n`);
+        writeText(out, `${[...renderFleetHeader(w, opts), '', ...renderFleetTable(w, opts)].join('\n')}\n`);
       }
       flushErrors();
     }),
@@ -222,7 +225,7 @@ async function live(w: FleetWatch, flags: WatchFlags, subs: Subscription[], erro
   }
   ended.abort();
   if (fatal !== undefined) {
-    process.stderr.write(`error: ${fatal.message}\n`);
+    writeText(process.stderr, `error: ${printable(fatal.message, { newlines: true })}\n`);
     return 1;
   }
   return 0;

@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { send, type TransportResponse } from '../transport/send.js';
+import { jsonText } from '../store/jsonText.js';
 import { ConnectionError } from '../sources/errors/ConnectionError.js';
 import { DecodeError } from '../sources/errors/DecodeError.js';
 import { KubeApiError, type StatusDetails } from '../sources/errors/KubeApiError.js';
@@ -48,7 +49,8 @@ export async function sendJson<R>(kc: KubeConfig, req: JsonRequest): Promise<R> 
   }, req.timeoutMs);
   let res: TransportResponse | undefined;
   try {
-    const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
+    // jsonText, not JSON.stringify: an object as deep as kube-apiserver allows (10,000 levels) overflows the stack of the latter.
+    const payload = req.body === undefined ? undefined : typeof req.body === 'object' && req.body !== null ? jsonText(req.body) : JSON.stringify(req.body);
     res = await send(kc, {
       method: req.verb,
       url: req.url,

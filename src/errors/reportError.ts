@@ -5,6 +5,7 @@
  */
 
 import { describeValue } from '../options/validate.js';
+import { printable } from './printable.js';
 
 /** Receives errors a stream survived (or could not survive). */
 export type ErrorSink = (err: Error) => void;
@@ -48,7 +49,10 @@ function kindOf(err: Error): string {
  * Builds a reporter that writes one concise line per kind of failure to
  * stderr, rate-limited per kind, so a server that is down for an hour prints
  * a line every half minute rather than thousands. Messages of rxkube's errors
- * never hold a credential; a line is the error's name and message only.
+ * never hold a credential; a line is the error's name and the first line of
+ * its message only, with every control character written as a visible
+ * escape (see {@link printable}), so a message quoting a hostile server
+ * cannot retitle, clear or write to the clipboard of the terminal.
  *
  * ## Example
  * ```ts
@@ -81,7 +85,8 @@ export function createStderrReporter(opts: StderrReporterOptions = {}): ErrorSin
     seen.set(kind, { at: t, held: 0 });
     const suffix = held > 0 ? ` (${held} more like it held back)` : '';
     try {
-      write(`rxkube: ${err.name}: ${err.message.split('\n', 1)[0] ?? ''}${suffix}\n`);
+      // A message may quote a server (a Status message, an object's field): escaped, so it cannot drive the terminal.
+      write(`rxkube: ${printable(`${err.name}: ${err.message.split('\n', 1)[0] ?? ''}`)}${suffix}\n`);
     } catch {
       // A closed stderr must not turn a reported error into a crash.
     }

@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { MalformedDocumentError } from '../errors/MalformedDocumentError.js';
 
 /** A kubeconfig that could not be used; the message is one line that names the file or setting. */
 export class KubeConfigLoadError extends Error {
@@ -24,7 +25,7 @@ export interface FoundKubeConfig {
   readonly where: string;
 }
 
-/** The first line of an error's message (the YAML parser adds a snippet of the file after it). */
+/** The first line of an error's message. */
 function firstLine(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split('\n')[0]?.trim() ?? '';
 }
@@ -47,7 +48,8 @@ export function readKubeConfigFile(path: string, from: string): KubeConfig {
     kc.loadFromString(text);
     kc.makePathsAbsolute(dirname(path));
   } catch (err) {
-    throw new KubeConfigLoadError(`${from}: ${path} is not a valid kubeconfig: ${firstLine(err)}`);
+    // Position and fixed reason only: the parser's message quotes the file's lines (tokens among them) and its error holds the whole file.
+    throw new KubeConfigLoadError(`${from}: ${path} is not a valid kubeconfig: ${MalformedDocumentError.from(err).message}`);
   }
   return kc;
 }

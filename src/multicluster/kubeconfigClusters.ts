@@ -1,8 +1,9 @@
-import { watch as watchDir, type FSWatcher } from 'node:fs';
+import { readFileSync, watch as watchDir, type FSWatcher } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { KubeConfig, type Context } from '@kubernetes/client-node';
 import { Observable, shareReplay } from 'rxjs';
+import { MalformedDocumentError } from '../errors/MalformedDocumentError.js';
 import { reportError } from '../errors/reportError.js';
 import { checkOptionNames, functionOption, numberOption, describeValue } from '../options/validate.js';
 import type { Cluster, ClusterProvider } from './types.js';
@@ -50,13 +51,30 @@ function defaultPaths(): string[] {
   return [join(homedir(), '.kube', 'config')];
 }
 
+/**
+ * One file, as client-node's `loadFromFile` reads it, except that a file
+ * that does not parse is a `MalformedDocumentError` naming the file and the
+ * position: the parser's own error quotes the file's lines and holds all of
+ * it, credentials included.
+ */
+function loadFile(path: string): KubeConfig {
+  const text = readFileSync(path, 'utf8');
+  const kc = new KubeConfig();
+  try {
+    kc.loadFromString(text);
+  } catch (err) {
+    const safe = MalformedDocumentError.from(err);
+    throw new MalformedDocumentError(`${path} is not a valid kubeconfig: ${safe.message}`, safe.line, safe.column);
+  }
+  kc.makePathsAbsolute(dirname(path));
+  return kc;
+}
+
 /** The files merged as kubectl does: names already taken by an earlier file are left out. */
 function load(paths: readonly string[]): KubeConfig {
-  const merged = new KubeConfig();
-  merged.loadFromFile(paths[0] as string);
+  const merged = loadFile(paths[0] as string);
   for (const path of paths.slice(1)) {
-    const next = new KubeConfig();
-    next.loadFromFile(path);
+    const next = loadFile(path);
     const has = (list: readonly { name: string }[], name: string): boolean => list.some((x) => x.name === name);
     for (const c of next.clusters) if (!has(merged.clusters, c.name)) merged.addCluster(c);
     for (const u of next.users) if (!has(merged.users, u.name)) merged.addUser(u);

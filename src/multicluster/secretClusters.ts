@@ -1,5 +1,6 @@
 import { KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import { defer, distinctUntilChanged, filter, map, merge, shareReplay } from 'rxjs';
+import { MalformedDocumentError } from '../errors/MalformedDocumentError.js';
 import { reportError } from '../errors/reportError.js';
 import { informer } from '../informer/informer.js';
 import { kubeSource } from '../sources/kubeSource.js';
@@ -55,7 +56,9 @@ interface Parsed {
  * Secrets, so a Secret created joins its cluster to the fleet, one deleted
  * removes it, and one whose kubeconfig is rewritten (a rotated credential)
  * replaces it. A Secret whose kubeconfig cannot be read is reported as a
- * `ClusterError` and left out. The first set is given once the hub's
+ * `ClusterError` and left out; when it does not parse, the error says where
+ * (line and column) and its cause is a `MalformedDocumentError`, quoting
+ * nothing of the kubeconfig, whose credentials a log must not see. The first set is given once the hub's
  * Secrets are listed; while the hub cannot be reached the last set stays.
  *
  * The provider is shared: every subscriber reads the same informer, and a
@@ -102,15 +105,23 @@ export function secretClusters(hub: KubeConfig, opts: SecretClustersOptions): Cl
       return undefined;
     }
     if (name === undefined || name === '') return undefined;
+    const unusable = (why: Error): undefined => {
+      report(new ClusterError(name, `the kubeconfig in ${id} (key ${JSON.stringify(key)}) cannot be used: ${why.message}; it is left out`, why));
+      return undefined;
+    };
+    const kc = new KubeConfig();
     try {
-      const kc = new KubeConfig();
       kc.loadFromString(Buffer.from(secret.data?.[key] as string, 'base64').toString('utf8'));
+    } catch (err) {
+      // The parser's error quotes the document (tokens and keys included) and holds all of it: only the position is kept.
+      return unusable(MalformedDocumentError.from(err));
+    }
+    try {
       if (!kc.getCurrentContext() && kc.getContexts()[0] !== undefined) kc.setCurrentContext((kc.getContexts()[0] as { name: string }).name);
       kubeConfigFingerprint(kc);
       return { name, kubeConfig: kc };
     } catch (err) {
-      report(new ClusterError(name, `the kubeconfig in ${id} (key ${JSON.stringify(key)}) cannot be used: ${(err as Error).message}; it is left out`, err));
-      return undefined;
+      return unusable(err as Error);
     }
   };
 

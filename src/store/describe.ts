@@ -1,7 +1,8 @@
 // How errors name an object: by kind and namespace/name when it has them,
-// else by a short excerpt of its JSON. Internal.
+// else by its kind and top-level keys, never its values. Internal.
 
-const MAX_EXCERPT = 120;
+/** Keys named at most when an object without a name is described. */
+const MAX_KEYS = 8;
 
 /** A short human name for any value, for error messages. */
 export function describeObject(obj: unknown): string {
@@ -14,13 +15,20 @@ export function describeObject(obj: unknown): string {
       return `${kind}${ns}${meta.name}`;
     }
   }
-  let text: string;
+  // Never the object's contents: a nameless object may be a Secret from a hostile server, and messages reach logs.
+  if (obj === null || obj === undefined || typeof obj === 'number' || typeof obj === 'boolean') return String(obj);
+  if (typeof obj === 'string') return `a string of ${obj.length} characters`;
+  if (Array.isArray(obj)) return `an array of ${obj.length}`;
+  if (typeof obj !== 'object') return `a ${typeof obj}`;
+  const kind = (obj as { kind?: unknown }).kind;
+  let keys: string[];
   try {
-    text = JSON.stringify(obj) ?? String(obj);
+    keys = Object.keys(obj);
   } catch {
-    text = Object.prototype.toString.call(obj);
+    keys = [];
   }
-  return text.length > MAX_EXCERPT ? `${text.slice(0, MAX_EXCERPT)}…` : text;
+  const shown = keys.length > MAX_KEYS ? [...keys.slice(0, MAX_KEYS), '…'] : keys;
+  return `${typeof kind === 'string' && /^\w{1,63}$/.test(kind) ? `a ${kind}` : 'an object'} with keys ${JSON.stringify(shown)}`;
 }
 
 /** The message of a thrown value, whatever was thrown. */

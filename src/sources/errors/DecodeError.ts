@@ -1,3 +1,5 @@
+import { withoutExcerpt, withoutValues } from './redact.js';
+
 /**
  * Why a body was refused, when it was not merely malformed JSON:
  * - `'CONTENT_ENCODING'`: an encoding rxkube did not ask for, or compressed bytes that do not inflate;
@@ -14,8 +16,15 @@ export type DecodeErrorCode = 'CONTENT_ENCODING' | 'TRUNCATED' | 'OBJECT_TOO_LAR
  * well-formed event the reflector cannot use (an object without
  * `metadata.name`, an unknown event type, a resourceVersion that is not a
  * string), which it reports and skips. The text is kept, truncated, so the
- * report says what arrived without holding megabytes; a body refused by a
- * bound or an encoding keeps none of it, and `code` says which.
+ * report says what arrived without holding megabytes, and with its values
+ * left out: keys, brackets, numbers, `true`, `false`, `null` and the strings
+ * that say which object it is (`type`, `kind`, `apiVersion`, `name`,
+ * `namespace`, `uid`, `resourceVersion`) stay; every other string becomes
+ * `"…"` and any other word `…`, since the line may be a Secret's and its data
+ * must not reach a log. For the same reason a JSON.parse error given as
+ * `cause` is replaced by one without the excerpt V8 puts in its message. A
+ * body refused by a bound or an encoding keeps none of its text, and `code`
+ * says which.
  *
  * ## Example
  * ```ts
@@ -30,7 +39,7 @@ export type DecodeErrorCode = 'CONTENT_ENCODING' | 'TRUNCATED' | 'OBJECT_TOO_LAR
  */
 export class DecodeError extends Error {
   override readonly name = 'DecodeError';
-  /** The offending text, truncated to at most 256 characters. */
+  /** The offending text, truncated to at most 256 characters, its values left out (`{"type":"ADDED","object":{"data":{"token":"…"}}`). */
   readonly line: string;
   /** Byte offset of the line's start in the response body; -1 for an event judged after decoding. */
   readonly position: number;
@@ -38,8 +47,8 @@ export class DecodeError extends Error {
   readonly code: DecodeErrorCode | undefined;
 
   constructor(message: string, line: string, position: number, opts: { cause?: unknown; code?: DecodeErrorCode | undefined } = {}) {
-    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-    this.line = line.length > 256 ? `${line.slice(0, 256)}…` : line;
+    super(message, opts.cause === undefined ? undefined : { cause: withoutExcerpt(opts.cause) });
+    this.line = line.length > 256 ? `${withoutValues(line.slice(0, 256))}…` : withoutValues(line);
     this.position = position;
     this.code = opts.code;
   }

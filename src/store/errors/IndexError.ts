@@ -22,8 +22,8 @@ export class IndexError extends Error {
   override readonly name: string = 'IndexError';
   /** The name of the index whose function failed. */
   readonly indexName: string;
-  /** The object being indexed. */
-  readonly obj: unknown;
+  /** The object being indexed (not enumerable, so serialising the error leaves it out). */
+  declare readonly obj: unknown;
 
   /**
    * @param indexName the index whose function failed.
@@ -33,6 +33,7 @@ export class IndexError extends Error {
   constructor(indexName: string, obj: unknown, cause: unknown) {
     super(`index function ${JSON.stringify(indexName)} failed for object ${describeObject(obj)}: ${messageOf(cause)}`, { cause });
     this.indexName = indexName;
-    this.obj = obj;
+    // Not enumerable: a logger that serialises an error's fields must not write the object (it may be a Secret).
+    Object.defineProperty(this, 'obj', { value: obj, enumerable: false, writable: false, configurable: true });
   }
 }

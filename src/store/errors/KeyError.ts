@@ -14,14 +14,14 @@ import { describeObject, messageOf } from '../describe.js';
  *   store.add({ metadata: {} });
  * } catch (err) {
  *   if (err instanceof KeyError) console.error(err.message, err.cause);
- *   // couldn't create key for object {"metadata":{}}: object has no metadata.name
+ *   // couldn't create key for object an object with keys ["metadata"]: object has no metadata.name
  * }
  * ```
  */
 export class KeyError extends Error {
   override readonly name: string = 'KeyError';
-  /** The object that could not be keyed. */
-  readonly obj: unknown;
+  /** The object that could not be keyed (not enumerable, so serialising the error leaves it out). */
+  declare readonly obj: unknown;
 
   /**
    * @param obj the object that could not be keyed.
@@ -29,6 +29,7 @@ export class KeyError extends Error {
    */
   constructor(obj: unknown, cause: unknown) {
     super(`couldn't create key for object ${describeObject(obj)}: ${messageOf(cause)}`, { cause });
-    this.obj = obj;
+    // Not enumerable: a logger that serialises an error's fields must not write the object (it may be a Secret).
+    Object.defineProperty(this, 'obj', { value: obj, enumerable: false, writable: false, configurable: true });
   }
 }

@@ -1,3 +1,4 @@
+import { jsonText } from '../../store/jsonText.js';
 import type { StoredObject } from '../storage/history.js';
 import type { MetaVersion } from './negotiate.js';
 import type { ResourceType } from '../storage/resources.js';
@@ -15,7 +16,7 @@ export function partialJson(o: StoredObject, view: MetaVersion): string {
 
 /** PartialObjectMetadata of an object that is not stored (a DELETED event's stamped copy). */
 export function partialJsonOf(obj: Record<string, unknown>, view: MetaVersion): string {
-  return `{"kind":"PartialObjectMetadata","apiVersion":"${view}","metadata":${JSON.stringify(obj['metadata'])}}`;
+  return `{"kind":"PartialObjectMetadata","apiVersion":"${view}","metadata":${jsonText(obj['metadata'] as object)}}`;
 }
 
 /** The JSON of a stored object in a view: as stored, or as PartialObjectMetadata. */

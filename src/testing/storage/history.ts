@@ -1,3 +1,4 @@
+import { jsonText } from '../../store/jsonText.js';
 import type { MetaVersion } from '../server/negotiate.js';
 import { partialJson, partialJsonOf } from '../server/partialObjectMetadata.js';
 import type { ResourceType } from './resources.js';
@@ -69,7 +70,7 @@ export class HistoryEvent {
     if (view !== undefined) {
       return this.#partial('leave', view, () => `{"type":"DELETED","object":${partialJsonOf(withResourceVersion(prev.obj, this.rv), view)}}\n`);
     }
-    return (this.#leaveLine ??= `{"type":"DELETED","object":${JSON.stringify(withResourceVersion(prev.obj, this.rv))}}\n`);
+    return (this.#leaveLine ??= `{"type":"DELETED","object":${jsonText(withResourceVersion(prev.obj, this.rv))}}\n`);
   }
 
   #partial(shape: string, view: MetaVersion, build: () => string): string {

@@ -1,3 +1,4 @@
+import { jsonText } from '../../store/jsonText.js';
 import { deepFreeze } from '../../store/deepFreeze.js';
 
 // The JSON text of stored subtrees, by identity. A write usually keeps most of the object it replaces (a
@@ -11,7 +12,7 @@ const subtreeJson = new WeakMap<object, string>();
  * (its metadata, spec…), from the text kept when the object was stored.
  */
 export function sectionJson(section: object): string {
-  return subtreeJson.get(section) ?? JSON.stringify(section);
+  return subtreeJson.get(section) ?? jsonText(section);
 }
 
 /** `JSON.stringify(obj)` of a stored object, reusing the text of sections kept from the version before. */
@@ -23,7 +24,7 @@ export function serialize(obj: Record<string, unknown>): string {
     if (v !== null && typeof v === 'object') {
       text = subtreeJson.get(v);
       if (text === undefined) {
-        text = JSON.stringify(v);
+        text = jsonText(v);
         subtreeJson.set(deepFreeze(v), text);
       }
     } else {

@@ -1,3 +1,4 @@
+import { jsonText } from '../../store/jsonText.js';
 import type { StoredObject } from './history.js';
 import type { NamespaceLifecycle } from './namespaceLifecycle.js';
 import { applyPatch } from '../writes/objectHandlers.js';
@@ -223,7 +224,7 @@ export class StorageApi {
 function copyIn(obj: unknown, method: string): AnyObject {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new TypeError(`${method}: the object must be a plain object, got ${describeValue(obj)}`);
   // A JSON round trip gives the storage its own copy and turns client-node's Date fields into wire strings.
-  return JSON.parse(JSON.stringify(obj)) as AnyObject;
+  return JSON.parse(jsonText(obj)) as AnyObject;
 }
 
 function copyOut<T>(o: StoredObject): T {

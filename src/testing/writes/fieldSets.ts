@@ -103,15 +103,22 @@ function inScope(path: FieldPath, scope: FieldScope): boolean {
 /** Every field of `obj` within `scope`: its leaves (scalars, lists, empty maps). */
 export function leaves(obj: Record<string, unknown>, scope: FieldScope): FieldSet {
   const out: FieldSet = new Map();
-  const walk = (value: unknown, path: string[]): void => {
-    if (path.length > 0 && !inScope(path, scope)) return;
+  // An explicit stack, children pushed last-first so fields come out in the object's order: kube-apiserver
+  // holds objects nested 10,000 deep, past what recursion can walk.
+  const stack: [unknown, string[]][] = [[obj, []]];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop() as [unknown, string[]];
+    if (path.length > 0 && !inScope(path, scope)) continue;
     if (isRecord(value) && (Object.keys(value).length > 0 || path.length === 0)) {
-      for (const [k, v] of Object.entries(value)) if (v !== undefined) walk(v, [...path, k]);
-      return;
+      const children = Object.entries(value).filter(([, v]) => v !== undefined);
+      for (let i = children.length - 1; i >= 0; i--) {
+        const [k, v] = children[i] as [string, unknown];
+        stack.push([v, [...path, k]]);
+      }
+      continue;
     }
     if (path.length > 0 && !(path.length === 1 && path[0] === 'metadata')) out.set(pathKey(path), path);
-  };
-  walk(obj, []);
+  }
   return out;
 }
 
@@ -146,12 +153,17 @@ export function toFieldsV1(set: FieldSet): Record<string, unknown> {
  */
 export function fromFieldsV1(fields: unknown): FieldSet {
   const out: FieldSet = new Map();
-  const walk = (node: unknown, path: string[]): void => {
+  // An explicit stack, children pushed last-first to keep their order: fieldsV1 nests as deep as its object.
+  const stack: [unknown, string[]][] = [[fields, []]];
+  while (stack.length > 0) {
+    const [node, path] = stack.pop() as [unknown, string[]];
     const children = isRecord(node) ? Object.keys(node).filter((k) => k.startsWith('f:')) : [];
     const folded = isRecord(node) && Object.keys(node).some((k) => k === '.' || k.startsWith('k:') || k.startsWith('v:') || k.startsWith('i:'));
     if (path.length > 0 && (children.length === 0 || folded)) out.set(pathKey(path), path);
-    for (const k of children) walk((node as Record<string, unknown>)[k], [...path, k.slice(2)]);
-  };
-  walk(fields, []);
+    for (let i = children.length - 1; i >= 0; i--) {
+      const k = children[i] as string;
+      stack.push([(node as Record<string, unknown>)[k], [...path, k.slice(2)]]);
+    }
+  }
   return out;
 }

@@ -27,27 +27,32 @@ export function timestamp(ms: number): string {
 let lastStampSecond = Number.NaN;
 let lastStamp = '';
 
-/** Deep equality of JSON values. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
+/** Deep equality of JSON values, with an explicit stack: kube-apiserver holds objects nested 10,000 deep, past what recursion can walk. */
+export function jsonEqual(left: unknown, right: unknown): boolean {
+  const pending: [unknown, unknown][] = [[left, right]];
+  while (pending.length > 0) {
+    const [a, b] = pending.pop() as [unknown, unknown];
+    if (a === b) continue;
+    if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+    if (Array.isArray(a)) {
+      if (!Array.isArray(b) || a.length !== b.length) return false;
+      for (let i = 0; i < a.length; i++) pending.push([a[i], b[i]]);
+      continue;
+    }
+    if (Array.isArray(b)) return false;
+    const ra = a as Record<string, unknown>;
+    const rb = b as Record<string, unknown>;
+    let na = 0;
+    for (const k in ra) {
+      if (ra[k] === undefined) continue;
+      na++;
+      pending.push([ra[k], rb[k]]);
+    }
+    let nb = 0;
+    for (const k in rb) if (rb[k] !== undefined) nb++;
+    if (na !== nb) return false;
   }
-  if (Array.isArray(b)) return false;
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
-  let na = 0;
-  for (const k in ra) {
-    if (ra[k] === undefined) continue;
-    na++;
-    if (!jsonEqual(ra[k], rb[k])) return false;
-  }
-  let nb = 0;
-  for (const k in rb) if (rb[k] !== undefined) nb++;
-  return na === nb;
+  return true;
 }
 
 export function isRecord(v: unknown): v is Record<string, unknown> {

@@ -1,3 +1,4 @@
+import { jsonText } from '../../store/jsonText.js';
 import { badRequest, StatusError } from '../server/status.js';
 import { jsonEqual } from './objectRules.js';
 
@@ -11,12 +12,23 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isRecord(patch)) return patch;
-  const out: Record<string, unknown> = isRecord(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
+  const root: Record<string, unknown> = isRecord(target) ? { ...target } : {};
+  // An explicit stack of (copy being patched, patch for it): objects nest 10,000 deep, past what recursion can walk.
+  const stack: [Record<string, unknown>, Record<string, unknown>][] = [[root, patch]];
+  while (stack.length > 0) {
+    const [out, p] = stack.pop() as [Record<string, unknown>, Record<string, unknown>];
+    for (const [k, v] of Object.entries(p)) {
+      if (v === null) delete out[k];
+      else if (!isRecord(v)) out[k] = v;
+      else {
+        const inner = out[k];
+        const child: Record<string, unknown> = isRecord(inner) ? { ...inner } : {};
+        out[k] = child;
+        stack.push([child, v]);
+      }
+    }
   }
-  return out;
+  return root;
 }
 
 function unescapePointer(seg: string): string {
@@ -31,7 +43,7 @@ function parsePointer(pointer: unknown): string[] {
 }
 
 function clone<T>(v: T): T {
-  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+  return v === undefined ? v : (JSON.parse(v !== null && typeof v === 'object' ? jsonText(v) : JSON.stringify(v)) as T);
 }
 
 function failed(message: string): StatusError {

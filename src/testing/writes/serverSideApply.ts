@@ -1,3 +1,4 @@
+import { jsonText } from '../../store/jsonText.js';
 import { leaves, overlaps, pathText, removeAt, setAt, valueAt, type FieldPath, type FieldSet } from './fieldSets.js';
 import { dropMissing, entryFor, readEntries, scopeOf, writeEntries, type FieldWriter, type ManagedEntry } from './managedFields.js';
 import { isRecord, jsonEqual } from './objectRules.js';
@@ -80,12 +81,12 @@ export function applyToLive(type: ResourceType, live: AnyObject, config: AnyObje
   if (conflicts.length > 0 && !writer.force) throw applyConflict(conflicts);
   for (const { entry, key } of taken) entry.fields.delete(key);
 
-  const result = JSON.parse(JSON.stringify(live)) as AnyObject;
+  const result = JSON.parse(jsonText(live)) as AnyObject;
   for (const path of wanted.values()) {
     const want = valueAt(config, path);
     if (isEmptyMap(want)) {
       if (!isRecord(valueAt(result, path))) setAt(result, path, {});
-    } else setAt(result, path, JSON.parse(JSON.stringify(want)) as unknown);
+    } else setAt(result, path, want !== null && typeof want === 'object' ? (JSON.parse(jsonText(want)) as unknown) : want);
   }
   // Fields this applier sent before and not now go, unless a field inside them is still owned, by the new
   // config or by someone else (owning an enclosing empty map keeps nothing: `data: {}` lets `data.a` go).
