@@ -1,4 +1,4 @@
-// What an error may keep of text that came from the wire: its shape, never its values (HI-78).
+// What an error may keep of text that came from the wire: its shape, never its values (HI-77).
 
 /** What stays of a word outside strings: the JSON literals and numbers. */
 const LITERAL = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)$/;
