@@ -56,7 +56,7 @@ describe('manager: probe bodies', () => {
 
     const verbose = await probeUntil(`${base}/readyz?verbose`, 503, 'the 403 to be reported', { body: /forbidden/ });
     expect(verbose.body).toMatch(/^\[-\]informer apps\/v1\/deployments failed: not synced: .*system:serviceaccount:ops:ctl/m);
-    expect(verbose.body).toContain('\\x1b]0;pwned\\x07\\x9b2J');
+    expect(verbose.body).toContain('\\x1b]0;pwned\\x07\\u009b2J');
     expect(verbose.body).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
 
     await waitFor(() => configMaps.hasSynced(), 'the configmaps to sync');

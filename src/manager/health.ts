@@ -2,7 +2,7 @@ import type { Controller } from '../controller/controller.js';
 import type { ControllerSource } from '../controller/types.js';
 import type { Informer } from '../informer/informer.js';
 import type { ReflectorStatus } from '../reflector/types.js';
-import { escapeControls } from './escape.js';
+import { printable } from '../errors/printable.js';
 
 /** What the probes read of an informer: its name, whether it synced, and its status now. */
 export type ProbedInformer = Pick<Informer<unknown>, 'name' | 'hasSynced' | 'status'>;
@@ -153,7 +153,7 @@ export function render(probe: 'readyz' | 'healthz' | 'livez', checks: readonly C
   const ok = checks.every((c) => c.ok);
   const lines = checks.map((c) => {
     const detail = verbose && c.detail !== undefined ? `: ${c.detail}` : '';
-    return escapeControls(`[${c.ok ? '+' : '-'}]${c.name} ${c.ok ? 'ok' : 'failed'}${detail}`);
+    return printable(`[${c.ok ? '+' : '-'}]${c.name} ${c.ok ? 'ok' : 'failed'}${detail}`);
   });
   lines.push(`${probe} check ${ok ? 'passed' : 'failed'}`);
   return { status: ok ? 200 : 503, body: `${lines.join('\n')}\n` };

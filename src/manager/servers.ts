@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { reportError } from '../errors/reportError.js';
 import { formatBindAddress, type BindAddress } from './bindAddress.js';
 import { ConnectionCap } from './connections.js';
-import { escapeControls } from './escape.js';
+import { printable } from '../errors/printable.js';
 import { parseRequestTarget, type RequestTarget } from './requestTarget.js';
 import type { ServerLimits } from './serverLimits.js';
 
@@ -103,7 +103,7 @@ function within(route: Route, target: RequestTarget, ms: number, res: ServerResp
     gone = () => resolve(text(499, ''));
     res.once('close', gone);
     new Promise<Answer>((answered) => answered(route(target)))
-      .catch((err: unknown) => text(500, `${escapeControls(err instanceof Error ? `${err.name}: ${err.message}` : String(err))}\n`))
+      .catch((err: unknown) => text(500, `${printable(err instanceof Error ? `${err.name}: ${err.message}` : String(err))}\n`))
       .then(resolve);
   }).finally(() => {
     clearTimeout(timer);
