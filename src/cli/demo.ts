@@ -15,6 +15,7 @@ import { WatchSession } from './session.js';
 import { startSimulator, type Simulator } from './simulator.js';
 import { coloursFor, interrupted, liveScreen } from './terminal.js';
 import { renderView } from './view.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -197,7 +198,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
       }
     };
     timers.push(setInterval(draw, screen === undefined ? 1_000 : 250));
-    timers.push(setTimeout(() => stopped.abort(), opts.durationMs));
+    timers.push(setTimeout(() => stopped.abort(), timerDelay(opts.durationMs)));
     const why = await interrupted(stopped.signal);
     for (const t of timers) clearTimeout(t);
     sim.stopChurn();

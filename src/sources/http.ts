@@ -4,6 +4,7 @@ import { ConnectionError } from './errors/ConnectionError.js';
 import { DecodeError } from './errors/DecodeError.js';
 import { KubeApiError, type StatusDetails } from './errors/KubeApiError.js';
 import { connectionErrorFrom, errorFromStatus } from './httpErrors.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /** How much of an error response body is read to find its Status; a Status is a few hundred bytes. */
 const MAX_ERROR_BODY = 64 * 1024;
@@ -42,7 +43,7 @@ export async function* getBody(
   const arm = (): void => {
     timer = setTimeout(() => {
       controller.abort(new ConnectionError(`${what}: no data from the server for ${idleTimeoutMs} ms`, { code: 'IDLE_TIMEOUT' }));
-    }, idleTimeoutMs);
+    }, timerDelay(idleTimeoutMs));
   };
   const disarm = (): void => {
     if (timer !== undefined) clearTimeout(timer);
