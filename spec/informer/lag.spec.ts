@@ -1,4 +1,4 @@
-// An informer reports when its cache stays behind the server past maxLagMs, and /healthz fails on it (HI-58, MG-8).
+// An informer reports when its cache stays behind the server past maxLagMs, and /healthz fails on it (HI-58).
 // Fake time with a scripted ListerWatcher.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { informer } from '../../src/informer/informer.js';

@@ -116,7 +116,7 @@ export interface InformerStatus {
   /**
    * The cache has been behind for `maxLagMs` or more: the server is not
    * answering, or the informer cannot keep up with it. `/healthz` fails on it
-   * (MG-8). `status$` emits when it turns true.
+   * (HI-58). `status$` emits when it turns true.
    */
   readonly lagging: boolean;
 }

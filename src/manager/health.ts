@@ -100,7 +100,7 @@ export function readiness(v: ProbeView): Check[] {
  * `/healthz` and `/livez`: no synced informer's cache has gone without being
  * shown current (a watch event, a bookmark or a list) for longer than
  * `maxSilenceMs` since it synced (MG-5) — its watch went silent — nor is
- * lagging, behind the server past its `maxLagMs` (MG-8); and no controller
+ * lagging, behind the server past its `maxLagMs` (HI-58); and no controller
  * has a reconcile stuck past its `reconcileTimeoutMs` (MG-6).
  */
 export function liveness(v: ProbeView): Check[] {
@@ -112,7 +112,7 @@ export function liveness(v: ProbeView): Check[] {
     const syncedAt = v.syncedAt(i);
     const since = syncedAt === undefined ? now : Math.max(syncedAt, i.status().currentAt ?? -Infinity);
     const silentFor = now - since;
-    // A cache behind the server past the informer's maxLagMs (MG-8, HI-58): backing off, failing or stalled.
+    // A cache behind the server past the informer's maxLagMs (HI-58): backing off, failing or stalled.
     const lag = lagging(i, now);
     if (lag !== undefined) {
       checks.push({ name, ok: false, detail: lag });
