@@ -8,6 +8,8 @@ import { reflect, type ReflectorStatus } from '../../src/reflector/index.js';
 import { ConnectionError, DecodeError, KubeApiError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/index.js';
 import type { ListerWatcher } from '../../src/sources/types.js';
+import { startApiServer } from '../../src/testing/index.js';
+import { pod as podObject } from '../helpers/objects.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { advance, pod, runReflect, ScriptedLW } from './reflectScripted.js';
 
@@ -137,5 +139,31 @@ describe('reflect(): a watch body cut mid-stream is retried the same way gzipped
     expect(errors).toEqual([expect.any(type)]);
     expect(backoffs).toEqual(['decode']);
     expect(statuses.filter((s) => s.state === 'watching').map((s) => s.state === 'watching' && s.resourceVersion)).toEqual(['5', '5']);
+  });
+});
+
+describe('reflect() over HTTP: the simulator resets a watch mid-line (HI-53)', () => {
+  it('reports the ConnectionError and re-watches at once from the last RV, without a relist or a health backoff', async () => {
+    const server = await startApiServer({ port: 0 });
+    try {
+      const lw = kubeSource(server.kubeConfig(), 'v1/pods') as unknown as ListerWatcher<{ metadata: { name: string } }>;
+      const statuses: ReflectorStatus[] = [];
+      let events = 0;
+      const sub = reflect(lw, { random: () => 0, status: (s) => statuses.push(s) }).subscribe(() => events++);
+      await waitFor(() => statuses.some((s) => s.state === 'watching'), 'watching');
+      await server.create('v1/pods', podObject('first'));
+      await waitFor(() => events >= 2, 'a first watch event');
+      server.faults.inject({ type: 'resetMidLine' }, { verb: 'watch', resource: 'v1/pods' });
+      await server.create('v1/pods', podObject('cut'));
+      await waitFor(() => statuses.filter((s) => s.state === 'watching').length >= 2, 'the re-watch');
+      await waitFor(() => events >= 3, 'the cut event, replayed by the new watch');
+      sub.unsubscribe();
+      const errors = statuses.flatMap((s) => (s.state === 'error' ? [s.error] : []));
+      expect(errors).toEqual([expect.any(ConnectionError)]);
+      expect(statuses.flatMap((s) => (s.state === 'backoff' ? [[s.kind, s.delayMs]] : []))).toEqual([['watch-closed', 0]]);
+      expect(statuses.filter((s) => s.state === 'listing')).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
   });
 });
