@@ -88,6 +88,19 @@ describe('informer: a cache that stays behind is reported lagging', () => {
     await i.stop();
   });
 
+  it('an unusable event skipped on a quiet watch is not lag: the watch carries on', async () => {
+    const lw = new ScriptedLW();
+    const errors: Error[] = [];
+    const i = informer(lw, { maxLagMs: 10_000, onError: (e) => errors.push(e) });
+    i.start();
+    await advance();
+    lw.watching.push({ type: 'MODIFIED', object: { metadata: { resourceVersion: '11' } } as never });
+    await advance(60_000);
+    expect(errors).toHaveLength(1);
+    expect(i.status()).toMatchObject({ behindSince: undefined, lagging: false });
+    await i.stop();
+  });
+
   it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY, '5'])('rejects maxLagMs %s up front', (value) => {
     expect(() => informer(new ScriptedLW(), { maxLagMs: value as number })).toThrow(/maxLagMs/);
   });

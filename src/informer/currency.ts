@@ -19,8 +19,8 @@ export interface CurrencyView {
 
 /**
  * Follows the reflector: a watch event, a bookmark or a completed list shows
- * the cache current; a failure after that (an error, a backoff, a relist)
- * starts a spell of being behind, which the next such evidence ends. A spell
+ * the cache current; a failure after that (a backoff or a relist) starts a
+ * spell of being behind, which the next such evidence ends. A spell
  * longer than `maxLagMs` is lagging; `onLagging` runs once when it becomes
  * so, from a timer on the informer's scheduler, so `status$` can say it.
  */
@@ -60,9 +60,14 @@ export class Currency {
     }
   }
 
-  /** The reflector's state changed: a failure after the cache was current starts a spell behind. */
+  /**
+   * The reflector's state changed: a wait or a relist after the cache was
+   * current starts a spell behind. An error alone does not: one the watch
+   * skips (an unusable event) is followed by more watching, and on a quiet
+   * resource the next arrival may be minutes away.
+   */
   status(status: ReflectorStatus): void {
-    const failing = status.state === 'backoff' || status.state === 'relisting' || (status.state === 'error' && !status.terminal);
+    const failing = status.state === 'backoff' || status.state === 'relisting';
     if (!failing || this.#currentAt === undefined || this.#behindSince !== undefined) return;
     this.#behindSince = this.#scheduler.now();
     this.#timer = this.#scheduler.schedule(() => {

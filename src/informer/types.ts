@@ -44,7 +44,7 @@ export interface InformerOptions<T> {
    */
   readonly resyncPeriod?: number;
   /**
-   * How long the cache may stay behind the server (from the first failure
+   * How long the cache may stay behind the server (from the first backoff or relist
    * after it was current until the next watch event, bookmark or completed
    * list) before `status().lagging` turns true, in ms (HI-58). Longer than a
    * backoff at its cap (30 s, up to 60 s with jitter) and than kube-apiserver's
@@ -108,8 +108,8 @@ export interface InformerStatus {
    */
   readonly currentAt: number | undefined;
   /**
-   * When the cache fell behind: the first failure (an error, a backoff, a
-   * relist) after it was last current; undefined while it is current. The
+   * When the cache fell behind: the first wait or relist after a failure
+   * since it was last current; undefined while it is current. The
    * next watch event, bookmark or completed list ends the spell (HI-58).
    */
   readonly behindSince: number | undefined;
