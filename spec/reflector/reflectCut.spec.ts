@@ -11,7 +11,7 @@ import type { ListerWatcher } from '../../src/sources/types.js';
 import { startApiServer } from '../../src/testing/index.js';
 import { pod as podObject } from '../helpers/objects.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { advance, pod, runReflect, ScriptedLW } from './reflectScripted.js';
+import { advance, bookmark, pod, runReflect, ScriptedLW } from './reflectScripted.js';
 
 describe('reflect(): a connection cut on an established watch re-watches at once (HI-53)', () => {
   afterEach(() => {
@@ -71,6 +71,20 @@ describe('reflect(): a connection cut on an established watch re-watches at once
     lw.watching.fail(new KubeApiError(500, 'down'));
     await advance();
     expect(r.of('backoff').at(-1)).toMatchObject({ kind: 'server', delayMs: 800 });
+    r.sub.unsubscribe();
+  });
+
+  it('the stream a streaming list handed over is established: cut at once after its end bookmark, it re-watches at once', async () => {
+    fake();
+    const lw = new ScriptedLW();
+    lw.watchScripts.push((w) => {
+      w.push({ type: 'ADDED', object: pod('a', 5) }, bookmark(10, { 'k8s.io/initial-events-end': 'true' }));
+      w.fail(new ConnectionError('socket hang up', { code: 'ECONNRESET' }));
+    });
+    const r = runReflect(lw, { initialList: 'stream' });
+    await advance();
+    expect(r.of('backoff')).toMatchObject([{ kind: 'watch-closed', delayMs: 0 }]);
+    expect(lw.watches.map((w) => w.opts.resourceVersion)).toEqual([undefined, '10']);
     r.sub.unsubscribe();
   });
 

@@ -23,8 +23,9 @@ export const HEALTHY_WATCH_MS = 5_000;
 
 /**
  * How a watch ended. `healthy` when it lasted long enough to prove the server
- * sound; `established` when it delivered something or outlived the
- * very-short limit, so a connection cut then is a watch that ended (HI-53).
+ * sound; `established` when it delivered something (a streaming list's
+ * stream has) or outlived the very-short limit, so a connection cut then is
+ * a watch that ended (HI-53).
  */
 export type WatchOutcome =
   | { readonly ok: true; readonly healthy: boolean }
@@ -86,7 +87,7 @@ export async function watchOnce<T>(ctx: ReflectorContext<T>, handoff: WatchStrea
       }
     }
   } catch (error) {
-    if (!ctx.stopped) return { ok: false, error, healthy: healthy(), established: arrivals > 0 || ctx.now() - stream.startedAt >= VERY_SHORT_WATCH_MS };
+    if (!ctx.stopped) return { ok: false, error, healthy: healthy(), established: handoff !== undefined || arrivals > 0 || ctx.now() - stream.startedAt >= VERY_SHORT_WATCH_MS };
   } finally {
     stream.close();
   }
