@@ -71,7 +71,7 @@ describe('manager: /healthz', () => {
     s.faults.inject({ type: 'silentWatch' }, { verb: 'watch', resource: 'apps/v1/deployments', times: 1_000 });
     s.faults.closeWatches();
     const deaf = await probeUntil(`${base}/healthz?verbose`, 503, 'the silence to pass the limit');
-    expect(deaf.body).toMatch(/^\[-\]informer apps\/v1\/deployments failed: no watch event or bookmark for \d+\.\d s \(limit 0\.6 s\): watching from resourceVersion \d+/m);
+    expect(deaf.body).toMatch(/^\[-\]informer apps\/v1\/deployments failed: not shown current by a watch event, bookmark or list for \d+\.\d s \(limit 0\.6 s\): watching from resourceVersion \d+/m);
     expect(deaf.body).toMatch(/^\[\+\]informer v1\/configmaps ok$/m);
     expect(deaf.body).toMatch(/healthz check failed\n$/);
     // The same answer on /livez.
@@ -83,7 +83,7 @@ describe('manager: /healthz', () => {
     expect(healed.body).toMatch(/^\[\+\]informer apps\/v1\/deployments ok$/m);
   });
 
-  it('turns 503 with the error when every watch fails, and 200 once watches work again', async () => {
+  it('turns 503 with the error when every watch and list fails, and 200 once they work again', async () => {
     const s = await liveServer();
     server = s;
     const { ctl, errors } = deploymentsController(s);
@@ -92,11 +92,12 @@ describe('manager: /healthz', () => {
     await probeUntil(`${base}/healthz`, 200, 'a healthy start');
     await probeUntil(`${base}/readyz`, 200, 'sync');
 
+    // Relists that succeed keep the cache current (HI-57); here nothing does.
     s.faults.inject({ type: 'status', status: 500, message: 'watch cache is broken' }, { verb: 'watch', resource: 'v1/configmaps', times: 1_000_000 });
+    s.faults.inject({ type: 'status', status: 500, message: 'watch cache is broken' }, { verb: 'list', resource: 'v1/configmaps', times: 1_000_000 });
     s.faults.closeWatches();
-    const failing = await probeUntil(`${base}/healthz?verbose`, 503, 'failing watches to pass the limit');
-    // Lists in between succeed, so the cache is not stale by much; but no watch works, and relisting forever is no way to run.
-    expect(failing.body).toMatch(/^\[-\]informer v1\/configmaps failed: no watch event or bookmark for [\d.]+ s \(limit 0\.6 s\): .*watch cache is broken/m);
+    const failing = await probeUntil(`${base}/healthz?verbose`, 503, 'failing watches and lists to pass the limit');
+    expect(failing.body).toMatch(/^\[-\]informer v1\/configmaps failed: not shown current by a watch event, bookmark or list for [\d.]+ s \(limit 0\.6 s\): .*watch cache is broken/m);
     expect(failing.body).toMatch(/^\[\+\]informer apps\/v1\/deployments ok$/m);
     expect(errors.some((e) => e.message.includes('watch cache is broken'))).toBe(true);
     // Still synced: failing watches do not take the pod out of its Services, they get it restarted.

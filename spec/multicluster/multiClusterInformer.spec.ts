@@ -250,6 +250,9 @@ describe('multiClusterInformer over simulated clusters', () => {
     expect(() => multiClusterInformer(f, src, { initialList: 'all' as never })).toThrow(/initialList/);
     expect(() => multiClusterInformer(f, src, { indexers: { cluster: () => [] } })).toThrow(/cluster/);
     expect(() => multiClusterInformer(f, src, { unreachableAfter: 5 } as never)).toThrow(/unknown option "unreachableAfter"/);
+    // The per-cluster informers' lag bound (HI-58) is an informer option like the others.
+    expect(() => multiClusterInformer(f, src, { maxLagMs: 0 })).toThrow(/maxLagMs/);
+    expect(() => multiClusterInformer(f, src, { maxLagMs: 60_000 })).not.toThrow();
     expect(() => multiClusterInformer({} as never, src)).toThrow(/clusters must be an Observable/);
     expect(() => multiClusterInformer(f, 'v1/pods' as never)).toThrow(/source must be a function/);
   });

@@ -13,7 +13,9 @@ const status = (state: ReflectorState | undefined, synced = true, events = 0): I
   handlers: [],
   errors: 0,
   lastError: undefined,
-  lastWatchEventAt: undefined,
+  currentAt: undefined,
+  behindSince: undefined,
+  lagging: false,
 });
 const failed: ReflectorState = { state: 'error', error: new Error('ECONNREFUSED'), terminal: false };
 const backoff: ReflectorState = { state: 'backoff', error: new Error('ECONNREFUSED'), delayMs: 800, kind: 'server' };

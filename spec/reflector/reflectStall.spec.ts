@@ -53,6 +53,18 @@ describe('WatchRhythm', () => {
     expect(rhythm.deadlineMs(60_000)).toBeUndefined();
   });
 
+  it('learns nothing from a silence that ended in a stall (HI-55)', () => {
+    const rhythm = new WatchRhythm(DEFAULT_STALL);
+    rhythm.opened(0);
+    for (let t = 1000; t <= 12_000; t += 1000) rhythm.beat(t);
+    expect(rhythm.deadlineMs(17_000)).toBe(5000);
+    rhythm.stalled();
+    rhythm.opened(17_000);
+    rhythm.beat(18_000);
+    expect(rhythm.expectedIntervalMs).toBe(1000);
+    expect(rhythm.deadlineMs(18_000)).toBe(5000);
+  });
+
   it('does not count the time between watches as a gap, and forgets gaps after ten minutes', () => {
     const rhythm = new WatchRhythm(DEFAULT_STALL);
     rhythm.opened(0);
@@ -124,17 +136,24 @@ describe('reflect() stall detection', () => {
     r.sub.unsubscribe();
   });
 
-  it('takes the silence it cut for as a gap, so a rhythm that merely slowed is not cut again after 5 s', async () => {
+  it('does not learn the silence it cut for: the next stall is found as soon as the first (HI-55)', async () => {
     const lw = new ScriptedLW();
     const r = runReflect(lw);
     await advance();
     await beat(lw, 1000, 12);
     await advance(5000);
     expect(lw.watches).toHaveLength(2);
-    // The server now speaks every 10 s: no second cut at 5 s, nor at 20 s (4 × the 5 s silence).
-    await beat(lw, 10_000, 3);
+    // The resumed watch hears its usual 1 s beats, then goes silent again: cut after 5 s again, not after
+    // 4 × the 5 s silence of the first stall (20 s), which is what learning that silence would make of it.
+    await beat(lw, 1000, 3);
+    const lastBeat = Date.now();
+    await advance(4999);
     expect(lw.watches).toHaveLength(2);
-    expect(r.of('error')).toHaveLength(1);
+    await advance(1);
+    expect(lw.watches).toHaveLength(3);
+    expect(r.of('error').map((s) => s.error)).toEqual([expect.any(WatchStalledError), expect.any(WatchStalledError)]);
+    expect(r.of('error')[1]?.error).toMatchObject({ silenceMs: 5000, expectedIntervalMs: 1000 });
+    expect(Date.now() - lastBeat).toBe(5000);
     r.sub.unsubscribe();
   });
 

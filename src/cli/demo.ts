@@ -16,6 +16,7 @@ import { startSimulator, type Simulator } from './simulator.js';
 import { coloursFor, interrupted, liveScreen, writeText } from './terminal.js';
 import { printable } from '../errors/printable.js';
 import { renderView } from './view.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -198,7 +199,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
       }
     };
     timers.push(setInterval(draw, screen === undefined ? 1_000 : 250));
-    timers.push(setTimeout(() => stopped.abort(), opts.durationMs));
+    timers.push(setTimeout(() => stopped.abort(), timerDelay(opts.durationMs)));
     const why = await interrupted(stopped.signal);
     for (const t of timers) clearTimeout(t);
     sim.stopChurn();

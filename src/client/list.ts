@@ -2,6 +2,7 @@ import { kubeSource } from '../sources/kubeSource.js';
 import { listAll, type ListAllResult } from '../sources/pager.js';
 import type { CustomResourceRef } from '../sources/resources.js';
 import type { KubeObject } from '../store/types.js';
+import { timerDelay } from '../options/timerDelay.js';
 import { describeValue } from '../options/validate.js';
 import { checkSignal } from './checks.js';
 import type { ClientContext } from './objectClient.js';
@@ -26,7 +27,7 @@ export function listObjects<T extends KubeObject>(ctx: ClientContext, o: ListCal
     ...(o?.fieldSelector !== undefined && { fieldSelector: o.fieldSelector }),
     ...(o?.pageSize !== undefined && { pageSize: o.pageSize }),
     // A timer cannot wait longer than 2^31 - 1 ms (HI-31).
-    idleTimeoutMs: Math.min(2 ** 31 - 1, Math.max(1, Math.ceil(ctx.timeoutMs))),
+    idleTimeoutMs: Math.max(1, timerDelay(Math.ceil(ctx.timeoutMs))),
   });
   // The pager needs a signal of its own; the caller's aborts it.
   return listAll(source, {}, signal ?? new AbortController().signal, o?.pageSize === undefined ? {} : { pageSize: o.pageSize });

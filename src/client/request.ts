@@ -5,6 +5,7 @@ import { ConnectionError } from '../sources/errors/ConnectionError.js';
 import { DecodeError } from '../sources/errors/DecodeError.js';
 import { KubeApiError, type StatusDetails } from '../sources/errors/KubeApiError.js';
 import { connectionErrorFrom, errorFromStatus } from '../sources/httpErrors.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /** The HTTP methods of single-object calls. */
 export type Verb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -46,7 +47,7 @@ export async function sendJson<R>(kc: KubeConfig, req: JsonRequest): Promise<R> 
   signal?.addEventListener('abort', onAbort, { once: true });
   const timer = setTimeout(() => {
     controller.abort(new ConnectionError(`${what}: no complete answer within ${req.timeoutMs} ms`, { code: 'TIMEOUT' }));
-  }, req.timeoutMs);
+  }, timerDelay(req.timeoutMs));
   let res: TransportResponse | undefined;
   try {
     // jsonText, not JSON.stringify: an object as deep as kube-apiserver allows (10,000 levels) overflows the stack of the latter.

@@ -5,6 +5,7 @@ import { resourceKey } from '../sources/identity.js';
 import { booleanOption, numberOption } from '../options/validate.js';
 import type { Triggers } from './triggers.js';
 import type { ControllerSource } from './types.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /** `readYourWrites` and `readYourWritesTimeoutMs`, checked. */
 export interface ReadYourWritesSettings {
@@ -174,7 +175,7 @@ export class ReadYourWrites {
           if (finished) return;
           this.#timedOut(key, left, report);
           finish();
-        }, this.#timeoutMs),
+        }, timerDelay(this.#timeoutMs)),
       );
       // The cache may have moved between the first look and the subscriptions.
       check();

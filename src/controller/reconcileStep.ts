@@ -11,6 +11,7 @@ import type { ControllerStats } from './stats.js';
 import { isTerminal } from './TerminalError.js';
 import type { ErrorAction, ReconcileAction, ReconcileContext, ReconcileOutcome } from './types.js';
 import { describeValue } from '../options/validate.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /** How a reconcile call ended: its action, or what it threw (checked and explained). */
 type Settled = { readonly ok: true; readonly action: ReconcileAction } | { readonly ok: false; readonly error: Error };
@@ -194,7 +195,7 @@ export class ReconcileStep<T> {
         const err = new ReconcileTimeoutError(config.name, key, timeoutMs);
         own.abort(err);
         resolve(err);
-      }, timeoutMs);
+      }, timerDelay(timeoutMs));
     });
     return {
       signal: own.signal,

@@ -10,6 +10,7 @@ import type { ControllerStats } from './stats.js';
 import { allSources, triggerKeys, type Triggers } from './triggers.js';
 import type { ErrorPolicy, ReconcileOutcome, Reconciler } from './types.js';
 import { syncedOf } from '../informer/syncedOf.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /** A controller's options once checked, with defaults applied. */
 export interface RunConfig<T> {
@@ -139,7 +140,7 @@ export class ControllerRun<T> {
     const finished = Promise.all(this.#inFlight.values()).then(() => false);
     let timer: Subscription | undefined;
     const timedOut = new Promise<boolean>((resolve) => {
-      timer = this.#config.scheduler.schedule(() => resolve(true), this.#config.shutdownTimeoutMs);
+      timer = this.#config.scheduler.schedule(() => resolve(true), timerDelay(this.#config.shutdownTimeoutMs));
     });
     const gaveUp = await Promise.race([finished, timedOut]);
     timer?.unsubscribe();

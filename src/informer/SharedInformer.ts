@@ -18,6 +18,7 @@ import { InformerStoppedError } from './InformerStoppedError.js';
 import { checkInformerOptions } from './informerOptions.js';
 import { InformerMetricsRecorder, type InformerMetrics } from './metrics.js';
 import type { Informer, InformerOptions, InformerStatus, InformerStore, WhenSyncedOptions } from './types.js';
+import { Currency, DEFAULT_MAX_LAG_MS } from './currency.js';
 import { notificationsOf } from './notificationIterable.js';
 import type { Notification } from './notification.js';
 import { keepAlive, ObserverListener, type Listener } from './listeners.js';
@@ -65,8 +66,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   readonly #syncWaiters = new SyncWaiters(this.#synced, (reason, detail) => this.#syncError(reason, detail));
   #state: InformerStatus['state'] = 'idle';
   #reflectorStatus: ReflectorStatus | undefined;
-  // When a watch last delivered an event or bookmark: a silent or failing watch shows here, not in the reflector's state.
-  #lastWatchEventAt: number | undefined;
+  // Whether the cache is current with the server, and since when it is behind: what a liveness probe reads (HI-57).
+  readonly #currency: Currency;
   // The running reflect → deltaFifo pipeline; unsubscribing aborts requests and timers.
   #subscription: Subscription | undefined;
   // How often the reflector ticks (client-go's resyncCheckPeriod): set when a lifetime starts, lowered by a handler asking for less (S-11).
@@ -102,6 +103,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#strip = strip;
     const user = opts.transform;
     this.#transform = strip && user !== undefined ? (obj) => user(stripManagedFields(obj)) : strip ? stripManagedFields : user;
+    this.#currency = new Currency(opts.scheduler ?? asyncScheduler, opts.maxLagMs ?? DEFAULT_MAX_LAG_MS, () => this.#publishStatus());
     this.#status = new BehaviorSubject<InformerStatus>(this.#snapshot());
     this.status$ = this.#status.asObservable();
     this.#errors = new ErrorChannel(opts.onError);
@@ -223,7 +225,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#metrics.ended();
     this.#state = 'idle';
     this.#reflectorStatus = undefined;
-    this.#lastWatchEventAt = undefined;
+    this.#currency.reset();
     this.#indexer.replace([], '');
     this.#progress.reset();
     this.#synced.next(false);
@@ -238,6 +240,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#subscription = undefined;
     this.#reflector = undefined;
     this.#metrics.ended();
+    this.#currency.reset();
     const listeners = this.#listeners;
     this.#listeners = [];
     this.#syncWaiters.failAll(failure === undefined ? 'stopped' : 'failed', failure === undefined ? 'the informer was stopped' : 'the informer failed');
@@ -302,6 +305,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       ...(this.#opts.scheduler !== undefined && { scheduler: this.#opts.scheduler }),
       status: (status) => {
         this.#reflectorStatus = status;
+        this.#currency.status(status);
         if (status.state === 'error') this.#report(toError(status.error));
         else this.#publishStatus();
       },
@@ -313,7 +317,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
         this.#metrics.started(probe);
       }).subscribe({
         next: (event) => {
-          if (event.type === 'Added' || event.type === 'Modified' || event.type === 'Deleted' || event.type === 'Bookmark') this.#lastWatchEventAt = this.#now();
+          this.#currency.event(event);
           if (event.type !== 'Resync' || shouldResync(this.#listeners, this.#now())) input.next(event);
           // The FIFO drained synchronously, so the store holds this event now, unless a listener ended the lifetime.
           if (lifetime === this.#lifetime) this.#progress.applied(event);
@@ -372,7 +376,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       handlers,
       errors: this.#errorCount,
       lastError: this.#lastError,
-      lastWatchEventAt: this.#lastWatchEventAt,
+      ...this.#currency.view(),
     };
   }
 

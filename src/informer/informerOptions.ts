@@ -22,6 +22,9 @@ export function checkInformerOptions<T>(source: ListerWatcher<T>, opts: Informer
   }
   if (opts.transform !== undefined && typeof opts.transform !== 'function') throw new TypeError(`transform must be a function, got ${describeValue(opts.transform)}`);
   if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new TypeError(`onError must be a function, got ${describeValue(opts.onError)}`);
+  if (opts.maxLagMs !== undefined && !(typeof opts.maxLagMs === 'number' && opts.maxLagMs > 0 && opts.maxLagMs !== Number.POSITIVE_INFINITY)) {
+    throw new TypeError(`maxLagMs must be a positive number of ms, got ${describeValue(opts.maxLagMs)}`);
+  }
   if (opts.name !== undefined && typeof opts.name !== 'string') throw new TypeError(`name must be a string, got ${describeValue(opts.name)}`);
   resolveReflectOptions({ ...opts.reflector });
   return opts.name ?? sourceName(source);

@@ -5,6 +5,7 @@
  */
 import type { BehaviorSubject } from 'rxjs';
 import type { CacheSyncError, CacheSyncFailure } from './CacheSyncError.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 interface SyncWaiter {
   fail(reason: CacheSyncFailure, detail: string): void;
@@ -54,7 +55,7 @@ export class SyncWaiters {
       if (this.#synced.value) return;
       this.#waiters.add(waiter);
       signal?.addEventListener('abort', onAbort, { once: true });
-      if (timeout !== undefined) timer = setTimeout(() => waiter.fail('timeout', `not within ${timeout} ms`), timeout);
+      if (timeout !== undefined) timer = setTimeout(() => waiter.fail('timeout', `not within ${timeout} ms`), timerDelay(timeout));
     });
   }
 

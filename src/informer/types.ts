@@ -43,6 +43,16 @@ export interface InformerOptions<T> {
    * @default 0
    */
   readonly resyncPeriod?: number;
+  /**
+   * How long the cache may stay behind the server (from the first backoff or relist
+   * after it was current until the next watch event, bookmark or completed
+   * list) before `status().lagging` turns true, in ms (HI-58). Longer than a
+   * backoff at its cap (30 s, up to 60 s with jitter) and than kube-apiserver's
+   * bookmark interval (1 minute), so one unlucky wait after an outage, or a
+   * quiet resource re-watched after a fault, is not taken for lag.
+   * @default 120_000
+   */
+  readonly maxLagMs?: number;
   /** `'paged'` LIST or `'stream'` (a watch with `sendInitialEvents`, falling back to LIST). @default 'paged' */
   readonly initialList?: 'paged' | 'stream';
   /** Deep-freeze cached objects so no handler can corrupt the cache. @default true */
@@ -89,15 +99,26 @@ export interface InformerStatus {
   /** The most recent of them. */
   readonly lastError: Error | undefined;
   /**
-   * When a watch last delivered an event or a bookmark, in ms on the
-   * informer's scheduler clock; undefined until one did in this lifetime.
-   * Lists do not count: an informer that relists because its watches keep
-   * failing, or whose watch went silent while the reflector still says
-   * `watching`, sees this stand still, which is how a liveness probe tells
-   * that the cache is no longer kept current by a watch. As of the emission
-   * on `status$`; current from `status()`.
+   * When the cache was last shown current with the server, in ms on the
+   * informer's scheduler clock: a watch event or bookmark applied, or a list
+   * completed (HI-57); undefined until the first list of this lifetime. A
+   * watch that went silent while the reflector still says `watching` leaves
+   * it standing still, which is what a liveness probe reads (MG-5). As of the
+   * emission on `status$`; current from `status()`.
    */
-  readonly lastWatchEventAt: number | undefined;
+  readonly currentAt: number | undefined;
+  /**
+   * When the cache fell behind: the first wait or relist after a failure
+   * since it was last current; undefined while it is current. The
+   * next watch event, bookmark or completed list ends the spell (HI-58).
+   */
+  readonly behindSince: number | undefined;
+  /**
+   * The cache has been behind for `maxLagMs` or more: the server is not
+   * answering, or the informer cannot keep up with it. `/healthz` fails on it
+   * (HI-58). `status$` emits when it turns true.
+   */
+  readonly lagging: boolean;
 }
 
 /** Options of {@link Informer.whenSynced}. */
@@ -146,7 +167,7 @@ export interface Informer<T> extends Observable<InformerEvent<T>> {
   readonly resourceVersion$: Observable<string>;
   /** State, reflector status, per-handler buffer depth and error count; emits on change. */
   readonly status$: Observable<InformerStatus>;
-  /** The status now, with `lastWatchEventAt` current (it moves with every watch event, which `status$` does not emit for). */
+  /** The status now, with `currentAt` and `lagging` current (they move with every watch event and the clock, which `status$` does not emit for). */
   status(): InformerStatus;
   /** Every error the informer met: reflector faults, decode, transform, store and handler errors. */
   readonly errors$: Observable<Error>;

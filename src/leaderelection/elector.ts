@@ -4,6 +4,7 @@ import { reportTo } from '../errors/reportTo.js';
 import { ConnectionError } from '../sources/errors/ConnectionError.js';
 import { JITTER_FACTOR, type ElectorConfig } from './options.js';
 import type { LeaderElectionRecord, Leadership } from './types.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /** The record last read or written, with the version a conditional write must name. */
 interface Observed {
@@ -78,7 +79,7 @@ export class Elector {
     // Bounds a candidate's attempt; a leader's is cut sooner by its deadline.
     const timeout = scheduler.schedule(() => {
       controller.abort(new ConnectionError(`leader election on ${this.#c.lock.describe()}: attempt took longer than ${renewDeadline} ms`, { code: 'TIMEOUT' }));
-    }, renewDeadline);
+    }, timerDelay(renewDeadline));
     let ok = false;
     try {
       ok = await this.#tryAcquireOrRenew(controller.signal);
@@ -98,7 +99,7 @@ export class Elector {
     const r = random();
     // The leader renews at a steady pace; candidates spread out with client-go's jitter.
     const delay = this.#leading ? retryPeriod : retryPeriod * (1 + (r >= 0 && r < 1 ? r : 0) * JITTER_FACTOR);
-    this.#loopTimer = scheduler.schedule(() => void this.#attempt(), delay);
+    this.#loopTimer = scheduler.schedule(() => void this.#attempt(), timerDelay(delay));
   }
 
   /** client-go's tryAcquireOrRenew; true when this replica holds the lock as of a write sent within its deadline. */
@@ -169,7 +170,7 @@ export class Elector {
       return false;
     }
     this.#deadlineTimer?.unsubscribe();
-    this.#deadlineTimer = this.#c.scheduler.schedule(() => this.#onDeadline(), deadline - now);
+    this.#deadlineTimer = this.#c.scheduler.schedule(() => this.#onDeadline(), timerDelay(deadline - now));
     return true;
   }
 
@@ -252,7 +253,7 @@ export class Elector {
     const controller = new AbortController();
     const timeout = scheduler.schedule(() => {
       controller.abort(new ConnectionError(`leader election on ${lock.describe()}: release took longer than ${renewDeadline} ms`, { code: 'TIMEOUT' }));
-    }, renewDeadline);
+    }, timerDelay(renewDeadline));
     const released = (transitions: number): LeaderElectionRecord => {
       const stamp = microTime(this.#now());
       return { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: stamp, renewTime: stamp, leaderTransitions: transitions };

@@ -1,6 +1,7 @@
 import { isConflict } from '../sources/errors/guards.js';
 import { microTime } from './elector.js';
 import type { ResourceLock } from './types.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /**
  * Empties the holder of a lock this replica holds, with a 1 s duration, so a successor need not wait out the
@@ -8,7 +9,7 @@ import type { ResourceLock } from './types.js';
  * that must know when the hand-over is written (the elector's own release on unsubscribe is not awaited).
  */
 export async function releaseLock(lock: ResourceLock<unknown>, identity: string, timeoutMs: number): Promise<void> {
-  const signal = AbortSignal.timeout(timeoutMs);
+  const signal = AbortSignal.timeout(timerDelay(timeoutMs));
   for (let attempt = 0; attempt < 2; attempt++) {
     const read = await lock.get(signal);
     if (read === undefined || read.record.holderIdentity !== identity) return;

@@ -102,12 +102,12 @@ export function readiness(v: ProbeView): Check[] {
 }
 
 /**
- * `/healthz` and `/livez`: no synced informer has gone without a watch
- * event or bookmark for longer than `maxSilenceMs` since it synced (MG-5) —
- * its watch went silent or keeps failing, so lists at best keep the cache —
- * and no controller has a reconcile stuck past its `reconcileTimeoutMs`
- * (MG-6); nor has an informer stayed unsynced past `maxInitialSyncMs`
- * (HI-13).
+ * `/healthz` and `/livez`: no synced informer's cache has gone without being
+ * shown current (a watch event, a bookmark or a list) for longer than
+ * `maxSilenceMs` since it synced (MG-5) — its watch went silent — nor is
+ * lagging, behind the server past its `maxLagMs` (HI-58), nor has an
+ * informer stayed unsynced past `maxInitialSyncMs` (HI-13); and no
+ * controller has a reconcile stuck past its `reconcileTimeoutMs` (MG-6).
  */
 export function liveness(v: ProbeView): Check[] {
   const checks: Check[] = [];
@@ -122,13 +122,19 @@ export function liveness(v: ProbeView): Check[] {
     }
     // Until the first list is in, /readyz says why; a slow first list of a big cache is no reason to restart before the bound above.
     const syncedAt = v.syncedAt(i);
-    const since = syncedAt === undefined ? now : Math.max(syncedAt, i.status().lastWatchEventAt ?? -Infinity);
+    const since = syncedAt === undefined ? now : Math.max(syncedAt, i.status().currentAt ?? -Infinity);
     const silentFor = now - since;
+    // A cache behind the server past the informer's maxLagMs (HI-58): backing off, failing or stalled.
+    const lag = lagging(i, now);
+    if (lag !== undefined) {
+      checks.push({ name, ok: false, detail: lag });
+      continue;
+    }
     if (silentFor <= v.maxSilenceMs) {
       checks.push({ name, ok: true, detail: undefined });
       continue;
     }
-    checks.push({ name, ok: false, detail: `no watch event or bookmark for ${seconds(silentFor)} (limit ${seconds(v.maxSilenceMs)}): ${informerState(i)}` });
+    checks.push({ name, ok: false, detail: `not shown current by a watch event, bookmark or list for ${seconds(silentFor)} (limit ${seconds(v.maxSilenceMs)}): ${informerState(i)}` });
   }
   for (const c of v.controllers) {
     const s = c.status();
@@ -142,6 +148,13 @@ export function liveness(v: ProbeView): Check[] {
     }
   }
   return checks;
+}
+
+/** Why an informer's cache counts as lagging (its status says so), or undefined when it does not. */
+function lagging(i: ProbedInformer, now: number): string | undefined {
+  const s = i.status();
+  if (!s.lagging || s.behindSince === undefined) return undefined;
+  return `behind the server for ${seconds(now - s.behindSince)} (past its maxLagMs): ${informerState(i)}`;
 }
 
 /**

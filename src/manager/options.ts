@@ -101,9 +101,11 @@ export interface ManagerOptions {
   /** Where `/healthz`, `/livez` and `/readyz` are served (`--health-probe-bind-address`); `"0"` disables them. @default ':8081' */
   readonly healthProbeBindAddress?: string;
   /**
-   * How long a synced informer may go without a watch event or bookmark
-   * before `/healthz` fails naming it: its watch went silent, or keeps
-   * failing while lists succeed. kube-apiserver sends each watch a bookmark
+   * How long a synced informer's cache may go without being shown current
+   * (a watch event, a bookmark or a completed list: its `currentAt`) before
+   * `/healthz` fails naming it: its watch went silent, or nothing it asks
+   * succeeds. A cache behind the server past the informer's own `maxLagMs`
+   * fails it sooner (HI-58). kube-apiserver sends each watch a bookmark
    * about once a minute as long as etcd reports progress, which clusters
    * made by kubeadm, GKE or kubespray ask of it every 5 s; on a cluster
    * whose etcd keeps its default of 10 minutes, a quiet resource hears

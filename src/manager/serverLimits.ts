@@ -1,4 +1,5 @@
 import { checkOptionNames, describeValue, numberOption } from '../options/validate.js';
+import { MAX_TIMER_MS } from '../options/timerDelay.js';
 
 /**
  * Bounds on what a client of the runner's probe and metrics servers can hold:
@@ -56,8 +57,6 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
 };
 
 const NAMES = Object.keys(DEFAULT_SERVER_LIMITS);
-// Node takes its timers in 32-bit milliseconds.
-const MAX_MS = 2 ** 31 - 1;
 
 /** Checks `serverLimits` up front: each a positive integer within what Node accepts, headers within the request. */
 export function resolveServerLimits(value: unknown): ServerLimits {
@@ -66,7 +65,7 @@ export function resolveServerLimits(value: unknown): ServerLimits {
   const resolved = {} as Record<keyof ServerLimits, number>;
   for (const name of NAMES as (keyof ServerLimits)[]) {
     const n = numberOption('manager', `serverLimits.${name}`, o[name], DEFAULT_SERVER_LIMITS[name], { min: 1, integer: true });
-    if (n > MAX_MS) throw new TypeError(`manager: option "serverLimits.${name}" must be at most ${MAX_MS}, got ${describeValue(n)}`);
+    if (n > MAX_TIMER_MS) throw new TypeError(`manager: option "serverLimits.${name}" must be at most ${MAX_TIMER_MS}, got ${describeValue(n)}`);
     resolved[name] = n;
   }
   if (resolved.headersTimeoutMs > resolved.requestTimeoutMs) {

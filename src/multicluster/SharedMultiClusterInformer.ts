@@ -28,6 +28,7 @@ const OPTION_NAMES = [
   'reflector',
   'whileUnreachable',
   'unreachableAfterMs',
+  'maxLagMs',
   'onError',
   'name',
 ];

@@ -7,6 +7,7 @@ import { MalformedDocumentError } from '../errors/MalformedDocumentError.js';
 import { reportError } from '../errors/reportError.js';
 import { checkOptionNames, functionOption, numberOption, describeValue } from '../options/validate.js';
 import type { Cluster, ClusterProvider } from './types.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /**
  * Options of {@link kubeconfigClusters}.
@@ -183,7 +184,7 @@ export function kubeconfigClusters(opts: KubeconfigClustersOptions = {}): Cluste
           const w = watchDir(dir, (_event, file) => {
             if (file !== null && !names.has(file.toString())) return;
             if (timer !== undefined) clearTimeout(timer);
-            timer = setTimeout(refresh, debounceMs);
+            timer = setTimeout(refresh, timerDelay(debounceMs));
           });
           w.on('error', (err) => report(new Error(`${where}: watching ${dir} failed: ${err.message}; changes are no longer followed`, { cause: err })));
           watchers.push(w);

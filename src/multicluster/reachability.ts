@@ -6,6 +6,7 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { InformerStatus } from '../informer/informer.js';
 import type { ReflectorStatus } from '../reflector/types.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /** A watch that stayed open this long had an answer, events or not (the reflector's own healthy-watch rule). */
 export const ANSWERED_WATCH_MS = 30_000;
@@ -76,7 +77,7 @@ export class Reachability {
     if (r?.state === 'error' && !r.terminal) {
       if (this.#failingSince === undefined) {
         this.#failingSince = now;
-        this.#timer = this.#scheduler.schedule(() => this.#deadline(), this.#afterMs);
+        this.#timer = this.#scheduler.schedule(() => this.#deadline(), timerDelay(this.#afterMs));
       } else if (this.#overdue) this.#declare();
     }
     return answered;

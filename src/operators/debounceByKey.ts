@@ -5,6 +5,7 @@ import { deletionHandlingMetaNamespaceKey, metaNamespaceKey } from '../store/key
 import type { KubeObject } from '../store/types.js';
 import { isInformerEvent } from './predicateFilter.js';
 import { describeValue } from '../options/validate.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /** The newest value of one key, waiting out its quiet period. */
 interface Pending<T> {
@@ -97,7 +98,7 @@ export function debounceByKey<T>(
             if (pending.get(key) !== entry) return;
             pending.delete(key);
             subscriber.next(entry.value);
-          }, dueTime);
+          }, timerDelay(dueTime));
         },
         error: (error: unknown) => {
           clear();

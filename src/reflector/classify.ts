@@ -56,8 +56,37 @@ export interface Disposition {
   readonly then: 'watch' | 'list';
   /** Why a failed watch leads to a relist (only when `then` is 'list' after a watch). */
   readonly relist?: RelistReason;
-  /** The server's Retry-After, in milliseconds, to be waited exactly. */
+  /** The server's Retry-After, in milliseconds (429 and 5xx), waited within the policy's bounds (HI-50). */
   readonly retryAfterMs?: number;
+}
+
+/**
+ * The server's Retry-After in milliseconds, for the answers it is honoured on:
+ * a throttle (429, or reason TooManyRequests) and any 5xx, as client-go's
+ * REST client does (HI-51). How long is actually waited is the retry
+ * policy's call (capped, HI-50).
+ */
+function honouredRetryAfterMs(err: unknown): number | undefined {
+  if (!isTooManyRequests(err) && !(err instanceof KubeApiError && err.status >= 500)) return undefined;
+  const seconds = retryAfterSeconds(err);
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
+function withRetryAfter(d: Disposition, err: unknown): Disposition {
+  const ms = honouredRetryAfterMs(err);
+  return ms === undefined ? d : { ...d, retryAfterMs: ms };
+}
+
+/** Codes of a connection that never carried a response: the request did not reach a server that answered. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'CREDENTIALS']);
+
+/**
+ * A compressed body that ended early or would not inflate: zlib's codes on the
+ * transport's ConnectionError. The same body uncompressed is a DecodeError
+ * (a line or a list cut short), so both are retried the same way (HI-54).
+ */
+export function isCutCompressedBody(err: unknown): boolean {
+  return err instanceof ConnectionError && (err.code === 'Z_BUF_ERROR' || err.code === 'Z_DATA_ERROR');
 }
 
 /**
@@ -66,26 +95,30 @@ export interface Disposition {
  *
  * After a watch: stalls, idle timeouts, undecodable lines and broken
  * connections resume from the last resourceVersion (the watch replays what
- * was missed; when that is too old the server answers 410); 429 resumes after
- * its wait; 410, a very short watch and anything else relist, as client-go does.
- * A list failure always lists again.
+ * was missed; when that is too old the server answers 410); a connection cut
+ * after the watch was established is a watch that ended (HI-53); 429 resumes
+ * after its wait; 410, a very short watch and anything else relist, as
+ * client-go does. A list failure always lists again. A 429 or 5xx carries
+ * the server's Retry-After.
  *
  * @param err what failed
  * @param phase where it failed
+ * @param established for a watch: it delivered something or stayed open past the very-short limit
  * @returns the kind, the next step and any Retry-After
  */
-export function classifyFailure(err: unknown, phase: 'list' | 'watch'): Disposition {
-  if (isTooManyRequests(err)) {
-    const seconds = retryAfterSeconds(err);
-    return seconds === undefined ? { kind: 'throttled', then: phase } : { kind: 'throttled', then: phase, retryAfterMs: seconds * 1000 };
-  }
+export function classifyFailure(err: unknown, phase: 'list' | 'watch', established = false): Disposition {
+  if (isTooManyRequests(err)) return withRetryAfter({ kind: 'throttled', then: phase }, err);
   if (err instanceof WatchStalledError || isIdleTimeout(err)) return { kind: 'stalled', then: phase };
   // A body refused by a bound or an encoding will likely come again: it waits as a server fault does (HI-28).
   if (err instanceof DecodeError) return { kind: isRefusedBody(err) ? 'server' : 'decode', then: phase };
+  if (isCutCompressedBody(err)) return { kind: 'decode', then: phase };
   if (err instanceof InitialEventsIncompleteError) return { kind: 'initial-events-incomplete', then: 'list' };
-  if (phase === 'list') return { kind: isExpired(err) ? 'expired' : 'server', then: 'list' };
-  if (err instanceof ConnectionError) return { kind: 'server', then: 'watch' };
+  if (phase === 'list') return withRetryAfter({ kind: isExpired(err) ? 'expired' : 'server', then: 'list' }, err);
+  if (err instanceof ConnectionError) {
+    const cut = established && !NEVER_CONNECTED.has(err.code ?? '');
+    return { kind: cut ? 'watch-closed' : 'server', then: 'watch' };
+  }
   if (isExpired(err)) return { kind: 'expired', then: 'list', relist: 'expired' };
   if (err instanceof VeryShortWatchError) return { kind: 'very-short-watch', then: 'list', relist: 'very-short-watch' };
-  return { kind: 'server', then: 'list', relist: 'watch-failed' };
+  return withRetryAfter({ kind: 'server', then: 'list', relist: 'watch-failed' }, err);
 }

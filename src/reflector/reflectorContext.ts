@@ -12,6 +12,7 @@ import { copyCounters, zeroCounters, type MutableCounters } from './counters.js'
 import type { ReflectorCounters, ReflectorState, RelistReason, ResolvedReflectOptions, RetryKind } from './types.js';
 import type { ReflectorEvent } from './types.js';
 import { WatchRhythm } from './watchRhythm.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /** The counters that are plain numbers. */
 type TotalName = Exclude<keyof MutableCounters, 'relistsByReason' | 'retriesByKind'>;
@@ -209,7 +210,7 @@ export class ReflectorContext<T> {
   sleep(ms: number): Promise<void> {
     if (this.stopped || ms <= 0) return Promise.resolve();
     const ended = fromEvent(this.#abort.signal, 'abort');
-    return firstValueFrom(timer(Math.max(0, ms), this.opts.scheduler).pipe(takeUntil(ended)), { defaultValue: 0 }).then(
+    return firstValueFrom(timer(timerDelay(ms), this.opts.scheduler).pipe(takeUntil(ended)), { defaultValue: 0 }).then(
       () => undefined,
     );
   }

@@ -9,8 +9,9 @@
  * waits three jitters rather than a growing sum. Faults of the server's health
  * (5xx, refused or reset connections, 429 without Retry-After, 401/403/404 and
  * anything unknown) share client-go's one backoff: 800 ms × 2 up to 30 s with
- * full jitter, started over after a healthy period. A 429 with Retry-After
- * waits exactly that long.
+ * full jitter, started over after a healthy period or a healthy watch
+ * (HI-52). A 429 or 5xx with Retry-After waits what the server asked, within
+ * [initialMs, maxMs] (HI-50, HI-51).
  */
 import { Backoff, type BackoffOptions } from './backoff.js';
 import type { RetryKind } from './types.js';
@@ -85,12 +86,17 @@ export class RetryPolicy {
   /**
    * The wait before retrying after a failure of this kind; advances that kind's sequence.
    *
+   * A server's Retry-After replaces the sequence (and does not advance it), but
+   * is kept within [initialMs, maxMs]: a day-long Retry-After would park the
+   * informer long after the server recovered, and a zero one repeated would
+   * make a tight loop (HI-50).
+   *
    * @param kind what failed
-   * @param retryAfterMs what the server asked for (429 with Retry-After), used exactly
+   * @param retryAfterMs what the server asked for (429 or 5xx with Retry-After)
    * @returns milliseconds to wait
    */
   delay(kind: RetryKind, retryAfterMs?: number): number {
-    if (retryAfterMs !== undefined) return retryAfterMs;
+    if (retryAfterMs !== undefined) return Math.min(Math.max(retryAfterMs, this.#opts.initialMs), this.#opts.maxMs);
     if (kind === 'server' || kind === 'throttled') return this.#health.next();
     let streak = this.#streaks.get(kind);
     if (streak === undefined) {
@@ -100,8 +106,13 @@ export class RetryPolicy {
     return streak.next();
   }
 
-  /** A watch proved healthy: every fault a new request fixes is immediate again. The health backoff keeps its own reset. */
+  /**
+   * A watch proved healthy: every fault a new request fixes is immediate
+   * again, and the health backoff starts over, so faults that come every
+   * minute or so each cost a first delay, not a growing one (HI-52).
+   */
   healthy(): void {
     for (const streak of this.#streaks.values()) streak.reset();
+    this.#health.reset();
   }
 }

@@ -10,6 +10,7 @@ import { classifyFailure, isWatchListRejected } from './classify.js';
 import type { ReflectorCounters, ReflectorProbe, RelistReason, ResolvedReflectOptions, RetryKind } from './types.js';
 import type { ReflectorEvent } from './types.js';
 import { describeValue } from '../options/validate.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 type Phase = 'list' | 'watch';
 
@@ -110,7 +111,7 @@ export class ReflectorRun<T> implements ReflectorProbe {
         if (!watched.healthy) await this.#wait('watch-closed', undefined, this.#policy.delay('watch-closed'));
         continue;
       }
-      const next = await this.#recover(watched.error, 'watch');
+      const next = await this.#recover(watched.error, 'watch', watched.established);
       if (next === undefined) return;
       phase = next;
     }
@@ -143,9 +144,9 @@ export class ReflectorRun<T> implements ReflectorProbe {
    * Reports a failure and waits as its kind requires; returns the phase to
    * run next, or undefined when the reflector stopped or the error was final.
    */
-  async #recover(error: unknown, phase: Phase): Promise<Phase | undefined> {
+  async #recover(error: unknown, phase: Phase, established = false): Promise<Phase | undefined> {
     const ctx = this.#ctx;
-    const disposition = classifyFailure(error, phase);
+    const disposition = classifyFailure(error, phase, established);
     if (ctx.report(error)) return undefined;
     if (disposition.relist !== undefined) {
       ctx.status({ state: 'relisting', reason: disposition.relist, error });
@@ -175,7 +176,7 @@ export class ReflectorRun<T> implements ReflectorProbe {
     this.#resync = undefined;
     const period = this.#resyncPeriod;
     if (period <= 0 || this.#ctx.stopped) return;
-    this.#resync = interval(period, this.#ctx.opts.scheduler).subscribe(() => this.#ctx.emit({ type: 'Resync' }));
+    this.#resync = interval(timerDelay(period), this.#ctx.opts.scheduler).subscribe(() => this.#ctx.emit({ type: 'Resync' }));
   }
 
   #stopResync(): void {

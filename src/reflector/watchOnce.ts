@@ -14,15 +14,22 @@ import { WatchStream } from './watchStream.js';
 
 /**
  * A watch that lasted this long (or its whole requested timeout, when that is
- * shorter) was healthy: its end is routine, and faults a new request fixes
- * are retried at once again.
+ * shorter) was healthy: its end is routine, faults a new request fixes are
+ * retried at once again, and the health backoff starts over (HI-52). Five
+ * times the very-short limit, so a server that cuts every watch at once never
+ * resets anything, while faults a minute apart each start from scratch.
  */
-export const HEALTHY_WATCH_MS = 30_000;
+export const HEALTHY_WATCH_MS = 5_000;
 
-/** How a watch ended. `healthy` when it lasted long enough to prove the server sound. */
+/**
+ * How a watch ended. `healthy` when it lasted long enough to prove the server
+ * sound; `established` when it delivered something (a streaming list's
+ * stream has) or outlived the very-short limit, so a connection cut then is
+ * a watch that ended (HI-53).
+ */
 export type WatchOutcome =
   | { readonly ok: true; readonly healthy: boolean }
-  | { readonly ok: false; readonly error: unknown; readonly healthy: boolean };
+  | { readonly ok: false; readonly error: unknown; readonly healthy: boolean; readonly established: boolean };
 
 /**
  * Runs one watch to its end.
@@ -38,12 +45,13 @@ export async function watchOnce<T>(ctx: ReflectorContext<T>, handoff: WatchStrea
     stream =
       handoff ?? new WatchStream(ctx, { resourceVersion: startRv, timeoutSeconds: watchTimeoutSeconds(ctx), allowWatchBookmarks: true });
   } catch (error) {
-    return { ok: false, error, healthy: false };
+    return { ok: false, error, healthy: false, established: false };
   }
   // Resource versions of a stream opened at "" or "0" are only trusted once a non-ADDED event shows up (RF-16);
   // until then its ADDED events are a replay of the current state, a burst that says nothing of the rhythm.
   let propagate = handoff !== undefined || (startRv !== '' && startRv !== '0');
   let received = 0;
+  let arrivals = 0;
   ctx.status({ state: 'watching', resourceVersion: startRv });
   const healthy = (): boolean => ctx.now() - stream.startedAt >= Math.min(HEALTHY_WATCH_MS, stream.timeoutMs);
   try {
@@ -51,6 +59,7 @@ export async function watchOnce<T>(ctx: ReflectorContext<T>, handoff: WatchStrea
     reading: for (;;) {
       const batch = await stream.nextBatch(!propagate);
       if (ctx.stopped || batch === undefined) break;
+      arrivals += 1;
       for (let i = 0; i < batch.length; i++) {
         // One microtask turn between events, as when they came one by one: work the last event scheduled
         // (a handler taking its notification) starts before the next event is applied.
@@ -78,14 +87,14 @@ export async function watchOnce<T>(ctx: ReflectorContext<T>, handoff: WatchStrea
       }
     }
   } catch (error) {
-    if (!ctx.stopped) return { ok: false, error, healthy: healthy() };
+    if (!ctx.stopped) return { ok: false, error, healthy: healthy(), established: handoff !== undefined || arrivals > 0 || ctx.now() - stream.startedAt >= VERY_SHORT_WATCH_MS };
   } finally {
     stream.close();
   }
   if (ctx.stopped) return { ok: true, healthy: false };
   const lasted = ctx.now() - stream.startedAt;
   if (handoff === undefined && received === 0 && lasted < VERY_SHORT_WATCH_MS) {
-    return { ok: false, error: new VeryShortWatchError(lasted), healthy: false };
+    return { ok: false, error: new VeryShortWatchError(lasted), healthy: false, established: false };
   }
   return { ok: true, healthy: healthy() };
 }

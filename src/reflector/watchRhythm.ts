@@ -80,9 +80,14 @@ export class WatchRhythm {
     if (this.#last !== undefined) this.#last = now;
   }
 
-  /** A stall was declared after this much silence: it counts as a gap, so a rhythm that merely slowed is not cut again soon. */
-  stalled(now: number, silenceMs: number): void {
-    this.#record(now, silenceMs);
+  /**
+   * A stall was declared: the silence that ended in it is not learnt as a gap
+   * (HI-55). Learnt, it would stretch the deadline to four times the silence,
+   * so each stall would take four times longer to notice than the one before,
+   * soon longer than the idle timeout. A rhythm that really slowed is learnt
+   * from the gaps its next watches hear, once the old ones are forgotten.
+   */
+  stalled(): void {
     this.#last = undefined;
   }
 

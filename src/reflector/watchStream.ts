@@ -7,6 +7,7 @@ import type { Subscription } from 'rxjs';
 import type { WatchEvent, WatchOptions } from '../sources/types.js';
 import { WatchStalledError } from './errors.js';
 import type { ReflectorContext } from './reflectorContext.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /** An open watch request, read one event or one arrival (a chunk's events) at a time. */
 export class WatchStream<T> {
@@ -156,7 +157,7 @@ export class WatchStream<T> {
       ran = true;
       this.#check = undefined;
       this.#onCheck();
-    }, Math.max(0, delayMs));
+    }, timerDelay(delayMs));
     if (!ran) this.#check = check;
   }
 
@@ -173,7 +174,7 @@ export class WatchStream<T> {
       return;
     }
     this.#stalled = new WatchStalledError(silence, rhythm.expectedIntervalMs);
-    rhythm.stalled(now, silence);
+    rhythm.stalled();
     this.#controller.abort(this.#stalled);
   }
 }

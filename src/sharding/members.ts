@@ -8,6 +8,7 @@ import type { InformerEvent } from '../informer/InformerEvent.js';
 import { describeValue } from '../options/validate.js';
 import { shardLabels } from './labels.js';
 import { syncedOf } from '../informer/syncedOf.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /**
  * One shard Lease as a replica last saw it, with when it changed on the
@@ -137,7 +138,7 @@ export function liveShards<L extends Lease | V1Lease = Lease>(opts: LiveShardsOp
         }
         live.sort();
         timer?.unsubscribe();
-        timer = nextExpiry === Infinity ? undefined : scheduler.schedule(() => publish(false), Math.max(0, nextExpiry - now));
+        timer = nextExpiry === Infinity ? undefined : scheduler.schedule(() => publish(false), timerDelay(nextExpiry - now));
         const key = live.join('\n');
         if (!force && key === lastLive) return;
         lastLive = key;

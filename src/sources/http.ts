@@ -4,6 +4,7 @@ import { ConnectionError } from './errors/ConnectionError.js';
 import { DecodeError } from './errors/DecodeError.js';
 import { KubeApiError, type StatusDetails } from './errors/KubeApiError.js';
 import { connectionErrorFrom, errorFromStatus } from './httpErrors.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /** How much of an error response body is read to find its Status; a Status is a few hundred bytes. */
 const MAX_ERROR_BODY = 64 * 1024;
@@ -38,8 +39,6 @@ export interface BodyOptions {
 
 const MiB = 1024 * 1024;
 
-/** The longest a Node timer can wait; longer waits would fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Performs one GET against the cluster of `kc` and yields the response body
@@ -88,7 +87,7 @@ export async function* getBody(kc: KubeConfig, url: string, what: string, signal
           controller.abort(new ConnectionError(`${what}: the list took longer than listTimeoutMs plus listTimeoutPerMiBMs for the ${mib} MiB received`, { code: 'TIMEOUT' }));
         }
       },
-      Math.min(Math.max(0, Math.min(idleLeft, listLeft)), MAX_TIMER_MS),
+      timerDelay(Math.max(0, Math.min(idleLeft, listLeft))),
     );
   };
   const disarm = (): void => {

@@ -12,6 +12,7 @@ import { clusterOf } from './identity.js';
 import type { ListerWatcher, ListOptions, ListResponse, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchEvent, WatchOptions } from './types.js';
 import { HttpListItemStream, HttpWatchStream, ListItemStream, watchEvents, type WatchBody } from './httpStreams.js';
 import { wireLimitsOf, type WireLimitOptions } from './wireLimits.js';
+import { MAX_TIMER_MS } from '../options/timerDelay.js';
 import { describeValue } from '../options/validate.js';
 
 /** Options of {@link kubeSource}. */
@@ -200,8 +201,8 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
   }
   const idleTimeoutMs = opts.idleTimeoutMs ?? 120_000;
   // A Node timer longer than 2^31 - 1 ms fires after 1 ms.
-  if (!Number.isSafeInteger(idleTimeoutMs) || idleTimeoutMs <= 0 || idleTimeoutMs > 2 ** 31 - 1) {
-    throw new TypeError(`idleTimeoutMs: expected a positive integer up to ${2 ** 31 - 1}, got ${describeValue(opts.idleTimeoutMs)}`);
+  if (!Number.isSafeInteger(idleTimeoutMs) || idleTimeoutMs <= 0 || idleTimeoutMs > MAX_TIMER_MS) {
+    throw new TypeError(`idleTimeoutMs: expected a positive integer up to ${MAX_TIMER_MS}, got ${describeValue(opts.idleTimeoutMs)}`);
   }
   if (opts.watchList !== undefined && typeof opts.watchList !== 'boolean') {
     throw new TypeError(`watchList: expected a boolean, got ${describeValue(opts.watchList)}`);

@@ -2,6 +2,7 @@
 // wait for (docs/semantics.md HI-23 to HI-27): their defaults, and the
 // checks of kubeSource's options that set them. Internal.
 
+import { MAX_TIMER_MS } from '../options/timerDelay.js';
 import { describeValue } from '../options/validate.js';
 
 const MiB = 1024 * 1024;
@@ -61,8 +62,8 @@ export function wireLimitsOf(opts: WireLimitOptions): WireLimits {
   return {
     maxObjectBytes,
     maxListBytes: integer(opts, 'maxListBytes', DEFAULT_MAX_LIST_BYTES, 1024, Number.MAX_SAFE_INTEGER),
-    listTimeoutMs: integer(opts, 'listTimeoutMs', DEFAULT_LIST_TIMEOUT_MS, 1, 2 ** 31 - 1),
-    listTimeoutPerMiBMs: integer(opts, 'listTimeoutPerMiBMs', DEFAULT_LIST_TIMEOUT_PER_MIB_MS, 0, 2 ** 31 - 1),
+    listTimeoutMs: integer(opts, 'listTimeoutMs', DEFAULT_LIST_TIMEOUT_MS, 1, MAX_TIMER_MS),
+    listTimeoutPerMiBMs: integer(opts, 'listTimeoutPerMiBMs', DEFAULT_LIST_TIMEOUT_PER_MIB_MS, 0, MAX_TIMER_MS),
   };
 }
 

@@ -17,6 +17,7 @@ import { StorageApi } from './storage/storageApi.js';
 import { generateServingCertificate, type ServingCertificate } from './tls/tls.js';
 import { WatchHub } from './watch/watch.js';
 import { describeValue } from '../options/validate.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 export type { ApiServerFaults, ApiServerOptions, ApiServerStats, AuditEvent, RestartOptions } from './options.js';
 export type { ResourceName } from './storage/registry.js';
@@ -144,7 +145,7 @@ export class ApiServer extends StorageApi {
       },
       {
         up: () => {
-          this.#bookmarkTimer = setInterval(() => this.#hub.bookmarkAll(this.#storage.resourceVersion), this.#bookmarkIntervalMs);
+          this.#bookmarkTimer = setInterval(() => this.#hub.bookmarkAll(this.#storage.resourceVersion), timerDelay(this.#bookmarkIntervalMs));
           this.#bookmarkTimer.unref();
         },
         down: () => {

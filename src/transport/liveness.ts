@@ -3,6 +3,7 @@ import type { ClientHttp2Stream, Http2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { buildConnector } from 'undici';
 import { ConnectionError } from '../sources/errors/ConnectionError.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 /** Where a connection's check hangs on its socket; readable through `session.socket`, which forwards property reads. */
 const CHECK = Symbol('rxkube.liveness');
@@ -51,7 +52,7 @@ class LivenessCheck {
     this.#socket = socket;
     this.#readIdleMs = readIdleMs;
     this.#pingTimeoutMs = pingTimeoutMs;
-    this.#ticker = setInterval(() => this.#tick(), Math.max(5, Math.floor(readIdleMs / 4))).unref();
+    this.#ticker = setInterval(() => this.#tick(), timerDelay(Math.max(5, Math.floor(readIdleMs / 4)))).unref();
     socket.once('close', () => this.#stop());
     if (checks.size === 0) diagnostics.subscribe(STREAM_CREATED, onStreamCreated);
     checks.add(this);
@@ -75,7 +76,7 @@ class LivenessCheck {
       this.#socket.destroy(
         new ConnectionError(`HTTP/2 connection to ${this.#socket.remoteAddress ?? 'the server'}: no answer to a PING within ${this.#pingTimeoutMs} ms, after ${silentMs} ms without data`, { code: 'PING_TIMEOUT' }),
       );
-    }, this.#pingTimeoutMs).unref();
+    }, timerDelay(this.#pingTimeoutMs)).unref();
     try {
       session.ping((err) => {
         if (err !== null) return;

@@ -1,4 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import { MAX_TIMER_MS } from '../options/timerDelay.js';
 import { describeValue } from '../options/validate.js';
 
 /**
@@ -82,9 +83,6 @@ export interface TransportOptions {
    */
   readonly maxInflationRatio?: number;
 }
-
-/** The longest wait a Node timer takes as given; a longer delay fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Transport options with every default filled in (internal). */
 export type ResolvedTransportOptions = Required<TransportOptions>;

@@ -1,8 +1,8 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
 import { WaitingHeap } from './waitingHeap.js';
+import { timerDelay } from '../options/timerDelay.js';
 
 // Node fires a timer of more than 2^31 - 1 ms after 1 ms; longer waits are taken in steps.
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * The waiting side of a delaying queue: items wait in a heap by ready time
@@ -50,7 +50,7 @@ export class DelayedAdds<T> {
     const readyAt = this.#waiting.peekReadyAt();
     if (readyAt === undefined) return;
     const generation = ++this.#generation;
-    const delay = Math.min(Math.max(0, readyAt - this.#scheduler.now()), MAX_TIMER_MS);
+    const delay = timerDelay(readyAt - this.#scheduler.now());
     const timer = this.#scheduler.schedule(() => {
       if (generation !== this.#generation) return;
       this.#timer = undefined;

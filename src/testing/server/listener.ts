@@ -4,6 +4,7 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { ServingCertificate } from '../tls/tls.js';
+import { timerDelay } from '../../options/timerDelay.js';
 
 /** What the listener tells its owner as it comes up and goes down. */
 export interface ListenerHooks {
@@ -144,7 +145,7 @@ export class Listener {
     if (downMs > 0) {
       await new Promise<void>((resolve) => {
         this.#cancelDown = resolve;
-        this.#downTimer = setTimeout(resolve, downMs);
+        this.#downTimer = setTimeout(resolve, timerDelay(downMs));
       });
       this.#downTimer = undefined;
       this.#cancelDown = undefined;

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { constants as http2Constants } from 'node:http2';
+import { timerDelay } from '../../options/timerDelay.js';
 
 /** Where a response body goes: straight to the socket, or slowly through a trickle. */
 export interface Sink {
@@ -58,7 +59,7 @@ export class TrickleSink implements Sink {
   constructor(res: ServerResponse, bytesPerChunk: number, intervalMs: number) {
     this.#res = res;
     this.#bytesPerChunk = bytesPerChunk;
-    this.#timer = setInterval(() => this.#pump(), Math.max(1, intervalMs));
+    this.#timer = setInterval(() => this.#pump(), Math.max(1, timerDelay(intervalMs)));
     res.once('close', () => clearInterval(this.#timer));
   }
 

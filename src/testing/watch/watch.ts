@@ -9,6 +9,7 @@ import type { ResourceType } from '../storage/resources.js';
 import type { Sink } from '../server/sink.js';
 import { defaultReason, StatusError } from '../server/status.js';
 import { DelayedOutput, WatchDelays } from './watchDelay.js';
+import { timerDelay } from '../../options/timerDelay.js';
 
 /** What a list or watch request narrows the resource to. */
 export interface ObjectFilter {
@@ -119,10 +120,10 @@ export class Watcher {
   endAfter(seconds: number, currentRv: () => number): void {
     const ms = seconds * 1000;
     if (this.bookmarks) {
-      this.#preDeadline = setTimeout(() => this.bookmark(currentRv()), ms - Math.min(PRE_DEADLINE_MS, ms / 2));
+      this.#preDeadline = setTimeout(() => this.bookmark(currentRv()), timerDelay(ms - Math.min(PRE_DEADLINE_MS, ms / 2)));
       this.#preDeadline.unref();
     }
-    this.#timeout = setTimeout(() => this.end(), ms);
+    this.#timeout = setTimeout(() => this.end(), timerDelay(ms));
     this.#timeout.unref();
   }
 

@@ -1,5 +1,6 @@
 import type { Sink } from '../server/sink.js';
 import { describeValue } from '../../options/validate.js';
+import { timerDelay } from '../../options/timerDelay.js';
 
 /**
  * Options of {@link ApiServerFaults.delayWatches}.
@@ -164,7 +165,7 @@ export class DelayedOutput {
       const head = this.#queue[0] as Pending;
       if (head.delay !== undefined && !head.delay.released && head.due > now) {
         if (Number.isFinite(head.due)) {
-          this.#timer = setTimeout(() => this.pump(), head.due - now);
+          this.#timer = setTimeout(() => this.pump(), timerDelay(head.due - now));
           this.#timer.unref();
         }
         return;

@@ -35,28 +35,28 @@ const elapse = async (ms: number, what: string): Promise<void> => {
   await waitFor(() => Date.now() - from >= ms, what);
 };
 
-describe('informer: status() and lastWatchEventAt', () => {
-  it('is not moved by the list, is moved by bookmarks, and stands still while a silent watch is still "watching"', async () => {
+describe('informer: status() and currentAt over HTTP', () => {
+  it('is moved by the list and by bookmarks, and stands still while a silent watch is still "watching"', async () => {
     const s = await liveServer();
     server = s;
     const errors: Error[] = [];
     inf = informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods'), { onError: (e) => errors.push(e) });
     const i = inf;
-    expect(i.status()).toMatchObject({ state: 'idle', lastWatchEventAt: undefined });
+    expect(i.status()).toMatchObject({ state: 'idle', currentAt: undefined });
     i.start();
     await i.whenSynced({ timeout: 10_000 });
-    expect(i.status().lastWatchEventAt).toBeUndefined();
-    const first = await waitFor(() => i.status().lastWatchEventAt, 'a first bookmark');
-    await waitFor(() => (i.status().lastWatchEventAt ?? 0) > first, 'a later bookmark to move it');
+    const listed = i.status().currentAt;
+    expect(listed).toBeDefined();
+    await waitFor(() => (i.status().currentAt ?? 0) > (listed ?? 0), 'a bookmark to move it');
 
     // Every watch from now on opens and says nothing; the open one is ended so the next one is silent.
     s.faults.inject({ type: 'silentWatch' }, { verb: 'watch', resource: 'v1/pods', times: 1_000 });
     s.faults.closeWatches();
     await waitFor(() => s.stats.watchesStarted >= 2 && i.status().reflector?.state === 'watching', 'the silent watch');
-    const frozen = i.status().lastWatchEventAt;
+    const frozen = i.status().currentAt;
     await elapse(300, 'six bookmark intervals of silence');
     expect(i.status().reflector?.state).toBe('watching');
-    expect(i.status().lastWatchEventAt).toBe(frozen);
+    expect(i.status().currentAt).toBe(frozen);
 
     // A watch that ends within a second without an event is a very short watch, reported as such. The silent watch
     // above may have lasted longer on a slow machine; the next one is ended as soon as it opens.
@@ -65,25 +65,25 @@ describe('informer: status() and lastWatchEventAt', () => {
     await waitFor(() => s.stats.watchesStarted > started && i.status().reflector?.state === 'watching', 'the next silent watch');
     s.faults.clear();
     s.faults.closeWatches();
-    await waitFor(() => (i.status().lastWatchEventAt ?? 0) > (frozen ?? 0), 'it to move once watches are heard again');
+    await waitFor(() => (i.status().currentAt ?? 0) > (frozen ?? 0), 'it to move once watches are heard again');
     expect(errors.map((e) => e.name)).toContain('VeryShortWatchError');
   });
 
-  it('stands still while watches keep failing, though the lists in between succeed', async () => {
+  it('is moved by the relists that succeed between failing watches (HI-57)', async () => {
     const s = await liveServer();
     server = s;
     const errors: Error[] = [];
     inf = informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods'), { onError: (e) => errors.push(e), reflector: { backoff: { initialMs: 10, maxMs: 50 } } });
     const i = inf;
     i.start();
-    await waitFor(() => i.status().lastWatchEventAt, 'a first bookmark');
+    await i.whenSynced({ timeout: 10_000 });
     s.faults.inject({ type: 'status', status: 500 }, { verb: 'watch', resource: 'v1/pods', times: 1_000_000 });
     s.faults.closeWatches();
     await waitFor(() => errors.some((e) => isServerError(e)), 'a failed watch');
-    const frozen = i.status().lastWatchEventAt;
+    const before = i.status().currentAt ?? 0;
     const lists = i.status().reflector?.counters.lists ?? 0;
     await waitFor(() => (i.status().reflector?.counters.lists ?? 0) > lists + 2, 'relists between failed watches');
-    expect(i.status().lastWatchEventAt).toBe(frozen);
+    await waitFor(() => (i.status().currentAt ?? 0) > before, 'a relist to move it');
     expect(i.hasSynced()).toBe(true);
   });
 
@@ -93,8 +93,8 @@ describe('informer: status() and lastWatchEventAt', () => {
     inf = informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods'));
     const i = inf;
     const sub = i.subscribe();
-    await waitFor(() => i.status().lastWatchEventAt, 'a bookmark');
+    await waitFor(() => i.status().currentAt, 'a bookmark');
     sub.unsubscribe();
-    expect(i.status()).toMatchObject({ state: 'idle', lastWatchEventAt: undefined });
+    expect(i.status()).toMatchObject({ state: 'idle', currentAt: undefined });
   });
 });
