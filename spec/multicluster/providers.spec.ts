@@ -153,6 +153,40 @@ describe('secretClusters', () => {
     await waitFor(() => pods.store.listKeys().join() === 'm2-kubeconfig/default/in-m2', 'm1 to leave');
   });
 
+  it('refuses a kubeconfig that names a command or a file of this machine unless allowLocalCredentials is set (HI-49)', async () => {
+    const [hub, m] = [await server(), await server()];
+    const dir = mkdtempSync(join(tmpdir(), 'rxkube-local-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    // This pod's own token, as a ServiceAccount's would be mounted; a Secret's kubeconfig points a member at it.
+    const own = join(dir, 'token');
+    writeFileSync(own, 'this-pods-own-token');
+    const marker = join(dir, 'ran');
+    const base = m.kubeConfigYaml();
+    const withUser = (user: string): string => base.replace(/^( {2}user:)(?: \{\})?$/m, `$1\n${user}`);
+    expect(withUser('    token-file: x')).not.toBe(base);
+    await hub.create('v1/secrets', secret('reads-a-file', { kubeconfig: withUser(`    token-file: ${own}`) }));
+    await hub.create('v1/secrets', secret('runs-a-command', { kubeconfig: withUser(`    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: sh\n      args: ['-c', 'touch ${marker}']`) }));
+    await hub.create('v1/secrets', secret('plain', { kubeconfig: base }));
+    const errors: Error[] = [];
+    const seen = sets(secretClusters(hub.kubeConfig(), { namespace: 'fleet', onError: (e) => errors.push(e) }));
+    await waitFor(() => seen.length > 0, 'the first set');
+    expect(names(seen.at(-1))).toEqual(['plain']);
+    const refused = errors.filter((e): e is ClusterError => e instanceof ClusterError).map((e) => [e.cluster, e.message] as const);
+    expect(refused).toEqual(
+      expect.arrayContaining([
+        ['reads-a-file', expect.stringMatching(/names what is on this machine \(users\[0\]\.user\.token-file\)/)],
+        ['runs-a-command', expect.stringMatching(/users\[0\]\.user\.exec/)],
+      ]),
+    );
+    expect(JSON.stringify(errors.map((e) => [e.message, String(e.cause)]))).not.toContain(own);
+
+    // Opted in, the same Secrets are clusters: their writers are trusted as much as this pod.
+    const trusted = sets(secretClusters(hub.kubeConfig(), { namespace: 'fleet', allowLocalCredentials: true, onError: () => {} }));
+    await waitFor(() => trusted.length > 0, 'the trusted set');
+    expect(names(trusted.at(-1))).toEqual(['plain', 'reads-a-file', 'runs-a-command']);
+    expect(() => secretClusters(hub.kubeConfig(), { namespace: 'fleet', allowLocalCredentials: 'yes' as never })).toThrow(/"allowLocalCredentials" must be a boolean, got "yes"/);
+  });
+
   it('names clusters with clusterName, and checks its options up front', async () => {
     const [hub, m] = [await server(), await server()];
     await hub.create('v1/secrets', secret('x-kubeconfig', { value: m.kubeConfigYaml() }, { member: 'true', 'cluster-name': 'x' }));

@@ -6,6 +6,7 @@ import { informer } from '../informer/informer.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import { checkOptionNames, functionOption, describeValue } from '../options/validate.js';
 import { kubeConfigFingerprint } from './clusterChanges.js';
+import { localReferences } from './localReferences.js';
 import { ClusterError } from './ClusterError.js';
 import type { Cluster, ClusterProvider } from './types.js';
 import { syncedOf } from '../informer/syncedOf.js';
@@ -36,11 +37,22 @@ export interface SecretClustersOptions {
   readonly keys?: readonly string[];
   /** The cluster's name for a Secret; `undefined` or `''` leaves the Secret out. @default the Secret's name */
   readonly clusterName?: (secret: V1Secret) => string | undefined;
+  /**
+   * Let a Secret's kubeconfig name what is on this machine: an exec plugin or
+   * auth provider (a command run in this process's pod), a token file, a
+   * client certificate or key file, a CA file. Off, such a Secret is
+   * reported as a `ClusterError` naming the fields and left out, since
+   * whoever can write the Secret could otherwise run a command here or have
+   * this pod's own ServiceAccount token sent to a server of theirs. Turn it
+   * on only when the Secrets' writers are trusted as much as this pod.
+   * @default false
+   */
+  readonly allowLocalCredentials?: boolean;
   /** Receives unusable Secrets (as `ClusterError`s) and the hub informer's errors; the last set is kept meanwhile. @default reportError (stderr, rate-limited) */
   readonly onError?: (err: Error) => void;
 }
 
-const OPTION_NAMES = ['namespace', 'labelSelector', 'keys', 'clusterName', 'onError'];
+const OPTION_NAMES = ['namespace', 'labelSelector', 'keys', 'clusterName', 'allowLocalCredentials', 'onError'];
 
 /** What one Secret gave, kept while its resourceVersion is unchanged so a KubeConfig keeps its identity. */
 interface Parsed {
@@ -58,7 +70,10 @@ interface Parsed {
  * replaces it. A Secret whose kubeconfig cannot be read is reported as a
  * `ClusterError` and left out; when it does not parse, the error says where
  * (line and column) and its cause is a `MalformedDocumentError`, quoting
- * nothing of the kubeconfig, whose credentials a log must not see. The first set is given once the hub's
+ * nothing of the kubeconfig, whose credentials a log must not see. A
+ * kubeconfig that names an exec plugin, an auth provider or a file of this
+ * machine is refused the same way unless `allowLocalCredentials` is set
+ * (HI-49). The first set is given once the hub's
  * Secrets are listed; while the hub cannot be reached the last set stays.
  *
  * The provider is shared: every subscriber reads the same informer, and a
@@ -89,6 +104,10 @@ export function secretClusters(hub: KubeConfig, opts: SecretClustersOptions): Cl
   const keys = o.keys ?? ['kubeconfig', 'value'];
   if (!Array.isArray(keys) || keys.length === 0 || keys.some((k) => typeof k !== 'string' || k === '')) throw new TypeError(`${where}: option "keys" must be a non-empty list of data keys, got ${describeValue(o.keys)}`);
   const nameOf = functionOption<(secret: V1Secret) => string | undefined>(where, 'clusterName', o.clusterName) ?? ((s: V1Secret) => s.metadata?.name);
+  if (o.allowLocalCredentials !== undefined && typeof o.allowLocalCredentials !== 'boolean') {
+    throw new TypeError(`${where}: option "allowLocalCredentials" must be a boolean, got ${describeValue(o.allowLocalCredentials)}`);
+  }
+  const allowLocal = o.allowLocalCredentials === true;
   const report = functionOption<(err: Error) => void>(where, 'onError', o.onError) ?? reportError;
   // Built now, so a bad selector throws here rather than on the first subscribe.
   const source = kubeSource(hub, 'v1/secrets', { namespace: o.namespace, ...(o.labelSelector !== undefined && { labelSelector: o.labelSelector }) });
@@ -109,12 +128,18 @@ export function secretClusters(hub: KubeConfig, opts: SecretClustersOptions): Cl
       report(new ClusterError(name, `the kubeconfig in ${id} (key ${JSON.stringify(key)}) cannot be used: ${why.message}; it is left out`, why));
       return undefined;
     };
+    const text = Buffer.from(secret.data?.[key] as string, 'base64').toString('utf8');
     const kc = new KubeConfig();
     try {
-      kc.loadFromString(Buffer.from(secret.data?.[key] as string, 'base64').toString('utf8'));
+      // Before client-node sees it: it reads a token-file while it parses (HI-49).
+      const local = allowLocal ? [] : localReferences(text);
+      if (local.length > 0) {
+        return unusable(new Error(`it names what is on this machine (${local.join(', ')}), which a Secret may not unless allowLocalCredentials is set`));
+      }
+      kc.loadFromString(text);
     } catch (err) {
       // The parser's error quotes the document (tokens and keys included) and holds all of it: only the position is kept.
-      return unusable(MalformedDocumentError.from(err));
+      return unusable(err instanceof MalformedDocumentError ? err : MalformedDocumentError.from(err));
     }
     try {
       if (!kc.getCurrentContext() && kc.getContexts()[0] !== undefined) kc.setCurrentContext((kc.getContexts()[0] as { name: string }).name);
