@@ -19,12 +19,11 @@ export function summarizeHostile(results: readonly HostileResult[]): string {
       groups.set(p.group, g);
     }
   }
+  // How many of a group's seeds took each kind of hostile answer, most frequent first: the likely culprits lead.
   const common = (seeds: readonly number[]): string => {
-    const taken = seeds.map((s) => new Set((results.find((r) => r.seed === s)?.taken ?? []).map((t) => t.split(' ').slice(0, 2).join(' '))));
-    const first = taken[0];
-    if (first === undefined) return 'unknown (no outcome)';
-    const shared = [...first].filter((t) => taken.every((set) => set.has(t)));
-    return shared.length > 0 ? shared.join(', ') : 'none in common';
+    const counts = new Map<string, number>();
+    for (const s of seeds) for (const t of new Set((results.find((r) => r.seed === s)?.taken ?? []).map((x) => x.split(' ').slice(0, 2).join(' ')))) counts.set(t, (counts.get(t) ?? 0) + 1);
+    return [...counts].sort(([, a], [, b]) => b - a).slice(0, 6).map(([t, n]) => `${t} ${n}/${seeds.length}`).join(', ') || 'none';
   };
   const errors: Record<string, number> = {};
   for (const r of results) for (const [k, n] of Object.entries(r.outcome?.errors ?? {})) errors[k] = (errors[k] ?? 0) + n;
@@ -38,7 +37,7 @@ export function summarizeHostile(results: readonly HostileResult[]): string {
       .flatMap(([group, g]) => [
         `FAIL ${group}: ${g.seeds.length} seeds [${g.seeds.sort((a, b) => a - b).join(', ')}]`,
         `  e.g. ${g.example}`,
-        `  hostile answers every one of them took: ${common(g.seeds)}`,
+        `  hostile answers its seeds took: ${common(g.seeds)}`,
         `  replay: ${replayCommand(g.seeds[0] as number)}`,
       ]),
   ];

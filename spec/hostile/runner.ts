@@ -37,8 +37,13 @@ export interface HostileResult {
   readonly outcome: SeedOutcome | undefined;
   /** The hostile answers the server gave, as the child reported them (also when it died). */
   readonly taken: readonly string[];
+  /** The first errors the seed reported, as `where: Class: message`, to tell a failure's cause on replay. */
+  readonly trace: readonly string[];
   readonly durationMs: number;
 }
+
+/** Errors kept per seed for the replay's report. */
+const TRACE_LINES = 40;
 
 const here = fileURLToPath(import.meta.url);
 /** The built child script: beside this file when running from build/, else in build/ (vitest runs the sources). */
@@ -52,6 +57,18 @@ function memory(pid: number): { rss: number; hwm: number } | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What killed a process, for grouping: the error line (`TypeError: Invalid URL`) and the first frame in the
+ * library (`answer dist/manager/servers.js`), without line numbers or values that differ between seeds.
+ */
+function causeOfDeath(stderr: string): string {
+  const lines = stderr.split('\n');
+  const error = lines.find((l) => /^\w*(Error|Exception|Warning)\b.*:/.test(l.trim()) || /^\[?\w+Error/.test(l.trim()))?.trim() ?? 'no error printed';
+  const frame = lines.map((l) => /at (?:async )?(\S+) \(.*?\/(dist\/[^:]+)/.exec(l) ?? /at .*?\/(dist\/[^:]+)/.exec(l)).find((m) => m !== null);
+  const where = frame === undefined || frame === null ? '' : ` in ${frame.slice(1).join(' ')}`;
+  return `${error.replace(/\d{3,}/g, 'N').slice(0, 120)}${where}`;
 }
 
 /** The first lines of what a dead process printed, with the stack trimmed to the frames that say where. */
@@ -92,19 +109,21 @@ export function runHostileChild(seed: number): Promise<HostileResult> {
       let outcome: SeedOutcome | undefined;
       const early: ErrorProblem[] = [];
       const taken: string[] = [];
+      const trace: string[] = [];
       for (const line of stdout.split('\n')) {
         if (line.trim() === '') continue;
         try {
-          const v = JSON.parse(line) as { problem?: ErrorProblem; taken?: string } & Partial<SeedOutcome>;
+          const v = JSON.parse(line) as { problem?: ErrorProblem; taken?: string; error?: string } & Partial<SeedOutcome>;
           if (v.problem !== undefined) early.push(v.problem);
           else if (typeof v.taken === 'string') taken.push(v.taken);
+          else if (typeof v.error === 'string' && trace.length < TRACE_LINES) trace.push(v.error);
           else if (v.seed !== undefined) outcome = v as SeedOutcome;
         } catch {
           // Not a line of the seed's protocol: something the library printed on stdout, ignored.
         }
       }
       if (killedFor !== undefined) problems.push(killedFor);
-      else if (code !== 0 || outcome === undefined) problems.push({ group: 'process died', detail: `exit ${String(code)}${signal !== null ? ` (${signal})` : ''}: ${deathNote(stderr)}` });
+      else if (code !== 0 || outcome === undefined) problems.push({ group: `process died: ${causeOfDeath(stderr)}`, detail: `exit ${String(code)}${signal !== null ? ` (${signal})` : ''}: ${deathNote(stderr)}` });
       const peakRss = Math.max(peak, outcome?.maxRssMiB ?? 0);
       if (killedFor === undefined && peakRss > LIMITS.rssMiB) problems.push({ group: `RSS over ${LIMITS.rssMiB} MiB`, detail: `peak ${Math.round(peakRss)} MiB` });
       problems.push(...(outcome?.problems ?? early));
@@ -112,7 +131,7 @@ export function runHostileChild(seed: number): Promise<HostileResult> {
         if (stderr.includes(outcome.token)) problems.push({ group: 'credential on stderr', detail: 'the bearer token was printed on stderr' });
         if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u.test(stderr)) problems.push({ group: 'control characters on stderr', detail: JSON.stringify(stderr.slice(0, 200)) });
       }
-      resolve({ seed, problems, peakRssMiB: Math.round(peakRss), outcome, taken: outcome?.taken ?? taken, durationMs: Date.now() - started });
+      resolve({ seed, problems, peakRssMiB: Math.round(peakRss), outcome, taken: outcome?.taken ?? taken, trace, durationMs: Date.now() - started });
     });
   });
 }

@@ -25,6 +25,11 @@ export const HOSTILE = Object.freeze({
   convergeMs: 30_000,
   /** kubeSource's idle timeout, scaled down as in the chaos suite, so a silent request ends within a seed. */
   idleTimeoutMs: 3000,
+  /**
+   * The reflector's longest backoff, scaled down with the idle timeout (its default is 30 s, doubled by jitter), so
+   * that missing the convergence bound means deaf, not a designed wait that was still running.
+   */
+  backoffMaxMs: 5000,
   /** objectClient's per-call timeout. */
   writeTimeoutMs: 5000,
   /** Malformed requests sent to the probe and metrics ports during the hostile phase. */
@@ -94,11 +99,11 @@ function kubeConfig(port: number, token: string): KubeConfig {
 type W = KubeObject & { spec?: { v?: unknown } };
 
 /**
- * Runs one seed in this process and returns what it found (problems empty: it passed). Each problem, and each
- * hostile answer the server gives, is also passed to `report` at once, so a runner still learns them if the
+ * Runs one seed in this process and returns what it found (problems empty: it passed). Each problem, each
+ * hostile answer the server gives and each error reported is also passed to `report` at once, so a runner still learns them if the
  * process dies later in the seed.
  */
-export async function runHostileSeed(seed: number, report: (line: { problem: ErrorProblem } | { taken: string }) => void = () => undefined): Promise<SeedOutcome> {
+export async function runHostileSeed(seed: number, report: (line: { problem: ErrorProblem } | { taken: string } | { error: string }) => void = () => undefined): Promise<SeedOutcome> {
   const plan = drawPlan(seed);
   const token = `fuzz-token-${seed}-${randomBytes(8).toString('hex')}`;
   const problems: ErrorProblem[] = [];
@@ -113,6 +118,8 @@ export async function runHostileSeed(seed: number, report: (line: { problem: Err
     if (stopping) return;
     const name = err instanceof Error ? err.constructor.name : typeof err;
     errorCounts[name] = (errorCounts[name] ?? 0) + 1;
+    const message = err instanceof Error ? err.message : String(err);
+    report({ error: `${where}: ${name}: ${message.length > 200 ? `${message.slice(0, 200)}…` : message}`.replaceAll(token, '<TOKEN>') });
     problems.push(...checkError(err, where, [token]));
   };
   setErrorReporter((err) => seen(err, 'default reporter'));
@@ -123,7 +130,7 @@ export async function runHostileSeed(seed: number, report: (line: { problem: Err
   const port = await server.listen();
   const kc = kubeConfig(port, token);
   const resource = { group: GROUP, version: 'v1', plural: 'widgets', namespaced: true } as const;
-  const inf = informer<W>(kubeSource<W>(kc, resource, { idleTimeoutMs: HOSTILE.idleTimeoutMs }));
+  const inf = informer<W>(kubeSource<W>(kc, resource, { idleTimeoutMs: HOSTILE.idleTimeoutMs }), { reflector: { backoff: { maxMs: HOSTILE.backoffMaxMs } } });
   const subs = [inf.errors$.subscribe((e) => seen(e, 'informer errors$'))];
   const widgets = objectClient<W>(kc, resource, { namespace: NAMESPACE, fieldManager: 'fuzz', timeoutMs: HOSTILE.writeTimeoutMs });
   const stop = new AbortController();
@@ -177,9 +184,12 @@ export async function runHostileSeed(seed: number, report: (line: { problem: Err
     const diff = cacheDiff();
     const status = inf.status();
     const held = server.held.length > 0 ? `; hostile answers still held open: ${server.held.join(', ')}` : '';
-    const state = `informer ${status.state}/${status.reflector?.state ?? 'none'}, synced ${String(status.synced)}${held}`;
-    if (diff.length > 0) problems.push({ group: 'cache did not match the server after healing', detail: `${diff.length} keys differ (${diff.slice(0, 3).join('; ')}); ${state}` });
-    else problems.push({ group: 'controller writes did not land after healing', detail: `${unreconciled().length} widgets without their annotation (${unreconciled().slice(0, 3).join(', ')}); ${state}` });
+    const state = `informer ${status.state}/${status.reflector?.state ?? 'none'}, synced ${String(status.synced)}`;
+    // The group names the reflector's state and what the server still holds open, which is what tells the causes apart.
+    const kinds = [...new Set(server.held.map((h) => h.split(' ').slice(0, 2).join(' ')))].sort().join(', ');
+    const why = `${state}${kinds === '' ? '' : `, still held: ${kinds}`}`;
+    if (diff.length > 0) problems.push({ group: `cache did not match the server after healing (${why})`, detail: `${diff.length} keys differ (${diff.slice(0, 3).join('; ')}); ${state}${held}` });
+    else problems.push({ group: `controller writes did not land after healing (${why})`, detail: `${unreconciled().length} widgets without their annotation (${unreconciled().slice(0, 3).join(', ')}); ${state}${held}` });
   }
   // The runner's ports get their malformed requests once the informer's verdict is in, so a port that kills the
   // process (a finding of its own) does not hide what the informer met.

@@ -36,7 +36,15 @@ interface HistoryEntry {
 }
 
 const ESCAPED_ANNOTATION = 'note\u001b]0;title\u0007\u001b[2J\u009b1m\r';
-const deep = (depth: number): Record<string, unknown> => JSON.parse(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`) as Record<string, unknown>;
+/**
+ * A 10,000-deep value stands in the server's state as this string and is spliced into the JSON text on the way
+ * out: `JSON.stringify` itself overflows the stack at that depth, and the server must not fail where it tests
+ * whether the client does.
+ */
+const DEEP_MARKER = 'fuzz-deep-10000';
+const DEEP_TEXT = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+/** JSON text of anything the server sends that may hold its own objects. */
+const toJson = (v: unknown): string => JSON.stringify(v).replaceAll(`"${DEEP_MARKER}"`, DEEP_TEXT);
 
 export class HostileServer {
   readonly #plan: Plan;
@@ -115,7 +123,7 @@ export class HostileServer {
       const op = names.length === 0 ? 'create' : rng.weighted({ create: 2, update: 5, delete: 1 });
       if (op === 'create') {
         const hostile = this.#plan.hostileObjects && i === 0;
-        if (hostile) this.#put(`w-${next++}`, { v: 1, deep: deep(10_000) }, { [ESCAPED_ANNOTATION]: `value${ESCAPED_ANNOTATION}` });
+        if (hostile) this.#put(`w-${next++}`, { v: 1, deep: DEEP_MARKER }, { [ESCAPED_ANNOTATION]: `value${ESCAPED_ANNOTATION}` });
         else this.#put(`w-${next++}`, { v: 1 });
       } else if (op === 'update') {
         const name = rng.pick(names);
@@ -162,7 +170,7 @@ export class HostileServer {
   #record(type: HistoryEntry['type'], object: Widget): void {
     const entry = { rv: Number(object.metadata.resourceVersion), type, object };
     this.#history.push(entry);
-    for (const res of this.#watches) res.write(`${JSON.stringify({ type, object })}\n`);
+    for (const res of this.#watches) res.write(`${toJson({ type, object })}\n`);
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -178,7 +186,11 @@ export class HostileServer {
       const id = `${what} #${this.taken.length}`;
       this.#held.add(id);
       res.on('close', () => this.#held.delete(id));
-      const correct = target === 'write' ? this.#applyDryRun(url, body) : target === 'list' ? this.#listBody(url) : this.#watchLines(url);
+      // A write is committed before its answer is mangled, as when a proxy or a broken server damages the response to a
+      // write that landed; only refusals (errors, Retry-After) leave the state alone. Otherwise a client that takes a
+      // mangled answer for success would be blamed for a write the server dropped.
+      const refused = hostile.kind === 'retry-after' || hostile.kind === 'hostile-error';
+      const correct = target === 'write' ? (refused ? this.#applyDryRun(url, body) : this.#commit(url, body)) : target === 'list' ? this.#listBody(url) : this.#watchLines(url);
       const ctx: AnswerContext = {
         correct,
         sample: { ...(this.#objects.values().next().value ?? this.#fallbackSample()) },
@@ -234,13 +246,13 @@ export class HostileServer {
     const end = limit > 0 ? Math.min(snap.items.length, offset + limit) : snap.items.length;
     const more = end < snap.items.length;
     const metadata = { resourceVersion: String(snap.rv), ...(more && { continue: `${id}:${end}`, remainingItemCount: snap.items.length - end }) };
-    return Buffer.from(JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'WidgetList', metadata, items: snap.items.slice(offset, end) }));
+    return Buffer.from(toJson({ apiVersion: `${GROUP}/v1`, kind: 'WidgetList', metadata, items: snap.items.slice(offset, end) }));
   }
 
   /** The lines a correct watch from the request's resourceVersion starts with (what hostile answers corrupt). */
   #watchLines(url: URL): Buffer {
     const from = Number(url.searchParams.get('resourceVersion') ?? '0');
-    const lines = this.#history.filter((h) => h.rv > from).map((h) => JSON.stringify({ type: h.type, object: h.object }));
+    const lines = this.#history.filter((h) => h.rv > from).map((h) => toJson({ type: h.type, object: h.object }));
     lines.push(JSON.stringify({ type: 'BOOKMARK', object: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { resourceVersion: String(this.#rv) } } }));
     return Buffer.from(`${lines.join('\n')}\n`);
   }
@@ -253,7 +265,7 @@ export class HostileServer {
       res.end(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message: `too old resource version: ${rvParam} (${this.#compactedBelow})` } })}\n`);
       return;
     }
-    for (const h of this.#history) if (h.rv > from) res.write(`${JSON.stringify({ type: h.type, object: h.object })}\n`);
+    for (const h of this.#history) if (h.rv > from) res.write(`${toJson({ type: h.type, object: h.object })}\n`);
     this.#watches.add(res);
     const bookmarks = url.searchParams.get('allowWatchBookmarks') === 'true';
     const timer = setInterval(() => {
@@ -286,13 +298,20 @@ export class HostileServer {
 
   #applyDryRun(url: URL, body: Buffer): Buffer {
     const m = this.#merge(url, body);
-    return Buffer.from(JSON.stringify('error' in m ? {} : m.obj));
+    return Buffer.from(toJson('error' in m ? {} : m.obj));
   }
 
   #apply(url: URL, body: Buffer, res: ServerResponse): void {
     const m = this.#merge(url, body);
     if ('error' in m) return this.#json(res, 400, Buffer.from(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'BadRequest', code: 400, message: m.error })));
     const obj = m.changed ? this.#put(m.obj.metadata.name, m.obj.spec, m.obj.metadata.annotations) : m.obj;
-    this.#json(res, m.created ? 201 : 200, Buffer.from(JSON.stringify(obj)));
+    this.#json(res, m.created ? 201 : 200, Buffer.from(toJson(obj)));
+  }
+
+  /** Applies a write and returns the object a correct answer would carry. */
+  #commit(url: URL, body: Buffer): Buffer {
+    const m = this.#merge(url, body);
+    if ('error' in m) return Buffer.from('{}');
+    return Buffer.from(toJson(m.changed ? this.#put(m.obj.metadata.name, m.obj.spec, m.obj.metadata.annotations) : m.obj));
   }
 }
