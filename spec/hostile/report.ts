@@ -26,7 +26,7 @@ export function summarizeHostile(results: readonly HostileResult[]): string {
     return [...counts].sort(([, a], [, b]) => b - a).slice(0, 6).map(([t, n]) => `${t} ${n}/${seeds.length}`).join(', ') || 'none';
   };
   const errors: Record<string, number> = {};
-  for (const r of results) for (const [k, n] of Object.entries(r.outcome?.errors ?? {})) errors[k] = (errors[k] ?? 0) + n;
+  for (const r of results) for (const [k, n] of Object.entries(r.errors)) errors[k] = (errors[k] ?? 0) + n;
   const rss = results.map((r) => r.peakRssMiB).sort((a, b) => a - b);
   const failing = results.filter((r) => r.problems.length > 0);
   const lines = [

@@ -39,6 +39,8 @@ export interface HostileResult {
   readonly taken: readonly string[];
   /** The first errors the seed reported, as `where: Class: message`, to tell a failure's cause on replay. */
   readonly trace: readonly string[];
+  /** Errors the seed reported, by class (also when it died). */
+  readonly errors: Readonly<Record<string, number>>;
   readonly durationMs: number;
 }
 
@@ -110,13 +112,18 @@ export function runHostileChild(seed: number): Promise<HostileResult> {
       const early: ErrorProblem[] = [];
       const taken: string[] = [];
       const trace: string[] = [];
+      const errors: Record<string, number> = {};
       for (const line of stdout.split('\n')) {
         if (line.trim() === '') continue;
         try {
           const v = JSON.parse(line) as { problem?: ErrorProblem; taken?: string; error?: string } & Partial<SeedOutcome>;
           if (v.problem !== undefined) early.push(v.problem);
           else if (typeof v.taken === 'string') taken.push(v.taken);
-          else if (typeof v.error === 'string' && trace.length < TRACE_LINES) trace.push(v.error);
+          else if (typeof v.error === 'string') {
+            if (trace.length < TRACE_LINES) trace.push(v.error);
+            const name = /^[^:]+: (\w+): /.exec(v.error)?.[1] ?? 'unknown';
+            errors[name] = (errors[name] ?? 0) + 1;
+          }
           else if (v.seed !== undefined) outcome = v as SeedOutcome;
         } catch {
           // Not a line of the seed's protocol: something the library printed on stdout, ignored.
@@ -131,7 +138,7 @@ export function runHostileChild(seed: number): Promise<HostileResult> {
         if (stderr.includes(outcome.token)) problems.push({ group: 'credential on stderr', detail: 'the bearer token was printed on stderr' });
         if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u.test(stderr)) problems.push({ group: 'control characters on stderr', detail: JSON.stringify(stderr.slice(0, 200)) });
       }
-      resolve({ seed, problems, peakRssMiB: Math.round(peakRss), outcome, taken: outcome?.taken ?? taken, trace, durationMs: Date.now() - started });
+      resolve({ seed, problems, peakRssMiB: Math.round(peakRss), outcome, taken: outcome?.taken ?? taken, trace, errors, durationMs: Date.now() - started });
     });
   });
 }

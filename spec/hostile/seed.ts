@@ -189,7 +189,11 @@ export async function runHostileSeed(seed: number, report: (line: { problem: Err
     const kinds = [...new Set(server.held.map((h) => h.split(' ').slice(0, 2).join(' ')))].sort().join(', ');
     const why = `${state}${kinds === '' ? '' : `, still held: ${kinds}`}`;
     if (diff.length > 0) problems.push({ group: `cache did not match the server after healing (${why})`, detail: `${diff.length} keys differ (${diff.slice(0, 3).join('; ')}); ${state}${held}` });
-    else problems.push({ group: `controller writes did not land after healing (${why})`, detail: `${unreconciled().length} widgets without their annotation (${unreconciled().slice(0, 3).join(', ')}); ${state}${held}` });
+    else {
+      const first = server.objects().find((o) => o.metadata.name === unreconciled()[0]);
+      const shown = JSON.stringify({ annotations: first?.metadata.annotations, spec: first?.spec }).slice(0, 200);
+      problems.push({ group: `controller writes did not land after healing (${why})`, detail: `${unreconciled().length} widgets without their annotation (${unreconciled().slice(0, 3).join(', ')}; the first on the server: ${shown}); ${state}${held}` });
+    }
   }
   // The runner's ports get their malformed requests once the informer's verdict is in, so a port that kills the
   // process (a finding of its own) does not hide what the informer met.

@@ -128,7 +128,7 @@ export class HostileServer {
       } else if (op === 'update') {
         const name = rng.pick(names);
         const cur = this.#objects.get(name) as Widget;
-        this.#put(name, { ...cur.spec, v: Number(cur.spec['v']) + 1 }, cur.metadata.annotations);
+        this.#put(name, { ...cur.spec, v: (typeof cur.spec['v'] === 'number' ? cur.spec['v'] : 0) + 1 }, cur.metadata.annotations);
       } else {
         const name = rng.pick(names);
         const cur = this.#objects.get(name) as Widget;
