@@ -141,7 +141,7 @@ describe('reflect(): a watch body cut mid-stream is retried the same way gzipped
 
   it.each([
     ['uncompressed', false, DecodeError],
-    ['gzipped', true, ConnectionError],
+    ['gzipped', true, DecodeError],
   ])('%s: reported typed, then re-watched from the last RV as a decode fault', async (_name, gzip, type) => {
     const lw = await cuttingServer(gzip);
     const statuses: ReflectorStatus[] = [];

@@ -81,15 +81,6 @@ function withRetryAfter(d: Disposition, err: unknown): Disposition {
 const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'CREDENTIALS']);
 
 /**
- * A compressed body that ended early or would not inflate: zlib's codes on the
- * transport's ConnectionError. The same body uncompressed is a DecodeError
- * (a line or a list cut short), so both are retried the same way (HI-54).
- */
-export function isCutCompressedBody(err: unknown): boolean {
-  return err instanceof ConnectionError && (err.code === 'Z_BUF_ERROR' || err.code === 'Z_DATA_ERROR');
-}
-
-/**
  * Sorts a failure of the list phase (paged or streaming) or of the watch
  * into its retry kind and next step.
  *
@@ -111,7 +102,6 @@ export function classifyFailure(err: unknown, phase: 'list' | 'watch', establish
   if (err instanceof WatchStalledError || isIdleTimeout(err)) return { kind: 'stalled', then: phase };
   // A body refused by a bound or an encoding will likely come again: it waits as a server fault does (HI-28).
   if (err instanceof DecodeError) return { kind: isRefusedBody(err) ? 'server' : 'decode', then: phase };
-  if (isCutCompressedBody(err)) return { kind: 'decode', then: phase };
   if (err instanceof InitialEventsIncompleteError) return { kind: 'initial-events-incomplete', then: 'list' };
   if (phase === 'list') return withRetryAfter({ kind: isExpired(err) ? 'expired' : 'server', then: 'list' }, err);
   if (err instanceof ConnectionError) {
