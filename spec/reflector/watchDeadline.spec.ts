@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { VirtualTimeScheduler, type Subscription } from 'rxjs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WATCH_DEADLINE_GRACE_MS } from '../../src/reflector/watchStream.js';
 import { reflect, WatchDeadlineExceededError, type ReflectorEvent, type ReflectorStatus } from '../../src/reflector/index.js';
 import { kubeSource } from '../../src/sources/index.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostileServer.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { advance, runReflect, ScriptedLW } from './reflectScripted.js';
 
 // A server that ignores a watch's timeoutSeconds and keeps sending valid events would hold the reflector on that
 // watch for ever; the client ends it at the timeout plus a grace (HI-60, HI-61). The reflector's clock is a virtual
@@ -19,6 +20,7 @@ let sub: Subscription | undefined;
 const streams = new Set<NodeJS.Timeout>();
 
 afterEach(async () => {
+  vi.useRealTimers();
   sub?.unsubscribe();
   for (const t of streams) clearInterval(t);
   streams.clear();
@@ -140,5 +142,27 @@ describe('a watch the server keeps open past its timeoutSeconds', () => {
     const error = seen.statuses.find((s) => s.state === 'error');
     expect(error).toMatchObject({ error: expect.any(WatchDeadlineExceededError), terminal: false });
     expect(seen.statuses.find((s) => s.state === 'backoff')).toMatchObject({ kind: 'initial-events-incomplete' });
+  });
+});
+
+describe('a watch deadline longer than a timer can wait', () => {
+  it('is waited out in full, not ended when the clamped timer fires (HI-56)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    // A scripted watch that never ends by itself, asked to end after about 35 days: past 2³¹−1 ms.
+    const lw = new ScriptedLW();
+    const r = runReflect(lw, { minWatchTimeoutSeconds: 3_000_000, stallDetection: false });
+    sub = r.sub;
+    await advance();
+    expect(lw.watches).toHaveLength(1);
+    const due = 3_000_000_000 + WATCH_DEADLINE_GRACE_MS;
+    await advance(2 ** 31);
+    expect(lw.watches).toHaveLength(1);
+    expect(r.of('error')).toHaveLength(0);
+    await advance(due - 2 ** 31 - 1);
+    expect(lw.watches).toHaveLength(1);
+    await advance(1);
+    expect(lw.watches).toHaveLength(2);
+    expect(r.of('error').map((s) => s.error)).toEqual([expect.any(WatchDeadlineExceededError)]);
+    expect(r.of('error')[0]?.error).toMatchObject({ timeoutSeconds: 3_000_000, elapsedMs: due });
   });
 });

@@ -166,14 +166,21 @@ export class WatchStream<T> {
   #armDeadline(): void {
     const seconds = this.opts.timeoutSeconds;
     if (seconds === undefined || this.#closed) return;
+    const due = this.startedAt + seconds * 1000 + WATCH_DEADLINE_GRACE_MS;
     let ran = false;
     const deadline = this.#ctx.opts.scheduler.schedule(() => {
       ran = true;
       this.#deadline = undefined;
       if (this.#closed || this.#stalled !== undefined) return;
-      this.#overran = new WatchDeadlineExceededError(seconds, this.#ctx.now() - this.startedAt);
+      const open = this.#ctx.now() - this.startedAt;
+      // A timer clamped to 2³¹−1 ms (HI-56) fires before a longer deadline: wait on.
+      if (this.#ctx.now() < due) {
+        this.#armDeadline();
+        return;
+      }
+      this.#overran = new WatchDeadlineExceededError(seconds, open);
       this.#controller.abort(this.#overran);
-    }, timerDelay(seconds * 1000 + WATCH_DEADLINE_GRACE_MS));
+    }, timerDelay(due - this.#ctx.now()));
     if (!ran) this.#deadline = deadline;
   }
 
