@@ -15,8 +15,8 @@ import { timerDelay } from '../options/timerDelay.js';
  * starts that clock only once it serves the watch: after the request may
  * have waited in a priority-and-fairness queue and for the watch cache to
  * catch up (seconds each). Thirty seconds covers both and the latency of the
- * close, so a correct server never meets it, and bounds a server that never ends its watches to a re-watch
- * every timeout plus half a minute.
+ * close, so a correct server never meets it, and bounds a server that never
+ * ends its watches to a re-watch every timeout plus half a minute.
  */
 export const WATCH_DEADLINE_GRACE_MS = 30_000;
 
