@@ -24,6 +24,7 @@ export {
   VeryShortWatchError,
   InitialEventsIncompleteError,
   WatchStalledError,
+  WatchDeadlineExceededError,
   type RetryKind,
   type StallOptions,
   type BackoffOptions,

@@ -32,6 +32,7 @@ const EXPECTED_ERRORS = new Set([
   'DecodeError',
   'VeryShortWatchError',
   'WatchStalledError',
+  'WatchDeadlineExceededError',
   'InitialEventsIncompleteError',
 ]);
 

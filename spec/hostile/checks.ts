@@ -8,7 +8,15 @@ import {
   ReconcileTimeoutError,
   TerminalError,
 } from 'rxkube';
-import { CallbackError, InitialEventsIncompleteError, KeyError, TransformError, VeryShortWatchError, WatchStalledError } from 'rxkube/core';
+import {
+  CallbackError,
+  InitialEventsIncompleteError,
+  KeyError,
+  TransformError,
+  VeryShortWatchError,
+  WatchDeadlineExceededError,
+  WatchStalledError,
+} from 'rxkube/core';
 
 /**
  * What the tier requires of every error the library reports under hostile
@@ -23,6 +31,7 @@ const LIBRARY_ERRORS: readonly (abstract new (...args: never[]) => Error)[] = [
   ConnectionError,
   VeryShortWatchError,
   WatchStalledError,
+  WatchDeadlineExceededError,
   InitialEventsIncompleteError,
   KeyError,
   TransformError,

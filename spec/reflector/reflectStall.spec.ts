@@ -123,7 +123,8 @@ describe('reflect() stall detection', () => {
 
   it('never cuts a quiet watch that has no rhythm', async () => {
     const lw = new ScriptedLW();
-    const r = runReflect(lw);
+    // A timeout beyond the ten minutes below, so only the rhythm could cut the watch (its deadline is HI-60's).
+    const r = runReflect(lw, { minWatchTimeoutSeconds: 3600 });
     await advance();
     // A burst (the initial state replayed), then an event now and then, then nothing.
     for (let i = 0; i < 200; i++) lw.watching.push({ type: 'MODIFIED', object: pod('a', 11 + i) });
@@ -132,7 +133,7 @@ describe('reflect() stall detection', () => {
     await advance(10 * 60_000);
     expect(lw.watches).toHaveLength(1);
     expect(r.of('error')).toHaveLength(0);
-    expect(vi.getTimerCount()).toBe(0);
+    expect(vi.getTimerCount()).toBe(1); // the watch's deadline, no stall check
     r.sub.unsubscribe();
   });
 
@@ -164,7 +165,7 @@ describe('reflect() stall detection', () => {
     await beat(lw, 1000, 12);
     await advance(60_000);
     expect(lw.watches).toHaveLength(1);
-    expect(vi.getTimerCount()).toBe(0);
+    expect(vi.getTimerCount()).toBe(1); // the watch's deadline (HI-60), no stall check
     r.sub.unsubscribe();
   });
 
@@ -225,7 +226,7 @@ describe('reflect() stall detection', () => {
     const r = runReflect(lw);
     await advance();
     await beat(lw, 1000, 12);
-    expect(vi.getTimerCount()).toBe(1);
+    expect(vi.getTimerCount()).toBe(2); // the stall check and the watch's deadline (HI-60)
     r.sub.unsubscribe();
     expect(vi.getTimerCount()).toBe(0);
     expect(lw.watching.signal.aborted).toBe(true);
@@ -244,8 +245,8 @@ describe('reflect() stall detection', () => {
       await advance();
     }
     expect(lw.watches).toHaveLength(1);
-    // Only the stall check is pending; flushing runs it at its virtual time.
-    scheduler.maxFrames = Number.POSITIVE_INFINITY;
+    // The stall check is due at 17 s, the watch's deadline (HI-60) minutes later; flushing to 17 s runs the check.
+    scheduler.maxFrames = 17_000;
     scheduler.flush();
     await advance();
     expect(scheduler.now()).toBe(17_000);

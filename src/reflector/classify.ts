@@ -1,6 +1,6 @@
 import { ConnectionError, DecodeError, isExpired, isTooManyRequests, KubeApiError } from '../sources/errors/index.js';
 import { isRefusedBody } from '../sources/errors/DecodeError.js';
-import { InitialEventsIncompleteError, VeryShortWatchError, WatchStalledError } from './errors.js';
+import { InitialEventsIncompleteError, VeryShortWatchError, WatchDeadlineExceededError, WatchStalledError } from './errors.js';
 import type { RelistReason, RetryKind } from './types.js';
 
 export { isExpired, isTooManyRequests } from '../sources/errors/index.js';
@@ -102,7 +102,8 @@ export function classifyFailure(err: unknown, phase: 'list' | 'watch', establish
   if (err instanceof WatchStalledError || isIdleTimeout(err)) return { kind: 'stalled', then: phase };
   // A body refused by a bound or an encoding will likely come again: it waits as a server fault does (HI-28).
   if (err instanceof DecodeError) return { kind: isRefusedBody(err) ? 'server' : 'decode', then: phase };
-  if (err instanceof InitialEventsIncompleteError) return { kind: 'initial-events-incomplete', then: 'list' };
+  // A streaming list whose initial events ran past the request's deadline is as incomplete as one cut short (HI-61).
+  if (err instanceof InitialEventsIncompleteError || err instanceof WatchDeadlineExceededError) return { kind: 'initial-events-incomplete', then: 'list' };
   if (phase === 'list') return withRetryAfter({ kind: isExpired(err) ? 'expired' : 'server', then: 'list' }, err);
   if (err instanceof ConnectionError) {
     const cut = established && !NEVER_CONNECTED.has(err.code ?? '');

@@ -88,3 +88,36 @@ export class WatchStalledError extends Error {
     this.expectedIntervalMs = expectedIntervalMs;
   }
 }
+
+/**
+ * A watch outlived the `timeoutSeconds` it was sent with by more than the
+ * grace the client allows (30 s): the server kept it open, events or not,
+ * past the deadline it was asked to end it at. reflect() ends the watch itself and re-watches from the last
+ * resourceVersion at once, exactly as after a watch the server ended on
+ * time; this notice only says the server overran (HI-60). During a streaming
+ * list's initial events it ends the list attempt, which is made again.
+ *
+ * ## Example
+ * ```ts
+ * import type { Informer } from 'rxkube';
+ * import { WatchDeadlineExceededError } from 'rxkube/core';
+ * declare const pods: Informer<unknown>;
+ *
+ * pods.errors$.subscribe((err) => {
+ *   if (err instanceof WatchDeadlineExceededError) console.warn(`server kept a ${err.timeoutSeconds} s watch open for ${err.elapsedMs} ms`);
+ * });
+ * ```
+ */
+export class WatchDeadlineExceededError extends Error {
+  override readonly name = 'WatchDeadlineExceededError';
+  /** The timeout the watch was sent with, in seconds. */
+  readonly timeoutSeconds: number;
+  /** How long the watch had been open when the client ended it, in milliseconds. */
+  readonly elapsedMs: number;
+
+  constructor(timeoutSeconds: number, elapsedMs: number) {
+    super(`watch deadline exceeded: the server kept a watch sent with timeoutSeconds=${timeoutSeconds} open for ${Math.round(elapsedMs)} ms; ended by the client`);
+    this.timeoutSeconds = timeoutSeconds;
+    this.elapsedMs = elapsedMs;
+  }
+}

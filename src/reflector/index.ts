@@ -1,5 +1,5 @@
 export { reflect } from './reflect.js';
-export { VeryShortWatchError, InitialEventsIncompleteError, WatchStalledError } from './errors.js';
+export { VeryShortWatchError, InitialEventsIncompleteError, WatchStalledError, WatchDeadlineExceededError } from './errors.js';
 export type {
   ReflectorEvent,
   ReflectOptions,

@@ -107,7 +107,11 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
  *
  * The stream never errors or completes because of a transient fault:
  * - a watch that reaches its timeout is re-opened from the last
- *   resourceVersion (bookmarks included) at once, without a relist;
+ *   resourceVersion (bookmarks included) at once, without a relist; one the
+ *   server keeps open 30 s past its `timeoutSeconds` is ended by the client
+ *   and re-opened the same way, reported as a
+ *   {@link WatchDeadlineExceededError} (a streaming list that overran is
+ *   streamed again);
  * - a fault the next request fixes is retried at once (a jitter of at most
  *   50 ms): a watch the server closed early, a line that would not parse
  *   (resumed from the last good resourceVersion), a 410 Expired (relist; a

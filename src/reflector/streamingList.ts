@@ -6,7 +6,7 @@
  */
 import { DecodeError } from '../sources/errors/index.js';
 import { isExpired, isRetriedNotFallenBack, isWatchListRejected } from './classify.js';
-import { InitialEventsIncompleteError, VeryShortWatchError, WatchStalledError } from './errors.js';
+import { InitialEventsIncompleteError, VeryShortWatchError, WatchDeadlineExceededError, WatchStalledError } from './errors.js';
 import type { ReflectorContext } from './reflectorContext.js';
 import { checkObject, isInitialEventsEnd, metaOf, objectKey } from './watchEvents.js';
 import { WatchStream } from './watchStream.js';
@@ -26,8 +26,8 @@ export type StreamingListResult<T> =
 /**
  * Errors after which the streaming list itself is tried again rather than
  * replaced by a paged list: faults a new request fixes (a stall, a line that
- * would not parse, a stream cut before its end bookmark, an expired
- * resourceVersion), and faults a paged list would meet as well (connection
+ * would not parse, a stream cut before its end bookmark or kept open past its
+ * timeout without reaching it (HI-61), an expired resourceVersion), and faults a paged list would meet as well (connection
  * errors, 429, 5xx, 401/403; docs/semantics.md RF-22).
  */
 function retriedAsStream(error: unknown): boolean {
@@ -35,6 +35,7 @@ function retriedAsStream(error: unknown): boolean {
     error instanceof WatchStalledError ||
     error instanceof DecodeError ||
     error instanceof InitialEventsIncompleteError ||
+    error instanceof WatchDeadlineExceededError ||
     isExpired(error) ||
     isRetriedNotFallenBack(error)
   );

@@ -57,7 +57,7 @@ export type RelistReason = 'expired' | 'very-short-watch' | 'watch-failed';
  * - `'expired'`: 410 Expired / Gone; a relist (or a streaming list from "now") follows;
  * - `'decode'`: a line or body that would not parse;
  * - `'stalled'`: a watch went silent ({@link WatchStalledError}, or the source's idle timeout);
- * - `'initial-events-incomplete'`: a streaming list ended before its end bookmark;
+ * - `'initial-events-incomplete'`: a streaming list ended before its end bookmark, or ran past its timeout without it;
  * - `'throttled'`: 429 (exactly `Retry-After` when the server gave it);
  * - `'server'`: 5xx, refused or reset connections, 401/403/404 and anything else.
  */

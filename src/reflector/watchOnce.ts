@@ -1,12 +1,13 @@
 /**
  * One watch of reflect(): from the last resourceVersion (or the stream a
- * streaming list handed over) until the server ends it, it fails, or it is
- * cut for silence; events go downstream with their resourceVersions tracked
- * as client-go does (RF-13..RF-16).
+ * streaming list handed over) until the server ends it, it fails, it is cut
+ * for silence, or the client ends it past its timeout (HI-60); events go
+ * downstream with their resourceVersions tracked as client-go does
+ * (RF-13..RF-16).
  */
 import { DecodeError } from '../sources/errors/index.js';
 import type { WatchEvent } from '../sources/types.js';
-import { VeryShortWatchError } from './errors.js';
+import { VeryShortWatchError, WatchDeadlineExceededError } from './errors.js';
 import type { ReflectorContext } from './reflectorContext.js';
 import { VERY_SHORT_WATCH_MS, watchTimeoutSeconds } from './streamingList.js';
 import { toReflectorEvent, type WatchedEvent } from './watchEvents.js';
@@ -87,6 +88,10 @@ export async function watchOnce<T>(ctx: ReflectorContext<T>, handoff: WatchStrea
       }
     }
   } catch (error) {
+    // The client ended a watch the server kept open past its timeout: reported, then a routine end (HI-60).
+    if (error instanceof WatchDeadlineExceededError && !ctx.stopped) {
+      return ctx.report(error) ? { ok: true, healthy: false } : { ok: true, healthy: healthy() };
+    }
     if (!ctx.stopped) return { ok: false, error, healthy: healthy(), established: handoff !== undefined || arrivals > 0 || ctx.now() - stream.startedAt >= VERY_SHORT_WATCH_MS };
   } finally {
     stream.close();

@@ -5,9 +5,20 @@
  */
 import type { Subscription } from 'rxjs';
 import type { WatchEvent, WatchOptions } from '../sources/types.js';
-import { WatchStalledError } from './errors.js';
+import { WatchDeadlineExceededError, WatchStalledError } from './errors.js';
 import type { ReflectorContext } from './reflectorContext.js';
 import { timerDelay } from '../options/timerDelay.js';
+
+/**
+ * How long past its `timeoutSeconds` a watch may stay open before the client
+ * ends it (HI-60). kube-apiserver ends a watch at its timeout itself, but
+ * starts that clock only once it serves the watch: after the request may
+ * have waited in a priority-and-fairness queue and for the watch cache to
+ * catch up (seconds each). Thirty seconds covers both and the latency of the
+ * close, so a correct server never meets it, and bounds a server that never
+ * ends its watches to a re-watch every timeout plus half a minute.
+ */
+export const WATCH_DEADLINE_GRACE_MS = 30_000;
 
 /** An open watch request, read one event or one arrival (a chunk's events) at a time. */
 export class WatchStream<T> {
@@ -33,6 +44,10 @@ export class WatchStream<T> {
   #check: Subscription | undefined;
   /** Set when the watch was cut for silence: what next() throws instead of the abort. */
   #stalled: WatchStalledError | undefined;
+  /** The client's end of the watch at its timeout plus the grace; undefined when no timeout was asked. */
+  #deadline: Subscription | undefined;
+  /** Set when the watch outlived its deadline: what next() throws instead of the abort. */
+  #overran: WatchDeadlineExceededError | undefined;
   /** close() ran. */
   #closed = false;
 
@@ -55,6 +70,7 @@ export class WatchStream<T> {
     ctx.signal.addEventListener('abort', this.#onStop, { once: true });
     ctx.rhythm?.opened(this.startedAt);
     this.#arm();
+    this.#armDeadline();
   }
 
   /** The timeout the server was asked to end the watch at, in milliseconds (Infinity when none was asked). */
@@ -108,9 +124,10 @@ export class WatchStream<T> {
         batch = result.done === true ? undefined : [result.value];
       }
     } catch (error) {
-      throw this.#stalled ?? error;
+      throw this.#stalled ?? this.#overran ?? error;
     }
     if (this.#stalled !== undefined) throw this.#stalled;
+    if (this.#overran !== undefined) throw this.#overran;
     if (batch !== undefined && !this.#closed) {
       const now = this.#ctx.now();
       if (initial) this.#ctx.rhythm?.touch(now);
@@ -126,6 +143,8 @@ export class WatchStream<T> {
     this.#closed = true;
     this.#check?.unsubscribe();
     this.#check = undefined;
+    this.#deadline?.unsubscribe();
+    this.#deadline = undefined;
     this.#ctx.signal.removeEventListener('abort', this.#onStop);
     if (this.#stalled === undefined) this.#ctx.rhythm?.closed();
     this.#controller.abort();
@@ -137,6 +156,32 @@ export class WatchStream<T> {
     } catch {
       // A broken iterator cannot be closed any further; its request is aborted already.
     }
+  }
+
+  /**
+   * Ends the watch at its timeout plus the grace, in case the server does
+   * not (HI-60); the stream of a streaming list keeps the clock of its
+   * request across the handover, as the server's timeout does.
+   */
+  #armDeadline(): void {
+    const seconds = this.opts.timeoutSeconds;
+    if (seconds === undefined || this.#closed) return;
+    const due = this.startedAt + seconds * 1000 + WATCH_DEADLINE_GRACE_MS;
+    let ran = false;
+    const deadline = this.#ctx.opts.scheduler.schedule(() => {
+      ran = true;
+      this.#deadline = undefined;
+      if (this.#closed || this.#stalled !== undefined) return;
+      const open = this.#ctx.now() - this.startedAt;
+      // A timer clamped to 2³¹−1 ms (HI-56) fires before a longer deadline: wait on.
+      if (this.#ctx.now() < due) {
+        this.#armDeadline();
+        return;
+      }
+      this.#overran = new WatchDeadlineExceededError(seconds, open);
+      this.#controller.abort(this.#overran);
+    }, timerDelay(due - this.#ctx.now()));
+    if (!ran) this.#deadline = deadline;
   }
 
   /** Schedules a stall check at the deadline, unless one is pending or the rhythm is not known yet. */
@@ -164,7 +209,7 @@ export class WatchStream<T> {
   #onCheck(): void {
     const rhythm = this.#ctx.rhythm;
     const last = rhythm?.lastHeard;
-    if (rhythm === undefined || last === undefined || this.#closed) return;
+    if (rhythm === undefined || last === undefined || this.#closed || this.#overran !== undefined) return;
     const now = this.#ctx.now();
     const deadline = rhythm.deadlineMs(now);
     if (deadline === undefined) return;
