@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import { expect } from 'vitest';
+import { pools } from '../../src/transport/pool.js';
+import { waitFor } from './waitFor.js';
 
 /** What a hostile server does with one request; `res.socket` is there to cut it rudely. */
 export type HostileHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -75,4 +78,15 @@ export function write(res: ServerResponse, chunk: Buffer | string): Promise<void
     res.once('drain', resolve);
     res.once('close', () => reject(new Error('the client went away')));
   });
+}
+
+/**
+ * Every socket of `s` and every connection pool closed, and a few turns later
+ * still nothing in `unhandled` (from `trapUnhandled`): a destroyed or
+ * abandoned body had a listener.
+ */
+export async function settled(s: HostileServer, unhandled: readonly unknown[]): Promise<void> {
+  await waitFor(() => s.open === 0 && pools.size === 0, 'every connection and pool to close');
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  expect(unhandled).toEqual([]);
 }

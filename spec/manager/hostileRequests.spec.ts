@@ -5,34 +5,26 @@
  * reject unhandled or throw out of the servers (HI-1…HI-3), and a normal probe answers afterwards.
  */
 import { connect } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ManagerMetrics } from '../../src/manager/options.js';
 import type { ManagerServerLimits } from '../../src/manager/serverLimits.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { probe, probeUntil } from '../helpers/probe.js';
 import { parseResponses, sendRaw, type RawEnding } from '../helpers/rawHttp.js';
+import { trapUnhandled } from '../helpers/unhandled.js';
 import { deferred, waitFor } from '../helpers/waitFor.js';
 import { deploymentsController, start, type Running } from './harness.js';
 
 let server: ApiServer | undefined;
 let running: Running | undefined;
 // What escaped to the process: the trap stands in for the exit a real process would take.
-const escaped: unknown[] = [];
-const trap = (err: unknown): void => void escaped.push(err);
-
-beforeEach(() => {
-  escaped.length = 0;
-  process.on('unhandledRejection', trap);
-  process.on('uncaughtException', trap);
-});
+const escaped = trapUnhandled();
 
 afterEach(async () => {
   await running?.stop();
   running = undefined;
   await server?.close();
   server = undefined;
-  process.off('unhandledRejection', trap);
-  process.off('uncaughtException', trap);
 });
 
 /** A manager serving probes and metrics on loopback, with `metrics()` answered by `scrape`; resolves the two ports once it is ready. */

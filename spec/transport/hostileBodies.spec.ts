@@ -1,41 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { createGzip, gzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import { ConnectionError, DecodeError, KubeApiError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { listPages } from '../../src/sources/pager.js';
 import { withTransport } from '../../src/transport/options.js';
-import { pools } from '../../src/transport/pool.js';
-import { startHostileServer, write, type HostileServer } from '../helpers/hostileServer.js';
+import { settled, startHostileServer, write, type HostileServer } from '../helpers/hostileServer.js';
+import { trapUnhandled } from '../helpers/unhandled.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 // Every way a response body stream (undici's, and the zlib stream that inflates it) can be refused, cut, abandoned
 // or aborted, against a raw server: each ends in a typed error or a clean end, and nothing reaches the process.
 
 let server: HostileServer | undefined;
-const unhandled: unknown[] = [];
-const record = (err: unknown): void => void unhandled.push(err);
-
-beforeEach(() => {
-  unhandled.length = 0;
-  process.on('uncaughtException', record);
-  process.on('unhandledRejection', record);
-});
+const unhandled = trapUnhandled();
 
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  process.off('uncaughtException', record);
-  process.off('unhandledRejection', record);
 });
-
-async function settled(s: HostileServer): Promise<void> {
-  await waitFor(() => s.open === 0 && pools.size === 0, 'every connection and pool to close');
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-  expect(unhandled).toEqual([]);
-}
 
 function pod(i: number): string {
   return JSON.stringify({ metadata: { name: `p${i}`, namespace: 'd', resourceVersion: String(i + 1), annotations: { noise: randomBytes(300).toString('base64') } } });
@@ -74,13 +59,13 @@ describe('response bodies that are refused, cut, abandoned or aborted', () => {
       })(),
     );
     expect((err as Error).message).toBe('enough');
-    await settled(s);
+    await settled(s, unhandled);
   });
 
   it('a gzip list the consumer stops reading after one item releases its body', async () => {
     const s = (server = await startHostileServer((_req, res) => gzipList(res, 2000, false)));
     for await (const _ of kubeSource(s.kubeConfig(), 'v1/pods').listItems({}, new AbortController().signal)) break;
-    await settled(s);
+    await settled(s, unhandled);
   });
 
   it('the page asked for early is cancelled mid-body when the list is aborted', async () => {
@@ -91,7 +76,7 @@ describe('response bodies that are refused, cut, abandoned or aborted', () => {
     await waitFor(() => s.requests >= 2, 'the page ahead to be requested');
     ac.abort(new Error('enough'));
     expect(((await read) as Error).message).toBe('enough');
-    await settled(s);
+    await settled(s, unhandled);
   });
 
   it('a gzip body whose socket is destroyed mid-body is a ConnectionError', async () => {
@@ -103,7 +88,7 @@ describe('response bodies that are refused, cut, abandoned or aborted', () => {
     }));
     const err = await failure(kubeSource(s.kubeConfig(), 'v1/pods').list({}, new AbortController().signal));
     expect(err).toBeInstanceOf(ConnectionError);
-    await settled(s);
+    await settled(s, unhandled);
   });
 
   it('a body that is not gzip though it says so is a DecodeError of code CONTENT_ENCODING', async () => {
@@ -114,7 +99,7 @@ describe('response bodies that are refused, cut, abandoned or aborted', () => {
     const err = await failure(kubeSource(s.kubeConfig(), 'v1/pods').list({}, new AbortController().signal));
     expect(err).toBeInstanceOf(DecodeError);
     expect((err as DecodeError).code).toBe('CONTENT_ENCODING');
-    await settled(s);
+    await settled(s, unhandled);
   });
 
   it('a 500 with a large gzip body: its Status is read from the first 64 KiB, the rest dropped', async () => {
@@ -129,7 +114,7 @@ describe('response bodies that are refused, cut, abandoned or aborted', () => {
     const err = await failure(kubeSource(s.kubeConfig(), 'v1/pods').list({}, new AbortController().signal));
     expect(err).toBeInstanceOf(KubeApiError);
     expect((err as KubeApiError).status).toBe(500);
-    await settled(s);
+    await settled(s, unhandled);
   });
 
   it('an object client read past its 64 MiB bound, compressed, is refused and its body dropped', async () => {
@@ -147,6 +132,6 @@ describe('response bodies that are refused, cut, abandoned or aborted', () => {
     const err = await failure(objectClient(kc, 'v1/configmaps', { namespace: 'd' }).get('a'));
     expect(err).toBeInstanceOf(DecodeError);
     expect((err as Error).message).toMatch(/larger than/);
-    await settled(s);
+    await settled(s, unhandled);
   });
 });

@@ -1,40 +1,22 @@
 import { gzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import { DecodeError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
-import { pools } from '../../src/transport/pool.js';
 import { withTransport } from '../../src/transport/options.js';
-import { startHostileServer, type HostileServer } from '../helpers/hostileServer.js';
-import { waitFor } from '../helpers/waitFor.js';
+import { settled, startHostileServer, type HostileServer } from '../helpers/hostileServer.js';
+import { trapUnhandled } from '../helpers/unhandled.js';
 
 const LIST = '{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a","namespace":"d"}}]}';
 const POD = '{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"d","resourceVersion":"5"}}';
 
 let server: HostileServer | undefined;
-/** Whatever reached the process unhandled while a case ran: each is a crash in production. */
-const unhandled: unknown[] = [];
-const record = (err: unknown): void => void unhandled.push(err);
-
-beforeEach(() => {
-  unhandled.length = 0;
-  process.on('uncaughtException', record);
-  process.on('unhandledRejection', record);
-});
+const unhandled = trapUnhandled();
 
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  process.off('uncaughtException', record);
-  process.off('unhandledRejection', record);
 });
-
-/** Every socket and pool closed, and a few turns later still nothing unhandled: the destroyed body had a listener. */
-async function settled(s: HostileServer): Promise<void> {
-  await waitFor(() => s.open === 0 && pools.size === 0, 'every connection and pool to close');
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-  expect(unhandled).toEqual([]);
-}
 
 /** A server answering every request with `status`, `encoding` and a body of `size` bytes, sent slowly enough to be cut mid-way. */
 async function answering(status: number, encoding: string, body = LIST): Promise<HostileServer> {
@@ -62,7 +44,7 @@ describe('a content-encoding rxkube did not ask for', () => {
       expect(err).toBeInstanceOf(DecodeError);
       expect((err as DecodeError).code).toBe('CONTENT_ENCODING');
       expect((err as Error).message).toMatch(/^list v1\/pods: /);
-      await settled(s);
+      await settled(s, unhandled);
     });
   }
 
@@ -78,7 +60,7 @@ describe('a content-encoding rxkube did not ask for', () => {
     );
     expect(err).toBeInstanceOf(DecodeError);
     expect((err as DecodeError).code).toBe('CONTENT_ENCODING');
-    await settled(s);
+    await settled(s, unhandled);
   });
 
   it('on an object client read, the same', async () => {
@@ -86,14 +68,14 @@ describe('a content-encoding rxkube did not ask for', () => {
     const err = await failure(objectClient(s.kubeConfig(), 'v1/pods', { namespace: 'd' }).get('a'));
     expect(err).toBeInstanceOf(DecodeError);
     expect((err as DecodeError).code).toBe('CONTENT_ENCODING');
-    await settled(s);
+    await settled(s, unhandled);
   });
 
   it('on a 403, the same: the body cannot be read, so its Status is not guessed at', async () => {
     const s = await answering(403, 'br', '{"kind":"Status","code":403}');
     const err = await failure(kubeSource(s.kubeConfig(), 'v1/pods').list({}, new AbortController().signal));
     expect(err).toBeInstanceOf(DecodeError);
-    await settled(s);
+    await settled(s, unhandled);
   });
 
   it('gzip followed by identity is still gzip: the list decodes', async () => {
@@ -103,6 +85,6 @@ describe('a content-encoding rxkube did not ask for', () => {
     });
     const page = await kubeSource(server.kubeConfig(), 'v1/pods').list({}, new AbortController().signal);
     expect(page.items.map((p) => p.metadata?.name)).toEqual(['a']);
-    await settled(server);
+    await settled(server, unhandled);
   });
 });
