@@ -33,7 +33,8 @@ describe('errorFromStatus', () => {
     expect(err.status).toBe(403);
     expect(err.reason).toBe('Forbidden');
     expect(err.serverMessage).toBe('pods is forbidden');
-    expect(err.details).toBe(status);
+    // A copy of the Status fields, each escaped and bounded (HI-79): equal for a Status with nothing to escape.
+    expect(err.details).toEqual(status);
     expect(err.message).toBe('list v1/pods: 403 Forbidden: pods is forbidden');
   });
 

@@ -67,6 +67,7 @@ export async function sendJson<R>(kc: KubeConfig, req: JsonRequest): Promise<R> 
       throw errorFromStatus(res.statusCode, parseStatus(text), {
         what,
         retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+        redact: res.redact,
       });
     }
     try {

@@ -5,6 +5,7 @@ import { DecodeError } from './errors/DecodeError.js';
 import { KubeApiError, type StatusDetails } from './errors/KubeApiError.js';
 import { connectionErrorFrom, errorFromStatus } from './httpErrors.js';
 import { timerDelay } from '../options/timerDelay.js';
+import type { Redact } from './errors/wireText.js';
 
 /** How much of an error response body is read to find its Status; a Status is a few hundred bytes. */
 const MAX_ERROR_BODY = 64 * 1024;
@@ -19,10 +20,12 @@ export interface ListBounds {
 /**
  * Shared by a watch body and its decoder: the decoder sets `made` after a
  * chunk that completed an event, and only then does the idle timer start
- * over (HI-27).
+ * over (HI-27). The body sets `redact` once the request is answered, so
+ * the decoder tells an ERROR event without the credential sent (HI-79).
  */
 export interface Progress {
   made: boolean;
+  redact?: Redact | undefined;
 }
 
 /** How {@link getBody} reads one answer. */
@@ -108,8 +111,10 @@ export async function* getBody(kc: KubeConfig, url: string, what: string, signal
       throw errorFromStatus(res.statusCode, status, {
         what,
         retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+        redact: res.redact,
       });
     }
+    if (progress !== undefined) progress.redact = res.redact;
     disarm();
     idleWaited = 0;
     arm();

@@ -1,5 +1,7 @@
 import { ConnectionError } from './errors/ConnectionError.js';
 import { KubeApiError, type StatusDetails } from './errors/KubeApiError.js';
+import { printable } from '../errors/printable.js';
+import { wireStatus, type Redact } from './errors/wireText.js';
 
 /**
  * Turns an API server answer (HTTP status plus, when the body was one, its
@@ -14,21 +16,30 @@ import { KubeApiError, type StatusDetails } from './errors/KubeApiError.js';
  * sources and the object client; a ListerWatcher of one's own builds a
  * `KubeApiError` directly.
  *
+ * Everything the error keeps of the body (message, reason, the Status in
+ * `details`) is the server's text with the request's credential replaced by
+ * `<redacted>` (given `context.redact`), cut to 2,048 characters and escaped
+ * with `printable`, so logging the error cannot drive a terminal or print a
+ * token a server echoed (HI-79). `details` is a copy holding the fields of
+ * a Status only.
+ *
  * @param status The HTTP status, or the Status `code` of a watch ERROR event.
  * @param body The decoded `Status` body, when there was one.
- * @param context Optional request description (`list v1/pods`) and `Retry-After` header value.
+ * @param context Optional request description (`list v1/pods`), `Retry-After` header value, and what removes the request's credential from text.
  * @returns The error; never includes request headers or credentials.
  */
 export function errorFromStatus(
   status: number,
   body: StatusDetails | undefined,
-  context: { readonly what?: string | undefined; readonly retryAfter?: string | undefined } = {},
+  context: { readonly what?: string | undefined; readonly retryAfter?: string | undefined; readonly redact?: Redact | undefined } = {},
 ): KubeApiError {
+  const retryAfter = retryAfterSeconds(context.retryAfter, body);
+  body = body === undefined ? undefined : wireStatus(body, context.redact);
   const reason = typeof body?.reason === 'string' && body.reason !== '' ? body.reason : undefined;
   const serverMessage = typeof body?.message === 'string' && body.message !== '' ? body.message : undefined;
   const prefix = context.what === undefined ? '' : `${context.what}: `;
   const message = `${prefix}${status}${reason === undefined ? '' : ` ${reason}`}${serverMessage === undefined ? '' : `: ${serverMessage}`}`;
-  return new KubeApiError(status, message, { reason, serverMessage, details: body, retryAfterSeconds: retryAfterSeconds(context.retryAfter, body) });
+  return new KubeApiError(status, message, { reason, serverMessage, details: body, retryAfterSeconds: retryAfter });
 }
 
 /** The header wins over the Status details because proxies in front of the API server may set only the header. */
@@ -103,9 +114,9 @@ export function connectionErrorFrom(err: unknown, what: string): ConnectionError
   if (err instanceof ConnectionError) return err;
   const code = findCode(err, 0);
   const mapped = code === undefined ? undefined : (SOCKET_CODES[code] ?? code);
-  const detail = scrub(err instanceof Error ? err.message : String(err));
+  const detail = printable(scrub(err instanceof Error ? err.message : String(err)));
   const label = mapped ?? 'connection failed';
-  return new ConnectionError(`${what}: ${label}${detail !== '' && detail !== mapped ? `: ${detail}` : ''}`, { code: mapped, cause: err });
+  return new ConnectionError(`${what}: ${label}${detail !== '' && detail !== mapped ? `: ${detail}` : ''}`, { code: mapped, cause: withoutWireBytes(err) });
 }
 
 function findCode(err: unknown, depth: number): string | undefined {
@@ -123,6 +134,20 @@ function findCode(err: unknown, depth: number): string | undefined {
   if (typeof own === 'string' && own !== '') return own;
   if (typeof err === 'object' && /socket hang up/i.test((err as { message?: unknown }).message as string ?? '')) return 'ECONNRESET';
   return inner;
+}
+
+/**
+ * undici's HTTPParserError keeps the bytes it could not parse as `data`: a
+ * hostile server's, escapes and an echoed credential among them. Such a
+ * cause is replaced by one with its class, code and escaped message only.
+ */
+function withoutWireBytes(err: unknown): unknown {
+  if (!(err instanceof Error) || !('data' in err)) return err;
+  const copy = new Error(printable(err.message));
+  copy.name = err.name;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') Object.assign(copy, { code });
+  return copy;
 }
 
 function scrub(message: string): string {

@@ -93,7 +93,8 @@ export class HttpWatchStream<T> extends AsyncIterableX<WatchEvent<T>> {
 
 /** The events of each chunk of a watch body, as one array per chunk that completed any; a bad line ends it after the events before it. */
 export async function* watchEvents<T>(body: WatchBody, stripManagedFields: boolean): AsyncGenerator<WatchEvent<T>[], void, undefined> {
-  const decoder = new WatchDecoder<T>({ stripManagedFields, maxObjectBytes: body.maxObjectBytes });
+  // The body learns the credential's redaction once answered, after the decoder exists.
+  const decoder = new WatchDecoder<T>({ stripManagedFields, maxObjectBytes: body.maxObjectBytes, redact: (text) => body.progress.redact?.(text) ?? text });
   for await (const chunk of body.chunks) {
     const out: WatchEvent<T>[] = [];
     let failure: unknown;

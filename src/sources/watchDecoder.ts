@@ -1,5 +1,6 @@
 import { DecodeError } from './errors/DecodeError.js';
 import type { StatusDetails } from './errors/KubeApiError.js';
+import type { Redact } from './errors/wireText.js';
 import { errorFromStatus } from './httpErrors.js';
 import { EVENT_METADATA, textWithoutManagedFields } from './managedFieldsStrip.js';
 import type { WatchEvent } from './types.js';
@@ -50,13 +51,17 @@ export class WatchDecoder<T> {
   #lineStart = 0;
   /** Leave `object.metadata.managedFields` out of every event, unparsed. */
   readonly #strip: boolean;
+  /** Takes the request's credential out of an ERROR event's Status (HI-79). */
+  readonly #redact: Redact;
 
   /**
    * @param opts.stripManagedFields leave each object's `metadata.managedFields` out, without parsing it. @default false
    * @param opts.maxObjectBytes the most bytes one line may take; past it the body is refused with a DecodeError of code `OBJECT_TOO_LARGE` and nothing more of the line is kept (HI-23). @default 16 MiB
+   * @param opts.redact replaces the credential the watch request sent in an ERROR event's text (HI-79). @default none: the text is only escaped and cut
    */
-  constructor(opts: { readonly stripManagedFields?: boolean; readonly maxObjectBytes?: number } = {}) {
+  constructor(opts: { readonly stripManagedFields?: boolean; readonly maxObjectBytes?: number; readonly redact?: (text: string) => string } = {}) {
     this.#strip = opts.stripManagedFields === true;
+    this.#redact = opts.redact ?? ((text) => text);
     this.#max = opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
   }
 
@@ -131,8 +136,8 @@ export class WatchDecoder<T> {
 
   /** The complete lines of `buf[start, end)`, the newline at `end` excluded. */
   #decodeRange(buf: Buffer, start: number, end: number, base: number, out: WatchEvent<T>[]): void {
-    if (this.#strip) decodeLinesStripping<T>(buf, start, end, base + start, out);
-    else decodeLines<T>(buf.toString('utf8', start, end), base + start, out);
+    if (this.#strip) decodeLinesStripping<T>(buf, start, end, base + start, out, this.#redact);
+    else decodeLines<T>(buf.toString('utf8', start, end), base + start, out, this.#redact);
   }
 
   /**
@@ -163,12 +168,12 @@ export class WatchDecoder<T> {
     const text = this.#strip ? textWithoutManagedFields(line, 0, line.length, [0, line.length], EVENT_METADATA) : undefined;
     if (text !== undefined) {
       try {
-        return decodeLine<T>(text, this.#lineStart);
+        return decodeLine<T>(text, this.#lineStart, this.#redact);
       } catch {
         // Decoded whole below, so the error names the line as it came.
       }
     }
-    return decodeLine<T>(line.toString('utf8'), this.#lineStart);
+    return decodeLine<T>(line.toString('utf8'), this.#lineStart, this.#redact);
   }
 
   /** Bytes read so far. */
@@ -196,7 +201,7 @@ function bytePosition(position: number, whole: string | undefined, from: number)
  * stripped first. When that fails, the lines are decoded again as they came,
  * so that an error carries the line and position the server sent.
  */
-function decodeLinesStripping<T>(buf: Buffer, start: number, end: number, position: number, out: WatchEvent<T>[]): void {
+function decodeLinesStripping<T>(buf: Buffer, start: number, end: number, position: number, out: WatchEvent<T>[], redact: Redact): void {
   const lines: number[] = [];
   for (let s = start; s < end; ) {
     let nl = buf.indexOf(NEWLINE, s);
@@ -208,30 +213,30 @@ function decodeLinesStripping<T>(buf: Buffer, start: number, end: number, positi
   if (text !== undefined) {
     const mark = out.length;
     try {
-      decodeLines<T>(text, position, out);
+      decodeLines<T>(text, position, out, redact);
       return;
     } catch {
       out.length = mark;
     }
   }
-  decodeLines<T>(buf.toString('utf8', start, end), position, out);
+  decodeLines<T>(buf.toString('utf8', start, end), position, out, redact);
 }
 
-function decodeLines<T>(text: string, position: number, out: WatchEvent<T>[]): void {
+function decodeLines<T>(text: string, position: number, out: WatchEvent<T>[], redact: Redact): void {
   let start = 0;
   for (;;) {
     const nl = text.indexOf('\n', start);
     const end = nl < 0 ? text.length : nl;
     const line = start === 0 && nl < 0 ? text : text.slice(start, end);
     // A line's byte position is only worked out when it is needed, for an error.
-    const event = decodeLine<T>(line, position, text, start);
+    const event = decodeLine<T>(line, position, redact, text, start);
     if (event !== undefined) out.push(event);
     if (nl < 0) return;
     start = nl + 1;
   }
 }
 
-function decodeLine<T>(text: string, position: number, whole?: string, from = 0): WatchEvent<T> | undefined {
+function decodeLine<T>(text: string, position: number, redact: Redact, whole?: string, from = 0): WatchEvent<T> | undefined {
   if (isBlank(text)) return undefined;
   let parsed: unknown;
   try {
@@ -248,7 +253,7 @@ function decodeLine<T>(text: string, position: number, whole?: string, from = 0)
     // A code that is no HTTP status (absent, 0, 600, 3.5, 1e999 read as Infinity) would make an error nobody can
     // classify; such an ERROR event is a server fault like any unexplained one.
     const code = typeof status?.code === 'number' && Number.isInteger(status.code) && status.code >= 100 && status.code <= 599 ? status.code : 500;
-    throw errorFromStatus(code, status, { what: 'watch ERROR event' });
+    throw errorFromStatus(code, status, { what: 'watch ERROR event', redact });
   }
   // A parseable event is passed on as it is, even one without metadata.name or of an unknown type: the
   // consumer reports and skips it. Throwing here would end the watch, and resuming from the last

@@ -9,6 +9,8 @@ import { resolveRequest, type ResolvedRequest } from './connection.js';
 import { CredentialFailure, untilAborted } from './credentialFailure.js';
 import { transportOf } from './options.js';
 import { pools } from './pool.js';
+import { redactionOf } from './redaction.js';
+import type { Redact } from '../sources/errors/wireText.js';
 
 const USER_AGENT = 'rxkube';
 
@@ -48,6 +50,8 @@ export interface TransportResponse {
   readonly body: AsyncIterable<Buffer>;
   /** Drops whatever is left of the body and gives the connection back; call once done, whatever happened. */
   close(): void;
+  /** Replaces the credential this request sent with `<redacted>` in text of the answer, before an error keeps it (HI-79). */
+  readonly redact: Redact;
 }
 
 /**
@@ -92,14 +96,15 @@ export async function send(kc: KubeConfig, req: TransportRequest): Promise<Trans
     });
     res.body.on('error', ignore);
     body = res.body;
+    const redact = redactionOf(resolved.headers['authorization']);
     const encoding = encodingOf(res.headers['content-encoding'], what);
-    if (encoding === undefined) return { statusCode: res.statusCode, headers: res.headers, body: res.body as AsyncIterable<Buffer>, close };
+    if (encoding === undefined) return { statusCode: res.statusCode, headers: res.headers, body: res.body as AsyncIterable<Buffer>, close, redact };
     const zlib = encoding === 'deflate' ? createInflate() : createGunzip();
     zlib.on('error', ignore);
     // pipeline carries an error of either side to the other, so the reader of `zlib` sees a socket error as its own.
     pipeline(res.body, zlib, ignore);
     body = zlib;
-    return { statusCode: res.statusCode, headers: res.headers, body: inflate(zlib, encoding, what, transportOf(kc).maxInflationRatio), close };
+    return { statusCode: res.statusCode, headers: res.headers, body: inflate(zlib, encoding, what, transportOf(kc).maxInflationRatio), close, redact };
   } catch (err) {
     close();
     throw err;

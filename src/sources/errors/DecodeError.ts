@@ -1,3 +1,4 @@
+import { printable } from '../../errors/printable.js';
 import { withoutExcerpt, withoutValues } from './redact.js';
 
 /**
@@ -24,7 +25,9 @@ export type DecodeErrorCode = 'CONTENT_ENCODING' | 'TRUNCATED' | 'OBJECT_TOO_LAR
  * must not reach a log. For the same reason a JSON.parse error given as
  * `cause` is replaced by one without the excerpt V8 puts in its message. A
  * body refused by a bound or an encoding keeps none of its text, and `code`
- * says which.
+ * says which. The message and the line are escaped with `printable`, so a
+ * line with terminal escapes cannot act on the terminal of whoever logs the
+ * error (HI-79).
  *
  * ## Example
  * ```ts
@@ -47,8 +50,8 @@ export class DecodeError extends Error {
   readonly code: DecodeErrorCode | undefined;
 
   constructor(message: string, line: string, position: number, opts: { cause?: unknown; code?: DecodeErrorCode | undefined } = {}) {
-    super(message, opts.cause === undefined ? undefined : { cause: withoutExcerpt(opts.cause) });
-    this.line = line.length > 256 ? `${withoutValues(line.slice(0, 256))}…` : withoutValues(line);
+    super(printable(message), opts.cause === undefined ? undefined : { cause: withoutExcerpt(opts.cause) });
+    this.line = printable(line.length > 256 ? `${withoutValues(line.slice(0, 256))}…` : withoutValues(line));
     this.position = position;
     this.code = opts.code;
   }

@@ -39,9 +39,9 @@ export class KubeApiError extends Error {
   readonly status: number;
   /** The Status `reason` (`Expired`, `Forbidden`, …), when the server gave one. */
   readonly reason: string | undefined;
-  /** The server's own message. */
+  /** The server's own message, escaped, cut to 2,048 characters and without the request's credential (HI-79). */
   readonly serverMessage: string | undefined;
-  /** The raw Status, when the body was one. */
+  /** The Status, when the body was one: a copy of its Status fields, each string as `serverMessage` is (HI-79). */
   readonly details: StatusDetails | undefined;
   /**
    * Seconds the server asked the client to wait before trying again, from the
