@@ -35,6 +35,8 @@ export const HOSTILE = Object.freeze({
    * list that never ends is refused within the seed's memory bound (HI-92) rather than held up to 2 GiB.
    */
   maxListBytes: 64 * 1024 * 1024,
+  /** kubeSource's list deadline, scaled down from 120 s as the idle timeout is: a trickled list ends within the seed. */
+  listTimeoutMs: 5000,
   /** objectClient's per-call timeout. */
   writeTimeoutMs: 5000,
   /** Malformed requests sent to the probe and metrics ports during the hostile phase. */
@@ -135,7 +137,7 @@ export async function runHostileSeed(seed: number, report: (line: { problem: Err
   const port = await server.listen();
   const kc = kubeConfig(port, token);
   const resource = { group: GROUP, version: 'v1', plural: 'widgets', namespaced: true } as const;
-  const inf = informer<W>(kubeSource<W>(kc, resource, { idleTimeoutMs: HOSTILE.idleTimeoutMs, maxListBytes: HOSTILE.maxListBytes }), { reflector: { backoff: { maxMs: HOSTILE.backoffMaxMs } } });
+  const inf = informer<W>(kubeSource<W>(kc, resource, { idleTimeoutMs: HOSTILE.idleTimeoutMs, maxListBytes: HOSTILE.maxListBytes, listTimeoutMs: HOSTILE.listTimeoutMs }), { reflector: { backoff: { maxMs: HOSTILE.backoffMaxMs } } });
   const subs = [inf.errors$.subscribe((e) => seen(e, 'informer errors$'))];
   const widgets = objectClient<W>(kc, resource, { namespace: NAMESPACE, fieldManager: 'fuzz', timeoutMs: HOSTILE.writeTimeoutMs });
   const stop = new AbortController();
