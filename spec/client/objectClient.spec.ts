@@ -155,6 +155,21 @@ describe('objectClient CRUD against the simulator', () => {
   });
 });
 
+describe('objectClient error messages', () => {
+  it('name the object with its control characters escaped, since a name may come from a hostile list (HI-70)', async () => {
+    const name = 'a\u001b]0;title\u0007\u009bb';
+    const errors = await Promise.all([
+      cms().get(name).catch((e: unknown) => e),
+      cms().apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } }, { fieldManager: 'spec' }).catch((e: unknown) => e),
+    ]);
+    for (const err of errors) {
+      expect(err).toBeInstanceOf(KubeApiError);
+      expect((err as Error).message).toMatch(/^(get|apply) v1\/configmaps default\/a\\x1b\]0;title\\x07\\u009bb: /);
+      expect((err as Error).message).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    }
+  });
+});
+
 describe('objectClient transport', () => {
   it('aborting a call rejects with the signal reason and frees the socket', async () => {
     const c = cms();

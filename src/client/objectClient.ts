@@ -1,3 +1,4 @@
+import { printable } from '../errors/printable.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { plainHttpAllowed } from '../sources/http.js';
 import { clusterOf, resourceKey } from '../sources/identity.js';
@@ -178,7 +179,8 @@ export function objectClient(kc: KubeConfig, resource: ResourceRef, opts: Object
       checkName(name);
       return `${base}/${encodeURIComponent(name)}${subresource === undefined ? '' : `/${subresource}`}`;
     },
-    describe: (verb, name) => `${verb} ${parsed.name} ${namespace === undefined ? '' : `${namespace}/`}${name}`,
+    // An object's name may come from a hostile list (HI-70): what starts every error message is escaped.
+    describe: (verb, name) => printable(`${verb} ${parsed.name} ${namespace === undefined ? '' : `${namespace}/`}${name}`),
   };
 
   return {
