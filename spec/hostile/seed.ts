@@ -21,8 +21,14 @@ import { GROUP, HostileServer, NAMESPACE, type Widget } from './server.js';
 export const HOSTILE = Object.freeze({
   /** The hostile phase ends when every planned answer was taken, or after this long. */
   hostileMs: 10_000,
-  /** After healing, the cache must equal the server's objects, and every widget carry the controller's annotation, within this. */
-  convergeMs: 30_000,
+  /**
+   * After healing, the cache must equal the server's objects, and every widget carry the controller's annotation, within
+   * this: longer than the client's own deadline on a watch the server never ends (minWatchTimeoutSeconds below, at
+   * most 2 × 4 s, plus 30 s of grace, HI-60), since an endless watch may have begun just before healing.
+   */
+  convergeMs: 45_000,
+  /** The reflector's minWatchTimeoutSeconds: watches of 4–8 s, as the server itself also cuts them (MAX_WATCH_MS). */
+  minWatchTimeoutSeconds: 4,
   /** kubeSource's idle timeout, scaled down as in the chaos suite, so a silent request ends within a seed. */
   idleTimeoutMs: 3000,
   /**
@@ -137,7 +143,7 @@ export async function runHostileSeed(seed: number, report: (line: { problem: Err
   const port = await server.listen();
   const kc = kubeConfig(port, token);
   const resource = { group: GROUP, version: 'v1', plural: 'widgets', namespaced: true } as const;
-  const inf = informer<W>(kubeSource<W>(kc, resource, { idleTimeoutMs: HOSTILE.idleTimeoutMs, maxListBytes: HOSTILE.maxListBytes, listTimeoutMs: HOSTILE.listTimeoutMs }), { reflector: { backoff: { maxMs: HOSTILE.backoffMaxMs } } });
+  const inf = informer<W>(kubeSource<W>(kc, resource, { idleTimeoutMs: HOSTILE.idleTimeoutMs, maxListBytes: HOSTILE.maxListBytes, listTimeoutMs: HOSTILE.listTimeoutMs }), { reflector: { backoff: { maxMs: HOSTILE.backoffMaxMs }, minWatchTimeoutSeconds: HOSTILE.minWatchTimeoutSeconds } });
   const subs = [inf.errors$.subscribe((e) => seen(e, 'informer errors$'))];
   const widgets = objectClient<W>(kc, resource, { namespace: NAMESPACE, fieldManager: 'fuzz', timeoutMs: HOSTILE.writeTimeoutMs });
   const stop = new AbortController();
