@@ -88,6 +88,7 @@ export {
   controller,
   finalizer,
   TerminalError,
+  ReadYourWritesTimeoutError,
   ReconcileTimeoutError,
   type Controller,
   type ControllerOptions,

@@ -5,6 +5,7 @@ import { isAlreadyExists } from '../../src/sources/errors/index.js';
 import { objectClient } from '../../src/client/objectClient.js';
 import { writeLog } from '../../src/client/writeLog.js';
 import { controller, type Controller } from '../../src/controller/controller.js';
+import { ReadYourWritesTimeoutError } from '../../src/controller/ReadYourWritesTimeoutError.js';
 import type { ControllerOptions, ReconcileOutcome } from '../../src/controller/types.js';
 import { informer, type Informer } from '../../src/informer/informer.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
@@ -143,6 +144,9 @@ describe('the wait is bounded (RYW-6)', () => {
     expect(r.errors).toHaveLength(1);
     // Every wait is counted, although only the first was reported.
     expect(r.ctl.metrics()).toMatchObject({ readYourWritesWaits: 3, readYourWritesTimeouts: 3 });
+    // Typed, so a handler can tell a lagging cache from a failed write.
+    expect(r.errors[0]).toBeInstanceOf(ReadYourWritesTimeoutError);
+    expect(r.errors[0]).toMatchObject({ key: 'default/x', cache: 'v1/configmaps', timeoutMs: 50, resourceVersion: expect.stringMatching(/^\d+$/) });
     expect(r.errors[0]?.message).toMatch(/^v1\/configmaps: the cache of v1\/configmaps \(at resourceVersion "\d+"\) still did not show this process's write of default\/x at resourceVersion \d+ after 50 ms \(readYourWritesTimeoutMs\); reconciling default\/x from it anyway$/);
   });
 

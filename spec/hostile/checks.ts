@@ -5,6 +5,7 @@ import {
   DecodeError,
   HandlerError,
   KubeApiError,
+  ReadYourWritesTimeoutError,
   ReconcileTimeoutError,
   TerminalError,
 } from 'rxkube';
@@ -32,6 +33,7 @@ const LIBRARY_ERRORS: readonly (abstract new (...args: never[]) => Error)[] = [
   VeryShortWatchError,
   WatchStalledError,
   WatchDeadlineExceededError,
+  ReadYourWritesTimeoutError,
   InitialEventsIncompleteError,
   KeyError,
   TransformError,

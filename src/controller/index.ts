@@ -1,6 +1,7 @@
 export { controller, type Controller } from './controller.js';
 export type { ControllerMetrics, ReconcileResult } from './metrics.js';
 export { TerminalError } from './TerminalError.js';
+export { ReadYourWritesTimeoutError } from './ReadYourWritesTimeoutError.js';
 export { ReconcileTimeoutError } from './ReconcileTimeoutError.js';
 export {
   finalizer,

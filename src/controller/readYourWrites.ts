@@ -1,3 +1,5 @@
+import { printable } from '../errors/printable.js';
+import { ReadYourWritesTimeoutError } from './ReadYourWritesTimeoutError.js';
 import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
 import { seen, counts, writeLog, type CacheView, type WriteEntry } from '../client/writeLog.js';
 import { toError } from '../errors/reportError.js';
@@ -193,9 +195,14 @@ export class ReadYourWrites {
     const what = entry.rv === undefined ? `deletion of ${entry.key} (uid ${entry.uid ?? '?'})` : `write of ${entry.key} at resourceVersion ${entry.rv}`;
     const others = left.length > 1 ? ` and ${left.length - 1} more write(s)` : '';
     const earlier = this.#unreported > 0 ? ` (${this.#unreported} earlier wait(s) timed out since the last report)` : '';
+    const name = cache.source.name ?? cache.identity.plural;
+    // Keys and versions are an object's and a server's words (HI-70): the message holds them escaped.
     report(
-      new Error(
-        `${this.#name}: the cache of ${cache.source.name ?? cache.identity.plural} (at resourceVersion ${JSON.stringify(cache.store.lastSyncResourceVersion())}) still did not show this process's ${what}${others} after ${this.#timeoutMs} ms (readYourWritesTimeoutMs); reconciling ${key} from it anyway${earlier}`,
+      new ReadYourWritesTimeoutError(
+        printable(
+          `${this.#name}: the cache of ${name} (at resourceVersion ${JSON.stringify(cache.store.lastSyncResourceVersion())}) still did not show this process's ${what}${others} after ${this.#timeoutMs} ms (readYourWritesTimeoutMs); reconciling ${key} from it anyway${earlier}`,
+        ),
+        { key: entry.key, resourceVersion: entry.rv, cache: name, timeoutMs: this.#timeoutMs },
       ),
     );
     this.#lastReportAt = now;
