@@ -51,7 +51,9 @@ export class DecodeError extends Error {
 
   constructor(message: string, line: string, position: number, opts: { cause?: unknown; code?: DecodeErrorCode | undefined } = {}) {
     super(printable(message), opts.cause === undefined ? undefined : { cause: withoutExcerpt(opts.cause) });
-    this.line = printable(line.length > 256 ? `${withoutValues(line.slice(0, 256))}…` : withoutValues(line));
+    // Escaped before the cut, so escapes cannot take the kept text past its 256 characters.
+    const kept = printable(withoutValues(line.length > 256 ? line.slice(0, 256) : line));
+    this.line = line.length > 256 || kept.length > 256 ? `${kept.slice(0, 256)}…` : kept;
     this.position = position;
     this.code = opts.code;
   }
