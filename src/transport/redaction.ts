@@ -1,6 +1,6 @@
 // What a server could echo of the credential a request sent, and how it is taken out of an error's text (HI-79).
 
-import type { Redact } from '../sources/errors/wireText.js';
+import { unchanged, type Redact } from '../sources/errors/wireText.js';
 
 /** What replaces the credential in an error's text. */
 export const REDACTED = '<redacted>';
@@ -11,8 +11,6 @@ export const REDACTED = '<redacted>';
  * be worth hiding.
  */
 const MIN_SECRET = 4;
-
-const unchanged: Redact = (text) => text;
 
 /**
  * What removes the credential in `authorization` (the header a request sent)
