@@ -6,6 +6,7 @@ import { KubeApiError, type StatusDetails } from './errors/KubeApiError.js';
 import { connectionErrorFrom, errorFromStatus } from './httpErrors.js';
 import { timerDelay } from '../options/timerDelay.js';
 import type { Redact } from './errors/wireText.js';
+import { MiB } from './wireLimits.js';
 
 /** How much of an error response body is read to find its Status; a Status is a few hundred bytes. */
 const MAX_ERROR_BODY = 64 * 1024;
@@ -39,9 +40,6 @@ export interface BodyOptions {
   /** A watch's event progress; without it every byte is progress. */
   readonly progress?: Progress | undefined;
 }
-
-const MiB = 1024 * 1024;
-
 
 /**
  * Performs one GET against the cluster of `kc` and yields the response body

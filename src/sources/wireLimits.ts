@@ -5,7 +5,8 @@
 import { MAX_TIMER_MS } from '../options/timerDelay.js';
 import { describeValue } from '../options/validate.js';
 
-const MiB = 1024 * 1024;
+/** A mebibyte, the unit the bounds are stated in. */
+export const MiB = 1024 * 1024;
 
 /**
  * One object as the API server stores it is at most 1.5 MiB (etcd's default
