@@ -119,6 +119,19 @@ export { withTransport } from './transport/index.js';
 // leader election
 export { leaderElection, leaseLock, type LeaderElectionOptions, type Leadership } from './leaderelection/index.js';
 
+// custom resources: one schema gives the type, the CRD, validation, typed sources and clients
+export {
+  customResource,
+  isCustomResource,
+  jsonSchema,
+  CustomResourceSchemaError,
+  type CustomResource,
+  type CustomObject,
+  type CustomResourceDefinition,
+  type ValidationResult,
+  type ValidationIssue,
+} from './crd/index.js';
+
 // running controllers in a pod: probes, metrics, leader election, in-cluster config, SIGTERM
 export { manager, runManager, loadKubeConfig, type ManagerOptions, type ManagerEvent } from './manager/index.js';
 

@@ -3,7 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { plainHttpAllowed } from '../sources/http.js';
 import { clusterOf, resourceKey } from '../sources/identity.js';
 import { parseResourceRef, resourcePath, type ParsedResource } from '../sources/resourceRef.js';
-import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomResourceRef } from '../sources/resources.js';
+import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomResourceRef, type TypedResource } from '../sources/resources.js';
 import type { ResourceRef } from '../sources/types.js';
 import type { StatusDetails } from '../sources/errors/KubeApiError.js';
 import type { KubeObject } from '../store/types.js';
@@ -134,11 +134,13 @@ function sendRead<R>(ctx: ClientContext, url: string, what: string, o: CallOptio
  * ```
  *
  * @param kc The kubeconfig; its current context chooses cluster and user.
- * @param resource Which resource: `'v1/configmaps'`, `'coordination.k8s.io/v1/leases'`, `'example.com/v1/widgets'` or `{ group, version, plural }`.
+ * @param resource Which resource: `'v1/configmaps'`, `'coordination.k8s.io/v1/leases'`, `'example.com/v1/widgets'`, `{ group, version, plural }`,
+ *   or a `customResource` definition, whose object type the client takes (`apply` then checks every field).
  * @param opts The namespace, the per-call timeout, the field manager and dry run of every write.
  * @returns The client.
  */
 export function objectClient<R extends BuiltInResource>(kc: KubeConfig, resource: R, opts?: ObjectClientOptions): ObjectClient<BuiltInResources[R]>;
+export function objectClient<T extends KubeObject>(kc: KubeConfig, resource: TypedResource<T>, opts?: ObjectClientOptions): ObjectClient<T>;
 export function objectClient<T extends KubeObject = KubeObject>(kc: KubeConfig, resource: CustomResourceRef, opts?: ObjectClientOptions): ObjectClient<T>;
 export function objectClient(kc: KubeConfig, resource: ResourceRef, opts: ObjectClientOptions = {}): ObjectClient {
   if (opts === null || typeof opts !== 'object') throw new TypeError(`objectClient: opts must be an object, got ${describeValue(opts)}`);

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeSource } from '../sources/kubeSource.js';
-import type { BuiltInResource, BuiltInResources, CustomResourceRef } from '../sources/resources.js';
+import type { BuiltInResource, BuiltInResources, CustomResourceRef, TypedResource } from '../sources/resources.js';
 import type { ListerWatcher, PartialObjectMetadata, ResourceRef } from '../sources/types.js';
 import { IndexConflictError } from '../store/errors/IndexConflictError.js';
 import type { Indexers, KubeObject } from '../store/types.js';
@@ -110,13 +110,15 @@ export class InformerFactory {
    * const widgets = factory.informerFor<Widget>('example.com/v1/widgets', { labelSelector: 'team=a' });
    * ```
    *
-   * @param resource `'v1/pods'`, `'apps/v1/deployments'`, `'example.com/v1/widgets'` or the object form.
+   * @param resource `'v1/pods'`, `'apps/v1/deployments'`, `'example.com/v1/widgets'`, the object form, or a
+   *   `customResource` definition (the informer then has its type with no type argument).
    * @param opts selectors and informer options; the first request's options win for the informer's behaviour,
    *   except `indexers`, which a later request adds to the shared informer.
    * @returns the shared informer; started by the next `start()`.
    */
   informerFor(resource: BuiltInResource | CustomResourceRef, opts: InformerForOptions<PartialObjectMetadata> & { readonly metadataOnly: true }): Informer<PartialObjectMetadata>;
   informerFor<R extends BuiltInResource>(resource: R, opts?: InformerForOptions<BuiltInResources[R]>): Informer<BuiltInResources[R]>;
+  informerFor<T extends KubeObject>(resource: TypedResource<T>, opts?: InformerForOptions<T>): Informer<T>;
   informerFor<T extends KubeObject = KubeObject>(resource: CustomResourceRef, opts?: InformerForOptions<T>): Informer<T>;
   informerFor<T extends KubeObject>(resource: ResourceRef, opts: InformerForOptions<T> = {}): Informer<T> {
     const namespace = opts.namespace ?? this.#opts.namespace;

@@ -21,4 +21,4 @@ export { ListDecoder, type ListEnvelope } from './listDecoder.js';
 export { WatchDecoder } from './watchDecoder.js';
 export { errorFromStatus, isTooLargeResourceVersion, connectionErrorFrom } from './httpErrors.js';
 export { parseResourceRef, resourcePath, type ParsedResource } from './resourceRef.js';
-export type { BuiltInResources, BuiltInResource, CustomResourceRef, ObjectOf } from './resources.js';
+export type { BuiltInResources, BuiltInResource, CustomResourceRef, ObjectOf, TypedResource } from './resources.js';

@@ -7,7 +7,7 @@ import { parseLabelSelector } from '../store/labelSelector.js';
 import { parseFieldSelector } from '../store/fieldSelector.js';
 import type { KubeObject } from '../store/types.js';
 import { parseResourceRef, resourcePath, type ParsedResource } from './resourceRef.js';
-import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomResourceRef } from './resources.js';
+import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomResourceRef, type TypedResource } from './resources.js';
 import { clusterOf } from './identity.js';
 import type { ListerWatcher, ListOptions, ListResponse, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchEvent, WatchOptions } from './types.js';
 import { HttpListItemStream, HttpWatchStream, ListItemStream, watchEvents, type WatchBody } from './httpStreams.js';
@@ -173,7 +173,8 @@ export interface KubeSource<T> extends ListerWatcher<T> {
  * @param kc The kubeconfig; its current context chooses cluster and user.
  * Built-in resources are named `'v1/pods'`, `'apps/v1/deployments'`, … and
  * the source's object type follows from the name (see `BuiltInResources`).
- * A custom resource takes its type argument:
+ * A custom resource defined with `customResource` gives its own type
+ * (`kubeSource(kc, Website)` is a `KubeSource<Website>`); named otherwise it takes its type argument:
  * `kubeSource<Widget>(kc, 'example.com/v1/widgets')`. With `metadataOnly: true`
  * it is a source of `PartialObjectMetadata` for any resource. Mistakes that need no
  * server to find — a malformed resource, label or field selector, a server
@@ -186,6 +187,7 @@ export interface KubeSource<T> extends ListerWatcher<T> {
  */
 export function kubeSource(kc: KubeConfig, resource: BuiltInResource | CustomResourceRef, opts: KubeSourceOptions & { readonly metadataOnly: true }): KubeSource<PartialObjectMetadata>;
 export function kubeSource<R extends BuiltInResource>(kc: KubeConfig, resource: R, opts?: KubeSourceOptions): KubeSource<BuiltInResources[R]>;
+export function kubeSource<T extends KubeObject>(kc: KubeConfig, resource: TypedResource<T>, opts?: KubeSourceOptions): KubeSource<T>;
 export function kubeSource<T extends KubeObject = KubeObject>(kc: KubeConfig, resource: CustomResourceRef, opts?: KubeSourceOptions): KubeSource<T>;
 export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeSourceOptions = {}): KubeSource<T> {
   if (kc === null || typeof kc !== 'object' || typeof kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${describeValue(kc)}`);

@@ -138,6 +138,21 @@ export type CustomResourceRef =
   | `${string}.${string}/${string}/${string}`
   | { readonly group?: string; readonly version: string; readonly plural: string; readonly namespaced?: boolean };
 
+/**
+ * A resource that carries the type of its objects, as a custom resource
+ * definition (`customResource(…)`) does: `kubeSource(kc, Website)` is a
+ * `KubeSource<Website>` with no type argument. At run time it is read as the
+ * object form of {@link CustomResourceRef}.
+ */
+export interface TypedResource<T extends KubeObject> {
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly namespaced: boolean;
+  /** The objects' type, for `typeof X.Type`; reading it at run time throws. */
+  readonly Type: T;
+}
+
 /** The object type of a resource name: the model of a built-in one, `KubeObject` otherwise. */
 export type ObjectOf<R> = R extends BuiltInResource ? BuiltInResources[R] : KubeObject;
 

@@ -1,0 +1,82 @@
+import type { ParsedDefinition, ParsedVersion } from './definition.js';
+
+/** One version of a {@link CustomResourceDefinition}. */
+export interface CustomResourceDefinitionVersion {
+  readonly name: string;
+  readonly served: boolean;
+  readonly storage: boolean;
+  readonly deprecated?: boolean;
+  readonly deprecationWarning?: string;
+  readonly schema: { readonly openAPIV3Schema: Readonly<Record<string, unknown>> };
+  readonly subresources?: { readonly status?: Readonly<Record<string, never>>; readonly scale?: Readonly<Record<string, string>> };
+  readonly additionalPrinterColumns?: readonly Readonly<Record<string, unknown>>[];
+  readonly selectableFields?: readonly { readonly jsonPath: string }[];
+}
+
+/**
+ * An `apiextensions.k8s.io/v1` CustomResourceDefinition as plain JSON, as
+ * `kubectl apply` and the API server take it. Made by a definition's `crd()`.
+ */
+export interface CustomResourceDefinition {
+  readonly apiVersion: 'apiextensions.k8s.io/v1';
+  readonly kind: 'CustomResourceDefinition';
+  readonly metadata: { readonly name: string };
+  readonly spec: {
+    readonly group: string;
+    readonly names: {
+      readonly kind: string;
+      readonly listKind: string;
+      readonly plural: string;
+      readonly singular: string;
+      readonly shortNames?: readonly string[];
+      readonly categories?: readonly string[];
+    };
+    readonly scope: 'Namespaced' | 'Cluster';
+    readonly versions: readonly CustomResourceDefinitionVersion[];
+  };
+}
+
+/** The CRD of a checked definition, deep-frozen. */
+export function buildCrd(def: ParsedDefinition): CustomResourceDefinition {
+  const crd: CustomResourceDefinition = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${def.plural}.${def.group}` },
+    spec: {
+      group: def.group,
+      names: {
+        kind: def.kind,
+        listKind: def.listKind,
+        plural: def.plural,
+        singular: def.singular,
+        ...(def.shortNames.length > 0 ? { shortNames: def.shortNames } : {}),
+        ...(def.categories.length > 0 ? { categories: def.categories } : {}),
+      },
+      scope: def.namespaced ? 'Namespaced' : 'Cluster',
+      versions: def.versions.map(versionOf),
+    },
+  };
+  return deepFreeze(structuredClone(crd));
+}
+
+function versionOf(v: ParsedVersion): CustomResourceDefinitionVersion {
+  return {
+    name: v.name,
+    served: v.served,
+    storage: v.storage,
+    ...(v.deprecated ? { deprecated: true } : {}),
+    ...(v.deprecationWarning !== undefined ? { deprecationWarning: v.deprecationWarning } : {}),
+    schema: { openAPIV3Schema: v.schema },
+    ...(v.subresources !== undefined ? { subresources: v.subresources as CustomResourceDefinitionVersion['subresources'] } : {}),
+    ...(v.printerColumns.length > 0 ? { additionalPrinterColumns: v.printerColumns } : {}),
+    ...(v.selectableFields.length > 0 ? { selectableFields: v.selectableFields as CustomResourceDefinitionVersion['selectableFields'] } : {}),
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
