@@ -134,12 +134,12 @@ const definitions = new WeakSet<object>();
  * @throws TypeError naming an option that kube-apiserver would refuse.
  * @throws CustomResourceSchemaError naming a field whose schema cannot be structural.
  */
-export function customResource<const G extends string, const V extends string, const K extends string, S, St = undefined>(
-  options: CustomResourceOptions<G, V, K, S, St>,
-): CustomResource<CustomObject<`${G}/${V}`, K, SchemaOutput<S>, [St] extends [undefined] ? undefined : SchemaOutput<St>>>;
 export function customResource<const G extends string, const K extends string, const Vs extends Record<string, ServedVersionOptions<any, any>>>(
   options: MultiVersionOptions<G, K, Vs>,
 ): CustomResource<VersionObjects<G, K, Vs>[StorageVersion<Vs>], VersionObjects<G, K, Vs>>;
+export function customResource<const G extends string, const V extends string, const K extends string, S, St = undefined>(
+  options: CustomResourceOptions<G, V, K, S, St>,
+): CustomResource<CustomObject<`${G}/${V}`, K, SchemaOutput<S>, [St] extends [undefined] ? undefined : SchemaOutput<St>>>;
 export function customResource(options: unknown): CustomResource {
   const def = parseDefinition(options);
   const crd = buildCrd(def);

@@ -13,6 +13,9 @@ const ARTICLE: Readonly<Record<string, string>> = { object: 'an object', array: 
  * @throws CustomResourceSchemaError naming the field when the branches have no structural form.
  */
 export function mergeUnion(base: Node, junctor: 'anyOf' | 'oneOf', branches: readonly Node[], path: string): Node {
+  if (branches.some((b) => b['default'] !== undefined)) {
+    throw new CustomResourceSchemaError(path, 'a default inside a branch of a union cannot be structural (kube-apiserver refuses defaults inside anyOf/oneOf); put the default on the field itself');
+  }
   const types = branches.map((b) => (typeof b['type'] === 'string' ? b['type'] : b['x-kubernetes-int-or-string'] === true ? 'int-or-string' : 'any'));
   const distinct = [...new Set(types)];
   if (distinct.length === 2 && distinct.includes('string') && (distinct.includes('integer') || distinct.includes('number'))) {
