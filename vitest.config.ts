@@ -9,6 +9,8 @@ export default defineConfig({
     alias: [
       { find: /^rxkube\/testing$/, replacement: src('testing/index.ts') },
       { find: /^rxkube\/metrics$/, replacement: src('metrics/index.ts') },
+      { find: /^rxkube\/zod$/, replacement: src('crd/zod.ts') },
+      { find: /^rxkube\/valibot$/, replacement: src('crd/valibot.ts') },
       { find: /^rxkube\/core$/, replacement: src('core.ts') },
       { find: /^rxkube$/, replacement: src('index.ts') },
     ],

@@ -1,5 +1,5 @@
 // Checks that every `## Example` in a doc comment under src/ compiles against the package's
-// entries ('rxkube', 'rxkube/core', 'rxkube/testing', 'rxkube/metrics', mapped to the sources):
+// entries ('rxkube', 'rxkube/core', 'rxkube/testing', 'rxkube/metrics', 'rxkube/zod', 'rxkube/valibot', mapped to the sources):
 // each ```ts block is written as a module of its own under build/doc-examples/ and the lot is
 // typechecked with the project's compiler. An example is a program a user copies, so it carries
 // its imports; what it assumes from around it (a KubeConfig, an informer) it states with
@@ -100,7 +100,7 @@ export function checkDocExamples(examples: readonly DocExample[] = docExamples()
       noUnusedLocals: false,
       noUnusedParameters: false,
       rootDir: relative(outDir, root),
-      paths: { rxkube: src('index.ts'), 'rxkube/core': src('core.ts'), 'rxkube/testing': src('testing/index.ts'), 'rxkube/metrics': src('metrics/index.ts') },
+      paths: { rxkube: src('index.ts'), 'rxkube/core': src('core.ts'), 'rxkube/testing': src('testing/index.ts'), 'rxkube/metrics': src('metrics/index.ts'), 'rxkube/zod': src('crd/zod.ts'), 'rxkube/valibot': src('crd/valibot.ts') },
     },
     include: ['*.ts'],
   };

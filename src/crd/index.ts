@@ -5,3 +5,5 @@ export type { CustomResourceDefinition, CustomResourceDefinitionVersion } from '
 export type { ValidationIssue, ValidationResult } from './validateObject.js';
 export type { CustomResourceOptions, MultiVersionOptions, NamesOptions, ServedVersionOptions, VersionOptions, PrinterColumn, ScaleSubresource, SelectableField, Subresources } from './options.js';
 export type { SchemaLike, SchemaOutput, CheckedSchema, JsonSchemaObject } from './schemaSource.js';
+export { conditions, setCondition, type ConditionUpdate } from './conditions.js';
+export type { Condition } from './conditionRules.js';
