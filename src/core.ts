@@ -86,6 +86,7 @@ export {
   type KubeSourceOptions,
   type BuiltInResources,
   type CustomResourceRef,
+  type TypedResource,
   type ListOptions,
   type ListResponse,
   type ObjectList,
@@ -169,6 +170,28 @@ export {
   type LockObservation,
   type LeaderElectionRecord,
 } from './leaderelection/index.js';
+
+// custom resources: the options of a definition, the types it is made of, and the CRD's parts
+export type {
+  CustomResourceOptions,
+  MultiVersionOptions,
+  NamesOptions,
+  ServedVersionOptions,
+  VersionOptions,
+  PrinterColumn,
+  ScaleSubresource,
+  SelectableField,
+  Subresources,
+  SchemaLike,
+  SchemaOutput,
+  CheckedSchema,
+  JsonSchemaObject,
+  TypedJsonSchema,
+  VersionObjects,
+  StorageVersion,
+  CustomResourceDefinitionVersion,
+  ConditionUpdate,
+} from './crd/index.js';
 
 // the runner: options and events
 export {

@@ -75,11 +75,11 @@ export interface CustomResource<T extends KubeObject = KubeObject, Versions exte
   forVersion<V extends keyof Versions & string>(version: V): CustomResource<Versions[V], Versions>;
 }
 
-type StatusOf<O> = O extends { readonly status?: infer St } ? ([St] extends [undefined] ? undefined : SchemaOutput<St>) : undefined;
-
 /** The object type of every version of a multi-version definition. */
 export type VersionObjects<G extends string, K extends string, Vs> = {
-  [V in keyof Vs & string]: CustomObject<`${G}/${V}`, K, Vs[V] extends { readonly spec: infer S } ? SchemaOutput<S> : never, StatusOf<Vs[V]>>;
+  [V in keyof Vs & string]: CustomObject<`${G}/${V}`, K, Vs[V] extends { readonly spec: infer S } ? SchemaOutput<S> : never,
+    Vs[V] extends { readonly status?: infer St } ? ([St] extends [undefined] ? undefined : SchemaOutput<St>) : undefined
+  >;
 };
 
 /** The name of the version whose options say `storage: true`. */
@@ -155,8 +155,9 @@ export function customResource(options: unknown): CustomResource {
  * ```ts
  * import { isCustomResource } from 'rxkube';
  *
- * const loaded: Record<string, unknown> = await import('./website.js');
+ * declare const loaded: Record<string, unknown>; // a module's exports: await import(path)
  * const definitions = Object.values(loaded).filter(isCustomResource);
+ * for (const d of definitions) console.log(d.crd().metadata.name);
  * ```
  *
  * @param value Anything.

@@ -8,7 +8,7 @@ export type JsonSchemaObject = { readonly [keyword: string]: unknown };
  * What `spec` and `status` take: a schema that implements both Standard
  * Schema (to validate) and Standard JSON Schema (to emit its JSON Schema) —
  * zod ≥ 4.2, valibot through `toStandardJsonSchema`, ArkType — or a plain
- * JSON Schema value (TypeBox, {@link jsonSchema}).
+ * JSON Schema value (TypeBox, or one typed by `jsonSchema<T>()`).
  */
 export type SchemaLike = (StandardSchemaV1 & StandardJSONSchemaV1) | JsonSchemaObject;
 
