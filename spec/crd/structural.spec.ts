@@ -3,6 +3,7 @@ import { z } from 'zod';
 import * as v from 'valibot';
 import { toStandardJsonSchema } from '@valibot/to-json-schema';
 import { customResource, CustomResourceSchemaError } from '../../src/index.js';
+import { checkStructural } from '../../src/crd/structuralCheck.js';
 
 /** The structural schema of `spec` a definition's CRD carries. */
 function specOf(spec: object): Record<string, unknown> {
@@ -117,6 +118,7 @@ describe('the structural rewrite', () => {
       any: { 'x-kubernetes-preserve-unknown-fields': true },
       labels: { type: 'object', additionalProperties: { type: 'string' } },
     });
+    expect(specOf(toStandardJsonSchema(v.object({ extra: v.record(v.string(), v.unknown()) })))['properties']).toEqual({ extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } });
     expect(fieldOf({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { a: { type: 'string' } } })).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { a: { type: 'string' } } });
   });
 
@@ -166,5 +168,34 @@ describe('what cannot be structural is named at definition time', () => {
   it('refuses a default inside a union, as kube-apiserver does', () => {
     const err = schemaError({ type: 'object', properties: { f: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, anyOf: [{ required: ['a'], default: { a: 'x' } }, { required: ['b'] }] } } });
     expect(err.message).toMatch(/default inside a branch of a union cannot be structural/);
+  });
+});
+
+describe('the structural check, on schemas written by hand', () => {
+  // The rewrite never produces these; the check is the second line, and names what kube-apiserver would refuse.
+  it.each([
+    ['a node without a type', { type: 'object', properties: { a: { minLength: 1 } } }, 'spec.a', /has no type/],
+    ['a type inside a junctor', { type: 'object', properties: { a: { type: 'string' } }, anyOf: [{ properties: { a: { type: 'string' } } }] }, 'spec.a', /only value validations may appear, not type/],
+    ['a description inside a junctor', { type: 'string', oneOf: [{ description: 'x' }] }, 'spec', /not description/],
+    ['a default inside a junctor', { type: 'object', anyOf: [{ default: {} }] }, 'spec', /not default/],
+    ['preserve-unknown-fields false', { type: 'object', 'x-kubernetes-preserve-unknown-fields': false }, 'spec', /must be true/],
+    ['int-or-string with a type', { type: 'string', 'x-kubernetes-int-or-string': true }, 'spec', /cannot have a type/],
+    ['both properties and additionalProperties', { type: 'object', properties: {}, additionalProperties: { type: 'string' } }, 'spec', /both/],
+    ['a set of objects', { type: 'array', items: { type: 'object' }, 'x-kubernetes-list-type': 'set' }, 'spec', /scalar items/],
+    ['a map type on a string', { type: 'string', 'x-kubernetes-map-type': 'atomic' }, 'spec', /on an object/],
+  ])('refuses %s', (_name, schema, field, message) => {
+    let caught: unknown;
+    try {
+      checkStructural('spec', schema);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(CustomResourceSchemaError);
+    expect((caught as CustomResourceSchemaError).field).toBe(field);
+    expect((caught as CustomResourceSchemaError).message).toMatch(message);
+  });
+
+  it('accepts what kube-apiserver accepts', () => {
+    expect(() => checkStructural('spec', { type: 'object', properties: { a: { type: 'string' }, p: { 'x-kubernetes-int-or-string': true }, any: { 'x-kubernetes-preserve-unknown-fields': true } }, anyOf: [{ required: ['a'], properties: { a: { enum: ['x'] } } }, { required: ['p'] }] })).not.toThrow();
   });
 });

@@ -1,7 +1,7 @@
 import { isRecord, jsonType, type Node } from './schemaNodes.js';
 
 // Whether a default validates against the structural schema it sits in, as kube-apiserver checks it
-// when a CRD is created (CR-16): types, enums, bounds, lengths, patterns, required fields.
+// when a CRD is created (CR-17): types, enums, bounds, lengths, patterns, required fields.
 
 /** Why a value does not validate: where (a path below the node, `''` for the node itself) and what. */
 export interface ValueProblem {

@@ -5,7 +5,7 @@ import { mergeUnion } from './unions.js';
 
 // Rewrites a JSON Schema (2020-12, draft-07 or OpenAPI 3.0 flavoured) into the structural OpenAPI v3
 // schema kube-apiserver requires of a CRD version, the way kube-derive rewrites schemars' output, and
-// names the field of anything that has no structural form (CR-8…CR-18).
+// names the field of anything that has no structural form (CR-8…CR-15).
 
 /** Keywords with no meaning for validation that JSONSchemaProps lacks: dropped. */
 const DROPPED = new Set(['$schema', '$id', 'id', '$comment', '$anchor', '$defs', 'definitions', 'readOnly', 'writeOnly', 'deprecated', 'contentEncoding', 'contentMediaType', 'examples', '$dynamicAnchor']);
@@ -196,7 +196,7 @@ function convertTyped(node: Node, path: string, ctx: Context, union: boolean): N
     if (out['x-kubernetes-int-or-string'] === true || out['x-kubernetes-preserve-unknown-fields'] === true) return out;
     const validating = Object.keys(node).filter((k) => !DROPPED.has(k) && !ANNOTATIONS.includes(k) && !k.startsWith('x-kubernetes-'));
     if (validating.length > 0) throw new CustomResourceSchemaError(path, `has no type (it says only ${validating.join(', ')}); give it a type`);
-    // A schema that says nothing accepts any value: kept as it is, with its unknown fields (CR-13).
+    // A schema that says nothing accepts any value: kept as it is, with its unknown fields (CR-14).
     return { ...out, 'x-kubernetes-preserve-unknown-fields': true };
   }
   if (typeof type !== 'string' || !['object', 'array', 'string', 'number', 'integer', 'boolean'].includes(type)) {
@@ -246,7 +246,7 @@ function objectKeywords(node: Node, out: Node, path: string, ctx: Context): void
   const extra = node['additionalProperties'];
   if (extra === undefined || extra === false) return;
   if (extra === true || (isRecord(extra) && Object.keys(extra).every((k) => k === 'description' || k === 'title'))) {
-    // An open object (a record of unknown values): the one way of asking to keep unknown fields (CR-13).
+    // An open object (a record of unknown values): the one way of asking to keep unknown fields (CR-14).
     out['x-kubernetes-preserve-unknown-fields'] = true;
     return;
   }

@@ -3,7 +3,7 @@ import { defaultProblem } from './defaults.js';
 import { isRecord, VALUE_VALIDATIONS, type Node } from './schemaNodes.js';
 
 // The check kube-apiserver makes of a CRD version's schema before it accepts it (apiextensions'
-// structural schema rules, CR-14…CR-17), made again here on the rewritten schema so that whatever slipped
+// structural schema rules, CR-16, CR-17), made again here on the rewritten schema so that whatever slipped
 // through the rewrite is named at definition time, with its field, rather than by the server.
 
 const JUNCTORS = ['anyOf', 'oneOf', 'allOf', 'not'] as const;

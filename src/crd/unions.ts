@@ -1,7 +1,7 @@
 import { CustomResourceSchemaError } from './CustomResourceSchemaError.js';
 import { deepEqual, isRecord, VALUE_VALIDATIONS, type Node } from './schemaNodes.js';
 
-// How a union (anyOf/oneOf) of already structural branches becomes one structural node (CR-10, CR-11):
+// How a union (anyOf/oneOf) of already structural branches becomes one structural node (CR-11):
 // enums merged, integer-or-string marked, objects' properties hoisted into the node with each branch
 // keeping only what it requires, scalars of one type keeping only their value validations.
 

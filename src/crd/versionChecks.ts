@@ -1,7 +1,7 @@
 import { describeValue } from '../options/validate.js';
 import { isRecord, type Node } from './schemaNodes.js';
 
-// The parts of a version besides its schema, checked as apiextensions validation checks them (CR-5, CR-6),
+// The parts of a version besides its schema, checked as apiextensions validation checks them (CR-6, CR-7),
 // and the paths they name found in the version's schema.
 
 const COLUMN_TYPES = ['integer', 'number', 'string', 'boolean', 'date'];
