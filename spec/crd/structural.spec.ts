@@ -42,6 +42,11 @@ describe('the structural rewrite', () => {
     const err = schemaError({ type: 'object', properties: { tree: { $ref: '#/$defs/Node' } }, $defs: { Node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/Node' } } } } } });
     expect(err.field).toBe('spec.tree.children[]');
     expect(err.message).toMatch(/refers to itself.*recursive/);
+    const throughUnion = { type: 'object', properties: { n: { $ref: '#/$defs/N' } }, $defs: { N: { anyOf: [{ $ref: '#/$defs/N' }, { type: 'null' }] } } };
+    expect(schemaError(throughUnion).message).toMatch(/refers to itself \(#\/\$defs\/N\)/);
+    const throughAllOf = { type: 'object', properties: { n: { $ref: '#/$defs/N' } }, $defs: { N: { allOf: [{ $ref: '#/$defs/N' }] } } };
+    expect(schemaError(throughAllOf).message).toMatch(/refers to itself/);
+    expect(schemaError({ type: 'object', properties: { me: { $ref: '#' } } }).field).toBe('spec.me');
     const zodTree: z.ZodType<{ children: unknown[] }> = z.object({ children: z.array(z.lazy(() => zodTree)) });
     expect(() => specOf(z.object({ tree: zodTree }))).toThrow(CustomResourceSchemaError);
   });

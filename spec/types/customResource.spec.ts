@@ -2,7 +2,8 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import * as v from 'valibot';
 import { toStandardJsonSchema } from '@valibot/to-json-schema';
-import { customResource, informer, InformerFactory, jsonSchema, kubeSource, objectClient, type Informer, type KubeSource, type ObjectClient } from '../../src/index.js';
+import { conditions as zodConditions } from 'rxkube/zod';
+import { customResource, setCondition, type Condition, informer, InformerFactory, jsonSchema, kubeSource, objectClient, type Informer, type KubeSource, type ObjectClient } from '../../src/index.js';
 import type { ObjectMeta } from '../../src/store/types.js';
 import { offlineKubeConfig } from '../helpers/offlineKubeConfig.js';
 
@@ -92,5 +93,19 @@ describe('a definition types its objects', () => {
       Multi.forVersion('v3');
     };
     expectTypeOf(mistakes).toBeFunction();
+  });
+
+  it('takes conditions from rxkube/zod into the type, and setCondition reads and writes them', () => {
+    const Site = customResource({ group: 'example.com', version: 'v1', kind: 'Site', spec: z.object({}), status: z.object({ conditions: zodConditions().optional() }) });
+    type Site = typeof Site.Type;
+    expectTypeOf<NonNullable<NonNullable<Site['status']>['conditions']>[number]['status']>().toEqualTypeOf<'True' | 'False' | 'Unknown'>();
+    const write = (site: Site): void => {
+      const next = setCondition(site.status?.conditions, { type: 'Ready', status: 'True', reason: 'Available' });
+      void objectClient(kc, Site).applyStatus({ apiVersion: 'example.com/v1', kind: 'Site', metadata: { name: 'a' }, status: { conditions: next } });
+      // @ts-expect-error a condition's status is True, False or Unknown
+      setCondition(site.status?.conditions, { type: 'Ready', status: 'Yes', reason: 'Available' });
+    };
+    expectTypeOf(write).toBeFunction();
+    expectTypeOf(setCondition([], { type: 'Ready', status: 'True', reason: 'A' })).toEqualTypeOf<readonly Condition[]>();
   });
 });

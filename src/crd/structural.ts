@@ -46,17 +46,16 @@ export function toStructural(path: string, schema: JsonSchemaObject): Node {
   return convert(schema, path, { root: schema, expanding: [] });
 }
 
-/** Converts one node; exported to the union rules, which convert their branches with it. */
-export function convert(input: unknown, path: string, ctx: Context): Node {
+/** Converts one node, and (through the union rules) the nodes below it. */
+function convert(input: unknown, path: string, ctx: Context): Node {
   if (input === true) return { 'x-kubernetes-preserve-unknown-fields': true };
   if (!isRecord(input)) throw new CustomResourceSchemaError(path, input === false ? 'the schema allows no value (false)' : 'is not a JSON Schema object');
   const ref = input['$ref'];
   if (ref !== undefined) {
-    const target = resolveRef(path, ref, ctx);
+    const inlined = inlineRef(input, path, ctx);
     ctx.expanding.push(ref as string);
     try {
-      const { $ref: _ref, ...siblings } = input;
-      return convert({ ...target, ...siblings }, path, ctx);
+      return convert(inlined, path, ctx);
     } finally {
       ctx.expanding.pop();
     }
@@ -93,16 +92,23 @@ export function convert(input: unknown, path: string, ctx: Context): Node {
 
 function resolveRef(path: string, ref: unknown, ctx: Context): Node {
   if (typeof ref !== 'string') throw new CustomResourceSchemaError(path, '$ref must be a string');
-  if (ctx.expanding.includes(ref)) {
+  if (ref === '#' || ctx.expanding.includes(ref)) {
     throw new CustomResourceSchemaError(path, `the schema refers to itself (${ref}): a recursive type cannot be a structural schema; bound its depth, or mark the field with x-kubernetes-preserve-unknown-fields`);
   }
   const match = /^#\/(\$defs|definitions)\/(.+)$/.exec(ref);
   const defs = match === null ? undefined : ctx.root[match[1] as string];
   const name = match?.[2]?.replace(/~1/g, '/').replace(/~0/g, '~');
-  const target = isRecord(defs) && name !== undefined ? defs[name] : ref === '#' ? ctx.root : undefined;
-  if (ref === '#') throw new CustomResourceSchemaError(path, 'the schema refers to itself (#): a recursive type cannot be a structural schema');
+  const target = isRecord(defs) && name !== undefined ? defs[name] : undefined;
   if (!isRecord(target)) throw new CustomResourceSchemaError(path, `$ref ${JSON.stringify(ref)} does not name a definition of this schema ($defs or definitions)`);
   return target;
+}
+
+/** A node with its `$ref` (if any) replaced by the target, the node's own keywords kept; refs are followed while they are not being expanded. */
+function inlineRef(node: Node, path: string, ctx: Context): Node {
+  const ref = node['$ref'];
+  if (ref === undefined) return node;
+  const { $ref: _ref, ...siblings } = node;
+  return { ...resolveRef(path, ref, ctx), ...siblings };
 }
 
 /** allOf's branches merged into their node: their properties joined, their required lists joined. */
@@ -112,27 +118,36 @@ function flattenAllOf(node: Node, path: string, ctx: Context): Node {
   if (!Array.isArray(all)) throw new CustomResourceSchemaError(path, 'allOf must be an array');
   const { allOf: _all, ...merged } = node;
   for (const branchIn of all) {
-    const branch = isRecord(branchIn) && typeof branchIn['$ref'] === 'string' ? { ...resolveRef(path, branchIn['$ref'], ctx), ...branchIn, $ref: undefined } : branchIn;
-    if (!isRecord(branch)) throw new CustomResourceSchemaError(path, 'an allOf branch is not a schema object');
-    const flat = flattenAllOf(branch, path, ctx);
-    for (const [key, value] of Object.entries(flat)) {
-      if (value === undefined || key === '$ref') continue;
-      if (key === 'properties' && isRecord(value) && isRecord(merged['properties'])) {
-        for (const [name, prop] of Object.entries(value)) {
-          const have = merged['properties'][name];
-          if (have !== undefined && !deepEqual(have, prop)) throw new CustomResourceSchemaError(`${path}.${name}`, 'the branches of an intersection (allOf) give this field different schemas; give it one');
-        }
-        merged['properties'] = { ...merged['properties'], ...value };
-      } else if (key === 'required' && Array.isArray(value) && Array.isArray(merged['required'])) {
-        merged['required'] = [...new Set([...(merged['required'] as unknown[]), ...value])];
-      } else if (merged[key] !== undefined && !deepEqual(merged[key], value)) {
-        throw new CustomResourceSchemaError(path, `the branches of an intersection (allOf) disagree on ${key}; give the field one schema`);
-      } else {
-        merged[key] = value;
-      }
+    if (!isRecord(branchIn)) throw new CustomResourceSchemaError(path, 'an allOf branch is not a schema object');
+    const ref = branchIn['$ref'];
+    const branch = inlineRef(branchIn, path, ctx);
+    if (typeof ref === 'string') ctx.expanding.push(ref);
+    try {
+      mergeInto(merged, flattenAllOf(branch, path, ctx), path);
+    } finally {
+      if (typeof ref === 'string') ctx.expanding.pop();
     }
   }
   return merged;
+}
+
+function mergeInto(merged: Node, flat: Node, path: string): void {
+  for (const [key, value] of Object.entries(flat)) {
+    if (value === undefined) continue;
+    if (key === 'properties' && isRecord(value) && isRecord(merged['properties'])) {
+      for (const [name, prop] of Object.entries(value)) {
+        const have = merged['properties'][name];
+        if (have !== undefined && !deepEqual(have, prop)) throw new CustomResourceSchemaError(`${path}.${name}`, 'the branches of an intersection (allOf) give this field different schemas; give it one');
+      }
+      merged['properties'] = { ...merged['properties'], ...value };
+    } else if (key === 'required' && Array.isArray(value) && Array.isArray(merged['required'])) {
+      merged['required'] = [...new Set([...(merged['required'] as unknown[]), ...value])];
+    } else if (merged[key] !== undefined && !deepEqual(merged[key], value)) {
+      throw new CustomResourceSchemaError(path, `the branches of an intersection (allOf) disagree on ${key}; give the field one schema`);
+    } else {
+      merged[key] = value;
+    }
+  }
 }
 
 /** `type: [X, 'null']`, `null` in an enum, `const` → enum: what remains after null is taken out, and whether it was there. */
@@ -162,17 +177,17 @@ function stripNull(node: Node, path: string): { node: Node; nullable: boolean } 
   return { node: out, nullable };
 }
 
-/** A union's branches with `$ref`s resolved and the null branches taken out. */
+/** A union's branches with the null branches taken out (a `$ref` is looked through to tell, and left for `convert` to inline). */
 function unionBranches(value: unknown, path: string, ctx: Context): { kept: Node[]; nullable: boolean } {
   if (!Array.isArray(value) || value.length === 0) throw new CustomResourceSchemaError(path, 'anyOf/oneOf must be a non-empty array');
   const kept: Node[] = [];
   let nullable = false;
-  for (const b of value) {
-    const branch = isRecord(b) && typeof b['$ref'] === 'string' ? { ...resolveRef(path, b['$ref'], ctx), ...b, $ref: undefined } : b;
+  for (const branch of value) {
     if (!isRecord(branch)) throw new CustomResourceSchemaError(path, 'a union branch is not a schema object');
-    const isNull = branch['type'] === 'null' || (Array.isArray(branch['enum']) && branch['enum'].length === 1 && branch['enum'][0] === null) || ('const' in branch && branch['const'] === null);
+    const seen = inlineRef(branch, path, ctx);
+    const isNull = seen['type'] === 'null' || (Array.isArray(seen['enum']) && seen['enum'].length === 1 && seen['enum'][0] === null) || ('const' in seen && seen['const'] === null);
     if (isNull) nullable = true;
-    else kept.push(Object.fromEntries(Object.entries(branch).filter(([, v]) => v !== undefined)));
+    else kept.push(branch);
   }
   if (kept.length === 0) throw new CustomResourceSchemaError(path, 'a field that can only be null cannot be structural');
   return { kept, nullable };
