@@ -50,6 +50,8 @@ describe('a definition types its objects', () => {
     const mistakes = (): void => {
       // @ts-expect-error wrap it with toStandardJsonSchema first
       customResource({ group: 'example.com', version: 'v1', kind: 'Bare', spec: v.object({ a: v.string() }) });
+      // @ts-expect-error in a version of several too
+      customResource({ group: 'example.com', kind: 'Bare', versions: { v1: { spec: v.object({ a: v.string() }), storage: true } } });
     };
     expectTypeOf(mistakes).toBeFunction();
   });

@@ -3,7 +3,7 @@ import type { TypedResource } from '../sources/resources.js';
 import { buildCrd, type CustomResourceDefinition } from './crdObject.js';
 import { parseDefinition, type ParsedDefinition, type ParsedVersion } from './definition.js';
 import type { CustomResourceOptions, MultiVersionOptions, ServedVersionOptions } from './options.js';
-import type { SchemaOutput } from './schemaSource.js';
+import type { CheckedSchema, SchemaOutput } from './schemaSource.js';
 import { validateObject, type ValidationResult } from './validateObject.js';
 
 /**
@@ -135,7 +135,7 @@ const definitions = new WeakSet<object>();
  * @throws CustomResourceSchemaError naming a field whose schema cannot be structural.
  */
 export function customResource<const G extends string, const K extends string, const Vs extends Record<string, ServedVersionOptions<any, any>>>(
-  options: MultiVersionOptions<G, K, Vs>,
+  options: MultiVersionOptions<G, K, Vs> & { readonly versions: { readonly [V in keyof Vs]: { readonly spec: CheckedSchema<Vs[V]['spec']> } } },
 ): CustomResource<VersionObjects<G, K, Vs>[StorageVersion<Vs>], VersionObjects<G, K, Vs>>;
 export function customResource<const G extends string, const V extends string, const K extends string, S, St = undefined>(
   options: CustomResourceOptions<G, V, K, S, St>,
