@@ -170,6 +170,30 @@ describe('what cannot be structural is named at definition time', () => {
     expect(err.message).toMatch(message);
   });
 
+  it.each([
+    ['a lookahead', '^\\d+(?=px)$', /a lookahead \(\?=…\)/],
+    ['a negative lookahead', '^(?!x)', /a lookahead \(\?!…\)/],
+    ['a lookbehind', '(?<=a)b', /a lookbehind \(\?<=…\)/],
+    ['a backreference', '^(a)\\1$', /a backreference \(\\1\)/],
+    ['a \\u escape', '^\\u0041$', /a \\u escape/],
+  ])('refuses a pattern RE2 cannot compile: %s', (_name, pattern, message) => {
+    const err = schemaError({ type: 'object', properties: { f: { type: 'string', pattern } } });
+    expect(err.field).toBe('spec.f');
+    expect(err.message).toMatch(message);
+    expect(err.message).toMatch(/kube-apiserver's regular expressions \(RE2\)/);
+  });
+
+  it('names the field of a zod format whose pattern RE2 cannot compile, and takes the pattern given instead', () => {
+    expect(() => specOf(z.object({ host: z.hostname() }))).toThrow(/^spec\.host: the pattern uses a lookahead/);
+    expect(() => specOf(z.object({ every: z.iso.duration() }))).toThrow(/^spec\.every: the pattern uses a lookahead/);
+    expect(specOf(z.object({ host: z.hostname().meta({ pattern: '^[a-z0-9.-]+$' }) }))['properties']).toEqual({ host: { type: 'string', format: 'hostname', pattern: '^[a-z0-9.-]+$' } });
+  });
+
+  it('accepts what only looks like RE2-less syntax: escaped, or inside a character class', () => {
+    expect(fieldOf({ type: 'string', pattern: '^\\(?=[(?=]\\\\1$' })).toEqual({ type: 'string', pattern: '^\\(?=[(?=]\\\\1$' });
+    expect(fieldOf({ type: 'string', pattern: '^[](?=]+(?:x)(?P<n>y)(?<m>z)$' })).toMatchObject({ type: 'string' });
+  });
+
   it('refuses a default inside a union, as kube-apiserver does', () => {
     const err = schemaError({ type: 'object', properties: { f: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, anyOf: [{ required: ['a'], default: { a: 'x' } }, { required: ['b'] }] } } });
     expect(err.message).toMatch(/default inside a branch of a union cannot be structural/);

@@ -1,5 +1,6 @@
 import { CustomResourceSchemaError } from './CustomResourceSchemaError.js';
 import { defaultProblem } from './defaults.js';
+import { re2Problem } from './patterns.js';
 import { isRecord, VALUE_VALIDATIONS, type Node } from './schemaNodes.js';
 
 // The check kube-apiserver makes of a CRD version's schema before it accepts it (apiextensions'
@@ -35,6 +36,7 @@ function checkNode(node: Node, path: string): void {
   if (type === 'array' && !isRecord(node['items'])) throw new CustomResourceSchemaError(path, 'an array needs a schema for its items');
   checkListType(node, path);
   checkValidations(node, path);
+  checkPattern(node, path);
   if (node['default'] !== undefined) {
     const problem = defaultProblem(node, node['default']);
     if (problem !== undefined) throw new CustomResourceSchemaError(path, `the default ${JSON.stringify(node['default'])} does not validate: ${problem}`);
@@ -62,6 +64,7 @@ function checkInJunctor(node: Node, path: string, junctor: string): void {
       throw new CustomResourceSchemaError(path, `inside ${junctor} only value validations may appear, not ${key}: kube-apiserver refuses ${key} there (a union whose branches need it cannot be structural)`);
     }
   }
+  checkPattern(node, path);
   for (const [name, prop] of Object.entries(isRecord(node['properties']) ? node['properties'] : {})) {
     if (isRecord(prop)) checkInJunctor(prop, `${path}.${name}`, junctor);
   }
@@ -106,5 +109,15 @@ function checkValidations(node: Node, path: string): void {
   if (rules === undefined) return;
   if (!Array.isArray(rules) || !rules.every((r) => isRecord(r) && typeof r['rule'] === 'string' && r['rule'] !== '')) {
     throw new CustomResourceSchemaError(path, 'x-kubernetes-validations must be a list of { rule, message?, … } with a CEL rule in each');
+  }
+}
+
+function checkPattern(node: Node, path: string): void {
+  const pattern = node['pattern'];
+  if (pattern === undefined) return;
+  if (typeof pattern !== 'string') throw new CustomResourceSchemaError(path, 'pattern must be a string');
+  const problem = re2Problem(pattern);
+  if (problem !== undefined) {
+    throw new CustomResourceSchemaError(path, `the pattern uses ${problem}, which kube-apiserver's regular expressions (RE2) do not have, so it would refuse the CRD; write the pattern without it (in zod, .meta({ pattern }) replaces a built-in format's pattern), or check the value with a CEL rule`);
   }
 }
