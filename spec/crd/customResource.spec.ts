@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as v from 'valibot';
 import { toStandardJsonSchema } from '@valibot/to-json-schema';
-import { customResource, isCustomResource, jsonSchema } from '../../src/index.js';
+import { customResource, isCustomResource, jsonSchema, kubeSource, objectClient } from '../../src/index.js';
+import { offlineKubeConfig } from '../helpers/offlineKubeConfig.js';
 import { parseResourceRef } from '../../src/core.js';
 
 const spec = z.object({ image: z.string().min(1), replicas: z.number().int().min(0).max(50).default(1) });
@@ -116,7 +117,11 @@ describe('crd()', () => {
 
   it('is a resource reference: namespaced from its scope', () => {
     expect(parseResourceRef(Website)).toMatchObject({ group: 'example.com', version: 'v1', plural: 'websites', namespaced: true, name: 'example.com/v1/websites' });
-    expect(parseResourceRef(customResource({ ...base, scope: 'Cluster' })).namespaced).toBe(false);
+    const Cluster = customResource({ ...base, scope: 'Cluster' });
+    expect(parseResourceRef(Cluster).namespaced).toBe(false);
+    expect(() => kubeSource(offlineKubeConfig(), Cluster, { namespace: 'default' })).toThrow(/namespace: example\.com\/v1\/websites is cluster-scoped/);
+    expect(kubeSource(offlineKubeConfig(), Website, { namespace: 'default' }).resource).toMatchObject({ namespaced: true, plural: 'websites' });
+    expect(objectClient(offlineKubeConfig(), Website, { namespace: 'default' }).resource.name).toBe('example.com/v1/websites');
     expect(isCustomResource(Website)).toBe(true);
     expect(isCustomResource({ ...Website })).toBe(false);
     expect(() => Website.Type).toThrow(/Website\.Type is a type, for `typeof Website\.Type`/);

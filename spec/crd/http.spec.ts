@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { customResource, informer, kubeSource, objectClient } from '../../src/index.js';
+import { customResource, informer, InformerFactory, kubeSource, objectClient } from '../../src/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -42,6 +42,20 @@ describe('a definition against the API server', () => {
       expect(Website.validate(seen)).toEqual({ value: seen });
     } finally {
       subscription.unsubscribe();
+    }
+  });
+
+  it('an informer factory serves an informer of the definition', async () => {
+    const kc = server.kubeConfig();
+    await objectClient(kc, Website, { namespace: 'default' }).apply({ apiVersion: 'example.com/v1', kind: 'Website', metadata: { name: 'shop' }, spec: { image: 'httpd' } });
+    const factory = new InformerFactory(kc, { namespace: 'default' });
+    try {
+      const websites = factory.informerFor(Website);
+      factory.start();
+      expect(await factory.whenSynced({ timeout: 10_000 })).toEqual(['example.com/v1/websites in default']);
+      expect(websites.store.getByKey('default/shop')?.spec.image).toBe('httpd');
+    } finally {
+      await factory.shutdown();
     }
   });
 

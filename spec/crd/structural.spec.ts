@@ -47,6 +47,9 @@ describe('the structural rewrite', () => {
     const throughAllOf = { type: 'object', properties: { n: { $ref: '#/$defs/N' } }, $defs: { N: { allOf: [{ $ref: '#/$defs/N' }] } } };
     expect(schemaError(throughAllOf).message).toMatch(/refers to itself/);
     expect(schemaError({ type: 'object', properties: { me: { $ref: '#' } } }).field).toBe('spec.me');
+    const loop: Record<string, unknown> = { type: 'object', properties: {} };
+    (loop['properties'] as Record<string, unknown>)['self'] = loop;
+    expect(schemaError({ type: 'object', properties: { a: loop } }).message).toMatch(/^spec\.a\.self: the schema object contains itself/);
     const zodTree: z.ZodType<{ children: unknown[] }> = z.object({ children: z.array(z.lazy(() => zodTree)) });
     expect(() => specOf(z.object({ tree: zodTree }))).toThrow(CustomResourceSchemaError);
   });

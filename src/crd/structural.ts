@@ -33,6 +33,8 @@ const STRING = ['minLength', 'maxLength', 'pattern'];
 
 interface Context {
   readonly root: JsonSchemaObject;
+  /** The schema objects on the way to the current node: a JavaScript object that contains itself has no JSON form. */
+  readonly ancestors: Set<object>;
   /** The `$ref`s being inlined on the way to the current node, to refuse a schema that refers to itself. */
   readonly expanding: string[];
 }
@@ -43,13 +45,23 @@ interface Context {
  * @throws CustomResourceSchemaError naming the field of what cannot be expressed.
  */
 export function toStructural(path: string, schema: JsonSchemaObject): Node {
-  return convert(schema, path, { root: schema, expanding: [] });
+  return convert(schema, path, { root: schema, ancestors: new Set(), expanding: [] });
 }
 
 /** Converts one node, and (through the union rules) the nodes below it. */
 function convert(input: unknown, path: string, ctx: Context): Node {
   if (input === true) return { 'x-kubernetes-preserve-unknown-fields': true };
   if (!isRecord(input)) throw new CustomResourceSchemaError(path, input === false ? 'the schema allows no value (false)' : 'is not a JSON Schema object');
+  if (ctx.ancestors.has(input)) throw new CustomResourceSchemaError(path, 'the schema object contains itself; a structural schema is a finite tree (use $defs and $ref for shared parts)');
+  ctx.ancestors.add(input);
+  try {
+    return convertNode(input, path, ctx);
+  } finally {
+    ctx.ancestors.delete(input);
+  }
+}
+
+function convertNode(input: Node, path: string, ctx: Context): Node {
   const ref = input['$ref'];
   if (ref !== undefined) {
     const inlined = inlineRef(input, path, ctx);
