@@ -166,6 +166,10 @@ describe('what cannot be structural is named at definition time', () => {
     ['a restriction on map keys', { type: 'object', propertyNames: { pattern: '^a' }, additionalProperties: { type: 'string' } }, 'spec.f', /propertyNames/],
     ['a list map whose key is not required', { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }, 'spec.f[]', /required or have a default/],
     ['a CEL rule without its rule', { type: 'string', 'x-kubernetes-validations': [{ message: 'x' }] }, 'spec.f', /CEL rule/],
+    ['a CEL rule that does not parse', { type: 'string', 'x-kubernetes-validations': [{ rule: 'self.size() <=' }] }, 'spec.f', /x-kubernetes-validations\[0\]\.rule "self\.size\(\) <=" is not CEL kube-apiserver can compile: 1:/],
+    ['a message expression that does not parse', { type: 'string', 'x-kubernetes-validations': [{ rule: 'true', messageExpression: '"a" +' }] }, 'spec.f', /x-kubernetes-validations\[0\]\.messageExpression/],
+    ['a rule message of two lines', { type: 'string', 'x-kubernetes-validations': [{ rule: 'true', message: 'a\nb' }] }, 'spec.f', /message must be one line/],
+    ['a rule reason the server does not know', { type: 'string', 'x-kubernetes-validations': [{ rule: 'true', reason: 'Nope' }] }, 'spec.f', /reason must be one of FieldValueInvalid/],
     ['a $ref to nowhere', { $ref: '#/$defs/Missing' }, 'spec.f', /does not name a definition/],
   ])('%s', (_name, field, path, message) => {
     const err = schemaError({ type: 'object', properties: { f: field } });

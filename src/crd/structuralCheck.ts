@@ -1,6 +1,7 @@
 import { CustomResourceSchemaError } from './CustomResourceSchemaError.js';
 import { defaultProblem } from './defaults.js';
 import { re2Problem } from './patterns.js';
+import { celSyntaxProblem } from './celSyntax.js';
 import { isRecord, VALUE_VALIDATIONS, type Node } from './schemaNodes.js';
 
 // The check kube-apiserver makes of a CRD version's schema before it accepts it (apiextensions'
@@ -104,12 +105,29 @@ function checkListType(node: Node, path: string): void {
   }
 }
 
+const RULE_REASONS = ['FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate'];
+
 function checkValidations(node: Node, path: string): void {
   const rules = node['x-kubernetes-validations'];
   if (rules === undefined) return;
-  if (!Array.isArray(rules) || !rules.every((r) => isRecord(r) && typeof r['rule'] === 'string' && r['rule'] !== '')) {
+  if (!Array.isArray(rules) || !rules.every((r) => isRecord(r) && typeof r['rule'] === 'string' && r['rule'].trim() !== '')) {
     throw new CustomResourceSchemaError(path, 'x-kubernetes-validations must be a list of { rule, message?, … } with a CEL rule in each');
   }
+  rules.forEach((r: Node, i) => {
+    const at = `x-kubernetes-validations[${i}]`;
+    for (const key of ['rule', 'messageExpression'] as const) {
+      if (r[key] === undefined) continue;
+      const problem = typeof r[key] === 'string' ? celSyntaxProblem(r[key]) : 'not a string';
+      if (problem !== undefined) throw new CustomResourceSchemaError(path, `${at}.${key} ${JSON.stringify(r[key])} is not CEL kube-apiserver can compile: ${problem}`);
+    }
+    const message = r['message'];
+    if (message !== undefined && (typeof message !== 'string' || message.trim() === '' || message.length > 2048 || /[\r\n]/.test(message))) {
+      throw new CustomResourceSchemaError(path, `${at}.message must be one line of 1 to 2048 characters`);
+    }
+    if (r['reason'] !== undefined && !RULE_REASONS.includes(r['reason'] as string)) {
+      throw new CustomResourceSchemaError(path, `${at}.reason must be one of ${RULE_REASONS.join(', ')}, got ${JSON.stringify(r['reason'])}`);
+    }
+  });
 }
 
 function checkPattern(node: Node, path: string): void {
