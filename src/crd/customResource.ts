@@ -126,7 +126,7 @@ const definitions = new WeakSet<object>();
  * export type Website = typeof Website.Type;
  *
  * console.log(Website.crd().metadata.name); // websites.example.com
- * await objectClient(kc, Website).apply({ apiVersion: Website.apiVersion, kind: 'Website', metadata: { name: 'home', namespace: 'default' }, spec: { image: 'nginx' } });
+ * await objectClient(kc, Website, { namespace: 'default' }).apply({ apiVersion: Website.apiVersion, kind: 'Website', metadata: { name: 'home' }, spec: { image: 'nginx' } });
  * ```
  *
  * @param options `group`, `version` (or `versions`), `kind`, `spec`, `status` and the CRD's other fields.
