@@ -3,7 +3,7 @@ import { z } from 'zod';
 import * as v from 'valibot';
 import { toStandardJsonSchema } from '@valibot/to-json-schema';
 import { conditions as zodConditions } from 'rxkube/zod';
-import { customResource, setCondition, type Condition, informer, InformerFactory, jsonSchema, kubeSource, objectClient, type Informer, type KubeSource, type ObjectClient } from '../../src/index.js';
+import { customResource, setCondition, type Condition, type ObjectOf, informer, InformerFactory, jsonSchema, kubeSource, objectClient, type Informer, type KubeSource, type ObjectClient } from '../../src/index.js';
 import type { ObjectMeta } from '../../src/store/types.js';
 import { offlineKubeConfig } from '../helpers/offlineKubeConfig.js';
 
@@ -61,6 +61,7 @@ describe('a definition types its objects', () => {
     expectTypeOf(informer(kubeSource(kc, Website))).toEqualTypeOf<Informer<Website>>();
     expectTypeOf(objectClient(kc, Website)).toEqualTypeOf<ObjectClient<Website>>();
     expectTypeOf(new InformerFactory(kc).informerFor(Website)).toEqualTypeOf<Informer<Website>>();
+    expectTypeOf<ObjectOf<typeof Website>>().toEqualTypeOf<Website>();
   });
 
   it('checks every field of an apply configuration', () => {

@@ -153,8 +153,8 @@ export interface TypedResource<T extends KubeObject> {
   readonly Type: T;
 }
 
-/** The object type of a resource name: the model of a built-in one, `KubeObject` otherwise. */
-export type ObjectOf<R> = R extends BuiltInResource ? BuiltInResources[R] : KubeObject;
+/** The object type of a resource: the model of a built-in one, a definition's own type, `KubeObject` otherwise. */
+export type ObjectOf<R> = R extends BuiltInResource ? BuiltInResources[R] : R extends TypedResource<infer T> ? T : KubeObject;
 
 /** Built-in resources without a namespace: a `namespace` option on them is a mistake named at once. */
 const CLUSTER_SCOPED: ReadonlySet<string> = new Set([
