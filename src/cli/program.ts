@@ -1,26 +1,17 @@
 /**
- * The command line: `rxkube watch` and `rxkube demo`, their flags and help,
+ * The command line: `rxkube watch`, `rxkube crd` and `rxkube demo`, their flags and help,
  * parsed by commander. Every flag is declared here, so `--help` names them
  * all and a misspelt one is an error (with a suggestion), never ignored.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { crdCommand } from './crdCommands.js';
+import { parseDuration } from './parseDuration.js';
 import { printable } from '../errors/printable.js';
 import { runDemo } from './demo.js';
 import { UsageError } from './usage.js';
 import { runWatch, type WatchFlags } from './watch.js';
 
-/**
- * Parses `30s`, `2m`, `500ms` or a bare number of seconds.
- *
- * @param text what the user typed.
- * @returns milliseconds.
- */
-export function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (m === null) throw new InvalidArgumentError(`expected a duration such as 30s, 2m or 500ms, got ${JSON.stringify(text)}`);
-  const n = Number(m[1]);
-  return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
-}
+export { parseDuration };
 
 /** A non-negative integer flag value. */
 function parseCount(text: string): number {
@@ -91,6 +82,8 @@ export function createProgram(): Command {
         throw err;
       }
     });
+
+  program.addCommand(crdCommand());
 
   program
     .command('demo')
