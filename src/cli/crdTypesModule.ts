@@ -7,7 +7,7 @@
  * (semantics CR-99…CR-102).
  */
 import { printable } from '../errors/printable.js';
-import { Declarations, declareRoot, pascal } from './schemaTypes.js';
+import { Declarations, declareRoot, docComment, memberKey, pascal, tsString } from './schemaTypes.js';
 import { UsageError } from './usage.js';
 
 type Json = Record<string, unknown>;
@@ -22,12 +22,10 @@ class Code {
   }
 }
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
 /** A value as a TypeScript expression, indented as a person would write it; strings in single quotes. */
 function literal(value: unknown, indent: string): string {
   if (value instanceof Code) return value.text.replace(/\n/g, `\n${indent}`);
-  if (typeof value === 'string') return `'${JSON.stringify(value).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
+  if (typeof value === 'string') return tsString(value);
   if (Array.isArray(value)) {
     if (value.every((v) => typeof v === 'string')) return `[${value.map((v) => literal(v, indent)).join(', ')}]`;
     return `[\n${value.map((v) => `${indent}  ${literal(v, `${indent}  `)},`).join('\n')}\n${indent}]`;
@@ -35,7 +33,7 @@ function literal(value: unknown, indent: string): string {
   if (isObject(value)) {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined);
     if (entries.length === 0) return '{}';
-    return `{\n${entries.map(([k, v]) => `${indent}  ${IDENTIFIER.test(k) ? k : JSON.stringify(k)}: ${literal(v, `${indent}  `)},`).join('\n')}\n${indent}}`;
+    return `{\n${entries.map(([k, v]) => `${indent}  ${memberKey(k)}: ${literal(v, `${indent}  `)},`).join('\n')}\n${indent}}`;
   }
   return JSON.stringify(value) ?? 'undefined';
 }
@@ -54,16 +52,17 @@ function versionOptions(crdName: string, kind: string, version: Json, suffix: st
     throw new UsageError(`${crdName}: version ${printable(name)} has top-level fields customResource() cannot carry (it types spec and status only): ${foreign.map((f) => printable(f)).join(', ')}`);
   }
   if (properties['spec'] === undefined) throw new UsageError(`${crdName}: version ${printable(name)} has no spec in its schema; customResource() needs one`);
-  const extra = Object.keys(root).filter((k) => k !== 'type' && k !== 'properties');
+  const extra = Object.keys(root).filter((k) => k !== 'type' && k !== 'properties' && k !== 'description');
   if (extra.length > 0) notes.push(`${name}: the schema's root also has ${extra.map((k) => `${k}: ${JSON.stringify(root[k])}`).join(', ')}; customResource() writes the root itself.`);
+  if (typeof root['description'] === 'string' && !notes.some((n) => n.startsWith('about: '))) notes.unshift(`about: ${root['description']}`);
   const specType = declareRoot(properties['spec'], `${kind}Spec${suffix}`, decls);
   const statusType = properties['status'] === undefined ? undefined : declareRoot(properties['status'], `${kind}Status${suffix}`, decls);
   const sub = isObject(version['subresources']) ? version['subresources'] : undefined;
   const subresources =
     sub === undefined ? undefined : { ...(sub['status'] !== undefined ? { status: true } : {}), ...(isObject(sub['scale']) ? { scale: sub['scale'] } : {}) };
   return {
-    spec: new Code(`jsonSchema<${specType}>(${JSON.stringify(properties['spec'], null, 2)})`),
-    ...(statusType === undefined ? {} : { status: new Code(`jsonSchema<${statusType}>(${JSON.stringify(properties['status'], null, 2)})`) }),
+    spec: new Code(`jsonSchema<${specType}>(${literal(properties['spec'], '')})`),
+    ...(statusType === undefined ? {} : { status: new Code(`jsonSchema<${statusType}>(${literal(properties['status'], '')})`) }),
     ...(Array.isArray(version['additionalPrinterColumns']) ? { printerColumns: version['additionalPrinterColumns'] } : {}),
     ...(subresources === undefined || Object.keys(subresources).length === 0 ? {} : { subresources }),
     ...(Array.isArray(version['selectableFields']) ? { selectableFields: version['selectableFields'] } : {}),
@@ -116,8 +115,13 @@ function crdSection(crd: Json, decls: Declarations): string {
   } else {
     definition = { ...options, versions: Object.fromEntries(per.map(([name, v, opts]) => [name, { ...versionFlags(v, true), ...opts }])) };
   }
-  const said = `${kind} (${crdName}), as its CustomResourceDefinition declares it.${notes.map((n) => `\n *\n * Not carried: ${n}`).join('')}`;
-  const header = `/** ${said.replace(/\*\//g, '*\\/')} */`;
+  // The root's description (the first version's to carry one) says what the resource is; the other notes say what the definition leaves out.
+  const about = notes.filter((n) => n.startsWith('about: ')).map((n) => n.slice('about: '.length));
+  const left = notes.filter((n) => !n.startsWith('about: '));
+  const header = docComment(
+    [`${kind} (${crdName}), as its CustomResourceDefinition declares it.`, ...about, ...left.map((n) => `Not carried: ${n}`)].join('\n\n'),
+    '',
+  ).trimEnd();
   return `${header}\nexport const ${constName} = customResource(${literal(definition, '')});\nexport type ${constName} = typeof ${constName}.Type;`;
 }
 

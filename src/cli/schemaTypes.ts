@@ -77,9 +77,24 @@ export function docComment(description: unknown, indent: string): string {
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-/** A property name as a member key: bare when it is an identifier, quoted otherwise. */
-function memberKey(name: string): string {
-  return IDENTIFIER.test(name) ? name : JSON.stringify(name);
+/**
+ * A string as a single-quoted TypeScript literal (JSON's escapes, so no character can end it early).
+ *
+ * @param text the string.
+ * @returns the literal.
+ */
+export function tsString(text: string): string {
+  return `'${JSON.stringify(text).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
+}
+
+/**
+ * A property name as a member or object key: bare when it is an identifier, quoted otherwise.
+ *
+ * @param name the property name.
+ * @returns the key's text.
+ */
+export function memberKey(name: string): string {
+  return IDENTIFIER.test(name) ? name : tsString(name);
 }
 
 /** An enum's values as a union, or undefined when one is not a string, number, boolean or null. */
@@ -88,7 +103,8 @@ function enumUnion(values: readonly unknown[]): string | undefined {
   const parts: string[] = [];
   for (const v of values) {
     if (v === null) parts.push('null');
-    else if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) parts.push(JSON.stringify(v));
+    else if (typeof v === 'string') parts.push(tsString(v));
+    else if (typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) parts.push(JSON.stringify(v));
     else return undefined;
   }
   return [...new Set(parts)].join(' | ');
