@@ -82,5 +82,4 @@ describe('rxkube crd generate', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/a TypeScript module is imported through Node's type stripping, which needs Node ≥ 22\.18 \(this is Node [\d.]+, with it off\); upgrade Node, or compile the module and pass the \.js file/);
   });
-
 });
