@@ -31,7 +31,7 @@ describe('rxkube crd generate', () => {
     expect(Object.keys(website)).toEqual(['apiVersion', 'kind', 'metadata', 'spec']);
     expect(Object.keys(website.spec)).toEqual(['group', 'names', 'scope', 'versions']);
     expect(Object.keys(website.spec.names)).toEqual(['kind', 'listKind', 'plural', 'singular', 'shortNames']);
-    expect(Object.keys(website.spec.versions[0] as object)).toEqual(['name', 'served', 'storage', 'schema', 'subresources']);
+    expect(Object.keys(website.spec.versions[0] as object)).toEqual(['name', 'served', 'storage', 'schema', 'subresources', 'additionalPrinterColumns']);
     expect(stdout.startsWith('apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: blogs.example.com\n')).toBe(true);
     // What the module's crd() returned, reordered and nothing else.
     expect(website.spec.versions[0]).toMatchObject({ schema: { openAPIV3Schema: { properties: { spec: { required: ['image'] } } } }, subresources: { status: {} } });

@@ -42,7 +42,7 @@ export async function crdsFrom(path: string): Promise<Record<string, unknown>[]>
 /** `NamesAccepted False (PluralConflict): "…"`: a condition as the command names it, escaped. */
 export function describeCondition(c: Condition): string {
   const reason = typeof c.reason === 'string' && c.reason !== '' ? ` (${printable(c.reason)})` : '';
-  const message = typeof c.message === 'string' && c.message !== '' ? `: ${JSON.stringify(printable(c.message.slice(0, 500)))}` : '';
+  const message = typeof c.message === 'string' && c.message !== '' ? `: ${printable(JSON.stringify(c.message.slice(0, 500)))}` : '';
   return `${printable(String(c.type))} ${printable(String(c.status))}${reason}${message}`;
 }
 

@@ -6,6 +6,7 @@
  * A name that is none of these is refused before anything starts.
  */
 import { builtInScope } from '../sources/resources.js';
+import type { PrinterColumn } from './printerColumns.js';
 
 /** A resource the command can watch. */
 export interface CliResource {
@@ -20,6 +21,8 @@ export interface CliResource {
   readonly namespaced: boolean;
   /** True for a resource rxkube knows the model of. */
   readonly builtIn: boolean;
+  /** A custom resource's printer columns (priority 0), when its CRD could be read. */
+  readonly columns?: readonly PrinterColumn[];
 }
 
 /** Built-in resources by full name: kind, then kubectl's other names for it. */
