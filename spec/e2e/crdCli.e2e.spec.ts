@@ -4,9 +4,10 @@
  * whose names the server refuses (named with the condition's reason and message), the force decision on
  * a field another manager owns, and kubectl's names for a custom resource resolved through discovery.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import buildDist from '../helpers/buildDist.js';
@@ -16,6 +17,8 @@ import { startCluster, type Cluster } from './cluster.js';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../cli/fixtures/${name}`, import.meta.url));
 let cluster: Cluster;
+/** The round trip needs customResource() in the package; until it is exported that case is skipped. */
+const definitionsExported = typeof ((await import('../../src/index.js')) as Record<string, unknown>)['customResource'] === 'function';
 let kubeconfig: string;
 
 interface Crd {
@@ -114,12 +117,14 @@ describe('kubectl names for a custom resource, through discovery', () => {
     );
   });
 
-  it.each(['websites', 'website', 'ws', 'websites.example.com', 'Website'])('rxkube watch %s finds example.com/v1/websites and shows the Ready condition', async (name) => {
+  it.each(['websites', 'website', 'ws', 'websites.example.com', 'Website'])('rxkube watch %s finds example.com/v1/websites and shows the Ready condition and the printer columns', async (name) => {
     const { code, stdout, stderr } = await runCli(['watch', name, '--once', '--kubeconfig', kubeconfig]);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toMatch(/^rxkube watch example\.com\/v1\/websites · namespace default · synced/m);
-    expect(stdout).toMatch(/^blog\s+Ready \(Serving\)\s+/m);
+    // The CRD's printer columns between STATUS and AGE: its Age column is the table's own.
+    expect(stdout).toMatch(/^NAME\s+STATUS\s+IMAGE\s+READY\s+AGE\s+LAST$/m);
+    expect(stdout).toMatch(/^blog\s+Ready \(Serving\)\s+nginx\s+1\s+\d+s$/m);
   });
 
   it('a name the server does not serve suggests the close ones', async () => {
@@ -142,7 +147,23 @@ describe('kubectl names for a custom resource, through discovery', () => {
     expect(stderr).toMatch(/deploy is apps\/deployments, a built-in resource, not a custom resource/);
   });
 
-  // Runs once customResource() is exported: the module `crd types` writes for a third-party-shaped CRD, compiled and
-  // passed to `crd generate`, gives a CRD the server accepts, with the same schemas.
-  it.todo('crd types → crd generate → install: the HTTPRoute-shaped CRD round-trips to one the server accepts');
+  // Runs once customResource() is exported: the module `crd types` writes for a third-party-shaped CRD is imported by
+  // `crd install` itself (Node strips its types; 'rxkube' resolves to this package's dist), and the server accepts the
+  // CRD it gives, with the schemas of the original.
+  it.skipIf(!definitionsExported)('crd types → install of the module: the HTTPRoute-shaped CRD round-trips to one the server accepts', async () => {
+    const dir = join(fileURLToPath(new URL('../..', import.meta.url)), 'build', 'crd-roundtrip');
+    mkdirSync(dir, { recursive: true });
+    const module = join(dir, 'httpRoute.ts');
+    expect((await runCli(['crd', 'types', fixture('httpRoute.crd.yaml'), '-o', module])).code).toBe(0);
+    const installed = await runCli(['crd', 'install', module, '--kubeconfig', kubeconfig]);
+    expect(installed.stderr).toBe('');
+    expect(installed.code).toBe(0);
+    const original = load(readFileSync(fixture('httpRoute.crd.yaml'), 'utf8')) as { spec: { versions: { name: string; schema: { openAPIV3Schema: { properties: Record<string, unknown> } } }[] } };
+    const crd = (await objectClient(cluster.kubeConfig, 'apiextensions.k8s.io/v1/customresourcedefinitions').get('httproutes.gateway.example.io')) as unknown as typeof original;
+    for (const version of original.spec.versions) {
+      const served = crd.spec.versions.find((v) => v.name === version.name)?.schema.openAPIV3Schema.properties;
+      expect(served?.['spec'], version.name).toEqual(version.schema.openAPIV3Schema.properties['spec']);
+      expect(served?.['status'], version.name).toEqual(version.schema.openAPIV3Schema.properties['status']);
+    }
+  });
 });
