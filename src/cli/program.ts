@@ -50,7 +50,7 @@ turns colours off. Ctrl-C stops the informer and closes every connection.`;
  */
 export function createProgram(): Command {
   const program = new Command('rxkube')
-    .description('Kubernetes informers as RxJS streams: watch a resource through an informer, or run the demo.')
+    .description('Kubernetes informers as RxJS streams: watch a resource through an informer, generate and install CRDs, or run the demo.')
     .version('0.1.0', '-V, --version')
     .showSuggestionAfterError()
     .allowExcessArguments(false);
