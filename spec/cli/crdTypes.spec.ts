@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crdTypesModule } from '../../src/cli/crdTypesModule.js';
+import { startApiServer } from '../../src/testing/index.js';
 import { runCli } from './run.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -154,8 +155,25 @@ describe('rxkube crd types', () => {
     };
     const out = crdTypesModule([crd]);
     expect(out).toContain("  'a\\'b'?: 'it\\'s' | 'x\\ny';");
+    const bidi = { ...crd, spec: { ...crd.spec, versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', description: 'x\u202ey\u009bz', properties: { a: { type: 'string', enum: ['\u202e\u0085'] } } } } } } }] } };
+    const safe = crdTypesModule([bidi]);
+    expect(safe).toContain("  a?: '\\u202e\\u0085';");
+    expect(safe).toContain('/** x y z */');
+    expect(safe).not.toMatch(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     expect(out).toContain('/** a *\\/ b */');
     expect(() => crdTypesModule([{ ...crd, spec: { ...crd.spec, names: { kind: 'X = 1; evil()', plural: 'xs' } } }])).toThrow(/is not a kind name/);
+  });
+
+  it('a cluster that cannot be reached is one error line, not a stack', async () => {
+    const server = await startApiServer();
+    const kubeconfig = join(outDir, 'kubeconfig');
+    writeFileSync(kubeconfig, server.kubeConfigYaml());
+    await server.close();
+    const { code, stdout, stderr } = await runCli(['crd', 'types', '-r', 'websites', '--kubeconfig', kubeconfig]);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^error: discovery \/apis: .*ECONNREFUSED.*\n$/);
+    expect(stderr).not.toContain('    at ');
   });
 
   it('needs a file or -r, not both', async () => {

@@ -16,7 +16,10 @@ import { parseDuration } from './parseDuration.js';
 import { writeText } from './terminal.js';
 import { UsageError } from './usage.js';
 
-/** Runs an action, reporting a usage mistake as commander's one `error: …` line with exit code 1. */
+/**
+ * Runs an action: a usage mistake is commander's one `error: …` line with exit code 1; an error from the
+ * cluster (unreachable, 403, a server's refusal) is one `error: …` line too, escaped, instead of a stack.
+ */
 function act<A extends unknown[]>(run: (...args: A) => Promise<number>): (...args: [...A, Command]) => Promise<void> {
   return async (...args) => {
     const command = args[args.length - 1] as Command;
@@ -24,7 +27,9 @@ function act<A extends unknown[]>(run: (...args: A) => Promise<number>): (...arg
       process.exitCode = await run(...(args.slice(0, -1) as A));
     } catch (err) {
       if (err instanceof Error && (err instanceof TypeError || err instanceof UsageError)) command.error(`error: ${printable(err.message, { newlines: true })}`);
-      throw err;
+      if (!(err instanceof Error)) throw err;
+      writeText(process.stderr, `error: ${printable(err.message, { newlines: true })}\n`);
+      process.exitCode = 1;
     }
   };
 }

@@ -64,10 +64,10 @@ export function pascal(text: string): string {
  */
 export function docComment(description: unknown, indent: string): string {
   if (typeof description !== 'string' || description.trim() === '') return '';
-  // `*/` would end the comment early; a lone `\r` or a control character is noise in a comment.
+  // `*/` would end the comment early; a control character (C0, C1, bidirectional) is noise in a comment and a hazard on a terminal.
   const lines = description
     .replace(/\*\//g, '*\\/')
-    .replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' ')
+    .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, ' ')
     .trim()
     .split('\n')
     .map((l) => l.trimEnd());
@@ -84,7 +84,9 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
  * @returns the literal.
  */
 export function tsString(text: string): string {
-  return `'${JSON.stringify(text).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
+  // JSON escapes the C0 controls; DEL, C1 and the bidirectional controls are escaped too, so the module is safe on a terminal.
+  const body = JSON.stringify(text).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'");
+  return `'${body.replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)}'`;
 }
 
 /**
