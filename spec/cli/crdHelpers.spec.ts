@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { statusOf } from '../../src/cli/columns.js';
 import { crdState } from '../../src/cli/crdInstall.js';
+import { orderCrd, readCrdFile } from '../../src/cli/crdManifest.js';
 import { closeNames, matchResource, type ServedResource } from '../../src/cli/discovery.js';
 import { defaultColumns, evaluateJsonPath, parseJsonPath, printerCell } from '../../src/cli/printerColumns.js';
 
@@ -107,5 +111,36 @@ describe('where a CRD stands', () => {
       state: 'pending',
       why: 'Established False (Installing): "the initial names have not been accepted\\u001b[2J"',
     });
+  });
+});
+
+describe('CRD files', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rxkube-crd-files-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, text: string): string => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const crd = (name: string) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name } });
+
+  it('reads YAML documents (skipping empty ones), a JSON object, or a List of them', () => {
+    expect(readCrdFile(file('a.yaml', `---\n${JSON.stringify(crd('a.x.io'))}\n---\n---\n${JSON.stringify(crd('b.x.io'))}\n`)).map((c) => c['metadata'])).toEqual([{ name: 'a.x.io' }, { name: 'b.x.io' }]);
+    expect(readCrdFile(file('b.json', JSON.stringify(crd('c.x.io'))))).toHaveLength(1);
+    expect(readCrdFile(file('c.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [crd('d.x.io'), crd('e.x.io')] })))).toHaveLength(2);
+  });
+
+  it('refuses a file holding anything else, or nothing, naming the document', () => {
+    expect(() => readCrdFile(file('d.yaml', `${JSON.stringify(crd('a.x.io'))}\n---\napiVersion: v1\nkind: Namespace\n`))).toThrow(/d\.yaml: document 2 is v1 Namespace, not an apiextensions\.k8s\.io\/v1 CustomResourceDefinition/);
+    expect(() => readCrdFile(file('e.yaml', '# nothing\n'))).toThrow(/e\.yaml: holds no CustomResourceDefinition/);
+    expect(() => readCrdFile(file('f.yaml', 'a: [\n'))).toThrow(/f\.yaml: not YAML or JSON/);
+    expect(() => readCrdFile(join(dir, 'missing.yaml'))).toThrow(/missing\.yaml: cannot read it \(ENOENT\)/);
+  });
+
+  it('orders a CRD the way manifests are read, leaving unknown keys after the known ones and schemas alone', () => {
+    const ordered = orderCrd({ spec: { versions: [{ schema: { z: 1, a: 2 }, name: 'v1', extra: true }], names: { plural: 'xs', kind: 'X' }, group: 'x.io' }, metadata: { name: 'xs.x.io' }, kind: 'CustomResourceDefinition', apiVersion: 'apiextensions.k8s.io/v1' });
+    expect(JSON.stringify(ordered)).toBe(
+      '{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"xs.x.io"},"spec":{"group":"x.io","names":{"kind":"X","plural":"xs"},"versions":[{"name":"v1","schema":{"z":1,"a":2},"extra":true}]}}',
+    );
   });
 });
