@@ -28,7 +28,8 @@ function parseRate(text: string): number {
 }
 
 const WATCH_EXAMPLES = `
-Resources: pods, deployments, svc, … (kubectl's names), v1/pods, apps/v1/deployments, example.com/v1/widgets.
+Resources: pods, deployments, svc, … (kubectl's names), v1/pods, apps/v1/deployments, example.com/v1/widgets,
+and custom resources by kubectl's names (widgets, widget, its short name, widgets.example.com), through discovery.
 
 Examples:
   rxkube watch pods -A --simulator          try it on the built-in API-server simulator
@@ -58,7 +59,7 @@ export function createProgram(): Command {
   program
     .command('watch')
     .description('Watch a resource through an informer: a live table, JSON lines, or the synced cache once.')
-    .argument('<resource>', 'what to watch: pods, deploy, v1/pods, apps/v1/deployments, example.com/v1/widgets')
+    .argument('<resource>', 'what to watch: pods, deploy, v1/pods, apps/v1/deployments, example.com/v1/widgets, widgets.example.com, widgets')
     .option('-n, --namespace <namespace>', "only this namespace (default: the context's namespace, else default)")
     .option('-A, --all-namespaces', 'every namespace')
     .option('-l, --selector <selector>', 'label selector, e.g. app=web,tier!=db')

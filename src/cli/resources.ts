@@ -3,7 +3,8 @@
  * short names for built-in resources (`pods`, `po`, `deploy`), the full
  * `version/plural` or `group/version/plural` names, and custom resources as
  * `group/version/plural` whose group has a dot (`example.com/v1/widgets`).
- * A name that is none of these is refused before anything starts.
+ * A name that is none of these is refused before anything starts, or (on a
+ * cluster) resolved through discovery by watchResource.ts.
  */
 import { builtInScope } from '../sources/resources.js';
 import type { PrinterColumn } from './printerColumns.js';
