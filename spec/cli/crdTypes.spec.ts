@@ -142,6 +142,10 @@ describe('rxkube crd types', () => {
     });
     expect(() => crdTypesModule([crd({ spec: { type: 'object' }, data: { type: 'object' } })])).toThrow(/things\.example\.com: version v1 has top-level fields customResource\(\) cannot carry \(it types spec and status only\): data/);
     expect(() => crdTypesModule([crd({ status: { type: 'object' } })])).toThrow(/version v1 has no spec in its schema/);
+    const constrained = crdTypesModule([crd({ metadata: { type: 'object', properties: { name: { type: 'string', maxLength: 20 } } }, spec: { type: 'object' } })]);
+    expect(constrained).toContain('Not carried: v1: the schema of metadata, {"type":"object","properties":{"name":{"type":"string","maxLength":20}}}');
+    const converted = crdTypesModule([{ ...crd({ spec: { type: 'object' } }), spec: { ...(crd({ spec: { type: 'object' } })['spec'] as object), conversion: { strategy: 'Webhook' } } }]);
+    expect(converted).toContain('Not carried: the conversion, {"strategy":"Webhook"}.');
   });
 
   it('hostile names cannot break out of the module: odd keys are quoted, kinds that are not names refused', () => {

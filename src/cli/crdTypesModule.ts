@@ -54,6 +54,8 @@ function versionOptions(crdName: string, kind: string, version: Json, suffix: st
   if (properties['spec'] === undefined) throw new UsageError(`${crdName}: version ${printable(name)} has no spec in its schema; customResource() needs one`);
   const extra = Object.keys(root).filter((k) => k !== 'type' && k !== 'properties' && k !== 'description');
   if (extra.length > 0) notes.push(`${name}: the schema's root also has ${extra.map((k) => `${k}: ${JSON.stringify(root[k])}`).join(', ')}; customResource() writes the root itself.`);
+  const metadata = properties['metadata'];
+  if (isObject(metadata) && Object.keys(metadata).some((k) => k !== 'type')) notes.push(`${name}: the schema of metadata, ${JSON.stringify(metadata)}; customResource() writes metadata's schema itself.`);
   if (typeof root['description'] === 'string' && !notes.some((n) => n.startsWith('about: '))) notes.unshift(`about: ${root['description']}`);
   const specType = declareRoot(properties['spec'], `${kind}Spec${suffix}`, decls);
   const statusType = properties['status'] === undefined ? undefined : declareRoot(properties['status'], `${kind}Status${suffix}`, decls);
@@ -108,6 +110,8 @@ function crdSection(crd: Json, decls: Declarations): string {
     const suffix = versions.length === 1 ? '' : pascal(String(v['name']));
     return [String(v['name']), v, versionOptions(crdName, kind, v, suffix, decls, notes)] as const;
   });
+  const conversion = (crd['spec'] as Json)['conversion'];
+  if (isObject(conversion) && conversion['strategy'] !== undefined && conversion['strategy'] !== 'None') notes.push(`the conversion, ${JSON.stringify(conversion)}.`);
   let definition: Json;
   if (per.length === 1) {
     const [name, v, opts] = per[0] as (typeof per)[number];
