@@ -11,6 +11,9 @@ import { objectClient } from '../client/objectClient.js';
 import { printable } from '../errors/printable.js';
 import { informer } from '../informer/informer.js';
 import { kubeSource } from '../sources/kubeSource.js';
+import type { InformerEvent } from '../informer/InformerEvent.js';
+import { timerDelay } from '../options/timerDelay.js';
+import { unwrapTombstone } from '../store/index.js';
 import type { KubeObject } from '../store/types.js';
 import { duration } from './columns.js';
 import { loadCrdModule } from './crdExports.js';
@@ -103,8 +106,17 @@ export async function installCrds(kc: KubeConfig, crds: readonly Record<string, 
   return waitEstablished(kc, pending, started, opts);
 }
 
-/** Watches CRDs until every pending one is Established, one fails, or the time is up. */
-function waitEstablished(kc: KubeConfig, pending: Set<string>, started: number, opts: InstallOptions): Promise<number> {
+/**
+ * Watches CRDs until every pending one is Established, one fails (names refused, deleted, being deleted), or
+ * the time is up; prints each as it is established.
+ *
+ * @param kc the cluster.
+ * @param pending the CRD names still to be Established (emptied as they are).
+ * @param started when the first apply was sent, for the times printed.
+ * @param opts timeout and where to print.
+ * @returns the exit code.
+ */
+export function waitEstablished(kc: KubeConfig, pending: Set<string>, started: number, opts: InstallOptions): Promise<number> {
   const seen = new Map<string, Crd>();
   let lastError: Error | undefined;
   const crds = informer(kubeSource(kc, CRDS), { name: 'crd install', onError: (e) => (lastError = e) });
@@ -125,12 +137,17 @@ function waitEstablished(kc: KubeConfig, pending: Set<string>, started: number, 
       const error = lastError === undefined ? '' : `; last error: ${printable(lastError.message, { newlines: true })}`;
       writeText(opts.err, `error: not Established within ${duration(opts.timeoutMs)}: ${why.join('; ')}${error}\n`);
       finish(1);
-    }, opts.timeoutMs);
-    subscription = crds.subscribe((e) => {
-      if (e.type === 'delete' || done) return;
-      const crd = e.obj as Crd;
-      const name = crd.metadata?.name;
-      if (name === undefined || !pending.has(name)) return;
+    }, timerDelay(opts.timeoutMs));
+    const onEvent = (e: InformerEvent<KubeObject>): void => {
+      if (done) return;
+      const crd = unwrapTombstone(e.obj) as Crd | undefined;
+      const name = crd?.metadata?.name;
+      if (crd === undefined || name === undefined || !pending.has(name)) return;
+      if (e.type === 'delete') {
+        writeText(opts.err, `error: ${printable(name)} was deleted while waiting for it to be Established\n`);
+        finish(1);
+        return;
+      }
       seen.set(name, crd);
       const { state, why } = crdState(crd);
       if (state === 'pending') return;
@@ -142,6 +159,14 @@ function waitEstablished(kc: KubeConfig, pending: Set<string>, started: number, 
       pending.delete(name);
       writeText(opts.out, `customresourcedefinition ${printable(name)} established (${duration(Date.now() - started)})\n`);
       if (pending.size === 0) finish(0);
+    };
+    subscription = crds.subscribe({
+      next: onEvent,
+      // An error that ends the informer (one retrying cannot heal) ends the wait with it.
+      error: (err: unknown) => {
+        writeText(opts.err, `error: watching CustomResourceDefinitions failed: ${printable(err instanceof Error ? err.message : String(err), { newlines: true })}\n`);
+        finish(1);
+      },
     });
     if (done) subscription.unsubscribe();
   });
