@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `rxkube` command: `rxkube watch <resource>` and `rxkube demo`.
+ * The `rxkube` command: `rxkube watch <resource>`, `rxkube crd generate / install / types` and `rxkube demo`.
  * Run `rxkube --help` or `rxkube watch --help` for the flags.
  */
 import '../engine.js';

@@ -1,26 +1,17 @@
 /**
- * The command line: `rxkube watch` and `rxkube demo`, their flags and help,
+ * The command line: `rxkube watch`, `rxkube crd` and `rxkube demo`, their flags and help,
  * parsed by commander. Every flag is declared here, so `--help` names them
  * all and a misspelt one is an error (with a suggestion), never ignored.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { crdCommand } from './crdCommands.js';
+import { parseDuration } from './parseDuration.js';
 import { printable } from '../errors/printable.js';
 import { runDemo } from './demo.js';
 import { UsageError } from './usage.js';
 import { runWatch, type WatchFlags } from './watch.js';
 
-/**
- * Parses `30s`, `2m`, `500ms` or a bare number of seconds.
- *
- * @param text what the user typed.
- * @returns milliseconds.
- */
-export function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (m === null) throw new InvalidArgumentError(`expected a duration such as 30s, 2m or 500ms, got ${JSON.stringify(text)}`);
-  const n = Number(m[1]);
-  return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
-}
+export { parseDuration };
 
 /** A non-negative integer flag value. */
 function parseCount(text: string): number {
@@ -37,7 +28,8 @@ function parseRate(text: string): number {
 }
 
 const WATCH_EXAMPLES = `
-Resources: pods, deployments, svc, … (kubectl's names), v1/pods, apps/v1/deployments, example.com/v1/widgets.
+Resources: pods, deployments, svc, … (kubectl's names), v1/pods, apps/v1/deployments, example.com/v1/widgets,
+and custom resources by kubectl's names (widgets, widget, its short name, widgets.example.com), through discovery.
 
 Examples:
   rxkube watch pods -A --simulator          try it on the built-in API-server simulator
@@ -59,7 +51,7 @@ turns colours off. Ctrl-C stops the informer and closes every connection.`;
  */
 export function createProgram(): Command {
   const program = new Command('rxkube')
-    .description('Kubernetes informers as RxJS streams: watch a resource through an informer, or run the demo.')
+    .description('Kubernetes informers as RxJS streams: watch a resource through an informer, generate and install CRDs, or run the demo.')
     .version('0.1.0', '-V, --version')
     .showSuggestionAfterError()
     .allowExcessArguments(false);
@@ -67,7 +59,7 @@ export function createProgram(): Command {
   program
     .command('watch')
     .description('Watch a resource through an informer: a live table, JSON lines, or the synced cache once.')
-    .argument('<resource>', 'what to watch: pods, deploy, v1/pods, apps/v1/deployments, example.com/v1/widgets')
+    .argument('<resource>', 'what to watch: pods, deploy, v1/pods, apps/v1/deployments, example.com/v1/widgets, widgets.example.com, widgets')
     .option('-n, --namespace <namespace>', "only this namespace (default: the context's namespace, else default)")
     .option('-A, --all-namespaces', 'every namespace')
     .option('-l, --selector <selector>', 'label selector, e.g. app=web,tier!=db')
@@ -91,6 +83,8 @@ export function createProgram(): Command {
         throw err;
       }
     });
+
+  program.addCommand(crdCommand());
 
   program
     .command('demo')

@@ -3,9 +3,11 @@
  * short names for built-in resources (`pods`, `po`, `deploy`), the full
  * `version/plural` or `group/version/plural` names, and custom resources as
  * `group/version/plural` whose group has a dot (`example.com/v1/widgets`).
- * A name that is none of these is refused before anything starts.
+ * A name that is none of these is refused before anything starts, or (on a
+ * cluster) resolved through discovery by watchResource.ts.
  */
 import { builtInScope } from '../sources/resources.js';
+import type { PrinterColumn } from './printerColumns.js';
 
 /** A resource the command can watch. */
 export interface CliResource {
@@ -20,6 +22,8 @@ export interface CliResource {
   readonly namespaced: boolean;
   /** True for a resource rxkube knows the model of. */
   readonly builtIn: boolean;
+  /** A custom resource's printer columns (priority 0), when its CRD could be read. */
+  readonly columns?: readonly PrinterColumn[];
 }
 
 /** Built-in resources by full name: kind, then kubectl's other names for it. */

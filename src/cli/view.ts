@@ -12,6 +12,7 @@ import { printable } from '../errors/printable.js';
 import type { ReflectorStatus } from '../reflector/index.js';
 import type { KubeObject } from '../store/types.js';
 import { age, duration, statusOf } from './columns.js';
+import { printerCell } from './printerColumns.js';
 import type { WatchSession } from './session.js';
 
 /** Where and how the view is drawn. */
@@ -154,7 +155,8 @@ function rows(s: WatchSession, limit: number, now: number): { rows: Row[]; total
 }
 
 /**
- * The table: NAMESPACE (unless one namespace is watched), NAME, STATUS, AGE and LAST (the last live change).
+ * The table: NAMESPACE (unless one namespace is watched), NAME, STATUS, a custom resource's printer
+ * columns, AGE and LAST (the last live change).
  *
  * @param s the session.
  * @param opts colours, size and time; `height` bounds the rows.
@@ -165,11 +167,15 @@ export function renderTable(s: WatchSession, opts: ViewOptions): string[] {
   const withNamespace = s.resource.namespaced && s.namespace === undefined;
   const limit = Math.max(1, opts.height - 2);
   const { rows: shown, total } = rows(s, limit, opts.now);
-  const statusWidth = 24;
-  const fixed = (withNamespace ? 18 : 0) + statusWidth + 8 + 16 + 2 * (withNamespace ? 4 : 3);
+  // A Ready condition's reason (`ReconciliationSucceeded`) needs more room than a built-in kind's status.
+  const statusWidth = s.resource.builtIn ? 24 : 32;
+  // A custom resource's printer columns sit between STATUS and AGE, each as wide as its header or 20 at most.
+  const extra = s.resource.columns ?? [];
+  const extraWidths = extra.map((col) => Math.min(20, Math.max(8, col.name.length + 2)));
+  const fixed = (withNamespace ? 18 : 0) + statusWidth + 8 + 16 + extraWidths.reduce((a, b) => a + b + 2, 0) + 2 * (withNamespace ? 4 : 3);
   const nameWidth = Math.max(12, Math.min(60, opts.width - fixed));
-  const widths = [...(withNamespace ? [18] : []), nameWidth, statusWidth, 8, 16];
-  const head = [...(withNamespace ? ['NAMESPACE'] : []), 'NAME', 'STATUS', 'AGE', 'LAST'];
+  const widths = [...(withNamespace ? [18] : []), nameWidth, statusWidth, ...extraWidths, 8, 16];
+  const head = [...(withNamespace ? ['NAMESPACE'] : []), 'NAME', 'STATUS', ...extra.map((col) => printable(col.name.toUpperCase())), 'AGE', 'LAST'];
   const table = new Table({ head: head.map((h) => c.bold(h)), chars: BORDERLESS, style: { 'padding-left': 0, 'padding-right': 0, head: [], border: [] }, colWidths: widths, wordWrap: false });
   for (const row of shown) {
     const meta = row.obj.metadata;
@@ -182,6 +188,7 @@ export function renderTable(s: WatchSession, opts: ViewOptions): string[] {
       ...(withNamespace ? [printable(meta?.namespace ?? '')] : []),
       paint(printable(meta?.name ?? row.key)),
       deleted ? c.red(status) : colourStatus(c, status),
+      ...extra.map((col) => printable(printerCell(col, row.obj, opts.now))),
       age(meta?.creationTimestamp, opts.now),
       c.dim(last),
     ]);

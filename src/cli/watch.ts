@@ -14,6 +14,7 @@ import { statusOf } from './columns.js';
 import { loadKubeConfig, useContext } from './kubeconfig.js';
 import { resolveResource, type CliResource } from './resources.js';
 import { WatchSession } from './session.js';
+import { resolveWatched } from './watchResource.js';
 import { startSimulator, type Simulator } from './simulator.js';
 import { runWatchClusters } from './watchClusters.js';
 import { coloursFor, errorLine, interrupted, liveScreen, writeText } from './terminal.js';
@@ -49,15 +50,27 @@ const PIPE_WIDTH = 120;
 /** Redraws at most this often, however fast events come. */
 const FRAME_MS = 200;
 
-/** Where the cluster is: the simulator, or a kubeconfig (its current or a named context). */
-async function connect(resource: CliResource, flags: WatchFlags): Promise<{ kc: KubeConfig; simulator: Simulator | undefined }> {
+/**
+ * Where the cluster is and what is watched there: the simulator (serving the
+ * resource as named), or a kubeconfig, where a name that is not built in is
+ * resolved through discovery.
+ */
+async function connect(name: string, flags: WatchFlags): Promise<{ kc: KubeConfig; resource: CliResource; simulator: Simulator | undefined }> {
   if (flags.simulator === true) {
     if (flags.kubeconfig !== undefined || flags.context !== undefined) throw new UsageError('--simulator cannot be combined with --kubeconfig or --context');
+    const resource = checked(resolveResource(name), flags);
     const simulator = await startSimulator(resource, { objects: flags.objects, churnPerSecond: flags.once === true ? 0 : flags.churn, seed: flags.seed });
-    return { kc: simulator.kc, simulator };
+    return { kc: simulator.kc, resource, simulator };
   }
   const kc = useContext(loadKubeConfig(flags.kubeconfig), flags.context?.[0]);
-  return { kc, simulator: undefined };
+  return { kc, resource: checked(await resolveWatched(kc, name), flags), simulator: undefined };
+}
+
+/** The flags that depend on the resource, checked before anything is watched. */
+function checked(resource: CliResource, flags: WatchFlags): CliResource {
+  // kubectl ignores -n here; the library refuses a namespace on a cluster-scoped resource, and so does the command (X-34).
+  if (!resource.namespaced && flags.namespace !== undefined) throw new UsageError(`-n/--namespace: ${resource.ref} is cluster-scoped; leave -n out`);
+  return resource;
 }
 
 /** The namespace to watch: `-A` all, `-n` that one, else the context's (kubectl's rule), `default` on the simulator. */
@@ -93,15 +106,13 @@ export function eventJson(e: InformerEvent<KubeObject>): string {
  * @returns the exit code.
  */
 export async function runWatch(name: string, flags: WatchFlags): Promise<number> {
-  const resource = resolveResource(name);
   if (flags.allNamespaces === true && flags.namespace !== undefined) throw new UsageError('-n/--namespace and -A/--all-namespaces cannot be combined');
-  // kubectl ignores -n here; the library refuses a namespace on a cluster-scoped resource, and so does the command (X-34).
-  if (!resource.namespaced && flags.namespace !== undefined) throw new UsageError(`-n/--namespace: ${resource.ref} is cluster-scoped; leave -n out`);
   // Named before anything starts: the simulator is not worth starting for a selector the server would refuse.
   if (flags.selector !== undefined) parseLabelSelector(flags.selector);
   if (flags.fieldSelector !== undefined) parseFieldSelector(flags.fieldSelector);
-  if (flags.allContexts === true || (flags.context?.length ?? 0) > 1) return runWatchClusters(resource, flags);
-  const { kc, simulator } = await connect(resource, flags);
+  // Several clusters may not agree on what a short name means: there, names are resolved offline only.
+  if (flags.allContexts === true || (flags.context?.length ?? 0) > 1) return runWatchClusters(checked(resolveResource(name), flags), flags);
+  const { kc, resource, simulator } = await connect(name, flags);
   let session: WatchSession;
   try {
     session = new WatchSession({

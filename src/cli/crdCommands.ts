@@ -1,0 +1,121 @@
+/**
+ * `rxkube crd generate | install | types`: the command group that turns a
+ * module's custom-resource definitions into CRD manifests and installs them,
+ * and turns a CRD someone else wrote into a TypeScript module.
+ */
+import { Command, Option } from 'commander';
+import { writeFileSync } from 'node:fs';
+import { printable } from '../errors/printable.js';
+import { loadCrdModule } from './crdExports.js';
+import { crdsFrom, installCrds } from './crdInstall.js';
+import { crdJsonList, crdYaml } from './crdManifest.js';
+import { crdTypesInput } from './crdTypesInput.js';
+import { crdTypesModule } from './crdTypesModule.js';
+import { loadKubeConfig, useContext } from './kubeconfig.js';
+import { parseDuration } from './parseDuration.js';
+import { writeText } from './terminal.js';
+import { UsageError } from './usage.js';
+
+/**
+ * Runs an action: a usage mistake is commander's one `error: …` line with exit code 1; an error from the
+ * cluster (unreachable, 403, a server's refusal) is one `error: …` line too, escaped, instead of a stack.
+ */
+function act<A extends unknown[]>(run: (...args: A) => Promise<number>): (...args: [...A, Command]) => Promise<void> {
+  return async (...args) => {
+    const command = args[args.length - 1] as Command;
+    try {
+      process.exitCode = await run(...(args.slice(0, -1) as A));
+    } catch (err) {
+      if (err instanceof Error && (err instanceof TypeError || err instanceof UsageError)) command.error(`error: ${printable(err.message, { newlines: true })}`);
+      if (!(err instanceof Error)) throw err;
+      writeText(process.stderr, `error: ${printable(err.message, { newlines: true })}\n`);
+      process.exitCode = 1;
+    }
+  };
+}
+
+const GENERATE_HELP = `
+Examples:
+  rxkube crd generate ./src/website.ts | kubectl apply -f -
+  rxkube crd generate ./dist/website.js -o json > crds.json
+
+A .ts module is imported through Node's type stripping (Node >= 22.18).`;
+
+const INSTALL_HELP = `
+Examples:
+  rxkube crd install ./src/website.ts
+  rxkube crd install crds.yaml --context staging --timeout 2m
+
+Each CRD is applied with server-side apply (field manager rxkube, taking over
+conflicting fields unless --no-force-conflicts), then awaited until Established.`;
+
+const TYPES_HELP = `
+Examples:
+  rxkube crd types certificates.yaml -o src/certificate.ts
+  rxkube crd types -r httproutes.gateway.networking.k8s.io > src/httpRoute.ts`;
+
+interface ClusterFlags {
+  readonly kubeconfig?: string;
+  readonly context?: string;
+}
+
+/**
+ * The `crd` command group.
+ *
+ * @returns the command, to add to the program.
+ */
+export function crdCommand(): Command {
+  const crd = new Command('crd').description('Custom-resource definitions: generate CRD manifests from a module, install them, or write TypeScript for a CRD.');
+
+  crd
+    .command('generate')
+    .description("Print the CustomResourceDefinition of every custom resource a module exports, ready for 'kubectl apply -f -'.")
+    .argument('<module>', 'a .ts, .mts, .js or .mjs module exporting customResource() definitions')
+    .addOption(new Option('-o, --output <format>', 'yaml (documents separated by ---) or json (a v1 List)').choices(['yaml', 'json']).default('yaml'))
+    .addHelpText('after', GENERATE_HELP)
+    .action(
+      act(async (module: string, flags: { output: 'yaml' | 'json' }) => {
+        const crds = (await loadCrdModule(module)).map((e) => e.crd);
+        writeText(process.stdout, flags.output === 'json' ? crdJsonList(crds) : crdYaml(crds));
+        return 0;
+      }),
+    );
+
+  crd
+    .command('install')
+    .description('Server-side apply the CRDs of a module or a YAML/JSON file, and wait until each is Established.')
+    .argument('<source>', 'a module exporting customResource() definitions, or a .yaml/.yml/.json file of CRDs')
+    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context to use (default: the current one)')
+    .option('--no-force-conflicts', 'fail on fields another field manager owns, instead of taking them over')
+    .addOption(new Option('--timeout <duration>', 'how long to wait for every CRD to be Established').default(60_000, '60s').argParser(parseDuration))
+    .addHelpText('after', INSTALL_HELP)
+    .action(
+      act(async (source: string, flags: ClusterFlags & { forceConflicts: boolean; timeout: number }) => {
+        const crds = await crdsFrom(source);
+        const kc = useContext(loadKubeConfig(flags.kubeconfig), flags.context);
+        return installCrds(kc, crds, { force: flags.forceConflicts, timeoutMs: flags.timeout, out: process.stdout, err: process.stderr });
+      }),
+    );
+
+  crd
+    .command('types')
+    .description('Write a TypeScript module (types and a customResource() definition) for a CRD, from a file or from the cluster.')
+    .argument('[file]', 'a .yaml/.yml/.json file holding the CRD')
+    .option('-r, --resource <name>', "the CRD from the cluster: its name (websites.example.com), plural, singular or short name")
+    .option('-o, --output <file.ts>', 'write the module to this file (default: stdout)')
+    .option('--kubeconfig <path>', 'with -r: kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
+    .option('--context <name>', 'with -r: kubeconfig context to use (default: the current one)')
+    .addHelpText('after', TYPES_HELP)
+    .action(
+      act(async (file: string | undefined, flags: ClusterFlags & { resource?: string; output?: string }) => {
+        const input = await crdTypesInput(file, flags.resource, () => useContext(loadKubeConfig(flags.kubeconfig), flags.context));
+        const text = crdTypesModule(input);
+        if (flags.output === undefined) writeText(process.stdout, text);
+        else writeFileSync(flags.output, text);
+        return 0;
+      }),
+    );
+
+  return crd;
+}

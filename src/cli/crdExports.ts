@@ -1,0 +1,106 @@
+/**
+ * What `rxkube crd generate` and `rxkube crd install` read from a module: it
+ * is imported as Node imports it (a `.ts` module through Node's type
+ * stripping), and every export that is a custom-resource definition gives
+ * its CustomResourceDefinition (semantics CR-80, CR-81).
+ */
+import { existsSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { printable } from '../errors/printable.js';
+import { UsageError } from './usage.js';
+
+/** One definition a module exports: the export's name and the CRD it gives. */
+export interface CrdExport {
+  /** The export's name (`Website`, or `default`). */
+  readonly name: string;
+  /** The `apiextensions.k8s.io/v1` CustomResourceDefinition, as the definition's `crd()` returns it. */
+  readonly crd: Record<string, unknown>;
+}
+
+/** The extensions a module may have. */
+const MODULE_EXTENSIONS = new Set(['.ts', '.mts', '.js', '.mjs']);
+
+/** True when Node runs this process with type stripping (Node ≥ 22.18 has it on by default). */
+function stripsTypes(): boolean {
+  const features = process.features as { readonly typescript?: string | false };
+  return typeof features.typescript === 'string';
+}
+
+/** Why a `.ts` module cannot be imported, with what to do about it. */
+function typeStrippingMissing(path: string): UsageError {
+  return new UsageError(
+    `${path}: a TypeScript module is imported through Node's type stripping, which needs Node ≥ 22.18 (this is Node ${process.versions.node}${stripsTypes() ? '' : ', with it off'}); upgrade Node, or compile the module and pass the .js file`,
+  );
+}
+
+/** Duck-typed until the definitions' own guard is at hand: anything with a `crd()` method. */
+function isDefinition(value: unknown): value is { crd(): unknown } {
+  return typeof (value as { crd?: unknown } | null | undefined)?.crd === 'function';
+}
+
+/** The CRD a definition gives, checked to be one. */
+function crdOf(path: string, name: string, definition: { crd(): unknown }): Record<string, unknown> {
+  let crd: unknown;
+  try {
+    crd = definition.crd();
+  } catch (err) {
+    throw new UsageError(`${path}: export ${name}: crd() threw ${printable(err instanceof Error ? `${err.name}: ${err.message}` : String(err), { newlines: true })}`);
+  }
+  const o = crd as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown } } | null;
+  if (typeof o !== 'object' || o === null || o.apiVersion !== 'apiextensions.k8s.io/v1' || o.kind !== 'CustomResourceDefinition' || typeof o.metadata?.name !== 'string') {
+    throw new UsageError(`${path}: export ${name}: crd() did not return an apiextensions.k8s.io/v1 CustomResourceDefinition with a metadata.name`);
+  }
+  return crd as Record<string, unknown>;
+}
+
+/**
+ * Imports a module and returns the CustomResourceDefinition of every
+ * custom-resource definition it exports, by export name (in the module
+ * namespace's order, which is alphabetical). A definition exported under two
+ * names is given once, under its first name.
+ *
+ * @param path the module: `.ts`, `.mts`, `.js` or `.mjs`, relative to the working directory.
+ * @returns the definitions; never empty.
+ * @throws {UsageError} for a missing file, an unsupported extension, a `.ts` module on a Node without type stripping,
+ *   a module that fails to load, exports no definition, or exports two of the same CRD name.
+ */
+export async function loadCrdModule(path: string): Promise<CrdExport[]> {
+  const shown = printable(path);
+  const ext = extname(path).toLowerCase();
+  if (!MODULE_EXTENSIONS.has(ext)) throw new UsageError(`${shown}: expected a module ending in .ts, .mts, .js or .mjs`);
+  const file = resolve(path);
+  if (!existsSync(file)) throw new UsageError(`${shown}: no such file`);
+  const typescript = ext === '.ts' || ext === '.mts';
+  if (typescript && !stripsTypes()) throw typeStrippingMissing(shown);
+  let namespace: Record<string, unknown>;
+  try {
+    namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (err) {
+    const code = (err as { code?: unknown } | null)?.code;
+    if (typescript && code === 'ERR_UNKNOWN_FILE_EXTENSION') throw typeStrippingMissing(shown);
+    const why = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    const hint = code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX' ? ' (type stripping erases types only: enums, namespaces and parameter properties need a compiled .js module)' : '';
+    throw new UsageError(`${shown}: the module did not load: ${printable(why, { newlines: true })}${hint}`);
+  }
+  const found: CrdExport[] = [];
+  const seen = new Set<unknown>();
+  const byCrdName = new Map<string, string>();
+  for (const [name, value] of Object.entries(namespace)) {
+    if (!isDefinition(value) || seen.has(value)) continue;
+    seen.add(value);
+    const crd = crdOf(shown, name, value);
+    const crdName = (crd['metadata'] as { name: string }).name;
+    const other = byCrdName.get(crdName);
+    if (other !== undefined) throw new UsageError(`${shown}: exports ${other} and ${name} both define ${printable(crdName)}; export each custom resource once`);
+    byCrdName.set(crdName, name);
+    found.push({ name, crd });
+  }
+  if (found.length === 0) {
+    const names = Object.keys(namespace);
+    throw new UsageError(
+      `${shown} exports no custom-resource definition (a value made by customResource(), with a crd() method); its exports: ${names.length === 0 ? 'none' : names.map((n) => printable(n)).join(', ')}`,
+    );
+  }
+  return found;
+}

@@ -1,0 +1,173 @@
+/**
+ * `rxkube crd install <module|file>`: server-side apply of each CRD under the
+ * field manager `rxkube`, then an informer on CustomResourceDefinitions until
+ * every one is `Established`, each named as it becomes so; a CRD whose names
+ * are refused, or that is being deleted, fails at once with the condition's
+ * reason and message, and the wait is bounded (semantics CR-84…CR-88).
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Subscription } from 'rxjs';
+import { objectClient } from '../client/objectClient.js';
+import { printable } from '../errors/printable.js';
+import { informer } from '../informer/informer.js';
+import { kubeSource } from '../sources/kubeSource.js';
+import type { InformerEvent } from '../informer/InformerEvent.js';
+import { timerDelay } from '../options/timerDelay.js';
+import { unwrapTombstone } from '../store/index.js';
+import type { KubeObject } from '../store/types.js';
+import { duration } from './columns.js';
+import { loadCrdModule } from './crdExports.js';
+import { readCrdFile } from './crdManifest.js';
+import { writeText } from './terminal.js';
+
+const CRDS = 'apiextensions.k8s.io/v1/customresourcedefinitions';
+
+/** One condition of a CRD's status, as the server writes it. */
+interface Condition {
+  readonly type?: unknown;
+  readonly status?: unknown;
+  readonly reason?: unknown;
+  readonly message?: unknown;
+}
+
+type Crd = KubeObject & { readonly status?: { readonly conditions?: readonly Condition[] } };
+
+/**
+ * The CRDs a path gives: a module's exported definitions, or the documents of a YAML or JSON file.
+ *
+ * @param path a `.ts`/`.mts`/`.js`/`.mjs` module or a `.yaml`/`.yml`/`.json` file.
+ * @returns the CRDs.
+ */
+export async function crdsFrom(path: string): Promise<Record<string, unknown>[]> {
+  return /\.(m?ts|m?js)$/i.test(path) ? (await loadCrdModule(path)).map((e) => e.crd) : readCrdFile(path);
+}
+
+/** `NamesAccepted False (PluralConflict): "…"`: a condition as the command names it, escaped. */
+export function describeCondition(c: Condition): string {
+  const reason = typeof c.reason === 'string' && c.reason !== '' ? ` (${printable(c.reason)})` : '';
+  const message = typeof c.message === 'string' && c.message !== '' ? `: ${printable(JSON.stringify(c.message.slice(0, 500)))}` : '';
+  return `${printable(String(c.type))} ${printable(String(c.status))}${reason}${message}`;
+}
+
+/**
+ * Where a CRD stands: established, failed for good (its names refused, or
+ * it is being deleted), or still pending with the conditions that say why.
+ *
+ * @param crd the CRD as the server has it.
+ * @returns the verdict and, unless established, the conditions that explain it.
+ */
+export function crdState(crd: Crd): { readonly state: 'established' | 'failed' | 'pending'; readonly why: string } {
+  const conditions = Array.isArray(crd.status?.conditions) ? crd.status.conditions : [];
+  const of = (type: string): Condition | undefined => conditions.find((c) => c.type === type);
+  if (of('Established')?.status === 'True') return { state: 'established', why: '' };
+  const names = of('NamesAccepted');
+  if (names?.status === 'False') return { state: 'failed', why: describeCondition(names) };
+  const terminating = of('Terminating');
+  if (terminating?.status === 'True' || crd.metadata?.deletionTimestamp !== undefined) {
+    return { state: 'failed', why: terminating === undefined ? 'it is being deleted' : describeCondition(terminating) };
+  }
+  const notTrue = conditions.filter((c) => c.status !== 'True');
+  return { state: 'pending', why: notTrue.length === 0 ? 'no conditions yet' : notTrue.map(describeCondition).join('; ') };
+}
+
+/** Options of {@link installCrds}. */
+export interface InstallOptions {
+  /** Take over fields another manager owns (`kubectl apply --server-side --force-conflicts`). */
+  readonly force: boolean;
+  /** ms to wait for every CRD to be Established. */
+  readonly timeoutMs: number;
+  readonly out: NodeJS.WritableStream;
+  readonly err: NodeJS.WritableStream;
+}
+
+/**
+ * Applies the CRDs and waits until each is Established.
+ *
+ * @param kc the cluster.
+ * @param crds the CRDs to apply.
+ * @param opts force, timeout and where to print.
+ * @returns the exit code: 0 when every CRD is Established, 1 otherwise.
+ */
+export async function installCrds(kc: KubeConfig, crds: readonly Record<string, unknown>[], opts: InstallOptions): Promise<number> {
+  const client = objectClient(kc, CRDS, { fieldManager: 'rxkube' });
+  const started = Date.now();
+  const pending = new Set<string>();
+  for (const crd of crds) {
+    const name = (crd['metadata'] as { name: string }).name;
+    try {
+      await client.apply(crd as never, { force: opts.force });
+    } catch (err) {
+      writeText(opts.err, `error: ${printable(`${name}: ${(err as Error).message}`, { newlines: true })}\n`);
+      return 1;
+    }
+    writeText(opts.out, `customresourcedefinition ${printable(name)} applied\n`);
+    pending.add(name);
+  }
+  return waitEstablished(kc, pending, started, opts);
+}
+
+/**
+ * Watches CRDs until every pending one is Established, one fails (names refused, deleted, being deleted), or
+ * the time is up; prints each as it is established.
+ *
+ * @param kc the cluster.
+ * @param pending the CRD names still to be Established (emptied as they are).
+ * @param started when the first apply was sent, for the times printed.
+ * @param opts timeout and where to print.
+ * @returns the exit code.
+ */
+export function waitEstablished(kc: KubeConfig, pending: Set<string>, started: number, opts: InstallOptions): Promise<number> {
+  const seen = new Map<string, Crd>();
+  let lastError: Error | undefined;
+  const crds = informer(kubeSource(kc, CRDS), { name: 'crd install', onError: (e) => (lastError = e) });
+  return new Promise<number>((resolve) => {
+    let subscription: Subscription | undefined;
+    let done = false;
+    const finish = (code: number): void => {
+      done = true;
+      clearTimeout(timer);
+      subscription?.unsubscribe();
+      resolve(code);
+    };
+    const timer = setTimeout(() => {
+      const why = [...pending].map((name) => {
+        const crd = seen.get(name);
+        return `${printable(name)}: ${crd === undefined ? 'not seen' : crdState(crd).why}`;
+      });
+      const error = lastError === undefined ? '' : `; last error: ${printable(lastError.message, { newlines: true })}`;
+      writeText(opts.err, `error: not Established within ${duration(opts.timeoutMs)}: ${why.join('; ')}${error}\n`);
+      finish(1);
+    }, timerDelay(opts.timeoutMs));
+    const onEvent = (e: InformerEvent<KubeObject>): void => {
+      if (done) return;
+      const crd = unwrapTombstone(e.obj) as Crd | undefined;
+      const name = crd?.metadata?.name;
+      if (crd === undefined || name === undefined || !pending.has(name)) return;
+      if (e.type === 'delete') {
+        writeText(opts.err, `error: ${printable(name)} was deleted while waiting for it to be Established\n`);
+        finish(1);
+        return;
+      }
+      seen.set(name, crd);
+      const { state, why } = crdState(crd);
+      if (state === 'pending') return;
+      if (state === 'failed') {
+        writeText(opts.err, `error: ${printable(name)} is not Established: ${why}\n`);
+        finish(1);
+        return;
+      }
+      pending.delete(name);
+      writeText(opts.out, `customresourcedefinition ${printable(name)} established (${duration(Date.now() - started)})\n`);
+      if (pending.size === 0) finish(0);
+    };
+    subscription = crds.subscribe({
+      next: onEvent,
+      // An error that ends the informer (one retrying cannot heal) ends the wait with it.
+      error: (err: unknown) => {
+        writeText(opts.err, `error: watching CustomResourceDefinitions failed: ${printable(err instanceof Error ? err.message : String(err), { newlines: true })}\n`);
+        finish(1);
+      },
+    });
+    if (done) subscription.unsubscribe();
+  });
+}

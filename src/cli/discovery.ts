@@ -1,0 +1,154 @@
+/**
+ * The resources a server serves, as discovery lists them, and kubectl's way
+ * of naming one: plural, singular, short name or kind, alone or followed by
+ * its group (`websites`, `website`, `ws`, `websites.example.com`). A name
+ * that matches nothing is an error listing the close names the server does
+ * serve (semantics CR-103…CR-106).
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { sendJson } from '../client/request.js';
+import { printable } from '../errors/printable.js';
+import { plainHttpAllowed } from '../sources/http.js';
+import { UsageError } from './usage.js';
+
+/** One resource a server serves, in its group's preferred version. */
+export interface ServedResource {
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly singular: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  readonly shortNames: readonly string[];
+}
+
+/** How long one discovery request may take. */
+const DISCOVERY_TIMEOUT_MS = 15_000;
+
+/** Groups asked for at once. */
+const PARALLEL = 8;
+
+interface ApiResource {
+  readonly name?: unknown;
+  readonly singularName?: unknown;
+  readonly kind?: unknown;
+  readonly namespaced?: unknown;
+  readonly shortNames?: unknown;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The resources of one group version (sub-resources such as `pods/status` left out). */
+async function resourcesOf(kc: KubeConfig, base: string, group: string, version: string): Promise<ServedResource[]> {
+  const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+  const list = await sendJson<{ resources?: unknown }>(kc, { verb: 'GET', url: `${base}${path}`, what: `discovery ${path}`, body: undefined, signal: undefined, timeoutMs: DISCOVERY_TIMEOUT_MS });
+  const resources = Array.isArray(list.resources) ? (list.resources as ApiResource[]) : [];
+  return resources
+    .filter((r) => typeof r?.name === 'string' && !r.name.includes('/'))
+    .map((r) => ({
+      group,
+      version,
+      plural: str(r.name),
+      singular: str(r.singularName) || str(r.kind).toLowerCase(),
+      kind: str(r.kind),
+      namespaced: r.namespaced === true,
+      shortNames: Array.isArray(r.shortNames) ? r.shortNames.filter((n): n is string => typeof n === 'string') : [],
+    }));
+}
+
+/**
+ * Every resource the server serves, core group first, each group in its preferred version.
+ *
+ * @param kc the cluster.
+ * @returns the resources, in discovery's order.
+ */
+export async function discoverResources(kc: KubeConfig): Promise<ServedResource[]> {
+  const auth = plainHttpAllowed(kc);
+  const server = kc.getCurrentCluster()?.server;
+  if (server === undefined) throw new UsageError('the kubeconfig has no current cluster');
+  const base = server.replace(/\/+$/, '');
+  const groups = await sendJson<{ groups?: unknown }>(auth, { verb: 'GET', url: `${base}/apis`, what: 'discovery /apis', body: undefined, signal: undefined, timeoutMs: DISCOVERY_TIMEOUT_MS });
+  const wanted: [string, string][] = [['', 'v1']];
+  for (const g of Array.isArray(groups.groups) ? (groups.groups as { name?: unknown; preferredVersion?: { version?: unknown } }[]) : []) {
+    const version = str(g?.preferredVersion?.version);
+    if (typeof g?.name === 'string' && version !== '') wanted.push([g.name, version]);
+  }
+  const found: ServedResource[][] = [];
+  for (let i = 0; i < wanted.length; i += PARALLEL) {
+    found.push(...(await Promise.all(wanted.slice(i, i + PARALLEL).map(([group, version]) => resourcesOf(auth, base, group, version)))));
+  }
+  return found.flat();
+}
+
+/** The names a resource answers to, lower case. */
+function namesOf(r: ServedResource): string[] {
+  return [r.plural, r.singular, ...r.shortNames, r.kind].map((n) => n.toLowerCase()).filter((n) => n !== '');
+}
+
+/**
+ * The served resource a name means, as kubectl reads it: the whole name as a
+ * plural, singular, short name or kind; else the part before the first dot
+ * as one of those and the rest as the group.
+ *
+ * @param name what the user typed.
+ * @param served the resources discovery lists.
+ * @returns the resource, or undefined.
+ */
+export function matchResource(name: string, served: readonly ServedResource[]): ServedResource | undefined {
+  const lower = name.toLowerCase();
+  const whole = served.find((r) => namesOf(r).includes(lower));
+  if (whole !== undefined) return whole;
+  const dot = lower.indexOf('.');
+  if (dot <= 0) return undefined;
+  const [resource, group] = [lower.slice(0, dot), lower.slice(dot + 1)];
+  return served.find((r) => r.group === group && namesOf(r).includes(resource));
+}
+
+/** Edit distance, for "did you mean". */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row.push(Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    prev = row;
+  }
+  return prev[b.length] as number;
+}
+
+/**
+ * Served resources whose names are close to `name` (within two edits, or one
+ * starting with the other), as `plural.group`, closest first, at most five.
+ *
+ * @param name what the user typed.
+ * @param served the resources discovery lists.
+ * @returns the suggestions.
+ */
+export function closeNames(name: string, served: readonly ServedResource[]): string[] {
+  const lower = name.toLowerCase().split('.')[0] ?? '';
+  const scored = served
+    .map((r) => {
+      const best = Math.min(...namesOf(r).map((n) => (n.startsWith(lower) || lower.startsWith(n) ? Math.min(1, distance(lower, n)) : distance(lower, n))));
+      return { full: r.group === '' ? r.plural : `${r.plural}.${r.group}`, best };
+    })
+    .filter((s) => s.best <= 2 && lower.length > 1);
+  scored.sort((a, b) => a.best - b.best || a.full.localeCompare(b.full));
+  return [...new Set(scored.map((s) => s.full))].slice(0, 5);
+}
+
+/**
+ * Resolves a name through discovery, or throws a usage error saying what the
+ * server serves instead.
+ *
+ * @param kc the cluster.
+ * @param name what the user typed (`websites`, `ws`, `websites.example.com`).
+ * @returns the resource.
+ * @throws {UsageError} when the server serves nothing by that name.
+ */
+export async function resolveServed(kc: KubeConfig, name: string): Promise<ServedResource> {
+  const served = await discoverResources(kc);
+  const found = matchResource(name, served);
+  if (found !== undefined) return found;
+  const close = closeNames(name, served);
+  const suggestion = close.length === 0 ? '' : ` did you mean ${close.map((n) => printable(n)).join(', ')}?`;
+  throw new UsageError(`the server serves no resource ${JSON.stringify(printable(name))}:${suggestion} is the CRD installed?`);
+}
