@@ -34,9 +34,13 @@ function typeStrippingMissing(path: string): UsageError {
   );
 }
 
-/** Duck-typed until the definitions' own guard is at hand: anything with a `crd()` method. */
+/**
+ * Anything shaped like a definition: a `crd()` method beside its kind. Not `isCustomResource`,
+ * which knows only the definitions of this copy of rxkube: the module may resolve 'rxkube' to another.
+ */
 function isDefinition(value: unknown): value is { crd(): unknown } {
-  return typeof (value as { crd?: unknown } | null | undefined)?.crd === 'function';
+  const v = value as { crd?: unknown; kind?: unknown } | null | undefined;
+  return typeof v?.crd === 'function' && typeof v.kind === 'string';
 }
 
 /** The CRD a definition gives, checked to be one. */
