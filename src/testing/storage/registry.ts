@@ -36,6 +36,14 @@ export class ResourceRegistry {
     this.#storage.addResource(type);
   }
 
+  /** Stops serving a resource (its CRD was deleted); its storage table stays, empty, for history. */
+  remove(id: string): void {
+    const type = this.#byId.get(id);
+    if (type === undefined) return;
+    this.#byId.delete(id);
+    this.#byPath.delete(`${type.group}|${type.version}|${type.plural}`);
+  }
+
   /** Registers a definition; the same one twice is harmless, a different one under the same name throws. */
   register(def: ResourceDefinition): string {
     const type = toResourceType(def);

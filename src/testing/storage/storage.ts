@@ -32,7 +32,8 @@ export interface WriteHooks {
 export type { Snapshot } from './storageKeys.js';
 
 interface Table {
-  readonly type: ResourceType;
+  /** Replaced when a CRD's update redefines the resource; the objects stay. */
+  type: ResourceType;
   readonly objects: Map<string, StoredObject>;
   /** Sorted keys, rebuilt lazily after a key appears or disappears; pages binary-search it. */
   sorted: string[] | undefined;
@@ -82,8 +83,24 @@ export class Storage {
     return n;
   }
 
+  /** Adds a resource's table, or gives an existing one its new definition (a CRD's update), keeping its objects. */
   addResource(type: ResourceType): void {
-    if (!this.#tables.has(type.id)) this.#tables.set(type.id, { type, objects: new Map(), sorted: undefined });
+    const table = this.#tables.get(type.id);
+    if (table === undefined) this.#tables.set(type.id, { type, objects: new Map(), sorted: undefined });
+    else table.type = type;
+  }
+
+  /**
+   * Rewrites stored objects in place, keeping their resourceVersions and
+   * writing no event: what a read would decode them as (a CRD's new
+   * defaults), stored so every later read sees it.
+   */
+  rewriteInPlace(type: ResourceType, rewrite: (obj: Record<string, unknown>) => Record<string, unknown>): void {
+    const table = this.#table(type);
+    for (const [key, o] of table.objects) {
+      const next = rewrite(JSON.parse(o.json) as Record<string, unknown>);
+      if (!jsonEqual(next, o.obj)) table.objects.set(key, makeStored(next, o.rv, key, o.namespace, o.name));
+    }
   }
 
   #table(type: ResourceType): Table {
@@ -129,7 +146,7 @@ export class Storage {
     const rv = this.#rv + 1;
     const { kind: _k, apiVersion: _a, metadata: _m, ...rest } = input;
     for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'managedFields']) delete meta[f];
-    const obj: Record<string, unknown> = {
+    let obj: Record<string, unknown> = {
       kind: type.kind,
       apiVersion: type.apiVersion,
       metadata: {
@@ -145,6 +162,7 @@ export class Storage {
     };
     if (ns === '') delete (obj['metadata'] as Record<string, unknown>)['namespace'];
     type.defaults?.(obj);
+    if (type.admit !== undefined) obj = type.admit(obj, undefined);
     const objMeta = obj['metadata'] as Record<string, unknown>;
     setManagedFields(objMeta, hooks?.managedFields?.(undefined, obj));
     type.validate?.(obj);
@@ -210,7 +228,6 @@ export class Storage {
       newMeta['resourceVersion'] = String(old.rv);
       next = { kind: type.kind, apiVersion: type.apiVersion, metadata: newMeta, ...rest };
       nextMeta = newMeta;
-      if (!specEqual(old.obj, next)) newMeta['generation'] = (Number(oldMeta['generation']) || 0) + 1;
       if (oldMeta['deletionTimestamp'] !== undefined) {
         const added = finalizers(newMeta).filter((f) => !finalizers(oldMeta).includes(f));
         if (added.length > 0) {
@@ -218,6 +235,13 @@ export class Storage {
         }
       }
     }
+    if (type.admit !== undefined) {
+      next = type.admit(next, old.obj);
+      // Admission hands back its own copy; the metadata stamped below is that copy's.
+      nextMeta = { ...(next['metadata'] as Record<string, unknown>) };
+      next['metadata'] = nextMeta;
+    }
+    if (subresource !== 'status' && !specEqual(old.obj, next)) nextMeta['generation'] = (Number(oldMeta['generation']) || 0) + 1;
     if (hooks?.managedFields !== undefined) setManagedFields(nextMeta, hooks.managedFields(old.obj, next));
     if (jsonEqual(old.obj, next)) return old;
     type.validate?.(next);

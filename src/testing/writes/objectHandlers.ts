@@ -197,8 +197,10 @@ export async function objectAnswer(
       const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
       const write = { params: writeParams(q, req, 'PatchOptions', contentType === APPLY), time };
       const body = await readBody(req);
+      const existed = storage.get(type, namespace, name) !== undefined;
       const stored = applyPatch(storage, type, namespace, name, contentType, body, sub, write);
-      return { code: 200, body: render(stored), object: stored };
+      // An apply that created the object answers 201 Created, as kube-apiserver does.
+      return { code: existed ? 200 : 201, body: render(stored), object: stored };
     }
     case 'delete': {
       const { dryRun } = writeParams(q, req, 'DeleteOptions', false);
