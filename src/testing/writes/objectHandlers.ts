@@ -12,6 +12,7 @@ import { badRequest, notFound, StatusError } from '../server/status.js';
 import type { Preconditions, Storage, WriteHooks } from '../storage/storage.js';
 import { pathNotFound, type Target } from '../server/target.js';
 import { writeParams, type WriteParams } from './writeParams.js';
+import { scaleAnswer } from './scale.js';
 
 type AnyObject = Record<string, unknown>;
 
@@ -165,6 +166,10 @@ export async function objectAnswer(
   const name = target.name as string;
   const sub = statusOnly(target);
   const time = timestamp(Date.now());
+  if (target.subresource === 'scale') {
+    if (verb !== 'get' && verb !== 'update' && verb !== 'patch') throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    return scaleAnswer(ctx, verb, target, req, () => readBody(req), q);
+  }
   switch (verb) {
     case 'get': {
       const o = storage.get(type, namespace, name);
