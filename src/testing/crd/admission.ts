@@ -1,17 +1,15 @@
-import { admitCustomObject, checkStructural, defaultCustomObject, type FieldCause } from './schema/index.js';
+import { admitCustomObject, checkStructural, defaultCustomObject, type StructuralSchemaInput } from './schema/index.js';
+import type { FieldCause } from '../server/status.js';
 
 // The one place the serving side meets the schema side (validation, defaults, pruning, CEL), so the two
 // stay apart: serving decides when an object is admitted and how a refusal is answered, the schema side
 // what is wrong with it.
 
-/** One field error of a 422 Invalid. */
-export type { FieldCause };
-
 type AnyObject = Record<string, unknown>;
 
-/** The version's schema as the schema side takes it; a CRD version without one admits anything. */
-function schemaOf(schema: AnyObject | undefined): AnyObject {
-  return schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+/** The version's schema as the schema side takes it (the CRD's JSON, which it checks); a version without one admits anything. */
+function schemaOf(schema: AnyObject | undefined): StructuralSchemaInput {
+  return (schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }) as unknown as StructuralSchemaInput;
 }
 
 /**
@@ -24,10 +22,32 @@ export function admit(schema: AnyObject | undefined, obj: AnyObject, old: AnyObj
 
 /** The defaults a stored object gets when read, for schemas that gained defaults after it was written. */
 export function defaultOnRead(schema: AnyObject | undefined, obj: AnyObject): AnyObject {
-  return schema === undefined ? obj : defaultCustomObject(schema, obj);
+  return schema === undefined ? obj : defaultCustomObject(schemaOf(schema), obj);
 }
 
-/** Why a version's schema is not structural, one message each (none: it is). */
-export function structuralErrors(schema: AnyObject): readonly string[] {
-  return checkStructural(schema);
+/**
+ * Why a version's schema is not structural, as field errors under `at` (the
+ * version's `schema` field): each `openAPIV3Schema…: <message>` line of the
+ * schema side becomes a cause with kube-apiserver's reason for its message.
+ */
+export function structuralCauses(schema: AnyObject, at: string): FieldCause[] {
+  return checkStructural(schemaOf(schema)).map((line) => {
+    const m = /^(openAPIV3Schema\S*): (.*)$/s.exec(line);
+    const field = m === null ? `${at}.openAPIV3Schema` : `${at}.${m[1] as string}`;
+    const message = m === null ? line : (m[2] as string);
+    return { reason: reasonOf(message), field, message };
+  });
+}
+
+const REASONS: readonly (readonly [string, string])[] = [
+  ['Required value', 'FieldValueRequired'],
+  ['Forbidden', 'FieldValueForbidden'],
+  ['Unsupported value', 'FieldValueNotSupported'],
+  ['Duplicate value', 'FieldValueDuplicate'],
+  ['Invalid value', 'FieldValueInvalid'],
+];
+
+/** The reason field.Error gives a message, by the words it starts with. */
+function reasonOf(message: string): string {
+  return REASONS.find(([prefix]) => message.startsWith(prefix))?.[1] ?? 'FieldValueInvalid';
 }

@@ -1,5 +1,5 @@
-import type { FieldCause } from './admission.js';
-import { structuralErrors } from './admission.js';
+import { structuralCauses } from './admission.js';
+import type { FieldCause } from '../server/status.js';
 
 // What kube-apiserver's apiextensions validation refuses in a CustomResourceDefinition, reduced to what
 // decides whether the simulator can serve it: names, group, scope, versions, schemas, printer columns,
@@ -109,7 +109,7 @@ function checkVersions(causes: FieldCause[], spec: AnyObject): void {
     if (v['storage'] === true) storage++;
     const schema = isRecord(v['schema']) ? v['schema']['openAPIV3Schema'] : undefined;
     if (!isRecord(schema)) causes.push(required(`${at}.schema.openAPIV3Schema`, 'schemas are required'));
-    else for (const why of structuralErrors(schema)) causes.push({ reason: 'FieldValueInvalid', field: `${at}.schema.openAPIV3Schema`, message: why });
+    else causes.push(...structuralCauses(schema, `${at}.schema`));
     checkColumns(causes, `${at}.additionalPrinterColumns`, v['additionalPrinterColumns']);
     checkScale(causes, `${at}.subresources.scale`, isRecord(v['subresources']) ? v['subresources']['scale'] : undefined);
   }
