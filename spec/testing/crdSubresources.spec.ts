@@ -130,7 +130,7 @@ describe('the Table form', () => {
 });
 
 describe('deleting the CRD', () => {
-  it('deletes its objects (watchers see DELETED), then the resource is no longer served', async () => {
+  it('deletes its objects (watchers see DELETED and then the end), then the resource is no longer served', async () => {
     await server.create('example.com/v1/websites', website('a'));
     await server.create('example.com/v1/websites', website('b'));
     const watch = await WireWatch.open(`${server.url}/apis/example.com/v1/websites?watch=true&resourceVersion=${server.stats.resourceVersion}`);
@@ -144,6 +144,8 @@ describe('deleting the CRD', () => {
         ['DELETED', 'a'],
         ['DELETED', 'b'],
       ]);
+      // The resource is no longer served: its watches end cleanly, after their DELETED events.
+      expect(await watch.waitForEnd()).toBe('end');
       await waitFor(async () => (await request(`${server.url}${CRDS}/websites.example.com`)).status === 404, 'the CRD gone');
       expect((await request(`${server.url}${WEBSITES}`)).status).toBe(404);
       expect((await request(`${server.url}/apis/example.com/v1`)).status).toBe(404);

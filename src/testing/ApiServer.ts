@@ -115,7 +115,7 @@ export class ApiServer extends StorageApi {
     });
     const registry = new ResourceRegistry(storage);
     lifecycle = new NamespaceLifecycle(storage, registry);
-    crds = new CrdController(storage, registry);
+    crds = new CrdController(storage, registry, (id) => hub.endResource(id));
     lifecycle.finishedBy(crds.type.id, CrdController.terminatingMark);
     super(storage, registry, lifecycle);
     this.#faults = faults;

@@ -49,10 +49,13 @@ export class CrdController {
   readonly #scheduled = new Set<string>();
   // Set by the server's close(): pending passes then do nothing.
   #stopped = false;
+  // Told of a resource no longer served, so its open watches end.
+  readonly #removed: (id: string) => void;
 
-  constructor(storage: Storage, registry: ResourceRegistry) {
+  constructor(storage: Storage, registry: ResourceRegistry, removed: (id: string) => void) {
     this.#storage = storage;
     this.#registry = registry;
+    this.#removed = removed;
     this.type = crdResourceType();
     registry.add(this.type);
   }
@@ -124,7 +127,7 @@ export class CrdController {
     if (inst === undefined) this.#installed.set(name, (inst = { ids: new Set(), signature, terminating: false }));
     const record = inst;
     const types = names.plural === '' ? [] : customResourceTypes(crd, names, { terminating: () => record.terminating });
-    for (const id of inst.ids) if (!types.some((t) => t.id === id)) this.#registry.remove(id);
+    for (const id of inst.ids) if (!types.some((t) => t.id === id)) this.#remove(id);
     const schemas = new Map(versionsOf(specOf(crd)).map((v) => [v['name'], isRecord(v['schema']) ? (v['schema']['openAPIV3Schema'] as AnyObject | undefined) : undefined]));
     for (const t of types) {
       this.#registry.add(t);
@@ -139,8 +142,13 @@ export class CrdController {
   #uninstall(name: string): void {
     const inst = this.#installed.get(name);
     if (inst === undefined) return;
-    for (const id of inst.ids) this.#registry.remove(id);
+    for (const id of inst.ids) this.#remove(id);
     this.#installed.delete(name);
+  }
+
+  #remove(id: string): void {
+    this.#registry.remove(id);
+    this.#removed(id);
   }
 
   /**

@@ -348,6 +348,11 @@ export class WatchHub {
     for (const set of this.#byResource.values()) for (const w of set) if (w.bookmarks) w.bookmark(rv);
   }
 
+  /** Ends every watch of one resource cleanly, its queued lines first (the resource is no longer served). */
+  endResource(id: string): void {
+    for (const w of [...(this.#byResource.get(id) ?? [])]) w.end();
+  }
+
   /** Ends every watch cleanly (`destroy`: drops them instead). */
   closeAll(destroy: boolean): void {
     const all: Watcher[] = [];
