@@ -32,7 +32,8 @@ export type { ResourceName } from './storage/registry.js';
  * resourceVersion and an event log), serves the REST verbs with
  * kube-apiserver's Status errors, paged and consistent lists, watches with
  * bookmarks and selectors, metadata-only responses (PartialObjectMetadata),
- * and scriptable faults. See the README beside this file for how it
+ * CustomResourceDefinitions (served, validated, with their subresources and
+ * printer columns) and scriptable faults. See the README beside this file for how it
  * differs from a real kube-apiserver.
  *
  * ## Example
@@ -287,9 +288,11 @@ export class ApiServer extends StorageApi {
   }
 
   /**
-   * Serves a custom resource from now on (as if its CRD had been created).
-   * Registering the same definition twice is harmless; a different one under
-   * the same name throws.
+   * Serves a custom resource from now on, by its names alone: no schema, no
+   * printer columns, no scale subresource. To serve a CRD as kube-apiserver
+   * does, create it (`apiextensions.k8s.io/v1/customresourcedefinitions`)
+   * or pass it in the `crds` option. Registering the same definition twice
+   * is harmless; a different one under the same name throws.
    *
    * ## Example
    * ```ts
