@@ -107,6 +107,22 @@ describe('the Table form', () => {
     expect(one.json.rows.map((r: any) => r.cells[0])).toEqual(['shop']);
   });
 
+  it('prints each watch event as a one-row Table, the column definitions in the first', async () => {
+    const watch = await WireWatch.open(`${server.url}${WEBSITES}?watch=true`, { accept: TABLE });
+    try {
+      await server.create('example.com/v1/websites', website('blog', { image: 'nginx', replicas: 3 }));
+      const blog = server.get<any>('example.com/v1/websites', 'default', 'blog');
+      await server.update('example.com/v1/websites', { ...blog, spec: { ...blog.spec, replicas: 4 } });
+      await watch.waitForLines(2);
+      expect(watch.events.map((e) => [e.type, e.object.kind, e.object.columnDefinitions.length, e.object.rows.map((r: any) => r.cells)])).toEqual([
+        ['ADDED', 'Table', 4, [['blog', 3, null, 'nginx']]],
+        ['MODIFIED', 'Table', 0, [['blog', 4, null, 'nginx']]],
+      ]);
+    } finally {
+      watch.close();
+    }
+  });
+
   it('prints Name and Age when the CRD gives no columns', async () => {
     await using other = await startApiServer({ crds: [websiteCrd({ columns: undefined })] });
     await other.create('example.com/v1/websites', website('blog'));

@@ -10,7 +10,7 @@ import type { AuditEvent } from '../options.js';
 import { acceptsGzip, sendJson, sendStatus, type Cut } from './respond.js';
 import { DirectSink, TrickleSink, type Sink } from './sink.js';
 import { StatusError } from './status.js';
-import { tableJson } from './table.js';
+import { tableJson, TableSink } from './table.js';
 import { parsePath, verbOf, type Target } from './target.js';
 import { injectedError } from '../watch/watch.js';
 import { serveWatch } from '../watch/watchServing.js';
@@ -123,7 +123,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
       return;
     case 'watch':
       req.resume();
-      serveWatch(ctx, target, q, res, sink, watchView(convert));
+      serveWatch(ctx, target, q, res, convert?.kind === 'Table' ? new TableSink(sink, target.type, convert.apiVersion) : sink, watchView(convert));
       return;
     default: {
       const answer = await objectAnswer(ctx, verb, target, req, convert, q);

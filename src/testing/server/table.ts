@@ -1,6 +1,7 @@
 import { evaluate, parseJsonPath } from '../crd/jsonPath.js';
 import type { MetaVersion } from './negotiate.js';
 import type { PrinterColumn, ResourceType } from '../storage/resources.js';
+import type { Sink } from './sink.js';
 
 type AnyObject = Record<string, unknown>;
 
@@ -77,4 +78,54 @@ export function age(then: number, now: number): string {
   const y = Math.floor(d / 365);
   if (y < 8) return d % 365 === 0 ? `${y}y` : `${y}y${d % 365}d`;
   return `${y}y`;
+}
+
+/**
+ * A watch's sink that prints each object event as a one-row Table, the
+ * column definitions in the first only, as kube-apiserver streams a watch
+ * asked for `as=Table`. Bookmarks, errors and lines cut by a fault pass
+ * through as they are.
+ */
+export class TableSink implements Sink {
+  readonly #inner: Sink;
+  readonly #type: ResourceType;
+  readonly #view: MetaVersion;
+  // Column definitions go out once, with the first event.
+  #first = true;
+
+  constructor(inner: Sink, type: ResourceType, view: MetaVersion) {
+    this.#inner = inner;
+    this.#type = type;
+    this.#view = view;
+  }
+
+  write(chunk: string | Buffer): void {
+    this.#inner.write(typeof chunk === 'string' ? this.#print(chunk) : chunk);
+  }
+
+  end(): void {
+    this.#inner.end();
+  }
+
+  writeThenReset(chunk: string): void {
+    this.#inner.writeThenReset(this.#print(chunk));
+  }
+
+  #print(chunk: string): string {
+    return chunk
+      .split('\n')
+      .map((line) => {
+        const m = /^\{"type":"(ADDED|MODIFIED|DELETED)","object":(.*)\}$/s.exec(line);
+        if (m === null) return line;
+        try {
+          const table = JSON.parse(tableJson(this.#type, m[2] as string, this.#view)) as AnyObject;
+          if (!this.#first) table['columnDefinitions'] = [];
+          this.#first = false;
+          return `{"type":"${m[1] as string}","object":${JSON.stringify(table)}}`;
+        } catch {
+          return line;
+        }
+      })
+      .join('\n');
+  }
 }
