@@ -68,6 +68,35 @@ describe('creating a CRD', () => {
     expect(group.json).toMatchObject({ kind: 'APIGroup', name: 'example.com', preferredVersion: { groupVersion: 'example.com/v2', version: 'v2' } });
   });
 
+  it('serves every version from one store, each object in the apiVersion it is read through', async () => {
+    const crd = websiteCrd();
+    crd.spec.versions.push({ ...crd.spec.versions[0], name: 'v1beta1', storage: false });
+    await request(`${server.url}${CRDS}`, { method: 'POST', body: crd });
+    await established('websites.example.com');
+    const beta = `${server.url}/apis/example.com/v1beta1/namespaces/default/websites`;
+    const watch = await WireWatch.open(`${beta}?watch=true`);
+    try {
+      const created = await request(`${server.url}${WEBSITES}`, { method: 'POST', body: website('blog') });
+      expect(created.json.apiVersion).toBe('example.com/v1');
+      const read = await request(`${beta}/blog`);
+      expect(read.json).toMatchObject({ apiVersion: 'example.com/v1beta1', kind: 'Website', metadata: { name: 'blog', uid: created.json.metadata.uid } });
+      expect((await request(beta)).json).toMatchObject({ apiVersion: 'example.com/v1beta1', kind: 'WebsiteList', items: [{ apiVersion: 'example.com/v1beta1' }] });
+      // Written back through v1beta1 as read through v1: accepted, stored in the storage version.
+      const updated = await request(`${beta}/blog`, { method: 'PUT', body: { ...created.json, spec: { image: 'httpd', replicas: 1 } } });
+      expect(updated.status).toBe(200);
+      expect(updated.json.apiVersion).toBe('example.com/v1beta1');
+      expect(server.get<any>('example.com/v1/websites', 'default', 'blog')).toMatchObject({ apiVersion: 'example.com/v1', spec: { image: 'httpd' } });
+      expect(server.get<any>('example.com/v1beta1/websites', 'default', 'blog')?.apiVersion).toBe('example.com/v1beta1');
+      await watch.waitForLines(2);
+      expect(watch.events.map((e) => [e.type, e.object.apiVersion, e.object.spec.image])).toEqual([
+        ['ADDED', 'example.com/v1beta1', 'nginx'],
+        ['MODIFIED', 'example.com/v1beta1', 'httpd'],
+      ]);
+    } finally {
+      watch.close();
+    }
+  });
+
   it('lists the resource in discovery with its names, verbs and subresources', async () => {
     await request(`${server.url}${CRDS}`, { method: 'POST', body: websiteCrd() });
     await established('websites.example.com');

@@ -24,6 +24,8 @@ const deleting = (o: AnyObject): boolean => metaOf(o)['deletionTimestamp'] !== u
 /** What one CRD has installed: the ids of its served resources and the generation they were built from. */
 interface Installed {
   ids: Set<string>;
+  /** The id of the store every version's objects are in. */
+  store: string | undefined;
   /** The generation and accepted names the resources were built from. */
   signature: string;
   terminating: boolean;
@@ -69,7 +71,7 @@ export class CrdController {
   observe(e: HistoryEvent): void {
     if (e.resource.id !== CRD_RESOURCE) {
       if (e.type !== 'DELETED') return;
-      for (const [name, inst] of this.#installed) if (inst.terminating && inst.ids.has(e.resource.id)) this.#schedule(name);
+      for (const [name, inst] of this.#installed) if (inst.terminating && inst.store === e.resource.id) this.#schedule(name);
       return;
     }
     const name = e.cur.name;
@@ -124,18 +126,20 @@ export class CrdController {
     const signature = JSON.stringify([metaOf(crd)['generation'], names]);
     let inst = this.#installed.get(name);
     if (inst?.signature === signature) return;
-    if (inst === undefined) this.#installed.set(name, (inst = { ids: new Set(), signature, terminating: false }));
+    if (inst === undefined) this.#installed.set(name, (inst = { ids: new Set(), store: undefined, signature, terminating: false }));
     const record = inst;
     const types = names.plural === '' ? [] : customResourceTypes(crd, names, { terminating: () => record.terminating });
     for (const id of inst.ids) if (!types.some((t) => t.id === id)) this.#remove(id);
-    const schemas = new Map(versionsOf(specOf(crd)).map((v) => [v['name'], isRecord(v['schema']) ? (v['schema']['openAPIV3Schema'] as AnyObject | undefined) : undefined]));
-    for (const t of types) {
-      this.#registry.add(t);
+    for (const t of types) this.#registry.add(t);
+    const store = types[0]?.storage;
+    if (store !== undefined) {
       // Objects written before the schema gained defaults read with them, as kube-apiserver defaults on read.
-      const schema = schemas.get(t.version);
-      this.#storage.rewriteInPlace(t, (obj) => defaultOnRead(schema, obj));
+      const storageVersion = versionsOf(specOf(crd)).find((v) => v['storage'] === true);
+      const schema = isRecord(storageVersion?.['schema']) ? (storageVersion['schema']['openAPIV3Schema'] as AnyObject | undefined) : undefined;
+      this.#storage.rewriteInPlace(store, (obj) => defaultOnRead(schema, obj));
     }
     inst.ids = new Set(types.map((t) => t.id));
+    inst.store = store?.id ?? inst.store;
     inst.signature = signature;
   }
 

@@ -66,7 +66,9 @@ export interface ServingState {
 }
 
 /**
- * The resources of a CRD's served versions under its accepted names. Every
+ * The resources of a CRD's served versions under its accepted names, all
+ * kept in one store (objects stay in the version they were written in and
+ * are served in the version read through). Every
  * write is admitted against the version's `openAPIV3Schema`; a refusal is
  * 422 `Invalid` naming `<Kind>.<group>`, a create into a terminating CRD
  * 405 `MethodNotAllowed`.
@@ -79,7 +81,14 @@ export function customResourceTypes(crd: AnyObject, names: Names, state: Serving
   const spec = specOf(crd);
   const group = String(spec['group']);
   const namespaced = spec['scope'] === 'Namespaced';
-  return versionsOf(spec)
+  const versions = versionsOf(spec);
+  const storageVersion = String(versions.find((v) => v['storage'] === true)?.['name']);
+  // One store for every version, named after the CRD so that it outlives a change of storage version.
+  const store: ResourceType = {
+    ...toResourceType({ group, version: storageVersion, plural: names.plural, kind: names.kind, listKind: names.listKind, namespaced }),
+    id: `${names.plural}.${group}`,
+  };
+  return versions
     .filter((v) => v['served'] === true)
     .map((v) => {
       const schema = isRecord(v['schema']) && isRecord(v['schema']['openAPIV3Schema']) ? v['schema']['openAPIV3Schema'] : undefined;
@@ -107,6 +116,7 @@ export function customResourceTypes(crd: AnyObject, names: Names, state: Serving
           },
           discovery: { singularName: names.singular, shortNames: names.shortNames, categories: names.categories },
           columns,
+          storage: store,
           ...(scale === undefined ? {} : { scale }),
         },
       );

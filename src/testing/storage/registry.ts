@@ -33,7 +33,7 @@ export class ResourceRegistry {
   add(type: ResourceType): void {
     this.#byId.set(type.id, type);
     this.#byPath.set(`${type.group}|${type.version}|${type.plural}`, type);
-    this.#storage.addResource(type);
+    this.#storage.addResource(type.storage ?? type);
   }
 
   /** Stops serving a resource (its CRD was deleted); its storage table stays, empty, for history. */

@@ -74,6 +74,11 @@ export interface ResourceType {
   readonly scale?: ScalePaths;
   /** The columns of the Table form, when the resource has them (custom resources). */
   readonly columns?: readonly PrinterColumn[];
+  /**
+   * The resource whose store holds this one's objects, for the versions of
+   * one CRD: objects are kept in the storage version and served in this one.
+   */
+  readonly storage?: ResourceType;
 }
 
 /** The names discovery lists for a custom resource. */
@@ -115,6 +120,7 @@ export interface ResourcePolicy {
   readonly discovery?: DiscoveryNames;
   readonly scale?: ScalePaths;
   readonly columns?: readonly PrinterColumn[];
+  readonly storage?: ResourceType;
 }
 
 const NAME_RE = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -167,6 +173,7 @@ export function toResourceType(def: ResourceDefinition, policy: ResourcePolicy =
     ...(policy.discovery === undefined ? {} : { discovery: policy.discovery }),
     ...(policy.scale === undefined ? {} : { scale: policy.scale }),
     ...(policy.columns === undefined ? {} : { columns: policy.columns }),
+    ...(policy.storage === undefined ? {} : { storage: policy.storage }),
   };
   return type;
 }

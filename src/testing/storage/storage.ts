@@ -104,7 +104,7 @@ export class Storage {
   }
 
   #table(type: ResourceType): Table {
-    const t = this.#tables.get(type.id);
+    const t = this.#tables.get(storeId(type));
     if (t === undefined) throw new Error(`storage: unknown resource ${type.id}`);
     return t;
   }
@@ -148,7 +148,7 @@ export class Storage {
     for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'managedFields']) delete meta[f];
     let obj: Record<string, unknown> = {
       kind: type.kind,
-      apiVersion: type.apiVersion,
+      apiVersion: (type.storage ?? type).apiVersion,
       metadata: {
         ...meta,
         name,
@@ -226,7 +226,7 @@ export class Storage {
       // Ownership is the server's record: a body's managedFields are ignored, the stored ones kept.
       setManagedFields(newMeta, oldMeta['managedFields']);
       newMeta['resourceVersion'] = String(old.rv);
-      next = { kind: type.kind, apiVersion: type.apiVersion, metadata: newMeta, ...rest };
+      next = { kind: type.kind, apiVersion: (type.storage ?? type).apiVersion, metadata: newMeta, ...rest };
       nextMeta = newMeta;
       if (oldMeta['deletionTimestamp'] !== undefined) {
         const added = finalizers(newMeta).filter((f) => !finalizers(oldMeta).includes(f));
@@ -354,9 +354,10 @@ export class Storage {
     const compacted = this.#history.compactedRv;
     if (rv < compacted) throw expired(`too old resource version: ${rv} (${compacted})`);
     const out: HistoryEvent[] = [];
+    const id = storeId(type);
     for (let x = rv + 1; x <= this.#rv; x++) {
       const e = this.#history.at(x);
-      if (e.resource.id === type.id) out.push(e);
+      if (e.resource.id === id) out.push(e);
     }
     return out;
   }
@@ -380,14 +381,15 @@ export class Storage {
     }
     if (rv > this.#rv) throw tooLargeResourceVersion(rv, this.#rv);
     this.#checkReadable(rv, read ?? 'exact');
-    const cacheKey = `${type.id}@${rv}`;
+    const id = storeId(type);
+    const cacheKey = `${id}@${rv}`;
     const cached = this.#snapshots.get(cacheKey);
     if (cached !== undefined) return cached;
     // The state at rv is the current state with every later write of this resource undone.
     const overlay = new Map<string, StoredObject | undefined>();
     for (let x = rv + 1; x <= this.#rv; x++) {
       const e = this.#history.at(x);
-      if (e.resource.id === type.id && !overlay.has(e.cur.key)) overlay.set(e.cur.key, e.prev);
+      if (e.resource.id === id && !overlay.has(e.cur.key)) overlay.set(e.cur.key, e.prev);
     }
     const base = current();
     // Nothing written since: the current view, not cached, as it changes with the next write.
@@ -413,6 +415,11 @@ export class Storage {
     // kube-apiserver's exact wording (it names neither resourceVersion).
     throw expired('The resourceVersion for the provided list is too old.');
   }
+}
+
+/** The store a resource's objects are in: its own, or that of the CRD its version belongs to. */
+function storeId(type: ResourceType): string {
+  return (type.storage ?? type).id;
 }
 
 function setManagedFields(meta: Record<string, unknown>, entries: unknown): void {

@@ -161,7 +161,7 @@ export async function objectAnswer(
 ): Promise<Answer> {
   const { storage } = ctx;
   const type = target.type;
-  const render = (o: StoredObject): string => objectJson(o, objectView(convert, type));
+  const render = (o: StoredObject): string => objectJson(o, objectView(convert, type), type);
   const namespace = target.namespace ?? '';
   const name = target.name as string;
   const sub = statusOnly(target);
