@@ -1,5 +1,5 @@
 // Not run on this branch, whose src/testing/crd/schema is a pass-through stand-in: once the schema module
-// lands there, rename this file to crdAdmission.spec.ts (it passed against that module at its commit 712fe96).
+// lands there, rename this file to crdAdmission.spec.ts (it passed against that module at its commits 712fe96 and e4b3952).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { website, websiteCrd } from './crdFixtures.js';
