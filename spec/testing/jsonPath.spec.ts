@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluate, JsonPathError, parseJsonPath, setPath } from '../../src/testing/crd/jsonPath.js';
-import { age } from '../../src/testing/server/table.js';
+import { age, tableJson } from '../../src/testing/server/table.js';
+import { toResourceType } from '../../src/testing/storage/resources.js';
 
 // The JSONPath subset of printer columns and scale paths, and the ages the Table form prints.
 
@@ -54,5 +55,29 @@ describe('ages', () => {
     [3 * 365 * 86400, '3y'],
   ])('%i seconds is %s', (seconds, text) => {
     expect(age(now - seconds * 1000, now)).toBe(text);
+  });
+});
+
+describe('table cells', () => {
+  const column = (name: string, type: string, jsonPath: string) => ({ name, type, format: '', description: '', priority: 0, jsonPath });
+  const type = {
+    ...toResourceType({ group: 'example.com', version: 'v1', plural: 'things', kind: 'Thing' }),
+    columns: [
+      { ...column('Name', 'string', ''), format: 'name', jsonPath: undefined },
+      column('Count', 'integer', '.spec.count'),
+      column('Text', 'string', '.spec.count'),
+      column('Ports', 'integer', '.spec.ports[*]'),
+      column('On', 'boolean', '.spec.on'),
+      column('When', 'date', '.spec.when'),
+      column('Bad', 'date', '.spec.on'),
+    ],
+  };
+  it('take the first value, and only of the column type', () => {
+    const now = Date.parse('2026-01-10T00:00:00Z');
+    const thing = { metadata: { name: 't' }, spec: { count: 'three', ports: [80, 443], on: 'yes', when: '2026-01-09T23:59:15Z' } };
+    const table = JSON.parse(tableJson(type, JSON.stringify(thing), 'meta.k8s.io/v1', now));
+    expect(table.rows[0].cells).toEqual(['t', null, 'three', 80, null, '45s', '<invalid>']);
+    const other = { metadata: { name: 'u' }, spec: { count: 3, on: true, when: '2026' } };
+    expect(JSON.parse(tableJson(type, JSON.stringify(other), 'meta.k8s.io/v1', now)).rows[0].cells).toEqual(['u', 3, '3', null, true, '<invalid>', null]);
   });
 });

@@ -34,6 +34,8 @@ export function tableJson(type: ResourceType, json: string, view: MetaVersion, n
 
 type Path = ReturnType<typeof parseJsonPath>;
 
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
 /** A column's parsed path; null for one outside the supported subset, whose cells are then empty. */
 function pathOrNull(text: string): Path | null {
   try {
@@ -43,25 +45,35 @@ function pathOrNull(text: string): Path | null {
   }
 }
 
+/**
+ * One cell, as kube-apiserver's CRD table convertor makes it: the first
+ * value the path finds; a `string` column prints it as text, other columns
+ * take it only when it has their type (a `date` as an age), else null.
+ */
 function cell(column: PrinterColumn, path: Path | null | undefined, obj: AnyObject, now: number): unknown {
   if (path === undefined) return (obj['metadata'] as AnyObject | undefined)?.['name'] ?? '';
   if (path === null) return null;
   const values = evaluate(path, obj);
   if (values.length === 0) return null;
   const v = values[0];
-  if (values.length === 1) {
-    if (column.type === 'date' && typeof v === 'string') return age(Date.parse(v), now);
-    if (column.type === 'integer' && Number.isInteger(v)) return v;
-    if (column.type === 'number' && typeof v === 'number') return v;
-    if (column.type === 'boolean' && typeof v === 'boolean') return v;
-    if (column.type === 'string' && typeof v === 'string') return v;
+  switch (column.type) {
+    case 'string':
+      return typeof v === 'string' ? v : JSON.stringify(v);
+    case 'integer':
+      return Number.isInteger(v) ? v : null;
+    case 'number':
+      return typeof v === 'number' ? v : null;
+    case 'boolean':
+      return typeof v === 'boolean' ? v : null;
+    case 'date':
+      return typeof v === 'string' ? (RFC3339.test(v) ? age(Date.parse(v), now) : '<invalid>') : null;
+    default:
+      return null;
   }
-  return values.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' ');
 }
 
 /** A short, human age (`45s`, `3m20s`, `5h`, `2d3h`, `1y`), as kubectl's AGE column shows one. */
 export function age(then: number, now: number): string {
-  if (Number.isNaN(then)) return '<unknown>';
   const s = Math.floor((now - then) / 1000);
   if (s < -1) return '<invalid>';
   if (s < 0) return '0s';
