@@ -123,6 +123,16 @@ describe('the Table form', () => {
     }
   });
 
+  it('prints CRDs themselves with Name and Created At, as the built-in printer does', async () => {
+    const table = await request(`${server.url}${CRDS}`, { accept: TABLE });
+    expect(table.json.columnDefinitions.map((c: any) => [c.name, c.type])).toEqual([
+      ['Name', 'string'],
+      ['Created At', 'date'],
+    ]);
+    const crd = server.get<any>('apiextensions.k8s.io/v1/customresourcedefinitions', '', 'websites.example.com');
+    expect(table.json.rows.map((r: any) => r.cells)).toEqual([['websites.example.com', crd.metadata.creationTimestamp]]);
+  });
+
   it('prints Name and Age when the CRD gives no columns', async () => {
     await using other = await startApiServer({ crds: [websiteCrd({ columns: undefined })] });
     await other.create('example.com/v1/websites', website('blog'));

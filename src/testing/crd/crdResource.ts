@@ -1,4 +1,5 @@
 import { crdCauses, specOf, versionsOf } from './crdValidation.js';
+import { NAME_COLUMN } from './customResourceTypes.js';
 import { invalidFields } from '../server/status.js';
 import { toResourceType, type ResourceType } from '../storage/resources.js';
 
@@ -69,6 +70,11 @@ export function crdResourceType(): ResourceType {
         return crd;
       },
       discovery: { singularName: 'customresourcedefinition', shortNames: ['crd', 'crds'], categories: ['api-extensions'] },
+      // kube-apiserver's printer for CRDs: the name and the creation time as a timestamp.
+      columns: [
+        NAME_COLUMN,
+        { name: 'Created At', type: 'date', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0, jsonPath: '.metadata.creationTimestamp', timestamp: true },
+      ],
     },
   );
 }

@@ -13,8 +13,8 @@ function isRecord(v: unknown): v is AnyObject {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** The first column of every custom resource's Table. */
-const NAME_COLUMN: PrinterColumn = {
+/** The first column of every custom resource's Table (and of the CRDs' own). */
+export const NAME_COLUMN: PrinterColumn = {
   name: 'Name',
   type: 'string',
   format: 'name',

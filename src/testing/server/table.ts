@@ -66,6 +66,7 @@ function cell(column: PrinterColumn, path: Path | null | undefined, obj: AnyObje
     case 'boolean':
       return typeof v === 'boolean' ? v : null;
     case 'date':
+      if (column.timestamp === true) return typeof v === 'string' ? v : null;
       return typeof v === 'string' ? (RFC3339.test(v) ? age(Date.parse(v), now) : '<invalid>') : null;
     default:
       return null;

@@ -104,6 +104,8 @@ export interface PrinterColumn {
   readonly priority: number;
   /** A simple JSON path into the object; undefined for the Name column. */
   readonly jsonPath: string | undefined;
+  /** A date printed as the timestamp it is rather than as an age (a built-in printer's `Created At`). */
+  readonly timestamp?: boolean;
 }
 
 /** What differs between resources beyond their names, as kube-apiserver's registry strategies decide it. */
