@@ -42,7 +42,7 @@ describe('server-side apply', () => {
   it('creates a missing object and records the applier as owner of exactly the fields it sent', async () => {
     const name = fresh('cm');
     const res = await apply(cmUrl(name), 'alice', cm(name, { a: '1' }, { app: 'x' }));
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(201); // an apply that creates answers Created, as kube-apiserver's patch handler does
     expect(res.json.data).toEqual({ a: '1' });
     expect(res.json.metadata.managedFields).toEqual([
       { manager: 'alice', operation: 'Apply', apiVersion: 'v1', time: expect.stringMatching(/Z$/), fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { 'f:app': {} } } } },

@@ -1,5 +1,5 @@
 /**
- * The command line: `rxkube watch`, `rxkube crd` and `rxkube demo`, their flags and help,
+ * The command line: `rxkube watch`, `rxkube crd`, `rxkube simulator` and `rxkube demo`, their flags and help,
  * parsed by commander. Every flag is declared here, so `--help` names them
  * all and a misspelt one is an error (with a suggestion), never ignored.
  */
@@ -8,6 +8,7 @@ import { crdCommand } from './crdCommands.js';
 import { parseDuration } from './parseDuration.js';
 import { printable } from '../errors/printable.js';
 import { runDemo } from './demo.js';
+import { runSimulatorCommand, type SimulatorCommandFlags } from './simulator.js';
 import { UsageError } from './usage.js';
 import { runWatch, type WatchFlags } from './watch.js';
 
@@ -96,5 +97,29 @@ export function createProgram(): Command {
       process.exitCode = await runDemo({ durationMs: flags.duration, perSecond: flags.rate });
     });
 
+  program
+    .command('simulator')
+    .description("Run rxkube's API-server simulator as a process of its own, serving your CRDs, for manual tests with kubectl or a program.")
+    .option('--crd <file>', 'a CRD file (.yaml, .yml or .json, several documents each) or a module (.ts, .mts, .js or .mjs) exporting custom-resource definitions; repeatable', (path: string, all: string[] | undefined) => [...(all ?? []), path])
+    .option('--kubeconfig-out <path>', 'write a kubeconfig for the simulator there, for kubectl --kubeconfig or KUBECONFIG')
+    .addOption(new Option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)').default(0).argParser(parseCount))
+    .addHelpText('after', SIMULATOR_EXAMPLES)
+    .action(async (flags: SimulatorCommandFlags, command: Command) => {
+      try {
+        process.exitCode = await runSimulatorCommand(flags);
+      } catch (err) {
+        if (err instanceof UsageError) command.error(`error: ${printable(err.message, { newlines: true })}`);
+        throw err;
+      }
+    });
+
   return program;
 }
+
+const SIMULATOR_EXAMPLES = `
+Examples:
+  rxkube simulator --crd website.yaml --kubeconfig-out ./kubeconfig
+  rxkube simulator --crd src/website.ts --kubeconfig-out ./kubeconfig   (a .ts module needs Node 22.18 or later)
+  kubectl --kubeconfig ./kubeconfig get websites
+
+It prints one line, "rxkube simulator ready at <url> …", once it serves; Ctrl-C stops it.`;

@@ -1,11 +1,17 @@
 /**
  * `--simulator`: rxkube's API-server simulator, seeded with objects of the
  * watched resource spread over a few namespaces and kept changing by
- * `server.churn()`, so the command can be tried without a cluster.
+ * `server.churn()`, so the command can be tried without a cluster; and
+ * `rxkube simulator`, the simulator as a process of its own serving a
+ * team's CRDs, for manual tests with kubectl or a program.
  */
+import { writeFile } from 'node:fs/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ApiServer, Churn } from '../testing/index.js';
+import { printable } from '../errors/printable.js';
+import { loadCrds } from './crdFiles.js';
 import type { CliResource } from './resources.js';
+import { UsageError } from './usage.js';
 
 /** Options of {@link startSimulator}. */
 export interface SimulatorOptions {
@@ -131,4 +137,56 @@ export async function startSimulator(resource: CliResource, opts: SimulatorOptio
       await server.close();
     },
   };
+}
+
+/** Flags of `rxkube simulator`. */
+export interface SimulatorCommandFlags {
+  /** Files or modules whose CRDs are installed. */
+  readonly crd?: readonly string[];
+  /** Where the kubeconfig for the running simulator is written. */
+  readonly kubeconfigOut?: string;
+  /** The port to listen on; 0 picks one. */
+  readonly port: number;
+}
+
+/**
+ * `rxkube simulator`: starts the simulator with the CRDs of every `--crd`,
+ * writes its kubeconfig, prints one `ready` line, and serves until SIGINT or
+ * SIGTERM (or `signal`).
+ *
+ * @param flags the command's flags.
+ * @param signal ends the command when aborted (tests).
+ * @returns the exit code.
+ */
+export async function runSimulatorCommand(flags: SimulatorCommandFlags, signal?: AbortSignal): Promise<number> {
+  const crds = await loadCrds(flags.crd ?? []);
+  const { startApiServer } = await import('../testing/index.js');
+  let server: ApiServer;
+  try {
+    server = await startApiServer({ port: flags.port, crds });
+  } catch (err) {
+    if (err instanceof TypeError) throw new UsageError(`--crd: ${err.message.replace(/^startApiServer: crds\[(\d+)\]/, (_m, i: string) => `CRD ${Number(i) + 1}`)}`);
+    throw err;
+  }
+  try {
+    if (flags.kubeconfigOut !== undefined) await writeFile(flags.kubeconfigOut, server.kubeConfigYaml(), { mode: 0o600 });
+    const served = crds.length === 1 ? '1 CRD' : `${crds.length} CRDs`;
+    const where = flags.kubeconfigOut === undefined ? '' : `; kubeconfig written to ${printable(flags.kubeconfigOut)}`;
+    process.stdout.write(`rxkube simulator ready at ${server.url} with ${served}${where}\n`);
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        process.off('SIGINT', done);
+        process.off('SIGTERM', done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      process.once('SIGINT', done);
+      process.once('SIGTERM', done);
+      if (signal?.aborted === true) done();
+      else signal?.addEventListener('abort', done, { once: true });
+    });
+  } finally {
+    await server.close();
+  }
+  return 0;
 }

@@ -11,6 +11,7 @@ import { NamespaceLifecycle } from './storage/namespaceLifecycle.js';
 import { validateOptions, validateRestartOptions, type ApiServerFaults, type ApiServerOptions, type ApiServerStats, type RestartOptions } from './options.js';
 import { ResourceRegistry } from './storage/registry.js';
 import { builtInResources, type ResourceDefinition } from './storage/resources.js';
+import { CrdController } from './crd/crdController.js';
 import { createRequestHandler } from './server/router.js';
 import { Storage } from './storage/storage.js';
 import { StorageApi } from './storage/storageApi.js';
@@ -31,7 +32,8 @@ export type { ResourceName } from './storage/registry.js';
  * resourceVersion and an event log), serves the REST verbs with
  * kube-apiserver's Status errors, paged and consistent lists, watches with
  * bookmarks and selectors, metadata-only responses (PartialObjectMetadata),
- * and scriptable faults. See the README beside this file for how it
+ * CustomResourceDefinitions (served, validated, with their subresources and
+ * printer columns) and scriptable faults. See the README beside this file for how it
  * differs from a real kube-apiserver.
  *
  * ## Example
@@ -74,6 +76,8 @@ export class ApiServer extends StorageApi {
   readonly #hub: WatchHub;
   // Deletions, with the emulated namespace controller.
   readonly #namespaces: NamespaceLifecycle;
+  // The emulated apiextensions controllers: CRDs written become served resources.
+  readonly #crds: CrdController;
   // The port, the sockets and the TLS material, kept across restarts.
   readonly #listener: Listener;
   // Kept so the kubeconfig can carry the CA.
@@ -104,23 +108,29 @@ export class ApiServer extends StorageApi {
     const hub = new WatchHub(faults);
     // Bound once it exists: the storage needs the observer, the lifecycle needs the storage.
     let lifecycle: NamespaceLifecycle | undefined;
+    let crds: CrdController | undefined;
     const storage = new Storage(options.history?.maxEvents ?? 10_000, options.history?.maxAgeMs, (e: HistoryEvent) => {
       hub.dispatch(e);
       lifecycle?.observe(e);
+      crds?.observe(e);
     });
     const registry = new ResourceRegistry(storage);
     lifecycle = new NamespaceLifecycle(storage, registry);
+    crds = new CrdController(storage, registry, (id) => hub.endResource(id));
+    lifecycle.finishedBy(crds.type.id, CrdController.terminatingMark);
     super(storage, registry, lifecycle);
     this.#faults = faults;
     this.#hub = hub;
     this.#storage = storage;
     this.#registry = registry;
     this.#namespaces = lifecycle;
+    this.#crds = crds;
     this.#cert = cert;
     this.#tokens = options.token === undefined ? undefined : new Set([options.token]);
     this.#bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
     for (const t of [...builtInResources(), ...eventResources()]) this.#registry.add(t);
     for (const def of options.resources ?? []) this.#registry.register(def);
+    for (const crd of options.crds ?? []) storage.create(crds.type, structuredClone(crd) as Record<string, unknown>, undefined);
     const stalled = new Set<ServerResponse>();
     const ctx: ServerContext = {
       storage: this.#storage,
@@ -278,9 +288,11 @@ export class ApiServer extends StorageApi {
   }
 
   /**
-   * Serves a custom resource from now on (as if its CRD had been created).
-   * Registering the same definition twice is harmless; a different one under
-   * the same name throws.
+   * Serves a custom resource from now on, by its names alone: no schema, no
+   * printer columns, no scale subresource. To serve a CRD as kube-apiserver
+   * does, create it (`apiextensions.k8s.io/v1/customresourcedefinitions`)
+   * or pass it in the `crds` option. Registering the same definition twice
+   * is harmless; a different one under the same name throws.
    *
    * ## Example
    * ```ts
@@ -387,6 +399,7 @@ export class ApiServer extends StorageApi {
     if (this.#listener.closed) return;
     for (const c of [...this.#churns]) c.stop();
     this.#namespaces.stop();
+    this.#crds.stop();
     await this.#listener.close();
   }
 

@@ -1,6 +1,8 @@
 import type { Fault, FaultTarget } from './faults/faults.js';
 import type { ResourceDefinition } from './storage/resources.js';
 import type { WatchDelay, WatchDelayOptions } from './watch/watchDelay.js';
+import { crdRefusal } from './crd/crdResource.js';
+import { printable } from '../errors/printable.js';
 import { booleanOption, describeValue, functionOption, numberOption } from '../options/validate.js';
 
 /** Options of {@link startApiServer}. */
@@ -41,6 +43,14 @@ export interface ApiServerOptions {
   readonly bookmarkIntervalMs?: number;
   /** Resources to serve besides the built-in ones. @default [] */
   readonly resources?: readonly ResourceDefinition[];
+  /**
+   * CustomResourceDefinitions (`apiextensions.k8s.io/v1` objects, as
+   * `kubectl apply` would send them) installed at start as if created:
+   * Established, served, their objects admitted by their schemas. Each is
+   * checked up front; one the server would refuse is a TypeError.
+   * @default []
+   */
+  readonly crds?: readonly object[];
   /**
    * Serve watch-list (`sendInitialEvents`) as a server with the WatchList
    * feature does; `false` refuses it with 422 Invalid, as servers before 1.32
@@ -172,6 +182,13 @@ export function validateOptions(opts: ApiServerOptions): void {
   booleanOption('startApiServer', 'compression', opts.compression, false);
   booleanOption('startApiServer', 'watchList', opts.watchList, false);
   functionOption('startApiServer', 'audit', opts.audit);
+  if (opts.crds !== undefined) {
+    if (!Array.isArray(opts.crds)) throw new TypeError(`startApiServer: crds must be an array of CustomResourceDefinition objects, got ${describeValue(opts.crds)}`);
+    for (const [i, crd] of (opts.crds as unknown[]).entries()) {
+      const refusal = crdRefusal(crd);
+      if (refusal !== undefined) throw new TypeError(`startApiServer: crds[${i}] would be refused: ${printable(refusal.slice(0, 1000))}`);
+    }
+  }
   if (opts.resources !== undefined && !Array.isArray(opts.resources)) {
     throw new TypeError(`startApiServer: resources must be an array, got ${describeValue(opts.resources)}`);
   }

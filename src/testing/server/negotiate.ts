@@ -6,11 +6,12 @@ export type MetaVersion = 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1';
 
 /**
  * The conversion an `Accept` header asked for (its `as`, `g` and `v`
- * parameters), when the simulator can perform it. Table is accepted in
- * negotiation but served unconverted (the simulator has no printers).
+ * parameters), when the simulator can perform it. Table is served for
+ * resources with printer columns (custom resources); others are answered
+ * unconverted (the simulator has no built-in printers).
  */
 export interface Conversion {
-  readonly kind: 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+  readonly kind: 'PartialObjectMetadata' | 'PartialObjectMetadataList' | 'Table';
   readonly apiVersion: MetaVersion;
 }
 
@@ -78,8 +79,9 @@ function acceptClause(clause: Clause, s: (typeof SERIALIZERS)[number], type: Res
   if (group !== 'meta.k8s.io' || (version !== 'v1' && version !== 'v1beta1')) return null;
   const apiVersion: MetaVersion = `meta.k8s.io/${version}`;
   if (kind === 'PartialObjectMetadata' || kind === 'PartialObjectMetadataList') return { convert: { kind, apiVersion } };
-  // Every served resource can be printed as a Table in JSON or YAML; the simulator answers with the objects.
-  if (kind === 'Table' && s.subType !== 'vnd.kubernetes.protobuf') return { convert: undefined };
+  // Every served resource can be printed as a Table in JSON or YAML; the simulator prints those with columns
+  // (custom resources) and answers the objects of the others.
+  if (kind === 'Table' && s.subType !== 'vnd.kubernetes.protobuf') return { convert: type.columns === undefined ? undefined : { kind, apiVersion } };
   return null;
 }
 
@@ -130,7 +132,7 @@ function goType(type: ResourceType, list: boolean): string {
  * kube-apiserver answers after performing the request.
  */
 export function objectView(convert: Conversion | undefined, type: ResourceType): MetaVersion | undefined {
-  if (convert === undefined) return undefined;
+  if (convert === undefined || convert.kind === 'Table') return undefined;
   if (convert.kind === 'PartialObjectMetadataList') {
     throw new StatusError(406, 'NotAcceptable', `you requested PartialObjectMetadataList, but the requested object is not a list (${goType(type, false)})`);
   }
@@ -139,7 +141,7 @@ export function objectView(convert: Conversion | undefined, type: ResourceType):
 
 /** The meta.k8s.io version a list is written in; an object conversion asked of a list is 406. */
 export function listView(convert: Conversion | undefined, type: ResourceType): MetaVersion | undefined {
-  if (convert === undefined) return undefined;
+  if (convert === undefined || convert.kind === 'Table') return undefined;
   if (convert.kind === 'PartialObjectMetadata') {
     throw new StatusError(406, 'NotAcceptable', `you requested PartialObjectMetadata, but the requested object is a list (${goType(type, true)})`);
   }

@@ -3,6 +3,7 @@ import type { StoredObject } from '../storage/history.js';
 import type { MetaVersion } from './negotiate.js';
 import type { ResourceType } from '../storage/resources.js';
 import { sectionJson, serialize } from '../storage/serialize.js';
+import { inServedVersion } from './servedVersion.js';
 
 /**
  * An object as PartialObjectMetadata: kind, apiVersion and its whole
@@ -19,9 +20,9 @@ export function partialJsonOf(obj: Record<string, unknown>, view: MetaVersion): 
   return `{"kind":"PartialObjectMetadata","apiVersion":"${view}","metadata":${jsonText(obj['metadata'] as object)}}`;
 }
 
-/** The JSON of a stored object in a view: as stored, or as PartialObjectMetadata. */
-export function objectJson(o: StoredObject, view: MetaVersion | undefined): string {
-  return view === undefined ? o.json : partialJson(o, view);
+/** The JSON of a stored object in a view: as stored (in the version `type` serves), or as PartialObjectMetadata. */
+export function objectJson(o: StoredObject, view: MetaVersion | undefined, type: ResourceType): string {
+  return view === undefined ? inServedVersion(o.json, type) : partialJson(o, view);
 }
 
 /**
@@ -32,7 +33,7 @@ export function objectJson(o: StoredObject, view: MetaVersion | undefined): stri
  */
 export function listItemJson(o: StoredObject, type: ResourceType, view: MetaVersion | undefined): string {
   if (view !== undefined) return partialJson(o, view);
-  return type.builtIn ? withoutTypeMeta(o) : o.json;
+  return type.builtIn ? withoutTypeMeta(o) : inServedVersion(o.json, type);
 }
 
 /** `apiVersion` then `kind`, or `kind` then `apiVersion`, as the first two members of the stored text, as a stored object has them. */

@@ -10,6 +10,7 @@ import type { AuditEvent } from '../options.js';
 import { acceptsGzip, sendJson, sendStatus, type Cut } from './respond.js';
 import { DirectSink, TrickleSink, type Sink } from './sink.js';
 import { StatusError } from './status.js';
+import { tableJson, TableSink } from './table.js';
 import { parsePath, verbOf, type Target } from './target.js';
 import { injectedError } from '../watch/watch.js';
 import { serveWatch } from '../watch/watchServing.js';
@@ -111,7 +112,9 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
   const convert = negotiate(req.headers.accept, target.type, verb === 'watch');
   // Watches are never compressed, as kube-apiserver's watch server writes straight to the connection.
   const compress = ctx.compression && acceptsGzip(req.headers);
-  const send = (code: number, body: string): void => sendJson(res, sink, code, body, cut, compress);
+  // A Table is printed from the objects as they would be answered.
+  const printed = (body: string): string => (convert?.kind === 'Table' ? tableJson(target.type, body, convert.apiVersion) : body);
+  const send = (code: number, body: string): void => sendJson(res, sink, code, printed(body), cut, compress);
 
   switch (verb) {
     case 'list':
@@ -120,7 +123,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
       return;
     case 'watch':
       req.resume();
-      serveWatch(ctx, target, q, res, sink, watchView(convert));
+      serveWatch(ctx, target, q, res, convert?.kind === 'Table' ? new TableSink(sink, target.type, convert.apiVersion) : sink, watchView(convert));
       return;
     default: {
       const answer = await objectAnswer(ctx, verb, target, req, convert, q);

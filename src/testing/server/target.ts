@@ -58,8 +58,8 @@ export function parsePath(pathname: string, registry: ResourceRegistry): { targe
   const name = rest[1];
   if (name !== undefined && type.namespaced && namespace === undefined) throw pathNotFound();
   const subresource = rest[2];
-  // Only resources that declare a status subresource serve one, as with kube-apiserver.
-  if (subresource !== undefined && (subresource !== 'status' || !type.statusSubresource)) throw pathNotFound();
+  // Only resources that declare a status (or scale) subresource serve one, as with kube-apiserver.
+  if (subresource !== undefined && !((subresource === 'status' && type.statusSubresource) || (subresource === 'scale' && type.scale !== undefined))) throw pathNotFound();
   return { target: { type, namespace, name, subresource }, legacyWatch };
 }
 

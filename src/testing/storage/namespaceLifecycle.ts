@@ -34,6 +34,8 @@ export class NamespaceLifecycle {
   readonly #scheduled = new Set<string>();
   // Set by the server's close(): pending passes then do nothing.
   #stopped = false;
+  // Resources whose deletion a controller finishes (CRDs), with the mark their first DELETE sets.
+  readonly #marks = new Map<string, (obj: AnyObject) => void>();
 
   constructor(storage: Storage, registry: ResourceRegistry) {
     this.#storage = storage;
@@ -50,8 +52,25 @@ export class NamespaceLifecycle {
     if (e.type === 'DELETED' && e.resource.namespaced && this.#terminating.has(e.cur.namespace)) this.#schedule(e.cur.namespace);
   }
 
-  /** Deletes one object, except that a namespace goes through the lifecycle. */
+  /**
+   * Makes a resource's deletion a mark that a controller acts on (it
+   * observes the MODIFIED event), as a CRD's deletion is.
+   *
+   * @param id the resource.
+   * @param mark what the first DELETE changes besides the deletionTimestamp.
+   */
+  finishedBy(id: string, mark: (obj: AnyObject) => void): void {
+    this.#marks.set(id, mark);
+  }
+
+  /** Deletes one object, except that a namespace goes through the lifecycle, and resources a controller finishes are marked. */
   delete(type: ResourceType, namespace: string, name: string, preconditions: Preconditions | undefined): StoredObject {
+    const mark = this.#marks.get(type.id);
+    if (mark !== undefined) {
+      const current = this.#storage.get(type, namespace, name);
+      if (current === undefined) throw notFound(type, name);
+      return deleting(current) ? current : this.#storage.markDeleting(type, namespace, name, preconditions, mark);
+    }
     if (type.id !== NAMESPACES) return this.#storage.delete(type, namespace, name, preconditions);
     const current = this.#storage.get(type, '', name);
     if (current === undefined) throw notFound(type, name);

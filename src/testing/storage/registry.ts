@@ -33,7 +33,15 @@ export class ResourceRegistry {
   add(type: ResourceType): void {
     this.#byId.set(type.id, type);
     this.#byPath.set(`${type.group}|${type.version}|${type.plural}`, type);
-    this.#storage.addResource(type);
+    this.#storage.addResource(type.storage ?? type);
+  }
+
+  /** Stops serving a resource (its CRD was deleted); its storage table stays, empty, for history. */
+  remove(id: string): void {
+    const type = this.#byId.get(id);
+    if (type === undefined) return;
+    this.#byId.delete(id);
+    this.#byPath.delete(`${type.group}|${type.version}|${type.plural}`);
   }
 
   /** Registers a definition; the same one twice is harmless, a different one under the same name throws. */

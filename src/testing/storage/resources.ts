@@ -61,6 +61,51 @@ export interface ResourceType {
   readonly statusSubresource: boolean;
   /** The resource's own validation of an object about to be stored (a 422 StatusError when it fails). */
   readonly validate?: (obj: Record<string, unknown>) => void;
+  /**
+   * Admission of an object about to be stored, given the stored one on an
+   * update: returns what is stored instead (pruned, defaulted) or throws the
+   * refusal (422). Runs before the generation is counted, so pruned changes
+   * count for nothing.
+   */
+  readonly admit?: (next: Record<string, unknown>, old: Record<string, unknown> | undefined) => Record<string, unknown>;
+  /** What discovery says of the resource beyond its names, when a CRD declares it. */
+  readonly discovery?: DiscoveryNames;
+  /** The `/scale` subresource, when a CRD declares it. */
+  readonly scale?: ScalePaths;
+  /** The columns of the Table form, when the resource has them (custom resources). */
+  readonly columns?: readonly PrinterColumn[];
+  /**
+   * The resource whose store holds this one's objects, for the versions of
+   * one CRD: objects are kept in the storage version and served in this one.
+   */
+  readonly storage?: ResourceType;
+}
+
+/** The names discovery lists for a custom resource. */
+export interface DiscoveryNames {
+  readonly singularName: string;
+  readonly shortNames: readonly string[];
+  readonly categories: readonly string[];
+}
+
+/** Where a CRD's scale subresource reads and writes, as simple JSON paths (`.spec.replicas`). */
+export interface ScalePaths {
+  readonly specReplicasPath: string;
+  readonly statusReplicasPath: string;
+  readonly labelSelectorPath: string | undefined;
+}
+
+/** One column of the Table form: a CRD's additionalPrinterColumns entry, or the implicit Name and Age. */
+export interface PrinterColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly format: string;
+  readonly description: string;
+  readonly priority: number;
+  /** A simple JSON path into the object; undefined for the Name column. */
+  readonly jsonPath: string | undefined;
+  /** A date printed as the timestamp it is rather than as an age (a built-in printer's `Created At`). */
+  readonly timestamp?: boolean;
 }
 
 /** What differs between resources beyond their names, as kube-apiserver's registry strategies decide it. */
@@ -73,6 +118,11 @@ export interface ResourcePolicy {
   /** @default false */
   readonly createOnUpdate?: boolean;
   readonly validate?: (obj: Record<string, unknown>) => void;
+  readonly admit?: ResourceType['admit'];
+  readonly discovery?: DiscoveryNames;
+  readonly scale?: ScalePaths;
+  readonly columns?: readonly PrinterColumn[];
+  readonly storage?: ResourceType;
 }
 
 const NAME_RE = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -121,6 +171,11 @@ export function toResourceType(def: ResourceDefinition, policy: ResourcePolicy =
     statusSubresource: def.subresources?.status !== undefined && def.subresources.status !== null,
     ...(policy.defaults === undefined ? {} : { defaults: policy.defaults }),
     ...(policy.validate === undefined ? {} : { validate: policy.validate }),
+    ...(policy.admit === undefined ? {} : { admit: policy.admit }),
+    ...(policy.discovery === undefined ? {} : { discovery: policy.discovery }),
+    ...(policy.scale === undefined ? {} : { scale: policy.scale }),
+    ...(policy.columns === undefined ? {} : { columns: policy.columns }),
+    ...(policy.storage === undefined ? {} : { storage: policy.storage }),
   };
   return type;
 }

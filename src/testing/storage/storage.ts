@@ -32,7 +32,8 @@ export interface WriteHooks {
 export type { Snapshot } from './storageKeys.js';
 
 interface Table {
-  readonly type: ResourceType;
+  /** Replaced when a CRD's update redefines the resource; the objects stay. */
+  type: ResourceType;
   readonly objects: Map<string, StoredObject>;
   /** Sorted keys, rebuilt lazily after a key appears or disappears; pages binary-search it. */
   sorted: string[] | undefined;
@@ -82,12 +83,28 @@ export class Storage {
     return n;
   }
 
+  /** Adds a resource's table, or gives an existing one its new definition (a CRD's update), keeping its objects. */
   addResource(type: ResourceType): void {
-    if (!this.#tables.has(type.id)) this.#tables.set(type.id, { type, objects: new Map(), sorted: undefined });
+    const table = this.#tables.get(type.id);
+    if (table === undefined) this.#tables.set(type.id, { type, objects: new Map(), sorted: undefined });
+    else table.type = type;
+  }
+
+  /**
+   * Rewrites stored objects in place, keeping their resourceVersions and
+   * writing no event: what a read would decode them as (a CRD's new
+   * defaults), stored so every later read sees it.
+   */
+  rewriteInPlace(type: ResourceType, rewrite: (obj: Record<string, unknown>) => Record<string, unknown>): void {
+    const table = this.#table(type);
+    for (const [key, o] of table.objects) {
+      const next = rewrite(JSON.parse(o.json) as Record<string, unknown>);
+      if (!jsonEqual(next, o.obj)) table.objects.set(key, makeStored(next, o.rv, key, o.namespace, o.name));
+    }
   }
 
   #table(type: ResourceType): Table {
-    const t = this.#tables.get(type.id);
+    const t = this.#tables.get(storeId(type));
     if (t === undefined) throw new Error(`storage: unknown resource ${type.id}`);
     return t;
   }
@@ -129,9 +146,9 @@ export class Storage {
     const rv = this.#rv + 1;
     const { kind: _k, apiVersion: _a, metadata: _m, ...rest } = input;
     for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'managedFields']) delete meta[f];
-    const obj: Record<string, unknown> = {
+    let obj: Record<string, unknown> = {
       kind: type.kind,
-      apiVersion: type.apiVersion,
+      apiVersion: (type.storage ?? type).apiVersion,
       metadata: {
         ...meta,
         name,
@@ -145,6 +162,7 @@ export class Storage {
     };
     if (ns === '') delete (obj['metadata'] as Record<string, unknown>)['namespace'];
     type.defaults?.(obj);
+    if (type.admit !== undefined) obj = type.admit(obj, undefined);
     const objMeta = obj['metadata'] as Record<string, unknown>;
     setManagedFields(objMeta, hooks?.managedFields?.(undefined, obj));
     type.validate?.(obj);
@@ -208,9 +226,8 @@ export class Storage {
       // Ownership is the server's record: a body's managedFields are ignored, the stored ones kept.
       setManagedFields(newMeta, oldMeta['managedFields']);
       newMeta['resourceVersion'] = String(old.rv);
-      next = { kind: type.kind, apiVersion: type.apiVersion, metadata: newMeta, ...rest };
+      next = { kind: type.kind, apiVersion: (type.storage ?? type).apiVersion, metadata: newMeta, ...rest };
       nextMeta = newMeta;
-      if (!specEqual(old.obj, next)) newMeta['generation'] = (Number(oldMeta['generation']) || 0) + 1;
       if (oldMeta['deletionTimestamp'] !== undefined) {
         const added = finalizers(newMeta).filter((f) => !finalizers(oldMeta).includes(f));
         if (added.length > 0) {
@@ -218,6 +235,13 @@ export class Storage {
         }
       }
     }
+    if (type.admit !== undefined) {
+      next = type.admit(next, old.obj);
+      // Admission hands back its own copy; the metadata stamped below is that copy's.
+      nextMeta = { ...(next['metadata'] as Record<string, unknown>) };
+      next['metadata'] = nextMeta;
+    }
+    if (subresource !== 'status' && !specEqual(old.obj, next)) nextMeta['generation'] = (Number(oldMeta['generation']) || 0) + 1;
     if (hooks?.managedFields !== undefined) setManagedFields(nextMeta, hooks.managedFields(old.obj, next));
     if (jsonEqual(old.obj, next)) return old;
     type.validate?.(next);
@@ -330,9 +354,10 @@ export class Storage {
     const compacted = this.#history.compactedRv;
     if (rv < compacted) throw expired(`too old resource version: ${rv} (${compacted})`);
     const out: HistoryEvent[] = [];
+    const id = storeId(type);
     for (let x = rv + 1; x <= this.#rv; x++) {
       const e = this.#history.at(x);
-      if (e.resource.id === type.id) out.push(e);
+      if (e.resource.id === id) out.push(e);
     }
     return out;
   }
@@ -356,14 +381,15 @@ export class Storage {
     }
     if (rv > this.#rv) throw tooLargeResourceVersion(rv, this.#rv);
     this.#checkReadable(rv, read ?? 'exact');
-    const cacheKey = `${type.id}@${rv}`;
+    const id = storeId(type);
+    const cacheKey = `${id}@${rv}`;
     const cached = this.#snapshots.get(cacheKey);
     if (cached !== undefined) return cached;
     // The state at rv is the current state with every later write of this resource undone.
     const overlay = new Map<string, StoredObject | undefined>();
     for (let x = rv + 1; x <= this.#rv; x++) {
       const e = this.#history.at(x);
-      if (e.resource.id === type.id && !overlay.has(e.cur.key)) overlay.set(e.cur.key, e.prev);
+      if (e.resource.id === id && !overlay.has(e.cur.key)) overlay.set(e.cur.key, e.prev);
     }
     const base = current();
     // Nothing written since: the current view, not cached, as it changes with the next write.
@@ -389,6 +415,11 @@ export class Storage {
     // kube-apiserver's exact wording (it names neither resourceVersion).
     throw expired('The resourceVersion for the provided list is too old.');
   }
+}
+
+/** The store a resource's objects are in: its own, or that of the CRD its version belongs to. */
+function storeId(type: ResourceType): string {
+  return (type.storage ?? type).id;
 }
 
 function setManagedFields(meta: Record<string, unknown>, entries: unknown): void {

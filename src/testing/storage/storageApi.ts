@@ -1,5 +1,7 @@
 import { jsonText } from '../../store/jsonText.js';
 import type { StoredObject } from './history.js';
+import type { ResourceType } from './resources.js';
+import { inServedVersion } from '../server/servedVersion.js';
 import type { NamespaceLifecycle } from './namespaceLifecycle.js';
 import { applyPatch } from '../writes/objectHandlers.js';
 import type { ResourceName, ResourceRegistry } from './registry.js';
@@ -53,7 +55,7 @@ export class StorageApi {
    */
   async create<T extends object>(resource: ResourceName, obj: T): Promise<T> {
     const type = this.#registry.resolve(resource, 'create');
-    return copyOut<T>(this.#storage.create(type, copyIn(obj, 'create'), undefined));
+    return copyOut<T>(this.#storage.create(type, copyIn(obj, 'create'), undefined), type);
   }
 
   /**
@@ -79,7 +81,7 @@ export class StorageApi {
    */
   async update<T extends object>(resource: ResourceName, obj: T): Promise<T> {
     const type = this.#registry.resolve(resource, 'update');
-    return copyOut<T>(this.#storage.update(type, copyIn(obj, 'update'), undefined));
+    return copyOut<T>(this.#storage.update(type, copyIn(obj, 'update'), undefined), type);
   }
 
   /**
@@ -103,7 +105,7 @@ export class StorageApi {
   async patch<T extends object = Record<string, unknown>>(resource: ResourceName, namespace: string | undefined, name: string, patch: object): Promise<T> {
     const type = this.#registry.resolve(resource, 'patch');
     const stored = applyPatch(this.#storage, type, namespace ?? '', name, 'application/merge-patch+json', copyIn(patch, 'patch'), undefined);
-    return copyOut<T>(stored);
+    return copyOut<T>(stored, type);
   }
 
   /**
@@ -132,7 +134,7 @@ export class StorageApi {
    */
   async delete<T extends object = Record<string, unknown>>(resource: ResourceName, namespace: string | undefined, name: string, preconditions?: Preconditions): Promise<T> {
     const type = this.#registry.resolve(resource, 'delete');
-    return copyOut<T>(this.#namespaces.delete(type, namespace ?? '', name, preconditions));
+    return copyOut<T>(this.#namespaces.delete(type, namespace ?? '', name, preconditions), type);
   }
 
   /**
@@ -153,7 +155,7 @@ export class StorageApi {
   get<T extends object = Record<string, unknown>>(resource: ResourceName, namespace: string | undefined, name: string): T | undefined {
     const type = this.#registry.resolve(resource, 'get');
     const o = this.#storage.get(type, namespace ?? '', name);
-    return o === undefined ? undefined : copyOut<T>(o);
+    return o === undefined ? undefined : copyOut<T>(o, type);
   }
 
   /**
@@ -174,7 +176,7 @@ export class StorageApi {
    */
   list<T extends object = Record<string, unknown>>(resource: ResourceName, namespace?: string): T[] {
     const type = this.#registry.resolve(resource, 'list');
-    return this.#storage.list(type, namespace).map((o) => copyOut<T>(o));
+    return this.#storage.list(type, namespace).map((o) => copyOut<T>(o, type));
   }
 
   /**
@@ -227,6 +229,7 @@ function copyIn(obj: unknown, method: string): AnyObject {
   return JSON.parse(jsonText(obj)) as AnyObject;
 }
 
-function copyOut<T>(o: StoredObject): T {
-  return JSON.parse(o.json) as T;
+/** A copy of a stored object, in the version `type` serves. */
+function copyOut<T>(o: StoredObject, type: ResourceType): T {
+  return JSON.parse(inServedVersion(o.json, type)) as T;
 }

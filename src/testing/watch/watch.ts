@@ -5,6 +5,7 @@ import { isStreamFault, type FaultBoard } from '../faults/faults.js';
 import type { HistoryEvent, StoredObject } from '../storage/history.js';
 import type { MetaVersion } from '../server/negotiate.js';
 import { objectJson } from '../server/partialObjectMetadata.js';
+import { lineInServedVersion } from '../server/servedVersion.js';
 import type { ResourceType } from '../storage/resources.js';
 import type { Sink } from '../server/sink.js';
 import { defaultReason, StatusError } from '../server/status.js';
@@ -148,7 +149,7 @@ export class Watcher {
 
   /** Queues an initial ADDED for a stored object. */
   pushAdded(o: StoredObject): void {
-    this.push(`{"type":"ADDED","object":${objectJson(o, this.view)}}\n`, o.rv);
+    this.push(`{"type":"ADDED","object":${objectJson(o, this.view, this.type)}}\n`, o.rv);
   }
 
   /**
@@ -184,8 +185,10 @@ export class Watcher {
    * is an object event (bookmarks never take a fault: they are not "the
    * next event" a test is waiting for).
    */
-  push(line: string, rv: number, isObjectEvent = true): void {
+  push(text: string, rv: number, isObjectEvent = true): void {
     if (this.#closed || this.#silent) return;
+    // Lines are shared by every watcher of the store; one version of a CRD shows them in its own apiVersion.
+    const line = isObjectEvent && this.type.storage !== undefined ? lineInServedVersion(text, this.type) : text;
     const hub = this.#hub;
     const wasEmpty = this.#pending.length === 0;
     if (isObjectEvent && hub.faults.hasStreamFaults) {
@@ -287,6 +290,11 @@ export function injectedError(code: number, reason: string | undefined, message:
   return new StatusError(code, r, text);
 }
 
+/** The store a watcher's events come from (every version of a CRD shares one). */
+function storeOf(w: Watcher): string {
+  return (w.type.storage ?? w.type).id;
+}
+
 /** Every open watch, by resource, and the once-per-tick flush of their queued lines. */
 export class WatchHub {
   readonly faults: FaultBoard;
@@ -309,17 +317,17 @@ export class WatchHub {
   }
 
   add(w: Watcher): void {
-    let set = this.#byResource.get(w.type.id);
+    let set = this.#byResource.get(storeOf(w));
     if (set === undefined) {
       set = new Set();
-      this.#byResource.set(w.type.id, set);
+      this.#byResource.set(storeOf(w), set);
     }
     set.add(w);
     this.counters.watchesStarted++;
   }
 
   remove(w: Watcher): void {
-    this.#byResource.get(w.type.id)?.delete(w);
+    this.#byResource.get(storeOf(w))?.delete(w);
     this.#dirty.delete(w);
   }
 
@@ -346,6 +354,11 @@ export class WatchHub {
   /** Offers a BOOKMARK at `rv` to every watcher that asked for bookmarks (each takes it only if it moves that watcher forward). */
   bookmarkAll(rv: number): void {
     for (const set of this.#byResource.values()) for (const w of set) if (w.bookmarks) w.bookmark(rv);
+  }
+
+  /** Ends every watch of one resource cleanly, its queued lines first (the resource is no longer served). */
+  endResource(id: string): void {
+    for (const set of [...this.#byResource.values()]) for (const w of [...set]) if (w.type.id === id) w.end();
   }
 
   /** Ends every watch cleanly (`destroy`: drops them instead). */

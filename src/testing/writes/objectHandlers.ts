@@ -12,6 +12,7 @@ import { badRequest, notFound, StatusError } from '../server/status.js';
 import type { Preconditions, Storage, WriteHooks } from '../storage/storage.js';
 import { pathNotFound, type Target } from '../server/target.js';
 import { writeParams, type WriteParams } from './writeParams.js';
+import { scaleAnswer } from './scale.js';
 
 type AnyObject = Record<string, unknown>;
 
@@ -160,11 +161,15 @@ export async function objectAnswer(
 ): Promise<Answer> {
   const { storage } = ctx;
   const type = target.type;
-  const render = (o: StoredObject): string => objectJson(o, objectView(convert, type));
+  const render = (o: StoredObject): string => objectJson(o, objectView(convert, type), type);
   const namespace = target.namespace ?? '';
   const name = target.name as string;
   const sub = statusOnly(target);
   const time = timestamp(Date.now());
+  if (target.subresource === 'scale') {
+    if (verb !== 'get' && verb !== 'update' && verb !== 'patch') throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    return scaleAnswer(ctx, verb, target, req, () => readBody(req), q);
+  }
   switch (verb) {
     case 'get': {
       const o = storage.get(type, namespace, name);
@@ -197,8 +202,10 @@ export async function objectAnswer(
       const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
       const write = { params: writeParams(q, req, 'PatchOptions', contentType === APPLY), time };
       const body = await readBody(req);
+      const existed = storage.get(type, namespace, name) !== undefined;
       const stored = applyPatch(storage, type, namespace, name, contentType, body, sub, write);
-      return { code: 200, body: render(stored), object: stored };
+      // An apply that created the object answers 201 Created, as kube-apiserver does.
+      return { code: existed ? 200 : 201, body: render(stored), object: stored };
     }
     case 'delete': {
       const { dryRun } = writeParams(q, req, 'DeleteOptions', false);

@@ -106,7 +106,9 @@ export function checkName(type: ResourceType, name: string): void {
 
 export function checkTypeMeta(type: ResourceType, input: Record<string, unknown>): void {
   const apiVersion = input['apiVersion'];
-  if (apiVersion !== undefined && apiVersion !== '' && apiVersion !== type.apiVersion) {
+  // An object read through one version of a CRD and written back through it may carry the version it is stored in.
+  const stored = type.storage !== undefined && typeof apiVersion === 'string' && apiVersion.startsWith(`${type.group}/`);
+  if (apiVersion !== undefined && apiVersion !== '' && apiVersion !== type.apiVersion && !stored) {
     throw badRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${type.apiVersion})`);
   }
   const kind = input['kind'];

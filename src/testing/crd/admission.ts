@@ -1,0 +1,53 @@
+import { admitCustomObject, checkStructural, defaultCustomObject, type StructuralSchemaInput } from './schema/index.js';
+import type { FieldCause } from '../server/status.js';
+
+// The one place the serving side meets the schema side (validation, defaults, pruning, CEL), so the two
+// stay apart: serving decides when an object is admitted and how a refusal is answered, the schema side
+// what is wrong with it.
+
+type AnyObject = Record<string, unknown>;
+
+/** The version's schema as the schema side takes it (the CRD's JSON, which it checks); a version without one admits anything. */
+function schemaOf(schema: AnyObject | undefined): StructuralSchemaInput {
+  return (schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }) as unknown as StructuralSchemaInput;
+}
+
+/**
+ * Admits an object about to be stored under a version's `openAPIV3Schema`:
+ * pruned, defaulted, and the field errors that refuse it (none: admitted).
+ */
+export function admit(schema: AnyObject | undefined, obj: AnyObject, old: AnyObject | undefined): { object: AnyObject; causes: readonly FieldCause[] } {
+  return admitCustomObject(schemaOf(schema), obj, old);
+}
+
+/** The defaults a stored object gets when read, for schemas that gained defaults after it was written. */
+export function defaultOnRead(schema: AnyObject | undefined, obj: AnyObject): AnyObject {
+  return schema === undefined ? obj : defaultCustomObject(schemaOf(schema), obj);
+}
+
+/**
+ * Why a version's schema is not structural, as field errors under `at` (the
+ * version's `schema` field): each `openAPIV3Schema…: <message>` line of the
+ * schema side becomes a cause with kube-apiserver's reason for its message.
+ */
+export function structuralCauses(schema: AnyObject, at: string): FieldCause[] {
+  return checkStructural(schemaOf(schema)).map((line) => {
+    const m = /^(openAPIV3Schema\S*): (.*)$/s.exec(line);
+    const field = m === null ? `${at}.openAPIV3Schema` : `${at}.${m[1] as string}`;
+    const message = m === null ? line : (m[2] as string);
+    return { reason: reasonOf(message), field, message };
+  });
+}
+
+const REASONS: readonly (readonly [string, string])[] = [
+  ['Required value', 'FieldValueRequired'],
+  ['Forbidden', 'FieldValueForbidden'],
+  ['Unsupported value', 'FieldValueNotSupported'],
+  ['Duplicate value', 'FieldValueDuplicate'],
+  ['Invalid value', 'FieldValueInvalid'],
+];
+
+/** The reason field.Error gives a message, by the words it starts with. */
+function reasonOf(message: string): string {
+  return REASONS.find(([prefix]) => message.startsWith(prefix))?.[1] ?? 'FieldValueInvalid';
+}
