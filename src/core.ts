@@ -152,6 +152,8 @@ export {
   type DeleteOptions,
   type DeletePreconditions,
   type ListCallOptions,
+  type OwnerReferenceOptions,
+  type OwnedObject,
 } from './client/index.js';
 
 // recording Events: options and detail

@@ -102,6 +102,7 @@ export {
 // writing objects
 export {
   objectClient,
+  ownerReference,
   recordWrite,
   isApplyConflict,
   applyConflicts,
