@@ -38,6 +38,7 @@ import {
   type Informer,
   type ManagerEvent,
   type ObjectClient,
+  type ReconcileContext,
   type ReconcileOutcome,
 } from 'rxkube';
 import { prometheusMetrics } from 'rxkube/metrics';
@@ -115,7 +116,7 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
   // What each reconcile did, for the line printed with its outcome (one reconcile per key at a time).
   const notes = new Map<string, string>();
 
-  const apply = async (d: V1Deployment): Promise<undefined> => {
+  const apply = async (d: V1Deployment, { signal }: ReconcileContext<V1Deployment>): Promise<undefined> => {
     const key = metaNamespaceKey(d);
     const desired = desiredConfigMap(d);
     const cmKey = `${d.metadata?.namespace}/${desired.metadata.name}`;
@@ -127,7 +128,7 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
     }
     // Server-side apply: creates the ConfigMap or sets the fields this controller owns, whatever our cache holds.
     // With force, fields someone else changed by hand are taken back; data keys we no longer send are removed.
-    await configMapsIn(d.metadata?.namespace).apply(desired, { force: true });
+    await configMapsIn(d.metadata?.namespace).apply(desired, { force: true, signal });
     const did = current === undefined ? 'created' : 'updated';
     notes.set(key, `${did} ${cmKey}`);
     // publish returns at once; the Event is written in the background.
@@ -140,11 +141,11 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
     return undefined;
   };
 
-  const cleanup = async (d: V1Deployment): Promise<undefined> => {
+  const cleanup = async (d: V1Deployment, { signal }: ReconcileContext<V1Deployment>): Promise<undefined> => {
     const key = metaNamespaceKey(d);
     const name = infoName(d.metadata?.name ?? '');
     try {
-      await configMapsIn(d.metadata?.namespace).delete(name);
+      await configMapsIn(d.metadata?.namespace).delete(name, { signal });
       notes.set(key, `deleted ${d.metadata?.namespace}/${name}, finalizer removed`);
     } catch (err) {
       if (!isNotFound(err)) throw err;
@@ -165,7 +166,7 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
     shutdownTimeoutMs: 20_000,
     reconcile: (d, ctx) => {
       notes.set(ctx.key, d.metadata?.deletionTimestamp ? 'being deleted, not ours to clean up' : 'finalizer added');
-      return finalizer(deploymentsIn, FINALIZER, d, { apply, cleanup }, { signal: ctx.signal });
+      return finalizer(deploymentsIn, FINALIZER, d, { apply, cleanup }, ctx);
     },
   });
   /**
