@@ -132,6 +132,7 @@ export {
   type ErrorAction,
   type ErrorPolicy,
   type OwnsSource,
+  type ForSource,
   type ReconcileAction,
   type WatchesSource,
   type FinalizerClient,

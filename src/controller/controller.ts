@@ -334,7 +334,7 @@ export function controller<T>(opts: ControllerOptions<T>): Controller<T> {
   } else {
     rateLimiter = defaultControllerRateLimiter<string>({ scheduler });
   }
-  const triggers: Triggers<T> = { primary: resolved.for, owns: resolved.owns, watches: resolved.watches };
+  const triggers: Triggers<T> = { primary: resolved.for, primaryPredicates: resolved.forPredicates, owns: resolved.owns, watches: resolved.watches };
   const config: RunConfig<T> = {
     name: resolved.name,
     triggers,
