@@ -38,6 +38,7 @@ export {
   DecodeError,
   type DecodeErrorCode,
   ConnectionError,
+  ResourceNotServedError,
   type KubeSource,
   type BuiltInResource,
   type ObjectOf,
