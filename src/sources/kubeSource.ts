@@ -142,7 +142,9 @@ export interface KubeSource<T> extends ListerWatcher<T> {
  * requests bookmarks unless `allowWatchBookmarks: false`, turns an ERROR event
  * into its typed error, throws a `DecodeError` for a line it cannot trust,
  * and ends with `ConnectionError` code `IDLE_TIMEOUT` when the connection goes
- * silent. Aborting the signal ends either request at once and releases its
+ * silent. A list answered 404 asks discovery why, once per failure streak,
+ * and fails with a `ResourceNotServedError` naming the group/version the
+ * server lacks or the served resource name that was meant (CR-130). Aborting the signal ends either request at once and releases its
  * socket. Both are lazy: nothing is sent until the promise is created or the
  * iterable is iterated.
  *
