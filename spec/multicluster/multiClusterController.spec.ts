@@ -8,6 +8,7 @@ import { informer } from '../../src/informer/informer.js';
 import { multiClusterController, type ClusterReconcileOutcome, type MultiClusterController } from '../../src/multicluster/multiClusterController.js';
 import { multiClusterInformer, type MultiClusterInformer } from '../../src/multicluster/multiClusterInformer.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
+import { labelsChanged } from '../../src/operators/predicates.js';
 import { startApiServer } from '../../src/testing/index.js';
 import { deferred, waitFor } from '../helpers/waitFor.js';
 import { Fleet, fastReflector } from './fleet.js';
@@ -188,6 +189,10 @@ describe('multiClusterController', () => {
     expect(() => multiClusterController({ for: f, clusters, reconcile, priorityQueue: 'yes' as never })).toThrow(/priorityQueue.*yes/);
     expect(() => multiClusterController({ for: f, clusters, reconcile, readYourWrites: 1 as never })).toThrow(/readYourWrites.*1/);
     expect(() => multiClusterController({ for: f, clusters, reconcile, readYourWritesTimeoutMs: -1 })).toThrow(/readYourWritesTimeoutMs.*-1/);
+    // Predicates of owns and watches reach each cluster's controller (CR-115).
+    expect(() => multiClusterController({ for: f, clusters, reconcile, watches: [{ source: f, map: () => [], predicates: ['x' as never] }] })).toThrow('controller: watches[0].predicates[0] must be a function, got "x"');
+    expect(() => multiClusterController({ for: f, clusters, reconcile, owns: [{ source: f, predicates: [1 as never] }] })).toThrow('controller: owns[0].predicates[0] must be a function, got 1');
+    expect(() => multiClusterController({ for: f, clusters, reconcile, watches: [{ source: f, map: () => [], predicates: [labelsChanged] }] })).not.toThrow();
   });
 
   it("reconcileTimeoutMs limits every cluster's reconciles", async () => {

@@ -269,7 +269,11 @@ export class SharedMultiClusterController<T> extends Observable<ClusterReconcile
     return {
       for: partOf(o.for, name),
       owns: (o.owns ?? []).map((entry) => ({ ...entry, source: partOf(entry.source, name) })),
-      watches: (o.watches ?? []).map((w) => ({ source: partOf(w.source, name), map: (obj: unknown) => w.map(obj, cluster) })),
+      watches: (o.watches ?? []).map((w) => ({
+        source: partOf(w.source, name),
+        map: (obj: unknown) => w.map(obj, cluster),
+        ...(w.predicates !== undefined && { predicates: w.predicates }),
+      })),
       reconcile: (obj, ctx) => this.#reconcile(run, obj, ctx),
       ...(errorPolicy !== undefined && { errorPolicy: (err: Error, obj: T, ctx: ReconcileContext<T>) => errorPolicy(err, obj, { ...ctx, cluster }) }),
       concurrency: this.#concurrency,

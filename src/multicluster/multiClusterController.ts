@@ -1,6 +1,6 @@
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { ControllerMetrics } from '../controller/metrics.js';
-import type { ControllerSource, ControllerStatus, ErrorAction, OwnsSource, ReconcileAction, ReconcileContext, ReconcileOutcome } from '../controller/types.js';
+import type { ControllerSource, ControllerStatus, ErrorAction, OwnsSource, ReconcileAction, ReconcileContext, ReconcileOutcome, WatchesSource } from '../controller/types.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
 import type { MultiClusterInformer } from './multiClusterInformer.js';
 import { SharedMultiClusterController } from './SharedMultiClusterController.js';
@@ -155,6 +155,8 @@ export interface MultiClusterControllerOptions<T> {
     readonly source: ClusterSource<any>;
     /** The primary keys of `cluster` to reconcile when `obj` changes (as a controller's `watches` mapper); what it throws is reported. */
     readonly map: (obj: any, cluster: Cluster) => Iterable<string> | string | undefined | null;
+    /** Only changes that pass these are mapped, as a controller's `watches` predicates (CR-115). @default [] */
+    readonly predicates?: WatchesSource<any>['predicates'];
   }[];
   /** Brings one cluster in line with one primary object. Required. */
   readonly reconcile: ClusterReconciler<T>;
