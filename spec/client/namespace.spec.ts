@@ -68,7 +68,7 @@ describe('objectClient without a namespace on a namespaced resource (CR-110…CR
   it("refuses an object whose namespace differs from the client's, as kube-apiserver would", () => {
     const before = server.stats.requests;
     const teamA = objectClient(server.kubeConfig(), websites, { namespace: 'team-a' });
-    const agree = "the object's metadata.namespace is \"team-b\", the client's namespace \"team-a\": they must agree";
+    const agree = "the object's metadata.namespace \"team-b\" is not the client's namespace \"team-a\"";
     expect(() => teamA.create(site('x', 'team-b'))).toThrow(`create example.com/v1/websites team-a/x: ${agree}`);
     expect(() => teamA.apply(site('x', 'team-b'))).toThrow(agree);
     expect(() => teamA.replace(site('x', 'team-b'))).toThrow(agree);

@@ -206,7 +206,7 @@ export function objectClient(kc: KubeConfig, resource: ResourceRef, opts: Object
         throw new TypeError(`metadata.namespace: ${parsed.name} is cluster-scoped, got namespace ${describeValue(objectNamespace)}`);
       }
       if (objectNamespace !== undefined && namespace !== undefined && objectNamespace !== namespace) {
-        throw new TypeError(`${describe(verb, name, namespace)}: the object's metadata.namespace is ${describeValue(objectNamespace)}, the client's namespace ${describeValue(namespace)}: they must agree`);
+        throw new TypeError(`${describe(verb, name, namespace)}: the object's metadata.namespace ${describeValue(objectNamespace)} is not the client's namespace ${describeValue(namespace)}`);
       }
       const ns = namespace ?? objectNamespace;
       if (ns === undefined && parsed.namespaced === true) throw missing(verb, name, true);
