@@ -81,6 +81,23 @@ describe('multiClusterController', () => {
     ]);
   });
 
+  it('takes predicates on for, as a controller does: a data change does not wake it, a label change does (CR-113)', async () => {
+    fleet = await Fleet.start(['eu'], 0);
+    await seed(fleet, 'eu', 2);
+    const seen: string[] = [];
+    const c = multiClusterController({ for: { source: configMaps(fleet), predicates: [labelsChanged] }, reconcile: (obj) => void seen.push(obj.metadata?.name ?? '') });
+    run(c);
+    await waitFor(() => seen.length === 2, 'the first reconciles');
+    const server = fleet.server('eu');
+    const cm0 = server.get<V1ConfigMap>('v1/configmaps', 'default', 'eu-cm0') as V1ConfigMap;
+    await server.update('v1/configmaps', { ...cm0, data: { v: '2' } });
+    // The fence: a later event of the same informer that passes; once it is reconciled, the data change was judged.
+    const cm1 = server.get<V1ConfigMap>('v1/configmaps', 'default', 'eu-cm1') as V1ConfigMap;
+    await server.update('v1/configmaps', { ...cm1, metadata: { ...cm1.metadata, labels: { tier: 'web' } } });
+    await waitFor(() => seen.length === 3 && c.status().every((s) => s.queueDepth === 0 && s.inFlight === 0), 'the label change reconciled');
+    expect(seen.sort()).toEqual(['eu-cm0', 'eu-cm1', 'eu-cm1']);
+  });
+
   it("shares its slots round-robin: a cluster's backlog does not hold up another cluster's keys", async () => {
     fleet = await Fleet.start(['big', 'small'], 0);
     await seed(fleet, 'big', 40);
