@@ -30,6 +30,7 @@ import {
   leaseLock,
   metaNamespaceKey,
   objectClient,
+  ownerReference,
   recorder,
   runManager,
   type ApplyConfiguration,
@@ -66,18 +67,10 @@ export function desiredData(d: V1Deployment): Record<string, string> {
 
 /** The ConfigMap of `d`, as the controller applies it: only the fields it has an opinion on. */
 function desiredConfigMap(d: V1Deployment): ApplyConfiguration<V1ConfigMap> {
-  const name = d.metadata?.name ?? '';
-  return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {
-      name: infoName(name),
-      namespace: d.metadata?.namespace,
-      labels: { [MANAGED_BY]: MANAGER },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
-    },
-    data: desiredData(d),
-  };
+  const metadata = { name: infoName(d.metadata?.name ?? ''), namespace: d.metadata?.namespace, labels: { [MANAGED_BY]: MANAGER } };
+  // With `for`, a reference the garbage collector would not honour (another namespace) fails here, not in the cluster.
+  const owner = ownerReference(d, { controller: true, blockOwnerDeletion: true, for: { metadata } });
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { ...metadata, ownerReferences: [owner] }, data: desiredData(d) };
 }
 
 /**

@@ -25,7 +25,7 @@ describe('ownerReference', () => {
 
   it('names what an owner lacks: an object built by hand has no uid', () => {
     expect(() => ownerReference({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } })).toThrow(/the owner has no metadata\.uid \(only an object read from the server has a uid\)/);
-    expect(() => ownerReference({ metadata: { name: 'x', uid: 'u' } })).toThrow(/the owner has no apiVersion, kind \(set them/);
+    expect(() => ownerReference({ metadata: { name: 'x', uid: 'u' } })).toThrow(/the owner has no apiVersion, kind \(an object built by hand, or read by a client that drops them, may lack them: set them\)/);
     expect(() => ownerReference({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { uid: 'u' } })).toThrow(/the owner has no metadata\.name/);
     expect(() => ownerReference(null as never)).toThrow(TypeError);
     expect(() => ownerReference({ apiVersion: 'v1', kind: 'K', metadata: { name: 'x', uid: 'u' } }, { controller: 'yes' as never })).toThrow(/option "controller" must be a boolean, got/);

@@ -84,7 +84,7 @@ export function ownerReference(owner: KubeObject, opts: OwnerReferenceOptions = 
   const fields = { apiVersion: owner.apiVersion, kind: owner.kind, 'metadata.name': meta?.name, 'metadata.uid': meta?.uid };
   const missing = Object.entries(fields).filter(([, v]) => typeof v !== 'string' || v === '').map(([k]) => k);
   if (missing.length > 0) {
-    const hint = missing.includes('metadata.uid') ? ' (only an object read from the server has a uid)' : missing.includes('kind') || missing.includes('apiVersion') ? ' (set them: items of a list of built-in resources may come without)' : '';
+    const hint = missing.includes('metadata.uid') ? ' (only an object read from the server has a uid)' : missing.includes('kind') || missing.includes('apiVersion') ? ' (an object built by hand, or read by a client that drops them, may lack them: set them)' : '';
     throw new TypeError(`ownerReference: the owner has no ${missing.join(', ')}${hint}`);
   }
   const ref: OwnerReference = {
