@@ -30,6 +30,7 @@ import {
   leaseLock,
   metaNamespaceKey,
   objectClient,
+  ownerReference,
   recorder,
   runManager,
   type ApplyConfiguration,
@@ -38,6 +39,7 @@ import {
   type Informer,
   type ManagerEvent,
   type ObjectClient,
+  type ReconcileContext,
   type ReconcileOutcome,
 } from 'rxkube';
 import { prometheusMetrics } from 'rxkube/metrics';
@@ -65,18 +67,10 @@ export function desiredData(d: V1Deployment): Record<string, string> {
 
 /** The ConfigMap of `d`, as the controller applies it: only the fields it has an opinion on. */
 function desiredConfigMap(d: V1Deployment): ApplyConfiguration<V1ConfigMap> {
-  const name = d.metadata?.name ?? '';
-  return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {
-      name: infoName(name),
-      namespace: d.metadata?.namespace,
-      labels: { [MANAGED_BY]: MANAGER },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
-    },
-    data: desiredData(d),
-  };
+  const metadata = { name: infoName(d.metadata?.name ?? ''), namespace: d.metadata?.namespace, labels: { [MANAGED_BY]: MANAGER } };
+  // With `for`, a reference the garbage collector would not honour (another namespace) fails here, not in the cluster.
+  const owner = ownerReference(d, { controller: true, blockOwnerDeletion: true, for: { metadata } });
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { ...metadata, ownerReferences: [owner] }, data: desiredData(d) };
 }
 
 /**
@@ -115,7 +109,7 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
   // What each reconcile did, for the line printed with its outcome (one reconcile per key at a time).
   const notes = new Map<string, string>();
 
-  const apply = async (d: V1Deployment): Promise<undefined> => {
+  const apply = async (d: V1Deployment, { signal }: ReconcileContext<V1Deployment>): Promise<undefined> => {
     const key = metaNamespaceKey(d);
     const desired = desiredConfigMap(d);
     const cmKey = `${d.metadata?.namespace}/${desired.metadata.name}`;
@@ -127,7 +121,7 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
     }
     // Server-side apply: creates the ConfigMap or sets the fields this controller owns, whatever our cache holds.
     // With force, fields someone else changed by hand are taken back; data keys we no longer send are removed.
-    await configMapsIn(d.metadata?.namespace).apply(desired, { force: true });
+    await configMapsIn(d.metadata?.namespace).apply(desired, { force: true, signal });
     const did = current === undefined ? 'created' : 'updated';
     notes.set(key, `${did} ${cmKey}`);
     // publish returns at once; the Event is written in the background.
@@ -140,11 +134,11 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
     return undefined;
   };
 
-  const cleanup = async (d: V1Deployment): Promise<undefined> => {
+  const cleanup = async (d: V1Deployment, { signal }: ReconcileContext<V1Deployment>): Promise<undefined> => {
     const key = metaNamespaceKey(d);
     const name = infoName(d.metadata?.name ?? '');
     try {
-      await configMapsIn(d.metadata?.namespace).delete(name);
+      await configMapsIn(d.metadata?.namespace).delete(name, { signal });
       notes.set(key, `deleted ${d.metadata?.namespace}/${name}, finalizer removed`);
     } catch (err) {
       if (!isNotFound(err)) throw err;
@@ -165,7 +159,7 @@ export function configMapController(kc: KubeConfig, opts: { concurrency?: number
     shutdownTimeoutMs: 20_000,
     reconcile: (d, ctx) => {
       notes.set(ctx.key, d.metadata?.deletionTimestamp ? 'being deleted, not ours to clean up' : 'finalizer added');
-      return finalizer(deploymentsIn, FINALIZER, d, { apply, cleanup }, { signal: ctx.signal });
+      return finalizer(deploymentsIn, FINALIZER, d, { apply, cleanup }, ctx);
     },
   });
   /**

@@ -1,10 +1,13 @@
-// Checks that every `## Example` in a doc comment under src/ compiles against the package's
-// entries ('rxkube', 'rxkube/core', 'rxkube/testing', 'rxkube/metrics', 'rxkube/zod', 'rxkube/valibot', mapped to the sources):
-// each ```ts block is written as a module of its own under build/doc-examples/ and the lot is
-// typechecked with the project's compiler. An example is a program a user copies, so it carries
-// its imports; what it assumes from around it (a KubeConfig, an informer) it states with
-// `declare const`. Run by spec/docs/examples.spec.ts; by hand:
-// `node_modules/.bin/node scripts/checkDocExamples.ts`.
+// Checks that every `## Example` in a doc comment under src/, and every ```ts block of README.md,
+// compiles against the package's entries ('rxkube', 'rxkube/core', 'rxkube/testing',
+// 'rxkube/metrics', 'rxkube/zod', 'rxkube/valibot', mapped to the sources): each block is written as a module of its own under
+// build/doc-examples/ and the lot is typechecked with the project's compiler. An example is a
+// program a user copies, so it carries its imports; what it assumes from around it (a KubeConfig,
+// an informer) it states with `declare const` or builds. A README block that is deliberately not a
+// whole module (a few lines of an API shown in passing) says so in its info string,
+// ```ts fragment, and is left out; every other ```ts or ```typescript block is checked, so a
+// section added later is covered without a change here. Run by spec/docs/examples.spec.ts; by
+// hand: `node_modules/.bin/node scripts/checkDocExamples.ts`.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -70,11 +73,35 @@ export function examplesIn(file: string, text: string): DocExample[] {
   return found;
 }
 
-/** Every doc-comment example under src/. */
+/**
+ * Every ```ts (or ```typescript) block of a Markdown text, fences indented or not (a block inside a
+ * list item), except those whose info string says `fragment`.
+ */
+export function markdownExamples(file: string, text: string): DocExample[] {
+  const found: DocExample[] = [];
+  let block: { line: number; indent: number; code: string[]; checked: boolean } | undefined;
+  text.split('\n').forEach((raw, i) => {
+    const fence = /^(\s*)(`{3,}|~{3,})\s*(.*)$/.exec(raw);
+    if (block !== undefined) {
+      if (fence !== null && fence[3] === '') {
+        if (block.checked) found.push({ file, line: block.line, code: block.code.join('\n') });
+        block = undefined;
+      } else block.code.push(raw.slice(Math.min(block.indent, raw.length - raw.trimStart().length)));
+      return;
+    }
+    if (fence === null) return;
+    const words = (fence[3] ?? '').trim().split(/\s+/);
+    block = { line: i + 2, indent: (fence[1] ?? '').length, code: [], checked: /^(ts|typescript)$/.test(words[0] ?? '') && !words.includes('fragment') };
+  });
+  return found;
+}
+
+/** Every doc-comment example under src/, and every checked block of README.md. */
 export function docExamples(): DocExample[] {
-  return sourceFiles(join(root, 'src'))
+  const inSources = sourceFiles(join(root, 'src'))
     .sort()
     .flatMap((path) => examplesIn(relative(root, path), readFileSync(path, 'utf8')));
+  return [...inSources, ...markdownExamples('README.md', readFileSync(join(root, 'README.md'), 'utf8'))];
 }
 
 /** Writes each example as a module and typechecks them; returns the errors, placed in the sources. */
@@ -83,7 +110,7 @@ export function checkDocExamples(examples: readonly DocExample[] = docExamples()
   mkdirSync(outDir, { recursive: true });
   const origin = new Map<string, DocExample>();
   examples.forEach((ex, i) => {
-    const name = `${String(i).padStart(3, '0')}_${ex.file.replace(/[\\/]/g, '_').replace(/\.ts$/, '')}.ts`;
+    const name = `${String(i).padStart(3, '0')}_${ex.file.replace(/[\\/]/g, '_').replace(/\.(ts|md)$/, '')}.ts`;
     origin.set(name, ex);
     // `export {}` makes a block without imports a module too, so top-level await and its names stay its own.
     writeFileSync(join(outDir, name), `${ex.code}\nexport {};\n`);

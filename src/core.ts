@@ -133,6 +133,7 @@ export {
   type ErrorAction,
   type ErrorPolicy,
   type OwnsSource,
+  type ForSource,
   type ReconcileAction,
   type WatchesSource,
   type FinalizerClient,
@@ -153,6 +154,8 @@ export {
   type DeleteOptions,
   type DeletePreconditions,
   type ListCallOptions,
+  type OwnerReferenceOptions,
+  type OwnedObject,
 } from './client/index.js';
 
 // recording Events: options and detail

@@ -38,6 +38,7 @@ export {
   DecodeError,
   type DecodeErrorCode,
   ConnectionError,
+  ResourceNotServedError,
   type KubeSource,
   type BuiltInResource,
   type ObjectOf,
@@ -102,6 +103,7 @@ export {
 // writing objects
 export {
   objectClient,
+  ownerReference,
   recordWrite,
   isApplyConflict,
   applyConflicts,

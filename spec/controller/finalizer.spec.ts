@@ -85,7 +85,8 @@ describe('finalizer over HTTP', () => {
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FinalizerError);
     expect((err as FinalizerError).phase).toBe('cleanup');
-    expect((err as Error).message).toMatch(/cleanup "example.com\/cleanup" for default\/e failed: backend down/);
+    // Says which finalizer of which object, and which step: not "cleanup <name>" as if an object were named after the finalizer.
+    expect((err as Error).message).toBe('finalizer "example.com/cleanup" of default/e: the cleanup handler failed: backend down');
     expect(current('e')?.metadata?.finalizers).toEqual([NAME]);
   });
 
@@ -111,5 +112,37 @@ describe('finalizer over HTTP', () => {
     expect(() => finalizer(client, 'has space', obj, h)).toThrow(/name must be a finalizer name.*"has space"/);
     expect(() => finalizer(client, NAME, {} as V1ConfigMap, h)).toThrow(/obj must be an object with metadata.name/);
     expect(() => finalizer(client, NAME, obj, { apply: h.apply } as never)).toThrow(/handlers must be/);
+    expect(() => finalizer(client, NAME, obj, h, null as never)).toThrow(/ctx must be the reconcile's context or \{ signal \}, got null/);
+    expect(() => finalizer(client, NAME, obj, h, { signal: 'x' as never })).toThrow(/ctx.signal must be an AbortSignal, got "x"/);
+  });
+
+  it('hands the context it is given (the reconcile ctx) to apply and cleanup, and aborts its writes with its signal', async () => {
+    const cm = await configMap('h', [NAME]);
+    const ac = new AbortController();
+    const ctx = { key: 'default/h', signal: ac.signal, retries: 2, store: { getByKey: () => undefined, keyOf: () => '' } };
+    const seen: unknown[] = [];
+    await finalizer(client, NAME, cm, { apply: (_o, c) => void seen.push(c), cleanup: () => undefined }, ctx);
+    expect(seen).toEqual([ctx]);
+    expect(seen[0]).toBe(ctx);
+    await server.delete('v1/configmaps', 'default', 'h');
+    await finalizer(client, NAME, current('h') as V1ConfigMap, { apply: () => undefined, cleanup: (_o, c) => void seen.push(c.retries) }, ctx);
+    expect(seen).toEqual([ctx, 2]);
+    expect(current('h')).toBeUndefined();
+    // The signal reaches the finalizer's own write.
+    const other = await configMap('i');
+    ac.abort(new Error('shutting down'));
+    const err = await finalizer(client, NAME, other, recording(), ctx).catch((e: unknown) => e);
+    expect((err as FinalizerError).phase).toBe('add');
+    expect((err as Error).message).toBe('finalizer "example.com/cleanup" of default/i: adding it to the object failed: shutting down');
+  });
+
+  it('says which client was wrong when the client and the object disagree on the namespace', async () => {
+    const cm = await configMap('j');
+    const everywhere = objectClient(server.kubeConfig(), 'v1/configmaps');
+    const err = await finalizer(everywhere, NAME, cm, recording()).catch((e: unknown) => e);
+    expect((err as Error).message).toBe(
+      'finalizer "example.com/cleanup" of default/j: adding it to the object failed: the client has no namespace, the object namespace "default": pass a client of the object\'s namespace, or a function (namespace) => objectClient(kc, resource, { namespace })',
+    );
+    expect((err as Error).message).not.toMatch(/undefined/);
   });
 });

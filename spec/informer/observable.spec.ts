@@ -192,7 +192,10 @@ describe('errors are never silent', () => {
     expect(err).toBeInstanceOf(CacheSyncError);
     expect((err as CacheSyncError).reason).toBe('timeout');
     expect(isNotFound((err as Error).cause)).toBe(true);
-    expect((err as Error).message).toMatch(/example\.com\/v1\/nothings did not sync \(not within 300 ms\); last error: KubeApiError: .*404/);
+    // The 404 of a resource the server does not serve says so (CR-130).
+    expect((err as Error).message).toMatch(
+      /example\.com\/v1\/nothings did not sync \(not within 300 ms\); last error: ResourceNotServedError: .*404 NotFound: the API server serves no group example\.com\/v1: is the CRD installed\?/,
+    );
   });
 
   it('with a subscriber on errors$ (or an onError option) the default reporter stays quiet', async () => {

@@ -8,6 +8,7 @@ import { informer } from '../../src/informer/informer.js';
 import { multiClusterController, type ClusterReconcileOutcome, type MultiClusterController } from '../../src/multicluster/multiClusterController.js';
 import { multiClusterInformer, type MultiClusterInformer } from '../../src/multicluster/multiClusterInformer.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
+import { labelsChanged } from '../../src/operators/predicates.js';
 import { startApiServer } from '../../src/testing/index.js';
 import { deferred, waitFor } from '../helpers/waitFor.js';
 import { Fleet, fastReflector } from './fleet.js';
@@ -78,6 +79,23 @@ describe('multiClusterController', () => {
       ['eu', 'running'],
       ['us', 'running'],
     ]);
+  });
+
+  it('takes predicates on for, as a controller does: a data change does not wake it, a label change does (CR-113)', async () => {
+    fleet = await Fleet.start(['eu'], 0);
+    await seed(fleet, 'eu', 2);
+    const seen: string[] = [];
+    const c = multiClusterController({ for: { source: configMaps(fleet), predicates: [labelsChanged] }, reconcile: (obj) => void seen.push(obj.metadata?.name ?? '') });
+    run(c);
+    await waitFor(() => seen.length === 2, 'the first reconciles');
+    const server = fleet.server('eu');
+    const cm0 = server.get<V1ConfigMap>('v1/configmaps', 'default', 'eu-cm0') as V1ConfigMap;
+    await server.update('v1/configmaps', { ...cm0, data: { v: '2' } });
+    // The fence: a later event of the same informer that passes; once it is reconciled, the data change was judged.
+    const cm1 = server.get<V1ConfigMap>('v1/configmaps', 'default', 'eu-cm1') as V1ConfigMap;
+    await server.update('v1/configmaps', { ...cm1, metadata: { ...cm1.metadata, labels: { tier: 'web' } } });
+    await waitFor(() => seen.length === 3 && c.status().every((s) => s.queueDepth === 0 && s.inFlight === 0), 'the label change reconciled');
+    expect(seen.sort()).toEqual(['eu-cm0', 'eu-cm1', 'eu-cm1']);
   });
 
   it("shares its slots round-robin: a cluster's backlog does not hold up another cluster's keys", async () => {
@@ -188,6 +206,10 @@ describe('multiClusterController', () => {
     expect(() => multiClusterController({ for: f, clusters, reconcile, priorityQueue: 'yes' as never })).toThrow(/priorityQueue.*yes/);
     expect(() => multiClusterController({ for: f, clusters, reconcile, readYourWrites: 1 as never })).toThrow(/readYourWrites.*1/);
     expect(() => multiClusterController({ for: f, clusters, reconcile, readYourWritesTimeoutMs: -1 })).toThrow(/readYourWritesTimeoutMs.*-1/);
+    // Predicates of owns and watches reach each cluster's controller (CR-115).
+    expect(() => multiClusterController({ for: f, clusters, reconcile, watches: [{ source: f, map: () => [], predicates: ['x' as never] }] })).toThrow('controller: watches[0].predicates[0] must be a function, got "x"');
+    expect(() => multiClusterController({ for: f, clusters, reconcile, owns: [{ source: f, predicates: [1 as never] }] })).toThrow('controller: owns[0].predicates[0] must be a function, got 1');
+    expect(() => multiClusterController({ for: f, clusters, reconcile, watches: [{ source: f, map: () => [], predicates: [labelsChanged] }] })).not.toThrow();
   });
 
   it("reconcileTimeoutMs limits every cluster's reconciles", async () => {

@@ -23,9 +23,6 @@ function checkConfiguration(ctx: ClientContext, config: unknown): asserts config
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) throw new TypeError(`config.metadata: expected an object with the name, got ${describeValue(meta)}`);
   const m = meta as Record<string, unknown>;
   checkName(m['name'], 'config.metadata.name');
-  if (m['namespace'] !== undefined && m['namespace'] !== ctx.namespace) {
-    throw new TypeError(`config.metadata.namespace: this client acts in ${describeValue(ctx.namespace)}, got ${describeValue(m['namespace'])}`);
-  }
   if (m['managedFields'] !== undefined) throw new TypeError('config.metadata.managedFields: the server keeps them; an apply must not send them');
 }
 
@@ -37,10 +34,13 @@ export function applyRequest<T>(ctx: ClientContext, config: unknown, o: ApplyOpt
   checkConfiguration(ctx, config);
   const force = checkBoolean(o?.force, 'force') ?? false;
   const name = config.metadata.name;
+  const verb = subresource === undefined ? 'apply' : 'apply status of';
+  const ns = ctx.namespaceOf(verb, name, (config.metadata as { namespace?: unknown }).namespace);
   return ctx.write<T>({
     verb: 'PATCH',
-    url: ctx.itemUrl(name, subresource),
-    what: ctx.describe(subresource === undefined ? 'apply' : 'apply status of', name),
+    url: ctx.itemUrl(name, ns, subresource),
+    what: ctx.describe(verb, name, ns),
+    namespace: ns,
     body: config,
     contentType: APPLY_PATCH,
     opts: o,

@@ -15,3 +15,4 @@ export type {
 } from './types.js';
 export { isApplyConflict, applyConflicts, type ApplyConflict } from './conflicts.js';
 export { recordWrite, type RecordWriteOptions } from './recordWrite.js';
+export { ownerReference, type OwnerReferenceOptions, type OwnedObject } from './ownerReference.js';

@@ -19,12 +19,11 @@ import { describeValue } from '../options/validate.js';
 /** What the calls of one object client share (internal): where they go, with which credentials, and the write defaults. */
 export interface ClientContext {
   readonly resource: ParsedResource;
+  /** The client's namespace; undefined for cluster scope, or for a client of every namespace that takes it from each object (CR-110). */
   readonly namespace: string | undefined;
   readonly kc: KubeConfig;
   /** The kubeconfig requests are authenticated with (plain HTTP allowed for the simulator). */
   readonly auth: KubeConfig;
-  /** The collection's URL: `https://host/api/v1/namespaces/ns/pods`. */
-  readonly base: string;
   readonly timeoutMs: number;
   readonly fieldManager: string;
   readonly dryRun: boolean;
@@ -34,10 +33,16 @@ export interface ClientContext {
   write<R>(req: WriteRequest): Promise<R>;
   /** {@link sendRead} for this client. */
   read<R>(url: string, what: string, o: CallOptions | undefined): Promise<R>;
+  /** The collection's URL in `namespace`: `https://host/api/v1/namespaces/ns/pods`. */
+  collectionUrl(namespace: string | undefined): string;
   /** The URL of one object, or of its status subresource; a bad name throws. */
-  itemUrl(name: unknown, subresource?: 'status'): string;
+  itemUrl(name: unknown, namespace: string | undefined, subresource?: 'status'): string;
+  /** The namespace a call on `name` acts in: the client's; a namespaced resource without one throws (CR-111). */
+  namespaceByName(verb: string, name: unknown): string | undefined;
+  /** The namespace a call on an object acts in: the client's or the object's, which must agree (CR-110, CR-112). */
+  namespaceOf(verb: string, name: unknown, objectNamespace: unknown): string | undefined;
   /** `replace v1/configmaps default/x`: what a call is, for its error messages. */
-  describe(verb: string, name: string): string;
+  describe(verb: string, name: unknown, namespace: string | undefined): string;
 }
 
 /** One write of an object client: every verb that changes something is one of these. */
@@ -51,6 +56,8 @@ export interface WriteRequest {
   readonly opts: WriteOptions | DeleteOptions | undefined;
   /** Sends `force=true` (server-side apply only). */
   readonly force?: boolean;
+  /** The namespace the request goes to, for the write log. */
+  readonly namespace: string | undefined;
   /** The object's name, for the write log when the answer is a Status that may not carry it (a deletion). */
   readonly name?: string;
 }
@@ -75,7 +82,7 @@ function sendWrite<R>(ctx: ClientContext, req: WriteRequest): Promise<R> {
   if (dryRun) return sent;
   // Every write is recorded, so a controller can wait until its caches show it (RYW-1); a dry run wrote nothing.
   return sent.then((answer) => {
-    recordAnswer(ctx.written, ctx.namespace, req.name, answer);
+    recordAnswer(ctx.written, req.namespace, req.name, answer);
     return answer;
   });
 }
@@ -164,50 +171,86 @@ export function objectClient(kc: KubeConfig, resource: ResourceRef, opts: Object
   }
   const cluster = kc.getCurrentCluster();
   if (cluster === null) throw new TypeError('kc: the kubeconfig has no current cluster');
-  const base = `${cluster.server.replace(/\/+$/, '')}${resourcePath(parsed, namespace)}`;
+  const server = cluster.server.replace(/\/+$/, '');
+  const collectionUrl = (ns: string | undefined): string => `${server}${resourcePath(parsed, ns)}`;
+  // An object's name may come from a hostile list (HI-70): what starts every error message is escaped.
+  const describe = (verb: string, name: unknown, ns: string | undefined): string =>
+    printable(`${verb} ${parsed.name} ${ns === undefined ? '' : `${ns}/`}${typeof name === 'string' ? name.slice(0, 253) : ''}`);
+  const missing = (verb: string, name: unknown, orObject: boolean): TypeError =>
+    new TypeError(
+      `${describe(verb, name, undefined)}: objectClient(kc, '${parsed.name}'): a namespaced resource needs a namespace: pass { namespace }${orObject ? ' or set metadata.namespace' : ''}`,
+    );
   const ctx: ClientContext = {
     resource: parsed,
     namespace,
     kc,
     auth: plainHttpAllowed(kc),
-    base,
     timeoutMs,
     fieldManager,
     dryRun,
     written: resourceKey({ cluster: clusterOf(cluster.server), group: parsed.group, plural: parsed.plural }),
     write: (req) => sendWrite(ctx, req),
     read: (url, what, o) => sendRead(ctx, url, what, o),
-    itemUrl: (name, subresource) => {
+    collectionUrl,
+    itemUrl: (name, ns, subresource) => {
       checkName(name);
-      return `${base}/${encodeURIComponent(name)}${subresource === undefined ? '' : `/${subresource}`}`;
+      return `${collectionUrl(ns)}/${encodeURIComponent(name)}${subresource === undefined ? '' : `/${subresource}`}`;
     },
-    // An object's name may come from a hostile list (HI-70): what starts every error message is escaped.
-    describe: (verb, name) => printable(`${verb} ${parsed.name} ${namespace === undefined ? '' : `${namespace}/`}${name}`),
+    namespaceByName: (verb, name) => {
+      if (namespace === undefined && parsed.namespaced === true) throw missing(verb, name, false);
+      return namespace;
+    },
+    namespaceOf: (verb, name, objectNamespace) => {
+      if (objectNamespace !== undefined && (typeof objectNamespace !== 'string' || objectNamespace === '')) {
+        throw new TypeError(`metadata.namespace: expected a non-empty string, got ${describeValue(objectNamespace)}`);
+      }
+      if (objectNamespace !== undefined && parsed.namespaced === false) {
+        throw new TypeError(`metadata.namespace: ${parsed.name} is cluster-scoped, got namespace ${describeValue(objectNamespace)}`);
+      }
+      if (objectNamespace !== undefined && namespace !== undefined && objectNamespace !== namespace) {
+        throw new TypeError(`${describe(verb, name, namespace)}: the object's metadata.namespace ${describeValue(objectNamespace)} is not the client's namespace ${describeValue(namespace)}`);
+      }
+      const ns = namespace ?? objectNamespace;
+      if (ns === undefined && parsed.namespaced === true) throw missing(verb, name, true);
+      return ns;
+    },
+    describe,
+  };
+  /** The name and namespace of an object a call is given. */
+  const target = (verb: string, obj: KubeObject, needsName: boolean): { name: string; ns: string | undefined } => {
+    checkObject(obj, verb, needsName);
+    const meta = obj.metadata as { name?: string; generateName?: string; namespace?: unknown } | undefined;
+    const name = meta?.name ?? meta?.generateName ?? '';
+    return { name, ns: ctx.namespaceOf(verb, name, meta?.namespace) };
   };
 
   return {
     resource: parsed,
     namespace,
-    get: (name, o) => ctx.read(ctx.itemUrl(name), ctx.describe('get', name), o),
+    get: (name, o) => {
+      const ns = ctx.namespaceByName('get', name);
+      return ctx.read(ctx.itemUrl(name, ns), describe('get', name, ns), o);
+    },
     list: (o) => listObjects(ctx, o),
     create: (obj, o) => {
-      checkObject(obj, 'create', false);
-      const name = obj.metadata?.name ?? (obj.metadata as { generateName?: string } | undefined)?.generateName ?? '';
-      return ctx.write({ verb: 'POST', url: base, what: ctx.describe('create', name), body: obj, opts: o });
+      const { name, ns } = target('create', obj, false);
+      return ctx.write({ verb: 'POST', url: collectionUrl(ns), what: describe('create', name, ns), body: obj, opts: o, namespace: ns });
     },
     replace: (obj, o) => {
-      checkObject(obj, 'replace', true);
-      const name = obj.metadata?.name as string;
-      return ctx.write({ verb: 'PUT', url: ctx.itemUrl(name), what: ctx.describe('replace', name), body: obj, opts: o });
+      const { name, ns } = target('replace', obj, true);
+      return ctx.write({ verb: 'PUT', url: ctx.itemUrl(name, ns), what: describe('replace', name, ns), body: obj, opts: o, namespace: ns });
     },
     patch: (name, body, o) => {
+      const ns = ctx.namespaceByName('patch', name);
       const contentType = patchContentType(o?.type, body);
-      return ctx.write({ verb: 'PATCH', url: ctx.itemUrl(name), what: ctx.describe('patch', name), body, contentType, opts: o });
+      return ctx.write({ verb: 'PATCH', url: ctx.itemUrl(name, ns), what: describe('patch', name, ns), body, contentType, opts: o, namespace: ns });
     },
     apply: (config, o) => applyRequest(ctx, config, o, undefined),
-    delete: (name, o) => {
-      const url = ctx.itemUrl(name);
-      return ctx.write<KubeObject | StatusDetails>({ verb: 'DELETE', url, what: ctx.describe('delete', name), body: deleteBody(o), opts: o, name });
+    delete: (nameOrObject, o) => {
+      const { name, ns } =
+        typeof nameOrObject === 'object' && nameOrObject !== null ? target('delete', nameOrObject, true) : { name: nameOrObject, ns: ctx.namespaceByName('delete', nameOrObject) };
+      const url = ctx.itemUrl(name, ns);
+      return ctx.write<KubeObject | StatusDetails>({ verb: 'DELETE', url, what: describe('delete', name, ns), body: deleteBody(o), opts: o, name, namespace: ns });
     },
     ...statusMethods(ctx),
   };

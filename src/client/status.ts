@@ -12,15 +12,20 @@ import type { ObjectClient } from './types.js';
  */
 export function statusMethods<T extends KubeObject>(ctx: ClientContext): Pick<ObjectClient<T>, 'getStatus' | 'replaceStatus' | 'patchStatus' | 'applyStatus'> {
   return {
-    getStatus: (name, o) => ctx.read<T>(ctx.itemUrl(name, 'status'), ctx.describe('get status of', name), o),
+    getStatus: (name, o) => {
+      const ns = ctx.namespaceByName('get status of', name);
+      return ctx.read<T>(ctx.itemUrl(name, ns, 'status'), ctx.describe('get status of', name, ns), o);
+    },
     replaceStatus: (obj, o) => {
       checkObject(obj, 'replaceStatus', true);
       const name = obj.metadata?.name as string;
-      return ctx.write<T>({ verb: 'PUT', url: ctx.itemUrl(name, 'status'), what: ctx.describe('replace status of', name), body: obj, opts: o });
+      const ns = ctx.namespaceOf('replace status of', name, obj.metadata?.namespace);
+      return ctx.write<T>({ verb: 'PUT', url: ctx.itemUrl(name, ns, 'status'), what: ctx.describe('replace status of', name, ns), body: obj, opts: o, namespace: ns });
     },
     patchStatus: (name, body, o) => {
+      const ns = ctx.namespaceByName('patch status of', name);
       const contentType = patchContentType(o?.type, body);
-      return ctx.write<T>({ verb: 'PATCH', url: ctx.itemUrl(name, 'status'), what: ctx.describe('patch status of', name), body, contentType, opts: o });
+      return ctx.write<T>({ verb: 'PATCH', url: ctx.itemUrl(name, ns, 'status'), what: ctx.describe('patch status of', name, ns), body, contentType, opts: o, namespace: ns });
     },
     applyStatus: (config, o) => applyRequest<T>(ctx, config, o, 'status'),
   };

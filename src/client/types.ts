@@ -188,8 +188,11 @@ export interface ListCallOptions extends CallOptions {
  */
 export interface ObjectClientOptions {
   /**
-   * The namespace every call acts in. Required for namespaced resources, left out for cluster-scoped ones.
-   * @default undefined (cluster scope, or every namespace for `list`)
+   * The namespace every call acts in; left out for cluster-scoped resources. Without it, a client of a
+   * namespaced resource writes each object to its own `metadata.namespace` (create, replace, apply, the status
+   * writes, delete of an object), lists every namespace, and refuses calls by name alone with a TypeError.
+   * With it, an object whose `metadata.namespace` says otherwise is refused (CR-110…CR-112).
+   * @default undefined (cluster scope; or each object's namespace, and every namespace for `list`)
    */
   readonly namespace?: string;
   /**
@@ -253,7 +256,7 @@ export type ApplyConfiguration<T extends KubeObject> = {
 } & ([Exclude<keyof T, keyof KubeObject>] extends [never] ? { readonly [field: string]: unknown } : DeepPartial<Omit<T, 'apiVersion' | 'kind' | 'metadata'>>);
 
 /**
- * Reads and writes objects of one resource in one namespace. Created by {@link objectClient}.
+ * Reads and writes objects of one resource, in one namespace or in each object's own. Created by {@link objectClient}.
  *
  * Each method but `list` sends one request and resolves the object the server answered (with its new
  * `metadata.resourceVersion`), or rejects with a typed error.
@@ -272,7 +275,7 @@ export type ApplyConfiguration<T extends KubeObject> = {
 export interface ObjectClient<T extends KubeObject = KubeObject> {
   /** The resource this client acts on, parsed. */
   readonly resource: ParsedResource;
-  /** The namespace, or undefined for cluster scope. */
+  /** The namespace, or undefined for cluster scope and for a client that takes each object's own `metadata.namespace`. */
   readonly namespace: string | undefined;
   /** GET one object by name. */
   get(name: string, opts?: CallOptions): Promise<T>;
@@ -290,8 +293,11 @@ export interface ObjectClient<T extends KubeObject = KubeObject> {
    * manager owns fails with a 409 that `isApplyConflict` recognises, unless `force`.
    */
   apply(config: ApplyConfiguration<T>, opts?: ApplyOptions): Promise<T>;
-  /** DELETE one object by name; answers the object (being deleted, or gone) or the server's Status. */
-  delete(name: string, opts?: DeleteOptions): Promise<T | StatusDetails>;
+  /**
+   * DELETE one object, by name or given the object (its name, and its namespace when the client has none);
+   * answers the object (being deleted, or gone) or the server's Status.
+   */
+  delete(target: string | T, opts?: DeleteOptions): Promise<T | StatusDetails>;
   /** GET the `/status` subresource: the object, as the status subresource serves it. */
   getStatus(name: string, opts?: CallOptions): Promise<T>;
   /** PUT `/status`: only the status of `obj` is written; a `metadata.resourceVersion` makes it conditional. */

@@ -270,6 +270,10 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
  *   the `owns`/`watches` resources), so it does not act on a version older
  *   than its own last write (docs/semantics.md RYW-1…RYW-7).
  *   `readYourWrites: false` turns it off.
+ * - `for: { source, predicates: [generationChanged] }` (and `predicates` on
+ *   `owns`/`watches` entries) enqueues only the changes a predicate passes,
+ *   so the controller's own status writes do not wake it again; deletions
+ *   always pass (docs/semantics.md CR-113…CR-115).
  * - A key whose object is gone from the store is not reconciled (outcome
  *   `gone`): act on deletion with a {@link finalizer}, which keeps the object
  *   until your cleanup ran.
@@ -298,7 +302,7 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
  *
  * ## Example
  * ```ts
- * import { controller, informer, kubeSource } from 'rxkube';
+ * import { controller, generationChanged, informer, kubeSource } from 'rxkube';
  * import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
  * declare const kc: KubeConfig;
  * declare function ensureConfigMapFor(d: V1Deployment, signal: AbortSignal): Promise<void>;
@@ -307,7 +311,8 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
  * const configMaps = informer(kubeSource(kc, 'v1/configmaps'));
  * const stop = new AbortController();
  * const c = controller({
- *   for: deployments,
+ *   // Spec changes wake it; status writes (its own among them) do not.
+ *   for: { source: deployments, predicates: [generationChanged] },
  *   owns: [{ source: configMaps, kind: 'Deployment', apiVersion: 'apps/v1' }],
  *   reconcile: async (d, ctx) => {
  *     await ensureConfigMapFor(d, ctx.signal); // throw to retry with backoff
@@ -334,7 +339,7 @@ export function controller<T>(opts: ControllerOptions<T>): Controller<T> {
   } else {
     rateLimiter = defaultControllerRateLimiter<string>({ scheduler });
   }
-  const triggers: Triggers<T> = { primary: resolved.for, owns: resolved.owns, watches: resolved.watches };
+  const triggers: Triggers<T> = { primary: resolved.for, primaryPredicates: resolved.forPredicates, owns: resolved.owns, watches: resolved.watches };
   const config: RunConfig<T> = {
     name: resolved.name,
     triggers,

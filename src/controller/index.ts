@@ -18,6 +18,7 @@ export type {
   ErrorAction,
   ErrorPolicy,
   OwnsSource,
+  ForSource,
   ReconcileAction,
   ReconcileContext,
   ReconcileOutcome,

@@ -3,11 +3,15 @@ import { resolveOwnerOptions } from '../operators/ownerKeys.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
 import { booleanOption, checkOptionNames, functionOption, numberOption, schedulerOption, describeValue } from '../options/validate.js';
 import { resolveReadYourWrites, type ReadYourWritesSettings } from './readYourWrites.js';
-import type { ControllerOptions, ControllerSource, ErrorPolicy, OwnsSource, Reconciler, WatchesSource } from './types.js';
+import { checkPredicates } from '../operators/predicateFilter.js';
+import type { Predicate } from '../operators/predicates.js';
+import type { ControllerOptions, ControllerSource, ErrorPolicy, ForSource, OwnsSource, Reconciler, WatchesSource } from './types.js';
 
 /** Controller options after the checks, with defaults applied where they need no other option. */
 export interface ResolvedControllerOptions<T> {
   readonly for: ControllerSource<T>;
+  /** The primary source's predicates; empty lets every change through. */
+  readonly forPredicates: readonly Predicate<T>[];
   readonly owns: readonly OwnsSource[];
   readonly watches: readonly WatchesSource<unknown>[];
   readonly reconcile: Reconciler<T>;
@@ -65,14 +69,30 @@ function checkList(name: string, value: unknown): readonly unknown[] {
   return value;
 }
 
+/** Option `for`: an informer, or `{ source, predicates }` (CR-113). */
+function resolveFor<T>(value: unknown): { source: ControllerSource<T>; predicates: readonly Predicate<T>[] } {
+  const entry = value as Partial<ForSource<T>> | null;
+  // An informer is an Observable; the entry form is a plain object with a source.
+  if (typeof value !== 'object' || entry === null || typeof (value as { subscribe?: unknown }).subscribe === 'function' || !('source' in entry)) {
+    return { source: checkSource('option "for"', value) as ControllerSource<T>, predicates: [] };
+  }
+  const extra = Object.keys(entry).filter((k) => k !== 'source' && k !== 'predicates');
+  if (extra.length > 0) throw new TypeError(`controller: option "for" takes { source, predicates }, got unknown ${extra.map((k) => JSON.stringify(k)).join(', ')}`);
+  const source = checkSource('for.source', entry.source) as ControllerSource<T>;
+  const predicates = entry.predicates ?? [];
+  checkPredicates('controller: for.predicates', predicates);
+  return { source, predicates };
+}
+
 /** Checks every option up front, so a mistake throws at construction rather than on the first event. */
 export function resolveControllerOptions<T>(opts: ControllerOptions<T>): ResolvedControllerOptions<T> {
   const o = checkOptionNames('controller', opts, CONTROLLER_OPTION_NAMES);
-  const primary = checkSource('option "for"', o['for']) as ControllerSource<T>;
+  const { source: primary, predicates: forPredicates } = resolveFor<T>(o['for']);
   const owns = checkList('owns', o['owns']).map((entry, i) => {
     if (typeof entry !== 'object' || entry === null) throw new TypeError(`controller: owns[${i}] must be { source, kind?, apiVersion?, … }, got ${describeValue(entry)}`);
-    const { source, ...ownerOptions } = entry as OwnsSource;
+    const { source, predicates, ...ownerOptions } = entry as OwnsSource;
     checkSource(`owns[${i}].source`, source);
+    if (predicates !== undefined) checkPredicates(`controller: owns[${i}].predicates`, predicates);
     resolveOwnerOptions(`controller: owns[${i}]`, ownerOptions);
     return entry as OwnsSource;
   });
@@ -81,6 +101,7 @@ export function resolveControllerOptions<T>(opts: ControllerOptions<T>): Resolve
     const w = entry as WatchesSource<unknown>;
     checkSource(`watches[${i}].source`, w.source);
     if (typeof w.map !== 'function') throw new TypeError(`controller: watches[${i}].map must be a function, got ${describeValue(w.map)}`);
+    if (w.predicates !== undefined) checkPredicates(`controller: watches[${i}].predicates`, w.predicates);
     return w;
   });
   const reconcile = o['reconcile'];
@@ -95,6 +116,7 @@ export function resolveControllerOptions<T>(opts: ControllerOptions<T>): Resolve
   const priorityQueue = booleanOption('controller', 'priorityQueue', o['priorityQueue'], true);
   return {
     for: primary,
+    forPredicates,
     owns,
     watches,
     reconcile: reconcile as Reconciler<T>,

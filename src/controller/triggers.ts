@@ -9,10 +9,14 @@ import { OwnsCheck } from './ownsCheck.js';
 import type { ControllerSource, OwnsSource, WatchesSource } from './types.js';
 import { syncedOf } from '../informer/syncedOf.js';
 import { describeValue } from '../options/validate.js';
+import { filterBy, predicateError } from '../operators/predicateFilter.js';
+import type { Predicate } from '../operators/predicates.js';
 
 /** The sources a controller subscribes to, checked. */
 export interface Triggers<T> {
   readonly primary: ControllerSource<T>;
+  /** Only the primary's changes these pass enqueue (CR-113). @default [] */
+  readonly primaryPredicates?: readonly Predicate<T>[];
   readonly owns: readonly OwnsSource[];
   readonly watches: readonly WatchesSource<unknown>[];
 }
@@ -40,15 +44,28 @@ function priorityOf(event: InformerEvent<unknown>, backlog: number): number {
   return 0;
 }
 
+/**
+ * A source's events that pass `predicates` (all of them when there are
+ * none), with `predicateFilter`'s rules: adds pass the first time a key is
+ * seen, updates when a value changed, deletes always (CR-113, CR-114).
+ */
+function passing<O>(source: ControllerSource<O>, predicates: readonly Predicate<O>[], report: (err: Error) => void): Observable<InformerEvent<O>> {
+  if (predicates.length === 0) return source;
+  const where = `controller: the predicates of ${source.name ?? 'a source'}`;
+  const filter = filterBy(predicates as readonly Predicate<KubeObject>[], (err) => report(predicateError(where, err)));
+  return filter(source as unknown as Observable<InformerEvent<KubeObject>>) as unknown as Observable<InformerEvent<O>>;
+}
+
 /** Keys from a source's events, with the priority of each event; what `keysOf` throws is reported and enqueues nothing. */
 function keysFrom<O>(
   source: ControllerSource<O>,
+  events$: Observable<InformerEvent<O>>,
   backlog: number,
   keysOf: (event: InformerEvent<O>) => Iterable<string>,
   onSynced?: () => void,
 ): Observable<Trigger> {
   return new Observable<Trigger>((subscriber) => {
-    const events = source.subscribe({
+    const events = events$.subscribe({
       next: (event) => {
         const priority = priorityOf(event, backlog);
         for (const key of keysOf(event)) subscriber.next({ key, priority });
@@ -77,7 +94,7 @@ function keysFrom<O>(
  */
 export function triggerKeys<T>(triggers: Triggers<T>, backlog: number, report: (err: Error) => void): Observable<Trigger> {
   const { primary } = triggers;
-  const primaryKeys = keysFrom(primary, backlog, (event) => {
+  const primaryKeys = keysFrom(primary, passing(primary, triggers.primaryPredicates ?? [], report), backlog, (event) => {
     try {
       return [primary.store.keyOf(event.obj)];
     } catch (err) {
@@ -85,11 +102,12 @@ export function triggerKeys<T>(triggers: Triggers<T>, backlog: number, report: (
       return [];
     }
   });
-  const owned = triggers.owns.map(({ source, ...options }, i) => {
+  const owned = triggers.owns.map(({ source, predicates, ...options }, i) => {
     const resolved = resolveOwnerOptions(`controller: owns[${i}]`, options);
     const check = new OwnsCheck(`owns[${i}]`, { kind: options.kind, apiVersion: options.apiVersion }, resolved, source.name ?? 'the owned source', report);
     return keysFrom(
       source,
+      passing(source, predicates ?? [], report),
       backlog,
       (event) => {
         check.see(event);
@@ -100,8 +118,8 @@ export function triggerKeys<T>(triggers: Triggers<T>, backlog: number, report: (
       () => check.synced(),
     );
   });
-  const watched = triggers.watches.map(({ source, map }) =>
-    keysFrom(source, backlog, (event) => {
+  const watched = triggers.watches.map(({ source, map, predicates }) =>
+    keysFrom(source, passing(source, predicates ?? [], report), backlog, (event) => {
       const objects = event.type === 'update' ? [event.oldObj, event.obj] : [unwrapTombstone(event.obj)];
       const keys = new Set<string>();
       for (const obj of objects) {

@@ -4,6 +4,7 @@ import type { InformerEvent } from '../informer/InformerEvent.js';
 import type { KubeObject } from '../store/types.js';
 import type { CallbackError } from '../errors/CallbackError.js';
 import type { OwnerKeysOptions } from '../operators/ownerKeys.js';
+import type { Predicate } from '../operators/predicates.js';
 import type { LOW_PRIORITY } from '../workqueue/priority.js';
 import type { SourceIdentity } from '../sources/types.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
@@ -64,6 +65,33 @@ export interface ControllerSource<T> extends Observable<InformerEvent<NoInfer<T>
 export interface OwnsSource extends OwnerKeysOptions {
   /** The owned objects' informer. */
   readonly source: ControllerSource<KubeObject>;
+  /** Only changes that pass these (as `predicateFilter`) enqueue the owner (CR-115). @default [] (every change) */
+  readonly predicates?: readonly Predicate<KubeObject>[];
+}
+
+/**
+ * The primary objects with predicates: only an added object, a deletion,
+ * or an update for which a predicate's value changed enqueues the key, as
+ * controller-runtime's `For(obj, builder.WithPredicates(...))` (CR-113).
+ *
+ * ## Example
+ * ```ts
+ * import { controller, generationChanged, labelsChanged, type Informer, type Reconciler } from 'rxkube';
+ * import type { ForSource } from 'rxkube/core';
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * declare const deployments: Informer<V1Deployment>;
+ * declare const reconcile: Reconciler<V1Deployment>;
+ *
+ * // Status writes (the controller's own among them) do not wake it: spec and label changes do.
+ * const primary: ForSource<V1Deployment> = { source: deployments, predicates: [generationChanged, labelsChanged] };
+ * controller({ for: primary, reconcile }).subscribe();
+ * ```
+ */
+export interface ForSource<T> {
+  /** The primary objects' informer. */
+  readonly source: ControllerSource<T>;
+  /** Only changes that pass these enqueue the key; deletions always do (CR-113, CR-114). @default [] (every change) */
+  readonly predicates?: readonly Predicate<NoInfer<T>>[];
 }
 
 /**
@@ -97,6 +125,8 @@ export interface WatchesSource<O> {
    * What it throws is reported and enqueues nothing.
    */
   readonly map: (obj: O) => Iterable<string> | string | undefined | null;
+  /** Only changes that pass these (as `predicateFilter`) are mapped (CR-115). @default [] (every change) */
+  readonly predicates?: readonly Predicate<O>[];
 }
 
 /**
@@ -304,8 +334,11 @@ export interface ControllerStatus {
  * ```
  */
 export interface ControllerOptions<T> {
-  /** The primary objects: each change enqueues the object's key, and reconciles read it from this store. Required. */
-  readonly for: ControllerSource<T>;
+  /**
+   * The primary objects: each change enqueues the object's key, and reconciles read it from this store.
+   * `{ source, predicates }` enqueues only the changes the predicates pass (CR-113). Required.
+   */
+  readonly for: ControllerSource<T> | ForSource<T>;
   /** Objects owned by the primary objects; a change enqueues the owner's key. @default [] */
   readonly owns?: readonly OwnsSource[];
   /**

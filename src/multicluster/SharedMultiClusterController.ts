@@ -1,7 +1,7 @@
 import { Observable, asyncScheduler, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { controller, type Controller } from '../controller/controller.js';
 import { CONTROLLER_OPTION_NAMES } from '../controller/options.js';
-import type { ControllerOptions, ControllerSource, ReconcileAction, ReconcileContext } from '../controller/types.js';
+import type { ControllerOptions, ControllerSource, ForSource, ReconcileAction, ReconcileContext } from '../controller/types.js';
 import { ErrorChannel } from '../errors/ErrorChannel.js';
 import { Histogram, seconds } from '../workqueue/metrics.js';
 import { defaultControllerRateLimiter } from '../workqueue/rateLimiters.js';
@@ -74,6 +74,8 @@ export class SharedMultiClusterController<T> extends Observable<ClusterReconcile
   readonly name: string;
   readonly errors$: Observable<Error>;
   readonly #opts: MultiClusterControllerOptions<T>;
+  // The primary source, out of its `{ source, predicates }` entry when given one.
+  readonly #primary: ClusterSource<T>;
   readonly #clusters: ClusterProvider;
   readonly #concurrency: number;
   readonly #scheduler: SchedulerLike;
@@ -96,7 +98,11 @@ export class SharedMultiClusterController<T> extends Observable<ClusterReconcile
     self = this;
     const where = 'multiClusterController';
     const o = checkOptionNames(where, opts, OPTION_NAMES) as unknown as MultiClusterControllerOptions<T>;
-    const primary = o.for as ClusterSource<T> | undefined;
+    // `for` is a source, or `{ source, predicates }` as a controller's (CR-113); the predicates reach each cluster's controller.
+    const entry = o.for as { source?: unknown; subscribe?: unknown } | undefined;
+    const wrapped = typeof entry === 'object' && entry !== null && typeof entry.subscribe !== 'function' && 'source' in entry;
+    const primary = (wrapped ? entry.source : entry) as ClusterSource<T> | undefined;
+    this.#primary = primary as ClusterSource<T>;
     if (typeof primary !== 'object' || primary === null || typeof primary.subscribe !== 'function') {
       throw new TypeError(`${where}: option "for" must be a multi-cluster informer or an informer, got ${describeValue(primary)}`);
     }
@@ -267,9 +273,13 @@ export class SharedMultiClusterController<T> extends Observable<ClusterReconcile
     const name = cluster.name;
     const errorPolicy = o.errorPolicy;
     return {
-      for: partOf(o.for, name),
+      for: this.#primary === o.for ? partOf(this.#primary, name) : { ...(o.for as ForSource<T>), source: partOf(this.#primary, name) },
       owns: (o.owns ?? []).map((entry) => ({ ...entry, source: partOf(entry.source, name) })),
-      watches: (o.watches ?? []).map((w) => ({ source: partOf(w.source, name), map: (obj: unknown) => w.map(obj, cluster) })),
+      watches: (o.watches ?? []).map((w) => ({
+        source: partOf(w.source, name),
+        map: (obj: unknown) => w.map(obj, cluster),
+        ...(w.predicates !== undefined && { predicates: w.predicates }),
+      })),
       reconcile: (obj, ctx) => this.#reconcile(run, obj, ctx),
       ...(errorPolicy !== undefined && { errorPolicy: (err: Error, obj: T, ctx: ReconcileContext<T>) => errorPolicy(err, obj, { ...ctx, cluster }) }),
       concurrency: this.#concurrency,

@@ -1,6 +1,6 @@
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { ControllerMetrics } from '../controller/metrics.js';
-import type { ControllerSource, ControllerStatus, ErrorAction, OwnsSource, ReconcileAction, ReconcileContext, ReconcileOutcome } from '../controller/types.js';
+import type { ControllerSource, ControllerStatus, ErrorAction, OwnsSource, ReconcileAction, ReconcileContext, ReconcileOutcome, WatchesSource, ForSource } from '../controller/types.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
 import type { MultiClusterInformer } from './multiClusterInformer.js';
 import { SharedMultiClusterController } from './SharedMultiClusterController.js';
@@ -140,8 +140,11 @@ export interface MultiClusterControllerOptions<T> {
    * @default the `for` informer's provider (required when `for` is a single-cluster source)
    */
   readonly clusters?: ClusterProvider;
-  /** The primary objects of each cluster (or one shared source for all). Required. */
-  readonly for: ClusterSource<T>;
+  /**
+   * The primary objects of each cluster (or one shared source for all); `{ source, predicates }` enqueues only
+   * the changes the predicates pass, as a controller's `for` (CR-113). Required.
+   */
+  readonly for: ClusterSource<T> | (Omit<ForSource<T>, 'source'> & { readonly source: ClusterSource<T> });
   /** Objects the primary objects own, per cluster; a change enqueues the owner's key in that cluster. @default [] */
   readonly owns?: readonly (Omit<OwnsSource, 'source'> & { /** The owned objects: per cluster, or one source for all. */ readonly source: ClusterSource<any> })[];
   /**
@@ -155,6 +158,8 @@ export interface MultiClusterControllerOptions<T> {
     readonly source: ClusterSource<any>;
     /** The primary keys of `cluster` to reconcile when `obj` changes (as a controller's `watches` mapper); what it throws is reported. */
     readonly map: (obj: any, cluster: Cluster) => Iterable<string> | string | undefined | null;
+    /** Only changes that pass these are mapped, as a controller's `watches` predicates (CR-115). @default [] */
+    readonly predicates?: WatchesSource<any>['predicates'];
   }[];
   /** Brings one cluster in line with one primary object. Required. */
   readonly reconcile: ClusterReconciler<T>;
@@ -252,8 +257,12 @@ export interface MultiClusterController<T> extends Observable<ClusterReconcileOu
  * @returns the controller, idle until subscribed.
  * @throws {TypeError} when an option is missing or invalid.
  */
-export function multiClusterController<T>(opts: MultiClusterControllerOptions<T> & { readonly for: MultiClusterInformer<T> }): MultiClusterController<T>;
-export function multiClusterController<T>(opts: MultiClusterControllerOptions<T> & { readonly for: ControllerSource<T>; readonly clusters: ClusterProvider }): MultiClusterController<T>;
+export function multiClusterController<T>(
+  opts: MultiClusterControllerOptions<T> & { readonly for: MultiClusterInformer<T> | (Omit<ForSource<T>, 'source'> & { readonly source: MultiClusterInformer<T> }) },
+): MultiClusterController<T>;
+export function multiClusterController<T>(
+  opts: MultiClusterControllerOptions<T> & { readonly for: ControllerSource<T> | ForSource<T>; readonly clusters: ClusterProvider },
+): MultiClusterController<T>;
 export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>): MultiClusterController<T> {
   return new SharedMultiClusterController<T>(opts);
 }

@@ -70,21 +70,40 @@ interface Seen {
 export function predicateFilter<T extends KubeObject>(
   ...predicates: Predicate<T>[]
 ): <S extends T | InformerEvent<T>>(source: Observable<S>) => Observable<S> {
+  checkPredicates('predicateFilter: predicates', predicates);
   if (predicates.length === 0) {
     throw new TypeError('predicateFilter: predicates must contain at least one function, got none');
   }
-  predicates.forEach((predicate, index) => {
+  return filterBy(predicates, reportPredicateError);
+}
+
+/**
+ * Checks that `predicates` is an array of functions (internal: also the
+ * controller's `predicates` options), naming `where` and the bad entry.
+ */
+export function checkPredicates(where: string, predicates: unknown): asserts predicates is readonly Predicate<never>[] {
+  if (!Array.isArray(predicates)) throw new TypeError(`${where} must be an array of predicates, got ${describeValue(predicates)}`);
+  predicates.forEach((predicate: unknown, index) => {
     if (typeof predicate !== 'function') {
-      throw new TypeError(`predicateFilter: predicates[${index}] must be a function, got ${describeValue(predicate)}`);
+      throw new TypeError(`${where}[${index}] must be a function, got ${describeValue(predicate)}`);
     }
   });
+}
 
+/**
+ * {@link predicateFilter} with checked predicates and its own place for what
+ * a predicate throws (internal: the controller reports to its `onError`).
+ */
+export function filterBy<T extends KubeObject>(
+  predicates: readonly Predicate<T>[],
+  report: (error: unknown) => void,
+): <S extends T | InformerEvent<T>>(source: Observable<S>) => Observable<S> {
   const evaluate = (obj: T): Values =>
     predicates.map((predicate) => {
       try {
         return predicate(obj);
       } catch (error) {
-        reportPredicateError(error);
+        report(error);
         return FAILED;
       }
     });
@@ -168,5 +187,10 @@ function sameValues(a: Values, b: Values): boolean {
 }
 
 function reportPredicateError(error: unknown): void {
-  reportError(new CallbackError('predicateFilter', 'a predicate threw, the object was let through', error));
+  reportError(predicateError('predicateFilter', error));
+}
+
+/** What a predicate that threw is reported as (internal). */
+export function predicateError(where: string, error: unknown): CallbackError {
+  return new CallbackError(where, 'a predicate threw, the object was let through', error);
 }

@@ -13,6 +13,7 @@ export {
   DecodeError,
   type DecodeErrorCode,
   ConnectionError,
+  ResourceNotServedError,
   type StatusDetails,
 } from './errors/index.js';
 export { kubeSource, randomWatchTimeoutSeconds, ListItemStream, type KubeSource, type KubeSourceOptions } from './kubeSource.js';

@@ -13,6 +13,7 @@ import type { ListerWatcher, ListOptions, ListResponse, ObjectList, PartialObjec
 import { HttpListItemStream, HttpWatchStream, ListItemStream, watchEvents, type WatchBody } from './httpStreams.js';
 import { wireLimitsOf, type WireLimitOptions } from './wireLimits.js';
 import { MAX_TIMER_MS } from '../options/timerDelay.js';
+import { notServedExplainer, type NotServedExplainer } from './notServed.js';
 import { describeValue } from '../options/validate.js';
 
 /** Options of {@link kubeSource}. */
@@ -141,7 +142,9 @@ export interface KubeSource<T> extends ListerWatcher<T> {
  * requests bookmarks unless `allowWatchBookmarks: false`, turns an ERROR event
  * into its typed error, throws a `DecodeError` for a line it cannot trust,
  * and ends with `ConnectionError` code `IDLE_TIMEOUT` when the connection goes
- * silent. Aborting the signal ends either request at once and releases its
+ * silent. A list answered 404 asks discovery why, once per failure streak,
+ * and fails with a `ResourceNotServedError` naming the group/version the
+ * server lacks or the served resource name that was meant (CR-130). Aborting the signal ends either request at once and releases its
  * socket. Both are lazy: nothing is sent until the promise is created or the
  * iterable is iterated.
  *
@@ -245,11 +248,18 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     return url(params);
   };
 
+  // A list's 404 is told apart from a resource the server does not serve, by asking discovery (CR-130).
+  const notServed = notServedExplainer(auth, server, parsed);
+  const listBody = (target: string, signal: AbortSignal): AsyncGenerator<Buffer, void, undefined> => {
+    const what = `list ${parsed.name}`;
+    const accept = metadataOnly ? METADATA_LIST_ACCEPT : undefined;
+    return explained(getBody(auth, target, what, signal, { idleTimeoutMs, accept, list: listBounds }), notServed, what, signal);
+  };
+
   const listItems = (o: ListOptions, signal: AbortSignal): ListItemStream<T> => {
     const target = listUrl(o);
-    const accept = metadataOnly ? METADATA_LIST_ACCEPT : undefined;
     const decoder = { stripManagedFields: o.stripManagedFields === true, maxObjectBytes };
-    return new HttpListItemStream<T>(() => getBody(auth, target, `list ${parsed.name}`, signal, { idleTimeoutMs, accept, list: listBounds }), decoder);
+    return new HttpListItemStream<T>(() => listBody(target, signal), decoder);
   };
 
   /** Checks the options now; each call of the returned function makes the WATCH request anew. */
@@ -266,7 +276,10 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     const accept = metadataOnly ? METADATA_WATCH_ACCEPT : undefined;
     return () => {
       const progress: Progress = { made: false };
-      return { chunks: getBody(auth, target, `watch ${parsed.name}`, signal, { idleTimeoutMs, accept, progress }), progress, maxObjectBytes };
+      const what = `watch ${parsed.name}`;
+      const chunks = getBody(auth, target, what, signal, { idleTimeoutMs, accept, progress });
+      // A streaming list is the list of its informer: its 404 is explained too (CR-130).
+      return { chunks: o.sendInitialEvents === true ? explained(chunks, notServed, what, signal) : chunks, progress, maxObjectBytes };
     };
   };
 
@@ -288,9 +301,8 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     // The pager's view: the continue token is read from a page's first bytes, so the next page can be asked for early (P-1).
     listResponse(o: ListOptions, signal: AbortSignal): ListResponse<T> {
       const target = listUrl(o);
-      const accept = metadataOnly ? METADATA_LIST_ACCEPT : undefined;
       const decoder = { stripManagedFields: o.stripManagedFields === true, maxObjectBytes };
-      return new DecodedListResponse<T>((s) => getBody(auth, target, `list ${parsed.name}`, s, { idleTimeoutMs, accept, list: listBounds }), signal, decoder);
+      return new DecodedListResponse<T>((s) => listBody(target, s), signal, decoder);
     },
     async list(o: ListOptions, signal: AbortSignal): Promise<ObjectList<T>> {
       const stream = listItems(o, signal);
@@ -309,6 +321,26 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     },
   };
   return source;
+}
+
+/**
+ * The chunks of a list's answer, its failure explained (CR-130): the first
+ * chunk ends the explainer's failure streak, a 404 asks it why.
+ */
+async function* explained(body: AsyncGenerator<Buffer, void, undefined>, notServed: NotServedExplainer, what: string, signal: AbortSignal): AsyncGenerator<Buffer, void, undefined> {
+  let answered = false;
+  try {
+    for await (const chunk of body) {
+      if (!answered) {
+        answered = true;
+        notServed.served();
+      }
+      yield chunk;
+    }
+  } catch (err) {
+    if (answered) throw err;
+    throw await notServed.explain(err, what, signal);
+  }
 }
 
 /**

@@ -12,3 +12,4 @@ export {
 } from './guards.js';
 export { DecodeError, type DecodeErrorCode } from './DecodeError.js';
 export { ConnectionError } from './ConnectionError.js';
+export { ResourceNotServedError } from './ResourceNotServedError.js';
