@@ -7,7 +7,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { loadKubeConfig } from 'rxkube';
-import { startApiServer, type ApiServer } from 'rxkube/testing';
+import { startApiServer, type ApiServer, type ApiServerOptions } from 'rxkube/testing';
 
 /** Where an example runs and how it ends. */
 export interface ExampleCluster {
@@ -40,12 +40,14 @@ function parseDuration(text: string | undefined, usage: string): number {
  * @param argv the command-line arguments after the script.
  * @param seed fills the simulator with what the example needs to show something.
  * @param own the example's own flags and their defaults, e.g. `{ 'metrics-bind-address': ':8080' }`.
+ * @param simulatorOptions what else the simulator needs, such as the CRDs the example's resources come from.
  * @returns the cluster, the flags, and a promise for when to stop.
  */
 export async function exampleCluster(
   argv: readonly string[],
   seed: (server: ApiServer) => Promise<void>,
   own: Readonly<Record<string, string>> = {},
+  simulatorOptions: Pick<ApiServerOptions, 'crds'> = {},
 ): Promise<ExampleCluster> {
   const usage = [USAGE, ...Object.entries(own).map(([name, value]) => `[--${name} <value, default ${JSON.stringify(value)}>]`)].join(' ');
   let simulated = false;
@@ -68,7 +70,7 @@ export async function exampleCluster(
   let simulator: ApiServer | undefined;
   let kc: KubeConfig;
   if (simulated) {
-    simulator = await startApiServer({ port: 0, bookmarkIntervalMs: 5_000 });
+    simulator = await startApiServer({ port: 0, bookmarkIntervalMs: 5_000, ...simulatorOptions });
     await seed(simulator);
     kc = simulator.kubeConfig();
   } else {

@@ -109,6 +109,6 @@ describe('a definition types its objects', () => {
       setCondition(site.status?.conditions, { type: 'Ready', status: 'Yes', reason: 'Available' });
     };
     expectTypeOf(write).toBeFunction();
-    expectTypeOf(setCondition([], { type: 'Ready', status: 'True', reason: 'A' })).toEqualTypeOf<readonly Condition[]>();
+    expectTypeOf(setCondition([], { type: 'Ready', status: 'True', reason: 'A' })).toEqualTypeOf<Condition[]>();
   });
 });

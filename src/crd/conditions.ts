@@ -97,9 +97,9 @@ const REASON = new RegExp(CONDITION_REASON_PATTERN);
  * @param conditions The current list (`status.conditions`), or undefined.
  * @param update The condition to set.
  * @param now The time of a transition without its own.
- * @returns The list with the condition set.
+ * @returns The list with the condition set: a new array, or the one given when nothing changed (treat it as read-only).
  */
-export function setCondition(conditions: readonly Condition[] | undefined, update: ConditionUpdate, now: Date = new Date()): readonly Condition[] {
+export function setCondition(conditions: readonly Condition[] | undefined, update: ConditionUpdate, now: Date = new Date()): Condition[] {
   checkUpdate(update, now);
   const list = conditions ?? [];
   const index = list.findIndex((c) => c.type === update.type);
@@ -109,7 +109,8 @@ export function setCondition(conditions: readonly Condition[] | undefined, updat
   if (existing === undefined) return [...list, withGeneration({ type: update.type, status: update.status, lastTransitionTime: at, reason: update.reason, message }, update.observedGeneration)];
   const transition = existing.status !== update.status;
   const unchanged = !transition && existing.reason === update.reason && existing.message === message && (existing.observedGeneration ?? 0) === (update.observedGeneration ?? 0);
-  if (unchanged) return conditions as readonly Condition[];
+  // Typed mutable so it fits a status schema's array type; it may be the (frozen) list given, never to be changed in place.
+  if (unchanged) return conditions as Condition[];
   const next = withGeneration(
     { type: existing.type, status: update.status, lastTransitionTime: transition ? at : existing.lastTransitionTime, reason: update.reason, message },
     update.observedGeneration,

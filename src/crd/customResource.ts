@@ -44,9 +44,10 @@ export interface CustomResource<T extends KubeObject = KubeObject, Versions exte
   readonly group: string;
   /** This view's version. */
   readonly version: string;
-  /** `group/version`: what the objects' `apiVersion` says. */
-  readonly apiVersion: string;
-  readonly kind: string;
+  /** `group/version`: what the objects' `apiVersion` says, as the literal type of the objects' field. */
+  readonly apiVersion: T extends { readonly apiVersion: infer A extends string } ? A : string;
+  /** The objects' kind, as the literal type of their field. */
+  readonly kind: T extends { readonly kind: infer K extends string } ? K : string;
   /** The name in URLs: `websites`. */
   readonly plural: string;
   readonly singular: string;
