@@ -1,6 +1,7 @@
 import type { FieldCause } from './causes.js';
-import { checkRules, rulesSkipped } from './cel.js';
+import { checkRules, hasRules, rulesSkipped } from './cel.js';
 import { applyDefaults } from './defaults.js';
+import { checkEmbeddedResources } from './embedded.js';
 import { checkListTypes } from './listTypes.js';
 import { rootNode, type StructuralSchemaInput } from './node.js';
 import { pruneObject } from './prune.js';
@@ -50,7 +51,9 @@ export function admitCustomObject(schema: StructuralSchemaInput, obj: Json, old:
   pruneObject(object, root);
   const schemaErrors = validateValue('', object, root).filter((e) => old === undefined || !unchanged(e, object, old));
   const causes = schemaErrors.map((e) => toFieldCause(e));
+  causes.push(...checkEmbeddedResources(object, root));
   if (old === undefined || checkListTypes(old, root).length === 0) causes.push(...checkListTypes(object, root));
+  if (!hasRules(root)) return { object, causes };
   if (causes.some((c) => BLOCKING.has(c.reason))) causes.push(rulesSkipped());
   else causes.push(...checkRules(object, old, root));
   return { object, causes };

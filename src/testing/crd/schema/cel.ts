@@ -142,6 +142,19 @@ export function checkRules(obj: Record<string, unknown>, old: Record<string, unk
   return out;
 }
 
+const withRules = new WeakMap<Node, boolean>();
+
+/** Whether any node of the schema has x-kubernetes-validations (the server builds no CEL validator otherwise). */
+export function hasRules(node: Node): boolean {
+  let has = withRules.get(node);
+  if (has === undefined) {
+    const children = [...(node.properties?.values() ?? []), node.items, typeof node.additional === 'object' ? node.additional : undefined];
+    has = node.validations.length > 0 || children.some((c) => c !== undefined && hasRules(c));
+    withRules.set(node, has);
+  }
+  return has;
+}
+
 /** The cause the server adds instead of running the rules when the object already has a blocking error. */
 export function rulesSkipped(): FieldCause {
   return fieldCause(

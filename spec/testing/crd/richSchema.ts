@@ -1,0 +1,57 @@
+import type { StructuralSchemaInput } from '../../../src/testing/crd/schema/index.js';
+
+/** One structural schema using every construct the engine supports, shared by the unit and e2e specs. */
+export const RICH_SCHEMA: StructuralSchemaInput = {
+  type: 'object',
+  'x-kubernetes-validations': [{ rule: '!has(self.spec.step) || self.spec.step < 100', message: 'step must stay below 100' }],
+  properties: {
+    metadata: { type: 'object', properties: { name: { type: 'string', maxLength: 12 } } },
+    spec: {
+      type: 'object',
+      required: ['image'],
+      'x-kubernetes-validations': [{ rule: 'self.minReplicas <= self.replicas', message: 'minReplicas must not exceed replicas' }],
+      properties: {
+        image: { type: 'string', minLength: 1, maxLength: 20, pattern: '^[a-z0-9./:é-]+$' },
+        replicas: { type: 'integer', minimum: 0, maximum: 50, default: 1 },
+        minReplicas: { type: 'integer', default: 0 },
+        ratio: { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 1 },
+        step: { type: 'integer', multipleOf: 5 },
+        mode: { type: 'string', enum: ['Fast', 'Slow'], default: 'Slow' },
+        ip: { type: 'string', format: 'ipv4' },
+        created: { type: 'string', format: 'date-time' },
+        id: { type: 'string', format: 'uuid' },
+        port: { 'x-kubernetes-int-or-string': true },
+        tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set', maxItems: 3 },
+        ports: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+        },
+        labels: { type: 'object', additionalProperties: { type: 'string' }, maxProperties: 2 },
+        nested: {
+          type: 'object',
+          default: {},
+          properties: { a: { type: 'object', default: {}, properties: { b: { type: 'string', default: 'x' } } } },
+        },
+        free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        nullableNum: { type: 'integer', nullable: true },
+        nonNullDefault: { type: 'string', default: 'd' },
+        template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+        name: {
+          type: 'string',
+          'x-kubernetes-validations': [{ rule: "self.startsWith('n')", messageExpression: "'name ' + self + ' must start with n'" }],
+        },
+        immutable: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'is immutable' }] },
+        limits: {
+          type: 'object',
+          properties: { low: { type: 'integer' }, high: { type: 'integer' } },
+          'x-kubernetes-validations': [
+            { rule: 'self.low <= self.high', fieldPath: '.low', reason: 'FieldValueForbidden', message: 'low must not exceed high' },
+          ],
+        },
+      },
+    },
+    status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+  },
+};
