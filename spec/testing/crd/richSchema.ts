@@ -55,3 +55,36 @@ export const RICH_SCHEMA: StructuralSchemaInput = {
     status: { type: 'object', properties: { ready: { type: 'boolean' } } },
   },
 };
+
+/** allOf, anyOf, oneOf and not, as structural schemas allow them (constraining specified fields only). */
+export const COMPOSITE_SCHEMA: StructuralSchemaInput = {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      oneOf: [{ required: ['a'] }, { required: ['b'] }],
+      properties: {
+        a: { type: 'integer' },
+        b: { type: 'string' },
+        x: { type: 'integer', not: { enum: [13] } },
+        y: { type: 'string', anyOf: [{ maxLength: 2 }, { pattern: '^z' }] },
+        z: { type: 'integer', allOf: [{ minimum: 1 }, { maximum: 5 }] },
+        e: { type: 'string', nullable: true, enum: ['on', 'off'] },
+      },
+    },
+  },
+};
+
+/** Schemas kube-apiserver refuses in a CRD, each for one reason. */
+export const NOT_STRUCTURAL: readonly (readonly [string, StructuralSchemaInput])[] = [
+  ['fields without a type', { type: 'object', properties: { spec: { properties: { a: {} } } } }],
+  ['an array without items', { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'array' } } } } }],
+  ['a type inside anyOf', { type: 'object', properties: { spec: { type: 'object', anyOf: [{ type: 'object' }] } } }],
+  ['metadata beyond name', { type: 'object', properties: { metadata: { type: 'object', properties: { labels: { type: 'object' } } } } }],
+  ['a default of the wrong type', { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'integer', default: 'x' } } } } }],
+  ['a default with unknown fields', { type: 'object', properties: { spec: { type: 'object', default: { b: 1 }, properties: { a: { type: 'integer' } } } } }],
+  ['an invalid pattern', { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string', pattern: '(' } } } } }],
+  ['a root that is not an object', { type: 'string' }],
+  ['properties beside additionalProperties', { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } } } }],
+  ['an embedded resource with no fields', { type: 'object', properties: { spec: { type: 'object', properties: { t: { type: 'object', 'x-kubernetes-embedded-resource': true } } } } }],
+];
