@@ -168,6 +168,8 @@ const TABLE: readonly (readonly [string, Record<string, unknown>])[] = [
   ['numbers printed as Go prints them', widget('w-floats', { image: 'nginx', ratio: 1234567.5, replicas: 1e6 })],
   ['strings quoted as Go quotes them', widget('w-quote', { image: 'tab\there "q" \u00a0 ✓ \u0007' })],
   ['a CEL rule reading a missing field', widget('w-nokey', { image: 'nginx', limits: { high: 1 } })],
+  ['a null list item', widget('w-null-item', { image: 'nginx', tags: [null, 'a'] })],
+  ['a map key with a control character', widget('w-key', { image: 'nginx', labels: { 'a\u0007': 1 } })],
   ['many errors at once', widget('w-many', { image: '', replicas: 99, mode: 'x', ratio: 2, tags: 'a' })],
 ];
 
@@ -225,6 +227,19 @@ describe('admitCustomObject against kube-apiserver', () => {
     const ok = await send('PUT', `/apis/${GROUP}/v1/widgets/w-update?dryRun=All`, same);
     expect(ok.status).toBe(200);
     expect(admitCustomObject(RICH_SCHEMA, same, stored).causes).toEqual([]);
+  });
+
+  it('correlates map-list items by key for a transition rule', async () => {
+    const obj = widget('w-ports', { image: 'nginx', ports: [{ name: 'a', port: 5 }] });
+    const created = await send('POST', `/apis/${GROUP}/v1/widgets`, obj);
+    expect(created.status).toBe(201);
+    const stored = created.body;
+    const spec = { ...(stored['spec'] as object), ports: [{ name: 'b', port: 1 }, { name: 'a', port: 4 }] };
+    const changed = { ...stored, spec };
+    const reply = await send('PUT', `/apis/${GROUP}/v1/widgets/w-ports?dryRun=All`, changed);
+    const sim = admitCustomObject(RICH_SCHEMA, changed, stored);
+    expect(sortedCauses(sim.causes)).toEqual(['spec.ports[1] | FieldValueInvalid | Invalid value: "object": port may only grow']);
+    expect({ status: reply.status, causes: serverCauses(reply.body) }).toEqual({ status: 422, causes: sortedCauses(sim.causes) });
   });
 
   it('judges random objects against random schemas as the server does', async () => {

@@ -26,7 +26,12 @@ export const RICH_SCHEMA: StructuralSchemaInput = {
           type: 'array',
           'x-kubernetes-list-type': 'map',
           'x-kubernetes-list-map-keys': ['name'],
-          items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string' }, port: { type: 'integer' } },
+            'x-kubernetes-validations': [{ rule: '!has(self.port) || !has(oldSelf.port) || self.port >= oldSelf.port', message: 'port may only grow' }],
+          },
         },
         labels: { type: 'object', additionalProperties: { type: 'string' }, maxProperties: 2 },
         nested: {
