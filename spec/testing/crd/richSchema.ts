@@ -91,5 +91,13 @@ export const NOT_STRUCTURAL: readonly (readonly [string, StructuralSchemaInput])
   ['an invalid pattern', { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string', pattern: '(' } } } } }],
   ['a root that is not an object', { type: 'string' }],
   ['properties beside additionalProperties', { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } } } }],
+  ['uniqueItems', { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'array', items: { type: 'string' }, uniqueItems: true } } } } }],
+  ['a list type on a string', { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string', 'x-kubernetes-list-type': 'set' } } } } }],
+  ['a map list whose key is optional', {
+    type: 'object',
+    properties: { spec: { type: 'object', properties: { a: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k', 'z'], items: { type: 'object', properties: { k: { type: 'string' } } } } } } },
+  }],
+  ['list-map-keys without a map list', { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'array', 'x-kubernetes-list-map-keys': ['k'], items: { type: 'object', required: ['k'], properties: { k: { type: 'string' } } } } } } } }],
+  ['nullable set items', { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string', nullable: true } } } } } }],
   ['an embedded resource with no fields', { type: 'object', properties: { spec: { type: 'object', properties: { t: { type: 'object', 'x-kubernetes-embedded-resource': true } } } } }],
 ];

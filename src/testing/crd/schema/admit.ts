@@ -23,7 +23,7 @@ const BLOCKING: ReadonlySet<FieldCause['reason']> = new Set([
 /** What {@link admitCustomObject} decided: the object as it would be stored, and why it is refused (empty: admitted). */
 export interface Admission {
   readonly object: Json;
-  readonly causes: readonly FieldCause[];
+  readonly causes: FieldCause[];
 }
 
 /**

@@ -2,6 +2,7 @@ import { forbidden, invalid, required, type FieldCause } from './causes.js';
 import { compileRule, unsupportedFunction } from './celLibrary.js';
 import { applyDefaults } from './defaults.js';
 import { child, key } from './fieldPath.js';
+import { crdNodeRules } from './listRules.js';
 import { isRecord, readNode, rootNode, type Node } from './node.js';
 import { pruneObject } from './prune.js';
 import { patternError } from './values.js';
@@ -120,6 +121,7 @@ function walk(path: string, node: Node, place: Place, out: Causes): void {
     node[name].forEach((s, i) => checkValueValidation(`${child(path, name)}[${i}]`, s.raw, out));
   }
   if (node.not !== undefined) checkValueValidation(child(path, 'not'), node.not.raw, out);
+  crdNodeRules(path, node, out);
   checkDefault(path, node, out);
   checkRules(path, node, out);
   for (const [k, p] of node.properties ?? []) {
