@@ -71,7 +71,37 @@ const booleanShape: fc.Arbitrary<Shape> = fc.boolean().map((withDefault) =>
   withWrong({ type: 'boolean', ...(withDefault ? { default: true } : {}) }, fc.boolean()),
 );
 
-const scalarShape = fc.oneof(integerShape, numberShape, stringShape, booleanShape);
+/** A CEL rule on some of the scalars, so random schemas run rules too. */
+function withRule(shape: fc.Arbitrary<Shape>, rule: string): fc.Arbitrary<Shape> {
+  return fc.tuple(shape, fc.boolean()).map(([s, on]) =>
+    on ? { ...s, schema: { ...s.schema, 'x-kubernetes-validations': [{ rule, message: `must hold: ${rule}` }] } } : s,
+  );
+}
+
+const intOrStringShape: fc.Arbitrary<Shape> = fc.constant(
+  withWrong({ 'x-kubernetes-int-or-string': true }, fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom('80%', 'http'))),
+);
+
+const scalarShape = fc.oneof(
+  withRule(integerShape, 'self % 2 == 0'),
+  numberShape,
+  withRule(stringShape, "!self.startsWith('z')"),
+  booleanShape,
+  intOrStringShape,
+);
+
+const mapShape: fc.Arbitrary<Shape> = fc.tuple(scalarShape, fc.integer({ min: 1, max: 3 })).map(([value, maxProperties]) => {
+  const additionalProperties: Schema = JSON.parse(JSON.stringify({ ...value.schema, default: undefined })) as Schema;
+  return withWrong(
+    { type: 'object', additionalProperties, maxProperties, 'x-kubernetes-validations': [{ rule: "!('zz' in self)", message: 'no zz' }] },
+    fc.dictionary(fc.constantFrom('k', 'l', 'zz', 'm'), value.value, { maxKeys: 4 }),
+  );
+});
+
+const preserveShape: fc.Arbitrary<Shape> = fc.constant({
+  schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+  value: fc.oneof(fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v === 'object' && v !== null && !Array.isArray(v)), junk),
+});
 
 const arrayShape: fc.Arbitrary<Shape> = fc
   .record({ item: fc.oneof(integerShape, stringShape), set: fc.boolean(), maxItems: fc.integer({ min: 1, max: 3 }) })
@@ -103,7 +133,13 @@ function objectShape(fields: fc.Arbitrary<Shape>, preserve: boolean): fc.Arbitra
 }
 
 const specShape: fc.Arbitrary<Shape> = objectShape(
-  fc.oneof({ weight: 3, arbitrary: scalarShape }, { weight: 1, arbitrary: arrayShape }, { weight: 1, arbitrary: objectShape(scalarShape, false) }),
+  fc.oneof(
+    { weight: 4, arbitrary: scalarShape },
+    { weight: 1, arbitrary: arrayShape },
+    { weight: 1, arbitrary: objectShape(scalarShape, false) },
+    { weight: 1, arbitrary: mapShape },
+    { weight: 1, arbitrary: preserveShape },
+  ),
   false,
 );
 

@@ -14,6 +14,7 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 /** Whether `value` has its schema's type everywhere and every required field, judged independently of the engine. */
 function fits(value: unknown, s: StructuralSchemaInput): boolean {
   if (value === null) return s.nullable === true;
+  if (s['x-kubernetes-int-or-string'] === true) return Number.isInteger(value) || typeof value === 'string';
   switch (s.type) {
     case 'integer':
       return Number.isInteger(value);
@@ -29,7 +30,10 @@ function fits(value: unknown, s: StructuralSchemaInput): boolean {
       return (
         isObject(value) &&
         (s.required ?? []).every((k) => k in value) &&
-        Object.entries(value).every(([k, v]) => s.properties?.[k] === undefined || fits(v, s.properties[k]))
+        Object.entries(value).every(([k, v]) => {
+          const p = s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+          return p === undefined || fits(v, p);
+        })
       );
     default:
       return true;
@@ -43,8 +47,9 @@ function strip(value: unknown, s: StructuralSchemaInput | undefined): unknown {
   if (s === undefined) return {};
   if (s['x-kubernetes-preserve-unknown-fields'] === true) return value;
   const out: Json = {};
+  const extra = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
   for (const [k, v] of Object.entries(value)) {
-    const p = s.properties?.[k];
+    const p = s.properties?.[k] ?? extra;
     if (p === undefined) continue;
     if (v === null && p.nullable !== true && p.default === undefined) continue;
     out[k] = strip(v, p);

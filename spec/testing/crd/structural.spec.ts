@@ -35,6 +35,13 @@ describe('checkStructural', () => {
     ]);
   });
 
+  it('refuses a default that fails its own CEL rules, as the server does', () => {
+    const schema = { type: 'object', properties: { spec: { type: 'object', properties: {
+      a: { type: 'integer', default: 3, 'x-kubernetes-validations': [{ rule: 'self % 2 == 0', message: 'must be even' }] },
+    } } } } as const;
+    expect(checkStructural(schema)).toEqual(['openAPIV3Schema.properties[spec].properties[a].default: Invalid value: "integer": must be even']);
+  });
+
   it('tolerates a schema of the wrong shape', () => {
     expect(checkStructural(null as never)).toEqual(['openAPIV3Schema: Required value']);
     expect(checkStructural({ type: 'object', properties: { spec: 5 } } as never)).toEqual([]);

@@ -69,6 +69,8 @@ interface Site {
   readonly old: unknown;
   readonly hasOld: boolean;
   readonly node: Node;
+  /** Whether an unchanged value's failure is dropped (updates of objects; not a CRD's defaults). */
+  readonly ratchet: boolean;
 }
 
 function runOne(site: Site, rule: ValidationRuleInput): FieldCause | undefined {
@@ -96,7 +98,7 @@ function runOne(site: Site, rule: ValidationRuleInput): FieldCause | undefined {
     return invalid(path, value, `${message} evaluating rule: ${ruleText(rule)}`);
   }
   if (result === true) return undefined;
-  if (!usesOld && site.hasOld && jsonEqual(site.value, site.old)) return undefined;
+  if (site.ratchet && !usesOld && site.hasOld && jsonEqual(site.value, site.old)) return undefined;
   const field = rule.fieldPath !== undefined && rule.fieldPath !== '' ? child(path, rule.fieldPath.replace(/^\./, '')) : path;
   const fromExpression = rule.messageExpression === undefined ? undefined : evaluatedMessage(rule.messageExpression, bindings);
   return failure(field, value, fromExpression ?? defaultMessage(rule), rule.reason);
@@ -120,7 +122,7 @@ function walk(site: Site, out: FieldCause[]): void {
     const items = node.items;
     value.forEach((item, i) => {
       const prev = oldItem(node, item, site.old);
-      walk({ path: index(path, i), value: item, old: prev.value, hasOld: prev.found, node: items }, out);
+      walk({ path: index(path, i), value: item, old: prev.value, hasOld: prev.found, node: items, ratchet: site.ratchet }, out);
     });
     return;
   }
@@ -131,14 +133,26 @@ function walk(site: Site, out: FieldCause[]): void {
     const sub = prop ?? (typeof node.additional === 'object' ? node.additional : undefined);
     if (sub === undefined) continue;
     const hasOld = old !== undefined && k in old && old[k] !== null;
-    walk({ path: prop !== undefined ? child(path, k) : key(path, k), value: v, old: old?.[k], hasOld, node: sub }, out);
+    walk({ path: prop !== undefined ? child(path, k) : key(path, k), value: v, old: old?.[k], hasOld, node: sub, ratchet: site.ratchet }, out);
   }
 }
 
 /** The causes of every failing x-kubernetes-validations rule in `obj` (`old` is the stored object on update). */
 export function checkRules(obj: Record<string, unknown>, old: Record<string, unknown> | undefined, root: Node): FieldCause[] {
   const out: FieldCause[] = [];
-  walk({ path: '', value: obj, old, hasOld: old !== undefined, node: root }, out);
+  walk({ path: '', value: obj, old, hasOld: old !== undefined, node: root, ratchet: true }, out);
+  return out;
+}
+
+/**
+ * The causes of the rules of a CRD's default value at `path`, as the server checks a default: as
+ * an update from the default to itself (transition rules included, nothing ratcheted), then, when
+ * that passes, as a create.
+ */
+export function checkDefaultRules(path: string, value: unknown, node: Node): FieldCause[] {
+  const out: FieldCause[] = [];
+  walk({ path, value, old: value, hasOld: true, node, ratchet: false }, out);
+  if (out.length === 0) walk({ path, value, old: undefined, hasOld: false, node, ratchet: false }, out);
   return out;
 }
 

@@ -1,4 +1,5 @@
 import { forbidden, invalid, required, type FieldCause } from './causes.js';
+import { checkDefaultRules } from './cel.js';
 import { compileRule, unsupportedFunction } from './celLibrary.js';
 import { applyDefaults } from './defaults.js';
 import { child, key } from './fieldPath.js';
@@ -90,7 +91,9 @@ function checkDefault(path: string, node: Node, out: Causes): void {
   }
   const defaulted = structuredClone(node.default);
   applyDefaults(defaulted, node);
-  for (const e of validateValue('', defaulted, node)) out.push(toFieldCause(e, child(path, 'default')));
+  const errors = validateValue('', defaulted, node);
+  for (const e of errors) out.push(toFieldCause(e, child(path, 'default')));
+  if (errors.length === 0) out.push(...checkDefaultRules(child(path, 'default'), defaulted, node));
 }
 
 function checkRules(path: string, node: Node, out: Causes): void {
