@@ -53,7 +53,7 @@ describe('x-kubernetes-validations', () => {
   });
 
   it('provides the strings extension and the cheap Kubernetes list functions', () => {
-    const ok = "self.s.lowerAscii() == 'ab' && self.l.isSorted() && self.l.sum() == 6 && self.l.max() == 3 && self.l.indexOf(2) == 1";
+    const ok = "self.s.lowerAscii() == 'ab' && 'abc'.indexOf('b') == 1 && '%s-%d'.format(['a', 1]) == 'a-1' && self.l.isSorted() && self.l.sum() == 6 && self.l.max() == 3 && self.l.indexOf(2) == 1";
     expect(causes(withRule({ rule: ok }), { s: 'AB', l: [1, 2, 3] })).toEqual([]);
     expect(causes(withRule({ rule: 'self.l.isSorted()' }), { l: [2, 1] })).toHaveLength(1);
   });

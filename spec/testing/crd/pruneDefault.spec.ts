@@ -30,6 +30,12 @@ describe('admitCustomObject: pruning', () => {
     expect(object['metadata']).toEqual({ name: 'w', labels: { a: 'b' } });
   });
 
+  it('prunes one place of an object shared by two places alone, as if decoded from JSON', () => {
+    const shared = { x: 1 };
+    const { object } = admitCustomObject(RICH_SCHEMA, { ...base, spec: { image: 'n', free: shared, nested: { a: shared } } }, undefined);
+    expect(object['spec']).toMatchObject({ free: { x: 1 }, nested: { a: { b: 'x' } } });
+  });
+
   it('does not modify its input', () => {
     const input = { ...base, spec: { image: 'n', extra: 1 } };
     const copy = structuredClone(input);

@@ -3,7 +3,7 @@ import { checkRules, hasRules, rulesSkipped } from './cel.js';
 import { applyDefaults } from './defaults.js';
 import { checkEmbeddedResources } from './embedded.js';
 import { checkListTypes } from './listTypes.js';
-import { rootNode, type StructuralSchemaInput } from './node.js';
+import { jsonCopy, rootNode, type StructuralSchemaInput } from './node.js';
 import { pruneObject } from './prune.js';
 import { unchanged } from './ratchet.js';
 import { structuralReasons } from './structural.js';
@@ -45,7 +45,7 @@ export interface Admission {
  */
 export function admitCustomObject(schema: StructuralSchemaInput, obj: Json, old: Json | undefined): Admission {
   const root = rootNode(schema);
-  const object = structuredClone(obj);
+  const object = jsonCopy(obj);
   pruneObject(object, root);
   applyDefaults(object, root);
   pruneObject(object, root);
@@ -70,7 +70,7 @@ export function admitCustomObject(schema: StructuralSchemaInput, obj: Json, old:
  */
 export function defaultCustomObject(schema: StructuralSchemaInput, obj: Json): Json {
   const root = rootNode(schema);
-  const object = structuredClone(obj);
+  const object = jsonCopy(obj);
   applyDefaults(object, root);
   pruneObject(object, root);
   return object;

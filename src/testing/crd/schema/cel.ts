@@ -90,8 +90,8 @@ function runOne(site: Site, rule: ValidationRuleInput): FieldCause | undefined {
   const bindings: Record<string, unknown> = { self: toCel(site.value, node) };
   if (site.hasOld) bindings['oldSelf'] = toCel(site.old, node);
   const result = runRule(compiled, bindings);
-  if (isCelError(result) || result instanceof Error) {
-    const message = runtimeMessage((result as Error).message);
+  if (isCelError(result)) {
+    const message = runtimeMessage(result.message);
     if (message.startsWith('unbound function')) {
       return invalid(path, value, `rule uses a function the simulator's CEL library does not provide (${message}): ${rule.rule.trim()}`);
     }

@@ -1,11 +1,11 @@
-import { CelScalar, celEnv, celMethod, isCelError, listType, parse, plan, type CelEnv, type CelResult, type CelValue } from '@bufbuild/cel';
+import { CelScalar, celEnv, celError, celMethod, isCelError, listType, parse, plan, type CelEnv, type CelResult, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { RE2JS } from '@bufbuild/re2';
 
 // The CEL environment of x-kubernetes-validations rules: @bufbuild/cel's standard library and its
 // strings extension, regular expressions with Go's RE2 syntax, and the cheap parts of Kubernetes'
 // list and regex libraries (isSorted, sum, min, max, indexOf, lastIndexOf). The
-// Kubernetes libraries it lacks (quantity, url, ip, cidr, semver, format, the regex find/findAll, sets, authz) are named so a rule
+// Kubernetes libraries it lacks (quantity, url, ip, cidr, semver, format.*, the regex find/findAll, sets, authz) are named so a rule
 // that calls them fails with a message saying so.
 
 const { BOOL, DYN, INT } = CelScalar;
@@ -23,7 +23,6 @@ const UNSUPPORTED: ReadonlySet<string> = new Set([
   'isCIDR',
   'semver',
   'isSemver',
-  'format',
   'authorizer',
   'find',
   'findAll',
@@ -110,6 +109,7 @@ export function unsupportedFunction(rule: string): string | undefined {
     const name = m[1] ?? '';
     const last = name.slice(name.lastIndexOf('.') + 1);
     if (UNSUPPORTED.has(name)) return name;
+    if (name.startsWith('format.')) return name;
     if (UNSUPPORTED.has(last) && !name.startsWith('sets.')) return last;
   }
   return undefined;
@@ -136,7 +136,7 @@ export function runRule(rule: CompiledRule & { ok: true }, bindings: Record<stri
   try {
     return rule.run(bindings);
   } catch (e) {
-    return e instanceof Error ? (e as never) : (new Error(String(e)) as never);
+    return celError(e instanceof Error ? e.message : String(e));
   }
 }
 

@@ -1,4 +1,4 @@
-import { isRecord, type Node } from './node.js';
+import { isRecord, jsonCopy, type Node } from './node.js';
 
 // Defaulting as apiextensions-apiserver's structural defaulting does it, top-down: a property that
 // is absent, or null where the schema is not nullable, gets a deep copy of its default before the
@@ -6,10 +6,6 @@ import { isRecord, type Node } from './node.js';
 // item is replaced by the additionalProperties/items default the same way.
 
 type Json = Record<string, unknown>;
-
-function copy<T>(value: T): T {
-  return structuredClone(value);
-}
 
 function isNonNullableNull(value: unknown, node: Node | undefined): node is Node {
   return value === null && node !== undefined && !node.nullable;
@@ -20,7 +16,7 @@ export function applyDefaults(value: unknown, node: Node | undefined): void {
   if (node === undefined) return;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      if (isNonNullableNull(value[i], node.items) && node.items?.hasDefault === true) value[i] = copy(node.items.default);
+      if (isNonNullableNull(value[i], node.items) && node.items?.hasDefault === true) value[i] = jsonCopy(node.items.default);
       applyDefaults(value[i], node.items);
     }
     return;
@@ -29,14 +25,14 @@ export function applyDefaults(value: unknown, node: Node | undefined): void {
   const obj = value as Json;
   for (const [key, prop] of node.properties ?? []) {
     if (!prop.hasDefault) continue;
-    if (!(key in obj) || isNonNullableNull(obj[key], prop)) obj[key] = copy(prop.default);
+    if (!(key in obj) || isNonNullableNull(obj[key], prop)) obj[key] = jsonCopy(prop.default);
   }
   for (const key of Object.keys(obj)) {
     const prop = node.properties?.get(key);
     if (prop !== undefined) applyDefaults(obj[key], prop);
     else if (typeof node.additional === 'object') {
       const extra = node.additional;
-      if (isNonNullableNull(obj[key], extra) && extra.hasDefault) obj[key] = copy(extra.default);
+      if (isNonNullableNull(obj[key], extra) && extra.hasDefault) obj[key] = jsonCopy(extra.default);
       applyDefaults(obj[key], extra);
     }
   }

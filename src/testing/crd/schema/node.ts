@@ -175,4 +175,15 @@ export function childOf(node: Node | undefined, key: string): Node | undefined {
   return typeof node.additional === 'object' ? node.additional : undefined;
 }
 
+/**
+ * A deep copy of a decoded JSON value in which no two places share an object, as two decodes of
+ * the same text would not (structuredClone keeps shared references, so pruning one place would
+ * prune the other).
+ */
+export function jsonCopy<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(jsonCopy) as T;
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonCopy(v)])) as T;
+  return value;
+}
+
 export { isRecord };

@@ -28,7 +28,7 @@ const META_FIELDS: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadat
 
 type Json = Record<string, unknown>;
 
-/** Where a value sits: its schema (undefined: no schema at all) and whether its map may hold unknown keys. */
+/** Prunes `value` against `node` (undefined: no schema, so every map key under it goes). */
 function pruneValue(value: unknown, node: Node | undefined): void {
   if (node?.preserveUnknown === true) {
     keepUnknown(value, node);

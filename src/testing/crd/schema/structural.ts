@@ -4,11 +4,10 @@ import { compileRule, unsupportedFunction } from './celLibrary.js';
 import { applyDefaults } from './defaults.js';
 import { child, key } from './fieldPath.js';
 import { crdNodeRules } from './listRules.js';
-import { isRecord, readNode, rootNode, type Node } from './node.js';
+import { isRecord, jsonCopy, rootNode, type Node } from './node.js';
 import { pruneObject } from './prune.js';
-import { patternError } from './values.js';
 import { toFieldCause, validateValue } from './validate.js';
-import { jsonEqual } from './values.js';
+import { jsonEqual, patternError } from './values.js';
 
 // Why a CRD's schema is not structural, or carries a default the server would refuse, in the
 // server's words: each reason is a field path under `openAPIV3Schema` and a field error body.
@@ -83,13 +82,13 @@ function checkMetadata(path: string, meta: Node, out: Causes): void {
 
 function checkDefault(path: string, node: Node, out: Causes): void {
   if (!node.hasDefault) return;
-  const pruned = structuredClone(node.default);
+  const pruned = jsonCopy(node.default);
   if (isRecord(pruned)) pruneObject(pruned as Record<string, unknown>, node);
   if (!jsonEqual(pruned, node.default)) {
     out.push(invalid(child(path, 'default'), node.default, 'must not have unknown fields'));
     return;
   }
-  const defaulted = structuredClone(node.default);
+  const defaulted = jsonCopy(node.default);
   applyDefaults(defaulted, node);
   const errors = validateValue('', defaulted, node);
   for (const e of errors) out.push(toFieldCause(e, child(path, 'default')));
@@ -148,4 +147,3 @@ export function structuralReasons(schema: unknown): FieldCause[] {
   return out;
 }
 
-export { readNode };
