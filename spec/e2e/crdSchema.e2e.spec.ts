@@ -57,7 +57,7 @@ function send(method: string, path: string, body?: unknown): Promise<Reply> {
   });
 }
 
-function crd(plural: string, kind: string, schema: StructuralSchemaInput): Record<string, unknown> {
+function crd(plural: string, kind: string, schema: StructuralSchemaInput, subresources?: object): Record<string, unknown> {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -66,14 +66,14 @@ function crd(plural: string, kind: string, schema: StructuralSchemaInput): Recor
       group: GROUP,
       scope: 'Cluster',
       names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }],
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema }, ...(subresources === undefined ? {} : { subresources }) }],
     },
   };
 }
 
 /** Creates a CRD and waits until its resource answers. */
-async function install(plural: string, kind: string, schema: StructuralSchemaInput): Promise<void> {
-  const created = await send('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd(plural, kind, schema));
+async function install(plural: string, kind: string, schema: StructuralSchemaInput, subresources?: object): Promise<void> {
+  const created = await send('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd(plural, kind, schema, subresources));
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   await waitFor(async () => (await send('GET', `/apis/${GROUP}/v1/${plural}`)).status === 200, `${plural} to be served`, 60_000, { everyMs: 200 });
 }
@@ -175,7 +175,11 @@ const TABLE: readonly (readonly [string, Record<string, unknown>])[] = [
 
 beforeAll(async () => {
   cluster = await startCluster();
-  await Promise.all([install('widgets', 'Widget', RICH_SCHEMA), install('composites', 'Composite', COMPOSITE_SCHEMA)]);
+  await Promise.all([
+    install('widgets', 'Widget', RICH_SCHEMA),
+    install('composites', 'Composite', COMPOSITE_SCHEMA),
+    install('gizmos', 'Gizmo', RICH_SCHEMA, { status: {} }),
+  ]);
 });
 
 afterAll(async () => {
@@ -239,6 +243,17 @@ describe('admitCustomObject against kube-apiserver', () => {
     const reply = await send('PUT', `/apis/${GROUP}/v1/widgets/w-ports?dryRun=All`, changed);
     const sim = admitCustomObject(RICH_SCHEMA, changed, stored);
     expect(sortedCauses(sim.causes)).toEqual(['spec.ports[1] | FieldValueInvalid | Invalid value: "object": port may only grow']);
+    expect({ status: reply.status, causes: serverCauses(reply.body) }).toEqual({ status: 422, causes: sortedCauses(sim.causes) });
+  });
+
+  it('validates a /status update on the status alone, as the server does', async () => {
+    const obj = { apiVersion, kind: 'Gizmo', metadata: { name: 'g-status' }, spec: { image: 'nginx' } };
+    const created = await send('POST', `/apis/${GROUP}/v1/gizmos`, obj);
+    expect(created.status).toBe(201);
+    const stored = created.body;
+    const changed = { ...stored, status: { ready: 'yes' } };
+    const reply = await send('PUT', `/apis/${GROUP}/v1/gizmos/g-status/status?dryRun=All`, changed);
+    const sim = admitCustomObject(RICH_SCHEMA, changed, stored, { subresource: 'status' });
     expect({ status: reply.status, causes: serverCauses(reply.body) }).toEqual({ status: 422, causes: sortedCauses(sim.causes) });
   });
 

@@ -3,7 +3,7 @@ import { checkRules, hasRules, rulesSkipped } from './cel.js';
 import { applyDefaults } from './defaults.js';
 import { checkEmbeddedResources } from './embedded.js';
 import { checkListTypes } from './listTypes.js';
-import { jsonCopy, rootNode, type StructuralSchemaInput } from './node.js';
+import { jsonCopy, rootNode, type Node, type StructuralSchemaInput } from './node.js';
 import { pruneObject } from './prune.js';
 import { unchanged } from './ratchet.js';
 import { structuralReasons } from './structural.js';
@@ -26,6 +26,17 @@ export interface Admission {
   readonly causes: FieldCause[];
 }
 
+/** Options of {@link admitCustomObject}. */
+export interface AdmitOptions {
+  /**
+   * `'status'` for a write to the `/status` subresource: the stored object with the new `status`
+   * is what is stored, and only `status` is validated against the schema (messages name paths
+   * from `status`, as the server's status validator does), CEL rules over the whole object.
+   * @default undefined: the main resource
+   */
+  readonly subresource?: 'status';
+}
+
 /**
  * Prunes, defaults and validates a custom resource against its version's schema, as
  * kube-apiserver does on create and update.
@@ -41,22 +52,45 @@ export interface Admission {
  * @param schema the version's `openAPIV3Schema`
  * @param obj the object as sent
  * @param old the stored object, on update
+ * @param options which subresource is written
  * @returns the object to store and the 422 causes, in the server's words (none: admitted)
  */
-export function admitCustomObject(schema: StructuralSchemaInput, obj: Json, old: Json | undefined): Admission {
+export function admitCustomObject(schema: StructuralSchemaInput, obj: Json, old: Json | undefined, options: AdmitOptions = {}): Admission {
   const root = rootNode(schema);
-  const object = jsonCopy(obj);
-  pruneObject(object, root);
-  applyDefaults(object, root);
-  pruneObject(object, root);
-  const schemaErrors = validateValue('', object, root).filter((e) => old === undefined || !unchanged(e, object, old));
-  const causes = schemaErrors.map((e) => toFieldCause(e));
+  const sent = jsonCopy(obj);
+  pruneObject(sent, root);
+  applyDefaults(sent, root);
+  pruneObject(sent, root);
+  const forStatus = options.subresource === 'status' && old !== undefined;
+  const object = forStatus ? withStatusOf(jsonCopy(old), sent) : sent;
+  const causes = forStatus ? statusSchemaCauses(object, old, root) : schemaCauses(object, old, root);
   causes.push(...checkEmbeddedResources(object, root));
   if (old === undefined || checkListTypes(old, root).length === 0) causes.push(...checkListTypes(object, root));
   if (!hasRules(root)) return { object, causes };
   if (causes.some((c) => BLOCKING.has(c.reason))) causes.push(rulesSkipped());
   else causes.push(...checkRules(object, old, root));
   return { object, causes };
+}
+
+function schemaCauses(object: Json, old: Json | undefined, root: Node): FieldCause[] {
+  return validateValue('', object, root)
+    .filter((e) => old === undefined || !unchanged(e, object, old))
+    .map((e) => toFieldCause(e));
+}
+
+/** The status subresource validates `status` alone, with its own schema as the root of the messages. */
+function statusSchemaCauses(object: Json, old: Json, root: Node): FieldCause[] {
+  const node = root.properties?.get('status');
+  if (!('status' in object) || node === undefined) return [];
+  return validateValue('', object['status'], node)
+    .filter((e) => !unchanged(e, object['status'], old['status']))
+    .map((e) => toFieldCause(e, 'status'));
+}
+
+/** The stored object with the sent status (or none), as the status subresource stores it. */
+function withStatusOf(stored: Json, sent: Json): Json {
+  const { status: _dropped, ...rest } = stored;
+  return 'status' in sent ? { ...rest, status: sent['status'] } : rest;
 }
 
 /**
