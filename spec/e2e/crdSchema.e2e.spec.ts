@@ -170,6 +170,8 @@ const TABLE: readonly (readonly [string, Record<string, unknown>])[] = [
   ['a CEL rule reading a missing field', widget('w-nokey', { image: 'nginx', limits: { high: 1 } })],
   ['a null list item', widget('w-null-item', { image: 'nginx', tags: [null, 'a'] })],
   ['a map key with a control character', widget('w-key', { image: 'nginx', labels: { 'a\u0007': 1 } })],
+  ['CEL on timestamps and durations', widget('w-time', { image: 'nginx', created: '1999-12-31T23:59:59Z', timeout: '90m' })],
+  ['CEL on timestamps and durations, passing', widget('w-time-ok', { image: 'nginx', created: '2024-01-02T03:04:05.5+01:00', timeout: '59m59.5s' })],
   ['many errors at once', widget('w-many', { image: '', replicas: 99, mode: 'x', ratio: 2, tags: 'a' })],
 ];
 

@@ -58,6 +58,14 @@ describe('x-kubernetes-validations', () => {
     expect(causes(withRule({ rule: 'self.l.isSorted()' }), { l: [2, 1] })).toHaveLength(1);
   });
 
+  it('gives date-time strings as timestamps and duration strings as durations', () => {
+    expect(causes(RICH_SCHEMA, { image: 'n', created: '1999-12-31T23:59:59Z', timeout: '90m' })).toEqual([
+      'spec.created | FieldValueInvalid | Invalid value: "string": must be in this millennium',
+      'spec.timeout | FieldValueInvalid | Invalid value: "string": at most an hour',
+    ]);
+    expect(causes(RICH_SCHEMA, { image: 'n', created: '2024-01-02T03:04:05.5+01:00', timeout: '59m59.5s' })).toEqual([]);
+  });
+
   it('refuses with a clear message a rule calling a Kubernetes function the simulator lacks', () => {
     const [cause] = causes(withRule({ rule: "quantity(self.s).isGreaterThan(quantity('1'))" }), { s: '2' });
     expect(cause).toContain('rule uses quantity(), which the simulator\'s CEL library does not provide');

@@ -18,7 +18,12 @@ export const RICH_SCHEMA: StructuralSchemaInput = {
         step: { type: 'integer', multipleOf: 5 },
         mode: { type: 'string', enum: ['Fast', 'Slow'], default: 'Slow' },
         ip: { type: 'string', format: 'ipv4' },
-        created: { type: 'string', format: 'date-time' },
+        created: {
+          type: 'string',
+          format: 'date-time',
+          'x-kubernetes-validations': [{ rule: "self > timestamp('2000-01-01T00:00:00Z')", message: 'must be in this millennium' }],
+        },
+        timeout: { type: 'string', format: 'duration', 'x-kubernetes-validations': [{ rule: "self <= duration('1h')", message: 'at most an hour' }] },
         id: { type: 'string', format: 'uuid' },
         port: { 'x-kubernetes-int-or-string': true },
         tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set', maxItems: 3 },

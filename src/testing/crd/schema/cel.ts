@@ -1,4 +1,5 @@
 import { fieldCause, forbidden, invalid, required, duplicate, type FieldCause } from './causes.js';
+import { formattedString } from './celFormats.js';
 import { compileRule, isCelError, runRule, unsupportedFunction } from './celLibrary.js';
 import { child, index, key } from './fieldPath.js';
 import { isGoInt } from './goText.js';
@@ -13,7 +14,7 @@ import { jsonEqual } from './values.js';
 
 const USES_OLD_SELF = /\boldSelf\b/;
 
-/** A decoded JSON value as CEL sees it, typed by its schema. */
+/** A decoded JSON value as CEL sees it, typed by its schema (a formatted string as its timestamp, duration or bytes). */
 export function toCel(value: unknown, node: Node | undefined): unknown {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') {
@@ -22,6 +23,7 @@ export function toCel(value: unknown, node: Node | undefined): unknown {
   }
   if (Array.isArray(value)) return value.map((v) => toCel(v, node?.items));
   if (isRecord(value)) return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v, childOf(node, k))]));
+  if (typeof value === 'string' && node !== undefined && node.format !== '') return formattedString(value, node.format);
   return value;
 }
 
