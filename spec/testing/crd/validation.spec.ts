@@ -45,6 +45,15 @@ describe('admitCustomObject: value validation in the server words', () => {
     expect(causes(spec)).toEqual([SKIPPED, want]);
   });
 
+  it('types a non-string in a formatted field by format, and lets a list through, as kube-openapi does', () => {
+    expect(causes({ image: 'n', ip: { a: 1 }, id: 5 })).toEqual([
+      SKIPPED,
+      'spec.id | FieldValueTypeInvalid | Invalid value: "int64": spec.id in body must be of type uuid: "int64"',
+      'spec.ip | FieldValueTypeInvalid | Invalid value: "": spec.ip in body must be of type ipv4: ""',
+    ]);
+    expect(causes({ image: 'n', ip: ['10.0.0.1'] })).toEqual([]);
+  });
+
   it('counts lengths in code points, as Go counts runes', () => {
     expect(causes({ image: 'é'.repeat(20) })).toEqual([]);
     expect(causes({ image: 'é'.repeat(21) })).toContain('spec.image | FieldValueTooLong | Too long: may not be more than 20 bytes');

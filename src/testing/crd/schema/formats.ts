@@ -118,5 +118,11 @@ export function formatCheck(format: string): ((s: string) => boolean) | undefine
   return UNCHECKED.has(name) ? undefined : CHECKS.get(name);
 }
 
+/** Whether the server keeps `format` on a schema (it strips the formats it does not support). */
+export function isSupportedFormat(format: string): boolean {
+  const name = format.replaceAll('-', '');
+  return CHECKS.has(name) || UNCHECKED.has(name);
+}
+
 /** The format names kube-apiserver checks and the simulator checks too, for the docs and specs. */
 export const CHECKED_FORMATS: readonly string[] = [...CHECKS.keys()];

@@ -90,7 +90,7 @@ function validateObject(path: string, obj: Readonly<Record<string, unknown>>, no
 /** Every schema error of `value` against `node`, at `path`. */
 export function validateValue(path: string, value: unknown, node: Node): Errors {
   const out: Errors = [];
-  const typeError = checkType(path, value, expectedTypes(node.type, node.intOrString), node.nullable);
+  const typeError = checkType(path, value, expectedTypes(node.type, node.intOrString), node.nullable, node.format);
   if (typeError !== undefined) out.push(typeError);
   if (value === null || value === undefined) {
     if (node.enum !== undefined && node.enum.length > 0) {

@@ -1,6 +1,6 @@
 import { RE2JS } from '@bufbuild/re2';
 import { OMIT } from './causes.js';
-import { formatCheck } from './formats.js';
+import { formatCheck, isSupportedFormat } from './formats.js';
 import { goNumber, goQuote, goValue, isGoInt } from './goText.js';
 
 // The single-value checks of kube-openapi's validator (type, string, format, number, enum), each
@@ -37,16 +37,41 @@ export function expectedTypes(type: string, intOrString: boolean): readonly stri
 const err = (code: SchemaError['code'], path: string, message: string, value: unknown, valid?: unknown): SchemaError =>
   valid === undefined ? { code, path, message, value } : { code, path, message, value, valid };
 
-/** The type check: null only where nullable, an integral number counts as an integer, an integer as a number. */
-export function checkType(path: string, value: unknown, types: readonly string[], nullable: boolean): SchemaError | undefined {
-  if (types.length === 0) return undefined;
+/** The format kube-openapi reads off a value's Go type: int64 or float64 for numbers, none otherwise. */
+function valueFormat(value: unknown): string {
+  if (typeof value !== 'number') return '';
+  return isGoInt(value) ? 'int64' : 'float64';
+}
+
+/**
+ * The type check: null only where nullable, an integral number counts as an integer, an integer as
+ * a number. With a (supported) format, kube-openapi first compares formats for values that are
+ * neither strings nor lists, and lets a list through a non-numeric formatted schema unchecked.
+ */
+export function checkType(
+  path: string,
+  value: unknown,
+  types: readonly string[],
+  nullable: boolean,
+  format = '',
+): SchemaError | undefined {
+  const fmt = format !== '' && isSupportedFormat(format) ? format : '';
+  if (types.length === 0 && fmt === '') return undefined;
   const name = typeName(value);
   if (name === 'null') {
-    return nullable ? undefined : err('type', path, `${path} in body must be of type ${types.join(',')}: "null"`, 'null');
+    if (nullable || types.length === 0) return undefined;
+    return err('type', path, `${path} in body must be of type ${types.join(',')}: "null"`, 'null');
   }
   const floatInt = name === 'number' && Number.isInteger(value) && types.includes('integer');
   const intFloat = name === 'integer' && types.includes('number');
-  if (types.includes(name) || floatInt || intFloat) return undefined;
+  const fits = types.includes(name) || floatInt || intFloat;
+  const stringOrList = name === 'string' || name === 'array';
+  if (!stringOrList && fmt !== '' && !(fits || valueFormat(value) === fmt)) {
+    const own = valueFormat(value);
+    return err('type', path, `${path} in body must be of type ${fmt}: ${goQuote(own)}`, own);
+  }
+  if (!types.includes('number') && !types.includes('integer') && fmt !== '' && stringOrList) return undefined;
+  if (fits) return undefined;
   return err('type', path, `${path} in body must be of type ${types.join(',')}: "${name}"`, name);
 }
 
