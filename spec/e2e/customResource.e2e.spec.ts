@@ -125,7 +125,8 @@ describe('CRDs generated from schemas, on a real kube-apiserver', () => {
       const simulated = await refusal(simulator.kubeConfig(), def, obj);
       expect(simulated, obj.metadata?.name).toEqual(real);
       const issues = 'issues' in def.validate(obj) ? (def.validate(obj) as { issues: readonly { path: string }[] }).issues : [];
-      expect(issues.map((i) => i.path), obj.metadata?.name).toEqual(real.map((c) => c.field));
+      // '<nil>' is the server's cause for CEL rules it skipped on an invalid object: about the object, not a field.
+      expect(issues.map((i) => i.path), obj.metadata?.name).toEqual(real.filter((c) => c.field !== '<nil>').map((c) => c.field));
     }
   });
 
