@@ -25,7 +25,7 @@ const integerShape: fc.Arbitrary<Shape> = fc
   .record({
     min: fc.option(fc.integer({ min: -3, max: 5 }), { nil: undefined }),
     span: fc.integer({ min: 0, max: 20 }),
-    multipleOf: fc.option(fc.constantFrom(2, 3, 5), { nil: undefined }),
+    multipleOf: fc.option(fc.constantFrom(2, 3, 5, 0.5), { nil: undefined }),
     exclusive: fc.boolean(),
     withDefault: fc.boolean(),
     nullable: fc.boolean(),
@@ -43,10 +43,17 @@ const integerShape: fc.Arbitrary<Shape> = fc
     return withWrong(schema, fc.integer({ min: lo - 3, max: hi + 3 }));
   });
 
-const numberShape: fc.Arbitrary<Shape> = fc.record({ max: fc.integer({ min: 1, max: 10 }) }).map(({ max }) => ({
-  schema: { type: 'number', minimum: 0, maximum: max },
-  value: fc.oneof(fc.double({ min: -2, max: max + 2, noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -2, max: max + 2 }), junk),
-}));
+const numberShape: fc.Arbitrary<Shape> = fc
+  .record({ max: fc.integer({ min: 1, max: 10 }), multipleOf: fc.option(fc.constantFrom(0.5, 0.1, 2.5), { nil: undefined }), exclusive: fc.boolean() })
+  .map(({ max, multipleOf, exclusive }) => ({
+    schema: { type: 'number', minimum: 0, exclusiveMinimum: exclusive, maximum: max, ...(multipleOf === undefined ? {} : { multipleOf }) },
+    value: fc.oneof(
+      fc.double({ min: -2, max: max + 2, noNaN: true, noDefaultInfinity: true }),
+      fc.integer({ min: -20, max: 20 * max }).map((k) => k / 10),
+      fc.integer({ min: -2, max: max + 2 }),
+      junk,
+    ),
+  }));
 
 const stringShape: fc.Arbitrary<Shape> = fc
   .record({

@@ -21,7 +21,8 @@ function fits(value: unknown, s: StructuralSchemaInput): boolean {
     case 'number':
       return typeof value === 'number';
     case 'string':
-      return typeof value === 'string';
+      // kube-openapi lets a list through a formatted string field (CR-64), and so does the engine
+      return typeof value === 'string' || (s.format !== undefined && Array.isArray(value));
     case 'boolean':
       return typeof value === 'boolean';
     case 'array':
@@ -58,7 +59,9 @@ function strip(value: unknown, s: StructuralSchemaInput | undefined): unknown {
 }
 
 const cases = fc.tuple(randomCase(), fc.nat(7));
-const objectOf = (c: RandomCase, i: number): Json => ({ apiVersion: 'e.x/v1', kind: 'R', metadata: { name: 'r' }, spec: c.objects[i] });
+/** A random object as decoded from the wire: no shared objects, no -0. */
+const objectOf = (c: RandomCase, i: number): Json =>
+  JSON.parse(JSON.stringify({ apiVersion: 'e.x/v1', kind: 'R', metadata: { name: 'r' }, spec: c.objects[i] })) as Json;
 const specSchema = (c: RandomCase): StructuralSchemaInput => c.schema.properties?.['spec'] ?? {};
 
 describe('the schema engine over random schemas', () => {
