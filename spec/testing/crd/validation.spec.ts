@@ -85,6 +85,19 @@ describe('admitCustomObject: value validation in the server words', () => {
   });
 });
 
+describe('admitCustomObject: hostile keys', () => {
+  it('treats keys named like Object.prototype members as ordinary fields', () => {
+    const schema: StructuralSchemaInput = {
+      type: 'object',
+      properties: { spec: { type: 'object', required: ['constructor'], properties: { constructor: { type: 'string' }, toString: { type: 'string', default: 'd' } } } },
+    };
+    const obj = JSON.parse('{"spec":{"__proto__":{"x":1}}}') as Record<string, unknown>;
+    const { object, causes } = admitCustomObject(schema, obj, undefined);
+    expect(causes.map((c) => `${c.field} | ${c.message}`)).toEqual(['spec.constructor | Required value']);
+    expect(JSON.stringify(object)).toBe('{"spec":{"toString":"d"}}');
+  });
+});
+
 describe('admitCustomObject: the status subresource', () => {
   const stored = admitCustomObject(RICH_SCHEMA, { apiVersion: 'e.x/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { image: 'n' } }, undefined).object;
 

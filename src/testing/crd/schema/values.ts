@@ -190,7 +190,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
   const ak = Object.keys(a);
   const bo = b as Record<string, unknown>;
-  return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && jsonEqual((a as Record<string, unknown>)[k], bo[k]));
+  return ak.length === Object.keys(bo).length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual((a as Record<string, unknown>)[k], bo[k]));
 }
 
 /** enum: the value must equal one of the listed values. */
