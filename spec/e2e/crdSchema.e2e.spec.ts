@@ -206,6 +206,9 @@ describe('admitCustomObject against kube-apiserver', () => {
     ['anyOf with one valid', composite('c-any-ok', { a: 1, y: 'zzzz' })],
     ['allOf', composite('c-all', { a: 1, z: 9 })],
     ['a nullable enum without null', composite('c-null-enum', { a: 1, e: null })],
+    ['a float multipleOf within rounding', composite('c-mult-ok', { a: 1, f: 0.3 })],
+    ['a float multipleOf failing', composite('c-mult-bad', { a: 1, f: 0.35 })],
+    ['a fractional multipleOf on an integer', composite('c-mult-int', { a: 1, h: 2 })],
   ])('value validations: %s', async (_name, obj) => {
     const server = await serverVerdict('composites', obj);
     expect(simulatorVerdict(COMPOSITE_SCHEMA, obj)).toEqual(server);

@@ -25,7 +25,7 @@ const integerShape: fc.Arbitrary<Shape> = fc
   .record({
     min: fc.option(fc.integer({ min: -3, max: 5 }), { nil: undefined }),
     span: fc.integer({ min: 0, max: 20 }),
-    multipleOf: fc.option(fc.constantFrom(2, 3, 5), { nil: undefined }),
+    multipleOf: fc.option(fc.constantFrom(2, 3, 5, 0.5), { nil: undefined }),
     exclusive: fc.boolean(),
     withDefault: fc.boolean(),
     nullable: fc.boolean(),
@@ -43,10 +43,17 @@ const integerShape: fc.Arbitrary<Shape> = fc
     return withWrong(schema, fc.integer({ min: lo - 3, max: hi + 3 }));
   });
 
-const numberShape: fc.Arbitrary<Shape> = fc.record({ max: fc.integer({ min: 1, max: 10 }) }).map(({ max }) => ({
-  schema: { type: 'number', minimum: 0, maximum: max },
-  value: fc.oneof(fc.double({ min: -2, max: max + 2, noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -2, max: max + 2 }), junk),
-}));
+const numberShape: fc.Arbitrary<Shape> = fc
+  .record({ max: fc.integer({ min: 1, max: 10 }), multipleOf: fc.option(fc.constantFrom(0.5, 0.1, 2.5), { nil: undefined }), exclusive: fc.boolean() })
+  .map(({ max, multipleOf, exclusive }) => ({
+    schema: { type: 'number', minimum: 0, exclusiveMinimum: exclusive, maximum: max, ...(multipleOf === undefined ? {} : { multipleOf }) },
+    value: fc.oneof(
+      fc.double({ min: -2, max: max + 2, noNaN: true, noDefaultInfinity: true }),
+      fc.integer({ min: -20, max: 20 * max }).map((k) => k / 10),
+      fc.integer({ min: -2, max: max + 2 }),
+      junk,
+    ),
+  }));
 
 const stringShape: fc.Arbitrary<Shape> = fc
   .record({
@@ -111,6 +118,44 @@ const arrayShape: fc.Arbitrary<Shape> = fc
     return withWrong(schema, fc.array(fc.oneof(item.value.filter((v) => v !== null), fc.constant('a')), { maxLength: maxItems + 1 }));
   });
 
+const mapListShape: fc.Arbitrary<Shape> = fc.constant(
+  withWrong(
+    {
+      type: 'array',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+      items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, n: { type: 'integer', default: 1 } } },
+    },
+    fc.array(
+      fc.oneof(fc.record({ name: fc.constantFrom('a', 'b'), n: fc.integer({ min: 0, max: 3 }) }, { requiredKeys: [] }), fc.constant(null), fc.constant('x')),
+      { maxLength: 3 },
+    ),
+  ),
+);
+
+const embeddedShape: fc.Arbitrary<Shape> = fc.constant(
+  withWrong(
+    { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true, properties: { spec: { type: 'object', properties: { x: { type: 'integer' } } } } },
+    fc.record(
+      {
+        apiVersion: fc.constantFrom('v1', '', 'apps/v1', 'a/b/c'),
+        kind: fc.constantFrom('Pod', '', 'not_a_kind', 'Deployment'),
+        metadata: fc.constantFrom({ name: 'x' }, { name: 'x', bogus: 1 }),
+        spec: fc.record({ x: fc.oneof(fc.integer(), fc.constant('y')), y: fc.constant(1) }, { requiredKeys: [] }),
+        other: fc.constant(true),
+      },
+      { requiredKeys: [] },
+    ),
+  ),
+);
+
+const compositeShape: fc.Arbitrary<Shape> = fc.constant(
+  withWrong(
+    { type: 'string', anyOf: [{ maxLength: 1 }, { pattern: '^z' }], not: { enum: ['zz'] } },
+    fc.constantFrom('', 'a', 'ab', 'zab', 'zz', 'é'),
+  ),
+);
+
 function objectShape(fields: fc.Arbitrary<Shape>, preserve: boolean): fc.Arbitrary<Shape> {
   return fc
     .uniqueArray(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd'), fields), { minLength: 1, maxLength: 4, selector: ([k]) => k })
@@ -139,6 +184,9 @@ const specShape: fc.Arbitrary<Shape> = objectShape(
     { weight: 1, arbitrary: objectShape(scalarShape, false) },
     { weight: 1, arbitrary: mapShape },
     { weight: 1, arbitrary: preserveShape },
+    { weight: 1, arbitrary: mapListShape },
+    { weight: 1, arbitrary: embeddedShape },
+    { weight: 1, arbitrary: compositeShape },
   ),
   false,
 );

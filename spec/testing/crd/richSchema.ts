@@ -80,6 +80,8 @@ export const COMPOSITE_SCHEMA: StructuralSchemaInput = {
         y: { type: 'string', anyOf: [{ maxLength: 2 }, { pattern: '^z' }] },
         z: { type: 'integer', allOf: [{ minimum: 1 }, { maximum: 5 }] },
         e: { type: 'string', nullable: true, enum: ['on', 'off'] },
+        f: { type: 'number', multipleOf: 0.1 },
+        h: { type: 'integer', multipleOf: 0.5 },
       },
     },
   },

@@ -85,6 +85,19 @@ describe('admitCustomObject: value validation in the server words', () => {
   });
 });
 
+describe('admitCustomObject: hostile keys', () => {
+  it('treats keys named like Object.prototype members as ordinary fields', () => {
+    const schema: StructuralSchemaInput = {
+      type: 'object',
+      properties: { spec: { type: 'object', required: ['constructor'], properties: { constructor: { type: 'string' }, toString: { type: 'string', default: 'd' } } } },
+    };
+    const obj = JSON.parse('{"spec":{"__proto__":{"x":1}}}') as Record<string, unknown>;
+    const { object, causes } = admitCustomObject(schema, obj, undefined);
+    expect(causes.map((c) => `${c.field} | ${c.message}`)).toEqual(['spec.constructor | Required value']);
+    expect(JSON.stringify(object)).toBe('{"spec":{"toString":"d"}}');
+  });
+});
+
 describe('admitCustomObject: the status subresource', () => {
   const stored = admitCustomObject(RICH_SCHEMA, { apiVersion: 'e.x/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { image: 'n' } }, undefined).object;
 
@@ -112,6 +125,9 @@ describe('admitCustomObject: allOf, anyOf, oneOf, not', () => {
     ['not', { a: 1, x: 13 }, ['<nil> | FieldValueInvalid | Invalid value: "": "spec.x" must not validate the schema (not)']],
     ['anyOf', { a: 1, y: 'abc' }, ['<nil> | FieldValueInvalid | Invalid value: "": "spec.y" must validate at least one schema (anyOf)', 'spec.y | FieldValueTooLong | Too long: may not be more than 2 bytes']],
     ['allOf', { a: 1, z: 9 }, ['<nil> | FieldValueInvalid | Invalid value: "": "spec.z" must validate all the schemas (allOf)', 'spec.z | FieldValueInvalid | Invalid value: 9: spec.z in body should be less than or equal to 5']],
+    ['a float multipleOf within rounding', { a: 1, f: 0.3 }, []],
+    ['a float multipleOf failing', { a: 1, f: 0.35 }, ['spec.f | FieldValueInvalid | Invalid value: 0.35: spec.f in body should be a multiple of 0.1']],
+    ['a fractional multipleOf on an integer', { a: 1, h: 2 }, ['spec.h | FieldValueInvalid | Invalid value: 0: factor MultipleOf declared for spec.h must be positive: 0']],
     ['a nullable enum without null', { a: 1, e: null }, ['spec.e | FieldValueNotSupported | Unsupported value: null: supported values: "on", "off"']],
   ])('%s', (_name, spec, want) => {
     expect(causes(spec, {}, COMPOSITE_SCHEMA)).toEqual(want);

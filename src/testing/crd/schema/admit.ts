@@ -81,7 +81,7 @@ function schemaCauses(object: Json, old: Json | undefined, root: Node): FieldCau
 /** The status subresource validates `status` alone, with its own schema as the root of the messages. */
 function statusSchemaCauses(object: Json, old: Json, root: Node): FieldCause[] {
   const node = root.properties?.get('status');
-  if (!('status' in object) || node === undefined) return [];
+  if (!Object.hasOwn(object, 'status') || node === undefined) return [];
   return validateValue('', object['status'], node)
     .filter((e) => !unchanged(e, object['status'], old['status']))
     .map((e) => toFieldCause(e, 'status'));
@@ -90,7 +90,7 @@ function statusSchemaCauses(object: Json, old: Json, root: Node): FieldCause[] {
 /** The stored object with the sent status (or none), as the status subresource stores it. */
 function withStatusOf(stored: Json, sent: Json): Json {
   const { status: _dropped, ...rest } = stored;
-  return 'status' in sent ? { ...rest, status: sent['status'] } : rest;
+  return Object.hasOwn(sent, 'status') ? { ...rest, status: sent['status'] } : rest;
 }
 
 /**

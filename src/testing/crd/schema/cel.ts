@@ -134,7 +134,7 @@ function walk(site: Site, out: FieldCause[]): void {
     const prop = node.properties?.get(k);
     const sub = prop ?? (typeof node.additional === 'object' ? node.additional : undefined);
     if (sub === undefined) continue;
-    const hasOld = old !== undefined && k in old && old[k] !== null;
+    const hasOld = old !== undefined && Object.hasOwn(old, k) && old[k] !== null;
     walk({ path: prop !== undefined ? child(path, k) : key(path, k), value: v, old: old?.[k], hasOld, node: sub, ratchet: site.ratchet }, out);
   }
 }

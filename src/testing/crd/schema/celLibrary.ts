@@ -3,10 +3,10 @@ import { strings } from '@bufbuild/cel/ext';
 import { RE2JS } from '@bufbuild/re2';
 
 // The CEL environment of x-kubernetes-validations rules: @bufbuild/cel's standard library and its
-// strings extension, regular expressions with Go's RE2 syntax, and the cheap parts of Kubernetes'
-// list and regex libraries (isSorted, sum, min, max, indexOf, lastIndexOf). The
-// Kubernetes libraries it lacks (quantity, url, ip, cidr, semver, format.*, the regex find/findAll, sets, authz) are named so a rule
-// that calls them fails with a message saying so.
+// strings extension, regular expressions with Go's RE2 syntax, and the cheap part of Kubernetes'
+// list library (isSorted, sum, min, max, indexOf, lastIndexOf). The Kubernetes libraries it lacks
+// (quantity, url, ip, cidr, semver, format.*, the regex find/findAll, sets, authz) are named, so a
+// rule that calls them fails with a message saying so.
 
 const { BOOL, DYN, INT } = CelScalar;
 const LIST = listType(DYN);

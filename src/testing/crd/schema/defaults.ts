@@ -1,4 +1,4 @@
-import { isRecord, jsonCopy, type Node } from './node.js';
+import { isRecord, jsonCopy, setOwn, type Node } from './node.js';
 
 // Defaulting as apiextensions-apiserver's structural defaulting does it, top-down: a property that
 // is absent, or null where the schema is not nullable, gets a deep copy of its default before the
@@ -25,14 +25,14 @@ export function applyDefaults(value: unknown, node: Node | undefined): void {
   const obj = value as Json;
   for (const [key, prop] of node.properties ?? []) {
     if (!prop.hasDefault) continue;
-    if (!(key in obj) || isNonNullableNull(obj[key], prop)) obj[key] = jsonCopy(prop.default);
+    if (!Object.hasOwn(obj, key) || isNonNullableNull(obj[key], prop)) setOwn(obj, key, jsonCopy(prop.default));
   }
   for (const key of Object.keys(obj)) {
     const prop = node.properties?.get(key);
     if (prop !== undefined) applyDefaults(obj[key], prop);
     else if (typeof node.additional === 'object') {
       const extra = node.additional;
-      if (isNonNullableNull(obj[key], extra) && extra.hasDefault) obj[key] = jsonCopy(extra.default);
+      if (isNonNullableNull(obj[key], extra) && extra.hasDefault) setOwn(obj, key, jsonCopy(extra.default));
       applyDefaults(obj[key], extra);
     }
   }

@@ -7,21 +7,43 @@ import { isRecord, type Node } from './node.js';
 // kind are the serving part's to check.
 
 const KIND = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1035 =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+
+/** apimachinery's IsDNS1035Label messages for a lower-cased kind, joined as the server joins them. */
+function kindErrors(kind: string): string[] {
+  const lower = kind.toLowerCase();
+  const errs: string[] = [];
+  if (lower.length > 63) errs.push('must be no more than 63 characters');
+  if (!KIND.test(lower)) errs.push(DNS1035);
+  return errs;
+}
+
+/** schema.ParseGroupVersion's refusal: more than one slash. */
+function groupVersionError(apiVersion: string): string | undefined {
+  if (apiVersion === '/') return undefined;
+  return apiVersion.split('/').length > 2 ? `unexpected GroupVersion string: ${apiVersion}` : undefined;
+}
 
 function checkEmbedded(path: string, obj: Readonly<Record<string, unknown>>, out: FieldCause[]): void {
-  if (!('apiVersion' in obj)) out.push(required(child(path, 'apiVersion')));
-  if (!('kind' in obj)) out.push(required(child(path, 'kind')));
+  if (!Object.hasOwn(obj, 'apiVersion')) out.push(required(child(path, 'apiVersion')));
+  if (!Object.hasOwn(obj, 'kind')) out.push(required(child(path, 'kind')));
   const apiVersion = obj['apiVersion'];
-  if ('apiVersion' in obj) {
+  if (Object.hasOwn(obj, 'apiVersion')) {
     if (typeof apiVersion !== 'string') out.push(invalid(child(path, 'apiVersion'), apiVersion, 'must be a string'));
     else if (apiVersion === '') out.push(invalid(child(path, 'apiVersion'), apiVersion, 'must not be empty'));
+    else {
+      const why = groupVersionError(apiVersion);
+      if (why !== undefined) out.push(invalid(child(path, 'apiVersion'), apiVersion, why));
+    }
   }
   const kind = obj['kind'];
-  if ('kind' in obj) {
+  if (Object.hasOwn(obj, 'kind')) {
     if (typeof kind !== 'string') out.push(invalid(child(path, 'kind'), kind, 'must be a string'));
     else if (kind === '') out.push(invalid(child(path, 'kind'), kind, 'must not be empty'));
-    else if (kind.length > 63 || !KIND.test(kind.toLowerCase())) {
-      out.push(invalid(child(path, 'kind'), kind, "may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"));
+    else {
+      const errs = kindErrors(kind);
+      if (errs.length > 0) out.push(invalid(child(path, 'kind'), kind, `may have mixed case, but should otherwise match: ${errs.join(',')}`));
     }
   }
 }

@@ -1,4 +1,3 @@
 export { admitCustomObject, defaultCustomObject, checkStructural } from './admit.js';
-export type { Admission, AdmitOptions } from './admit.js';
-export type { FieldCause, FieldCauseReason } from './causes.js';
-export type { StructuralSchemaInput, ValidationRuleInput } from './node.js';
+export type { FieldCause } from './causes.js';
+export type { StructuralSchemaInput } from './node.js';

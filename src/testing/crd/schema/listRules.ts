@@ -53,6 +53,6 @@ function checkListType(path: string, node: Node, out: FieldCause[]): void {
 export function crdNodeRules(path: string, node: Node, out: FieldCause[]): void {
   if (node.type !== '' && !TYPES.includes(node.type)) out.push(notSupported(child(path, 'type'), node.type, TYPES));
   if (node.uniqueItems) out.push(forbidden(child(path, 'uniqueItems'), 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
-  if ('$ref' in node.raw) out.push(forbidden(child(path, '$ref'), '$ref is not supported'));
+  if (Object.hasOwn(node.raw, '$ref')) out.push(forbidden(child(path, '$ref'), '$ref is not supported'));
   checkListType(path, node, out);
 }

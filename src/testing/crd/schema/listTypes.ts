@@ -1,7 +1,7 @@
 import { duplicate, invalid, type FieldCause } from './causes.js';
 import { child, index, key } from './fieldPath.js';
 import { goJson } from './goText.js';
-import { isRecord, type Node } from './node.js';
+import { isRecord, setOwn, type Node } from './node.js';
 
 // x-kubernetes-list-type: a `set` must not repeat an item and a `map` must not repeat a key (the
 // list-map-keys' values); each repeat is a `Duplicate value` at the index of its second occurrence,
@@ -29,15 +29,17 @@ function checkMap(path: string, node: Node, list: readonly unknown[]): FieldCaus
   const keys = node.listMapKeys;
   if (keys.length === 1) {
     const [field = ''] = keys;
-    const values = list.map((x) => (isRecord(x) && field in x ? x[field] : UNSPECIFIED));
+    const values = list.map((x) => (isRecord(x) && Object.hasOwn(x, field) ? x[field] : UNSPECIFIED));
     return repeats(values).map((i) => {
       const v = values[i];
-      return duplicate(index(path, i), v === UNSPECIFIED ? {} : { [field]: v });
+      const key: Record<string, unknown> = {};
+      if (v !== UNSPECIFIED) setOwn(key, field, v);
+      return duplicate(index(path, i), key);
     });
   }
   const composite = list.map((x) => {
     const k: Record<string, unknown> = {};
-    if (isRecord(x)) for (const f of keys) if (f in x) k[f] = x[f];
+    if (isRecord(x)) for (const f of keys) if (Object.hasOwn(x, f)) setOwn(k, f, x[f]);
     return k;
   });
   return repeats(composite).map((i) => duplicate(index(path, i), composite[i]));

@@ -123,7 +123,7 @@ function read(raw: Readonly<Record<string, unknown>>): Node {
     additional: typeof additional === 'boolean' ? additional : isRecord(additional) ? readNode(additional) : undefined,
     items: isRecord(raw['items']) ? readNode(raw['items']) : undefined,
     required: strings(raw['required']),
-    hasDefault: 'default' in raw && raw['default'] !== undefined && raw['default'] !== null,
+    hasDefault: Object.hasOwn(raw, 'default') && raw['default'] !== undefined && raw['default'] !== null,
     default: raw['default'],
     enum: Array.isArray(raw['enum']) ? raw['enum'] : undefined,
     minimum: num(raw['minimum']),
@@ -184,6 +184,11 @@ export function jsonCopy<T>(value: T): T {
   if (Array.isArray(value)) return value.map(jsonCopy) as T;
   if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonCopy(v)])) as T;
   return value;
+}
+
+/** Sets an own property, even one named `__proto__` (a plain assignment would set the prototype). */
+export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 export { isRecord };

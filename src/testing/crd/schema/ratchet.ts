@@ -20,7 +20,7 @@ function at(root: unknown, path: string, other: unknown): { readonly found: bool
       there = there[i];
     } else {
       const k = m[1] ?? '';
-      if (!isRecord(here) || !(k in here)) return { found: false, value: undefined };
+      if (!isRecord(here) || !Object.hasOwn(here, k)) return { found: false, value: undefined };
       here = here[k];
       there = isRecord(there) ? there[k] : undefined;
     }

@@ -80,10 +80,10 @@ function validateObject(path: string, obj: Readonly<Record<string, unknown>>, no
     }
   }
   for (const [key, prop] of node.properties ?? []) {
-    if (key in obj) out.push(...validateValue(childPath(path, key), obj[key], prop));
+    if (Object.hasOwn(obj, key)) out.push(...validateValue(childPath(path, key), obj[key], prop));
   }
   for (const key of node.required) {
-    if (!(key in obj)) out.push({ code: 'required', path: `${path}.${key}`, message: `${path}.${key} in body is required`, value: '' });
+    if (!Object.hasOwn(obj, key)) out.push({ code: 'required', path: `${path}.${key}`, message: `${path}.${key} in body is required`, value: '' });
   }
 }
 

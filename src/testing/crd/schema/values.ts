@@ -137,13 +137,22 @@ interface NumberRules {
 /** A bound as it reads in the message: truncated to an integer when the value is one (Go compares int64s then). */
 const bound = (n: number, asInt: boolean): number => (asInt ? Math.trunc(n) : n);
 
+/**
+ * go-openapi's IsFloat64AJSONInteger: whole within 2^53, or a positive number within a relative
+ * 1e-9 of its truncation (Go converts a negative to uint64 by wrapping, so a negative fraction
+ * never passes).
+ */
 function isJsonInteger(f: number): boolean {
-  return Number.isFinite(f) && Number.isInteger(f);
+  if (!Number.isFinite(f) || Math.abs(f) > 2 ** 53 - 1) return false;
+  if (Number.isInteger(f)) return true;
+  const g = Math.trunc(f);
+  if (f < 0 || g === 0) return false;
+  return (f - g) / (f + g) < 1e-9;
 }
 
 function checkMultipleOf(path: string, n: number, factor: number, asInt: boolean): SchemaError | undefined {
   const f = bound(factor, asInt);
-  if (f <= 0) return err('other', path, `factor MultipleOf declared for ${path} must be positive: ${goNumber(f)}`, n);
+  if (f <= 0) return err('other', path, `factor MultipleOf declared for ${path} must be positive: ${goNumber(f)}`, f);
   const ok = asInt ? n % f === 0 : isJsonInteger(factor < 1 ? (1 / factor) * n : n / factor);
   return ok ? undefined : err('other', path, `${path} in body should be a multiple of ${goNumber(f)}`, n);
 }
@@ -181,7 +190,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
   const ak = Object.keys(a);
   const bo = b as Record<string, unknown>;
-  return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && jsonEqual((a as Record<string, unknown>)[k], bo[k]));
+  return ak.length === Object.keys(bo).length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual((a as Record<string, unknown>)[k], bo[k]));
 }
 
 /** enum: the value must equal one of the listed values. */
