@@ -179,10 +179,13 @@ export function convergenceProblems(websites: readonly Website[], deployments: r
 }
 
 /**
- * On the simulator nothing runs the Deployments' pods: this plays the Deployment controller's part and
- * reports every replica ready, so the Websites can become `Ready`.
+ * On the simulator (or an API server without a controller-manager) nothing runs the Deployments' pods: this
+ * plays the Deployment controller's part and reports every replica ready, so the Websites can become `Ready`.
+ *
+ * @param kc the cluster.
+ * @returns the subscription that plays it; unsubscribe to stop.
  */
-function playDeploymentController(kc: KubeConfig): { unsubscribe(): void } {
+export function playDeploymentController(kc: KubeConfig): { unsubscribe(): void } {
   const deployments = objectClient(kc, 'apps/v1/deployments', { fieldManager: 'deployment-controller' });
   return informer(kubeSource(kc, 'apps/v1/deployments')).subscribe((e) => {
     if (e.type === 'delete') return;
