@@ -43,7 +43,7 @@ describe('examples/deploy', () => {
     const { code, stdout, stderr } = await runNode([MAIN, 'crd', 'generate', 'examples/website-operator.ts'], { cwd: root });
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    const regenerate = 'examples/deploy/website-crd.yaml is stale: regenerate it with `npm run build && node dist/cli/main.js crd generate examples/website-operator.ts > examples/deploy/website-crd.yaml`';
+    const regenerate = 'examples/deploy/website-crd.yaml is stale: regenerate it with `npm run build && node_modules/.bin/node dist/cli/main.js crd generate examples/website-operator.ts > examples/deploy/website-crd.yaml`';
     expect(readFileSync(deploy('website-crd.yaml'), 'utf8'), regenerate).toBe(stdout);
     expect(loadAll(stdout)).toEqual([Website.crd()]);
   });
