@@ -163,6 +163,7 @@ describe('what cannot be structural is named at definition time', () => {
     ['a value of several types', { type: ['string', 'boolean'] }, 'spec.f', /several types/],
     ['a default that does not validate', { type: 'integer', minimum: 0, default: -1 }, 'spec.f', /default -1 does not validate: below the minimum 0/],
     ['a default of the wrong type', { type: 'string', default: 3 }, 'spec.f', /expected string, got integer/],
+    ['a default with a field pruning would drop', { type: 'object', properties: { a: { type: 'integer' } }, default: { a: 1, zz: 1 } }, 'spec.f', /has the field "zz" its schema does not name/],
     ['a restriction on map keys', { type: 'object', propertyNames: { pattern: '^a' }, additionalProperties: { type: 'string' } }, 'spec.f', /propertyNames/],
     ['a list map whose key is not required', { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }, 'spec.f[]', /required or have a default/],
     ['a CEL rule without its rule', { type: 'string', 'x-kubernetes-validations': [{ message: 'x' }] }, 'spec.f', /CEL rule/],

@@ -23,10 +23,36 @@ export function valueProblem(node: Node, value: unknown, at = ''): ValueProblem 
   return sep < 0 ? { at, message } : { at: message.slice(0, sep), message: message.slice(sep + 1) };
 }
 
-/** `valueProblem` as one line (`replicas: below the minimum 0`), for the defaults check's messages. */
+/**
+ * `valueProblem` as one line (`replicas: below the minimum 0`), for the defaults check's messages; a default
+ * must also hold no field its schema does not name, since the server refuses a default pruning would change.
+ */
 export function defaultProblem(node: Node, value: unknown): string | undefined {
-  const problem = valueProblem(node, value);
+  const problem = valueProblem(node, value) ?? unknownField(node, value, '');
   return problem === undefined ? undefined : problem.at === '' ? problem.message : `${problem.at}: ${problem.message}`;
+}
+
+/** The first field of `value` that pruning would drop (not named by the schema, nothing kept open), if any. */
+function unknownField(node: Node, value: unknown, at: string): ValueProblem | undefined {
+  if (node['x-kubernetes-preserve-unknown-fields'] === true) return undefined;
+  if (Array.isArray(value)) {
+    const items = node['items'];
+    for (const [i, item] of value.entries()) {
+      const problem = isRecord(items) ? unknownField(items, item, `${at}[${i}]`) : undefined;
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
+  if (!isRecord(value) || node['x-kubernetes-embedded-resource'] === true) return undefined;
+  const props = isRecord(node['properties']) ? node['properties'] : {};
+  const open = node['additionalProperties'];
+  for (const [name, field] of Object.entries(value)) {
+    const schema = isRecord(props[name]) ? props[name] : isRecord(open) ? open : undefined;
+    if (schema === undefined && open !== true) return { at, message: `has the field ${JSON.stringify(name)} its schema does not name, which the API server would prune` };
+    const problem = schema === undefined ? undefined : unknownField(schema, field, at === '' ? name : `${at}.${name}`);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
 }
 
 function problemText(node: Node, value: unknown, at: string): string | undefined {
