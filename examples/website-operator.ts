@@ -33,7 +33,7 @@ import {
 } from 'rxkube';
 import { conditions } from 'rxkube/zod';
 import type { ApiServer } from 'rxkube/testing';
-import { exampleCluster } from './lib/cluster.js';
+import { exampleCluster } from './lib/cluster.ts';
 
 /** The custom resource: one definition gives its type, its CRD, validation and typed clients. */
 export const Website = customResource({
