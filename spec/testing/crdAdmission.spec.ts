@@ -49,6 +49,9 @@ describe('admission of custom objects', () => {
     const status = await request(`${server.url}${WEBSITES}/blog/status`, { method: 'PUT', body: { ...current, status: { readyReplicas: 'many' } } });
     expect(status.status).toBe(422);
     expect(status.json.details.causes[0]).toMatchObject({ reason: 'FieldValueTypeInvalid', field: 'status.readyReplicas' });
+    // The status validator's words: paths from status itself, as kube-apiserver writes them.
+    expect(status.json.details.causes[0].message).toContain('readyReplicas in body must be of type integer');
+    expect(status.json.details.causes[0].message).not.toContain('status.readyReplicas in body');
     const scaled = await request(`${server.url}${WEBSITES}/blog/scale`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { spec: { replicas: 51 } } });
     expect(scaled.status).toBe(422);
     expect(scaled.json.message).toMatch(/^Website\.example\.com "blog" is invalid: spec\.replicas/);

@@ -16,8 +16,9 @@ function schemaOf(schema: AnyObject | undefined): StructuralSchemaInput {
  * Admits an object about to be stored under a version's `openAPIV3Schema`:
  * pruned, defaulted, and the field errors that refuse it (none: admitted).
  */
-export function admit(schema: AnyObject | undefined, obj: AnyObject, old: AnyObject | undefined): { object: AnyObject; causes: readonly FieldCause[] } {
-  return admitCustomObject(schemaOf(schema), obj, old);
+export function admit(schema: AnyObject | undefined, obj: AnyObject, old: AnyObject | undefined, subresource?: 'status'): { object: AnyObject; causes: readonly FieldCause[] } {
+  // A /status write is judged on its status alone, in the server's words for it (`ready in body`).
+  return admitCustomObject(schemaOf(schema), obj, old, subresource === undefined ? {} : { subresource });
 }
 
 /** The defaults a stored object gets when read, for schemas that gained defaults after it was written. */

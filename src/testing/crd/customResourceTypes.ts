@@ -107,10 +107,10 @@ export function customResourceTypes(crd: AnyObject, names: Names, state: Serving
           subresources: isRecord(subresources['status']) ? { status: {} } : {},
         },
         {
-          admit: (next, old) => {
+          admit: (next, old, subresource) => {
             if (old === undefined && state.terminating()) throw new StatusError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating');
             // A copy: the object may share parts with the stored one, which admission must not touch.
-            const { object, causes } = admit(schema, structuredClone(next), old);
+            const { object, causes } = admit(schema, structuredClone(next), old, subresource);
             if (causes.length > 0) throw invalidFields(group, names.kind, causes, String((next['metadata'] as AnyObject)['name'] ?? ''));
             return object;
           },

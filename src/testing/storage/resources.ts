@@ -67,7 +67,7 @@ export interface ResourceType {
    * refusal (422). Runs before the generation is counted, so pruned changes
    * count for nothing.
    */
-  readonly admit?: (next: Record<string, unknown>, old: Record<string, unknown> | undefined) => Record<string, unknown>;
+  readonly admit?: (next: Record<string, unknown>, old: Record<string, unknown> | undefined, subresource?: 'status') => Record<string, unknown>;
   /** What discovery says of the resource beyond its names, when a CRD declares it. */
   readonly discovery?: DiscoveryNames;
   /** The `/scale` subresource, when a CRD declares it. */

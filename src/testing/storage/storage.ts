@@ -236,7 +236,7 @@ export class Storage {
       }
     }
     if (type.admit !== undefined) {
-      next = type.admit(next, old.obj);
+      next = type.admit(next, old.obj, subresource);
       // Admission hands back its own copy; the metadata stamped below is that copy's.
       nextMeta = { ...(next['metadata'] as Record<string, unknown>) };
       next['metadata'] = nextMeta;
