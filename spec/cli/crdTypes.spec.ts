@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { load } from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crdTypesModule } from '../../src/cli/crdTypesModule.js';
 import { startApiServer } from '../../src/testing/index.js';
@@ -62,6 +63,19 @@ export const nullHosts: HTTPRouteSpecV1 = { hostnames: null };
 // @ts-expect-error a condition's status is True, False or Unknown
 export const badStatus: HTTPRouteStatusV1 = { parents: [{ controllerName: 'c', parentRef: { name: 'gw' }, conditions: [{ type: 'A', status: 'Yes', reason: 'r', message: '', lastTransitionTime: '' }] }] };
 `;
+
+
+/**
+ * A schema as a definition carries it: `anyOf` of a bare integer and a bare string beside
+ * `x-kubernetes-int-or-string` says nothing the marker does not, and a definition writes the marker alone (CR-11).
+ */
+function asCarried(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(asCarried);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const entries = Object.entries(schema as Record<string, unknown>);
+  const intOrString = (schema as Record<string, unknown>)['x-kubernetes-int-or-string'] === true;
+  return Object.fromEntries(entries.filter(([k]) => !(intOrString && k === 'anyOf')).map(([k, v]) => [k, asCarried(v)]));
+}
 
 describe('rxkube crd types', () => {
   let text = '';
@@ -174,5 +188,28 @@ describe('rxkube crd types', () => {
   it('needs a file or -r, not both', async () => {
     expect((await runCli(['crd', 'types'])).stderr).toMatch(/give a CRD file or -r <resource>, one of the two/);
     expect((await runCli(['crd', 'types', fixture('httpRoute.crd.yaml'), '-r', 'x'])).stderr).toMatch(/one of the two/);
+  });
+
+  it('crd types → install of the module on the simulator: every version loads as a definition and the CRD it gives is accepted with the original schemas', async () => {
+    const server = await startApiServer();
+    try {
+      mkdirSync(outDir, { recursive: true });
+      const module = join(outDir, 'roundTrip.ts');
+      expect((await runCli(['crd', 'types', fixture('httpRoute.crd.yaml'), '-o', module])).code).toBe(0);
+      const kubeconfig = join(outDir, 'kubeconfig');
+      writeFileSync(kubeconfig, server.kubeConfigYaml());
+      const installed = await runCli(['crd', 'install', module, '--kubeconfig', kubeconfig]);
+      expect(installed.stderr).toBe('');
+      expect(installed.code).toBe(0);
+      const original = load(readFileSync(fixture('httpRoute.crd.yaml'), 'utf8')) as { spec: { versions: { name: string; schema: { openAPIV3Schema: { properties: Record<string, unknown> } } }[] } };
+      const crd = server.get<typeof original & { metadata: object }>('apiextensions.k8s.io/v1/customresourcedefinitions', undefined, 'httproutes.gateway.example.io');
+      for (const version of original.spec.versions) {
+        const served = crd?.spec.versions.find((v) => v.name === version.name)?.schema.openAPIV3Schema.properties;
+        expect(served?.['spec'], version.name).toEqual(asCarried(version.schema.openAPIV3Schema.properties['spec']));
+        expect(served?.['status'], version.name).toEqual(asCarried(version.schema.openAPIV3Schema.properties['status'] ?? { type: 'object' }));
+      }
+    } finally {
+      await server.close();
+    }
   });
 });

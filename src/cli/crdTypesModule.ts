@@ -58,13 +58,17 @@ function versionOptions(crdName: string, kind: string, version: Json, suffix: st
   if (isObject(metadata) && Object.keys(metadata).some((k) => k !== 'type')) notes.push(`${name}: the schema of metadata, ${JSON.stringify(metadata)}; customResource() writes metadata's schema itself.`);
   if (typeof root['description'] === 'string' && !notes.some((n) => n.startsWith('about: '))) notes.unshift(`about: ${root['description']}`);
   const specType = declareRoot(properties['spec'], `${kind}Spec${suffix}`, decls);
-  const statusType = properties['status'] === undefined ? undefined : declareRoot(properties['status'], `${kind}Status${suffix}`, decls);
   const sub = isObject(version['subresources']) ? version['subresources'] : undefined;
+  // A status subresource needs a status schema in a definition (CR-7); a CRD may have the one without the other,
+  // where the server prunes whatever status is written. An empty object schema keeps that: nothing under it survives.
+  const statusSchema = properties['status'] ?? (sub?.['status'] !== undefined ? { type: 'object' } : undefined);
+  if (properties['status'] === undefined && statusSchema !== undefined) notes.push(`${name}: a status subresource without a status schema; the definition gives status an empty object schema, which keeps nothing, as the server's pruning would.`);
+  const statusType = statusSchema === undefined ? undefined : declareRoot(statusSchema, `${kind}Status${suffix}`, decls);
   const subresources =
     sub === undefined ? undefined : { ...(sub['status'] !== undefined ? { status: true } : {}), ...(isObject(sub['scale']) ? { scale: sub['scale'] } : {}) };
   return {
     spec: new Code(`jsonSchema<${specType}>(${literal(properties['spec'], '')})`),
-    ...(statusType === undefined ? {} : { status: new Code(`jsonSchema<${statusType}>(${literal(properties['status'], '')})`) }),
+    ...(statusType === undefined ? {} : { status: new Code(`jsonSchema<${statusType}>(${literal(statusSchema, '')})`) }),
     ...(Array.isArray(version['additionalPrinterColumns']) ? { printerColumns: version['additionalPrinterColumns'] } : {}),
     ...(subresources === undefined || Object.keys(subresources).length === 0 ? {} : { subresources }),
     ...(Array.isArray(version['selectableFields']) ? { selectableFields: version['selectableFields'] } : {}),
