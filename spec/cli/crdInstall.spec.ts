@@ -11,23 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { runCli } from './run.js';
+import { minimalCrd } from './crdHelpersShared.js';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
-
-function minimalCrd(plural: string, kind: string, shortNames: string[]): object {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.example.com` },
-    spec: {
-      group: 'example.com',
-      scope: 'Namespaced',
-      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, shortNames },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-    },
-  };
-}
-
 
 describe('rxkube crd install against the simulator', () => {
   let server: ApiServer;

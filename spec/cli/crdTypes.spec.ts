@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { crdTypesModule } from '../../src/cli/crdTypesModule.js';
 import { startApiServer } from '../../src/testing/index.js';
 import { runCli } from './run.js';
+import { asCarried } from './crdHelpersShared.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -63,19 +64,6 @@ export const nullHosts: HTTPRouteSpecV1 = { hostnames: null };
 // @ts-expect-error a condition's status is True, False or Unknown
 export const badStatus: HTTPRouteStatusV1 = { parents: [{ controllerName: 'c', parentRef: { name: 'gw' }, conditions: [{ type: 'A', status: 'Yes', reason: 'r', message: '', lastTransitionTime: '' }] }] };
 `;
-
-
-/**
- * A schema as a definition carries it: `anyOf` of a bare integer and a bare string beside
- * `x-kubernetes-int-or-string` says nothing the marker does not, and a definition writes the marker alone (CR-11).
- */
-function asCarried(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(asCarried);
-  if (schema === null || typeof schema !== 'object') return schema;
-  const entries = Object.entries(schema as Record<string, unknown>);
-  const intOrString = (schema as Record<string, unknown>)['x-kubernetes-int-or-string'] === true;
-  return Object.fromEntries(entries.filter(([k]) => !(intOrString && k === 'anyOf')).map(([k, v]) => [k, asCarried(v)]));
-}
 
 describe('rxkube crd types', () => {
   let text = '';
