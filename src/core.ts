@@ -195,6 +195,8 @@ export type {
   CustomResourceDefinitionVersion,
   ConditionUpdate,
 } from './crd/index.js';
+// Tells this copy of rxkube's definitions from look-alikes (tooling that loads users' modules).
+export { isCustomResource } from './crd/index.js';
 
 // the runner: options and events
 export {

@@ -124,7 +124,6 @@ export { leaderElection, leaseLock, type LeaderElectionOptions, type Leadership 
 // custom resources: one schema gives the type, the CRD, validation, typed sources and clients
 export {
   customResource,
-  isCustomResource,
   jsonSchema,
   conditions,
   setCondition,

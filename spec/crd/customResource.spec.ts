@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as v from 'valibot';
 import { toStandardJsonSchema } from '@valibot/to-json-schema';
-import { customResource, isCustomResource, jsonSchema, kubeSource, objectClient } from '../../src/index.js';
+import { customResource, jsonSchema, kubeSource, objectClient } from '../../src/index.js';
+import { isCustomResource } from '../../src/core.js';
 import { offlineKubeConfig } from '../helpers/offlineKubeConfig.js';
 import { parseResourceRef } from '../../src/core.js';
 

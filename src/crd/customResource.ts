@@ -154,7 +154,7 @@ export function customResource(options: unknown): CustomResource {
  *
  * ## Example
  * ```ts
- * import { isCustomResource } from 'rxkube';
+ * import { isCustomResource } from 'rxkube/core';
  *
  * declare const loaded: Record<string, unknown>; // a module's exports: await import(path)
  * const definitions = Object.values(loaded).filter(isCustomResource);
