@@ -8,7 +8,9 @@ const FALLBACK = {
     throw new TypeError('a Date has no JSON form: a custom resource holds a time as a string (RFC 3339), so declare a string');
   },
   defaultValue: (ctx: { readonly value: unknown }): never => {
-    throw new TypeError(`a default that is not JSON data (${typeof ctx.value === 'function' ? 'a function' : Object.prototype.toString.call(ctx.value)}) cannot be written in a CRD; give a JSON default`);
+    const v = ctx.value;
+    const what = typeof v === 'object' && v !== null ? `an object of class ${String((v as { constructor?: { name?: unknown } }).constructor?.name ?? 'none')}, or one holding a value JSON lacks` : `a ${typeof v}`;
+    throw new TypeError(`a default that is not JSON data (${what}) cannot be written in a CRD; give a default made of strings, numbers, booleans, null, arrays and plain objects`);
   },
 };
 
