@@ -77,6 +77,24 @@ describe('rxkube crd generate', () => {
     expect(stderr).toContain('throws.mjs: the module did not load: Error: no \\x1b[31mred');
   });
 
+  it('a .ts module whose relative .js import has only its .ts file beside it (written for tsc) names both ways out', async () => {
+    const { code, stdout, stderr } = await runCli(['crd', 'generate', fixture('tscProject/module.ts')]);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('module.ts: the module did not load: Error: Cannot find module');
+    expect(stderr).toContain("names.ts is there beside it: the module is written for tsc, whose relative imports name the compiled .js files, and Node's type stripping maps no .js import to a .ts file.");
+    expect(stderr).toContain(`Either import the .ts files ('./names.ts' for './names.js') and set "rewriteRelativeImportExtensions": true in tsconfig so that tsc still writes .js imports, or compile the project and pass the compiled .js module)`);
+  });
+
+  it('a .ts module whose missing import has no .ts file beside it gets no such advice', async () => {
+    const file = join(dir, 'missingImport.ts');
+    writeFileSync(file, "import { x } from './nowhere.js';\nexport const y = x;\n");
+    const { code, stderr } = await runCli(['crd', 'generate', file]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('missingImport.ts: the module did not load: Error: Cannot find module');
+    expect(stderr).not.toContain('rewriteRelativeImportExtensions');
+  });
+
   it('a .ts module on a Node without type stripping names the requirement', async () => {
     const { code, stderr } = await runCli(['crd', 'generate', fixture('websiteModule.ts')], { NODE_OPTIONS: '--no-experimental-strip-types' });
     expect(code).toBe(1);

@@ -5,8 +5,8 @@
  * its CustomResourceDefinition (semantics CR-80, CR-81).
  */
 import { existsSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { basename, extname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { printable } from '../errors/printable.js';
 import { UsageError } from './usage.js';
 
@@ -31,6 +31,31 @@ function stripsTypes(): boolean {
 function typeStrippingMissing(path: string): UsageError {
   return new UsageError(
     `${path}: a TypeScript module is imported through Node's type stripping, which needs Node ≥ 22.18 (this is Node ${process.versions.node}${stripsTypes() ? '' : ', with it off'}); upgrade Node, or compile the module and pass the .js file`,
+  );
+}
+
+/** A compiled project's import extension beside the TypeScript file it was written from. */
+const TS_SOURCE: Readonly<Record<string, string>> = { '.js': '.ts', '.mjs': '.mts' };
+
+/**
+ * When a module failed to load because it imports `./x.js` and only `./x.ts` is there (a project written
+ * for tsc, whose relative imports name the compiled files; Node's type stripping maps no extension), the
+ * two ways out; else ''.
+ */
+function compiledImportHint(err: unknown): string {
+  const e = err as { url?: unknown; message?: unknown } | null;
+  let missing: string | undefined;
+  if (typeof e?.url === 'string' && e.url.startsWith('file:')) missing = fileURLToPath(e.url);
+  else if (typeof e?.message === 'string') missing = /^Cannot find module '([^']+)'/.exec(e.message)?.[1];
+  const ext = missing === undefined ? '' : extname(missing).toLowerCase();
+  const source = TS_SOURCE[ext];
+  if (missing === undefined || source === undefined) return '';
+  const ts = `${missing.slice(0, -ext.length)}${source}`;
+  if (!existsSync(ts)) return '';
+  const [wanted, there] = [basename(missing), basename(ts)];
+  return (
+    ` (${printable(there)} is there beside it: the module is written for tsc, whose relative imports name the compiled ${ext} files, and Node's type stripping maps no ${ext} import to a ${source} file.` +
+    ` Either import the ${source} files ('./${printable(there)}' for './${printable(wanted)}') and set "rewriteRelativeImportExtensions": true in tsconfig so that tsc still writes ${ext} imports, or compile the project and pass the compiled ${ext} module)`
   );
 }
 
@@ -84,7 +109,12 @@ export async function loadCrdModule(path: string): Promise<CrdExport[]> {
     const code = (err as { code?: unknown } | null)?.code;
     if (typescript && code === 'ERR_UNKNOWN_FILE_EXTENSION') throw typeStrippingMissing(shown);
     const why = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-    const hint = code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX' ? ' (type stripping erases types only: enums, namespaces and parameter properties need a compiled .js module)' : '';
+    const hint =
+      code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX'
+        ? ' (type stripping erases types only: enums, namespaces and parameter properties need a compiled .js module)'
+        : code === 'ERR_MODULE_NOT_FOUND'
+          ? compiledImportHint(err)
+          : '';
     throw new UsageError(`${shown}: the module did not load: ${printable(why, { newlines: true })}${hint}`);
   }
   const found: CrdExport[] = [];

@@ -1,4 +1,5 @@
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import { arkTypeJsonSchema } from './arkTypeSchema.js';
 import { CustomResourceSchemaError } from './CustomResourceSchemaError.js';
 
 /** A JSON Schema value: an object of keywords (`{ type: 'object', properties: {…} }`). */
@@ -61,7 +62,7 @@ function fromStandard(field: string, schema: { '~standard': unknown }): Resolved
   }
   let emitted: unknown;
   try {
-    emitted = converter.input({ target: 'draft-2020-12' });
+    emitted = arkTypeJsonSchema(schema, props.vendor) ?? converter.input({ target: 'draft-2020-12' });
   } catch (err) {
     throw new CustomResourceSchemaError(field, `the schema library could not emit JSON Schema for it: ${err instanceof Error ? err.message : String(err)}`);
   }

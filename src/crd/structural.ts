@@ -12,7 +12,7 @@ const DROPPED = new Set(['$schema', '$id', 'id', '$comment', '$anchor', '$defs',
 
 /** Keywords that change what validates and have no structural form: refused, naming the field. */
 const REFUSED: Readonly<Record<string, string>> = {
-  patternProperties: 'patternProperties is not allowed in a CRD schema; use additionalProperties with x-kubernetes-validations',
+  patternProperties: 'a restriction on the keys of a map (patternProperties) cannot be expressed in a CRD schema; use a map of any string key (additionalProperties) with x-kubernetes-validations on the keys',
   prefixItems: 'a tuple cannot be structural; use an array of one item type or an object',
   contains: '"contains" cannot be expressed in a CRD schema; use x-kubernetes-validations',
   not: '"not" cannot be expressed by this library; use x-kubernetes-validations',
@@ -72,7 +72,7 @@ function convertNode(input: Node, path: string, ctx: Context): Node {
       ctx.expanding.pop();
     }
   }
-  let node = flattenAllOf(input, path, ctx);
+  let node = everyKeyPattern(flattenAllOf(input, path, ctx));
   for (const key of Object.keys(node)) {
     const why = REFUSED[key];
     if (why !== undefined) throw new CustomResourceSchemaError(path, why);
@@ -121,6 +121,19 @@ function inlineRef(node: Node, path: string, ctx: Context): Node {
   if (ref === undefined) return node;
   const { $ref: _ref, ...siblings } = node;
   return { ...resolveRef(path, ref, ctx), ...siblings };
+}
+
+/** Patterns that match every key: TypeBox writes `Record<string, V>` with one of them as patternProperties. */
+const EVERY_KEY = new Set(['^(.*)$', '^.*$', '.*', '']);
+
+/** `patternProperties` whose one pattern matches every key, read as the schema of every value (additionalProperties) (CR-33). */
+function everyKeyPattern(node: Node): Node {
+  const patterns = node['patternProperties'];
+  if (!isRecord(patterns) || node['additionalProperties'] !== undefined) return node;
+  const keys = Object.keys(patterns);
+  if (keys.length !== 1 || !EVERY_KEY.has(keys[0] as string)) return node;
+  const { patternProperties: _patterns, ...rest } = node;
+  return { ...rest, additionalProperties: patterns[keys[0] as string] };
 }
 
 /** allOf's branches merged into their node: their properties joined, their required lists joined. */

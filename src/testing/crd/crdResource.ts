@@ -69,7 +69,6 @@ export function crdResourceType(): ResourceType {
         if (causes.length > 0) throw invalidFields(CRD_GROUP, 'CustomResourceDefinition', causes, String((crd['metadata'] as AnyObject)['name'] ?? ''));
         return crd;
       },
-      discovery: { singularName: 'customresourcedefinition', shortNames: ['crd', 'crds'], categories: ['api-extensions'] },
       // kube-apiserver's printer for CRDs: the name and the creation time as a timestamp.
       columns: [
         NAME_COLUMN,

@@ -127,6 +127,33 @@ export interface ResourcePolicy {
 
 const NAME_RE = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
+const ALL = ['all'];
+
+/**
+ * kube-apiserver 1.34's short names and categories of the built-in resources
+ * the simulator serves, as its discovery lists them (`kubectl get deploy`,
+ * `kubectl get all`): the one place they are written. A built-in resource
+ * missing here has neither, as `secrets` and `leases` have none on a real server.
+ */
+const BUILT_IN_NAMES: Readonly<Record<string, { readonly shortNames: readonly string[]; readonly categories?: readonly string[] }>> = {
+  'v1/pods': { shortNames: ['po'], categories: ALL },
+  'v1/services': { shortNames: ['svc'], categories: ALL },
+  'v1/configmaps': { shortNames: ['cm'] },
+  'v1/namespaces': { shortNames: ['ns'] },
+  'v1/nodes': { shortNames: ['no'] },
+  'v1/events': { shortNames: ['ev'] },
+  'events.k8s.io/v1/events': { shortNames: ['ev'] },
+  'apps/v1/deployments': { shortNames: ['deploy'], categories: ALL },
+  'apps/v1/replicasets': { shortNames: ['rs'], categories: ALL },
+  'apiextensions.k8s.io/v1/customresourcedefinitions': { shortNames: ['crd', 'crds'], categories: ['api-extensions'] },
+};
+
+/** What discovery lists of a built-in resource beyond its plural and kind. */
+function builtInNames(id: string, kind: string): DiscoveryNames {
+  const names = BUILT_IN_NAMES[id];
+  return { singularName: kind.toLowerCase(), shortNames: names?.shortNames ?? [], categories: names?.categories ?? [] };
+}
+
 /**
  * Builds the internal form of a definition, checking every field. Without a
  * policy it is a custom resource: kube-apiserver requires a resourceVersion
@@ -155,8 +182,10 @@ export function toResourceType(def: ResourceDefinition, policy: ResourcePolicy =
   if (!Array.isArray(selectable) || selectable.some((f) => typeof f !== 'string' || f === '')) {
     throw new TypeError(`resource definition: invalid selectableFields ${JSON.stringify(def.selectableFields)}`);
   }
+  const id = group === '' ? `${def.version}/${def.plural}` : `${group}/${def.version}/${def.plural}`;
+  const discovery = policy.discovery ?? (policy.builtIn === true ? builtInNames(id, def.kind) : undefined);
   const type: ResourceType = {
-    id: group === '' ? `${def.version}/${def.plural}` : `${group}/${def.version}/${def.plural}`,
+    id,
     group,
     version: def.version,
     plural: def.plural,
@@ -172,7 +201,7 @@ export function toResourceType(def: ResourceDefinition, policy: ResourcePolicy =
     ...(policy.defaults === undefined ? {} : { defaults: policy.defaults }),
     ...(policy.validate === undefined ? {} : { validate: policy.validate }),
     ...(policy.admit === undefined ? {} : { admit: policy.admit }),
-    ...(policy.discovery === undefined ? {} : { discovery: policy.discovery }),
+    ...(discovery === undefined ? {} : { discovery }),
     ...(policy.scale === undefined ? {} : { scale: policy.scale }),
     ...(policy.columns === undefined ? {} : { columns: policy.columns }),
     ...(policy.storage === undefined ? {} : { storage: policy.storage }),
