@@ -57,6 +57,12 @@ export interface ClusterOptions {
    */
   readonly featureGates?: Readonly<Record<string, boolean>>;
   /**
+   * Admission plugins to turn on beside kube-apiserver's defaults (`--enable-admission-plugins`), e.g.
+   * `['OwnerReferencesPermissionEnforcement']`, which hardened clusters run and the defaults leave off.
+   * @default []
+   */
+  readonly admissionPlugins?: readonly string[];
+  /**
    * How long to wait for etcd and kube-apiserver to become ready, in ms.
    * @default 120_000
    */
@@ -344,6 +350,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     }
     return `${name}=${String(on)}`;
   });
+  for (const p of opts.admissionPlugins ?? []) {
+    if (typeof p !== 'string' || !/^[A-Za-z]+$/.test(p)) {
+      throw new TypeError(`startCluster: admissionPlugins entries must be plugin names such as 'OwnerReferencesPermissionEnforcement', got ${JSON.stringify(p)}`);
+    }
+  }
   const bins = await binaries();
   const dir = await mkdtemp(join(tmpdir(), 'rxkube-e2e-'));
   if (process.env['RXKUBE_E2E_KEEP'] === undefined) liveDirs.add(dir);
@@ -424,6 +435,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       '--service-cluster-ip-range=10.0.0.0/24',
       // No controller manager runs, so nothing would create service accounts for pods.
       '--disable-admission-plugins=ServiceAccount',
+      ...(opts.admissionPlugins?.length ? [`--enable-admission-plugins=${opts.admissionPlugins.join(',')}`] : []),
       // A loopback advertise address is not a valid endpoint for the kubernetes service.
       '--endpoint-reconciler-type=none',
       '--allow-privileged=true', '--profiling=false',
