@@ -2,9 +2,11 @@
  * examples/deploy's website-operator rights, exercised: on a real kube-apiserver with RBAC authorization and the
  * OwnerReferencesPermissionEnforcement admission plugin (which hardened clusters turn on), website-crd.yaml and
  * website-rbac.yaml are applied as written, and examples/website-operator runs as the ServiceAccount they name,
- * with a token from the TokenRequest API as a pod gets one. It converges with those rights alone; it is refused
- * what it does not need; and a role without the `websites/finalizers` right cannot write the owner reference the
- * operator writes. website-operator.yaml, the operator's Deployment, is accepted by the server as written.
+ * with a token from the TokenRequest API as a pod gets one. It converges with those rights alone, and the server's
+ * audit log shows a request for each of them; it is refused what it does not need; and a role less one of the
+ * rights the server checks inside a request (create, for a server-side apply that creates; websites/finalizers,
+ * for an owner reference with blockOwnerDeletion) is refused the write the operator makes. website-operator.yaml,
+ * the operator's Deployment, is accepted by the server as written.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,7 +21,7 @@ import type { KubeObject } from '../../src/store/types.js';
 import buildDist from '../helpers/buildDist.js';
 import { waitFor } from '../helpers/waitFor.js';
 import type { WebsiteOperator } from '../../examples/website-operator.js';
-import { startCluster, type Cluster } from './cluster.js';
+import { startCluster, type AuditEvent, type Cluster } from './cluster.js';
 
 const deployDir = fileURLToPath(new URL('../../examples/deploy/', import.meta.url));
 /** Where examples/deploy puts the operator, and its ServiceAccount's name. */
@@ -27,8 +29,14 @@ const SYSTEM = 'website-operator';
 const SA = 'website-operator';
 /** Where the test's Websites live. */
 const APPS = 'e2e-websites';
-/** A token user bound to website-rbac.yaml's ClusterRole without its `websites/finalizers` rule. */
-const WITHOUT_FINALIZERS = 'website-operator-without-finalizers';
+/** Token users, each bound to website-rbac.yaml's ClusterRole less one right: [user, verb, group, resource]. */
+const WITHOUT: readonly (readonly [user: string, verb: string, group: string, resource: string])[] = [
+  ['website-operator-without-finalizers', 'update', 'example.com', 'websites/finalizers'],
+  ['website-operator-without-create-deployments', 'create', 'apps', 'deployments'],
+  ['website-operator-without-create-services', 'create', '', 'services'],
+];
+/** The ServiceAccount's user name, as the server authenticates its token. */
+const SA_USER = `system:serviceaccount:${SYSTEM}:${SA}`;
 
 /** The resource each kind in the manifests is written to. */
 const RESOURCES: Record<string, string> = {
@@ -85,6 +93,16 @@ async function mayI(kc: KubeConfig, verb: string, group: string, resource: strin
   return review.status?.allowed === true;
 }
 
+/** website-rbac.yaml's ClusterRole. */
+async function websiteRole(): Promise<V1ClusterRole> {
+  return (await manifests('website-rbac.yaml')).find((o) => o.kind === 'ClusterRole') as V1ClusterRole;
+}
+
+/** Each right of `role` as `verb group/resource[/subresource]`. */
+function rights(role: V1ClusterRole): string[] {
+  return (role.rules ?? []).flatMap((r: V1PolicyRule) => (r.apiGroups ?? []).flatMap((g) => (r.resources ?? []).flatMap((res) => r.verbs.map((verb) => `${verb} ${g}/${res}`))));
+}
+
 /** The error `p` rejects with (failing the test when it resolves). */
 async function refused(p: Promise<unknown>): Promise<KubeApiError> {
   const err = await p.then(
@@ -100,7 +118,12 @@ beforeAll(async () => {
   buildDist();
   example = await import('../../examples/website-operator.js');
   const { Website } = example;
-  cluster = await startCluster({ authorization: 'RBAC', admissionPlugins: ['OwnerReferencesPermissionEnforcement'], users: [{ name: WITHOUT_FINALIZERS }] });
+  cluster = await startCluster({
+    authorization: 'RBAC',
+    admissionPlugins: ['OwnerReferencesPermissionEnforcement'],
+    auditLog: true,
+    users: WITHOUT.map(([user]) => ({ name: user })),
+  });
   const admin = cluster.kubeConfig;
   const namespaces = objectClient(admin, 'v1/namespaces');
   // As examples/deploy/README.md has it: `kubectl create namespace website-operator`.
@@ -116,7 +139,7 @@ beforeAll(async () => {
     namespace: SYSTEM,
     body: { spec: { audiences: ['https://kubernetes.default.svc.cluster.local'], expirationSeconds: 3600 } },
   });
-  operatorKc = tokenKubeConfig(`system:serviceaccount:${SYSTEM}:${SA}`, issued.status?.token ?? '');
+  operatorKc = tokenKubeConfig(SA_USER, issued.status?.token ?? '');
 }, 240_000);
 
 afterAll(async () => {
@@ -158,6 +181,25 @@ describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC a
     // A spec change is followed, still with these rights only.
     await websites.patch('blog', { spec: { replicas: 3 } });
     await waitFor(async () => (last = await problems()).length === 0, 'the scaled Website to converge', 90_000, { everyMs: 200, describe: why });
+
+    // Every right is used: the server's audit log has a request of the ServiceAccount for each, all of them allowed.
+    // Three are checked by the server inside another request rather than asked for by one of their own: create,
+    // within a server-side apply of an object that does not exist yet; websites/finalizers, within the owner
+    // reference check (the last test shows each of those is needed).
+    const inside = new Set(['create apps/deployments', 'create /services', `update ${Website.group}/${Website.plural}/finalizers`]);
+    const requested = rights(await websiteRole()).filter((r) => !inside.has(r)).sort();
+    let used: string[] = [];
+    let denied: string[] = [];
+    const audited = async (): Promise<boolean> => {
+      const mine = (await cluster.auditEvents()).filter((e) => e.user.username === SA_USER && e.objectRef?.resource !== undefined);
+      const right = (e: AuditEvent): string => `${e.verb} ${e.objectRef?.apiGroup ?? ''}/${e.objectRef?.resource ?? ''}${e.objectRef?.subresource === undefined ? '' : `/${e.objectRef.subresource}`}`;
+      used = [...new Set(mine.map(right))].sort();
+      denied = mine.filter((e) => (e.responseStatus?.code ?? 0) >= 400).map((e) => `${right(e)} ${e.objectRef?.namespace ?? ''}/${e.objectRef?.name ?? ''}: ${e.responseStatus?.code}`);
+      return requested.every((r) => used.includes(r));
+    };
+    await waitFor(audited, 'the audit log to show a request for each right', 30_000, { everyMs: 100, describe: () => `used: ${used.join(', ')}` });
+    expect(denied).toEqual([]);
+    expect(used).toEqual(requested);
   });
 
   it("is not more than that: the ServiceAccount may not touch a Website's spec, delete what it owns, or read Secrets", async () => {
@@ -177,54 +219,65 @@ describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC a
     const answers = await Promise.all(denied.map(async ([verb, group, resource, sub]) => [`${verb} ${group}/${resource}${sub === undefined ? '' : `/${sub}`}`, await mayI(operatorKc, verb, group, resource, sub)] as const));
     expect(answers.filter(([, allowed]) => allowed).map(([what]) => what)).toEqual([]);
     // Each right the ClusterRole names is granted to the ServiceAccount through the binding.
-    const role = (await manifests('website-rbac.yaml')).find((o) => o.kind === 'ClusterRole') as V1ClusterRole;
-    const granted = (role.rules ?? []).flatMap((r: V1PolicyRule) =>
-      (r.apiGroups ?? []).flatMap((g) => (r.resources ?? []).flatMap((res) => r.verbs.map((verb) => [verb, g, ...res.split('/')] as [string, string, string, string?]))),
-    );
-    for (const [verb, group, resource, sub] of granted) expect(await mayI(operatorKc, verb, group, resource, sub), `${verb} ${group}/${resource}/${sub ?? ''}`).toBe(true);
+    for (const right of rights(await websiteRole())) {
+      const [verb = '', path = ''] = right.split(' ');
+      const [group = '', resource = '', sub] = path.split('/');
+      expect(await mayI(operatorKc, verb, group, resource, sub), right).toBe(true);
+    }
 
     // And the server refuses the requests themselves.
     const secrets = await refused(objectClient(operatorKc, 'v1/secrets', { namespace: APPS }).list());
     expect(secrets.status).toBe(403);
-    expect(secrets.serverMessage).toContain(`"system:serviceaccount:${SYSTEM}:${SA}" cannot list resource "secrets"`);
+    expect(secrets.serverMessage).toContain(`"${SA_USER}" cannot list resource "secrets"`);
     const deleted = await refused(objectClient(operatorKc, Website, { namespace: APPS }).delete('shop'));
     expect(deleted.status).toBe(403);
     expect(deleted.serverMessage).toContain(`cannot delete resource "websites" in API group "example.com"`);
   });
 
-  it('needs websites/finalizers: without it, the plugin refuses the owner reference with blockOwnerDeletion the operator writes', async () => {
-    const { desiredDeployment, sampleWebsite, Website } = example;
+  it('needs each right the server checks inside a request: without it, the write the operator makes is refused', async () => {
+    const { desiredDeployment, desiredService, sampleWebsite, Website } = example;
     const admin = cluster.kubeConfig;
-    // The operator stops first, so the Deployment below is not already there with its owner reference.
+    // The operator stops first, so the objects below are not already there, written by it.
     await operator?.controller.shutdown();
-    const role = (await manifests('website-rbac.yaml')).find((o) => o.kind === 'ClusterRole') as V1ClusterRole;
-    const rules = (role.rules ?? []).filter((r) => !(r.resources ?? []).includes(`${Website.plural}/finalizers`));
-    expect(rules).toHaveLength((role.rules ?? []).length - 1);
-    await objectClient(admin, 'rbac.authorization.k8s.io/v1/clusterroles', { fieldManager: 'e2e' }).apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: WITHOUT_FINALIZERS }, rules }, { force: true });
-    await objectClient(admin, 'rbac.authorization.k8s.io/v1/clusterrolebindings', { fieldManager: 'e2e' }).apply(
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: WITHOUT_FINALIZERS },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: WITHOUT_FINALIZERS },
-        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: WITHOUT_FINALIZERS }],
-      },
-      { force: true },
-    );
-    const user = cluster.kubeConfigFor(WITHOUT_FINALIZERS);
-    // The server's authorizer learns of the binding through its own informer: wait until it grants the rest.
-    await waitFor(() => mayI(user, 'create', 'apps', 'deployments'), 'the binding to take effect', 30_000, { everyMs: 50 });
+    const role = await websiteRole();
     const websites = objectClient(admin, Website, { namespace: APPS, fieldManager: 'e2e' });
-    const docs = await websites.create(sampleWebsite('docs', 'docs:1', 1, APPS));
+    for (const [user, verb, group, resource] of WITHOUT) {
+      const rules = (role.rules ?? [])
+        .map((r) => ((r.apiGroups ?? []).includes(group) && (r.resources ?? []).includes(resource) ? { ...r, verbs: r.verbs.filter((v) => v !== verb) } : r))
+        .filter((r) => r.verbs.length > 0);
+      expect(rights({ rules }), user).toEqual(rights(role).filter((r) => r !== `${verb} ${group}/${resource}`));
+      await objectClient(admin, 'rbac.authorization.k8s.io/v1/clusterroles', { fieldManager: 'e2e' }).apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: user }, rules }, { force: true });
+      await objectClient(admin, 'rbac.authorization.k8s.io/v1/clusterrolebindings', { fieldManager: 'e2e' }).apply(
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: user },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: user },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+        },
+        { force: true },
+      );
+      const kc = cluster.kubeConfigFor(user);
+      // The server's authorizer learns of the binding through its own informer: wait until it grants the rest.
+      await waitFor(() => mayI(kc, 'patch', 'apps', 'deployments'), `${user}'s binding to take effect`, 30_000, { everyMs: 50 });
+      const w = await websites.create(sampleWebsite(user.replace('website-operator-', ''), 'docs:1', 1, APPS));
+      const owned = resource === 'services' ? desiredService(w) : desiredDeployment(w);
+      const client = objectClient(kc, resource === 'services' ? 'v1/services' : 'apps/v1/deployments', { fieldManager: 'website-operator' });
 
-    const deployments = objectClient(user, 'apps/v1/deployments', { fieldManager: 'website-operator' });
-    const err = await refused(deployments.apply(desiredDeployment(docs), { force: true }));
-    expect(err.status).toBe(403);
-    expect(err.serverMessage).toContain('cannot set blockOwnerDeletion if an ownerReference refers to a resource you can\'t set finalizers on');
-    // The same Deployment without blockOwnerDeletion is within the reduced role: it is that one right that is needed.
-    const plain = desiredDeployment(docs);
-    const refs = plain.metadata?.ownerReferences?.map((r) => ({ ...r, blockOwnerDeletion: false }));
-    await deployments.apply({ ...plain, metadata: { ...plain.metadata, ownerReferences: refs } }, { force: true });
+      const err = await refused(client.apply(owned as never, { force: true }));
+      expect(err.status, user).toBe(403);
+      if (verb === 'create') {
+        expect(err.serverMessage, user).toContain(`User "${user}" cannot create resource "${resource}" in API group "${group}"`);
+        // Once the object exists, the same apply is a patch, which the reduced role allows.
+        await objectClient(admin, resource === 'services' ? 'v1/services' : 'apps/v1/deployments', { fieldManager: 'e2e' }).apply(owned as never, { force: true });
+        await client.apply(owned as never, { force: true });
+      } else {
+        expect(err.serverMessage, user).toContain("cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on");
+        // The same Deployment without blockOwnerDeletion is within the reduced role: it is that one right that is needed.
+        const refs = owned.metadata?.ownerReferences?.map((r) => ({ ...r, blockOwnerDeletion: false }));
+        await client.apply({ ...owned, metadata: { ...owned.metadata, ownerReferences: refs } } as never, { force: true });
+      }
+    }
   });
 
   it('website-operator.yaml, the Deployment that runs it, is accepted by the server as written and names the ServiceAccount', async () => {

@@ -126,6 +126,9 @@ describe('examples/deploy', () => {
       rules.filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => r.verbs);
     expect(allowed(Website.group, Website.plural)).toEqual(expect.arrayContaining(['list', 'watch']));
     expect(allowed(Website.group, `${Website.plural}/status`)).toContain('patch');
+    // The owner references carry blockOwnerDeletion, which OwnerReferencesPermissionEnforcement allows only to
+    // whoever may update the owner's finalizers (spec/e2e/websiteRbac.e2e.spec.ts shows the refusal without it).
+    expect(allowed(Website.group, `${Website.plural}/finalizers`)).toEqual(['update']);
     // Server-side apply of an owned object that does not exist yet is authorized as create as well as patch.
     expect(allowed('apps', 'deployments')).toEqual(expect.arrayContaining(['list', 'watch', 'create', 'patch']));
     expect(allowed('', 'services')).toEqual(expect.arrayContaining(['list', 'watch', 'create', 'patch']));
