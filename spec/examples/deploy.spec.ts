@@ -36,7 +36,7 @@ interface Manifest {
 const manifests = (file: string): Manifest[] => loadAll(readFileSync(deploy(file), 'utf8')) as Manifest[];
 
 /**
- * The package names `file` loads when it runs: bare specifiers of its imports and exports, except those of
+ * The bare specifiers `file` loads when it runs: those of its imports and exports, except those of
  * `import type` / `export type` (erased), and the files it loads by a relative path, which `visit` is given.
  */
 function runtimeImports(file: string, visit: (path: string) => void): string[] {
