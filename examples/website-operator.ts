@@ -11,6 +11,10 @@
  *   npm run example website-operator                    # the current kubeconfig context; the CRD must be installed
  *   npm run example website-operator -- --simulator     # the built-in API server, with the CRD installed and two Websites
  *
+ * In a pod (examples/deploy/website-operator.yaml) it serves `/metrics` at `--metrics-bind-address` and
+ * `/healthz`, `/readyz` at `--health-probe-bind-address`; both are off (`0`) unless given, so a run on a
+ * workstation takes no ports.
+ *
  * It prints one line per reconcile, e.g. `reconciled default/blog: 2/2 ready`.
  */
 import type { KubeConfig, V1Deployment, V1Service } from '@kubernetes/client-node';
@@ -31,6 +35,7 @@ import {
   type Controller,
   type Informer,
 } from 'rxkube';
+import { prometheusMetrics } from 'rxkube/metrics';
 import { conditions } from 'rxkube/zod';
 import type { ApiServer } from 'rxkube/testing';
 import { exampleCluster } from './lib/cluster.ts';
@@ -206,10 +211,10 @@ if ((import.meta as { main?: boolean }).main) {
       await server.create(Website, sampleWebsite('blog', 'nginx:1.27', 2));
       await server.create(Website, sampleWebsite('shop', 'shop:3.1', 3));
     },
-    {},
+    { 'metrics-bind-address': '0', 'health-probe-bind-address': '0', 'service-account-dir': '' },
     { crds: [Website.crd()] },
   );
-  const { kc } = cluster;
+  const { kc, flags } = cluster;
   const stop = new AbortController();
   const running = websiteOperator(kc, { signal: stop.signal, log: (line) => console.log(line) });
   const played = cluster.simulator === undefined ? undefined : playDeploymentController(kc);
@@ -217,8 +222,9 @@ if ((import.meta as { main?: boolean }).main) {
     e.type === 'serving' ? `serving ${e.server} on ${e.url}` : e.type === 'stopping' ? `stopping: ${e.reason}` : e.type === 'reconcile' && e.outcome.type === 'failed' ? `failed ${e.outcome.key}: ${e.outcome.error.message}` : undefined;
   const exit = runManager({
     controllers: [running.controller],
-    healthProbeBindAddress: '0',
-    metricsBindAddress: '0',
+    metrics: prometheusMetrics(),
+    metricsBindAddress: flags['metrics-bind-address'],
+    healthProbeBindAddress: flags['health-probe-bind-address'],
     signal: stop.signal,
     onEvent: (e) => {
       const line = describe(e);

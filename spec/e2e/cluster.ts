@@ -57,10 +57,34 @@ export interface ClusterOptions {
    */
   readonly featureGates?: Readonly<Record<string, boolean>>;
   /**
+   * Admission plugins to turn on beside kube-apiserver's defaults (`--enable-admission-plugins`), e.g.
+   * `['OwnerReferencesPermissionEnforcement']`, which hardened clusters run and the defaults leave off.
+   * @default []
+   */
+  readonly admissionPlugins?: readonly string[];
+  /**
+   * Keep the API server's audit log (every request at the Metadata level: who, verb, resource, response
+   * code), for `Cluster.auditEvents()`.
+   * @default false
+   */
+  readonly auditLog?: boolean;
+  /**
    * How long to wait for etcd and kube-apiserver to become ready, in ms.
    * @default 120_000
    */
   readonly readyTimeoutMs?: number;
+}
+
+/** One request as the API server's audit log has it (the fields a test reads). */
+export interface AuditEvent {
+  /** `ResponseStarted` (a watch, once it is served) or `ResponseComplete`. */
+  readonly stage: string;
+  /** The authorizer's verb: get, list, watch, create, patch, update, delete, ... */
+  readonly verb: string;
+  readonly user: { readonly username: string; readonly groups?: readonly string[] };
+  /** Absent for a non-resource request (discovery, /version). */
+  readonly objectRef?: { readonly apiGroup?: string; readonly resource?: string; readonly subresource?: string; readonly namespace?: string; readonly name?: string };
+  readonly responseStatus?: { readonly code?: number };
 }
 
 /** A TCP proxy in front of the API server whose connections a test can cut. */
@@ -98,6 +122,8 @@ export interface Cluster {
   compactEtcd(): Promise<number>;
   /** Starts a cuttable TCP proxy in front of the API server. */
   startProxy(): Promise<CuttableProxy>;
+  /** Every request the audit log holds so far (the cluster must be started with `auditLog: true`). */
+  auditEvents(): Promise<AuditEvent[]>;
   /** Stops everything and removes the temp dir; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -344,6 +370,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     }
     return `${name}=${String(on)}`;
   });
+  for (const p of opts.admissionPlugins ?? []) {
+    if (typeof p !== 'string' || !/^[A-Za-z]+$/.test(p)) {
+      throw new TypeError(`startCluster: admissionPlugins entries must be plugin names such as 'OwnerReferencesPermissionEnforcement', got ${JSON.stringify(p)}`);
+    }
+  }
   const bins = await binaries();
   const dir = await mkdtemp(join(tmpdir(), 'rxkube-e2e-'));
   if (process.env['RXKUBE_E2E_KEEP'] === undefined) liveDirs.add(dir);
@@ -397,6 +428,12 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     await writeFile(join(pki, 'sa.key'), sa.privateKey.export({ type: 'pkcs8', format: 'pem' }));
     await writeFile(join(pki, 'sa.pub'), sa.publicKey.export({ type: 'spki', format: 'pem' }));
 
+    const auditLogPath = join(dir, 'audit.log');
+    if (opts.auditLog === true) {
+      // Who did what and how it was answered; the RequestReceived stage only repeats what the others say.
+      await writeFile(join(pki, 'audit-policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: ["RequestReceived"]\nrules:\n  - level: Metadata\n');
+    }
+
     const tokens = new Map<string, string>();
     const users: ClusterUser[] = [{ name: 'admin', groups: ['system:masters'] }, ...(opts.users ?? [])];
     const lines: string[] = [];
@@ -424,10 +461,13 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       '--service-cluster-ip-range=10.0.0.0/24',
       // No controller manager runs, so nothing would create service accounts for pods.
       '--disable-admission-plugins=ServiceAccount',
+      ...(opts.admissionPlugins?.length ? [`--enable-admission-plugins=${opts.admissionPlugins.join(',')}`] : []),
       // A loopback advertise address is not a valid endpoint for the kubernetes service.
       '--endpoint-reconciler-type=none',
       '--allow-privileged=true', '--profiling=false',
       ...(gates.length ? [`--feature-gates=${gates.join(',')}`] : []),
+      // Blocking mode: a request's event is written before its response, so the file is current when a test reads it.
+      ...(opts.auditLog === true ? [`--audit-policy-file=${join(pki, 'audit-policy.yaml')}`, `--audit-log-path=${auditLogPath}`, '--audit-log-format=json', '--audit-log-mode=blocking'] : []),
       ...(opts.withoutWatchCache?.length ? [`--watch-cache-sizes=${opts.withoutWatchCache.map((r) => `${r}#0`).join(',')}`] : []),
     ];
     const readyz = async (): Promise<boolean> => (await httpsGetStatus(`https://127.0.0.1:${port}/readyz`, caPem, adminToken)) === 200;
@@ -496,6 +536,12 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         });
         proxies.add(proxy);
         return proxy;
+      },
+      auditEvents: async () => {
+        if (opts.auditLog !== true) throw new Error('e2e: auditEvents() needs startCluster({ auditLog: true })');
+        const text = await readFile(auditLogPath, 'utf8').catch(() => '');
+        // A line being written as this reads is not complete yet: only lines ended by a newline count.
+        return text.split('\n').slice(0, -1).map((line) => JSON.parse(line) as AuditEvent);
       },
       stop,
     };

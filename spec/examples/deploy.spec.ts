@@ -1,11 +1,13 @@
 /**
  * examples/deploy as a user takes it: the Website CRD there is what `rxkube crd generate` prints for
- * examples/website-operator.ts today (so it cannot go stale), `rxkube crd install` establishes it, and the
- * operator's RBAC names the resources that CRD defines.
+ * examples/website-operator.ts today (so it cannot go stale), `rxkube crd install` establishes it, the
+ * operator's RBAC names the resources that CRD defines, its Deployment runs it as that RBAC's ServiceAccount
+ * with probes on the ports it serves, and the image installs every package the examples load.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +15,9 @@ import { objectClient } from '../../src/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { Website } from '../../examples/website-operator.js';
 import { MAIN } from '../cli/run.js';
-import { runNode } from '../helpers/runExample.js';
+import { probeUntil } from '../helpers/probe.js';
+import { runNode, startExample, type ExampleProcess } from '../helpers/runExample.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const deploy = (file: string): string => join(root, 'examples/deploy', file);
@@ -24,9 +28,59 @@ interface Rule {
   verbs: string[];
 }
 
+interface Manifest {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+}
+
+const manifests = (file: string): Manifest[] => loadAll(readFileSync(deploy(file), 'utf8')) as Manifest[];
+
+/**
+ * The bare specifiers `file` loads when it runs: those of its imports and exports, except those of
+ * `import type` / `export type` (erased), and the files it loads by a relative path, which `visit` is given.
+ */
+function runtimeImports(file: string, visit: (path: string) => void): string[] {
+  const text = readFileSync(file, 'utf8');
+  const names: string[] = [];
+  const clause = String.raw`(?:\{[^}]*\}|\*(?:\s+as\s+\w+)?|\w+(?:\s*,\s*(?:\{[^}]*\}|\*\s+as\s+\w+))?)\s*from\s*`;
+  const statements = new RegExp(String.raw`(?:^|\n)\s*(?:import|export)(\s+type)?\s*(?:${clause})?'([^']+)'|(?<!typeof\s*)\bimport\(\s*'([^']+)'\s*\)`, 'g');
+  for (const m of text.matchAll(statements)) {
+    if (m[1] !== undefined) continue;
+    const spec = m[2] ?? m[3] ?? '';
+    if (spec.startsWith('.')) visit(join(dirname(file), spec.replace(/\.js$/, '.ts')));
+    else names.push(spec);
+  }
+  return names;
+}
+
+/** Every bare specifier the examples load at run time, following rxkube's entries through its sources. */
+function examplesLoad(): Set<string> {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, string | { default: string }> };
+  const seen = new Set<string>();
+  const specs = new Set<string>();
+  const visit = (path: string): void => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const spec of runtimeImports(path, visit)) {
+      specs.add(spec);
+      if (spec !== 'rxkube' && !spec.startsWith('rxkube/')) continue;
+      // An entry of the package: its dist file is compiled from the source of the same path under src/.
+      const entry = pkg.exports[spec === 'rxkube' ? '.' : `./${spec.slice('rxkube/'.length)}`];
+      const target = typeof entry === 'string' ? entry : entry?.default;
+      expect(target, `${relative(root, path)} imports ${spec}, which package.json does not export`).toBeDefined();
+      visit(join(root, (target ?? '').replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')));
+    }
+  };
+  for (const dir of ['examples', 'examples/lib']) {
+    for (const name of readdirSync(join(root, dir))) if (name.endsWith('.ts')) visit(join(root, dir, name));
+  }
+  return specs;
+}
+
 describe('examples/deploy', () => {
   let server: ApiServer;
   let dir: string;
+  let running: ExampleProcess | undefined;
 
   beforeAll(async () => {
     server = await startApiServer();
@@ -34,6 +88,10 @@ describe('examples/deploy', () => {
   });
 
   afterAll(async () => {
+    if (running !== undefined && running.child.exitCode === null) {
+      running.child.kill('SIGKILL');
+      await running.exited;
+    }
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -68,8 +126,75 @@ describe('examples/deploy', () => {
       rules.filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => r.verbs);
     expect(allowed(Website.group, Website.plural)).toEqual(expect.arrayContaining(['list', 'watch']));
     expect(allowed(Website.group, `${Website.plural}/status`)).toContain('patch');
+    // The owner references carry blockOwnerDeletion, which OwnerReferencesPermissionEnforcement allows only to
+    // whoever may update the owner's finalizers (spec/e2e/websiteRbac.e2e.spec.ts shows the refusal without it).
+    expect(allowed(Website.group, `${Website.plural}/finalizers`)).toEqual(['update']);
     // Server-side apply of an owned object that does not exist yet is authorized as create as well as patch.
     expect(allowed('apps', 'deployments')).toEqual(expect.arrayContaining(['list', 'watch', 'create', 'patch']));
     expect(allowed('', 'services')).toEqual(expect.arrayContaining(['list', 'watch', 'create', 'patch']));
+  });
+
+  it("website-operator.yaml runs the operator as website-rbac.yaml's ServiceAccount, in its namespace, from the image's compiled examples", () => {
+    const rbac = manifests('website-rbac.yaml');
+    const sa = rbac.find((o) => o.kind === 'ServiceAccount');
+    const binding = rbac.find((o) => o.kind === 'ClusterRoleBinding') as (Manifest & { subjects: { kind: string; name: string; namespace: string }[] }) | undefined;
+    const [deployment, ...rest] = manifests('website-operator.yaml') as (Manifest & V1Deployment)[];
+    expect(rest).toEqual([]);
+    expect(deployment?.kind).toBe('Deployment');
+    expect(deployment?.metadata.namespace).toBe('website-operator');
+    expect(sa?.metadata).toEqual({ name: 'website-operator', namespace: deployment?.metadata.namespace });
+    expect(binding?.subjects).toEqual([{ kind: 'ServiceAccount', name: sa?.metadata.name, namespace: sa?.metadata.namespace }]);
+    const pod = deployment?.spec?.template.spec;
+    expect(pod?.serviceAccountName).toBe(sa?.metadata.name);
+    // No Lease, so no leader election: one replica, and no second one during a rollout.
+    expect(deployment?.spec?.replicas).toBe(1);
+    expect(deployment?.spec?.strategy?.type).toBe('Recreate');
+    // The image's WORKDIR holds build/examples as ./examples: the command names the compiled example.
+    const dockerfile = readFileSync(deploy('Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/^WORKDIR \/app$/m);
+    expect(dockerfile).toMatch(/^COPY --from=build \/src\/build\/examples \.\/examples$/m);
+    const [container] = pod?.containers ?? [];
+    expect(container?.command).toEqual(['node', 'examples/website-operator.js']);
+    expect(existsSync(join(root, 'examples/website-operator.ts'))).toBe(true);
+    expect(dockerfile).toContain(`-t ${container?.image ?? ''} `);
+  });
+
+  it('website-operator.yaml probes the ports its flags serve, and the operator serves its probes and metrics there', async () => {
+    const [deployment] = manifests('website-operator.yaml') as V1Deployment[];
+    const container = deployment?.spec?.template.spec?.containers[0];
+    const flags = new Map((container?.args ?? []).map((a) => /^--([a-z-]+)=(.*)$/.exec(a)?.slice(1, 3) as [string, string]));
+    const port = (name: string): number | undefined => container?.ports?.find((p) => p.name === name)?.containerPort;
+    expect(flags.get('metrics-bind-address')).toBe(`:${port('metrics')}`);
+    expect(flags.get('health-probe-bind-address')).toBe(`:${port('probes')}`);
+    expect(container?.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'probes' });
+    expect(container?.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'probes' });
+
+    // The same flags, on free loopback ports, on the simulator: each server starts and answers.
+    const args = [...flags.keys()].map((name) => `--${name}=127.0.0.1:0`);
+    const p = startExample('website-operator', ['--simulator', ...args]);
+    running = p;
+    const at = (what: string): Promise<string> => waitFor(() => new RegExp(`^serving ${what} on (http://\\S+)$`, 'm').exec(p.stdout())?.[1], `the ${what} server`, 20_000);
+    const probes = await at('probes');
+    const metrics = await at('metrics');
+    await probeUntil(`${probes}/readyz`, 200, 'the caches to sync', { timeoutMs: 20_000 });
+    expect((await fetch(`${probes}/healthz`)).status).toBe(200);
+    // Both seeded Websites Ready before SIGTERM, so the program's closing check has nothing left to wait for.
+    await waitFor(() => /^reconciled default\/blog: 2\/2 ready$/m.test(p.stdout()) && /^reconciled default\/shop: 3\/3 ready$/m.test(p.stdout()), 'both Websites Ready', 20_000);
+    await probeUntil(`${metrics}/metrics`, 200, 'the reconciles counted', { body: /^controller_runtime_reconcile_total\{[^}]*result="success"\} [1-9]\d*$/m });
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    expect(p.stdout()).toMatch(/^converged: 2 websites, each with its Deployment and Service, Ready$/m);
+    expect(p.stderr()).toBe('');
+  }, 60_000);
+
+  it('the image installs every peer of rxkube the examples load, at the range the repository tests them with', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const packageOf = (spec: string): string => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+    const peers = [...new Set([...examplesLoad()].map(packageOf))].filter((name) => Object.hasOwn(pkg.peerDependencies, name)).sort();
+    // The examples reach prom-client through rxkube/metrics and zod directly: found by following the imports.
+    expect(peers).toEqual(expect.arrayContaining(['@kubernetes/client-node', 'prom-client', 'rxjs', 'zod']));
+    const install = /npm install [^\n]*?\/tmp\/pkg\/rxkube-\*\.tgz((?: [^\s\\]+)*)/.exec(readFileSync(deploy('Dockerfile'), 'utf8'))?.[1] ?? '';
+    const installed = Object.fromEntries(install.trim().split(' ').map((s) => [s.slice(0, s.lastIndexOf('@')), s.slice(s.lastIndexOf('@') + 1)]));
+    expect(Object.fromEntries(peers.map((name) => [name, installed[name]]))).toEqual(Object.fromEntries(peers.map((name) => [name, pkg.devDependencies[name]])));
   });
 });

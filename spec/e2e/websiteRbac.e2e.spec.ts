@@ -1,0 +1,288 @@
+/**
+ * examples/deploy's website-operator rights, exercised: on a real kube-apiserver with RBAC authorization and the
+ * OwnerReferencesPermissionEnforcement admission plugin (which hardened clusters turn on), website-crd.yaml and
+ * website-rbac.yaml are applied as written, and examples/website-operator runs as the ServiceAccount they name,
+ * with a token from the TokenRequest API as a pod gets one. It converges with those rights alone, and the server's
+ * audit log shows a request for each of them; it is refused what it does not need; and a role less one of the
+ * rights the server checks inside a request (create, for a server-side apply that creates; websites/finalizers,
+ * for an owner reference with blockOwnerDeletion) is refused the write the operator makes. website-operator.yaml,
+ * the operator's Deployment, is accepted by the server as written.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AuthorizationV1Api, CoreV1Api, KubeConfig, type V1ClusterRole, type V1Deployment, type V1PolicyRule, type V1Service } from '@kubernetes/client-node';
+import { loadAll } from 'js-yaml';
+import type { Subscription } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { objectClient } from '../../src/client/objectClient.js';
+import { KubeApiError } from '../../src/sources/errors/index.js';
+import type { KubeObject } from '../../src/store/types.js';
+import buildDist from '../helpers/buildDist.js';
+import { waitFor } from '../helpers/waitFor.js';
+import type { WebsiteOperator } from '../../examples/website-operator.js';
+import { startCluster, type AuditEvent, type Cluster } from './cluster.js';
+
+const deployDir = fileURLToPath(new URL('../../examples/deploy/', import.meta.url));
+/** Where examples/deploy puts the operator, and its ServiceAccount's name. */
+const SYSTEM = 'website-operator';
+const SA = 'website-operator';
+/** Where the test's Websites live. */
+const APPS = 'e2e-websites';
+/** Token users, each bound to website-rbac.yaml's ClusterRole less one right: [user, verb, group, resource]. */
+const WITHOUT: readonly (readonly [user: string, verb: string, group: string, resource: string])[] = [
+  ['website-operator-without-finalizers', 'update', 'example.com', 'websites/finalizers'],
+  ['website-operator-without-create-deployments', 'create', 'apps', 'deployments'],
+  ['website-operator-without-create-services', 'create', '', 'services'],
+];
+/** The ServiceAccount's user name, as the server authenticates its token. */
+const SA_USER = `system:serviceaccount:${SYSTEM}:${SA}`;
+
+/** The resource each kind in the manifests is written to. */
+const RESOURCES: Record<string, string> = {
+  CustomResourceDefinition: 'apiextensions.k8s.io/v1/customresourcedefinitions',
+  ServiceAccount: 'v1/serviceaccounts',
+  ClusterRole: 'rbac.authorization.k8s.io/v1/clusterroles',
+  ClusterRoleBinding: 'rbac.authorization.k8s.io/v1/clusterrolebindings',
+  Deployment: 'apps/v1/deployments',
+};
+
+let cluster: Cluster;
+/** The operator's identity: the ServiceAccount's bound token, as the kubelet would mount it. */
+let operatorKc: KubeConfig;
+const subscriptions: Subscription[] = [];
+let played: { unsubscribe(): void } | undefined;
+let operator: WebsiteOperator | undefined;
+/** examples/website-operator, loaded once dist/ (which it imports as 'rxkube') is built. */
+let example: typeof import('../../examples/website-operator.js');
+/** The operator's failed reconciles, newest last, to say why it has not converged. */
+const failures: string[] = [];
+
+async function manifests(file: string): Promise<KubeObject[]> {
+  return loadAll(await readFile(join(deployDir, file), 'utf8')) as KubeObject[];
+}
+
+/** Server-side apply of each object of `file`, as `kubectl apply --server-side` does it. */
+async function applyFile(file: string, opts: { dryRun?: boolean } = {}): Promise<KubeObject[]> {
+  const applied: KubeObject[] = [];
+  for (const obj of await manifests(file)) {
+    const resource = RESOURCES[obj.kind ?? ''];
+    if (resource === undefined) throw new Error(`${file}: no resource known for kind ${String(obj.kind)}`);
+    applied.push(await objectClient(cluster.kubeConfig, resource as 'v1/serviceaccounts', { fieldManager: 'e2e', ...opts }).apply(obj as never, { force: true }));
+  }
+  return applied;
+}
+
+/** A KubeConfig that authenticates with `token`, trusting the cluster's CA. */
+function tokenKubeConfig(user: string, token: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'e2e', server: cluster.server, caData: cluster.kubeConfig.getCurrentCluster()?.caData, skipTLSVerify: false }],
+    users: [{ name: user, token }],
+    contexts: [{ name: user, cluster: 'e2e', user }],
+    currentContext: user,
+  });
+  return kc;
+}
+
+/** Whether the identity of `kc` may `verb` `resource` (cluster-wide), as the server's authorizer answers it. */
+async function mayI(kc: KubeConfig, verb: string, group: string, resource: string, subresource?: string): Promise<boolean> {
+  const review = await kc.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({
+    body: { spec: { resourceAttributes: { verb, group, resource, ...(subresource === undefined ? {} : { subresource }) } } },
+  });
+  return review.status?.allowed === true;
+}
+
+/** website-rbac.yaml's ClusterRole. */
+async function websiteRole(): Promise<V1ClusterRole> {
+  return (await manifests('website-rbac.yaml')).find((o) => o.kind === 'ClusterRole') as V1ClusterRole;
+}
+
+/** Each right of `role` as `verb group/resource[/subresource]`. */
+function rights(role: V1ClusterRole): string[] {
+  return (role.rules ?? []).flatMap((r: V1PolicyRule) => (r.apiGroups ?? []).flatMap((g) => (r.resources ?? []).flatMap((res) => r.verbs.map((verb) => `${verb} ${g}/${res}`))));
+}
+
+/** The error `p` rejects with (failing the test when it resolves). */
+async function refused(p: Promise<unknown>): Promise<KubeApiError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(KubeApiError);
+  return err as KubeApiError;
+}
+
+beforeAll(async () => {
+  // The example imports rxkube by name: dist/ must be current.
+  buildDist();
+  example = await import('../../examples/website-operator.js');
+  const { Website } = example;
+  cluster = await startCluster({
+    authorization: 'RBAC',
+    admissionPlugins: ['OwnerReferencesPermissionEnforcement'],
+    auditLog: true,
+    users: WITHOUT.map(([user]) => ({ name: user })),
+  });
+  const admin = cluster.kubeConfig;
+  const namespaces = objectClient(admin, 'v1/namespaces');
+  // As examples/deploy/README.md has it: `kubectl create namespace website-operator`.
+  for (const name of [SYSTEM, APPS]) await namespaces.create({ metadata: { name } });
+  await applyFile('website-crd.yaml');
+  await applyFile('website-rbac.yaml');
+  const crds = objectClient(admin, 'apiextensions.k8s.io/v1/customresourcedefinitions');
+  await waitFor(async () => (await crds.get(`${Website.plural}.${Website.group}`)).status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true, 'the Website CRD to be Established', 30_000, { everyMs: 100 });
+
+  // What the kubelet mounts for a pod of the ServiceAccount: a bound token.
+  const issued = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
+    name: SA,
+    namespace: SYSTEM,
+    body: { spec: { audiences: ['https://kubernetes.default.svc.cluster.local'], expirationSeconds: 3600 } },
+  });
+  operatorKc = tokenKubeConfig(SA_USER, issued.status?.token ?? '');
+}, 240_000);
+
+afterAll(async () => {
+  for (const s of subscriptions) s.unsubscribe();
+  played?.unsubscribe();
+  await cluster?.stop();
+});
+
+describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC and OwnerReferencesPermissionEnforcement", () => {
+  it("is enough: the operator, as the ServiceAccount with only these rights, gives every Website its Deployment and Service and turns it Ready", async () => {
+    const { convergenceProblems, playDeploymentController, sampleWebsite, Website, websiteOperator } = example;
+    const admin = cluster.kubeConfig;
+    // No controller-manager runs here: the example's stand-in, as admin, reports the Deployments' replicas ready.
+    played = playDeploymentController(admin);
+    operator = websiteOperator(operatorKc);
+    subscriptions.push(
+      operator.controller.subscribe((o) => {
+        if (o.type === 'failed') failures.push(`${o.key}: ${o.error.message}`);
+      }),
+    );
+    const websites = objectClient(admin, Website, { namespace: APPS, fieldManager: 'e2e' });
+    await websites.create(sampleWebsite('blog', 'nginx:1.27', 2, APPS));
+    await websites.create(sampleWebsite('shop', 'shop:3.1', undefined, APPS));
+    let last: string[] = [];
+    const problems = async (): Promise<string[]> => {
+      const [ws, ds, ss] = await Promise.all([
+        websites.list(),
+        objectClient(admin, 'apps/v1/deployments', { namespace: APPS }).list(),
+        objectClient(admin, 'v1/services', { namespace: APPS }).list(),
+      ]);
+      return convergenceProblems(ws.items, ds.items as V1Deployment[], ss.items as V1Service[]);
+    };
+    const why = (): string => [...last, ...failures.slice(-3)].join('; ');
+    await waitFor(async () => (last = await problems()).length === 0, 'the Websites to converge', 90_000, { everyMs: 200, describe: why });
+    // The owner reference that needs websites/finalizers under the plugin was written, by the operator's identity.
+    const blog = await objectClient(admin, 'apps/v1/deployments', { namespace: APPS }).get('blog');
+    expect(blog.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'Website', name: 'blog', controller: true, blockOwnerDeletion: true })]);
+    expect(blog.metadata?.managedFields?.some((f) => f.manager === 'website-operator' && f.operation === 'Apply')).toBe(true);
+    // A spec change is followed, still with these rights only.
+    await websites.patch('blog', { spec: { replicas: 3 } });
+    await waitFor(async () => (last = await problems()).length === 0, 'the scaled Website to converge', 90_000, { everyMs: 200, describe: why });
+
+    // Every right is used: the server's audit log has a request of the ServiceAccount for each, all of them allowed.
+    // Three are checked by the server inside another request rather than asked for by one of their own: create,
+    // within a server-side apply of an object that does not exist yet; websites/finalizers, within the owner
+    // reference check (the last test shows each of those is needed).
+    const inside = new Set(['create apps/deployments', 'create /services', `update ${Website.group}/${Website.plural}/finalizers`]);
+    const requested = rights(await websiteRole()).filter((r) => !inside.has(r)).sort();
+    let used: string[] = [];
+    let denied: string[] = [];
+    const audited = async (): Promise<boolean> => {
+      const mine = (await cluster.auditEvents()).filter((e) => e.user.username === SA_USER && e.objectRef?.resource !== undefined);
+      const right = (e: AuditEvent): string => `${e.verb} ${e.objectRef?.apiGroup ?? ''}/${e.objectRef?.resource ?? ''}${e.objectRef?.subresource === undefined ? '' : `/${e.objectRef.subresource}`}`;
+      used = [...new Set(mine.map(right))].sort();
+      denied = mine.filter((e) => (e.responseStatus?.code ?? 0) >= 400).map((e) => `${right(e)} ${e.objectRef?.namespace ?? ''}/${e.objectRef?.name ?? ''}: ${e.responseStatus?.code}`);
+      return requested.every((r) => used.includes(r));
+    };
+    await waitFor(audited, 'the audit log to show a request for each right', 30_000, { everyMs: 100, describe: () => `used: ${used.join(', ')}` });
+    expect(denied).toEqual([]);
+    expect(used).toEqual(requested);
+  });
+
+  it("is not more than that: the ServiceAccount may not touch a Website's spec, delete what it owns, or read Secrets", async () => {
+    const { Website } = example;
+    const denied: [verb: string, group: string, resource: string, subresource?: string][] = [
+      ['create', Website.group, Website.plural],
+      ['update', Website.group, Website.plural],
+      ['patch', Website.group, Website.plural],
+      ['delete', Website.group, Website.plural],
+      ['update', Website.group, Website.plural, 'status'],
+      ['delete', 'apps', 'deployments'],
+      ['delete', '', 'services'],
+      ['get', '', 'secrets'],
+      ['list', '', 'secrets'],
+      ['list', '', 'pods'],
+    ];
+    const answers = await Promise.all(denied.map(async ([verb, group, resource, sub]) => [`${verb} ${group}/${resource}${sub === undefined ? '' : `/${sub}`}`, await mayI(operatorKc, verb, group, resource, sub)] as const));
+    expect(answers.filter(([, allowed]) => allowed).map(([what]) => what)).toEqual([]);
+    // Each right the ClusterRole names is granted to the ServiceAccount through the binding.
+    for (const right of rights(await websiteRole())) {
+      const [verb = '', path = ''] = right.split(' ');
+      const [group = '', resource = '', sub] = path.split('/');
+      expect(await mayI(operatorKc, verb, group, resource, sub), right).toBe(true);
+    }
+
+    // And the server refuses the requests themselves.
+    const secrets = await refused(objectClient(operatorKc, 'v1/secrets', { namespace: APPS }).list());
+    expect(secrets.status).toBe(403);
+    expect(secrets.serverMessage).toContain(`"${SA_USER}" cannot list resource "secrets"`);
+    const deleted = await refused(objectClient(operatorKc, Website, { namespace: APPS }).delete('shop'));
+    expect(deleted.status).toBe(403);
+    expect(deleted.serverMessage).toContain(`cannot delete resource "websites" in API group "example.com"`);
+  });
+
+  it('needs each right the server checks inside a request: without it, the write the operator makes is refused', async () => {
+    const { desiredDeployment, desiredService, sampleWebsite, Website } = example;
+    const admin = cluster.kubeConfig;
+    // The operator stops first, so the objects below are not already there, written by it.
+    await operator?.controller.shutdown();
+    const role = await websiteRole();
+    const websites = objectClient(admin, Website, { namespace: APPS, fieldManager: 'e2e' });
+    for (const [user, verb, group, resource] of WITHOUT) {
+      const rules = (role.rules ?? [])
+        .map((r) => ((r.apiGroups ?? []).includes(group) && (r.resources ?? []).includes(resource) ? { ...r, verbs: r.verbs.filter((v) => v !== verb) } : r))
+        .filter((r) => r.verbs.length > 0);
+      expect(rights({ rules }), user).toEqual(rights(role).filter((r) => r !== `${verb} ${group}/${resource}`));
+      await objectClient(admin, 'rbac.authorization.k8s.io/v1/clusterroles', { fieldManager: 'e2e' }).apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: user }, rules }, { force: true });
+      await objectClient(admin, 'rbac.authorization.k8s.io/v1/clusterrolebindings', { fieldManager: 'e2e' }).apply(
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: user },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: user },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+        },
+        { force: true },
+      );
+      const kc = cluster.kubeConfigFor(user);
+      // The server's authorizer learns of the binding through its own informer: wait until it grants the rest.
+      await waitFor(() => mayI(kc, 'patch', 'apps', 'deployments'), `${user}'s binding to take effect`, 30_000, { everyMs: 50 });
+      const w = await websites.create(sampleWebsite(user.replace('website-operator-', ''), 'docs:1', 1, APPS));
+      const owned = resource === 'services' ? desiredService(w) : desiredDeployment(w);
+      const client = objectClient(kc, resource === 'services' ? 'v1/services' : 'apps/v1/deployments', { fieldManager: 'website-operator' });
+
+      const err = await refused(client.apply(owned as never, { force: true }));
+      expect(err.status, user).toBe(403);
+      if (verb === 'create') {
+        expect(err.serverMessage, user).toContain(`User "${user}" cannot create resource "${resource}" in API group "${group}"`);
+        // Once the object exists, the same apply is a patch, which the reduced role allows.
+        await objectClient(admin, resource === 'services' ? 'v1/services' : 'apps/v1/deployments', { fieldManager: 'e2e' }).apply(owned as never, { force: true });
+        await client.apply(owned as never, { force: true });
+      } else {
+        expect(err.serverMessage, user).toContain("cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on");
+        // The same Deployment without blockOwnerDeletion is within the reduced role: it is that one right that is needed.
+        const refs = owned.metadata?.ownerReferences?.map((r) => ({ ...r, blockOwnerDeletion: false }));
+        await client.apply({ ...owned, metadata: { ...owned.metadata, ownerReferences: refs } } as never, { force: true });
+      }
+    }
+  });
+
+  it('website-operator.yaml, the Deployment that runs it, is accepted by the server as written and names the ServiceAccount', async () => {
+    const [deployment] = (await applyFile('website-operator.yaml', { dryRun: true })) as V1Deployment[];
+    expect(deployment?.metadata?.namespace).toBe(SYSTEM);
+    expect(deployment?.spec?.template.spec?.serviceAccountName).toBe(SA);
+  });
+});
