@@ -231,13 +231,14 @@ if ((import.meta as { main?: boolean }).main) {
       if (line !== undefined) console.log(line);
     },
   });
-  const code = await Promise.race([exit, cluster.done.then(() => undefined)]);
+  const ended = await Promise.race([exit, cluster.done]);
+  const code = typeof ended === 'number' ? ended : undefined;
   const simulator: ApiServer | undefined = cluster.simulator;
   if (simulator !== undefined) {
     const problems = (): string[] =>
       convergenceProblems(simulator.list<Website>(Website), simulator.list<V1Deployment>('apps/v1/deployments'), simulator.list<V1Service>('v1/services'));
-    // With --duration, the operator gets up to 30 s more to finish what it started before it is judged.
-    for (const deadline = Date.now() + 30_000; code === undefined && problems().length > 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+    // After --duration (not after Ctrl-C), the operator gets up to 30 s more to finish what it started before it is judged.
+    for (const deadline = Date.now() + 30_000; ended === 'duration' && problems().length > 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
     const left = problems();
     console.log(left.length === 0 ? `converged: ${simulator.list(Website).length} websites, each with its Deployment and Service, Ready` : `not converged: ${left.join('; ')}`);
   }

@@ -14,8 +14,8 @@ export interface ExampleCluster {
   readonly kc: KubeConfig;
   /** The simulator, when `--simulator` was given. */
   readonly simulator: ApiServer | undefined;
-  /** Resolves on Ctrl-C (SIGINT/SIGTERM) or when `--duration` has passed. */
-  readonly done: Promise<void>;
+  /** Resolves on Ctrl-C (SIGINT/SIGTERM) with `'signal'`, or with `'duration'` when `--duration` has passed. */
+  readonly done: Promise<'signal' | 'duration'>;
   /** The values of the example's own flags (`--name value` or `--name=value`), defaults filled in. */
   readonly flags: Readonly<Record<string, string>>;
   /** Stops the simulator, if one was started. */
@@ -77,11 +77,11 @@ export async function exampleCluster(
     const dir = flags['service-account-dir'];
     kc = loadKubeConfig(dir === undefined || dir === '' ? {} : { serviceAccountDir: dir });
   }
-  const done = new Promise<void>((resolve) => {
-    const timer = durationMs === undefined ? undefined : setTimeout(resolve, durationMs);
+  const done = new Promise<'signal' | 'duration'>((resolve) => {
+    const timer = durationMs === undefined ? undefined : setTimeout(() => resolve('duration'), durationMs);
     const stop = (): void => {
       if (timer !== undefined) clearTimeout(timer);
-      resolve();
+      resolve('signal');
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
