@@ -7,7 +7,7 @@
 //   npm run bench -- micro queue     # the same, named as arguments
 //                                    # (compare, micro, queue, store; decode, informer-sync, watch,
 //                                    # controller-priority, readyourwrites, compression, writes,
-//                                    # transport, paging, multicluster run only when named)
+//                                    # transport, paging, multicluster, newcomer run only when named)
 //   BENCH_WORKLOADS=relist,slow      # compare: only the workloads whose name contains one of these
 //   BENCH_SCALE=0.5 BENCH_REPEATS=5  # every default size × 0.5; repeats of each client run (default 3)
 //   BENCH_BASELINE=../old            # compare: also run the rxkube of another checkout (built: its dist/),
@@ -39,6 +39,7 @@ import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
 import { micro } from './micro.js';
 import { multiCluster } from './multiCluster.js';
+import { newcomer } from './newcomer.js';
 import { queue } from './queue.js';
 import { readYourWrites } from './readYourWrites.js';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
@@ -48,7 +49,7 @@ import { watchThroughput } from './watchThroughput.js';
 
 const all: readonly Benchmark[] = [
   compare, micro, queue, store, decode, informerSync, watchThroughput, controllerPriority, readYourWrites, compression, writes, transport, paging,
-  multiCluster,
+  multiCluster, newcomer,
 ];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'queue', 'store']);
