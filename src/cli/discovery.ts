@@ -9,6 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { sendJson } from '../client/request.js';
 import { printable } from '../errors/printable.js';
 import { plainHttpAllowed } from '../sources/http.js';
+import { distance } from '../sources/notServed.js';
 import { UsageError } from './usage.js';
 
 /** One resource a server serves, in its group's preferred version. */
@@ -24,6 +25,9 @@ export interface ServedResource {
 
 /** How long one discovery request may take. */
 const DISCOVERY_TIMEOUT_MS = 15_000;
+
+/** How many edits away a name may be to be suggested. */
+const CLOSE = 2;
 
 /** Groups asked for at once. */
 const PARALLEL = 8;
@@ -104,20 +108,11 @@ export function matchResource(name: string, served: readonly ServedResource[]): 
   return served.find((r) => r.group === group && namesOf(r).includes(resource));
 }
 
-/** Edit distance, for "did you mean". */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row.push(Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    prev = row;
-  }
-  return prev[b.length] as number;
-}
-
 /**
- * Served resources whose names are close to `name` (within two edits, or one
- * starting with the other), as `plural.group`, closest first, at most five.
+ * Served resources whose names are close to `name` (within two edits, a swap
+ * of neighbours counting as one, as a source's not-served suggestions count
+ * them; or one starting with the other), as `plural.group`, closest first, at
+ * most five.
  *
  * @param name what the user typed.
  * @param served the resources discovery lists.
@@ -127,10 +122,10 @@ export function closeNames(name: string, served: readonly ServedResource[]): str
   const lower = name.toLowerCase().split('.')[0] ?? '';
   const scored = served
     .map((r) => {
-      const best = Math.min(...namesOf(r).map((n) => (n.startsWith(lower) || lower.startsWith(n) ? Math.min(1, distance(lower, n)) : distance(lower, n))));
+      const best = Math.min(...namesOf(r).map((n) => (n.startsWith(lower) || lower.startsWith(n) ? Math.min(1, distance(lower, n, 1)) : distance(lower, n, CLOSE))));
       return { full: r.group === '' ? r.plural : `${r.plural}.${r.group}`, best };
     })
-    .filter((s) => s.best <= 2 && lower.length > 1);
+    .filter((s) => s.best <= CLOSE && lower.length > 1);
   scored.sort((a, b) => a.best - b.best || a.full.localeCompare(b.full));
   return [...new Set(scored.map((s) => s.full))].slice(0, 5);
 }
