@@ -97,6 +97,19 @@ describe('creating a CRD', () => {
     }
   });
 
+  it('a metadata-only watch of a custom resource gets PartialObjectMetadata in meta.k8s.io/v1, not the CRD apiVersion', async () => {
+    await request(`${server.url}${CRDS}`, { method: 'POST', body: websiteCrd() });
+    await established('websites.example.com');
+    const watch = await WireWatch.open(`${server.url}${WEBSITES}?watch=true`, { accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' });
+    try {
+      await request(`${server.url}${WEBSITES}`, { method: 'POST', body: website('blog') });
+      await watch.waitForLines(1);
+      expect(watch.events.map((e) => [e.type, e.object.kind, e.object.apiVersion])).toEqual([['ADDED', 'PartialObjectMetadata', 'meta.k8s.io/v1']]);
+    } finally {
+      watch.close();
+    }
+  });
+
   it('lists the resource in discovery with its names, verbs and subresources', async () => {
     await request(`${server.url}${CRDS}`, { method: 'POST', body: websiteCrd() });
     await established('websites.example.com');

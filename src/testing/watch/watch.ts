@@ -188,7 +188,8 @@ export class Watcher {
   push(text: string, rv: number, isObjectEvent = true): void {
     if (this.#closed || this.#silent) return;
     // Lines are shared by every watcher of the store; one version of a CRD shows them in its own apiVersion.
-    const line = isObjectEvent && this.type.storage !== undefined ? lineInServedVersion(text, this.type) : text;
+    // A metadata-only watcher's objects are PartialObjectMetadata, whose apiVersion is meta.k8s.io's, not the CRD's.
+    const line = isObjectEvent && this.view === undefined && this.type.storage !== undefined ? lineInServedVersion(text, this.type) : text;
     const hub = this.#hub;
     const wasEmpty = this.#pending.length === 0;
     if (isObjectEvent && hub.faults.hasStreamFaults) {
