@@ -1,4 +1,5 @@
 import type { ParsedDefinition, ParsedVersion } from './definition.js';
+import { deepFreeze } from '../store/deepFreeze.js';
 
 /** One version of a {@link CustomResourceDefinition}. */
 export interface CustomResourceDefinitionVersion {
@@ -71,12 +72,4 @@ function versionOf(v: ParsedVersion): CustomResourceDefinitionVersion {
     ...(v.printerColumns.length > 0 ? { additionalPrinterColumns: v.printerColumns } : {}),
     ...(v.selectableFields.length > 0 ? { selectableFields: v.selectableFields as CustomResourceDefinitionVersion['selectableFields'] } : {}),
   };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }

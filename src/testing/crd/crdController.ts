@@ -7,16 +7,12 @@ import type { HistoryEvent, StoredObject } from '../storage/history.js';
 import type { ResourceRegistry } from '../storage/registry.js';
 import type { ResourceType } from '../storage/resources.js';
 import type { Storage } from '../storage/storage.js';
-import { jsonEqual, timestamp } from '../writes/objectRules.js';
+import { jsonEqual, timestamp, isRecord } from '../writes/objectRules.js';
 
 type AnyObject = Record<string, unknown>;
 
 /** The finalizer a CRD's deletion waits on while its objects are deleted. */
 const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
-
-function isRecord(v: unknown): v is AnyObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 const metaOf = (o: AnyObject): AnyObject => o['metadata'] as AnyObject;
 const deleting = (o: AnyObject): boolean => metaOf(o)['deletionTimestamp'] !== undefined;

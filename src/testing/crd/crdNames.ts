@@ -1,4 +1,5 @@
 import { specOf } from './crdValidation.js';
+import { isRecord } from '../writes/objectRules.js';
 
 // Which of a CRD's requested names it may serve under, and the conditions that say so, as
 // apiextensions' naming controller decides: a name another CRD of the same group already serves
@@ -23,10 +24,6 @@ export interface CrdCondition {
   readonly reason: string;
   readonly message: string;
   readonly lastTransitionTime?: string;
-}
-
-function isRecord(v: unknown): v is AnyObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);

@@ -2,6 +2,7 @@ import { crdCauses, specOf, versionsOf } from './crdValidation.js';
 import { NAME_COLUMN } from './customResourceTypes.js';
 import { invalidFields } from '../server/status.js';
 import { toResourceType, type ResourceType } from '../storage/resources.js';
+import { isRecord } from '../writes/objectRules.js';
 
 // The `customresourcedefinitions` resource itself (apiextensions.k8s.io/v1, cluster-scoped, with a status
 // subresource): its defaults, the status a new CRD starts with, and its validation on every write.
@@ -12,10 +13,6 @@ type AnyObject = Record<string, unknown>;
 export const CRD_GROUP = 'apiextensions.k8s.io';
 /** The id the simulator knows the resource by. */
 export const CRD_RESOURCE = 'apiextensions.k8s.io/v1/customresourcedefinitions';
-
-function isRecord(v: unknown): v is AnyObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** The spec defaults apiextensions' v1 defaulting applies: singular, listKind, and no conversion. */
 function withSpecDefaults(crd: AnyObject): AnyObject {

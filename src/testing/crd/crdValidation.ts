@@ -1,5 +1,6 @@
 import { structuralCauses } from './admission.js';
 import type { FieldCause } from '../server/status.js';
+import { isRecord } from '../writes/objectRules.js';
 
 // What kube-apiserver's apiextensions validation refuses in a CustomResourceDefinition, reduced to what
 // decides whether the simulator can serve it: names, group, scope, versions, schemas, printer columns,
@@ -12,10 +13,6 @@ const DNS1035_MESSAGE =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 const DNS1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const COLUMN_TYPES = ['integer', 'number', 'string', 'boolean', 'date'];
-
-function isRecord(v: unknown): v is AnyObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 const quote = (v: unknown): string => JSON.stringify(typeof v === 'string' ? v : String(v));
 const invalid = (field: string, value: unknown, why: string): FieldCause => ({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${quote(value)}: ${why}` });

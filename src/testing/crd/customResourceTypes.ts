@@ -3,15 +3,12 @@ import type { Names } from './crdNames.js';
 import { specOf, versionsOf } from './crdValidation.js';
 import { invalidFields, StatusError } from '../server/status.js';
 import { toResourceType, type PrinterColumn, type ResourceType, type ScalePaths } from '../storage/resources.js';
+import { isRecord } from '../writes/objectRules.js';
 
 // The resources a served CRD adds to the simulator: one per served version, under the accepted names,
 // with the version's schema admitting every write, its subresources, and its printer columns.
 
 type AnyObject = Record<string, unknown>;
-
-function isRecord(v: unknown): v is AnyObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** The first column of every custom resource's Table (and of the CRDs' own). */
 export const NAME_COLUMN: PrinterColumn = {
@@ -109,8 +106,8 @@ export function customResourceTypes(crd: AnyObject, names: Names, state: Serving
         {
           admit: (next, old, subresource) => {
             if (old === undefined && state.terminating()) throw new StatusError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating');
-            // A copy: the object may share parts with the stored one, which admission must not touch.
-            const { object, causes } = admit(schema, structuredClone(next), old, subresource);
+            // Admission works on a copy of its own, so parts `next` shares with the stored object stay untouched.
+            const { object, causes } = admit(schema, next, old, subresource);
             if (causes.length > 0) throw invalidFields(group, names.kind, causes, String((next['metadata'] as AnyObject)['name'] ?? ''));
             return object;
           },

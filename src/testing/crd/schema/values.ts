@@ -2,6 +2,10 @@ import { RE2JS } from '@bufbuild/re2';
 import { OMIT } from './causes.js';
 import { formatCheck, isSupportedFormat } from './formats.js';
 import { goNumber, goQuote, goValue, isGoInt } from './goText.js';
+// The simulator's one deep equality, which walks with a stack, as user objects may nest 10,000 deep.
+import { jsonEqual } from '../../writes/objectRules.js';
+
+export { jsonEqual };
 
 // The single-value checks of kube-openapi's validator (type, string, format, number, enum), each
 // returning the error it would: the path in the message's words ("spec.replicas in body …") and the
@@ -182,16 +186,6 @@ export function checkNumber(path: string, n: number, rules: NumberRules): Schema
   return out;
 }
 
-/** Deep equality of decoded JSON values. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
-  const ak = Object.keys(a);
-  const bo = b as Record<string, unknown>;
-  return ak.length === Object.keys(bo).length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual((a as Record<string, unknown>)[k], bo[k]));
-}
 
 /** enum: the value must equal one of the listed values. */
 export function checkEnum(path: string, value: unknown, allowed: readonly unknown[]): SchemaError | undefined {
