@@ -87,6 +87,14 @@ export function evaluateJsonPath(obj: unknown, steps: readonly Step[]): unknown[
   return steps.reduce<unknown[]>(step, [obj]);
 }
 
+// Each column's path, parsed once: a live view draws every cell of every row several times a second.
+const parsedPaths = new WeakMap<PrinterColumn, readonly Step[] | undefined>();
+
+function stepsOf(column: PrinterColumn): readonly Step[] | undefined {
+  if (!parsedPaths.has(column)) parsedPaths.set(column, parseJsonPath(column.jsonPath));
+  return parsedPaths.get(column);
+}
+
 /**
  * One cell: the column's values as kubectl prints them (`<none>` when there
  * is none, dates as ages, several values joined by commas), bounded to 64
@@ -98,7 +106,7 @@ export function evaluateJsonPath(obj: unknown, steps: readonly Step[]): unknown[
  * @returns the cell's text.
  */
 export function printerCell(column: PrinterColumn, obj: unknown, now: number): string {
-  const steps = parseJsonPath(column.jsonPath);
+  const steps = stepsOf(column);
   if (steps === undefined) return '<unsupported path>';
   const values = evaluateJsonPath(obj, steps).filter((v) => v !== null && v !== undefined);
   if (values.length === 0) return '<none>';
