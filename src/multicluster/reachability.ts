@@ -8,7 +8,12 @@ import type { InformerStatus } from '../informer/informer.js';
 import type { ReflectorStatus } from '../reflector/types.js';
 import { timerDelay } from '../options/timerDelay.js';
 
-/** A watch that stayed open this long had an answer, events or not (the reflector's own healthy-watch rule). */
+/**
+ * A watch that stayed open this long had an answer, events or not. It was the reflector's healthy-watch
+ * rule and is no longer: the reflector's `HEALTHY_WATCH_MS` (5 s) only decides when its backoff starts over,
+ * while this decides that a cluster is reachable again, and stays at 30 s so a server cutting every watch
+ * within seconds is not reported back.
+ */
 export const ANSWERED_WATCH_MS = 30_000;
 
 /**
