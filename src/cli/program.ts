@@ -12,7 +12,6 @@ import { runSimulatorCommand, type SimulatorCommandFlags } from './simulator.js'
 import { UsageError } from './usage.js';
 import { runWatch, type WatchFlags } from './watch.js';
 
-export { parseDuration };
 
 /** A non-negative integer flag value. */
 function parseCount(text: string): number {

@@ -1,4 +1,4 @@
-import { describeValue } from '../options/validate.js';
+import { checkOptionNames, describeValue } from '../options/validate.js';
 import { isRecord, type Node } from './schemaNodes.js';
 
 // The parts of a version besides its schema, checked as apiextensions validation checks them (CR-6, CR-7),
@@ -27,7 +27,7 @@ export function checkPrinterColumns(where: string, value: unknown): readonly Nod
   return value.map((c: unknown, i) => {
     const at = `${where}: printerColumns[${i}]`;
     if (!isRecord(c)) throw new TypeError(`${at} must be an object, got ${describeValue(c)}`);
-    for (const key of Object.keys(c)) if (!['name', 'type', 'jsonPath', 'description', 'format', 'priority'].includes(key)) throw new TypeError(`${at}: unknown option ${JSON.stringify(key)}`);
+    checkOptionNames(at, c, ['name', 'type', 'jsonPath', 'description', 'format', 'priority']);
     if (typeof c['name'] !== 'string' || c['name'] === '') throw new TypeError(`${at}.name must be a non-empty string, got ${describeValue(c['name'])}`);
     if (names.has(c['name'])) throw new TypeError(`${at}.name ${JSON.stringify(c['name'])} is the name of another column`);
     names.add(c['name']);
@@ -45,7 +45,7 @@ export function checkPrinterColumns(where: string, value: unknown): readonly Nod
 export function checkSubresources(where: string, value: unknown, schema: Node, hasStatus: boolean): Node | undefined {
   if (value === undefined) return undefined;
   if (!isRecord(value)) throw new TypeError(`${where}: subresources must be an object, got ${describeValue(value)}`);
-  for (const key of Object.keys(value)) if (key !== 'status' && key !== 'scale') throw new TypeError(`${where}: subresources: unknown option ${JSON.stringify(key)}`);
+  checkOptionNames(`${where}: subresources`, value, ['status', 'scale']);
   const out: Node = {};
   if (value['status'] !== undefined) {
     if (value['status'] !== true) throw new TypeError(`${where}: subresources.status must be true, got ${describeValue(value['status'])}`);
@@ -55,7 +55,7 @@ export function checkSubresources(where: string, value: unknown, schema: Node, h
   const scale = value['scale'];
   if (scale !== undefined) {
     if (!isRecord(scale)) throw new TypeError(`${where}: subresources.scale must be an object, got ${describeValue(scale)}`);
-    for (const key of Object.keys(scale)) if (!['specReplicasPath', 'statusReplicasPath', 'labelSelectorPath'].includes(key)) throw new TypeError(`${where}: subresources.scale: unknown option ${JSON.stringify(key)}`);
+    checkOptionNames(`${where}: subresources.scale`, scale, ['specReplicasPath', 'statusReplicasPath', 'labelSelectorPath']);
     scalePath(where, schema, 'specReplicasPath', scale['specReplicasPath'], ['.spec.'], 'integer');
     scalePath(where, schema, 'statusReplicasPath', scale['statusReplicasPath'], ['.status.'], 'integer');
     if (scale['labelSelectorPath'] !== undefined) scalePath(where, schema, 'labelSelectorPath', scale['labelSelectorPath'], ['.spec.', '.status.'], 'string');

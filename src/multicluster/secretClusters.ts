@@ -4,7 +4,7 @@ import { MalformedDocumentError } from '../errors/MalformedDocumentError.js';
 import { reportError } from '../errors/reportError.js';
 import { informer } from '../informer/informer.js';
 import { kubeSource } from '../sources/kubeSource.js';
-import { checkOptionNames, functionOption, describeValue } from '../options/validate.js';
+import { checkOptionNames, functionOption, describeValue, booleanOption } from '../options/validate.js';
 import { kubeConfigFingerprint } from './clusterChanges.js';
 import { localReferences } from './localReferences.js';
 import { ClusterError } from './ClusterError.js';
@@ -104,10 +104,7 @@ export function secretClusters(hub: KubeConfig, opts: SecretClustersOptions): Cl
   const keys = o.keys ?? ['kubeconfig', 'value'];
   if (!Array.isArray(keys) || keys.length === 0 || keys.some((k) => typeof k !== 'string' || k === '')) throw new TypeError(`${where}: option "keys" must be a non-empty list of data keys, got ${describeValue(o.keys)}`);
   const nameOf = functionOption<(secret: V1Secret) => string | undefined>(where, 'clusterName', o.clusterName) ?? ((s: V1Secret) => s.metadata?.name);
-  if (o.allowLocalCredentials !== undefined && typeof o.allowLocalCredentials !== 'boolean') {
-    throw new TypeError(`${where}: option "allowLocalCredentials" must be a boolean, got ${describeValue(o.allowLocalCredentials)}`);
-  }
-  const allowLocal = o.allowLocalCredentials === true;
+  const allowLocal = booleanOption(where, 'allowLocalCredentials', o.allowLocalCredentials, false);
   const report = functionOption<(err: Error) => void>(where, 'onError', o.onError) ?? reportError;
   // Built now, so a bad selector throws here rather than on the first subscribe.
   const source = kubeSource(hub, 'v1/secrets', { namespace: o.namespace, ...(o.labelSelector !== undefined && { labelSelector: o.labelSelector }) });
