@@ -1,4 +1,4 @@
-import { admitCustomObject, checkStructural, defaultCustomObject, type StructuralSchemaInput } from './schema/index.js';
+import { admitCustomObject, defaultCustomObject, structuralReasons, type StructuralSchemaInput } from './schema/index.js';
 import type { FieldCause } from '../server/status.js';
 
 // The one place the serving side meets the schema side (validation, defaults, pruning, CEL), so the two
@@ -28,27 +28,8 @@ export function defaultOnRead(schema: AnyObject | undefined, obj: AnyObject): An
 
 /**
  * Why a version's schema is not structural, as field errors under `at` (the
- * version's `schema` field): each `openAPIV3Schema…: <message>` line of the
- * schema side becomes a cause with kube-apiserver's reason for its message.
+ * version's `schema` field), each with the reason the schema side gives it.
  */
 export function structuralCauses(schema: AnyObject, at: string): FieldCause[] {
-  return checkStructural(schemaOf(schema)).map((line) => {
-    const m = /^(openAPIV3Schema\S*): (.*)$/s.exec(line);
-    const field = m === null ? `${at}.openAPIV3Schema` : `${at}.${m[1] as string}`;
-    const message = m === null ? line : (m[2] as string);
-    return { reason: reasonOf(message), field, message };
-  });
-}
-
-const REASONS: readonly (readonly [string, string])[] = [
-  ['Required value', 'FieldValueRequired'],
-  ['Forbidden', 'FieldValueForbidden'],
-  ['Unsupported value', 'FieldValueNotSupported'],
-  ['Duplicate value', 'FieldValueDuplicate'],
-  ['Invalid value', 'FieldValueInvalid'],
-];
-
-/** The reason field.Error gives a message, by the words it starts with. */
-function reasonOf(message: string): string {
-  return REASONS.find(([prefix]) => message.startsWith(prefix))?.[1] ?? 'FieldValueInvalid';
+  return structuralReasons(schemaOf(schema)).map((c) => ({ ...c, field: `${at}.${c.field}` }));
 }
