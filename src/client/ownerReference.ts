@@ -1,5 +1,5 @@
 import { printable } from '../errors/printable.js';
-import { describeValue } from '../options/validate.js';
+import { describeValue, booleanOption } from '../options/validate.js';
 import type { KubeObject, OwnerReference } from '../store/types.js';
 
 /** What {@link ownerReference} checks the owner against: the object that will carry the reference. */
@@ -77,9 +77,7 @@ const shown = (value: string): string => `"${printable(value.length > 253 ? `${v
 export function ownerReference(owner: KubeObject, opts: OwnerReferenceOptions = {}): OwnerReference {
   if (owner === null || typeof owner !== 'object' || Array.isArray(owner)) throw new TypeError(`ownerReference: owner must be an object, got ${describeValue(owner)}`);
   if (opts === null || typeof opts !== 'object') throw new TypeError(`ownerReference: opts must be an object, got ${describeValue(opts)}`);
-  for (const key of ['controller', 'blockOwnerDeletion'] as const) {
-    if (opts[key] !== undefined && typeof opts[key] !== 'boolean') throw new TypeError(`ownerReference: option "${key}" must be a boolean, got ${describeValue(opts[key])}`);
-  }
+  for (const key of ['controller', 'blockOwnerDeletion'] as const) booleanOption('ownerReference', key, opts[key], false);
   const meta = owner.metadata;
   const fields = { apiVersion: owner.apiVersion, kind: owner.kind, 'metadata.name': meta?.name, 'metadata.uid': meta?.uid };
   const missing = Object.entries(fields).filter(([, v]) => typeof v !== 'string' || v === '').map(([k]) => k);
