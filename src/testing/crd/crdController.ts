@@ -8,6 +8,7 @@ import type { ResourceRegistry } from '../storage/registry.js';
 import type { ResourceType } from '../storage/resources.js';
 import type { Storage } from '../storage/storage.js';
 import { jsonEqual, timestamp, isRecord } from '../writes/objectRules.js';
+import { deleteEvery } from '../storage/deleteEvery.js';
 
 type AnyObject = Record<string, unknown>;
 
@@ -176,16 +177,8 @@ export class CrdController {
     if (conditionOf(status, 'Terminating')?.reason !== inProgress.reason) {
       this.#storage.update(this.type, { ...stored.obj, status: withCondition(status, inProgress) }, undefined, 'status');
     }
-    let remaining = 0;
-    for (const id of this.#installed.get(name)?.ids ?? []) {
-      const type = this.#registry.byId(id);
-      if (type === undefined) continue;
-      for (const o of this.#storage.list(type)) {
-        if (!deleting(o.obj)) this.#storage.delete(type, o.namespace, o.name);
-        if (this.#storage.get(type, o.namespace, o.name) !== undefined) remaining++;
-      }
-    }
-    if (remaining > 0) return;
+    const types = [...(this.#installed.get(name)?.ids ?? [])].flatMap((id) => this.#registry.byId(id) ?? []);
+    if (deleteEvery(this.#storage, types) > 0) return;
     this.#uninstall(name);
     const current = this.#storage.get(this.type, '', name);
     if (current === undefined) return;

@@ -3,6 +3,7 @@ import type { ResourceRegistry } from './registry.js';
 import type { ResourceType } from './resources.js';
 import { conflict, notFound } from '../server/status.js';
 import type { Preconditions, Storage } from './storage.js';
+import { deleteEvery } from './deleteEvery.js';
 
 /** The resource whose deletion goes through the emulated namespace lifecycle. */
 const NAMESPACES = 'v1/namespaces';
@@ -103,15 +104,7 @@ export class NamespaceLifecycle {
         this.#terminating.delete(name);
         return;
       }
-      let remaining = 0;
-      for (const type of new Set(this.#registry.values())) {
-        if (!type.namespaced) continue;
-        for (const o of this.#storage.list(type, name)) {
-          if (!deleting(o)) this.#storage.delete(type, name, o.name);
-          if (this.#storage.get(type, name, o.name) !== undefined) remaining++;
-        }
-      }
-      if (remaining > 0) return;
+      if (deleteEvery(this.#storage, [...this.#registry.values()].filter((type) => type.namespaced), name) > 0) return;
       this.#terminating.delete(name);
       this.#storage.delete(nsType, '', name);
     });
