@@ -10,20 +10,6 @@ export interface ValueProblem {
 }
 
 /**
- * The first reason `value` does not validate against `node`, or undefined when it does.
- *
- * @param node A structural schema node.
- * @param value The value (a default, or a field of an object of a plain JSON Schema definition).
- * @returns Where and why, or undefined.
- */
-export function valueProblem(node: Node, value: unknown, at = ''): ValueProblem | undefined {
-  const message = problemText(node, value, at);
-  if (message === undefined) return undefined;
-  const sep = message.indexOf('\u0000');
-  return sep < 0 ? { at, message } : { at: message.slice(0, sep), message: message.slice(sep + 1) };
-}
-
-/**
  * `valueProblem` as one line (`replicas: below the minimum 0`), for the defaults check's messages; a default
  * must also hold no field its schema does not name, since the server refuses a default pruning would change.
  */
@@ -55,44 +41,50 @@ function unknownField(node: Node, value: unknown, at: string): ValueProblem | un
   return undefined;
 }
 
-function problemText(node: Node, value: unknown, at: string): string | undefined {
-  const here = at === '' ? '' : `${at}\u0000`;
-  if (value === null) return node['nullable'] === true ? undefined : `${here}null is not allowed`;
-  if (node['x-kubernetes-int-or-string'] === true) return typeof value === 'string' || Number.isInteger(value) ? undefined : `${here}expected an integer or a string`;
+/**
+ * The first reason `value` does not validate against `node`, or undefined when it does.
+ *
+ * @param node A structural schema node.
+ * @param value The value (a default, or a field of an object of a plain JSON Schema definition).
+ * @returns Where and why, or undefined.
+ */
+export function valueProblem(node: Node, value: unknown, at = ''): ValueProblem | undefined {
+  if (value === null) return node['nullable'] === true ? undefined : { at, message: `null is not allowed` };
+  if (node['x-kubernetes-int-or-string'] === true) return typeof value === 'string' || Number.isInteger(value) ? undefined : { at, message: `expected an integer or a string` };
   const type = node['type'];
   const actual = jsonType(value);
-  if (type !== undefined && type !== actual && !(type === 'number' && actual === 'integer')) return `${here}expected ${String(type)}, got ${actual}`;
-  if (Array.isArray(node['enum']) && !node['enum'].some((e) => JSON.stringify(e) === JSON.stringify(value))) return `${here}not one of the enum's values`;
-  if (typeof value === 'number') return numberProblem(node, value, here);
-  if (typeof value === 'string') return stringProblem(node, value, here);
+  if (type !== undefined && type !== actual && !(type === 'number' && actual === 'integer')) return { at, message: `expected ${String(type)}, got ${actual}` };
+  if (Array.isArray(node['enum']) && !node['enum'].some((e) => JSON.stringify(e) === JSON.stringify(value))) return { at, message: `not one of the enum's values` };
+  if (typeof value === 'number') return numberProblem(node, value, at);
+  if (typeof value === 'string') return stringProblem(node, value, at);
   if (Array.isArray(value)) {
-    if (typeof node['minItems'] === 'number' && value.length < node['minItems']) return `${here}fewer than ${node['minItems']} items`;
-    if (typeof node['maxItems'] === 'number' && value.length > node['maxItems']) return `${here}more than ${node['maxItems']} items`;
+    if (typeof node['minItems'] === 'number' && value.length < node['minItems']) return { at, message: `fewer than ${node['minItems']} items` };
+    if (typeof node['maxItems'] === 'number' && value.length > node['maxItems']) return { at, message: `more than ${node['maxItems']} items` };
     const items = node['items'];
     for (const [i, item] of value.entries()) {
-      const problem = isRecord(items) ? problemText(items, item, `${at}[${i}]`) : undefined;
+      const problem = isRecord(items) ? valueProblem(items, item, `${at}[${i}]`) : undefined;
       if (problem !== undefined) return problem;
     }
     return undefined;
   }
-  if (isRecord(value)) return objectProblem(node, value, at, here);
+  if (isRecord(value)) return objectProblem(node, value, at);
   return undefined;
 }
 
-function numberProblem(node: Node, value: number, here: string): string | undefined {
+function numberProblem(node: Node, value: number, at: string): ValueProblem | undefined {
   const min = node['minimum'];
   const max = node['maximum'];
-  if (typeof min === 'number' && (value < min || (node['exclusiveMinimum'] === true && value === min))) return `${here}below the minimum ${min}`;
-  if (typeof max === 'number' && (value > max || (node['exclusiveMaximum'] === true && value === max))) return `${here}above the maximum ${max}`;
+  if (typeof min === 'number' && (value < min || (node['exclusiveMinimum'] === true && value === min))) return { at, message: `below the minimum ${min}` };
+  if (typeof max === 'number' && (value > max || (node['exclusiveMaximum'] === true && value === max))) return { at, message: `above the maximum ${max}` };
   const step = node['multipleOf'];
-  if (typeof step === 'number' && step > 0 && !Number.isInteger(value / step)) return `${here}not a multiple of ${step}`;
+  if (typeof step === 'number' && step > 0 && !Number.isInteger(value / step)) return { at, message: `not a multiple of ${step}` };
   return undefined;
 }
 
-function stringProblem(node: Node, value: string, here: string): string | undefined {
+function stringProblem(node: Node, value: string, at: string): ValueProblem | undefined {
   const length = [...value].length;
-  if (typeof node['minLength'] === 'number' && length < node['minLength']) return `${here}shorter than ${node['minLength']}`;
-  if (typeof node['maxLength'] === 'number' && length > node['maxLength']) return `${here}longer than ${node['maxLength']}`;
+  if (typeof node['minLength'] === 'number' && length < node['minLength']) return { at, message: `shorter than ${node['minLength']}` };
+  if (typeof node['maxLength'] === 'number' && length > node['maxLength']) return { at, message: `longer than ${node['maxLength']}` };
   const pattern = node['pattern'];
   if (typeof pattern === 'string') {
     let re: RegExp | undefined;
@@ -101,19 +93,19 @@ function stringProblem(node: Node, value: string, here: string): string | undefi
     } catch {
       re = undefined; // a pattern JavaScript cannot read (RE2 syntax) is left to the server
     }
-    if (re !== undefined && !re.test(value)) return `${here}does not match the pattern`;
+    if (re !== undefined && !re.test(value)) return { at, message: `does not match the pattern` };
   }
   return undefined;
 }
 
-function objectProblem(node: Node, value: Node, at: string, here: string): string | undefined {
+function objectProblem(node: Node, value: Node, at: string): ValueProblem | undefined {
   const props = isRecord(node['properties']) ? node['properties'] : {};
   for (const name of Array.isArray(node['required']) ? node['required'] : []) {
-    if (value[name as string] === undefined && !(isRecord(props[name as string]) && (props[name as string] as Node)['default'] !== undefined)) return `${here}misses the required field ${String(name)}`;
+    if (value[name as string] === undefined && !(isRecord(props[name as string]) && (props[name as string] as Node)['default'] !== undefined)) return { at, message: `misses the required field ${String(name)}` };
   }
   for (const [name, field] of Object.entries(value)) {
     const schema = isRecord(props[name]) ? props[name] : isRecord(node['additionalProperties']) ? node['additionalProperties'] : undefined;
-    const problem = schema === undefined ? undefined : problemText(schema, field, at === '' ? name : `${at}.${name}`);
+    const problem = schema === undefined ? undefined : valueProblem(schema, field, at === '' ? name : `${at}.${name}`);
     if (problem !== undefined) return problem;
   }
   return undefined;
