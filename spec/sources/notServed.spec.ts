@@ -161,9 +161,9 @@ describe('discovery is asked once per failure streak, and its answer is hostile 
 
 describe('suggestions (CR-132)', () => {
   const served: ServedResource[] = [
-    { name: 'websites', singularName: 'website', kind: 'Website', shortNames: ['ws'] },
-    { name: 'webhooks', singularName: 'webhook', kind: 'Webhook', shortNames: [] },
-    { name: 'policies', singularName: 'policy', kind: 'Policy', shortNames: ['pol'] },
+    { name: 'websites', singularName: 'website', kind: 'Website', namespaced: true, shortNames: ['ws'] },
+    { name: 'webhooks', singularName: 'webhook', kind: 'Webhook', namespaced: true, shortNames: [] },
+    { name: 'policies', singularName: 'policy', kind: 'Policy', namespaced: true, shortNames: ['pol'] },
   ];
   it.each([
     ['website', ['websites']],

@@ -9,7 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { sendJson } from '../client/request.js';
 import { printable } from '../errors/printable.js';
 import { plainHttpAllowed } from '../sources/http.js';
-import { distance } from '../sources/notServed.js';
+import { distance, resourcesOfList } from '../sources/notServed.js';
 import { UsageError } from './usage.js';
 
 /** One resource a server serves, in its group's preferred version. */
@@ -32,32 +32,21 @@ const CLOSE = 2;
 /** Groups asked for at once. */
 const PARALLEL = 8;
 
-interface ApiResource {
-  readonly name?: unknown;
-  readonly singularName?: unknown;
-  readonly kind?: unknown;
-  readonly namespaced?: unknown;
-  readonly shortNames?: unknown;
-}
-
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** The resources of one group version (sub-resources such as `pods/status` left out). */
+/** The resources of one group version, read as a source reads discovery: bounded, subresources and ill-formed names left out. */
 async function resourcesOf(kc: KubeConfig, base: string, group: string, version: string): Promise<ServedResource[]> {
   const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-  const list = await sendJson<{ resources?: unknown }>(kc, { verb: 'GET', url: `${base}${path}`, what: `discovery ${path}`, body: undefined, signal: undefined, timeoutMs: DISCOVERY_TIMEOUT_MS });
-  const resources = Array.isArray(list.resources) ? (list.resources as ApiResource[]) : [];
-  return resources
-    .filter((r) => typeof r?.name === 'string' && !r.name.includes('/'))
-    .map((r) => ({
-      group,
-      version,
-      plural: str(r.name),
-      singular: str(r.singularName) || str(r.kind).toLowerCase(),
-      kind: str(r.kind),
-      namespaced: r.namespaced === true,
-      shortNames: Array.isArray(r.shortNames) ? r.shortNames.filter((n): n is string => typeof n === 'string') : [],
-    }));
+  const list = await sendJson<unknown>(kc, { verb: 'GET', url: `${base}${path}`, what: `discovery ${path}`, body: undefined, signal: undefined, timeoutMs: DISCOVERY_TIMEOUT_MS });
+  return (resourcesOfList(list) ?? []).map((r) => ({
+    group,
+    version,
+    plural: r.name,
+    singular: r.singularName ?? (r.kind ?? '').toLowerCase(),
+    kind: r.kind ?? '',
+    namespaced: r.namespaced,
+    shortNames: r.shortNames,
+  }));
 }
 
 /**

@@ -17,11 +17,12 @@ const MAX_SUGGESTIONS = 3;
 /** What a resource name, singular name, short name or kind may look like to be quoted back. */
 const NAME = /^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$/;
 
-/** One served resource, as much of it as the suggestions need. */
+/** One served resource, as much of it as the suggestions (and `rxkube watch`'s name resolution) need. */
 export interface ServedResource {
   readonly name: string;
   readonly singularName: string | undefined;
   readonly kind: string | undefined;
+  readonly namespaced: boolean;
   readonly shortNames: readonly string[];
 }
 
@@ -111,6 +112,14 @@ export function servedResources(text: string): ServedResource[] | undefined {
   } catch {
     return undefined;
   }
+  return resourcesOfList(doc);
+}
+
+/**
+ * The resources of a decoded `APIResourceList`, bounded and with only
+ * well-formed names kept (CR-133); undefined when `doc` is not one.
+ */
+export function resourcesOfList(doc: unknown): ServedResource[] | undefined {
   const list = (doc as { resources?: unknown } | null)?.resources;
   if (!Array.isArray(list)) return undefined;
   const name = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= MAX_NAME && NAME.test(v) ? v : undefined);
@@ -121,7 +130,7 @@ export function servedResources(text: string): ServedResource[] | undefined {
     const plural = name(e['name']);
     if (plural === undefined) continue;
     const shortNames = Array.isArray(e['shortNames']) ? (e['shortNames'] as unknown[]).slice(0, 20).flatMap((s) => name(s) ?? []) : [];
-    out.push({ name: plural, singularName: name(e['singularName']), kind: name(e['kind']), shortNames });
+    out.push({ name: plural, singularName: name(e['singularName']), kind: name(e['kind']), namespaced: e['namespaced'] === true, shortNames });
   }
   return out;
 }
