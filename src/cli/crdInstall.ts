@@ -6,7 +6,7 @@
  * reason and message, and the wait is bounded (semantics CR-84…CR-88).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Subscription } from 'rxjs';
+import { merge, type Subscription } from 'rxjs';
 import { objectClient } from '../client/objectClient.js';
 import { printable } from '../errors/printable.js';
 import { informer } from '../informer/informer.js';
@@ -119,7 +119,10 @@ export async function installCrds(kc: KubeConfig, crds: readonly Record<string, 
 export function waitEstablished(kc: KubeConfig, pending: Set<string>, started: number, opts: InstallOptions): Promise<number> {
   const seen = new Map<string, Crd>();
   let lastError: Error | undefined;
-  const crds = informer(kubeSource(kc, CRDS), { name: 'crd install', onError: (e) => (lastError = e) });
+  // One informer per CRD, selected by name: a cluster's other CRDs, schemas and all, are not listed to wait for a few.
+  const crds = merge(
+    ...[...pending].map((name) => informer(kubeSource(kc, CRDS, { fieldSelector: `metadata.name=${name}` }), { name: `crd install ${name}`, onError: (e) => (lastError = e) })),
+  );
   return new Promise<number>((resolve) => {
     let subscription: Subscription | undefined;
     let done = false;
