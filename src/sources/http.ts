@@ -88,7 +88,7 @@ export async function* getBody(kc: KubeConfig, url: string, what: string, signal
           controller.abort(new ConnectionError(`${what}: the list took longer than listTimeoutMs plus listTimeoutPerMiBMs for the ${mib} MiB received`, { code: 'TIMEOUT' }));
         }
       },
-      timerDelay(Math.max(0, Math.min(idleLeft, listLeft))),
+      timerDelay(Math.min(idleLeft, listLeft)),
     );
   };
   const disarm = (): void => {
