@@ -19,6 +19,7 @@ import { allow, deny } from './verdict.js';
 export const admission = Object.freeze({ validating, mutating, allow, deny });
 
 export { isWebhook } from './isWebhook.js';
+export { webhookManifests, type WebhookManifestsOptions, type WebhookClientConfig } from './manifests.js';
 export { AdmissionWebhookError } from './AdmissionWebhookError.js';
 export type { AdmissionWebhook, ValidatingWebhook, MutatingWebhook } from './webhooks.js';
 export type { AdmissionContext, ValidatingHandler, MutatingHandler, OperationsOf } from './context.js';

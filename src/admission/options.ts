@@ -102,6 +102,9 @@ export function parseWebhookOptions(where: string, type: 'validating' | 'mutatin
   if (!Array.isArray(operations) || operations.length === 0 || !operations.every((op) => (OPERATIONS as readonly unknown[]).includes(op))) {
     throw new TypeError(`${where}: option "operations" must be a non-empty array of ${OPERATIONS.map((x) => JSON.stringify(x)).join(', ')}, got ${describeValue(o.operations)}`);
   }
+  if (operations.includes('*') && operations.length > 1) {
+    throw new TypeError(`${where}: option "operations" must list '*' alone (it already means every operation), got ${describeValue(o.operations)}`);
+  }
   const timeoutSeconds = numberOption(where, 'timeoutSeconds', o.timeoutSeconds, 10, { min: 1, integer: true });
   if (timeoutSeconds > 30) throw new TypeError(`${where}: option "timeoutSeconds" must be at most 30 (kube-apiserver's limit), got ${timeoutSeconds}`);
   if (type === 'validating' && o.reinvocationPolicy !== undefined) {

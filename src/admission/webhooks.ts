@@ -35,6 +35,14 @@ export interface MutatingWebhook<T extends KubeObject = KubeObject> extends Admi
   readonly type: 'mutating';
 }
 
+// Webhooks made here: webhookManifests registers these only (a conversion webhook has no rules to register).
+const made = new WeakSet<object>();
+
+/** Whether a value is a validating or mutating webhook made by `admission.validating` or `admission.mutating`. */
+export function isAdmissionWebhook(value: unknown): value is AdmissionWebhook {
+  return typeof value === 'object' && value !== null && made.has(value);
+}
+
 type Decide = (request: AdmissionRequest, signal: AbortSignal) => Promise<WebhookAnswer>;
 
 function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: WebhookTarget, options: ParsedWebhookOptions, decide: Decide): W {
@@ -52,7 +60,9 @@ function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: Webhoo
     const request = readRequest(body);
     return typeof request === 'string' ? badRequest(request) : reviewRequest(request, signal);
   };
-  return Object.freeze({ type, path: options.path, name: options.name, target, options, review, reviewRequest }) as unknown as W;
+  const webhook = Object.freeze({ type, path: options.path, name: options.name, target, options, review, reviewRequest });
+  made.add(webhook);
+  return webhook as unknown as W;
 }
 
 function verdictResponse(verdict: AdmissionVerdict): Omit<AdmissionResponse, 'uid'> {
