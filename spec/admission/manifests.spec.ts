@@ -124,7 +124,7 @@ describe('webhookManifests', () => {
       [{ ...base, webhooks: [{}] }, /webhooks\[0\] is not a webhook/],
       [{ ...base, webhooks: [validateWebsite, admission.validating(Website, () => admission.allow(), { path: '/other' })] }, /two validating webhooks are named "vwebsite.example.com"/],
       [{ ...base, webhooks: [validateWebsite, admission.validating('v1/pods', () => admission.allow(), { path: validateWebsite.path })] }, /two webhooks have the path/],
-      [{ ...base, webhooks: [{ type: 'validating', path: '/v', review: async () => ({ status: 200, body: {} }) }] }, /not made by admission.validating/],
+      [{ ...base, webhooks: [{ type: 'validating', path: '/v', review: async () => ({ status: 200, body: {} }) }] }, /without the name, resource and options/],
       [{ ...base, extra: 1 }, /unknown option "extra"/],
     ];
     for (const [opts, message] of bad) expect(() => webhookManifests(opts as never), JSON.stringify(opts)).toThrow(message);

@@ -129,7 +129,7 @@ export function webhookManifests(opts: WebhookManifestsOptions): readonly object
     if (paths.has(w.path)) throw new TypeError(`${WHERE}: webhooks[${i}]: two webhooks have the path ${JSON.stringify(w.path)}; give one a \`path\` option`);
     paths.add(w.path);
     if (w.type === 'conversion') return;
-    if (!isAdmissionWebhook(w)) throw new TypeError(`${WHERE}: webhooks[${i}] is a ${w.type} webhook not made by admission.${w.type}; its rules are unknown`);
+    if (!isAdmissionWebhook(w)) throw new TypeError(`${WHERE}: webhooks[${i}] is a ${w.type} webhook without the name, resource and options admission.${w.type} gives it; its rules are unknown`);
     if (names[w.type].has(w.name)) throw new TypeError(`${WHERE}: webhooks[${i}]: two ${w.type} webhooks are named ${JSON.stringify(w.name)}; give one a \`name\` option`);
     names[w.type].add(w.name);
     byType[w.type].push(entry(w, client, caBundle));

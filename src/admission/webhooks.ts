@@ -35,12 +35,21 @@ export interface MutatingWebhook<T extends KubeObject = KubeObject> extends Admi
   readonly type: 'mutating';
 }
 
-// Webhooks made here: webhookManifests registers these only (a conversion webhook has no rules to register).
-const made = new WeakSet<object>();
-
-/** Whether a value is a validating or mutating webhook made by `admission.validating` or `admission.mutating`. */
-export function isAdmissionWebhook(value: unknown): value is AdmissionWebhook {
-  return typeof value === 'object' && value !== null && made.has(value);
+/**
+ * Whether a webhook is a validating or mutating one with its name, resource
+ * and options, as `admission.validating` and `admission.mutating` make them.
+ * By shape, not by identity: `rxkube manifests` reads a module that may
+ * resolve 'rxkube' to another copy than the command's own.
+ */
+export function isAdmissionWebhook(value: Webhook): value is AdmissionWebhook {
+  const w = value as Partial<AdmissionWebhook>;
+  const t = w.target as Partial<WebhookTarget> | undefined;
+  const o = w.options as Partial<ParsedWebhookOptions> | undefined;
+  return (
+    (w.type === 'validating' || w.type === 'mutating') && typeof w.name === 'string' &&
+    typeof t?.group === 'string' && typeof t.version === 'string' && typeof t.plural === 'string' && typeof t.namespaced === 'boolean' &&
+    Array.isArray(o?.operations) && typeof o.timeoutSeconds === 'number' && typeof o.failurePolicy === 'string' && typeof o.sideEffects === 'string'
+  );
 }
 
 type Decide = (request: AdmissionRequest, signal: AbortSignal) => Promise<WebhookAnswer>;
@@ -60,9 +69,7 @@ function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: Webhoo
     const request = readRequest(body);
     return typeof request === 'string' ? badRequest(request) : reviewRequest(request, signal);
   };
-  const webhook = Object.freeze({ type, path: options.path, name: options.name, target, options, review, reviewRequest });
-  made.add(webhook);
-  return webhook as unknown as W;
+  return Object.freeze({ type, path: options.path, name: options.name, target, options, review, reviewRequest }) as unknown as W;
 }
 
 function verdictResponse(verdict: AdmissionVerdict): Omit<AdmissionResponse, 'uid'> {
