@@ -97,6 +97,31 @@ describe('webhookManifests', () => {
     expect(Object.isFrozen(validating.webhooks[0].rules[0])).toBe(true);
   });
 
+  it('gives the CRDs of customResources first; one that converts gets the conversion webhook at /convert', () => {
+    const seen: unknown[] = [];
+    const Shop = {
+      kind: 'Shop',
+      conversion: {},
+      crd: (o?: unknown) => {
+        seen.push(o);
+        return { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'shops.example.com' } };
+      },
+    };
+    const out = webhookManifests({
+      name: 'shop',
+      webhooks: [validateWebsite],
+      customResources: [Website, Shop as never],
+      clientConfig: { service: { namespace: 'shop-system', name: 'hooks', port: 9443 } },
+      caBundle: pem,
+    }) as any[];
+    expect(out.map((o) => o.kind)).toEqual(['CustomResourceDefinition', 'CustomResourceDefinition', 'ValidatingWebhookConfiguration']);
+    expect(out[0]).toEqual(Website.crd());
+    expect(seen).toEqual([{ conversionWebhook: { service: { namespace: 'shop-system', name: 'hooks', port: 9443, path: '/convert' } }, caBundle: pem }]);
+    webhookManifests({ name: 'shop', webhooks: [], customResources: [Shop as never], clientConfig: { url: 'https://h:1/' } });
+    expect(seen[1]).toEqual({ conversionWebhook: { url: 'https://h:1/convert' } });
+    expect(() => webhookManifests({ name: 'shop', webhooks: [], customResources: [{} as never], clientConfig: { url: 'https://h' } })).toThrow(/customResources\[0\] is not a customResource definition/);
+  });
+
   it('a url client config gets the path appended', () => {
     const [config] = webhookManifests({ name: 'e2e', webhooks: [validateWebsite], clientConfig: { url: 'https://127.0.0.1:9443/' } }) as any[];
     expect(config.webhooks[0].clientConfig).toEqual({ url: 'https://127.0.0.1:9443/validate-example-com-v1-website' });

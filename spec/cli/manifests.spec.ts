@@ -19,11 +19,14 @@ describe('rxkube manifests', () => {
     expect(code).toBe(0);
     const docs = loadAll(stdout) as Doc[];
     expect(docs.map((d) => `${d.kind} ${d.metadata.name}`)).toEqual([
+      'CustomResourceDefinition shops.example.com',
       'CustomResourceDefinition websites.example.com',
       'ValidatingWebhookConfiguration shop-webhooks',
       'MutatingWebhookConfiguration shop-webhooks',
     ]);
-    const [, validating, mutating] = docs as [Doc, Doc, Doc];
+    const [shop, , validating, mutating] = docs as [Doc, Doc, Doc, Doc];
+    // A definition that converts gets the conversion webhook at /convert through the same Service.
+    expect(shop.spec.conversion.webhook.clientConfig).toEqual({ service: { namespace: 'shop-system', name: 'shop-webhooks', port: 8443, path: '/convert' } });
     expect(validating.webhooks).toEqual([
       {
         name: 'vwebsite.example.com',
@@ -54,6 +57,8 @@ describe('rxkube manifests', () => {
     const validating = list.items.find((d) => d.kind === 'ValidatingWebhookConfiguration') as Doc;
     expect(validating.metadata.name).toBe('e2e');
     expect(validating.webhooks?.[0].clientConfig).toEqual({ url: 'https://127.0.0.1:9443/validate-example-com-v1-website', caBundle: Buffer.from(pem).toString('base64') });
+    const shop = list.items.find((d) => d.metadata.name === 'shops.example.com') as Doc;
+    expect(shop.spec.conversion.webhook.clientConfig).toEqual({ url: 'https://127.0.0.1:9443/convert', caBundle: pem });
   });
 
   it('needs exactly one of --service and --url, well formed', async () => {

@@ -1,3 +1,4 @@
+import type { CustomResource } from '../crd/customResource.js';
 import { checkOptionNames, describeValue } from '../options/validate.js';
 import { deepFreeze } from '../store/deepFreeze.js';
 import { isWebhook } from './isWebhook.js';
@@ -17,6 +18,12 @@ export interface WebhookManifestsOptions {
   readonly webhooks: readonly Webhook[];
   /** How kube-apiserver reaches the runner; each webhook's path is added. */
   readonly clientConfig: WebhookClientConfig;
+  /**
+   * Custom resources whose CRDs come first in the result; one that converts
+   * between versions gets `spec.conversion` pointing at the same client
+   * config with the path `/convert`. @default []
+   */
+  readonly customResources?: readonly CustomResource<any, any>[];
   /** The PEM CA certificate(s) that signed the serving certificate. @default none: the cluster's roots (or cert-manager's CA injector) */
   readonly caBundle?: string;
 }
@@ -63,6 +70,19 @@ function caBundleOption(value: unknown): string | undefined {
   return Buffer.from(value, 'utf8').toString('base64');
 }
 
+/** A definition by shape (`crd()` beside its kind): a module may resolve 'rxkube' to another copy than this one. */
+function isDefinitionLike(value: unknown): value is { readonly kind: string; readonly conversion?: unknown; crd(options?: unknown): object } {
+  const v = value as { crd?: unknown; kind?: unknown } | null | undefined;
+  return typeof v?.crd === 'function' && typeof v.kind === 'string';
+}
+
+/** The CRD of a definition; one with converters gets the conversion webhook's client config (the runner serves `/convert`). */
+function crdOf(def: { readonly conversion?: unknown; crd(options?: unknown): object }, client: ClientConfig, pem: string | undefined): object {
+  if (def.conversion === undefined) return def.crd();
+  const conversionWebhook = 'url' in client ? { url: `${client.url}/convert` } : { service: { ...client.service, path: '/convert' } };
+  return def.crd({ conversionWebhook, ...(pem === undefined ? {} : { caBundle: pem }) });
+}
+
 function entry(w: AdmissionWebhook, client: ClientConfig, caBundle: string | undefined): Record<string, unknown> {
   const o = w.options;
   const config = 'url' in client ? { url: `${client.url}${w.path}` } : { service: { ...client.service, path: w.path } };
@@ -94,7 +114,9 @@ function configuration(kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhook
  * version, plural and scope, its operations), its failure policy, side
  * effects, timeout, selectors and match policy, `admissionReviewVersions:
  * ['v1']`, and the client config with its path. A configuration with no
- * webhooks is left out; conversion webhooks are registered by their CRD.
+ * webhooks is left out; conversion webhooks are registered by their CRD:
+ * pass the definitions as `customResources` and their CRDs come first, those
+ * that convert with `spec.conversion` pointing at `/convert`.
  *
  * ## Example
  * ```ts
@@ -110,11 +132,11 @@ function configuration(kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhook
  * ```
  *
  * @param opts the configurations' name, the webhooks, where kube-apiserver reaches them, the CA bundle.
- * @returns the configurations: validating first, then mutating.
+ * @returns the CRDs, then the validating configuration, then the mutating one.
  * @throws TypeError naming a bad option, two webhooks with one name or one path.
  */
 export function webhookManifests(opts: WebhookManifestsOptions): readonly object[] {
-  const o = checkOptionNames(WHERE, opts, ['name', 'webhooks', 'clientConfig', 'caBundle']);
+  const o = checkOptionNames(WHERE, opts, ['name', 'webhooks', 'clientConfig', 'customResources', 'caBundle']);
   if (typeof o.name !== 'string' || o.name.length > 253 || !DNS_SUBDOMAIN.test(o.name)) {
     throw new TypeError(`${WHERE}: option "name" must be a lower-case DNS subdomain such as 'shop-operator', got ${describeValue(o.name)}`);
   }
@@ -134,7 +156,12 @@ export function webhookManifests(opts: WebhookManifestsOptions): readonly object
     names[w.type].add(w.name);
     byType[w.type].push(entry(w, client, caBundle));
   });
-  const out: object[] = [];
+  const customResources = o.customResources ?? [];
+  if (!Array.isArray(customResources)) throw new TypeError(`${WHERE}: option "customResources" must be an array of customResource definitions, got ${describeValue(o.customResources)}`);
+  const out: object[] = customResources.map((def: unknown, i) => {
+    if (!isDefinitionLike(def)) throw new TypeError(`${WHERE}: customResources[${i}] is not a customResource definition, got ${describeValue(def)}`);
+    return crdOf(def, client, o.caBundle as string | undefined);
+  });
   if (byType.validating.length > 0) out.push(configuration('ValidatingWebhookConfiguration', o.name, byType.validating));
   if (byType.mutating.length > 0) out.push(configuration('MutatingWebhookConfiguration', o.name, byType.mutating));
   return deepFreeze(out);

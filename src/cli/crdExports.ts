@@ -63,16 +63,16 @@ function compiledImportHint(err: unknown): string {
  * Anything shaped like a definition: a `crd()` method beside its kind. Not `isCustomResource`,
  * which knows only the definitions of this copy of rxkube: the module may resolve 'rxkube' to another.
  */
-export function isDefinition(value: unknown): value is { crd(options?: unknown): unknown } {
+export function isDefinition(value: unknown): value is { crd(): unknown } {
   const v = value as { crd?: unknown; kind?: unknown } | null | undefined;
   return typeof v?.crd === 'function' && typeof v.kind === 'string';
 }
 
 /** The CRD a definition gives, checked to be one. */
-export function crdOf(path: string, name: string, definition: { crd(options?: unknown): unknown }, options?: unknown): Record<string, unknown> {
+function crdOf(path: string, name: string, definition: { crd(): unknown }): Record<string, unknown> {
   let crd: unknown;
   try {
-    crd = options === undefined ? definition.crd() : definition.crd(options);
+    crd = definition.crd();
   } catch (err) {
     throw new UsageError(`${path}: export ${name}: crd() threw ${printable(err instanceof Error ? `${err.name}: ${err.message}` : String(err), { newlines: true })}`);
   }

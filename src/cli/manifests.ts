@@ -10,7 +10,8 @@ import { webhookManifests, type WebhookClientConfig } from '../admission/manifes
 import type { Webhook } from '../admission/types.js';
 import { printable } from '../errors/printable.js';
 import { jsonText } from '../store/jsonText.js';
-import { crdOf, importModule, isDefinition } from './crdExports.js';
+import type { CustomResource } from '../crd/customResource.js';
+import { importModule, isDefinition } from './crdExports.js';
 import { orderCrd } from './crdManifest.js';
 import { UsageError } from './usage.js';
 
@@ -44,11 +45,6 @@ function readCaBundle(path: string | undefined): string | undefined {
   }
 }
 
-/** The conversion webhook client config of a CRD: the runner serves ConversionReview at /convert. */
-function conversionClientConfig(client: WebhookClientConfig): unknown {
-  return 'url' in client ? { url: `${client.url.replace(/\/+$/, '')}/convert` } : { service: { ...client.service, path: '/convert' } };
-}
-
 /**
  * Loads the module and builds what the command prints: the CRDs of its
  * custom-resource definitions (with the conversion webhook for those that
@@ -66,29 +62,25 @@ export async function manifestsOf(module: string, flags: ManifestsFlags): Promis
   const shown = printable(module);
   const namespace = await importModule(module);
   const webhooks: Webhook[] = [];
-  const crds: Record<string, unknown>[] = [];
+  const definitions: CustomResource<any, any>[] = [];
   const seen = new Set<unknown>();
-  for (const [exported, value] of Object.entries(namespace)) {
+  for (const value of Object.values(namespace)) {
     if (seen.has(value)) continue;
     seen.add(value);
     if (isWebhook(value)) webhooks.push(value);
-    else if (isDefinition(value)) {
-      const converts = (value as { conversion?: unknown }).conversion !== undefined;
-      const options = converts ? { conversionWebhook: conversionClientConfig(clientConfig), ...(caBundle === undefined ? {} : { caBundle }) } : undefined;
-      crds.push(orderCrd(crdOf(shown, exported, value, options)));
-    }
+    else if (isDefinition(value)) definitions.push(value as CustomResource<any, any>);
   }
-  if (webhooks.length === 0 && crds.length === 0) {
+  if (webhooks.length === 0 && definitions.length === 0) {
     throw new UsageError(`${shown} exports no webhook (admission.validating, admission.mutating, admission.conversion) and no custom-resource definition; its exports: ${Object.keys(namespace).map((n) => printable(n)).join(', ') || 'none'}`);
   }
-  let configurations: readonly object[];
+  let objects: readonly object[];
   try {
-    configurations = webhookManifests({ name, webhooks, clientConfig, ...(caBundle === undefined ? {} : { caBundle }) });
+    objects = webhookManifests({ name, webhooks, clientConfig, customResources: definitions, ...(caBundle === undefined ? {} : { caBundle }) });
   } catch (err) {
-    if (err instanceof TypeError) throw new UsageError(err.message.replace(/option "clientConfig[^"]*"/, '--service/--url').replace('option "caBundle"', '--ca-bundle-file').replace('option "name"', '--name'));
+    if (err instanceof TypeError) throw new UsageError(`${shown}: ${err.message.replace(/option "clientConfig[^"]*"/, '--service/--url').replace('option "caBundle"', '--ca-bundle-file').replace('option "name"', '--name')}`);
     throw err;
   }
-  return [...crds, ...(configurations as Record<string, unknown>[])];
+  return (objects as Record<string, unknown>[]).map((o) => (o['kind'] === 'CustomResourceDefinition' ? orderCrd(o) : o));
 }
 
 /**
