@@ -80,6 +80,20 @@ describe('admission.mutating', () => {
     );
   });
 
+  it('for any change of lists past the edit-distance bound, the patch applied gives the wanted object', async () => {
+    const item = fc.oneof(fc.integer(), fc.record({ n: fc.integer(), tags: fc.array(fc.string(), { maxLength: 3 }) }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(item, { minLength: 65, maxLength: 90 }), fc.array(item, { minLength: 65, maxLength: 90 }), fc.boolean(), async (before, after, sameLength) => {
+        const wantedItems = sameLength ? before.map((x, i) => (i % 7 === 0 ? after[i % after.length] : x)) : after;
+        const sent = { ...deployment('web', 1), spec: { items: before } } as KubeObject;
+        const hook = admission.mutating('apps/v1/deployments', () => ({ ...sent, spec: { items: wantedItems } }) as never);
+        const response = responseOf(await hook.review(review({ object: sent }), never));
+        expect(patched(sent, response)).toEqual({ ...sent, spec: { items: wantedItems } });
+      }),
+      { numRuns: 50 },
+    );
+  });
+
   it('an object with a long list is diffed in bounded work: one changed item, an item added', async () => {
     const items = Array.from({ length: 20_000 }, (_, i) => ({ n: i }));
     const sent = { ...deployment('web', 1), spec: { items } } as KubeObject;
