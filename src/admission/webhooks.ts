@@ -66,7 +66,13 @@ function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: Webhoo
     }
   };
   const review = async (body: unknown, signal: AbortSignal): Promise<WebhookAnswer> => {
-    const request = readRequest(body);
+    let request: AdmissionRequest | string;
+    try {
+      request = readRequest(body);
+    } catch {
+      // Only a body that is not plain parsed JSON (a getter that throws) gets here.
+      request = 'the body is not plain JSON';
+    }
     return typeof request === 'string' ? badRequest(request) : reviewRequest(request, signal);
   };
   return Object.freeze({ type, path: options.path, name: options.name, target, options, review, reviewRequest }) as unknown as W;
