@@ -206,6 +206,20 @@ export {
   type RunManagerOptions,
   type LoadKubeConfigOptions,
 } from './manager/index.js';
+// the runner's certificates: generated for webhooks and tests, and read back
+export {
+  generateCa,
+  issueServing,
+  selfSigned,
+  describePair,
+  CertificateError,
+  type TlsPair,
+  type IssuedPair,
+  type GenerateCaOptions,
+  type ServingOptions,
+  type PairDescription,
+  type CertificateErrorCode,
+} from './manager/index.js';
 
 // sharding: the sharder, its hash ring, labels and membership, for a layout shardedController does not cover
 export {
