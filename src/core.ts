@@ -272,3 +272,24 @@ export { reportError, createStderrReporter, type ErrorSink, type StderrReporterO
 export { CallbackError } from './errors/CallbackError.js';
 export { MalformedDocumentError } from './errors/MalformedDocumentError.js';
 export { printable, type PrintableOptions } from './errors/printable.js';
+
+// admission webhooks: the guard that finds them in a module, the error a failing handler reports, detail types
+export {
+  isWebhook,
+  AdmissionWebhookError,
+  type AdmissionWebhook,
+  type ValidatingHandler,
+  type MutatingHandler,
+  type OperationsOf,
+  type AdmissionResource,
+  type WebhookTarget,
+  type AllowOptions,
+  type DenyOptions,
+  type WebhookFailure,
+  type AdmissionOperation,
+  type AdmissionResponse,
+  type AdmissionStatus,
+  type UserInfo,
+  type GroupVersionKind,
+  type GroupVersionResource,
+} from './admission/index.js';
