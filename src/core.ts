@@ -193,6 +193,10 @@ export type {
   VersionObjects,
   StorageVersion,
   CustomResourceDefinitionVersion,
+  CustomResourceConversion,
+  CrdOptions,
+  ConversionWebhookClient,
+  ConversionOptions,
   ConditionUpdate,
 } from './crd/index.js';
 // Tells this copy of rxkube's definitions from look-alikes (tooling that loads users' modules).

@@ -1,6 +1,8 @@
 import type { KubeObject, ObjectMeta } from '../store/types.js';
 import type { TypedResource } from '../sources/resources.js';
 import { buildCrd, type CustomResourceDefinition } from './crdObject.js';
+import { crdFor, type CrdOptions } from './crdConversion.js';
+import { registerConversion, type ConversionOptions, type DefinitionConversion } from './conversion.js';
 import { parseDefinition, type ParsedDefinition, type ParsedVersion } from './definition.js';
 import type { CustomResourceOptions, MultiVersionOptions, ServedVersionOptions } from './options.js';
 import type { CheckedSchema, SchemaOutput } from './schemaSource.js';
@@ -60,11 +62,16 @@ export interface CustomResource<T extends KubeObject = KubeObject, Versions exte
   readonly versions: readonly string[];
   /** The objects' type, for `typeof Website.Type` only: reading it at run time throws. */
   readonly Type: T;
+  /** Whether the definition has converters (its `conversion` option), so that its CRD needs a conversion webhook. */
+  readonly hasConversion: boolean;
   /**
    * The `apiextensions.k8s.io/v1` CustomResourceDefinition, as plain frozen
-   * JSON: the same object on every call.
+   * JSON. Without `conversion`, called with no argument (anything else is a
+   * TypeError), and the same object on every call. With `conversion`,
+   * `options.conversionWebhook` is required (a TypeError naming it
+   * otherwise): the CRD's `spec.conversion` sends ConversionReviews there.
    */
-  crd(): CustomResourceDefinition;
+  crd(options?: CrdOptions): CustomResourceDefinition;
   /**
    * Validates an object of this view's version: `apiVersion`, `kind` and
    * the metadata's shape, then `spec` and `status` by the schema library's
@@ -136,7 +143,15 @@ const definitions = new WeakSet<object>();
  * @throws CustomResourceSchemaError naming a field whose schema cannot be structural.
  */
 export function customResource<const G extends string, const K extends string, const Vs extends Record<string, ServedVersionOptions<any, any>>>(
-  options: MultiVersionOptions<G, K, Vs> & { readonly versions: { readonly [V in keyof Vs]: { readonly spec: CheckedSchema<Vs[V]['spec']> } } },
+  options: MultiVersionOptions<G, K, Vs> & {
+    readonly versions: { readonly [V in keyof Vs]: { readonly spec: CheckedSchema<Vs[V]['spec']> } };
+    /**
+     * Converters between versions, hub and spoke: for every version but the storage version, `toStorage` and
+     * `fromStorage`, served by `admission.conversion(definition)`. None: the API server only rewrites apiVersion.
+     * @default none
+     */
+    readonly conversion?: NoInfer<ConversionOptions<VersionObjects<G, K, Vs>, StorageVersion<Vs>>>;
+  },
 ): CustomResource<VersionObjects<G, K, Vs>[StorageVersion<Vs>], VersionObjects<G, K, Vs>>;
 export function customResource<const G extends string, const V extends string, const K extends string, S, St = undefined>(
   options: CustomResourceOptions<G, V, K, S, St>,
@@ -145,7 +160,15 @@ export function customResource(options: unknown): CustomResource {
   const def = parseDefinition(options);
   const crd = buildCrd(def);
   const views = new Map<string, CustomResource>();
-  for (const version of def.versions) views.set(version.name, view(def, version, crd, views));
+  const conversion: DefinitionConversion | undefined =
+    def.conversion === undefined
+      ? undefined
+      : Object.freeze({ group: def.group, kind: def.kind, storage: def.storage.name, versions: Object.freeze(def.versions.map((v) => v.name)), converters: def.conversion });
+  for (const version of def.versions) {
+    const made = view(def, version, crd, views);
+    if (conversion !== undefined) registerConversion(made, conversion);
+    views.set(version.name, made);
+  }
   return views.get(def.storage.name) as CustomResource;
 }
 
@@ -181,7 +204,8 @@ function view(def: ParsedDefinition, version: ParsedVersion, crd: CustomResource
     shortNames: Object.freeze([...def.shortNames]),
     categories: Object.freeze([...def.categories]),
     versions: Object.freeze(def.versions.map((v) => v.name)),
-    crd: (): CustomResourceDefinition => crd,
+    hasConversion: def.conversion !== undefined,
+    crd: (options?: CrdOptions): CustomResourceDefinition => crdFor(def.kind, crd, def.conversion !== undefined, options),
     validate: (obj: unknown): ValidationResult<KubeObject> => validateObject(def, version, obj) as ValidationResult<KubeObject>,
     forVersion: (name: string): CustomResource => {
       const found = views.get(name);
