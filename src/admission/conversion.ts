@@ -94,7 +94,7 @@ export function conversionWebhook(...args: readonly unknown[]): ConversionWebhoo
 
 function readArguments(args: readonly unknown[]): { conversions: ReadonlyMap<string, DefinitionConversion>; path: string } {
   const last = args[args.length - 1];
-  const hasOptions = args.length > 0 && conversionOf(last) === undefined && !isDefinitionLike(last);
+  const hasOptions = isPlainObject(last) && conversionOf(last) === undefined && !isDefinitionLike(last);
   const options = hasOptions ? checkOptionNames('admission.conversion', last, ['path']) : {};
   const definitions = hasOptions ? args.slice(0, -1) : args;
   if (definitions.length === 0) throw new TypeError('admission.conversion: give at least one definition made by customResource() with a conversion option');
@@ -118,6 +118,12 @@ function readArguments(args: readonly unknown[]): { conversions: ReadonlyMap<str
     throw new TypeError(`admission.conversion: path must be a path starting with '/', without query or fragment, got ${describeValue(path)}`);
   }
   return { conversions, path };
+}
+
+function isPlainObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 function isDefinitionLike(value: unknown): boolean {
