@@ -57,7 +57,7 @@ describe('conversion is typed by the versions', () => {
 
   it('types crd() options', () => {
     expectTypeOf(Website.crd({ conversionWebhook: { url: 'https://h/convert' } })).toEqualTypeOf<CustomResourceDefinition>();
-    expectTypeOf(Website.crd({ conversionWebhook: { service: { namespace: 'a', name: 'b', port: 9443 } }, caBundle: '' })).toEqualTypeOf<CustomResourceDefinition>();
+    expectTypeOf(Website.crd({ conversionWebhook: { service: { namespace: 'a', name: 'b', port: 9443 } } })).toEqualTypeOf<CustomResourceDefinition>();
     const mistakes = (): void => {
       // @ts-expect-error a service or a url, not both
       Website.crd({ conversionWebhook: { url: 'https://h/convert', service: { namespace: 'a', name: 'b' } } });
