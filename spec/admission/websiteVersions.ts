@@ -6,10 +6,13 @@ import { customResource } from '../../src/index.js';
 
 const status = z.object({ readyReplicas: z.number().int().optional() });
 
-/** `nginx:1.25` → nginx, 1.25; `registry:5000/app` → registry:5000/app, '' (a colon before the last slash is a port). */
+/**
+ * `nginx:1.25` → nginx, 1.25; `registry:5000/app` → registry:5000/app, '' (a colon before the last slash is
+ * a port); `nginx:` → nginx:, '' (an empty tag would not come back).
+ */
 export function splitImage(image: string): { repository: string; tag: string } {
   const colon = image.lastIndexOf(':');
-  return colon > image.lastIndexOf('/') ? { repository: image.slice(0, colon), tag: image.slice(colon + 1) } : { repository: image, tag: '' };
+  return colon > image.lastIndexOf('/') && colon < image.length - 1 ? { repository: image.slice(0, colon), tag: image.slice(colon + 1) } : { repository: image, tag: '' };
 }
 
 export function joinImage(repository: string, tag: string): string {
