@@ -262,3 +262,7 @@ export { reportError, createStderrReporter, type ErrorSink, type StderrReporterO
 export { CallbackError } from './errors/CallbackError.js';
 export { MalformedDocumentError } from './errors/MalformedDocumentError.js';
 export { printable, type PrintableOptions } from './errors/printable.js';
+
+// conversion webhooks: ConversionReviews answered with a definition's converters (attached as admission.conversion)
+export { conversionWebhook, type ConversionWebhook, type ConversionWebhookOptions, type ConversionAnswer } from './admission/conversion.js';
+export type { Webhook, WebhookAnswer } from './admission/webhook.js';

@@ -7,7 +7,7 @@ import type { CustomResource } from '../crd/customResource.js';
 import { convertedMetadataProblem } from './convertedMetadata.js';
 import type { Webhook, WebhookAnswer } from './webhook.js';
 
-// The conversion webhook (WH-47…WH-55): apiextensions.k8s.io/v1 ConversionReview in and out, each object
+// The conversion webhook (WH-45…WH-52): apiextensions.k8s.io/v1 ConversionReview in and out, each object
 // converted through the storage version with the definition's converters.
 
 /** Options of {@link conversionWebhook}, given as its last argument. */
@@ -77,12 +77,12 @@ const MAX_QUOTED = 256;
  * console.log(convert.path); // /convert
  * ```
  *
- * @param args The definitions (each made with `conversion`, each kind once), then optionally `{ path }`.
+ * @param definitions The definitions (each made with `conversion`, each kind once), then optionally `{ path }`.
  * @returns The webhook.
  * @throws TypeError for no definition, a definition without `conversion`, a kind given twice, or a bad path.
  */
 export function conversionWebhook(...definitions: readonly CustomResource<any, any>[]): ConversionWebhook;
-export function conversionWebhook(...args: [...definitions: CustomResource<any, any>[], options: ConversionWebhookOptions]): ConversionWebhook;
+export function conversionWebhook(...definitions: [...definitions: CustomResource<any, any>[], options: ConversionWebhookOptions]): ConversionWebhook;
 export function conversionWebhook(...args: readonly unknown[]): ConversionWebhook {
   const { conversions, path } = readArguments(args);
   return Object.freeze({

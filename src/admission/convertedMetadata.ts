@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { printable } from '../errors/printable.js';
 
-// What a converter may do to metadata (WH-50): change labels and annotations, valid ones, and nothing else.
+// What a converter may do to metadata (WH-48): change labels and annotations, valid ones, and nothing else.
 
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

@@ -1,6 +1,6 @@
 /**
  * `--webhook-service`, `--webhook-url` and `--ca-bundle-file` of `rxkube crd generate | install`: where the
- * CRD of a definition with converters sends ConversionReviews (semantics WH-46).
+ * CRD of a definition with converters sends ConversionReviews (semantics WH-44).
  */
 import { readFileSync, statSync } from 'node:fs';
 import type { CrdOptions } from '../crd/crdConversion.js';

@@ -1,6 +1,6 @@
 import { checkOptionNames, describeValue } from '../options/validate.js';
 
-// A definition's `conversion` option (WH-40…WH-43): hub and spoke, every version but the storage version
+// A definition's `conversion` option (WH-40, WH-41): hub and spoke, every version but the storage version
 // converted to and from it, checked when the definition is made.
 
 /** One converter as the definition keeps it: what the user gave, typed for the webhook that calls it. */
@@ -16,7 +16,7 @@ export interface VersionConverters {
 export type Converters = ReadonlyMap<string, VersionConverters>;
 
 /**
- * `conversion` of {@link customResource}: for each version other than the
+ * `conversion` of `customResource`: for each version other than the
  * storage version, a converter to the storage version and one back.
  */
 export type ConversionOptions<Objects, Storage extends keyof Objects> = {

@@ -2,7 +2,7 @@ import { checkOptionNames, describeValue } from '../options/validate.js';
 import type { CustomResourceConversion, CustomResourceDefinition } from './crdObject.js';
 import { deepFreeze } from '../store/deepFreeze.js';
 
-// crd(options): the CRD's spec.conversion for a definition with converters (WH-44…WH-46), checked as
+// crd(options): the CRD's spec.conversion for a definition with converters (WH-42, WH-43), checked as
 // apiextensions validation checks a WebhookClientConfig.
 
 /** Where the API server reaches the conversion webhook: a Service in the cluster, or a URL. */

@@ -115,7 +115,11 @@ const definitions = new WeakSet<object>();
  *
  * Several versions: `versions: { v1: {…}, v2: { …, storage: true } }`, one
  * of them the storage version; the definition then reads as its storage
- * version, and `forVersion('v1')` gives each version's view.
+ * version, and `forVersion('v1')` gives each version's view. With
+ * `conversion: { v1: { toStorage, fromStorage } }` — converters typed from
+ * the version schemas, for every version but the storage version — the
+ * versions differ in shape: `admission.conversion(definition)` serves them as
+ * the conversion webhook, and `crd({ conversionWebhook })` points the CRD at it.
  *
  * ## Example
  * ```ts
