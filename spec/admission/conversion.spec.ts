@@ -217,6 +217,13 @@ describe('conversionWebhook refuses', () => {
     expect(bodyOf(answer).response.convertedObjects[0]?.['metadata']).toEqual({ name: 'a', namespace: 'n', uid: 'u', resourceVersion: '7' });
   });
 
+  it('a body no JSON parser gives (a function inside) with 500, reported, never a rejection', async () => {
+    const answer = await webhook.review(conversionReview('example.com/v2', [{ ...v1, spec: { image: 'nginx', replicas: 1, hook: () => 1 } }]), signal);
+    expect(answer.status).toBe(500);
+    expect(answer.body).toMatchObject({ kind: 'Status', code: 500, reason: 'InternalError' });
+    expect(reported).toHaveLength(1);
+  });
+
   it('a request already aborted: Failure', async () => {
     const controller = new AbortController();
     controller.abort();

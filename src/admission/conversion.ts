@@ -88,7 +88,7 @@ export function conversionWebhook(...args: readonly unknown[]): ConversionWebhoo
   return Object.freeze({
     type: 'conversion' as const,
     path,
-    review: (body: unknown, signal: AbortSignal): Promise<ConversionAnswer> => Promise.resolve(answer(conversions, body, signal)),
+    review: (body: unknown, signal: AbortSignal): Promise<ConversionAnswer> => Promise.resolve(guardedAnswer(conversions, body, signal)),
   });
 }
 
@@ -144,6 +144,16 @@ class Refusal {
   constructor(message: string, threw: boolean) {
     this.message = message;
     this.threw = threw;
+  }
+}
+
+/** The answer, or a 500 when the body is something a server's JSON.parse cannot give (a function, a getter that throws). */
+function guardedAnswer(conversions: ReadonlyMap<string, DefinitionConversion>, body: unknown, signal: AbortSignal): ConversionAnswer {
+  try {
+    return answer(conversions, body, signal);
+  } catch (err) {
+    reportError(new CallbackError('admission.conversion', 'the review could not be answered', err));
+    return { status: 500, body: { apiVersion: 'v1', kind: 'Status', status: 'Failure', reason: 'InternalError', code: 500, message: 'the conversion webhook could not read the request' } };
   }
 }
 
@@ -208,9 +218,10 @@ function convertOne(conversions: ReadonlyMap<string, DefinitionConversion>, obj:
 function step(conversion: DefinitionConversion, input: Record<string, unknown>, version: string, direction: 'toStorage' | 'fromStorage', target: string): Record<string, unknown> | Refusal {
   const converter = conversion.converters.get(version)?.[direction] as Converter;
   const what = `${conversion.kind} ${version} ${direction}`;
+  const copy = structuredClone(input);
   let result: unknown;
   try {
-    result = converter(structuredClone(input));
+    result = converter(copy);
   } catch (err) {
     reportError(new CallbackError('admission.conversion', `${what} threw converting ${nameOf(input).trim() || 'an object'}`, err));
     return new Refusal(`${what} threw: ${quoteText(err instanceof Error ? `${err.name}: ${err.message}` : String(err))}`, true);

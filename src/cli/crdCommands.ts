@@ -74,10 +74,9 @@ export function crdCommand(): Command {
     command
       .option('--webhook-service <namespace/name[:port]>', 'conversion webhook of definitions with converters: a Service (path /convert, port 443 unless given)')
       .option('--webhook-url <url>', 'conversion webhook of definitions with converters: an https:// URL')
-      .option('--ca-bundle-file <path>', "PEM file of the CA the API server trusts for the conversion webhook");
+      .option('--ca-bundle-file <path>', 'PEM file of the CA the API server trusts for the conversion webhook');
 
-  webhookFlags(crd
-    .command('generate'))
+  webhookFlags(crd.command('generate'))
     .description("Print the CustomResourceDefinition of every custom resource a module exports, ready for 'kubectl apply -f -'.")
     .argument('<module>', 'a .ts, .mts, .js or .mjs module exporting customResource() definitions')
     .addOption(new Option('-o, --output <format>', 'yaml (documents separated by ---) or json (a v1 List)').choices(['yaml', 'json']).default('yaml'))
@@ -90,8 +89,7 @@ export function crdCommand(): Command {
       }),
     );
 
-  webhookFlags(crd
-    .command('install'))
+  webhookFlags(crd.command('install'))
     .description('Server-side apply the CRDs of a module or a YAML/JSON file, and wait until each is Established.')
     .argument('<source>', 'a module exporting customResource() definitions, or a .yaml/.yml/.json file of CRDs')
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
