@@ -195,6 +195,7 @@ export type {
   CustomResourceDefinitionVersion,
   CustomResourceConversion,
   CrdOptions,
+  CrdArguments,
   ConversionWebhookClient,
   ConversionOptions,
   ConditionUpdate,

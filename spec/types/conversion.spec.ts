@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { customResource, type CustomResourceDefinition } from '../../src/index.js';
+import { customResource, type CustomResource, type CustomResourceDefinition } from '../../src/index.js';
 import { conversionWebhook, type ConversionWebhook } from '../../src/admission/conversion.js';
 import type { Webhook } from '../../src/admission/webhook.js';
 
@@ -32,7 +32,8 @@ const Website = customResource({
 describe('conversion is typed by the versions', () => {
   it('types each converter from the version schemas', () => {
     expectTypeOf<(typeof Website.Type)['apiVersion']>().toEqualTypeOf<'example.com/v2'>();
-    expectTypeOf(Website.hasConversion).toEqualTypeOf<boolean>();
+    expectTypeOf(Website.hasConversion).toEqualTypeOf<true>();
+    expectTypeOf(Website.forVersion('v1').hasConversion).toEqualTypeOf<true>();
   });
 
   it('does not compile with a missing version, an extra key, the storage version, or a converter of the wrong type', () => {
@@ -58,7 +59,23 @@ describe('conversion is typed by the versions', () => {
   it('types crd() options', () => {
     expectTypeOf(Website.crd({ conversionWebhook: { url: 'https://h/convert' } })).toEqualTypeOf<CustomResourceDefinition>();
     expectTypeOf(Website.crd({ conversionWebhook: { service: { namespace: 'a', name: 'b', port: 9443 } } })).toEqualTypeOf<CustomResourceDefinition>();
+    const Plain = customResource({ group: 'example.com', kind: 'Website', versions });
+    const Single = customResource({ group: 'example.com', version: 'v1', kind: 'Single', spec: z.object({}) });
+    expectTypeOf(Plain.hasConversion).toEqualTypeOf<false>();
+    expectTypeOf(Plain.crd()).toEqualTypeOf<CustomResourceDefinition>();
+    expectTypeOf(Single.crd()).toEqualTypeOf<CustomResourceDefinition>();
+    // Every definition is still a CustomResource, whatever its crd() takes.
+    const all: readonly CustomResource[] = [Website, Plain, Single, Website.forVersion('v1')];
+    expectTypeOf(all[0]!.crd).parameters.toEqualTypeOf<[options?: Parameters<typeof Website.crd>[0]]>();
     const mistakes = (): void => {
+      // @ts-expect-error a definition with converters needs its conversion webhook
+      Website.crd();
+      // @ts-expect-error in every version's view
+      Website.forVersion('v1').crd();
+      // @ts-expect-error a definition without converters has no conversion webhook
+      Plain.crd({ conversionWebhook: { url: 'https://h/convert' } });
+      // @ts-expect-error nor one of a single version
+      Single.crd({ conversionWebhook: { url: 'https://h/convert' } });
       // @ts-expect-error a service or a url, not both
       Website.crd({ conversionWebhook: { url: 'https://h/convert', service: { namespace: 'a', name: 'b' } } });
       // @ts-expect-error a service needs a name

@@ -41,7 +41,8 @@ export type CustomObject<ApiVersion extends string, Kind extends string, Spec, S
  * console.log(same.apiVersion, same.plural); // example.com/v1 websites
  * ```
  */
-export interface CustomResource<T extends KubeObject = KubeObject, Versions extends Record<string, KubeObject> = Record<string, T>> extends TypedResource<T> {
+export interface CustomResource<T extends KubeObject = KubeObject, Versions extends Record<string, KubeObject> = Record<string, T>, Conversion extends boolean = boolean>
+  extends TypedResource<T> {
   /** The API group: `example.com`. */
   readonly group: string;
   /** This view's version. */
@@ -63,7 +64,7 @@ export interface CustomResource<T extends KubeObject = KubeObject, Versions exte
   /** The objects' type, for `typeof Website.Type` only: reading it at run time throws. */
   readonly Type: T;
   /** Whether the definition has converters (its `conversion` option), so that its CRD needs a conversion webhook. */
-  readonly hasConversion: boolean;
+  readonly hasConversion: Conversion;
   /**
    * The `apiextensions.k8s.io/v1` CustomResourceDefinition, as plain frozen
    * JSON. Without `conversion`, called with no argument (anything else is a
@@ -71,7 +72,7 @@ export interface CustomResource<T extends KubeObject = KubeObject, Versions exte
    * `options.conversionWebhook` is required (a TypeError naming it
    * otherwise): the CRD's `spec.conversion` sends ConversionReviews there.
    */
-  crd(options?: CrdOptions): CustomResourceDefinition;
+  crd(...options: CrdArguments<Conversion>): CustomResourceDefinition;
   /**
    * Validates an object of this view's version: `apiVersion`, `kind` and
    * the metadata's shape, then `spec` and `status` by the schema library's
@@ -80,8 +81,11 @@ export interface CustomResource<T extends KubeObject = KubeObject, Versions exte
    */
   validate(obj: unknown): ValidationResult<T>;
   /** The view of another version of the definition: the same CRD, that version's type and validator. */
-  forVersion<V extends keyof Versions & string>(version: V): CustomResource<Versions[V], Versions>;
+  forVersion<V extends keyof Versions & string>(version: V): CustomResource<Versions[V], Versions, Conversion>;
 }
+
+/** What `crd()` takes: options with a conversion webhook when the definition has converters, nothing when it has none. */
+export type CrdArguments<Conversion extends boolean> = boolean extends Conversion ? [options?: CrdOptions] : Conversion extends true ? [options: CrdOptions] : [];
 
 /** The object type of every version of a multi-version definition. */
 export type VersionObjects<G extends string, K extends string, Vs> = {
@@ -154,12 +158,15 @@ export function customResource<const G extends string, const K extends string, c
      * `fromStorage`, served by `admission.conversion(definition)`. None: the API server only rewrites apiVersion.
      * @default none
      */
-    readonly conversion?: NoInfer<ConversionOptions<VersionObjects<G, K, Vs>, StorageVersion<Vs>>>;
+    readonly conversion: NoInfer<ConversionOptions<VersionObjects<G, K, Vs>, StorageVersion<Vs>>>;
   },
-): CustomResource<VersionObjects<G, K, Vs>[StorageVersion<Vs>], VersionObjects<G, K, Vs>>;
+): CustomResource<VersionObjects<G, K, Vs>[StorageVersion<Vs>], VersionObjects<G, K, Vs>, true>;
+export function customResource<const G extends string, const K extends string, const Vs extends Record<string, ServedVersionOptions<any, any>>>(
+  options: MultiVersionOptions<G, K, Vs> & { readonly versions: { readonly [V in keyof Vs]: { readonly spec: CheckedSchema<Vs[V]['spec']> } }; readonly conversion?: undefined },
+): CustomResource<VersionObjects<G, K, Vs>[StorageVersion<Vs>], VersionObjects<G, K, Vs>, false>;
 export function customResource<const G extends string, const V extends string, const K extends string, S, St = undefined>(
   options: CustomResourceOptions<G, V, K, S, St>,
-): CustomResource<CustomObject<`${G}/${V}`, K, SchemaOutput<S>, [St] extends [undefined] ? undefined : SchemaOutput<St>>>;
+): CustomResource<CustomObject<`${G}/${V}`, K, SchemaOutput<S>, [St] extends [undefined] ? undefined : SchemaOutput<St>>, Record<string, CustomObject<`${G}/${V}`, K, SchemaOutput<S>, [St] extends [undefined] ? undefined : SchemaOutput<St>>>, false>;
 export function customResource(options: unknown): CustomResource {
   const def = parseDefinition(options);
   const crd = buildCrd(def);
@@ -209,7 +216,7 @@ function view(def: ParsedDefinition, version: ParsedVersion, crd: CustomResource
     categories: Object.freeze([...def.categories]),
     versions: Object.freeze(def.versions.map((v) => v.name)),
     hasConversion: def.conversion !== undefined,
-    crd: (options?: CrdOptions): CustomResourceDefinition => crdFor(def.kind, crd, def.conversion !== undefined, options),
+    crd: (options?: unknown): CustomResourceDefinition => crdFor(def.kind, crd, def.conversion !== undefined, options),
     validate: (obj: unknown): ValidationResult<KubeObject> => validateObject(def, version, obj) as ValidationResult<KubeObject>,
     forVersion: (name: string): CustomResource => {
       const found = views.get(name);

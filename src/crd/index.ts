@@ -1,4 +1,4 @@
-export { customResource, isCustomResource, type CustomResource, type CustomObject, type VersionObjects, type StorageVersion } from './customResource.js';
+export { customResource, isCustomResource, type CustomResource, type CustomObject, type VersionObjects, type StorageVersion, type CrdArguments } from './customResource.js';
 export { CustomResourceSchemaError } from './CustomResourceSchemaError.js';
 export { jsonSchema, type TypedJsonSchema } from './jsonSchema.js';
 export type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceConversion } from './crdObject.js';
