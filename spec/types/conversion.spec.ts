@@ -92,6 +92,8 @@ describe('conversion is typed by the versions', () => {
       conversionWebhook({ path: '/x' }, Website);
       // @ts-expect-error not a definition
       conversionWebhook('example.com/v1/websites');
+      // @ts-expect-error a definition without converters
+      conversionWebhook(Website, customResource({ group: 'example.com', version: 'v1', kind: 'Single', spec: z.object({}) }));
     };
     expectTypeOf(mistakes).toBeFunction();
   });
