@@ -115,6 +115,18 @@ describe('conversionWebhook refuses', () => {
     expect(answer.body).toMatchObject({ kind: 'Status', code: 400, reason: 'BadRequest', message: expect.any(String) });
   });
 
+  it('a body of many keys with a message that does not list them', async () => {
+    const body = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`key${i}`, i]));
+    const answer = await webhook.review({ ...body, kind: { nested: body } }, signal);
+    expect(answer.status).toBe(400);
+    const { message } = answer.body as { message: string };
+    expect(message).toBe('expected kind ConversionReview of apiVersion apiextensions.k8s.io/v1 (the CRD asks for conversionReviewVersions [\'v1\']), got a value of type object of none');
+  });
+
+  it('an empty objects array with Success and no objects', async () => {
+    expect(bodyOf(await webhook.review(conversionReview('example.com/v2', []), signal)).response).toEqual({ uid: '705ab4f5-6393-11e8-b7cc-42010a800002', convertedObjects: [], result: { status: 'Success' } });
+  });
+
   it.each([
     ['a kind it has no converters for', { ...v1, kind: 'Blog' }, 'example.com/v2', /objects\[0\] \(web\/home\): this webhook has no converters for kind "Blog" of "example.com\/v1"; it converts Website of example.com/],
     ['a group it has no converters for', { ...v1, apiVersion: 'other.io/v1' }, 'example.com/v2', /no converters for kind "Website" of "other.io\/v1"/],

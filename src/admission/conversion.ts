@@ -180,7 +180,7 @@ function reviewResponse(uid: string, convertedObjects: readonly unknown[], resul
 
 /** The review's request, or why the body is not a ConversionReview. */
 function readReview(body: unknown): Review | string {
-  if (!isRecord(body)) return `expected a ConversionReview object, got ${body === undefined ? 'no JSON' : describeValue(body)}`;
+  if (!isRecord(body)) return `expected a ConversionReview object, got ${body === undefined ? 'no JSON' : quote(body)}`;
   if (body['kind'] !== 'ConversionReview' || body['apiVersion'] !== REVIEW_API_VERSION) {
     return `expected kind ConversionReview of apiVersion ${REVIEW_API_VERSION} (the CRD asks for conversionReviewVersions ['v1']), got ${quote(body['kind'])} of ${quote(body['apiVersion'])}`;
   }
@@ -238,7 +238,7 @@ function step(conversion: DefinitionConversion, input: Record<string, unknown>, 
 /** The converter's result as JSON (what the API server will read), or why it cannot be answered. */
 function checkedResult(kind: string, input: Record<string, unknown>, result: unknown): Record<string, unknown> | string {
   if (typeof (result as { then?: unknown } | null)?.then === 'function') return 'returned a Promise; converters are synchronous';
-  if (!isRecord(result)) return `returned ${describeValue(result)}, not an object`;
+  if (!isRecord(result)) return `returned ${quote(result)}, not an object`;
   let json: Record<string, unknown>;
   try {
     json = JSON.parse(JSON.stringify(result)) as Record<string, unknown>;
@@ -263,8 +263,12 @@ function nameOf(obj: unknown): string {
   return ` (${quoteText(namespace === '' ? name : `${namespace}/${name}`)})`;
 }
 
+/** A value from the request in a message: a string quoted, bounded and escaped; anything else by its type only, since an object's keys are the sender's. */
 function quote(value: unknown): string {
-  return typeof value === 'string' ? `"${quoteText(value)}"` : describeValue(value);
+  if (typeof value === 'string') return `"${quoteText(value)}"`;
+  if (value === undefined) return 'none';
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return Array.isArray(value) ? 'an array' : `a value of type ${typeof value}`;
 }
 
 function quoteText(text: string): string {
