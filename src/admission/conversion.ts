@@ -3,6 +3,7 @@ import { printable } from '../errors/printable.js';
 import { reportError } from '../errors/reportError.js';
 import { checkOptionNames, describeValue } from '../options/validate.js';
 import { conversionOf, type Converter, type DefinitionConversion } from '../crd/conversion.js';
+import { DEFAULT_CONVERSION_PATH } from '../crd/crdConversion.js';
 import type { CustomResource } from '../crd/customResource.js';
 import { convertedMetadataProblem } from './convertedMetadata.js';
 import type { Webhook, WebhookAnswer } from './webhook.js';
@@ -60,16 +61,13 @@ const MAX_QUOTED = 256;
  * const Website = customResource({
  *   group: 'example.com', kind: 'Website',
  *   versions: {
- *     v1: { spec: z.object({ image: z.string() }) },
- *     v2: { spec: z.object({ repository: z.string(), tag: z.string() }), storage: true },
+ *     v1: { spec: z.object({ image: z.string(), replicas: z.number().int() }) },
+ *     v2: { spec: z.object({ image: z.string(), scale: z.number().int() }), storage: true }, // replicas renamed
  *   },
  *   conversion: {
  *     v1: {
- *       toStorage: ({ metadata, spec }) => {
- *         const [repository = '', tag = 'latest'] = spec.image.split(':');
- *         return { apiVersion: 'example.com/v2', kind: 'Website', metadata, spec: { repository, tag } };
- *       },
- *       fromStorage: ({ metadata, spec }) => ({ apiVersion: 'example.com/v1', kind: 'Website', metadata, spec: { image: `${spec.repository}:${spec.tag}` } }),
+ *       toStorage: ({ metadata, spec }) => ({ apiVersion: 'example.com/v2', kind: 'Website', metadata, spec: { image: spec.image, scale: spec.replicas } }),
+ *       fromStorage: ({ metadata, spec }) => ({ apiVersion: 'example.com/v1', kind: 'Website', metadata, spec: { image: spec.image, replicas: spec.scale } }),
  *     },
  *   },
  * });
@@ -113,7 +111,7 @@ function readArguments(args: readonly unknown[]): { conversions: ReadonlyMap<str
     if (other !== undefined && other !== conversion) throw new TypeError(`admission.conversion: definitions[${i}] is a second definition of ${conversion.kind} in ${conversion.group}; give each kind once`);
     conversions.set(key, conversion);
   });
-  const path = options['path'] ?? '/convert';
+  const path = options['path'] ?? DEFAULT_CONVERSION_PATH;
   if (typeof path !== 'string' || !/^\/[\x21-\x7e]*$/.test(path) || /[?#]/.test(path)) {
     throw new TypeError(`admission.conversion: path must be a path starting with '/', without query or fragment, got ${describeValue(path)}`);
   }
