@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startApiServer } from '../../src/testing/index.js';
 import { runCli } from './run.js';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -63,5 +64,20 @@ describe('rxkube crd generate with a conversion webhook', () => {
     const { code, stderr } = await runCli(['crd', 'install', fixture('httpRoute.crd.yaml'), '--webhook-url', 'https://h/convert', '--kubeconfig', join(dir, 'none')]);
     expect(code).toBe(1);
     expect(stderr).toMatch(/httpRoute.crd.yaml: --webhook-service and --webhook-url set the conversion webhook of a module's definitions/);
+  });
+
+  it('crd install applies the CRD with its conversion webhook to the server', async () => {
+    const server = await startApiServer();
+    try {
+      const kubeconfig = join(dir, 'kubeconfig');
+      writeFileSync(kubeconfig, server.kubeConfigYaml());
+      const { code, stderr } = await runCli(['crd', 'install', fixture('conversionModule.ts'), '--webhook-service', 'web-system/web-webhook', '--kubeconfig', kubeconfig]);
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      const crd = server.get<Crd>('apiextensions.k8s.io/v1/customresourcedefinitions', undefined, 'websites.example.com');
+      expect(crd?.spec.conversion?.webhook.clientConfig).toEqual({ service: { namespace: 'web-system', name: 'web-webhook', path: '/convert', port: 443 } });
+    } finally {
+      await server.close();
+    }
   });
 });
