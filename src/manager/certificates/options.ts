@@ -20,7 +20,8 @@ import { checkOptionNames, describeValue, numberOption } from '../../options/val
  *
  * ## Example
  * ```ts
- * import { manager, type WebhookCertificates } from 'rxkube';
+ * import { manager } from 'rxkube';
+ * import { type WebhookCertificates } from 'rxkube/core';
  * import type { KubeConfig } from '@kubernetes/client-node';
  * import type { Controller } from 'rxkube';
  * declare const kc: KubeConfig;
