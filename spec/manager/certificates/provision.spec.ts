@@ -160,6 +160,16 @@ describe('provisioned webhook certificates', () => {
     expect(secret()?.type).toBe('Opaque'); // a Secret's type cannot change: kept
   });
 
+  it('prunes a CA whose certificate has ended from the Secret and every bundle', async () => {
+    const oldCa = await generateCa({ commonName: 'old', validityMs: 10 * DAY, now: Date.now() - 20 * DAY });
+    const ca = await generateCa({ commonName: 'ca', validityMs: 365 * DAY });
+    const pair = await issueServing(ca, { dnsNames: NAMES, validityMs: 365 * DAY });
+    await seedSecret(pair, ca.cert + oldCa.cert);
+    const { pairs } = provisioner(new BehaviorSubject(true));
+    await waitFor(() => secretPem('ca.crt') === ca.cert && everyBundleIs(ca.cert), 'the ended CA pruned');
+    expect(pairs).toEqual([{ cert: pair.cert, key: pair.key }]);
+  });
+
   it('issues anew, without the old CA, when the Secret is unreadable, and keeps the old CA when only the DNS names changed', async () => {
     const ca = await generateCa({ commonName: 'ca', validityMs: 365 * DAY });
     const elsewhere = await issueServing(ca, { dnsNames: ['other-svc.ops.svc'], validityMs: 365 * DAY });
