@@ -4,6 +4,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { asyncScheduler, BehaviorSubject, firstValueFrom, filter, type Observable, type SchedulerLike, type Subscription, VirtualTimeScheduler } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setErrorReporter } from '../../../src/errors/reportError.js';
+import { CertificateProvisionError } from '../../../src/manager/certificates/CertificateProvisionError.js';
 import { describePair } from '../../../src/manager/certificates/describe.js';
 import { generateCa, issueServing } from '../../../src/manager/certificates/generate.js';
 import { resolveWebhookCertificates, type WebhookCertificates } from '../../../src/manager/certificates/options.js';
@@ -160,13 +161,37 @@ describe('provisioned webhook certificates', () => {
     expect(secret()?.type).toBe('Opaque'); // a Secret's type cannot change: kept
   });
 
+  it('rotates only once every bundle trusts the new CA, but writes a first pair even when a bundle cannot be written', async () => {
+    server.faults.inject({ type: 'status', status: 403 }, { verb: 'update', resource: VWC, times: 1_000 });
+    const first = provisioner(new BehaviorSubject(true));
+    await waitFor(() => first.pairs.length > 0, 'a first pair despite the forbidden bundle');
+    await waitFor(() => reported.some((e) => e instanceof CertificateProvisionError && e.step === 'write-bundle'), 'the bundle failure reported');
+    for (const s of subscriptions.splice(0)) s.unsubscribe();
+
+    // Now a rotation is due, and the bundle still cannot be written: the Secret must stay as it is.
+    await server.delete('v1/secrets', 'ops', 'web-hooks-webhook-tls');
+    const start = Date.now() - 300 * DAY;
+    const oldCa = await generateCa({ commonName: 'ca', validityMs: 365 * DAY, now: start });
+    const old = await issueServing(oldCa, { dnsNames: NAMES, validityMs: 365 * DAY, now: start });
+    await seedSecret(old, oldCa.cert);
+    const rv = secret()?.metadata?.resourceVersion;
+    reported.length = 0;
+    const second = provisioner(new BehaviorSubject(true));
+    await waitFor(() => reported.some((e) => e instanceof CertificateProvisionError && e.step === 'write-bundle'), 'the bundle failure reported');
+    expect(secret()?.metadata?.resourceVersion).toBe(rv);
+    await waitFor(() => second.pairs.length > 0, 'the old pair served');
+    expect(second.pairs).toEqual([{ cert: old.cert, key: old.key }]);
+    server.faults.clear();
+    await waitFor(() => second.pairs.length === 2 && everyBundleIs(secretPem('ca.crt')), 'rotated once the bundle could be written', 15_000);
+  });
+
   it('prunes a CA whose certificate has ended from the Secret and every bundle', async () => {
     const oldCa = await generateCa({ commonName: 'old', validityMs: 10 * DAY, now: Date.now() - 20 * DAY });
     const ca = await generateCa({ commonName: 'ca', validityMs: 365 * DAY });
     const pair = await issueServing(ca, { dnsNames: NAMES, validityMs: 365 * DAY });
     await seedSecret(pair, ca.cert + oldCa.cert);
     const { pairs } = provisioner(new BehaviorSubject(true));
-    await waitFor(() => secretPem('ca.crt') === ca.cert && everyBundleIs(ca.cert), 'the ended CA pruned');
+    await waitFor(() => pairs.length > 0 && secretPem('ca.crt') === ca.cert && everyBundleIs(ca.cert), 'the ended CA pruned');
     expect(pairs).toEqual([{ cert: pair.cert, key: pair.key }]);
   });
 
@@ -212,7 +237,7 @@ describe('provisioned webhook certificates', () => {
     const pair = await issueServing(ca, { dnsNames: NAMES, validityMs: 100 * DAY, now: base });
     await seedSecret(pair, ca.cert);
     const { pairs } = provisioner(new BehaviorSubject(true), { validityMs: 100 * DAY, rotateBeforeMs: 10 * DAY }, clock);
-    await waitFor(() => everyBundleIs(ca.cert) && clock.actions.length > 0, 'the first pass done and its wake-up set');
+    await waitFor(() => pairs.length > 0 && everyBundleIs(ca.cert) && clock.actions.length > 0, 'the first pass done and its wake-up set');
     expect(pairs).toEqual([{ cert: pair.cert, key: pair.key }]);
     clock.flush(); // 90 days on (through a timer clamped to 24.8 days at a time)
     await waitFor(
@@ -232,7 +257,7 @@ describe('provisioned webhook certificates', () => {
     const leaderLeads = new BehaviorSubject(true);
     const standby = provisioner(standbyLeads);
     const leader = provisioner(leaderLeads);
-    await waitFor(() => standby.pairs.length > 0 && everyBundleIs(secretPem('ca.crt')), 'the standby serving');
+    await waitFor(() => standby.pairs.length > 0 && leader.pairs.length > 0 && everyBundleIs(secretPem('ca.crt')), 'both serving');
     expect(standby.pairs).toEqual(leader.pairs);
     // Had the standby written too, both would have created the Secret: one of them refused.
     expect(audit.filter((e) => e.resource === 'v1/secrets' && e.verb === 'create').map((e) => e.code)).toEqual([201]);

@@ -135,8 +135,16 @@ export async function reconcilePass(c: ResolvedWebhookCertificates, clients: Cli
       });
       const cas = [ca.cert, ...p.carry];
       // Trusted before served (WH-105): the bundles first, then the Secret every replica serves from.
-      await writeBundles(c, clients, cas, signal);
+      let bundleFailure: unknown;
+      try {
+        await writeBundles(c, clients, cas, signal);
+      } catch (err) {
+        // With nothing trusted being served (no carried CA), there is nothing to keep working: the pair is written anyway (WH-105).
+        if (err instanceof Raced || p.carry.length > 0) throw err;
+        bundleFailure = err;
+      }
       await writeSecret(c, clients, secret, dataOf(secret, pair.cert, pair.key, cas), signal);
+      if (bundleFailure !== undefined) throw bundleFailure;
       return { again: true };
     }
     if (p.pruned && secret !== undefined) {
