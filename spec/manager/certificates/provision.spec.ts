@@ -12,6 +12,7 @@ import { provisionedPairs } from '../../../src/manager/certificates/provision.js
 import type { TlsPair } from '../../../src/manager/certificates/tlsPair.js';
 import { startApiServer, type ApiServer, type AuditEvent } from '../../../src/testing/index.js';
 import { waitFor } from '../../helpers/waitFor.js';
+import { leakedSecrets, pemFragments } from '../../safety/secretScan.js';
 
 const DAY = 86_400_000;
 const VWC = 'admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
@@ -183,6 +184,19 @@ describe('provisioned webhook certificates', () => {
     expect(second.pairs).toEqual([{ cert: old.cert, key: old.key }]);
     server.faults.clear();
     await waitFor(() => second.pairs.length === 2 && everyBundleIs(secretPem('ca.crt')), 'rotated once the bundle could be written', 15_000);
+  });
+
+  it('reports a Secret whose key is not its certificate\'s, never quoting a key, and replaces the pair', async () => {
+    const ca = await generateCa({ commonName: 'ca', validityMs: 365 * DAY });
+    const a = await issueServing(ca, { dnsNames: NAMES, validityMs: 365 * DAY });
+    const b = await issueServing(ca, { dnsNames: NAMES, validityMs: 365 * DAY });
+    await seedSecret({ cert: a.cert, key: b.key }, ca.cert);
+    const { pairs } = provisioner(new BehaviorSubject(true));
+    await waitFor(() => pairs.length > 0 && everyBundleIs(secretPem('ca.crt')), 'a fresh pair');
+    expect(reported.map((e) => (e as CertificateProvisionError).step)).toContain('serve');
+    expect(reported.find((e) => (e as CertificateProvisionError).step === 'serve')?.message).toMatch(/the private key is not the certificate's/);
+    const keys = [a.key, b.key, ca.key, ...pairs.map((p) => p.key)];
+    expect(leakedSecrets(reported, keys.flatMap(pemFragments))).toEqual([]);
   });
 
   it('prunes a CA whose certificate has ended from the Secret and every bundle', async () => {
