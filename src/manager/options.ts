@@ -132,7 +132,7 @@ export interface ManagerOptions {
    * Serving certificates provisioned in the cluster instead of read from a
    * directory: the leader keeps a CA and serving pair in a Secret, rotates it
    * and writes the CA bundle into the webhook configurations; every replica
-   * serves what the Secret holds (WH-100…WH-119).
+   * serves what the Secret holds (WH-100…WH-111).
    * @default undefined (not provisioned)
    */
   readonly webhookCertificates?: WebhookCertificates;

@@ -10,7 +10,7 @@ import { checkOptionNames, describeValue, numberOption } from '../../options/val
  * `kubernetes.io/tls` Secret, writes the CA bundle into the webhook
  * configurations (and the conversion blocks of `customResources`) and
  * rotates before expiry; every replica serves what the Secret holds
- * (docs/semantics.md WH-100…WH-119).
+ * (docs/semantics.md WH-100…WH-111).
  *
  * The kubeconfig's identity needs `get`, `list`, `watch`, `create` and
  * `update` on the Secret's namespace's `secrets`, and `get`, `list`,
