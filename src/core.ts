@@ -224,6 +224,9 @@ export {
   type ServingOptions,
   type PairDescription,
   type CertificateErrorCode,
+  CertificateProvisionError,
+  type CertificateProvisionStep,
+  type WebhookCertificates,
 } from './manager/index.js';
 
 // sharding: the sharder, its hash ring, labels and membership, for a layout shardedController does not cover

@@ -15,4 +15,7 @@ export {
   type ServingOptions,
   type PairDescription,
   type CertificateErrorCode,
+  CertificateProvisionError,
+  type CertificateProvisionStep,
+  type WebhookCertificates,
 } from './certificates/index.js';
