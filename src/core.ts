@@ -193,6 +193,11 @@ export type {
   VersionObjects,
   StorageVersion,
   CustomResourceDefinitionVersion,
+  CustomResourceConversion,
+  CrdOptions,
+  CrdArguments,
+  ConversionWebhookClient,
+  ConversionOptions,
   ConditionUpdate,
 } from './crd/index.js';
 // Tells this copy of rxkube's definitions from look-alikes (tooling that loads users' modules).
@@ -205,6 +210,23 @@ export {
   type ManagerServerLimits,
   type RunManagerOptions,
   type LoadKubeConfigOptions,
+} from './manager/index.js';
+// the runner's certificates: generated for webhooks and tests, and read back
+export {
+  generateCa,
+  issueServing,
+  selfSigned,
+  describePair,
+  CertificateError,
+  type TlsPair,
+  type IssuedPair,
+  type GenerateCaOptions,
+  type ServingOptions,
+  type PairDescription,
+  type CertificateErrorCode,
+  CertificateProvisionError,
+  type CertificateProvisionStep,
+  type WebhookCertificates,
 } from './manager/index.js';
 
 // sharding: the sharder, its hash ring, labels and membership, for a layout shardedController does not cover
@@ -283,3 +305,5 @@ export {
   type GroupVersionKind,
   type GroupVersionResource,
 } from './admission/index.js';
+// conversion webhooks: ConversionReviews answered with a definition's converters (attached as admission.conversion)
+export { conversionWebhook, type ConversionWebhook, type ConversionWebhookOptions, type ConversionAnswer } from './admission/conversion.js';

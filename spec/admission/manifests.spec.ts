@@ -101,7 +101,7 @@ describe('webhookManifests', () => {
     const seen: unknown[] = [];
     const Shop = {
       kind: 'Shop',
-      conversion: {},
+      hasConversion: true,
       crd: (o?: unknown) => {
         seen.push(o);
         return { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'shops.example.com' } };

@@ -58,7 +58,7 @@ describe('rxkube manifests', () => {
     expect(validating.metadata.name).toBe('e2e');
     expect(validating.webhooks?.[0].clientConfig).toEqual({ url: 'https://127.0.0.1:9443/validate-example-com-v1-website', caBundle: Buffer.from(pem).toString('base64') });
     const shop = list.items.find((d) => d.metadata.name === 'shops.example.com') as Doc;
-    expect(shop.spec.conversion.webhook.clientConfig).toEqual({ url: 'https://127.0.0.1:9443/convert', caBundle: pem });
+    expect(shop.spec.conversion.webhook.clientConfig).toEqual({ url: 'https://127.0.0.1:9443/convert', caBundle: Buffer.from(pem).toString('base64') });
   });
 
   it('needs exactly one of --service and --url, well formed', async () => {

@@ -1,7 +1,8 @@
 /**
- * Admission webhooks: `admission.validating` and `admission.mutating` make
- * webhooks for a resource, `admission.allow` and `admission.deny` make a
- * handler's verdict. The runner serves them (`runManager({ webhooks })`)
+ * Admission and conversion webhooks: `admission.validating` and
+ * `admission.mutating` make webhooks for a resource, `admission.allow` and
+ * `admission.deny` make a handler's verdict, `admission.conversion` serves a
+ * custom resource's converters. The runner serves them (`runManager({ webhooks })`)
  * and `webhookManifests` registers them.
  *
  * ## Example

@@ -23,7 +23,7 @@ export interface WebhookManifestsOptions {
    * between versions gets `spec.conversion` pointing at the same client
    * config with the path `/convert`. @default []
    */
-  readonly customResources?: readonly CustomResource<any, any>[];
+  readonly customResources?: readonly CustomResource<any, any, boolean>[];
   /** The PEM CA certificate(s) that signed the serving certificate. @default none: the cluster's roots (or cert-manager's CA injector) */
   readonly caBundle?: string;
 }
@@ -71,14 +71,14 @@ function caBundleOption(value: unknown): string | undefined {
 }
 
 /** A definition by shape (`crd()` beside its kind): a module may resolve 'rxkube' to another copy than this one. */
-function isDefinitionLike(value: unknown): value is { readonly kind: string; readonly conversion?: unknown; crd(options?: unknown): object } {
+function isDefinitionLike(value: unknown): value is { readonly kind: string; readonly hasConversion?: unknown; crd(options?: unknown): object } {
   const v = value as { crd?: unknown; kind?: unknown } | null | undefined;
   return typeof v?.crd === 'function' && typeof v.kind === 'string';
 }
 
 /** The CRD of a definition; one with converters gets the conversion webhook's client config (the runner serves `/convert`). */
-function crdOf(def: { readonly conversion?: unknown; crd(options?: unknown): object }, client: ClientConfig, pem: string | undefined): object {
-  if (def.conversion === undefined) return def.crd();
+function crdOf(def: { readonly hasConversion?: unknown; crd(options?: unknown): object }, client: ClientConfig, pem: string | undefined): object {
+  if (def.hasConversion !== true) return def.crd();
   const conversionWebhook = 'url' in client ? { url: `${client.url}/convert` } : { service: { ...client.service, path: '/convert' } };
   return def.crd({ conversionWebhook, ...(pem === undefined ? {} : { caBundle: pem }) });
 }
