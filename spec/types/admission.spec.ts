@@ -42,6 +42,29 @@ describe('admission handlers are typed for their resource', () => {
     }, { operations: ['*'] });
   });
 
+  it('a definition with converters takes webhooks too, typed by the version viewed', () => {
+    const Shop = customResource({
+      group: 'example.com',
+      kind: 'Shop',
+      versions: { v1: { spec: z.object({ owner: z.string() }) }, v2: { spec: z.object({ owners: z.array(z.string()) }), storage: true } },
+      conversion: {
+        v1: {
+          toStorage: ({ metadata, spec }) => ({ apiVersion: 'example.com/v2', kind: 'Shop', metadata, spec: { owners: [spec.owner] } }),
+          fromStorage: ({ metadata, spec }) => ({ apiVersion: 'example.com/v1', kind: 'Shop', metadata, spec: { owner: spec.owners[0] ?? '' } }),
+        },
+      },
+    });
+    admission.validating(Shop, ({ object }) => {
+      expectTypeOf(object.spec.owners).toEqualTypeOf<string[]>();
+      return admission.allow();
+    });
+    admission.mutating(Shop.forVersion('v1'), ({ object }) => {
+      expectTypeOf(object.spec.owner).toEqualTypeOf<string>();
+      return object;
+    });
+    expectTypeOf(admission.conversion(Shop)).toExtend<Webhook>();
+  });
+
   it('mistakes do not compile', () => {
     // Never called: these lines are here for the compiler only.
     const mistakes = (): void => {
