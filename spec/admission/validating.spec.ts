@@ -187,6 +187,8 @@ describe('a body that is not an AdmissionReview gets 400', () => {
     const request = (review({ uid: 'typed', object: deployment('web', 12) }) as { request: AdmissionRequest<V1Deployment> }).request;
     const answer = await atMostTen.reviewRequest(request, never);
     expect(responseOf(answer)).toMatchObject({ uid: 'typed', allowed: false, status: { code: 403 } });
+    const broken = await atMostTen.reviewRequest({ ...request, kind: undefined } as never, never);
+    expect(broken).toMatchObject({ status: 400, failure: 'badRequest' });
   });
 
   it('a review for another kind is denied with 400 in the review, not handed to the handler', async () => {

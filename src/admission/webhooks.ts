@@ -55,7 +55,7 @@ export function isAdmissionWebhook(value: Webhook): value is AdmissionWebhook {
 type Decide = (request: AdmissionRequest, signal: AbortSignal) => Promise<WebhookAnswer>;
 
 function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: WebhookTarget, options: ParsedWebhookOptions, decide: Decide): W {
-  const reviewRequest = async (request: AdmissionRequest, signal: AbortSignal): Promise<WebhookAnswer> => {
+  const decideChecked = async (request: AdmissionRequest, signal: AbortSignal): Promise<WebhookAnswer> => {
     try {
       const problem = kindProblem(request, target);
       if (problem !== undefined) return reviewAnswer(request.uid, failureResponse(400, `admission webhook ${options.name}: ${problem}`), 'badRequest');
@@ -73,8 +73,11 @@ function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: Webhoo
       // Only a body that is not plain parsed JSON (a getter that throws) gets here.
       request = 'the body is not plain JSON';
     }
-    return typeof request === 'string' ? badRequest(request) : reviewRequest(request, signal);
+    return typeof request === 'string' ? badRequest(request) : decideChecked(request, signal);
   };
+  // A request built by hand in a test is checked as a body's is.
+  const reviewRequest = (request: AdmissionRequest, signal: AbortSignal): Promise<WebhookAnswer> =>
+    review({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request }, signal);
   return Object.freeze({ type, path: options.path, name: options.name, target, options, review, reviewRequest }) as unknown as W;
 }
 
