@@ -42,6 +42,8 @@ describe('options are checked up front, naming the option', () => {
     ['path without a slash', { path: 'validate' }, /option "path" must start with '\/'/],
     ['path with an empty segment', { path: '/a//b' }, /option "path" segment ""/],
     ['path in upper case', { path: '/Validate' }, /option "path"/],
+    ['path with a segment kube-apiserver refuses', { path: '/a..b' }, /option "path" segment "a\.\.b" must be a DNS subdomain/],
+    ['path with a trailing slash', { path: '/validate/' }, /option "path"/],
     ['no operations', { operations: [] }, /option "operations"/],
     ['an unknown operation', { operations: ['PATCH'] }, /option "operations"/],
     ["'*' with others", { operations: ['*', 'CREATE'] }, /'\*' alone/],
