@@ -205,7 +205,14 @@ export {
   type ManagerServerLimits,
   type RunManagerOptions,
   type LoadKubeConfigOptions,
+  // serving certificates read from a directory (--webhook-cert-dir), for a webhook server of one's own
+  certDirPairs,
+  type CertDirOptions,
+  type TlsPair,
+  type WebhookServerMetrics,
+  type WebhookPathMetrics,
 } from './manager/index.js';
+export type { Webhook, WebhookAnswer } from './admission/webhook.js';
 
 // sharding: the sharder, its hash ring, labels and membership, for a layout shardedController does not cover
 export {

@@ -8,6 +8,9 @@ import { isInformer, liveness, readiness, render, type Check, type ProbedInforme
 import { resolveManagerOptions, type ManagerEvent, type ManagerOptions, type ResolvedManagerOptions } from './options.js';
 import { listen, TEXT, type Answer, type Listening, type Route } from './servers.js';
 import { syncedOf } from '../informer/syncedOf.js';
+import { certDirPairs } from './certDir.js';
+import { WebhookRecorder } from './webhookMetrics.js';
+import { listenWebhooks } from './webhookServer.js';
 
 /** The manager's sources, each once: informers get probed, other controller sources only counted as synced or not. */
 interface Sources {
@@ -80,25 +83,28 @@ export function manager(opts: ManagerOptions): Observable<ManagerEvent> {
   const sources = collectSources(c);
   // Whether this replica leads, for the metrics object; across runs, so it is registered once.
   const leading$ = new BehaviorSubject<boolean>(c.leaderElection === undefined);
+  // The webhook server's counts, across runs as the controllers' are.
+  const webhookRecorder = new WebhookRecorder(c.webhooks.map((w) => w.path));
   let registered = false;
   return new Observable<ManagerEvent>((subscriber) => {
     if (!registered) {
       registered = true;
-      registerMetrics(c, sources, leading$);
+      registerMetrics(c, sources, leading$, webhookRecorder);
     }
-    const run = new ManagerRun(c, sources, subscriber, leading$);
+    const run = new ManagerRun(c, sources, subscriber, leading$, webhookRecorder);
     run.start();
     return () => run.unsubscribed();
   });
 }
 
 /** Hands the metrics object everything it can export (MG-8). */
-function registerMetrics(c: ResolvedManagerOptions, sources: Sources, leading$: BehaviorSubject<boolean>): void {
+function registerMetrics(c: ResolvedManagerOptions, sources: Sources, leading$: BehaviorSubject<boolean>, webhooks: WebhookRecorder): void {
   const m = c.metrics;
   if (m === undefined) return;
   for (const ctl of c.controllers) m.addController?.(ctl);
   for (const i of sources.informers) m.addInformer?.(i as unknown as Informer<unknown>);
   if (c.leaderElection !== undefined) m.addLeaderElection?.(c.leaderElection.lock.describe(), leading$.pipe(distinctUntilChanged()));
+  if (c.webhooks.length > 0) m.addWebhooks?.({ metrics: () => webhooks.snapshot() });
 }
 
 /** One subscription's run, from the servers listening to the last of them closing. */
@@ -107,6 +113,7 @@ class ManagerRun {
   readonly #sources: Sources;
   readonly #out: Subscriber<ManagerEvent>;
   readonly #leading$: BehaviorSubject<boolean>;
+  readonly #webhookRecorder: WebhookRecorder;
   // Informer subscriptions (and the sync state of other sources), held from start to the end: warm caches on a standby too.
   readonly #caches = new Subscription();
   // The controllers' subscriptions, while they run here.
@@ -132,7 +139,8 @@ class ManagerRun {
   // Nobody hears an error any more: a failure after an unsubscribe goes to the reporter instead.
   #subscriberLeft = false;
 
-  constructor(c: ResolvedManagerOptions, sources: Sources, out: Subscriber<ManagerEvent>, leading$: BehaviorSubject<boolean>) {
+  constructor(c: ResolvedManagerOptions, sources: Sources, out: Subscriber<ManagerEvent>, leading$: BehaviorSubject<boolean>, webhookRecorder: WebhookRecorder) {
+    this.#webhookRecorder = webhookRecorder;
     this.#c = c;
     this.#sources = sources;
     this.#out = out;
@@ -184,12 +192,17 @@ class ManagerRun {
       const routes = { '/metrics': async (): Promise<Answer> => ({ status: 200, contentType: metrics.contentType, body: await metrics.metrics() }) };
       started.push(listen('metrics', metricsAt, routes, this.#c.serverLimits).then((s) => this.#listening('metrics', s)));
     }
-    // Both settle before either failure is thrown, so a server that did start is closed with the others.
+    if (this.#c.webhooksAt !== undefined) {
+      // WH-6x: served whatever the leadership, from here to the end of the drain (closed with the other servers).
+      const pairs = certDirPairs(this.#c.webhookCertDir);
+      started.push(listenWebhooks(this.#c.webhooksAt, this.#c.webhooks, pairs, this.#c.serverLimits, this.#webhookRecorder).then((s) => this.#listening('webhooks', s)));
+    }
+    // Every one settles before a failure is thrown, so a server that did start is closed with the others.
     const failed = (await Promise.allSettled(started)).find((r) => r.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
   }
 
-  #listening(server: 'probes' | 'metrics', s: Listening): void {
+  #listening(server: 'probes' | 'metrics' | 'webhooks', s: Listening): void {
     this.#servers.push(s);
     this.#emit({ type: 'serving', server, address: s.address, port: s.port, url: s.url });
   }

@@ -7,7 +7,9 @@ import type { Informer } from '../informer/informer.js';
 import { validateOptions as validateLeaderElection, type LeaderElectionOptions } from '../leaderelection/options.js';
 import type { ResourceLock } from '../leaderelection/types.js';
 import { checkOptionNames, numberOption, schedulerOption, describeValue } from '../options/validate.js';
+import type { Webhook } from '../admission/webhook.js';
 import { parseBindAddress, type BindAddress } from './bindAddress.js';
+import type { WebhookServerMetrics } from './webhookMetrics.js';
 import { resolveServerLimits, type ManagerServerLimits, type ServerLimits } from './serverLimits.js';
 
 /**
@@ -40,6 +42,8 @@ export interface ManagerMetrics {
   addInformer?(informer: Informer<any>): unknown;
   /** Called once, with the lock's name and whether this replica leads, when leader election is on. @default undefined */
   addLeaderElection?(name: string, leading$: Observable<boolean>): unknown;
+  /** Called once when the manager serves `webhooks`, with what reads the webhook server's metrics (across runs). @default undefined */
+  addWebhooks?(server: { metrics(): WebhookServerMetrics }): unknown;
 }
 
 /**
@@ -88,7 +92,7 @@ export interface ManagerLeaderElection {
  * ```
  */
 export interface ManagerOptions {
-  /** The controllers to run (only while leading, with leader election). Required; may be empty when `informers` is not. */
+  /** The controllers to run (only while leading, with leader election). Required; may be empty when `informers` or `webhooks` is not. */
   readonly controllers: readonly Controller<any>[];
   /** More informers to keep running and to count in the probes, beside those the controllers read. @default [] */
   readonly informers?: readonly Informer<any>[];
@@ -100,6 +104,27 @@ export interface ManagerOptions {
   readonly metricsBindAddress?: string;
   /** Where `/healthz`, `/livez` and `/readyz` are served (`--health-probe-bind-address`); `"0"` disables them. @default ':8081' */
   readonly healthProbeBindAddress?: string;
+  /**
+   * Admission and conversion webhooks to serve over HTTPS (`admission.validating`, `admission.mutating`,
+   * `admission.conversion`), each on its own path; two with one path are a TypeError. They are served on every
+   * replica, leading or not, from the start to the end of the drain: the API server calls whichever pod the
+   * Service picks, and a webhook that stops answering blocks every write its failure policy covers.
+   * @default [] (no webhook server)
+   */
+  readonly webhooks?: readonly Webhook[];
+  /**
+   * Where the webhooks are served (`--webhook-bind-address`). Every interface by default, as controller-runtime:
+   * the API server reaches the webhook through its Service, at the pod's IP, never on loopback.
+   * @default ':9443'
+   */
+  readonly webhookBindAddress?: string;
+  /**
+   * The directory holding the webhook server's certificate and key, `tls.crt` and `tls.key`
+   * (`--webhook-cert-dir`), as cert-manager and a mounted Secret lay them out. A pair rewritten there is served
+   * to new connections without a restart; a missing or unusable pair at start fails the manager.
+   * @default '/tmp/k8s-webhook-server/serving-certs'
+   */
+  readonly webhookCertDir?: string;
   /**
    * How long a synced informer's cache may go without being shown current
    * (a watch event, a bookmark or a completed list: its `currentAt`) before
@@ -125,7 +150,7 @@ export interface ManagerOptions {
    * @default 600_000
    */
   readonly maxInitialSyncMs?: number;
-  /** Connections, header bytes and timeouts of the probe and metrics servers (HI-4…HI-7). @default {} (each field at its own default) */
+  /** Connections, header and body bytes and timeouts of the probe, metrics and webhook servers (HI-4…HI-7, WH-60…). @default {} (each field at its own default) */
   readonly serverLimits?: ManagerServerLimits;
   /** Stops the manager gracefully when it aborts (SIGTERM's job in a pod; `runManager` wires the signals). @default undefined */
   readonly signal?: AbortSignal;
@@ -154,7 +179,7 @@ export interface ManagerOptions {
 export type ManagerEvent =
   | {
       readonly type: 'serving';
-      readonly server: 'metrics' | 'probes';
+      readonly server: 'metrics' | 'probes' | 'webhooks';
       /** The address really bound, as the system reports it: `::` or `0.0.0.0` means every interface (HI-9). */
       readonly address: string;
       readonly port: number;
@@ -184,6 +209,10 @@ export interface ResolvedManagerOptions {
   readonly metrics: ManagerMetrics | undefined;
   readonly metricsAt: BindAddress | undefined;
   readonly probesAt: BindAddress | undefined;
+  readonly webhooks: readonly Webhook[];
+  /** Where the webhooks are served; undefined when there are none. */
+  readonly webhooksAt: BindAddress | undefined;
+  readonly webhookCertDir: string;
   readonly maxSilenceMs: number;
   readonly maxInitialSyncMs: number;
   readonly serverLimits: ServerLimits;
@@ -191,7 +220,7 @@ export interface ResolvedManagerOptions {
   readonly scheduler: SchedulerLike;
 }
 
-const NAMES = ['controllers', 'informers', 'leaderElection', 'metrics', 'metricsBindAddress', 'healthProbeBindAddress', 'maxSilenceMs', 'maxInitialSyncMs', 'serverLimits', 'signal', 'scheduler'];
+const NAMES = ['controllers', 'informers', 'leaderElection', 'metrics', 'metricsBindAddress', 'healthProbeBindAddress', 'webhooks', 'webhookBindAddress', 'webhookCertDir', 'maxSilenceMs', 'maxInitialSyncMs', 'serverLimits', 'signal', 'scheduler'];
 const LE_NAMES = ['lock', 'identity', 'leaseDuration', 'renewDeadline', 'retryPeriod', 'releaseOnStop'];
 
 function list<T>(name: string, value: unknown, looksRight: (v: Record<string, unknown>) => boolean, what: string): T[] {
@@ -211,14 +240,16 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
   if (o['controllers'] === undefined) throw new TypeError('manager: option "controllers" is required (an array of controllers, possibly empty)');
   const controllers = list<Controller<unknown>>('controllers', o['controllers'], (v) => fn(v, 'subscribe', 'shutdown', 'status') && Array.isArray(v['sources']), 'a controller (from controller())');
   const informers = list<Informer<unknown>>('informers', o['informers'], (v) => fn(v, 'subscribe', 'hasSynced', 'status'), 'an informer (from informer())');
-  if (controllers.length === 0 && informers.length === 0) throw new TypeError('manager: nothing to run: "controllers" and "informers" are both empty');
+  const webhooks = list<Webhook>('webhooks', o['webhooks'], (v) => WEBHOOK_TYPES.includes(v['type'] as string) && typeof v['path'] === 'string' && fn(v, 'review'), 'a webhook (from admission.validating, .mutating or .conversion)');
+  checkWebhookPaths(webhooks);
+  if (controllers.length === 0 && informers.length === 0 && webhooks.length === 0) throw new TypeError('manager: nothing to run: "controllers", "informers" and "webhooks" are all empty');
 
   const metrics = o['metrics'] as ManagerMetrics | undefined;
   if (metrics !== undefined) {
     if (typeof metrics !== 'object' || metrics === null || typeof metrics.metrics !== 'function' || typeof metrics.contentType !== 'string') {
       throw new TypeError(`manager: option "metrics" must have contentType (a string) and metrics() (a promise of the text), as a prom-client Registry, got ${describeValue(metrics)}`);
     }
-    for (const name of ['addController', 'addInformer', 'addLeaderElection'] as const) {
+    for (const name of ['addController', 'addInformer', 'addLeaderElection', 'addWebhooks'] as const) {
       if (metrics[name] !== undefined && typeof metrics[name] !== 'function') throw new TypeError(`manager: option "metrics.${name}" must be a function, got ${describeValue(metrics[name])}`);
     }
   }
@@ -231,6 +262,13 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
     throw new TypeError(`manager: options "metricsBindAddress" and "healthProbeBindAddress" both use port ${metricsAt.port}`);
   }
 
+  const webhooksAt = resolveWebhookAddress(o['webhookBindAddress'], webhooks.length > 0, [
+    ['metricsBindAddress', metrics === undefined ? undefined : metricsAt],
+    ['healthProbeBindAddress', probesAt],
+  ]);
+  const webhookCertDir = o['webhookCertDir'] ?? '/tmp/k8s-webhook-server/serving-certs';
+  if (typeof webhookCertDir !== 'string' || webhookCertDir === '') throw new TypeError(`manager: option "webhookCertDir" must be a directory path, got ${describeValue(webhookCertDir)}`);
+
   const signal = o['signal'];
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError(`manager: option "signal" must be an AbortSignal, got ${describeValue(signal)}`);
   return {
@@ -240,12 +278,42 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
     metrics,
     metricsAt: metrics === undefined ? undefined : metricsAt,
     probesAt,
+    webhooks,
+    webhooksAt,
+    webhookCertDir,
     maxSilenceMs: numberOption('manager', 'maxSilenceMs', o['maxSilenceMs'], 300_000, { min: 1 }),
     maxInitialSyncMs: numberOption('manager', 'maxInitialSyncMs', o['maxInitialSyncMs'], 600_000, { min: 1 }),
     serverLimits: resolveServerLimits(o['serverLimits']),
     signal,
     scheduler: schedulerOption('manager', o['scheduler'], asyncScheduler),
   };
+}
+
+const WEBHOOK_TYPES: readonly unknown[] = ['validating', 'mutating', 'conversion'];
+
+/** Each webhook path once, each an absolute path: the server routes by exact path. */
+function checkWebhookPaths(webhooks: readonly Webhook[]): void {
+  const seen = new Map<string, number>();
+  webhooks.forEach((w, i) => {
+    if (!w.path.startsWith('/')) throw new TypeError(`manager: webhooks[${i}] has path ${describeValue(w.path)}; a path starts with "/"`);
+    const before = seen.get(w.path);
+    if (before !== undefined) throw new TypeError(`manager: webhooks[${before}] and webhooks[${i}] both have path ${describeValue(w.path)}; give one of them another "path"`);
+    seen.set(w.path, i);
+  });
+}
+
+/** The webhook server's address: only with webhooks, never off when there are some, never on another server's port. */
+function resolveWebhookAddress(value: unknown, serving: boolean, others: readonly [string, BindAddress | undefined][]): BindAddress | undefined {
+  const at = parseBindAddress('webhookBindAddress', value ?? ':9443');
+  if (!serving) {
+    if (value !== undefined && at !== undefined) throw new TypeError(`manager: option "webhookBindAddress" is ${describeValue(value)} but there are no "webhooks" to serve there`);
+    return undefined;
+  }
+  if (at === undefined) throw new TypeError('manager: option "webhookBindAddress" is "0" but "webhooks" are given; the API server could not call them');
+  for (const [name, other] of others) {
+    if (other !== undefined && at.port !== 0 && other.port === at.port) throw new TypeError(`manager: options "webhookBindAddress" and "${name}" both use port ${at.port}`);
+  }
+  return at;
 }
 
 function resolveLeaderElection(value: unknown): ResolvedManagerOptions['leaderElection'] {

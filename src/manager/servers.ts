@@ -1,4 +1,5 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server as HttpServer, type ServerOptions as HttpServerOptions, type ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { reportError } from '../errors/reportError.js';
 import { formatBindAddress, type BindAddress } from './bindAddress.js';
@@ -41,23 +42,41 @@ const text = (status: number, body: string): Answer => ({ status, contentType: T
  */
 export function listen(what: string, at: BindAddress, routes: Readonly<Record<string, Route>>, limits: ServerLimits): Promise<Listening> {
   const cap = new ConnectionCap(limits.maxConnections);
-  const server = createServer(
-    {
-      maxHeaderSize: limits.maxHeaderBytes,
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      // How often Node looks for requests past those two timeouts; its default (30 s) would let them run that much longer.
-      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
-    },
-    (req, res) => {
-      cap.answering(req.socket, res);
-      serve(req, res, routes, limits.answerTimeoutMs).catch((err: unknown) => abandon(res, what, err));
-    },
-  );
+  const server = createServer(serverOptions(limits), (req, res) => {
+    cap.answering(req.socket, res);
+    serve(req, res, routes, limits.answerTimeoutMs).catch((err: unknown) => abandon(res, what, err));
+  });
+  guard(server, cap, limits);
+  return bind(server, what, at, 'http');
+}
+
+/** The bounds Node's HTTP parser enforces itself (HI-5, HI-6), the same for every server of the runner. */
+export function serverOptions(limits: ServerLimits): HttpServerOptions {
+  return {
+    maxHeaderSize: limits.maxHeaderBytes,
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // How often Node looks for requests past those two timeouts; its default (30 s) would let them run that much longer.
+    connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+  };
+}
+
+/**
+ * Puts the connection cap (HI-4), the idle timeout and the answer to a request the parser refused on a server,
+ * plain or TLS. On a TLS server the cap counts TCP connections, so handshakes in progress are counted too.
+ */
+export function guard(server: HttpServer | HttpsServer, cap: ConnectionCap, limits: ServerLimits): void {
   server.timeout = limits.idleTimeoutMs;
   server.on('connection', (socket: Socket) => cap.admit(socket));
   server.on('clientError', refuse);
+}
+
+/**
+ * Listens on `at`; rejects with the listen error naming `what` and the address, and reports (never throws) what
+ * goes wrong once listening.
+ */
+export function bind(server: HttpServer | HttpsServer, what: string, at: BindAddress, scheme: 'http' | 'https'): Promise<Listening> {
   return new Promise((resolve, reject) => {
     server.once('error', (err) => reject(new Error(`manager: the ${what} server cannot listen on ${formatBindAddress(at)}: ${err.message}`, { cause: err })));
     server.listen({ port: at.port, ...(at.host !== undefined && { host: at.host }) }, () => {
@@ -69,7 +88,7 @@ export function listen(what: string, at: BindAddress, routes: Readonly<Record<st
       resolve({
         address,
         port,
-        url: `http://${formatBindAddress({ host, port })}`,
+        url: `${scheme}://${formatBindAddress({ host, port })}`,
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());
@@ -127,7 +146,7 @@ function send(req: IncomingMessage, res: ServerResponse, a: Answer): void {
 }
 
 /** Something unforeseen broke an answer: the connection is dropped and the error reported, nothing thrown. */
-function abandon(res: ServerResponse, what: string, err: unknown): void {
+export function abandon(res: ServerResponse, what: string, err: unknown): void {
   try {
     res.destroy();
   } catch {
@@ -137,7 +156,7 @@ function abandon(res: ServerResponse, what: string, err: unknown): void {
 }
 
 /** A request Node's parser refused (malformed, too large, too slow, or a reset): a bare status when nothing was written yet, then the connection ends. */
-function refuse(err: NodeJS.ErrnoException, socket: Socket): void {
+export function refuse(err: NodeJS.ErrnoException, socket: Socket): void {
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   try {
     if (err.code !== 'ECONNRESET' && socket.writable && socket.bytesWritten === 0) {
