@@ -13,10 +13,12 @@ export interface Answer {
   readonly status: number;
   readonly contentType: string;
   readonly body: string;
+  /** More response headers (`WWW-Authenticate` on a 401). @default {} */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** A route: the answer to a GET of its path, given the request's path and query. */
-export type Route = (target: RequestTarget) => Promise<Answer> | Answer;
+/** A route: the answer to a GET of its path, given the request's path and query, and the request (for its headers). */
+export type Route = (target: RequestTarget, req: IncomingMessage) => Promise<Answer> | Answer;
 
 /** A listening server. */
 export interface Listening {
@@ -42,12 +44,18 @@ const text = (status: number, body: string): Answer => ({ status, contentType: T
  */
 export function listen(what: string, at: BindAddress, routes: Readonly<Record<string, Route>>, limits: ServerLimits): Promise<Listening> {
   const cap = new ConnectionCap(limits.maxConnections);
+  const answer = answerRoutes(what, routes, limits);
   const server = createServer(serverOptions(limits), (req, res) => {
     cap.answering(req.socket, res);
-    serve(req, res, routes, limits.answerTimeoutMs).catch((err: unknown) => abandon(res, what, err));
+    answer(req, res);
   });
   guard(server, cap, limits);
   return bind(server, what, at, 'http');
+}
+
+/** The request handler of {@link listen}, for a server made elsewhere (the HTTPS one of secure metrics). */
+export function answerRoutes(what: string, routes: Readonly<Record<string, Route>>, limits: ServerLimits): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => void serve(req, res, routes, limits.answerTimeoutMs).catch((err: unknown) => abandon(res, what, err));
 }
 
 /** The bounds Node's HTTP parser enforces itself (HI-5, HI-6), the same for every server of the runner. */
@@ -109,19 +117,19 @@ async function serve(req: IncomingMessage, res: ServerResponse, routes: Readonly
   if (target === undefined) a = text(400, 'malformed request-target: expected an absolute path such as /healthz\n');
   else if (req.method !== 'GET' && req.method !== 'HEAD') a = text(405, 'only GET and HEAD are served\n');
   else if (route === undefined) a = text(404, `not found; served: ${Object.keys(routes).join(', ')}\n`);
-  else a = await within(route, target, answerTimeoutMs, res);
+  else a = await within(route, target, req, answerTimeoutMs, res);
   send(req, res, a);
 }
 
 /** The route's answer, a 500 naming what it threw, or a 503 once it took longer than `ms`; settles early when the client left. */
-function within(route: Route, target: RequestTarget, ms: number, res: ServerResponse): Promise<Answer> {
+function within(route: Route, target: RequestTarget, req: IncomingMessage, ms: number, res: ServerResponse): Promise<Answer> {
   let timer: NodeJS.Timeout | undefined;
   let gone: (() => void) | undefined;
   return new Promise<Answer>((resolve) => {
     timer = setTimeout(() => resolve(text(503, `no answer within ${ms} ms\n`)), ms);
     gone = () => resolve(text(499, ''));
     res.once('close', gone);
-    new Promise<Answer>((answered) => answered(route(target)))
+    new Promise<Answer>((answered) => answered(route(target, req)))
       .catch((err: unknown) => text(500, `${printable(err instanceof Error ? `${err.name}: ${err.message}` : String(err))}\n`))
       .then(resolve);
   }).finally(() => {
@@ -139,6 +147,7 @@ function send(req: IncomingMessage, res: ServerResponse, a: Answer): void {
     'x-content-type-options': 'nosniff',
   };
   if (a.status === 405) headers['allow'] = 'GET, HEAD';
+  for (const [name, value] of Object.entries(a.headers ?? {})) headers[name] = value;
   // A body nobody reads is not drained for a next request on the same connection: the connection ends with the answer.
   if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) headers['connection'] = 'close';
   res.writeHead(a.status, headers);
