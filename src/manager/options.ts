@@ -7,6 +7,7 @@ import type { Informer } from '../informer/informer.js';
 import { validateOptions as validateLeaderElection, type LeaderElectionOptions } from '../leaderelection/options.js';
 import type { ResourceLock } from '../leaderelection/types.js';
 import { checkOptionNames, numberOption, schedulerOption, describeValue } from '../options/validate.js';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Webhook } from '../admission/webhook.js';
 import { parseBindAddress, type BindAddress } from './bindAddress.js';
 import type { WebhookServerMetrics } from './webhookMetrics.js';
@@ -79,6 +80,46 @@ export interface ManagerLeaderElection {
 }
 
 /**
+ * Secure metrics (`--metrics-secure`): `/metrics` over HTTPS, each request's
+ * bearer token authenticated with a TokenReview and the user authorized with
+ * a SubjectAccessReview for `get` on the non-resource URL `/metrics`, as
+ * kubebuilder's scaffold serves it. The manager's identity needs `create` on
+ * `tokenreviews` and `subjectaccessreviews` (the `system:auth-delegator`
+ * ClusterRole); Prometheus needs `get` on the non-resource URL `/metrics`.
+ *
+ * ## Example
+ * ```ts
+ * import { loadKubeConfig, manager, type Controller } from 'rxkube';
+ * import type { ManagerMetricsSecure } from 'rxkube/core';
+ * import { prometheusMetrics } from 'rxkube/metrics';
+ * declare const c: Controller<unknown>;
+ *
+ * const metricsSecure: ManagerMetricsSecure = { kubeConfig: loadKubeConfig(), certDir: '/tmp/k8s-metrics-server/metrics-certs' };
+ * manager({ controllers: [c], metrics: prometheusMetrics(), metricsBindAddress: ':8443', metricsSecure }).subscribe();
+ * ```
+ */
+export interface ManagerMetricsSecure {
+  /** Where the TokenReviews and SubjectAccessReviews are sent, with the manager's own credentials. */
+  readonly kubeConfig: KubeConfig;
+  /**
+   * A directory holding `tls.crt` and `tls.key` for the metrics server, reloaded when rewritten as
+   * `webhookCertDir` is. Without it a self-signed certificate is made in memory at start, as controller-runtime
+   * does; Prometheus then scrapes with `insecure_skip_verify` (the token still authenticates the scraper).
+   * @default undefined (a self-signed certificate)
+   */
+  readonly certDir?: string;
+  /**
+   * How long a token's TokenReview and a user's SubjectAccessReview answer are kept, so a scrape every few seconds
+   * costs the API server nothing most of the time. A refusal is kept 30 s at most (controller-runtime's
+   * authorizer keeps allows 5 minutes and denials 30 s, and authentications 1 minute).
+   * @default 60_000
+   */
+  readonly cacheTtlMs?: number;
+  /** Tokens, and users, kept at most each: the oldest goes first. @default 1_024 */
+  readonly cacheSize?: number;
+}
+
+/**
  * Options of {@link manager} and {@link runManager}.
  *
  * ## Example
@@ -100,9 +141,20 @@ export interface ManagerOptions {
   readonly leaderElection?: ManagerLeaderElection;
   /** What `/metrics` serves. Without it there is no metrics server. @default undefined */
   readonly metrics?: ManagerMetrics;
-  /** Where `/metrics` is served (`--metrics-bind-address`); `"0"` disables it. @default ':8080' */
+  /**
+   * Where `/metrics` is served (`--metrics-bind-address`); `"0"` disables it. Every interface by default, as
+   * controller-runtime: Prometheus scrapes the pod IP. Anyone who reaches the pod reaches it, hence
+   * `metricsSecure`.
+   * @default ':8080'
+   */
   readonly metricsBindAddress?: string;
-  /** Where `/healthz`, `/livez` and `/readyz` are served (`--health-probe-bind-address`); `"0"` disables them. @default ':8081' */
+  /** Serve `/metrics` over HTTPS to authenticated, authorized scrapers only (`--metrics-secure`). @default undefined (plain HTTP, to anyone) */
+  readonly metricsSecure?: ManagerMetricsSecure;
+  /**
+   * Where `/healthz`, `/livez` and `/readyz` are served (`--health-probe-bind-address`); `"0"` disables them.
+   * Every interface by default, as controller-runtime: the kubelet probes the pod IP, never its loopback.
+   * @default ':8081'
+   */
   readonly healthProbeBindAddress?: string;
   /**
    * Admission and conversion webhooks to serve over HTTPS (`admission.validating`, `admission.mutating`,
@@ -208,6 +260,7 @@ export interface ResolvedManagerOptions {
   readonly leaderElection: ResolvedLeaderElection | undefined;
   readonly metrics: ManagerMetrics | undefined;
   readonly metricsAt: BindAddress | undefined;
+  readonly metricsSecure: Required<Omit<ManagerMetricsSecure, 'certDir'>> & { readonly certDir: string | undefined } | undefined;
   readonly probesAt: BindAddress | undefined;
   readonly webhooks: readonly Webhook[];
   /** Where the webhooks are served; undefined when there are none. */
@@ -220,7 +273,7 @@ export interface ResolvedManagerOptions {
   readonly scheduler: SchedulerLike;
 }
 
-const NAMES = ['controllers', 'informers', 'leaderElection', 'metrics', 'metricsBindAddress', 'healthProbeBindAddress', 'webhooks', 'webhookBindAddress', 'webhookCertDir', 'maxSilenceMs', 'maxInitialSyncMs', 'serverLimits', 'signal', 'scheduler'];
+const NAMES = ['controllers', 'informers', 'leaderElection', 'metrics', 'metricsBindAddress', 'metricsSecure', 'healthProbeBindAddress', 'webhooks', 'webhookBindAddress', 'webhookCertDir', 'maxSilenceMs', 'maxInitialSyncMs', 'serverLimits', 'signal', 'scheduler'];
 const LE_NAMES = ['lock', 'identity', 'leaseDuration', 'renewDeadline', 'retryPeriod', 'releaseOnStop'];
 
 function list<T>(name: string, value: unknown, looksRight: (v: Record<string, unknown>) => boolean, what: string): T[] {
@@ -277,6 +330,7 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
     leaderElection: resolveLeaderElection(o['leaderElection']),
     metrics,
     metricsAt: metrics === undefined ? undefined : metricsAt,
+    metricsSecure: resolveMetricsSecure(o['metricsSecure'], metrics !== undefined && metricsAt !== undefined),
     probesAt,
     webhooks,
     webhooksAt,
@@ -286,6 +340,26 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
     serverLimits: resolveServerLimits(o['serverLimits']),
     signal,
     scheduler: schedulerOption('manager', o['scheduler'], asyncScheduler),
+  };
+}
+
+const SECURE_NAMES = ['kubeConfig', 'certDir', 'cacheTtlMs', 'cacheSize'];
+
+function resolveMetricsSecure(value: unknown, served: boolean): ResolvedManagerOptions['metricsSecure'] {
+  if (value === undefined) return undefined;
+  const o = checkOptionNames('manager: metricsSecure', value, SECURE_NAMES);
+  if (!served) throw new TypeError('manager: option "metricsSecure" is given but no metrics are served ("metrics" missing or "metricsBindAddress" is "0")');
+  const kc = o['kubeConfig'] as KubeConfig | undefined;
+  if (typeof kc !== 'object' || kc === null || typeof kc.getCurrentCluster !== 'function' || kc.getCurrentCluster() === null) {
+    throw new TypeError(`manager: option "metricsSecure.kubeConfig" must be a KubeConfig with a current cluster (loadKubeConfig()), got ${describeValue(kc)}`);
+  }
+  const certDir = o['certDir'];
+  if (certDir !== undefined && (typeof certDir !== 'string' || certDir === '')) throw new TypeError(`manager: option "metricsSecure.certDir" must be a directory path, got ${describeValue(certDir)}`);
+  return {
+    kubeConfig: kc,
+    certDir,
+    cacheTtlMs: numberOption('manager', 'metricsSecure.cacheTtlMs', o['cacheTtlMs'], 60_000, { min: 0, integer: true }),
+    cacheSize: numberOption('manager', 'metricsSecure.cacheSize', o['cacheSize'], 1_024, { min: 1, integer: true }),
   };
 }
 
