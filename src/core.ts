@@ -208,11 +208,24 @@ export {
   // serving certificates read from a directory (--webhook-cert-dir), for a webhook server of one's own
   certDirPairs,
   type CertDirOptions,
-  type TlsPair,
+  type ManagerMetricsSecure,
   type WebhookServerMetrics,
   type WebhookPathMetrics,
 } from './manager/index.js';
-export type { Webhook, WebhookAnswer } from './admission/webhook.js';
+// the runner's certificates: generated for webhooks and tests, and read back
+export {
+  generateCa,
+  issueServing,
+  selfSigned,
+  describePair,
+  CertificateError,
+  type TlsPair,
+  type IssuedPair,
+  type GenerateCaOptions,
+  type ServingOptions,
+  type PairDescription,
+  type CertificateErrorCode,
+} from './manager/index.js';
 
 // sharding: the sharder, its hash ring, labels and membership, for a layout shardedController does not cover
 export {
@@ -265,3 +278,24 @@ export { reportError, createStderrReporter, type ErrorSink, type StderrReporterO
 export { CallbackError } from './errors/CallbackError.js';
 export { MalformedDocumentError } from './errors/MalformedDocumentError.js';
 export { printable, type PrintableOptions } from './errors/printable.js';
+
+// admission webhooks: the guard that finds them in a module, the error a failing handler reports, detail types
+export {
+  isWebhook,
+  AdmissionWebhookError,
+  type AdmissionWebhook,
+  type ValidatingHandler,
+  type MutatingHandler,
+  type OperationsOf,
+  type AdmissionResource,
+  type WebhookTarget,
+  type AllowOptions,
+  type DenyOptions,
+  type WebhookFailure,
+  type AdmissionOperation,
+  type AdmissionResponse,
+  type AdmissionStatus,
+  type UserInfo,
+  type GroupVersionKind,
+  type GroupVersionResource,
+} from './admission/index.js';

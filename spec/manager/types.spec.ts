@@ -7,7 +7,7 @@ import { leaseLock } from '../../src/leaderelection/leaseLock.js';
 import { manager } from '../../src/manager/manager.js';
 import type { ManagerEvent, ManagerMetrics } from '../../src/manager/options.js';
 import { runManager } from '../../src/manager/runManager.js';
-import type { Webhook } from '../../src/admission/webhook.js';
+import type { Webhook } from '../../src/admission/types.js';
 import { certDirPairs } from '../../src/manager/certDir.js';
 import type { TlsPair } from '../../src/manager/certificates/tlsPair.js';
 import type { WebhookServerMetrics } from '../../src/manager/webhookMetrics.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { connect as tcpConnect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Webhook, WebhookAnswer } from '../../src/admission/webhook.js';
+import type { Webhook, WebhookAnswer } from '../../src/admission/types.js';
 import { setErrorReporter } from '../../src/errors/reportError.js';
 import type { TlsPair } from '../../src/manager/certificates/tlsPair.js';
 import type { ManagerOptions } from '../../src/manager/options.js';

@@ -7,7 +7,7 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Webhook } from '../../src/admission/webhook.js';
+import type { Webhook } from '../../src/admission/types.js';
 import type { TlsPair } from '../../src/manager/certificates/tlsPair.js';
 import { prometheusMetrics } from '../../src/metrics/index.js';
 import { start, type Running } from '../manager/harness.js';

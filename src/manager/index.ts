@@ -3,6 +3,19 @@ export { runManager, type RunManagerOptions } from './runManager.js';
 export { loadKubeConfig, type LoadKubeConfigOptions } from './kubeConfig.js';
 export type { ManagerEvent, ManagerLeaderElection, ManagerMetrics, ManagerOptions } from './options.js';
 export type { ManagerServerLimits } from './serverLimits.js';
+export {
+  generateCa,
+  issueServing,
+  selfSigned,
+  describePair,
+  CertificateError,
+  type TlsPair,
+  type IssuedPair,
+  type GenerateCaOptions,
+  type ServingOptions,
+  type PairDescription,
+  type CertificateErrorCode,
+} from './certificates/index.js';
 export { certDirPairs, type CertDirOptions } from './certDir.js';
-export type { TlsPair } from './certificates/tlsPair.js';
 export type { WebhookServerMetrics, WebhookPathMetrics } from './webhookMetrics.js';
+export type { ManagerMetricsSecure } from './options.js';

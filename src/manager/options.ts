@@ -8,7 +8,7 @@ import { validateOptions as validateLeaderElection, type LeaderElectionOptions }
 import type { ResourceLock } from '../leaderelection/types.js';
 import { checkOptionNames, numberOption, schedulerOption, describeValue } from '../options/validate.js';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Webhook } from '../admission/webhook.js';
+import type { Webhook } from '../admission/types.js';
 import { parseBindAddress, type BindAddress } from './bindAddress.js';
 import type { WebhookServerMetrics } from './webhookMetrics.js';
 import { resolveServerLimits, type ManagerServerLimits, type ServerLimits } from './serverLimits.js';

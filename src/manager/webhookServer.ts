@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Observable } from 'rxjs';
-import type { Webhook, WebhookAnswer } from '../admission/webhook.js';
+import type { Webhook, WebhookAnswer } from '../admission/types.js';
 import { printable } from '../errors/printable.js';
 import { reportError } from '../errors/reportError.js';
 import type { BindAddress } from './bindAddress.js';
@@ -138,7 +138,7 @@ function review(webhook: Webhook, body: unknown, res: ServerResponse, ms: number
       resolve({ status: 503, body: { message: `no answer within ${ms} ms` }, failure: 'timeout' });
     }, ms);
     new Promise<WebhookAnswer>((answered) => answered(webhook.review(body, abort.signal)))
-      .catch((err: unknown) => ({ status: 500, body: { message: printable(err instanceof Error ? err.message : String(err)) }, failure: 'threw' }))
+      .catch((err: unknown): WebhookAnswer => ({ status: 500, body: { message: printable(err instanceof Error ? err.message : String(err)) }, failure: 'threw' }))
       .then(resolve);
   }).finally(() => {
     clearTimeout(timer);
