@@ -11,6 +11,10 @@ import { syncedOf } from '../informer/syncedOf.js';
 import { certDirPairs } from './certDir.js';
 import { WebhookRecorder } from './webhookMetrics.js';
 import { listenWebhooks } from './webhookServer.js';
+import { MetricsGate } from './metricsAuth.js';
+import { metricsPairs } from './metricsPairs.js';
+import { answerRoutes } from './servers.js';
+import { listenTls } from './tlsServer.js';
 
 /** The manager's sources, each once: informers get probed, other controller sources only counted as synced or not. */
 interface Sources {
@@ -189,8 +193,26 @@ class ManagerRun {
       started.push(listen('health probe', probesAt, routes, this.#c.serverLimits).then((s) => this.#listening('probes', s)));
     }
     if (metricsAt !== undefined && metrics !== undefined) {
-      const routes = { '/metrics': async (): Promise<Answer> => ({ status: 200, contentType: metrics.contentType, body: await metrics.metrics() }) };
-      started.push(listen('metrics', metricsAt, routes, this.#c.serverLimits).then((s) => this.#listening('metrics', s)));
+      const scrape = async (): Promise<Answer> => ({ status: 200, contentType: metrics.contentType, body: await metrics.metrics() });
+      const secure = this.#c.metricsSecure;
+      if (secure === undefined) {
+        started.push(listen('metrics', metricsAt, { '/metrics': scrape }, this.#c.serverLimits).then((s) => this.#listening('metrics', s)));
+      } else {
+        // WH-80…WH-83: HTTPS, each scrape's token reviewed by the API server before the text is made.
+        const gate = new MetricsGate(secure.kubeConfig, secure.cacheTtlMs, secure.cacheSize);
+        const routes: Record<string, Route> = {
+          '/metrics': async (target, req): Promise<Answer> => {
+            const verdict = await gate.check(req.headers.authorization, target.path, undefined);
+            if (!verdict.allowed) {
+              if (verdict.status === 500) reportError(new Error(`manager: secure metrics: ${verdict.message}`));
+              return { status: verdict.status, contentType: TEXT, body: `${verdict.message}\n`, ...(verdict.status === 401 && { headers: { 'www-authenticate': 'Bearer' } }) };
+            }
+            return scrape();
+          },
+        };
+        const handler = answerRoutes('metrics', routes, this.#c.serverLimits);
+        started.push(listenTls('metrics', metricsAt, metricsPairs(secure.certDir), this.#c.serverLimits, handler).then((s) => this.#listening('metrics', s)));
+      }
     }
     if (this.#c.webhooksAt !== undefined) {
       // WH-6x: served whatever the leadership, from here to the end of the drain (closed with the other servers).

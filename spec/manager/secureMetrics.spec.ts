@@ -1,0 +1,163 @@
+/**
+ * Secure metrics (WH-80…WH-83): /metrics over HTTPS, each scrape's bearer token reviewed by the simulator's
+ * TokenReview and SubjectAccessReview, the answers cached within bounds, an unreachable API server a 500.
+ */
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { setErrorReporter } from '../../src/errors/reportError.js';
+import type { TlsPair } from '../../src/manager/certificates/tlsPair.js';
+import type { ManagerMetricsSecure } from '../../src/manager/options.js';
+import { startApiServer, type AccessAttributes, type ApiServer } from '../../src/testing/index.js';
+import { trapUnhandled } from '../helpers/unhandled.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { deploymentsController, start, type Running } from './harness.js';
+import { selfSignedPair } from './tlsFiles.js';
+
+const escaped = trapUnhandled();
+const PROMETHEUS = 'system:serviceaccount:monitoring:prometheus';
+let pair: TlsPair;
+let server: ApiServer | undefined;
+let running: Running | undefined;
+let dir: string | undefined;
+const reported: Error[] = [];
+/** Every SubjectAccessReview the simulator was asked, in order. */
+const asked: AccessAttributes[] = [];
+
+beforeAll(() => {
+  pair = selfSignedPair('metrics');
+});
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+  await server?.close();
+  server = undefined;
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+  setErrorReporter(undefined);
+  reported.length = 0;
+  asked.length = 0;
+  expect(escaped).toEqual([]);
+});
+
+/** A simulator knowing prometheus (allowed /metrics), nobody (not allowed) and three readers; a manager serving secure metrics; resolves the metrics port. */
+async function serve(secure: Partial<ManagerMetricsSecure> = {}, withCertDir = true): Promise<number> {
+  setErrorReporter((err) => void reported.push(err as Error));
+  server = await startApiServer({
+    port: 0,
+    token: 'admin-token',
+    users: [
+      { token: 'prometheus-token', username: PROMETHEUS, groups: ['system:serviceaccounts'] },
+      { token: 'nobody-token', username: 'system:serviceaccount:default:nobody' },
+      ...['r1', 'r2', 'r3'].map((r) => ({ token: `${r}-token`, username: `reader-${r}` })),
+    ],
+    authorize: (a) => {
+      asked.push(a);
+      return a.nonResourceAttributes?.path === '/metrics' && a.nonResourceAttributes.verb === 'get' && (a.user === PROMETHEUS || a.user.startsWith('reader-'));
+    },
+  });
+  if (withCertDir) {
+    dir = mkdtempSync(join(tmpdir(), 'rxkube-metrics-certs-'));
+    writeFileSync(join(dir, 'tls.crt'), pair.cert);
+    writeFileSync(join(dir, 'tls.key'), pair.key);
+  }
+  const { ctl } = deploymentsController(server);
+  running = start({
+    controllers: [ctl],
+    healthProbeBindAddress: '0',
+    metrics: { contentType: 'text/plain; version=0.0.4', metrics: () => Promise.resolve('up 1\n') },
+    metricsBindAddress: '127.0.0.1:0',
+    metricsSecure: { kubeConfig: server.kubeConfig(), ...(dir !== undefined && { certDir: dir }), ...secure },
+  });
+  const r = running;
+  return waitFor(() => {
+    const e = r.events.find((x) => x.type === 'serving' && x.server === 'metrics');
+    return e?.type === 'serving' && e.port;
+  }, 'the metrics server', 10_000, { describe: () => String(r.ended) });
+}
+
+interface Reply {
+  readonly status: number;
+  readonly body: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly cert: X509Certificate | undefined;
+}
+
+function scrape(port: number, token: string | undefined, trust: 'ca' | 'any' = 'ca', path = '/metrics'): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+        agent: false,
+        ...(trust === 'ca' ? { ca: pair.cert } : { rejectUnauthorized: false }),
+      },
+      (res) => {
+        const raw = (res.socket as import('node:tls').TLSSocket).getPeerX509Certificate();
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers, cert: raw }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('secure metrics', () => {
+  it('answer 401 without a token or with one the TokenReview does not know, 403 to a user not allowed, and the text to one allowed', async () => {
+    const port = await serve();
+    const none = await scrape(port, undefined);
+    expect(none.status).toBe(401);
+    expect(none.headers['www-authenticate']).toBe('Bearer');
+    expect((await scrape(port, 'made-up-token')).status).toBe(401);
+    const nobody = await scrape(port, 'nobody-token');
+    expect(nobody.status).toBe(403);
+    expect(nobody.body).toContain('Authorization denied for user system:serviceaccount:default:nobody');
+    const prometheus = await scrape(port, 'prometheus-token');
+    expect(prometheus).toMatchObject({ status: 200, body: 'up 1\n' });
+    expect(asked.find((a) => a.user === PROMETHEUS)).toMatchObject({ nonResourceAttributes: { path: '/metrics', verb: 'get' }, groups: expect.arrayContaining(['system:serviceaccounts']) });
+    // Other paths and methods are refused before any review.
+    const before = asked.length;
+    expect((await scrape(port, 'prometheus-token', 'ca', '/debug')).status).toBe(404);
+    expect(asked.length).toBe(before);
+  });
+
+  it('keep the answers for a while, so a scrape every few seconds asks the API server nothing', async () => {
+    const port = await serve();
+    for (let i = 0; i < 3; i++) expect((await scrape(port, 'prometheus-token')).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await scrape(port, 'nobody-token')).status).toBe(403);
+    expect(asked.map((a) => a.user)).toEqual([PROMETHEUS, 'system:serviceaccount:default:nobody']);
+  });
+
+  it('keep at most cacheSize answers, dropping the oldest', async () => {
+    const port = await serve({ cacheSize: 2 });
+    for (const r of ['r1', 'r2', 'r3', 'r1']) expect((await scrape(port, `${r}-token`)).status).toBe(200);
+    expect(asked.map((a) => a.user)).toEqual(['reader-r1', 'reader-r2', 'reader-r3', 'reader-r1']);
+  });
+
+  it('answer 500, not 401, when the API server cannot be reached, and report it; a cached answer still serves', async () => {
+    const port = await serve();
+    expect((await scrape(port, 'prometheus-token')).status).toBe(200);
+    await server?.close();
+    server = undefined;
+    const down = await scrape(port, 'nobody-token');
+    expect(down.status).toBe(500);
+    expect(down.body).toMatch(/^Authentication failed: the TokenReview could not be made/);
+    await waitFor(() => reported.find((e) => /secure metrics: Authentication failed/.test(e.message)), 'the failure to be reported');
+    expect((await scrape(port, 'prometheus-token')).status).toBe(200);
+  });
+
+  it('serve a self-signed certificate made in memory when no certDir is given', async () => {
+    const port = await serve({}, false);
+    const reply = await scrape(port, 'prometheus-token', 'any');
+    expect(reply.status).toBe(200);
+    expect(reply.cert?.subjectAltName).toContain('DNS:localhost');
+    expect(reply.cert?.subjectAltName).toContain('IP Address:127.0.0.1');
+  });
+});
