@@ -16,6 +16,8 @@ import { setErrorReporter } from '../../src/errors/reportError.js';
 import type { TlsPair } from '../../src/manager/certificates/tlsPair.js';
 import type { ManagerOptions } from '../../src/manager/options.js';
 import { manager } from '../../src/manager/manager.js';
+import { admission } from '../../src/admission/index.js';
+import { review } from '../admission/reviews.js';
 import { trapUnhandled } from '../helpers/unhandled.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { start, type Running } from './harness.js';
@@ -223,6 +225,31 @@ describe('the webhook server', () => {
       });
     }
     expect((await send(port, { body: '{}' })).status).toBe(200);
+  });
+
+  it("serves admission's own webhooks: a review in, the handler's verdict out", async () => {
+    const replicas = admission.validating('apps/v1/deployments', ({ object }) =>
+      (object?.spec?.replicas ?? 0) > 10 ? admission.deny('spec.replicas: at most 10', { field: 'spec.replicas' }) : admission.allow(),
+    );
+    const port = await serve([replicas]);
+    const answer = await send(port, { path: replicas.path, body: JSON.stringify(review()) });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ kind: 'AdmissionReview', response: { uid: '705ab4f5-6393-11e8-b7cc-42010a800002', allowed: true } });
+    const notReview = await send(port, { path: replicas.path, body: '{"kind":' });
+    expect(notReview.status).toBe(400);
+  });
+
+  it('keeps its connection cap over TLS: idle connections and stalled handshakes make room for a request', async () => {
+    const port = await serve([echo], { serverLimits: { maxConnections: 2 } });
+    const idle = await Promise.all(
+      Array.from({ length: 6 }, () => new Promise<import('node:net').Socket>((resolve) => {
+        const s = tcpConnect(port, '127.0.0.1', () => resolve(s));
+        s.on('error', () => undefined);
+      })),
+    );
+    expect((await send(port, { body: '{}' })).status).toBe(200);
+    await waitFor(() => idle.filter((s) => s.destroyed || s.readableEnded).length >= 5, 'the idle connections to be pushed out');
+    for (const s of idle) s.destroy();
   });
 
   it('ends a connection whose body comes too slowly', async () => {
