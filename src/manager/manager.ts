@@ -30,10 +30,11 @@ function collectSources(c: ResolvedManagerOptions): Sources {
 /**
  * The runner of a controller process, controller-runtime's manager in the
  * project's shape: an Observable whose subscription is the process's
- * lifetime. Subscribing starts the probe and metrics servers, keeps every
- * informer the controllers read running (so a standby's caches are warm),
- * and runs the controllers — at once, or while this replica holds the lock
- * of `leaderElection`. It emits where it serves, leadership changes and
+ * lifetime. Subscribing starts the probe and metrics servers and the HTTPS
+ * webhook server (when `webhooks` are given; on every replica, leading or
+ * not), keeps every informer the controllers read running (so a standby's
+ * caches are warm), and runs the controllers — at once, or while this
+ * replica holds the lock of `leaderElection`. It emits where it serves, leadership changes and
  * every reconcile outcome.
  *
  * It ends in one of two ways (docs/semantics.md, MG-1…MG-10):

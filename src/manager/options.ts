@@ -212,7 +212,7 @@ export interface ManagerOptions {
 
 /**
  * What a running manager reports, in order:
- * - `serving`: a server listens: the address really bound and its actual port (when `:0` was asked for);
+ * - `serving`: a server listens (`probes`, `metrics`, `webhooks`): the address really bound and its actual port (when `:0` was asked for);
  * - `leadership`: this replica started or stopped leading, or saw a new leader;
  * - `reconcile`: a controller's outcome;
  * - `stopping`: a graceful stop began, and why.
