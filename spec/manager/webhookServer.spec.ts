@@ -252,6 +252,27 @@ describe('the webhook server', () => {
     for (const s of idle) s.destroy();
   });
 
+  it('answers malformed HTTP inside TLS with a bare status and closes, nothing escaping', async () => {
+    const port = await serve([echo], { serverLimits: { maxHeaderBytes: 1_024 } });
+    /** The status line of the one answer to `bytes` sent over TLS, or '' when the server closed without one. */
+    const rawOverTls = (bytes: string): Promise<string> =>
+      new Promise((resolve) => {
+        let got = '';
+        const s = tlsConnect({ host: '127.0.0.1', port, ca: first.cert }, () => s.end(bytes));
+        s.on('data', (c: Buffer) => (got += c.toString('latin1')));
+        s.on('error', () => undefined);
+        s.on('close', () => resolve(got.split('\r\n', 1)[0] ?? ''));
+      });
+    const post = (target: string, rest: string): string => `POST ${target} HTTP/1.1\r\nHost: x\r\n${rest}`;
+    expect(await rawOverTls('NOT HTTP AT ALL\r\n\r\n')).toMatch(/^HTTP\/1\.1 400/);
+    expect(await rawOverTls(post('/validate-echo', `X-Big: ${'a'.repeat(2_000)}\r\n\r\n`))).toMatch(/^HTTP\/1\.1 431/);
+    expect(await rawOverTls(post('/validate-echo', 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'))).toMatch(/^HTTP\/1\.1 400/);
+    expect(await rawOverTls(post('//[', 'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}'))).toMatch(/^HTTP\/1\.1 400/);
+    expect(await rawOverTls(post('/validate-echo', 'Content-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}'))).toMatch(/^HTTP\/1\.1 400/);
+    expect(seen).toHaveLength(0);
+    expect((await send(port, { body: '{}' })).status).toBe(200);
+  });
+
   it('ends a connection whose body comes too slowly', async () => {
     const port = await serve([echo], { serverLimits: { headersTimeoutMs: 200, requestTimeoutMs: 400 } });
     const ended = await new Promise<string>((resolve) => {
