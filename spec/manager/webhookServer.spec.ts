@@ -183,6 +183,22 @@ describe('the webhook server', () => {
     release?.({ status: 200, body: {} });
   });
 
+  it('answers 503 and aborts the signal of a review still unanswered after answerTimeoutMs', async () => {
+    const never: Webhook = {
+      type: 'conversion',
+      path: '/convert',
+      review: (body, signal) => {
+        seen.push({ body, signal });
+        return new Promise(() => undefined);
+      },
+    };
+    const port = await serve([never], { serverLimits: { answerTimeoutMs: 100 } });
+    const reply = await send(port, { path: '/convert', body: '{}' });
+    expect(reply.status).toBe(503);
+    expect(JSON.parse(reply.body).message).toBe('no answer within 100 ms');
+    expect(seen[0]?.signal.aborted).toBe(true);
+  });
+
   it('answers a webhook that throws or gives what JSON cannot write with a 500, and keeps serving', async () => {
     const throwing: Webhook = { type: 'validating', path: '/throws', review: () => Promise.reject(new Error('boom\u001b[31m')) };
     const cyclic: Webhook = {

@@ -49,14 +49,14 @@ function post(port: number, path: string, body: string): Promise<number> {
 }
 
 /** A manager serving `ok` and `failing`, its metrics through prometheusMetrics(opts); resolves the webhook port and a scrape. */
-async function serve(defaultMetrics?: boolean): Promise<{ port: number; scrape: () => Promise<string> }> {
+async function serve(defaultMetrics?: boolean, webhooks: readonly Webhook[] = [ok, failing]): Promise<{ port: number; scrape: () => Promise<string> }> {
   dir = mkdtempSync(join(tmpdir(), 'rxkube-certs-'));
   writeFileSync(join(dir, 'tls.crt'), pair.cert);
   writeFileSync(join(dir, 'tls.key'), pair.key);
   const metrics = prometheusMetrics(defaultMetrics === undefined ? {} : { defaultMetrics });
   running = start({
     controllers: [],
-    webhooks: [ok, failing],
+    webhooks,
     webhookBindAddress: '127.0.0.1:0',
     webhookCertDir: dir,
     healthProbeBindAddress: '0',
@@ -116,6 +116,28 @@ describe('webhook metrics', () => {
       expect([0, 3]).toContain(checked.status);
       expect(checked.output.split('\n').filter((line) => line !== '' && !line.startsWith('nodejs_active_'))).toEqual([]);
     }
+  });
+
+  it('show a request in flight while its webhook answers', async () => {
+    let release: (() => void) | undefined;
+    const started: boolean[] = [];
+    const slow: Webhook = {
+      type: 'validating',
+      path: '/validate-slow',
+      review: () => {
+        started.push(true);
+        return new Promise((resolve) => (release = () => resolve({ status: 200, body: {} })));
+      },
+    };
+    const { port, scrape } = await serve(false, [slow]);
+    const answered = post(port, '/validate-slow', '{}');
+    await waitFor(() => started.length === 1, 'the review to start');
+    expect(valueOf(parseExposition(await scrape()), 'controller_runtime_webhook_requests_in_flight', { webhook: '/validate-slow' })).toBe(1);
+    release?.();
+    expect(await answered).toBe(200);
+    const f = parseExposition(await scrape());
+    expect(valueOf(f, 'controller_runtime_webhook_requests_in_flight', { webhook: '/validate-slow' })).toBe(0);
+    expect(valueOf(f, 'controller_runtime_webhook_requests_total', { webhook: '/validate-slow', code: '200' })).toBe(1);
   });
 
   it('leave the process and Node.js metrics out with defaultMetrics: false', async () => {
