@@ -12,6 +12,7 @@ import { setErrorReporter } from '../../src/errors/reportError.js';
 import type { TlsPair } from '../../src/manager/certificates/tlsPair.js';
 import type { ManagerMetricsSecure } from '../../src/manager/options.js';
 import { startApiServer, type AccessAttributes, type ApiServer } from '../../src/testing/index.js';
+import { startHostileServer, type HostileServer } from '../helpers/hostileServer.js';
 import { trapUnhandled } from '../helpers/unhandled.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { deploymentsController, start, type Running } from './harness.js';
@@ -108,6 +109,59 @@ function scrape(port: number, token: string | undefined, trust: 'ca' | 'any' = '
     req.end();
   });
 }
+
+describe('secure metrics against an API server that answers what none would', () => {
+  let hostile: HostileServer | undefined;
+  afterEach(async () => {
+    await hostile?.close();
+    hostile = undefined;
+  });
+
+  /** A manager serving only secure metrics (and a webhook, to have something to run) against `hostile`. */
+  async function serveAgainst(h: HostileServer): Promise<number> {
+    setErrorReporter((err) => void reported.push(err as Error));
+    dir = mkdtempSync(join(tmpdir(), 'rxkube-metrics-certs-'));
+    writeFileSync(join(dir, 'tls.crt'), pair.cert);
+    writeFileSync(join(dir, 'tls.key'), pair.key);
+    running = start({
+      controllers: [],
+      webhooks: [{ type: 'conversion', path: '/convert', review: () => Promise.resolve({ status: 200, body: {} }) }],
+      webhookBindAddress: '127.0.0.1:0',
+      webhookCertDir: dir,
+      healthProbeBindAddress: '0',
+      metrics: { contentType: 'text/plain', metrics: () => Promise.resolve('up 1\n') },
+      metricsBindAddress: '127.0.0.1:0',
+      metricsSecure: { kubeConfig: h.kubeConfig(), certDir: dir },
+    });
+    const r = running;
+    return waitFor(() => {
+      const e = r.events.find((x) => x.type === 'serving' && x.server === 'metrics');
+      return e?.type === 'serving' && e.port;
+    }, 'the metrics server');
+  }
+
+  it('takes only a true `allowed` and a string username, escapes what it names, and answers 500 to what is not JSON', async () => {
+    hostile = await startHostileServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url?.includes('tokenreviews')) {
+        res.end(JSON.stringify({ status: { authenticated: true, user: { username: 'eve\u001b[2J', groups: 'admins', extra: { a: 1 } } } }));
+      } else res.end(JSON.stringify({ status: { allowed: 'yes' } }));
+    });
+    const port = await serveAgainst(hostile);
+    const denied = await scrape(port, 'any-token');
+    expect(denied.status).toBe(403);
+    expect(denied.body).not.toContain('\u001b');
+    expect(denied.body).toContain('eve');
+    hostile.handle((_req, res) => void res.end('<html>proxy error</html>'));
+    const broken = await scrape(port, 'another-token');
+    expect(broken.status).toBe(500);
+    hostile.handle((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(req.url?.includes('tokenreviews') ? { status: { authenticated: true, user: { username: 42 } } } : { status: { allowed: true } }));
+    });
+    expect((await scrape(port, 'third-token')).status).toBe(401);
+  });
+});
 
 describe('secure metrics', () => {
   it('answer 401 without a token or with one the TokenReview does not know, 403 to a user not allowed, and the text to one allowed', async () => {
