@@ -193,6 +193,11 @@ export type {
   VersionObjects,
   StorageVersion,
   CustomResourceDefinitionVersion,
+  CustomResourceConversion,
+  CrdOptions,
+  CrdArguments,
+  ConversionWebhookClient,
+  ConversionOptions,
   ConditionUpdate,
 } from './crd/index.js';
 // Tells this copy of rxkube's definitions from look-alikes (tooling that loads users' modules).
@@ -299,3 +304,5 @@ export {
   type GroupVersionKind,
   type GroupVersionResource,
 } from './admission/index.js';
+// conversion webhooks: ConversionReviews answered with a definition's converters (attached as admission.conversion)
+export { conversionWebhook, type ConversionWebhook, type ConversionWebhookOptions, type ConversionAnswer } from './admission/conversion.js';
