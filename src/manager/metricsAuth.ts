@@ -31,6 +31,7 @@ interface Cached<V> {
 /** A map that forgets entries after their time and keeps at most `max`, dropping the oldest first. */
 class ExpiringCache<V> {
   readonly #max: number;
+  // Oldest first (a Map keeps insertion order; a set moves the key to the end).
   readonly #entries = new Map<string, Cached<V>>();
 
   constructor(max: number) {
@@ -67,11 +68,16 @@ class ExpiringCache<V> {
  * the API server is a 500 and is not kept (WH-8x).
  */
 export class MetricsGate {
+  // Where the reviews are posted, plain http allowed for a local API server.
   readonly #kc: KubeConfig;
+  // The API server's base URL, without a trailing slash.
   readonly #server: string;
   readonly #ttlMs: number;
+  // TokenReview answers by the token's SHA-256: the user, or null for a token that does not authenticate.
   readonly #users: ExpiringCache<ReviewedUser | null>;
+  // SubjectAccessReview answers by user and path.
   readonly #decisions: ExpiringCache<boolean>;
+  // The clock the cache times are read on.
   readonly #now: () => number;
 
   constructor(kc: KubeConfig, ttlMs: number, maxEntries: number, now: () => number = Date.now) {

@@ -34,10 +34,15 @@ const MAX_FAILURE_KINDS = 16;
 
 /** What the webhook server records per webhook path (internal). */
 export class WebhookRecorder {
+  // The served paths, in the order given: the only label values a snapshot has.
   readonly #paths: readonly string[];
+  // Per path: answers by HTTP status.
   readonly #requests = new Map<string, Map<number, number>>();
+  // Per path: seconds from headers to the end of the answer.
   readonly #latency = new Map<string, Histogram>();
+  // Per path: requests between started() and ended().
   readonly #inFlight = new Map<string, number>();
+  // Per path: answers that report a handler failure, by its word.
   readonly #failures = new Map<string, Map<string, number>>();
 
   constructor(paths: readonly string[]) {
