@@ -118,7 +118,7 @@ describe('secure metrics against an API server that answers what none would', ()
   });
 
   /** A manager serving only secure metrics (and a webhook, to have something to run) against `hostile`. */
-  async function serveAgainst(h: HostileServer): Promise<number> {
+  async function serveAgainst(h: HostileServer, reviewTimeoutMs?: number): Promise<number> {
     setErrorReporter((err) => void reported.push(err as Error));
     dir = mkdtempSync(join(tmpdir(), 'rxkube-metrics-certs-'));
     writeFileSync(join(dir, 'tls.crt'), pair.cert);
@@ -131,7 +131,7 @@ describe('secure metrics against an API server that answers what none would', ()
       healthProbeBindAddress: '0',
       metrics: { contentType: 'text/plain', metrics: () => Promise.resolve('up 1\n') },
       metricsBindAddress: '127.0.0.1:0',
-      metricsSecure: { kubeConfig: h.kubeConfig(), certDir: dir },
+      metricsSecure: { kubeConfig: h.kubeConfig(), certDir: dir, ...(reviewTimeoutMs !== undefined && { reviewTimeoutMs }) },
     });
     const r = running;
     return waitFor(() => {
@@ -139,6 +139,20 @@ describe('secure metrics against an API server that answers what none would', ()
       return e?.type === 'serving' && e.port;
     }, 'the metrics server');
   }
+
+  it('stops a review when the scraper leaves, without reporting it', async () => {
+    hostile = await startHostileServer(() => undefined); // never answers
+    const h = hostile;
+    // A review bound far beyond the wait: only the scraper leaving can end the review in time.
+    const port = await serveAgainst(h, 2 ** 31 - 1);
+    const req = request({ host: '127.0.0.1', port, path: '/metrics', headers: { authorization: 'Bearer slow-token' }, ca: pair.cert, agent: false });
+    req.on('error', () => undefined);
+    req.end();
+    await waitFor(() => h.requests === 1 && h.open === 1, 'the TokenReview to be sent');
+    req.destroy();
+    await waitFor(() => h.open === 0, 'the TokenReview to be given up');
+    expect(reported).toEqual([]);
+  });
 
   it('takes only a true `allowed` and a string username, escapes what it names, and answers 500 to what is not JSON', async () => {
     hostile = await startHostileServer((req, res) => {

@@ -200,10 +200,15 @@ class ManagerRun {
         started.push(listen('metrics', metricsAt, { '/metrics': scrape }, this.#c.serverLimits).then((s) => this.#listening('metrics', s)));
       } else {
         // WH-80…WH-83: HTTPS, each scrape's token reviewed by the API server before the text is made.
-        const gate = new MetricsGate(secure.kubeConfig, secure.cacheTtlMs, secure.cacheSize);
+        const gate = new MetricsGate(secure.kubeConfig, secure.cacheTtlMs, secure.cacheSize, secure.reviewTimeoutMs);
         const routes: Record<string, Route> = {
           '/metrics': async (target, req): Promise<Answer> => {
-            const verdict = await gate.check(req.headers.authorization, target.path, undefined);
+            // The reviews stop when the scraper leaves; their answer would go nowhere.
+            const left = new AbortController();
+            const leave = (): void => left.abort(new Error('the client left'));
+            req.socket.once('close', leave);
+            const verdict = await gate.check(req.headers.authorization, target.path, left.signal).finally(() => req.socket.off('close', leave));
+            if (left.signal.aborted) return { status: 499, contentType: TEXT, body: '' };
             if (!verdict.allowed) {
               if (verdict.status === 500) reportError(new Error(`manager: secure metrics: ${verdict.message}`));
               return { status: verdict.status, contentType: TEXT, body: `${verdict.message}\n`, ...(verdict.status === 401 && { headers: { 'www-authenticate': 'Bearer' } }) };

@@ -17,8 +17,6 @@ export type MetricsVerdict = { readonly allowed: true } | { readonly allowed: fa
 
 /** How long a refusal is remembered at most (controller-runtime: 30 s for a denied SubjectAccessReview), so a new RoleBinding takes effect soon. */
 const REFUSAL_TTL_MS = 30_000;
-/** Each review's own bound: controller-runtime gives a TokenReview 10 s. */
-const REVIEW_TIMEOUT_MS = 10_000;
 // A bearer token as RFC 6750 allows it (b64token), bounded: a ServiceAccount token is a JWT of about a kilobyte.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const MAX_TOKEN_CHARS = 16_384;
@@ -65,7 +63,7 @@ class ExpiringCache<V> {
  * a SubjectAccessReview for `get` on the non-resource URL of the request's
  * path. Both answers are kept for `ttlMs` (a refusal at most 30 s), at most
  * `maxEntries` of each; a token is kept only as its SHA-256. An error reaching
- * the API server is a 500 and is not kept (WH-8x).
+ * the API server is a 500 and is not kept (WH-82).
  */
 export class MetricsGate {
   // Where the reviews are posted, plain http allowed for a local API server.
@@ -73,6 +71,8 @@ export class MetricsGate {
   // The API server's base URL, without a trailing slash.
   readonly #server: string;
   readonly #ttlMs: number;
+  // Each review's own bound: controller-runtime gives a TokenReview 10 s.
+  readonly #reviewTimeoutMs: number;
   // TokenReview answers by the token's SHA-256: the user, or null for a token that does not authenticate.
   readonly #users: ExpiringCache<ReviewedUser | null>;
   // SubjectAccessReview answers by user and path.
@@ -80,7 +80,8 @@ export class MetricsGate {
   // The clock the cache times are read on.
   readonly #now: () => number;
 
-  constructor(kc: KubeConfig, ttlMs: number, maxEntries: number, now: () => number = Date.now) {
+  constructor(kc: KubeConfig, ttlMs: number, maxEntries: number, reviewTimeoutMs: number, now: () => number = Date.now) {
+    this.#reviewTimeoutMs = reviewTimeoutMs;
     this.#kc = plainHttpAllowed(kc);
     this.#server = (kc.getCurrentCluster()?.server ?? '').replace(/\/+$/, '');
     this.#ttlMs = ttlMs;
@@ -120,7 +121,7 @@ export class MetricsGate {
       what: 'create tokenreview',
       body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
       signal,
-      timeoutMs: REVIEW_TIMEOUT_MS,
+      timeoutMs: this.#reviewTimeoutMs,
     });
     const u = review.status?.user;
     const user = review.status?.authenticated === true && typeof u?.username === 'string' ? userOf(u as ReviewedUser) : null;
@@ -148,7 +149,7 @@ export class MetricsGate {
         },
       },
       signal,
-      timeoutMs: REVIEW_TIMEOUT_MS,
+      timeoutMs: this.#reviewTimeoutMs,
     });
     const allowed = review.status?.allowed === true;
     this.#decisions.set(key, allowed, this.#now() + (allowed ? this.#ttlMs : Math.min(this.#ttlMs, REFUSAL_TTL_MS)));

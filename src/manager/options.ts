@@ -117,6 +117,8 @@ export interface ManagerMetricsSecure {
   readonly cacheTtlMs?: number;
   /** Tokens, and users, kept at most each: the oldest goes first. @default 1_024 */
   readonly cacheSize?: number;
+  /** How long each TokenReview and SubjectAccessReview may take before the scrape is answered 500 (controller-runtime's TokenReview timeout). @default 10_000 */
+  readonly reviewTimeoutMs?: number;
 }
 
 /**
@@ -343,7 +345,7 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
   };
 }
 
-const SECURE_NAMES = ['kubeConfig', 'certDir', 'cacheTtlMs', 'cacheSize'];
+const SECURE_NAMES = ['kubeConfig', 'certDir', 'cacheTtlMs', 'cacheSize', 'reviewTimeoutMs'];
 
 function resolveMetricsSecure(value: unknown, served: boolean): ResolvedManagerOptions['metricsSecure'] {
   if (value === undefined) return undefined;
@@ -360,6 +362,7 @@ function resolveMetricsSecure(value: unknown, served: boolean): ResolvedManagerO
     certDir,
     cacheTtlMs: numberOption('manager', 'metricsSecure.cacheTtlMs', o['cacheTtlMs'], 60_000, { min: 0, integer: true }),
     cacheSize: numberOption('manager', 'metricsSecure.cacheSize', o['cacheSize'], 1_024, { min: 1, integer: true }),
+    reviewTimeoutMs: numberOption('manager', 'metricsSecure.reviewTimeoutMs', o['reviewTimeoutMs'], 10_000, { min: 1, integer: true }),
   };
 }
 
