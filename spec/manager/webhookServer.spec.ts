@@ -16,6 +16,7 @@ import { setErrorReporter } from '../../src/errors/reportError.js';
 import type { TlsPair } from '../../src/manager/certificates/tlsPair.js';
 import type { ManagerOptions } from '../../src/manager/options.js';
 import { manager } from '../../src/manager/manager.js';
+import { certDirPairs } from '../../src/manager/certDir.js';
 import { admission } from '../../src/admission/index.js';
 import { review } from '../admission/reviews.js';
 import { trapUnhandled } from '../helpers/unhandled.js';
@@ -356,6 +357,13 @@ describe('certificates from the directory', () => {
 });
 
 describe('webhook options', () => {
+  it('certDirPairs checks its directory and poll interval up front', () => {
+    dir = mkdtempSync(join(tmpdir(), 'rxkube-certs-'));
+    expect(() => certDirPairs('')).toThrow(/the directory must be a non-empty string, got ""/);
+    expect(() => certDirPairs(dir, { pollMs: 0 })).toThrow(/option "pollMs" must be an integer from 1 to 2147483647, got 0/);
+    expect(() => certDirPairs(dir, { pollMs: 2 ** 31 })).toThrow(TypeError);
+  });
+
   it('refuse two webhooks on one path, an address without webhooks, and webhooks with no address', () => {
     expect(() => manager({ controllers: [], webhooks: [echo, { ...echo }] })).toThrow(/webhooks\[0\] and webhooks\[1\] both have path "\/validate-echo"/);
     expect(() => manager({ controllers: [], webhooks: [{ ...echo, path: 'validate' }] })).toThrow(/a path starts with "\/"/);
