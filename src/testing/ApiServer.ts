@@ -18,6 +18,7 @@ import { StorageApi } from './storage/storageApi.js';
 import { generateServingCertificate, type ServingCertificate } from './tls/tls.js';
 import { WatchHub } from './watch/watch.js';
 import { usersByToken } from './auth/users.js';
+import { WebhookAdmission } from './admission/dispatch.js';
 import { describeValue } from '../options/validate.js';
 import { timerDelay } from '../options/timerDelay.js';
 
@@ -130,6 +131,8 @@ export class ApiServer extends StorageApi {
     this.#tokens = options.token === undefined ? undefined : new Set([options.token]);
     this.#bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
     for (const t of [...builtInResources(), ...eventResources()]) this.#registry.add(t);
+    const admission = new WebhookAdmission(storage, registry);
+    for (const t of admission.types) this.#registry.add(t);
     for (const def of options.resources ?? []) this.#registry.register(def);
     for (const crd of options.crds ?? []) storage.create(crds.type, structuredClone(crd) as Record<string, unknown>, undefined);
     const stalled = new Set<ServerResponse>();
@@ -142,6 +145,7 @@ export class ApiServer extends StorageApi {
       tokens: this.#tokens,
       users: usersByToken(options.users, options.token),
       authorize: options.authorize,
+      admission,
       compression: options.compression ?? true,
       watchList: options.watchList ?? true,
       stalled,

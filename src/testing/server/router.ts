@@ -15,6 +15,7 @@ import { parsePath, verbOf, type Target } from './target.js';
 import { injectedError } from '../watch/watch.js';
 import { ACCESS_REVIEWS_PATH, accessReviewAnswer, TOKEN_REVIEWS_PATH, tokenReviewAnswer } from '../auth/reviews.js';
 import { ADMIN, type UserInfo } from '../auth/users.js';
+import { admittedAnswer } from '../admission/admittedWrite.js';
 import { serveWatch } from '../watch/watchServing.js';
 
 const METHOD_NOT_ALLOWED = 'the server does not allow this method on the requested resource';
@@ -140,11 +141,20 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
       serveWatch(ctx, target, q, res, convert?.kind === 'Table' ? new TableSink(sink, target.type, convert.apiVersion) : sink, watchView(convert));
       return;
     default: {
-      const answer = await objectAnswer(ctx, verb, target, req, convert, q);
+      const answer =
+        verb !== 'get' && target.subresource !== 'scale' && ctx.admission.concerns(target.type)
+          ? await admittedAnswer(ctx, verb, target, req, convert, q, user, (text) => res.appendHeader('Warning', warningHeader(text)))
+          : await objectAnswer(ctx, verb, target, req, convert, q);
       send(answer.code, answer.body);
       audit(ctx, on, answer.code, undefined, answer.object);
     }
   }
+}
+
+/** A warning as kube-apiserver sends it: code 299, no agent, the text quoted with `"` and `\\` escaped. */
+function warningHeader(text: string): string {
+  const escaped = text.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return `299 - "${escaped}"`;
 }
 
 /** The token of an `Authorization: Bearer` header, '' for anything else. */

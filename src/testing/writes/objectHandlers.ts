@@ -65,7 +65,7 @@ export interface ApiWrite {
 }
 
 /** The storage hooks of an API write: dry run, and the managedFields of a non-apply write. */
-function hooksOf(type: ResourceType, sub: 'status' | undefined, write: ApiWrite | undefined): WriteHooks | undefined {
+export function hooksOf(type: ResourceType, sub: 'status' | undefined, write: ApiWrite | undefined): WriteHooks | undefined {
   if (write === undefined) return undefined;
   const writer = { manager: write.params.manager, subresource: sub, time: write.time };
   return { dryRun: write.params.dryRun, managedFields: (prev, next) => trackUpdate(type, prev, next, writer) };
@@ -76,7 +76,7 @@ function hooksOf(type: ResourceType, sub: 'status' | undefined, write: ApiWrite 
  * the status as stored (a create starts without one), as kube-apiserver's
  * strategies reset it.
  */
-function keepStatus(type: ResourceType, sub: 'status' | undefined, obj: AnyObject, current: StoredObject | undefined): AnyObject {
+export function keepStatus(type: ResourceType, sub: 'status' | undefined, obj: AnyObject, current: StoredObject | undefined): AnyObject {
   if (!type.statusSubresource || sub === 'status') return obj;
   const { status: _ignored, ...rest } = obj;
   const status = current?.obj['status'];

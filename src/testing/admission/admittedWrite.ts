@@ -1,0 +1,154 @@
+import type { IncomingMessage } from 'node:http';
+import type { ServerContext } from '../context.js';
+import type { UserInfo } from '../auth/users.js';
+import type { StoredObject } from '../storage/history.js';
+import type { ResourceType } from '../storage/resources.js';
+import type { WriteHooks } from '../storage/storage.js';
+import { objectView, type Conversion } from '../server/negotiate.js';
+import { objectJson } from '../server/partialObjectMetadata.js';
+import { badRequest, notFound } from '../server/status.js';
+import { pathNotFound, type Target } from '../server/target.js';
+import { applyPatch, hooksOf, keepStatus, preconditionsOf, readBody, type Answer, type ApiWrite } from '../writes/objectHandlers.js';
+import { checkPreconditions, isRecord, jsonEqual, timestamp } from '../writes/objectRules.js';
+import { writeParams, type WriteParams } from '../writes/writeParams.js';
+import type { Warn } from './dispatch.js';
+import type { AdmissionAttributes } from './matching.js';
+
+// A write through the API when webhooks may see it, in kube-apiserver's order: mutating webhooks on the object the
+// request would store, then the resource's own defaulting and validation (a dry-run write), then validating webhooks
+// on the object as it would be stored, then the write itself.
+
+type AnyObject = Record<string, unknown>;
+type WriteVerb = 'create' | 'update' | 'patch' | 'delete';
+
+const APPLY = 'application/apply-patch+yaml';
+
+/** A stored object as the request's version serves it. */
+function inVersion(type: ResourceType, o: StoredObject | undefined): AnyObject | undefined {
+  if (o === undefined) return undefined;
+  const obj = JSON.parse(o.json) as AnyObject;
+  return type.storage === undefined ? obj : { ...obj, apiVersion: type.apiVersion };
+}
+
+/** `request.options`: the write's options object, as kube-apiserver sends it. */
+function optionsOf(kind: string, params: WriteParams, q: URLSearchParams, extra: AnyObject = {}): AnyObject {
+  const manager = q.get('fieldManager');
+  return {
+    ...extra,
+    kind,
+    apiVersion: 'meta.k8s.io/v1',
+    ...(params.dryRun ? { dryRun: ['All'] } : {}),
+    ...(manager === null || manager === '' ? {} : { fieldManager: manager }),
+    ...(params.force ? { force: true } : {}),
+  };
+}
+
+/** What one request is, for the webhooks and the write. */
+interface Request {
+  readonly ctx: ServerContext;
+  readonly target: Target;
+  readonly user: UserInfo;
+  readonly warn: Warn;
+  readonly sub: 'status' | undefined;
+}
+
+function attributes(r: Request, operation: AdmissionAttributes['operation'], name: string, object: AnyObject | undefined, oldObject: AnyObject | undefined, params: WriteParams, options: AnyObject): AdmissionAttributes {
+  return { operation, type: r.target.type, subresource: r.sub ?? '', namespace: r.target.namespace ?? '', name, object, oldObject, dryRun: params.dryRun, options, user: r.user };
+}
+
+/** Mutates, writes dry, validates, then writes for real unless the request is a dry run. */
+async function admitAndWrite(r: Request, a: AdmissionAttributes, perform: (object: AnyObject, hooks: WriteHooks | undefined, dry: boolean) => StoredObject, params: WriteParams, time: string): Promise<StoredObject> {
+  const { admission } = r.ctx;
+  const type = r.target.type;
+  const mutated = (await admission.mutate(a, r.warn)) as AnyObject;
+  const hooks = (dryRun: boolean): WriteHooks | undefined => hooksOf(type, r.sub, { params: { ...params, dryRun }, time } satisfies ApiWrite);
+  const dry = perform(mutated, hooks(true), true);
+  await admission.validate({ ...a, name: dry.name, object: inVersion(type, dry) }, r.warn);
+  if (params.dryRun) return dry;
+  // A generated name is the one the validating webhooks saw.
+  const meta = isRecord(mutated['metadata']) ? mutated['metadata'] : {};
+  return perform({ ...mutated, metadata: { ...meta, name: dry.name } }, hooks(false), false);
+}
+
+/**
+ * Serves a create, update, patch or delete of one object through the
+ * webhooks that concern it; the answer is the one {@link objectAnswer}
+ * would give, once every webhook has let it through.
+ */
+export async function admittedAnswer(ctx: ServerContext, verb: WriteVerb, target: Target, req: IncomingMessage, convert: Conversion | undefined, q: URLSearchParams, user: UserInfo, warn: Warn): Promise<Answer> {
+  const { storage } = ctx;
+  const type = target.type;
+  const render = (o: StoredObject): string => objectJson(o, objectView(convert, type), type);
+  const namespace = target.namespace ?? '';
+  const sub = target.subresource === 'status' ? 'status' : undefined;
+  const r: Request = { ctx, target, user, warn, sub };
+  const time = timestamp(Date.now());
+  const answer = (code: number, o: StoredObject): Answer => ({ code, body: render(o), object: o });
+  switch (verb) {
+    case 'create': {
+      const params = writeParams(q, req, 'CreateOptions', false);
+      const body = await readBody(req);
+      if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
+      if (type.namespaced && target.namespace === undefined) throw pathNotFound();
+      const meta = isRecord(body['metadata']) ? body['metadata'] : {};
+      const input = keepStatus(type, undefined, { ...body, metadata: { ...meta, ...(target.namespace === undefined ? {} : { namespace: target.namespace }) } }, undefined);
+      const a = attributes(r, 'CREATE', typeof meta['name'] === 'string' ? meta['name'] : '', input, undefined, params, optionsOf('CreateOptions', params, q));
+      const stored = await admitAndWrite(r, a, (o, hooks) => storage.create(type, o, target.namespace, hooks), params, time);
+      return answer(201, stored);
+    }
+    case 'update': {
+      const params = writeParams(q, req, 'UpdateOptions', false);
+      const body = await readBody(req);
+      if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
+      const name = target.name as string;
+      const meta = isRecord(body['metadata']) ? body['metadata'] : {};
+      if (meta['name'] !== undefined && meta['name'] !== name) throw badRequest(`the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
+      const current = storage.get(type, namespace, name);
+      const input = keepStatus(type, sub, { ...body, metadata: { ...meta, name } }, current);
+      const a = attributes(r, current === undefined ? 'CREATE' : 'UPDATE', name, input, inVersion(type, current), params, optionsOf('UpdateOptions', params, q));
+      const stored = await admitAndWrite(r, a, (o, hooks) => storage.update(type, o, target.namespace, sub, hooks), params, time);
+      return answer(current === undefined ? 201 : 200, stored);
+    }
+    case 'patch': {
+      const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+      const params = writeParams(q, req, 'PatchOptions', contentType === APPLY);
+      const body = await readBody(req);
+      const name = target.name as string;
+      const current = storage.get(type, namespace, name);
+      const write = (dryRun: boolean): ApiWrite => ({ params: { ...params, dryRun }, time });
+      // The object the patch makes, admitted as the resource admits it, before any webhook sees it.
+      const patched = inVersion(type, applyPatch(storage, type, namespace, name, contentType, body, sub, write(true))) as AnyObject;
+      const a = attributes(r, current === undefined ? 'CREATE' : 'UPDATE', name, patched, inVersion(type, current), params, optionsOf('PatchOptions', params, q));
+      const stored = await admitAndWrite(
+        r,
+        a,
+        (o, hooks, dry) =>
+          // Unchanged by the webhooks: the patch itself is replayed, so an apply keeps its field ownership.
+          jsonEqual(o, patched)
+            ? applyPatch(storage, type, namespace, name, contentType, body, sub, write(dry))
+            : current === undefined
+              ? storage.create(type, o, target.namespace, hooks)
+              : storage.update(type, o, target.namespace, sub, hooks),
+        params,
+        time,
+      );
+      return answer(current === undefined ? 201 : 200, stored);
+    }
+    case 'delete': {
+      const params = writeParams(q, req, 'DeleteOptions', false);
+      const body = await readBody(req);
+      const name = target.name as string;
+      const current = storage.get(type, namespace, name);
+      if (current === undefined) throw notFound(type, name);
+      const given = isRecord(body) ? Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'kind' && k !== 'apiVersion')) : {};
+      const a = attributes(r, 'DELETE', name, undefined, inVersion(type, current), params, optionsOf('DeleteOptions', params, q, given));
+      await ctx.admission.mutate(a, warn);
+      await ctx.admission.validate(a, warn);
+      if (params.dryRun) {
+        checkPreconditions(type, name, current, preconditionsOf(body));
+        return answer(200, current);
+      }
+      return answer(200, ctx.namespaces.delete(type, namespace, name, preconditionsOf(body)));
+    }
+  }
+}
