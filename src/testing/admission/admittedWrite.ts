@@ -75,7 +75,17 @@ async function admitAndWrite(r: Request, a: AdmissionAttributes, perform: (objec
  * webhooks that concern it; the answer is the one {@link objectAnswer}
  * would give, once every webhook has let it through.
  */
-export async function admittedAnswer(ctx: ServerContext, verb: WriteVerb, target: Target, req: IncomingMessage, convert: Conversion | undefined, q: URLSearchParams, user: UserInfo, warn: Warn): Promise<Answer> {
+export async function admittedAnswer(
+  ctx: ServerContext,
+  verb: WriteVerb,
+  target: Target,
+  req: IncomingMessage,
+  convert: Conversion | undefined,
+  q: URLSearchParams,
+  user: UserInfo,
+  warn: Warn,
+  read: () => Promise<unknown> = () => readBody(req),
+): Promise<Answer> {
   const { storage } = ctx;
   const type = target.type;
   const render = (o: StoredObject): string => objectJson(o, objectView(convert, type), type);
@@ -87,7 +97,7 @@ export async function admittedAnswer(ctx: ServerContext, verb: WriteVerb, target
   switch (verb) {
     case 'create': {
       const params = writeParams(q, req, 'CreateOptions', false);
-      const body = await readBody(req);
+      const body = await read();
       if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
       if (type.namespaced && target.namespace === undefined) throw pathNotFound();
       const meta = isRecord(body['metadata']) ? body['metadata'] : {};
@@ -98,7 +108,7 @@ export async function admittedAnswer(ctx: ServerContext, verb: WriteVerb, target
     }
     case 'update': {
       const params = writeParams(q, req, 'UpdateOptions', false);
-      const body = await readBody(req);
+      const body = await read();
       if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
       const name = target.name as string;
       const meta = isRecord(body['metadata']) ? body['metadata'] : {};
@@ -112,7 +122,7 @@ export async function admittedAnswer(ctx: ServerContext, verb: WriteVerb, target
     case 'patch': {
       const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
       const params = writeParams(q, req, 'PatchOptions', contentType === APPLY);
-      const body = await readBody(req);
+      const body = await read();
       const name = target.name as string;
       const current = storage.get(type, namespace, name);
       const write = (dryRun: boolean): ApiWrite => ({ params: { ...params, dryRun }, time });
@@ -136,7 +146,7 @@ export async function admittedAnswer(ctx: ServerContext, verb: WriteVerb, target
     }
     case 'delete': {
       const params = writeParams(q, req, 'DeleteOptions', false);
-      const body = await readBody(req);
+      const body = await read();
       const name = target.name as string;
       const current = storage.get(type, namespace, name);
       if (current === undefined) throw notFound(type, name);

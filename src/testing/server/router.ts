@@ -16,6 +16,8 @@ import { injectedError } from '../watch/watch.js';
 import { ACCESS_REVIEWS_PATH, accessReviewAnswer, TOKEN_REVIEWS_PATH, tokenReviewAnswer } from '../auth/reviews.js';
 import { ADMIN, type UserInfo } from '../auth/users.js';
 import { admittedAnswer } from '../admission/admittedWrite.js';
+import { conversionWebhookFor } from '../admission/conversion.js';
+import { bodyToStorage, convertedBody, ConvertingSink } from '../admission/convertedBody.js';
 import { serveWatch } from '../watch/watchServing.js';
 
 const METHOD_NOT_ALLOWED = 'the server does not allow this method on the requested resource';
@@ -130,22 +132,31 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
   // A Table is printed from the objects as they would be answered.
   const printed = (body: string): string => (convert?.kind === 'Table' ? tableJson(target.type, body, convert.apiVersion) : body);
   const send = (code: number, body: string): void => sendJson(res, sink, code, printed(body), cut, compress);
+  // A custom resource read or written in a version its CRD converts with a webhook; metadata-only and Table answers need no conversion of the objects sent.
+  const conversion = convert === undefined || convert.kind === 'Table' ? conversionWebhookFor(ctx.storage, ctx.registry, target.type) : undefined;
+  const converted = (body: string): Promise<string> | string => (conversion === undefined ? body : convertedBody(conversion, target.type, body));
 
   switch (verb) {
     case 'list':
-      if (method === 'DELETE') send(200, deleteCollectionBody(ctx, target, q, preconditionsOf(await readBody(req)), convert));
-      else send(200, metadataLast ? withMetadataLast(listBody(ctx, target, q, convert)) : listBody(ctx, target, q, convert));
+      if (method === 'DELETE') send(200, await converted(deleteCollectionBody(ctx, target, q, preconditionsOf(await readBody(req)), convert)));
+      else send(200, await converted(metadataLast ? withMetadataLast(listBody(ctx, target, q, convert)) : listBody(ctx, target, q, convert)));
       return;
-    case 'watch':
+    case 'watch': {
       req.resume();
-      serveWatch(ctx, target, q, res, convert?.kind === 'Table' ? new TableSink(sink, target.type, convert.apiVersion) : sink, watchView(convert));
+      const printing = convert?.kind === 'Table' ? new TableSink(sink, target.type, convert.apiVersion) : sink;
+      // Objects are converted before a Table is printed from them.
+      serveWatch(ctx, target, q, res, conversion === undefined ? printing : new ConvertingSink(printing, conversion, target.type), watchView(convert));
       return;
+    }
     default: {
+      // A write through a version converted by a webhook is converted to the storage version and written there.
+      const written = conversion?.storageType !== undefined && verb !== 'get' ? { ...target, type: conversion.storageType } : target;
+      const read = async (): Promise<unknown> => (conversion === undefined || verb === 'patch' ? readBody(req) : bodyToStorage(conversion, target.type, await readBody(req)));
       const answer =
-        verb !== 'get' && target.subresource !== 'scale' && ctx.admission.concerns(target.type)
-          ? await admittedAnswer(ctx, verb, target, req, convert, q, user, (text) => res.appendHeader('Warning', warningHeader(text)))
-          : await objectAnswer(ctx, verb, target, req, convert, q);
-      send(answer.code, answer.body);
+        verb !== 'get' && target.subresource !== 'scale' && ctx.admission.concerns(written.type)
+          ? await admittedAnswer(ctx, verb, written, req, convert, q, user, (text) => res.appendHeader('Warning', warningHeader(text)), read)
+          : await objectAnswer(ctx, verb, written, req, convert, q, read);
+      send(answer.code, await converted(answer.body));
       audit(ctx, on, answer.code, undefined, answer.object);
     }
   }

@@ -158,6 +158,7 @@ export async function objectAnswer(
   req: IncomingMessage,
   convert: Conversion | undefined,
   q: URLSearchParams,
+  read: () => Promise<unknown> = () => readBody(req),
 ): Promise<Answer> {
   const { storage } = ctx;
   const type = target.type;
@@ -168,7 +169,7 @@ export async function objectAnswer(
   const time = timestamp(Date.now());
   if (target.subresource === 'scale') {
     if (verb !== 'get' && verb !== 'update' && verb !== 'patch') throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-    return scaleAnswer(ctx, verb, target, req, () => readBody(req), q);
+    return scaleAnswer(ctx, verb, target, req, read, q);
   }
   switch (verb) {
     case 'get': {
@@ -178,7 +179,7 @@ export async function objectAnswer(
     }
     case 'create': {
       const write = { params: writeParams(q, req, 'CreateOptions', false), time };
-      const body = await readBody(req);
+      const body = await read();
       if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
       if (type.namespaced && target.namespace === undefined) throw pathNotFound();
       const stored = storage.create(type, keepStatus(type, undefined, body, undefined), target.namespace, hooksOf(type, undefined, write));
@@ -186,7 +187,7 @@ export async function objectAnswer(
     }
     case 'update': {
       const write = { params: writeParams(q, req, 'UpdateOptions', false), time };
-      const body = await readBody(req);
+      const body = await read();
       if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
       const meta = isRecord(body['metadata']) ? body['metadata'] : {};
       if (meta['name'] !== undefined && meta['name'] !== name) {
@@ -201,7 +202,7 @@ export async function objectAnswer(
     case 'patch': {
       const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
       const write = { params: writeParams(q, req, 'PatchOptions', contentType === APPLY), time };
-      const body = await readBody(req);
+      const body = await read();
       const existed = storage.get(type, namespace, name) !== undefined;
       const stored = applyPatch(storage, type, namespace, name, contentType, body, sub, write);
       // An apply that created the object answers 201 Created, as kube-apiserver does.
@@ -209,7 +210,7 @@ export async function objectAnswer(
     }
     case 'delete': {
       const { dryRun } = writeParams(q, req, 'DeleteOptions', false);
-      const body = await readBody(req);
+      const body = await read();
       if (dryRun) {
         const current = storage.get(type, namespace, name);
         if (current === undefined) throw notFound(type, name);
