@@ -148,6 +148,26 @@ describe('the simulator calls admission webhooks', () => {
     expect(other.received).toEqual([]);
   });
 
+  it('bounds and escapes what a hostile webhook answers: a huge or control-laden denial, an oversized body', async () => {
+    const hooks = await webhooks((path, review) =>
+      path.startsWith('/huge')
+        ? { raw: JSON.stringify({ ...reviewAnswer(review), padding: 'x'.repeat(9 * 1024 * 1024) }) }
+        : reviewAnswer(review, { allowed: false, status: { code: 200, message: `\u001b[31mred${'y'.repeat(10_000)}` } }),
+    );
+    const server = await simulator();
+    await register(server, VWC, 'hostile', [webhookEntry(hooks, 'hostile.example.com', '/deny')]);
+    const denied = await send(server, 'POST', CM, configMap('one'));
+    // A code below 400 becomes 400, as kube-apiserver never answers a refusal with success.
+    expect(denied.code).toBe(400);
+    expect(denied.body['message']).toMatch(/^admission webhook "hostile.example.com" denied the request: \\x1b\[31mredy+$/);
+    expect(denied.body['message'].length).toBeLessThan(5000);
+    await server.delete(VWC, undefined, 'hostile');
+    await register(server, VWC, 'huge', [webhookEntry(hooks, 'huge.example.com', '/huge')]);
+    const huge = await send(server, 'POST', CM, configMap('one'));
+    expect(huge.code).toBe(500);
+    expect(huge.body['message']).toMatch(/failed calling webhook "huge.example.com": Post ".*": the response body is larger than 8388608 bytes$/);
+  });
+
   it('refuses a dry run a webhook with side effects would see, and tells the others it is one', async () => {
     const hooks = await webhooks((_p, review) => reviewAnswer(review));
     const server = await simulator();
