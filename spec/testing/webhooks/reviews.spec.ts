@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
 import { startApiServer, type AccessAttributes, type ApiServer } from '../../../src/testing/index.js';
 
 let server: ApiServer | undefined;
@@ -44,7 +45,11 @@ describe('TokenReview', () => {
     const empty = await post(server, TR, review(''));
     expect(empty.code).toBe(400);
     expect(empty.body['message']).toBe('token is required for TokenReview in authentication');
-    expect((await post(server, TR, { kind: 'Pod', apiVersion: 'v1' })).code).toBe(400);
+    const other = await post(server, TR, { kind: 'Pod', apiVersion: 'v1' });
+    expect(other.code).toBe(400);
+    expect(other.body['message']).toBe('the API version in the data (v1) does not match the expected API version (authentication.k8s.io/v1)');
+    // Without kind and apiVersion the body is taken as the URL's kind, as kube-apiserver defaults them.
+    expect((await post(server, TR, { spec: { token: 'admin' } })).body['status'].authenticated).toBe(true);
     expect((await fetch(`${server.url}${TR}`, { headers: { authorization: 'Bearer admin' } })).status).toBe(405);
   });
 
@@ -102,5 +107,17 @@ describe('SubjectAccessReview', () => {
     expect(both.code).toBe(422);
     expect(both.body['details'].causes.map((c: { field: string }) => c.field)).toEqual(['spec.nonResourceAttributes', 'spec.user']);
     expect((await post(server, SAR, 'not an object')).code).toBe(400);
+  });
+});
+
+describe('client-node against the reviews', () => {
+  it('creates a TokenReview and a SubjectAccessReview through the generated clients', async () => {
+    server = await startApiServer({ token: 'admin', users: [{ token: 'prom', username: 'prometheus' }], authorize: (a) => a.user === 'prometheus' });
+    const kc = server.kubeConfig();
+    const tr = await kc.makeApiClient(AuthenticationV1Api).createTokenReview({ body: { spec: { token: 'prom' } } });
+    expect(tr.status?.authenticated).toBe(true);
+    expect(tr.status?.user?.username).toBe('prometheus');
+    const sar = await kc.makeApiClient(AuthorizationV1Api).createSubjectAccessReview({ body: { spec: { user: 'prometheus', nonResourceAttributes: { path: '/metrics', verb: 'get' } } } });
+    expect(sar.status?.allowed).toBe(true);
   });
 });
