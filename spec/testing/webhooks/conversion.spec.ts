@@ -81,6 +81,11 @@ describe('CRD conversion through a webhook', () => {
     const updated = await send(server, 'PUT', `${V1}/w`, { ...read.body, spec: { color: 'blue' } });
     expect(updated.body).toMatchObject({ apiVersion: 'example.com/v1', spec: { color: 'blue' } });
     expect(server.get<AnyObject>('example.com/v2/websites', 'default', 'w')?.['spec']).toEqual({ colour: 'blue' });
+    // A patch through v1 is applied in v1: its field names are v1's.
+    const res = await fetch(`${server.url}${V1}/w`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ spec: { color: 'green' } }) });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as AnyObject)['spec']).toEqual({ color: 'green' });
+    expect(server.get<AnyObject>('example.com/v2/websites', 'default', 'w')?.['spec']).toEqual({ colour: 'green' });
   });
 
   it('converts every item of a list in one review, and every event of a watch in order', async () => {

@@ -1,6 +1,7 @@
 import type { ResourceType } from '../storage/resources.js';
 import type { Sink } from '../server/sink.js';
-import { StatusError } from '../server/status.js';
+import { badRequest, StatusError } from '../server/status.js';
+import { jsonPatch, mergePatch } from '../writes/patch.js';
 import { convertObjects, type ConversionWebhook } from './conversion.js';
 
 // Responses of a version served through a conversion webhook: the objects of a body or of a watch, converted from
@@ -117,4 +118,47 @@ export class ConvertingSink implements Sink {
       this.#inner.end();
     }
   }
+}
+
+/** How a write through a converted version is performed: as which verb, on which resource, with which body. */
+export interface ConvertedWrite {
+  readonly verb: 'create' | 'update' | 'patch' | 'delete';
+  readonly type: ResourceType;
+  readonly read: () => Promise<unknown>;
+}
+
+const APPLY = 'application/apply-patch+yaml';
+
+/**
+ * A write through a version converted by a webhook, turned into a write of
+ * the storage version: a create or update body is converted first; a JSON
+ * or merge patch is applied to the object converted to the version
+ * requested and the result, converted back, is written as an update (as
+ * kube-apiserver patches in the version requested); a server-side apply is
+ * applied to the stored object as it is.
+ */
+export async function convertedWrite(
+  w: ConversionWebhook & { readonly storageType: ResourceType },
+  verb: ConvertedWrite['verb'],
+  type: ResourceType,
+  current: AnyObject | undefined,
+  contentType: string,
+  readBody: () => Promise<unknown>,
+): Promise<ConvertedWrite> {
+  const storageType = w.storageType;
+  if (verb !== 'patch') return { verb, type: storageType, read: async () => bodyToStorage(w, type, await readBody()) };
+  if (contentType === APPLY || current === undefined) return { verb, type: storageType, read: readBody };
+  const patch = await readBody();
+  const [inVersion] = await convertObjects(w, [asStored(w, type, current)], type.apiVersion);
+  let next: unknown;
+  if (contentType === 'application/json-patch+json') next = jsonPatch(inVersion, patch);
+  else if (contentType === 'application/merge-patch+json' || contentType === 'application/strategic-merge-patch+json') {
+    if (!isRecord(patch)) throw badRequest('a merge patch must be a JSON object');
+    next = mergePatch(inVersion, patch);
+  } else return { verb, type: storageType, read: async () => patch };
+  if (!isRecord(next)) throw badRequest('the patched object is not a JSON object');
+  const meta = isRecord(next['metadata']) ? next['metadata'] : {};
+  const withRv = meta['resourceVersion'] === undefined || meta['resourceVersion'] === null || meta['resourceVersion'] === '' ? { ...next, metadata: { ...meta, resourceVersion: (current['metadata'] as AnyObject)['resourceVersion'] } } : next;
+  const [stored] = await convertObjects(w, [withRv], w.storageApiVersion);
+  return { verb: 'update', type: storageType, read: async () => stored };
 }

@@ -17,7 +17,7 @@ import { ACCESS_REVIEWS_PATH, accessReviewAnswer, TOKEN_REVIEWS_PATH, tokenRevie
 import { ADMIN, type UserInfo } from '../auth/users.js';
 import { admittedAnswer } from '../admission/admittedWrite.js';
 import { conversionWebhookFor } from '../admission/conversion.js';
-import { bodyToStorage, convertedBody, ConvertingSink } from '../admission/convertedBody.js';
+import { bodyToStorage, convertedBody, convertedWrite, ConvertingSink } from '../admission/convertedBody.js';
 import { serveWatch } from '../watch/watchServing.js';
 
 const METHOD_NOT_ALLOWED = 'the server does not allow this method on the requested resource';
@@ -150,12 +150,17 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
     }
     default: {
       // A write through a version converted by a webhook is converted to the storage version and written there.
-      const written = conversion?.storageType !== undefined && verb !== 'get' ? { ...target, type: conversion.storageType } : target;
-      const read = async (): Promise<unknown> => (conversion === undefined || verb === 'patch' ? readBody(req) : bodyToStorage(conversion, target.type, await readBody(req)));
+      const storageType = conversion?.storageType;
+      const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+      const write =
+        conversion === undefined || storageType === undefined || verb === 'get'
+          ? { verb, type: target.type, read: async () => (conversion === undefined ? readBody(req) : bodyToStorage(conversion, target.type, await readBody(req))) }
+          : await convertedWrite({ ...conversion, storageType }, verb, target.type, target.name === undefined ? undefined : ctx.storage.get(target.type, target.namespace ?? '', target.name)?.obj, contentType, () => readBody(req));
+      const written = { ...target, type: write.type };
       const answer =
-        verb !== 'get' && target.subresource !== 'scale' && ctx.admission.concerns(written.type)
-          ? await admittedAnswer(ctx, verb, written, req, convert, q, user, (text) => res.appendHeader('Warning', warningHeader(text)), read)
-          : await objectAnswer(ctx, verb, written, req, convert, q, read);
+        write.verb !== 'get' && target.subresource !== 'scale' && ctx.admission.concerns(written.type)
+          ? await admittedAnswer(ctx, write.verb, written, req, convert, q, user, (text) => res.appendHeader('Warning', warningHeader(text)), write.read)
+          : await objectAnswer(ctx, write.verb, written, req, convert, q, write.read);
       send(answer.code, await converted(answer.body));
       audit(ctx, on, answer.code, undefined, answer.object);
     }
