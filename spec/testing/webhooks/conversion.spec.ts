@@ -142,7 +142,7 @@ describe('CRD conversion through a webhook', () => {
     expect(refused.body['message']).toBe('Internal error occurred: conversion webhook for example.com/v2, Kind=Website failed: cannot convert');
     mode = 'rename';
     expect((await send(server, 'GET', `${V1}/w`)).body['message']).toBe(
-      'Internal error occurred: conversion webhook for example.com/v2, Kind=Website failed: invalid converted object at index 0: must not change metadata.name',
+      'Internal error occurred: conversion webhook for example.com/v2, Kind=Website returned invalid converted object at index 0: must have the same name: w != other',
     );
     await hooks.close();
     const gone = await send(server, 'GET', `${V1}/w`);

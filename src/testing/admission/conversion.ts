@@ -54,44 +54,55 @@ export function conversionWebhookFor(storage: Storage, registry: ResourceRegistr
   };
 }
 
-/** The failure of a conversion, as kube-apiserver answers it: 500 InternalError naming the object's version and kind. */
-function conversionFailed(from: string, kind: string, reason: string): StatusError {
-  const message = `conversion webhook for ${from}, Kind=${kind} failed: ${reason}`;
+/** The failure of a conversion, as kube-apiserver answers it: 500 InternalError naming the object's group, version and kind. */
+function conversionFailed(message: string): StatusError {
   return new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
 }
 
-/** A converted object checked against its original as apiextensions checks it: only labels and annotations of the metadata may change. */
-function checked(original: AnyObject, converted: unknown, desired: string, index: number): AnyObject {
-  if (!isRecord(converted)) throw new Error(`invalid converted object at index ${index}: not an object`);
-  if (converted['apiVersion'] !== desired) throw new Error(`invalid converted object at index ${index}: invalid apiVersion ${JSON.stringify(printable(String(converted['apiVersion']).slice(0, 100)))}, expected ${JSON.stringify(desired)}`);
-  if (converted['kind'] !== original['kind']) throw new Error(`invalid converted object at index ${index}: invalid kind ${JSON.stringify(printable(String(converted['kind']).slice(0, 100)))}, expected ${JSON.stringify(original['kind'])}`);
+const shown = (v: unknown): string => printable(String(v).slice(0, 100));
+
+/**
+ * A converted object checked against its original as apiextensions checks
+ * it (the same group/version, kind, name, namespace and uid; labels and
+ * annotations of strings), with the original's metadata but the converted
+ * labels and annotations; or the reason it is refused.
+ */
+function checked(original: AnyObject, converted: unknown, desired: string): AnyObject | string {
+  if (!isRecord(converted)) return 'invalid object: not a JSON object';
+  if (converted['apiVersion'] !== desired) return `invalid groupVersion (expected ${desired}, received ${shown(converted['apiVersion'])})`;
+  if (converted['kind'] !== original['kind']) return `invalid kind (expected ${shown(original['kind'])}, received ${shown(converted['kind'])})`;
   const was = isRecord(original['metadata']) ? original['metadata'] : {};
-  const now = isRecord(converted['metadata']) ? converted['metadata'] : {};
-  for (const f of ['name', 'namespace', 'uid']) {
-    if (now[f] !== was[f]) throw new Error(`invalid converted object at index ${index}: must not change metadata.${f}`);
+  const now = converted['metadata'];
+  if (!isRecord(now)) return 'missing metadata in converted object';
+  for (const [f, label] of [['name', 'name'], ['namespace', 'namespace'], ['uid', 'UID']] as const) {
+    if ((now[f] ?? '') !== (was[f] ?? '')) return `must have the same ${label}: ${shown(was[f] ?? '')} != ${shown(now[f] ?? '')}`;
   }
   const meta: AnyObject = { ...was };
   for (const f of ['labels', 'annotations']) {
-    if (now[f] === undefined) delete meta[f];
-    else meta[f] = now[f];
+    const given = now[f];
+    if (given === undefined || given === null) delete meta[f];
+    else if (!isRecord(given) || Object.values(given).some((v) => typeof v !== 'string')) return `metadata.${f} must map names to strings in the converted object`;
+    else meta[f] = given;
   }
   return { ...converted, metadata: meta };
 }
 
 /**
- * Converts `objects` (all of one version and kind) to `desired` with one
- * ConversionReview, checking the answer: the uid, `result.status: Success`,
- * as many objects as sent, each in the desired apiVersion and the same
- * kind, with no metadata changed but labels and annotations. Anything else
- * is kube-apiserver's 500 `conversion webhook for <gv>, Kind=<kind> failed: …`.
+ * Converts `objects` (all of one resource) to `desired` with one
+ * ConversionReview, checking the answer as apiextensions does: the
+ * apiVersion and kind of the review, its uid, `result.status: Success`, as
+ * many objects as sent, each in the desired version and the same kind and
+ * identity. Anything else is kube-apiserver's 500 naming the first
+ * object's group/version and kind (`conversion webhook for <gv>, Kind=<kind> failed: …`).
  */
 export async function convertObjects(w: ConversionWebhook, objects: readonly AnyObject[], desired: string): Promise<AnyObject[]> {
   const todo = objects.filter((o) => o['apiVersion'] !== desired);
   if (todo.length === 0) return [...objects];
   const first = todo[0] as AnyObject;
-  const fail = (reason: string): StatusError => conversionFailed(String(first['apiVersion']), String(first['kind']), reason);
+  const gvk = `${shown(first['apiVersion'])}, Kind=${shown(first['kind'])}`;
+  const fail = (reason: string): StatusError => conversionFailed(`conversion webhook for ${gvk} failed: ${reason}`);
   if (w.url === undefined) throw fail('the simulator cannot reach a service clientConfig: register the conversion webhook with a url');
-  if (!w.versions.includes('v1')) throw fail(`webhook does not accept known ConversionReview versions ${JSON.stringify(w.versions)}: the simulator sends v1`);
+  if (!w.versions.includes('v1')) throw fail('no supported conversion review versions (the simulator sends v1)');
   const uid = randomUUID();
   let answer: unknown;
   try {
@@ -99,19 +110,24 @@ export async function convertObjects(w: ConversionWebhook, objects: readonly Any
   } catch (err) {
     throw fail(err instanceof WebhookCallError ? err.message : printable(String(err).slice(0, 300)));
   }
-  const response = isRecord(answer) ? answer['response'] : undefined;
-  if (!isRecord(response)) throw fail('no response provided');
-  if (response['uid'] !== uid) throw fail(`expected response uid ${JSON.stringify(uid)}, got ${JSON.stringify(printable(String(response['uid'] ?? '').slice(0, 100)))}`);
-  const result = isRecord(response['result']) ? response['result'] : {};
-  if (result['status'] !== 'Success') throw fail(typeof result['message'] === 'string' && result['message'] !== '' ? printable(result['message'].slice(0, 4096)) : 'the conversion webhook did not answer Success');
-  const converted = Array.isArray(response['convertedObjects']) ? response['convertedObjects'] : [];
-  if (converted.length !== todo.length) throw fail(`returned ${converted.length} objects, expected ${todo.length}`);
-  let out: AnyObject[];
-  try {
-    out = todo.map((o, i) => checked(o, converted[i], desired, i));
-  } catch (err) {
-    throw fail((err as Error).message);
+  if (!isRecord(answer) || answer['apiVersion'] !== 'apiextensions.k8s.io/v1' || answer['kind'] !== 'ConversionReview') {
+    const got = isRecord(answer) ? `${shown(answer['apiVersion'] ?? '')}, Kind=${shown(answer['kind'] ?? '')}` : 'not an object';
+    throw fail(`expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got ${got}`);
   }
+  const response = answer['response'];
+  if (!isRecord(response)) throw fail('no response provided');
+  if (response['uid'] !== uid) throw fail(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(shown(response['uid'] ?? ''))}`);
+  const result = isRecord(response['result']) ? response['result'] : {};
+  if (result['status'] !== 'Success') {
+    throw fail(typeof result['message'] === 'string' && result['message'] !== '' ? printable(result['message'].slice(0, 4096)) : `response.result.status was '${shown(result['status'] ?? '')}', not 'Success'`);
+  }
+  const converted = Array.isArray(response['convertedObjects']) ? response['convertedObjects'] : [];
+  if (converted.length !== todo.length) throw conversionFailed(`conversion webhook for ${gvk} returned ${converted.length} objects, expected ${todo.length}`);
+  const out = todo.map((o, i) => {
+    const c = checked(o, converted[i], desired);
+    if (typeof c === 'string') throw conversionFailed(`conversion webhook for ${gvk} returned invalid converted object at index ${i}: ${c}`);
+    return c;
+  });
   let next = 0;
   return objects.map((o) => (o['apiVersion'] === desired ? o : (out[next++] as AnyObject)));
 }
