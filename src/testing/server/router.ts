@@ -16,8 +16,9 @@ import { injectedError } from '../watch/watch.js';
 import { ACCESS_REVIEWS_PATH, accessReviewAnswer, TOKEN_REVIEWS_PATH, tokenReviewAnswer } from '../auth/reviews.js';
 import { ADMIN, type UserInfo } from '../auth/users.js';
 import { admittedAnswer } from '../admission/admittedWrite.js';
-import { conversionWebhookFor } from '../admission/conversion.js';
-import { bodyToStorage, convertedBody, convertedWrite, ConvertingSink } from '../admission/convertedBody.js';
+import { conversionWebhookFor, type ConversionWebhook } from '../admission/conversion.js';
+import { bodyToStorage, convertedBody, convertedWrite, ConvertingSink, type ConvertedWrite } from '../admission/convertedBody.js';
+import type { ResourceType } from '../storage/resources.js';
 import { serveWatch } from '../watch/watchServing.js';
 
 const METHOD_NOT_ALLOWED = 'the server does not allow this method on the requested resource';
@@ -149,13 +150,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
       return;
     }
     default: {
-      // A write through a version converted by a webhook is converted to the storage version and written there.
-      const storageType = conversion?.storageType;
-      const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
-      const write =
-        conversion === undefined || storageType === undefined || verb === 'get'
-          ? { verb, type: target.type, read: async () => (conversion === undefined ? readBody(req) : bodyToStorage(conversion, target.type, await readBody(req))) }
-          : await convertedWrite({ ...conversion, storageType }, verb, target.type, target.name === undefined ? undefined : ctx.storage.get(target.type, target.namespace ?? '', target.name)?.obj, contentType, () => readBody(req));
+      const write = await writeOf(ctx, conversion, verb, target, req);
       const written = { ...target, type: write.type };
       const answer =
         write.verb !== 'get' && target.subresource !== 'scale' && ctx.admission.concerns(written.type)
@@ -165,6 +160,27 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
       audit(ctx, on, answer.code, undefined, answer.object);
     }
   }
+}
+
+/**
+ * How a request on one object is performed: as asked, or, through a version
+ * its CRD converts with a webhook, as a write of the storage version with
+ * the body converted to it.
+ */
+async function writeOf(
+  ctx: ServerContext,
+  conversion: ConversionWebhook | undefined,
+  verb: 'get' | ConvertedWrite['verb'],
+  target: Target,
+  req: IncomingMessage,
+): Promise<{ verb: typeof verb; type: ResourceType; read: () => Promise<unknown> }> {
+  const storageType = conversion?.storageType;
+  if (conversion === undefined || verb === 'get') return { verb, type: target.type, read: () => readBody(req) };
+  // The storage version is not served: the body is converted, and written through the version asked.
+  if (storageType === undefined) return { verb, type: target.type, read: async () => bodyToStorage(conversion, target.type, await readBody(req)) };
+  const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+  const current = target.name === undefined ? undefined : ctx.storage.get(target.type, target.namespace ?? '', target.name)?.obj;
+  return convertedWrite({ ...conversion, storageType }, verb, target.type, current, contentType, () => readBody(req));
 }
 
 /** A warning as kube-apiserver sends it: code 299, no agent, the text quoted with `"` and `\\` escaped. */
