@@ -295,6 +295,42 @@ describe('the simulator calls admission webhooks', () => {
     expect((await send(server, 'POST', CM, configMap('x'))).code).toBe(201);
   });
 
+  it('calls the validating webhooks at once: one that waits for the other to be called is answered', async () => {
+    let otherCalled: () => void = () => undefined;
+    const other = new Promise<void>((resolve) => {
+      otherCalled = resolve;
+    });
+    const hooks = await webhooks(async (path, review) => {
+      if (path.startsWith('/second')) otherCalled();
+      else await other;
+      return reviewAnswer(review);
+    });
+    const server = await simulator();
+    await register(server, VWC, 'both', [webhookEntry(hooks, 'first.example.com', '/first', { timeoutSeconds: 5 }), webhookEntry(hooks, 'second.example.com', '/second')]);
+    expect((await send(server, 'POST', CM, configMap('one'))).code).toBe(201);
+    expect(hooks.received.map((r) => r.path.split('?')[0])).toEqual(['/first', '/second']);
+  });
+
+  it('serves the configurations in discovery and takes them by server-side apply', async () => {
+    const hooks = await webhooks((_p, review) => reviewAnswer(review));
+    const server = await simulator();
+    const discovery = (await send(server, 'GET', '/apis/admissionregistration.k8s.io/v1')).body;
+    expect(discovery['resources'].map((r: AnyObject) => [r['name'], r['kind'], r['namespaced']])).toEqual([
+      ['validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', false],
+      ['mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', false],
+    ]);
+    const applied = await send(
+      server,
+      'PATCH',
+      '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/applied?fieldManager=test',
+      { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'applied' }, webhooks: [webhookEntry(hooks, 'm.example.com', '/m')] },
+      'application/apply-patch+yaml',
+    );
+    expect(applied.code).toBe(201);
+    await send(server, 'POST', CM, configMap('one'));
+    expect(hooks.received.map((r) => r.path.split('?')[0])).toEqual(['/m']);
+  });
+
   it('skips a service clientConfig with a warning, as the simulator cannot reach a Service', async () => {
     const server = await simulator();
     await register(server, VWC, 'svc', [{ name: 'svc.example.com', clientConfig: { service: { namespace: 'ns', name: 'webhook' } }, rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }], sideEffects: 'None', admissionReviewVersions: ['v1'] }]);
