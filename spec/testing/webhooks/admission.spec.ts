@@ -209,6 +209,27 @@ describe('the simulator calls admission webhooks', () => {
     expect(deleted.oldObject.metadata.name).toBe('c');
   });
 
+  it('sends each object of a collection delete as a DELETE of its own, and deletes none when one is refused', async () => {
+    const hooks = await webhooks((_p, review) =>
+      review['request'].oldObject.metadata.name === 'keep' ? reviewAnswer(review, { allowed: false, status: { code: 403, message: 'kept' } }) : reviewAnswer(review),
+    );
+    const server = await simulator();
+    await register(server, VWC, 'deletes', [webhookEntry(hooks, 'd.example.com', '/d', { rules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] })]);
+    for (const name of ['a', 'keep']) await server.create('v1/configmaps', { metadata: { name, namespace: 'default' } });
+    const refused = await send(server, 'DELETE', CM);
+    expect(refused.code).toBe(403);
+    expect(refused.body['message']).toBe('admission webhook "d.example.com" denied the request: kept');
+    expect(server.list('v1/configmaps', 'default')).toHaveLength(2);
+    expect(hooks.received.map((r) => [r.body['request'].operation, r.body['request'].name, r.body['request'].namespace])).toEqual([
+      ['DELETE', 'a', 'default'],
+      ['DELETE', 'keep', 'default'],
+    ]);
+    expect((await send(server, 'DELETE', `${CM}?labelSelector=gone`)).code).toBe(200);
+    await server.delete('v1/configmaps', 'default', 'keep');
+    expect((await send(server, 'DELETE', CM)).code).toBe(200);
+    expect(server.list('v1/configmaps', 'default')).toEqual([]);
+  });
+
   it('honours namespaceSelector (the namespace\'s labels) and objectSelector (the new or the old object\'s labels)', async () => {
     const hooks = await webhooks((_p, review) => reviewAnswer(review));
     const server = await simulator();

@@ -13,6 +13,8 @@ import { checkPreconditions, isRecord, jsonEqual, timestamp } from '../writes/ob
 import { writeParams, type WriteParams } from '../writes/writeParams.js';
 import type { Warn } from './dispatch.js';
 import type { AdmissionAttributes } from './matching.js';
+import { filterFor } from '../list/listing.js';
+import { passes } from '../watch/watch.js';
 
 // A write through the API when webhooks may see it, in kube-apiserver's order: mutating webhooks on the object the
 // request would store, then the resource's own defaulting and validation (a dry-run write), then validating webhooks
@@ -160,5 +162,26 @@ export async function admittedAnswer(
       }
       return answer(200, ctx.namespaces.delete(type, namespace, name, preconditionsOf(body)));
     }
+  }
+}
+
+/**
+ * Admits a collection DELETE: every object it would delete goes through
+ * the webhooks as a DELETE of its own, in key order, before any is deleted;
+ * the first refusal refuses the whole request. (kube-apiserver admits and
+ * deletes one object after another, so the objects before a refusal are
+ * gone.)
+ */
+export async function admitCollectionDelete(ctx: ServerContext, target: Target, q: URLSearchParams, req: IncomingMessage, body: unknown, user: UserInfo, warn: Warn): Promise<void> {
+  const type = target.type;
+  const params = writeParams(q, req, 'DeleteOptions', false);
+  const filter = filterFor(target, q);
+  const given = isRecord(body) ? Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'kind' && k !== 'apiVersion')) : {};
+  const r: Request = { ctx, target, user, warn, sub: undefined };
+  for (const o of ctx.storage.list(type, filter.namespace)) {
+    if (!passes(filter, o)) continue;
+    const a = { ...attributes(r, 'DELETE', o.name, undefined, inVersion(type, o), params, optionsOf('DeleteOptions', params, q, given)), namespace: o.namespace };
+    await ctx.admission.mutate(a, warn);
+    await ctx.admission.validate(a, warn);
   }
 }

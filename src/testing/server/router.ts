@@ -15,7 +15,7 @@ import { parsePath, verbOf, type Target } from './target.js';
 import { injectedError } from '../watch/watch.js';
 import { ACCESS_REVIEWS_PATH, accessReviewAnswer, TOKEN_REVIEWS_PATH, tokenReviewAnswer } from '../auth/reviews.js';
 import { ADMIN, type UserInfo } from '../auth/users.js';
-import { admittedAnswer } from '../admission/admittedWrite.js';
+import { admitCollectionDelete, admittedAnswer } from '../admission/admittedWrite.js';
 import { conversionWebhookFor, type ConversionWebhook } from '../admission/conversion.js';
 import { bodyToStorage, convertedBody, convertedWrite, ConvertingSink, type ConvertedWrite } from '../admission/convertedBody.js';
 import type { ResourceType } from '../storage/resources.js';
@@ -139,7 +139,11 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
 
   switch (verb) {
     case 'list':
-      if (method === 'DELETE') send(200, await converted(deleteCollectionBody(ctx, target, q, preconditionsOf(await readBody(req)), convert)));
+      if (method === 'DELETE') {
+        const body = await readBody(req);
+        if (ctx.admission.concerns(target.type)) await admitCollectionDelete(ctx, target, q, req, body, user, (text) => res.appendHeader('Warning', warningHeader(text)));
+        send(200, await converted(deleteCollectionBody(ctx, target, q, preconditionsOf(body), convert)));
+      }
       else send(200, await converted(metadataLast ? withMetadataLast(listBody(ctx, target, q, convert)) : listBody(ctx, target, q, convert)));
       return;
     case 'watch': {
