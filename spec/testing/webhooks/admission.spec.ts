@@ -297,6 +297,24 @@ describe('the simulator calls admission webhooks', () => {
     expect(validated.spec).toEqual({ image: 'nginx', replicas: 3 });
   });
 
+  it('sends a /scale write as an UPDATE of autoscaling/v1 Scale objects, whose replicas a mutating webhook may change', async () => {
+    const hooks = await webhooks((path, review) =>
+      path.startsWith('/cap') && review['request'].object.spec.replicas > 5 ? reviewAnswer(review, { patch: [{ op: 'replace', path: '/spec/replicas', value: 5 }] }) : reviewAnswer(review),
+    );
+    const server = await simulator({ crds: [websiteCrd()] });
+    const rules = [{ operations: ['UPDATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['websites/scale'] }];
+    await register(server, MWC, 'cap', [webhookEntry(hooks, 'cap.example.com', '/cap', { rules })]);
+    await register(server, VWC, 'see', [webhookEntry(hooks, 'see.example.com', '/see', { rules })]);
+    await server.create('example.com/v1/websites', { apiVersion: 'example.com/v1', kind: 'Website', metadata: { name: 'w', namespace: 'default' }, spec: { image: 'nginx', replicas: 1 } });
+    const scaled = await send(server, 'PUT', '/apis/example.com/v1/namespaces/default/websites/w/scale', { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'w', namespace: 'default' }, spec: { replicas: 9 } });
+    expect(scaled.code).toBe(200);
+    expect(scaled.body['spec']).toEqual({ replicas: 5 });
+    expect(server.get<AnyObject>('example.com/v1/websites', 'default', 'w')?.['spec'].replicas).toBe(5);
+    const [cap, see] = hooks.received.map((r) => r.body['request']);
+    expect(cap).toMatchObject({ operation: 'UPDATE', subResource: 'scale', kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, resource: { group: 'example.com', version: 'v1', resource: 'websites' } });
+    expect([cap.object.spec.replicas, cap.oldObject.spec.replicas, see.object.spec.replicas]).toEqual([9, 1, 5]);
+  });
+
   it('stores configurations as a cluster-scoped built-in, refuses an invalid one with 422, and never sends configurations to webhooks', async () => {
     const hooks = await webhooks((_p, review) => reviewAnswer(review, { allowed: false }));
     const server = await simulator();

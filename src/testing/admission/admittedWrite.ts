@@ -11,6 +11,7 @@ import { pathNotFound, type Target } from '../server/target.js';
 import { applyPatch, hooksOf, keepStatus, preconditionsOf, readBody, type Answer, type ApiWrite } from '../writes/objectHandlers.js';
 import { checkPreconditions, isRecord, jsonEqual, timestamp } from '../writes/objectRules.js';
 import { writeParams, type WriteParams } from '../writes/writeParams.js';
+import type { ScaleAdmission } from '../writes/scale.js';
 import type { Warn } from './dispatch.js';
 import type { AdmissionAttributes } from './matching.js';
 import { filterFor } from '../list/listing.js';
@@ -184,4 +185,35 @@ export async function admitCollectionDelete(ctx: ServerContext, target: Target, 
     await ctx.admission.mutate(a, warn);
     await ctx.admission.validate(a, warn);
   }
+}
+
+/** The autoscaling/v1 kind a `/scale` write is sent to webhooks as. */
+const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+
+/**
+ * The webhooks of a `/scale` write: an UPDATE of subresource `scale` whose
+ * objects are the autoscaling/v1 Scale before and after, as kube-apiserver
+ * sends it; mutating webhooks may change the Scale, validating ones see it
+ * as it will be written.
+ */
+export function scaleAdmission(ctx: ServerContext, verb: 'update' | 'patch', target: Target, q: URLSearchParams, req: IncomingMessage, user: UserInfo, warn: Warn): ScaleAdmission {
+  const params = writeParams(q, req, verb === 'update' ? 'UpdateOptions' : 'PatchOptions', false);
+  const options = optionsOf(verb === 'update' ? 'UpdateOptions' : 'PatchOptions', params, q);
+  const attrs = (next: AnyObject, old: AnyObject): AdmissionAttributes => ({
+    operation: 'UPDATE',
+    type: target.type,
+    subresource: 'scale',
+    namespace: target.namespace ?? '',
+    name: target.name as string,
+    object: next,
+    oldObject: old,
+    dryRun: params.dryRun,
+    options,
+    user,
+    kind: SCALE_KIND,
+  });
+  return {
+    mutate: async (next, old) => (await ctx.admission.mutate(attrs(next, old), warn)) as AnyObject,
+    validate: (next, old) => ctx.admission.validate(attrs(next, old), warn),
+  };
 }

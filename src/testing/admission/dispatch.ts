@@ -109,7 +109,7 @@ export class WebhookAdmission {
     if (object === undefined) throw new StatusError(400, 'BadRequest', `admission webhook ${JSON.stringify(w.name)} attempted to modify the object, which is not supported for this operation`);
     let patched: unknown;
     try {
-      patched = jsonPatch(as === a.type ? object : { ...object, apiVersion: as.apiVersion }, verdict.patch);
+      patched = jsonPatch(as === a.type || a.kind !== undefined ? object : { ...object, apiVersion: as.apiVersion }, verdict.patch);
     } catch (err) {
       throw new StatusError(500, 'InternalError', `Internal error occurred: ${printable((err instanceof Error ? err.message : String(err)).slice(0, 500))}`);
     }

@@ -24,6 +24,8 @@ export interface AdmissionAttributes {
   /** CreateOptions, UpdateOptions, PatchOptions or DeleteOptions, as sent in `request.options`. */
   readonly options: AnyObject;
   readonly user: UserInfo;
+  /** The kind of the objects sent when it is not the resource's own: autoscaling/v1 Scale for `/scale`. */
+  readonly kind?: { readonly group: string; readonly version: string; readonly kind: string };
 }
 
 const has = (list: readonly string[], v: string): boolean => list.includes('*') || list.includes(v);

@@ -39,16 +39,16 @@ export class CallFailure extends Error {
 export function admissionReview(a: AdmissionAttributes, as: ResourceType, object: AnyObject | undefined, oldObject: AnyObject | undefined): AnyObject {
   const gvk = (t: ResourceType): AnyObject => ({ group: t.group, version: t.version, kind: t.kind });
   const gvr = (t: ResourceType): AnyObject => ({ group: t.group, version: t.version, resource: t.plural });
-  const inVersion = (o: AnyObject | undefined): AnyObject | null => (o === undefined ? null : as === a.type ? o : { ...o, apiVersion: as.apiVersion });
+  const inVersion = (o: AnyObject | undefined): AnyObject | null => (o === undefined ? null : as === a.type || a.kind !== undefined ? o : { ...o, apiVersion: as.apiVersion });
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
     request: {
       uid: randomUUID(),
-      kind: gvk(as),
+      kind: a.kind ?? gvk(as),
       resource: gvr(as),
       ...(a.subresource === '' ? {} : { subResource: a.subresource }),
-      requestKind: gvk(a.type),
+      requestKind: a.kind ?? gvk(a.type),
       requestResource: gvr(a.type),
       ...(a.subresource === '' ? {} : { requestSubResource: a.subresource }),
       name: a.name,

@@ -15,7 +15,8 @@ import { parsePath, verbOf, type Target } from './target.js';
 import { injectedError } from '../watch/watch.js';
 import { ACCESS_REVIEWS_PATH, accessReviewAnswer, TOKEN_REVIEWS_PATH, tokenReviewAnswer } from '../auth/reviews.js';
 import { ADMIN, type UserInfo } from '../auth/users.js';
-import { admitCollectionDelete, admittedAnswer } from '../admission/admittedWrite.js';
+import { admitCollectionDelete, admittedAnswer, scaleAdmission } from '../admission/admittedWrite.js';
+import { scaleAnswer } from '../writes/scale.js';
 import { conversionWebhookFor, type ConversionWebhook } from '../admission/conversion.js';
 import { bodyToStorage, convertedBody, convertedWrite, ConvertingSink, type ConvertedWrite } from '../admission/convertedBody.js';
 import type { ResourceType } from '../storage/resources.js';
@@ -141,7 +142,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
     case 'list':
       if (method === 'DELETE') {
         const body = await readBody(req);
-        if (ctx.admission.concerns(target.type)) await admitCollectionDelete(ctx, target, q, req, body, user, (text) => res.appendHeader('Warning', warningHeader(text)));
+        if (ctx.admission.concerns(target.type)) await admitCollectionDelete(ctx, target, q, req, body, user, (text) => void res.appendHeader('Warning', warningHeader(text)));
         send(200, await converted(deleteCollectionBody(ctx, target, q, preconditionsOf(body), convert)));
       }
       else send(200, await converted(metadataLast ? withMetadataLast(listBody(ctx, target, q, convert)) : listBody(ctx, target, q, convert)));
@@ -156,10 +157,14 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
     default: {
       const write = await writeOf(ctx, conversion, verb, target, req);
       const written = { ...target, type: write.type };
+      const warn = (text: string): void => void res.appendHeader('Warning', warningHeader(text));
+      const admitted = write.verb !== 'get' && ctx.admission.concerns(written.type);
       const answer =
-        write.verb !== 'get' && target.subresource !== 'scale' && ctx.admission.concerns(written.type)
-          ? await admittedAnswer(ctx, write.verb, written, req, convert, q, user, (text) => res.appendHeader('Warning', warningHeader(text)), write.read)
-          : await objectAnswer(ctx, write.verb, written, req, convert, q, write.read);
+        admitted && target.subresource === 'scale' && (write.verb === 'update' || write.verb === 'patch')
+          ? await scaleAnswer(ctx, write.verb, written, req, write.read, q, scaleAdmission(ctx, write.verb, written, q, req, user, warn))
+          : admitted && target.subresource !== 'scale' && write.verb !== 'get'
+            ? await admittedAnswer(ctx, write.verb, written, req, convert, q, user, warn, write.read)
+            : await objectAnswer(ctx, write.verb, written, req, convert, q, write.read);
       send(answer.code, await converted(answer.body));
       audit(ctx, on, answer.code, undefined, answer.object);
     }
