@@ -167,4 +167,24 @@ describe('CRD conversion through a webhook', () => {
       object: { apiVersion: 'example.com/v1' },
     });
   });
+
+  it('sends an admission webhook registered for v1 the object converted to v1 by the conversion webhook, and converts its patch back', async () => {
+    const hooks = await webhooks((path, review) => {
+      if (path.startsWith('/convert')) return convert(review);
+      if (path.startsWith('/mutate')) return reviewAnswer(review, { patch: [{ op: 'replace', path: '/spec/color', value: `${review['request'].object.spec.color}-checked` }] });
+      return reviewAnswer(review);
+    });
+    const server = await startApiServer({ crds: [websites(hooks)] });
+    closers.push(() => server.close());
+    const rules = [{ operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['websites'] }];
+    await server.create('admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { metadata: { name: 'm' }, webhooks: [webhookEntry(hooks, 'm.example.com', '/mutate', { rules })] });
+    await server.create('admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { metadata: { name: 'v' }, webhooks: [webhookEntry(hooks, 'v.example.com', '/validate', { rules })] });
+    const created = await send(server, 'POST', V2, { apiVersion: 'example.com/v2', kind: 'Website', metadata: { name: 'w' }, spec: { colour: 'red' } });
+    expect(created.code).toBe(201);
+    expect(created.body['spec']).toEqual({ colour: 'red-checked' });
+    const mutated = hooks.received.find((r) => r.path.startsWith('/mutate'))?.body['request'];
+    expect(mutated).toMatchObject({ kind: { version: 'v1' }, requestKind: { version: 'v2' }, object: { apiVersion: 'example.com/v1', spec: { color: 'red' } } });
+    const validated = hooks.received.find((r) => r.path.startsWith('/validate'))?.body['request'];
+    expect(validated.object).toMatchObject({ apiVersion: 'example.com/v1', spec: { color: 'red-checked' } });
+  });
 });

@@ -36,6 +36,12 @@ export interface ConversionWebhook {
  */
 export function conversionWebhookFor(storage: Storage, registry: ResourceRegistry, type: ResourceType): ConversionWebhook | undefined {
   if (type.storage === undefined || type.storage.apiVersion === type.apiVersion) return undefined;
+  return crdConversionWebhook(storage, registry, type);
+}
+
+/** The conversion webhook of the CRD that serves `type` (any of its versions), or undefined when it converts with `None`. */
+export function crdConversionWebhook(storage: Storage, registry: ResourceRegistry, type: ResourceType): ConversionWebhook | undefined {
+  if (type.storage === undefined) return undefined;
   const crdType = registry.byId(CRD_ID);
   if (crdType === undefined) return undefined;
   const crd = storage.get(crdType, '', `${type.plural}.${type.group}`)?.obj;

@@ -8,6 +8,7 @@ import { jsonEqual } from '../writes/objectRules.js';
 import { configurationTypes, MUTATING_RESOURCE, registeredWebhooks, VALIDATING_RESOURCE, type RegisteredWebhook } from './configurations.js';
 import { matchedResource, namespaceSelected, objectSelected, type AdmissionAttributes } from './matching.js';
 import { admissionReview, CallFailure, callWebhook, type WebhookVerdict } from './review.js';
+import { convertObjects, crdConversionWebhook } from './conversion.js';
 
 // kube-apiserver's two webhook admission plugins over the simulator's storage: mutating webhooks one after another
 // (reinvoked once when asked to), validating webhooks all at once.
@@ -104,18 +105,34 @@ export class WebhookAdmission {
   async #mutateOnce(w: RegisteredWebhook, a: AdmissionAttributes, object: AnyObject | undefined, warn: Warn): Promise<[AnyObject | undefined, boolean, boolean]> {
     const as = this.#match(w, a, object);
     if (as === undefined) return [object, false, false];
-    const verdict = await this.#call(w, admissionReview(a, as, object, a.oldObject), warn);
+    const [sent, old] = await this.#inVersion(a, as, [object, a.oldObject]);
+    const verdict = await this.#call(w, admissionReview(a, as, sent, old), warn);
     if (verdict?.patch === undefined || verdict.patch.length === 0) return [object, false, true];
-    if (object === undefined) throw new StatusError(400, 'BadRequest', `admission webhook ${JSON.stringify(w.name)} attempted to modify the object, which is not supported for this operation`);
+    if (object === undefined || sent === undefined) throw new StatusError(400, 'BadRequest', `admission webhook ${JSON.stringify(w.name)} attempted to modify the object, which is not supported for this operation`);
     let patched: unknown;
     try {
-      patched = jsonPatch(as === a.type || a.kind !== undefined ? object : { ...object, apiVersion: as.apiVersion }, verdict.patch);
+      patched = jsonPatch(sent, verdict.patch);
     } catch (err) {
       throw new StatusError(500, 'InternalError', `Internal error occurred: ${printable((err instanceof Error ? err.message : String(err)).slice(0, 500))}`);
     }
     if (patched === null || typeof patched !== 'object' || Array.isArray(patched)) throw new StatusError(500, 'InternalError', 'Internal error occurred: the patched object is not a JSON object');
-    const next = as === a.type ? (patched as AnyObject) : { ...(patched as AnyObject), apiVersion: object['apiVersion'] };
+    const [next] = (await this.#inVersion(a, a.type, [patched as AnyObject], as)) as [AnyObject];
     return [next, !jsonEqual(object, next), true];
+  }
+
+  /**
+   * Objects of the request as a webhook matched for `to` is sent them: as
+   * they are for the version requested (and for a Scale), else converted by
+   * the CRD's conversion webhook, else with their apiVersion rewritten (the
+   * `None` conversion). `from` is the version they are in.
+   */
+  async #inVersion(a: AdmissionAttributes, to: ResourceType, objects: (AnyObject | undefined)[], from: ResourceType = a.type): Promise<(AnyObject | undefined)[]> {
+    if (to === from || a.kind !== undefined) return objects;
+    const webhook = crdConversionWebhook(this.#storage, this.#registry, to);
+    const present = objects.filter((o): o is AnyObject => o !== undefined).map((o) => ({ ...o, apiVersion: o['apiVersion'] === to.apiVersion ? o['apiVersion'] : from.apiVersion }));
+    const converted = webhook === undefined ? present.map((o) => ({ ...o, apiVersion: to.apiVersion })) : await convertObjects(webhook, present, to.apiVersion);
+    let next = 0;
+    return objects.map((o) => (o === undefined ? undefined : converted[next++]));
   }
 
   /**
@@ -127,7 +144,9 @@ export class WebhookAdmission {
     const hooks = registeredWebhooks(this.#storage, this.#configType(VALIDATING_RESOURCE), 'validating');
     const calls = hooks.map(async (w) => {
       const as = this.#match(w, a, a.object);
-      if (as !== undefined) await this.#call(w, admissionReview(a, as, a.object, a.oldObject), warn);
+      if (as === undefined) return;
+      const [object, old] = await this.#inVersion(a, as, [a.object, a.oldObject]);
+      await this.#call(w, admissionReview(a, as, object, old), warn);
     });
     const results = await Promise.allSettled(calls);
     const refused = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

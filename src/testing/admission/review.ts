@@ -35,11 +35,11 @@ export class CallFailure extends Error {
   }
 }
 
-/** The admission.k8s.io/v1 AdmissionReview request sent for a request, in the version the webhook was matched for. */
+/** The admission.k8s.io/v1 AdmissionReview request sent for a request, matched as `as`; `object` and `oldObject` are already in its version. */
 export function admissionReview(a: AdmissionAttributes, as: ResourceType, object: AnyObject | undefined, oldObject: AnyObject | undefined): AnyObject {
   const gvk = (t: ResourceType): AnyObject => ({ group: t.group, version: t.version, kind: t.kind });
   const gvr = (t: ResourceType): AnyObject => ({ group: t.group, version: t.version, resource: t.plural });
-  const inVersion = (o: AnyObject | undefined): AnyObject | null => (o === undefined ? null : as === a.type || a.kind !== undefined ? o : { ...o, apiVersion: as.apiVersion });
+  const inVersion = (o: AnyObject | undefined): AnyObject | null => (o === undefined ? null : o);
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
