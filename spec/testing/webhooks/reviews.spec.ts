@@ -38,6 +38,10 @@ describe('TokenReview', () => {
     server = await startApiServer({ token: 'admin', users: [{ token: 'prom', username: 'p' }] });
     expect((await fetch(`${server.url}/api/v1/namespaces/default/pods`, { headers: { authorization: 'Bearer prom' } })).status).toBe(200);
     expect((await post(server, TR, review('prom'), 'nobody')).code).toBe(401);
+    // A user's token cannot become the admin's.
+    expect(() => server?.acceptToken('prom')).toThrow(/a user's of the users option/);
+    server.revokeToken('admin');
+    expect((await post(server, TR, review('admin'), 'prom')).body['status']).toEqual({ user: {} });
   });
 
   it('refuses a review without a token (400) and a body of another kind (400)', async () => {
