@@ -26,18 +26,7 @@ export interface SimulatedUser {
   readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
-/**
- * Who made a request, as kube-apiserver's user.Info carries it: what the
- * simulator sends as an AdmissionReview's `userInfo` and a TokenReview's
- * `status.user`.
- *
- * ## Example
- * ```ts
- * import type { UserInfo } from 'rxkube/testing';
- *
- * const admin: UserInfo = { username: 'system:admin', groups: ['system:masters', 'system:authenticated'] };
- * ```
- */
+/** Who made a request, as kube-apiserver's user.Info carries it: an AdmissionReview's `userInfo`, a TokenReview's `status.user`. */
 export interface UserInfo {
   readonly username: string;
   readonly uid?: string;
