@@ -281,6 +281,15 @@ describe('the simulator calls admission webhooks', () => {
     expect(server.get('v1/configmaps', 'default', 'one')).toBeDefined();
   });
 
+  it('drops what a mutating webhook patches into the status on a write to the main resource', async () => {
+    const hooks = await webhooks((_p, review) => reviewAnswer(review, { patch: [{ op: 'add', path: '/status', value: { phase: 'Running' } }, { op: 'add', path: '/metadata/labels', value: { stamped: 'yes' } }] }));
+    const server = await simulator();
+    await register(server, MWC, 'pods', [webhookEntry(hooks, 'p.example.com', '/p', { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] })]);
+    const created = await send(server, 'POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } });
+    expect(created.body['metadata'].labels).toEqual({ stamped: 'yes' });
+    expect(created.body['status']).toEqual({ phase: 'Pending' });
+  });
+
   it('runs the schema between mutating and validating webhooks: a default patched in makes an object valid, and validating webhooks see the pruned object', async () => {
     const hooks = await webhooks((path, review) =>
       path.startsWith('/m') ? reviewAnswer(review, { patch: [{ op: 'replace', path: '/spec/replicas', value: 3 }] }) : reviewAnswer(review),

@@ -106,7 +106,8 @@ export async function admittedAnswer(
       const meta = isRecord(body['metadata']) ? body['metadata'] : {};
       const input = keepStatus(type, undefined, { ...body, metadata: { ...meta, ...(target.namespace === undefined ? {} : { namespace: target.namespace }) } }, undefined);
       const a = attributes(r, 'CREATE', typeof meta['name'] === 'string' ? meta['name'] : '', input, undefined, params, optionsOf('CreateOptions', params, q));
-      const stored = await admitAndWrite(r, a, (o, hooks) => storage.create(type, o, target.namespace, hooks), params, time);
+      // What a mutating webhook patched into the status of a resource with a status subresource is dropped, as the strategy drops it.
+      const stored = await admitAndWrite(r, a, (o, hooks) => storage.create(type, keepStatus(type, undefined, o, undefined), target.namespace, hooks), params, time);
       return answer(201, stored);
     }
     case 'update': {
@@ -119,7 +120,7 @@ export async function admittedAnswer(
       const current = storage.get(type, namespace, name);
       const input = keepStatus(type, sub, { ...body, metadata: { ...meta, name } }, current);
       const a = attributes(r, current === undefined ? 'CREATE' : 'UPDATE', name, input, inVersion(type, current), params, optionsOf('UpdateOptions', params, q));
-      const stored = await admitAndWrite(r, a, (o, hooks) => storage.update(type, o, target.namespace, sub, hooks), params, time);
+      const stored = await admitAndWrite(r, a, (o, hooks) => storage.update(type, keepStatus(type, sub, o, current), target.namespace, sub, hooks), params, time);
       return answer(current === undefined ? 201 : 200, stored);
     }
     case 'patch': {
@@ -140,8 +141,8 @@ export async function admittedAnswer(
           jsonEqual(o, patched)
             ? applyPatch(storage, type, namespace, name, contentType, body, sub, write(dry))
             : current === undefined
-              ? storage.create(type, o, target.namespace, hooks)
-              : storage.update(type, o, target.namespace, sub, hooks),
+              ? storage.create(type, keepStatus(type, undefined, o, undefined), target.namespace, hooks)
+              : storage.update(type, keepStatus(type, sub, o, current), target.namespace, sub, hooks),
         params,
         time,
       );
