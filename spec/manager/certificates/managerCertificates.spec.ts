@@ -19,7 +19,7 @@ const running: Running[] = [];
 
 beforeEach(async () => {
   audit = [];
-  setErrorReporter(() => undefined); // the webhook configurations are not served here: their informers' 404s are expected
+  setErrorReporter(() => undefined); // the takeover test strips tls.crt from the Secret: that report is expected
   server = await startApiServer({ audit: (e) => void audit.push(e) });
 });
 afterEach(async () => {
