@@ -2,7 +2,7 @@
  * The whole webhook loop as a team runs it in `npm test`: a manager serving a validating, a mutating and a
  * conversion webhook on 127.0.0.1, registered with the simulator by webhookManifests, its certificates
  * provisioned by webhookCertificates (or read from a cert dir that is rewritten), and every request made through
- * rxkube's own objectClient and kubeSource (WH-143…).
+ * rxkube's own objectClient and kubeSource (WH-143).
  */
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
