@@ -8,11 +8,12 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1CustomResourceDefinition, V1MutatingWebhookConfiguration, V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { admission, webhookManifests, type Webhook } from '../../src/admission/index.js';
 import { objectClient } from '../../src/client/index.js';
 import { customResource } from '../../src/crd/index.js';
+import { setErrorReporter } from '../../src/errors/reportError.js';
 import { informer } from '../../src/informer/informer.js';
 import { generateCa, issueServing } from '../../src/manager/certificates/generate.js';
 import type { ManagerOptions } from '../../src/manager/options.js';
@@ -66,7 +67,11 @@ const CRDS = 'apiextensions.k8s.io/v1/customresourcedefinitions';
 const closers: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
+  reported.length = 0;
 });
+beforeAll(() => setErrorReporter((err) => void reported.push(err as Error)));
+afterAll(() => setErrorReporter(undefined));
+const reported: Error[] = [];
 
 async function simulator(): Promise<ApiServer> {
   const server = await startApiServer();
@@ -249,6 +254,37 @@ describe('the webhook loop against the simulator, with provisioned certificates'
     expect(seen).toEqual(['example.com/v1 nginx:latest', 'example.com/v1 nginx:1.25']);
     // The mutating webhook's patch, made on the v1 object, is converted back and stored in v2.
     expect(server.get<{ metadata: { labels?: Record<string, string> } }>(Website, 'default', 'b')?.metadata.labels).toEqual({ 'seen-as': 'v1' });
+  });
+
+  it('lets a write through a slow webhook whose failurePolicy is Ignore, as kube-apiserver passes over a call that timed out', async () => {
+    const server = await simulator();
+    const kc = server.kubeConfig();
+    const metrics = prometheusMetrics({ defaultMetrics: false });
+    const slow = admission.validating(Website, ({ signal }) => new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error))), {
+      failurePolicy: 'Ignore',
+      timeoutSeconds: 1,
+      path: '/validate-slow',
+      name: 'slow.example.com',
+    });
+    const hooks = [slow, convertWebsite];
+    const { port } = await serve({
+      controllers: [],
+      webhooks: hooks,
+      webhookBindAddress: '127.0.0.1:0',
+      healthProbeBindAddress: '0',
+      metrics,
+      metricsBindAddress: '0',
+      webhookCertificates: { kubeConfig: kc, name: NAME, service: { namespace: 'default', name: NAME }, hosts: ['127.0.0.1'], customResources: [Website] },
+    });
+    for (const m of webhookManifests({ name: NAME, webhooks: hooks, clientConfig: { url: `https://127.0.0.1:${port}` }, customResources: [Website] })) {
+      await objectClient(kc, (m as { kind: string }).kind === 'CustomResourceDefinition' ? CRDS : VALIDATING).apply(m as never, { fieldManager: 'spec', force: true });
+    }
+    await waitFor(() => bundles(server).slice(0, 1).concat(bundles(server).slice(-1)).every((b) => b !== undefined && b !== ''), 'the CA bundles');
+    const stored = objectClient(kc, Website, { namespace: 'default' });
+    expect(await stored.create({ apiVersion: 'example.com/v2', kind: 'Website', metadata: { name: 'a' }, spec: { repository: 'nginx', replicas: 1 } })).toMatchObject({ metadata: { name: 'a' } });
+    // The overrun is still a failure of the webhook's, counted (and reported).
+    expect(await sample(metrics, 'rxkube_webhook_failures_total', { webhook: '/validate-slow', failure: 'timeout' })).toBe(1);
+    expect(reported.map((e) => e.message)).toContainEqual(expect.stringMatching(/^admission webhook slow\.example\.com: the handler overran its deadline .*; allowed, as its failurePolicy is Ignore\)$/));
   });
 
   it('counts the requests in the webhook metrics', async () => {
