@@ -79,20 +79,19 @@ async function simulator(): Promise<ApiServer> {
   return server;
 }
 
-/** Starts a manager and resolves the webhook server's port once it listens. */
-async function serve(opts: ManagerOptions): Promise<{ running: Running; port: number }> {
+/** Starts a manager and resolves the webhook server's port and URL (its `serving` event's) once it listens. */
+async function serve(opts: ManagerOptions): Promise<{ running: Running; port: number; url: string }> {
   const running = start(opts);
   closers.push(() => (running.ended === undefined ? running.stop() : undefined));
-  const port = await waitFor(() => {
+  const serving = await waitFor(() => {
     const e = running.events.find((x) => x.type === 'serving' && x.server === 'webhooks');
-    return e?.type === 'serving' && e.port;
+    return e?.type === 'serving' && e;
   }, 'the webhook server listening');
-  return { running, port };
+  return { running, port: serving.port, url: serving.url };
 }
 
 /** Applies what webhookManifests gives (the CRD first) through objectClient, as `kubectl apply` of its output would. */
-async function register(server: ApiServer, port: number, caBundle?: string): Promise<readonly object[]> {
-  const url = `https://127.0.0.1:${port}`;
+async function register(server: ApiServer, url: string, caBundle?: string): Promise<readonly object[]> {
   const manifests = webhookManifests({ name: NAME, webhooks, clientConfig: { url }, customResources: [Website], ...(caBundle === undefined ? {} : { caBundle }) });
   const kc = server.kubeConfig();
   for (const m of manifests) {
@@ -133,7 +132,7 @@ describe('the webhook loop against the simulator, with provisioned certificates'
     const server = await simulator();
     const kc = server.kubeConfig();
     const metrics = prometheusMetrics({ defaultMetrics: false });
-    const { running, port } = await serve({
+    const { running, port, url } = await serve({
       controllers: [],
       webhooks,
       webhookBindAddress: '127.0.0.1:0',
@@ -142,7 +141,8 @@ describe('the webhook loop against the simulator, with provisioned certificates'
       metricsBindAddress: '0',
       webhookCertificates: { kubeConfig: kc, name: NAME, service: { namespace: 'default', name: NAME }, hosts: ['127.0.0.1'], customResources: [Website] },
     });
-    await register(server, port);
+    expect(url).toBe(`https://127.0.0.1:${port}`);
+    await register(server, url);
     // The provisioner writes the CA bundle into what it finds once it appears; until then kube-apiserver (and
     // the simulator) would trust only the system roots.
     await waitFor(() => bundles(server).every((b) => b !== undefined && b !== '') && bundles(server), 'the CA bundle in every configuration and the CRD');
@@ -151,7 +151,7 @@ describe('the webhook loop against the simulator, with provisioned certificates'
 
   it('registers what webhookManifests gives: the CRD converting at /convert, and an entry per admission webhook', async () => {
     const server = await simulator();
-    const manifests = await register(server, 4443);
+    const manifests = await register(server, 'https://127.0.0.1:4443');
     expect(manifests.map((m) => (m as { kind: string }).kind)).toEqual(['CustomResourceDefinition', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
     expect(manifests[0]).toEqual(Website.crd({ conversionWebhook: { url: 'https://127.0.0.1:4443/convert' } }));
     expect(server.get<V1ValidatingWebhookConfiguration>(VALIDATING, undefined, NAME)?.webhooks?.[0]?.clientConfig.url).toBe(`https://127.0.0.1:4443${validateWebsite.path}`);
@@ -232,14 +232,14 @@ describe('the webhook loop against the simulator, with provisioned certificates'
     });
     const labelV1 = admission.mutating(WebsiteV1, ({ object }) => ({ ...object, metadata: { ...object.metadata, labels: { ...object.metadata?.labels, 'seen-as': object.apiVersion.split('/')[1] ?? '' } } }));
     const hooks = [noLatestV1, labelV1, convertWebsite];
-    const { port } = await serve({
+    const { url } = await serve({
       controllers: [],
       webhooks: hooks,
       webhookBindAddress: '127.0.0.1:0',
       healthProbeBindAddress: '0',
       webhookCertificates: { kubeConfig: kc, name: NAME, service: { namespace: 'default', name: NAME }, hosts: ['127.0.0.1'], customResources: [Website] },
     });
-    for (const m of webhookManifests({ name: NAME, webhooks: hooks, clientConfig: { url: `https://127.0.0.1:${port}` }, customResources: [Website] })) {
+    for (const m of webhookManifests({ name: NAME, webhooks: hooks, clientConfig: { url }, customResources: [Website] })) {
       const kind = (m as { kind: string }).kind;
       await objectClient(kc, kind === 'CustomResourceDefinition' ? CRDS : kind === 'ValidatingWebhookConfiguration' ? VALIDATING : MUTATING).apply(m as never, { fieldManager: 'spec', force: true });
     }
@@ -267,7 +267,7 @@ describe('the webhook loop against the simulator, with provisioned certificates'
       name: 'slow.example.com',
     });
     const hooks = [slow, convertWebsite];
-    const { port } = await serve({
+    const { url } = await serve({
       controllers: [],
       webhooks: hooks,
       webhookBindAddress: '127.0.0.1:0',
@@ -276,7 +276,7 @@ describe('the webhook loop against the simulator, with provisioned certificates'
       metricsBindAddress: '0',
       webhookCertificates: { kubeConfig: kc, name: NAME, service: { namespace: 'default', name: NAME }, hosts: ['127.0.0.1'], customResources: [Website] },
     });
-    for (const m of webhookManifests({ name: NAME, webhooks: hooks, clientConfig: { url: `https://127.0.0.1:${port}` }, customResources: [Website] })) {
+    for (const m of webhookManifests({ name: NAME, webhooks: hooks, clientConfig: { url }, customResources: [Website] })) {
       await objectClient(kc, (m as { kind: string }).kind === 'CustomResourceDefinition' ? CRDS : VALIDATING).apply(m as never, { fieldManager: 'spec', force: true });
     }
     await waitFor(() => bundles(server).slice(0, 1).concat(bundles(server).slice(-1)).every((b) => b !== undefined && b !== ''), 'the CA bundles');
@@ -348,14 +348,14 @@ describe('the webhook loop against the simulator, with certificates from a cert 
     };
     const first = await issue('first');
     first.write();
-    const { port } = await serve({ controllers: [], webhooks, webhookBindAddress: '127.0.0.1:0', healthProbeBindAddress: '0', webhookCertDir: dir });
-    await register(server, port, first.ca);
+    const { port, url } = await serve({ controllers: [], webhooks, webhookBindAddress: '127.0.0.1:0', healthProbeBindAddress: '0', webhookCertDir: dir });
+    await register(server, url, first.ca);
     const sites = objectClient(kc, WebsiteV1, { namespace: 'default' });
     expect(await sites.create(v1('one', 'nginx', 1))).toMatchObject({ spec: { image: 'nginx:latest' } });
 
     // A cert-manager CA injector's part: the bundles trust the next CA only, while the old pair is still served.
     const second = await issue('second');
-    await register(server, port, second.ca);
+    await register(server, url, second.ca);
     const encoded = Buffer.from(second.ca).toString('base64');
     expect(bundles(server)).toEqual([encoded, encoded, encoded]);
     const untrusted = await refusal(sites.create(v1('two', 'nginx', 1)));
