@@ -35,8 +35,8 @@ const Website = customResource({
   group: 'example.com',
   kind: 'Website',
   versions: {
-    v1: { spec: z.object({ image: z.string(), replicas: z.number().int() }), status },
-    v2: { spec: z.object({ repository: z.string(), tag: z.string().optional(), replicas: z.number().int() }), status, storage: true },
+    v1: { spec: z.object({ image: z.string(), replicas: z.number().int() }), status, subresources: { status: true } },
+    v2: { spec: z.object({ repository: z.string(), tag: z.string().optional(), replicas: z.number().int() }), status, subresources: { status: true }, storage: true },
   },
   conversion: {
     v1: {
@@ -57,7 +57,12 @@ const validateWebsite = admission.validating(Website, ({ object }) =>
   object !== undefined && object.spec.replicas > 10 ? admission.deny('spec.replicas: at most 10', { field: 'spec.replicas' }) : admission.allow());
 const defaultWebsite = admission.mutating(Website, ({ object }) => ({ ...object, spec: { ...object.spec, tag: object.spec.tag ?? 'latest' } }));
 const convertWebsite = admission.conversion(Website);
-const webhooks: readonly Webhook[] = [validateWebsite, defaultWebsite, convertWebsite];
+const protectWebsite = admission.validating(
+  Website,
+  ({ oldObject }) => (oldObject.metadata?.labels?.['protected'] === 'true' ? admission.deny(`${oldObject.metadata.name ?? ''} is protected`) : admission.allow()),
+  { operations: ['DELETE'], path: '/validate-website-deletion', name: 'vwebsite-deletion.example.com' },
+);
+const webhooks: readonly Webhook[] = [validateWebsite, protectWebsite, defaultWebsite, convertWebsite];
 
 const NAME = 'website-webhooks';
 const VALIDATING = 'admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
@@ -287,6 +292,23 @@ describe('the webhook loop against the simulator, with provisioned certificates'
     expect(reported.map((e) => e.message)).toContainEqual(expect.stringMatching(/^admission webhook slow\.example\.com: the handler overran its deadline .*; allowed, as its failurePolicy is Ignore\)$/));
   });
 
+  it('converts status writes through v1 without admitting them, and guards deletes through v1 with the stored object', async () => {
+    const { server, metrics } = await loop();
+    const sites = objectClient(server.kubeConfig(), WebsiteV1, { namespace: 'default' });
+    const created = await sites.create({ ...v1('keep', 'nginx:1', 1), metadata: { name: 'keep', labels: { protected: 'true' } } });
+    const admitted = (): Promise<number | undefined> => sample(metrics, 'controller_runtime_webhook_requests_total', { webhook: validateWebsite.path, code: '200' });
+    const before = await admitted();
+    expect(await sites.replaceStatus({ ...created, status: { readyReplicas: 1 } })).toMatchObject({ apiVersion: 'example.com/v1', status: { readyReplicas: 1 } });
+    // The rules name `websites`, not `websites/status`.
+    expect(await admitted()).toBe(before);
+    expect(server.get<{ status?: object }>(Website, 'default', 'keep')?.status).toEqual({ readyReplicas: 1 });
+    const err = await refusal(sites.delete('keep'));
+    expect(err.serverMessage).toBe('admission webhook "vwebsite-deletion.example.com" denied the request: keep is protected');
+    await sites.patch('keep', { metadata: { labels: { protected: null } } }, { type: 'merge' });
+    await sites.delete('keep');
+    expect(server.get(Website, 'default', 'keep')).toBeUndefined();
+  });
+
   it('counts the requests in the webhook metrics', async () => {
     const { server, metrics } = await loop();
     const sites = objectClient(server.kubeConfig(), WebsiteV1, { namespace: 'default' });
@@ -357,7 +379,7 @@ describe('the webhook loop against the simulator, with certificates from a cert 
     const second = await issue('second');
     await register(server, url, second.ca);
     const encoded = Buffer.from(second.ca).toString('base64');
-    expect(bundles(server)).toEqual([encoded, encoded, encoded]);
+    expect(bundles(server)).toEqual([encoded, encoded, encoded, encoded]);
     const untrusted = await refusal(sites.create(v1('two', 'nginx', 1)));
     expect(untrusted.status).toBe(500);
     // The body written as v1 is converted first, so the conversion webhook is the one that cannot be trusted.
