@@ -309,6 +309,33 @@ describe('the webhook loop against the simulator, with provisioned certificates'
     expect(server.get(Website, 'default', 'keep')).toBeUndefined();
   });
 
+  it('a v1 informer rides out the conversion webhook going away and catches up once it is back', async () => {
+    const { server, running, port } = await loop();
+    const kc = server.kubeConfig();
+    await objectClient(kc, WebsiteV1, { namespace: 'default' }).create(v1('shop', 'httpd:2.4', 1));
+    const errors: Error[] = [];
+    const asV1 = informer(kubeSource(kc, WebsiteV1, { namespace: 'default' }), { reflector: { backoff: { initialMs: 20, maxMs: 100 } }, onError: (e) => errors.push(e) });
+    const sub = asV1.subscribe();
+    closers.push(() => sub.unsubscribe());
+    await waitFor(() => asV1.hasSynced(), 'the v1 informer synced');
+    await running.stop();
+
+    // Written past the webhooks (they are down): the watch cannot convert the event.
+    server.patch(Website, 'default', 'shop', { spec: { tag: '2.5' } });
+    await waitFor(() => errors.some((e) => /conversion webhook for example\.com\/v2, Kind=Website failed/.test(e.message)), 'the informer to report the failed conversion');
+    expect(asV1.store.getByKey('default/shop')?.spec.image).toBe('httpd:2.4');
+
+    // The same port and the Secret's pair: the CA bundles still trust it.
+    await serve({
+      controllers: [],
+      webhooks,
+      webhookBindAddress: `127.0.0.1:${port}`,
+      healthProbeBindAddress: '0',
+      webhookCertificates: { kubeConfig: kc, name: NAME, service: { namespace: 'default', name: NAME }, hosts: ['127.0.0.1'], customResources: [Website] },
+    });
+    await waitFor(() => asV1.store.getByKey('default/shop')?.spec.image === 'httpd:2.5', 'the v1 informer to catch up');
+  });
+
   it('counts the requests in the webhook metrics', async () => {
     const { server, metrics } = await loop();
     const sites = objectClient(server.kubeConfig(), WebsiteV1, { namespace: 'default' });
