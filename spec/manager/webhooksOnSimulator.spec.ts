@@ -336,6 +336,18 @@ describe('the webhook loop against the simulator, with provisioned certificates'
     await waitFor(() => asV1.store.getByKey('default/shop')?.spec.image === 'httpd:2.5', 'the v1 informer to catch up');
   });
 
+  it('takes server-side applies through v1, as a controller written against v1 sends them, admitted as any write', async () => {
+    const { server } = await loop();
+    const sites = objectClient(server.kubeConfig(), WebsiteV1, { namespace: 'default', fieldManager: 'website-controller' });
+    expect(await sites.apply(v1('shop', 'httpd', 2))).toMatchObject({ apiVersion: 'example.com/v1', spec: { image: 'httpd:latest', replicas: 2 } });
+    expect(await sites.apply(v1('shop', 'httpd:2.4', 3))).toMatchObject({ spec: { image: 'httpd:2.4', replicas: 3 } });
+    expect(server.get(Website, 'default', 'shop')).toMatchObject({ spec: { repository: 'httpd', tag: '2.4', replicas: 3 } });
+    const err = await refusal(sites.apply(v1('shop', 'httpd:2.4', 30)));
+    expect(err.serverMessage).toBe(`admission webhook "${validateWebsite.options.name}" denied the request: spec.replicas: at most 10`);
+    expect(await sites.applyStatus({ apiVersion: 'example.com/v1', kind: 'Website', metadata: { name: 'shop' }, status: { readyReplicas: 3 } } as never)).toMatchObject({ status: { readyReplicas: 3 } });
+    expect(server.get<{ status?: object }>(Website, 'default', 'shop')?.status).toEqual({ readyReplicas: 3 });
+  });
+
   it('counts the requests in the webhook metrics', async () => {
     const { server, metrics } = await loop();
     const sites = objectClient(server.kubeConfig(), WebsiteV1, { namespace: 'default' });
