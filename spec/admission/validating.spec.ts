@@ -85,7 +85,7 @@ describe('admission.validating', () => {
     const answer = await hook.review(review({ uid: 'u-4', object: deployment('secret-name', 1) }), never);
     const response = responseOf(answer);
     expect(response).toMatchObject({ uid: 'u-4', allowed: false, status: { code: 500, reason: 'InternalError' } });
-    expect(response.status.message).toBe('admission webhook vdeployment.apps.k8s.io: the handler failed: Error: database \\x1b[31mdown');
+    expect(response.status.message).toBe('the handler failed: Error: database \\x1b[31mdown');
     expect(answer.failure).toBe('threw');
     expect(reported).toHaveLength(1);
     expect(reported[0]).toBeInstanceOf(AdmissionWebhookError);
@@ -98,7 +98,7 @@ describe('admission.validating', () => {
     const reported = capture();
     const hook = admission.validating('apps/v1/deployments', async () => Promise.reject(new TypeError('no')));
     const answer = await hook.review(review(), never);
-    expect(responseOf(answer)).toMatchObject({ allowed: false, status: { code: 500, message: 'admission webhook vdeployment.apps.k8s.io: the handler failed: TypeError: no' } });
+    expect(responseOf(answer)).toMatchObject({ allowed: false, status: { code: 500, message: 'the handler failed: TypeError: no' } });
     expect(answer.failure).toBe('threw');
     expect(reported).toHaveLength(1);
   });
@@ -125,7 +125,7 @@ describe('admission.validating', () => {
     await vi.advanceTimersByTimeAsync(1);
     const answer = await pending;
     expect(signal?.aborted).toBe(true);
-    expect(responseOf(answer)).toMatchObject({ uid: 'u-5', allowed: false, status: { code: 500, message: 'admission webhook vdeployment.apps.k8s.io: the handler overran its deadline' } });
+    expect(responseOf(answer)).toMatchObject({ uid: 'u-5', allowed: false, status: { code: 500, message: 'the handler overran its deadline' } });
     expect(answer.failure).toBe('timeout');
     expect(reported.map((e) => (e as AdmissionWebhookError).failure)).toEqual(['timeout']);
   });

@@ -128,21 +128,22 @@ export async function runHandler<R>(handler: (signal: AbortSignal) => R | Promis
 
 /**
  * The answer to a handler that did not give a verdict: a denial with code
- * 500 naming the webhook, and the failure reported (`left`: the client has
+ * 500 (kube-apiserver names the webhook before its message), and the failure reported (`left`: the client has
  * gone, nothing to report and nobody to answer). An overrun under
  * `failurePolicy: Ignore` is allowed instead (WH-11): the early deadline
  * stands in for kube-apiserver's timeout, which would have passed the
  * webhook over.
  */
 export function handlerFailure(webhook: string, request: AdmissionRequest, outcome: Exclude<HandlerOutcome<unknown>, { kind: 'done' }>, failurePolicy: 'Fail' | 'Ignore'): WebhookAnswer {
-  if (outcome.kind === 'left') return reviewAnswer(request.uid, failureResponse(500, `admission webhook ${webhook}: the request was abandoned by the client`));
-  const what = outcome.kind === 'timeout' ? 'the handler overran its deadline' : `the handler failed: ${errorText(outcome.error)}`;
+  if (outcome.kind === 'left') return reviewAnswer(request.uid, failureResponse(500, 'the request was abandoned by the client'));
+  const what = bounded(outcome.kind === 'timeout' ? 'the handler overran its deadline' : `the handler failed: ${errorText(outcome.error)}`, MAX_MESSAGE_LENGTH);
+  // kube-apiserver puts `admission webhook "<name>" denied the request: ` before a denial's message; a warning and a report name it here.
   const message = bounded(`admission webhook ${webhook}: ${what}`, MAX_MESSAGE_LENGTH);
   const ignored = outcome.kind === 'timeout' && failurePolicy === 'Ignore';
   const verdict = ignored ? 'allowed, as its failurePolicy is Ignore' : 'denied';
   reportError(new AdmissionWebhookError(webhook, outcome.kind, `${message} (${describeRequest(request)}, request ${bounded(printable(request.uid), 64)}; ${verdict})`, outcome.kind === 'threw' ? outcome.error : undefined));
   if (ignored) return reviewAnswer(request.uid, { allowed: true, warnings: [bounded(`${message}; ${verdict}`, MAX_WARNING_LENGTH)] }, outcome.kind);
-  return reviewAnswer(request.uid, failureResponse(500, message), outcome.kind);
+  return reviewAnswer(request.uid, failureResponse(500, what), outcome.kind);
 }
 
 function errorText(error: unknown): string {
@@ -152,7 +153,7 @@ function errorText(error: unknown): string {
 
 /** The answer to a verdict-free operation refused by rxkube itself: reported, denied with 500. */
 export function refuse(webhook: string, request: AdmissionRequest, failure: 'forbiddenPatch' | 'threw', what: string): WebhookAnswer {
-  const message = bounded(`admission webhook ${webhook}: ${what}`, MAX_MESSAGE_LENGTH);
-  reportError(new AdmissionWebhookError(webhook, failure, `${message} (${describeRequest(request)}; denied)`));
+  const message = bounded(what, MAX_MESSAGE_LENGTH);
+  reportError(new AdmissionWebhookError(webhook, failure, `admission webhook ${webhook}: ${message} (${describeRequest(request)}; denied)`));
   return reviewAnswer(request.uid, failureResponse(500, message), failure);
 }

@@ -58,7 +58,7 @@ function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: Webhoo
   const decideChecked = async (request: AdmissionRequest, signal: AbortSignal): Promise<WebhookAnswer> => {
     try {
       const problem = kindProblem(request, target);
-      if (problem !== undefined) return reviewAnswer(request.uid, failureResponse(400, `admission webhook ${options.name}: ${problem}`), 'badRequest');
+      if (problem !== undefined) return reviewAnswer(request.uid, failureResponse(400, problem), 'badRequest');
       return await decide(request, signal);
     } catch (err) {
       // Nothing here should throw; if it does, the server still gets an answer and the error is reported.
@@ -102,7 +102,8 @@ function checkHandler(where: string, handler: unknown): void {
  * returns `admission.allow()` or `admission.deny(message)`. It runs within a
  * deadline a little shorter than `timeoutSeconds`; its `signal` aborts then.
  * A handler that throws, rejects or overruns denies the request with code
- * 500 and a message naming the webhook, and the error is reported; an
+ * 500 and a message saying what failed (kube-apiserver names the webhook
+ * before it), and the error is reported; an
  * overrun under `failurePolicy: 'Ignore'` allows it with a warning instead,
  * as kube-apiserver passes over a webhook that timed out.
  *
