@@ -44,8 +44,27 @@ const RESOURCES: Record<string, string> = {
   ServiceAccount: 'v1/serviceaccounts',
   ClusterRole: 'rbac.authorization.k8s.io/v1/clusterroles',
   ClusterRoleBinding: 'rbac.authorization.k8s.io/v1/clusterrolebindings',
+  Role: 'rbac.authorization.k8s.io/v1/roles',
+  RoleBinding: 'rbac.authorization.k8s.io/v1/rolebindings',
   Deployment: 'apps/v1/deployments',
+  Service: 'v1/services',
 };
+
+/** The Secret the runner keeps the provisioned webhook certificate in, and the webhook configurations' name. */
+const TLS_SECRET = 'website-operator-webhook-tls';
+const WEBHOOKS = 'website-operator';
+/**
+ * The ClusterRole's rights that only the certificate provisioner uses (writing CA bundles), which the controller
+ * alone never asks for.
+ */
+const CERTIFICATE_RIGHTS = new Set([
+  'get admissionregistration.k8s.io/validatingwebhookconfigurations',
+  'patch admissionregistration.k8s.io/validatingwebhookconfigurations',
+  'get admissionregistration.k8s.io/mutatingwebhookconfigurations',
+  'patch admissionregistration.k8s.io/mutatingwebhookconfigurations',
+  'get apiextensions.k8s.io/customresourcedefinitions',
+  'patch apiextensions.k8s.io/customresourcedefinitions',
+]);
 
 let cluster: Cluster;
 /** The operator's identity: the ServiceAccount's bound token, as the kubelet would mount it. */
@@ -85,11 +104,20 @@ function tokenKubeConfig(user: string, token: string): KubeConfig {
   return kc;
 }
 
-/** Whether the identity of `kc` may `verb` `resource` (cluster-wide), as the server's authorizer answers it. */
-async function mayI(kc: KubeConfig, verb: string, group: string, resource: string, subresource?: string): Promise<boolean> {
+/**
+ * Whether the identity of `kc` may `verb` `resource` (cluster-wide unless `at` names a namespace, any object unless
+ * it names one), as the server's authorizer answers it.
+ */
+async function mayI(kc: KubeConfig, verb: string, group: string, resource: string, subresource?: string, at: { namespace?: string; name?: string } = {}): Promise<boolean> {
   const review = await kc.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({
-    body: { spec: { resourceAttributes: { verb, group, resource, ...(subresource === undefined ? {} : { subresource }) } } },
+    body: { spec: { resourceAttributes: { verb, group, resource, ...(subresource === undefined ? {} : { subresource }), ...at } } },
   });
+  return review.status?.allowed === true;
+}
+
+/** Whether the identity of `kc` may `verb` the non-resource URL `path`. */
+async function mayIGet(kc: KubeConfig, path: string, verb = 'get'): Promise<boolean> {
+  const review = await kc.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({ body: { spec: { nonResourceAttributes: { path, verb } } } });
   return review.status?.allowed === true;
 }
 
@@ -187,7 +215,8 @@ describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC a
     // within a server-side apply of an object that does not exist yet; websites/finalizers, within the owner
     // reference check (the last test shows each of those is needed).
     const inside = new Set(['create apps/deployments', 'create /services', `update ${Website.group}/${Website.plural}/finalizers`]);
-    const requested = rights(await websiteRole()).filter((r) => !inside.has(r)).sort();
+    // The certificate provisioner's rights are shown used by the test that runs it.
+    const requested = rights(await websiteRole()).filter((r) => !inside.has(r) && !CERTIFICATE_RIGHTS.has(r)).sort();
     let used: string[] = [];
     let denied: string[] = [];
     const audited = async (): Promise<boolean> => {
@@ -218,8 +247,9 @@ describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC a
     ];
     const answers = await Promise.all(denied.map(async ([verb, group, resource, sub]) => [`${verb} ${group}/${resource}${sub === undefined ? '' : `/${sub}`}`, await mayI(operatorKc, verb, group, resource, sub)] as const));
     expect(answers.filter(([, allowed]) => allowed).map(([what]) => what)).toEqual([]);
-    // Each right the ClusterRole names is granted to the ServiceAccount through the binding.
-    for (const right of rights(await websiteRole())) {
+    // Each right the ClusterRole names is granted to the ServiceAccount through the binding (the certificate
+    // provisioner's on the objects they name: the next test).
+    for (const right of rights(await websiteRole()).filter((r) => !CERTIFICATE_RIGHTS.has(r))) {
       const [verb = '', path = ''] = right.split(' ');
       const [group = '', resource = '', sub] = path.split('/');
       expect(await mayI(operatorKc, verb, group, resource, sub), right).toBe(true);
@@ -232,6 +262,77 @@ describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC a
     const deleted = await refused(objectClient(operatorKc, Website, { namespace: APPS }).delete('shop'));
     expect(deleted.status).toBe(403);
     expect(deleted.serverMessage).toContain(`cannot delete resource "websites" in API group "example.com"`);
+  });
+
+  it('lets the certificate provisioner and the secure /metrics do their work on their own objects only, and lets a metrics-reader scrape', async () => {
+    const { Website } = example;
+    const crd = `${Website.plural}.${Website.group}`;
+    const may = (verb: string, group: string, resource: string, at: { namespace?: string; name?: string }): Promise<boolean> => mayI(operatorKc, verb, group, resource, undefined, at);
+    const granted: [verb: string, group: string, resource: string, at: { namespace?: string; name?: string }][] = [
+      // Its TLS Secret: created once, then read and rewritten (rotation) by name.
+      ['create', '', 'secrets', { namespace: SYSTEM }],
+      ['get', '', 'secrets', { namespace: SYSTEM, name: TLS_SECRET }],
+      ['update', '', 'secrets', { namespace: SYSTEM, name: TLS_SECRET }],
+      // The CA bundle, into its own webhook configurations and the Website CRD's conversion block.
+      ['get', 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', { name: WEBHOOKS }],
+      ['patch', 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', { name: WEBHOOKS }],
+      ['get', 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: WEBHOOKS }],
+      ['patch', 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: WEBHOOKS }],
+      ['get', 'apiextensions.k8s.io', 'customresourcedefinitions', { name: crd }],
+      ['patch', 'apiextensions.k8s.io', 'customresourcedefinitions', { name: crd }],
+      // --metrics-secure: system:auth-delegator's TokenReview and SubjectAccessReview.
+      ['create', 'authentication.k8s.io', 'tokenreviews', {}],
+      ['create', 'authorization.k8s.io', 'subjectaccessreviews', {}],
+    ];
+    const refusedRights: typeof granted = [
+      // Another Secret, in its namespace or elsewhere; the Secrets of its namespace as a list.
+      ['get', '', 'secrets', { namespace: SYSTEM, name: 'other' }],
+      ['list', '', 'secrets', { namespace: SYSTEM }],
+      ['get', '', 'secrets', { namespace: APPS, name: TLS_SECRET }],
+      ['create', '', 'secrets', { namespace: APPS }],
+      ['delete', '', 'secrets', { namespace: SYSTEM, name: TLS_SECRET }],
+      // Another webhook configuration or CRD; creating or deleting its own.
+      ['patch', 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', { name: 'other' }],
+      ['patch', 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: 'other' }],
+      ['create', 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', {}],
+      ['delete', 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: WEBHOOKS }],
+      ['patch', 'apiextensions.k8s.io', 'customresourcedefinitions', { name: 'other.example.com' }],
+      ['update', 'apiextensions.k8s.io', 'customresourcedefinitions', { name: crd }],
+    ];
+    const say = ([verb, group, resource, at]: (typeof granted)[number]): string => `${verb} ${group}/${resource} ${at.namespace ?? ''}/${at.name ?? ''}`;
+    const answers = async (list: typeof granted): Promise<[string, boolean][]> => Promise.all(list.map(async (r) => [say(r), await may(...r)] as [string, boolean]));
+    expect((await answers(granted)).filter(([, allowed]) => !allowed).map(([what]) => what)).toEqual([]);
+    expect((await answers(refusedRights)).filter(([, allowed]) => allowed).map(([what]) => what)).toEqual([]);
+    // The operator may not scrape its own /metrics: metrics-reader is for the scraper, bound by whoever runs one.
+    expect(await mayIGet(operatorKc, '/metrics')).toBe(false);
+
+    // A scraper's ServiceAccount bound to website-operator-metrics-reader, as README.md says, may get /metrics and
+    // nothing else; one without the binding may not.
+    const admin = cluster.kubeConfig;
+    const reader = (await manifests('website-rbac.yaml')).find((o) => o.kind === 'ClusterRole' && o.metadata?.name === 'website-operator-metrics-reader') as V1ClusterRole | undefined;
+    expect(reader?.rules).toEqual([{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
+    for (const name of ['prometheus', 'stranger']) await objectClient(admin, 'v1/serviceaccounts', { namespace: APPS }).create({ metadata: { name } });
+    await objectClient(admin, 'rbac.authorization.k8s.io/v1/clusterrolebindings', { fieldManager: 'e2e' }).apply(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'prometheus-website-operator-metrics' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'website-operator-metrics-reader' },
+        subjects: [{ kind: 'ServiceAccount', name: 'prometheus', namespace: APPS }],
+      },
+      { force: true },
+    );
+    const tokenOf = async (name: string): Promise<KubeConfig> => {
+      const issued = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({ name, namespace: APPS, body: { spec: { expirationSeconds: 3600 } } });
+      return tokenKubeConfig(`system:serviceaccount:${APPS}:${name}`, issued.status?.token ?? '');
+    };
+    const prometheus = await tokenOf('prometheus');
+    const stranger = await tokenOf('stranger');
+    await waitFor(() => mayIGet(prometheus, '/metrics'), "the metrics-reader binding to take effect", 30_000, { everyMs: 50 });
+    expect(await mayIGet(prometheus, '/metrics', 'post')).toBe(false);
+    expect(await mayIGet(prometheus, '/debug/pprof')).toBe(false);
+    expect(await mayI(prometheus, 'list', '', 'secrets', undefined, { namespace: APPS })).toBe(false);
+    expect(await mayIGet(stranger, '/metrics')).toBe(false);
   });
 
   it('needs each right the server checks inside a request: without it, the write the operator makes is refused', async () => {
@@ -280,9 +381,20 @@ describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC a
     }
   });
 
-  it('website-operator.yaml, the Deployment that runs it, is accepted by the server as written and names the ServiceAccount', async () => {
+  it('website-operator.yaml, the Deployment that runs it, and website-service.yaml are accepted by the server as written', async () => {
     const [deployment] = (await applyFile('website-operator.yaml', { dryRun: true })) as V1Deployment[];
     expect(deployment?.metadata?.namespace).toBe(SYSTEM);
     expect(deployment?.spec?.template.spec?.serviceAccountName).toBe(SA);
+    const services = (await applyFile('website-service.yaml', { dryRun: true })) as V1Service[];
+    expect(services.map((s) => [s.metadata?.namespace, s.metadata?.name, s.spec?.ports?.map((p) => `${p.port}->${String(p.targetPort)}`)])).toEqual([
+      [SYSTEM, 'website-operator-webhook', ['443->webhook-server']],
+      [SYSTEM, 'website-operator-metrics', ['8443->metrics']],
+    ]);
+    // Each Service's target port is a port of the Deployment's container, and selects its pods.
+    const container = deployment?.spec?.template.spec?.containers[0];
+    for (const s of services) {
+      expect(s.spec?.selector).toEqual(deployment?.spec?.selector?.matchLabels);
+      expect(container?.ports?.map((p) => p.name)).toContain(s.spec?.ports?.[0]?.targetPort);
+    }
   });
 });
