@@ -120,6 +120,11 @@ export interface Cluster {
   etcdRevision(): Promise<number>;
   /** Compacts etcd at its current revision; returns that revision. */
   compactEtcd(): Promise<number>;
+  /**
+   * The value etcd holds at `key` (e.g. `/registry/example.com/websites/<ns>/<name>`: custom resources are stored as
+   * JSON, in the CRD's storage version), or undefined when there is none: what the API server really stored.
+   */
+  etcdValue(key: string): Promise<string | undefined>;
   /** Starts a cuttable TCP proxy in front of the API server. */
   startProxy(): Promise<CuttableProxy>;
   /** Every request the audit log holds so far (the cluster must be started with `auditLog: true`). */
@@ -518,6 +523,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         await startApi(false);
       },
       etcdRevision,
+      etcdValue: async (key) => {
+        const res = await etcdCall(etcdUrl, '/v3/kv/range', { key: Buffer.from(key).toString('base64') });
+        const value = (res['kvs'] as { value?: string }[] | undefined)?.[0]?.value;
+        return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
+      },
       compactEtcd: async () => {
         const revision = await etcdRevision();
         try {
