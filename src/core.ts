@@ -193,6 +193,11 @@ export type {
   VersionObjects,
   StorageVersion,
   CustomResourceDefinitionVersion,
+  CustomResourceConversion,
+  CrdOptions,
+  CrdArguments,
+  ConversionWebhookClient,
+  ConversionOptions,
   ConditionUpdate,
 } from './crd/index.js';
 // Tells this copy of rxkube's definitions from look-alikes (tooling that loads users' modules).
@@ -205,6 +210,23 @@ export {
   type ManagerServerLimits,
   type RunManagerOptions,
   type LoadKubeConfigOptions,
+} from './manager/index.js';
+// the runner's certificates: generated for webhooks and tests, and read back
+export {
+  generateCa,
+  issueServing,
+  selfSigned,
+  describePair,
+  CertificateError,
+  type TlsPair,
+  type IssuedPair,
+  type GenerateCaOptions,
+  type ServingOptions,
+  type PairDescription,
+  type CertificateErrorCode,
+  CertificateProvisionError,
+  type CertificateProvisionStep,
+  type WebhookCertificates,
 } from './manager/index.js';
 
 // sharding: the sharder, its hash ring, labels and membership, for a layout shardedController does not cover
@@ -258,3 +280,26 @@ export { reportError, createStderrReporter, type ErrorSink, type StderrReporterO
 export { CallbackError } from './errors/CallbackError.js';
 export { MalformedDocumentError } from './errors/MalformedDocumentError.js';
 export { printable, type PrintableOptions } from './errors/printable.js';
+
+// admission webhooks: the guard that finds them in a module, the error a failing handler reports, detail types
+export {
+  isWebhook,
+  AdmissionWebhookError,
+  type AdmissionWebhook,
+  type ValidatingHandler,
+  type MutatingHandler,
+  type OperationsOf,
+  type AdmissionResource,
+  type WebhookTarget,
+  type AllowOptions,
+  type DenyOptions,
+  type WebhookFailure,
+  type AdmissionOperation,
+  type AdmissionResponse,
+  type AdmissionStatus,
+  type UserInfo,
+  type GroupVersionKind,
+  type GroupVersionResource,
+} from './admission/index.js';
+// conversion webhooks: ConversionReviews answered with a definition's converters (attached as admission.conversion)
+export { conversionWebhook, type ConversionWebhook, type ConversionWebhookOptions, type ConversionAnswer } from './admission/conversion.js';

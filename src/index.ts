@@ -136,6 +136,20 @@ export {
   type ValidationIssue,
 } from './crd/index.js';
 
+// admission webhooks: validating and mutating handlers typed for their resource, and the configurations that register them
+export {
+  admission,
+  type Webhook,
+  type WebhookAnswer,
+  type AdmissionVerdict,
+  type AdmissionContext,
+  type AdmissionRequest,
+  type AdmissionReview,
+  type ValidatingWebhook,
+  type MutatingWebhook,
+  type WebhookOptions,
+} from './admission/index.js';
+
 // running controllers in a pod: probes, metrics, leader election, in-cluster config, SIGTERM
 export { manager, runManager, loadKubeConfig, type ManagerOptions, type ManagerEvent } from './manager/index.js';
 

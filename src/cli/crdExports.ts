@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { CrdOptions } from '../crd/crdConversion.js';
 import { printable } from '../errors/printable.js';
 import { UsageError } from './usage.js';
 
@@ -63,18 +64,20 @@ function compiledImportHint(err: unknown): string {
  * Anything shaped like a definition: a `crd()` method beside its kind. Not `isCustomResource`,
  * which knows only the definitions of this copy of rxkube: the module may resolve 'rxkube' to another.
  */
-function isDefinition(value: unknown): value is { crd(): unknown } {
+function isDefinition(value: unknown): value is { crd(options?: CrdOptions): unknown; hasConversion?: unknown } {
   const v = value as { crd?: unknown; kind?: unknown } | null | undefined;
   return typeof v?.crd === 'function' && typeof v.kind === 'string';
 }
 
-/** The CRD a definition gives, checked to be one. */
-function crdOf(path: string, name: string, definition: { crd(): unknown }): Record<string, unknown> {
+/** The CRD a definition gives, checked to be one: with the webhook options when it has converters. */
+function crdOf(path: string, name: string, definition: { crd(options?: CrdOptions): unknown; hasConversion?: unknown }, webhook: CrdOptions | undefined): Record<string, unknown> {
+  const converts = definition.hasConversion === true;
   let crd: unknown;
   try {
-    crd = definition.crd();
+    crd = converts && webhook !== undefined ? definition.crd(webhook) : definition.crd();
   } catch (err) {
-    throw new UsageError(`${path}: export ${name}: crd() threw ${printable(err instanceof Error ? `${err.name}: ${err.message}` : String(err), { newlines: true })}`);
+    const hint = converts && webhook === undefined ? ' (its CRD needs the conversion webhook: pass --webhook-service <namespace>/<name>[:port] or --webhook-url <url>)' : '';
+    throw new UsageError(`${path}: export ${name}: crd() threw ${printable(err instanceof Error ? `${err.name}: ${err.message}` : String(err), { newlines: true })}${hint}`);
   }
   const o = crd as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown } } | null;
   if (typeof o !== 'object' || o === null || o.apiVersion !== 'apiextensions.k8s.io/v1' || o.kind !== 'CustomResourceDefinition' || typeof o.metadata?.name !== 'string') {
@@ -90,11 +93,12 @@ function crdOf(path: string, name: string, definition: { crd(): unknown }): Reco
  * names is given once, under its first name.
  *
  * @param path the module: `.ts`, `.mts`, `.js` or `.mjs`, relative to the working directory.
+ * @param webhook what `crd()` of a definition with converters is given (`--webhook-service`, `--webhook-url`).
  * @returns the definitions; never empty.
  * @throws {UsageError} for a missing file, an unsupported extension, a `.ts` module on a Node without type stripping,
  *   a module that fails to load, exports no definition, or exports two of the same CRD name.
  */
-export async function loadCrdModule(path: string): Promise<CrdExport[]> {
+export async function loadCrdModule(path: string, webhook?: CrdOptions): Promise<CrdExport[]> {
   const shown = printable(path);
   const ext = extname(path).toLowerCase();
   if (!MODULE_EXTENSIONS.has(ext)) throw new UsageError(`${shown}: expected a module ending in .ts, .mts, .js or .mjs`);
@@ -120,10 +124,12 @@ export async function loadCrdModule(path: string): Promise<CrdExport[]> {
   const found: CrdExport[] = [];
   const seen = new Set<unknown>();
   const byCrdName = new Map<string, string>();
+  let converting = 0;
   for (const [name, value] of Object.entries(namespace)) {
     if (!isDefinition(value) || seen.has(value)) continue;
     seen.add(value);
-    const crd = crdOf(shown, name, value);
+    const crd = crdOf(shown, name, value, webhook);
+    if (value.hasConversion === true) converting += 1;
     const crdName = (crd['metadata'] as { name: string }).name;
     const other = byCrdName.get(crdName);
     if (other !== undefined) throw new UsageError(`${shown}: exports ${other} and ${name} both define ${printable(crdName)}; export each custom resource once`);
@@ -135,6 +141,9 @@ export async function loadCrdModule(path: string): Promise<CrdExport[]> {
     throw new UsageError(
       `${shown} exports no custom-resource definition (a value made by customResource(), with a crd() method); its exports: ${names.length === 0 ? 'none' : names.map((n) => printable(n)).join(', ')}`,
     );
+  }
+  if (webhook !== undefined && converting === 0) {
+    throw new UsageError(`${shown}: --webhook-service and --webhook-url are for definitions with converters (a conversion option), and none of ${found.map((f) => f.name).join(', ')} has one`);
   }
   return found;
 }

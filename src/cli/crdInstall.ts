@@ -16,7 +16,9 @@ import { timerDelay } from '../options/timerDelay.js';
 import { unwrapTombstone } from '../store/index.js';
 import type { KubeObject } from '../store/types.js';
 import { duration } from './columns.js';
+import type { CrdOptions } from '../crd/crdConversion.js';
 import { loadCrdModule } from './crdExports.js';
+import { UsageError } from './usage.js';
 import { readCrdFile } from './crdManifest.js';
 import { writeText } from './terminal.js';
 
@@ -36,10 +38,13 @@ type Crd = KubeObject & { readonly status?: { readonly conditions?: readonly Con
  * The CRDs a path gives: a module's exported definitions, or the documents of a YAML or JSON file.
  *
  * @param path a `.ts`/`.mts`/`.js`/`.mjs` module or a `.yaml`/`.yml`/`.json` file.
+ * @param webhook the conversion webhook a module's definitions with converters get (`--webhook-service`, `--webhook-url`).
  * @returns the CRDs.
  */
-export async function crdsFrom(path: string): Promise<Record<string, unknown>[]> {
-  return /\.(m?ts|m?js)$/i.test(path) ? (await loadCrdModule(path)).map((e) => e.crd) : readCrdFile(path);
+export async function crdsFrom(path: string, webhook?: CrdOptions): Promise<Record<string, unknown>[]> {
+  if (/\.(m?ts|m?js)$/i.test(path)) return (await loadCrdModule(path, webhook)).map((e) => e.crd);
+  if (webhook !== undefined) throw new UsageError(`${printable(path)}: --webhook-service and --webhook-url set the conversion webhook of a module's definitions; a file of CRDs is applied as it is`);
+  return readCrdFile(path);
 }
 
 /** `NamesAccepted False (PluralConflict): "…"`: a condition as the command names it, escaped. */

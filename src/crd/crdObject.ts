@@ -34,6 +34,22 @@ export interface CustomResourceDefinition {
     };
     readonly scope: 'Namespaced' | 'Cluster';
     readonly versions: readonly CustomResourceDefinitionVersion[];
+    /** How the API server converts objects between versions; absent means `None` (only apiVersion changes). */
+    readonly conversion?: CustomResourceConversion;
+  };
+}
+
+/** A CRD's `spec.conversion` with a webhook, as a definition's `crd(options)` writes it. */
+export interface CustomResourceConversion {
+  readonly strategy: 'Webhook';
+  readonly webhook: {
+    readonly conversionReviewVersions: readonly ['v1'];
+    readonly clientConfig: {
+      readonly service?: { readonly namespace: string; readonly name: string; readonly path: string; readonly port: number };
+      readonly url?: string;
+      /** Base64 of the PEM certificates the API server trusts for the webhook. */
+      readonly caBundle?: string;
+    };
   };
 }
 

@@ -1,6 +1,8 @@
 import type { KubeObject, ObjectMeta } from '../store/types.js';
 import type { TypedResource } from '../sources/resources.js';
 import { buildCrd, type CustomResourceDefinition } from './crdObject.js';
+import { crdFor, type CrdOptions } from './crdConversion.js';
+import { registerConversion, type ConversionOptions, type DefinitionConversion } from './conversion.js';
 import { parseDefinition, type ParsedDefinition, type ParsedVersion } from './definition.js';
 import type { CustomResourceOptions, MultiVersionOptions, ServedVersionOptions } from './options.js';
 import type { CheckedSchema, SchemaOutput } from './schemaSource.js';
@@ -39,7 +41,8 @@ export type CustomObject<ApiVersion extends string, Kind extends string, Spec, S
  * console.log(same.apiVersion, same.plural); // example.com/v1 websites
  * ```
  */
-export interface CustomResource<T extends KubeObject = KubeObject, Versions extends Record<string, KubeObject> = Record<string, T>> extends TypedResource<T> {
+export interface CustomResource<T extends KubeObject = KubeObject, Versions extends Record<string, KubeObject> = Record<string, T>, Conversion extends boolean = boolean>
+  extends TypedResource<T> {
   /** The API group: `example.com`. */
   readonly group: string;
   /** This view's version. */
@@ -60,11 +63,16 @@ export interface CustomResource<T extends KubeObject = KubeObject, Versions exte
   readonly versions: readonly string[];
   /** The objects' type, for `typeof Website.Type` only: reading it at run time throws. */
   readonly Type: T;
+  /** Whether the definition has converters (its `conversion` option), so that its CRD needs a conversion webhook. */
+  readonly hasConversion: Conversion;
   /**
    * The `apiextensions.k8s.io/v1` CustomResourceDefinition, as plain frozen
-   * JSON: the same object on every call.
+   * JSON. Without `conversion`, called with no argument (anything else is a
+   * TypeError), and the same object on every call. With `conversion`,
+   * `options.conversionWebhook` is required (a TypeError naming it
+   * otherwise): the CRD's `spec.conversion` sends ConversionReviews there.
    */
-  crd(): CustomResourceDefinition;
+  crd(...options: CrdArguments<Conversion>): CustomResourceDefinition;
   /**
    * Validates an object of this view's version: `apiVersion`, `kind` and
    * the metadata's shape, then `spec` and `status` by the schema library's
@@ -73,8 +81,11 @@ export interface CustomResource<T extends KubeObject = KubeObject, Versions exte
    */
   validate(obj: unknown): ValidationResult<T>;
   /** The view of another version of the definition: the same CRD, that version's type and validator. */
-  forVersion<V extends keyof Versions & string>(version: V): CustomResource<Versions[V], Versions>;
+  forVersion<V extends keyof Versions & string>(version: V): CustomResource<Versions[V], Versions, Conversion>;
 }
+
+/** What `crd()` takes: options with a conversion webhook when the definition has converters, nothing when it has none. */
+export type CrdArguments<Conversion extends boolean> = boolean extends Conversion ? [options?: CrdOptions] : Conversion extends true ? [options: CrdOptions] : [];
 
 /** The object type of every version of a multi-version definition. */
 export type VersionObjects<G extends string, K extends string, Vs> = {
@@ -108,7 +119,11 @@ const definitions = new WeakSet<object>();
  *
  * Several versions: `versions: { v1: {…}, v2: { …, storage: true } }`, one
  * of them the storage version; the definition then reads as its storage
- * version, and `forVersion('v1')` gives each version's view.
+ * version, and `forVersion('v1')` gives each version's view. With
+ * `conversion: { v1: { toStorage, fromStorage } }` — converters typed from
+ * the version schemas, for every version but the storage version — the
+ * versions differ in shape: `admission.conversion(definition)` serves them as
+ * the conversion webhook, and `crd({ conversionWebhook })` points the CRD at it.
  *
  * ## Example
  * ```ts
@@ -136,16 +151,35 @@ const definitions = new WeakSet<object>();
  * @throws CustomResourceSchemaError naming a field whose schema cannot be structural.
  */
 export function customResource<const G extends string, const K extends string, const Vs extends Record<string, ServedVersionOptions<any, any>>>(
-  options: MultiVersionOptions<G, K, Vs> & { readonly versions: { readonly [V in keyof Vs]: { readonly spec: CheckedSchema<Vs[V]['spec']> } } },
-): CustomResource<VersionObjects<G, K, Vs>[StorageVersion<Vs>], VersionObjects<G, K, Vs>>;
+  options: MultiVersionOptions<G, K, Vs> & {
+    readonly versions: { readonly [V in keyof Vs]: { readonly spec: CheckedSchema<Vs[V]['spec']> } };
+    /**
+     * Converters between versions, hub and spoke: for every version but the storage version, `toStorage` and
+     * `fromStorage`, served by `admission.conversion(definition)`. None: the API server only rewrites apiVersion.
+     * @default none
+     */
+    readonly conversion: NoInfer<ConversionOptions<VersionObjects<G, K, Vs>, StorageVersion<Vs>>>;
+  },
+): CustomResource<VersionObjects<G, K, Vs>[StorageVersion<Vs>], VersionObjects<G, K, Vs>, true>;
+export function customResource<const G extends string, const K extends string, const Vs extends Record<string, ServedVersionOptions<any, any>>>(
+  options: MultiVersionOptions<G, K, Vs> & { readonly versions: { readonly [V in keyof Vs]: { readonly spec: CheckedSchema<Vs[V]['spec']> } }; readonly conversion?: undefined },
+): CustomResource<VersionObjects<G, K, Vs>[StorageVersion<Vs>], VersionObjects<G, K, Vs>, false>;
 export function customResource<const G extends string, const V extends string, const K extends string, S, St = undefined>(
   options: CustomResourceOptions<G, V, K, S, St>,
-): CustomResource<CustomObject<`${G}/${V}`, K, SchemaOutput<S>, [St] extends [undefined] ? undefined : SchemaOutput<St>>>;
+): CustomResource<CustomObject<`${G}/${V}`, K, SchemaOutput<S>, [St] extends [undefined] ? undefined : SchemaOutput<St>>, Record<string, CustomObject<`${G}/${V}`, K, SchemaOutput<S>, [St] extends [undefined] ? undefined : SchemaOutput<St>>>, false>;
 export function customResource(options: unknown): CustomResource {
   const def = parseDefinition(options);
   const crd = buildCrd(def);
   const views = new Map<string, CustomResource>();
-  for (const version of def.versions) views.set(version.name, view(def, version, crd, views));
+  const conversion: DefinitionConversion | undefined =
+    def.conversion === undefined
+      ? undefined
+      : Object.freeze({ group: def.group, kind: def.kind, storage: def.storage.name, versions: Object.freeze(def.versions.map((v) => v.name)), converters: def.conversion });
+  for (const version of def.versions) {
+    const made = view(def, version, crd, views);
+    if (conversion !== undefined) registerConversion(made, conversion);
+    views.set(version.name, made);
+  }
   return views.get(def.storage.name) as CustomResource;
 }
 
@@ -181,7 +215,8 @@ function view(def: ParsedDefinition, version: ParsedVersion, crd: CustomResource
     shortNames: Object.freeze([...def.shortNames]),
     categories: Object.freeze([...def.categories]),
     versions: Object.freeze(def.versions.map((v) => v.name)),
-    crd: (): CustomResourceDefinition => crd,
+    hasConversion: def.conversion !== undefined,
+    crd: (options?: unknown): CustomResourceDefinition => crdFor(def.kind, crd, def.conversion !== undefined, options),
     validate: (obj: unknown): ValidationResult<KubeObject> => validateObject(def, version, obj) as ValidationResult<KubeObject>,
     forVersion: (name: string): CustomResource => {
       const found = views.get(name);

@@ -5,6 +5,7 @@ import { toStructural } from './structural.js';
 import { checkStructural } from './structuralCheck.js';
 import { checkPrinterColumns, checkSelectableFields, checkSubresources } from './versionChecks.js';
 import type { Node } from './schemaNodes.js';
+import { parseConversion, type Converters } from './conversion.js';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 
 // A definition's options read and checked once (CR-1…CR-7): every name derived or validated, every
@@ -40,6 +41,8 @@ export interface ParsedDefinition {
   readonly categories: readonly string[];
   readonly versions: readonly ParsedVersion[];
   readonly storage: ParsedVersion;
+  /** The converters of every version but the storage version, by version; undefined without `conversion`. */
+  readonly conversion: Converters | undefined;
 }
 
 const NAME_OPTIONS = ['group', 'kind', 'plural', 'singular', 'listKind', 'scope', 'shortNames', 'categories'];
@@ -50,7 +53,7 @@ const SERVED_OPTIONS = [...VERSION_OPTIONS, 'served', 'storage', 'deprecated', '
 export function parseDefinition(options: unknown): ParsedDefinition {
   if (typeof options !== 'object' || options === null) throw new TypeError(`customResource: options must be an object, got ${describeValue(options)}`);
   const multi = 'versions' in options;
-  const record = checkOptionNames('customResource', options, multi ? [...NAME_OPTIONS, 'versions'] : [...NAME_OPTIONS, 'version', ...VERSION_OPTIONS]);
+  const record = checkOptionNames('customResource', options, multi ? [...NAME_OPTIONS, 'versions', 'conversion'] : [...NAME_OPTIONS, 'version', ...VERSION_OPTIONS]);
   const group = groupName(record['group']);
   const kind = kindName('kind', record['kind']);
   const plural = record['plural'] === undefined ? pluralOf(kind.toLowerCase()) : dns1035Label('plural', record['plural']);
@@ -68,7 +71,9 @@ export function parseDefinition(options: unknown): ParsedDefinition {
   if (storage.length !== 1) {
     throw new TypeError(`customResource: exactly one version must say storage: true, got ${storage.length === 0 ? 'none' : storage.map((v) => v.name).join(', ')}`);
   }
-  return { group, kind, plural, singular, listKind, namespaced: scope === 'Namespaced', shortNames, categories, versions, storage: storage[0] as ParsedVersion };
+  const storageVersion = storage[0] as ParsedVersion;
+  const conversion = record['conversion'] === undefined ? undefined : parseConversion(record['conversion'], versions.map((v) => v.name), storageVersion.name);
+  return { group, kind, plural, singular, listKind, namespaced: scope === 'Namespaced', shortNames, categories, versions, storage: storageVersion, conversion };
 }
 
 function labels(option: string, value: unknown): readonly string[] {

@@ -3,3 +3,19 @@ export { runManager, type RunManagerOptions } from './runManager.js';
 export { loadKubeConfig, type LoadKubeConfigOptions } from './kubeConfig.js';
 export type { ManagerEvent, ManagerLeaderElection, ManagerMetrics, ManagerOptions } from './options.js';
 export type { ManagerServerLimits } from './serverLimits.js';
+export {
+  generateCa,
+  issueServing,
+  selfSigned,
+  describePair,
+  CertificateError,
+  type TlsPair,
+  type IssuedPair,
+  type GenerateCaOptions,
+  type ServingOptions,
+  type PairDescription,
+  type CertificateErrorCode,
+  CertificateProvisionError,
+  type CertificateProvisionStep,
+  type WebhookCertificates,
+} from './certificates/index.js';

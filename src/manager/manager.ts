@@ -8,6 +8,8 @@ import { isInformer, liveness, readiness, render, type Check, type ProbedInforme
 import { resolveManagerOptions, type ManagerEvent, type ManagerOptions, type ResolvedManagerOptions } from './options.js';
 import { listen, TEXT, type Answer, type Listening, type Route } from './servers.js';
 import { syncedOf } from '../informer/syncedOf.js';
+import { provisionedPairs } from './certificates/provision.js';
+import type { TlsPair } from './certificates/tlsPair.js';
 
 /** The manager's sources, each once: informers get probed, other controller sources only counted as synced or not. */
 interface Sources {
@@ -78,7 +80,7 @@ function collectSources(c: ResolvedManagerOptions): Sources {
 export function manager(opts: ManagerOptions): Observable<ManagerEvent> {
   const c = resolveManagerOptions(opts);
   const sources = collectSources(c);
-  // Whether this replica leads, for the metrics object; across runs, so it is registered once.
+  // Whether this replica leads, for the metrics object and the certificates' provisioner; across runs, so it is registered once.
   const leading$ = new BehaviorSubject<boolean>(c.leaderElection === undefined);
   let registered = false;
   return new Observable<ManagerEvent>((subscriber) => {
@@ -127,6 +129,8 @@ class ManagerRun {
   #controllersRunning = false;
   // This replica holds the lock now: only then is it released at the end.
   #leadingNow = false;
+  // The pairs the webhook server serves when webhookCertificates provisions them: one shared run of the provisioner (WH-100).
+  readonly #pairs$: Observable<TlsPair> | undefined;
   // What makes the run end in error; the first one wins.
   #failure: Error | undefined;
   // Nobody hears an error any more: a failure after an unsubscribe goes to the reporter instead.
@@ -137,6 +141,7 @@ class ManagerRun {
     this.#sources = sources;
     this.#out = out;
     this.#leading$ = leading$;
+    this.#pairs$ = c.webhookCertificates === undefined ? undefined : provisionedPairs(c.webhookCertificates, leading$);
   }
 
   start(): void {
@@ -209,8 +214,11 @@ class ManagerRun {
     };
   }
 
-  /** MG-2: every source stays subscribed from start to end, whether or not the controllers run here. */
+  /** MG-2: every source stays subscribed from start to end, whether or not the controllers run here; so does the certificates' provisioner (WH-100). */
   #keepCachesWarm(): void {
+    if (this.#pairs$ !== undefined) {
+      this.#caches.add(this.#pairs$.subscribe({ error: (err: unknown) => this.#fatal(new Error(`manager: webhookCertificates failed for good: ${toError(err).message}`, { cause: err })) }));
+    }
     for (const source of this.#sources.all) {
       const name = source.name ?? 'a source';
       this.#caches.add(

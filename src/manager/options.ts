@@ -9,6 +9,7 @@ import type { ResourceLock } from '../leaderelection/types.js';
 import { checkOptionNames, numberOption, schedulerOption, describeValue } from '../options/validate.js';
 import { parseBindAddress, type BindAddress } from './bindAddress.js';
 import { resolveServerLimits, type ManagerServerLimits, type ServerLimits } from './serverLimits.js';
+import { resolveWebhookCertificates, type ResolvedWebhookCertificates, type WebhookCertificates } from './certificates/options.js';
 
 /**
  * What `/metrics` serves: the text and its content type. A prom-client
@@ -127,6 +128,14 @@ export interface ManagerOptions {
   readonly maxInitialSyncMs?: number;
   /** Connections, header bytes and timeouts of the probe and metrics servers (HI-4…HI-7). @default {} (each field at its own default) */
   readonly serverLimits?: ManagerServerLimits;
+  /**
+   * Serving certificates provisioned in the cluster instead of read from a
+   * directory: the leader keeps a CA and serving pair in a Secret, rotates it
+   * and writes the CA bundle into the webhook configurations; every replica
+   * serves what the Secret holds (WH-100…WH-111).
+   * @default undefined (not provisioned)
+   */
+  readonly webhookCertificates?: WebhookCertificates;
   /** Stops the manager gracefully when it aborts (SIGTERM's job in a pod; `runManager` wires the signals). @default undefined */
   readonly signal?: AbortSignal;
   /** The clock that silence is measured on; it must be the informers' clock. @default asyncScheduler */
@@ -187,11 +196,12 @@ export interface ResolvedManagerOptions {
   readonly maxSilenceMs: number;
   readonly maxInitialSyncMs: number;
   readonly serverLimits: ServerLimits;
+  readonly webhookCertificates: ResolvedWebhookCertificates | undefined;
   readonly signal: AbortSignal | undefined;
   readonly scheduler: SchedulerLike;
 }
 
-const NAMES = ['controllers', 'informers', 'leaderElection', 'metrics', 'metricsBindAddress', 'healthProbeBindAddress', 'maxSilenceMs', 'maxInitialSyncMs', 'serverLimits', 'signal', 'scheduler'];
+const NAMES = ['controllers', 'informers', 'leaderElection', 'metrics', 'metricsBindAddress', 'healthProbeBindAddress', 'maxSilenceMs', 'maxInitialSyncMs', 'serverLimits', 'webhookCertificates', 'signal', 'scheduler'];
 const LE_NAMES = ['lock', 'identity', 'leaseDuration', 'renewDeadline', 'retryPeriod', 'releaseOnStop'];
 
 function list<T>(name: string, value: unknown, looksRight: (v: Record<string, unknown>) => boolean, what: string): T[] {
@@ -231,6 +241,7 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
     throw new TypeError(`manager: options "metricsBindAddress" and "healthProbeBindAddress" both use port ${metricsAt.port}`);
   }
 
+  const scheduler = schedulerOption('manager', o['scheduler'], asyncScheduler);
   const signal = o['signal'];
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError(`manager: option "signal" must be an AbortSignal, got ${describeValue(signal)}`);
   return {
@@ -243,8 +254,9 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
     maxSilenceMs: numberOption('manager', 'maxSilenceMs', o['maxSilenceMs'], 300_000, { min: 1 }),
     maxInitialSyncMs: numberOption('manager', 'maxInitialSyncMs', o['maxInitialSyncMs'], 600_000, { min: 1 }),
     serverLimits: resolveServerLimits(o['serverLimits']),
+    webhookCertificates: resolveWebhookCertificates(o['webhookCertificates'], scheduler),
     signal,
-    scheduler: schedulerOption('manager', o['scheduler'], asyncScheduler),
+    scheduler,
   };
 }
 

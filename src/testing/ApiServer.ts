@@ -17,6 +17,7 @@ import { Storage } from './storage/storage.js';
 import { StorageApi } from './storage/storageApi.js';
 import { generateServingCertificate, type ServingCertificate } from './tls/tls.js';
 import { WatchHub } from './watch/watch.js';
+import { usersByToken } from './auth/users.js';
 import { describeValue } from '../options/validate.js';
 import { timerDelay } from '../options/timerDelay.js';
 
@@ -139,6 +140,8 @@ export class ApiServer extends StorageApi {
       hub: this.#hub,
       namespaces: this.#namespaces,
       tokens: this.#tokens,
+      users: usersByToken(options.users, options.token),
+      authorize: options.authorize,
       compression: options.compression ?? true,
       watchList: options.watchList ?? true,
       stalled,

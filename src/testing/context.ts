@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FaultBoard } from './faults/faults.js';
 import type { AuditEvent } from './options.js';
+import type { AccessAttributes, AccessDecision, UserInfo } from './auth/users.js';
 import type { NamespaceLifecycle } from './storage/namespaceLifecycle.js';
 import type { ResourceRegistry } from './storage/registry.js';
 import type { Storage } from './storage/storage.js';
@@ -17,6 +18,10 @@ export interface ServerContext {
   readonly namespaces: NamespaceLifecycle;
   /** The bearer tokens a request may carry, when authentication is on; tokens are added and revoked while serving. */
   readonly tokens: Set<string> | undefined;
+  /** The users known by their tokens besides the admin's. */
+  readonly users: ReadonlyMap<string, UserInfo>;
+  /** Decides SubjectAccessReviews; undefined: the default decision. */
+  readonly authorize: ((attributes: AccessAttributes) => AccessDecision) | undefined;
   /** Whether responses over 128 KiB are gzipped for clients that accept it (never watches). */
   readonly compression: boolean;
   /** False acts like a server without the WatchList feature gate. */

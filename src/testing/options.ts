@@ -2,6 +2,7 @@ import type { Fault, FaultTarget } from './faults/faults.js';
 import type { ResourceDefinition } from './storage/resources.js';
 import type { WatchDelay, WatchDelayOptions } from './watch/watchDelay.js';
 import { crdRefusal } from './crd/crdResource.js';
+import { usersByToken, type AccessAttributes, type AccessDecision, type SimulatedUser } from './auth/users.js';
 import { printable } from '../errors/printable.js';
 import { booleanOption, describeValue, functionOption, numberOption } from '../options/validate.js';
 
@@ -29,6 +30,23 @@ export interface ApiServerOptions {
    * @default undefined (no authentication)
    */
   readonly token?: string;
+  /**
+   * More users, each known by its bearer token (needs `token`, the admin's):
+   * their requests authenticate as them (the userInfo webhooks are sent), and
+   * `authentication.k8s.io/v1` TokenReviews of their tokens answer with them.
+   * The admin is `system:admin` in `system:masters`.
+   * @default []
+   */
+  readonly users?: readonly SimulatedUser[];
+  /**
+   * Decides `authorization.k8s.io/v1` SubjectAccessReviews: given the
+   * review's spec, returns whether the access is allowed (or
+   * `{ allowed, denied?, reason? }`). What it throws becomes the review's
+   * `evaluationError`. Requests to the simulator itself are not authorized
+   * by it: every authenticated request is served.
+   * @default members of `system:masters` are allowed, nobody else has an opinion given
+   */
+  readonly authorize?: (attributes: AccessAttributes) => AccessDecision;
   /**
    * Gzip a response larger than 128 KiB when the request's `Accept-Encoding`
    * lists gzip, as kube-apiserver does with its `APIResponseCompression`
@@ -165,6 +183,8 @@ export function validateOptions(opts: ApiServerOptions): void {
   if (opts.token !== undefined && (typeof opts.token !== 'string' || opts.token === '' || /\s/.test(opts.token))) {
     throw new TypeError(`startApiServer: token must be a non-empty string without whitespace, got ${describeValue(opts.token)}`);
   }
+  usersByToken(opts.users, opts.token);
+  functionOption('startApiServer', 'authorize', opts.authorize);
   const maxEvents = opts.history?.maxEvents ?? 10_000;
   if (!Number.isInteger(maxEvents) || maxEvents < 1) {
     throw new TypeError(`startApiServer: history.maxEvents must be a positive integer, got ${describeValue(opts.history?.maxEvents)}`);

@@ -13,6 +13,8 @@ import { StatusError } from './status.js';
 import { tableJson, TableSink } from './table.js';
 import { parsePath, verbOf, type Target } from './target.js';
 import { injectedError } from '../watch/watch.js';
+import { ACCESS_REVIEWS_PATH, accessReviewAnswer, TOKEN_REVIEWS_PATH, tokenReviewAnswer } from '../auth/reviews.js';
+import { ADMIN, type UserInfo } from '../auth/users.js';
 import { serveWatch } from '../watch/watchServing.js';
 
 const METHOD_NOT_ALLOWED = 'the server does not allow this method on the requested resource';
@@ -53,13 +55,25 @@ function audit(ctx: ServerContext, on: Audited, code: number, reason: string | u
   }
 }
 
+/** Who a bearer token is: the admin for the admin's tokens, a user of the `users` option, or nobody. */
+function userOf(ctx: ServerContext, token: string): UserInfo | undefined {
+  if (ctx.tokens?.has(token) === true) return ADMIN;
+  return ctx.users.get(token);
+}
+
 async function route(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, on: Audited): Promise<void> {
-  if (ctx.tokens !== undefined && !ctx.tokens.has(bearerToken(req.headers.authorization))) {
-    throw new StatusError(401, 'Unauthorized', 'Unauthorized');
-  }
+  const user = ctx.tokens === undefined ? ADMIN : userOf(ctx, bearerToken(req.headers.authorization));
+  if (user === undefined) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const q = url.searchParams;
   const method = req.method ?? 'GET';
+  if (url.pathname === TOKEN_REVIEWS_PATH || url.pathname === ACCESS_REVIEWS_PATH) {
+    if (method !== 'POST') throw new StatusError(405, 'MethodNotAllowed', METHOD_NOT_ALLOWED);
+    const body = await readBody(req);
+    const answer = url.pathname === TOKEN_REVIEWS_PATH ? tokenReviewAnswer(body, (t) => userOf(ctx, t)) : accessReviewAnswer(body, ctx.authorize);
+    sendJson(res, new DirectSink(res), 201, JSON.stringify(answer));
+    return;
+  }
   const discovery = discoveryDocument(url.pathname, ctx.registry, ctx.port());
   if (discovery !== undefined) {
     if (method !== 'GET') throw new StatusError(405, 'MethodNotAllowed', METHOD_NOT_ALLOWED);

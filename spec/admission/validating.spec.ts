@@ -1,0 +1,187 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { admission, setErrorReporter } from '../../src/index.js';
+import { AdmissionWebhookError } from '../../src/core.js';
+import { deployment, deploymentKind, responseOf, review } from './reviews.js';
+
+const never = new AbortController().signal;
+
+function capture(): Error[] {
+  const seen: Error[] = [];
+  setErrorReporter((err) => seen.push(err));
+  return seen;
+}
+
+afterEach(() => {
+  setErrorReporter(undefined);
+  vi.useRealTimers();
+});
+
+const atMostTen = admission.validating('apps/v1/deployments', ({ object, userInfo }) =>
+  (object.spec?.replicas ?? 1) > 10 && !userInfo.groups?.includes('admins')
+    ? admission.deny('spec.replicas: at most 10 for non-admins', { field: 'spec.replicas' })
+    : admission.allow({ warnings: ['checked'] }),
+);
+
+describe('admission.validating', () => {
+  it('allows, echoing the request uid and the warnings', async () => {
+    const answer = await atMostTen.review(review({ uid: 'u-1' }), never);
+    expect(answer.status).toBe(200);
+    expect(answer.failure).toBeUndefined();
+    expect(responseOf(answer)).toEqual({ uid: 'u-1', allowed: true, warnings: ['checked'] });
+  });
+
+  it('denies with the message, the field as a cause, code 403 and reason Forbidden', async () => {
+    const answer = await atMostTen.review(review({ uid: 'u-2', object: deployment('web', 11) }), never);
+    expect(responseOf(answer)).toEqual({
+      uid: 'u-2',
+      allowed: false,
+      status: {
+        status: 'Failure',
+        code: 403,
+        reason: 'Forbidden',
+        message: 'spec.replicas: at most 10 for non-admins',
+        details: { causes: [{ field: 'spec.replicas', message: 'spec.replicas: at most 10 for non-admins', reason: 'FieldValueInvalid' }] },
+      },
+    });
+    expect(answer.failure).toBeUndefined();
+  });
+
+  it('gives the handler the request typed: operation, both objects, user, dry run, names, uid', async () => {
+    const seen: unknown[] = [];
+    const hook = admission.validating(
+      'apps/v1/deployments',
+      (ctx) => {
+        seen.push({ ...ctx, signal: ctx.signal instanceof AbortSignal, request: typeof ctx.request });
+        return admission.allow();
+      },
+      { operations: ['UPDATE'] },
+    );
+    await hook.review(review({ uid: 'u-3', operation: 'UPDATE', object: deployment('web', 4), dryRun: true, userInfo: { username: 'bob', groups: ['admins'] } }), never);
+    expect(seen).toEqual([
+      {
+        operation: 'UPDATE',
+        object: deployment('web', 4),
+        oldObject: deployment('web', 3),
+        userInfo: { username: 'bob', groups: ['admins'] },
+        dryRun: true,
+        namespace: 'shop',
+        name: 'web',
+        uid: 'u-3',
+        kind: deploymentKind,
+        resource: { group: 'apps', version: 'v1', resource: 'deployments' },
+        options: { apiVersion: 'meta.k8s.io/v1', kind: 'UpdateOptions' },
+        request: 'object',
+        signal: true,
+      },
+    ]);
+  });
+
+  it('a handler that throws denies with code 500 naming the webhook, and is reported without the object', async () => {
+    const reported = capture();
+    const hook = admission.validating('apps/v1/deployments', () => {
+      throw new Error('database \u001b[31mdown');
+    });
+    const answer = await hook.review(review({ uid: 'u-4', object: deployment('secret-name', 1) }), never);
+    const response = responseOf(answer);
+    expect(response).toMatchObject({ uid: 'u-4', allowed: false, status: { code: 500, reason: 'InternalError' } });
+    expect(response.status.message).toBe('admission webhook vdeployment.apps.k8s.io: the handler failed: Error: database \\x1b[31mdown');
+    expect(answer.failure).toBe('threw');
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toBeInstanceOf(AdmissionWebhookError);
+    expect(reported[0]).toMatchObject({ webhook: 'vdeployment.apps.k8s.io', failure: 'threw' });
+    expect(reported[0]?.message).not.toContain('\u001b');
+    expect(reported[0]?.message).not.toContain('nginx');
+  });
+
+  it('a handler that rejects denies the same way', async () => {
+    const reported = capture();
+    const hook = admission.validating('apps/v1/deployments', async () => Promise.reject(new TypeError('no')));
+    const answer = await hook.review(review(), never);
+    expect(responseOf(answer)).toMatchObject({ allowed: false, status: { code: 500, message: 'admission webhook vdeployment.apps.k8s.io: the handler failed: TypeError: no' } });
+    expect(answer.failure).toBe('threw');
+    expect(reported).toHaveLength(1);
+  });
+
+  it('a handler that returns something other than a verdict is a failure, not an allow', async () => {
+    capture();
+    const hook = admission.validating('apps/v1/deployments', (() => ({ allowed: true })) as never);
+    const answer = await hook.review(review(), never);
+    expect(responseOf(answer)).toMatchObject({ allowed: false, status: { code: 500 } });
+    expect(answer.failure).toBe('threw');
+  });
+
+  it('a handler that overruns its deadline denies before the API server gives up, and its signal aborts', async () => {
+    vi.useFakeTimers();
+    const reported = capture();
+    let signal: AbortSignal | undefined;
+    const hook = admission.validating('apps/v1/deployments', (ctx) => {
+      signal = ctx.signal;
+      return new Promise(() => {});
+    }, { timeoutSeconds: 4 });
+    const pending = hook.review(review({ uid: 'u-5' }), never);
+    await vi.advanceTimersByTimeAsync(3_000 - 1);
+    expect(signal?.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const answer = await pending;
+    expect(signal?.aborted).toBe(true);
+    expect(responseOf(answer)).toMatchObject({ uid: 'u-5', allowed: false, status: { code: 500, message: 'admission webhook vdeployment.apps.k8s.io: the handler overran its deadline' } });
+    expect(answer.failure).toBe('timeout');
+    expect(reported.map((e) => (e as AdmissionWebhookError).failure)).toEqual(['timeout']);
+  });
+
+  it('when the client leaves, the handler signal aborts and nothing is reported', async () => {
+    const reported = capture();
+    const client = new AbortController();
+    let signal: AbortSignal | undefined;
+    const hook = admission.validating('apps/v1/deployments', (ctx) => {
+      signal = ctx.signal;
+      client.abort();
+      return new Promise(() => {});
+    });
+    const answer = await hook.review(review(), client.signal);
+    expect(signal?.aborted).toBe(true);
+    expect(responseOf(answer).allowed).toBe(false);
+    expect(answer.failure).toBeUndefined();
+    expect(reported).toEqual([]);
+  });
+
+  it('bounds and escapes warnings as kube-apiserver carries them', async () => {
+    const hook = admission.validating('apps/v1/deployments', () => admission.allow({ warnings: [...Array.from({ length: 40 }, (_, i) => `w${i}`), 'x'.repeat(1000), '\u001b]0;t\u0007'] }));
+    const warnings = responseOf(await hook.review(review(), never)).warnings as string[];
+    expect(warnings).toHaveLength(32);
+    const long = admission.allow({ warnings: ['x'.repeat(1000), 'a\u001bb'] }).warnings;
+    expect(long[0]).toHaveLength(256);
+    expect(long[1]).toBe('a\\x1bb');
+  });
+});
+
+describe('a body that is not an AdmissionReview gets 400', () => {
+  const cases: [string, unknown][] = [
+    ['not JSON', undefined],
+    ['an array', []],
+    ['wrong apiVersion', { ...(review() as object), apiVersion: 'admission.k8s.io/v1beta1' }],
+    ['wrong kind', { ...(review() as object), kind: 'ConversionReview' }],
+    ['no request', { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }],
+    ['no uid', review({ uid: '' })],
+    ['an unknown operation', JSON.parse(JSON.stringify(review()).replace('"CREATE"', '"PATCH"'))],
+    ['CREATE without object', review({ object: null })],
+    ['UPDATE without oldObject', review({ operation: 'UPDATE', oldObject: null })],
+  ];
+  for (const [label, body] of cases) {
+    it(label, async () => {
+      const answer = await atMostTen.review(body, never);
+      expect(answer.status).toBe(400);
+      expect(answer.failure).toBe('badRequest');
+      expect(answer.body).toMatch(/^not an admission\.k8s\.io\/v1 AdmissionReview: /);
+    });
+  }
+
+  it('a review for another kind is denied with 400 in the review, not handed to the handler', async () => {
+    const handler = vi.fn(() => admission.allow());
+    const hook = admission.validating('apps/v1/deployments', handler);
+    const answer = await hook.review(review({ kind: { group: '', version: 'v1', kind: 'Pod' } }), never);
+    expect(responseOf(answer)).toMatchObject({ allowed: false, status: { code: 400 } });
+    expect(answer.failure).toBe('badRequest');
+    expect(handler).not.toHaveBeenCalled();
+  });
+});

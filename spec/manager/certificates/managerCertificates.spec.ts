@@ -1,0 +1,81 @@
+import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { setErrorReporter } from '../../../src/errors/reportError.js';
+import { informer } from '../../../src/informer/informer.js';
+import { leaseLock } from '../../../src/leaderelection/leaseLock.js';
+import { manager } from '../../../src/manager/manager.js';
+import type { ManagerOptions } from '../../../src/manager/options.js';
+import { kubeSource } from '../../../src/sources/kubeSource.js';
+import { startApiServer, type ApiServer, type AuditEvent } from '../../../src/testing/index.js';
+import { waitFor } from '../../helpers/waitFor.js';
+import { start, type Running } from '../harness.js';
+
+let server: ApiServer;
+let audit: AuditEvent[];
+const running: Running[] = [];
+
+beforeEach(async () => {
+  audit = [];
+  setErrorReporter(() => undefined); // the webhook configurations are not served here: their informers' 404s are expected
+  server = await startApiServer({ audit: (e) => void audit.push(e) });
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.stop()));
+  await server.close();
+  setErrorReporter(undefined);
+});
+
+const secret = (): V1Secret | undefined => server.get<V1Secret>('v1/secrets', 'ops', 'web-hooks-webhook-tls');
+const certOf = (s: V1Secret | undefined): string | undefined => s?.data?.['tls.crt'];
+
+function opts(identity?: string): ManagerOptions {
+  const kc = server.kubeConfig();
+  return {
+    controllers: [],
+    informers: [informer<V1ConfigMap>(kubeSource(kc, 'v1/configmaps', { namespace: 'ops' }))],
+    healthProbeBindAddress: '127.0.0.1:0',
+    webhookCertificates: { kubeConfig: kc, name: 'web-hooks', service: { namespace: 'ops', name: 'web-svc' } },
+    ...(identity !== undefined && {
+      leaderElection: { lock: leaseLock(kc, { namespace: 'ops', name: 'web-operator' }), identity, leaseDuration: 3_000, renewDeadline: 2_000, retryPeriod: 500 },
+    }),
+  };
+}
+
+describe('manager with webhookCertificates', () => {
+  it('provisions the Secret when it runs alone, without leader election', async () => {
+    running.push(start(opts()));
+    await waitFor(() => certOf(secret()), 'the Secret written');
+    expect(secret()?.type).toBe('kubernetes.io/tls');
+  });
+
+  it('provisions only from the leader, and the standby takes over once the leader stops', async () => {
+    const a = start(opts('replica-a'));
+    running.push(a);
+    await waitFor(() => a.events.some((e) => e.type === 'leadership' && e.leading), 'replica-a leading');
+    const b = start(opts('replica-b'));
+    running.push(b);
+    await waitFor(() => certOf(secret()), 'the Secret written');
+    await waitFor(() => b.events.some((e) => e.type === 'leadership' && e.leader === 'replica-a'), 'replica-b seeing replica-a lead');
+    expect(audit.filter((e) => e.resource === 'v1/secrets' && e.verb === 'create').map((e) => e.code)).toEqual([201]);
+
+    await a.stop();
+    await waitFor(() => b.events.some((e) => e.type === 'leadership' && e.leading), 'replica-b leading');
+    const before = certOf(secret());
+    await server.patch('v1/secrets', 'ops', 'web-hooks-webhook-tls', { data: { 'tls.crt': null } });
+    await waitFor(() => certOf(secret()) !== undefined && certOf(secret()) !== before, 'replica-b issuing a new pair');
+  });
+
+  it('checks the option up front', () => {
+    const kc = server.kubeConfig();
+    const base = opts();
+    const bad = (w: unknown): (() => unknown) => () => manager({ ...base, webhookCertificates: w as never });
+    expect(bad({ kubeConfig: kc, name: 'Web', service: { namespace: 'ops', name: 'web' } })).toThrow(/option "webhookCertificates.name" must be a DNS subdomain .* got "Web"/);
+    expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops' } })).toThrow(/"webhookCertificates.service.name"/);
+    expect(bad({ kubeConfig: {}, name: 'web', service: { namespace: 'ops', name: 'web' } })).toThrow(/"webhookCertificates.kubeConfig" must be a KubeConfig/);
+    expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, validityMs: 1000 })).toThrow(/"webhookCertificates.validityMs" must be .* >= 60000, got 1000/);
+    expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, validityMs: 86_400_000, rotateBeforeMs: 86_400_000 })).toThrow(/"webhookCertificates.rotateBeforeMs" \(86400000\) must be less than validityMs/);
+    expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, customResources: [{}] })).toThrow(/"webhookCertificates.customResources\[0\]" must be a customResource/);
+    expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, secrets: {} })).toThrow(/unknown option "secrets"/);
+    expect(() => manager(base)).not.toThrow();
+  });
+});

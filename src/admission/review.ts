@@ -1,0 +1,152 @@
+// The wire side of an admission webhook: reading an AdmissionReview body, running a handler within
+// its deadline, and writing the answer. Shared by the validating and the mutating webhook.
+import { printable } from '../errors/printable.js';
+import { reportError } from '../errors/reportError.js';
+import { AdmissionWebhookError } from './AdmissionWebhookError.js';
+import { bounded, MAX_MESSAGE_LENGTH } from './verdict.js';
+import type { AdmissionRequest, AdmissionResponse, WebhookAnswer, WebhookFailure } from './types.js';
+import type { WebhookTarget } from './target.js';
+
+const OPERATIONS: readonly string[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
+const MAX_UID_LENGTH = 256;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Reads the request of an AdmissionReview, or says in a short sentence why
+ * the body is not one (the server answers 400 with it).
+ */
+export function readRequest(body: unknown): AdmissionRequest | string {
+  if (!isRecord(body)) return body === undefined ? 'the body is not JSON' : 'the body is not a JSON object';
+  if (body.apiVersion !== 'admission.k8s.io/v1') return 'apiVersion must be admission.k8s.io/v1 (register the webhook with admissionReviewVersions: [v1])';
+  if (body.kind !== 'AdmissionReview') return 'kind must be AdmissionReview';
+  const r = body.request;
+  if (!isRecord(r)) return 'the review has no request';
+  if (typeof r.uid !== 'string' || r.uid === '' || r.uid.length > MAX_UID_LENGTH) return 'request.uid must be a non-empty string';
+  if (typeof r.operation !== 'string' || !OPERATIONS.includes(r.operation)) return 'request.operation must be CREATE, UPDATE, DELETE or CONNECT';
+  if (!isRecord(r.kind) || typeof r.kind.kind !== 'string' || typeof r.kind.version !== 'string') return 'request.kind must be a group, version and kind';
+  for (const field of ['object', 'oldObject'] as const) {
+    if (r[field] !== undefined && r[field] !== null && !isRecord(r[field])) return `request.${field} must be an object or null`;
+  }
+  const needs: Record<string, readonly ('object' | 'oldObject')[]> = { CREATE: ['object'], UPDATE: ['object', 'oldObject'], DELETE: ['oldObject'], CONNECT: [] };
+  const missing = (needs[r.operation] ?? []).find((f) => !isRecord(r[f]));
+  if (missing !== undefined) return `request.${missing} is required on ${r.operation}`;
+  for (const field of ['name', 'namespace', 'subResource'] as const) {
+    if (r[field] !== undefined && typeof r[field] !== 'string') return `request.${field} must be a string`;
+  }
+  if (r.userInfo !== undefined && !isRecord(r.userInfo)) return 'request.userInfo must be an object';
+  if (r.dryRun !== undefined && r.dryRun !== null && typeof r.dryRun !== 'boolean') return 'request.dryRun must be a boolean';
+  return r as unknown as AdmissionRequest;
+}
+
+/** The 400 answer to a body that is not an AdmissionReview. */
+export function badRequest(problem: string): WebhookAnswer {
+  return { status: 400, body: `not an admission.k8s.io/v1 AdmissionReview: ${problem}`, failure: 'badRequest' };
+}
+
+/** A 200 answer carrying a review response; the uid is always the request's. */
+export function reviewAnswer(uid: string, response: Omit<AdmissionResponse, 'uid'>, failure?: WebhookFailure): WebhookAnswer {
+  return {
+    status: 200,
+    body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { ...response, uid } },
+    ...(failure === undefined ? {} : { failure }),
+  };
+}
+
+/** A denial for a failure on rxkube's or the handler's side: code 500 (400 for a request of another kind). */
+export function failureResponse(code: number, message: string): Omit<AdmissionResponse, 'uid'> {
+  return { allowed: false, status: { status: 'Failure', code, reason: code === 500 ? 'InternalError' : 'BadRequest', message } };
+}
+
+/** `Kind namespace/name`, for messages: from the wire, so escaped and bounded. */
+export function describeRequest(request: AdmissionRequest): string {
+  const name = request.name === undefined || request.name === '' ? '(generated name)' : request.name;
+  const where = request.namespace === undefined || request.namespace === '' ? name : `${request.namespace}/${name}`;
+  return bounded(printable(`${request.operation} ${request.kind.kind} ${where}`), 300);
+}
+
+/** Whether the request is for the kind the webhook handles (a rule that sends other kinds would break the handler's types). */
+export function kindProblem(request: AdmissionRequest, target: WebhookTarget): string | undefined {
+  const k = request.kind;
+  if ((k.group ?? '') === target.group && k.version === target.version && k.kind === target.kind) return undefined;
+  const want = `${target.group === '' ? '' : `${target.group}/`}${target.version} ${target.kind}`;
+  const got = bounded(printable(`${k.group === '' || k.group === undefined ? '' : `${k.group}/`}${k.version} ${k.kind}`), 200);
+  return `this webhook handles ${want}, but the request is for ${got}; register it with matchPolicy Equivalent and rules for its own resource only`;
+}
+
+/**
+ * How long a handler may run: a little less than the API server waits
+ * (timeoutSeconds), so that a denial for overrunning still reaches it — a
+ * quarter of a second per second of timeout kept back, at most one second.
+ */
+export function handlerDeadlineMs(timeoutSeconds: number): number {
+  return timeoutSeconds * 1000 - Math.min(1000, timeoutSeconds * 250);
+}
+
+/** What running a handler gave. */
+export type HandlerOutcome<R> =
+  | { readonly kind: 'done'; readonly value: R }
+  | { readonly kind: 'threw'; readonly error: unknown }
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'left' };
+
+/**
+ * Runs a handler with a signal that aborts at the deadline or when the
+ * client has gone, and settles at the first of: its result, the deadline,
+ * the client leaving. What it throws synchronously counts as a rejection.
+ */
+export async function runHandler<R>(handler: (signal: AbortSignal) => R | PromiseLike<R>, deadlineMs: number, client: AbortSignal): Promise<HandlerOutcome<R>> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onLeave: (() => void) | undefined;
+  const stopped = new Promise<HandlerOutcome<R>>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new DOMException(`the handler overran its ${deadlineMs} ms deadline`, 'TimeoutError'));
+      resolve({ kind: 'timeout' });
+    }, deadlineMs);
+    onLeave = (): void => {
+      controller.abort(client.reason);
+      resolve({ kind: 'left' });
+    };
+    if (client.aborted) onLeave();
+    else client.addEventListener('abort', onLeave, { once: true });
+  });
+  const ran = (async (): Promise<HandlerOutcome<R>> => {
+    try {
+      return { kind: 'done', value: await handler(controller.signal) };
+    } catch (error) {
+      return { kind: 'threw', error };
+    }
+  })();
+  try {
+    return await Promise.race([stopped, ran]);
+  } finally {
+    clearTimeout(timer);
+    if (onLeave !== undefined) client.removeEventListener('abort', onLeave);
+  }
+}
+
+/**
+ * The answer to a handler that did not give a verdict: a denial with code
+ * 500 naming the webhook, and the failure reported (`left`: the client has
+ * gone, nothing to report and nobody to answer).
+ */
+export function handlerFailure(webhook: string, request: AdmissionRequest, outcome: Exclude<HandlerOutcome<unknown>, { kind: 'done' }>): WebhookAnswer {
+  if (outcome.kind === 'left') return reviewAnswer(request.uid, failureResponse(500, `admission webhook ${webhook}: the request was abandoned by the client`));
+  const what = outcome.kind === 'timeout' ? 'the handler overran its deadline' : `the handler failed: ${errorText(outcome.error)}`;
+  const message = bounded(`admission webhook ${webhook}: ${what}`, MAX_MESSAGE_LENGTH);
+  reportError(new AdmissionWebhookError(webhook, outcome.kind, `${message} (${describeRequest(request)}, request ${bounded(printable(request.uid), 64)}; denied)`, outcome.kind === 'threw' ? outcome.error : undefined));
+  return reviewAnswer(request.uid, failureResponse(500, message), outcome.kind);
+}
+
+function errorText(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : typeof error === 'string' ? error : 'a non-Error value was thrown';
+  return bounded(printable(text.split('\n', 1)[0] ?? ''), 512);
+}
+
+/** The answer to a verdict-free operation refused by rxkube itself: reported, denied with 500. */
+export function refuse(webhook: string, request: AdmissionRequest, failure: 'forbiddenPatch' | 'threw', what: string): WebhookAnswer {
+  const message = bounded(`admission webhook ${webhook}: ${what}`, MAX_MESSAGE_LENGTH);
+  reportError(new AdmissionWebhookError(webhook, failure, `${message} (${describeRequest(request)}; denied)`));
+  return reviewAnswer(request.uid, failureResponse(500, message), failure);
+}

@@ -1,0 +1,183 @@
+import type { ObjectOf } from '../sources/resources.js';
+import type { KubeObject } from '../store/types.js';
+import { describeValue } from '../options/validate.js';
+import { contextOf, type MutatingHandler, type OperationsOf, type ValidatingHandler } from './context.js';
+import { parseWebhookOptions, type ParsedWebhookOptions, type WebhookOptions } from './options.js';
+import { admissionPatch, asJson } from './patch.js';
+import { badRequest, handlerDeadlineMs, handlerFailure, kindProblem, readRequest, refuse, reviewAnswer, failureResponse, runHandler } from './review.js';
+import { webhookTarget, type AdmissionResource, type WebhookTarget } from './target.js';
+import type { AdmissionRequest, AdmissionResponse, Operation, Webhook, WebhookAnswer } from './types.js';
+import { isVerdict, type AdmissionVerdict } from './verdict.js';
+
+/** An admission webhook: what the runner serves and `webhookManifests` registers. */
+export interface AdmissionWebhook<T extends KubeObject = KubeObject> extends Webhook {
+  readonly type: 'validating' | 'mutating';
+  /** Its name in the webhook configuration. */
+  readonly name: string;
+  /** The resource it is for. */
+  readonly target: WebhookTarget;
+  /** Its options, defaults filled in. */
+  readonly options: ParsedWebhookOptions;
+  /**
+   * Reviews one typed request, as `review` does once the body is read: for
+   * unit tests of a handler. Never rejects.
+   */
+  reviewRequest(request: AdmissionRequest<T>, signal: AbortSignal): Promise<WebhookAnswer>;
+}
+
+/** A validating webhook made by `admission.validating`. */
+export interface ValidatingWebhook<T extends KubeObject = KubeObject> extends AdmissionWebhook<T> {
+  readonly type: 'validating';
+}
+
+/** A mutating webhook made by `admission.mutating`. */
+export interface MutatingWebhook<T extends KubeObject = KubeObject> extends AdmissionWebhook<T> {
+  readonly type: 'mutating';
+}
+
+type Decide = (request: AdmissionRequest, signal: AbortSignal) => Promise<WebhookAnswer>;
+
+function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: WebhookTarget, options: ParsedWebhookOptions, decide: Decide): W {
+  const reviewRequest = async (request: AdmissionRequest, signal: AbortSignal): Promise<WebhookAnswer> => {
+    try {
+      const problem = kindProblem(request, target);
+      if (problem !== undefined) return reviewAnswer(request.uid, failureResponse(400, `admission webhook ${options.name}: ${problem}`), 'badRequest');
+      return await decide(request, signal);
+    } catch (err) {
+      // Nothing here should throw; if it does, the server still gets an answer and the error is reported.
+      return handlerFailure(options.name, request, { kind: 'threw', error: err });
+    }
+  };
+  const review = async (body: unknown, signal: AbortSignal): Promise<WebhookAnswer> => {
+    const request = readRequest(body);
+    return typeof request === 'string' ? badRequest(request) : reviewRequest(request, signal);
+  };
+  return Object.freeze({ type, path: options.path, name: options.name, target, options, review, reviewRequest }) as unknown as W;
+}
+
+function verdictResponse(verdict: AdmissionVerdict): Omit<AdmissionResponse, 'uid'> {
+  return {
+    allowed: verdict.allowed,
+    ...(verdict.status === undefined ? {} : { status: verdict.status }),
+    ...(verdict.warnings.length === 0 ? {} : { warnings: verdict.warnings }),
+  };
+}
+
+function checkHandler(where: string, handler: unknown): void {
+  if (typeof handler !== 'function') throw new TypeError(`${where}: handler must be a function, got ${describeValue(handler)}`);
+}
+
+/**
+ * A validating admission webhook: kube-apiserver asks it whether a write of
+ * `resource` may go ahead, after every mutating webhook and schema check.
+ *
+ * The handler gets the object (typed for the resource), the stored object
+ * on UPDATE and DELETE, who is writing and whether it is a dry run, and
+ * returns `admission.allow()` or `admission.deny(message)`. It runs within a
+ * deadline a little shorter than `timeoutSeconds`; its `signal` aborts then.
+ * A handler that throws, rejects or overruns denies the request with code
+ * 500 and a message naming the webhook, and the error is reported.
+ *
+ * ## Example
+ * ```ts
+ * import { admission } from 'rxkube';
+ *
+ * export const validateDeployments = admission.validating('apps/v1/deployments', ({ object, userInfo }) =>
+ *   (object.spec?.replicas ?? 1) > 10 && !userInfo.groups?.includes('admins')
+ *     ? admission.deny('at most 10 replicas for non-admins', { field: 'spec.replicas' })
+ *     : admission.allow(),
+ * );
+ * console.log(validateDeployments.path); // /validate-apps-v1-deployment
+ * ```
+ *
+ * @param resource a built-in resource name (`'apps/v1/deployments'`) or a `customResource` definition.
+ * @param handler decides each request.
+ * @param opts path, operations, failure policy, side effects, timeout, selectors, name.
+ * @returns the webhook, for `runManager({ webhooks })` and `webhookManifests`.
+ * @throws TypeError naming a bad option.
+ */
+export function validating<R extends AdmissionResource, const Op extends Operation | '*' = 'CREATE' | 'UPDATE'>(
+  resource: R,
+  handler: ValidatingHandler<ObjectOf<R>, OperationsOf<Op>>,
+  opts?: WebhookOptions<Op>,
+): ValidatingWebhook<ObjectOf<R>> {
+  const target = webhookTarget('admission.validating', resource);
+  checkHandler('admission.validating', handler);
+  const options = parseWebhookOptions('admission.validating', 'validating', target, opts);
+  const call = handler as unknown as (ctx: unknown) => unknown;
+  return makeWebhook<ValidatingWebhook<ObjectOf<R>>>('validating', target, options, async (request, signal) => {
+    const outcome = await runHandler((s) => call(contextOf(request, s, request.object)), handlerDeadlineMs(options.timeoutSeconds), signal);
+    if (outcome.kind !== 'done') return handlerFailure(options.name, request, outcome);
+    if (!isVerdict(outcome.value)) return refuse(options.name, request, 'threw', `the handler returned ${describeValue(outcome.value)}, not admission.allow() or admission.deny()`);
+    return reviewAnswer(request.uid, verdictResponse(outcome.value));
+  });
+}
+
+/**
+ * A mutating admission webhook: kube-apiserver lets it change an object of
+ * `resource` before it is validated and stored (defaulting, injecting).
+ *
+ * The handler returns the object it wants — a changed copy, or the object it
+ * was given changed in place (it gets its own copy) — and rxkube answers with
+ * the RFC 6902 JSON Patch from what was sent to that. A change of
+ * `metadata.name`, `metadata.namespace`, `metadata.uid`, `apiVersion` or
+ * `kind` is refused: the request is denied and the error reported. Return
+ * `admission.deny(…)` to refuse the request, `admission.allow({ warnings })`
+ * to leave the object alone with warnings. On DELETE there is no object to
+ * change (`object` is undefined): return a verdict.
+ *
+ * ## Example
+ * ```ts
+ * import { admission } from 'rxkube';
+ *
+ * export const defaultDeployments = admission.mutating('apps/v1/deployments', ({ object }) => ({
+ *   ...object,
+ *   metadata: { ...object.metadata, labels: { team: 'web', ...object.metadata?.labels } },
+ * }));
+ * console.log(defaultDeployments.path); // /mutate-apps-v1-deployment
+ * ```
+ *
+ * @param resource a built-in resource name (`'apps/v1/deployments'`) or a `customResource` definition.
+ * @param handler returns the wanted object, or a verdict.
+ * @param opts path, operations, failure policy, side effects, timeout, selectors, reinvocation policy, name.
+ * @returns the webhook, for `runManager({ webhooks })` and `webhookManifests`.
+ * @throws TypeError naming a bad option.
+ */
+export function mutating<R extends AdmissionResource, const Op extends Operation | '*' = 'CREATE' | 'UPDATE'>(
+  resource: R,
+  handler: MutatingHandler<ObjectOf<R>, OperationsOf<Op>>,
+  opts?: WebhookOptions<Op>,
+): MutatingWebhook<ObjectOf<R>> {
+  const target = webhookTarget('admission.mutating', resource);
+  checkHandler('admission.mutating', handler);
+  const options = parseWebhookOptions('admission.mutating', 'mutating', target, opts);
+  const call = handler as unknown as (ctx: unknown) => unknown;
+  return makeWebhook<MutatingWebhook<ObjectOf<R>>>('mutating', target, options, async (request, signal) => {
+    // The handler may change what it is given; the patch is computed against the object as sent.
+    const given = request.object === null || request.object === undefined ? undefined : structuredClone(request.object);
+    const outcome = await runHandler((s) => call(contextOf(request, s, given)), handlerDeadlineMs(options.timeoutSeconds), signal);
+    if (outcome.kind !== 'done') return handlerFailure(options.name, request, outcome);
+    if (isVerdict(outcome.value)) return reviewAnswer(request.uid, verdictResponse(outcome.value));
+    return patchAnswer(options.name, request, outcome.value);
+  });
+}
+
+function patchAnswer(webhook: string, request: AdmissionRequest, returned: unknown): WebhookAnswer {
+  if (typeof returned !== 'object' || returned === null || Array.isArray(returned)) {
+    return refuse(webhook, request, 'threw', `the handler returned ${describeValue(returned)}, not an object or a verdict`);
+  }
+  let wanted: unknown;
+  try {
+    wanted = asJson(returned);
+  } catch (err) {
+    return refuse(webhook, request, 'threw', `the object the handler returned is not JSON (${(err as Error).name})`);
+  }
+  const hasObject = request.object !== null && request.object !== undefined && request.operation !== 'CONNECT';
+  const original = hasObject ? request.object : request.oldObject;
+  if (original === null || original === undefined) return refuse(webhook, request, 'forbiddenPatch', `there is no object to change on ${request.operation}; return a verdict`);
+  const diff = admissionPatch(original, wanted);
+  if ('forbidden' in diff) return refuse(webhook, request, 'forbiddenPatch', `the handler changed ${diff.forbidden}, which admission may not change`);
+  if (diff.ops.length === 0) return reviewAnswer(request.uid, { allowed: true });
+  if (!hasObject) return refuse(webhook, request, 'forbiddenPatch', `the handler changed the object on ${request.operation}, where there is nothing to patch; return a verdict`);
+  return reviewAnswer(request.uid, { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(diff.ops)).toString('base64') });
+}
