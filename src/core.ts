@@ -210,6 +210,12 @@ export {
   type ManagerServerLimits,
   type RunManagerOptions,
   type LoadKubeConfigOptions,
+  // serving certificates read from a directory (--webhook-cert-dir), for a webhook server of one's own
+  certDirPairs,
+  type CertDirOptions,
+  type ManagerMetricsSecure,
+  type WebhookServerMetrics,
+  type WebhookPathMetrics,
 } from './manager/index.js';
 // the runner's certificates: generated for webhooks and tests, and read back
 export {
@@ -286,6 +292,10 @@ export {
   isWebhook,
   AdmissionWebhookError,
   type AdmissionWebhook,
+  type OperationContexts,
+  type AdmissionContextBase,
+  type ParsedWebhookOptions,
+  type WebhookClientConfig,
   type ValidatingHandler,
   type MutatingHandler,
   type OperationsOf,

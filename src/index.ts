@@ -139,6 +139,8 @@ export {
 // admission webhooks: validating and mutating handlers typed for their resource, and the configurations that register them
 export {
   admission,
+  webhookManifests,
+  type WebhookManifestsOptions,
   type Webhook,
   type WebhookAnswer,
   type AdmissionVerdict,

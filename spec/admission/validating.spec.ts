@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { admission, setErrorReporter } from '../../src/index.js';
+import type { V1Deployment } from '@kubernetes/client-node';
+import { admission, setErrorReporter, type AdmissionRequest } from '../../src/index.js';
 import { AdmissionWebhookError } from '../../src/core.js';
 import { deployment, deploymentKind, responseOf, review } from './reviews.js';
 
@@ -175,6 +176,20 @@ describe('a body that is not an AdmissionReview gets 400', () => {
       expect(answer.body).toMatch(/^not an admission\.k8s\.io\/v1 AdmissionReview: /);
     });
   }
+
+  it('a body whose reading throws is a 400 too: review never rejects', async () => {
+    const hostile = new Proxy({}, { get: () => { throw new Error('boom'); } });
+    const answer = await atMostTen.review(hostile, never);
+    expect(answer).toEqual({ status: 400, body: 'not an admission.k8s.io/v1 AdmissionReview: the body is not plain JSON', failure: 'badRequest' });
+  });
+
+  it('reviewRequest takes a typed request, as review does once the body is read', async () => {
+    const request = (review({ uid: 'typed', object: deployment('web', 12) }) as { request: AdmissionRequest<V1Deployment> }).request;
+    const answer = await atMostTen.reviewRequest(request, never);
+    expect(responseOf(answer)).toMatchObject({ uid: 'typed', allowed: false, status: { code: 403 } });
+    const broken = await atMostTen.reviewRequest({ ...request, kind: undefined } as never, never);
+    expect(broken).toMatchObject({ status: 400, failure: 'badRequest' });
+  });
 
   it('a review for another kind is denied with 400 in the review, not handed to the handler', async () => {
     const handler = vi.fn(() => admission.allow());

@@ -73,7 +73,8 @@ describe('rxkube/metrics on a real kube-apiserver', () => {
     );
     subscriptions.push(leading.subscribe());
 
-    metrics = prometheusMetrics();
+    // rxkube's families only: prom-client's own nodejs_active_*_total gauges draw promtool's lint (WH-72).
+    metrics = prometheusMetrics({ defaultMetrics: false });
     metrics.addInformer(configMaps);
     metrics.addController(ctl);
     metrics.addLeaderElection('configmap-checker', leading);

@@ -72,6 +72,12 @@ describe('manager options', () => {
     ['a zero connection cap', (c) => ({ controllers: [c], serverLimits: { maxConnections: 0 } }), /option "serverLimits.maxConnections" must be an integer >= 1, got 0/],
     ['a timeout Node cannot take', (c) => ({ controllers: [c], serverLimits: { idleTimeoutMs: 2 ** 31 } }), /option "serverLimits.idleTimeoutMs" must be at most 2147483647, got 2147483648/],
     ['headers allowed longer than the request', (c) => ({ controllers: [c], serverLimits: { headersTimeoutMs: 40_000 } }), /"serverLimits.headersTimeoutMs" \(40000\) must not exceed "serverLimits.requestTimeoutMs" \(30000\)/],
+    ['a zero body limit', (c) => ({ controllers: [c], serverLimits: { maxBodyBytes: 0 } }), /option "serverLimits.maxBodyBytes" must be an integer >= 1, got 0/],
+    ['secure metrics without metrics', (c) => ({ controllers: [c], metricsSecure: { kubeConfig: server.kubeConfig() } }), /"metricsSecure" is given but no metrics are served/],
+    ['secure metrics without a KubeConfig', (c) => ({ controllers: [c], metrics, metricsSecure: { certDir: '/certs' } }), /"metricsSecure.kubeConfig" must be a KubeConfig with a current cluster/],
+    ['a misspelt secure metrics option', (c) => ({ controllers: [c], metrics, metricsSecure: { kubeConfig: server.kubeConfig(), cacheTTL: 1 } }), /metricsSecure: unknown option "cacheTTL"/],
+    ['a negative cache time', (c) => ({ controllers: [c], metrics, metricsSecure: { kubeConfig: server.kubeConfig(), cacheTtlMs: -1 } }), /"metricsSecure.cacheTtlMs" must be an integer >= 0, got -1/],
+    ['an empty certificate directory name', (c) => ({ controllers: [c], webhooks: [{ type: 'conversion', path: '/convert', review: async () => ({ status: 200, body: {} }) }], webhookCertDir: '' }), /"webhookCertDir" must be a directory path/],
     ['a signal that is not one', (c) => ({ controllers: [c], signal: 'SIGTERM' }), /option "signal" must be an AbortSignal, got "SIGTERM"/],
     ['a lock that is not one', (c) => ({ controllers: [c], leaderElection: { lock: 'my-lease' } }), /"leaderElection.lock" must be a lock such as leaseLock/],
     [

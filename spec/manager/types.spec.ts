@@ -7,6 +7,10 @@ import { leaseLock } from '../../src/leaderelection/leaseLock.js';
 import { manager } from '../../src/manager/manager.js';
 import type { ManagerEvent, ManagerMetrics } from '../../src/manager/options.js';
 import { runManager } from '../../src/manager/runManager.js';
+import type { Webhook } from '../../src/admission/types.js';
+import { certDirPairs } from '../../src/manager/certDir.js';
+import type { TlsPair } from '../../src/manager/certificates/tlsPair.js';
+import type { WebhookServerMetrics } from '../../src/manager/webhookMetrics.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 
 // Type-level only: these functions are compiled by tsc, never called.
@@ -65,6 +69,34 @@ describe('manager types', () => {
       // @ts-expect-error a limit is a number of connections or milliseconds, not a string
       manager({ controllers: [], informers: [pods], serverLimits: { headersTimeoutMs: '10s' } });
       void bad;
+    };
+    void typed;
+  });
+
+  it('serves webhooks, alone or beside controllers, and names the server in its events', () => {
+    const typed = (webhook: Webhook): void => {
+      manager({ controllers: [], webhooks: [webhook], webhookBindAddress: ':9443', webhookCertDir: '/certs', serverLimits: { maxBodyBytes: 1 << 20 } });
+      manager({ controllers: [], webhooks: [webhook] }).subscribe((e) => {
+        if (e.type === 'serving') expectTypeOf(e.server).toEqualTypeOf<'metrics' | 'probes' | 'webhooks'>();
+      });
+      const metrics: ManagerMetrics = { contentType: 'text/plain', metrics: async () => '', addWebhooks: (server) => expectTypeOf(server.metrics()).toEqualTypeOf<WebhookServerMetrics>() };
+      manager({ controllers: [], webhooks: [webhook], metrics, metricsSecure: { kubeConfig: kc, certDir: '/metrics-certs', cacheTtlMs: 30_000 } });
+      expectTypeOf(certDirPairs('/certs')).toEqualTypeOf<Observable<TlsPair>>();
+    };
+    void typed;
+  });
+
+  it('rejects a webhook that is only a path, a bind address that is a port number, secure metrics without a KubeConfig', () => {
+    const typed = (webhook: Webhook): void => {
+      // @ts-expect-error a webhook answers reviews: a path alone is not one
+      manager({ controllers: [], webhooks: [{ type: 'validating', path: '/validate' }] });
+      // @ts-expect-error the type is one of validating, mutating, conversion
+      const odd: Webhook = { ...webhook, type: 'authorizing' };
+      // @ts-expect-error an address is a string such as ':9443'
+      manager({ controllers: [], webhooks: [webhook], webhookBindAddress: 9443 });
+      // @ts-expect-error secure metrics post reviews with a KubeConfig
+      manager({ controllers: [], webhooks: [webhook], metricsSecure: { certDir: '/certs' } });
+      void odd;
     };
     void typed;
   });

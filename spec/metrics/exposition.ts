@@ -32,7 +32,8 @@ function parseValue(text: string): number {
   if (text === '+Inf') return Number.POSITIVE_INFINITY;
   if (text === '-Inf') return Number.NEGATIVE_INFINITY;
   const v = Number(text);
-  if (Number.isNaN(v) && text !== 'NaN') throw new Error(`bad value: ${text}`);
+  // Prometheus reads NaN in any case (Go's ParseFloat); prom-client writes an unobserved event-loop lag as `Nan`.
+  if (Number.isNaN(v) && text.toLowerCase() !== 'nan') throw new Error(`bad value: ${text}`);
   return v;
 }
 

@@ -130,7 +130,7 @@ describe('prometheusMetrics: a multi-cluster controller on two simulated API ser
     const single = controller<V1ConfigMap>({ for: informer<V1ConfigMap>(kubeSource(fleet.server('eu').kubeConfig(), 'v1/configmaps')), name: 'single', reconcile: () => undefined });
     stoppable.push(single);
     subscriptions.push(single.subscribe());
-    const metrics = prometheusMetrics();
+    const metrics = prometheusMetrics({ defaultMetrics: false }) // rxkube's families only: prom-client's own nodejs_active_*_total draw promtool's lint;
     metrics.addMultiClusterController(c);
     metrics.addController(single);
     await waitFor(() => reconciled(c, { eu: 1, us: 1 }) && single.metrics().reconcileTotal.success === 1, 'every controller reconciled');

@@ -14,3 +14,21 @@ describe('startApiServer({ crds })', () => {
     void names;
   });
 });
+
+describe('startApiServer({ users, authorize })', () => {
+  it('takes users with a token and a username, and a decision function', () => {
+    expectTypeOf<{ token: 'a'; users: [{ token: 'b'; username: 'u'; groups: ['g'] }]; authorize: () => true }>().toMatchTypeOf<ApiServerOptions>();
+    // @ts-expect-error a user needs a username
+    const nameless: ApiServerOptions = { token: 'a', users: [{ token: 'b' }] };
+    // @ts-expect-error groups are a list
+    const group: ApiServerOptions = { token: 'a', users: [{ token: 'b', username: 'u', groups: 'admins' }] };
+    // @ts-expect-error a decision is a boolean or { allowed }
+    const yes: ApiServerOptions = { authorize: () => 'yes' };
+    // @ts-expect-error a decision needs allowed
+    const reasonOnly: ApiServerOptions = { authorize: () => ({ reason: 'r' }) };
+    void nameless;
+    void group;
+    void yes;
+    void reasonOnly;
+  });
+});

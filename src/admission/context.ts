@@ -3,7 +3,7 @@ import type { AdmissionRequest, GroupVersionKind, GroupVersionResource, Operatio
 import type { AdmissionVerdict } from './verdict.js';
 
 /** What every handler gets, whatever the operation. */
-interface ContextBase {
+export interface AdmissionContextBase {
   /** Who is writing. */
   readonly userInfo: UserInfo;
   /** True when nothing will be stored: do nothing you cannot undo. */
@@ -28,11 +28,11 @@ interface ContextBase {
 
 /** What a handler gets for each operation: CREATE has the object, UPDATE both, DELETE the stored object only. */
 export interface OperationContexts<T extends KubeObject> {
-  CREATE: ContextBase & { readonly operation: 'CREATE'; readonly object: T; readonly oldObject: undefined };
-  UPDATE: ContextBase & { readonly operation: 'UPDATE'; readonly object: T; readonly oldObject: T };
-  DELETE: ContextBase & { readonly operation: 'DELETE'; readonly object: undefined; readonly oldObject: T };
+  CREATE: AdmissionContextBase & { readonly operation: 'CREATE'; readonly object: T; readonly oldObject: undefined };
+  UPDATE: AdmissionContextBase & { readonly operation: 'UPDATE'; readonly object: T; readonly oldObject: T };
+  DELETE: AdmissionContextBase & { readonly operation: 'DELETE'; readonly object: undefined; readonly oldObject: T };
   /** The object is the connect options (PodExecOptions, …), not a `T`. */
-  CONNECT: ContextBase & { readonly operation: 'CONNECT'; readonly object: unknown; readonly oldObject: undefined };
+  CONNECT: AdmissionContextBase & { readonly operation: 'CONNECT'; readonly object: unknown; readonly oldObject: undefined };
 }
 
 /** The operations an `operations` option stands for: `'*'` is all four. */

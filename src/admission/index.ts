@@ -1,10 +1,8 @@
-import { mutating, validating } from './webhooks.js';
-import { allow, deny } from './verdict.js';
-
 /**
- * Admission webhooks: `admission.validating` and `admission.mutating` make
- * webhooks for a resource, `admission.allow` and `admission.deny` make a
- * handler's verdict. The runner serves them (`runManager({ webhooks })`)
+ * Admission and conversion webhooks: `admission.validating` and
+ * `admission.mutating` make webhooks for a resource, `admission.allow` and
+ * `admission.deny` make a handler's verdict, `admission.conversion` serves a
+ * custom resource's converters. The runner serves them (`runManager({ webhooks })`)
  * and `webhookManifests` registers them.
  *
  * ## Example
@@ -16,13 +14,14 @@ import { allow, deny } from './verdict.js';
  * console.log(noLatest.path); // /validate--v1-pod
  * ```
  */
-export const admission = Object.freeze({ validating, mutating, allow, deny });
+export * as admission from './api.js';
 
 export { isWebhook } from './isWebhook.js';
+export { webhookManifests, type WebhookManifestsOptions, type WebhookClientConfig } from './manifests.js';
 export { AdmissionWebhookError } from './AdmissionWebhookError.js';
 export type { AdmissionWebhook, ValidatingWebhook, MutatingWebhook } from './webhooks.js';
-export type { AdmissionContext, ValidatingHandler, MutatingHandler, OperationsOf } from './context.js';
-export type { WebhookOptions } from './options.js';
+export type { AdmissionContext, AdmissionContextBase, OperationContexts, ValidatingHandler, MutatingHandler, OperationsOf } from './context.js';
+export type { WebhookOptions, ParsedWebhookOptions } from './options.js';
 export type { AdmissionResource, WebhookTarget } from './target.js';
 export type { AdmissionVerdict, AllowOptions, DenyOptions } from './verdict.js';
 export type {

@@ -44,7 +44,6 @@ export interface ParsedWebhookOptions {
 
 const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT', '*'] as const;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const PATH_SEGMENT = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 /**
  * controller-runtime's default path: `/validate-` (or `/mutate-`), the group
@@ -67,8 +66,9 @@ export function pathProblem(path: string): string | undefined {
   if (!path.startsWith('/')) return "must start with '/'";
   if (path.length > 1024) return 'must be at most 1024 characters';
   if (path === '/') return undefined;
-  const bad = path.slice(1).split('/').find((s) => !PATH_SEGMENT.test(s));
-  return bad === undefined ? undefined : `segment ${JSON.stringify(bad)} must be lower-case letters, digits, '-' and '.', starting and ending with a letter or digit`;
+  // kube-apiserver checks each segment as a DNS subdomain (ValidateWebhookService).
+  const bad = path.slice(1).split('/').find((s) => s.length > 253 || !DNS_SUBDOMAIN.test(s));
+  return bad === undefined ? undefined : `segment ${JSON.stringify(bad)} must be a DNS subdomain: lower-case letters, digits and '-', dot-separated, each part starting and ending with a letter or digit`;
 }
 
 function selector(where: string, name: string, value: unknown): LabelSelectorObject | undefined {
@@ -101,6 +101,9 @@ export function parseWebhookOptions(where: string, type: 'validating' | 'mutatin
   const operations = o.operations ?? ['CREATE', 'UPDATE'];
   if (!Array.isArray(operations) || operations.length === 0 || !operations.every((op) => (OPERATIONS as readonly unknown[]).includes(op))) {
     throw new TypeError(`${where}: option "operations" must be a non-empty array of ${OPERATIONS.map((x) => JSON.stringify(x)).join(', ')}, got ${describeValue(o.operations)}`);
+  }
+  if (operations.includes('*') && operations.length > 1) {
+    throw new TypeError(`${where}: option "operations" must list '*' alone (it already means every operation), got ${describeValue(o.operations)}`);
   }
   const timeoutSeconds = numberOption(where, 'timeoutSeconds', o.timeoutSeconds, 10, { min: 1, integer: true });
   if (timeoutSeconds > 30) throw new TypeError(`${where}: option "timeoutSeconds" must be at most 30 (kube-apiserver's limit), got ${timeoutSeconds}`);

@@ -35,10 +35,27 @@ export interface MutatingWebhook<T extends KubeObject = KubeObject> extends Admi
   readonly type: 'mutating';
 }
 
+/**
+ * Whether a webhook is a validating or mutating one with its name, resource
+ * and options, as `admission.validating` and `admission.mutating` make them.
+ * By shape, not by identity: `rxkube manifests` reads a module that may
+ * resolve 'rxkube' to another copy than the command's own.
+ */
+export function isAdmissionWebhook(value: Webhook): value is AdmissionWebhook {
+  const w = value as Partial<AdmissionWebhook>;
+  const t = w.target as Partial<WebhookTarget> | undefined;
+  const o = w.options as Partial<ParsedWebhookOptions> | undefined;
+  return (
+    (w.type === 'validating' || w.type === 'mutating') && typeof w.name === 'string' &&
+    typeof t?.group === 'string' && typeof t.version === 'string' && typeof t.plural === 'string' && typeof t.namespaced === 'boolean' &&
+    Array.isArray(o?.operations) && typeof o.timeoutSeconds === 'number' && typeof o.failurePolicy === 'string' && typeof o.sideEffects === 'string'
+  );
+}
+
 type Decide = (request: AdmissionRequest, signal: AbortSignal) => Promise<WebhookAnswer>;
 
 function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: WebhookTarget, options: ParsedWebhookOptions, decide: Decide): W {
-  const reviewRequest = async (request: AdmissionRequest, signal: AbortSignal): Promise<WebhookAnswer> => {
+  const decideChecked = async (request: AdmissionRequest, signal: AbortSignal): Promise<WebhookAnswer> => {
     try {
       const problem = kindProblem(request, target);
       if (problem !== undefined) return reviewAnswer(request.uid, failureResponse(400, `admission webhook ${options.name}: ${problem}`), 'badRequest');
@@ -49,9 +66,18 @@ function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: Webhoo
     }
   };
   const review = async (body: unknown, signal: AbortSignal): Promise<WebhookAnswer> => {
-    const request = readRequest(body);
-    return typeof request === 'string' ? badRequest(request) : reviewRequest(request, signal);
+    let request: AdmissionRequest | string;
+    try {
+      request = readRequest(body);
+    } catch {
+      // Only a body that is not plain parsed JSON (a getter that throws) gets here.
+      request = 'the body is not plain JSON';
+    }
+    return typeof request === 'string' ? badRequest(request) : decideChecked(request, signal);
   };
+  // A request built by hand in a test is checked as a body's is.
+  const reviewRequest = (request: AdmissionRequest, signal: AbortSignal): Promise<WebhookAnswer> =>
+    review({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request }, signal);
   return Object.freeze({ type, path: options.path, name: options.name, target, options, review, reviewRequest }) as unknown as W;
 }
 

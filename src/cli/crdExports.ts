@@ -64,7 +64,7 @@ function compiledImportHint(err: unknown): string {
  * Anything shaped like a definition: a `crd()` method beside its kind. Not `isCustomResource`,
  * which knows only the definitions of this copy of rxkube: the module may resolve 'rxkube' to another.
  */
-function isDefinition(value: unknown): value is { crd(options?: CrdOptions): unknown; hasConversion?: unknown } {
+export function isDefinition(value: unknown): value is { crd(options?: CrdOptions): unknown; hasConversion?: unknown } {
   const v = value as { crd?: unknown; kind?: unknown } | null | undefined;
   return typeof v?.crd === 'function' && typeof v.kind === 'string';
 }
@@ -87,6 +87,38 @@ function crdOf(path: string, name: string, definition: { crd(options?: CrdOption
 }
 
 /**
+ * Imports a module as Node imports it (a `.ts` one through type stripping),
+ * explaining in one UsageError what to do when it cannot.
+ *
+ * @param path the module: `.ts`, `.mts`, `.js` or `.mjs`, relative to the working directory.
+ * @returns its namespace.
+ * @throws {UsageError} for a missing file, an unsupported extension, a `.ts` module on a Node without type stripping, or a module that fails to load.
+ */
+export async function importModule(path: string): Promise<Record<string, unknown>> {
+  const shown = printable(path);
+  const ext = extname(path).toLowerCase();
+  if (!MODULE_EXTENSIONS.has(ext)) throw new UsageError(`${shown}: expected a module ending in .ts, .mts, .js or .mjs`);
+  const file = resolve(path);
+  if (!existsSync(file)) throw new UsageError(`${shown}: no such file`);
+  const typescript = ext === '.ts' || ext === '.mts';
+  if (typescript && !stripsTypes()) throw typeStrippingMissing(shown);
+  try {
+    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (err) {
+    const code = (err as { code?: unknown } | null)?.code;
+    if (typescript && code === 'ERR_UNKNOWN_FILE_EXTENSION') throw typeStrippingMissing(shown);
+    const why = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    const hint =
+      code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX'
+        ? ' (type stripping erases types only: enums, namespaces and parameter properties need a compiled .js module)'
+        : code === 'ERR_MODULE_NOT_FOUND'
+          ? compiledImportHint(err)
+          : '';
+    throw new UsageError(`${shown}: the module did not load: ${printable(why, { newlines: true })}${hint}`);
+  }
+}
+
+/**
  * Imports a module and returns the CustomResourceDefinition of every
  * custom-resource definition it exports, by export name (in the module
  * namespace's order, which is alphabetical). A definition exported under two
@@ -100,27 +132,7 @@ function crdOf(path: string, name: string, definition: { crd(options?: CrdOption
  */
 export async function loadCrdModule(path: string, webhook?: CrdOptions): Promise<CrdExport[]> {
   const shown = printable(path);
-  const ext = extname(path).toLowerCase();
-  if (!MODULE_EXTENSIONS.has(ext)) throw new UsageError(`${shown}: expected a module ending in .ts, .mts, .js or .mjs`);
-  const file = resolve(path);
-  if (!existsSync(file)) throw new UsageError(`${shown}: no such file`);
-  const typescript = ext === '.ts' || ext === '.mts';
-  if (typescript && !stripsTypes()) throw typeStrippingMissing(shown);
-  let namespace: Record<string, unknown>;
-  try {
-    namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  } catch (err) {
-    const code = (err as { code?: unknown } | null)?.code;
-    if (typescript && code === 'ERR_UNKNOWN_FILE_EXTENSION') throw typeStrippingMissing(shown);
-    const why = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-    const hint =
-      code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX'
-        ? ' (type stripping erases types only: enums, namespaces and parameter properties need a compiled .js module)'
-        : code === 'ERR_MODULE_NOT_FOUND'
-          ? compiledImportHint(err)
-          : '';
-    throw new UsageError(`${shown}: the module did not load: ${printable(why, { newlines: true })}${hint}`);
-  }
+  const namespace = await importModule(path);
   const found: CrdExport[] = [];
   const seen = new Set<unknown>();
   const byCrdName = new Map<string, string>();

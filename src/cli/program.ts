@@ -1,16 +1,18 @@
 /**
- * The command line: `rxkube watch`, `rxkube crd`, `rxkube simulator` and `rxkube demo`, their flags and help,
+ * The command line: `rxkube watch`, `rxkube crd`, `rxkube manifests`, `rxkube simulator` and `rxkube demo`, their flags and help,
  * parsed by commander. Every flag is declared here, so `--help` names them
  * all and a misspelt one is an error (with a suggestion), never ignored.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { crdCommand } from './crdCommands.js';
+import { manifestsOf, manifestsText, type ManifestsFlags } from './manifests.js';
 import { parseDuration } from './parseDuration.js';
 import { printable } from '../errors/printable.js';
 import { runDemo } from './demo.js';
 import { runSimulatorCommand, type SimulatorCommandFlags } from './simulator.js';
 import { UsageError } from './usage.js';
 import { runWatch, type WatchFlags } from './watch.js';
+import { writeText } from './terminal.js';
 
 
 /** A non-negative integer flag value. */
@@ -51,7 +53,7 @@ turns colours off. Ctrl-C stops the informer and closes every connection.`;
  */
 export function createProgram(): Command {
   const program = new Command('rxkube')
-    .description('Kubernetes informers as RxJS streams: watch a resource through an informer, generate and install CRDs, or run the demo.')
+    .description('Kubernetes informers as RxJS streams: watch a resource through an informer, generate and install CRDs, print webhook manifests, or run the demo.')
     .version('0.1.0', '-V, --version')
     .showSuggestionAfterError()
     .allowExcessArguments(false);
@@ -87,6 +89,26 @@ export function createProgram(): Command {
   program.addCommand(crdCommand());
 
   program
+    .command('manifests')
+    .description("Print the webhook configurations that register the webhooks a module exports, and the CRDs of its custom resources, for 'kubectl apply -f -'.")
+    .argument('<module>', 'a .ts, .mts, .js or .mjs module exporting admission webhooks and customResource() definitions')
+    .option('--service <namespace/name[:port]>', 'kube-apiserver reaches the webhooks through this Service (port default 443)')
+    .option('--url <https://host[:port]>', 'kube-apiserver reaches the webhooks at this URL; each path is appended')
+    .option('--name <name>', 'metadata.name of the webhook configurations (default: the Service name, else rxkube-webhooks)')
+    .option('--ca-bundle-file <file>', "PEM CA certificate(s) that signed the webhook server's certificate, written as caBundle")
+    .addOption(new Option('-o, --output <format>', 'yaml (documents separated by ---) or json (a v1 List)').choices(['yaml', 'json']).default('yaml'))
+    .addHelpText('after', MANIFESTS_EXAMPLES)
+    .action(async (module: string, flags: ManifestsFlags, command: Command) => {
+      try {
+        writeText(process.stdout, manifestsText(await manifestsOf(module, flags), flags.output));
+        process.exitCode = 0;
+      } catch (err) {
+        if (err instanceof UsageError || err instanceof TypeError) command.error(`error: ${printable(err.message, { newlines: true })}`);
+        throw err;
+      }
+    });
+
+  program
     .command('demo')
     .description('The simulator with churn and faults, a handler and the live view; ends with a check that the cache matched the server.')
     .addOption(new Option('--duration <duration>', 'how long the churn and faults run').default(30_000, '30s').argParser(parseDuration))
@@ -114,6 +136,14 @@ export function createProgram(): Command {
 
   return program;
 }
+
+const MANIFESTS_EXAMPLES = `
+Examples:
+  rxkube manifests ./src/webhooks.ts --service shop-system/shop-operator-webhooks | kubectl apply -f -
+  rxkube manifests ./dist/webhooks.js --url https://127.0.0.1:9443 --ca-bundle-file ca.crt -o json
+
+Webhooks keep their own paths (/validate-…, /mutate-…, /convert). A .ts module is imported through
+Node's type stripping (Node >= 22.18).`;
 
 const SIMULATOR_EXAMPLES = `
 Examples:

@@ -12,6 +12,9 @@ export class ConnectionCap {
   readonly #max: number;
   // Open connections, oldest first (a Map keeps insertion order), each with how many answers it has in flight.
   readonly #open = new Map<Socket, number>();
+  // The same connections by their peer's address and port: a TLS server answers on a TLSSocket wrapping the TCP socket
+  // it admitted, and the TCP socket is found again by the peer they share (unique among open connections).
+  readonly #byPeer = new Map<string, Socket>();
 
   constructor(max: number) {
     this.#max = max;
@@ -34,11 +37,18 @@ export class ConnectionCap {
       idle.destroy();
     }
     this.#open.set(socket, 0);
-    socket.once('close', () => this.#open.delete(socket));
+    const peer = peerOf(socket);
+    if (peer !== undefined) this.#byPeer.set(peer, socket);
+    socket.once('close', () => {
+      this.#open.delete(socket);
+      if (peer !== undefined && this.#byPeer.get(peer) === socket) this.#byPeer.delete(peer);
+    });
   }
 
-  /** Counts an answer in flight on `socket` until `res` closes (sent or abandoned). */
-  answering(socket: Socket, res: ServerResponse): void {
+  /** Counts an answer in flight on `answeringOn` (the admitted socket, or a TLS socket over it) until `res` closes (sent or abandoned). */
+  answering(answeringOn: Socket, res: ServerResponse): void {
+    const peer = this.#open.has(answeringOn) ? undefined : peerOf(answeringOn);
+    const socket = peer === undefined ? answeringOn : (this.#byPeer.get(peer) ?? answeringOn);
     const busy = this.#open.get(socket);
     if (busy === undefined) return;
     this.#open.set(socket, busy + 1);
@@ -53,3 +63,6 @@ export class ConnectionCap {
     return undefined;
   }
 }
+
+const peerOf = (socket: Socket): string | undefined =>
+  socket.remoteAddress === undefined || socket.remotePort === undefined ? undefined : `${socket.remoteAddress}|${socket.remotePort}`;

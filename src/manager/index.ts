@@ -19,3 +19,6 @@ export {
   type CertificateProvisionStep,
   type WebhookCertificates,
 } from './certificates/index.js';
+export { certDirPairs, type CertDirOptions } from './certDir.js';
+export type { WebhookServerMetrics, WebhookPathMetrics } from './webhookMetrics.js';
+export type { ManagerMetricsSecure } from './options.js';

@@ -1,4 +1,4 @@
-import { BehaviorSubject, distinctUntilChanged, Observable, Subscription, type Subscriber } from 'rxjs';
+import { BehaviorSubject, distinctUntilChanged, Observable, Subject, Subscription, takeUntil, type Subscriber } from 'rxjs';
 import type { ControllerSource } from '../controller/types.js';
 import { reportError, toError } from '../errors/reportError.js';
 import type { Informer } from '../informer/informer.js';
@@ -10,6 +10,13 @@ import { listen, TEXT, type Answer, type Listening, type Route } from './servers
 import { syncedOf } from '../informer/syncedOf.js';
 import { provisionedPairs } from './certificates/provision.js';
 import type { TlsPair } from './certificates/tlsPair.js';
+import { certDirPairs } from './certDir.js';
+import { WebhookRecorder } from './webhookMetrics.js';
+import { listenWebhooks } from './webhookServer.js';
+import { MetricsGate } from './metricsAuth.js';
+import { metricsPairs } from './metricsPairs.js';
+import { answerRoutes } from './servers.js';
+import { listenTls } from './tlsServer.js';
 
 /** The manager's sources, each once: informers get probed, other controller sources only counted as synced or not. */
 interface Sources {
@@ -25,10 +32,11 @@ function collectSources(c: ResolvedManagerOptions): Sources {
 /**
  * The runner of a controller process, controller-runtime's manager in the
  * project's shape: an Observable whose subscription is the process's
- * lifetime. Subscribing starts the probe and metrics servers, keeps every
- * informer the controllers read running (so a standby's caches are warm),
- * and runs the controllers — at once, or while this replica holds the lock
- * of `leaderElection`. It emits where it serves, leadership changes and
+ * lifetime. Subscribing starts the probe and metrics servers and the HTTPS
+ * webhook server (when `webhooks` are given; on every replica, leading or
+ * not), keeps every informer the controllers read running (so a standby's
+ * caches are warm), and runs the controllers — at once, or while this
+ * replica holds the lock of `leaderElection`. It emits where it serves, leadership changes and
  * every reconcile outcome.
  *
  * It ends in one of two ways (docs/semantics.md, MG-1…MG-10):
@@ -82,25 +90,28 @@ export function manager(opts: ManagerOptions): Observable<ManagerEvent> {
   const sources = collectSources(c);
   // Whether this replica leads, for the metrics object and the certificates' provisioner; across runs, so it is registered once.
   const leading$ = new BehaviorSubject<boolean>(c.leaderElection === undefined);
+  // The webhook server's counts, across runs as the controllers' are.
+  const webhookRecorder = new WebhookRecorder(c.webhooks.map((w) => w.path));
   let registered = false;
   return new Observable<ManagerEvent>((subscriber) => {
     if (!registered) {
       registered = true;
-      registerMetrics(c, sources, leading$);
+      registerMetrics(c, sources, leading$, webhookRecorder);
     }
-    const run = new ManagerRun(c, sources, subscriber, leading$);
+    const run = new ManagerRun(c, sources, subscriber, leading$, webhookRecorder);
     run.start();
     return () => run.unsubscribed();
   });
 }
 
 /** Hands the metrics object everything it can export (MG-8). */
-function registerMetrics(c: ResolvedManagerOptions, sources: Sources, leading$: BehaviorSubject<boolean>): void {
+function registerMetrics(c: ResolvedManagerOptions, sources: Sources, leading$: BehaviorSubject<boolean>, webhooks: WebhookRecorder): void {
   const m = c.metrics;
   if (m === undefined) return;
   for (const ctl of c.controllers) m.addController?.(ctl);
   for (const i of sources.informers) m.addInformer?.(i as unknown as Informer<unknown>);
   if (c.leaderElection !== undefined) m.addLeaderElection?.(c.leaderElection.lock.describe(), leading$.pipe(distinctUntilChanged()));
+  if (c.webhooks.length > 0) m.addWebhooks?.({ metrics: () => webhooks.snapshot() });
 }
 
 /** One subscription's run, from the servers listening to the last of them closing. */
@@ -109,6 +120,7 @@ class ManagerRun {
   readonly #sources: Sources;
   readonly #out: Subscriber<ManagerEvent>;
   readonly #leading$: BehaviorSubject<boolean>;
+  readonly #webhookRecorder: WebhookRecorder;
   // Informer subscriptions (and the sync state of other sources), held from start to the end: warm caches on a standby too.
   readonly #caches = new Subscription();
   // The controllers' subscriptions, while they run here.
@@ -123,6 +135,10 @@ class ManagerRun {
   readonly #servers: Listening[] = [];
   // Settles once both servers listen or failed to: a stop closes them only after that.
   #serversStarted: Promise<void> = Promise.resolve();
+  // The webhook server on provisioned certificates, which starts once their first pair is there; closed with the others.
+  #lateServer: Promise<void> = Promise.resolve();
+  // Emits once, when the run begins to stop: ends a wait for a first provisioned pair.
+  readonly #stopping$ = new Subject<void>();
   // Only 'running' starts anything; the first stop, graceful or fatal, wins.
   #phase: 'running' | 'stopping' | 'ended' = 'running';
   // The controllers were subscribed here (always without leader election, after the first lead with it).
@@ -136,7 +152,8 @@ class ManagerRun {
   // Nobody hears an error any more: a failure after an unsubscribe goes to the reporter instead.
   #subscriberLeft = false;
 
-  constructor(c: ResolvedManagerOptions, sources: Sources, out: Subscriber<ManagerEvent>, leading$: BehaviorSubject<boolean>) {
+  constructor(c: ResolvedManagerOptions, sources: Sources, out: Subscriber<ManagerEvent>, leading$: BehaviorSubject<boolean>, webhookRecorder: WebhookRecorder) {
+    this.#webhookRecorder = webhookRecorder;
     this.#c = c;
     this.#sources = sources;
     this.#out = out;
@@ -186,15 +203,49 @@ class ManagerRun {
       started.push(listen('health probe', probesAt, routes, this.#c.serverLimits).then((s) => this.#listening('probes', s)));
     }
     if (metricsAt !== undefined && metrics !== undefined) {
-      const routes = { '/metrics': async (): Promise<Answer> => ({ status: 200, contentType: metrics.contentType, body: await metrics.metrics() }) };
-      started.push(listen('metrics', metricsAt, routes, this.#c.serverLimits).then((s) => this.#listening('metrics', s)));
+      const scrape = async (): Promise<Answer> => ({ status: 200, contentType: metrics.contentType, body: await metrics.metrics() });
+      const secure = this.#c.metricsSecure;
+      if (secure === undefined) {
+        started.push(listen('metrics', metricsAt, { '/metrics': scrape }, this.#c.serverLimits).then((s) => this.#listening('metrics', s)));
+      } else {
+        // WH-80…WH-83: HTTPS, each scrape's token reviewed by the API server before the text is made.
+        const gate = new MetricsGate(secure.kubeConfig, secure.cacheTtlMs, secure.cacheSize, secure.reviewTimeoutMs);
+        const routes: Record<string, Route> = {
+          '/metrics': async (target, req): Promise<Answer> => {
+            // The reviews stop when the scraper leaves; their answer would go nowhere.
+            const left = new AbortController();
+            const leave = (): void => left.abort(new Error('the client left'));
+            req.socket.once('close', leave);
+            const verdict = await gate.check(req.headers.authorization, target.path, left.signal).finally(() => req.socket.off('close', leave));
+            if (left.signal.aborted) return { status: 499, contentType: TEXT, body: '' };
+            if (!verdict.allowed) {
+              if (verdict.status === 500) reportError(new Error(`manager: secure metrics: ${verdict.message}`));
+              return { status: verdict.status, contentType: TEXT, body: `${verdict.message}\n`, ...(verdict.status === 401 && { headers: { 'www-authenticate': 'Bearer' } }) };
+            }
+            return scrape();
+          },
+        };
+        const handler = answerRoutes('metrics', routes, this.#c.serverLimits);
+        started.push(listenTls('metrics', metricsAt, metricsPairs(secure.certDir), this.#c.serverLimits, handler).then((s) => this.#listening('metrics', s)));
+      }
     }
-    // Both settle before either failure is thrown, so a server that did start is closed with the others.
+    if (this.#c.webhooksAt !== undefined) {
+      // WH-6x: served whatever the leadership, from here to the end of the drain (closed with the other servers).
+      const provisioned = this.#pairs$;
+      // Provisioned pairs may need this replica to lead first (no Secret yet), and leading starts once the other
+      // servers listen: the webhook server then starts beside the rest, and a stop before its first pair ends the wait.
+      const pairs = provisioned === undefined ? certDirPairs(this.#c.webhookCertDir) : provisioned.pipe(takeUntil(this.#stopping$));
+      const webhooks = listenWebhooks(this.#c.webhooksAt, this.#c.webhooks, pairs, this.#c.serverLimits, this.#webhookRecorder).then((s) => this.#listening('webhooks', s));
+      if (provisioned === undefined) started.push(webhooks);
+      // A wait ended by the stop is no failure.
+      else this.#lateServer = webhooks.catch((err: unknown) => (this.#phase === 'running' ? this.#fatal(toError(err)) : undefined));
+    }
+    // Every one settles before a failure is thrown, so a server that did start is closed with the others.
     const failed = (await Promise.allSettled(started)).find((r) => r.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
   }
 
-  #listening(server: 'probes' | 'metrics', s: Listening): void {
+  #listening(server: 'probes' | 'metrics' | 'webhooks', s: Listening): void {
     this.#servers.push(s);
     this.#emit({ type: 'serving', server, address: s.address, port: s.port, url: s.url });
   }
@@ -313,7 +364,9 @@ class ManagerRun {
   /** Lets go of the caches and closes the servers, then ends the Observable. */
   async #finish(): Promise<void> {
     this.#caches.unsubscribe();
+    this.#stopping$.next();
     await this.#serversStarted.catch(() => undefined);
+    await this.#lateServer;
     await Promise.all(this.#servers.map((s) => s.close()));
     this.#phase = 'ended';
     if (this.#failure === undefined) this.#out.complete();

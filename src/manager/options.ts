@@ -7,7 +7,10 @@ import type { Informer } from '../informer/informer.js';
 import { validateOptions as validateLeaderElection, type LeaderElectionOptions } from '../leaderelection/options.js';
 import type { ResourceLock } from '../leaderelection/types.js';
 import { checkOptionNames, numberOption, schedulerOption, describeValue } from '../options/validate.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Webhook } from '../admission/types.js';
 import { parseBindAddress, type BindAddress } from './bindAddress.js';
+import type { WebhookServerMetrics } from './webhookMetrics.js';
 import { resolveServerLimits, type ManagerServerLimits, type ServerLimits } from './serverLimits.js';
 import { resolveWebhookCertificates, type ResolvedWebhookCertificates, type WebhookCertificates } from './certificates/options.js';
 
@@ -41,6 +44,8 @@ export interface ManagerMetrics {
   addInformer?(informer: Informer<any>): unknown;
   /** Called once, with the lock's name and whether this replica leads, when leader election is on. @default undefined */
   addLeaderElection?(name: string, leading$: Observable<boolean>): unknown;
+  /** Called once when the manager serves `webhooks`, with what reads the webhook server's metrics (across runs). @default undefined */
+  addWebhooks?(server: { metrics(): WebhookServerMetrics }): unknown;
 }
 
 /**
@@ -76,6 +81,48 @@ export interface ManagerLeaderElection {
 }
 
 /**
+ * Secure metrics (`--metrics-secure`): `/metrics` over HTTPS, each request's
+ * bearer token authenticated with a TokenReview and the user authorized with
+ * a SubjectAccessReview for `get` on the non-resource URL `/metrics`, as
+ * kubebuilder's scaffold serves it. The manager's identity needs `create` on
+ * `tokenreviews` and `subjectaccessreviews` (the `system:auth-delegator`
+ * ClusterRole); Prometheus needs `get` on the non-resource URL `/metrics`.
+ *
+ * ## Example
+ * ```ts
+ * import { loadKubeConfig, manager, type Controller } from 'rxkube';
+ * import type { ManagerMetricsSecure } from 'rxkube/core';
+ * import { prometheusMetrics } from 'rxkube/metrics';
+ * declare const c: Controller<unknown>;
+ *
+ * const metricsSecure: ManagerMetricsSecure = { kubeConfig: loadKubeConfig(), certDir: '/tmp/k8s-metrics-server/metrics-certs' };
+ * manager({ controllers: [c], metrics: prometheusMetrics(), metricsBindAddress: ':8443', metricsSecure }).subscribe();
+ * ```
+ */
+export interface ManagerMetricsSecure {
+  /** Where the TokenReviews and SubjectAccessReviews are sent, with the manager's own credentials. */
+  readonly kubeConfig: KubeConfig;
+  /**
+   * A directory holding `tls.crt` and `tls.key` for the metrics server, reloaded when rewritten as
+   * `webhookCertDir` is. Without it a self-signed certificate is made in memory at start, as controller-runtime
+   * does; Prometheus then scrapes with `insecure_skip_verify` (the token still authenticates the scraper).
+   * @default undefined (a self-signed certificate)
+   */
+  readonly certDir?: string;
+  /**
+   * How long a token's TokenReview and a user's SubjectAccessReview answer are kept, so a scrape every few seconds
+   * costs the API server nothing most of the time. A refusal is kept 30 s at most (controller-runtime's
+   * authorizer keeps allows 5 minutes and denials 30 s, and authentications 1 minute).
+   * @default 60_000
+   */
+  readonly cacheTtlMs?: number;
+  /** Tokens, and users, kept at most each: the oldest goes first. @default 1_024 */
+  readonly cacheSize?: number;
+  /** How long each TokenReview and SubjectAccessReview may take before the scrape is answered 500 (controller-runtime's TokenReview timeout). @default 10_000 */
+  readonly reviewTimeoutMs?: number;
+}
+
+/**
  * Options of {@link manager} and {@link runManager}.
  *
  * ## Example
@@ -89,7 +136,7 @@ export interface ManagerLeaderElection {
  * ```
  */
 export interface ManagerOptions {
-  /** The controllers to run (only while leading, with leader election). Required; may be empty when `informers` is not. */
+  /** The controllers to run (only while leading, with leader election). Required; may be empty when `informers` or `webhooks` is not. */
   readonly controllers: readonly Controller<any>[];
   /** More informers to keep running and to count in the probes, beside those the controllers read. @default [] */
   readonly informers?: readonly Informer<any>[];
@@ -97,10 +144,42 @@ export interface ManagerOptions {
   readonly leaderElection?: ManagerLeaderElection;
   /** What `/metrics` serves. Without it there is no metrics server. @default undefined */
   readonly metrics?: ManagerMetrics;
-  /** Where `/metrics` is served (`--metrics-bind-address`); `"0"` disables it. @default ':8080' */
+  /**
+   * Where `/metrics` is served (`--metrics-bind-address`); `"0"` disables it. Every interface by default, as
+   * controller-runtime: Prometheus scrapes the pod IP. Anyone who reaches the pod reaches it, hence
+   * `metricsSecure`.
+   * @default ':8080'
+   */
   readonly metricsBindAddress?: string;
-  /** Where `/healthz`, `/livez` and `/readyz` are served (`--health-probe-bind-address`); `"0"` disables them. @default ':8081' */
+  /** Serve `/metrics` over HTTPS to authenticated, authorized scrapers only (`--metrics-secure`). @default undefined (plain HTTP, to anyone) */
+  readonly metricsSecure?: ManagerMetricsSecure;
+  /**
+   * Where `/healthz`, `/livez` and `/readyz` are served (`--health-probe-bind-address`); `"0"` disables them.
+   * Every interface by default, as controller-runtime: the kubelet probes the pod IP, never its loopback.
+   * @default ':8081'
+   */
   readonly healthProbeBindAddress?: string;
+  /**
+   * Admission and conversion webhooks to serve over HTTPS (`admission.validating`, `admission.mutating`,
+   * `admission.conversion`), each on its own path; two with one path are a TypeError. They are served on every
+   * replica, leading or not, from the start to the end of the drain: the API server calls whichever pod the
+   * Service picks, and a webhook that stops answering blocks every write its failure policy covers.
+   * @default [] (no webhook server)
+   */
+  readonly webhooks?: readonly Webhook[];
+  /**
+   * Where the webhooks are served (`--webhook-bind-address`). Every interface by default, as controller-runtime:
+   * the API server reaches the webhook through its Service, at the pod's IP, never on loopback.
+   * @default ':9443'
+   */
+  readonly webhookBindAddress?: string;
+  /**
+   * The directory holding the webhook server's certificate and key, `tls.crt` and `tls.key`
+   * (`--webhook-cert-dir`), as cert-manager and a mounted Secret lay them out. A pair rewritten there is served
+   * to new connections without a restart; a missing or unusable pair at start fails the manager.
+   * @default '/tmp/k8s-webhook-server/serving-certs'
+   */
+  readonly webhookCertDir?: string;
   /**
    * How long a synced informer's cache may go without being shown current
    * (a watch event, a bookmark or a completed list: its `currentAt`) before
@@ -126,7 +205,7 @@ export interface ManagerOptions {
    * @default 600_000
    */
   readonly maxInitialSyncMs?: number;
-  /** Connections, header bytes and timeouts of the probe and metrics servers (HI-4…HI-7). @default {} (each field at its own default) */
+  /** Connections, header and body bytes and timeouts of the probe, metrics and webhook servers (HI-4…HI-7, WH-60…). @default {} (each field at its own default) */
   readonly serverLimits?: ManagerServerLimits;
   /**
    * Serving certificates provisioned in the cluster instead of read from a
@@ -144,7 +223,7 @@ export interface ManagerOptions {
 
 /**
  * What a running manager reports, in order:
- * - `serving`: a server listens: the address really bound and its actual port (when `:0` was asked for);
+ * - `serving`: a server listens (`probes`, `metrics`, `webhooks`): the address really bound and its actual port (when `:0` was asked for);
  * - `leadership`: this replica started or stopped leading, or saw a new leader;
  * - `reconcile`: a controller's outcome;
  * - `stopping`: a graceful stop began, and why.
@@ -163,7 +242,7 @@ export interface ManagerOptions {
 export type ManagerEvent =
   | {
       readonly type: 'serving';
-      readonly server: 'metrics' | 'probes';
+      readonly server: 'metrics' | 'probes' | 'webhooks';
       /** The address really bound, as the system reports it: `::` or `0.0.0.0` means every interface (HI-9). */
       readonly address: string;
       readonly port: number;
@@ -192,7 +271,12 @@ export interface ResolvedManagerOptions {
   readonly leaderElection: ResolvedLeaderElection | undefined;
   readonly metrics: ManagerMetrics | undefined;
   readonly metricsAt: BindAddress | undefined;
+  readonly metricsSecure: Required<Omit<ManagerMetricsSecure, 'certDir'>> & { readonly certDir: string | undefined } | undefined;
   readonly probesAt: BindAddress | undefined;
+  readonly webhooks: readonly Webhook[];
+  /** Where the webhooks are served; undefined when there are none. */
+  readonly webhooksAt: BindAddress | undefined;
+  readonly webhookCertDir: string;
   readonly maxSilenceMs: number;
   readonly maxInitialSyncMs: number;
   readonly serverLimits: ServerLimits;
@@ -201,7 +285,7 @@ export interface ResolvedManagerOptions {
   readonly scheduler: SchedulerLike;
 }
 
-const NAMES = ['controllers', 'informers', 'leaderElection', 'metrics', 'metricsBindAddress', 'healthProbeBindAddress', 'maxSilenceMs', 'maxInitialSyncMs', 'serverLimits', 'webhookCertificates', 'signal', 'scheduler'];
+const NAMES = ['controllers', 'informers', 'leaderElection', 'metrics', 'metricsBindAddress', 'metricsSecure', 'healthProbeBindAddress', 'webhooks', 'webhookBindAddress', 'webhookCertDir', 'webhookCertificates', 'maxSilenceMs', 'maxInitialSyncMs', 'serverLimits', 'signal', 'scheduler'];
 const LE_NAMES = ['lock', 'identity', 'leaseDuration', 'renewDeadline', 'retryPeriod', 'releaseOnStop'];
 
 function list<T>(name: string, value: unknown, looksRight: (v: Record<string, unknown>) => boolean, what: string): T[] {
@@ -221,14 +305,16 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
   if (o['controllers'] === undefined) throw new TypeError('manager: option "controllers" is required (an array of controllers, possibly empty)');
   const controllers = list<Controller<unknown>>('controllers', o['controllers'], (v) => fn(v, 'subscribe', 'shutdown', 'status') && Array.isArray(v['sources']), 'a controller (from controller())');
   const informers = list<Informer<unknown>>('informers', o['informers'], (v) => fn(v, 'subscribe', 'hasSynced', 'status'), 'an informer (from informer())');
-  if (controllers.length === 0 && informers.length === 0) throw new TypeError('manager: nothing to run: "controllers" and "informers" are both empty');
+  const webhooks = list<Webhook>('webhooks', o['webhooks'], (v) => WEBHOOK_TYPES.includes(v['type'] as string) && typeof v['path'] === 'string' && fn(v, 'review'), 'a webhook (from admission.validating, .mutating or .conversion)');
+  checkWebhookPaths(webhooks);
+  if (controllers.length === 0 && informers.length === 0 && webhooks.length === 0) throw new TypeError('manager: nothing to run: "controllers", "informers" and "webhooks" are all empty');
 
   const metrics = o['metrics'] as ManagerMetrics | undefined;
   if (metrics !== undefined) {
     if (typeof metrics !== 'object' || metrics === null || typeof metrics.metrics !== 'function' || typeof metrics.contentType !== 'string') {
       throw new TypeError(`manager: option "metrics" must have contentType (a string) and metrics() (a promise of the text), as a prom-client Registry, got ${describeValue(metrics)}`);
     }
-    for (const name of ['addController', 'addInformer', 'addLeaderElection'] as const) {
+    for (const name of ['addController', 'addInformer', 'addLeaderElection', 'addWebhooks'] as const) {
       if (metrics[name] !== undefined && typeof metrics[name] !== 'function') throw new TypeError(`manager: option "metrics.${name}" must be a function, got ${describeValue(metrics[name])}`);
     }
   }
@@ -241,7 +327,18 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
     throw new TypeError(`manager: options "metricsBindAddress" and "healthProbeBindAddress" both use port ${metricsAt.port}`);
   }
 
+  const webhooksAt = resolveWebhookAddress(o['webhookBindAddress'], webhooks.length > 0, [
+    ['metricsBindAddress', metrics === undefined ? undefined : metricsAt],
+    ['healthProbeBindAddress', probesAt],
+  ]);
+  const webhookCertDir = o['webhookCertDir'] ?? '/tmp/k8s-webhook-server/serving-certs';
+  if (typeof webhookCertDir !== 'string' || webhookCertDir === '') throw new TypeError(`manager: option "webhookCertDir" must be a directory path, got ${describeValue(webhookCertDir)}`);
+
   const scheduler = schedulerOption('manager', o['scheduler'], asyncScheduler);
+  if (o['webhookCertificates'] !== undefined) {
+    if (webhooks.length === 0) throw new TypeError('manager: option "webhookCertificates" is given but there are no "webhooks" to serve with them');
+    if (o['webhookCertDir'] !== undefined) throw new TypeError('manager: options "webhookCertDir" and "webhookCertificates" are both given: the certificates come from one or the other');
+  }
   const signal = o['signal'];
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError(`manager: option "signal" must be an AbortSignal, got ${describeValue(signal)}`);
   return {
@@ -250,7 +347,11 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
     leaderElection: resolveLeaderElection(o['leaderElection']),
     metrics,
     metricsAt: metrics === undefined ? undefined : metricsAt,
+    metricsSecure: resolveMetricsSecure(o['metricsSecure'], metrics !== undefined && metricsAt !== undefined),
     probesAt,
+    webhooks,
+    webhooksAt,
+    webhookCertDir,
     maxSilenceMs: numberOption('manager', 'maxSilenceMs', o['maxSilenceMs'], 300_000, { min: 1 }),
     maxInitialSyncMs: numberOption('manager', 'maxInitialSyncMs', o['maxInitialSyncMs'], 600_000, { min: 1 }),
     serverLimits: resolveServerLimits(o['serverLimits']),
@@ -258,6 +359,54 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
     signal,
     scheduler,
   };
+}
+
+const SECURE_NAMES = ['kubeConfig', 'certDir', 'cacheTtlMs', 'cacheSize', 'reviewTimeoutMs'];
+
+function resolveMetricsSecure(value: unknown, served: boolean): ResolvedManagerOptions['metricsSecure'] {
+  if (value === undefined) return undefined;
+  const o = checkOptionNames('manager: metricsSecure', value, SECURE_NAMES);
+  if (!served) throw new TypeError('manager: option "metricsSecure" is given but no metrics are served ("metrics" missing or "metricsBindAddress" is "0")');
+  const kc = o['kubeConfig'] as KubeConfig | undefined;
+  if (typeof kc !== 'object' || kc === null || typeof kc.getCurrentCluster !== 'function' || kc.getCurrentCluster() === null) {
+    throw new TypeError(`manager: option "metricsSecure.kubeConfig" must be a KubeConfig with a current cluster (loadKubeConfig()), got ${describeValue(kc)}`);
+  }
+  const certDir = o['certDir'];
+  if (certDir !== undefined && (typeof certDir !== 'string' || certDir === '')) throw new TypeError(`manager: option "metricsSecure.certDir" must be a directory path, got ${describeValue(certDir)}`);
+  return {
+    kubeConfig: kc,
+    certDir,
+    cacheTtlMs: numberOption('manager', 'metricsSecure.cacheTtlMs', o['cacheTtlMs'], 60_000, { min: 0, integer: true }),
+    cacheSize: numberOption('manager', 'metricsSecure.cacheSize', o['cacheSize'], 1_024, { min: 1, integer: true }),
+    reviewTimeoutMs: numberOption('manager', 'metricsSecure.reviewTimeoutMs', o['reviewTimeoutMs'], 10_000, { min: 1, integer: true }),
+  };
+}
+
+const WEBHOOK_TYPES: readonly unknown[] = ['validating', 'mutating', 'conversion'];
+
+/** Each webhook path once, each an absolute path: the server routes by exact path. */
+function checkWebhookPaths(webhooks: readonly Webhook[]): void {
+  const seen = new Map<string, number>();
+  webhooks.forEach((w, i) => {
+    if (!w.path.startsWith('/')) throw new TypeError(`manager: webhooks[${i}] has path ${describeValue(w.path)}; a path starts with "/"`);
+    const before = seen.get(w.path);
+    if (before !== undefined) throw new TypeError(`manager: webhooks[${before}] and webhooks[${i}] both have path ${describeValue(w.path)}; give one of them another "path"`);
+    seen.set(w.path, i);
+  });
+}
+
+/** The webhook server's address: only with webhooks, never off when there are some, never on another server's port. */
+function resolveWebhookAddress(value: unknown, serving: boolean, others: readonly [string, BindAddress | undefined][]): BindAddress | undefined {
+  const at = parseBindAddress('webhookBindAddress', value ?? ':9443');
+  if (!serving) {
+    if (value !== undefined && at !== undefined) throw new TypeError(`manager: option "webhookBindAddress" is ${describeValue(value)} but there are no "webhooks" to serve there`);
+    return undefined;
+  }
+  if (at === undefined) throw new TypeError('manager: option "webhookBindAddress" is "0" but "webhooks" are given; the API server could not call them');
+  for (const [name, other] of others) {
+    if (other !== undefined && at.port !== 0 && other.port === at.port) throw new TypeError(`manager: options "webhookBindAddress" and "${name}" both use port ${at.port}`);
+  }
+  return at;
 }
 
 function resolveLeaderElection(value: unknown): ResolvedManagerOptions['leaderElection'] {

@@ -2,8 +2,9 @@ import { checkOptionNames, describeValue, numberOption } from '../options/valida
 import { MAX_TIMER_MS } from '../options/timerDelay.js';
 
 /**
- * Bounds on what a client of the runner's probe and metrics servers can hold:
- * connections, header bytes, and how long each part of a request may take.
+ * Bounds on what a client of the runner's probe, metrics and webhook servers
+ * can hold: connections, header and body bytes, and how long each part of a
+ * request may take.
  * Anyone who reaches the pod IP reaches these ports, so each bound is set; the
  * defaults leave the kubelet (a new connection per probe, answered in
  * milliseconds) and Prometheus (one keep-alive connection per scrape) far
@@ -40,6 +41,13 @@ export interface ManagerServerLimits {
   readonly maxHeaderBytes?: number;
   /** How long a route may take to answer before the client gets a 503 instead; Prometheus gives up on a scrape after 10 s by default. @default 10_000 */
   readonly answerTimeoutMs?: number;
+  /**
+   * Bytes of a request body the webhook server reads (the probe and metrics servers read none). A longer body is
+   * answered 413 and the connection closed without reading the rest. controller-runtime reads at most 7 MiB too:
+   * etcd stores objects up to 1.5 MiB, and an AdmissionReview carries the object and the old one, JSON-escaped.
+   * @default 7_340_032
+   */
+  readonly maxBodyBytes?: number;
 }
 
 /** The limits once checked, each set. */
@@ -54,6 +62,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   idleTimeoutMs: 30_000,
   maxHeaderBytes: 16_384,
   answerTimeoutMs: 10_000,
+  maxBodyBytes: 7 * 1024 * 1024,
 };
 
 const NAMES = Object.keys(DEFAULT_SERVER_LIMITS);
@@ -65,7 +74,7 @@ export function resolveServerLimits(value: unknown): ServerLimits {
   const resolved = {} as Record<keyof ServerLimits, number>;
   for (const name of NAMES as (keyof ServerLimits)[]) {
     const n = numberOption('manager', `serverLimits.${name}`, o[name], DEFAULT_SERVER_LIMITS[name], { min: 1, integer: true });
-    if (n > MAX_TIMER_MS) throw new TypeError(`manager: option "serverLimits.${name}" must be at most ${MAX_TIMER_MS}, got ${describeValue(n)}`);
+    if (name !== 'maxBodyBytes' && n > MAX_TIMER_MS) throw new TypeError(`manager: option "serverLimits.${name}" must be at most ${MAX_TIMER_MS}, got ${describeValue(n)}`);
     resolved[name] = n;
   }
   if (resolved.headersTimeoutMs > resolved.requestTimeoutMs) {

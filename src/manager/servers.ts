@@ -1,4 +1,5 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server as HttpServer, type ServerOptions as HttpServerOptions, type ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { reportError } from '../errors/reportError.js';
 import { formatBindAddress, type BindAddress } from './bindAddress.js';
@@ -12,10 +13,12 @@ export interface Answer {
   readonly status: number;
   readonly contentType: string;
   readonly body: string;
+  /** More response headers (`WWW-Authenticate` on a 401). @default {} */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** A route: the answer to a GET of its path, given the request's path and query. */
-export type Route = (target: RequestTarget) => Promise<Answer> | Answer;
+/** A route: the answer to a GET of its path, given the request's path and query, and the request (for its headers). */
+export type Route = (target: RequestTarget, req: IncomingMessage) => Promise<Answer> | Answer;
 
 /** A listening server. */
 export interface Listening {
@@ -41,23 +44,47 @@ const text = (status: number, body: string): Answer => ({ status, contentType: T
  */
 export function listen(what: string, at: BindAddress, routes: Readonly<Record<string, Route>>, limits: ServerLimits): Promise<Listening> {
   const cap = new ConnectionCap(limits.maxConnections);
-  const server = createServer(
-    {
-      maxHeaderSize: limits.maxHeaderBytes,
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      // How often Node looks for requests past those two timeouts; its default (30 s) would let them run that much longer.
-      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
-    },
-    (req, res) => {
-      cap.answering(req.socket, res);
-      serve(req, res, routes, limits.answerTimeoutMs).catch((err: unknown) => abandon(res, what, err));
-    },
-  );
+  const answer = answerRoutes(what, routes, limits);
+  const server = createServer(serverOptions(limits), (req, res) => {
+    cap.answering(req.socket, res);
+    answer(req, res);
+  });
+  guard(server, cap, limits);
+  return bind(server, what, at, 'http');
+}
+
+/** The request handler of {@link listen}, for a server made elsewhere (the HTTPS one of secure metrics). */
+export function answerRoutes(what: string, routes: Readonly<Record<string, Route>>, limits: ServerLimits): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => void serve(req, res, routes, limits.answerTimeoutMs).catch((err: unknown) => abandon(res, what, err));
+}
+
+/** The bounds Node's HTTP parser enforces itself (HI-5, HI-6), the same for every server of the runner. */
+export function serverOptions(limits: ServerLimits): HttpServerOptions {
+  return {
+    maxHeaderSize: limits.maxHeaderBytes,
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // How often Node looks for requests past those two timeouts; its default (30 s) would let them run that much longer.
+    connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+  };
+}
+
+/**
+ * Puts the connection cap (HI-4), the idle timeout and the answer to a request the parser refused on a server,
+ * plain or TLS. On a TLS server the cap counts TCP connections, so handshakes in progress are counted too.
+ */
+export function guard(server: HttpServer | HttpsServer, cap: ConnectionCap, limits: ServerLimits): void {
   server.timeout = limits.idleTimeoutMs;
   server.on('connection', (socket: Socket) => cap.admit(socket));
   server.on('clientError', refuse);
+}
+
+/**
+ * Listens on `at`; rejects with the listen error naming `what` and the address, and reports (never throws) what
+ * goes wrong once listening.
+ */
+export function bind(server: HttpServer | HttpsServer, what: string, at: BindAddress, scheme: 'http' | 'https'): Promise<Listening> {
   return new Promise((resolve, reject) => {
     server.once('error', (err) => reject(new Error(`manager: the ${what} server cannot listen on ${formatBindAddress(at)}: ${err.message}`, { cause: err })));
     server.listen({ port: at.port, ...(at.host !== undefined && { host: at.host }) }, () => {
@@ -69,7 +96,7 @@ export function listen(what: string, at: BindAddress, routes: Readonly<Record<st
       resolve({
         address,
         port,
-        url: `http://${formatBindAddress({ host, port })}`,
+        url: `${scheme}://${formatBindAddress({ host, port })}`,
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());
@@ -90,19 +117,19 @@ async function serve(req: IncomingMessage, res: ServerResponse, routes: Readonly
   if (target === undefined) a = text(400, 'malformed request-target: expected an absolute path such as /healthz\n');
   else if (req.method !== 'GET' && req.method !== 'HEAD') a = text(405, 'only GET and HEAD are served\n');
   else if (route === undefined) a = text(404, `not found; served: ${Object.keys(routes).join(', ')}\n`);
-  else a = await within(route, target, answerTimeoutMs, res);
+  else a = await within(route, target, req, answerTimeoutMs, res);
   send(req, res, a);
 }
 
 /** The route's answer, a 500 naming what it threw, or a 503 once it took longer than `ms`; settles early when the client left. */
-function within(route: Route, target: RequestTarget, ms: number, res: ServerResponse): Promise<Answer> {
+function within(route: Route, target: RequestTarget, req: IncomingMessage, ms: number, res: ServerResponse): Promise<Answer> {
   let timer: NodeJS.Timeout | undefined;
   let gone: (() => void) | undefined;
   return new Promise<Answer>((resolve) => {
     timer = setTimeout(() => resolve(text(503, `no answer within ${ms} ms\n`)), ms);
     gone = () => resolve(text(499, ''));
     res.once('close', gone);
-    new Promise<Answer>((answered) => answered(route(target)))
+    new Promise<Answer>((answered) => answered(route(target, req)))
       .catch((err: unknown) => text(500, `${printable(err instanceof Error ? `${err.name}: ${err.message}` : String(err))}\n`))
       .then(resolve);
   }).finally(() => {
@@ -120,6 +147,7 @@ function send(req: IncomingMessage, res: ServerResponse, a: Answer): void {
     'x-content-type-options': 'nosniff',
   };
   if (a.status === 405) headers['allow'] = 'GET, HEAD';
+  for (const [name, value] of Object.entries(a.headers ?? {})) headers[name] = value;
   // A body nobody reads is not drained for a next request on the same connection: the connection ends with the answer.
   if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) headers['connection'] = 'close';
   res.writeHead(a.status, headers);
@@ -127,7 +155,7 @@ function send(req: IncomingMessage, res: ServerResponse, a: Answer): void {
 }
 
 /** Something unforeseen broke an answer: the connection is dropped and the error reported, nothing thrown. */
-function abandon(res: ServerResponse, what: string, err: unknown): void {
+export function abandon(res: ServerResponse, what: string, err: unknown): void {
   try {
     res.destroy();
   } catch {
@@ -137,7 +165,7 @@ function abandon(res: ServerResponse, what: string, err: unknown): void {
 }
 
 /** A request Node's parser refused (malformed, too large, too slow, or a reset): a bare status when nothing was written yet, then the connection ends. */
-function refuse(err: NodeJS.ErrnoException, socket: Socket): void {
+export function refuse(err: NodeJS.ErrnoException, socket: Socket): void {
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   try {
     if (err.code !== 'ECONNRESET' && socket.writable && socket.bytesWritten === 0) {

@@ -1,4 +1,4 @@
-import { Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Observable } from 'rxjs';
 import type { ControllerMetrics } from '../controller/metrics.js';
 import { CallbackError } from '../errors/CallbackError.js';
@@ -9,6 +9,8 @@ import { describeValue } from '../options/validate.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
 import { controllerFamilies, informerFamilies, leaderElectionFamilies, workQueueFamilies, type Sources } from './families.js';
 import { SnapshotMetric } from './snapshotMetric.js';
+import type { WebhookServerMetrics } from '../manager/webhookMetrics.js';
+import { webhookFamilies } from './webhookFamilies.js';
 
 /**
  * Options of {@link prometheusMetrics}.
@@ -30,6 +32,14 @@ export interface PrometheusMetricsOptions {
    * @default a new Registry of its own
    */
   readonly registry?: Registry;
+  /**
+   * Also collect prom-client's default metrics in the registry: `process_*` (CPU, memory, open descriptors,
+   * start time) and `nodejs_*` (event loop lag, heap, garbage collection), as a Go controller exposes `process_*`
+   * and `go_*` beside controller-runtime's. A process out of memory or with a blocked event loop shows there
+   * first. Skipped when the registry holds them already (`collectDefaultMetrics()` was called on it).
+   * @default true
+   */
+  readonly defaultMetrics?: boolean;
 }
 
 /**
@@ -103,6 +113,13 @@ export interface PrometheusMetrics {
    * shared stream, since a cold `leaderElection()` would start an elector of its own.
    */
   addLeaderElection(name: string, leading: Observable<boolean>): () => void;
+  /**
+   * Exports the runner's webhook server under controller-runtime's names: `controller_runtime_webhook_requests_total{webhook,code}`,
+   * `controller_runtime_webhook_latency_seconds{webhook}`, `controller_runtime_webhook_requests_in_flight{webhook}`, and
+   * rxkube's `rxkube_webhook_failures_total{webhook,failure}`. The manager calls it when it serves webhooks. One
+   * webhook server per exporter: a second one throws.
+   */
+  addWebhooks(server: { metrics(): WebhookServerMetrics }): () => void;
 }
 
 function checkName(what: string, name: unknown): string {
@@ -176,6 +193,7 @@ function guarded<M>(kind: string, name: string, read: () => M): () => M | undefi
  *
  * @param opts where to register the families.
  * @param opts.registry the prom-client registry. @default a new Registry of its own
+ * @param opts.defaultMetrics also collect prom-client's process_* and nodejs_* metrics. @default true
  * @returns the exporter; nothing is exported until something is added.
  * @throws TypeError when an option is invalid; Error when the registry already holds one of the names.
  */
@@ -188,12 +206,22 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions = {}): Promethe
   const informers = new Map<string, () => InformerMetrics | undefined>();
   const leaders = new Map<string, () => boolean>();
   const sources: Sources = { controllers, multiClusterControllers, queues, informers, leaders };
-  const families = [...workQueueFamilies(sources), ...controllerFamilies(sources), ...leaderElectionFamilies(sources), ...informerFamilies(sources)];
+  let webhooks: (() => WebhookServerMetrics | undefined) | undefined;
+  const families = [
+    ...workQueueFamilies(sources),
+    ...controllerFamilies(sources),
+    ...leaderElectionFamilies(sources),
+    ...informerFamilies(sources),
+    ...webhookFamilies(() => webhooks?.()),
+  ];
   const taken = families.find((f) => registry.getSingleMetric(f.name) !== undefined);
   if (taken !== undefined) {
     throw new Error(`prometheusMetrics: the registry already has a metric named ${taken.name} (one prometheusMetrics() per registry)`);
   }
   for (const f of families) registry.registerMetric(new SnapshotMetric(f).asMetric());
+  const defaults = opts.defaultMetrics ?? true;
+  if (typeof defaults !== 'boolean') throw new TypeError(`prometheusMetrics: option "defaultMetrics" must be a boolean, got ${describeValue(defaults)}`);
+  if (defaults && registry.getSingleMetric('process_cpu_user_seconds_total') === undefined) collectDefaultMetrics({ register: registry });
 
   /** Adds `read` under `name` to `map`, returning the idempotent remover. */
   const add = <V>(map: Map<string, V>, name: string, read: V): (() => void) => {
@@ -233,6 +261,17 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions = {}): Promethe
         throw new Error(`prometheusMetrics: an informer named ${JSON.stringify(name)} is already exported; give the other one a distinct \`name\` option`);
       }
       return add(informers, name, guarded('informer', name, () => source.metrics()));
+    },
+    addWebhooks(server) {
+      if (server === null || typeof server !== 'object' || typeof (server as { metrics?: unknown }).metrics !== 'function') {
+        throw new TypeError(`prometheusMetrics: the webhook server must be an object with metrics(), got ${describeValue(server)}`);
+      }
+      if (webhooks !== undefined) throw new Error('prometheusMetrics: a webhook server is already exported (one per exporter)');
+      const read = guarded('webhook server', 'webhooks', () => server.metrics());
+      webhooks = read;
+      return () => {
+        if (webhooks === read) webhooks = undefined;
+      };
     },
     addLeaderElection(name, leading) {
       checkName('leader election name', name);

@@ -17,7 +17,8 @@ import { Storage } from './storage/storage.js';
 import { StorageApi } from './storage/storageApi.js';
 import { generateServingCertificate, type ServingCertificate } from './tls/tls.js';
 import { WatchHub } from './watch/watch.js';
-import { usersByToken } from './auth/users.js';
+import { usersByToken, type UserInfo } from './auth/users.js';
+import { WebhookAdmission } from './admission/dispatch.js';
 import { describeValue } from '../options/validate.js';
 import { timerDelay } from '../options/timerDelay.js';
 
@@ -85,6 +86,8 @@ export class ApiServer extends StorageApi {
   readonly #cert: ServingCertificate | undefined;
   // The bearer tokens accepted now, when authentication is on; shared with the request handler.
   readonly #tokens: Set<string> | undefined;
+  // The other users' tokens, which may not become the admin's.
+  readonly #users: ReadonlyMap<string, UserInfo>;
   // How often open watches are offered a bookmark while the server listens.
   readonly #bookmarkIntervalMs: number;
   // Running churn generators, stopped by close().
@@ -128,8 +131,11 @@ export class ApiServer extends StorageApi {
     this.#crds = crds;
     this.#cert = cert;
     this.#tokens = options.token === undefined ? undefined : new Set([options.token]);
+    this.#users = usersByToken(options.users, options.token);
     this.#bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
     for (const t of [...builtInResources(), ...eventResources()]) this.#registry.add(t);
+    const admission = new WebhookAdmission(storage, registry);
+    for (const t of admission.types) this.#registry.add(t);
     for (const def of options.resources ?? []) this.#registry.register(def);
     for (const crd of options.crds ?? []) storage.create(crds.type, structuredClone(crd) as Record<string, unknown>, undefined);
     const stalled = new Set<ServerResponse>();
@@ -140,8 +146,9 @@ export class ApiServer extends StorageApi {
       hub: this.#hub,
       namespaces: this.#namespaces,
       tokens: this.#tokens,
-      users: usersByToken(options.users, options.token),
+      users: this.#users,
       authorize: options.authorize,
+      admission,
       compression: options.compression ?? true,
       watchList: options.watchList ?? true,
       stalled,
@@ -287,6 +294,7 @@ export class ApiServer extends StorageApi {
   #tokensFor(method: string, token: string): Set<string> {
     if (this.#tokens === undefined) throw new TypeError(`${method}: the server was started without a token, so it authenticates nobody`);
     if (typeof token !== 'string' || token === '' || /\s/.test(token)) throw new TypeError(`${method}: token must be a non-empty string without whitespace, got ${describeValue(token)}`);
+    if (this.#users.has(token)) throw new TypeError(`${method}: the token is a user's of the users option, not the admin's`);
     return this.#tokens;
   }
 

@@ -6,6 +6,7 @@ import type { NamespaceLifecycle } from './storage/namespaceLifecycle.js';
 import type { ResourceRegistry } from './storage/registry.js';
 import type { Storage } from './storage/storage.js';
 import type { WatchHub } from './watch/watch.js';
+import type { WebhookAdmission } from './admission/dispatch.js';
 
 /** What the request handlers of one simulator share: its state and its settings. */
 export interface ServerContext {
@@ -22,6 +23,8 @@ export interface ServerContext {
   readonly users: ReadonlyMap<string, UserInfo>;
   /** Decides SubjectAccessReviews; undefined: the default decision. */
   readonly authorize: ((attributes: AccessAttributes) => AccessDecision) | undefined;
+  /** The admission webhooks the stored configurations register. */
+  readonly admission: WebhookAdmission;
   /** Whether responses over 128 KiB are gzipped for clients that accept it (never watches). */
   readonly compression: boolean;
   /** False acts like a server without the WatchList feature gate. */

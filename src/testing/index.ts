@@ -2,7 +2,7 @@ import '../engine.js';
 export { startApiServer, ApiServer } from './ApiServer.js';
 export type { ApiServerOptions, ApiServerStats, ApiServerFaults, AuditEvent, RestartOptions, ResourceName } from './ApiServer.js';
 export type { ResourceDefinition } from './storage/resources.js';
-export type { SimulatedUser, UserInfo, AccessAttributes, AccessDecision } from './auth/users.js';
+export type { SimulatedUser, AccessAttributes, AccessDecision } from './auth/users.js';
 export type {
   Fault,
   FaultTarget,

@@ -1,4 +1,7 @@
+import { X509Certificate } from 'node:crypto';
+import { connect } from 'node:tls';
 import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
+import { admission } from '../../../src/admission/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setErrorReporter } from '../../../src/errors/reportError.js';
 import { informer } from '../../../src/informer/informer.js';
@@ -16,7 +19,7 @@ const running: Running[] = [];
 
 beforeEach(async () => {
   audit = [];
-  setErrorReporter(() => undefined); // the webhook configurations are not served here: their informers' 404s are expected
+  setErrorReporter(() => undefined); // the takeover test strips tls.crt from the Secret: that report is expected
   server = await startApiServer({ audit: (e) => void audit.push(e) });
 });
 afterEach(async () => {
@@ -34,6 +37,8 @@ function opts(identity?: string): ManagerOptions {
     controllers: [],
     informers: [informer<V1ConfigMap>(kubeSource(kc, 'v1/configmaps', { namespace: 'ops' }))],
     healthProbeBindAddress: '127.0.0.1:0',
+    webhooks: [admission.validating('v1/configmaps', () => admission.allow())],
+    webhookBindAddress: '127.0.0.1:0',
     webhookCertificates: { kubeConfig: kc, name: 'web-hooks', service: { namespace: 'ops', name: 'web-svc' } },
     ...(identity !== undefined && {
       leaderElection: { lock: leaseLock(kc, { namespace: 'ops', name: 'web-operator' }), identity, leaseDuration: 3_000, renewDeadline: 2_000, retryPeriod: 500 },
@@ -41,11 +46,28 @@ function opts(identity?: string): ManagerOptions {
   };
 }
 
+/** The fingerprint of the certificate a replica's webhook server presents now, once it serves. */
+async function served(r: Running): Promise<string> {
+  const at = await waitFor(() => r.events.find((e) => e.type === 'serving' && e.server === 'webhooks'), 'the webhook server listening');
+  if (at.type !== 'serving') throw new Error('unreachable');
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port: at.port, rejectUnauthorized: false }, () => {
+      resolve(socket.getPeerX509Certificate()?.fingerprint256 ?? '');
+      socket.end();
+    });
+    socket.on('error', reject);
+  });
+}
+
+const fingerprintOf = (s: V1Secret | undefined): string => new X509Certificate(Buffer.from(certOf(s) ?? '', 'base64')).fingerprint256;
+
 describe('manager with webhookCertificates', () => {
   it('provisions the Secret when it runs alone, without leader election', async () => {
-    running.push(start(opts()));
+    const r = start(opts());
+    running.push(r);
     await waitFor(() => certOf(secret()), 'the Secret written');
     expect(secret()?.type).toBe('kubernetes.io/tls');
+    expect(await served(r)).toBe(fingerprintOf(secret()));
   });
 
   it('provisions only from the leader, and the standby takes over once the leader stops', async () => {
@@ -57,6 +79,9 @@ describe('manager with webhookCertificates', () => {
     await waitFor(() => certOf(secret()), 'the Secret written');
     await waitFor(() => b.events.some((e) => e.type === 'leadership' && e.leader === 'replica-a'), 'replica-b seeing replica-a lead');
     expect(audit.filter((e) => e.resource === 'v1/secrets' && e.verb === 'create').map((e) => e.code)).toEqual([201]);
+    // Both serve the leader's pair: the leader only once it had one, which it could only write while leading.
+    expect(await served(a)).toBe(fingerprintOf(secret()));
+    expect(await served(b)).toBe(fingerprintOf(secret()));
 
     await a.stop();
     await waitFor(() => b.events.some((e) => e.type === 'leadership' && e.leading), 'replica-b leading');

@@ -54,10 +54,6 @@ beforeEach(async () => {
   server = await startApiServer({
     audit: (e) => void audit.push(e),
     crds: [websitesCrd],
-    resources: [
-      { group: 'admissionregistration.k8s.io', version: 'v1', plural: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', namespaced: false },
-      { group: 'admissionregistration.k8s.io', version: 'v1', plural: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', namespaced: false },
-    ],
   });
   await server.create(VWC, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'web-hooks' }, webhooks: [webhook('v1'), webhook('v2', 'c3RhbGU=')] });
   await server.create(MWC, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'web-hooks' }, webhooks: [webhook('m1')] });

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
 import { startApiServer, type AccessAttributes, type ApiServer } from '../../../src/testing/index.js';
 
 let server: ApiServer | undefined;
@@ -37,6 +38,10 @@ describe('TokenReview', () => {
     server = await startApiServer({ token: 'admin', users: [{ token: 'prom', username: 'p' }] });
     expect((await fetch(`${server.url}/api/v1/namespaces/default/pods`, { headers: { authorization: 'Bearer prom' } })).status).toBe(200);
     expect((await post(server, TR, review('prom'), 'nobody')).code).toBe(401);
+    // A user's token cannot become the admin's.
+    expect(() => server?.acceptToken('prom')).toThrow(/a user's of the users option/);
+    server.revokeToken('admin');
+    expect((await post(server, TR, review('admin'), 'prom')).body['status']).toEqual({ user: {} });
   });
 
   it('refuses a review without a token (400) and a body of another kind (400)', async () => {
@@ -44,7 +49,11 @@ describe('TokenReview', () => {
     const empty = await post(server, TR, review(''));
     expect(empty.code).toBe(400);
     expect(empty.body['message']).toBe('token is required for TokenReview in authentication');
-    expect((await post(server, TR, { kind: 'Pod', apiVersion: 'v1' })).code).toBe(400);
+    const other = await post(server, TR, { kind: 'Pod', apiVersion: 'v1' });
+    expect(other.code).toBe(400);
+    expect(other.body['message']).toBe('the API version in the data (v1) does not match the expected API version (authentication.k8s.io/v1)');
+    // Without kind and apiVersion the body is taken as the URL's kind, as kube-apiserver defaults them.
+    expect((await post(server, TR, { spec: { token: 'admin' } })).body['status'].authenticated).toBe(true);
     expect((await fetch(`${server.url}${TR}`, { headers: { authorization: 'Bearer admin' } })).status).toBe(405);
   });
 
@@ -103,10 +112,16 @@ describe('SubjectAccessReview', () => {
     expect(both.body['details'].causes.map((c: { field: string }) => c.field)).toEqual(['spec.nonResourceAttributes', 'spec.user']);
     expect((await post(server, SAR, 'not an object')).code).toBe(400);
   });
+});
 
-  it('types the decision', () => {
-    expectTypeOf<Parameters<typeof startApiServer>[0]>().toMatchTypeOf<{ authorize?: (a: AccessAttributes) => boolean | { allowed: boolean } } | undefined>();
-    // @ts-expect-error a decision is a boolean or { allowed }
-    void startApiServer({ authorize: () => 'yes' }).then((s) => s.close());
+describe('client-node against the reviews', () => {
+  it('creates a TokenReview and a SubjectAccessReview through the generated clients', async () => {
+    server = await startApiServer({ token: 'admin', users: [{ token: 'prom', username: 'prometheus' }], authorize: (a) => a.user === 'prometheus' });
+    const kc = server.kubeConfig();
+    const tr = await kc.makeApiClient(AuthenticationV1Api).createTokenReview({ body: { spec: { token: 'prom' } } });
+    expect(tr.status?.authenticated).toBe(true);
+    expect(tr.status?.user?.username).toBe('prometheus');
+    const sar = await kc.makeApiClient(AuthorizationV1Api).createSubjectAccessReview({ body: { spec: { user: 'prometheus', nonResourceAttributes: { path: '/metrics', verb: 'get' } } } });
+    expect(sar.status?.allowed).toBe(true);
   });
 });

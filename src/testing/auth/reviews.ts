@@ -16,11 +16,20 @@ function isRecord(v: unknown): v is AnyObject {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** The review a body holds, or kube-apiserver's 400 for a body of another kind or version. */
+/**
+ * The review a body holds, its kind and apiVersion defaulted from the URL
+ * as kube-apiserver's create handler defaults them; another kind or version
+ * is 400 in its words, as is a body that is not an object.
+ */
 function reviewOf(body: unknown, apiVersion: string, kind: string): AnyObject {
   if (!isRecord(body)) throw badRequest(`the request body must be a ${kind} object`);
-  if (body['kind'] !== kind || body['apiVersion'] !== apiVersion) {
-    throw badRequest(`the body of a ${kind} request must have kind ${JSON.stringify(kind)} and apiVersion ${JSON.stringify(apiVersion)}, got ${printable(JSON.stringify(body['kind']) ?? 'nothing').slice(0, 100)} and ${printable(JSON.stringify(body['apiVersion']) ?? 'nothing').slice(0, 100)}`);
+  const givenVersion = body['apiVersion'];
+  if (givenVersion !== undefined && givenVersion !== '' && givenVersion !== apiVersion) {
+    throw badRequest(`the API version in the data (${printable(String(givenVersion).slice(0, 100))}) does not match the expected API version (${apiVersion})`);
+  }
+  const givenKind = body['kind'];
+  if (givenKind !== undefined && givenKind !== '' && givenKind !== kind) {
+    throw badRequest(`the kind in the data (${printable(String(givenKind).slice(0, 100))}) does not match the expected kind (${kind})`);
   }
   return body;
 }

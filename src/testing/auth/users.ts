@@ -26,7 +26,7 @@ export interface SimulatedUser {
   readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
-/** Who made a request, as kube-apiserver's user.Info carries it (and an AdmissionReview's userInfo). */
+/** Who made a request, as kube-apiserver's user.Info carries it: an AdmissionReview's `userInfo`, a TokenReview's `status.user`. */
 export interface UserInfo {
   readonly username: string;
   readonly uid?: string;
@@ -35,8 +35,18 @@ export interface UserInfo {
 }
 
 /**
- * What a SubjectAccessReview asks, as {@link ApiServerOptions.authorize} is given it: the review's `spec`
- * (`user`, `groups`, `uid`, `extra`, and exactly one of `resourceAttributes` / `nonResourceAttributes`).
+ * What a SubjectAccessReview asks, as the `authorize` option of
+ * `startApiServer` is given it: the review's `spec` (`user`, `groups`,
+ * `uid`, `extra`, and exactly one of `resourceAttributes` /
+ * `nonResourceAttributes`), reduced to its strings.
+ *
+ * ## Example
+ * ```ts
+ * import { startApiServer, type AccessAttributes } from 'rxkube/testing';
+ *
+ * const metricsReader = (a: AccessAttributes) => a.nonResourceAttributes?.path === '/metrics' && a.user === 'system:serviceaccount:monitoring:prometheus';
+ * const server = await startApiServer({ authorize: metricsReader });
+ * ```
  */
 export interface AccessAttributes {
   readonly user: string;
@@ -55,7 +65,20 @@ export interface AccessAttributes {
   readonly nonResourceAttributes?: { readonly path?: string; readonly verb?: string };
 }
 
-/** What an authorizer decides: allowed or not, with the reason a SubjectAccessReview reports; `denied` is an explicit denial. */
+/**
+ * What the `authorize` option decides for one SubjectAccessReview: a
+ * boolean, or `{ allowed, denied?, reason? }` where `denied` is an explicit
+ * denial (reported only when not allowed) and `reason` goes to
+ * `status.reason`.
+ *
+ * ## Example
+ * ```ts
+ * import type { AccessAttributes, AccessDecision } from 'rxkube/testing';
+ *
+ * const noSecrets = (a: AccessAttributes): AccessDecision =>
+ *   a.resourceAttributes?.resource === 'secrets' ? { allowed: false, denied: true, reason: 'secrets are off limits' } : true;
+ * ```
+ */
 export type AccessDecision = boolean | { readonly allowed: boolean; readonly denied?: boolean; readonly reason?: string };
 
 /** The admin: who the `token` option (or, with no authentication, everybody) is. */

@@ -15,6 +15,11 @@ import { parsePath, verbOf, type Target } from './target.js';
 import { injectedError } from '../watch/watch.js';
 import { ACCESS_REVIEWS_PATH, accessReviewAnswer, TOKEN_REVIEWS_PATH, tokenReviewAnswer } from '../auth/reviews.js';
 import { ADMIN, type UserInfo } from '../auth/users.js';
+import { admitCollectionDelete, admittedAnswer, scaleAdmission } from '../admission/admittedWrite.js';
+import { scaleAnswer } from '../writes/scale.js';
+import { conversionWebhookFor, type ConversionWebhook } from '../admission/conversion.js';
+import { bodyToStorage, convertedBody, convertedWrite, ConvertingSink, type ConvertedWrite } from '../admission/convertedBody.js';
+import type { ResourceType } from '../storage/resources.js';
 import { serveWatch } from '../watch/watchServing.js';
 
 const METHOD_NOT_ALLOWED = 'the server does not allow this method on the requested resource';
@@ -129,22 +134,68 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
   // A Table is printed from the objects as they would be answered.
   const printed = (body: string): string => (convert?.kind === 'Table' ? tableJson(target.type, body, convert.apiVersion) : body);
   const send = (code: number, body: string): void => sendJson(res, sink, code, printed(body), cut, compress);
+  // A custom resource read or written in a version its CRD converts with a webhook; metadata-only and Table answers need no conversion of the objects sent.
+  const conversion = convert === undefined || convert.kind === 'Table' ? conversionWebhookFor(ctx.storage, ctx.registry, target.type) : undefined;
+  const converted = (body: string): Promise<string> | string => (conversion === undefined ? body : convertedBody(conversion, target.type, body));
 
   switch (verb) {
     case 'list':
-      if (method === 'DELETE') send(200, deleteCollectionBody(ctx, target, q, preconditionsOf(await readBody(req)), convert));
-      else send(200, metadataLast ? withMetadataLast(listBody(ctx, target, q, convert)) : listBody(ctx, target, q, convert));
+      if (method === 'DELETE') {
+        const body = await readBody(req);
+        if (ctx.admission.concerns(target.type)) await admitCollectionDelete(ctx, target, q, req, body, user, (text) => void res.appendHeader('Warning', warningHeader(text)));
+        send(200, await converted(deleteCollectionBody(ctx, target, q, preconditionsOf(body), convert)));
+      }
+      else send(200, await converted(metadataLast ? withMetadataLast(listBody(ctx, target, q, convert)) : listBody(ctx, target, q, convert)));
       return;
-    case 'watch':
+    case 'watch': {
       req.resume();
-      serveWatch(ctx, target, q, res, convert?.kind === 'Table' ? new TableSink(sink, target.type, convert.apiVersion) : sink, watchView(convert));
+      const printing = convert?.kind === 'Table' ? new TableSink(sink, target.type, convert.apiVersion) : sink;
+      // Objects are converted before a Table is printed from them.
+      serveWatch(ctx, target, q, res, conversion === undefined ? printing : new ConvertingSink(printing, conversion, target.type), watchView(convert));
       return;
+    }
     default: {
-      const answer = await objectAnswer(ctx, verb, target, req, convert, q);
-      send(answer.code, answer.body);
+      const write = await writeOf(ctx, conversion, verb, target, req);
+      const written = { ...target, type: write.type };
+      const warn = (text: string): void => void res.appendHeader('Warning', warningHeader(text));
+      const admitted = write.verb !== 'get' && ctx.admission.concerns(written.type);
+      const answer =
+        admitted && target.subresource === 'scale' && (write.verb === 'update' || write.verb === 'patch')
+          ? await scaleAnswer(ctx, write.verb, written, req, write.read, q, scaleAdmission(ctx, write.verb, written, q, req, user, warn))
+          : admitted && target.subresource !== 'scale' && write.verb !== 'get'
+            ? await admittedAnswer(ctx, write.verb, written, req, convert, q, user, warn, write.read)
+            : await objectAnswer(ctx, write.verb, written, req, convert, q, write.read);
+      send(answer.code, await converted(answer.body));
       audit(ctx, on, answer.code, undefined, answer.object);
     }
   }
+}
+
+/**
+ * How a request on one object is performed: as asked, or, through a version
+ * its CRD converts with a webhook, as a write of the storage version with
+ * the body converted to it.
+ */
+async function writeOf(
+  ctx: ServerContext,
+  conversion: ConversionWebhook | undefined,
+  verb: 'get' | ConvertedWrite['verb'],
+  target: Target,
+  req: IncomingMessage,
+): Promise<{ verb: typeof verb; type: ResourceType; read: () => Promise<unknown> }> {
+  const storageType = conversion?.storageType;
+  if (conversion === undefined || verb === 'get') return { verb, type: target.type, read: () => readBody(req) };
+  // The storage version is not served: the body is converted, and written through the version asked.
+  if (storageType === undefined) return { verb, type: target.type, read: async () => bodyToStorage(conversion, target.type, await readBody(req)) };
+  const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+  const current = target.name === undefined ? undefined : ctx.storage.get(target.type, target.namespace ?? '', target.name)?.obj;
+  return convertedWrite({ ...conversion, storageType }, verb, target.type, current, contentType, () => readBody(req));
+}
+
+/** A warning as kube-apiserver sends it: code 299, no agent, the text quoted with `"` and `\\` escaped. */
+function warningHeader(text: string): string {
+  const escaped = text.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return `299 - "${escaped}"`;
 }
 
 /** The token of an `Authorization: Bearer` header, '' for anything else. */

@@ -65,7 +65,7 @@ export interface ApiWrite {
 }
 
 /** The storage hooks of an API write: dry run, and the managedFields of a non-apply write. */
-function hooksOf(type: ResourceType, sub: 'status' | undefined, write: ApiWrite | undefined): WriteHooks | undefined {
+export function hooksOf(type: ResourceType, sub: 'status' | undefined, write: ApiWrite | undefined): WriteHooks | undefined {
   if (write === undefined) return undefined;
   const writer = { manager: write.params.manager, subresource: sub, time: write.time };
   return { dryRun: write.params.dryRun, managedFields: (prev, next) => trackUpdate(type, prev, next, writer) };
@@ -76,7 +76,7 @@ function hooksOf(type: ResourceType, sub: 'status' | undefined, write: ApiWrite 
  * the status as stored (a create starts without one), as kube-apiserver's
  * strategies reset it.
  */
-function keepStatus(type: ResourceType, sub: 'status' | undefined, obj: AnyObject, current: StoredObject | undefined): AnyObject {
+export function keepStatus(type: ResourceType, sub: 'status' | undefined, obj: AnyObject, current: StoredObject | undefined): AnyObject {
   if (!type.statusSubresource || sub === 'status') return obj;
   const { status: _ignored, ...rest } = obj;
   const status = current?.obj['status'];
@@ -158,6 +158,7 @@ export async function objectAnswer(
   req: IncomingMessage,
   convert: Conversion | undefined,
   q: URLSearchParams,
+  read: () => Promise<unknown> = () => readBody(req),
 ): Promise<Answer> {
   const { storage } = ctx;
   const type = target.type;
@@ -168,7 +169,7 @@ export async function objectAnswer(
   const time = timestamp(Date.now());
   if (target.subresource === 'scale') {
     if (verb !== 'get' && verb !== 'update' && verb !== 'patch') throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-    return scaleAnswer(ctx, verb, target, req, () => readBody(req), q);
+    return scaleAnswer(ctx, verb, target, req, read, q);
   }
   switch (verb) {
     case 'get': {
@@ -178,7 +179,7 @@ export async function objectAnswer(
     }
     case 'create': {
       const write = { params: writeParams(q, req, 'CreateOptions', false), time };
-      const body = await readBody(req);
+      const body = await read();
       if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
       if (type.namespaced && target.namespace === undefined) throw pathNotFound();
       const stored = storage.create(type, keepStatus(type, undefined, body, undefined), target.namespace, hooksOf(type, undefined, write));
@@ -186,7 +187,7 @@ export async function objectAnswer(
     }
     case 'update': {
       const write = { params: writeParams(q, req, 'UpdateOptions', false), time };
-      const body = await readBody(req);
+      const body = await read();
       if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
       const meta = isRecord(body['metadata']) ? body['metadata'] : {};
       if (meta['name'] !== undefined && meta['name'] !== name) {
@@ -201,7 +202,7 @@ export async function objectAnswer(
     case 'patch': {
       const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
       const write = { params: writeParams(q, req, 'PatchOptions', contentType === APPLY), time };
-      const body = await readBody(req);
+      const body = await read();
       const existed = storage.get(type, namespace, name) !== undefined;
       const stored = applyPatch(storage, type, namespace, name, contentType, body, sub, write);
       // An apply that created the object answers 201 Created, as kube-apiserver does.
@@ -209,7 +210,7 @@ export async function objectAnswer(
     }
     case 'delete': {
       const { dryRun } = writeParams(q, req, 'DeleteOptions', false);
-      const body = await readBody(req);
+      const body = await read();
       if (dryRun) {
         const current = storage.get(type, namespace, name);
         if (current === undefined) throw notFound(type, name);

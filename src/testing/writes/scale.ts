@@ -32,13 +32,27 @@ function scaleOf(o: StoredObject, paths: ScalePaths): AnyObject {
   };
 }
 
+/** Admission of a Scale write: the mutating webhooks (which may change it) before its checks, the validating ones after. */
+export interface ScaleAdmission {
+  mutate(next: AnyObject, old: AnyObject, dryRun: boolean): Promise<AnyObject>;
+  validate(next: AnyObject, old: AnyObject, dryRun: boolean): Promise<void>;
+}
+
 /**
  * Serves GET, PUT and PATCH (merge or JSON patch) of `<plural>/<name>/scale`.
  * A write sets the object's spec replicas and goes through the object's
  * admission like any write; a Scale's resourceVersion, when given, must be
  * the object's.
  */
-export async function scaleAnswer(ctx: ServerContext, verb: 'get' | 'update' | 'patch', target: Target, req: IncomingMessage, body: () => Promise<unknown>, q: URLSearchParams): Promise<{ code: number; body: string; object: StoredObject }> {
+export async function scaleAnswer(
+  ctx: ServerContext,
+  verb: 'get' | 'update' | 'patch',
+  target: Target,
+  req: IncomingMessage,
+  body: () => Promise<unknown>,
+  q: URLSearchParams,
+  admission?: ScaleAdmission,
+): Promise<{ code: number; body: string; object: StoredObject }> {
   const type = target.type;
   const paths = type.scale as ScalePaths;
   const name = target.name as string;
@@ -60,14 +74,16 @@ export async function scaleAnswer(ctx: ServerContext, verb: 'get' | 'update' | '
     } else throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`);
   }
   if (!isRecord(next)) throw badRequest('the request body must be a JSON object');
-  const replicas = isRecord(next['spec']) ? next['spec']['replicas'] : undefined;
+  const admitted = admission === undefined ? next : await admission.mutate(next, scale, dryRun);
+  const replicas = isRecord(admitted['spec']) ? admitted['spec']['replicas'] : undefined;
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
     throw invalidFields('autoscaling', 'Scale', [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0` }], name);
   }
-  const wantRv = isRecord(next['metadata']) ? next['metadata']['resourceVersion'] : undefined;
+  const wantRv = isRecord(admitted['metadata']) ? admitted['metadata']['resourceVersion'] : undefined;
   if (verb === 'update' && wantRv !== undefined && wantRv !== '' && wantRv !== String(current.rv)) {
     throw conflict(type, name, 'the object has been modified; please apply your changes to the latest version and try again');
   }
+  await admission?.validate(admitted, scale, dryRun);
   const obj = JSON.parse(current.json) as AnyObject;
   setPath(obj, paths.specReplicasPath, replicas);
   const stored = ctx.storage.update(type, obj, type.namespaced ? namespace : undefined, undefined, { dryRun });

@@ -1,0 +1,168 @@
+import type { CustomResource } from '../crd/customResource.js';
+import { checkOptionNames, describeValue } from '../options/validate.js';
+import { deepFreeze } from '../store/deepFreeze.js';
+import { isWebhook } from './isWebhook.js';
+import { isAdmissionWebhook, type AdmissionWebhook } from './webhooks.js';
+import type { Webhook } from './types.js';
+
+/** Where kube-apiserver reaches the webhooks: an in-cluster Service, or a URL. */
+export type WebhookClientConfig =
+  | { readonly service: { readonly namespace: string; readonly name: string; /** @default 443 */ readonly port?: number } }
+  | { readonly url: string };
+
+/** Options of {@link webhookManifests}. */
+export interface WebhookManifestsOptions {
+  /** The configurations' `metadata.name`. */
+  readonly name: string;
+  /** The webhooks to register; conversion webhooks are left out (their CRD names them). */
+  readonly webhooks: readonly Webhook[];
+  /** How kube-apiserver reaches the runner; each webhook's path is added. */
+  readonly clientConfig: WebhookClientConfig;
+  /**
+   * Custom resources whose CRDs come first in the result; one that converts
+   * between versions gets `spec.conversion` pointing at the same client
+   * config with the path `/convert`. @default []
+   */
+  readonly customResources?: readonly CustomResource<any, any, boolean>[];
+  /** The PEM CA certificate(s) that signed the serving certificate. @default none: the cluster's roots (or cert-manager's CA injector) */
+  readonly caBundle?: string;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const WHERE = 'webhookManifests';
+
+type ClientConfig = { service: { namespace: string; name: string; port: number } } | { url: string };
+
+function clientConfigOption(value: unknown): ClientConfig {
+  const o = checkOptionNames(`${WHERE}: option "clientConfig"`, value, ['service', 'url']);
+  if ((o.service === undefined) === (o.url === undefined)) throw new TypeError(`${WHERE}: option "clientConfig" must have exactly one of service and url, got ${describeValue(value)}`);
+  if (o.url !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(String(o.url));
+    } catch {
+      throw new TypeError(`${WHERE}: option "clientConfig.url" must be an https URL, got ${describeValue(o.url)}`);
+    }
+    if (typeof o.url !== 'string' || url.protocol !== 'https:' || url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || o.url.includes('#') || o.url.includes('?')) {
+      throw new TypeError(`${WHERE}: option "clientConfig.url" must be an https URL without user info, query or fragment (kube-apiserver refuses them), got ${describeValue(o.url)}`);
+    }
+    return { url: o.url.replace(/\/+$/, '') };
+  }
+  const s = checkOptionNames(`${WHERE}: option "clientConfig.service"`, o.service, ['namespace', 'name', 'port']);
+  for (const key of ['namespace', 'name'] as const) {
+    if (typeof s[key] !== 'string' || !DNS_LABEL.test(s[key]) || s[key].length > 63) {
+      throw new TypeError(`${WHERE}: option "clientConfig.service.${key}" must be a DNS label (lower case, at most 63 characters), got ${describeValue(s[key])}`);
+    }
+  }
+  const port = s.port ?? 443;
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new TypeError(`${WHERE}: option "clientConfig.service.port" must be an integer port 1…65535, got ${describeValue(s.port)}`);
+  }
+  return { service: { namespace: s.namespace as string, name: s.name as string, port } };
+}
+
+function caBundleOption(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !value.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new TypeError(`${WHERE}: option "caBundle" must be PEM text holding a CERTIFICATE block, got ${describeValue(value)}`);
+  }
+  return Buffer.from(value, 'utf8').toString('base64');
+}
+
+/** A definition by shape (`crd()` beside its kind): a module may resolve 'rxkube' to another copy than this one. */
+function isDefinitionLike(value: unknown): value is { readonly kind: string; readonly hasConversion?: unknown; crd(options?: unknown): object } {
+  const v = value as { crd?: unknown; kind?: unknown } | null | undefined;
+  return typeof v?.crd === 'function' && typeof v.kind === 'string';
+}
+
+/** The CRD of a definition; one with converters gets the conversion webhook's client config (the runner serves `/convert`). */
+function crdOf(def: { readonly hasConversion?: unknown; crd(options?: unknown): object }, client: ClientConfig, pem: string | undefined): object {
+  if (def.hasConversion !== true) return def.crd();
+  const conversionWebhook = 'url' in client ? { url: `${client.url}/convert` } : { service: { ...client.service, path: '/convert' } };
+  return def.crd({ conversionWebhook, ...(pem === undefined ? {} : { caBundle: pem }) });
+}
+
+function entry(w: AdmissionWebhook, client: ClientConfig, caBundle: string | undefined): Record<string, unknown> {
+  const o = w.options;
+  const config = 'url' in client ? { url: `${client.url}${w.path}` } : { service: { ...client.service, path: w.path } };
+  return {
+    name: o.name,
+    admissionReviewVersions: ['v1'],
+    clientConfig: { ...config, ...(caBundle === undefined ? {} : { caBundle }) },
+    rules: [{ operations: [...o.operations], apiGroups: [w.target.group], apiVersions: [w.target.version], resources: [w.target.plural], scope: w.target.namespaced ? 'Namespaced' : 'Cluster' }],
+    failurePolicy: o.failurePolicy,
+    matchPolicy: o.matchPolicy,
+    sideEffects: o.sideEffects,
+    timeoutSeconds: o.timeoutSeconds,
+    ...(o.namespaceSelector === undefined ? {} : { namespaceSelector: o.namespaceSelector }),
+    ...(o.objectSelector === undefined ? {} : { objectSelector: o.objectSelector }),
+    ...(w.type === 'mutating' ? { reinvocationPolicy: o.reinvocationPolicy ?? 'Never' } : {}),
+  };
+}
+
+function configuration(kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration', name: string, webhooks: readonly Record<string, unknown>[]): object {
+  return { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name }, webhooks };
+}
+
+/**
+ * The `admissionregistration.k8s.io/v1` ValidatingWebhookConfiguration and
+ * MutatingWebhookConfiguration that register webhooks with kube-apiserver,
+ * as plain frozen objects to apply or print (`rxkube manifests` prints them).
+ *
+ * Each webhook gives one entry: its name, a rule for its resource (group,
+ * version, plural and scope, its operations), its failure policy, side
+ * effects, timeout, selectors and match policy, `admissionReviewVersions:
+ * ['v1']`, and the client config with its path. A configuration with no
+ * webhooks is left out; conversion webhooks are registered by their CRD:
+ * pass the definitions as `customResources` and their CRDs come first, those
+ * that convert with `spec.conversion` pointing at `/convert`.
+ *
+ * ## Example
+ * ```ts
+ * import { admission, webhookManifests } from 'rxkube';
+ *
+ * const noLatest = admission.validating('v1/pods', () => admission.allow());
+ * const [validating] = webhookManifests({
+ *   name: 'shop-operator',
+ *   webhooks: [noLatest],
+ *   clientConfig: { service: { namespace: 'shop-system', name: 'shop-operator-webhooks' } },
+ * });
+ * console.log(validating); // { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', … }
+ * ```
+ *
+ * @param opts the configurations' name, the webhooks, where kube-apiserver reaches them, the CA bundle.
+ * @returns the CRDs, then the validating configuration, then the mutating one.
+ * @throws TypeError naming a bad option, two webhooks with one name or one path.
+ */
+export function webhookManifests(opts: WebhookManifestsOptions): readonly object[] {
+  const o = checkOptionNames(WHERE, opts, ['name', 'webhooks', 'clientConfig', 'customResources', 'caBundle']);
+  if (typeof o.name !== 'string' || o.name.length > 253 || !DNS_SUBDOMAIN.test(o.name)) {
+    throw new TypeError(`${WHERE}: option "name" must be a lower-case DNS subdomain such as 'shop-operator', got ${describeValue(o.name)}`);
+  }
+  if (!Array.isArray(o.webhooks)) throw new TypeError(`${WHERE}: option "webhooks" must be an array of webhooks, got ${describeValue(o.webhooks)}`);
+  const client = clientConfigOption(o.clientConfig);
+  const caBundle = caBundleOption(o.caBundle);
+  const paths = new Set<string>();
+  const byType = { validating: [] as Record<string, unknown>[], mutating: [] as Record<string, unknown>[] };
+  const names = { validating: new Set<string>(), mutating: new Set<string>() };
+  (o.webhooks as unknown[]).forEach((w, i) => {
+    if (!isWebhook(w)) throw new TypeError(`${WHERE}: webhooks[${i}] is not a webhook (made by admission.validating, admission.mutating or admission.conversion), got ${describeValue(w)}`);
+    if (paths.has(w.path)) throw new TypeError(`${WHERE}: webhooks[${i}]: two webhooks have the path ${JSON.stringify(w.path)}; give one a \`path\` option`);
+    paths.add(w.path);
+    if (w.type === 'conversion') return;
+    if (!isAdmissionWebhook(w)) throw new TypeError(`${WHERE}: webhooks[${i}] is a ${w.type} webhook without the name, resource and options admission.${w.type} gives it; its rules are unknown`);
+    if (names[w.type].has(w.name)) throw new TypeError(`${WHERE}: webhooks[${i}]: two ${w.type} webhooks are named ${JSON.stringify(w.name)}; give one a \`name\` option`);
+    names[w.type].add(w.name);
+    byType[w.type].push(entry(w, client, caBundle));
+  });
+  const customResources = o.customResources ?? [];
+  if (!Array.isArray(customResources)) throw new TypeError(`${WHERE}: option "customResources" must be an array of customResource definitions, got ${describeValue(o.customResources)}`);
+  const out: object[] = customResources.map((def: unknown, i) => {
+    if (!isDefinitionLike(def)) throw new TypeError(`${WHERE}: customResources[${i}] is not a customResource definition, got ${describeValue(def)}`);
+    return crdOf(def, client, o.caBundle as string | undefined);
+  });
+  if (byType.validating.length > 0) out.push(configuration('ValidatingWebhookConfiguration', o.name, byType.validating));
+  if (byType.mutating.length > 0) out.push(configuration('MutatingWebhookConfiguration', o.name, byType.mutating));
+  return deepFreeze(out);
+}

@@ -1,0 +1,186 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Observable } from 'rxjs';
+import type { Webhook, WebhookAnswer } from '../admission/types.js';
+import { printable } from '../errors/printable.js';
+import { reportError } from '../errors/reportError.js';
+import type { BindAddress } from './bindAddress.js';
+import type { TlsPair } from './certificates/tlsPair.js';
+import { parseRequestTarget } from './requestTarget.js';
+import type { ServerLimits } from './serverLimits.js';
+import { abandon, type Listening } from './servers.js';
+import { listenTls } from './tlsServer.js';
+import { WebhookRecorder, type WebhookServerMetrics } from './webhookMetrics.js';
+
+/** The webhook server once it listens: where, its metrics, and how to close it. */
+export interface WebhookServer extends Listening {
+  /** Requests, latency, in-flight and failures per webhook path, now. */
+  metrics(): WebhookServerMetrics;
+}
+
+/**
+ * The webhook server: `webhooks` served over HTTPS at `at` with the certificates of `pairs`, within `limits`
+ * (WH-60…). POST only (405), each webhook on its exact path (404), `Content-Type: application/json` (400 otherwise),
+ * the body at most `limits.maxBodyBytes` (413, the rest unread), parsed once and handed to the webhook's `review`
+ * with a signal that aborts when the client leaves. Nothing a client sends throws or rejects out of here.
+ *
+ * @param recorder where its metrics are kept; the manager keeps one across runs.
+ * @returns the server once it listens.
+ */
+export async function listenWebhooks(
+  at: BindAddress,
+  webhooks: readonly Webhook[],
+  pairs: Observable<TlsPair>,
+  limits: ServerLimits,
+  recorder = new WebhookRecorder(webhooks.map((w) => w.path)),
+): Promise<WebhookServer> {
+  const routes = new Map(webhooks.map((w) => [w.path, w]));
+  const listening = await listenTls('webhook', at, pairs, limits, (req, res) => {
+    serveWebhook(req, res, routes, recorder, limits).catch((err: unknown) => abandon(res, 'webhook', err));
+  });
+  return { ...listening, metrics: () => recorder.snapshot() };
+}
+
+interface Plain {
+  readonly status: number;
+  readonly message: string;
+}
+
+async function serveWebhook(req: IncomingMessage, res: ServerResponse, routes: ReadonlyMap<string, Webhook>, recorder: WebhookRecorder, limits: ServerLimits): Promise<void> {
+  req.on('error', () => undefined);
+  res.on('error', () => undefined);
+  const target = parseRequestTarget(req.url ?? '');
+  const webhook = target === undefined ? undefined : routes.get(target.path);
+  if (target === undefined) return sendPlain(req, res, { status: 400, message: 'malformed request-target: expected an absolute path such as /convert' }, true);
+  if (req.method !== 'POST') return sendPlain(req, res, { status: 405, message: 'only POST is served' }, true);
+  if (webhook === undefined) return sendPlain(req, res, { status: 404, message: `no webhook at ${printable(target.path.slice(0, 200))}; served: ${[...routes.keys()].join(', ')}` }, true);
+
+  const path = webhook.path;
+  const began = performance.now();
+  recorder.started(path);
+  let status = 500;
+  let failure: string | undefined;
+  try {
+    const refused = contentTypeRefusal(req.headers['content-type']) ?? lengthRefusal(req.headers['content-length'], limits.maxBodyBytes);
+    if (refused !== undefined) {
+      status = refused.status;
+      return sendPlain(req, res, refused, true);
+    }
+    const body = await readBody(req, limits.maxBodyBytes);
+    if (typeof body !== 'string') {
+      status = body.status;
+      return sendPlain(req, res, body, true);
+    }
+    const answer = await review(webhook, parse(body), res, limits.answerTimeoutMs);
+    failure = answer.failure === undefined ? undefined : String(answer.failure).slice(0, 64);
+    status = sendJson(res, answer);
+  } finally {
+    recorder.ended(path, status, (performance.now() - began) / 1000, failure);
+  }
+}
+
+/** controller-runtime answers any other content type with a 400 naming it; parameters (`; charset=utf-8`) are allowed here. */
+function contentTypeRefusal(value: string | undefined): Plain | undefined {
+  const type = (value ?? '').split(';', 1)[0]?.trim().toLowerCase();
+  if (type === 'application/json') return undefined;
+  return { status: 400, message: `contentType=${printable((value ?? '').slice(0, 100))}, expected application/json` };
+}
+
+function lengthRefusal(value: string | undefined, max: number): Plain | undefined {
+  if (value === undefined || !/^\d+$/.test(value) || Number(value) <= max) return undefined;
+  return { status: 413, message: `request entity is too large; limit is ${max} bytes` };
+}
+
+/** The body as text, or a refusal once it passes `max` bytes (reading stops there) or the client left. */
+function readBody(req: IncomingMessage, max: number): Promise<string | Plain> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (v: string | Plain): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      resolve(v);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > max) {
+        req.pause();
+        done({ status: 413, message: `request entity is too large; limit is ${max} bytes` });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => done(size === 0 ? { status: 400, message: 'request body is empty' } : Buffer.concat(chunks, size).toString('utf8'));
+    const onClose = (): void => done({ status: 499, message: 'the client left' });
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('close', onClose);
+  });
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The webhook's answer; its signal aborts when the client leaves or after `ms` (then a 503). */
+function review(webhook: Webhook, body: unknown, res: ServerResponse, ms: number): Promise<WebhookAnswer> {
+  const abort = new AbortController();
+  const gone = (): void => abort.abort(new Error('the client left'));
+  res.once('close', gone);
+  let timer: NodeJS.Timeout | undefined;
+  return new Promise<WebhookAnswer>((resolve) => {
+    timer = setTimeout(() => {
+      abort.abort(new Error(`no answer within ${ms} ms`));
+      resolve({ status: 503, body: { message: `no answer within ${ms} ms` }, failure: 'timeout' });
+    }, ms);
+    new Promise<WebhookAnswer>((answered) => answered(webhook.review(body, abort.signal)))
+      .catch((err: unknown): WebhookAnswer => ({ status: 500, body: { message: printable(err instanceof Error ? err.message : String(err)) }, failure: 'threw' }))
+      .then(resolve);
+  }).finally(() => {
+    clearTimeout(timer);
+    res.off('close', gone);
+  });
+}
+
+/** Writes the answer as JSON; a body JSON cannot write (a cycle, a BigInt) or a status out of range is a 500. Returns the status sent. */
+function sendJson(res: ServerResponse, answer: WebhookAnswer): number {
+  let status = Number.isInteger(answer.status) && answer.status >= 200 && answer.status <= 599 ? answer.status : 500;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(answer.body);
+  } catch (err) {
+    text = undefined;
+    reportError(new Error(`manager: a webhook answered with a body that is not JSON: ${(err as Error).message}`, { cause: err }));
+  }
+  if (text === undefined || status !== answer.status) {
+    status = 500;
+    text = JSON.stringify({ message: 'the webhook gave an answer that cannot be sent' });
+  }
+  write(res, status, text, false);
+  return status;
+}
+
+function sendPlain(req: IncomingMessage, res: ServerResponse, p: Plain, close: boolean): void {
+  // A body left unread cannot be drained for a next request: the connection ends with the answer.
+  const unread = !req.complete;
+  write(res, p.status, JSON.stringify({ message: p.message }), close && unread);
+  if (p.status === 413) res.once('finish', () => req.socket.destroy());
+}
+
+function write(res: ServerResponse, status: number, text: string, close: boolean): void {
+  if (res.destroyed || res.writableEnded || res.headersSent) return;
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  };
+  if (status === 405) headers['allow'] = 'POST';
+  if (close) headers['connection'] = 'close';
+  res.writeHead(status, headers);
+  res.end(text);
+}
