@@ -16,6 +16,7 @@ import { loadAll } from 'js-yaml';
 import type { Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
+import { runManager } from '../../src/manager/runManager.js';
 import { KubeApiError } from '../../src/sources/errors/index.js';
 import type { KubeObject } from '../../src/store/types.js';
 import buildDist from '../helpers/buildDist.js';
@@ -48,6 +49,8 @@ const RESOURCES: Record<string, string> = {
   RoleBinding: 'rbac.authorization.k8s.io/v1/rolebindings',
   Deployment: 'apps/v1/deployments',
   Service: 'v1/services',
+  ValidatingWebhookConfiguration: 'admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+  MutatingWebhookConfiguration: 'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
 };
 
 /** The Secret the runner keeps the provisioned webhook certificate in, and the webhook configurations' name. */
@@ -57,14 +60,11 @@ const WEBHOOKS = 'website-operator';
  * The ClusterRole's rights that only the certificate provisioner uses (writing CA bundles), which the controller
  * alone never asks for.
  */
-const CERTIFICATE_RIGHTS = new Set([
-  'get admissionregistration.k8s.io/validatingwebhookconfigurations',
-  'patch admissionregistration.k8s.io/validatingwebhookconfigurations',
-  'get admissionregistration.k8s.io/mutatingwebhookconfigurations',
-  'patch admissionregistration.k8s.io/mutatingwebhookconfigurations',
-  'get apiextensions.k8s.io/customresourcedefinitions',
-  'patch apiextensions.k8s.io/customresourcedefinitions',
-]);
+const CERTIFICATE_RIGHTS = new Set(
+  ['admissionregistration.k8s.io/validatingwebhookconfigurations', 'admissionregistration.k8s.io/mutatingwebhookconfigurations', 'apiextensions.k8s.io/customresourcedefinitions'].flatMap((r) =>
+    ['get', 'list', 'watch', 'update'].map((verb) => `${verb} ${r}`),
+  ),
+);
 
 let cluster: Cluster;
 /** The operator's identity: the ServiceAccount's bound token, as the kubelet would mount it. */
@@ -268,18 +268,16 @@ describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC a
     const { Website } = example;
     const crd = `${Website.plural}.${Website.group}`;
     const may = (verb: string, group: string, resource: string, at: { namespace?: string; name?: string }): Promise<boolean> => mayI(operatorKc, verb, group, resource, undefined, at);
-    const granted: [verb: string, group: string, resource: string, at: { namespace?: string; name?: string }][] = [
-      // Its TLS Secret: created once, then read and rewritten (rotation) by name.
+    const granted: (readonly [verb: string, group: string, resource: string, at: { namespace?: string; name?: string }])[] = [
+      // Its TLS Secret: created once, then watched, read and replaced (rotation) by name.
       ['create', '', 'secrets', { namespace: SYSTEM }],
-      ['get', '', 'secrets', { namespace: SYSTEM, name: TLS_SECRET }],
-      ['update', '', 'secrets', { namespace: SYSTEM, name: TLS_SECRET }],
+      ...(['get', 'list', 'watch', 'update'] as const).map((verb) => [verb, '', 'secrets', { namespace: SYSTEM, name: TLS_SECRET }] as const),
       // The CA bundle, into its own webhook configurations and the Website CRD's conversion block.
-      ['get', 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', { name: WEBHOOKS }],
-      ['patch', 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', { name: WEBHOOKS }],
-      ['get', 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: WEBHOOKS }],
-      ['patch', 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: WEBHOOKS }],
-      ['get', 'apiextensions.k8s.io', 'customresourcedefinitions', { name: crd }],
-      ['patch', 'apiextensions.k8s.io', 'customresourcedefinitions', { name: crd }],
+      ...(['get', 'list', 'watch', 'update'] as const).flatMap((verb) => [
+        [verb, 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', { name: WEBHOOKS }] as const,
+        [verb, 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: WEBHOOKS }] as const,
+        [verb, 'apiextensions.k8s.io', 'customresourcedefinitions', { name: crd }] as const,
+      ]),
       // --metrics-secure: system:auth-delegator's TokenReview and SubjectAccessReview.
       ['create', 'authentication.k8s.io', 'tokenreviews', {}],
       ['create', 'authorization.k8s.io', 'subjectaccessreviews', {}],
@@ -292,12 +290,15 @@ describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC a
       ['create', '', 'secrets', { namespace: APPS }],
       ['delete', '', 'secrets', { namespace: SYSTEM, name: TLS_SECRET }],
       // Another webhook configuration or CRD; creating or deleting its own.
-      ['patch', 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', { name: 'other' }],
-      ['patch', 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: 'other' }],
+      ['update', 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', { name: 'other' }],
+      ['update', 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: 'other' }],
+      ['list', 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', {}],
       ['create', 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', {}],
       ['delete', 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: WEBHOOKS }],
-      ['patch', 'apiextensions.k8s.io', 'customresourcedefinitions', { name: 'other.example.com' }],
-      ['update', 'apiextensions.k8s.io', 'customresourcedefinitions', { name: crd }],
+      ['patch', 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: WEBHOOKS }],
+      ['update', 'apiextensions.k8s.io', 'customresourcedefinitions', { name: 'other.example.com' }],
+      ['list', 'apiextensions.k8s.io', 'customresourcedefinitions', {}],
+      ['patch', 'apiextensions.k8s.io', 'customresourcedefinitions', { name: crd }],
     ];
     const say = ([verb, group, resource, at]: (typeof granted)[number]): string => `${verb} ${group}/${resource} ${at.namespace ?? ''}/${at.name ?? ''}`;
     const answers = async (list: typeof granted): Promise<[string, boolean][]> => Promise.all(list.map(async (r) => [say(r), await may(...r)] as [string, boolean]));
@@ -395,6 +396,65 @@ describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC a
     for (const s of services) {
       expect(s.spec?.selector).toEqual(deployment?.spec?.selector?.matchLabels);
       expect(container?.ports?.map((p) => p.name)).toContain(s.spec?.ports?.[0]?.targetPort);
+    }
+  });
+  it("is enough for provisioned certificates: the runner, as the ServiceAccount, writes its Secret and the CA bundle into website-webhooks.yaml's configurations and the CRD", async () => {
+    const { Website, WEBHOOK_SERVICE, WEBHOOKS_NAME, webhooks } = example;
+    const admin = cluster.kubeConfig;
+    // The configurations as examples/deploy ships them, with no caBundle: the runner writes it. They name a Service
+    // the API server cannot reach here, so they are removed before this test ends (the other tests write Websites).
+    const registered = (await applyFile('website-webhooks.yaml')).filter((o) => o.kind !== 'CustomResourceDefinition');
+    expect(registered.map((o) => o.metadata?.name)).toEqual([WEBHOOKS_NAME, WEBHOOKS_NAME]);
+    const stop = new AbortController();
+    const failed: string[] = [];
+    const exit = runManager({
+      controllers: [],
+      webhooks,
+      webhookBindAddress: '127.0.0.1:0',
+      webhookCertificates: { kubeConfig: operatorKc, name: WEBHOOKS_NAME, service: WEBHOOK_SERVICE, customResources: [Website] },
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+      signal: stop.signal,
+      signals: [],
+      stderr: { write: (text: string) => failed.push(text) },
+    });
+    try {
+      const secrets = objectClient(admin, 'v1/secrets', { namespace: SYSTEM });
+      const caOf = (bundle: string | undefined): string => Buffer.from(bundle ?? '', 'base64').toString('utf8');
+      let secretCa = '';
+      await waitFor(async () => (secretCa = Buffer.from((await secrets.get(TLS_SECRET).catch(() => undefined))?.data?.['ca.crt'] ?? '', 'base64').toString('utf8')) !== '', 'the Secret to be written', 60_000, { everyMs: 100, describe: () => failed.join('') });
+      const bundles = async (): Promise<string[]> => [
+        ...(await objectClient(admin, 'admissionregistration.k8s.io/v1/validatingwebhookconfigurations').get(WEBHOOKS_NAME)).webhooks!.map((w) => caOf(w.clientConfig.caBundle)),
+        ...(await objectClient(admin, 'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations').get(WEBHOOKS_NAME)).webhooks!.map((w) => caOf(w.clientConfig.caBundle)),
+        caOf((await objectClient(admin, 'apiextensions.k8s.io/v1/customresourcedefinitions').get(`${Website.plural}.${Website.group}`)).spec.conversion?.webhook?.clientConfig?.caBundle),
+      ];
+      let seen: string[] = [];
+      await waitFor(async () => (seen = await bundles()).every((b) => b !== '' && b === secretCa), 'the CA bundle in both configurations and the CRD', 60_000, { everyMs: 100, describe: () => `${seen.map((b) => b.slice(0, 40)).join(' | ')} ${failed.join('')}` });
+      const secret = await secrets.get(TLS_SECRET);
+      expect(secret.type).toBe('kubernetes.io/tls');
+      expect(Object.keys(secret.data ?? {}).sort()).toEqual(expect.arrayContaining(['ca.crt', 'tls.crt', 'tls.key']));
+
+      // Each of the provisioner's rights was used by the ServiceAccount (but the Secret's update, which only a
+      // rotation makes), and none of its requests was refused.
+      const wanted = [...CERTIFICATE_RIGHTS, 'create /secrets', 'get /secrets', 'list /secrets', 'watch /secrets'].sort();
+      let used: string[] = [];
+      let denied: string[] = [];
+      const audited = async (): Promise<boolean> => {
+        // (The Secrets of the other namespace are the ones an earlier test showed it is refused.)
+        const mine = (await cluster.auditEvents()).filter(
+          (e) => e.user.username === SA_USER && (e.objectRef?.resource === 'secrets' ? e.objectRef.namespace === SYSTEM : ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations', 'customresourcedefinitions'].includes(e.objectRef?.resource ?? '')),
+        );
+        used = [...new Set(mine.map((e) => `${e.verb} ${e.objectRef?.apiGroup ?? ''}/${e.objectRef?.resource ?? ''}`))].sort();
+        denied = mine.filter((e) => (e.responseStatus?.code ?? 0) === 403).map((e) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name ?? ''}`);
+        return wanted.every((r) => used.includes(r));
+      };
+      await waitFor(audited, 'the audit log to show each of the provisioner\'s rights used', 30_000, { everyMs: 100, describe: () => `used: ${used.join(', ')}` });
+      expect(denied).toEqual([]);
+      expect(failed).toEqual([]);
+    } finally {
+      stop.abort();
+      await exit;
+      for (const o of registered) await objectClient(admin, RESOURCES[o.kind ?? ''] as 'admissionregistration.k8s.io/v1/validatingwebhookconfigurations').delete(o.metadata?.name ?? '');
     }
   });
 });

@@ -175,12 +175,13 @@ describe('examples/deploy', () => {
     const named = (rules: readonly NamedRule[] | undefined, resource: string): Record<string, string[]> =>
       Object.fromEntries((rules ?? []).filter((r) => r.resources?.includes(resource)).flatMap((r) => r.verbs.map((v) => [v, r.resourceNames ?? ['*']])));
     // The CA bundle goes into the configurations webhookManifests names WEBHOOKS_NAME, and into the Website CRD.
-    for (const kind of ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations']) expect(named(clusterRole?.rules, kind)).toEqual({ get: [WEBHOOKS_NAME], patch: [WEBHOOKS_NAME] });
-    expect(named(clusterRole?.rules, 'customresourcedefinitions')).toEqual({ get: [`${Website.plural}.${Website.group}`], patch: [`${Website.plural}.${Website.group}`] });
+    const byName = (name: string): Record<string, string[]> => ({ get: [name], list: [name], watch: [name], update: [name] });
+    for (const kind of ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations']) expect(named(clusterRole?.rules, kind)).toEqual(byName(WEBHOOKS_NAME));
+    expect(named(clusterRole?.rules, 'customresourcedefinitions')).toEqual(byName(`${Website.plural}.${Website.group}`));
     // The Secret, in the operator's namespace only: `<name>-webhook-tls`, webhookCertificates' default.
     const role = docs.find((d) => d.kind === 'Role');
     expect(role?.metadata.namespace).toBe('website-operator');
-    expect(named(role?.rules, 'secrets')).toEqual({ create: ['*'], get: [`${WEBHOOKS_NAME}-webhook-tls`], update: [`${WEBHOOKS_NAME}-webhook-tls`] });
+    expect(named(role?.rules, 'secrets')).toEqual({ create: ['*'], ...byName(`${WEBHOOKS_NAME}-webhook-tls`) });
     expect(docs.find((d) => d.kind === 'RoleBinding' && d.roleRef?.name === role?.metadata.name)?.subjects).toEqual([{ kind: 'ServiceAccount', name: 'website-operator', namespace: 'website-operator' }]);
     // TokenReview and SubjectAccessReview for --metrics-secure, through the built-in role.
     expect(docs.find((d) => d.kind === 'ClusterRoleBinding' && d.roleRef?.name === 'system:auth-delegator')?.subjects).toEqual([{ kind: 'ServiceAccount', name: 'website-operator', namespace: 'website-operator' }]);
