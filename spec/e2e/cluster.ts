@@ -69,6 +69,13 @@ export interface ClusterOptions {
    */
   readonly auditLog?: boolean;
   /**
+   * kube-apiserver's `--enable-aggregator-routing`: it reaches a Service a webhook's (or an aggregated API's)
+   * `service` client config names at an address of the Service's Endpoints instead of its ClusterIP, which nothing
+   * routes here (no kube-proxy). A test then points the Service at a webhook server with Endpoints it writes.
+   * @default false
+   */
+  readonly aggregatorRouting?: boolean;
+  /**
    * How long to wait for etcd and kube-apiserver to become ready, in ms.
    * @default 120_000
    */
@@ -470,6 +477,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       // A loopback advertise address is not a valid endpoint for the kubernetes service.
       '--endpoint-reconciler-type=none',
       '--allow-privileged=true', '--profiling=false',
+      ...(opts.aggregatorRouting === true ? ['--enable-aggregator-routing=true'] : []),
       ...(gates.length ? [`--feature-gates=${gates.join(',')}`] : []),
       // Blocking mode: a request's event is written before its response, so the file is current when a test reads it.
       ...(opts.auditLog === true ? [`--audit-policy-file=${join(pki, 'audit-policy.yaml')}`, `--audit-log-path=${auditLogPath}`, '--audit-log-format=json', '--audit-log-mode=blocking'] : []),

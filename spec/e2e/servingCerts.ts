@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -75,25 +75,42 @@ export async function issueServingPair(ca: TestCa, hosts: readonly string[] = ['
 }
 
 /**
- * Writes `pair` into `dir` as `tls.crt` and `tls.key`, each file replaced whole (written beside, then renamed), as
- * a kubelet's secret volume or cert-manager's csi driver replace them.
+ * Writes `pair` into `dir` as `tls.crt` and `tls.key` the way a kubelet updates a Secret volume, so the pair changes
+ * at once and a reader never sees a new key beside an old certificate: both files go into a new `..<n>` directory,
+ * a `..data` symlink is renamed over the old one to point at it, and `tls.crt`, `tls.key` are symlinks through
+ * `..data`.
  */
 export async function writeCertDir(dir: string, pair: ServingPair): Promise<void> {
-  await writeFile(join(dir, '.tls.key.new'), pair.key);
-  await writeFile(join(dir, '.tls.crt.new'), pair.cert);
-  await rename(join(dir, '.tls.key.new'), join(dir, 'tls.key'));
-  await rename(join(dir, '.tls.crt.new'), join(dir, 'tls.crt'));
+  const version = `..${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  await mkdir(join(dir, version));
+  await writeFile(join(dir, version, 'tls.key'), pair.key, { mode: 0o600 });
+  await writeFile(join(dir, version, 'tls.crt'), pair.cert);
+  await symlink(version, join(dir, '..data_tmp'));
+  await rename(join(dir, '..data_tmp'), join(dir, '..data'));
+  for (const name of ['tls.crt', 'tls.key']) {
+    const link = join(dir, name);
+    const target = await readlink(link).catch(() => undefined);
+    if (target !== join('..data', name)) {
+      await rm(link, { force: true });
+      await symlink(join('..data', name), link);
+    }
+  }
 }
 
-/** The SHA-256 fingerprint of the certificate the TLS server at `port` on 127.0.0.1 presents to a new connection. */
-export function servedFingerprint(port: number): Promise<string> {
+/** The SHA-256 fingerprint of the certificate the TLS server at `port` on `host` presents to a new connection. */
+export async function servedFingerprint(port: number, host = '127.0.0.1'): Promise<string> {
+  return (await servedCertificate(port, host)).fingerprint256;
+}
+
+/** The certificate the TLS server at `port` on `host` presents to a new connection (not verified). */
+export function servedCertificate(port: number, host = '127.0.0.1'): Promise<X509Certificate> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, servername: 'localhost', rejectUnauthorized: false }, () => {
-      const fingerprint = socket.getPeerCertificate().fingerprint256;
+    const socket = connect({ host, port, servername: 'localhost', rejectUnauthorized: false }, () => {
+      const raw = socket.getPeerCertificate().raw;
       socket.destroy();
-      resolve(fingerprint);
+      resolve(new X509Certificate(raw));
     });
-    socket.setTimeout(5_000, () => socket.destroy(new Error(`no TLS handshake with 127.0.0.1:${port} in 5 s`)));
+    socket.setTimeout(5_000, () => socket.destroy(new Error(`no TLS handshake with ${host}:${port} in 5 s`)));
     socket.once('error', reject);
   });
 }

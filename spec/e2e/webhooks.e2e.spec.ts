@@ -8,11 +8,15 @@
  * certificate is rewritten on disk, with no restart. The runner's `/metrics`, with metricsSecure, answers a
  * ServiceAccount bound to examples/deploy's metrics-reader ClusterRole, refuses one that is not (403) and a
  * request without a token (401), authenticating and authorizing each through the API server (TokenReview and
- * SubjectAccessReview, as a ServiceAccount bound to system:auth-delegator).
+ * SubjectAccessReview, as a ServiceAccount bound to system:auth-delegator). Last, the runner provisions the
+ * certificate itself for the Service examples/deploy names (a Secret, the CA bundle written into the configurations
+ * and the CRD), and the API server calls the webhooks through that Service (aggregator routing, Endpoints at an
+ * address of this machine) and trusts them by the bundle the runner wrote.
  */
+import { X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:https';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, type KubeConfig, type V1ClusterRole } from '@kubernetes/client-node';
@@ -27,7 +31,7 @@ import type { ManagerEvent } from '../../src/manager/options.js';
 import buildDist from '../helpers/buildDist.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { startCluster, type Cluster } from './cluster.js';
-import { issueServingPair, makeCa, servedFingerprint, writeCertDir, type TestCa } from './servingCerts.js';
+import { issueServingPair, makeCa, servedCertificate, servedFingerprint, writeCertDir, type TestCa } from './servingCerts.js';
 
 const deployDir = fileURLToPath(new URL('../../examples/deploy/', import.meta.url));
 /** Where the Websites live, and where the scrapers' ServiceAccounts do. */
@@ -103,11 +107,22 @@ function scrape(token?: string): Promise<{ status: number; body: string }> {
   });
 }
 
+/**
+ * An IPv4 address of this machine other than loopback: kube-apiserver refuses Endpoints on 127.0.0.0/8, so a
+ * webhook reached through a Service listens on this one.
+ */
+function hostAddress(): string {
+  const found = Object.values(networkInterfaces()).flat().find((a) => a !== undefined && a.family === 'IPv4' && !a.internal);
+  if (found === undefined) throw new Error('e2e: this machine has no IPv4 address besides loopback, which Endpoints may not name');
+  return found.address;
+}
+
 beforeAll(async () => {
   // The example imports rxkube by name: dist/ must be current.
   buildDist();
   example = await import('../../examples/website-operator.js');
-  cluster = await startCluster({ authorization: 'RBAC', users: [{ name: SITE_ADMIN, groups: ['admins'] }] });
+  // Aggregator routing: a webhook's Service is reached at its Endpoints (the last test writes them), not a ClusterIP.
+  cluster = await startCluster({ authorization: 'RBAC', aggregatorRouting: true, users: [{ name: SITE_ADMIN, groups: ['admins'] }] });
   const admin = cluster.kubeConfig;
   for (const name of [NS, MONITORING]) await objectClient(admin, 'v1/namespaces').create({ metadata: { name } });
   // The site admin may write Websites; RBAC lets it, the validating webhook lets it ask for more replicas.
@@ -285,5 +300,85 @@ describe("the website operator's webhooks on a real kube-apiserver", () => {
     expect(last.body).toMatch(/^controller_runtime_webhook_requests_total\{[^}]*webhook="\/convert"[^}]*\} [1-9]\d*$/m);
     // A token the server no longer accepts is refused again: the stranger stays refused however often it asks.
     expect((await scrape(stranger)).status).toBe(403);
+  });
+  it('provisions its certificate for a Service: the Secret and the CA bundles are written, and the API server calls the webhooks through the Service with it', async () => {
+    const { sampleWebsite, Website, WEBHOOK_SERVICE, WEBHOOKS_NAME, webhooks } = example;
+    const admin = cluster.kubeConfig;
+    const host = hostAddress();
+    await objectClient(admin, 'v1/namespaces').create({ metadata: { name: WEBHOOK_SERVICE.namespace } });
+    // The configurations and the CRD as examples/deploy ships them: the Service, no CA bundle (the runner writes it).
+    for (const m of webhookManifests({ name: WEBHOOKS_NAME, webhooks, clientConfig: { service: WEBHOOK_SERVICE } }) as { kind: string }[]) {
+      const resource = m.kind === 'ValidatingWebhookConfiguration' ? 'admissionregistration.k8s.io/v1/validatingwebhookconfigurations' : 'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
+      await objectClient(admin, resource, { fieldManager: 'e2e' }).apply(m as never, { force: true });
+    }
+    await applyCrd(Website.crd({ conversionWebhook: { service: WEBHOOK_SERVICE } }));
+
+    const provisioned = new AbortController();
+    let port = 0;
+    const exitProvisioned = runManager({
+      controllers: [],
+      webhooks,
+      webhookBindAddress: `${host}:0`,
+      webhookCertificates: { kubeConfig: admin, name: WEBHOOKS_NAME, service: WEBHOOK_SERVICE, customResources: [Website] },
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+      signal: provisioned.signal,
+      signals: [],
+      stderr: { write: (text: string) => stderr.push(text) },
+      onEvent: (e: ManagerEvent) => {
+        if (e.type === 'serving' && e.server === 'webhooks') port = e.port;
+      },
+    });
+    try {
+      await waitFor(() => port !== 0, 'the provisioned webhook server to listen', 60_000, { describe: () => stderr.join('') });
+      // The Service (port 443, as website-service.yaml) and the Endpoints a kubelet's pod would give it.
+      const ns = WEBHOOK_SERVICE.namespace;
+      await objectClient(admin, 'v1/services', { namespace: ns }).create({ metadata: { name: WEBHOOK_SERVICE.name }, spec: { ports: [{ name: 'webhook-server', port: 443, targetPort: port as never }] } });
+      await objectClient(admin, 'v1/endpoints', { namespace: ns }).create({ metadata: { name: WEBHOOK_SERVICE.name }, subsets: [{ addresses: [{ ip: host }], ports: [{ name: 'webhook-server', port }] }] });
+      await objectClient(admin, 'discovery.k8s.io/v1/endpointslices', { namespace: ns }).create({
+        metadata: { name: `${WEBHOOK_SERVICE.name}-1`, labels: { 'kubernetes.io/service-name': WEBHOOK_SERVICE.name } },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: [host], conditions: { ready: true } }],
+        ports: [{ name: 'webhook-server', port, protocol: 'TCP' }],
+      });
+
+      // The Secret, and its CA in both configurations and the CRD.
+      const caOf = (bundle: string | undefined): string => Buffer.from(bundle ?? '', 'base64').toString('utf8');
+      const secretCa = async (): Promise<string> => {
+        const secret = await objectClient(admin, 'v1/secrets', { namespace: ns }).get(`${WEBHOOKS_NAME}-webhook-tls`).catch(() => undefined);
+        return caOf(secret?.data?.['ca.crt']);
+      };
+      const ca = await waitFor(secretCa, 'the Secret to be written', 60_000, { everyMs: 100, describe: () => stderr.join('') });
+      let bundles: string[] = [];
+      await waitFor(
+        async () =>
+          (bundles = [
+            ...((await objectClient(admin, 'admissionregistration.k8s.io/v1/validatingwebhookconfigurations').get(WEBHOOKS_NAME)).webhooks ?? []).map((w) => caOf(w.clientConfig.caBundle)),
+            ...((await objectClient(admin, 'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations').get(WEBHOOKS_NAME)).webhooks ?? []).map((w) => caOf(w.clientConfig.caBundle)),
+            caOf((await objectClient(admin, 'apiextensions.k8s.io/v1/customresourcedefinitions').get(`${Website.plural}.${Website.group}`)).spec.conversion?.webhook?.clientConfig?.caBundle),
+          ]).every((b) => b === ca),
+        'the CA bundle in both configurations and the CRD',
+        60_000,
+        { everyMs: 100, describe: () => bundles.map((b) => b.slice(27, 60)).join(' | ') },
+      );
+      // What is served is issued for the Service's DNS names.
+      const served = await waitFor(async () => {
+        const cert = await servedCertificate(port, host);
+        return cert.subjectAltName?.includes(`DNS:${WEBHOOK_SERVICE.name}.${ns}.svc`) ? cert : undefined;
+      }, 'the provisioned certificate to be served', 30_000, { everyMs: 100 });
+      expect(served.checkIssued(new X509Certificate(ca))).toBe(true);
+
+      // The API server reaches the webhooks through the Service and trusts them by the bundle: a refusal with the
+      // handler's message, the defaults, and a conversion.
+      let last = '';
+      await waitFor(async () => (last = await tryCreate(admin, 'through-service', 50)).startsWith('403: '), 'the API server to call the webhooks through the Service', 60_000, { everyMs: 200, describe: () => last });
+      expect(last).toBe('403: admission webhook "vwebsite.example.com" denied the request: spec.replicas: at most 10 for non-admins, got 50');
+      const created = await objectClient(admin, Website, { namespace: NS, fieldManager: 'e2e' }).create(sampleWebsite('through-service', 'nginx:1.27', 1, NS));
+      expect(created.metadata.labels).toEqual({ 'app.kubernetes.io/name': 'through-service' });
+      expect((await objectClient(admin, Website.forVersion('v2'), { namespace: NS }).get('through-service')).spec).toEqual({ repository: 'nginx', tag: '1.27', replicas: 1, port: 80 });
+    } finally {
+      provisioned.abort();
+      await exitProvisioned;
+    }
   });
 });
