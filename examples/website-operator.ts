@@ -11,9 +11,12 @@
  *   npm run example website-operator                    # the current kubeconfig context; the CRD must be installed
  *   npm run example website-operator -- --simulator     # the built-in API server, with the CRD installed and two Websites
  *
- * In a pod (examples/deploy/website-operator.yaml) it serves `/metrics` at `--metrics-bind-address` and
- * `/healthz`, `/readyz` at `--health-probe-bind-address`; both are off (`0`) unless given, so a run on a
- * workstation takes no ports.
+ * It also serves its webhooks (`--webhook-bind-address`): a validating and a mutating one for Websites, and the
+ * conversion between v1 and v2. In a pod (examples/deploy/website-operator.yaml) their certificate is provisioned
+ * for the Service `--webhook-service`; on the simulator they are served on 127.0.0.1 and registered there, and
+ * the program shows one Website refused and one converted. `/metrics` is at `--metrics-bind-address` (over HTTPS
+ * and behind the API server's authentication with `--metrics-secure`), `/healthz`, `/readyz` at
+ * `--health-probe-bind-address`; all are off (`0`) unless given, so a run on a workstation takes no ports.
  *
  * It prints one line per reconcile, e.g. `reconciled default/blog: 2/2 ready`.
  */
@@ -40,8 +43,8 @@ import {
 import { prometheusMetrics } from 'rxkube/metrics';
 import { conditions } from 'rxkube/zod';
 import type { ApiServer } from 'rxkube/testing';
-import { exampleCluster } from './lib/cluster.ts';
-import { freeLoopbackPort, loopbackCerts, registerLoopbackWebhooks } from './lib/loopbackWebhooks.ts';
+import { exampleCluster, namespacedName } from './lib/cluster.ts';
+import { freeLoopbackPort, loopbackCerts, registerLoopbackWebhooks, simulatedScrapers } from './lib/loopbackWebhooks.ts';
 
 const websiteStatus = z.object({
   readyReplicas: z.number().int().min(0).optional(),
@@ -308,17 +311,6 @@ export function playDeploymentController(kc: KubeConfig): { unsubscribe(): void 
   });
 }
 
-/** The Prometheus identity the simulator knows, and a token it refuses /metrics: `--metrics-secure` on the simulator. */
-export const SIMULATED_SCRAPER = { token: 'prometheus-token', username: 'system:serviceaccount:monitoring:prometheus' } as const;
-export const SIMULATED_STRANGER = { token: 'stranger-token', username: 'system:serviceaccount:default:stranger' } as const;
-
-/** `namespace/name` of `--webhook-service`, the Service the API server calls the webhooks through. */
-function serviceFlag(value: string): { namespace: string; name: string } {
-  const m = /^([a-z0-9-]+)\/([a-z0-9-]+)$/.exec(value);
-  if (m === null) throw new TypeError(`--webhook-service: expected <namespace>/<name> of the webhook Service, got ${JSON.stringify(value)}`);
-  return { namespace: m[1] ?? '', name: m[2] ?? '' };
-}
-
 /**
  * On the simulator, once the webhooks are served: registers them, then writes a Website as v2 and one that asks
  * for too many replicas, and prints what the server made of each.
@@ -351,7 +343,7 @@ if ((import.meta as { main?: boolean }).main) {
       await server.create(Website, sampleWebsite('shop', 'shop:3.1', 3));
     },
     { 'metrics-bind-address': '0', 'metrics-secure': 'false', 'health-probe-bind-address': '0', 'webhook-bind-address': '0', 'webhook-service': '', 'service-account-dir': '' },
-    { crds: [crd], users: [SIMULATED_SCRAPER, SIMULATED_STRANGER], authorize: ({ user, nonResourceAttributes }) => user === SIMULATED_SCRAPER.username && nonResourceAttributes?.path === '/metrics' && nonResourceAttributes.verb === 'get' },
+    { crds: [crd], ...simulatedScrapers },
   );
   const { kc, flags } = cluster;
   const stop = new AbortController();
@@ -374,7 +366,7 @@ if ((import.meta as { main?: boolean }).main) {
         : {
             webhooks,
             webhookBindAddress: flags['webhook-bind-address'],
-            webhookCertificates: { kubeConfig: kc, name: WEBHOOKS_NAME, service: serviceFlag(flags['webhook-service'] ?? ''), customResources: [Website] },
+            webhookCertificates: { kubeConfig: kc, name: WEBHOOKS_NAME, service: namespacedName('webhook-service', flags['webhook-service']), customResources: [Website] },
           }),
     signal: stop.signal,
     onEvent: (e) => {

@@ -102,3 +102,16 @@ export async function exampleCluster(
     },
   };
 }
+
+/**
+ * A `<namespace>/<name>` flag's value, e.g. `--webhook-service=website-operator/website-operator-webhook`.
+ *
+ * @param flag the flag's name, for the message.
+ * @param value what was given.
+ * @returns the namespace and the name.
+ */
+export function namespacedName(flag: string, value: string | undefined): { namespace: string; name: string } {
+  const m = /^([a-z0-9-]+)\/([a-z0-9-]+)$/.exec(value ?? '');
+  if (m === null) throw new TypeError(`--${flag}: expected <namespace>/<name>, got ${JSON.stringify(value)}`);
+  return { namespace: m[1] ?? '', name: m[2] ?? '' };
+}

@@ -10,6 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { ApiServerOptions } from 'rxkube/testing';
 import { objectClient, webhookManifests, type Webhook } from 'rxkube';
 import { generateCa, issueServing } from 'rxkube/core';
 
@@ -61,3 +62,14 @@ export async function registerLoopbackWebhooks(kc: KubeConfig, opts: { name: str
     await objectClient(kc, resource, { fieldManager: opts.name }).apply(m as never, { force: true });
   }
 }
+
+/** The Prometheus identity the simulator knows: it may `get /metrics`, so it scrapes with `--metrics-secure`. */
+export const SIMULATED_SCRAPER = { token: 'prometheus-token', username: 'system:serviceaccount:monitoring:prometheus' } as const;
+/** Another identity the simulator knows, which may not. */
+export const SIMULATED_STRANGER = { token: 'stranger-token', username: 'system:serviceaccount:default:stranger' } as const;
+
+/** The simulator's users and its answer to SubjectAccessReviews: only the scraper may `get /metrics`. */
+export const simulatedScrapers: Pick<ApiServerOptions, 'users' | 'authorize'> = {
+  users: [SIMULATED_SCRAPER, SIMULATED_STRANGER],
+  authorize: ({ user, nonResourceAttributes }) => user === SIMULATED_SCRAPER.username && nonResourceAttributes?.path === '/metrics' && nonResourceAttributes.verb === 'get',
+};
