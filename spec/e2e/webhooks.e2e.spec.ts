@@ -303,7 +303,7 @@ describe("the website operator's webhooks on a real kube-apiserver", () => {
     // The webhooks' requests, counted in controller-runtime's names: the API server's calls made above.
     expect(last.body).toMatch(/^controller_runtime_webhook_requests_total\{[^}]*webhook="\/validate-example-com-v1-website"[^}]*\} [1-9]\d*$/m);
     expect(last.body).toMatch(/^controller_runtime_webhook_requests_total\{[^}]*webhook="\/convert"[^}]*\} [1-9]\d*$/m);
-    // A token the server no longer accepts is refused again: the stranger stays refused however often it asks.
+    // Asked again (the runner caches the reviews' answers for a short while), the stranger is still refused.
     expect((await scrape(stranger)).status).toBe(403);
   });
   it('as website-operator.yaml runs it, provisions its certificate for the Service: the Secret and the CA bundles are written, and the API server calls the webhooks through the Service with it', async () => {
