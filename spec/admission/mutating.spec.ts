@@ -48,6 +48,15 @@ describe('admission.mutating', () => {
     expect(hook.path).toBe('/mutate-example-com-v1-website');
   });
 
+  it('a handler that overruns under failurePolicy Ignore changes nothing and allows, with a warning (WH-145)', async () => {
+    const reported = capture();
+    const hook = admission.mutating('apps/v1/deployments', () => new Promise<never>(() => {}), { timeoutSeconds: 1, failurePolicy: 'Ignore' });
+    const response = responseOf(await hook.review(review({ object: deployment('web', 1) }), never));
+    expect(response).toMatchObject({ allowed: true, warnings: [expect.stringMatching(/the handler overran its deadline; allowed, as its failurePolicy is Ignore$/)] });
+    expect(response.patch).toBeUndefined();
+    expect(reported).toHaveLength(1);
+  });
+
   it('has no patch when nothing changed', async () => {
     const hook = admission.mutating(Website, ({ object }) => object);
     const response = responseOf(await hook.review(review({ ...websiteParts, object: website({ image: 'a', replicas: 1 }) }), never));

@@ -130,6 +130,25 @@ describe('admission.validating', () => {
     expect(reported.map((e) => (e as AdmissionWebhookError).failure)).toEqual(['timeout']);
   });
 
+  it('a handler that overruns under failurePolicy Ignore is allowed with a warning, as kube-apiserver would pass over a call that timed out', async () => {
+    vi.useFakeTimers();
+    const reported = capture();
+    const hook = admission.validating('apps/v1/deployments', () => new Promise(() => {}), { timeoutSeconds: 4, failurePolicy: 'Ignore' });
+    const pending = hook.review(review({ uid: 'u-6' }), never);
+    await vi.advanceTimersByTimeAsync(3_000);
+    const answer = await pending;
+    expect(responseOf(answer)).toEqual({
+      uid: 'u-6',
+      allowed: true,
+      warnings: ['admission webhook vdeployment.apps.k8s.io: the handler overran its deadline; allowed, as its failurePolicy is Ignore'],
+    });
+    expect(answer.failure).toBe('timeout');
+    expect(reported.map((e) => (e as AdmissionWebhookError).failure)).toEqual(['timeout']);
+    // A handler that throws still denies: it answered, and controller-runtime answers its error as a denial too.
+    const throwing = admission.validating('apps/v1/deployments', () => Promise.reject(new Error('no')), { failurePolicy: 'Ignore' });
+    expect(responseOf(await throwing.review(review(), never))).toMatchObject({ allowed: false, status: { code: 500 } });
+  });
+
   it('when the client leaves, the handler signal aborts and nothing is reported', async () => {
     const reported = capture();
     const client = new AbortController();

@@ -53,6 +53,9 @@ describe('certificate types', () => {
       manager({ controllers: [], webhookCertificates: { kubeConfig: '~/.kube/config', name: 'web', service: { namespace: 'ops', name: 'web' } } });
       // @ts-expect-error: a definition, not a CRD name
       manager({ controllers: [], webhookCertificates: { ...ok, customResources: ['websites.example.com'] } });
+      manager({ controllers: [], webhookCertificates: { ...ok, hosts: ['127.0.0.1', 'webhooks.test'] } });
+      // @ts-expect-error: a list of hosts, even of one
+      manager({ controllers: [], webhookCertificates: { ...ok, hosts: '127.0.0.1' } });
     };
     void typed;
   });

@@ -3,7 +3,7 @@
 import { printable } from '../errors/printable.js';
 import { reportError } from '../errors/reportError.js';
 import { AdmissionWebhookError } from './AdmissionWebhookError.js';
-import { bounded, MAX_MESSAGE_LENGTH } from './verdict.js';
+import { bounded, MAX_MESSAGE_LENGTH, MAX_WARNING_LENGTH } from './verdict.js';
 import type { AdmissionRequest, AdmissionResponse, WebhookAnswer, WebhookFailure } from './types.js';
 import type { WebhookTarget } from './target.js';
 
@@ -129,13 +129,19 @@ export async function runHandler<R>(handler: (signal: AbortSignal) => R | Promis
 /**
  * The answer to a handler that did not give a verdict: a denial with code
  * 500 naming the webhook, and the failure reported (`left`: the client has
- * gone, nothing to report and nobody to answer).
+ * gone, nothing to report and nobody to answer). An overrun under
+ * `failurePolicy: Ignore` is allowed instead (WH-11): the early deadline
+ * stands in for kube-apiserver's timeout, which would have passed the
+ * webhook over.
  */
-export function handlerFailure(webhook: string, request: AdmissionRequest, outcome: Exclude<HandlerOutcome<unknown>, { kind: 'done' }>): WebhookAnswer {
+export function handlerFailure(webhook: string, request: AdmissionRequest, outcome: Exclude<HandlerOutcome<unknown>, { kind: 'done' }>, failurePolicy: 'Fail' | 'Ignore'): WebhookAnswer {
   if (outcome.kind === 'left') return reviewAnswer(request.uid, failureResponse(500, `admission webhook ${webhook}: the request was abandoned by the client`));
   const what = outcome.kind === 'timeout' ? 'the handler overran its deadline' : `the handler failed: ${errorText(outcome.error)}`;
   const message = bounded(`admission webhook ${webhook}: ${what}`, MAX_MESSAGE_LENGTH);
-  reportError(new AdmissionWebhookError(webhook, outcome.kind, `${message} (${describeRequest(request)}, request ${bounded(printable(request.uid), 64)}; denied)`, outcome.kind === 'threw' ? outcome.error : undefined));
+  const ignored = outcome.kind === 'timeout' && failurePolicy === 'Ignore';
+  const verdict = ignored ? 'allowed, as its failurePolicy is Ignore' : 'denied';
+  reportError(new AdmissionWebhookError(webhook, outcome.kind, `${message} (${describeRequest(request)}, request ${bounded(printable(request.uid), 64)}; ${verdict})`, outcome.kind === 'threw' ? outcome.error : undefined));
+  if (ignored) return reviewAnswer(request.uid, { allowed: true, warnings: [bounded(`${message}; ${verdict}`, MAX_WARNING_LENGTH)] }, outcome.kind);
   return reviewAnswer(request.uid, failureResponse(500, message), outcome.kind);
 }
 

@@ -1,5 +1,6 @@
 import { isCustomResource, type CustomResource } from '../crd/customResource.js';
 import { describeValue } from '../options/validate.js';
+import { builtInKind } from '../sources/builtInKinds.js';
 import { builtInScope, type BuiltInResource } from '../sources/resources.js';
 
 /** What a webhook is for: a built-in resource's name (`'apps/v1/deployments'`) or a `customResource` definition (one version's view). */
@@ -15,66 +16,6 @@ export interface WebhookTarget {
   readonly namespaced: boolean;
 }
 
-// The kind of each built-in resource: a path and a default name are built from it, and a review's kind is checked against it.
-const KINDS = {
-  'v1/pods': 'Pod',
-  'v1/services': 'Service',
-  'v1/configmaps': 'ConfigMap',
-  'v1/secrets': 'Secret',
-  'v1/namespaces': 'Namespace',
-  'v1/nodes': 'Node',
-  'v1/persistentvolumes': 'PersistentVolume',
-  'v1/persistentvolumeclaims': 'PersistentVolumeClaim',
-  'v1/serviceaccounts': 'ServiceAccount',
-  'v1/endpoints': 'Endpoints',
-  'v1/events': 'Event',
-  'v1/limitranges': 'LimitRange',
-  'v1/resourcequotas': 'ResourceQuota',
-  'v1/replicationcontrollers': 'ReplicationController',
-  'v1/podtemplates': 'PodTemplate',
-  'apps/v1/deployments': 'Deployment',
-  'apps/v1/replicasets': 'ReplicaSet',
-  'apps/v1/statefulsets': 'StatefulSet',
-  'apps/v1/daemonsets': 'DaemonSet',
-  'apps/v1/controllerrevisions': 'ControllerRevision',
-  'batch/v1/jobs': 'Job',
-  'batch/v1/cronjobs': 'CronJob',
-  'autoscaling/v1/horizontalpodautoscalers': 'HorizontalPodAutoscaler',
-  'autoscaling/v2/horizontalpodautoscalers': 'HorizontalPodAutoscaler',
-  'policy/v1/poddisruptionbudgets': 'PodDisruptionBudget',
-  'coordination.k8s.io/v1/leases': 'Lease',
-  'discovery.k8s.io/v1/endpointslices': 'EndpointSlice',
-  'events.k8s.io/v1/events': 'Event',
-  'networking.k8s.io/v1/ingresses': 'Ingress',
-  'networking.k8s.io/v1/networkpolicies': 'NetworkPolicy',
-  'networking.k8s.io/v1/ingressclasses': 'IngressClass',
-  'networking.k8s.io/v1/servicecidrs': 'ServiceCIDR',
-  'networking.k8s.io/v1/ipaddresses': 'IPAddress',
-  'rbac.authorization.k8s.io/v1/roles': 'Role',
-  'rbac.authorization.k8s.io/v1/rolebindings': 'RoleBinding',
-  'rbac.authorization.k8s.io/v1/clusterroles': 'ClusterRole',
-  'rbac.authorization.k8s.io/v1/clusterrolebindings': 'ClusterRoleBinding',
-  'storage.k8s.io/v1/storageclasses': 'StorageClass',
-  'storage.k8s.io/v1/csidrivers': 'CSIDriver',
-  'storage.k8s.io/v1/csinodes': 'CSINode',
-  'storage.k8s.io/v1/volumeattachments': 'VolumeAttachment',
-  'storage.k8s.io/v1/csistoragecapacities': 'CSIStorageCapacity',
-  'storage.k8s.io/v1/volumeattributesclasses': 'VolumeAttributesClass',
-  'apiextensions.k8s.io/v1/customresourcedefinitions': 'CustomResourceDefinition',
-  'apiregistration.k8s.io/v1/apiservices': 'APIService',
-  'admissionregistration.k8s.io/v1/validatingwebhookconfigurations': 'ValidatingWebhookConfiguration',
-  'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations': 'MutatingWebhookConfiguration',
-  'admissionregistration.k8s.io/v1/validatingadmissionpolicies': 'ValidatingAdmissionPolicy',
-  'admissionregistration.k8s.io/v1/validatingadmissionpolicybindings': 'ValidatingAdmissionPolicyBinding',
-  'scheduling.k8s.io/v1/priorityclasses': 'PriorityClass',
-  'node.k8s.io/v1/runtimeclasses': 'RuntimeClass',
-  'certificates.k8s.io/v1/certificatesigningrequests': 'CertificateSigningRequest',
-  'flowcontrol.apiserver.k8s.io/v1/flowschemas': 'FlowSchema',
-  'flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations': 'PriorityLevelConfiguration',
-  'resource.k8s.io/v1/resourceclaims': 'ResourceClaim',
-  'resource.k8s.io/v1/deviceclasses': 'DeviceClass',
-  'resource.k8s.io/v1/resourceslices': 'ResourceSlice',
-} as const satisfies Record<BuiltInResource, string>;
 
 /**
  * Reads a webhook's resource, or throws a TypeError naming it.
@@ -87,10 +28,11 @@ export function webhookTarget(where: string, resource: unknown): WebhookTarget {
   if (isCustomResource(resource)) {
     return { group: resource.group, version: resource.version, kind: resource.kind, plural: resource.plural, namespaced: resource.namespaced };
   }
-  if (typeof resource === 'string' && Object.hasOwn(KINDS, resource)) {
+  const kind = typeof resource === 'string' ? builtInKind(resource) : undefined;
+  if (typeof resource === 'string' && kind !== undefined) {
     const parts = resource.split('/');
     const [group, version, plural] = parts.length === 2 ? ['', parts[0] as string, parts[1] as string] : (parts as [string, string, string]);
-    return { group, version, kind: KINDS[resource as BuiltInResource], plural, namespaced: builtInScope(resource) === true };
+    return { group, version, kind, plural, namespaced: builtInScope(resource) === true };
   }
   throw new TypeError(`${where}: resource must be a built-in resource name such as 'apps/v1/deployments' or a customResource definition, got ${describeValue(resource)}`);
 }

@@ -126,7 +126,8 @@ export interface Webhook {
    * (`undefined` when it was not JSON). Never throws or rejects: a body
    * that is not a review gets status 400; a handler that throws, rejects or
    * overruns its deadline gives a 200 review that denies, with
-   * status.code 500 and a message naming the webhook, and is reported.
+   * status.code 500 and a message naming the webhook, and is reported (an
+   * overrun under failurePolicy Ignore allows, with a warning).
    *
    * @param body the parsed request body.
    * @param signal aborted when the client has gone: the handler's own signal aborts with it.

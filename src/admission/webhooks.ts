@@ -62,7 +62,7 @@ function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: Webhoo
       return await decide(request, signal);
     } catch (err) {
       // Nothing here should throw; if it does, the server still gets an answer and the error is reported.
-      return handlerFailure(options.name, request, { kind: 'threw', error: err });
+      return handlerFailure(options.name, request, { kind: 'threw', error: err }, options.failurePolicy);
     }
   };
   const review = async (body: unknown, signal: AbortSignal): Promise<WebhookAnswer> => {
@@ -102,7 +102,9 @@ function checkHandler(where: string, handler: unknown): void {
  * returns `admission.allow()` or `admission.deny(message)`. It runs within a
  * deadline a little shorter than `timeoutSeconds`; its `signal` aborts then.
  * A handler that throws, rejects or overruns denies the request with code
- * 500 and a message naming the webhook, and the error is reported.
+ * 500 and a message naming the webhook, and the error is reported; an
+ * overrun under `failurePolicy: 'Ignore'` allows it with a warning instead,
+ * as kube-apiserver passes over a webhook that timed out.
  *
  * ## Example
  * ```ts
@@ -133,7 +135,7 @@ export function validating<R extends AdmissionResource, const Op extends Operati
   const call = handler as unknown as (ctx: unknown) => unknown;
   return makeWebhook<ValidatingWebhook<ObjectOf<R>>>('validating', target, options, async (request, signal) => {
     const outcome = await runHandler((s) => call(contextOf(request, s, request.object)), handlerDeadlineMs(options.timeoutSeconds), signal);
-    if (outcome.kind !== 'done') return handlerFailure(options.name, request, outcome);
+    if (outcome.kind !== 'done') return handlerFailure(options.name, request, outcome, options.failurePolicy);
     if (!isVerdict(outcome.value)) return refuse(options.name, request, 'threw', `the handler returned ${describeValue(outcome.value)}, not admission.allow() or admission.deny()`);
     return reviewAnswer(request.uid, verdictResponse(outcome.value));
   });
@@ -182,7 +184,7 @@ export function mutating<R extends AdmissionResource, const Op extends Operation
     // The handler may change what it is given; the patch is computed against the object as sent.
     const given = request.object === null || request.object === undefined ? undefined : structuredClone(request.object);
     const outcome = await runHandler((s) => call(contextOf(request, s, given)), handlerDeadlineMs(options.timeoutSeconds), signal);
-    if (outcome.kind !== 'done') return handlerFailure(options.name, request, outcome);
+    if (outcome.kind !== 'done') return handlerFailure(options.name, request, outcome, options.failurePolicy);
     if (isVerdict(outcome.value)) return reviewAnswer(request.uid, verdictResponse(outcome.value));
     return patchAnswer(options.name, request, outcome.value);
   });

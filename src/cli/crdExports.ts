@@ -17,7 +17,18 @@ export interface CrdExport {
   readonly name: string;
   /** The `apiextensions.k8s.io/v1` CustomResourceDefinition, as the definition's `crd()` returns it. */
   readonly crd: Record<string, unknown>;
+  /** Whether the definition has converters (a `conversion` option). */
+  readonly converts: boolean;
 }
+
+/**
+ * What `crd()` of a definition with converters is given: the webhook flags' options, or `'none'` for a CRD
+ * with `conversion: { strategy: None }` (`rxkube simulator` without `--webhook-url`: nothing converts there).
+ */
+export type ConversionChoice = CrdOptions | 'none';
+
+/** crd() of a definition with converters insists on a webhook: this one is never called, as its block is replaced by None. */
+const UNCALLED_WEBHOOK: CrdOptions = { conversionWebhook: { url: 'https://conversion.invalid/convert' } };
 
 /** The extensions a module may have. */
 const MODULE_EXTENSIONS = new Set(['.ts', '.mts', '.js', '.mjs']);
@@ -70,11 +81,11 @@ export function isDefinition(value: unknown): value is { crd(options?: CrdOption
 }
 
 /** The CRD a definition gives, checked to be one: with the webhook options when it has converters. */
-function crdOf(path: string, name: string, definition: { crd(options?: CrdOptions): unknown; hasConversion?: unknown }, webhook: CrdOptions | undefined): Record<string, unknown> {
+function crdOf(path: string, name: string, definition: { crd(options?: CrdOptions): unknown; hasConversion?: unknown }, webhook: ConversionChoice | undefined): Record<string, unknown> {
   const converts = definition.hasConversion === true;
   let crd: unknown;
   try {
-    crd = converts && webhook !== undefined ? definition.crd(webhook) : definition.crd();
+    crd = converts && webhook !== undefined ? definition.crd(webhook === 'none' ? UNCALLED_WEBHOOK : webhook) : definition.crd();
   } catch (err) {
     const hint = converts && webhook === undefined ? ' (its CRD needs the conversion webhook: pass --webhook-service <namespace>/<name>[:port] or --webhook-url <url>)' : '';
     throw new UsageError(`${path}: export ${name}: crd() threw ${printable(err instanceof Error ? `${err.name}: ${err.message}` : String(err), { newlines: true })}${hint}`);
@@ -83,7 +94,9 @@ function crdOf(path: string, name: string, definition: { crd(options?: CrdOption
   if (typeof o !== 'object' || o === null || o.apiVersion !== 'apiextensions.k8s.io/v1' || o.kind !== 'CustomResourceDefinition' || typeof o.metadata?.name !== 'string') {
     throw new UsageError(`${path}: export ${name}: crd() did not return an apiextensions.k8s.io/v1 CustomResourceDefinition with a metadata.name`);
   }
-  return crd as Record<string, unknown>;
+  const made = crd as Record<string, unknown>;
+  if (!converts || webhook !== 'none') return made;
+  return { ...made, spec: { ...(made['spec'] as Record<string, unknown>), conversion: { strategy: 'None' } } };
 }
 
 /**
@@ -125,12 +138,13 @@ export async function importModule(path: string): Promise<Record<string, unknown
  * names is given once, under its first name.
  *
  * @param path the module: `.ts`, `.mts`, `.js` or `.mjs`, relative to the working directory.
- * @param webhook what `crd()` of a definition with converters is given (`--webhook-service`, `--webhook-url`).
+ * @param webhook what `crd()` of a definition with converters is given (`--webhook-service`, `--webhook-url`), or `'none'`.
+ * @param opts `requireConverting: false` allows a webhook that no definition of this module takes (the caller checks across modules).
  * @returns the definitions; never empty.
  * @throws {UsageError} for a missing file, an unsupported extension, a `.ts` module on a Node without type stripping,
  *   a module that fails to load, exports no definition, or exports two of the same CRD name.
  */
-export async function loadCrdModule(path: string, webhook?: CrdOptions): Promise<CrdExport[]> {
+export async function loadCrdModule(path: string, webhook?: ConversionChoice, opts: { readonly requireConverting?: boolean } = {}): Promise<CrdExport[]> {
   const shown = printable(path);
   const namespace = await importModule(path);
   const found: CrdExport[] = [];
@@ -146,7 +160,7 @@ export async function loadCrdModule(path: string, webhook?: CrdOptions): Promise
     const other = byCrdName.get(crdName);
     if (other !== undefined) throw new UsageError(`${shown}: exports ${other} and ${name} both define ${printable(crdName)}; export each custom resource once`);
     byCrdName.set(crdName, name);
-    found.push({ name, crd });
+    found.push({ name, crd, converts: value.hasConversion === true });
   }
   if (found.length === 0) {
     const names = Object.keys(namespace);
@@ -154,7 +168,7 @@ export async function loadCrdModule(path: string, webhook?: CrdOptions): Promise
       `${shown} exports no custom-resource definition (a value made by customResource(), with a crd() method); its exports: ${names.length === 0 ? 'none' : names.map((n) => printable(n)).join(', ')}`,
     );
   }
-  if (webhook !== undefined && converting === 0) {
+  if (webhook !== undefined && webhook !== 'none' && converting === 0 && opts.requireConverting !== false) {
     throw new UsageError(`${shown}: --webhook-service and --webhook-url are for definitions with converters (a conversion option), and none of ${found.map((f) => f.name).join(', ')} has one`);
   }
   return found;

@@ -122,6 +122,8 @@ export function createProgram(): Command {
     .command('simulator')
     .description("Run rxkube's API-server simulator as a process of its own, serving your CRDs, for manual tests with kubectl or a program.")
     .option('--crd <file>', 'a CRD file (.yaml, .yml or .json, several documents each) or a module (.ts, .mts, .js or .mjs) exporting custom-resource definitions; repeatable', (path: string, all: string[] | undefined) => [...(all ?? []), path])
+    .option('--webhook-url <url>', "conversion webhook (https://…/convert) of the modules' definitions with converters; without it their CRDs convert nothing (strategy None)")
+    .option('--ca-bundle-file <file>', 'the PEM CA the simulator trusts for --webhook-url')
     .option('--kubeconfig-out <path>', 'write a kubeconfig for the simulator there, for kubectl --kubeconfig or KUBECONFIG')
     .addOption(new Option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)').default(0).argParser(parseCount))
     .addHelpText('after', SIMULATOR_EXAMPLES)
@@ -150,5 +152,9 @@ Examples:
   rxkube simulator --crd website.yaml --kubeconfig-out ./kubeconfig
   rxkube simulator --crd src/website.ts --kubeconfig-out ./kubeconfig   (a .ts module needs Node 22.18 or later)
   kubectl --kubeconfig ./kubeconfig get websites
+  rxkube simulator --crd src/website.ts --webhook-url https://127.0.0.1:9443/convert --ca-bundle-file ca.crt
+
+A definition with converters converts through --webhook-url (a running manager's
+webhook server); without it its CRD is served with conversion None, and it says so.
 
 It prints one line, "rxkube simulator ready at <url> …", once it serves; Ctrl-C stops it.`;

@@ -6,7 +6,8 @@
  * A name that is none of these is refused before anything starts, or (on a
  * cluster) resolved through discovery by watchResource.ts.
  */
-import { builtInScope } from '../sources/resources.js';
+import { builtInKind } from '../sources/builtInKinds.js';
+import { builtInScope, type BuiltInResource } from '../sources/resources.js';
 import type { PrinterColumn } from './printerColumns.js';
 
 /** A resource the command can watch. */
@@ -26,71 +27,71 @@ export interface CliResource {
   readonly columns?: readonly PrinterColumn[];
 }
 
-/** Built-in resources by full name: kind, then kubectl's other names for it. */
-const BUILT_IN: Readonly<Record<string, readonly [kind: string, ...aliases: string[]]>> = {
-  'v1/pods': ['Pod', 'pod', 'po'],
-  'v1/services': ['Service', 'service', 'svc'],
-  'v1/configmaps': ['ConfigMap', 'configmap', 'cm'],
-  'v1/secrets': ['Secret', 'secret'],
-  'v1/namespaces': ['Namespace', 'namespace', 'ns'],
-  'v1/nodes': ['Node', 'node', 'no'],
-  'v1/persistentvolumes': ['PersistentVolume', 'persistentvolume', 'pv'],
-  'v1/persistentvolumeclaims': ['PersistentVolumeClaim', 'persistentvolumeclaim', 'pvc'],
-  'v1/serviceaccounts': ['ServiceAccount', 'serviceaccount', 'sa'],
-  'v1/endpoints': ['Endpoints', 'ep'],
-  'v1/events': ['Event', 'event', 'ev'],
-  'v1/limitranges': ['LimitRange', 'limitrange', 'limits'],
-  'v1/resourcequotas': ['ResourceQuota', 'resourcequota', 'quota'],
-  'v1/replicationcontrollers': ['ReplicationController', 'replicationcontroller', 'rc'],
-  'v1/podtemplates': ['PodTemplate', 'podtemplate'],
-  'apps/v1/deployments': ['Deployment', 'deployment', 'deploy'],
-  'apps/v1/replicasets': ['ReplicaSet', 'replicaset', 'rs'],
-  'apps/v1/statefulsets': ['StatefulSet', 'statefulset', 'sts'],
-  'apps/v1/daemonsets': ['DaemonSet', 'daemonset', 'ds'],
-  'apps/v1/controllerrevisions': ['ControllerRevision', 'controllerrevision'],
-  'batch/v1/jobs': ['Job', 'job'],
-  'batch/v1/cronjobs': ['CronJob', 'cronjob', 'cj'],
-  'autoscaling/v2/horizontalpodautoscalers': ['HorizontalPodAutoscaler', 'horizontalpodautoscaler', 'hpa'],
-  'autoscaling/v1/horizontalpodautoscalers': ['HorizontalPodAutoscaler'],
-  'policy/v1/poddisruptionbudgets': ['PodDisruptionBudget', 'poddisruptionbudget', 'pdb'],
-  'coordination.k8s.io/v1/leases': ['Lease', 'lease'],
-  'discovery.k8s.io/v1/endpointslices': ['EndpointSlice', 'endpointslice'],
-  'events.k8s.io/v1/events': ['Event'],
-  'networking.k8s.io/v1/ingresses': ['Ingress', 'ingress', 'ing'],
-  'networking.k8s.io/v1/networkpolicies': ['NetworkPolicy', 'networkpolicy', 'netpol'],
-  'networking.k8s.io/v1/ingressclasses': ['IngressClass', 'ingressclass'],
-  'networking.k8s.io/v1/servicecidrs': ['ServiceCIDR', 'servicecidr'],
-  'networking.k8s.io/v1/ipaddresses': ['IPAddress', 'ipaddress'],
-  'rbac.authorization.k8s.io/v1/roles': ['Role', 'role'],
-  'rbac.authorization.k8s.io/v1/rolebindings': ['RoleBinding', 'rolebinding'],
-  'rbac.authorization.k8s.io/v1/clusterroles': ['ClusterRole', 'clusterrole'],
-  'rbac.authorization.k8s.io/v1/clusterrolebindings': ['ClusterRoleBinding', 'clusterrolebinding'],
-  'storage.k8s.io/v1/storageclasses': ['StorageClass', 'storageclass', 'sc'],
-  'storage.k8s.io/v1/csidrivers': ['CSIDriver', 'csidriver'],
-  'storage.k8s.io/v1/csinodes': ['CSINode', 'csinode'],
-  'storage.k8s.io/v1/volumeattachments': ['VolumeAttachment', 'volumeattachment'],
-  'storage.k8s.io/v1/csistoragecapacities': ['CSIStorageCapacity', 'csistoragecapacity'],
-  'storage.k8s.io/v1/volumeattributesclasses': ['VolumeAttributesClass', 'volumeattributesclass', 'vac'],
-  'apiextensions.k8s.io/v1/customresourcedefinitions': ['CustomResourceDefinition', 'customresourcedefinition', 'crd', 'crds'],
-  'apiregistration.k8s.io/v1/apiservices': ['APIService', 'apiservice'],
-  'admissionregistration.k8s.io/v1/validatingwebhookconfigurations': ['ValidatingWebhookConfiguration', 'validatingwebhookconfiguration'],
-  'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations': ['MutatingWebhookConfiguration', 'mutatingwebhookconfiguration'],
-  'admissionregistration.k8s.io/v1/validatingadmissionpolicies': ['ValidatingAdmissionPolicy', 'validatingadmissionpolicy'],
-  'admissionregistration.k8s.io/v1/validatingadmissionpolicybindings': ['ValidatingAdmissionPolicyBinding', 'validatingadmissionpolicybinding'],
-  'scheduling.k8s.io/v1/priorityclasses': ['PriorityClass', 'priorityclass', 'pc'],
-  'node.k8s.io/v1/runtimeclasses': ['RuntimeClass', 'runtimeclass'],
-  'certificates.k8s.io/v1/certificatesigningrequests': ['CertificateSigningRequest', 'certificatesigningrequest', 'csr'],
-  'flowcontrol.apiserver.k8s.io/v1/flowschemas': ['FlowSchema', 'flowschema'],
-  'flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations': ['PriorityLevelConfiguration', 'prioritylevelconfiguration'],
-  'resource.k8s.io/v1/resourceclaims': ['ResourceClaim', 'resourceclaim'],
-  'resource.k8s.io/v1/deviceclasses': ['DeviceClass', 'deviceclass'],
-  'resource.k8s.io/v1/resourceslices': ['ResourceSlice', 'resourceslice'],
+/** kubectl's other names for each built-in resource (its kind is `builtInKind`'s). */
+const ALIASES: Readonly<Record<BuiltInResource, readonly string[]>> = {
+  'v1/pods': ['pod', 'po'],
+  'v1/services': ['service', 'svc'],
+  'v1/configmaps': ['configmap', 'cm'],
+  'v1/secrets': ['secret'],
+  'v1/namespaces': ['namespace', 'ns'],
+  'v1/nodes': ['node', 'no'],
+  'v1/persistentvolumes': ['persistentvolume', 'pv'],
+  'v1/persistentvolumeclaims': ['persistentvolumeclaim', 'pvc'],
+  'v1/serviceaccounts': ['serviceaccount', 'sa'],
+  'v1/endpoints': ['ep'],
+  'v1/events': ['event', 'ev'],
+  'v1/limitranges': ['limitrange', 'limits'],
+  'v1/resourcequotas': ['resourcequota', 'quota'],
+  'v1/replicationcontrollers': ['replicationcontroller', 'rc'],
+  'v1/podtemplates': ['podtemplate'],
+  'apps/v1/deployments': ['deployment', 'deploy'],
+  'apps/v1/replicasets': ['replicaset', 'rs'],
+  'apps/v1/statefulsets': ['statefulset', 'sts'],
+  'apps/v1/daemonsets': ['daemonset', 'ds'],
+  'apps/v1/controllerrevisions': ['controllerrevision'],
+  'batch/v1/jobs': ['job'],
+  'batch/v1/cronjobs': ['cronjob', 'cj'],
+  'autoscaling/v2/horizontalpodautoscalers': ['horizontalpodautoscaler', 'hpa'],
+  'autoscaling/v1/horizontalpodautoscalers': [],
+  'policy/v1/poddisruptionbudgets': ['poddisruptionbudget', 'pdb'],
+  'coordination.k8s.io/v1/leases': ['lease'],
+  'discovery.k8s.io/v1/endpointslices': ['endpointslice'],
+  'events.k8s.io/v1/events': [],
+  'networking.k8s.io/v1/ingresses': ['ingress', 'ing'],
+  'networking.k8s.io/v1/networkpolicies': ['networkpolicy', 'netpol'],
+  'networking.k8s.io/v1/ingressclasses': ['ingressclass'],
+  'networking.k8s.io/v1/servicecidrs': ['servicecidr'],
+  'networking.k8s.io/v1/ipaddresses': ['ipaddress'],
+  'rbac.authorization.k8s.io/v1/roles': ['role'],
+  'rbac.authorization.k8s.io/v1/rolebindings': ['rolebinding'],
+  'rbac.authorization.k8s.io/v1/clusterroles': ['clusterrole'],
+  'rbac.authorization.k8s.io/v1/clusterrolebindings': ['clusterrolebinding'],
+  'storage.k8s.io/v1/storageclasses': ['storageclass', 'sc'],
+  'storage.k8s.io/v1/csidrivers': ['csidriver'],
+  'storage.k8s.io/v1/csinodes': ['csinode'],
+  'storage.k8s.io/v1/volumeattachments': ['volumeattachment'],
+  'storage.k8s.io/v1/csistoragecapacities': ['csistoragecapacity'],
+  'storage.k8s.io/v1/volumeattributesclasses': ['volumeattributesclass', 'vac'],
+  'apiextensions.k8s.io/v1/customresourcedefinitions': ['customresourcedefinition', 'crd', 'crds'],
+  'apiregistration.k8s.io/v1/apiservices': ['apiservice'],
+  'admissionregistration.k8s.io/v1/validatingwebhookconfigurations': ['validatingwebhookconfiguration'],
+  'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations': ['mutatingwebhookconfiguration'],
+  'admissionregistration.k8s.io/v1/validatingadmissionpolicies': ['validatingadmissionpolicy'],
+  'admissionregistration.k8s.io/v1/validatingadmissionpolicybindings': ['validatingadmissionpolicybinding'],
+  'scheduling.k8s.io/v1/priorityclasses': ['priorityclass', 'pc'],
+  'node.k8s.io/v1/runtimeclasses': ['runtimeclass'],
+  'certificates.k8s.io/v1/certificatesigningrequests': ['certificatesigningrequest', 'csr'],
+  'flowcontrol.apiserver.k8s.io/v1/flowschemas': ['flowschema'],
+  'flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations': ['prioritylevelconfiguration'],
+  'resource.k8s.io/v1/resourceclaims': ['resourceclaim'],
+  'resource.k8s.io/v1/deviceclasses': ['deviceclass'],
+  'resource.k8s.io/v1/resourceslices': ['resourceslice'],
 };
 
 /** Short, singular and plural names → full name. The first full name listed for a plural wins (`events` is v1). */
 const BY_SHORT_NAME: ReadonlyMap<string, string> = (() => {
   const names = new Map<string, string>();
-  for (const [full, [, ...aliases]] of Object.entries(BUILT_IN)) {
+  for (const [full, aliases] of Object.entries(ALIASES)) {
     const plural = full.slice(full.lastIndexOf('/') + 1);
     for (const name of [plural, ...aliases]) if (!names.has(name)) names.set(name, full);
   }
@@ -119,9 +120,9 @@ export function resolveResource(name: string): CliResource {
   }
   const [group, version, plural] = parts.length === 2 ? ['', parts[0] as string, parts[1] as string] : (parts as [string, string, string]);
   const scope = builtInScope(full);
-  const known = BUILT_IN[full];
-  if (scope !== undefined && known !== undefined) {
-    return { ref: full, group, version, plural, kind: known[0], namespaced: scope, builtIn: true };
+  const kind = builtInKind(full);
+  if (scope !== undefined && kind !== undefined) {
+    return { ref: full, group, version, plural, kind, namespaced: scope, builtIn: true };
   }
   if (!group.includes('.')) {
     throw new TypeError(

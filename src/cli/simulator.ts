@@ -10,6 +10,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { ApiServer, Churn } from '../testing/index.js';
 import { printable } from '../errors/printable.js';
 import { loadCrds } from './crdFiles.js';
+import { crdWebhookOptions } from './crdWebhookFlags.js';
 import type { CliResource } from './resources.js';
 import { UsageError } from './usage.js';
 
@@ -143,6 +144,10 @@ export async function startSimulator(resource: CliResource, opts: SimulatorOptio
 export interface SimulatorCommandFlags {
   /** Files or modules whose CRDs are installed. */
   readonly crd?: readonly string[];
+  /** The conversion webhook (`https://…/convert`) of the modules' definitions with converters; without it they convert nothing. */
+  readonly webhookUrl?: string;
+  /** The PEM CA the simulator trusts for `webhookUrl`. */
+  readonly caBundleFile?: string;
   /** Where the kubeconfig for the running simulator is written. */
   readonly kubeconfigOut?: string;
   /** The port to listen on; 0 picks one. */
@@ -159,7 +164,14 @@ export interface SimulatorCommandFlags {
  * @returns the exit code.
  */
 export async function runSimulatorCommand(flags: SimulatorCommandFlags, signal?: AbortSignal): Promise<number> {
-  const crds = await loadCrds(flags.crd ?? []);
+  if (flags.caBundleFile !== undefined && flags.webhookUrl === undefined) throw new UsageError('--ca-bundle-file needs --webhook-url: it is the CA of that webhook');
+  const webhook = crdWebhookOptions({ ...(flags.webhookUrl === undefined ? {} : { webhookUrl: flags.webhookUrl }), ...(flags.caBundleFile === undefined ? {} : { caBundleFile: flags.caBundleFile }) });
+  const { crds, withoutConversion } = await loadCrds(flags.crd ?? [], webhook);
+  for (const d of withoutConversion) {
+    process.stderr.write(
+      `rxkube simulator: ${d} has converters; its CRD is served with conversion None, so between versions only apiVersion changes. Pass --webhook-url https://127.0.0.1:<port>/convert (a running manager's webhook server) to convert through it\n`,
+    );
+  }
   const { startApiServer } = await import('../testing/index.js');
   let server: ApiServer;
   try {

@@ -90,6 +90,29 @@ describe('manager with webhookCertificates', () => {
     await waitFor(() => certOf(secret()) !== undefined && certOf(secret()) !== before, 'replica-b issuing a new pair');
   });
 
+  it('issues for the hosts too, and reissues when they change (WH-112)', async () => {
+    const base = opts();
+    const withHosts = (hosts: string[]): ManagerOptions => ({ ...base, webhookCertificates: { ...base.webhookCertificates!, hosts } });
+    const r = start(withHosts(['127.0.0.1', 'webhooks.test']));
+    running.push(r);
+    await waitFor(() => certOf(secret()), 'the Secret written');
+    const first = new X509Certificate(Buffer.from(certOf(secret()) ?? '', 'base64'));
+    expect(first.subjectAltName).toMatch(/DNS:webhooks\.test/);
+    expect(first.subjectAltName).toMatch(/IP Address:127\.0\.0\.1/);
+    expect(first.checkIP('127.0.0.1')).toBe('127.0.0.1');
+    await r.stop();
+    const again = start(withHosts(['127.0.0.1', 'webhooks.test']));
+    running.push(again);
+    expect(await served(again)).toBe(first.fingerprint256);
+    await again.stop();
+    const other = start(withHosts(['::1']));
+    running.push(other);
+    await waitFor(() => certOf(secret()) !== undefined && fingerprintOf(secret()) !== first.fingerprint256, 'a pair for the new hosts');
+    const second = new X509Certificate(Buffer.from(certOf(secret()) ?? '', 'base64'));
+    expect(second.checkIP('::1')).toBe('::1');
+    expect(second.checkIP('127.0.0.1')).toBeUndefined();
+  });
+
   it('checks the option up front', () => {
     const kc = server.kubeConfig();
     const base = opts();
@@ -101,6 +124,9 @@ describe('manager with webhookCertificates', () => {
     expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, validityMs: 86_400_000, rotateBeforeMs: 86_400_000 })).toThrow(/"webhookCertificates.rotateBeforeMs" \(86400000\) must be less than validityMs/);
     expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, customResources: [{}] })).toThrow(/"webhookCertificates.customResources\[0\]" must be a customResource/);
     expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, secrets: {} })).toThrow(/unknown option "secrets"/);
+    expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, hosts: '127.0.0.1' })).toThrow(/"webhookCertificates.hosts" must be an array of DNS names or IP addresses, got "127.0.0.1"/);
+    expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, hosts: ['ok.test', 'Not_A_Host'] })).toThrow(/"webhookCertificates.hosts\[1\]" must be a DNS name .* or an IP address, got "Not_A_Host"/);
+    expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, hosts: ['256.1.1.1'] })).toThrow(/"webhookCertificates.hosts\[0\]"/);
     expect(() => manager(base)).not.toThrow();
   });
 });

@@ -39,4 +39,14 @@ describe('plan (WH-102, WH-104)', () => {
     expect(garbled).toMatchObject({ action: 'issue', carry: [] });
     expect(garbled.action === 'issue' && garbled.reason).not.toContain(stranger.key.split('\n')[1]!.slice(0, 20));
   });
+
+  it('issues anew when the IP addresses differ, comparing IPv6 in any spelling (WH-112)', async () => {
+    const ca = await generateCa({ commonName: 'ca', validityMs: 365 * DAY, now });
+    const p = await issueServing(ca, { dnsNames: NAMES, ipAddresses: ['127.0.0.1', '::1'], validityMs: 365 * DAY, now });
+    const m = { cert: p.cert, key: p.key, ca: ca.cert };
+    expect(await plan(m, 'Secret ops/x', NAMES, now, 90 * DAY, ['::1', '127.0.0.1'])).toMatchObject({ action: 'keep' });
+    expect(await plan(m, 'Secret ops/x', NAMES, now, 90 * DAY, ['0:0:0:0:0:0:0:1', '127.0.0.1'])).toMatchObject({ action: 'keep' });
+    expect(await plan(m, 'Secret ops/x', NAMES, now, 90 * DAY, ['127.0.0.1'])).toMatchObject({ action: 'issue', carry: [ca.cert], reason: expect.stringMatching(/other names than the Service's and hosts/) });
+    expect(await plan(m, 'Secret ops/x', NAMES, now, 90 * DAY)).toMatchObject({ action: 'issue' });
+  });
 });

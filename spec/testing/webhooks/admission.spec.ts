@@ -281,6 +281,24 @@ describe('the simulator calls admission webhooks', () => {
     expect(server.get('v1/configmaps', 'default', 'one')).toBeDefined();
   });
 
+  it('keeps an apply\'s field ownership when a mutating webhook changes the object: what the webhook adds is nobody\'s, and the applier applies again without conflict', async () => {
+    const hooks = await webhooks((_path, review) =>
+      review['request'].object?.data?.defaulted === undefined ? reviewAnswer(review, { patch: [{ op: 'add', path: '/data/defaulted', value: 'yes' }] }) : reviewAnswer(review),
+    );
+    const server = await simulator();
+    await register(server, MWC, 'defaults', [webhookEntry(hooks, 'defaults.example.com', '/m')]);
+    const apply = (manager: string, data: AnyObject): Promise<Reply> => send(server, 'PATCH', `${CM}/one?fieldManager=${manager}`, configMap('one', data), 'application/apply-patch+yaml');
+    expect((await apply('ops', { a: '1' })).body['data']).toEqual({ a: '1', defaulted: 'yes' });
+    const owners = (): AnyObject[] => (server.get<AnyObject>('v1/configmaps', 'default', 'one')?.['metadata'].managedFields as AnyObject[]).map((e) => ({ manager: e['manager'], operation: e['operation'], fields: e['fieldsV1'] }));
+    // As kube-apiserver's field manager decides ownership before admission: the applier owns what it sent.
+    expect(owners()).toEqual([{ manager: 'ops', operation: 'Apply', fields: { 'f:data': { 'f:a': {} } } }]);
+    const again = await apply('ops', { a: '2' });
+    expect(again.code).toBe(200);
+    expect(again.body['data']).toEqual({ a: '2', defaulted: 'yes' });
+    // Another applier may take the defaulted field without force: nobody owns it.
+    expect((await apply('other', { defaulted: 'no' })).code).toBe(200);
+  });
+
   it('drops what a mutating webhook patches into the status on a write to the main resource', async () => {
     const hooks = await webhooks((_p, review) => reviewAnswer(review, { patch: [{ op: 'add', path: '/status', value: { phase: 'Running' } }, { op: 'add', path: '/metadata/labels', value: { stamped: 'yes' } }] }));
     const server = await simulator();

@@ -88,6 +88,40 @@ describe('CRD conversion through a webhook', () => {
     expect(server.get<AnyObject>('example.com/v2/websites', 'default', 'w')?.['spec']).toEqual({ colour: 'green' });
   });
 
+  it('applies a server-side apply through v1 in v1, with ownership and conflicts in the storage version\'s fields', async () => {
+    const hooks = await webhooks((_p, review) => convert(review));
+    const server = await startApiServer({ crds: [websites(hooks)] });
+    closers.push(() => server.close());
+    const apply = async (manager: string, body: AnyObject, force = false): Promise<{ code: number; body: AnyObject }> => {
+      const res = await fetch(`${server.url}${V1}/w?fieldManager=${manager}${force ? '&force=true' : ''}`, { method: 'PATCH', headers: { 'content-type': 'application/apply-patch+yaml' }, body: JSON.stringify(body) });
+      return { code: res.status, body: (await res.json()) as AnyObject };
+    };
+    const site = (spec: AnyObject, labels?: AnyObject): AnyObject => ({ apiVersion: 'example.com/v1', kind: 'Website', metadata: { name: 'w', ...(labels === undefined ? {} : { labels }) }, spec });
+    const created = await apply('ops', site({ color: 'red' }));
+    expect(created.code).toBe(201);
+    expect(created.body).toMatchObject({ apiVersion: 'example.com/v1', spec: { color: 'red' } });
+    expect(server.get<AnyObject>('example.com/v2/websites', 'default', 'w')?.['spec']).toEqual({ colour: 'red' });
+
+    const changed = await apply('ops', site({ color: 'blue' }, { team: 'web' }));
+    expect(changed.code).toBe(200);
+    expect(changed.body).toMatchObject({ apiVersion: 'example.com/v1', metadata: { labels: { team: 'web' } }, spec: { color: 'blue' } });
+    expect(server.get<AnyObject>('example.com/v2/websites', 'default', 'w')?.['spec']).toEqual({ colour: 'blue' });
+
+    // Ownership is the storage version's: the applier owns colour, and applies again without conflicting with itself.
+    const owners = (): unknown[] => (server.get<AnyObject>('example.com/v2/websites', 'default', 'w')?.['metadata']['managedFields'] as AnyObject[]).map((e) => [e['manager'], e['operation'], e['fieldsV1']]);
+    expect(owners()).toEqual([['ops', 'Apply', { 'f:metadata': { 'f:labels': { 'f:team': {} } }, 'f:spec': { 'f:colour': {} } }]]);
+    expect((await apply('ops', site({ color: 'blue' }, { team: 'web' }))).code).toBe(200);
+    // Another manager setting the same field conflicts, unless it forces; a field the applier stops sending goes.
+    const conflict = await apply('other', site({ color: 'green' }));
+    expect(conflict.code).toBe(409);
+    expect(conflict.body['message']).toBe('Apply failed with 1 conflict: conflict with "ops": .spec.colour');
+    expect((await apply('other', site({ color: 'green' }), true)).code).toBe(200);
+    expect(server.get<AnyObject>('example.com/v2/websites', 'default', 'w')?.['spec']).toEqual({ colour: 'green' });
+    expect((await apply('ops', site({}))).body['metadata'].labels).toBeUndefined();
+    // A configuration of another version than the URL's is refused as for any apply.
+    expect((await apply('ops', { ...site({ colour: 'red' }), apiVersion: 'example.com/v2' })).code).toBe(400);
+  });
+
   it('converts every item of a list in one review, and every event of a watch in order', async () => {
     const hooks = await webhooks((_p, review) => convert(review));
     const server = await startApiServer({ crds: [websites(hooks)] });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SchedulerLike } from 'rxjs';
 import type { CustomResource } from '../../crd/customResource.js';
@@ -22,7 +23,8 @@ import { checkOptionNames, describeValue, numberOption } from '../../options/val
  * ```ts
  * import { manager } from 'rxkube';
  * import { type WebhookCertificates } from 'rxkube/core';
- * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { isIP } from 'node:net';
+import type { KubeConfig } from '@kubernetes/client-node';
  * import type { Controller } from 'rxkube';
  * declare const kc: KubeConfig;
  * declare const c: Controller<unknown>;
@@ -38,6 +40,13 @@ export interface WebhookCertificates {
   readonly name: string;
   /** The webhook Service: the certificate is for `<name>`, `<name>.<namespace>`, `<name>.<namespace>.svc` and `<name>.<namespace>.svc.cluster.local`. */
   readonly service: { readonly namespace: string; readonly name: string };
+  /**
+   * More names the serving certificate is for, beside the Service's: DNS
+   * names or IP addresses (`['127.0.0.1']` for webhooks reached by `url` in
+   * development or in tests). A pair for another set of names is issued anew.
+   * @default []
+   */
+  readonly hosts?: readonly string[];
   /** The Secret that holds the pair. @default { namespace: service.namespace, name: `${name}-webhook-tls` } */
   readonly secret?: { readonly namespace: string; readonly name: string };
   /** Custom resources whose CRD's `spec.conversion.webhook.clientConfig.caBundle` is written too (the CRD named `<plural>.<group>`). @default [] */
@@ -54,6 +63,8 @@ export interface ResolvedWebhookCertificates {
   readonly name: string;
   readonly secret: { readonly namespace: string; readonly name: string };
   readonly dnsNames: readonly string[];
+  /** IP addresses of `hosts`, in the form Node prints them. */
+  readonly ipAddresses: readonly string[];
   /** The CRDs' names, `<plural>.<group>`. */
   readonly crdNames: readonly string[];
   readonly validityMs: number;
@@ -73,6 +84,22 @@ function nameOption(path: string, value: unknown, label: boolean): string {
   return value;
 }
 
+/** Splits `hosts` into DNS names and IP addresses (IPv6 in its shortest form, as a certificate is read back). */
+function hostsOption(value: unknown): { dns: string[]; ips: string[] } {
+  if (value === undefined) return { dns: [], ips: [] };
+  if (!Array.isArray(value)) throw new TypeError(`${W}.hosts" must be an array of DNS names or IP addresses, got ${describeValue(value)}`);
+  const dns: string[] = [];
+  const ips: string[] = [];
+  for (const [i, h] of (value as unknown[]).entries()) {
+    if (typeof h === 'string' && isIP(h) === 4) ips.push(h);
+    else if (typeof h === 'string' && isIP(h) === 6) ips.push(new URL(`http://[${h}]/`).hostname.slice(1, -1));
+    // A name whose last label is all digits would read as a mistyped IPv4 address, not a host (RFC 1123 2.1).
+    else if (typeof h === 'string' && h.length <= 253 && SUBDOMAIN.test(h) && !/(^|\.)[0-9]+$/.test(h)) dns.push(h);
+    else throw new TypeError(`${W}.hosts[${i}]" must be a DNS name (RFC 1123 subdomain) or an IP address, got ${describeValue(h)}`);
+  }
+  return { dns, ips };
+}
+
 function namespacedName(path: string, value: unknown, nameIsLabel: boolean): { namespace: string; name: string } {
   const o = checkOptionNames(`${W}.${path}"`, value, ['namespace', 'name']);
   return { namespace: nameOption(`${path}.namespace`, o['namespace'], true), name: nameOption(`${path}.name`, o['name'], nameIsLabel) };
@@ -84,13 +111,14 @@ function namespacedName(path: string, value: unknown, nameIsLabel: boolean): { n
  */
 export function resolveWebhookCertificates(value: unknown, scheduler: SchedulerLike): ResolvedWebhookCertificates | undefined {
   if (value === undefined) return undefined;
-  const o = checkOptionNames(`${W}"`, value, ['kubeConfig', 'name', 'service', 'secret', 'customResources', 'validityMs', 'rotateBeforeMs']);
+  const o = checkOptionNames(`${W}"`, value, ['kubeConfig', 'name', 'service', 'hosts', 'secret', 'customResources', 'validityMs', 'rotateBeforeMs']);
   const kc = o['kubeConfig'] as KubeConfig | undefined;
   if (typeof kc !== 'object' || kc === null || typeof kc.getCurrentCluster !== 'function') {
     throw new TypeError(`${W}.kubeConfig" must be a KubeConfig, got ${describeValue(kc)}`);
   }
   const name = nameOption('name', o['name'], false);
   const service = namespacedName('service', o['service'], true);
+  const hosts = hostsOption(o['hosts']);
   const secret = o['secret'] === undefined ? { namespace: service.namespace, name: nameOption('name', `${name}-webhook-tls`, false) } : namespacedName('secret', o['secret'], false);
   const crs = o['customResources'] ?? [];
   if (!Array.isArray(crs)) throw new TypeError(`${W}.customResources" must be an array of customResource definitions, got ${describeValue(crs)}`);
@@ -111,7 +139,8 @@ export function resolveWebhookCertificates(value: unknown, scheduler: SchedulerL
     kubeConfig: kc,
     name,
     secret,
-    dnsNames: [svc, `${svc}.${ns}`, `${svc}.${ns}.svc`, `${svc}.${ns}.svc.cluster.local`],
+    dnsNames: [...new Set([svc, `${svc}.${ns}`, `${svc}.${ns}.svc`, `${svc}.${ns}.svc.cluster.local`, ...hosts.dns])],
+    ipAddresses: [...new Set(hosts.ips)],
     crdNames: [...new Set(crdNames)],
     validityMs,
     rotateBeforeMs,

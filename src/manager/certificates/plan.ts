@@ -15,12 +15,15 @@ export type Plan =
   | { readonly action: 'keep'; readonly cas: readonly string[]; readonly pruned: boolean; readonly wakeAt: number };
 
 const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+/** An IP address as Node prints it (IPv6 shortest, lower case), so a certificate's form and an option's compare equal. */
+const canonicalIp = (ip: string): string => (ip.includes(':') ? new URL(`http://[${ip}]/`).hostname.slice(1, -1) : ip);
 
 /**
  * Decides, from the Secret's material, the names the certificate must have,
- * the time now and how long before its end it is rotated (WH-102, WH-103).
+ * the time now and how long before its end it is rotated (WH-102, WH-103,
+ * WH-112 for the IP addresses).
  */
-export async function plan(m: SecretMaterial, where: string, dnsNames: readonly string[], now: number, rotateBeforeMs: number): Promise<Plan> {
+export async function plan(m: SecretMaterial, where: string, dnsNames: readonly string[], now: number, rotateBeforeMs: number, ipAddresses: readonly string[] = []): Promise<Plan> {
   if (m.cert === undefined || m.key === undefined || m.ca === undefined) {
     const missing = [m.cert === undefined && 'tls.crt', m.key === undefined && 'tls.key', m.ca === undefined && 'ca.crt'].filter(Boolean).join(', ');
     return { action: 'issue', reason: `${where} has no ${missing}`, carry: [] };
@@ -36,7 +39,9 @@ export async function plan(m: SecretMaterial, where: string, dnsNames: readonly 
   // The CA of a serving certificate that may still be served stays in the bundle until that certificate ends.
   const carry = d.issuerCa !== undefined && end > now ? [d.issuerCa] : [];
   if (d.issuerCa === undefined) return { action: 'issue', reason: `${where}: tls.crt is not signed by a CA of ca.crt`, carry: [] };
-  if (!sameNames(d.dnsNames, dnsNames)) return { action: 'issue', reason: `${where}: tls.crt is for other DNS names than the Service's`, carry };
+  if (!sameNames(d.dnsNames, dnsNames) || !sameNames(d.ipAddresses.map(canonicalIp), ipAddresses.map(canonicalIp))) {
+    return { action: 'issue', reason: `${where}: tls.crt is for other names than the Service's and hosts`, carry };
+  }
   if (end - rotateBeforeMs <= now) return { action: 'issue', reason: `${where}: tls.crt ends at ${d.notAfter.toISOString()}, within rotateBeforeMs`, carry };
   const all = validCas(m.ca, Number.NEGATIVE_INFINITY, `ca.crt of ${where}`);
   const others = validCas(m.ca, now, `ca.crt of ${where}`).filter((ca) => ca !== d.issuerCa);

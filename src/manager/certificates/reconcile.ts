@@ -127,11 +127,11 @@ export async function reconcilePass(c: ResolvedWebhookCertificates, clients: Cli
   const where = `Secret ${c.secret.namespace}/${c.secret.name}`;
   try {
     const secret = await step('read', `reading ${where}`, () => getOrUndefined(clients.secrets, c.secret.name, signal));
-    const p = await plan(materialOf(secret), where, c.dnsNames, now, c.rotateBeforeMs);
+    const p = await plan(materialOf(secret), where, c.dnsNames, now, c.rotateBeforeMs, c.ipAddresses);
     if (p.action === 'issue') {
       const { ca, pair } = await step('generate', 'generating a CA and serving certificate', async () => {
         const ca = await generateCa({ commonName: `${c.name}-webhook-ca`.slice(0, 64), validityMs: c.validityMs, now });
-        return { ca, pair: await issueServing(ca, { dnsNames: c.dnsNames, validityMs: c.validityMs, now }) };
+        return { ca, pair: await issueServing(ca, { dnsNames: c.dnsNames, ipAddresses: c.ipAddresses, validityMs: c.validityMs, now }) };
       });
       const cas = [ca.cert, ...p.carry];
       // Trusted before served (WH-105): the bundles first, then the Secret every replica serves from.

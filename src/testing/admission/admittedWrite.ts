@@ -11,6 +11,7 @@ import { pathNotFound, type Target } from '../server/target.js';
 import { applyPatch, hooksOf, keepStatus, preconditionsOf, readBody, type Answer, type ApiWrite } from '../writes/objectHandlers.js';
 import { checkPreconditions, isRecord, jsonEqual, timestamp } from '../writes/objectRules.js';
 import { writeParams, type WriteParams } from '../writes/writeParams.js';
+import { dropMissing, readEntries, writeEntries } from '../writes/managedFields.js';
 import type { ScaleAdmission } from '../writes/scale.js';
 import type { Warn } from './dispatch.js';
 import type { AdmissionAttributes } from './matching.js';
@@ -133,6 +134,18 @@ export async function admittedAnswer(
       // The object the patch makes, admitted as the resource admits it, before any webhook sees it.
       const patched = inVersion(type, applyPatch(storage, type, namespace, name, contentType, body, sub, write(true))) as AnyObject;
       const a = attributes(r, current === undefined ? 'CREATE' : 'UPDATE', name, patched, inVersion(type, current), params, optionsOf('PatchOptions', params, q));
+      // An apply's ownership is decided before admission, as kube-apiserver's field manager decides it: what the webhooks add is nobody's (WH-147).
+      const owned = (hooks: WriteHooks | undefined): WriteHooks | undefined =>
+        contentType !== APPLY || hooks === undefined
+          ? hooks
+          : {
+              ...hooks,
+              managedFields: (_prev, next) => {
+                const entries = readEntries(patched);
+                dropMissing(entries, next);
+                return writeEntries(entries, time);
+              },
+            };
       const stored = await admitAndWrite(
         r,
         a,
@@ -141,8 +154,8 @@ export async function admittedAnswer(
           jsonEqual(o, patched)
             ? applyPatch(storage, type, namespace, name, contentType, body, sub, write(dry))
             : current === undefined
-              ? storage.create(type, keepStatus(type, undefined, o, undefined), target.namespace, hooks)
-              : storage.update(type, keepStatus(type, sub, o, current), target.namespace, sub, hooks),
+              ? storage.create(type, keepStatus(type, undefined, o, undefined), target.namespace, owned(hooks))
+              : storage.update(type, keepStatus(type, sub, o, current), target.namespace, sub, owned(hooks)),
         params,
         time,
       );

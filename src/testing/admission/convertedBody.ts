@@ -2,6 +2,9 @@ import type { ResourceType } from '../storage/resources.js';
 import type { Sink } from '../server/sink.js';
 import { badRequest, StatusError } from '../server/status.js';
 import { jsonPatch, mergePatch } from '../writes/patch.js';
+import { applyToLive, checkApplyConfiguration, type ApplyWriter } from '../writes/serverSideApply.js';
+import { changedFields, setAt, valueAt } from '../writes/fieldSets.js';
+import { readEntries, scopeOf } from '../writes/managedFields.js';
 import { convertObjects, type ConversionWebhook } from './conversion.js';
 
 // Responses of a version served through a conversion webhook: the objects of a body or of a watch, converted from
@@ -134,8 +137,8 @@ const APPLY = 'application/apply-patch+yaml';
  * the storage version: a create or update body is converted first; a JSON
  * or merge patch is applied to the object converted to the version
  * requested and the result, converted back, is written as an update (as
- * kube-apiserver patches in the version requested); a server-side apply is
- * applied to the stored object as it is.
+ * kube-apiserver patches in the version requested); so is a server-side
+ * apply (WH-146).
  */
 export async function convertedWrite(
   w: ConversionWebhook & { readonly storageType: ResourceType },
@@ -144,10 +147,12 @@ export async function convertedWrite(
   current: AnyObject | undefined,
   contentType: string,
   readBody: () => Promise<unknown>,
+  applier: Applier,
 ): Promise<ConvertedWrite> {
   const storageType = w.storageType;
   if (verb !== 'patch') return { verb, type: storageType, read: async () => bodyToStorage(w, type, await readBody()) };
-  if (contentType === APPLY || current === undefined) return { verb, type: storageType, read: readBody };
+  if (contentType === APPLY) return appliedWrite(w, type, current, await readBody(), applier);
+  if (current === undefined) return { verb, type: storageType, read: readBody };
   const patch = await readBody();
   const [inVersion] = await convertObjects(w, [asStored(w, type, current)], type.apiVersion);
   let next: unknown;
@@ -161,4 +166,51 @@ export async function convertedWrite(
   const withRv = meta['resourceVersion'] === undefined || meta['resourceVersion'] === null || meta['resourceVersion'] === '' ? { ...next, metadata: { ...meta, resourceVersion: (current['metadata'] as AnyObject)['resourceVersion'] } } : next;
   const [stored] = await convertObjects(w, [withRv], w.storageApiVersion);
   return { verb: 'update', type: storageType, read: async () => stored };
+}
+
+/** Who applies, and the object's name on the URL: asked only of a server-side apply (its fieldManager is checked then). */
+export interface Applier {
+  readonly name: string;
+  writer(): ApplyWriter;
+}
+
+/**
+ * A server-side apply through a converted version, in the version requested
+ * as kube-apiserver applies it (WH-146): a configuration that creates is a
+ * whole object, converted and applied as the storage version; otherwise the
+ * stored object, converted to the version requested, takes the
+ * configuration there, and the result, converted back, becomes an apply of
+ * the storage version by the same manager — of the fields it changes and
+ * those it owns already — so ownership and conflicts are decided where every
+ * manager's fields are, in the storage version's field names.
+ */
+async function appliedWrite(w: ConversionWebhook & { readonly storageType: ResourceType }, type: ResourceType, current: AnyObject | undefined, config: unknown, applier: Applier): Promise<ConvertedWrite> {
+  checkApplyConfiguration(type, config, applier.name);
+  if (current === undefined) {
+    const [created] = await convertObjects(w, [config], w.storageApiVersion);
+    return { verb: 'patch', type: w.storageType, read: async () => created };
+  }
+  const writer = applier.writer();
+  const [live] = await convertObjects(w, [asStored(w, type, current)], type.apiVersion);
+  if (!isRecord(live)) throw badRequest('the converted object is not a JSON object');
+  // Values only here: the conflicts are the storage version's apply's to find.
+  const [after] = await convertObjects(w, [applyToLive(type, live, config, { ...writer, force: true })], w.storageApiVersion);
+  if (!isRecord(after)) throw badRequest('the converted object is not a JSON object');
+  return { verb: 'patch', type: w.storageType, read: async () => storageConfig(w.storageType, current, after, writer) };
+}
+
+/**
+ * The storage version's apply configuration that takes `current` to `after`
+ * for `writer`: the fields that change and those it owned already (one it
+ * stopped sending is missing from `after`, so that apply removes it).
+ */
+function storageConfig(type: ResourceType, current: AnyObject, after: AnyObject, writer: ApplyWriter): AnyObject {
+  const meta = current['metadata'] as AnyObject;
+  const config: AnyObject = { apiVersion: type.apiVersion, kind: type.kind, metadata: { name: meta['name'], ...(meta['namespace'] === undefined ? {} : { namespace: meta['namespace'] }) } };
+  const mine = readEntries(current).find((e) => e.manager === writer.manager && e.operation === 'Apply' && e.subresource === writer.subresource);
+  for (const path of [...changedFields(current, after, scopeOf(type, writer.subresource)).values(), ...(mine?.fields.values() ?? [])]) {
+    const value = valueAt(after, path);
+    if (value !== undefined) setAt(config, path, structuredClone(value));
+  }
+  return config;
 }

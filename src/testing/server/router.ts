@@ -21,6 +21,8 @@ import { conversionWebhookFor, type ConversionWebhook } from '../admission/conve
 import { bodyToStorage, convertedBody, convertedWrite, ConvertingSink, type ConvertedWrite } from '../admission/convertedBody.js';
 import type { ResourceType } from '../storage/resources.js';
 import { serveWatch } from '../watch/watchServing.js';
+import { writeParams } from '../writes/writeParams.js';
+import { timestamp } from '../writes/objectRules.js';
 
 const METHOD_NOT_ALLOWED = 'the server does not allow this method on the requested resource';
 
@@ -155,7 +157,7 @@ async function route(ctx: ServerContext, req: IncomingMessage, res: ServerRespon
       return;
     }
     default: {
-      const write = await writeOf(ctx, conversion, verb, target, req);
+      const write = await writeOf(ctx, conversion, verb, target, req, q);
       const written = { ...target, type: write.type };
       const warn = (text: string): void => void res.appendHeader('Warning', warningHeader(text));
       const admitted = write.verb !== 'get' && ctx.admission.concerns(written.type);
@@ -182,6 +184,7 @@ async function writeOf(
   verb: 'get' | ConvertedWrite['verb'],
   target: Target,
   req: IncomingMessage,
+  q: URLSearchParams,
 ): Promise<{ verb: typeof verb; type: ResourceType; read: () => Promise<unknown> }> {
   const storageType = conversion?.storageType;
   if (conversion === undefined || verb === 'get') return { verb, type: target.type, read: () => readBody(req) };
@@ -189,7 +192,14 @@ async function writeOf(
   if (storageType === undefined) return { verb, type: target.type, read: async () => bodyToStorage(conversion, target.type, await readBody(req)) };
   const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
   const current = target.name === undefined ? undefined : ctx.storage.get(target.type, target.namespace ?? '', target.name)?.obj;
-  return convertedWrite({ ...conversion, storageType }, verb, target.type, current, contentType, () => readBody(req));
+  const applier = {
+    name: target.name ?? '',
+    writer: () => {
+      const params = writeParams(q, req, 'PatchOptions', true);
+      return { manager: params.manager, force: params.force, subresource: target.subresource === 'status' ? ('status' as const) : undefined, time: timestamp(Date.now()) };
+    },
+  };
+  return convertedWrite({ ...conversion, storageType }, verb, target.type, current, contentType, () => readBody(req), applier);
 }
 
 /** A warning as kube-apiserver sends it: code 299, no agent, the text quoted with `"` and `\\` escaped. */
