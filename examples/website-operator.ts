@@ -11,19 +11,24 @@
  *   npm run example website-operator                    # the current kubeconfig context; the CRD must be installed
  *   npm run example website-operator -- --simulator     # the built-in API server, with the CRD installed and two Websites
  *
- * In a pod (examples/deploy/website-operator.yaml) it serves `/metrics` at `--metrics-bind-address` and
- * `/healthz`, `/readyz` at `--health-probe-bind-address`; both are off (`0`) unless given, so a run on a
- * workstation takes no ports.
+ * It also serves its webhooks (`--webhook-bind-address`): a validating and a mutating one for Websites, and the
+ * conversion between v1 and v2. In a pod (examples/deploy/website-operator.yaml) their certificate is provisioned
+ * for the Service `--webhook-service`; on the simulator they are served on 127.0.0.1 and registered there, and
+ * the program shows one Website refused and one converted. `/metrics` is at `--metrics-bind-address` (over HTTPS
+ * and behind the API server's authentication with `--metrics-secure`), `/healthz`, `/readyz` at
+ * `--health-probe-bind-address`; all are off (`0`) unless given, so a run on a workstation takes no ports.
  *
  * It prints one line per reconcile, e.g. `reconciled default/blog: 2/2 ready`.
  */
 import type { KubeConfig, V1Deployment, V1Service } from '@kubernetes/client-node';
 import { z } from 'zod';
 import {
+  admission,
   controller,
   customResource,
   generationChanged,
   informer,
+  KubeApiError,
   kubeSource,
   metaNamespaceKey,
   objectClient,
@@ -38,34 +43,136 @@ import {
 import { prometheusMetrics } from 'rxkube/metrics';
 import { conditions } from 'rxkube/zod';
 import type { ApiServer } from 'rxkube/testing';
-import { exampleCluster } from './lib/cluster.ts';
+import { exampleCluster, namespacedName } from './lib/cluster.ts';
+import { freeLoopbackPort, loopbackCerts, registerLoopbackWebhooks, simulatedScrapers } from './lib/loopbackWebhooks.ts';
 
-/** The custom resource: one definition gives its type, its CRD, validation and typed clients. */
+const websiteStatus = z.object({
+  readyReplicas: z.number().int().min(0).optional(),
+  conditions: conditions().optional(),
+});
+const subresources = { status: true, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.readyReplicas' } } as const;
+
+/**
+ * The custom resource: one definition gives its type, its CRD, validation and typed clients. Version v1 is the one
+ * the operator works with and stores; v2 names the image by repository and tag, and the conversion webhook
+ * (`admission.conversion(Website)`) turns one into the other.
+ */
 export const Website = customResource({
   group: 'example.com',
-  version: 'v1',
   kind: 'Website',
   shortNames: ['ws'],
   categories: ['all'],
-  spec: z.object({
-    image: z.string().min(1),
-    replicas: z.number().int().min(0).max(50).default(1),
-    port: z.number().int().min(1).max(65535).default(80),
-  }),
-  status: z.object({
-    readyReplicas: z.number().int().min(0).optional(),
-    conditions: conditions().optional(),
-  }),
-  printerColumns: [
-    { name: 'Image', type: 'string', jsonPath: '.spec.image' },
-    { name: 'Ready', type: 'integer', jsonPath: '.status.readyReplicas' },
-  ],
-  subresources: { status: true, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.readyReplicas' } },
+  versions: {
+    v1: {
+      storage: true,
+      spec: z.object({
+        image: z.string().min(1),
+        replicas: z.number().int().min(0).max(50).default(1),
+        port: z.number().int().min(1).max(65535).default(80),
+      }),
+      status: websiteStatus,
+      printerColumns: [
+        { name: 'Image', type: 'string', jsonPath: '.spec.image' },
+        { name: 'Ready', type: 'integer', jsonPath: '.status.readyReplicas' },
+      ],
+      subresources,
+    },
+    v2: {
+      spec: z.object({
+        // No colon after the last slash: a registry's port may have one, the tag goes in `tag`.
+        repository: z.string().min(1).regex(/^(.*\/)?[^:/]+$/),
+        tag: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/).optional(),
+        replicas: z.number().int().min(0).max(50).default(1),
+        port: z.number().int().min(1).max(65535).default(80),
+      }),
+      status: websiteStatus,
+      printerColumns: [
+        { name: 'Repository', type: 'string', jsonPath: '.spec.repository' },
+        { name: 'Tag', type: 'string', jsonPath: '.spec.tag' },
+        { name: 'Ready', type: 'integer', jsonPath: '.status.readyReplicas' },
+      ],
+      subresources,
+    },
+  },
+  conversion: {
+    v2: {
+      toStorage: (w) => ({ ...w, apiVersion: 'example.com/v1', spec: specToV1(w.spec) }),
+      fromStorage: (w) => ({ ...w, apiVersion: 'example.com/v2', spec: specToV2(w.spec) }),
+    },
+  },
 });
 /** A Website object, as the server stores it (defaults applied). */
 export type Website = typeof Website.Type;
+/** A Website as version v2 shows it. */
+export type WebsiteV2 = typeof WebsiteV2.Type;
+/** The v2 view of the definition: its type, validator and typed clients (`Website.forVersion('v2')`; not exported, as one module exports each custom resource once). */
+const WebsiteV2 = Website.forVersion('v2');
+
+/** A v1 spec as the converters see it. */
+interface SpecV1 {
+  readonly image: string;
+  readonly replicas: number;
+  readonly port: number;
+}
+
+/** A v2 spec as the converters see it. */
+interface SpecV2 {
+  readonly repository: string;
+  readonly tag?: string | undefined;
+  readonly replicas: number;
+  readonly port: number;
+}
+
+/** `nginx:1.27` as repository and tag: the tag is what follows the last colon after the last slash, if any. */
+function specToV2({ image, ...rest }: SpecV1): SpecV2 {
+  const colon = image.lastIndexOf(':');
+  return colon > image.lastIndexOf('/') ? { repository: image.slice(0, colon), tag: image.slice(colon + 1), ...rest } : { repository: image, ...rest };
+}
+
+/** Repository and tag joined into the image. */
+function specToV1({ repository, tag, ...rest }: SpecV2): SpecV1 {
+  return { image: tag === undefined ? repository : `${repository}:${tag}`, ...rest };
+}
+
+/** A v1 Website as v2 shows it: the image split into repository and tag. */
+export function websiteToV2(w: Website): WebsiteV2 {
+  return { ...w, apiVersion: 'example.com/v2', spec: specToV2(w.spec) };
+}
+
+/** A v2 Website as v1 stores it: repository and tag joined into the image. */
+export function websiteFromV2(w: WebsiteV2): Website {
+  return { ...w, apiVersion: 'example.com/v1', spec: specToV1(w.spec) };
+}
+
+/** The most replicas a Website may ask for unless its writer is in the `admins` group. */
+export const MAX_REPLICAS = 10;
+
+/** Refuses a Website that asks for more than {@link MAX_REPLICAS} replicas (unless an admin writes it) or runs `:latest`. */
+export const validateWebsite = admission.validating(Website, ({ object, userInfo }) =>
+  object.spec.replicas > MAX_REPLICAS && !userInfo.groups?.includes('admins')
+    ? admission.deny(`spec.replicas: at most ${MAX_REPLICAS} for non-admins, got ${object.spec.replicas}`, { field: 'spec.replicas' })
+    : object.spec.image.endsWith(':latest')
+      ? admission.deny('spec.image: pin a version instead of :latest', { field: 'spec.image' })
+      : admission.allow(),
+);
+
+/** Defaults what the schema cannot: the `app.kubernetes.io/name` label, the Website's name unless set. */
+export const defaultWebsite = admission.mutating(Website, ({ object, name }) => ({
+  ...object,
+  metadata: { ...object.metadata, labels: { 'app.kubernetes.io/name': object.metadata.name ?? name, ...object.metadata.labels } },
+}));
+
+/** Serves the ConversionReviews of Websites between v1 and v2. */
+export const convertWebsite = admission.conversion(Website);
+
+/** Every webhook the operator serves: `rxkube manifests examples/website-operator.ts` registers them. */
+export const webhooks = [validateWebsite, defaultWebsite, convertWebsite];
 
 const MANAGER = 'website-operator';
+/** The webhook configurations' name (website-webhooks.yaml), and the Secret's prefix of provisioned certificates. */
+export const WEBHOOKS_NAME = 'website-operator';
+/** The Service the API server calls the webhooks through in a cluster (examples/deploy/website-service.yaml). */
+export const WEBHOOK_SERVICE = { namespace: 'website-operator', name: 'website-operator-webhook' } as const;
 
 /** The Deployment a Website needs: only the fields this operator has an opinion on. */
 export function desiredDeployment(w: Website): ApplyConfiguration<V1Deployment> {
@@ -204,15 +311,39 @@ export function playDeploymentController(kc: KubeConfig): { unsubscribe(): void 
   });
 }
 
+/**
+ * On the simulator, once the webhooks are served: registers them, then writes a Website as v2 and one that asks
+ * for too many replicas, and prints what the server made of each.
+ */
+async function showWebhooks(kc: KubeConfig, port: number, caBundle: string): Promise<void> {
+  await registerLoopbackWebhooks(kc, { name: WEBHOOKS_NAME, webhooks, port, caBundle });
+  const v2 = objectClient(kc, WebsiteV2, { namespace: 'default', fieldManager: 'example' });
+  await v2.create({ apiVersion: 'example.com/v2', kind: 'Website', metadata: { name: 'docs' }, spec: { repository: 'docs', tag: '2.0', replicas: 1, port: 80 } });
+  const stored = await objectClient(kc, Website, { namespace: 'default' }).get('docs');
+  console.log(`webhooks: default/docs written as example.com/v2 reads as ${stored.apiVersion} with image ${stored.spec.image} and label app.kubernetes.io/name=${stored.metadata.labels?.['app.kubernetes.io/name']}`);
+  try {
+    await objectClient(kc, Website, { namespace: 'default' }).create(sampleWebsite('huge', 'nginx:1.27', 20));
+    console.log('webhooks: default/huge was accepted');
+  } catch (e) {
+    console.log(`webhooks: default/huge refused: ${e instanceof KubeApiError ? e.serverMessage : String(e)}`);
+  }
+}
+
 if ((import.meta as { main?: boolean }).main) {
+  const simulated = process.argv.includes('--simulator');
+  // On the simulator the webhooks are served on 127.0.0.1 with a certificate made here, the CRD's conversion
+  // webhook at a URL; in a cluster, behind --webhook-service with provisioned certificates.
+  const certs = simulated ? await loopbackCerts() : undefined;
+  const port = simulated ? await freeLoopbackPort() : 0;
+  const crd = Website.crd({ conversionWebhook: { url: `https://127.0.0.1:${port}/convert` }, caBundle: certs?.caBundle });
   const cluster = await exampleCluster(
     process.argv.slice(2),
     async (server) => {
       await server.create(Website, sampleWebsite('blog', 'nginx:1.27', 2));
       await server.create(Website, sampleWebsite('shop', 'shop:3.1', 3));
     },
-    { 'metrics-bind-address': '0', 'health-probe-bind-address': '0', 'service-account-dir': '' },
-    { crds: [Website.crd()] },
+    { 'metrics-bind-address': '0', 'metrics-secure': 'false', 'health-probe-bind-address': '0', 'webhook-bind-address': '0', 'webhook-service': '', 'service-account-dir': '' },
+    { crds: [crd], ...simulatedScrapers },
   );
   const { kc, flags } = cluster;
   const stop = new AbortController();
@@ -220,19 +351,33 @@ if ((import.meta as { main?: boolean }).main) {
   const played = cluster.simulator === undefined ? undefined : playDeploymentController(kc);
   const describe = (e: ManagerEvent): string | undefined =>
     e.type === 'serving' ? `serving ${e.server} on ${e.url}` : e.type === 'stopping' ? `stopping: ${e.reason}` : e.type === 'reconcile' && e.outcome.type === 'failed' ? `failed ${e.outcome.key}: ${e.outcome.error.message}` : undefined;
+  const served = flags['webhook-bind-address'] !== '0' || certs !== undefined;
+  let shown: Promise<void> | undefined;
   const exit = runManager({
     controllers: [running.controller],
     metrics: prometheusMetrics(),
     metricsBindAddress: flags['metrics-bind-address'],
+    ...(flags['metrics-secure'] === 'true' ? { metricsSecure: { kubeConfig: kc } } : {}),
     healthProbeBindAddress: flags['health-probe-bind-address'],
+    ...(!served
+      ? {}
+      : certs !== undefined
+        ? { webhooks, webhookBindAddress: `127.0.0.1:${port}`, webhookCertDir: certs.certDir }
+        : {
+            webhooks,
+            webhookBindAddress: flags['webhook-bind-address'],
+            webhookCertificates: { kubeConfig: kc, name: WEBHOOKS_NAME, service: namespacedName('webhook-service', flags['webhook-service']), customResources: [Website] },
+          }),
     signal: stop.signal,
     onEvent: (e) => {
       const line = describe(e);
       if (line !== undefined) console.log(line);
+      if (e.type === 'serving' && e.server === 'webhooks' && certs !== undefined) shown = showWebhooks(kc, port, certs.caBundle);
     },
   });
   const ended = await Promise.race([exit, cluster.done]);
   const code = typeof ended === 'number' ? ended : undefined;
+  await shown;
   const simulator: ApiServer | undefined = cluster.simulator;
   if (simulator !== undefined) {
     const problems = (): string[] =>
@@ -246,5 +391,6 @@ if ((import.meta as { main?: boolean }).main) {
   const exitCode = code ?? (await exit);
   played?.unsubscribe();
   await cluster.close();
+  certs?.remove();
   process.exit(exitCode);
 }

@@ -40,14 +40,15 @@ function parseDuration(text: string | undefined, usage: string): number {
  * @param argv the command-line arguments after the script.
  * @param seed fills the simulator with what the example needs to show something.
  * @param own the example's own flags and their defaults, e.g. `{ 'metrics-bind-address': ':8080' }`.
- * @param simulatorOptions what else the simulator needs, such as the CRDs the example's resources come from.
+ * @param simulatorOptions what else the simulator needs, such as the CRDs the example's resources come from, and
+ *   users known by their tokens with what they may do (`users` and `authorize`).
  * @returns the cluster, the flags, and a promise for when to stop.
  */
 export async function exampleCluster(
   argv: readonly string[],
   seed: (server: ApiServer) => Promise<void>,
   own: Readonly<Record<string, string>> = {},
-  simulatorOptions: Pick<ApiServerOptions, 'crds'> = {},
+  simulatorOptions: Pick<ApiServerOptions, 'crds' | 'users' | 'authorize'> = {},
 ): Promise<ExampleCluster> {
   const usage = [USAGE, ...Object.entries(own).map(([name, value]) => `[--${name} <value, default ${JSON.stringify(value)}>]`)].join(' ');
   let simulated = false;
@@ -57,7 +58,10 @@ export async function exampleCluster(
     const arg = argv[i] ?? '';
     const eq = arg.indexOf('=');
     const name = arg.startsWith('--') ? arg.slice(2, eq < 0 ? undefined : eq) : '';
+    // A flag whose default is 'false' or 'true' may be given bare: `--metrics-secure` is `--metrics-secure=true`.
+    const isSwitch = /^(true|false)$/.test(own[name] ?? '');
     const value = (): string => {
+      if (isSwitch && eq < 0) return 'true';
       const v = eq < 0 ? argv[++i] : arg.slice(eq + 1);
       if (v === undefined) throw new TypeError(`--${name} needs a value; ${usage}`);
       return v;
@@ -70,7 +74,9 @@ export async function exampleCluster(
   let simulator: ApiServer | undefined;
   let kc: KubeConfig;
   if (simulated) {
-    simulator = await startApiServer({ port: 0, bookmarkIntervalMs: 5_000, ...simulatorOptions });
+    // Users need the admin's token beside theirs.
+    const token = simulatorOptions.users === undefined ? {} : { token: 'example-admin-token' };
+    simulator = await startApiServer({ port: 0, bookmarkIntervalMs: 5_000, ...token, ...simulatorOptions });
     await seed(simulator);
     kc = simulator.kubeConfig();
   } else {
@@ -95,4 +101,17 @@ export async function exampleCluster(
       await simulator?.close();
     },
   };
+}
+
+/**
+ * A `<namespace>/<name>` flag's value, e.g. `--webhook-service=website-operator/website-operator-webhook`.
+ *
+ * @param flag the flag's name, for the message.
+ * @param value what was given.
+ * @returns the namespace and the name.
+ */
+export function namespacedName(flag: string, value: string | undefined): { namespace: string; name: string } {
+  const m = /^([a-z0-9-]+)\/([a-z0-9-]+)$/.exec(value ?? '');
+  if (m === null) throw new TypeError(`--${flag}: expected <namespace>/<name>, got ${JSON.stringify(value)}`);
+  return { namespace: m[1] ?? '', name: m[2] ?? '' };
 }

@@ -69,6 +69,13 @@ export interface ClusterOptions {
    */
   readonly auditLog?: boolean;
   /**
+   * kube-apiserver's `--enable-aggregator-routing`: it reaches a Service a webhook's (or an aggregated API's)
+   * `service` client config names at an address of the Service's Endpoints instead of its ClusterIP, which nothing
+   * routes here (no kube-proxy). A test then points the Service at a webhook server with Endpoints it writes.
+   * @default false
+   */
+  readonly aggregatorRouting?: boolean;
+  /**
    * How long to wait for etcd and kube-apiserver to become ready, in ms.
    * @default 120_000
    */
@@ -120,6 +127,11 @@ export interface Cluster {
   etcdRevision(): Promise<number>;
   /** Compacts etcd at its current revision; returns that revision. */
   compactEtcd(): Promise<number>;
+  /**
+   * The value etcd holds at `key` (e.g. `/registry/example.com/websites/<ns>/<name>`: custom resources are stored as
+   * JSON, in the CRD's storage version), or undefined when there is none: what the API server really stored.
+   */
+  etcdValue(key: string): Promise<string | undefined>;
   /** Starts a cuttable TCP proxy in front of the API server. */
   startProxy(): Promise<CuttableProxy>;
   /** Every request the audit log holds so far (the cluster must be started with `auditLog: true`). */
@@ -465,6 +477,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       // A loopback advertise address is not a valid endpoint for the kubernetes service.
       '--endpoint-reconciler-type=none',
       '--allow-privileged=true', '--profiling=false',
+      ...(opts.aggregatorRouting === true ? ['--enable-aggregator-routing=true'] : []),
       ...(gates.length ? [`--feature-gates=${gates.join(',')}`] : []),
       // Blocking mode: a request's event is written before its response, so the file is current when a test reads it.
       ...(opts.auditLog === true ? [`--audit-policy-file=${join(pki, 'audit-policy.yaml')}`, `--audit-log-path=${auditLogPath}`, '--audit-log-format=json', '--audit-log-mode=blocking'] : []),
@@ -518,6 +531,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         await startApi(false);
       },
       etcdRevision,
+      etcdValue: async (key) => {
+        const res = await etcdCall(etcdUrl, '/v3/kv/range', { key: Buffer.from(key).toString('base64') });
+        const value = (res['kvs'] as { value?: string }[] | undefined)?.[0]?.value;
+        return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
+      },
       compactEtcd: async () => {
         const revision = await etcdRevision();
         try {

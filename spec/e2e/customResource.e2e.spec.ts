@@ -18,7 +18,7 @@ import { KubeApiError } from '../../src/sources/errors/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import buildDist from '../helpers/buildDist.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { convergenceProblems, playDeploymentController, sampleWebsite, Website, websiteOperator, type WebsiteOperator } from '../../examples/website-operator.js';
+import { convergenceProblems, playDeploymentController, sampleWebsite, WEBHOOK_SERVICE, Website, websiteOperator, type WebsiteOperator } from '../../examples/website-operator.js';
 import { startCluster, type Cluster } from './cluster.js';
 
 const NS = 'crd-e2e';
@@ -82,11 +82,14 @@ beforeAll(async () => {
   cluster = await startCluster();
   await objectClient(cluster.kubeConfig, 'v1/namespaces').create({ metadata: { name: NS } });
   const crds = objectClient(cluster.kubeConfig, 'apiextensions.k8s.io/v1/customresourcedefinitions', { fieldManager: 'e2e' });
-  for (const def of [Gadget, Widget, Website]) {
-    await crds.apply(def.crd() as never, { force: true });
-    await established(def.crd().metadata.name);
+  // The Website CRD as examples/deploy has it: its conversion webhook is never called here, since every Website
+  // is written and read in v1, its storage version.
+  const websiteCrd = Website.crd({ conversionWebhook: { service: WEBHOOK_SERVICE } });
+  for (const crd of [Gadget.crd(), Widget.crd(), websiteCrd]) {
+    await crds.apply(crd as never, { force: true });
+    await established(crd.metadata.name);
   }
-  simulator = await startApiServer({ crds: [Gadget.crd(), Widget.crd(), Website.crd()] });
+  simulator = await startApiServer({ crds: [Gadget.crd(), Widget.crd(), websiteCrd] });
   await simulator.create('v1/namespaces', { metadata: { name: NS } });
 }, 180_000);
 

@@ -16,6 +16,7 @@ import { loadAll } from 'js-yaml';
 import type { Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
+import { runManager } from '../../src/manager/runManager.js';
 import { KubeApiError } from '../../src/sources/errors/index.js';
 import type { KubeObject } from '../../src/store/types.js';
 import buildDist from '../helpers/buildDist.js';
@@ -44,8 +45,26 @@ const RESOURCES: Record<string, string> = {
   ServiceAccount: 'v1/serviceaccounts',
   ClusterRole: 'rbac.authorization.k8s.io/v1/clusterroles',
   ClusterRoleBinding: 'rbac.authorization.k8s.io/v1/clusterrolebindings',
+  Role: 'rbac.authorization.k8s.io/v1/roles',
+  RoleBinding: 'rbac.authorization.k8s.io/v1/rolebindings',
   Deployment: 'apps/v1/deployments',
+  Service: 'v1/services',
+  ValidatingWebhookConfiguration: 'admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+  MutatingWebhookConfiguration: 'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
 };
+
+/** The Secret the runner keeps the provisioned webhook certificate in, and the webhook configurations' name. */
+const TLS_SECRET = 'website-operator-webhook-tls';
+const WEBHOOKS = 'website-operator';
+/**
+ * The ClusterRole's rights that only the certificate provisioner uses (writing CA bundles), which the controller
+ * alone never asks for.
+ */
+const CERTIFICATE_RIGHTS = new Set(
+  ['admissionregistration.k8s.io/validatingwebhookconfigurations', 'admissionregistration.k8s.io/mutatingwebhookconfigurations', 'apiextensions.k8s.io/customresourcedefinitions'].flatMap((r) =>
+    ['get', 'list', 'watch', 'update'].map((verb) => `${verb} ${r}`),
+  ),
+);
 
 let cluster: Cluster;
 /** The operator's identity: the ServiceAccount's bound token, as the kubelet would mount it. */
@@ -85,11 +104,20 @@ function tokenKubeConfig(user: string, token: string): KubeConfig {
   return kc;
 }
 
-/** Whether the identity of `kc` may `verb` `resource` (cluster-wide), as the server's authorizer answers it. */
-async function mayI(kc: KubeConfig, verb: string, group: string, resource: string, subresource?: string): Promise<boolean> {
+/**
+ * Whether the identity of `kc` may `verb` `resource` (cluster-wide unless `at` names a namespace, any object unless
+ * it names one), as the server's authorizer answers it.
+ */
+async function mayI(kc: KubeConfig, verb: string, group: string, resource: string, subresource?: string, at: { namespace?: string; name?: string } = {}): Promise<boolean> {
   const review = await kc.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({
-    body: { spec: { resourceAttributes: { verb, group, resource, ...(subresource === undefined ? {} : { subresource }) } } },
+    body: { spec: { resourceAttributes: { verb, group, resource, ...(subresource === undefined ? {} : { subresource }), ...at } } },
   });
+  return review.status?.allowed === true;
+}
+
+/** Whether the identity of `kc` may `verb` the non-resource URL `path`. */
+async function mayIGet(kc: KubeConfig, path: string, verb = 'get'): Promise<boolean> {
+  const review = await kc.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({ body: { spec: { nonResourceAttributes: { path, verb } } } });
   return review.status?.allowed === true;
 }
 
@@ -187,7 +215,8 @@ describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC a
     // within a server-side apply of an object that does not exist yet; websites/finalizers, within the owner
     // reference check (the last test shows each of those is needed).
     const inside = new Set(['create apps/deployments', 'create /services', `update ${Website.group}/${Website.plural}/finalizers`]);
-    const requested = rights(await websiteRole()).filter((r) => !inside.has(r)).sort();
+    // The certificate provisioner's rights are shown used by the test that runs it.
+    const requested = rights(await websiteRole()).filter((r) => !inside.has(r) && !CERTIFICATE_RIGHTS.has(r)).sort();
     let used: string[] = [];
     let denied: string[] = [];
     const audited = async (): Promise<boolean> => {
@@ -218,8 +247,9 @@ describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC a
     ];
     const answers = await Promise.all(denied.map(async ([verb, group, resource, sub]) => [`${verb} ${group}/${resource}${sub === undefined ? '' : `/${sub}`}`, await mayI(operatorKc, verb, group, resource, sub)] as const));
     expect(answers.filter(([, allowed]) => allowed).map(([what]) => what)).toEqual([]);
-    // Each right the ClusterRole names is granted to the ServiceAccount through the binding.
-    for (const right of rights(await websiteRole())) {
+    // Each right the ClusterRole names is granted to the ServiceAccount through the binding (the certificate
+    // provisioner's on the objects they name: the next test).
+    for (const right of rights(await websiteRole()).filter((r) => !CERTIFICATE_RIGHTS.has(r))) {
       const [verb = '', path = ''] = right.split(' ');
       const [group = '', resource = '', sub] = path.split('/');
       expect(await mayI(operatorKc, verb, group, resource, sub), right).toBe(true);
@@ -232,6 +262,78 @@ describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC a
     const deleted = await refused(objectClient(operatorKc, Website, { namespace: APPS }).delete('shop'));
     expect(deleted.status).toBe(403);
     expect(deleted.serverMessage).toContain(`cannot delete resource "websites" in API group "example.com"`);
+  });
+
+  it('lets the certificate provisioner and the secure /metrics do their work on their own objects only, and lets a metrics-reader scrape', async () => {
+    const { Website } = example;
+    const crd = `${Website.plural}.${Website.group}`;
+    const may = (verb: string, group: string, resource: string, at: { namespace?: string; name?: string }): Promise<boolean> => mayI(operatorKc, verb, group, resource, undefined, at);
+    const granted: (readonly [verb: string, group: string, resource: string, at: { namespace?: string; name?: string }])[] = [
+      // Its TLS Secret: created once, then watched, read and replaced (rotation) by name.
+      ['create', '', 'secrets', { namespace: SYSTEM }],
+      ...(['get', 'list', 'watch', 'update'] as const).map((verb) => [verb, '', 'secrets', { namespace: SYSTEM, name: TLS_SECRET }] as const),
+      // The CA bundle, into its own webhook configurations and the Website CRD's conversion block.
+      ...(['get', 'list', 'watch', 'update'] as const).flatMap((verb) => [
+        [verb, 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', { name: WEBHOOKS }] as const,
+        [verb, 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: WEBHOOKS }] as const,
+        [verb, 'apiextensions.k8s.io', 'customresourcedefinitions', { name: crd }] as const,
+      ]),
+      // --metrics-secure: system:auth-delegator's TokenReview and SubjectAccessReview.
+      ['create', 'authentication.k8s.io', 'tokenreviews', {}],
+      ['create', 'authorization.k8s.io', 'subjectaccessreviews', {}],
+    ];
+    const refusedRights: typeof granted = [
+      // Another Secret, in its namespace or elsewhere; the Secrets of its namespace as a list.
+      ['get', '', 'secrets', { namespace: SYSTEM, name: 'other' }],
+      ['list', '', 'secrets', { namespace: SYSTEM }],
+      ['get', '', 'secrets', { namespace: APPS, name: TLS_SECRET }],
+      ['create', '', 'secrets', { namespace: APPS }],
+      ['delete', '', 'secrets', { namespace: SYSTEM, name: TLS_SECRET }],
+      // Another webhook configuration or CRD; creating or deleting its own.
+      ['update', 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', { name: 'other' }],
+      ['update', 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: 'other' }],
+      ['list', 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', {}],
+      ['create', 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', {}],
+      ['delete', 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: WEBHOOKS }],
+      ['patch', 'admissionregistration.k8s.io', 'mutatingwebhookconfigurations', { name: WEBHOOKS }],
+      ['update', 'apiextensions.k8s.io', 'customresourcedefinitions', { name: 'other.example.com' }],
+      ['list', 'apiextensions.k8s.io', 'customresourcedefinitions', {}],
+      ['patch', 'apiextensions.k8s.io', 'customresourcedefinitions', { name: crd }],
+    ];
+    const say = ([verb, group, resource, at]: (typeof granted)[number]): string => `${verb} ${group}/${resource} ${at.namespace ?? ''}/${at.name ?? ''}`;
+    const answers = async (list: typeof granted): Promise<[string, boolean][]> => Promise.all(list.map(async (r) => [say(r), await may(...r)] as [string, boolean]));
+    expect((await answers(granted)).filter(([, allowed]) => !allowed).map(([what]) => what)).toEqual([]);
+    expect((await answers(refusedRights)).filter(([, allowed]) => allowed).map(([what]) => what)).toEqual([]);
+    // The operator may not scrape its own /metrics: metrics-reader is for the scraper, bound by whoever runs one.
+    expect(await mayIGet(operatorKc, '/metrics')).toBe(false);
+
+    // A scraper's ServiceAccount bound to website-operator-metrics-reader, as README.md says, may get /metrics and
+    // nothing else; one without the binding may not.
+    const admin = cluster.kubeConfig;
+    const reader = (await manifests('website-rbac.yaml')).find((o) => o.kind === 'ClusterRole' && o.metadata?.name === 'website-operator-metrics-reader') as V1ClusterRole | undefined;
+    expect(reader?.rules).toEqual([{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
+    for (const name of ['prometheus', 'stranger']) await objectClient(admin, 'v1/serviceaccounts', { namespace: APPS }).create({ metadata: { name } });
+    await objectClient(admin, 'rbac.authorization.k8s.io/v1/clusterrolebindings', { fieldManager: 'e2e' }).apply(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'prometheus-website-operator-metrics' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'website-operator-metrics-reader' },
+        subjects: [{ kind: 'ServiceAccount', name: 'prometheus', namespace: APPS }],
+      },
+      { force: true },
+    );
+    const tokenOf = async (name: string): Promise<KubeConfig> => {
+      const issued = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({ name, namespace: APPS, body: { spec: { expirationSeconds: 3600 } } });
+      return tokenKubeConfig(`system:serviceaccount:${APPS}:${name}`, issued.status?.token ?? '');
+    };
+    const prometheus = await tokenOf('prometheus');
+    const stranger = await tokenOf('stranger');
+    await waitFor(() => mayIGet(prometheus, '/metrics'), "the metrics-reader binding to take effect", 30_000, { everyMs: 50 });
+    expect(await mayIGet(prometheus, '/metrics', 'post')).toBe(false);
+    expect(await mayIGet(prometheus, '/debug/pprof')).toBe(false);
+    expect(await mayI(prometheus, 'list', '', 'secrets', undefined, { namespace: APPS })).toBe(false);
+    expect(await mayIGet(stranger, '/metrics')).toBe(false);
   });
 
   it('needs each right the server checks inside a request: without it, the write the operator makes is refused', async () => {
@@ -280,9 +382,79 @@ describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC a
     }
   });
 
-  it('website-operator.yaml, the Deployment that runs it, is accepted by the server as written and names the ServiceAccount', async () => {
+  it('website-operator.yaml, the Deployment that runs it, and website-service.yaml are accepted by the server as written', async () => {
     const [deployment] = (await applyFile('website-operator.yaml', { dryRun: true })) as V1Deployment[];
     expect(deployment?.metadata?.namespace).toBe(SYSTEM);
     expect(deployment?.spec?.template.spec?.serviceAccountName).toBe(SA);
+    const services = (await applyFile('website-service.yaml', { dryRun: true })) as V1Service[];
+    expect(services.map((s) => [s.metadata?.namespace, s.metadata?.name, s.spec?.ports?.map((p) => `${p.port}->${String(p.targetPort)}`)])).toEqual([
+      [SYSTEM, 'website-operator-webhook', ['443->webhook-server']],
+      [SYSTEM, 'website-operator-metrics', ['8443->metrics']],
+    ]);
+    // Each Service's target port is a port of the Deployment's container, and selects its pods.
+    const container = deployment?.spec?.template.spec?.containers[0];
+    for (const s of services) {
+      expect(s.spec?.selector).toEqual(deployment?.spec?.selector?.matchLabels);
+      expect(container?.ports?.map((p) => p.name)).toContain(s.spec?.ports?.[0]?.targetPort);
+    }
+  });
+  it("is enough for provisioned certificates: the runner, as the ServiceAccount, writes its Secret and the CA bundle into website-webhooks.yaml's configurations and the CRD", async () => {
+    const { Website, WEBHOOK_SERVICE, WEBHOOKS_NAME, webhooks } = example;
+    const admin = cluster.kubeConfig;
+    // The configurations as examples/deploy ships them, with no caBundle: the runner writes it. They name a Service
+    // the API server cannot reach here, so they are removed before this test ends (the other tests write Websites).
+    const registered = (await applyFile('website-webhooks.yaml')).filter((o) => o.kind !== 'CustomResourceDefinition');
+    expect(registered.map((o) => o.metadata?.name)).toEqual([WEBHOOKS_NAME, WEBHOOKS_NAME]);
+    const stop = new AbortController();
+    const failed: string[] = [];
+    const exit = runManager({
+      controllers: [],
+      webhooks,
+      webhookBindAddress: '127.0.0.1:0',
+      webhookCertificates: { kubeConfig: operatorKc, name: WEBHOOKS_NAME, service: WEBHOOK_SERVICE, customResources: [Website] },
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+      signal: stop.signal,
+      signals: [],
+      stderr: { write: (text: string) => failed.push(text) },
+    });
+    try {
+      const secrets = objectClient(admin, 'v1/secrets', { namespace: SYSTEM });
+      const caOf = (bundle: string | undefined): string => Buffer.from(bundle ?? '', 'base64').toString('utf8');
+      let secretCa = '';
+      await waitFor(async () => (secretCa = Buffer.from((await secrets.get(TLS_SECRET).catch(() => undefined))?.data?.['ca.crt'] ?? '', 'base64').toString('utf8')) !== '', 'the Secret to be written', 60_000, { everyMs: 100, describe: () => failed.join('') });
+      const bundles = async (): Promise<string[]> => [
+        ...(await objectClient(admin, 'admissionregistration.k8s.io/v1/validatingwebhookconfigurations').get(WEBHOOKS_NAME)).webhooks!.map((w) => caOf(w.clientConfig.caBundle)),
+        ...(await objectClient(admin, 'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations').get(WEBHOOKS_NAME)).webhooks!.map((w) => caOf(w.clientConfig.caBundle)),
+        caOf((await objectClient(admin, 'apiextensions.k8s.io/v1/customresourcedefinitions').get(`${Website.plural}.${Website.group}`)).spec.conversion?.webhook?.clientConfig?.caBundle),
+      ];
+      let seen: string[] = [];
+      await waitFor(async () => (seen = await bundles()).every((b) => b !== '' && b === secretCa), 'the CA bundle in both configurations and the CRD', 60_000, { everyMs: 100, describe: () => `${seen.map((b) => b.slice(0, 40)).join(' | ')} ${failed.join('')}` });
+      const secret = await secrets.get(TLS_SECRET);
+      expect(secret.type).toBe('kubernetes.io/tls');
+      expect(Object.keys(secret.data ?? {}).sort()).toEqual(expect.arrayContaining(['ca.crt', 'tls.crt', 'tls.key']));
+
+      // Each of the provisioner's rights was used by the ServiceAccount (but the Secret's update, which only a
+      // rotation makes), and none of its requests was refused.
+      const wanted = [...CERTIFICATE_RIGHTS, 'create /secrets', 'get /secrets', 'list /secrets', 'watch /secrets'].sort();
+      let used: string[] = [];
+      let denied: string[] = [];
+      const audited = async (): Promise<boolean> => {
+        // (The Secrets of the other namespace are the ones an earlier test showed it is refused.)
+        const mine = (await cluster.auditEvents()).filter(
+          (e) => e.user.username === SA_USER && (e.objectRef?.resource === 'secrets' ? e.objectRef.namespace === SYSTEM : ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations', 'customresourcedefinitions'].includes(e.objectRef?.resource ?? '')),
+        );
+        used = [...new Set(mine.map((e) => `${e.verb} ${e.objectRef?.apiGroup ?? ''}/${e.objectRef?.resource ?? ''}`))].sort();
+        denied = mine.filter((e) => (e.responseStatus?.code ?? 0) === 403).map((e) => `${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name ?? ''}`);
+        return wanted.every((r) => used.includes(r));
+      };
+      await waitFor(audited, 'the audit log to show each of the provisioner\'s rights used', 30_000, { everyMs: 100, describe: () => `used: ${used.join(', ')}` });
+      expect(denied).toEqual([]);
+      expect(failed).toEqual([]);
+    } finally {
+      stop.abort();
+      await exit;
+      for (const o of registered) await objectClient(admin, RESOURCES[o.kind ?? ''] as 'admissionregistration.k8s.io/v1/validatingwebhookconfigurations').delete(o.metadata?.name ?? '');
+    }
   });
 });
