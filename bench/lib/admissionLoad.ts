@@ -20,6 +20,17 @@ export interface LoadResult {
   readonly latencies: number[];
   /** Requests answered with anything but 200, or failed. */
   readonly errors: number;
+  /** The failed requests by what happened: the HTTP status, or the connection error's code (ECONNRESET, …). */
+  readonly failures: Readonly<Record<string, number>>;
+}
+
+/** A request's outcome: 200, another status, or a connection error's code. */
+type Outcome = number | string;
+
+function tally(failures: Record<string, number>, outcome: Outcome): boolean {
+  if (outcome === 200) return false;
+  failures[String(outcome)] = (failures[String(outcome)] ?? 0) + 1;
+  return true;
 }
 
 /** Prebuilt request bodies, so building them costs nothing during the measurement; path alternates. */
@@ -27,18 +38,18 @@ function bodies(n: number): { path: string; body: Buffer }[] {
   return Array.from({ length: n }, (_, i) => ({ path: i % 2 === 0 ? VALIDATE_PATH : MUTATE_PATH, body: Buffer.from(admissionRequestBody(i, sampleConfigMap(i))) }));
 }
 
-/** One POST; resolves with the status (0 on a connection error) once the whole response has arrived. */
-function post(agent: Agent, target: Target, path: string, body: Buffer): Promise<number> {
+/** One POST; resolves with the status (a connection error's code instead) once the whole response has arrived. */
+function post(agent: Agent, target: Target, path: string, body: Buffer): Promise<Outcome> {
   return new Promise((resolve) => {
     const req = request(
       { host: '127.0.0.1', port: target.port, servername: 'localhost', path, method: 'POST', agent, ca: target.ca, headers: { 'content-type': 'application/json', 'content-length': body.length } },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', () => resolve(0));
+        res.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'response error'));
       },
     );
-    req.on('error', () => resolve(0));
+    req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'request error'));
     req.end(body);
   });
 }
@@ -54,6 +65,7 @@ export async function fixedRate(target: Target, rate: number, durationMs: number
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const latencies: number[] = [];
   let errors = 0;
+  const failures: Record<string, number> = {};
   const inFlight: Promise<void>[] = [];
   const start = performance.now();
   try {
@@ -66,12 +78,12 @@ export async function fixedRate(target: Target, rate: number, durationMs: number
       inFlight.push(
         post(agent, target, path, body).then((status) => {
           latencies.push(performance.now() - due);
-          if (status !== 200) errors++;
+          if (tally(failures, status)) errors++;
         }),
       );
     }
     await Promise.all(inFlight);
-    return { perSecond: total / ((performance.now() - start) / 1000), latencies, errors };
+    return { perSecond: total / ((performance.now() - start) / 1000), latencies, errors, failures };
   } finally {
     agent.destroy();
   }
@@ -83,6 +95,7 @@ export async function saturate(target: Target, concurrency: number, durationMs: 
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
   let errors = 0;
+  const failures: Record<string, number> = {};
   let next = 0;
   const start = performance.now();
   const end = start + durationMs;
@@ -94,11 +107,11 @@ export async function saturate(target: Target, concurrency: number, durationMs: 
           const t0 = performance.now();
           const status = await post(agent, target, path, body);
           latencies.push(performance.now() - t0);
-          if (status !== 200) errors++;
+          if (tally(failures, status)) errors++;
         }
       }),
     );
-    return { perSecond: latencies.length / ((performance.now() - start) / 1000), latencies, errors };
+    return { perSecond: latencies.length / ((performance.now() - start) / 1000), latencies, errors, failures };
   } finally {
     agent.destroy();
   }
