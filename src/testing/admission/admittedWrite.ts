@@ -34,6 +34,11 @@ function inVersion(type: ResourceType, o: StoredObject | undefined): AnyObject |
   return type.storage === undefined ? obj : { ...obj, apiVersion: type.apiVersion };
 }
 
+/** A request body as kube-apiserver decodes it before admission: the resource's schema prunes and defaults it (WH-126). */
+function decoded(type: ResourceType, obj: AnyObject): AnyObject {
+  return type.decode === undefined ? obj : type.decode(obj);
+}
+
 /** `request.options`: the write's options object, as kube-apiserver sends it. */
 function optionsOf(kind: string, params: WriteParams, q: URLSearchParams, extra: AnyObject = {}): AnyObject {
   const manager = q.get('fieldManager');
@@ -105,7 +110,7 @@ export async function admittedAnswer(
       if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
       if (type.namespaced && target.namespace === undefined) throw pathNotFound();
       const meta = isRecord(body['metadata']) ? body['metadata'] : {};
-      const input = keepStatus(type, undefined, { ...body, metadata: { ...meta, ...(target.namespace === undefined ? {} : { namespace: target.namespace }) } }, undefined);
+      const input = decoded(type, keepStatus(type, undefined, { ...body, metadata: { ...meta, ...(target.namespace === undefined ? {} : { namespace: target.namespace }) } }, undefined));
       const a = attributes(r, 'CREATE', typeof meta['name'] === 'string' ? meta['name'] : '', input, undefined, params, optionsOf('CreateOptions', params, q));
       // What a mutating webhook patched into the status of a resource with a status subresource is dropped, as the strategy drops it.
       const stored = await admitAndWrite(r, a, (o, hooks) => storage.create(type, keepStatus(type, undefined, o, undefined), target.namespace, hooks), params, time);
@@ -119,7 +124,7 @@ export async function admittedAnswer(
       const meta = isRecord(body['metadata']) ? body['metadata'] : {};
       if (meta['name'] !== undefined && meta['name'] !== name) throw badRequest(`the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
       const current = storage.get(type, namespace, name);
-      const input = keepStatus(type, sub, { ...body, metadata: { ...meta, name } }, current);
+      const input = decoded(type, keepStatus(type, sub, { ...body, metadata: { ...meta, name } }, current));
       const a = attributes(r, current === undefined ? 'CREATE' : 'UPDATE', name, input, inVersion(type, current), params, optionsOf('UpdateOptions', params, q));
       const stored = await admitAndWrite(r, a, (o, hooks) => storage.update(type, keepStatus(type, sub, o, current), target.namespace, sub, hooks), params, time);
       return answer(current === undefined ? 201 : 200, stored);

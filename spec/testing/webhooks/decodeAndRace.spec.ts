@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startApiServer, type ApiServer } from '../../../src/testing/index.js';
+import { websiteCrd } from '../crdFixtures.js';
+import { reviewAnswer, startWebhookServer, webhookEntry, type Answer, type WebhookServer } from './webhookServer.js';
+
+// What admission webhooks see when the request is decoded, raced by another write, or made in a namespace
+// that does not exist: kube-apiserver's behaviour in each case.
+
+type AnyObject = Record<string, any>;
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+async function simulator(opts: Parameters<typeof startApiServer>[0] = {}): Promise<ApiServer> {
+  const s = await startApiServer(opts);
+  closers.push(() => s.close());
+  return s;
+}
+
+async function webhooks(answer: (path: string, review: AnyObject) => Answer | Promise<Answer>): Promise<WebhookServer> {
+  const w = await startWebhookServer(answer);
+  closers.push(() => w.close());
+  return w;
+}
+
+const MWC = 'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
+const VWC = 'admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+
+async function register(server: ApiServer, resource: typeof VWC | typeof MWC, name: string, entries: AnyObject[]): Promise<void> {
+  const kind = resource === VWC ? 'ValidatingWebhookConfiguration' : 'MutatingWebhookConfiguration';
+  await server.create(resource, { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name }, webhooks: entries });
+}
+
+async function send(server: ApiServer, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ code: number; body: AnyObject }> {
+  const res = await fetch(`${server.url}${path}`, { method, headers: { 'content-type': contentType }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  return { code: res.status, body: (await res.json()) as AnyObject };
+}
+
+/** The Website CRD with `spec.colour` defaulted to blue and `spec.probe.path` to /healthz. */
+function defaultingCrd(): AnyObject {
+  const crd = websiteCrd();
+  const spec = crd['spec'].versions[0].schema.openAPIV3Schema.properties.spec;
+  spec.properties.colour = { type: 'string', default: 'blue' };
+  spec.properties.probe = { type: 'object', properties: { path: { type: 'string', default: '/healthz' } } };
+  return crd;
+}
+
+const WEBSITES = '/apis/example.com/v1/namespaces/default/websites';
+const websiteRules = [{ operations: ['CREATE', 'UPDATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['websites'] }];
+
+describe('what mutating webhooks see of a decoded request', () => {
+  it('defaults and prunes a create or update before the mutating webhooks, as a patch is, so "set only if missing" agrees with kube-apiserver', async () => {
+    const seen: AnyObject[] = [];
+    const hooks = await webhooks((path, review) => {
+      const spec = review['request'].object.spec ?? {};
+      seen.push({ path: path.split('?')[0], spec });
+      if (path.startsWith('/colour')) return reviewAnswer(review, spec.colour === undefined ? { patch: [{ op: 'add', path: '/spec/colour', value: 'red' }] } : {});
+      return reviewAnswer(review, spec.probe === undefined ? { patch: [{ op: 'add', path: '/spec/probe', value: {} }] } : {});
+    });
+    const server = await simulator({ crds: [defaultingCrd()] });
+    await register(server, MWC, 'a-colour', [webhookEntry(hooks, 'colour.example.com', '/colour', { rules: websiteRules })]);
+    await register(server, MWC, 'b-probe', [webhookEntry(hooks, 'probe.example.com', '/probe', { rules: websiteRules })]);
+    await register(server, MWC, 'c-watch', [webhookEntry(hooks, 'watch.example.com', '/watch', { rules: websiteRules })]);
+
+    const created = await send(server, 'POST', WEBSITES, { apiVersion: 'example.com/v1', kind: 'Website', metadata: { name: 'w' }, spec: { image: 'nginx', unknown: 1 } });
+    expect(created.code).toBe(201);
+    expect(created.body['spec']).toEqual({ image: 'nginx', colour: 'blue', probe: { path: '/healthz' } });
+    // The first webhook saw the body pruned and defaulted; the last saw the probe the second patched in, defaulted.
+    expect(seen[0]).toEqual({ path: '/colour', spec: { image: 'nginx', colour: 'blue' } });
+    expect(seen[2]).toEqual({ path: '/watch', spec: { image: 'nginx', colour: 'blue', probe: { path: '/healthz' } } });
+
+    const current = await send(server, 'GET', `${WEBSITES}/w`);
+    const updated = await send(server, 'PUT', `${WEBSITES}/w`, { ...current.body, spec: { image: 'httpd' } });
+    expect(updated.code).toBe(200);
+    expect(updated.body['spec']).toEqual({ image: 'httpd', colour: 'blue', probe: { path: '/healthz' } });
+
+    const patched = await send(server, 'PATCH', `${WEBSITES}/w`, { spec: { colour: null, probe: null } }, 'application/merge-patch+json');
+    expect(patched.code).toBe(200);
+    expect(patched.body['spec']).toEqual({ image: 'httpd', colour: 'blue', probe: { path: '/healthz' } });
+  });
+});
