@@ -81,3 +81,41 @@ describe('what mutating webhooks see of a decoded request', () => {
     expect(patched.body['spec']).toEqual({ image: 'httpd', colour: 'blue', probe: { path: '/healthz' } });
   });
 });
+
+describe('a namespaceSelector on a namespace that does not exist', () => {
+  const configMaps = [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }];
+  const namespaces = [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['namespaces'] }];
+  const teamA = { matchLabels: { team: 'a' } };
+
+  it('fails the request with 404 NotFound whatever the failure policy, once the rules and the object selector match, as kube-apiserver does', async () => {
+    const hooks = await webhooks((_p, review) => reviewAnswer(review));
+    const server = await simulator();
+    await register(server, VWC, 'selective', [
+      webhookEntry(hooks, 'team.example.com', '/team', { rules: configMaps, namespaceSelector: teamA, objectSelector: { matchLabels: { checked: 'yes' } }, failurePolicy: 'Ignore' }),
+    ]);
+    const cm = (name: string, labels: AnyObject) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { a: '1' } });
+
+    const refused = await send(server, 'POST', '/api/v1/namespaces/ghost/configmaps', cm('one', { checked: 'yes' }));
+    expect(refused.code).toBe(404);
+    expect(refused.body).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'namespaces "ghost" not found', details: { name: 'ghost', kind: 'namespaces' } });
+    expect(server.get('v1/configmaps', 'ghost', 'one')).toBeUndefined();
+
+    // The object selector does not match: the webhook is not called, so the missing namespace does not matter.
+    expect((await send(server, 'POST', '/api/v1/namespaces/ghost/configmaps', cm('two', { checked: 'no' }))).code).toBe(201);
+
+    // Once the namespace exists, its labels decide.
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ghost', labels: { team: 'a' } } });
+    expect((await send(server, 'POST', '/api/v1/namespaces/ghost/configmaps', cm('three', { checked: 'yes' }))).code).toBe(201);
+    expect(hooks.received.map((r) => r.body['request'].name)).toEqual(['three']);
+  });
+
+  it('judges a namespace being created by its own labels', async () => {
+    const hooks = await webhooks((_p, review) => reviewAnswer(review));
+    const server = await simulator();
+    await register(server, VWC, 'selective', [webhookEntry(hooks, 'team.example.com', '/team', { rules: namespaces, namespaceSelector: teamA })]);
+    const ns = (name: string, labels: AnyObject) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
+    expect((await send(server, 'POST', '/api/v1/namespaces', ns('labelled', { team: 'a' }))).code).toBe(201);
+    expect((await send(server, 'POST', '/api/v1/namespaces', ns('other', { team: 'b' }))).code).toBe(201);
+    expect(hooks.received.map((r) => r.body['request'].name)).toEqual(['labelled']);
+  });
+});

@@ -52,7 +52,11 @@ export class WebhookAdmission {
     const as = matchedResource(w, a, this.#registry);
     if (as === undefined) return undefined;
     const now = { ...a, object };
-    return namespaceSelected(w, now, this.#storage, this.#registry) && objectSelected(w, now) ? as : undefined;
+    const namespace = namespaceSelected(w, now, this.#storage, this.#registry);
+    if (namespace === false || !objectSelected(w, now)) return undefined;
+    // A missing namespace fails the request whatever the failure policy, once the webhook would otherwise be called.
+    if (namespace instanceof StatusError) throw namespace;
+    return as;
   }
 
   /**
