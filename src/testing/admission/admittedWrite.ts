@@ -6,7 +6,7 @@ import type { ResourceType } from '../storage/resources.js';
 import type { WriteHooks } from '../storage/storage.js';
 import { objectView, type Conversion } from '../server/negotiate.js';
 import { objectJson } from '../server/partialObjectMetadata.js';
-import { badRequest, notFound } from '../server/status.js';
+import { badRequest, conflict, notFound } from '../server/status.js';
 import { pathNotFound, type Target } from '../server/target.js';
 import { applyPatch, hooksOf, keepStatus, preconditionsOf, readBody, type Answer, type ApiWrite } from '../writes/objectHandlers.js';
 import { checkPreconditions, isRecord, jsonEqual, timestamp } from '../writes/objectRules.js';
@@ -32,6 +32,11 @@ function inVersion(type: ResourceType, o: StoredObject | undefined): AnyObject |
   if (o === undefined) return undefined;
   const obj = JSON.parse(o.json) as AnyObject;
   return type.storage === undefined ? obj : { ...obj, apiVersion: type.apiVersion };
+}
+
+/** A request body as kube-apiserver decodes it before admission: the resource's schema prunes and defaults it (WH-126). */
+function decoded(type: ResourceType, obj: AnyObject): AnyObject {
+  return type.decode === undefined ? obj : type.decode(obj);
 }
 
 /** `request.options`: the write's options object, as kube-apiserver sends it. */
@@ -60,18 +65,51 @@ function attributes(r: Request, operation: AdmissionAttributes['operation'], nam
   return { operation, type: r.target.type, subresource: r.sub ?? '', namespace: r.target.namespace ?? '', name, object, oldObject, dryRun: params.dryRun, options, user: r.user };
 }
 
-/** Mutates, writes dry, validates, then writes for real unless the request is a dry run. */
-async function admitAndWrite(r: Request, a: AdmissionAttributes, perform: (object: AnyObject, hooks: WriteHooks | undefined, dry: boolean) => StoredObject, params: WriteParams, time: string): Promise<StoredObject> {
+/**
+ * Mutates, writes dry, validates, then writes for real unless the request is a dry run. Undefined: the object
+ * changed while the webhooks were called (`unchanged` says no more), so nothing was written and the request is
+ * to be admitted again on the object as it is now.
+ */
+async function admitAndWrite(
+  r: Request,
+  a: AdmissionAttributes,
+  perform: (object: AnyObject, hooks: WriteHooks | undefined, dry: boolean) => StoredObject,
+  params: WriteParams,
+  time: string,
+  unchanged: () => boolean,
+): Promise<StoredObject | undefined> {
   const { admission } = r.ctx;
   const type = r.target.type;
   const mutated = (await admission.mutate(a, r.warn)) as AnyObject;
+  // The dry write below would refuse a mutated object at the resourceVersion read before the webhooks.
+  if (!unchanged()) return undefined;
   const hooks = (dryRun: boolean): WriteHooks | undefined => hooksOf(type, r.sub, { params: { ...params, dryRun }, time } satisfies ApiWrite);
   const dry = perform(mutated, hooks(true), true);
   await admission.validate({ ...a, name: dry.name, object: inVersion(type, dry) }, r.warn);
   if (params.dryRun) return dry;
+  // Nothing runs between this check and the write below, so the webhooks judged what is replaced.
+  if (!unchanged()) return undefined;
   // A generated name is the one the validating webhooks saw.
   const meta = isRecord(mutated['metadata']) ? mutated['metadata'] : {};
   return perform({ ...mutated, metadata: { ...meta, name: dry.name } }, hooks(false), false);
+}
+
+/** How many times an update or patch is admitted before a write racing it every time is answered 409. */
+const ADMISSION_TRIES = 5;
+
+/**
+ * An update or patch of one object admitted as kube-apiserver's
+ * GuaranteedUpdate admits it: `attempt` reads the object, calls the
+ * webhooks and writes only if the object is still the one it read; when it
+ * moved meanwhile, everything is done again on the new object, up to
+ * {@link ADMISSION_TRIES} times.
+ */
+async function guaranteed(type: ResourceType, name: string, attempt: () => Promise<Answer | undefined>): Promise<Answer> {
+  for (let i = 0; i < ADMISSION_TRIES; i++) {
+    const answered = await attempt();
+    if (answered !== undefined) return answered;
+  }
+  throw conflict(type, name, 'the object has been modified; please apply your changes to the latest version and try again');
 }
 
 /**
@@ -105,11 +143,12 @@ export async function admittedAnswer(
       if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
       if (type.namespaced && target.namespace === undefined) throw pathNotFound();
       const meta = isRecord(body['metadata']) ? body['metadata'] : {};
-      const input = keepStatus(type, undefined, { ...body, metadata: { ...meta, ...(target.namespace === undefined ? {} : { namespace: target.namespace }) } }, undefined);
+      const input = decoded(type, keepStatus(type, undefined, { ...body, metadata: { ...meta, ...(target.namespace === undefined ? {} : { namespace: target.namespace }) } }, undefined));
       const a = attributes(r, 'CREATE', typeof meta['name'] === 'string' ? meta['name'] : '', input, undefined, params, optionsOf('CreateOptions', params, q));
       // What a mutating webhook patched into the status of a resource with a status subresource is dropped, as the strategy drops it.
-      const stored = await admitAndWrite(r, a, (o, hooks) => storage.create(type, keepStatus(type, undefined, o, undefined), target.namespace, hooks), params, time);
-      return answer(201, stored);
+      // A create replaces nothing: one racing it is refused by the store (409 AlreadyExists), as kube-apiserver refuses it.
+      const stored = await admitAndWrite(r, a, (o, hooks) => storage.create(type, keepStatus(type, undefined, o, undefined), target.namespace, hooks), params, time, () => true);
+      return answer(201, stored as StoredObject);
     }
     case 'update': {
       const params = writeParams(q, req, 'UpdateOptions', false);
@@ -118,48 +157,57 @@ export async function admittedAnswer(
       const name = target.name as string;
       const meta = isRecord(body['metadata']) ? body['metadata'] : {};
       if (meta['name'] !== undefined && meta['name'] !== name) throw badRequest(`the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
-      const current = storage.get(type, namespace, name);
-      const input = keepStatus(type, sub, { ...body, metadata: { ...meta, name } }, current);
-      const a = attributes(r, current === undefined ? 'CREATE' : 'UPDATE', name, input, inVersion(type, current), params, optionsOf('UpdateOptions', params, q));
-      const stored = await admitAndWrite(r, a, (o, hooks) => storage.update(type, keepStatus(type, sub, o, current), target.namespace, sub, hooks), params, time);
-      return answer(current === undefined ? 201 : 200, stored);
+      return guaranteed(type, name, async () => {
+        // Read on every attempt: the status kept on the main resource is the one stored when the write lands.
+        const current = storage.get(type, namespace, name);
+        const input = decoded(type, keepStatus(type, sub, { ...body, metadata: { ...meta, name } }, current));
+        const a = attributes(r, current === undefined ? 'CREATE' : 'UPDATE', name, input, inVersion(type, current), params, optionsOf('UpdateOptions', params, q));
+        const unchanged = (): boolean => storage.get(type, namespace, name)?.rv === current?.rv;
+        const stored = await admitAndWrite(r, a, (o, hooks) => storage.update(type, keepStatus(type, sub, o, current), target.namespace, sub, hooks), params, time, unchanged);
+        return stored === undefined ? undefined : answer(current === undefined ? 201 : 200, stored);
+      });
     }
     case 'patch': {
       const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
       const params = writeParams(q, req, 'PatchOptions', contentType === APPLY);
       const body = await read();
       const name = target.name as string;
-      const current = storage.get(type, namespace, name);
-      const write = (dryRun: boolean): ApiWrite => ({ params: { ...params, dryRun }, time });
-      // The object the patch makes, admitted as the resource admits it, before any webhook sees it.
-      const patched = inVersion(type, applyPatch(storage, type, namespace, name, contentType, body, sub, write(true))) as AnyObject;
-      const a = attributes(r, current === undefined ? 'CREATE' : 'UPDATE', name, patched, inVersion(type, current), params, optionsOf('PatchOptions', params, q));
-      // An apply's ownership is decided before admission, as kube-apiserver's field manager decides it: what the webhooks add is nobody's (WH-147).
-      const owned = (hooks: WriteHooks | undefined): WriteHooks | undefined =>
-        contentType !== APPLY || hooks === undefined
-          ? hooks
-          : {
-              ...hooks,
-              managedFields: (_prev, next) => {
-                const entries = readEntries(patched);
-                dropMissing(entries, next);
-                return writeEntries(entries, time);
-              },
-            };
-      const stored = await admitAndWrite(
-        r,
-        a,
-        (o, hooks, dry) =>
-          // Unchanged by the webhooks: the patch itself is replayed, so an apply keeps its field ownership.
-          jsonEqual(o, patched)
-            ? applyPatch(storage, type, namespace, name, contentType, body, sub, write(dry))
-            : current === undefined
-              ? storage.create(type, keepStatus(type, undefined, o, undefined), target.namespace, owned(hooks))
-              : storage.update(type, keepStatus(type, sub, o, current), target.namespace, sub, owned(hooks)),
-        params,
-        time,
-      );
-      return answer(current === undefined ? 201 : 200, stored);
+      // Each attempt applies the patch to the object as it is then, as kube-apiserver re-applies it on a conflict.
+      return guaranteed(type, name, async () => {
+        const current = storage.get(type, namespace, name);
+        const write = (dryRun: boolean): ApiWrite => ({ params: { ...params, dryRun }, time });
+        // The object the patch makes, admitted as the resource admits it, before any webhook sees it.
+        const patched = inVersion(type, applyPatch(storage, type, namespace, name, contentType, body, sub, write(true))) as AnyObject;
+        const a = attributes(r, current === undefined ? 'CREATE' : 'UPDATE', name, patched, inVersion(type, current), params, optionsOf('PatchOptions', params, q));
+        // An apply's ownership is decided before admission, as kube-apiserver's field manager decides it: what the webhooks add is nobody's (WH-147).
+        const owned = (hooks: WriteHooks | undefined): WriteHooks | undefined =>
+          contentType !== APPLY || hooks === undefined
+            ? hooks
+            : {
+                ...hooks,
+                managedFields: (_prev, next) => {
+                  const entries = readEntries(patched);
+                  dropMissing(entries, next);
+                  return writeEntries(entries, time);
+                },
+              };
+        const unchanged = (): boolean => storage.get(type, namespace, name)?.rv === current?.rv;
+        const stored = await admitAndWrite(
+          r,
+          a,
+          (o, hooks, dry) =>
+            // Unchanged by the webhooks: the patch itself is replayed, so an apply keeps its field ownership.
+            jsonEqual(o, patched)
+              ? applyPatch(storage, type, namespace, name, contentType, body, sub, write(dry))
+              : current === undefined
+                ? storage.create(type, keepStatus(type, undefined, o, undefined), target.namespace, owned(hooks))
+                : storage.update(type, keepStatus(type, sub, o, current), target.namespace, sub, owned(hooks)),
+          params,
+          time,
+          unchanged,
+        );
+        return stored === undefined ? undefined : answer(current === undefined ? 201 : 200, stored);
+      });
     }
     case 'delete': {
       const params = writeParams(q, req, 'DeleteOptions', false);

@@ -52,7 +52,11 @@ export class WebhookAdmission {
     const as = matchedResource(w, a, this.#registry);
     if (as === undefined) return undefined;
     const now = { ...a, object };
-    return namespaceSelected(w, now, this.#storage, this.#registry) && objectSelected(w, now) ? as : undefined;
+    const namespace = namespaceSelected(w, now, this.#storage, this.#registry);
+    if (namespace === false || !objectSelected(w, now)) return undefined;
+    // A missing namespace fails the request whatever the failure policy, once the webhook would otherwise be called.
+    if (namespace instanceof StatusError) throw namespace;
+    return as;
   }
 
   /**
@@ -116,7 +120,9 @@ export class WebhookAdmission {
       throw new StatusError(500, 'InternalError', `Internal error occurred: ${printable((err instanceof Error ? err.message : String(err)).slice(0, 500))}`);
     }
     if (patched === null || typeof patched !== 'object' || Array.isArray(patched)) throw new StatusError(500, 'InternalError', 'Internal error occurred: the patched object is not a JSON object');
-    const [next] = (await this.#inVersion(a, a.type, [patched as AnyObject], as)) as [AnyObject];
+    const [back] = (await this.#inVersion(a, a.type, [patched as AnyObject], as)) as [AnyObject];
+    // A patched object is defaulted again, as kube-apiserver defaults after each patch (a Scale has no schema here).
+    const next = a.kind === undefined && a.type.decode !== undefined ? a.type.decode(back) : back;
     return [next, !jsonEqual(object, next), true];
   }
 

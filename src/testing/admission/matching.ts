@@ -2,6 +2,7 @@ import type { UserInfo } from '../auth/users.js';
 import type { ResourceRegistry } from '../storage/registry.js';
 import type { ResourceType } from '../storage/resources.js';
 import type { Storage } from '../storage/storage.js';
+import { notFound, StatusError } from '../server/status.js';
 import type { RegisteredWebhook, WebhookRule } from './configurations.js';
 
 // Which webhooks a request reaches, as kube-apiserver's rules, namespace and object matchers decide.
@@ -85,17 +86,25 @@ function labelsOf(o: AnyObject | undefined): Record<string, string> | undefined 
 }
 
 /**
- * The namespace selector: a cluster-scoped object other than a namespace is
- * never exempted; a namespace is judged by its own labels; a namespaced
- * object by its namespace's labels (none when it does not exist).
+ * The namespace selector, as kube-apiserver's namespace matcher judges it: a
+ * cluster-scoped object other than a namespace is never exempted; a
+ * namespace being created or updated is judged by its own labels, by the
+ * stored namespace otherwise (a delete, a subresource); a namespaced object
+ * by its namespace's labels. A namespace that does not exist is the
+ * request's 404 NotFound, returned rather than thrown, as kube-apiserver
+ * answers it only once the rules and the object selector also match.
  */
-export function namespaceSelected(w: RegisteredWebhook, a: AdmissionAttributes, storage: Storage, registry: ResourceRegistry): boolean {
+export function namespaceSelected(w: RegisteredWebhook, a: AdmissionAttributes, storage: Storage, registry: ResourceRegistry): boolean | StatusError {
+  const isNamespace = a.type.id === 'v1/namespaces';
+  if (a.namespace === '' && !isNamespace) return true;
   if (w.namespaceSelector.empty) return true;
-  if (a.type.id === 'v1/namespaces') return w.namespaceSelector.matches(labelsOf(a.object ?? a.oldObject) ?? {});
-  if (a.namespace === '') return true;
+  if (isNamespace && a.subresource === '' && a.operation !== 'DELETE') return w.namespaceSelector.matches(labelsOf(a.object) ?? {});
+  // A request on a namespace itself is made in that namespace, as kube-apiserver reads its path.
+  const name = isNamespace ? a.name : a.namespace;
   const nsType = registry.byId('v1/namespaces');
-  const ns = nsType === undefined ? undefined : storage.get(nsType, '', a.namespace);
-  return w.namespaceSelector.matches(labelsOf(ns?.obj) ?? {});
+  const ns = nsType === undefined ? undefined : storage.get(nsType, '', name);
+  if (ns === undefined) return nsType === undefined ? new StatusError(404, 'NotFound', `namespaces "${name}" not found`) : notFound(nsType, name);
+  return w.namespaceSelector.matches(labelsOf(ns.obj) ?? {});
 }
 
 /** The object selector: the new object's labels or the old one's match. */

@@ -1,4 +1,4 @@
-import { admit } from './admission.js';
+import { admit, defaultOnRead } from './admission.js';
 import type { Names } from './crdNames.js';
 import { specOf, versionsOf } from './crdValidation.js';
 import { invalidFields, StatusError } from '../server/status.js';
@@ -111,6 +111,8 @@ export function customResourceTypes(crd: AnyObject, names: Names, state: Serving
             if (causes.length > 0) throw invalidFields(group, names.kind, causes, String((next['metadata'] as AnyObject)['name'] ?? ''));
             return object;
           },
+          // A body is decoded with the version's defaults and pruning before admission webhooks see it.
+          decode: (obj) => defaultOnRead(schema, obj),
           discovery: { singularName: names.singular, shortNames: names.shortNames, categories: names.categories },
           columns,
           storage: store,

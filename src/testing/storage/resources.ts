@@ -68,6 +68,12 @@ export interface ResourceType {
    * count for nothing.
    */
   readonly admit?: (next: Record<string, unknown>, old: Record<string, unknown> | undefined, subresource?: 'status') => Record<string, unknown>;
+  /**
+   * The object as the server decodes a request body, before admission:
+   * pruned and defaulted by the schema, not validated (a copy). Absent: the
+   * body is taken as sent.
+   */
+  readonly decode?: (obj: Record<string, unknown>) => Record<string, unknown>;
   /** What discovery says of the resource beyond its names, when a CRD declares it. */
   readonly discovery?: DiscoveryNames;
   /** The `/scale` subresource, when a CRD declares it. */
@@ -119,6 +125,7 @@ export interface ResourcePolicy {
   readonly createOnUpdate?: boolean;
   readonly validate?: (obj: Record<string, unknown>) => void;
   readonly admit?: ResourceType['admit'];
+  readonly decode?: ResourceType['decode'];
   readonly discovery?: DiscoveryNames;
   readonly scale?: ScalePaths;
   readonly columns?: readonly PrinterColumn[];
@@ -201,6 +208,7 @@ export function toResourceType(def: ResourceDefinition, policy: ResourcePolicy =
     ...(policy.defaults === undefined ? {} : { defaults: policy.defaults }),
     ...(policy.validate === undefined ? {} : { validate: policy.validate }),
     ...(policy.admit === undefined ? {} : { admit: policy.admit }),
+    ...(policy.decode === undefined ? {} : { decode: policy.decode }),
     ...(discovery === undefined ? {} : { discovery }),
     ...(policy.scale === undefined ? {} : { scale: policy.scale }),
     ...(policy.columns === undefined ? {} : { columns: policy.columns }),
