@@ -316,6 +316,37 @@ describe('provisioned webhook certificates', () => {
     expect(clock.frame).toBeLessThanOrEqual(90 * DAY);
   });
 
+  it('two replicas that both provision converge on the one CA the Secret holds, at creation and at a CA rotation', async () => {
+    const violations = bundlesFollowTheSecret();
+    // Both lead, as every replica does without leader election.
+    const a = provisioner(new BehaviorSubject(true), { caSettleMs: 0 });
+    const b = provisioner(new BehaviorSubject(true), { caSettleMs: 0 });
+    const converged = (): boolean => {
+      const cert = secretPem('tls.crt');
+      return cert !== '' && everyBundleIs(secretPem('ca.crt')) && a.pairs.at(-1)?.cert === cert && b.pairs.at(-1)?.cert === cert;
+    };
+    await waitFor(converged, 'both replicas serving the pair of the one Secret, every bundle its ca.crt', 10_000, { describe: () => JSON.stringify(reported.map((e) => e.message)) });
+    expect(await handshake(a.pairs.at(-1)!, bundles()[0]!, 'web-svc.ops.svc')).toBe('hello');
+    expect(audit.filter((e) => e.resource === 'v1/secrets' && e.verb === 'create' && e.code === 201)).toHaveLength(1);
+    expect(violations).toEqual([]); // never a bundle ahead of the Secret, even for a moment
+
+    // Both see a Secret without ca.key at once: each starts a CA rotation, and only one new CA may win.
+    const first = secretPem('ca.crt');
+    await server.patch('v1/secrets', 'ops', 'web-hooks-webhook-tls', { data: { 'ca.key': null } });
+    await waitFor(
+      () => converged() && secretPem('ca.key') !== '' && casOf(secretPem('ca.crt')).length === 2 && casOf(secretPem('ca.crt'))[0] !== first && a.pairs.length > 1,
+      'a pair from the new CA, served by both',
+      10_000,
+      { describe: () => JSON.stringify(reported.map((e) => e.message)) },
+    );
+    const bundle = secretPem('ca.crt');
+    const served = a.pairs.at(-1)!;
+    expect(b.pairs.at(-1)).toEqual(served);
+    expect((await describePair({ ...served, ca: bundle })).issuerCa).toBe(casOf(bundle)[0]);
+    expect(await handshake(served, bundles()[0]!, 'web-svc.ops.svc')).toBe('hello');
+    expect(violations).toEqual([]);
+  });
+
   it('writes only while leading; a standby serves the leader pair, and takes over when it leads', async () => {
     const standbyLeads = new BehaviorSubject(false);
     const leaderLeads = new BehaviorSubject(true);

@@ -145,9 +145,11 @@ export async function reconcilePass(c: ResolvedWebhookCertificates, clients: Cli
   const now = c.scheduler.now();
   const where = `Secret ${c.secret.namespace}/${c.secret.name}`;
   try {
+    // The bundles' objects before the Secret (WH-116): if another writer replaces the Secret after this read, its
+    // bundle writes change these objects, so a bundle written here from the older Secret gets 409 instead of undoing them.
+    const targets = await readTargets(c, clients, signal);
     const secret = await step('read', `reading ${where}`, () => getOrUndefined(clients.secrets, c.secret.name, signal));
     const m = materialOf(secret);
-    const targets = await readTargets(c, clients, signal);
     const bundlesTrusted = m.ca !== undefined && targets.every((t) => t.fields.every((f) => f.caBundle === base64(m.ca ?? '')));
     const p = await step('generate', 'generating a CA or serving certificate', () => plan(m, { c, where, now, bundlesTrusted, settleFrom }));
     if (p.next !== undefined) {
