@@ -54,6 +54,9 @@ describe('certificate types', () => {
       // @ts-expect-error: a definition, not a CRD name
       manager({ controllers: [], webhookCertificates: { ...ok, customResources: ['websites.example.com'] } });
       manager({ controllers: [], webhookCertificates: { ...ok, hosts: ['127.0.0.1', 'webhooks.test'] } });
+      manager({ controllers: [], webhookCertificates: { ...ok, caValidityMs: 3650 * 86_400_000, caSettleMs: 0 } });
+      // @ts-expect-error: a number of milliseconds, not a duration string
+      manager({ controllers: [], webhookCertificates: { ...ok, caSettleMs: '5m' } });
       // @ts-expect-error: a list of hosts, even of one
       manager({ controllers: [], webhookCertificates: { ...ok, hosts: '127.0.0.1' } });
     };

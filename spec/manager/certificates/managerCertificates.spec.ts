@@ -122,6 +122,8 @@ describe('manager with webhookCertificates', () => {
     expect(bad({ kubeConfig: {}, name: 'web', service: { namespace: 'ops', name: 'web' } })).toThrow(/"webhookCertificates.kubeConfig" must be a KubeConfig/);
     expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, validityMs: 1000 })).toThrow(/"webhookCertificates.validityMs" must be .* >= 60000, got 1000/);
     expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, validityMs: 86_400_000, rotateBeforeMs: 86_400_000 })).toThrow(/"webhookCertificates.rotateBeforeMs" \(86400000\) must be less than validityMs/);
+    expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, validityMs: 86_400_000, caValidityMs: 100_000_000 })).toThrow(/"webhookCertificates.caValidityMs" \(100000000\) must be at least twice validityMs/);
+    expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, caSettleMs: -1 })).toThrow(/"webhookCertificates.caSettleMs" must be .*, got -1/);
     expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, customResources: [{}] })).toThrow(/"webhookCertificates.customResources\[0\]" must be a customResource/);
     expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, secrets: {} })).toThrow(/unknown option "secrets"/);
     expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, hosts: '127.0.0.1' })).toThrow(/"webhookCertificates.hosts" must be an array of DNS names or IP addresses, got "127.0.0.1"/);

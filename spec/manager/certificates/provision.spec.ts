@@ -52,7 +52,10 @@ beforeEach(async () => {
   reported = [];
   setErrorReporter((err) => void reported.push(err));
   server = await startApiServer({
-    audit: (e) => void audit.push(e),
+    audit: (e) => {
+      audit.push(e);
+      checkAudit(e);
+    },
     crds: [websitesCrd],
   });
   await server.create(VWC, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'web-hooks' }, webhooks: [webhook('v1'), webhook('v2', 'c3RhbGU=')] });
@@ -64,6 +67,7 @@ afterEach(async () => {
   await Promise.all(tlsServers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
   await server.close();
   setErrorReporter(undefined);
+  checkAudit = () => undefined;
 });
 
 function options(extra: Partial<WebhookCertificates> = {}): WebhookCertificates {
@@ -91,11 +95,29 @@ const bundles = (): string[] => [
 ];
 const everyBundleIs = (ca: string): boolean => ca !== '' && bundles().every((b) => b === ca);
 
-/** Writes the Secret as an earlier run would have left it. */
-async function seedSecret(pair: TlsPair, ca: string, type = 'kubernetes.io/tls'): Promise<void> {
+/** Writes the Secret as an earlier run would have left it: without `caKey`, as versions that kept no CA key did. */
+async function seedSecret(pair: TlsPair, ca: string, caKey?: string, type = 'kubernetes.io/tls'): Promise<void> {
   const b64 = (s: string): string => Buffer.from(s).toString('base64');
-  await server.create('v1/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'web-hooks-webhook-tls', namespace: 'ops' }, type, data: { 'tls.crt': b64(pair.cert), 'tls.key': b64(pair.key), 'ca.crt': b64(ca) } });
+  const data = { 'tls.crt': b64(pair.cert), 'tls.key': b64(pair.key), 'ca.crt': b64(ca), ...(caKey !== undefined && { 'ca.key': b64(caKey) }) };
+  await server.create('v1/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'web-hooks-webhook-tls', namespace: 'ops' }, type, data });
 }
+
+const casOf = (bundle: string): string[] => bundle.match(/-----BEGIN CERTIFICATE-----[^-]*-----END CERTIFICATE-----\n/g) ?? [];
+
+/**
+ * Checks, at every bundle the simulator stores, that each CA it holds is one
+ * the Secret holds at that moment: bundles follow the Secret (WH-116).
+ */
+function bundlesFollowTheSecret(): string[] {
+  const violations: string[] = [];
+  checkAudit = (e) => {
+    if (e.verb !== 'update' || e.code !== 200 || ![VWC, MWC, CRD].includes(e.resource)) return;
+    const held = casOf(secretPem('ca.crt'));
+    for (const b of bundles()) for (const ca of casOf(b)) if (!held.includes(ca)) violations.push(`${e.resource} ${e.name} trusts a CA the Secret does not hold`);
+  };
+  return violations;
+}
+let checkAudit: (e: AuditEvent) => void = () => undefined;
 
 async function handshake(pair: TlsPair, ca: string, servername: string): Promise<string> {
   const tlsServer = createServer({ cert: pair.cert, key: pair.key }, (s) => s.end('hello'));
@@ -128,9 +150,9 @@ describe('provisioned webhook certificates', () => {
   });
 
   it('reuses a valid Secret: nothing is rewritten but the missing bundles', async () => {
-    const ca = await generateCa({ commonName: 'ca', validityMs: 365 * DAY });
+    const ca = await generateCa({ commonName: 'ca', validityMs: 3650 * DAY });
     const pair = await issueServing(ca, { dnsNames: NAMES, validityMs: 365 * DAY });
-    await seedSecret(pair, ca.cert);
+    await seedSecret(pair, ca.cert, ca.key);
     const before = secret()?.metadata?.resourceVersion;
     const { pairs } = provisioner(new BehaviorSubject(true));
     await waitFor(() => pairs.length > 0 && everyBundleIs(ca.cert), 'the bundles written');
@@ -139,23 +161,56 @@ describe('provisioned webhook certificates', () => {
     expect(audit.filter((e) => e.resource === 'v1/secrets' && e.verb !== 'get')).toEqual([]);
   });
 
-  it('rotates a pair near its end, keeping the old CA in every bundle beside the new one until the old certificate ends', async () => {
+  it('rotates a serving certificate near its end under the same CA: the bundle never changes', async () => {
     const start = Date.now() - 300 * DAY; // 65 days left: within the default 90
-    const oldCa = await generateCa({ commonName: 'ca', validityMs: 365 * DAY, now: start });
-    const old = await issueServing(oldCa, { dnsNames: NAMES, validityMs: 365 * DAY, now: start });
-    await seedSecret(old, oldCa.cert, 'Opaque');
+    const ca = await generateCa({ commonName: 'ca', validityMs: 3650 * DAY, now: start });
+    const old = await issueServing(ca, { dnsNames: NAMES, validityMs: 365 * DAY, now: start });
+    await seedSecret(old, ca.cert, ca.key, 'Opaque');
+    const violations = bundlesFollowTheSecret();
     const { pairs } = provisioner(new BehaviorSubject(true));
-    await waitFor(() => pairs.some((p) => p.cert !== old.cert) && everyBundleIs(secretPem('ca.crt')), 'the rotated pair served');
-    const cas = secretPem('ca.crt');
-    expect(cas.endsWith(oldCa.cert)).toBe(true);
-    const newCa = cas.slice(0, cas.length - oldCa.cert.length);
-    expect(newCa).toMatch(/^-----BEGIN CERTIFICATE-----[^]*-----END CERTIFICATE-----\n$/);
+    await waitFor(() => pairs.some((p) => p.cert !== old.cert) && everyBundleIs(ca.cert), 'the rotated pair served');
+    expect(secretPem('ca.crt')).toBe(ca.cert);
+    expect(secretPem('ca.key')).toBe(ca.key);
     const served = pairs.at(-1)!;
-    expect((await describePair({ ...served, ca: cas })).issuerCa).toBe(newCa);
-    // Both certificates verify against the bundle the API server holds: replicas still serving the old one are trusted.
+    expect((await describePair({ ...served, ca: ca.cert })).issuerCa).toBe(ca.cert);
+    // One write per object that lacked the bundle, none for the rotation: API servers trust the new certificate as they trusted the old.
+    expect(audit.filter((e) => [VWC, MWC, CRD].includes(e.resource) && e.verb === 'update' && e.code === 200)).toHaveLength(3);
     expect(await handshake(served, bundles()[0]!, 'web-svc')).toBe('hello');
     expect(await handshake(old, bundles()[0]!, 'web-svc')).toBe('hello');
     expect(secret()?.type).toBe('Opaque'); // a Secret's type cannot change: kept
+    expect(violations).toEqual([]);
+  });
+
+  it('rotates the CA in two phases on the manager clock: the new CA joins every bundle, and signs the served pair only once it settled', async () => {
+    const clock = new VirtualTimeScheduler();
+    const base = Date.now();
+    clock.now = () => base + clock.frame;
+    // A Secret without ca.key (as kept before CAs were): a CA rotation, with no moment where the served pair is untrusted.
+    const oldCa = await generateCa({ commonName: 'old', validityMs: 365 * DAY, now: base - 100 * DAY });
+    const old = await issueServing(oldCa, { dnsNames: NAMES, validityMs: 365 * DAY, now: base - 100 * DAY });
+    await seedSecret(old, oldCa.cert);
+    const violations = bundlesFollowTheSecret();
+    const { pairs } = provisioner(new BehaviorSubject(true), { caSettleMs: 600_000 }, clock);
+    await waitFor(() => casOf(secretPem('ca.crt')).length === 2 && everyBundleIs(secretPem('ca.crt')) && clock.actions.length > 0, 'the new CA in every bundle', 10_000, {
+      describe: () => JSON.stringify(reported.map((e) => e.message)),
+    });
+    const [newCa, carried] = casOf(secretPem('ca.crt'));
+    expect(carried).toBe(oldCa.cert);
+    expect(secretPem('tls.crt')).toBe(old.cert);
+    expect(pairs).toEqual([{ cert: old.cert, key: old.key }]);
+    const phaseOne = bundles()[0]!;
+    expect(await handshake(old, phaseOne, 'web-svc')).toBe('hello');
+
+    clock.flush(); // the settle period, on the manager clock
+    await waitFor(() => pairs.length === 2, 'a pair from the new CA served');
+    expect(clock.frame).toBe(600_000);
+    expect((await describePair({ ...pairs[1]!, ca: secretPem('ca.crt') })).issuerCa).toBe(newCa);
+    expect(everyBundleIs(phaseOne)).toBe(true);
+    expect(await handshake(pairs[1]!, phaseOne, 'web-svc')).toBe('hello');
+    expect(await handshake(old, phaseOne, 'web-svc')).toBe('hello');
+    expect(casOf(secretPem('ca.crt'))).toEqual([newCa, oldCa.cert]);
+    expect(violations).toEqual([]);
+    expect(reported).toEqual([]);
   });
 
   it('rotates only once every bundle trusts the new CA, but writes a first pair even when a bundle cannot be written', async () => {
@@ -168,9 +223,9 @@ describe('provisioned webhook certificates', () => {
     // Now a rotation is due, and the bundle still cannot be written: the Secret must stay as it is.
     await server.delete('v1/secrets', 'ops', 'web-hooks-webhook-tls');
     const start = Date.now() - 300 * DAY;
-    const oldCa = await generateCa({ commonName: 'ca', validityMs: 365 * DAY, now: start });
+    const oldCa = await generateCa({ commonName: 'ca', validityMs: 3650 * DAY, now: start });
     const old = await issueServing(oldCa, { dnsNames: NAMES, validityMs: 365 * DAY, now: start });
-    await seedSecret(old, oldCa.cert);
+    await seedSecret(old, oldCa.cert, oldCa.key);
     const rv = secret()?.metadata?.resourceVersion;
     reported.length = 0;
     const second = provisioner(new BehaviorSubject(true));
@@ -183,10 +238,10 @@ describe('provisioned webhook certificates', () => {
   });
 
   it('reports a Secret whose key is not its certificate\'s, never quoting a key, and replaces the pair', async () => {
-    const ca = await generateCa({ commonName: 'ca', validityMs: 365 * DAY });
+    const ca = await generateCa({ commonName: 'ca', validityMs: 3650 * DAY });
     const a = await issueServing(ca, { dnsNames: NAMES, validityMs: 365 * DAY });
     const b = await issueServing(ca, { dnsNames: NAMES, validityMs: 365 * DAY });
-    await seedSecret({ cert: a.cert, key: b.key }, ca.cert);
+    await seedSecret({ cert: a.cert, key: b.key }, ca.cert, ca.key);
     const { pairs } = provisioner(new BehaviorSubject(true));
     await waitFor(() => pairs.length > 0 && everyBundleIs(secretPem('ca.crt')), 'a fresh pair');
     expect(reported.map((e) => (e as CertificateProvisionError).step)).toContain('serve');
@@ -197,30 +252,29 @@ describe('provisioned webhook certificates', () => {
 
   it('prunes a CA whose certificate has ended from the Secret and every bundle', async () => {
     const oldCa = await generateCa({ commonName: 'old', validityMs: 10 * DAY, now: Date.now() - 20 * DAY });
-    const ca = await generateCa({ commonName: 'ca', validityMs: 365 * DAY });
+    const ca = await generateCa({ commonName: 'ca', validityMs: 3650 * DAY });
     const pair = await issueServing(ca, { dnsNames: NAMES, validityMs: 365 * DAY });
-    await seedSecret(pair, ca.cert + oldCa.cert);
+    await seedSecret(pair, ca.cert + oldCa.cert, ca.key);
     const { pairs } = provisioner(new BehaviorSubject(true));
     await waitFor(() => pairs.length > 0 && secretPem('ca.crt') === ca.cert && everyBundleIs(ca.cert), 'the ended CA pruned');
     expect(pairs).toEqual([{ cert: pair.cert, key: pair.key }]);
   });
 
-  it('issues anew, without the old CA, when the Secret is unreadable, and keeps the old CA when only the DNS names changed', async () => {
-    const ca = await generateCa({ commonName: 'ca', validityMs: 365 * DAY });
+  it('issues anew from the same CA when the DNS names changed or the pair became unreadable', async () => {
+    const ca = await generateCa({ commonName: 'ca', validityMs: 3650 * DAY });
     const elsewhere = await issueServing(ca, { dnsNames: ['other-svc.ops.svc'], validityMs: 365 * DAY });
-    await seedSecret(elsewhere, ca.cert);
+    await seedSecret(elsewhere, ca.cert, ca.key);
     const { pairs } = provisioner(new BehaviorSubject(true));
-    await waitFor(() => pairs.some((p) => p.cert !== elsewhere.cert) && everyBundleIs(secretPem('ca.crt')), 'a pair for the Service');
+    await waitFor(() => pairs.some((p) => p.cert !== elsewhere.cert) && everyBundleIs(ca.cert), 'a pair for the Service');
     expect((await describePair({ ...pairs.at(-1)!, ca: secretPem('ca.crt') })).dnsNames).toEqual(NAMES);
-    expect(secretPem('ca.crt').endsWith(ca.cert)).toBe(true);
+    expect(secretPem('ca.crt')).toBe(ca.cert);
 
     await server.patch('v1/secrets', 'ops', 'web-hooks-webhook-tls', { data: { 'tls.key': Buffer.from('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n').toString('base64') } });
     await waitFor(async () => {
       const s = secret();
       const m = { cert: text(s?.data?.['tls.crt']), key: text(s?.data?.['tls.key']), ca: text(s?.data?.['ca.crt']) };
-      return (await describePair(m).then(() => true, () => false)) && !m.ca.includes(ca.cert) && everyBundleIs(m.ca);
-    }, 'a fresh pair with one CA');
-    expect(secretPem('ca.crt').match(/BEGIN CERTIFICATE/g)).toHaveLength(1);
+      return (await describePair(m).then(() => true, () => false)) && m.ca === ca.cert && everyBundleIs(m.ca);
+    }, 'a fresh pair from the same CA');
     // The replicas never served the unreadable pair.
     expect(reported.filter((e) => e.name === 'CertificateProvisionError').map((e) => (e as Error & { step: string }).step)).toContain('serve');
     for (const p of pairs) await expect(describePair(p)).resolves.toBeDefined();
@@ -243,9 +297,9 @@ describe('provisioned webhook certificates', () => {
     const clock = new VirtualTimeScheduler();
     const base = Date.now();
     clock.now = () => base + clock.frame;
-    const ca = await generateCa({ commonName: 'ca', validityMs: 100 * DAY, now: base });
+    const ca = await generateCa({ commonName: 'ca', validityMs: 1000 * DAY, now: base });
     const pair = await issueServing(ca, { dnsNames: NAMES, validityMs: 100 * DAY, now: base });
-    await seedSecret(pair, ca.cert);
+    await seedSecret(pair, ca.cert, ca.key);
     const { pairs } = provisioner(new BehaviorSubject(true), { validityMs: 100 * DAY, rotateBeforeMs: 10 * DAY }, clock);
     await waitFor(() => pairs.length > 0 && everyBundleIs(ca.cert) && clock.actions.length > 0, 'the first pass done and its wake-up set');
     expect(pairs).toEqual([{ cert: pair.cert, key: pair.key }]);
@@ -260,6 +314,37 @@ describe('provisioned webhook certificates', () => {
     // Certificates hold whole seconds: notAfter is up to a second before base + 100 days.
     expect(clock.frame).toBeGreaterThan(90 * DAY - 1000);
     expect(clock.frame).toBeLessThanOrEqual(90 * DAY);
+  });
+
+  it('two replicas that both provision converge on the one CA the Secret holds, at creation and at a CA rotation', async () => {
+    const violations = bundlesFollowTheSecret();
+    // Both lead, as every replica does without leader election.
+    const a = provisioner(new BehaviorSubject(true), { caSettleMs: 0 });
+    const b = provisioner(new BehaviorSubject(true), { caSettleMs: 0 });
+    const converged = (): boolean => {
+      const cert = secretPem('tls.crt');
+      return cert !== '' && everyBundleIs(secretPem('ca.crt')) && a.pairs.at(-1)?.cert === cert && b.pairs.at(-1)?.cert === cert;
+    };
+    await waitFor(converged, 'both replicas serving the pair of the one Secret, every bundle its ca.crt', 10_000, { describe: () => JSON.stringify(reported.map((e) => e.message)) });
+    expect(await handshake(a.pairs.at(-1)!, bundles()[0]!, 'web-svc.ops.svc')).toBe('hello');
+    expect(audit.filter((e) => e.resource === 'v1/secrets' && e.verb === 'create' && e.code === 201)).toHaveLength(1);
+    expect(violations).toEqual([]); // never a bundle ahead of the Secret, even for a moment
+
+    // Both see a Secret without ca.key at once: each starts a CA rotation, and only one new CA may win.
+    const first = secretPem('ca.crt');
+    await server.patch('v1/secrets', 'ops', 'web-hooks-webhook-tls', { data: { 'ca.key': null } });
+    await waitFor(
+      () => converged() && secretPem('ca.key') !== '' && casOf(secretPem('ca.crt')).length === 2 && casOf(secretPem('ca.crt'))[0] !== first && a.pairs.length > 1,
+      'a pair from the new CA, served by both',
+      10_000,
+      { describe: () => JSON.stringify(reported.map((e) => e.message)) },
+    );
+    const bundle = secretPem('ca.crt');
+    const served = a.pairs.at(-1)!;
+    expect(b.pairs.at(-1)).toEqual(served);
+    expect((await describePair({ ...served, ca: bundle })).issuerCa).toBe(casOf(bundle)[0]);
+    expect(await handshake(served, bundles()[0]!, 'web-svc.ops.svc')).toBe('hello');
+    expect(violations).toEqual([]);
   });
 
   it('writes only while leading; a standby serves the leader pair, and takes over when it leads', async () => {

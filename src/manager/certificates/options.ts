@@ -7,11 +7,11 @@ import { checkOptionNames, describeValue, numberOption } from '../../options/val
 /**
  * Serving certificates the runner provisions for its webhooks, instead of
  * reading them from `webhookCertDir`: the leader generates a CA and a
- * serving certificate for the webhook Service's DNS names, keeps them in a
+ * serving certificate for the webhook Service's DNS names, keeps them (and the CA's key) in a
  * `kubernetes.io/tls` Secret, writes the CA bundle into the webhook
  * configurations (and the conversion blocks of `customResources`) and
  * rotates before expiry; every replica serves what the Secret holds
- * (docs/semantics.md WH-100…WH-111).
+ * (docs/semantics.md WH-100…WH-116).
  *
  * The kubeconfig's identity needs `get`, `list`, `watch`, `create` and
  * `update` on the Secret's namespace's `secrets`, and `get`, `list`,
@@ -23,8 +23,7 @@ import { checkOptionNames, describeValue, numberOption } from '../../options/val
  * ```ts
  * import { manager } from 'rxkube';
  * import { type WebhookCertificates } from 'rxkube/core';
- * import { isIP } from 'node:net';
-import type { KubeConfig } from '@kubernetes/client-node';
+ * import type { KubeConfig } from '@kubernetes/client-node';
  * import type { Controller } from 'rxkube';
  * declare const kc: KubeConfig;
  * declare const c: Controller<unknown>;
@@ -51,8 +50,22 @@ export interface WebhookCertificates {
   readonly secret?: { readonly namespace: string; readonly name: string };
   /** Custom resources whose CRD's `spec.conversion.webhook.clientConfig.caBundle` is written too (the CRD named `<plural>.<group>`). @default [] */
   readonly customResources?: readonly Pick<CustomResource<any, any>, 'group' | 'plural'>[];
-  /** How long a generated CA and serving certificate are valid, in ms. @default 365 days */
+  /** How long a generated serving certificate is valid, in ms. @default 365 days */
   readonly validityMs?: number;
+  /**
+   * How long a generated CA is valid, in ms: at least twice `validityMs`, since
+   * serving certificates rotate under one CA, and the CA is rotated once less
+   * than `validityMs` of it is left.
+   * @default 10 years, or twice `validityMs` when that is more
+   */
+  readonly caValidityMs?: number;
+  /**
+   * How long a new CA is in every bundle before a serving certificate it signed
+   * is served, in ms: the time API servers get to see the new bundle through
+   * their own watches (WH-114).
+   * @default 5 minutes
+   */
+  readonly caSettleMs?: number;
   /** Rotate when the serving certificate has this little left, in ms; less than `validityMs`. @default 90 days, or a quarter of `validityMs` when that is less */
   readonly rotateBeforeMs?: number;
 }
@@ -68,6 +81,8 @@ export interface ResolvedWebhookCertificates {
   /** The CRDs' names, `<plural>.<group>`. */
   readonly crdNames: readonly string[];
   readonly validityMs: number;
+  readonly caValidityMs: number;
+  readonly caSettleMs: number;
   readonly rotateBeforeMs: number;
   /** The clock of decisions and timers: the manager's. */
   readonly scheduler: SchedulerLike;
@@ -111,7 +126,7 @@ function namespacedName(path: string, value: unknown, nameIsLabel: boolean): { n
  */
 export function resolveWebhookCertificates(value: unknown, scheduler: SchedulerLike): ResolvedWebhookCertificates | undefined {
   if (value === undefined) return undefined;
-  const o = checkOptionNames(`${W}"`, value, ['kubeConfig', 'name', 'service', 'hosts', 'secret', 'customResources', 'validityMs', 'rotateBeforeMs']);
+  const o = checkOptionNames(`${W}"`, value, ['kubeConfig', 'name', 'service', 'hosts', 'secret', 'customResources', 'validityMs', 'rotateBeforeMs', 'caValidityMs', 'caSettleMs']);
   const kc = o['kubeConfig'] as KubeConfig | undefined;
   if (typeof kc !== 'object' || kc === null || typeof kc.getCurrentCluster !== 'function') {
     throw new TypeError(`${W}.kubeConfig" must be a KubeConfig, got ${describeValue(kc)}`);
@@ -134,6 +149,11 @@ export function resolveWebhookCertificates(value: unknown, scheduler: SchedulerL
   if (rotateBeforeMs >= validityMs) {
     throw new TypeError(`${W}.rotateBeforeMs" (${rotateBeforeMs}) must be less than validityMs (${validityMs}), or every new certificate would be rotated at once`);
   }
+  const caValidityMs = numberOption('manager', 'webhookCertificates.caValidityMs', o['caValidityMs'], Math.max(3650 * DAY_MS, 2 * validityMs), { min: 60_000 });
+  if (caValidityMs < 2 * validityMs) {
+    throw new TypeError(`${W}.caValidityMs" (${caValidityMs}) must be at least twice validityMs (${validityMs}): the CA is rotated once less than validityMs of it is left`);
+  }
+  const caSettleMs = numberOption('manager', 'webhookCertificates.caSettleMs', o['caSettleMs'], 300_000, { min: 0 });
   const { name: svc, namespace: ns } = service;
   return {
     kubeConfig: kc,
@@ -143,6 +163,8 @@ export function resolveWebhookCertificates(value: unknown, scheduler: SchedulerL
     ipAddresses: [...new Set(hosts.ips)],
     crdNames: [...new Set(crdNames)],
     validityMs,
+    caValidityMs,
+    caSettleMs,
     rotateBeforeMs,
     scheduler,
   };

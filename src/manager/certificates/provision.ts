@@ -80,6 +80,8 @@ function leaderPasses(c: ResolvedWebhookCertificates, secrets: Informer<V1Secret
     // A change came since the current pass read the cluster.
     let pending = false;
     let failures = 0;
+    // Since when no bundle was written by this leader: a new CA settles from here too (WH-114).
+    let settleFrom = c.scheduler.now();
     const backoff = (n: number): number => c.scheduler.now() + Math.min(1000 * 2 ** (n - 1), MAX_BACKOFF_MS);
     const passes = async (): Promise<number> => {
       let wakeAt = Number.POSITIVE_INFINITY;
@@ -87,8 +89,9 @@ function leaderPasses(c: ResolvedWebhookCertificates, secrets: Informer<V1Secret
       while (pending && !abort.signal.aborted) {
         pending = false;
         try {
-          const out = await reconcilePass(c, clients, abort.signal);
+          const out = await reconcilePass(c, clients, abort.signal, settleFrom);
           failures = 0;
+          if (!out.again && out.wroteBundles) settleFrom = c.scheduler.now();
           if (!out.again) wakeAt = out.wakeAt;
           else if (++races <= MAX_RACES) pending = true;
           else wakeAt = backoff(races - MAX_RACES);

@@ -6,10 +6,9 @@ import { printable } from '../../errors/printable.js';
 import type { KubeObject } from '../../store/types.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../sources/errors/guards.js';
 import { CertificateProvisionError, type CertificateProvisionStep } from './CertificateProvisionError.js';
-import { generateCa, issueServing } from './generate.js';
 import type { ResolvedWebhookCertificates } from './options.js';
 import { plan } from './plan.js';
-import { dataOf, materialOf } from './secretData.js';
+import { dataOf, materialOf, type SecretContent } from './secretData.js';
 
 /** The field manager of every write provisioning makes, so `managedFields` tells them apart. */
 export const FIELD_MANAGER = 'rxkube-webhook-certificates';
@@ -32,8 +31,8 @@ export function clientsOf(c: ResolvedWebhookCertificates): Clients {
   };
 }
 
-/** How a pass ended: look again at once (a write raced another writer, or changed the Secret), or at `wakeAt`. */
-export type PassOutcome = { readonly again: true } | { readonly again: false; readonly wakeAt: number };
+/** How a pass ended: look again at once (a write raced another writer, or changed the Secret), or at `wakeAt`; `wroteBundles` when it wrote a CA bundle. */
+export type PassOutcome = { readonly again: true } | { readonly again: false; readonly wakeAt: number; readonly wroteBundles: boolean };
 
 /** A write that lost a race to another writer: the pass is run again on fresh reads, and nothing is reported. */
 class Raced extends Error {}
@@ -58,102 +57,109 @@ async function getOrUndefined<T extends KubeObject>(client: ObjectClient<T>, nam
   }
 }
 
-/** The bundle a client config should carry, base64: exactly the CAs given (WH-105); undefined when it already does. */
-function bundleFor(current: unknown, cas: readonly string[]): string | undefined {
-  const wanted = Buffer.from(cas.join(''), 'utf8').toString('base64');
-  return wanted === current ? undefined : wanted;
+interface CaBundleField {
+  caBundle?: string;
+}
+
+/** One object whose client configs carry the bundle, as read, with those configs (in the copy). */
+interface Target {
+  readonly what: string;
+  readonly copy: KubeObject;
+  readonly fields: readonly CaBundleField[];
+  readonly write: (o: KubeObject) => Promise<unknown>;
 }
 
 type Configuration = V1ValidatingWebhookConfiguration | V1MutatingWebhookConfiguration;
 
-async function writeConfiguration<T extends Configuration>(client: ObjectClient<T>, kind: string, c: ResolvedWebhookCertificates, cas: readonly string[], signal: AbortSignal): Promise<void> {
+async function readConfiguration<T extends Configuration>(client: ObjectClient<T>, kind: string, c: ResolvedWebhookCertificates, signal: AbortSignal): Promise<Target | undefined> {
   const what = `${kind} ${c.name}`;
   const found = await step('read', `reading ${what}`, () => getOrUndefined(client, c.name, signal));
-  if (found === undefined) return;
+  if (found === undefined) return undefined;
   const copy = structuredClone(found);
-  let changed = false;
-  for (const hook of copy.webhooks ?? []) {
-    if (typeof hook.clientConfig !== 'object' || hook.clientConfig === null) continue;
-    const bundle = bundleFor(hook.clientConfig.caBundle, cas);
-    if (bundle === undefined) continue;
-    hook.clientConfig.caBundle = bundle;
-    changed = true;
-  }
-  if (changed) await step('write-bundle', `writing the CA bundle into ${what}`, () => client.replace(copy, { signal }));
+  const fields = (copy.webhooks ?? []).map((h) => h.clientConfig).filter((cc): cc is NonNullable<typeof cc> => typeof cc === 'object' && cc !== null);
+  return { what, copy, fields, write: (o) => client.replace(o as T, { signal }) };
 }
 
-async function writeCrd(client: Clients['crds'], name: string, cas: readonly string[], signal: AbortSignal): Promise<void> {
+async function readCrd(client: Clients['crds'], name: string, signal: AbortSignal): Promise<Target | undefined> {
   const what = `CustomResourceDefinition ${name}`;
   const found = await step('read', `reading ${what}`, () => getOrUndefined(client, name, signal));
-  if (found === undefined) return;
+  if (found === undefined) return undefined;
   const copy = structuredClone(found);
   const clientConfig = copy.spec.conversion?.webhook?.clientConfig;
   if (typeof clientConfig !== 'object' || clientConfig === null) {
     reportError(
       new CertificateProvisionError('crd-without-webhook', `webhookCertificates: ${what} has no spec.conversion.webhook.clientConfig to write the CA bundle into: install it from crd({ conversionWebhook }), or leave it out of customResources`),
     );
-    return;
+    return undefined;
   }
-  const bundle = bundleFor(clientConfig.caBundle, cas);
-  if (bundle === undefined) return;
-  clientConfig.caBundle = bundle;
-  await step('write-bundle', `writing the CA bundle into ${what}`, () => client.replace(copy, { signal }));
+  return { what, copy, fields: [clientConfig], write: (o) => client.replace(o as V1CustomResourceDefinition, { signal }) };
 }
 
-/** Makes every client config carry exactly the CAs (WH-105). */
-async function writeBundles(c: ResolvedWebhookCertificates, clients: Clients, cas: readonly string[], signal: AbortSignal): Promise<void> {
-  await writeConfiguration(clients.validating, 'ValidatingWebhookConfiguration', c, cas, signal);
-  await writeConfiguration(clients.mutating, 'MutatingWebhookConfiguration', c, cas, signal);
-  for (const name of c.crdNames) await writeCrd(clients.crds, name, cas, signal);
+/** Every object that carries the bundle and exists (WH-105). */
+async function readTargets(c: ResolvedWebhookCertificates, clients: Clients, signal: AbortSignal): Promise<Target[]> {
+  const found = [
+    await readConfiguration(clients.validating, 'ValidatingWebhookConfiguration', c, signal),
+    await readConfiguration(clients.mutating, 'MutatingWebhookConfiguration', c, signal),
+  ];
+  for (const name of c.crdNames) found.push(await readCrd(clients.crds, name, signal));
+  return found.filter((t): t is Target => t !== undefined);
 }
 
-async function writeSecret(c: ResolvedWebhookCertificates, clients: Clients, existing: V1Secret | undefined, data: Record<string, string>, signal: AbortSignal): Promise<void> {
+const base64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
+
+/** Makes every client config carry exactly `bundle` (the Secret's `ca.crt`, WH-105); only a field that differs is written. Says whether it wrote. */
+async function writeBundles(targets: readonly Target[], bundle: string): Promise<boolean> {
+  const wanted = base64(bundle);
+  let wrote = false;
+  for (const t of targets) {
+    const stale = t.fields.filter((f) => f.caBundle !== wanted);
+    if (stale.length === 0) continue;
+    for (const f of stale) f.caBundle = wanted;
+    await step('write-bundle', `writing the CA bundle into ${t.what}`, () => t.write(t.copy));
+    wrote = true;
+  }
+  return wrote;
+}
+
+async function writeSecret(c: ResolvedWebhookCertificates, clients: Clients, existing: V1Secret | undefined, content: SecretContent, signal: AbortSignal): Promise<void> {
   const { namespace, name } = c.secret;
+  const data = dataOf(existing, content);
   await step('write-secret', `writing Secret ${namespace}/${name}`, () =>
     existing === undefined
       ? clients.secrets.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, type: 'kubernetes.io/tls', data }, { signal })
-      : // The resourceVersion read makes it conditional: of two leaders, one wins (WH-103).
+      : // The resourceVersion read makes it conditional: of two writers, one wins (WH-103, WH-116).
         clients.secrets.replace({ ...existing, data }, { signal }),
   );
 }
 
 /**
- * One pass of the leader (WH-101…WH-106): reads the Secret, issues a new
- * pair when it must, writes the CA bundle where it is missing, and says
- * when to look again.
+ * One pass of the leader (WH-101…WH-106, WH-113…WH-116): reads the Secret
+ * and the objects that carry the bundle; writes the Secret when it must
+ * change (and then looks again, so that the bundles are written from what
+ * the Secret holds once that write won), else makes every bundle carry the
+ * Secret's `ca.crt`, and says when to look again.
+ *
+ * @param settleFrom the last moment this leader wrote a bundle, or started leading.
  */
-export async function reconcilePass(c: ResolvedWebhookCertificates, clients: Clients, signal: AbortSignal): Promise<PassOutcome> {
+export async function reconcilePass(c: ResolvedWebhookCertificates, clients: Clients, signal: AbortSignal, settleFrom: number): Promise<PassOutcome> {
   const now = c.scheduler.now();
   const where = `Secret ${c.secret.namespace}/${c.secret.name}`;
   try {
+    // The bundles' objects before the Secret (WH-116): if another writer replaces the Secret after this read, its
+    // bundle writes change these objects, so a bundle written here from the older Secret gets 409 instead of undoing them.
+    const targets = await readTargets(c, clients, signal);
     const secret = await step('read', `reading ${where}`, () => getOrUndefined(clients.secrets, c.secret.name, signal));
-    const p = await plan(materialOf(secret), where, c.dnsNames, now, c.rotateBeforeMs, c.ipAddresses);
-    if (p.action === 'issue') {
-      const { ca, pair } = await step('generate', 'generating a CA and serving certificate', async () => {
-        const ca = await generateCa({ commonName: `${c.name}-webhook-ca`.slice(0, 64), validityMs: c.validityMs, now });
-        return { ca, pair: await issueServing(ca, { dnsNames: c.dnsNames, ipAddresses: c.ipAddresses, validityMs: c.validityMs, now }) };
-      });
-      const cas = [ca.cert, ...p.carry];
-      // Trusted before served (WH-105): the bundles first, then the Secret every replica serves from.
-      let bundleFailure: unknown;
-      try {
-        await writeBundles(c, clients, cas, signal);
-      } catch (err) {
-        // With nothing trusted being served (no carried CA), there is nothing to keep working: the pair is written anyway (WH-105).
-        if (err instanceof Raced || p.carry.length > 0) throw err;
-        bundleFailure = err;
-      }
-      await writeSecret(c, clients, secret, dataOf(secret, pair.cert, pair.key, cas), signal);
-      if (bundleFailure !== undefined) throw bundleFailure;
+    const m = materialOf(secret);
+    const bundlesTrusted = m.ca !== undefined && targets.every((t) => t.fields.every((f) => f.caBundle === base64(m.ca ?? '')));
+    const p = await step('generate', 'generating a CA or serving certificate', () => plan(m, { c, where, now, bundlesTrusted, settleFrom }));
+    if (p.next !== undefined) {
+      // The Secret decides (WH-116): a write that loses is read again; the bundles follow what won, in the next pass.
+      await writeSecret(c, clients, secret, p.next, signal);
       return { again: true };
     }
-    if (p.pruned && secret !== undefined) {
-      const m = materialOf(secret);
-      await writeSecret(c, clients, secret, dataOf(secret, m.cert ?? '', m.key ?? '', p.cas), signal);
-      return { again: true };
-    }
-    await writeBundles(c, clients, p.cas, signal);
-    return { again: false, wakeAt: p.wakeAt };
+    if (m.ca === undefined) return { again: false, wakeAt: p.wakeAt, wroteBundles: false };
+    const wroteBundles = await writeBundles(targets, m.ca);
+    return { again: false, wakeAt: p.wakeAt, wroteBundles };
   } catch (err) {
     if (err instanceof Raced) return { again: true };
     throw err;

@@ -6,11 +6,22 @@ export interface SecretMaterial {
   readonly cert: string | undefined;
   readonly key: string | undefined;
   readonly ca: string | undefined;
+  /** The key of the CA that signs new serving certificates (WH-113). */
+  readonly caKey: string | undefined;
+}
+
+/** What the leader writes into the Secret (internal): the pair, the bundle and the signing CA's key. */
+export interface SecretContent {
+  readonly cert: string;
+  readonly key: string;
+  readonly cas: readonly string[];
+  readonly caKey: string;
 }
 
 export const CERT_FIELD = 'tls.crt';
 export const KEY_FIELD = 'tls.key';
 export const CA_FIELD = 'ca.crt';
+export const CA_KEY_FIELD = 'ca.key';
 
 // A field longer than this (base64) is not read: 16 certificates of 64 KiB are far more than a pair and its CAs need.
 const MAX_FIELD = 1_500_000;
@@ -23,14 +34,14 @@ function field(secret: V1Secret, name: string): string | undefined {
 
 /** The pair and CA bundle a Secret holds (internal). */
 export function materialOf(secret: V1Secret | undefined): SecretMaterial {
-  if (secret === undefined) return { cert: undefined, key: undefined, ca: undefined };
-  return { cert: field(secret, CERT_FIELD), key: field(secret, KEY_FIELD), ca: field(secret, CA_FIELD) };
+  if (secret === undefined) return { cert: undefined, key: undefined, ca: undefined, caKey: undefined };
+  return { cert: field(secret, CERT_FIELD), key: field(secret, KEY_FIELD), ca: field(secret, CA_FIELD), caKey: field(secret, CA_KEY_FIELD) };
 }
 
-/** The Secret's `data` for a pair and a bundle, beside what else it holds (internal). */
-export function dataOf(existing: V1Secret | undefined, cert: string, key: string, cas: readonly string[]): Record<string, string> {
+/** The Secret's `data` for a pair, a bundle and the CA key, beside what else it holds (internal). */
+export function dataOf(existing: V1Secret | undefined, content: SecretContent): Record<string, string> {
   const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
-  return { ...existing?.data, [CERT_FIELD]: b64(cert), [KEY_FIELD]: b64(key), [CA_FIELD]: b64(cas.join('')) };
+  return { ...existing?.data, [CERT_FIELD]: b64(content.cert), [KEY_FIELD]: b64(content.key), [CA_FIELD]: b64(content.cas.join('')), [CA_KEY_FIELD]: b64(content.caKey) };
 }
 
 /** The CA certificates of a bundle that are CAs and still valid at `now`, in order; an unreadable bundle has none (internal). */
