@@ -208,6 +208,21 @@ describe('conversionWebhook refuses', () => {
     expect(bodyOf(answer).response.convertedObjects[0]?.['metadata']).toEqual({ ...thing.metadata, labels: { a: 'c', 'example.com/v': 'v1' }, annotations: { note: 'any text at all' } });
   });
 
+  it('passes through the labels and annotations it was given, as the API server stored them (annotation keys of any case)', async () => {
+    const stored = { ...thing, metadata: { ...thing.metadata, annotations: { 'Example.COM/Owner': 'team-a', 'Upper/Key': 'x' } } };
+    const answer = await conversionWebhook(changing((m) => ({ ...m, labels: { ...(m['labels'] as object), added: 'yes' } }))).review(conversionReview('meta.example.com/v2', [stored]), signal);
+    expect(bodyOf(answer).response.result).toEqual({ status: 'Success' });
+    expect(bodyOf(answer).response.convertedObjects[0]?.['metadata']).toMatchObject({ annotations: { 'Example.COM/Owner': 'team-a', 'Upper/Key': 'x' }, labels: { a: 'b', added: 'yes' } });
+    expect(reported).toHaveLength(0);
+  });
+
+  it('checks an annotation key it adds lower-cased, as kube-apiserver does, and still refuses one that is no qualified name', async () => {
+    const added = await conversionWebhook(changing((m) => ({ ...m, annotations: { 'Example.COM/Converted-From': 'v1' } }))).review(conversionReview('meta.example.com/v2', [thing]), signal);
+    expect(bodyOf(added).response.result).toEqual({ status: 'Success' });
+    const bad = await conversionWebhook(changing((m) => ({ ...m, annotations: { 'Example.COM/a b': 'v1' } }))).review(conversionReview('meta.example.com/v2', [thing]), signal);
+    expect(bodyOf(bad).response.result.message).toMatch(/metadata.annotations with a key that is not a qualified name/);
+  });
+
   it.each([
     ['a Promise', () => Promise.resolve({}), /returned a Promise; converters are synchronous/],
     ['a string', () => 'x', /returned "x", not an object/],
