@@ -26,9 +26,17 @@ export interface ConversionAnswer extends WebhookAnswer {
   readonly failure?: 'threw';
 }
 
+/** A custom resource a conversion webhook converts, by its API group and kind. */
+export interface ConvertedKind {
+  readonly group: string;
+  readonly kind: string;
+}
+
 /** A webhook that answers ConversionReviews for custom resources with converters. */
 export interface ConversionWebhook extends Webhook {
   readonly type: 'conversion';
+  /** The group and kind of each definition it converts, in the order given: `webhookManifests` points their CRDs at its path. */
+  readonly converts: readonly ConvertedKind[];
   review(body: unknown, signal: AbortSignal): Promise<ConversionAnswer>;
 }
 
@@ -86,6 +94,7 @@ export function conversionWebhook(...args: readonly unknown[]): ConversionWebhoo
   return Object.freeze({
     type: 'conversion' as const,
     path,
+    converts: Object.freeze([...conversions.values()].map((c) => Object.freeze({ group: c.group, kind: c.kind }))),
     review: (body: unknown, signal: AbortSignal): Promise<ConversionAnswer> => Promise.resolve(guardedAnswer(conversions, body, signal)),
   });
 }
