@@ -165,6 +165,19 @@ describe('admission.validating', () => {
     expect(reported).toEqual([]);
   });
 
+  it("when the server's own answer deadline aborts the signal (a TimeoutError), it is an overrun: reported and counted", async () => {
+    const reported = capture();
+    const server = new AbortController();
+    const hook = admission.validating('apps/v1/deployments', () => {
+      server.abort(new DOMException('no answer within 10000 ms', 'TimeoutError'));
+      return new Promise(() => {});
+    });
+    const answer = await hook.review(review(), server.signal);
+    expect(answer.failure).toBe('timeout');
+    expect(responseOf(answer)).toMatchObject({ allowed: false, status: { code: 500, message: 'the handler overran its deadline' } });
+    expect(reported.map((e) => (e as AdmissionWebhookError).failure)).toEqual(['timeout']);
+  });
+
   it('bounds and escapes warnings as kube-apiserver carries them', async () => {
     const hook = admission.validating('apps/v1/deployments', () => admission.allow({ warnings: [...Array.from({ length: 40 }, (_, i) => `w${i}`), 'x'.repeat(1000), '\u001b]0;t\u0007'] }));
     const warnings = responseOf(await hook.review(review(), never)).warnings as string[];

@@ -94,6 +94,8 @@ export type HandlerOutcome<R> =
  * Runs a handler with a signal that aborts at the deadline or when the
  * client has gone, and settles at the first of: its result, the deadline,
  * the client leaving. What it throws synchronously counts as a rejection.
+ * The client's signal aborting with a `TimeoutError` (the server's own
+ * answer deadline) counts as the deadline, not as the client leaving.
  */
 export async function runHandler<R>(handler: (signal: AbortSignal) => R | PromiseLike<R>, deadlineMs: number, client: AbortSignal): Promise<HandlerOutcome<R>> {
   const controller = new AbortController();
@@ -106,7 +108,8 @@ export async function runHandler<R>(handler: (signal: AbortSignal) => R | Promis
     }, deadlineMs);
     onLeave = (): void => {
       controller.abort(client.reason);
-      resolve({ kind: 'left' });
+      // The server giving up on the answer (a TimeoutError) is an overrun to report; anything else is the client leaving.
+      resolve({ kind: (client.reason as { name?: unknown } | undefined)?.name === 'TimeoutError' ? 'timeout' : 'left' });
     };
     if (client.aborted) onLeave();
     else client.addEventListener('abort', onLeave, { once: true });
