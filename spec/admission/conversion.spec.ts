@@ -264,8 +264,9 @@ describe('conversionWebhook refuses', () => {
     ['something else', [Website, 42], /definitions\[1\] must be a definition made by customResource\(\) with a conversion option, got 42/],
     ['a kind twice', [Website, customResource({ group: 'example.com', kind: 'Website', versions: { a1: { spec: z.object({}), storage: true }, a2: { spec: z.object({}) } }, conversion: { a2: { toStorage: (o) => ({ ...o, apiVersion: 'example.com/a1' }), fromStorage: (o) => ({ ...o, apiVersion: 'example.com/a2' }) } } })], /definitions\[1\] is a second definition of Website in example.com/],
     ['an unknown option', [Website, { paht: '/x' }], /unknown option "paht"/],
-    ['a path without a slash', [Website, { path: 'convert' }], /path must be a path starting with '\/'.*"convert"/],
-    ['a path with a query', [Website, { path: '/convert?x=1' }], /path must be a path/],
+    ['a path without a slash', [Website, { path: 'convert' }], /path must start with '\/'.*"convert"/],
+    ['a path with a query', [Website, { path: '/convert?x=1' }], /path segment "convert\?x=1" must be a DNS subdomain/],
+    ['a path segment kube-apiserver refuses', [Website, { path: '/convert_websites' }], /path segment "convert_websites" must be a DNS subdomain/],
   ])('at construction: %s, with a TypeError', (_, args, message) => {
     expect(() => (conversionWebhook as (...a: unknown[]) => unknown)(...args)).toThrow(TypeError);
     expect(() => (conversionWebhook as (...a: unknown[]) => unknown)(...args)).toThrow(message);

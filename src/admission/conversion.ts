@@ -4,6 +4,7 @@ import { reportError } from '../errors/reportError.js';
 import { checkOptionNames, describeValue } from '../options/validate.js';
 import { conversionOf, type Converter, type DefinitionConversion } from '../crd/conversion.js';
 import { DEFAULT_CONVERSION_PATH } from '../crd/crdConversion.js';
+import { pathProblem } from '../crd/webhookPath.js';
 import type { CustomResource } from '../crd/customResource.js';
 import { convertedMetadataProblem } from './convertedMetadata.js';
 import type { Webhook, WebhookAnswer } from './types.js';
@@ -121,10 +122,9 @@ function readArguments(args: readonly unknown[]): { conversions: ReadonlyMap<str
     conversions.set(key, conversion);
   });
   const path = options['path'] ?? DEFAULT_CONVERSION_PATH;
-  if (typeof path !== 'string' || !/^\/[\x21-\x7e]*$/.test(path) || /[?#]/.test(path)) {
-    throw new TypeError(`admission.conversion: path must be a path starting with '/', without query or fragment, got ${describeValue(path)}`);
-  }
-  return { conversions, path };
+  const problem = typeof path === 'string' ? pathProblem(path) : 'must be a string';
+  if (problem !== undefined) throw new TypeError(`admission.conversion: path ${problem} (kube-apiserver checks each segment), got ${describeValue(path)}`);
+  return { conversions, path: path as string };
 }
 
 function isPlainObject(value: unknown): boolean {

@@ -1,6 +1,7 @@
 import { checkOptionNames, describeValue, numberOption, oneOf } from '../options/validate.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../store/labelSelector.js';
 import { deepFreeze } from '../store/deepFreeze.js';
+import { pathProblem } from '../crd/webhookPath.js';
 import type { Operation } from './types.js';
 import type { WebhookTarget } from './target.js';
 
@@ -59,16 +60,6 @@ export function defaultName(type: 'validating' | 'mutating', t: WebhookTarget): 
   const group = t.group === '' ? 'core' : t.group;
   const domain = group.split('.').length >= 2 ? group : `${group}.k8s.io`;
   return `${type === 'validating' ? 'v' : 'm'}${t.kind.toLowerCase()}.${domain}`;
-}
-
-/** A path kube-apiserver accepts in a client config: `/` then non-empty lower-case segments. */
-export function pathProblem(path: string): string | undefined {
-  if (!path.startsWith('/')) return "must start with '/'";
-  if (path.length > 1024) return 'must be at most 1024 characters';
-  if (path === '/') return undefined;
-  // kube-apiserver checks each segment as a DNS subdomain (ValidateWebhookService).
-  const bad = path.slice(1).split('/').find((s) => s.length > 253 || !DNS_SUBDOMAIN.test(s));
-  return bad === undefined ? undefined : `segment ${JSON.stringify(bad)} must be a DNS subdomain: lower-case letters, digits and '-', dot-separated, each part starting and ending with a letter or digit`;
 }
 
 function selector(where: string, name: string, value: unknown): LabelSelectorObject | undefined {
