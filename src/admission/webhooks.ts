@@ -182,9 +182,12 @@ export function mutating<R extends AdmissionResource, const Op extends Operation
   const options = parseWebhookOptions('admission.mutating', 'mutating', target, opts);
   const call = handler as unknown as (ctx: unknown) => unknown;
   return makeWebhook<MutatingWebhook<ObjectOf<R>>>('mutating', target, options, async (request, signal) => {
-    // The handler may change what it is given; the patch is computed against the object as sent.
+    // The handler may change what it is given in place, through object, oldObject or request: it gets copies, so the
+    // patch base (the object as sent, or on DELETE the oldObject) stays as sent.
     const given = request.object === null || request.object === undefined ? undefined : structuredClone(request.object);
-    const outcome = await runHandler((s) => call(contextOf(request, s, given)), handlerDeadlineMs(options.timeoutSeconds), signal);
+    const givenOld = given === undefined && request.oldObject !== null && request.oldObject !== undefined ? structuredClone(request.oldObject) : request.oldObject;
+    const seen: AdmissionRequest = { ...request, object: given ?? request.object, oldObject: givenOld };
+    const outcome = await runHandler((s) => call(contextOf(seen, s, given)), handlerDeadlineMs(options.timeoutSeconds), signal);
     if (outcome.kind !== 'done') return handlerFailure(options.name, request, outcome, options.failurePolicy);
     if (isVerdict(outcome.value)) return reviewAnswer(request.uid, verdictResponse(outcome.value));
     return patchAnswer(options.name, request, outcome.value);
