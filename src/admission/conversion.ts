@@ -88,8 +88,10 @@ const MAX_QUOTED = 256;
  * @returns The webhook.
  * @throws TypeError for no definition, a definition without `conversion`, a kind given twice, or a bad path.
  */
-export function conversionWebhook(...definitions: readonly CustomResource<any, any, true>[]): ConversionWebhook;
-export function conversionWebhook(...definitions: [...definitions: CustomResource<any, any, true>[], options: ConversionWebhookOptions]): ConversionWebhook;
+export function conversionWebhook(...definitions: readonly [CustomResource<any, any, true>, ...CustomResource<any, any, true>[]]): ConversionWebhook;
+export function conversionWebhook(
+  ...definitions: [definition: CustomResource<any, any, true>, ...definitions: CustomResource<any, any, true>[], options: ConversionWebhookOptions]
+): ConversionWebhook;
 export function conversionWebhook(...args: readonly unknown[]): ConversionWebhook {
   const { conversions, path } = readArguments(args);
   return Object.freeze({

@@ -5,7 +5,7 @@ import { pathProblem } from '../crd/webhookPath.js';
 import type { Operation } from './types.js';
 import type { WebhookTarget } from './target.js';
 
-/** Options of `admission.validating` and `admission.mutating`: how the webhook is served and registered. */
+/** Options of `admission.validating` (and, with `reinvocationPolicy`, of `admission.mutating`): how the webhook is served and registered. */
 export interface WebhookOptions<Op extends Operation | '*' = Operation | '*'> {
   /** The URL path. @default controller-runtime's `/validate-<group with . as ->-<version>-<kind>` (`/mutate-…`) */
   readonly path?: string;
@@ -23,10 +23,14 @@ export interface WebhookOptions<Op extends Operation | '*' = Operation | '*'> {
   readonly objectSelector?: LabelSelectorObject;
   /** `'Equivalent'` also sends requests made through other versions of the resource, converted. @default 'Equivalent' */
   readonly matchPolicy?: 'Exact' | 'Equivalent';
-  /** Mutating only: `'IfNeeded'` calls it again when a later webhook changed the object. @default 'Never' */
-  readonly reinvocationPolicy?: 'Never' | 'IfNeeded';
   /** The webhook's name in its configuration, a domain of three or more labels. @default `v<kind>.<group>` (`m…`), `.k8s.io` added to a group of fewer than two labels */
   readonly name?: string;
+}
+
+/** Options of `admission.mutating`: those of every admission webhook, and whether it is called again. */
+export interface MutatingWebhookOptions<Op extends Operation | '*' = Operation | '*'> extends WebhookOptions<Op> {
+  /** `'IfNeeded'` calls it again when a later webhook changed the object. @default 'Never' */
+  readonly reinvocationPolicy?: 'Never' | 'IfNeeded';
 }
 
 /** Options once checked, with defaults filled in. */

@@ -2,7 +2,7 @@ import type { ObjectOf } from '../sources/resources.js';
 import type { KubeObject } from '../store/types.js';
 import { describeValue } from '../options/validate.js';
 import { contextOf, type MutatingHandler, type OperationsOf, type ValidatingHandler } from './context.js';
-import { parseWebhookOptions, type ParsedWebhookOptions, type WebhookOptions } from './options.js';
+import { parseWebhookOptions, type MutatingWebhookOptions, type ParsedWebhookOptions, type WebhookOptions } from './options.js';
 import { admissionPatch, asJson } from './patch.js';
 import { badRequest, handlerDeadlineMs, handlerFailure, kindProblem, readRequest, refuse, reviewAnswer, failureResponse, runHandler } from './review.js';
 import { webhookTarget, type AdmissionResource, type WebhookTarget } from './target.js';
@@ -175,7 +175,7 @@ export function validating<R extends AdmissionResource, const Op extends Operati
 export function mutating<R extends AdmissionResource, const Op extends Operation | '*' = 'CREATE' | 'UPDATE'>(
   resource: R,
   handler: MutatingHandler<ObjectOf<R>, OperationsOf<Op>>,
-  opts?: WebhookOptions<Op>,
+  opts?: MutatingWebhookOptions<Op>,
 ): MutatingWebhook<ObjectOf<R>> {
   const target = webhookTarget('admission.mutating', resource);
   checkHandler('admission.mutating', handler);
