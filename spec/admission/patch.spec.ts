@@ -44,6 +44,14 @@ describe('admissionPatch', () => {
     expect(ops).toEqual([{ op: 'remove', path: '/spec/containers/1' }]);
   });
 
+  it('a list far too long for a table (300,000 items) is diffed index by index', () => {
+    const items = Array.from({ length: 300_000 }, (_, i) => i);
+    const sent = { ...pod([]), spec: { items } } as KubeObject;
+    const { ops, work } = diffed(sent, { ...sent, spec: { items: items.map((x) => (x === 5 ? -5 : x)) } } as KubeObject);
+    expect(ops).toEqual([{ op: 'replace', path: '/spec/items/5', value: -5 }]);
+    expect(work).toEqual({ editDistance: 0, indexByIndex: 1 });
+  });
+
   it('an unchanged list of large items costs no table and no op', () => {
     const containers = Array.from({ length: 64 }, (_, c) => container(c, 200));
     const { ops, work } = diffed(pod(containers), pod(structuredClone(containers)));

@@ -34,6 +34,14 @@ export interface DiffWork {
   indexByIndex: number;
 }
 
+/** The longest of the items' JSON texts (a loop: a long list spread into Math.max would overflow the call's arguments). */
+function widest(before: readonly string[], after: readonly string[]): number {
+  let n = 0;
+  for (const t of before) n = Math.max(n, t.length);
+  for (const t of after) n = Math.max(n, t.length);
+  return n;
+}
+
 /** One diff run: item JSON computed once per object (a WeakMap), and at most one edit-distance table at a time. */
 function differ(work: DiffWork): Diff {
   const texts = new WeakMap<object, string>();
@@ -55,9 +63,8 @@ function differ(work: DiffWork): Diff {
     const after = output.map(text);
     if (before.length === after.length && before.every((t, i) => t === after[i])) return [];
     const cells = input.length * output.length;
-    const widest = Math.max(0, ...before.map((t) => t.length), ...after.map((t) => t.length));
     // Inside a table's item no second table runs: its cells would multiply the outer table's.
-    if (!inTable && cells <= MAX_ARRAY_CELLS && cells * widest <= MAX_EDIT_BYTES) {
+    if (!inTable && cells <= MAX_ARRAY_CELLS && cells * widest(before, after) <= MAX_EDIT_BYTES) {
       work.editDistance += 1;
       inTable = true;
       try {
