@@ -312,4 +312,4 @@ export {
   type GroupVersionResource,
 } from './admission/index.js';
 // conversion webhooks: ConversionReviews answered with a definition's converters (attached as admission.conversion)
-export { conversionWebhook, type ConversionWebhook, type ConversionWebhookOptions, type ConversionAnswer } from './admission/conversion.js';
+export { conversionWebhook, type ConversionWebhook, type ConversionWebhookOptions, type ConversionAnswer, type ConvertedKind } from './admission/conversion.js';

@@ -150,6 +150,7 @@ export {
   type ValidatingWebhook,
   type MutatingWebhook,
   type WebhookOptions,
+  type MutatingWebhookOptions,
 } from './admission/index.js';
 
 // running controllers in a pod: probes, metrics, leader election, in-cluster config, SIGTERM

@@ -208,6 +208,21 @@ describe('conversionWebhook refuses', () => {
     expect(bodyOf(answer).response.convertedObjects[0]?.['metadata']).toEqual({ ...thing.metadata, labels: { a: 'c', 'example.com/v': 'v1' }, annotations: { note: 'any text at all' } });
   });
 
+  it('passes through the labels and annotations it was given, as the API server stored them (annotation keys of any case)', async () => {
+    const stored = { ...thing, metadata: { ...thing.metadata, annotations: { 'Example.COM/Owner': 'team-a', 'Upper/Key': 'x' } } };
+    const answer = await conversionWebhook(changing((m) => ({ ...m, labels: { ...(m['labels'] as object), added: 'yes' } }))).review(conversionReview('meta.example.com/v2', [stored]), signal);
+    expect(bodyOf(answer).response.result).toEqual({ status: 'Success' });
+    expect(bodyOf(answer).response.convertedObjects[0]?.['metadata']).toMatchObject({ annotations: { 'Example.COM/Owner': 'team-a', 'Upper/Key': 'x' }, labels: { a: 'b', added: 'yes' } });
+    expect(reported).toHaveLength(0);
+  });
+
+  it('checks an annotation key it adds lower-cased, as kube-apiserver does, and still refuses one that is no qualified name', async () => {
+    const added = await conversionWebhook(changing((m) => ({ ...m, annotations: { 'Example.COM/Converted-From': 'v1' } }))).review(conversionReview('meta.example.com/v2', [thing]), signal);
+    expect(bodyOf(added).response.result).toEqual({ status: 'Success' });
+    const bad = await conversionWebhook(changing((m) => ({ ...m, annotations: { 'Example.COM/a b': 'v1' } }))).review(conversionReview('meta.example.com/v2', [thing]), signal);
+    expect(bodyOf(bad).response.result.message).toMatch(/metadata.annotations with a key that is not a qualified name/);
+  });
+
   it.each([
     ['a Promise', () => Promise.resolve({}), /returned a Promise; converters are synchronous/],
     ['a string', () => 'x', /returned "x", not an object/],
@@ -249,8 +264,9 @@ describe('conversionWebhook refuses', () => {
     ['something else', [Website, 42], /definitions\[1\] must be a definition made by customResource\(\) with a conversion option, got 42/],
     ['a kind twice', [Website, customResource({ group: 'example.com', kind: 'Website', versions: { a1: { spec: z.object({}), storage: true }, a2: { spec: z.object({}) } }, conversion: { a2: { toStorage: (o) => ({ ...o, apiVersion: 'example.com/a1' }), fromStorage: (o) => ({ ...o, apiVersion: 'example.com/a2' }) } } })], /definitions\[1\] is a second definition of Website in example.com/],
     ['an unknown option', [Website, { paht: '/x' }], /unknown option "paht"/],
-    ['a path without a slash', [Website, { path: 'convert' }], /path must be a path starting with '\/'.*"convert"/],
-    ['a path with a query', [Website, { path: '/convert?x=1' }], /path must be a path/],
+    ['a path without a slash', [Website, { path: 'convert' }], /path must start with '\/'.*"convert"/],
+    ['a path with a query', [Website, { path: '/convert?x=1' }], /path segment "convert\?x=1" must be a DNS subdomain/],
+    ['a path segment kube-apiserver refuses', [Website, { path: '/convert_websites' }], /path segment "convert_websites" must be a DNS subdomain/],
   ])('at construction: %s, with a TypeError', (_, args, message) => {
     expect(() => (conversionWebhook as (...a: unknown[]) => unknown)(...args)).toThrow(TypeError);
     expect(() => (conversionWebhook as (...a: unknown[]) => unknown)(...args)).toThrow(message);

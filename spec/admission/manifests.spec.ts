@@ -97,9 +97,10 @@ describe('webhookManifests', () => {
     expect(Object.isFrozen(validating.webhooks[0].rules[0])).toBe(true);
   });
 
-  it('gives the CRDs of customResources first; one that converts gets the conversion webhook at /convert', () => {
+  it('gives the CRDs of customResources first; one that converts gets the path of the conversion webhook converting it', () => {
     const seen: unknown[] = [];
     const Shop = {
+      group: 'example.com',
       kind: 'Shop',
       hasConversion: true,
       crd: (o?: unknown) => {
@@ -107,19 +108,59 @@ describe('webhookManifests', () => {
         return { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'shops.example.com' } };
       },
     };
+    // A conversion webhook by shape (another copy of rxkube may have made it), serving Shop at its own path.
+    const convertShop = { type: 'conversion', path: '/convert-shops', converts: [{ group: 'example.com', kind: 'Shop' }], review: async () => ({ status: 400, body: '' }) } as Webhook;
     const out = webhookManifests({
       name: 'shop',
-      webhooks: [validateWebsite],
+      webhooks: [validateWebsite, convertShop],
       customResources: [Website, Shop as never],
       clientConfig: { service: { namespace: 'shop-system', name: 'hooks', port: 9443 } },
       caBundle: pem,
     }) as any[];
     expect(out.map((o) => o.kind)).toEqual(['CustomResourceDefinition', 'CustomResourceDefinition', 'ValidatingWebhookConfiguration']);
     expect(out[0]).toEqual(Website.crd());
-    expect(seen).toEqual([{ conversionWebhook: { service: { namespace: 'shop-system', name: 'hooks', port: 9443, path: '/convert' } }, caBundle: pem }]);
-    webhookManifests({ name: 'shop', webhooks: [], customResources: [Shop as never], clientConfig: { url: 'https://h:1/' } });
-    expect(seen[1]).toEqual({ conversionWebhook: { url: 'https://h:1/convert' } });
+    expect(seen).toEqual([{ conversionWebhook: { service: { namespace: 'shop-system', name: 'hooks', port: 9443, path: '/convert-shops' } }, caBundle: pem }]);
+    webhookManifests({ name: 'shop', webhooks: [convertShop], customResources: [Shop as never], clientConfig: { url: 'https://h:1/' } });
+    expect(seen[1]).toEqual({ conversionWebhook: { url: 'https://h:1/convert-shops' } });
     expect(() => webhookManifests({ name: 'shop', webhooks: [], customResources: [{} as never], clientConfig: { url: 'https://h' } })).toThrow(/customResources\[0\] is not a customResource definition/);
+  });
+
+  const Shop = customResource({
+    group: 'example.com',
+    kind: 'Shop',
+    versions: { v1: { spec: z.object({ owner: z.string() }) }, v2: { spec: z.object({ owners: z.array(z.string()) }), storage: true } },
+    conversion: {
+      v1: {
+        toStorage: ({ metadata, spec }) => ({ apiVersion: 'example.com/v2', kind: 'Shop', metadata, spec: { owners: [spec.owner] } }),
+        fromStorage: ({ metadata, spec }) => ({ apiVersion: 'example.com/v1', kind: 'Shop', metadata, spec: { owner: spec.owners[0] ?? '' } }),
+      },
+    },
+  });
+
+  it("points a converting CRD at the path its conversion webhook serves, whatever that path is", () => {
+    const out = webhookManifests({ name: 'shop', webhooks: [admission.conversion(Shop, { path: '/convert/shops' })], customResources: [Shop], clientConfig: { url: 'https://h:1' } }) as any[];
+    expect(out).toHaveLength(1);
+    expect(out[0].spec.conversion.webhook.clientConfig).toEqual({ url: 'https://h:1/convert/shops' });
+  });
+
+  it('refuses a converting definition that no conversion webhook in webhooks converts, naming it', () => {
+    const other = customResource({
+      group: 'other.example.com',
+      kind: 'Shop',
+      versions: { v1: { spec: z.object({ a: z.string() }) }, v2: { spec: z.object({ a: z.string() }), storage: true } },
+      conversion: { v1: { toStorage: (o) => ({ ...o, apiVersion: 'other.example.com/v2' }), fromStorage: (o) => ({ ...o, apiVersion: 'other.example.com/v1' }) } },
+    });
+    expect(() => webhookManifests({ name: 'shop', webhooks: [validateWebsite], customResources: [Website, Shop], clientConfig: { url: 'https://h' } })).toThrow(
+      /customResources\[1\] \(Shop\) converts between versions, and no conversion webhook in option "webhooks" converts it/,
+    );
+    // A webhook converting another group's Shop is not one for this Shop.
+    expect(() => webhookManifests({ name: 'shop', webhooks: [admission.conversion(other)], customResources: [Shop], clientConfig: { url: 'https://h' } })).toThrow(/customResources\[0\] \(Shop\)/);
+    expect(admission.conversion(Shop).converts).toEqual([{ group: 'example.com', kind: 'Shop' }]);
+  });
+
+  it('gives one CRD for two views of one definition', () => {
+    const out = webhookManifests({ name: 'shop', webhooks: [admission.conversion(Shop)], customResources: [Shop, Shop.forVersion('v1'), Website, Website], clientConfig: { url: 'https://h' } }) as any[];
+    expect(out.map((o) => o.metadata.name)).toEqual(['shops.example.com', 'websites.example.com']);
   });
 
   it('a url client config gets the path appended', () => {

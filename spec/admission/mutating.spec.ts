@@ -163,6 +163,29 @@ describe('admission.mutating', () => {
     expect(answer.failure).toBe('forbiddenPatch');
   });
 
+  it('on DELETE an oldObject changed in place and returned is refused as a change, reported', async () => {
+    const reported = capture();
+    const inPlace = admission.mutating('apps/v1/deployments', ({ oldObject }) => {
+      const o = oldObject as unknown as { spec: Record<string, unknown> };
+      o.spec['replicas'] = 0;
+      return oldObject as never;
+    }, { operations: ['DELETE'] });
+    const answer = await inPlace.review(review({ operation: 'DELETE' }), never);
+    expect(responseOf(answer)).toMatchObject({ allowed: false, status: { code: 500 } });
+    expect(answer.failure).toBe('forbiddenPatch');
+    expect(reported).toHaveLength(1);
+  });
+
+  it('the patch is against the object as sent, even when the handler changes ctx.request in place', async () => {
+    const sent = deployment('web', 3);
+    const hook = admission.mutating('apps/v1/deployments', ({ object, request }) => {
+      (request.object as unknown as { spec: Record<string, unknown> }).spec['replicas'] = 9;
+      return { ...object, spec: { ...object.spec, replicas: 9 } } as never;
+    });
+    const response = responseOf(await hook.review(review({ object: sent }), never));
+    expect(patched(sent, response)).toEqual({ ...sent, spec: { ...(sent as unknown as { spec: object }).spec, replicas: 9 } });
+  });
+
   it('a handler that returns nothing, or something that is not JSON, is a failure', async () => {
     capture();
     const nothing = admission.mutating('apps/v1/deployments', (() => undefined) as never);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { admission, setErrorReporter, type AdmissionRequest } from '../../src/index.js';
+import { admission, setErrorReporter, type AdmissionRequest, type KubeObject } from '../../src/index.js';
 import { AdmissionWebhookError } from '../../src/core.js';
 import { deployment, deploymentKind, responseOf, review } from './reviews.js';
 
@@ -165,6 +165,19 @@ describe('admission.validating', () => {
     expect(reported).toEqual([]);
   });
 
+  it("when the server's own answer deadline aborts the signal (a TimeoutError), it is an overrun: reported and counted", async () => {
+    const reported = capture();
+    const server = new AbortController();
+    const hook = admission.validating('apps/v1/deployments', () => {
+      server.abort(new DOMException('no answer within 10000 ms', 'TimeoutError'));
+      return new Promise(() => {});
+    });
+    const answer = await hook.review(review(), server.signal);
+    expect(answer.failure).toBe('timeout');
+    expect(responseOf(answer)).toMatchObject({ allowed: false, status: { code: 500, message: 'the handler overran its deadline' } });
+    expect(reported.map((e) => (e as AdmissionWebhookError).failure)).toEqual(['timeout']);
+  });
+
   it('bounds and escapes warnings as kube-apiserver carries them', async () => {
     const hook = admission.validating('apps/v1/deployments', () => admission.allow({ warnings: [...Array.from({ length: 40 }, (_, i) => `w${i}`), 'x'.repeat(1000), '\u001b]0;t\u0007'] }));
     const warnings = responseOf(await hook.review(review(), never)).warnings as string[];
@@ -186,6 +199,12 @@ describe('a body that is not an AdmissionReview gets 400', () => {
     ['an unknown operation', JSON.parse(JSON.stringify(review()).replace('"CREATE"', '"PATCH"'))],
     ['CREATE without object', review({ object: null })],
     ['UPDATE without oldObject', review({ operation: 'UPDATE', oldObject: null })],
+    ['a kind.group that is not a string', review({ kind: { group: { toString: 1 }, version: 'v1', kind: 'Deployment' } as never })],
+    ['no resource', JSON.parse(JSON.stringify(review()).replace(/"resource":\{[^}]*\}/, '"resource":"deployments"'))],
+    ['a userInfo.username that is not a string', review({ userInfo: { username: ['alice'] } as never })],
+    ['userInfo.groups that is a string, not a list', review({ userInfo: { username: 'alice', groups: 'admins-x' } as never })],
+    ['userInfo.groups holding a non-string', review({ userInfo: { username: 'alice', groups: [['admins']] } as never })],
+    ['userInfo.extra that is not lists of strings', review({ userInfo: { username: 'alice', extra: { scopes: 'all' } } as never })],
   ];
   for (const [label, body] of cases) {
     it(label, async () => {
@@ -208,6 +227,22 @@ describe('a body that is not an AdmissionReview gets 400', () => {
     expect(responseOf(answer)).toMatchObject({ uid: 'typed', allowed: false, status: { code: 403 } });
     const broken = await atMostTen.reviewRequest({ ...request, kind: undefined } as never, never);
     expect(broken).toMatchObject({ status: 400, failure: 'badRequest' });
+  });
+
+  it("a step of rxkube's own that fails (copying a too-deep object) is reported as internal, not as the handler's failure", async () => {
+    const reported = capture();
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 200_000; i += 1) deep = { d: deep };
+    const sent = { ...deployment('web', 1), spec: deep } as KubeObject;
+    const handler = vi.fn((ctx: { object: unknown }) => ctx.object as never);
+    const hook = admission.mutating('apps/v1/deployments', handler);
+    const body = review() as { request: Record<string, unknown> };
+    const answer = await hook.review({ ...body, request: { ...body.request, object: sent } }, never);
+    expect(handler).not.toHaveBeenCalled();
+    expect(answer.failure).toBe('internal');
+    expect(responseOf(answer)).toMatchObject({ allowed: false, status: { code: 500, message: expect.stringMatching(/^rxkube failed copying the object for the handler: RangeError/) } });
+    expect(reported.map((e) => [e.name, (e as AdmissionWebhookError).failure])).toEqual([['AdmissionWebhookError', 'internal']]);
+    expect(reported[0]?.message).not.toMatch(/the handler failed/);
   });
 
   it('a review for another kind is denied with 400 in the review, not handed to the handler', async () => {

@@ -70,6 +70,13 @@ describe('rxkube manifests', () => {
     }
   });
 
+  it('a definition with converters and no conversion webhook exported is an error saying what to export', async () => {
+    const { code, stdout, stderr } = await runCli(['manifests', fixture('convertingWithoutWebhook.ts'), '--service', 'a/b']);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/customResources\[0\] \(Shop\) converts between versions, and no conversion webhook among its exports converts it; export admission\.conversion\(Shop\) beside it/);
+  });
+
   it('a module with no webhook and no definition is an error naming its exports', async () => {
     const { code, stderr } = await runCli(['manifests', fixture('noDefinitions.mjs'), '--service', 'a/b']);
     expect(code).toBe(1);

@@ -88,7 +88,9 @@ describe('crd() of a definition with conversion', () => {
     ['a namespace that is not a name', { conversionWebhook: { service: { namespace: 'Web', name: 'b' } } }, /conversionWebhook.service.namespace must be a namespace name \(a DNS-1123 label\), got "Web"/],
     ['a missing Service name', { conversionWebhook: { service: { namespace: 'a' } } }, /conversionWebhook.service.name must be a Service's name/],
     ['a port out of range', { conversionWebhook: { service: { namespace: 'a', name: 'b', port: 70000 } } }, /conversionWebhook.service.port must be an integer 1…65535, got 70000/],
-    ['a path without a slash', { conversionWebhook: { service: { namespace: 'a', name: 'b', path: 'convert' } } }, /conversionWebhook.service.path must be a path starting with '\/'/],
+    ['a path without a slash', { conversionWebhook: { service: { namespace: 'a', name: 'b', path: 'convert' } } }, /conversionWebhook.service.path must start with '\/'/],
+    ['a path segment kube-apiserver refuses', { conversionWebhook: { service: { namespace: 'a', name: 'b', path: '/Convert/v1' } } }, /conversionWebhook.service.path segment "Convert" must be a DNS subdomain/],
+    ['a path with an empty segment', { conversionWebhook: { service: { namespace: 'a', name: 'b', path: '/convert//x' } } }, /conversionWebhook.service.path segment "" must be a DNS subdomain/],
     ['a CA bundle that is not PEM', { conversionWebhook: { url: 'https://h/' }, caBundle: 'LS0tLS1CRUdJTg==' }, /caBundle must be PEM text of one or more certificates/],
   ])('refuses %s with a TypeError naming the option', (_, options, message) => {
     const call = (): unknown => (Website.crd as (o?: unknown) => unknown)(options);

@@ -200,6 +200,16 @@ describe('the webhook server', () => {
     expect(seen[0]?.signal.aborted).toBe(true);
   });
 
+  it("waits for an admission webhook past answerTimeoutMs up to its timeoutSeconds, so its handler's deadline answers first", async () => {
+    // answerTimeoutMs 100 ms, the webhook's timeoutSeconds 1 (handler deadline 750 ms): the denial for overrunning, not a 503.
+    const slow = admission.validating('apps/v1/deployments', () => new Promise(() => undefined), { timeoutSeconds: 1, path: '/slow' });
+    const port = await serve([slow], { serverLimits: { answerTimeoutMs: 100 } });
+    const reply = await send(port, { path: '/slow', body: JSON.stringify(review({ uid: 'u-slow' })) });
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body).response).toMatchObject({ uid: 'u-slow', allowed: false, status: { code: 500, message: 'the handler overran its deadline' } });
+    expect(reported.map((e) => e.name)).toEqual(['AdmissionWebhookError']);
+  });
+
   it('answers a webhook that throws or gives what JSON cannot write with a 500, and keeps serving', async () => {
     const throwing: Webhook = { type: 'validating', path: '/throws', review: () => Promise.reject(new Error('boom\u001b[31m')) };
     const cyclic: Webhook = {

@@ -90,6 +90,12 @@ describe('admission handlers are typed for their resource', () => {
       admission.validating('v1/pods', () => admission.allow(), { timeoutSeconds: '5' });
       // @ts-expect-error deny's code is a number
       admission.deny('no', { code: '403' });
+      // @ts-expect-error reinvocationPolicy is for mutating webhooks only
+      admission.validating('v1/pods', () => admission.allow(), { reinvocationPolicy: 'IfNeeded' });
+      // @ts-expect-error a conversion webhook converts at least one definition
+      admission.conversion({ path: '/x' });
+      // @ts-expect-error nor none at all
+      admission.conversion();
     };
     expectTypeOf(mistakes).toBeFunction();
   });

@@ -90,6 +90,10 @@ describe('conversion is typed by the versions', () => {
     const mistakes = (): void => {
       // @ts-expect-error options come last
       conversionWebhook({ path: '/x' }, Website);
+      // @ts-expect-error options alone: no definition to convert
+      conversionWebhook({ path: '/x' });
+      // @ts-expect-error no definition at all
+      conversionWebhook();
       // @ts-expect-error not a definition
       conversionWebhook('example.com/v1/websites');
       // @ts-expect-error a definition without converters

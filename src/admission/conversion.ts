@@ -4,6 +4,7 @@ import { reportError } from '../errors/reportError.js';
 import { checkOptionNames, describeValue } from '../options/validate.js';
 import { conversionOf, type Converter, type DefinitionConversion } from '../crd/conversion.js';
 import { DEFAULT_CONVERSION_PATH } from '../crd/crdConversion.js';
+import { pathProblem } from '../crd/webhookPath.js';
 import type { CustomResource } from '../crd/customResource.js';
 import { convertedMetadataProblem } from './convertedMetadata.js';
 import type { Webhook, WebhookAnswer } from './types.js';
@@ -26,9 +27,17 @@ export interface ConversionAnswer extends WebhookAnswer {
   readonly failure?: 'threw';
 }
 
+/** A custom resource a conversion webhook converts, by its API group and kind. */
+export interface ConvertedKind {
+  readonly group: string;
+  readonly kind: string;
+}
+
 /** A webhook that answers ConversionReviews for custom resources with converters. */
 export interface ConversionWebhook extends Webhook {
   readonly type: 'conversion';
+  /** The group and kind of each definition it converts, in the order given: `webhookManifests` points their CRDs at its path. */
+  readonly converts: readonly ConvertedKind[];
   review(body: unknown, signal: AbortSignal): Promise<ConversionAnswer>;
 }
 
@@ -79,13 +88,16 @@ const MAX_QUOTED = 256;
  * @returns The webhook.
  * @throws TypeError for no definition, a definition without `conversion`, a kind given twice, or a bad path.
  */
-export function conversionWebhook(...definitions: readonly CustomResource<any, any, true>[]): ConversionWebhook;
-export function conversionWebhook(...definitions: [...definitions: CustomResource<any, any, true>[], options: ConversionWebhookOptions]): ConversionWebhook;
+export function conversionWebhook(...definitions: readonly [CustomResource<any, any, true>, ...CustomResource<any, any, true>[]]): ConversionWebhook;
+export function conversionWebhook(
+  ...definitions: [definition: CustomResource<any, any, true>, ...definitions: CustomResource<any, any, true>[], options: ConversionWebhookOptions]
+): ConversionWebhook;
 export function conversionWebhook(...args: readonly unknown[]): ConversionWebhook {
   const { conversions, path } = readArguments(args);
   return Object.freeze({
     type: 'conversion' as const,
     path,
+    converts: Object.freeze([...conversions.values()].map((c) => Object.freeze({ group: c.group, kind: c.kind }))),
     review: (body: unknown, signal: AbortSignal): Promise<ConversionAnswer> => Promise.resolve(guardedAnswer(conversions, body, signal)),
   });
 }
@@ -112,10 +124,9 @@ function readArguments(args: readonly unknown[]): { conversions: ReadonlyMap<str
     conversions.set(key, conversion);
   });
   const path = options['path'] ?? DEFAULT_CONVERSION_PATH;
-  if (typeof path !== 'string' || !/^\/[\x21-\x7e]*$/.test(path) || /[?#]/.test(path)) {
-    throw new TypeError(`admission.conversion: path must be a path starting with '/', without query or fragment, got ${describeValue(path)}`);
-  }
-  return { conversions, path };
+  const problem = typeof path === 'string' ? pathProblem(path) : 'must be a string';
+  if (problem !== undefined) throw new TypeError(`admission.conversion: path ${problem} (kube-apiserver checks each segment), got ${describeValue(path)}`);
+  return { conversions, path: path as string };
 }
 
 function isPlainObject(value: unknown): boolean {

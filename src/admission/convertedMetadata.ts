@@ -23,14 +23,24 @@ export function convertedMetadataProblem(before: unknown, after: unknown): strin
       return `changed metadata.${printable(field.length > 64 ? `${field.slice(0, 64)}…` : field)}; a converter may change labels and annotations only`;
     }
   }
-  return mapProblem('labels', after['labels'], (v) => v.length <= 63 && LABEL_VALUE.test(v)) ?? mapProblem('annotations', after['annotations'], () => true) ?? annotationsSize(after['annotations']);
+  return (
+    mapProblem('labels', original['labels'], after['labels'], qualifiedName, (v) => v.length <= 63 && LABEL_VALUE.test(v)) ??
+    mapProblem('annotations', original['annotations'], after['annotations'], (k) => qualifiedName(k.toLowerCase()), () => true) ??
+    annotationsSize(after['annotations'])
+  );
 }
 
-function mapProblem(field: string, map: unknown, valueOk: (value: string) => boolean): string | undefined {
+/**
+ * Checks only the entries the converter added or changed: what the API server sent it already stored, under its own
+ * rules (annotation keys are checked lower-cased, so it stores `Example.COM/Owner`), and passing it through is no bug.
+ */
+function mapProblem(field: string, before: unknown, map: unknown, keyOk: (key: string) => boolean, valueOk: (value: string) => boolean): string | undefined {
   if (map === undefined || map === null) return undefined;
   if (!isRecord(map)) return `returned metadata.${field} that is not a map of strings`;
+  const given = isRecord(before) ? before : {};
   for (const [key, value] of Object.entries(map)) {
-    if (!qualifiedName(key)) return `returned metadata.${field} with a key that is not a qualified name ([prefix/]name): ${shortKey(key)}`;
+    if (Object.hasOwn(given, key) && given[key] === value) continue;
+    if (!keyOk(key)) return `returned metadata.${field} with a key that is not a qualified name ([prefix/]name): ${shortKey(key)}`;
     if (typeof value !== 'string' || !valueOk(value)) return `returned metadata.${field}[${shortKey(key)}] that is not a valid ${field === 'labels' ? 'label value' : 'string'}`;
   }
   return undefined;

@@ -21,7 +21,7 @@ export { webhookManifests, type WebhookManifestsOptions, type WebhookClientConfi
 export { AdmissionWebhookError } from './AdmissionWebhookError.js';
 export type { AdmissionWebhook, ValidatingWebhook, MutatingWebhook } from './webhooks.js';
 export type { AdmissionContext, AdmissionContextBase, OperationContexts, ValidatingHandler, MutatingHandler, OperationsOf } from './context.js';
-export type { WebhookOptions, ParsedWebhookOptions } from './options.js';
+export type { WebhookOptions, MutatingWebhookOptions, ParsedWebhookOptions } from './options.js';
 export type { AdmissionResource, WebhookTarget } from './target.js';
 export type { AdmissionVerdict, AllowOptions, DenyOptions } from './verdict.js';
 export type {

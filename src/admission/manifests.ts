@@ -1,6 +1,7 @@
 import type { CustomResource } from '../crd/customResource.js';
 import { checkOptionNames, describeValue } from '../options/validate.js';
 import { deepFreeze } from '../store/deepFreeze.js';
+import { printable } from '../errors/printable.js';
 import { isWebhook } from './isWebhook.js';
 import { isAdmissionWebhook, type AdmissionWebhook } from './webhooks.js';
 import type { Webhook } from './types.js';
@@ -19,9 +20,11 @@ export interface WebhookManifestsOptions {
   /** How kube-apiserver reaches the runner; each webhook's path is added. */
   readonly clientConfig: WebhookClientConfig;
   /**
-   * Custom resources whose CRDs come first in the result; one that converts
-   * between versions gets `spec.conversion` pointing at the same client
-   * config with the path `/convert`. @default []
+   * Custom resources whose CRDs come first in the result, each CRD once (two
+   * views of one definition give one); one that converts between versions
+   * gets `spec.conversion` pointing at the same client config with the path
+   * of the conversion webhook in `webhooks` that converts it (one must).
+   * @default []
    */
   readonly customResources?: readonly CustomResource<any, any, boolean>[];
   /** The PEM CA certificate(s) that signed the serving certificate. @default none: the cluster's roots (or cert-manager's CA injector) */
@@ -70,16 +73,42 @@ function caBundleOption(value: unknown): string | undefined {
   return Buffer.from(value, 'utf8').toString('base64');
 }
 
+type DefinitionLike = { readonly kind: string; readonly group?: unknown; readonly hasConversion?: unknown; crd(options?: unknown): object };
+
 /** A definition by shape (`crd()` beside its kind): a module may resolve 'rxkube' to another copy than this one. */
-function isDefinitionLike(value: unknown): value is { readonly kind: string; readonly hasConversion?: unknown; crd(options?: unknown): object } {
+function isDefinitionLike(value: unknown): value is DefinitionLike {
   const v = value as { crd?: unknown; kind?: unknown } | null | undefined;
   return typeof v?.crd === 'function' && typeof v.kind === 'string';
 }
 
-/** The CRD of a definition; one with converters gets the conversion webhook's client config (the runner serves `/convert`). */
-function crdOf(def: { readonly hasConversion?: unknown; crd(options?: unknown): object }, client: ClientConfig, pem: string | undefined): object {
+/** The path of the conversion webhook serving each `group/kind`, from the webhooks' `converts` (by shape, as above). */
+function conversionPaths(webhooks: readonly Webhook[]): Map<string, string> {
+  const paths = new Map<string, string>();
+  for (const w of webhooks) {
+    const converts = w.type === 'conversion' ? (w as { converts?: unknown }).converts : undefined;
+    if (!Array.isArray(converts)) continue;
+    for (const c of converts as { group?: unknown; kind?: unknown }[]) {
+      const key = `${String(c.group)}/${String(c.kind)}`;
+      const other = paths.get(key);
+      if (other !== undefined && other !== w.path) {
+        throw new TypeError(`${WHERE}: two conversion webhooks (${JSON.stringify(other)} and ${JSON.stringify(w.path)}) convert ${String(c.kind)} of ${String(c.group)}; a CRD names one`);
+      }
+      paths.set(key, w.path);
+    }
+  }
+  return paths;
+}
+
+/** The CRD of a definition; one with converters gets the client config of the conversion webhook that converts it. */
+function crdOf(def: DefinitionLike, i: number, client: ClientConfig, pem: string | undefined, paths: ReadonlyMap<string, string>): object {
   if (def.hasConversion !== true) return def.crd();
-  const conversionWebhook = 'url' in client ? { url: `${client.url}/convert` } : { service: { ...client.service, path: '/convert' } };
+  const path = paths.get(`${String(def.group)}/${def.kind}`);
+  if (path === undefined) {
+    throw new TypeError(
+      `${WHERE}: customResources[${i}] (${printable(def.kind)}) converts between versions, and no conversion webhook in option "webhooks" converts it; add admission.conversion(${printable(def.kind)}) to webhooks`,
+    );
+  }
+  const conversionWebhook = 'url' in client ? { url: `${client.url}${path}` } : { service: { ...client.service, path } };
   return def.crd({ conversionWebhook, ...(pem === undefined ? {} : { caBundle: pem }) });
 }
 
@@ -115,8 +144,9 @@ function configuration(kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhook
  * effects, timeout, selectors and match policy, `admissionReviewVersions:
  * ['v1']`, and the client config with its path. A configuration with no
  * webhooks is left out; conversion webhooks are registered by their CRD:
- * pass the definitions as `customResources` and their CRDs come first, those
- * that convert with `spec.conversion` pointing at `/convert`.
+ * pass the definitions as `customResources` and their CRDs come first (each
+ * CRD once), those that convert with `spec.conversion` pointing at the path
+ * of the conversion webhook among `webhooks` that converts them.
  *
  * ## Example
  * ```ts
@@ -133,7 +163,7 @@ function configuration(kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhook
  *
  * @param opts the configurations' name, the webhooks, where kube-apiserver reaches them, the CA bundle.
  * @returns the CRDs, then the validating configuration, then the mutating one.
- * @throws TypeError naming a bad option, two webhooks with one name or one path.
+ * @throws TypeError naming a bad option, two webhooks with one name or one path, or a definition that converts with no conversion webhook converting it.
  */
 export function webhookManifests(opts: WebhookManifestsOptions): readonly object[] {
   const o = checkOptionNames(WHERE, opts, ['name', 'webhooks', 'clientConfig', 'customResources', 'caBundle']);
@@ -158,9 +188,17 @@ export function webhookManifests(opts: WebhookManifestsOptions): readonly object
   });
   const customResources = o.customResources ?? [];
   if (!Array.isArray(customResources)) throw new TypeError(`${WHERE}: option "customResources" must be an array of customResource definitions, got ${describeValue(o.customResources)}`);
-  const out: object[] = customResources.map((def: unknown, i) => {
+  const converterPaths = conversionPaths(o.webhooks as Webhook[]);
+  const out: object[] = [];
+  const crdNames = new Set<unknown>();
+  customResources.forEach((def: unknown, i) => {
     if (!isDefinitionLike(def)) throw new TypeError(`${WHERE}: customResources[${i}] is not a customResource definition, got ${describeValue(def)}`);
-    return crdOf(def, client, o.caBundle as string | undefined);
+    const crd = crdOf(def, i, client, o.caBundle as string | undefined, converterPaths);
+    // Two views of one definition (Website, Website.forVersion('v1')) have one CRD: give it once.
+    const crdName = (crd as { metadata?: { name?: unknown } }).metadata?.name;
+    if (crdNames.has(crdName)) return;
+    crdNames.add(crdName);
+    out.push(crd);
   });
   if (byType.validating.length > 0) out.push(configuration('ValidatingWebhookConfiguration', o.name, byType.validating));
   if (byType.mutating.length > 0) out.push(configuration('MutatingWebhookConfiguration', o.name, byType.mutating));

@@ -1,10 +1,11 @@
 import { checkOptionNames, describeValue, numberOption, oneOf } from '../options/validate.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../store/labelSelector.js';
 import { deepFreeze } from '../store/deepFreeze.js';
+import { pathProblem } from '../crd/webhookPath.js';
 import type { Operation } from './types.js';
 import type { WebhookTarget } from './target.js';
 
-/** Options of `admission.validating` and `admission.mutating`: how the webhook is served and registered. */
+/** Options of `admission.validating` (and, with `reinvocationPolicy`, of `admission.mutating`): how the webhook is served and registered. */
 export interface WebhookOptions<Op extends Operation | '*' = Operation | '*'> {
   /** The URL path. @default controller-runtime's `/validate-<group with . as ->-<version>-<kind>` (`/mutate-…`) */
   readonly path?: string;
@@ -22,10 +23,14 @@ export interface WebhookOptions<Op extends Operation | '*' = Operation | '*'> {
   readonly objectSelector?: LabelSelectorObject;
   /** `'Equivalent'` also sends requests made through other versions of the resource, converted. @default 'Equivalent' */
   readonly matchPolicy?: 'Exact' | 'Equivalent';
-  /** Mutating only: `'IfNeeded'` calls it again when a later webhook changed the object. @default 'Never' */
-  readonly reinvocationPolicy?: 'Never' | 'IfNeeded';
   /** The webhook's name in its configuration, a domain of three or more labels. @default `v<kind>.<group>` (`m…`), `.k8s.io` added to a group of fewer than two labels */
   readonly name?: string;
+}
+
+/** Options of `admission.mutating`: those of every admission webhook, and whether it is called again. */
+export interface MutatingWebhookOptions<Op extends Operation | '*' = Operation | '*'> extends WebhookOptions<Op> {
+  /** `'IfNeeded'` calls it again when a later webhook changed the object. @default 'Never' */
+  readonly reinvocationPolicy?: 'Never' | 'IfNeeded';
 }
 
 /** Options once checked, with defaults filled in. */
@@ -59,16 +64,6 @@ export function defaultName(type: 'validating' | 'mutating', t: WebhookTarget): 
   const group = t.group === '' ? 'core' : t.group;
   const domain = group.split('.').length >= 2 ? group : `${group}.k8s.io`;
   return `${type === 'validating' ? 'v' : 'm'}${t.kind.toLowerCase()}.${domain}`;
-}
-
-/** A path kube-apiserver accepts in a client config: `/` then non-empty lower-case segments. */
-export function pathProblem(path: string): string | undefined {
-  if (!path.startsWith('/')) return "must start with '/'";
-  if (path.length > 1024) return 'must be at most 1024 characters';
-  if (path === '/') return undefined;
-  // kube-apiserver checks each segment as a DNS subdomain (ValidateWebhookService).
-  const bad = path.slice(1).split('/').find((s) => s.length > 253 || !DNS_SUBDOMAIN.test(s));
-  return bad === undefined ? undefined : `segment ${JSON.stringify(bad)} must be a DNS subdomain: lower-case letters, digits and '-', dot-separated, each part starting and ending with a letter or digit`;
 }
 
 function selector(where: string, name: string, value: unknown): LabelSelectorObject | undefined {

@@ -1,4 +1,5 @@
-import { createPatch, type Operation as PatchOperation, type Pointer } from 'rfc6902';
+import { Pointer, type Operation as PatchOperation } from 'rfc6902';
+import { diffAny, diffArrays, type Diff } from 'rfc6902/diff.js';
 import type { KubeObject } from '../store/types.js';
 
 /** Fields admission may not change: kube-apiserver refuses a patch that renames, moves or retypes the object. */
@@ -17,17 +18,66 @@ export function asJson(value: unknown): unknown {
 }
 
 /**
- * rfc6902 diffs two arrays by edit distance, an n×m table filled by recursion: quadratic in time and memory,
- * and as deep as the arrays are long. Past this many cells a same-length pair is diffed index by index and any
- * other pair replaced whole, so an object with a long list cannot exhaust the server.
+ * rfc6902 diffs two arrays by edit distance: an n×m table filled by recursion, each cell a full diff of two
+ * items (only to learn whether they are equal). Quadratic in cells and multiplied by the items' size, and as deep
+ * as the arrays are long. So (WH-13) it runs only when the table is at most this many cells…
  */
 const MAX_ARRAY_CELLS = 4096;
+/** …and cells × the largest item's JSON length is at most this: the bytes the table's comparisons may touch. */
+const MAX_EDIT_BYTES = 1 << 20;
 
-function boundedDiff(input: unknown, output: unknown, ptr: Pointer): PatchOperation[] | undefined {
-  if (!Array.isArray(input) || !Array.isArray(output) || input.length * output.length <= MAX_ARRAY_CELLS) return undefined;
-  if (input.length !== output.length) return [{ op: 'replace', path: ptr.toString(), value: output }];
-  const base = ptr.toString();
-  return input.flatMap((item: unknown, i) => createPatch(item, output[i], boundedDiff).map((op) => ({ ...op, path: `${base}/${i}${op.path}` }) as PatchOperation));
+/** Counts of the work a diff did, for specs that check which path a large diff took. */
+export interface DiffWork {
+  /** Arrays diffed by edit distance. */
+  editDistance: number;
+  /** Arrays diffed index by index (same length) or replaced whole. */
+  indexByIndex: number;
+}
+
+/** The longest of the items' JSON texts (a loop: a long list spread into Math.max would overflow the call's arguments). */
+function widest(before: readonly string[], after: readonly string[]): number {
+  let n = 0;
+  for (const t of before) n = Math.max(n, t.length);
+  for (const t of after) n = Math.max(n, t.length);
+  return n;
+}
+
+/** One diff run: item JSON computed once per object (a WeakMap), and at most one edit-distance table at a time. */
+function differ(work: DiffWork): Diff {
+  const texts = new WeakMap<object, string>();
+  const text = (v: unknown): string => {
+    if (typeof v !== 'object' || v === null) return JSON.stringify(v) ?? 'undefined';
+    let t = texts.get(v);
+    if (t === undefined) {
+      t = JSON.stringify(v);
+      texts.set(v, t);
+    }
+    return t;
+  };
+  let inTable = false;
+  const full: Diff = (input, output, ptr) => (Array.isArray(input) && Array.isArray(output) ? arrays(input, output, ptr) : diffAny(input, output, ptr, full));
+  // An item of a table's row and column: equal JSON is no change, without walking it.
+  const item: Diff = (input, output, ptr) => (text(input) === text(output) ? [] : full(input, output, ptr));
+  const arrays = (input: unknown[], output: unknown[], ptr: Pointer): PatchOperation[] => {
+    const before = input.map(text);
+    const after = output.map(text);
+    if (before.length === after.length && before.every((t, i) => t === after[i])) return [];
+    const cells = input.length * output.length;
+    // Inside a table's item no second table runs: its cells would multiply the outer table's.
+    if (!inTable && cells <= MAX_ARRAY_CELLS && cells * widest(before, after) <= MAX_EDIT_BYTES) {
+      work.editDistance += 1;
+      inTable = true;
+      try {
+        return diffArrays(input, output, ptr, item);
+      } finally {
+        inTable = false;
+      }
+    }
+    work.indexByIndex += 1;
+    if (input.length !== output.length) return [{ op: 'replace', path: ptr.toString(), value: output }];
+    return input.flatMap((x, i) => (before[i] === after[i] ? [] : full(x, output[i], ptr.add(String(i)))));
+  };
+  return full;
 }
 
 /** What a mutating handler's object changes, as an RFC 6902 patch, or the fixed field it changes. */
@@ -38,9 +88,9 @@ export type PatchResult = { readonly ops: readonly PatchOperation[] } | { readon
  * change of a field admission may not touch (compared by value, so a
  * replaced `metadata` that keeps the name is fine).
  */
-export function admissionPatch(original: KubeObject, wanted: unknown): PatchResult {
+export function admissionPatch(original: KubeObject, wanted: unknown, work: DiffWork = { editDistance: 0, indexByIndex: 0 }): PatchResult {
   for (const path of FIXED) {
     if (JSON.stringify(at(original, path)) !== JSON.stringify(at(wanted, path))) return { forbidden: `/${path.join('/')}` };
   }
-  return { ops: createPatch(original, wanted, boundedDiff) };
+  return { ops: differ(work)(original, wanted, new Pointer()) };
 }

@@ -24,7 +24,13 @@ export function readRequest(body: unknown): AdmissionRequest | string {
   if (!isRecord(r)) return 'the review has no request';
   if (typeof r.uid !== 'string' || r.uid === '' || r.uid.length > MAX_UID_LENGTH) return 'request.uid must be a non-empty string';
   if (typeof r.operation !== 'string' || !OPERATIONS.includes(r.operation)) return 'request.operation must be CREATE, UPDATE, DELETE or CONNECT';
-  if (!isRecord(r.kind) || typeof r.kind.kind !== 'string' || typeof r.kind.version !== 'string') return 'request.kind must be a group, version and kind';
+  if (!isRecord(r.kind) || typeof r.kind.kind !== 'string' || typeof r.kind.version !== 'string' || (r.kind.group !== undefined && typeof r.kind.group !== 'string')) {
+    return 'request.kind must be a group, version and kind (strings)';
+  }
+  const resource = r.resource;
+  if (!isRecord(resource) || !['group', 'version', 'resource'].every((f) => resource[f] === undefined || typeof resource[f] === 'string')) {
+    return 'request.resource must be a group, version and resource (strings)';
+  }
   for (const field of ['object', 'oldObject'] as const) {
     if (r[field] !== undefined && r[field] !== null && !isRecord(r[field])) return `request.${field} must be an object or null`;
   }
@@ -34,9 +40,24 @@ export function readRequest(body: unknown): AdmissionRequest | string {
   for (const field of ['name', 'namespace', 'subResource'] as const) {
     if (r[field] !== undefined && typeof r[field] !== 'string') return `request.${field} must be a string`;
   }
-  if (r.userInfo !== undefined && !isRecord(r.userInfo)) return 'request.userInfo must be an object';
+  const userProblem = userInfoProblem(r.userInfo);
+  if (userProblem !== undefined) return userProblem;
   if (r.dryRun !== undefined && r.dryRun !== null && typeof r.dryRun !== 'boolean') return 'request.dryRun must be a boolean';
   return r as unknown as AdmissionRequest;
+}
+
+const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** What is wrong with request.userInfo, which handlers decide on (`groups?.includes('admins')` must not match a string). */
+function userInfoProblem(u: unknown): string | undefined {
+  if (u === undefined || u === null) return undefined;
+  if (!isRecord(u)) return 'request.userInfo must be an object';
+  for (const field of ['username', 'uid'] as const) {
+    if (u[field] !== undefined && typeof u[field] !== 'string') return `request.userInfo.${field} must be a string`;
+  }
+  if (u.groups !== undefined && u.groups !== null && !isStrings(u.groups)) return 'request.userInfo.groups must be an array of strings';
+  if (u.extra !== undefined && u.extra !== null && (!isRecord(u.extra) || !Object.values(u.extra).every(isStrings))) return 'request.userInfo.extra must map names to arrays of strings';
+  return undefined;
 }
 
 /** The 400 answer to a body that is not an AdmissionReview. */
@@ -94,6 +115,8 @@ export type HandlerOutcome<R> =
  * Runs a handler with a signal that aborts at the deadline or when the
  * client has gone, and settles at the first of: its result, the deadline,
  * the client leaving. What it throws synchronously counts as a rejection.
+ * The client's signal aborting with a `TimeoutError` (the server's own
+ * answer deadline) counts as the deadline, not as the client leaving.
  */
 export async function runHandler<R>(handler: (signal: AbortSignal) => R | PromiseLike<R>, deadlineMs: number, client: AbortSignal): Promise<HandlerOutcome<R>> {
   const controller = new AbortController();
@@ -106,7 +129,8 @@ export async function runHandler<R>(handler: (signal: AbortSignal) => R | Promis
     }, deadlineMs);
     onLeave = (): void => {
       controller.abort(client.reason);
-      resolve({ kind: 'left' });
+      // The server giving up on the answer (a TimeoutError) is an overrun to report; anything else is the client leaving.
+      resolve({ kind: (client.reason as { name?: unknown } | undefined)?.name === 'TimeoutError' ? 'timeout' : 'left' });
     };
     if (client.aborted) onLeave();
     else client.addEventListener('abort', onLeave, { once: true });
@@ -144,6 +168,25 @@ export function handlerFailure(webhook: string, request: AdmissionRequest, outco
   reportError(new AdmissionWebhookError(webhook, outcome.kind, `${message} (${describeRequest(request)}, request ${bounded(printable(request.uid), 64)}; ${verdict})`, outcome.kind === 'threw' ? outcome.error : undefined));
   if (ignored) return reviewAnswer(request.uid, { allowed: true, warnings: [bounded(`${message}; ${verdict}`, MAX_WARNING_LENGTH)] }, outcome.kind);
   return reviewAnswer(request.uid, failureResponse(500, what), outcome.kind);
+}
+
+/**
+ * The answer when one of rxkube's own steps around the handler failed (copying the request for it, computing the
+ * patch): denied with 500 and reported as `internal`, so it is not taken for the handler's fault.
+ */
+export function internalFailure(webhook: string, request: AdmissionRequest, step: string, error: unknown): WebhookAnswer {
+  const what = bounded(`rxkube failed ${step}: ${errorText(error)}`, MAX_MESSAGE_LENGTH);
+  reportError(new AdmissionWebhookError(webhook, 'internal', bounded(`admission webhook ${webhook}: ${what} (${describeRequestSafely(request)}; denied)`, MAX_MESSAGE_LENGTH * 2), error));
+  return reviewAnswer(request.uid, failureResponse(500, what), 'internal');
+}
+
+/** describeRequest, or a placeholder when even that fails (a request built by hand with odd fields). */
+function describeRequestSafely(request: AdmissionRequest): string {
+  try {
+    return describeRequest(request);
+  } catch {
+    return 'a request that cannot be described';
+  }
 }
 
 function errorText(error: unknown): string {

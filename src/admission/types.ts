@@ -91,7 +91,7 @@ export interface AdmissionReview<T extends KubeObject = KubeObject> {
  * the handler threw or rejected, overran its deadline, asked for a patch
  * admission may not apply, or the body was not a review.
  */
-export type WebhookFailure = 'threw' | 'timeout' | 'forbiddenPatch' | 'badRequest';
+export type WebhookFailure = 'threw' | 'timeout' | 'forbiddenPatch' | 'badRequest' | 'internal';
 
 /** What the webhook server writes back: an HTTP status and a JSON body. */
 export interface WebhookAnswer {

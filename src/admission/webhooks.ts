@@ -2,9 +2,9 @@ import type { ObjectOf } from '../sources/resources.js';
 import type { KubeObject } from '../store/types.js';
 import { describeValue } from '../options/validate.js';
 import { contextOf, type MutatingHandler, type OperationsOf, type ValidatingHandler } from './context.js';
-import { parseWebhookOptions, type ParsedWebhookOptions, type WebhookOptions } from './options.js';
+import { parseWebhookOptions, type MutatingWebhookOptions, type ParsedWebhookOptions, type WebhookOptions } from './options.js';
 import { admissionPatch, asJson } from './patch.js';
-import { badRequest, handlerDeadlineMs, handlerFailure, kindProblem, readRequest, refuse, reviewAnswer, failureResponse, runHandler } from './review.js';
+import { badRequest, handlerDeadlineMs, handlerFailure, internalFailure, kindProblem, readRequest, refuse, reviewAnswer, failureResponse, runHandler } from './review.js';
 import { webhookTarget, type AdmissionResource, type WebhookTarget } from './target.js';
 import type { AdmissionRequest, AdmissionResponse, Operation, Webhook, WebhookAnswer } from './types.js';
 import { isVerdict, type AdmissionVerdict } from './verdict.js';
@@ -61,8 +61,8 @@ function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: Webhoo
       if (problem !== undefined) return reviewAnswer(request.uid, failureResponse(400, problem), 'badRequest');
       return await decide(request, signal);
     } catch (err) {
-      // Nothing here should throw; if it does, the server still gets an answer and the error is reported.
-      return handlerFailure(options.name, request, { kind: 'threw', error: err }, options.failurePolicy);
+      // The handler's own errors are caught by runHandler: what gets here is rxkube's, and is reported as such.
+      return internalFailure(options.name, request, 'answering the request', err);
     }
   };
   const review = async (body: unknown, signal: AbortSignal): Promise<WebhookAnswer> => {
@@ -175,16 +175,25 @@ export function validating<R extends AdmissionResource, const Op extends Operati
 export function mutating<R extends AdmissionResource, const Op extends Operation | '*' = 'CREATE' | 'UPDATE'>(
   resource: R,
   handler: MutatingHandler<ObjectOf<R>, OperationsOf<Op>>,
-  opts?: WebhookOptions<Op>,
+  opts?: MutatingWebhookOptions<Op>,
 ): MutatingWebhook<ObjectOf<R>> {
   const target = webhookTarget('admission.mutating', resource);
   checkHandler('admission.mutating', handler);
   const options = parseWebhookOptions('admission.mutating', 'mutating', target, opts);
   const call = handler as unknown as (ctx: unknown) => unknown;
   return makeWebhook<MutatingWebhook<ObjectOf<R>>>('mutating', target, options, async (request, signal) => {
-    // The handler may change what it is given; the patch is computed against the object as sent.
-    const given = request.object === null || request.object === undefined ? undefined : structuredClone(request.object);
-    const outcome = await runHandler((s) => call(contextOf(request, s, given)), handlerDeadlineMs(options.timeoutSeconds), signal);
+    // The handler may change what it is given in place, through object, oldObject or request: it gets copies, so the
+    // patch base (the object as sent, or on DELETE the oldObject) stays as sent.
+    let given: KubeObject | undefined;
+    let givenOld: KubeObject | null | undefined;
+    try {
+      given = request.object === null || request.object === undefined ? undefined : structuredClone(request.object);
+      givenOld = given === undefined && request.oldObject !== null && request.oldObject !== undefined ? structuredClone(request.oldObject) : request.oldObject;
+    } catch (err) {
+      return internalFailure(options.name, request, 'copying the object for the handler', err);
+    }
+    const seen: AdmissionRequest = { ...request, object: given ?? request.object, oldObject: givenOld };
+    const outcome = await runHandler((s) => call(contextOf(seen, s, given)), handlerDeadlineMs(options.timeoutSeconds), signal);
     if (outcome.kind !== 'done') return handlerFailure(options.name, request, outcome, options.failurePolicy);
     if (isVerdict(outcome.value)) return reviewAnswer(request.uid, verdictResponse(outcome.value));
     return patchAnswer(options.name, request, outcome.value);
@@ -204,7 +213,12 @@ function patchAnswer(webhook: string, request: AdmissionRequest, returned: unkno
   const hasObject = request.object !== null && request.object !== undefined && request.operation !== 'CONNECT';
   const original = hasObject ? request.object : request.oldObject;
   if (original === null || original === undefined) return refuse(webhook, request, 'forbiddenPatch', `there is no object to change on ${request.operation}; return a verdict`);
-  const diff = admissionPatch(original, wanted);
+  let diff: ReturnType<typeof admissionPatch>;
+  try {
+    diff = admissionPatch(original, wanted);
+  } catch (err) {
+    return internalFailure(webhook, request, 'computing the patch', err);
+  }
   if ('forbidden' in diff) return refuse(webhook, request, 'forbiddenPatch', `the handler changed ${diff.forbidden}, which admission may not change`);
   if (diff.ops.length === 0) return reviewAnswer(request.uid, { allowed: true });
   if (!hasObject) return refuse(webhook, request, 'forbiddenPatch', `the handler changed the object on ${request.operation}, where there is nothing to patch; return a verdict`);

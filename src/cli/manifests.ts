@@ -77,7 +77,15 @@ export async function manifestsOf(module: string, flags: ManifestsFlags): Promis
   try {
     objects = webhookManifests({ name, webhooks, clientConfig, customResources: definitions, ...(caBundle === undefined ? {} : { caBundle }) });
   } catch (err) {
-    if (err instanceof TypeError) throw new UsageError(`${shown}: ${err.message.replace(/option "clientConfig[^"]*"/, '--service/--url').replace('option "caBundle"', '--ca-bundle-file').replace('option "name"', '--name')}`);
+    if (err instanceof TypeError) {
+      const message = err.message
+        .replace(/option "clientConfig[^"]*"/, '--service/--url')
+        .replace('option "caBundle"', '--ca-bundle-file')
+        .replace('option "name"', '--name')
+        // A converting definition without its conversion webhook: the module must export one.
+        .replace(/in option "webhooks" converts it; add (admission\.conversion\([^)]*\)) to webhooks/, 'among its exports converts it; export $1 beside it');
+      throw new UsageError(`${shown}: ${message}`);
+    }
     throw err;
   }
   return (objects as Record<string, unknown>[]).map((o) => (o['kind'] === 'CustomResourceDefinition' ? orderCrd(o) : o));

@@ -1,6 +1,7 @@
 import { checkOptionNames, describeValue } from '../options/validate.js';
 import type { CustomResourceConversion, CustomResourceDefinition } from './crdObject.js';
 import { deepFreeze } from '../store/deepFreeze.js';
+import { pathProblem } from './webhookPath.js';
 
 // crd(options): the CRD's spec.conversion for a definition with converters (WH-42, WH-43), checked as
 // apiextensions validation checks a WebhookClientConfig.
@@ -45,7 +46,6 @@ export interface CrdOptions {
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const PATH = /^\/[\x21-\x7e]*$/;
 const PEM = /^\s*-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----\s*$/;
 /** The webhook path controller-runtime serves conversion at, and rxkube's conversion webhook too. */
 export const DEFAULT_CONVERSION_PATH = '/convert';
@@ -96,10 +96,9 @@ function serviceOf(at: string, value: unknown): { namespace: string; name: strin
   const port = s['port'] ?? 443;
   if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535) throw new TypeError(`${at}.port must be an integer 1…65535, got ${describeValue(port)}`);
   const path = s['path'] ?? DEFAULT_CONVERSION_PATH;
-  if (typeof path !== 'string' || path.length > 1024 || !PATH.test(path) || /[?#]/.test(path)) {
-    throw new TypeError(`${at}.path must be a path starting with '/', without query or fragment, got ${describeValue(path)}`);
-  }
-  return { namespace, name, path, port: port as number };
+  const problem = typeof path === 'string' ? pathProblem(path) : 'must be a string';
+  if (problem !== undefined) throw new TypeError(`${at}.path ${problem} (kube-apiserver checks each segment), got ${describeValue(path)}`);
+  return { namespace, name, path: path as string, port: port as number };
 }
 
 function urlOf(at: string, value: unknown): string {

@@ -39,7 +39,10 @@ export interface ManagerServerLimits {
   readonly idleTimeoutMs?: number;
   /** Bytes of request line and headers; more is answered 431 and closed (Node's own default). @default 16_384 */
   readonly maxHeaderBytes?: number;
-  /** How long a route may take to answer before the client gets a 503 instead; Prometheus gives up on a scrape after 10 s by default. @default 10_000 */
+  /**
+   * How long a route may take to answer before the client gets a 503 instead; Prometheus gives up on a scrape after 10 s
+   * by default. An admission webhook whose `timeoutSeconds` is longer is waited for that long instead. @default 10_000
+   */
   readonly answerTimeoutMs?: number;
   /**
    * Bytes of a request body the webhook server reads (the probe and metrics servers read none). A longer body is

@@ -70,7 +70,7 @@ async function serveWebhook(req: IncomingMessage, res: ServerResponse, routes: R
       status = body.status;
       return sendPlain(req, res, body, true);
     }
-    const answer = await review(webhook, parse(body), res, limits.answerTimeoutMs);
+    const answer = await review(webhook, parse(body), res, answerTimeoutMs(webhook, limits.answerTimeoutMs));
     failure = answer.failure === undefined ? undefined : String(answer.failure).slice(0, 64);
     status = sendJson(res, answer);
   } finally {
@@ -126,7 +126,16 @@ function parse(text: string): unknown {
   }
 }
 
-/** The webhook's answer; its signal aborts when the client leaves or after `ms` (then a 503). */
+/**
+ * How long the server waits for a webhook's answer (WH-64): `answerTimeoutMs`, or longer for an admission webhook
+ * whose `timeoutSeconds` is longer, so its handler deadline (a little under that) is reached and answered first.
+ */
+function answerTimeoutMs(webhook: Webhook, limit: number): number {
+  const seconds = (webhook as { options?: { timeoutSeconds?: unknown } }).options?.timeoutSeconds;
+  return typeof seconds === 'number' && Number.isFinite(seconds) ? Math.max(limit, Math.ceil(seconds * 1000)) : limit;
+}
+
+/** The webhook's answer; its signal aborts when the client leaves, or after `ms` with a TimeoutError (then a 503). */
 function review(webhook: Webhook, body: unknown, res: ServerResponse, ms: number): Promise<WebhookAnswer> {
   const abort = new AbortController();
   const gone = (): void => abort.abort(new Error('the client left'));
@@ -134,7 +143,7 @@ function review(webhook: Webhook, body: unknown, res: ServerResponse, ms: number
   let timer: NodeJS.Timeout | undefined;
   return new Promise<WebhookAnswer>((resolve) => {
     timer = setTimeout(() => {
-      abort.abort(new Error(`no answer within ${ms} ms`));
+      abort.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError'));
       resolve({ status: 503, body: { message: `no answer within ${ms} ms` }, failure: 'timeout' });
     }, ms);
     new Promise<WebhookAnswer>((answered) => answered(webhook.review(body, abort.signal)))
