@@ -7,10 +7,13 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { of } from 'rxjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Webhook } from '../../src/admission/types.js';
 import type { TlsPair } from '../../src/manager/certificates/tlsPair.js';
-import type { ManagerServerLimits } from '../../src/manager/serverLimits.js';
+import { resolveServerLimits, type ManagerServerLimits } from '../../src/manager/serverLimits.js';
+import { WebhookRecorder } from '../../src/manager/webhookMetrics.js';
+import { listenWebhooks, type WebhookServer } from '../../src/manager/webhookServer.js';
 import { manager } from '../../src/manager/manager.js';
 import { trapUnhandled } from '../helpers/unhandled.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -19,8 +22,9 @@ import { selfSignedPair } from './tlsFiles.js';
 
 const escaped = trapUnhandled();
 let pair: TlsPair;
-let dir: string;
+let dir: string | undefined;
 let running: Running | undefined;
+let server: WebhookServer | undefined;
 const open: TLSSocket[] = [];
 
 beforeAll(() => {
@@ -31,7 +35,9 @@ afterEach(async () => {
   for (const s of open.splice(0)) s.destroy();
   await running?.stop();
   running = undefined;
-  rmSync(dir, { recursive: true, force: true });
+  await server?.close();
+  server = undefined;
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   expect(escaped).toEqual([]);
 });
 
@@ -111,5 +117,21 @@ describe('the bodies the webhook server holds', () => {
     );
     expect(() => manager({ controllers: [], webhooks: [echo], serverLimits: { maxBodyBytes: 64 * 1024 * 1024 } })).not.toThrow();
     expect(() => manager({ controllers: [], webhooks: [echo], serverLimits: { maxBufferedBodyBytes: 0 } })).toThrow(/"serverLimits.maxBufferedBodyBytes" must be an integer >= 1, got 0/);
+  });
+});
+
+describe('the connection cap while bodies arrive', () => {
+  it('pushes out the oldest connection still sending its body, so a request past the cap is answered', async () => {
+    const recorder = new WebhookRecorder([echo.path]);
+    server = await listenWebhooks({ host: '127.0.0.1', port: 0 }, [echo], of(pair), resolveServerLimits({ maxConnections: 3 }), recorder);
+    const port = server.port;
+    const trickling = [];
+    for (let i = 0; i < 3; i++) trickling.push(await partial(port, 100_000, '{'));
+    // Each is a request the server is reading the body of.
+    await waitFor(() => recorder.snapshot().webhooks[0]?.inFlight === 3, 'the three uploads to be under way');
+    expect((await post(port, '{}')).status).toBe(200);
+    // The oldest upload made room; its client sees the connection end without an answer.
+    expect(await trickling[0]?.status).toBe('');
+    expect(trickling.slice(1).map((t) => t.socket.destroyed)).toEqual([false, false]);
   });
 });

@@ -46,7 +46,7 @@ export function listen(what: string, at: BindAddress, routes: Readonly<Record<st
   const cap = new ConnectionCap(limits.maxConnections);
   const answer = answerRoutes(what, routes, limits);
   const server = createServer(serverOptions(limits), (req, res) => {
-    cap.answering(req.socket, res);
+    cap.answering(req, res);
     answer(req, res);
   });
   guard(server, cap, limits);

@@ -59,7 +59,7 @@ export function listenTls(
         }
         const cap = new ConnectionCap(limits.maxConnections);
         guard(server, cap, limits);
-        server.on('request', (req: IncomingMessage, res: ServerResponse) => cap.answering(req.socket, res));
+        server.on('request', (req: IncomingMessage, res: ServerResponse) => cap.answering(req, res));
         // A handshake that fails (not TLS, an old version, a client that gives up) ends that connection only.
         server.on('tlsClientError', (_err: Error, socket: TLSSocket) => socket.destroy());
         bind(server, what, at, 'https').then(
