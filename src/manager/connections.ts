@@ -72,6 +72,14 @@ export class ConnectionCap {
     res.once('close', () => req.off('end', count));
   }
 
+  /**
+   * Ends every open connection, answering or not: those still in their TLS handshake and raw TCP connections that
+   * never sent a byte too, which the HTTP server's own `closeAllConnections` does not know of (WH-86).
+   */
+  destroyAll(): void {
+    for (const socket of [...this.#open.keys()]) socket.destroy();
+  }
+
   #oldestIdle(): Socket | undefined {
     for (const [socket, busy] of this.#open) if (busy === 0) return socket;
     return undefined;

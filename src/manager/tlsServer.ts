@@ -62,7 +62,7 @@ export function listenTls(
         server.on('request', (req: IncomingMessage, res: ServerResponse) => cap.answering(req, res));
         // A handshake that fails (not TLS, an old version, a client that gives up) ends that connection only.
         server.on('tlsClientError', (_err: Error, socket: TLSSocket) => socket.destroy());
-        bind(server, what, at, 'https').then(
+        bind(server, what, at, 'https', cap).then(
           (listening) => {
             settled = true;
             resolve({
