@@ -4,12 +4,14 @@
  */
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { request } from 'node:https';
-import { of } from 'rxjs';
+import { createServer } from 'node:net';
+import { of, Subject } from 'rxjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Webhook } from '../../src/admission/types.js';
 import type { TlsPair } from '../../src/manager/certificates/tlsPair.js';
 import { resolveServerLimits } from '../../src/manager/serverLimits.js';
 import { listenWebhooks } from '../../src/manager/webhookServer.js';
+import { listenTls } from '../../src/manager/tlsServer.js';
 import { trapUnhandled } from '../helpers/unhandled.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { selfSignedPair } from './tlsFiles.js';
@@ -68,5 +70,40 @@ describe('closing a TLS server', () => {
     void server.close().then(() => (closed = true));
     await waitFor(() => closed, 'close() to resolve');
     await waitFor(() => silent.ended() && handshaking.ended(), 'both connections to be ended by the server');
+  });
+});
+
+/** A port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether something accepts a TCP connection on `port`. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = tcpConnect(port, '127.0.0.1', () => {
+      c.destroy();
+      resolve(true);
+    });
+    c.on('error', () => resolve(false));
+  });
+}
+
+describe('a TLS server that cannot start', () => {
+  it('lets go of its port when its certificates fail while it binds', async () => {
+    const port = await freePort();
+    const pairs = new Subject<TlsPair>();
+    const started = listenTls('webhook', { host: '127.0.0.1', port }, pairs, resolveServerLimits(undefined), (_req, res) => res.end());
+    pairs.next(pair);
+    pairs.error(new Error('the Secret informer failed for good'));
+    await expect(started).rejects.toThrow(/the Secret informer failed for good/);
+    await waitFor(async () => !(await accepts(port)), 'the port to be let go');
   });
 });

@@ -64,6 +64,11 @@ export function listenTls(
         server.on('tlsClientError', (_err: Error, socket: TLSSocket) => socket.destroy());
         bind(server, what, at, 'https', cap).then(
           (listening) => {
+            // The pairs failed while it was binding: the promise has rejected, so nobody else would ever close it (WH-87).
+            if (settled) {
+              void listening.close();
+              return;
+            }
             settled = true;
             resolve({
               ...listening,
