@@ -219,7 +219,8 @@ class ManagerRun {
             const verdict = await gate.check(req.headers.authorization, target.path, left.signal).finally(() => req.socket.off('close', leave));
             if (left.signal.aborted) return { status: 499, contentType: TEXT, body: '' };
             if (!verdict.allowed) {
-              if (verdict.status === 500) reportError(new Error(`manager: secure metrics: ${verdict.message}`));
+              // WH-88: the caller is anyone; what went wrong (the manager's identity, the API server's address) is reported only.
+              if (verdict.status === 500) reportError(new Error(`manager: secure metrics: ${verdict.detail}`));
               return { status: verdict.status, contentType: TEXT, body: `${verdict.message}\n`, ...(verdict.status === 401 && { headers: { 'www-authenticate': 'Bearer' } }) };
             }
             return scrape();

@@ -13,7 +13,11 @@ interface ReviewedUser {
 }
 
 /** What the gate decided for one request: let it through, or the status and text to answer. */
-export type MetricsVerdict = { readonly allowed: true } | { readonly allowed: false; readonly status: 401 | 403 | 500; readonly message: string };
+export type MetricsVerdict =
+  | { readonly allowed: true }
+  | { readonly allowed: false; readonly status: 401 | 403; readonly message: string }
+  /** A review that could not be made: `message` is all the caller is told; `detail` (which review, the API server's words) is for the reporter (WH-88). */
+  | { readonly allowed: false; readonly status: 500; readonly message: 'Authentication failed' | 'Authorization failed'; readonly detail: string };
 
 /** How long a refusal is remembered at most (controller-runtime: 30 s for a denied SubjectAccessReview), so a new RoleBinding takes effect soon. */
 const REFUSAL_TTL_MS = 30_000;
@@ -63,7 +67,7 @@ class ExpiringCache<V> {
  * a SubjectAccessReview for `get` on the non-resource URL of the request's
  * path. Both answers are kept for `ttlMs` (a refusal at most 30 s), at most
  * `maxEntries` of each; a token is kept only as its SHA-256. An error reaching
- * the API server is a 500 and is not kept (WH-82).
+ * the API server is a 500 with a fixed text, its details for the reporter only, and is not kept (WH-82, WH-88).
  */
 export class MetricsGate {
   // Where the reviews are posted, plain http allowed for a local API server.
@@ -99,14 +103,19 @@ export class MetricsGate {
     try {
       user = await this.#authenticate(token, signal);
     } catch (err) {
-      return { allowed: false, status: 500, message: `Authentication failed: the TokenReview could not be made: ${describe(err)}` };
+      return { allowed: false, status: 500, message: 'Authentication failed', detail: `Authentication failed: the TokenReview could not be made: ${describe(err)}` };
     }
     if (user === null) return { allowed: false, status: 401, message: 'Unauthorized' };
     let allowed: boolean;
     try {
       allowed = await this.#authorize(user, path, signal);
     } catch (err) {
-      return { allowed: false, status: 500, message: `Authorization for user ${printable(user.username)} failed: the SubjectAccessReview could not be made: ${describe(err)}` };
+      return {
+        allowed: false,
+        status: 500,
+        message: 'Authorization failed',
+        detail: `Authorization for user ${printable(user.username)} failed: the SubjectAccessReview could not be made: ${describe(err)}`,
+      };
     }
     return allowed ? { allowed: true } : { allowed: false, status: 403, message: `Authorization denied for user ${printable(user.username)}` };
   }
