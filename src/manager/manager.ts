@@ -147,6 +147,8 @@ class ManagerRun {
   #leadingNow = false;
   // The pairs the webhook server serves when webhookCertificates provisions them: one shared run of the provisioner (WH-100).
   readonly #pairs$: Observable<TlsPair> | undefined;
+  // The webhook server listens: /readyz waits for it (WH-89).
+  #webhooksListening = false;
   // What makes the run end in error; the first one wins.
   #failure: Error | undefined;
   // Nobody hears an error any more: a failure after an unsubscribe goes to the reporter instead.
@@ -248,6 +250,7 @@ class ManagerRun {
 
   #listening(server: 'probes' | 'metrics' | 'webhooks', s: Listening): void {
     this.#servers.push(s);
+    if (server === 'webhooks') this.#webhooksListening = true;
     this.#emit({ type: 'serving', server, address: s.address, port: s.port, url: s.url });
   }
 
@@ -263,6 +266,7 @@ class ManagerRun {
       now: () => this.#c.scheduler.now(),
       controllersRun: () => this.#controllersRunning,
       stopping: () => this.#phase !== 'running',
+      ...(this.#c.webhooksAt !== undefined && { webhookServerListening: () => this.#webhooksListening }),
     };
   }
 
