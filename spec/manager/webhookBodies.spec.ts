@@ -111,6 +111,17 @@ describe('the bodies the webhook server holds', () => {
     expect((await post(port, small)).status).toBe(200);
   });
 
+  it('answers 408 and ends the connection when the body is not all there within headersTimeoutMs (WH-90)', async () => {
+    // The request and idle timeouts far past the wait: only the body's own bound can answer.
+    const port = await serve({ headersTimeoutMs: 200, requestTimeoutMs: 600_000, idleTimeoutMs: 600_000 });
+    const slow = await partial(port, 100, '{');
+    let line: string | undefined;
+    void slow.status.then((l) => (line = l));
+    expect(await waitFor(() => line, 'an answer to the unfinished body')).toBe('HTTP/1.1 408 Request Timeout');
+    await waitFor(() => slow.socket.destroyed || slow.socket.readableEnded, 'the connection to end');
+    expect((await post(port, '{}')).status).toBe(200);
+  });
+
   it('checks maxBufferedBodyBytes against maxBodyBytes, and raises its default to fit one body', () => {
     expect(() => manager({ controllers: [], webhooks: [echo], serverLimits: { maxBodyBytes: 1_000, maxBufferedBodyBytes: 999 } })).toThrow(
       /option "serverLimits.maxBufferedBodyBytes" \(999\) must not be less than "serverLimits.maxBodyBytes" \(1000\)/,

@@ -29,7 +29,11 @@ export interface ManagerServerLimits {
    * @default 64
    */
   readonly maxConnections?: number;
-  /** Time to receive a request's headers (slow senders are answered 408 and closed). Go's controller-runtime allows 32 s; a probe sends its headers at once. @default 10_000 */
+  /**
+   * Time to receive a request's headers (slow senders are answered 408 and closed), and on the webhook server the
+   * body as well, counted from its headers. Go's controller-runtime allows 32 s; a probe sends its headers at once,
+   * the API server its body. @default 10_000
+   */
   readonly headersTimeoutMs?: number;
   /** Time to receive a whole request, body included. At least `headersTimeoutMs`. @default 30_000 */
   readonly requestTimeoutMs?: number;

@@ -76,7 +76,7 @@ async function serveWebhook(
       status = refused.status;
       return sendPlain(req, res, refused, true);
     }
-    const body = await readBody(req, limits.maxBodyBytes, hold);
+    const body = await readBody(req, limits.maxBodyBytes, hold, limits.headersTimeoutMs);
     if (typeof body !== 'string') {
       status = body.status;
       return sendPlain(req, res, body, true);
@@ -102,12 +102,17 @@ function lengthRefusal(value: string | undefined, max: number): Plain | undefine
   return { status: 413, message: `request entity is too large; limit is ${max} bytes` };
 }
 
-/** The body as text, or a refusal once it passes `max` bytes or the server's budget (reading stops there), or the client left. */
-function readBody(req: IncomingMessage, max: number, hold: BodyHold): Promise<string | Plain> {
+/**
+ * The body as text, or a refusal once it passes `max` bytes or the server's budget, or is not all there `withinMs`
+ * after its headers (reading stops there), or the client left.
+ */
+function readBody(req: IncomingMessage, max: number, hold: BodyHold, withinMs: number): Promise<string | Plain> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let late: NodeJS.Timeout | undefined;
     const done = (v: string | Plain): void => {
+      clearTimeout(late);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('close', onClose);
@@ -132,6 +137,11 @@ function readBody(req: IncomingMessage, max: number, hold: BodyHold): Promise<st
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('close', onClose);
+    // WH-90: an upload that trickles holds its share of the budget no longer than a slow header would hold a connection.
+    late = setTimeout(() => {
+      req.pause();
+      done({ status: 408, message: `the request body did not arrive within ${withinMs} ms` });
+    }, withinMs);
   });
 }
 
@@ -185,7 +195,7 @@ function sendPlain(req: IncomingMessage, res: ServerResponse, p: Plain, close: b
   // A body left unread cannot be drained for a next request: the connection ends with the answer.
   const unread = !req.complete;
   write(res, p.status, JSON.stringify({ message: p.message }), close && unread);
-  if (p.status === 413 || p.status === 503) res.once('finish', () => req.socket.destroy());
+  if (p.status === 408 || p.status === 413 || p.status === 503) res.once('finish', () => req.socket.destroy());
 }
 
 function write(res: ServerResponse, status: number, text: string, close: boolean): void {
