@@ -175,6 +175,59 @@ describe('secure metrics against an API server that answers what none would', ()
     });
     expect((await scrape(port, 'third-token')).status).toBe(401);
   });
+  it('tries a review once more after a 5xx, within reviewTimeoutMs, and not after a refusal (WH-91)', async () => {
+    let failures = 1;
+    const paths: string[] = [];
+    hostile = await startHostileServer((req, res) => {
+      paths.push(req.url ?? '');
+      res.setHeader('content-type', 'application/json');
+      if (failures > 0) {
+        failures--;
+        res.statusCode = 503;
+        res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 503, message: 'etcd leader changed' }));
+      } else if (req.url?.includes('tokenreviews')) res.end(JSON.stringify({ status: { authenticated: true, user: { username: 'prometheus' } } }));
+      else res.end(JSON.stringify({ status: { allowed: true } }));
+    });
+    const port = await serveAgainst(hostile);
+    expect((await scrape(port, 'flaky-token')).status).toBe(200);
+    expect(paths.map((p) => p.split('/').pop())).toEqual(['tokenreviews', 'tokenreviews', 'subjectaccessreviews']);
+    // A 403 from the API server (no auth delegation) will not change on a second try.
+    paths.length = 0;
+    hostile.handle((req, res) => {
+      paths.push(req.url ?? '');
+      res.statusCode = 403;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'forbidden' }));
+    });
+    expect((await scrape(port, 'other-token')).status).toBe(500);
+    expect(paths).toHaveLength(1);
+  });
+
+  it('tells the caller only that a review failed, and reports which one and why (WH-88)', async () => {
+    const forbidden = 'tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:ops:manager" cannot create resource "tokenreviews"';
+    hostile = await startHostileServer((_req, res) => {
+      res.statusCode = 403;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: forbidden }));
+    });
+    const h = hostile;
+    const port = await serveAgainst(h);
+    const authn = await scrape(port, 'any-token');
+    expect(authn).toMatchObject({ status: 500, body: 'Authentication failed\n' });
+    await waitFor(() => reported.find((e) => e.message.includes('system:serviceaccount:ops:manager')), 'the TokenReview failure to be reported');
+    expect(reported.find((e) => e.message.includes('system:serviceaccount:ops:manager'))?.message).toMatch(/secure metrics: Authentication failed: the TokenReview could not be made/);
+    h.handle((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url?.includes('tokenreviews')) res.end(JSON.stringify({ status: { authenticated: true, user: { username: 'prometheus' } } }));
+      else {
+        res.statusCode = 503;
+        res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 503, message: 'etcd leader changed' }));
+      }
+    });
+    const authz = await scrape(port, 'other-token');
+    expect(authz).toMatchObject({ status: 500, body: 'Authorization failed\n' });
+    await waitFor(() => reported.find((e) => /Authorization for user prometheus failed/.test(e.message)), 'the SubjectAccessReview failure to be reported');
+  });
 });
 
 describe('secure metrics', () => {
@@ -216,7 +269,7 @@ describe('secure metrics', () => {
     server = undefined;
     const down = await scrape(port, 'nobody-token');
     expect(down.status).toBe(500);
-    expect(down.body).toMatch(/^Authentication failed: the TokenReview could not be made/);
+    expect(down.body).toBe('Authentication failed\n');
     await waitFor(() => reported.find((e) => /secure metrics: Authentication failed/.test(e.message)), 'the failure to be reported');
     expect((await scrape(port, 'prometheus-token')).status).toBe(200);
   });

@@ -76,6 +76,9 @@ describe('manager types', () => {
   it('serves webhooks, alone or beside controllers, and names the server in its events', () => {
     const typed = (webhook: Webhook): void => {
       manager({ controllers: [], webhooks: [webhook], webhookBindAddress: ':9443', webhookCertDir: '/certs', serverLimits: { maxBodyBytes: 1 << 20 } });
+      manager({ controllers: [], webhooks: [webhook], serverLimits: { maxBodyBytes: 1 << 20, maxBufferedBodyBytes: 1 << 25 } });
+      // @ts-expect-error the budget is a byte count, not a size written as text
+      manager({ controllers: [], webhooks: [webhook], serverLimits: { maxBufferedBodyBytes: '32Mi' } });
       manager({ controllers: [], webhooks: [webhook] }).subscribe((e) => {
         if (e.type === 'serving') expectTypeOf(e.server).toEqualTypeOf<'metrics' | 'probes' | 'webhooks'>();
       });

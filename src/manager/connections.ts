@@ -1,9 +1,9 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
  * At most `max` open connections on one server. A connection beyond the cap pushes out the oldest one
- * that has no answer in flight (an idle keep-alive, a client still sending or never sending its headers),
+ * that has no answer in flight (an idle keep-alive, a client still sending or never sending its headers or its body),
  * so a probe that comes in after hundreds of idle connections is still answered; only when every open
  * connection is being answered is the new one refused. Without a cap, idle connections use up the
  * process's file descriptors and the kubelet's probe is accepted and dropped by the kernel's backlog.
@@ -45,17 +45,39 @@ export class ConnectionCap {
     });
   }
 
-  /** Counts an answer in flight on `answeringOn` (the admitted socket, or a TLS socket over it) until `res` closes (sent or abandoned). */
-  answering(answeringOn: Socket, res: ServerResponse): void {
+  /**
+   * Counts an answer in flight on the connection of `req` (the admitted socket, or a TLS socket over it) until `res`
+   * closes (sent or abandoned). A request with a body counts only once its body was read (WH-85): a client still
+   * sending one holds no answer yet, and a slow upload would otherwise keep its connection from being pushed out.
+   */
+  answering(req: IncomingMessage, res: ServerResponse): void {
+    const answeringOn = req.socket;
     const peer = this.#open.has(answeringOn) ? undefined : peerOf(answeringOn);
     const socket = peer === undefined ? answeringOn : (this.#byPeer.get(peer) ?? answeringOn);
-    const busy = this.#open.get(socket);
-    if (busy === undefined) return;
-    this.#open.set(socket, busy + 1);
-    res.once('close', () => {
-      const now = this.#open.get(socket);
-      if (now !== undefined) this.#open.set(socket, Math.max(0, now - 1));
-    });
+    if (!this.#open.has(socket)) return;
+    const count = (): void => {
+      const busy = this.#open.get(socket);
+      if (busy === undefined) return;
+      this.#open.set(socket, busy + 1);
+      res.once('close', () => {
+        const now = this.#open.get(socket);
+        if (now !== undefined) this.#open.set(socket, Math.max(0, now - 1));
+      });
+    };
+    if (!hasBody(req) || req.complete) {
+      count();
+      return;
+    }
+    req.once('end', count);
+    res.once('close', () => req.off('end', count));
+  }
+
+  /**
+   * Ends every open connection, answering or not: those still in their TLS handshake and raw TCP connections that
+   * never sent a byte too, which the HTTP server's own `closeAllConnections` does not know of (WH-86).
+   */
+  destroyAll(): void {
+    for (const socket of [...this.#open.keys()]) socket.destroy();
   }
 
   #oldestIdle(): Socket | undefined {
@@ -63,6 +85,10 @@ export class ConnectionCap {
     return undefined;
   }
 }
+
+/** Whether the request announced a body (a length other than 0, or a transfer coding). */
+const hasBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
 const peerOf = (socket: Socket): string | undefined =>
   socket.remoteAddress === undefined || socket.remotePort === undefined ? undefined : `${socket.remoteAddress}|${socket.remotePort}`;

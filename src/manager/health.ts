@@ -32,6 +32,8 @@ export interface ProbeView {
   controllersRun(): boolean;
   /** A graceful stop began. */
   stopping(): boolean;
+  /** Whether the webhook server listens yet; absent when the manager serves no webhooks (WH-89). */
+  webhookServerListening?(): boolean;
 }
 
 /** True for a controller source that is an rxkube informer, whose status the probes can read. */
@@ -74,12 +76,18 @@ function informerState(i: ProbedInformer): string {
 
 /**
  * `/readyz`: every cache the controllers read has synced, and where the
- * controllers run, each is past its sync gate (MG-4). Failing while a stop
- * is under way takes the pod out of its Services.
+ * controllers run, each is past its sync gate (MG-4); the webhook server, when
+ * there is one, listens (WH-89). Failing while a stop is under way takes the
+ * pod out of its Services.
  */
 export function readiness(v: ProbeView): Check[] {
   const checks: Check[] = [];
   if (v.stopping()) checks.push({ name: 'manager', ok: false, detail: 'shutting down' });
+  if (v.webhookServerListening !== undefined) {
+    // WH-89: the Service must not route the API server's calls to a pod where nothing listens on the webhook port.
+    const ok = v.webhookServerListening();
+    checks.push({ name: 'webhook server', ok, detail: ok ? undefined : 'not listening yet (waiting for its first certificate)' });
+  }
   for (const i of v.informers) {
     const ok = i.hasSynced();
     checks.push({ name: `informer ${i.name}`, ok, detail: ok ? undefined : `not synced: ${informerState(i)}` });

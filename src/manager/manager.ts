@@ -147,6 +147,8 @@ class ManagerRun {
   #leadingNow = false;
   // The pairs the webhook server serves when webhookCertificates provisions them: one shared run of the provisioner (WH-100).
   readonly #pairs$: Observable<TlsPair> | undefined;
+  // The webhook server listens: /readyz waits for it (WH-89).
+  #webhooksListening = false;
   // What makes the run end in error; the first one wins.
   #failure: Error | undefined;
   // Nobody hears an error any more: a failure after an unsubscribe goes to the reporter instead.
@@ -219,7 +221,8 @@ class ManagerRun {
             const verdict = await gate.check(req.headers.authorization, target.path, left.signal).finally(() => req.socket.off('close', leave));
             if (left.signal.aborted) return { status: 499, contentType: TEXT, body: '' };
             if (!verdict.allowed) {
-              if (verdict.status === 500) reportError(new Error(`manager: secure metrics: ${verdict.message}`));
+              // WH-88: the caller is anyone; what went wrong (the manager's identity, the API server's address) is reported only.
+              if (verdict.status === 500) reportError(new Error(`manager: secure metrics: ${verdict.detail}`));
               return { status: verdict.status, contentType: TEXT, body: `${verdict.message}\n`, ...(verdict.status === 401 && { headers: { 'www-authenticate': 'Bearer' } }) };
             }
             return scrape();
@@ -247,6 +250,7 @@ class ManagerRun {
 
   #listening(server: 'probes' | 'metrics' | 'webhooks', s: Listening): void {
     this.#servers.push(s);
+    if (server === 'webhooks') this.#webhooksListening = true;
     this.#emit({ type: 'serving', server, address: s.address, port: s.port, url: s.url });
   }
 
@@ -262,6 +266,7 @@ class ManagerRun {
       now: () => this.#c.scheduler.now(),
       controllersRun: () => this.#controllersRunning,
       stopping: () => this.#phase !== 'running',
+      ...(this.#c.webhooksAt !== undefined && { webhookServerListening: () => this.#webhooksListening }),
     };
   }
 

@@ -3,6 +3,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { sendJson } from '../client/request.js';
 import { printable } from '../errors/printable.js';
 import { plainHttpAllowed } from '../sources/http.js';
+import { ConnectionError } from '../sources/errors/ConnectionError.js';
+import { KubeApiError } from '../sources/errors/KubeApiError.js';
 
 /** The user a TokenReview names. */
 interface ReviewedUser {
@@ -13,7 +15,11 @@ interface ReviewedUser {
 }
 
 /** What the gate decided for one request: let it through, or the status and text to answer. */
-export type MetricsVerdict = { readonly allowed: true } | { readonly allowed: false; readonly status: 401 | 403 | 500; readonly message: string };
+export type MetricsVerdict =
+  | { readonly allowed: true }
+  | { readonly allowed: false; readonly status: 401 | 403; readonly message: string }
+  /** A review that could not be made: `message` is all the caller is told; `detail` (which review, the API server's words) is for the reporter (WH-88). */
+  | { readonly allowed: false; readonly status: 500; readonly message: 'Authentication failed' | 'Authorization failed'; readonly detail: string };
 
 /** How long a refusal is remembered at most (controller-runtime: 30 s for a denied SubjectAccessReview), so a new RoleBinding takes effect soon. */
 const REFUSAL_TTL_MS = 30_000;
@@ -63,7 +69,7 @@ class ExpiringCache<V> {
  * a SubjectAccessReview for `get` on the non-resource URL of the request's
  * path. Both answers are kept for `ttlMs` (a refusal at most 30 s), at most
  * `maxEntries` of each; a token is kept only as its SHA-256. An error reaching
- * the API server is a 500 and is not kept (WH-82).
+ * the API server is a 500 with a fixed text, its details for the reporter only, and is not kept (WH-82, WH-88).
  */
 export class MetricsGate {
   // Where the reviews are posted, plain http allowed for a local API server.
@@ -99,14 +105,19 @@ export class MetricsGate {
     try {
       user = await this.#authenticate(token, signal);
     } catch (err) {
-      return { allowed: false, status: 500, message: `Authentication failed: the TokenReview could not be made: ${describe(err)}` };
+      return { allowed: false, status: 500, message: 'Authentication failed', detail: `Authentication failed: the TokenReview could not be made: ${describe(err)}` };
     }
     if (user === null) return { allowed: false, status: 401, message: 'Unauthorized' };
     let allowed: boolean;
     try {
       allowed = await this.#authorize(user, path, signal);
     } catch (err) {
-      return { allowed: false, status: 500, message: `Authorization for user ${printable(user.username)} failed: the SubjectAccessReview could not be made: ${describe(err)}` };
+      return {
+        allowed: false,
+        status: 500,
+        message: 'Authorization failed',
+        detail: `Authorization for user ${printable(user.username)} failed: the SubjectAccessReview could not be made: ${describe(err)}`,
+      };
     }
     return allowed ? { allowed: true } : { allowed: false, status: 403, message: `Authorization denied for user ${printable(user.username)}` };
   }
@@ -115,29 +126,42 @@ export class MetricsGate {
     const key = createHash('sha256').update(token).digest('hex');
     const cached = this.#users.get(key, this.#now());
     if (cached !== undefined) return cached;
-    const review = await sendJson<{ status?: { authenticated?: boolean; user?: Partial<ReviewedUser> } }>(this.#kc, {
-      verb: 'POST',
-      url: `${this.#server}/apis/authentication.k8s.io/v1/tokenreviews`,
-      what: 'create tokenreview',
-      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
+    const review = await this.#post<{ status?: { authenticated?: boolean; user?: Partial<ReviewedUser> } }>(
+      'tokenreviews',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
       signal,
-      timeoutMs: this.#reviewTimeoutMs,
-    });
+    );
     const u = review.status?.user;
     const user = review.status?.authenticated === true && typeof u?.username === 'string' ? userOf(u as ReviewedUser) : null;
     this.#users.set(key, user, this.#now() + (user === null ? Math.min(this.#ttlMs, REFUSAL_TTL_MS) : this.#ttlMs));
     return user;
   }
 
+  /**
+   * Creates a review of `resource` (tokenreviews in authentication.k8s.io, subjectaccessreviews in authorization.k8s.io),
+   * trying once more after a connection error or a 5xx, both within `reviewTimeoutMs` (WH-91).
+   */
+  async #post<R>(resource: 'tokenreviews' | 'subjectaccessreviews', body: object, signal: AbortSignal | undefined): Promise<R> {
+    const group = resource === 'tokenreviews' ? 'authentication.k8s.io' : 'authorization.k8s.io';
+    const deadline = performance.now() + this.#reviewTimeoutMs;
+    const attempt = (timeoutMs: number): Promise<R> =>
+      sendJson<R>(this.#kc, { verb: 'POST', url: `${this.#server}/apis/${group}/v1/${resource}`, what: `create ${resource.slice(0, -1)}`, body, signal, timeoutMs });
+    try {
+      return await attempt(this.#reviewTimeoutMs);
+    } catch (err) {
+      const left = Math.floor(deadline - performance.now());
+      if (!transient(err) || signal?.aborted === true || left < 1) throw err;
+      return attempt(left);
+    }
+  }
+
   async #authorize(user: ReviewedUser, path: string, signal: AbortSignal | undefined): Promise<boolean> {
     const key = JSON.stringify([user.username, user.uid, user.groups, user.extra, path]);
     const cached = this.#decisions.get(key, this.#now());
     if (cached !== undefined) return cached;
-    const review = await sendJson<{ status?: { allowed?: boolean } }>(this.#kc, {
-      verb: 'POST',
-      url: `${this.#server}/apis/authorization.k8s.io/v1/subjectaccessreviews`,
-      what: 'create subjectaccessreview',
-      body: {
+    const review = await this.#post<{ status?: { allowed?: boolean } }>(
+      'subjectaccessreviews',
+      {
         apiVersion: 'authorization.k8s.io/v1',
         kind: 'SubjectAccessReview',
         spec: {
@@ -149,13 +173,16 @@ export class MetricsGate {
         },
       },
       signal,
-      timeoutMs: this.#reviewTimeoutMs,
-    });
+    );
     const allowed = review.status?.allowed === true;
     this.#decisions.set(key, allowed, this.#now() + (allowed ? this.#ttlMs : Math.min(this.#ttlMs, REFUSAL_TTL_MS)));
     return allowed;
   }
 }
+
+/** Whether a failed review is worth one more try: the API server could not be reached, or answered 5xx. */
+const transient = (err: unknown): boolean =>
+  (err instanceof ConnectionError && err.code !== 'TIMEOUT' && err.code !== 'CREDENTIALS') || (err instanceof KubeApiError && err.status >= 500);
 
 /** Only the fields a SubjectAccessReview takes, each of the right type: the review's answer is not trusted blindly. */
 function userOf(u: ReviewedUser): ReviewedUser {

@@ -29,7 +29,11 @@ export interface ManagerServerLimits {
    * @default 64
    */
   readonly maxConnections?: number;
-  /** Time to receive a request's headers (slow senders are answered 408 and closed). Go's controller-runtime allows 32 s; a probe sends its headers at once. @default 10_000 */
+  /**
+   * Time to receive a request's headers (slow senders are answered 408 and closed), and on the webhook server the
+   * body as well, counted from its headers. Go's controller-runtime allows 32 s; a probe sends its headers at once,
+   * the API server its body. @default 10_000
+   */
   readonly headersTimeoutMs?: number;
   /** Time to receive a whole request, body included. At least `headersTimeoutMs`. @default 30_000 */
   readonly requestTimeoutMs?: number;
@@ -51,6 +55,15 @@ export interface ManagerServerLimits {
    * @default 7_340_032
    */
   readonly maxBodyBytes?: number;
+  /**
+   * Bytes of request bodies the webhook server holds at once, over all its connections, from their first byte
+   * until their answer is written. A request whose next bytes do not fit is answered 503 with `Connection: close`
+   * and not read further. kubebuilder's scaffold gives the manager 128 MiB of memory, and a parsed body costs a few
+   * times its text: 32 MiB holds four bodies at `maxBodyBytes`' default at once, and thousands of the few-KiB
+   * reviews an API server usually sends. At least `maxBodyBytes`; when not given, never less than it.
+   * @default 33_554_432
+   */
+  readonly maxBufferedBodyBytes?: number;
 }
 
 /** The limits once checked, each set. */
@@ -66,7 +79,11 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   maxHeaderBytes: 16_384,
   answerTimeoutMs: 10_000,
   maxBodyBytes: 7 * 1024 * 1024,
+  maxBufferedBodyBytes: 32 * 1024 * 1024,
 };
+
+/** Byte counts, to which the 2³¹−1 bound of the timeouts does not apply. */
+const BYTE_COUNTS: ReadonlySet<string> = new Set(['maxBodyBytes', 'maxBufferedBodyBytes']);
 
 const NAMES = Object.keys(DEFAULT_SERVER_LIMITS);
 
@@ -77,11 +94,18 @@ export function resolveServerLimits(value: unknown): ServerLimits {
   const resolved = {} as Record<keyof ServerLimits, number>;
   for (const name of NAMES as (keyof ServerLimits)[]) {
     const n = numberOption('manager', `serverLimits.${name}`, o[name], DEFAULT_SERVER_LIMITS[name], { min: 1, integer: true });
-    if (name !== 'maxBodyBytes' && n > MAX_TIMER_MS) throw new TypeError(`manager: option "serverLimits.${name}" must be at most ${MAX_TIMER_MS}, got ${describeValue(n)}`);
+    if (!BYTE_COUNTS.has(name) && n > MAX_TIMER_MS) throw new TypeError(`manager: option "serverLimits.${name}" must be at most ${MAX_TIMER_MS}, got ${describeValue(n)}`);
     resolved[name] = n;
   }
   if (resolved.headersTimeoutMs > resolved.requestTimeoutMs) {
     throw new TypeError(`manager: option "serverLimits.headersTimeoutMs" (${resolved.headersTimeoutMs}) must not exceed "serverLimits.requestTimeoutMs" (${resolved.requestTimeoutMs})`);
+  }
+  if (o['maxBufferedBodyBytes'] === undefined) {
+    resolved.maxBufferedBodyBytes = Math.max(resolved.maxBufferedBodyBytes, resolved.maxBodyBytes);
+  } else if (resolved.maxBufferedBodyBytes < resolved.maxBodyBytes) {
+    throw new TypeError(
+      `manager: option "serverLimits.maxBufferedBodyBytes" (${resolved.maxBufferedBodyBytes}) must not be less than "serverLimits.maxBodyBytes" (${resolved.maxBodyBytes}): a body that may be read must fit`,
+    );
   }
   return resolved;
 }

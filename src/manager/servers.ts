@@ -46,11 +46,11 @@ export function listen(what: string, at: BindAddress, routes: Readonly<Record<st
   const cap = new ConnectionCap(limits.maxConnections);
   const answer = answerRoutes(what, routes, limits);
   const server = createServer(serverOptions(limits), (req, res) => {
-    cap.answering(req.socket, res);
+    cap.answering(req, res);
     answer(req, res);
   });
   guard(server, cap, limits);
-  return bind(server, what, at, 'http');
+  return bind(server, what, at, 'http', cap);
 }
 
 /** The request handler of {@link listen}, for a server made elsewhere (the HTTPS one of secure metrics). */
@@ -82,9 +82,9 @@ export function guard(server: HttpServer | HttpsServer, cap: ConnectionCap, limi
 
 /**
  * Listens on `at`; rejects with the listen error naming `what` and the address, and reports (never throws) what
- * goes wrong once listening.
+ * goes wrong once listening. Closing ends every connection `cap` holds.
  */
-export function bind(server: HttpServer | HttpsServer, what: string, at: BindAddress, scheme: 'http' | 'https'): Promise<Listening> {
+export function bind(server: HttpServer | HttpsServer, what: string, at: BindAddress, scheme: 'http' | 'https', cap: ConnectionCap): Promise<Listening> {
   return new Promise((resolve, reject) => {
     server.once('error', (err) => reject(new Error(`manager: the ${what} server cannot listen on ${formatBindAddress(at)}: ${err.message}`, { cause: err })));
     server.listen({ port: at.port, ...(at.host !== undefined && { host: at.host }) }, () => {
@@ -101,6 +101,8 @@ export function bind(server: HttpServer | HttpsServer, what: string, at: BindAdd
           new Promise<void>((done) => {
             server.close(() => done());
             server.closeAllConnections();
+            // A TLS handshake under way, or a TCP connection that never sent a byte, is no HTTP connection yet (WH-86).
+            cap.destroyAll();
           }),
       });
     });

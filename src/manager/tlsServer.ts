@@ -59,11 +59,16 @@ export function listenTls(
         }
         const cap = new ConnectionCap(limits.maxConnections);
         guard(server, cap, limits);
-        server.on('request', (req: IncomingMessage, res: ServerResponse) => cap.answering(req.socket, res));
+        server.on('request', (req: IncomingMessage, res: ServerResponse) => cap.answering(req, res));
         // A handshake that fails (not TLS, an old version, a client that gives up) ends that connection only.
         server.on('tlsClientError', (_err: Error, socket: TLSSocket) => socket.destroy());
-        bind(server, what, at, 'https').then(
+        bind(server, what, at, 'https', cap).then(
           (listening) => {
+            // The pairs failed while it was binding: the promise has rejected, so nobody else would ever close it (WH-87).
+            if (settled) {
+              void listening.close();
+              return;
+            }
             settled = true;
             resolve({
               ...listening,

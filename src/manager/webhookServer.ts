@@ -8,6 +8,7 @@ import type { TlsPair } from './certificates/tlsPair.js';
 import { parseRequestTarget } from './requestTarget.js';
 import type { ServerLimits } from './serverLimits.js';
 import { abandon, type Listening } from './servers.js';
+import { BodyBudget, type BodyHold } from './bodyBudget.js';
 import { listenTls } from './tlsServer.js';
 import { WebhookRecorder, type WebhookServerMetrics } from './webhookMetrics.js';
 
@@ -34,8 +35,9 @@ export async function listenWebhooks(
   recorder = new WebhookRecorder(webhooks.map((w) => w.path)),
 ): Promise<WebhookServer> {
   const routes = new Map(webhooks.map((w) => [w.path, w]));
+  const budget = new BodyBudget(limits.maxBufferedBodyBytes);
   const listening = await listenTls('webhook', at, pairs, limits, (req, res) => {
-    serveWebhook(req, res, routes, recorder, limits).catch((err: unknown) => abandon(res, 'webhook', err));
+    serveWebhook(req, res, routes, recorder, limits, budget).catch((err: unknown) => abandon(res, 'webhook', err));
   });
   return { ...listening, metrics: () => recorder.snapshot() };
 }
@@ -45,7 +47,14 @@ interface Plain {
   readonly message: string;
 }
 
-async function serveWebhook(req: IncomingMessage, res: ServerResponse, routes: ReadonlyMap<string, Webhook>, recorder: WebhookRecorder, limits: ServerLimits): Promise<void> {
+async function serveWebhook(
+  req: IncomingMessage,
+  res: ServerResponse,
+  routes: ReadonlyMap<string, Webhook>,
+  recorder: WebhookRecorder,
+  limits: ServerLimits,
+  budget: BodyBudget,
+): Promise<void> {
   req.on('error', () => undefined);
   res.on('error', () => undefined);
   const target = parseRequestTarget(req.url ?? '');
@@ -59,13 +68,15 @@ async function serveWebhook(req: IncomingMessage, res: ServerResponse, routes: R
   recorder.started(path);
   let status = 500;
   let failure: string | undefined;
+  // The body's bytes count against the server's budget until its answer is written (WH-84).
+  const hold = budget.hold();
   try {
     const refused = contentTypeRefusal(req.headers['content-type']) ?? lengthRefusal(req.headers['content-length'], limits.maxBodyBytes);
     if (refused !== undefined) {
       status = refused.status;
       return sendPlain(req, res, refused, true);
     }
-    const body = await readBody(req, limits.maxBodyBytes);
+    const body = await readBody(req, limits.maxBodyBytes, hold, limits.headersTimeoutMs);
     if (typeof body !== 'string') {
       status = body.status;
       return sendPlain(req, res, body, true);
@@ -74,6 +85,7 @@ async function serveWebhook(req: IncomingMessage, res: ServerResponse, routes: R
     failure = answer.failure === undefined ? undefined : String(answer.failure).slice(0, 64);
     status = sendJson(res, answer);
   } finally {
+    hold.release();
     recorder.ended(path, status, (performance.now() - began) / 1000, failure);
   }
 }
@@ -90,12 +102,17 @@ function lengthRefusal(value: string | undefined, max: number): Plain | undefine
   return { status: 413, message: `request entity is too large; limit is ${max} bytes` };
 }
 
-/** The body as text, or a refusal once it passes `max` bytes (reading stops there) or the client left. */
-function readBody(req: IncomingMessage, max: number): Promise<string | Plain> {
+/**
+ * The body as text, or a refusal once it passes `max` bytes or the server's budget, or is not all there `withinMs`
+ * after its headers (reading stops there), or the client left.
+ */
+function readBody(req: IncomingMessage, max: number, hold: BodyHold, withinMs: number): Promise<string | Plain> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let late: NodeJS.Timeout | undefined;
     const done = (v: string | Plain): void => {
+      clearTimeout(late);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('close', onClose);
@@ -108,6 +125,11 @@ function readBody(req: IncomingMessage, max: number): Promise<string | Plain> {
         done({ status: 413, message: `request entity is too large; limit is ${max} bytes` });
         return;
       }
+      if (!hold.take(chunk.length)) {
+        req.pause();
+        done({ status: 503, message: 'the server holds too many request bodies now; try again' });
+        return;
+      }
       chunks.push(chunk);
     };
     const onEnd = (): void => done(size === 0 ? { status: 400, message: 'request body is empty' } : Buffer.concat(chunks, size).toString('utf8'));
@@ -115,6 +137,11 @@ function readBody(req: IncomingMessage, max: number): Promise<string | Plain> {
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('close', onClose);
+    // WH-90: an upload that trickles holds its share of the budget no longer than a slow header would hold a connection.
+    late = setTimeout(() => {
+      req.pause();
+      done({ status: 408, message: `the request body did not arrive within ${withinMs} ms` });
+    }, withinMs);
   });
 }
 
@@ -177,7 +204,7 @@ function sendPlain(req: IncomingMessage, res: ServerResponse, p: Plain, close: b
   // A body left unread cannot be drained for a next request: the connection ends with the answer.
   const unread = !req.complete;
   write(res, p.status, JSON.stringify({ message: p.message }), close && unread);
-  if (p.status === 413) res.once('finish', () => req.socket.destroy());
+  if (p.status === 408 || p.status === 413 || p.status === 503) res.once('finish', () => req.socket.destroy());
 }
 
 function write(res: ServerResponse, status: number, text: string, close: boolean): void {
