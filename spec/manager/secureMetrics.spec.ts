@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setErrorReporter } from '../../src/errors/reportError.js';
 import type { TlsPair } from '../../src/manager/certificates/tlsPair.js';
-import type { ManagerMetricsSecure } from '../../src/manager/options.js';
+import type { ManagerMetricsSecure } from '../../src/manager/servingOptions.js';
 import { startApiServer, type AccessAttributes, type ApiServer } from '../../src/testing/index.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostileServer.js';
 import { trapUnhandled } from '../helpers/unhandled.js';

@@ -21,4 +21,4 @@ export {
 } from './certificates/index.js';
 export { certDirPairs, type CertDirOptions } from './certDir.js';
 export type { WebhookServerMetrics, WebhookPathMetrics } from './webhookMetrics.js';
-export type { ManagerMetricsSecure } from './options.js';
+export type { ManagerMetricsSecure } from './servingOptions.js';
