@@ -1,34 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startApiServer, type ApiServer } from '../../../src/testing/index.js';
+import { describe, expect, it } from 'vitest';
+import type { ApiServer } from '../../../src/testing/index.js';
 import { websiteCrd } from '../crdFixtures.js';
-import { reviewAnswer, startWebhookServer, webhookEntry, type Answer, type WebhookServer } from './webhookServer.js';
+import { MWC, register, VWC, webhookFixtures } from './fixtures.js';
+import { reviewAnswer, startWebhookServer, webhookEntry } from './webhookServer.js';
 
 type AnyObject = Record<string, any>;
 
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
-});
-
-async function simulator(opts: Parameters<typeof startApiServer>[0] = {}): Promise<ApiServer> {
-  const s = await startApiServer(opts);
-  closers.push(() => s.close());
-  return s;
-}
-
-async function webhooks(answer: (path: string, review: AnyObject) => Answer | Promise<Answer>): Promise<WebhookServer> {
-  const w = await startWebhookServer(answer);
-  closers.push(() => w.close());
-  return w;
-}
-
-const VWC = 'admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
-const MWC = 'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
-
-async function register(server: ApiServer, resource: typeof VWC | typeof MWC, name: string, entries: AnyObject[]): Promise<void> {
-  const kind = resource === VWC ? 'ValidatingWebhookConfiguration' : 'MutatingWebhookConfiguration';
-  await server.create(resource, { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name }, webhooks: entries });
-}
+const { simulator, webhooks } = webhookFixtures();
 
 interface Reply {
   code: number;

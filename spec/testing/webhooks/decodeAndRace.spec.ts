@@ -1,37 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startApiServer, type ApiServer } from '../../../src/testing/index.js';
+import { describe, expect, it } from 'vitest';
+import type { ApiServer } from '../../../src/testing/index.js';
 import { websiteCrd } from '../crdFixtures.js';
-import { reviewAnswer, startWebhookServer, webhookEntry, type Answer, type WebhookServer } from './webhookServer.js';
+import { MWC, register, VWC, webhookFixtures } from './fixtures.js';
+import { reviewAnswer, webhookEntry } from './webhookServer.js';
 
 // What admission webhooks see when the request is decoded, raced by another write, or made in a namespace
 // that does not exist: kube-apiserver's behaviour in each case.
 
 type AnyObject = Record<string, any>;
 
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
-});
-
-async function simulator(opts: Parameters<typeof startApiServer>[0] = {}): Promise<ApiServer> {
-  const s = await startApiServer(opts);
-  closers.push(() => s.close());
-  return s;
-}
-
-async function webhooks(answer: (path: string, review: AnyObject) => Answer | Promise<Answer>): Promise<WebhookServer> {
-  const w = await startWebhookServer(answer);
-  closers.push(() => w.close());
-  return w;
-}
-
-const MWC = 'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
-const VWC = 'admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
-
-async function register(server: ApiServer, resource: typeof VWC | typeof MWC, name: string, entries: AnyObject[]): Promise<void> {
-  const kind = resource === VWC ? 'ValidatingWebhookConfiguration' : 'MutatingWebhookConfiguration';
-  await server.create(resource, { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name }, webhooks: entries });
-}
+const { simulator, webhooks } = webhookFixtures();
 
 async function send(server: ApiServer, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ code: number; body: AnyObject }> {
   const res = await fetch(`${server.url}${path}`, { method, headers: { 'content-type': contentType }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
