@@ -9,8 +9,6 @@
 //   npm run bench -- transport
 //   BENCH_TRANSPORT_INFORMERS=20 BENCH_TRANSPORT_UPDATES=1000 BENCH_TRANSPORT_WRITES=200 npm run bench -- transport
 
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { objectClient } from 'rxkube';
 import { startCluster } from '../spec/e2e/cluster.js';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
@@ -19,6 +17,7 @@ import { Child } from './lib/ipc.js';
 import { row, type Row } from './lib/report.js';
 import { percentile, summarize } from './lib/stats.js';
 import type { TransportEventsReply, TransportSetupArgs, TransportStats, TransportWritesReply } from './transportClient.js';
+import { locateBinaries } from './lib/e2eBinaries.js';
 
 const PROTOCOLS = [
   { name: 'HTTP/2', http2: true },
@@ -32,15 +31,6 @@ interface Sample {
   readonly connections: number;
   readonly heapMiB: number;
   readonly rssMiB: number;
-}
-
-/** build.sh knows where the binaries are; the compiled cluster harness cannot find it from build/. */
-function locateBinaries(): void {
-  const script = fileURLToPath(new URL('../../spec/e2e/build.sh', import.meta.url));
-  const out = execFileSync('bash', [script, '--paths'], { encoding: 'utf8' });
-  const paths = Object.fromEntries(out.trim().split('\n').map((l) => l.split('=', 2) as [string, string]));
-  process.env['RXKUBE_E2E_KUBE_APISERVER'] ??= paths['KUBE_APISERVER'];
-  process.env['RXKUBE_E2E_ETCD'] ??= paths['ETCD'];
 }
 
 export const transport: Benchmark = {

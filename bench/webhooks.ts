@@ -24,11 +24,9 @@
 //    webhooks called) and another (neither called), so both see the same server at the same moment: create
 //    latency p50/p99 of each, and the difference per round.
 
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { objectClient } from 'rxkube';
 import { startCluster } from '../spec/e2e/cluster.js';
@@ -40,6 +38,7 @@ import { Child } from './lib/ipc.js';
 import { row, type Row } from './lib/report.js';
 import { percentile, summarize } from './lib/stats.js';
 import type { WebhookServerArgs, WebhookServerReply } from './webhookServer.js';
+import { locateBinaries } from './lib/e2eBinaries.js';
 
 const SERVERS = ['rxkube', 'bare'] as const;
 type ServerKind = (typeof SERVERS)[number];
@@ -52,15 +51,6 @@ interface Sample {
   readonly maxPerSecond: number;
   /** Requests not answered 200 in the round (both loops). */
   readonly failed: number;
-}
-
-/** build.sh knows where the binaries are; the compiled cluster harness cannot find it from build/. */
-function locateBinaries(): void {
-  const script = fileURLToPath(new URL('../../spec/e2e/build.sh', import.meta.url));
-  const out = execFileSync('bash', [script, '--paths'], { encoding: 'utf8' });
-  const paths = Object.fromEntries(out.trim().split('\n').map((l) => l.split('=', 2) as [string, string]));
-  process.env['RXKUBE_E2E_KUBE_APISERVER'] ??= paths['KUBE_APISERVER'];
-  process.env['RXKUBE_E2E_ETCD'] ??= paths['ETCD'];
 }
 
 /** Starts one server in its own process; the caller closes it. */
