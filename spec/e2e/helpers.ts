@@ -8,6 +8,7 @@ import { informer, type Informer, type InformerOptions, type InformerStatus } fr
 import type { InformerEvent } from '../../src/informer/InformerEvent.js';
 import { reflect } from '../../src/reflector/index.js';
 import type { ReflectOptions, ReflectorEvent, ReflectorStatus } from '../../src/reflector/types.js';
+import { objectClient } from '../../src/client/objectClient.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { ListerWatcher, ResourceRef } from '../../src/sources/types.js';
 import type { CustomResourceRef } from '../../src/sources/resources.js';
@@ -225,4 +226,22 @@ export async function inBatches<A>(items: readonly A[], width: number, fn: (a: A
 /** `n` names with a prefix: `p-0`, `p-1`… */
 export function names(prefix: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+}
+
+/**
+ * Creates the ServiceAccounts `prometheus` and `stranger` in `namespace` and binds only `prometheus` to the deploy's
+ * `website-operator-metrics-reader` ClusterRole, as a cluster's Prometheus is bound to scrape secure metrics.
+ */
+export async function bindMetricsScraper(admin: KubeConfig, namespace: string): Promise<void> {
+  for (const name of ['prometheus', 'stranger']) await objectClient(admin, 'v1/serviceaccounts', { namespace }).create({ metadata: { name } });
+  await objectClient(admin, 'rbac.authorization.k8s.io/v1/clusterrolebindings', { fieldManager: 'e2e' }).apply(
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'prometheus-website-operator-metrics' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'website-operator-metrics-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'prometheus', namespace }],
+    },
+    { force: true },
+  );
 }

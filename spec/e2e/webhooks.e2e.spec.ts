@@ -33,6 +33,7 @@ import { startExample } from '../helpers/runExample.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { startCluster, type Cluster } from './cluster.js';
 import { issueServingPair, makeCa, servedCertificate, servedFingerprint, writeCertDir, type TestCa } from './servingCerts.js';
+import { bindMetricsScraper } from './helpers.js';
 
 const deployDir = fileURLToPath(new URL('../../examples/deploy/', import.meta.url));
 /** Where the Websites live, and where the scrapers' ServiceAccounts do. */
@@ -280,17 +281,7 @@ describe("the website operator's webhooks on a real kube-apiserver", () => {
     const reader = rbac.find((o) => o.kind === 'ClusterRole' && o.metadata?.name === 'website-operator-metrics-reader');
     expect(reader).toBeDefined();
     await objectClient(admin, 'rbac.authorization.k8s.io/v1/clusterroles', { fieldManager: 'e2e' }).apply(reader as never, { force: true });
-    for (const name of ['prometheus', 'stranger']) await objectClient(admin, 'v1/serviceaccounts', { namespace: MONITORING }).create({ metadata: { name } });
-    await objectClient(admin, 'rbac.authorization.k8s.io/v1/clusterrolebindings', { fieldManager: 'e2e' }).apply(
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: 'prometheus-website-operator-metrics' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'website-operator-metrics-reader' },
-        subjects: [{ kind: 'ServiceAccount', name: 'prometheus', namespace: MONITORING }],
-      },
-      { force: true },
-    );
+    await bindMetricsScraper(admin, MONITORING);
     const prometheus = await tokenOf(MONITORING, 'prometheus');
     const stranger = await tokenOf(MONITORING, 'stranger');
 

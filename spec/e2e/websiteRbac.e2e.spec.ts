@@ -23,6 +23,7 @@ import buildDist from '../helpers/buildDist.js';
 import { waitFor } from '../helpers/waitFor.js';
 import type { WebsiteOperator } from '../../examples/website-operator.js';
 import { startCluster, type AuditEvent, type Cluster } from './cluster.js';
+import { bindMetricsScraper } from './helpers.js';
 
 const deployDir = fileURLToPath(new URL('../../examples/deploy/', import.meta.url));
 /** Where examples/deploy puts the operator, and its ServiceAccount's name. */
@@ -312,17 +313,7 @@ describe("examples/deploy/website-rbac.yaml on a real kube-apiserver with RBAC a
     const admin = cluster.kubeConfig;
     const reader = (await manifests('website-rbac.yaml')).find((o) => o.kind === 'ClusterRole' && o.metadata?.name === 'website-operator-metrics-reader') as V1ClusterRole | undefined;
     expect(reader?.rules).toEqual([{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
-    for (const name of ['prometheus', 'stranger']) await objectClient(admin, 'v1/serviceaccounts', { namespace: APPS }).create({ metadata: { name } });
-    await objectClient(admin, 'rbac.authorization.k8s.io/v1/clusterrolebindings', { fieldManager: 'e2e' }).apply(
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: 'prometheus-website-operator-metrics' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'website-operator-metrics-reader' },
-        subjects: [{ kind: 'ServiceAccount', name: 'prometheus', namespace: APPS }],
-      },
-      { force: true },
-    );
+    await bindMetricsScraper(admin, APPS);
     const tokenOf = async (name: string): Promise<KubeConfig> => {
       const issued = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({ name, namespace: APPS, body: { spec: { expirationSeconds: 3600 } } });
       return tokenKubeConfig(`system:serviceaccount:${APPS}:${name}`, issued.status?.token ?? '');
