@@ -120,13 +120,27 @@ export type HandlerOutcome<R> =
  */
 export async function runHandler<R>(handler: (signal: AbortSignal) => R | PromiseLike<R>, deadlineMs: number, client: AbortSignal): Promise<HandlerOutcome<R>> {
   const controller = new AbortController();
+  const began = performance.now();
+  // A handler that answers synchronously (most do) cannot overrun nor see the client leave before it returns: its
+  // outcome is known at once, with no timer and no listener. One that returns a promise is raced as below, its
+  // deadline counted from the call.
+  let pending: { readonly result: R | PromiseLike<R> } | undefined;
+  if (!client.aborted) {
+    try {
+      const result = handler(controller.signal);
+      if (!isThenable(result)) return { kind: 'done', value: result };
+      pending = { result };
+    } catch (error) {
+      return { kind: 'threw', error };
+    }
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onLeave: (() => void) | undefined;
   const stopped = new Promise<HandlerOutcome<R>>((resolve) => {
     timer = setTimeout(() => {
       controller.abort(new DOMException(`the handler overran its ${deadlineMs} ms deadline`, 'TimeoutError'));
       resolve({ kind: 'timeout' });
-    }, deadlineMs);
+    }, Math.max(0, deadlineMs - (performance.now() - began)));
     onLeave = (): void => {
       controller.abort(client.reason);
       // The server giving up on the answer (a TimeoutError) is an overrun to report; anything else is the client leaving.
@@ -137,7 +151,7 @@ export async function runHandler<R>(handler: (signal: AbortSignal) => R | Promis
   });
   const ran = (async (): Promise<HandlerOutcome<R>> => {
     try {
-      return { kind: 'done', value: await handler(controller.signal) };
+      return { kind: 'done', value: await (pending === undefined ? handler(controller.signal) : pending.result) };
     } catch (error) {
       return { kind: 'threw', error };
     }
@@ -148,6 +162,11 @@ export async function runHandler<R>(handler: (signal: AbortSignal) => R | Promis
     clearTimeout(timer);
     if (onLeave !== undefined) client.removeEventListener('abort', onLeave);
   }
+}
+
+/** Whether `await` would wait on `value` (it has a `then` method); reading `then` may throw, as for `await`. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /**

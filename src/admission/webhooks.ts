@@ -4,6 +4,7 @@ import { describeValue } from '../options/validate.js';
 import { contextOf, type MutatingHandler, type OperationsOf, type ValidatingHandler } from './context.js';
 import { parseWebhookOptions, type MutatingWebhookOptions, type ParsedWebhookOptions, type WebhookOptions } from './options.js';
 import { admissionPatch, asJson } from './patch.js';
+import { cloneRequestObject } from './plainJson.js';
 import { badRequest, handlerDeadlineMs, handlerFailure, internalFailure, kindProblem, readRequest, refuse, reviewAnswer, failureResponse, runHandler } from './review.js';
 import { webhookTarget, type AdmissionResource, type WebhookTarget } from './target.js';
 import type { AdmissionRequest, AdmissionResponse, Operation, Webhook, WebhookAnswer } from './types.js';
@@ -187,8 +188,8 @@ export function mutating<R extends AdmissionResource, const Op extends Operation
     let given: KubeObject | undefined;
     let givenOld: KubeObject | null | undefined;
     try {
-      given = request.object === null || request.object === undefined ? undefined : structuredClone(request.object);
-      givenOld = given === undefined && request.oldObject !== null && request.oldObject !== undefined ? structuredClone(request.oldObject) : request.oldObject;
+      given = request.object === null || request.object === undefined ? undefined : cloneRequestObject(request.object);
+      givenOld = given === undefined && request.oldObject !== null && request.oldObject !== undefined ? cloneRequestObject(request.oldObject) : request.oldObject;
     } catch (err) {
       return internalFailure(options.name, request, 'copying the object for the handler', err);
     }
