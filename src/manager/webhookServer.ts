@@ -92,6 +92,7 @@ async function serveWebhook(
 
 /** controller-runtime answers any other content type with a 400 naming it; parameters (`; charset=utf-8`) are allowed here. */
 function contentTypeRefusal(value: string | undefined): Plain | undefined {
+  if (value === 'application/json') return undefined;
   const type = (value ?? '').split(';', 1)[0]?.trim().toLowerCase();
   if (type === 'application/json') return undefined;
   return { status: 400, message: `contentType=${printable((value ?? '').slice(0, 100))}, expected application/json` };
@@ -164,21 +165,29 @@ function answerTimeoutMs(webhook: Webhook, limit: number): number {
 
 /** The webhook's answer; its signal aborts when the client leaves, or after `ms` with a TimeoutError (then a 503). */
 function review(webhook: Webhook, body: unknown, res: ServerResponse, ms: number): Promise<WebhookAnswer> {
-  const abort = new AbortController();
-  const gone = (): void => abort.abort(new Error('the client left'));
-  res.once('close', gone);
-  let timer: NodeJS.Timeout | undefined;
   return new Promise<WebhookAnswer>((resolve) => {
-    timer = setTimeout(() => {
+    const abort = new AbortController();
+    // The first of the answer, a throw or rejection, and the deadline settles; one callback each, no promise chain.
+    let settled = false;
+    const settle = (answer: WebhookAnswer): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      res.off('close', gone);
+      resolve(answer);
+    };
+    const threw = (err: unknown): void => settle({ status: 500, body: { message: printable(err instanceof Error ? err.message : String(err)) }, failure: 'threw' });
+    const gone = (): void => abort.abort(new Error('the client left'));
+    const timer = setTimeout(() => {
       abort.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError'));
-      resolve({ status: 503, body: { message: `no answer within ${ms} ms` }, failure: 'timeout' });
+      settle({ status: 503, body: { message: `no answer within ${ms} ms` }, failure: 'timeout' });
     }, ms);
-    new Promise<WebhookAnswer>((answered) => answered(webhook.review(body, abort.signal)))
-      .catch((err: unknown): WebhookAnswer => ({ status: 500, body: { message: printable(err instanceof Error ? err.message : String(err)) }, failure: 'threw' }))
-      .then(resolve);
-  }).finally(() => {
-    clearTimeout(timer);
-    res.off('close', gone);
+    res.once('close', gone);
+    try {
+      Promise.resolve(webhook.review(body, abort.signal)).then(settle, threw);
+    } catch (err) {
+      threw(err);
+    }
   });
 }
 
