@@ -11,6 +11,12 @@ const OPERATIONS: readonly string[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 const MAX_UID_LENGTH = 256;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStringOrAbsent = (v: unknown): boolean => v === undefined || typeof v === 'string';
+
+// What readRequest checks, made once rather than per request.
+const OBJECT_FIELDS = ['object', 'oldObject'] as const;
+const STRING_FIELDS = ['name', 'namespace', 'subResource'] as const;
+const NEEDS: Readonly<Record<string, readonly ('object' | 'oldObject')[]>> = { CREATE: ['object'], UPDATE: ['object', 'oldObject'], DELETE: ['oldObject'], CONNECT: [] };
 
 /**
  * Reads the request of an AdmissionReview, or says in a short sentence why
@@ -28,17 +34,17 @@ export function readRequest(body: unknown): AdmissionRequest | string {
     return 'request.kind must be a group, version and kind (strings)';
   }
   const resource = r.resource;
-  if (!isRecord(resource) || !['group', 'version', 'resource'].every((f) => resource[f] === undefined || typeof resource[f] === 'string')) {
+  if (!isRecord(resource) || !isStringOrAbsent(resource.group) || !isStringOrAbsent(resource.version) || !isStringOrAbsent(resource.resource)) {
     return 'request.resource must be a group, version and resource (strings)';
   }
-  for (const field of ['object', 'oldObject'] as const) {
+  for (const field of OBJECT_FIELDS) {
     if (r[field] !== undefined && r[field] !== null && !isRecord(r[field])) return `request.${field} must be an object or null`;
   }
-  const needs: Record<string, readonly ('object' | 'oldObject')[]> = { CREATE: ['object'], UPDATE: ['object', 'oldObject'], DELETE: ['oldObject'], CONNECT: [] };
-  const missing = (needs[r.operation] ?? []).find((f) => !isRecord(r[f]));
-  if (missing !== undefined) return `request.${missing} is required on ${r.operation}`;
-  for (const field of ['name', 'namespace', 'subResource'] as const) {
-    if (r[field] !== undefined && typeof r[field] !== 'string') return `request.${field} must be a string`;
+  for (const field of NEEDS[r.operation] ?? []) {
+    if (!isRecord(r[field])) return `request.${field} is required on ${r.operation}`;
+  }
+  for (const field of STRING_FIELDS) {
+    if (!isStringOrAbsent(r[field])) return `request.${field} must be a string`;
   }
   const userProblem = userInfoProblem(r.userInfo);
   if (userProblem !== undefined) return userProblem;

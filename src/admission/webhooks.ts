@@ -66,7 +66,8 @@ function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: Webhoo
       return internalFailure(options.name, request, 'answering the request', err);
     }
   };
-  const review = async (body: unknown, signal: AbortSignal): Promise<WebhookAnswer> => {
+  // Not async itself: decideChecked is, and never rejects; a second promise around it would only cost.
+  const review = (body: unknown, signal: AbortSignal): Promise<WebhookAnswer> => {
     let request: AdmissionRequest | string;
     try {
       request = readRequest(body);
@@ -74,7 +75,7 @@ function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: Webhoo
       // Only a body that is not plain parsed JSON (a getter that throws) gets here.
       request = 'the body is not plain JSON';
     }
-    return typeof request === 'string' ? badRequest(request) : decideChecked(request, signal);
+    return typeof request === 'string' ? Promise.resolve(badRequest(request)) : decideChecked(request, signal);
   };
   // A request built by hand in a test is checked as a body's is.
   const reviewRequest = (request: AdmissionRequest, signal: AbortSignal): Promise<WebhookAnswer> =>

@@ -42,6 +42,9 @@ export async function listenWebhooks(
   return { ...listening, metrics: () => recorder.snapshot() };
 }
 
+// What a stream's 'error' is answered with here: the request's outcome is decided elsewhere (one function for all).
+const ignore = (): void => undefined;
+
 interface Plain {
   readonly status: number;
   readonly message: string;
@@ -55,8 +58,8 @@ async function serveWebhook(
   limits: ServerLimits,
   budget: BodyBudget,
 ): Promise<void> {
-  req.on('error', () => undefined);
-  res.on('error', () => undefined);
+  req.on('error', ignore);
+  res.on('error', ignore);
   const target = parseRequestTarget(req.url ?? '');
   const webhook = target === undefined ? undefined : routes.get(target.path);
   if (target === undefined) return sendPlain(req, res, { status: 400, message: 'malformed request-target: expected an absolute path such as /convert' }, true);
@@ -133,11 +136,12 @@ function readBody(req: IncomingMessage, max: number, hold: BodyHold, withinMs: n
       }
       chunks.push(chunk);
     };
-    const onEnd = (): void => done(size === 0 ? { status: 400, message: 'request body is empty' } : Buffer.concat(chunks, size).toString('utf8'));
+    const onEnd = (): void => done(size === 0 ? { status: 400, message: 'request body is empty' } : (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)).toString('utf8'));
     const onClose = (): void => done({ status: 499, message: 'the client left' });
     req.on('data', onData);
-    req.once('end', onEnd);
-    req.once('close', onClose);
+    // on, not once: done() takes all three off, and once would wrap each in another closure.
+    req.on('end', onEnd);
+    req.on('close', onClose);
     // WH-90: an upload that trickles holds its share of the budget no longer than a slow header would hold a connection.
     late = setTimeout(() => {
       req.pause();
