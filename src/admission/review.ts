@@ -11,6 +11,12 @@ const OPERATIONS: readonly string[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 const MAX_UID_LENGTH = 256;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStringOrAbsent = (v: unknown): boolean => v === undefined || typeof v === 'string';
+
+// What readRequest checks, made once rather than per request.
+const OBJECT_FIELDS = ['object', 'oldObject'] as const;
+const STRING_FIELDS = ['name', 'namespace', 'subResource'] as const;
+const NEEDS: Readonly<Record<string, readonly ('object' | 'oldObject')[]>> = { CREATE: ['object'], UPDATE: ['object', 'oldObject'], DELETE: ['oldObject'], CONNECT: [] };
 
 /**
  * Reads the request of an AdmissionReview, or says in a short sentence why
@@ -28,17 +34,17 @@ export function readRequest(body: unknown): AdmissionRequest | string {
     return 'request.kind must be a group, version and kind (strings)';
   }
   const resource = r.resource;
-  if (!isRecord(resource) || !['group', 'version', 'resource'].every((f) => resource[f] === undefined || typeof resource[f] === 'string')) {
+  if (!isRecord(resource) || !isStringOrAbsent(resource.group) || !isStringOrAbsent(resource.version) || !isStringOrAbsent(resource.resource)) {
     return 'request.resource must be a group, version and resource (strings)';
   }
-  for (const field of ['object', 'oldObject'] as const) {
+  for (const field of OBJECT_FIELDS) {
     if (r[field] !== undefined && r[field] !== null && !isRecord(r[field])) return `request.${field} must be an object or null`;
   }
-  const needs: Record<string, readonly ('object' | 'oldObject')[]> = { CREATE: ['object'], UPDATE: ['object', 'oldObject'], DELETE: ['oldObject'], CONNECT: [] };
-  const missing = (needs[r.operation] ?? []).find((f) => !isRecord(r[f]));
-  if (missing !== undefined) return `request.${missing} is required on ${r.operation}`;
-  for (const field of ['name', 'namespace', 'subResource'] as const) {
-    if (r[field] !== undefined && typeof r[field] !== 'string') return `request.${field} must be a string`;
+  for (const field of NEEDS[r.operation] ?? []) {
+    if (!isRecord(r[field])) return `request.${field} is required on ${r.operation}`;
+  }
+  for (const field of STRING_FIELDS) {
+    if (!isStringOrAbsent(r[field])) return `request.${field} must be a string`;
   }
   const userProblem = userInfoProblem(r.userInfo);
   if (userProblem !== undefined) return userProblem;
@@ -120,13 +126,27 @@ export type HandlerOutcome<R> =
  */
 export async function runHandler<R>(handler: (signal: AbortSignal) => R | PromiseLike<R>, deadlineMs: number, client: AbortSignal): Promise<HandlerOutcome<R>> {
   const controller = new AbortController();
+  const began = performance.now();
+  // A handler that answers synchronously (most do) cannot overrun nor see the client leave before it returns: its
+  // outcome is known at once, with no timer and no listener. One that returns a promise is raced as below, its
+  // deadline counted from the call.
+  let pending: { readonly result: R | PromiseLike<R> } | undefined;
+  if (!client.aborted) {
+    try {
+      const result = handler(controller.signal);
+      if (!isThenable(result)) return { kind: 'done', value: result };
+      pending = { result };
+    } catch (error) {
+      return { kind: 'threw', error };
+    }
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onLeave: (() => void) | undefined;
   const stopped = new Promise<HandlerOutcome<R>>((resolve) => {
     timer = setTimeout(() => {
       controller.abort(new DOMException(`the handler overran its ${deadlineMs} ms deadline`, 'TimeoutError'));
       resolve({ kind: 'timeout' });
-    }, deadlineMs);
+    }, Math.max(0, deadlineMs - (performance.now() - began)));
     onLeave = (): void => {
       controller.abort(client.reason);
       // The server giving up on the answer (a TimeoutError) is an overrun to report; anything else is the client leaving.
@@ -137,7 +157,7 @@ export async function runHandler<R>(handler: (signal: AbortSignal) => R | Promis
   });
   const ran = (async (): Promise<HandlerOutcome<R>> => {
     try {
-      return { kind: 'done', value: await handler(controller.signal) };
+      return { kind: 'done', value: await (pending === undefined ? handler(controller.signal) : pending.result) };
     } catch (error) {
       return { kind: 'threw', error };
     }
@@ -148,6 +168,11 @@ export async function runHandler<R>(handler: (signal: AbortSignal) => R | Promis
     clearTimeout(timer);
     if (onLeave !== undefined) client.removeEventListener('abort', onLeave);
   }
+}
+
+/** Whether `await` would wait on `value` (it has a `then` method); reading `then` may throw, as for `await`. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /**

@@ -79,6 +79,8 @@ function make(v: Omit<AdmissionVerdict, typeof verdictBrand>): AdmissionVerdict 
   return verdict;
 }
 
+let plainAllow: AdmissionVerdict | undefined;
+
 /**
  * A verdict that admits the request.
  *
@@ -93,7 +95,9 @@ function make(v: Omit<AdmissionVerdict, typeof verdictBrand>): AdmissionVerdict 
  * @param opts warnings for the user.
  * @returns the verdict.
  */
-export function allow(opts: AllowOptions = {}): AdmissionVerdict {
+export function allow(opts?: AllowOptions): AdmissionVerdict {
+  // The common one, with no options, is made once: a verdict is deep-frozen, so one can stand for all.
+  if (opts === undefined) return (plainAllow ??= make({ allowed: true, warnings: [] }));
   const o = checkOptionNames('admission.allow', opts, ['warnings']);
   return make({ allowed: true, warnings: warningsOption('admission.allow', o.warnings) });
 }

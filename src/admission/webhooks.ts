@@ -4,6 +4,7 @@ import { describeValue } from '../options/validate.js';
 import { contextOf, type MutatingHandler, type OperationsOf, type ValidatingHandler } from './context.js';
 import { parseWebhookOptions, type MutatingWebhookOptions, type ParsedWebhookOptions, type WebhookOptions } from './options.js';
 import { admissionPatch, asJson } from './patch.js';
+import { cloneRequestObject } from './plainJson.js';
 import { badRequest, handlerDeadlineMs, handlerFailure, internalFailure, kindProblem, readRequest, refuse, reviewAnswer, failureResponse, runHandler } from './review.js';
 import { webhookTarget, type AdmissionResource, type WebhookTarget } from './target.js';
 import type { AdmissionRequest, AdmissionResponse, Operation, Webhook, WebhookAnswer } from './types.js';
@@ -65,7 +66,8 @@ function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: Webhoo
       return internalFailure(options.name, request, 'answering the request', err);
     }
   };
-  const review = async (body: unknown, signal: AbortSignal): Promise<WebhookAnswer> => {
+  // Not async itself: decideChecked is, and never rejects; a second promise around it would only cost.
+  const review = (body: unknown, signal: AbortSignal): Promise<WebhookAnswer> => {
     let request: AdmissionRequest | string;
     try {
       request = readRequest(body);
@@ -73,7 +75,7 @@ function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: Webhoo
       // Only a body that is not plain parsed JSON (a getter that throws) gets here.
       request = 'the body is not plain JSON';
     }
-    return typeof request === 'string' ? badRequest(request) : decideChecked(request, signal);
+    return typeof request === 'string' ? Promise.resolve(badRequest(request)) : decideChecked(request, signal);
   };
   // A request built by hand in a test is checked as a body's is.
   const reviewRequest = (request: AdmissionRequest, signal: AbortSignal): Promise<WebhookAnswer> =>
@@ -187,8 +189,8 @@ export function mutating<R extends AdmissionResource, const Op extends Operation
     let given: KubeObject | undefined;
     let givenOld: KubeObject | null | undefined;
     try {
-      given = request.object === null || request.object === undefined ? undefined : structuredClone(request.object);
-      givenOld = given === undefined && request.oldObject !== null && request.oldObject !== undefined ? structuredClone(request.oldObject) : request.oldObject;
+      given = request.object === null || request.object === undefined ? undefined : cloneRequestObject(request.object);
+      givenOld = given === undefined && request.oldObject !== null && request.oldObject !== undefined ? cloneRequestObject(request.oldObject) : request.oldObject;
     } catch (err) {
       return internalFailure(options.name, request, 'copying the object for the handler', err);
     }

@@ -15,6 +15,8 @@ export class ConnectionCap {
   // The same connections by their peer's address and port: a TLS server answers on a TLSSocket wrapping the TCP socket
   // it admitted, and the TCP socket is found again by the peer they share (unique among open connections).
   readonly #byPeer = new Map<string, Socket>();
+  // A TLS socket's TCP socket once found, so each request on a keep-alive connection does not look it up again.
+  readonly #under = new WeakMap<Socket, Socket>();
 
   constructor(max: number) {
     this.#max = max;
@@ -51,25 +53,38 @@ export class ConnectionCap {
    * sending one holds no answer yet, and a slow upload would otherwise keep its connection from being pushed out.
    */
   answering(req: IncomingMessage, res: ServerResponse): void {
-    const answeringOn = req.socket;
-    const peer = this.#open.has(answeringOn) ? undefined : peerOf(answeringOn);
-    const socket = peer === undefined ? answeringOn : (this.#byPeer.get(peer) ?? answeringOn);
-    if (!this.#open.has(socket)) return;
+    const socket = this.#admitted(req.socket);
+    if (socket === undefined) return;
+    let counted = false;
     const count = (): void => {
       const busy = this.#open.get(socket);
       if (busy === undefined) return;
       this.#open.set(socket, busy + 1);
-      res.once('close', () => {
+      counted = true;
+    };
+    const awaitsBody = hasBody(req) && !req.complete;
+    if (awaitsBody) req.once('end', count);
+    else count();
+    // One listener for both: the answer ends its count, or, if its body never ended, stops waiting for it.
+    res.once('close', () => {
+      if (counted) {
         const now = this.#open.get(socket);
         if (now !== undefined) this.#open.set(socket, Math.max(0, now - 1));
-      });
-    };
-    if (!hasBody(req) || req.complete) {
-      count();
-      return;
+      } else if (awaitsBody) req.off('end', count);
+    });
+  }
+
+  /** The open connection a request came on: its socket, or the TCP socket under its TLS socket; undefined once closed. */
+  #admitted(answeringOn: Socket): Socket | undefined {
+    if (this.#open.has(answeringOn)) return answeringOn;
+    let socket = this.#under.get(answeringOn);
+    if (socket === undefined) {
+      const peer = peerOf(answeringOn);
+      socket = peer === undefined ? undefined : this.#byPeer.get(peer);
+      if (socket === undefined) return undefined;
+      this.#under.set(answeringOn, socket);
     }
-    req.once('end', count);
-    res.once('close', () => req.off('end', count));
+    return this.#open.has(socket) ? socket : undefined;
   }
 
   /**

@@ -42,6 +42,9 @@ export async function listenWebhooks(
   return { ...listening, metrics: () => recorder.snapshot() };
 }
 
+// What a stream's 'error' is answered with here: the request's outcome is decided elsewhere (one function for all).
+const ignore = (): void => undefined;
+
 interface Plain {
   readonly status: number;
   readonly message: string;
@@ -55,8 +58,8 @@ async function serveWebhook(
   limits: ServerLimits,
   budget: BodyBudget,
 ): Promise<void> {
-  req.on('error', () => undefined);
-  res.on('error', () => undefined);
+  req.on('error', ignore);
+  res.on('error', ignore);
   const target = parseRequestTarget(req.url ?? '');
   const webhook = target === undefined ? undefined : routes.get(target.path);
   if (target === undefined) return sendPlain(req, res, { status: 400, message: 'malformed request-target: expected an absolute path such as /convert' }, true);
@@ -92,6 +95,7 @@ async function serveWebhook(
 
 /** controller-runtime answers any other content type with a 400 naming it; parameters (`; charset=utf-8`) are allowed here. */
 function contentTypeRefusal(value: string | undefined): Plain | undefined {
+  if (value === 'application/json') return undefined;
   const type = (value ?? '').split(';', 1)[0]?.trim().toLowerCase();
   if (type === 'application/json') return undefined;
   return { status: 400, message: `contentType=${printable((value ?? '').slice(0, 100))}, expected application/json` };
@@ -132,11 +136,12 @@ function readBody(req: IncomingMessage, max: number, hold: BodyHold, withinMs: n
       }
       chunks.push(chunk);
     };
-    const onEnd = (): void => done(size === 0 ? { status: 400, message: 'request body is empty' } : Buffer.concat(chunks, size).toString('utf8'));
+    const onEnd = (): void => done(size === 0 ? { status: 400, message: 'request body is empty' } : (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)).toString('utf8'));
     const onClose = (): void => done({ status: 499, message: 'the client left' });
     req.on('data', onData);
-    req.once('end', onEnd);
-    req.once('close', onClose);
+    // on, not once: done() takes all three off, and once would wrap each in another closure.
+    req.on('end', onEnd);
+    req.on('close', onClose);
     // WH-90: an upload that trickles holds its share of the budget no longer than a slow header would hold a connection.
     late = setTimeout(() => {
       req.pause();
@@ -164,21 +169,29 @@ function answerTimeoutMs(webhook: Webhook, limit: number): number {
 
 /** The webhook's answer; its signal aborts when the client leaves, or after `ms` with a TimeoutError (then a 503). */
 function review(webhook: Webhook, body: unknown, res: ServerResponse, ms: number): Promise<WebhookAnswer> {
-  const abort = new AbortController();
-  const gone = (): void => abort.abort(new Error('the client left'));
-  res.once('close', gone);
-  let timer: NodeJS.Timeout | undefined;
   return new Promise<WebhookAnswer>((resolve) => {
-    timer = setTimeout(() => {
+    const abort = new AbortController();
+    // The first of the answer, a throw or rejection, and the deadline settles; one callback each, no promise chain.
+    let settled = false;
+    const settle = (answer: WebhookAnswer): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      res.off('close', gone);
+      resolve(answer);
+    };
+    const threw = (err: unknown): void => settle({ status: 500, body: { message: printable(err instanceof Error ? err.message : String(err)) }, failure: 'threw' });
+    const gone = (): void => abort.abort(new Error('the client left'));
+    const timer = setTimeout(() => {
       abort.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError'));
-      resolve({ status: 503, body: { message: `no answer within ${ms} ms` }, failure: 'timeout' });
+      settle({ status: 503, body: { message: `no answer within ${ms} ms` }, failure: 'timeout' });
     }, ms);
-    new Promise<WebhookAnswer>((answered) => answered(webhook.review(body, abort.signal)))
-      .catch((err: unknown): WebhookAnswer => ({ status: 500, body: { message: printable(err instanceof Error ? err.message : String(err)) }, failure: 'threw' }))
-      .then(resolve);
-  }).finally(() => {
-    clearTimeout(timer);
-    res.off('close', gone);
+    res.once('close', gone);
+    try {
+      Promise.resolve(webhook.review(body, abort.signal)).then(settle, threw);
+    } catch (err) {
+      threw(err);
+    }
   });
 }
 
