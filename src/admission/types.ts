@@ -122,6 +122,12 @@ export interface Webhook {
   /** The URL path it is served at: `/validate-example-com-v1-website`, `/convert`. */
   readonly path: string;
   /**
+   * How long kube-apiserver waits for an answer (an admission webhook's
+   * `timeoutSeconds`); the server waits at least that long for `review`.
+   * Absent for a conversion webhook: the server waits `serverLimits.answerTimeoutMs`.
+   */
+  readonly timeoutSeconds?: number;
+  /**
    * Answers one request body, already read and JSON-parsed by the server
    * (`undefined` when it was not JSON). Never throws or rejects: a body
    * that is not a review gets status 400; a handler that throws, rejects or

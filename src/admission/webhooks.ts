@@ -80,7 +80,7 @@ function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: Webhoo
   // A request built by hand in a test is checked as a body's is.
   const reviewRequest = (request: AdmissionRequest, signal: AbortSignal): Promise<WebhookAnswer> =>
     review({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request }, signal);
-  return Object.freeze({ type, path: options.path, name: options.name, target, options, review, reviewRequest }) as unknown as W;
+  return Object.freeze({ type, path: options.path, timeoutSeconds: options.timeoutSeconds, name: options.name, target, options, review, reviewRequest }) as unknown as W;
 }
 
 function verdictResponse(verdict: AdmissionVerdict): Omit<AdmissionResponse, 'uid'> {

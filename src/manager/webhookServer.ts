@@ -34,7 +34,8 @@ export async function listenWebhooks(
   limits: ServerLimits,
   recorder = new WebhookRecorder(webhooks.map((w) => w.path)),
 ): Promise<WebhookServer> {
-  const routes = new Map(webhooks.map((w) => [w.path, w]));
+  // Each route's answer timeout is fixed with its webhook: worked out once here, not per request.
+  const routes = new Map(webhooks.map((w) => [w.path, { webhook: w, answerMs: answerTimeoutMs(w, limits.answerTimeoutMs) }]));
   const budget = new BodyBudget(limits.maxBufferedBodyBytes);
   const listening = await listenTls('webhook', at, pairs, limits, (req, res) => {
     serveWebhook(req, res, routes, recorder, limits, budget).catch((err: unknown) => abandon(res, 'webhook', err));
@@ -45,6 +46,12 @@ export async function listenWebhooks(
 // What a stream's 'error' is answered with here: the request's outcome is decided elsewhere (one function for all).
 const ignore = (): void => undefined;
 
+/** A webhook with how long the server waits for its answer. */
+interface Route {
+  readonly webhook: Webhook;
+  readonly answerMs: number;
+}
+
 interface Plain {
   readonly status: number;
   readonly message: string;
@@ -53,7 +60,7 @@ interface Plain {
 async function serveWebhook(
   req: IncomingMessage,
   res: ServerResponse,
-  routes: ReadonlyMap<string, Webhook>,
+  routes: ReadonlyMap<string, Route>,
   recorder: WebhookRecorder,
   limits: ServerLimits,
   budget: BodyBudget,
@@ -61,11 +68,12 @@ async function serveWebhook(
   req.on('error', ignore);
   res.on('error', ignore);
   const target = parseRequestTarget(req.url ?? '');
-  const webhook = target === undefined ? undefined : routes.get(target.path);
+  const route = target === undefined ? undefined : routes.get(target.path);
   if (target === undefined) return sendPlain(req, res, { status: 400, message: 'malformed request-target: expected an absolute path such as /convert' }, true);
   if (req.method !== 'POST') return sendPlain(req, res, { status: 405, message: 'only POST is served' }, true);
-  if (webhook === undefined) return sendPlain(req, res, { status: 404, message: `no webhook at ${printable(target.path.slice(0, 200))}; served: ${[...routes.keys()].join(', ')}` }, true);
+  if (route === undefined) return sendPlain(req, res, { status: 404, message: `no webhook at ${printable(target.path.slice(0, 200))}; served: ${[...routes.keys()].join(', ')}` }, true);
 
+  const { webhook, answerMs } = route;
   const path = webhook.path;
   const began = performance.now();
   recorder.started(path);
@@ -84,7 +92,7 @@ async function serveWebhook(
       status = body.status;
       return sendPlain(req, res, body, true);
     }
-    const answer = await review(webhook, parse(body), res, answerTimeoutMs(webhook, limits.answerTimeoutMs));
+    const answer = await review(webhook, parse(body), res, answerMs);
     failure = answer.failure === undefined ? undefined : String(answer.failure).slice(0, 64);
     status = sendJson(res, answer);
   } finally {
@@ -163,7 +171,7 @@ function parse(text: string): unknown {
  * whose `timeoutSeconds` is longer, so its handler deadline (a little under that) is reached and answered first.
  */
 function answerTimeoutMs(webhook: Webhook, limit: number): number {
-  const seconds = (webhook as { options?: { timeoutSeconds?: unknown } }).options?.timeoutSeconds;
+  const seconds: unknown = webhook.timeoutSeconds;
   return typeof seconds === 'number' && Number.isFinite(seconds) ? Math.max(limit, Math.ceil(seconds * 1000)) : limit;
 }
 
