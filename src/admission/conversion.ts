@@ -8,6 +8,7 @@ import { pathProblem } from '../crd/webhookPath.js';
 import type { CustomResource } from '../crd/customResource.js';
 import { convertedMetadataProblem } from './convertedMetadata.js';
 import type { Webhook, WebhookAnswer } from './types.js';
+import { isRecord } from '../crd/schemaNodes.js';
 
 // The conversion webhook (WH-45…WH-52): apiextensions.k8s.io/v1 ConversionReview in and out, each object
 // converted through the storage version with the definition's converters.
@@ -282,8 +283,4 @@ function quote(value: unknown): string {
 
 function quoteText(text: string): string {
   return printable(text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}…` : text);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

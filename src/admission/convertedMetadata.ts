@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { printable } from '../errors/printable.js';
+import { isRecord } from '../crd/schemaNodes.js';
 
 // What a converter may do to metadata (WH-48): change labels and annotations, valid ones, and nothing else.
 
@@ -63,8 +64,4 @@ function qualifiedName(key: string): boolean {
 
 function shortKey(key: string): string {
   return `"${printable(key.length > 64 ? `${key.slice(0, 64)}…` : key)}"`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -6,11 +6,11 @@ import { AdmissionWebhookError } from './AdmissionWebhookError.js';
 import { bounded, MAX_MESSAGE_LENGTH, MAX_WARNING_LENGTH } from './verdict.js';
 import type { AdmissionRequest, AdmissionResponse, WebhookAnswer, WebhookFailure } from './types.js';
 import type { WebhookTarget } from './target.js';
+import { isRecord } from '../crd/schemaNodes.js';
 
 const OPERATIONS: readonly string[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 const MAX_UID_LENGTH = 256;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStringOrAbsent = (v: unknown): boolean => v === undefined || typeof v === 'string';
 
 // What readRequest checks, made once rather than per request.
