@@ -18,12 +18,34 @@ export const ITEM_METADATA: MetadataPath = [Buffer.from('metadata')];
 /** The path of a watch event's object's metadata. */
 export const EVENT_METADATA: MetadataPath = [Buffer.from('object'), Buffer.from('metadata')];
 
+/** What a byte means to the scanners: nothing, a quote, an opening or closing bracket or brace, a comma. */
+const PLAIN = 0;
+const IS_QUOTE = 1;
+const IS_OPEN = 2;
+const IS_CLOSE = 3;
+const IS_COMMA = 4;
+const CLASS = new Uint8Array(256);
+CLASS[QUOTE] = IS_QUOTE;
+CLASS[LBRACE] = IS_OPEN;
+CLASS[LBRACKET] = IS_OPEN;
+CLASS[RBRACE] = IS_CLOSE;
+CLASS[RBRACKET] = IS_CLOSE;
+CLASS[COMMA] = IS_COMMA;
+/** Inside a string only its end and escapes matter. */
+const IN_STRING = new Uint8Array(256);
+IN_STRING[QUOTE] = 1;
+IN_STRING[BACKSLASH] = 2;
+
+// The loops below read one table entry per byte instead of comparing each byte with every structural one: the
+// strip walks about a third of every object it is given, so this is on every watch event's and list item's path.
+
 /** Index just past the closing quote of the string whose opening quote is at `q`, or -1 when it runs past `end`. */
 function stringEnd(buf: Buffer, q: number, end: number): number {
   for (let i = q + 1; i < end; i++) {
-    const c = buf[i] as number;
-    if (c === QUOTE) return i + 1;
-    if (c === BACKSLASH) i++;
+    const c = IN_STRING[buf[i] as number] as number;
+    if (c === 0) continue;
+    if (c === 1) return i + 1;
+    i++;
   }
   return -1;
 }
@@ -32,6 +54,25 @@ function equalsBytes(buf: Buffer, from: number, to: number, key: Buffer): boolea
   if (to - from !== key.length) return false;
   for (let k = 0; k < key.length; k++) if (buf[from + k] !== key[k]) return false;
   return true;
+}
+
+/** Index just past the array or object whose opening bracket is at `v`, or -1 when it runs past `end`. */
+function containerEnd(buf: Buffer, v: number, end: number): number {
+  let d = 0;
+  for (let k = v; k < end; k++) {
+    const c = CLASS[buf[k] as number] as number;
+    if (c === PLAIN || c === IS_COMMA) continue;
+    if (c === IS_QUOTE) {
+      const close = stringEnd(buf, k, end);
+      if (close < 0) return -1;
+      k = close - 1;
+    } else if (c === IS_OPEN) {
+      d++;
+    } else if (--d === 0) {
+      return k + 1;
+    }
+  }
+  return -1;
 }
 
 /**
@@ -62,8 +103,12 @@ export function managedFieldsSpan(buf: Buffer, start: number, end: number, path:
   let i = start;
   for (;;) {
     while (i < candidate) {
-      const b = buf[i] as number;
-      if (b === QUOTE) {
+      const cls = CLASS[buf[i] as number] as number;
+      if (cls === PLAIN) {
+        i++;
+        continue;
+      }
+      if (cls === IS_QUOTE) {
         const close = stringEnd(buf, i, end);
         if (close < 0) return undefined;
         if (close > candidate) {
@@ -80,16 +125,16 @@ export function managedFieldsSpan(buf: Buffer, start: number, end: number, path:
         i = close;
         continue;
       }
-      if (b === LBRACE || b === LBRACKET) {
-        if (b === LBRACE && (depth === 0 ? start === i : depth === onPath && keyOnPath)) onPath = depth + 1;
+      if (cls === IS_OPEN) {
+        if (buf[i] === LBRACE && (depth === 0 ? start === i : depth === onPath && keyOnPath)) onPath = depth + 1;
         keyOnPath = false;
         depth++;
-      } else if (b === RBRACE || b === RBRACKET) {
+      } else if (cls === IS_CLOSE) {
         depth--;
         if (onPath > depth) onPath = depth;
         keyOnPath = false;
         if (depth <= 0) return undefined;
-      } else if (b === COMMA) {
+      } else {
         keyOnPath = false;
       }
       i++;
@@ -104,26 +149,9 @@ export function managedFieldsSpan(buf: Buffer, start: number, end: number, path:
   let v = candidate + KEY.length;
   while (v < end && isJsonSpace(buf[v] as number)) v++;
   if (buf[v] !== LBRACKET) return undefined;
-  let d = 0;
-  let valueEnd = -1;
-  for (let k = v; k < end; k++) {
-    const c = buf[k] as number;
-    if (c === QUOTE) {
-      const close = stringEnd(buf, k, end);
-      if (close < 0) return undefined;
-      k = close - 1;
-    } else if (c === LBRACKET || c === LBRACE) {
-      d++;
-    } else if (c === RBRACKET || c === RBRACE) {
-      d--;
-      if (d === 0) {
-        if (c !== RBRACKET) return undefined;
-        valueEnd = k + 1;
-        break;
-      }
-    }
-  }
-  if (valueEnd < 0) return undefined;
+  // Closed by whatever bracket balances the `[`: a `}` there means the bytes are not well-formed.
+  const valueEnd = containerEnd(buf, v, end);
+  if (valueEnd < 0 || buf[valueEnd - 1] !== RBRACKET) return undefined;
   // One comma goes with it: the one after it, or else the one before it.
   let after = valueEnd;
   while (after < end && isJsonSpace(buf[after] as number)) after++;
