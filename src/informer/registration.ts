@@ -205,14 +205,46 @@ export class HandlerRegistration<T> implements Registration {
     if (this.#draining) return;
     this.#draining = true;
     // A microtask, so the informer finishes applying the current batch to the store before any handler runs.
-    queueMicrotask(() => void this.#drain());
+    queueMicrotask(this.#drainNow);
   }
 
-  async #drain(): Promise<void> {
-    let sinceYield = 0;
+  /**
+   * Delivers what is buffered, synchronously while the handler returns no
+   * promise, does not fail and has not had its run of calls; the first that
+   * does hands the rest to {@link HandlerRegistration.#drainLater}. A drain
+   * runs once per event for a handler that keeps up, so the common case makes
+   * no promise and no async frame.
+   */
+  readonly #drainNow = (): void => {
+    let handedOn = false;
     try {
+      let calls = 0;
       for (let entry = this.#buffer.shift(); entry !== undefined; entry = this.#closed ? undefined : this.#buffer.shift()) {
         const pending = this.#deliver(entry);
+        if (pending !== undefined || this.#failuresInRow > 0 || ++calls >= YIELD_EVERY) {
+          handedOn = true;
+          void this.#drainLater(pending);
+          return;
+        }
+      }
+    } finally {
+      if (!handedOn) this.#drained();
+    }
+  };
+
+  /**
+   * The rest of a drain once it must wait: for the handler's promise, for the
+   * pause after a failure, or for a turn of the event loop after a run of
+   * synchronous calls (so they cannot starve the sockets feeding the informer).
+   *
+   * @param first the promise of the delivery that handed the drain on, if it returned one
+   */
+  async #drainLater(first: Promise<void> | undefined): Promise<void> {
+    let pending = first;
+    // Handed on after a run of synchronous calls: the first step yields.
+    let sinceYield = YIELD_EVERY - 1;
+    try {
+      for (;;) {
         if (pending !== undefined) {
           await pending;
           sinceYield = 0;
@@ -221,21 +253,27 @@ export class HandlerRegistration<T> implements Registration {
           await this.#pause(Math.min(MAX_FAILURE_PAUSE_MS, 10 * 2 ** Math.min(this.#failuresInRow - 1, 10)));
           sinceYield = 0;
         } else if (pending === undefined && ++sinceYield >= YIELD_EVERY) {
-          // A run of synchronous handler calls must not starve the sockets feeding the informer.
           sinceYield = 0;
           await yieldToIo();
         }
+        const entry = this.#closed ? undefined : this.#buffer.shift();
+        if (entry === undefined) return;
+        pending = this.#deliver(entry);
       }
     } finally {
-      this.#draining = false;
-      const markIdle = this.#markIdle;
-      this.#idle = undefined;
-      this.#markIdle = undefined;
-      markIdle?.();
+      this.#drained();
     }
   }
 
-  /** Calls the handler; returns a promise only when the handler returned one, so sync handlers stay cheap. */
+  /** The drain loop went idle: a later enqueue starts another, and whoever waits for idleness is told. */
+  #drained(): void {
+    this.#draining = false;
+    const markIdle = this.#markIdle;
+    this.#idle = undefined;
+    this.#markIdle = undefined;
+    markIdle?.();
+  }
+
   #deliver(entry: BufferEntry<T>): Promise<void> | undefined {
     const event = entry.n.event;
     let result: unknown;
