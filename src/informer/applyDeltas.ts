@@ -3,7 +3,7 @@
 import { toError } from '../errors/reportError.js';
 import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import { deepFreeze } from '../store/deepFreeze.js';
-import type { Indexer } from '../store/indexer.js';
+import { putKeyed, type Indexer } from '../store/indexer.js';
 import type { KubeObject } from '../store/types.js';
 import type { Deltas } from '../operators/types.js';
 import type { InformerEvent } from './InformerEvent.js';
@@ -46,17 +46,18 @@ export function applyDeltas<T>(deltas: Deltas<T>, target: DeltaTarget<T>): void 
       const old = store.getByKey(key);
       const oldUid = uidOf(old);
       const newUid = uidOf(obj);
+      // The queue keyed the object; the store takes that key rather than working it out again.
       if (old === undefined) {
-        store.add(obj);
+        putKeyed(store, key, obj);
         target.notify({ type: 'add', obj, isInInitialList: deltas.isInInitialList }, key, false);
       } else if (oldUid !== undefined && newUid !== undefined && oldUid !== newUid) {
         // Same name, new object: the old one is gone even if no watch said so.
         store.delete(old);
         target.notify({ type: 'delete', obj: new DeletedFinalStateUnknown(key, old) }, key, false);
-        store.add(obj);
+        putKeyed(store, key, obj);
         target.notify({ type: 'add', obj, isInInitialList: deltas.isInInitialList }, key, false);
       } else {
-        store.update(obj);
+        putKeyed(store, key, obj);
         const rv = resourceVersionOf(obj);
         target.notify({ type: 'update', oldObj: old, obj }, key, rv !== undefined && rv === resourceVersionOf(old));
       }

@@ -243,12 +243,22 @@ class StoreIndexer<T> implements Indexer<T> {
   }
 
   #upsert(obj: T): void {
-    const indexes = this.#indexes;
-    const pending = this.#pending;
-    let key: string;
     this.#enter();
+    let key: string;
     try {
       key = this.#keyOf(obj);
+    } finally {
+      this.#busy = false;
+    }
+    this.#put(key, obj);
+  }
+
+  /** Stores `obj` under `key`, already worked out with this store's key function. */
+  #put(key: string, obj: T): void {
+    const indexes = this.#indexes;
+    const pending = this.#pending;
+    this.#enter();
+    try {
       // Every index value is computed before anything changes, so a failing index function leaves the store as it was.
       for (let i = 0; i < indexes.length; i++) pending[i] = valuesOf(indexes[i] as IndexState<T>, obj);
     } finally {
@@ -273,6 +283,11 @@ class StoreIndexer<T> implements Indexer<T> {
     }
     if (typeof key !== 'string') throw new KeyError(obj, new TypeError(`key function returned ${typeName(key)}, expected a string`));
     return key;
+  }
+
+  /** {@link putKeyed}'s way in. */
+  static put<U>(store: StoreIndexer<U>, key: string, obj: U): void {
+    store.#put(key, obj);
   }
 
   /** Sizes of the internal maps, for leak tests. */
@@ -315,6 +330,21 @@ class StoreIndexer<T> implements Indexer<T> {
     for (const k of b) out[i++] = this.#items.get(k) as T;
     return out;
   }
+}
+
+/**
+ * Internal: adds or updates `obj` under `key`, which the caller worked out
+ * with the store's own key function. The informer's path: its queue keyed
+ * every object already, so the store does not build and hash the key a
+ * second time. Any other `Indexer` is written through `update`.
+ *
+ * @param store the store to write
+ * @param key the object's key, as the store's key function gives it
+ * @param obj the object
+ */
+export function putKeyed<T>(store: Indexer<T>, key: string, obj: T): void {
+  if (store instanceof StoreIndexer) StoreIndexer.put(store, key, obj);
+  else store.update(obj);
 }
 
 /**
