@@ -52,7 +52,7 @@ const rv = (o: KubeObject | undefined): string | undefined => o?.metadata?.resou
 describe("informer({ fifo: 'ordered' })", () => {
   it('hands events to listeners in the order the server sent them, across keys', async () => {
     for (const n of ['a', 'b', 'c']) await server.create('v1/pods', pod(n));
-    const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods'), { fifo: 'ordered' });
+    const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods') as ListerWatcher<KubeObject>, { fifo: 'ordered' });
     running.push(inf);
     const seen: string[] = [];
     inf.subscribe((e) => {
@@ -135,7 +135,7 @@ describe("informer({ fifo: 'ordered' })", () => {
 
   it('keeps handlers, their buffers, resync, status and whenSynced working', async () => {
     for (const n of ['a', 'b']) await server.create('v1/pods', pod(n));
-    const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods'), { fifo: 'ordered' });
+    const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods') as ListerWatcher<KubeObject>, { fifo: 'ordered' });
     running.push(inf);
     const plain: string[] = [];
     const coalesced: string[] = [];
