@@ -160,6 +160,18 @@ describe("informer({ fifo: 'ordered' })", () => {
     expect(inf.store.listKeys().sort()).toEqual(['default/b', 'default/c']);
   });
 
+  it('a streamed initial list (sendInitialEvents) is applied whole too, every add marked initial', async () => {
+    for (let i = 0; i < 25; i++) await server.create('v1/pods', pod(`s${i}`));
+    const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods') as ListerWatcher<KubeObject>, { fifo: 'ordered', initialList: 'stream' });
+    running.push(inf);
+    const held: number[] = [];
+    inf.subscribe((e) => {
+      if (e.type === 'add') held.push(e.isInInitialList ? inf.store.size : -1);
+    });
+    await inf.whenSynced({ timeout: 10_000 });
+    expect(held).toEqual(Array.from({ length: 25 }, () => 25));
+  });
+
   it("checks the option up front, naming it and the value", () => {
     const source = kubeSource(server.kubeConfig(), 'v1/pods');
     expect(() => informer(source, { fifo: 'inOrder' as never })).toThrow(new TypeError(`fifo must be 'perKey' or 'ordered', got "inOrder"`));
