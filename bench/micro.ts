@@ -1,14 +1,14 @@
 // Micro-benchmarks of the stages between the decoder and the handler, with
-// tinybench: the DeltaFIFO (Modified events and a relist), the per-handler
+// tinybench: the DeltaFIFO and the ordered FIFO (Modified events and a relist), the per-handler
 // buffers (FIFO and coalescing), the informer's fan-out to 10 listeners beside
 // rxjs's share(), and an informer fed by an in-memory source delivering to 1
-// and 10 handlers. Objects are parsed outside the timed part.
+// and 10 handlers with each queue. Objects are parsed outside the timed part.
 
 import { filter, Observable, share, Subject } from 'rxjs';
 import { Bench, type Task } from 'tinybench';
 import type { V1Pod } from '@kubernetes/client-node';
-import { informer, type ListerWatcher, type WatchEvent } from 'rxkube';
-import { createIndexer, deltaFifo, type Deltas, type ReflectorEvent } from 'rxkube/core';
+import { informer, type FifoMode, type ListerWatcher, type WatchEvent } from 'rxkube';
+import { createIndexer, deltaFifo, orderedFifo, type Deltas, type ReflectorEvent } from 'rxkube/core';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { namespaceOf, storedPod } from './lib/pods.js';
 import type { Row } from './lib/report.js';
@@ -105,6 +105,31 @@ export const micro: Benchmark = {
       void popped;
     }
 
+    // orderedFifo on the same inputs: one item per Modified event, and a relist as one ReplacedAll that the consumer
+    // applies with one store.replace (what the informer's ordered mode does, less the notifications).
+    {
+      const store = createIndexer<V1Pod>({ freeze: false });
+      for (const p of pods(0, keys, 1)) store.add(p);
+      const input = new Subject<ReflectorEvent<V1Pod>>();
+      input.pipe(orderedFifo<V1Pod>({ knownObjects: store })).subscribe((item) => {
+        if ('deltas' in item) for (const delta of item.deltas) store.update(delta.obj as V1Pod);
+      });
+      const updates = pods(0, keys, 2).map((obj): ReflectorEvent<V1Pod> => ({ type: 'Modified', obj, resourceVersion: '2' }));
+      bench.add(`orderedFifo: Modified → item → store (${keys} keys)`, () => {
+        for (const ev of updates) input.next(ev);
+      });
+      const relist = pods(0, relistSize, 3);
+      const relistStore = createIndexer<V1Pod>({ freeze: false });
+      for (const p of relist) relistStore.add(p);
+      const relistInput = new Subject<ReflectorEvent<V1Pod>>();
+      relistInput.pipe(orderedFifo<V1Pod>({ knownObjects: relistStore })).subscribe((item) => {
+        if (!('deltas' in item) && item.type === 'ReplacedAll') relistStore.replace(item.items, item.resourceVersion);
+      });
+      bench.add(`orderedFifo: Replace of ${relistSize} known objects → store`, () => {
+        relistInput.next({ type: 'Replace', items: relist, resourceVersion: '3' });
+      });
+    }
+
     // The handler buffers alone: a push and a shift per notification.
     const createHandlerBuffer = await loadHandlerBuffer();
     const updates = pods(0, keys, 4);
@@ -153,10 +178,10 @@ export const micro: Benchmark = {
 
     // An informer fed from memory: each event goes through reflect, deltaFifo, the store (frozen) and every handler's buffer.
     const stops: (() => Promise<void>)[] = [];
-    for (const handlers of [1, 10]) {
+    for (const [fifo, handlers] of [['perKey', 1], ['perKey', 10], ['ordered', 1], ['ordered', 10]] as const satisfies readonly (readonly [FifoMode, number])[]) {
       const initial = pods(0, keys, 1);
       const mem = memorySource(initial);
-      const inf = informer<V1Pod>(mem.source, { onError: () => {} });
+      const inf = informer<V1Pod>(mem.source, { onError: () => {}, fifo });
       let handled = 0;
       let target = 0;
       let reached: (() => void) | undefined;
@@ -173,7 +198,7 @@ export const micro: Benchmark = {
       let rv = 10;
       let batch: WatchEvent<V1Pod>[] = [];
       bench.add(
-        `informer: ${BATCH} MODIFIED → ${handlers} handler${handlers > 1 ? 's' : ''}`,
+        `informer${fifo === 'ordered' ? " (fifo: 'ordered')" : ''}: ${BATCH} MODIFIED → ${handlers} handler${handlers > 1 ? 's' : ''}`,
         async () => {
           const done = new Promise<void>((resolve) => (reached = resolve));
           target = handled + BATCH * handlers;
@@ -192,7 +217,7 @@ export const micro: Benchmark = {
     ctx.log(`micro: running ${bench.tasks.length} tasks`);
     await bench.run();
     for (const s of stops) await s();
-    const perOp = (task: Task): number => (task.name.startsWith('deltaFifo: Replace') ? relistSize : task.name.includes('4000') ? repeated.length : BATCH);
+    const perOp = (task: Task): number => (/^(deltaFifo|orderedFifo): Replace/.test(task.name) ? relistSize : task.name.includes('4000') ? repeated.length : BATCH);
     for (const task of bench.tasks) rows.push(...toRows(task, perOp(task)));
     return rows;
   },

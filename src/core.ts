@@ -38,6 +38,7 @@ export {
 
 // DeltaFIFO and the transform hook
 export { deltaFifo, TransformError, type Delta, type DeltaType, type Deltas, type DeltaFifoOptions } from './operators/index.js';
+export { orderedFifo, type OrderedFifoOptions, type OrderedFifoItem, type ReplacedAll, type SyncAll } from './operators/index.js';
 
 // operators: option and detail types
 export { type PredicateValue, type OwnerKeysOptions, type OwnerJoin, type OwnerSource } from './operators/index.js';

@@ -15,6 +15,7 @@ export {
   CacheSyncError,
   type Informer,
   type InformerOptions,
+  type FifoMode,
   type InformerStatus,
   type EventHandler,
   type HandlerOptions,

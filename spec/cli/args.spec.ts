@@ -27,6 +27,7 @@ describe('rxkube: arguments', () => {
       '--objects <n>',
       '--churn <per-second>',
       '--seed <n>',
+      '--fifo <mode>',
       '-h, --help',
     ]) {
       expect(stdout).toContain(flag);
@@ -89,6 +90,12 @@ describe('rxkube: arguments', () => {
     const { code, stderr } = await runCli(['watch', 'pods', '--simulator', '-n', 'web', '-A']);
     expect(code).toBe(1);
     expect(stderr).toContain('cannot be combined');
+  });
+
+  it('a bad --fifo mode is refused, naming the two there are', async () => {
+    const output = await runCli(['watch', 'pods', '--fifo', 'inOrder']);
+    expect(output.code).toBe(1);
+    expect(output.stderr).toMatch(/argument 'inOrder' is invalid.*Allowed choices are perKey, ordered/s);
   });
 
   it('a bad output format and a bad duration are refused', async () => {

@@ -34,6 +34,14 @@ describe('rxkube watch against the simulator', () => {
     expect(rows.map((r) => r[2])).toContain('0/1 ContainerCreating');
   });
 
+  it('--fifo ordered watches through the ordered queue and syncs the same cache', async () => {
+    const { code, stdout, stderr } = await runCli(['watch', 'pods', '-A', '--simulator', '--once', '--objects', '40', '--fifo', 'ordered']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^40 objects · /m);
+    expect(tableRows(stdout)).toHaveLength(40);
+  });
+
   it('-n limits the watch to one namespace and drops the NAMESPACE column', async () => {
     const { code, stdout } = await runCli(['watch', 'po', '-n', 'web', '--simulator', '--once', '--objects', '40']);
     expect(code).toBe(0);

@@ -242,12 +242,24 @@ describe('multiClusterInformer over simulated clusters', () => {
     }
   });
 
+  it("with fifo: 'ordered' each cluster's relist is applied whole before its events are merged (PF-1, PF-5)", async () => {
+    fleet = await Fleet.start(['eu', 'us'], 3);
+    const inf = podsOf(fleet, { fifo: 'ordered' });
+    // At each initial add, the store already holds that cluster's whole first list.
+    const held: number[] = [];
+    subscriptions.push(inf.subscribe((e) => held.push(inf.store.byIndex('cluster', e.cluster).length)));
+    await inf.whenSynced({ timeout: 10_000 });
+    expect(contents(inf)).toEqual(fleet.union());
+    expect(held).toEqual([3, 3, 3, 3, 3, 3]);
+  });
+
   it('checks its options up front', () => {
     const f = { subscribe: () => undefined } as never;
     const src = () => undefined as never;
     expect(() => multiClusterInformer(f, src, { whileUnreachable: 'forget' as never })).toThrow(/whileUnreachable.*'keep' or 'drop'.*"forget"/);
     expect(() => multiClusterInformer(f, src, { unreachableAfterMs: -1 })).toThrow(/unreachableAfterMs.*-1/);
     expect(() => multiClusterInformer(f, src, { initialList: 'all' as never })).toThrow(/initialList/);
+    expect(() => multiClusterInformer(f, src, { fifo: 'inOrder' as never })).toThrow(/fifo must be 'perKey' or 'ordered', got "inOrder"/);
     expect(() => multiClusterInformer(f, src, { indexers: { cluster: () => [] } })).toThrow(/cluster/);
     expect(() => multiClusterInformer(f, src, { unreachableAfter: 5 } as never)).toThrow(/unknown option "unreachableAfter"/);
     // The per-cluster informers' lag bound (HI-58) is an informer option like the others.

@@ -72,6 +72,7 @@ export function createProgram(): Command {
     .addOption(new Option('-o, --output <format>', 'table (live view) or json (one JSON line per event)').choices(['table', 'json']).default('table'))
     .option('--once', 'print the synced cache and exit')
     .addOption(new Option('--timeout <duration>', 'with --once: how long to wait for the sync').default(30_000, '30s').argParser(parseDuration))
+    .addOption(new Option('--fifo <mode>', "the informer's queue: perKey (client-go's DeltaFIFO) or ordered (events in server order, each relist applied in one step)").choices(['perKey', 'ordered']).default('perKey'))
     .option('--simulator', 'run against the built-in API-server simulator, seeded and churning')
     .addOption(new Option('--objects <n>', 'with --simulator: objects to seed').default(300).argParser(parseCount))
     .addOption(new Option('--churn <per-second>', 'with --simulator: writes per second once synced').default(40).argParser(parseRate))

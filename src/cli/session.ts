@@ -5,7 +5,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
-import { informer, type Informer, type InformerStatus } from '../informer/index.js';
+import { informer, type FifoMode, type Informer, type InformerStatus } from '../informer/index.js';
 import type { ReflectorStatus } from '../reflector/index.js';
 import { kubeSource, type ListerWatcher } from '../sources/index.js';
 import type { InformerEvent } from '../informer/InformerEvent.js';
@@ -24,6 +24,8 @@ export interface SessionOptions {
   readonly fieldSelector: string | undefined;
   /** Short backoff for the simulator, so recoveries are quick to watch. */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** The informer's queue. @default 'perKey' */
+  readonly fifo?: FifoMode;
 }
 
 /** The last change seen for a key, for the table's LAST column and its order. */
@@ -99,6 +101,7 @@ export class WatchSession {
     this.informer = informer<KubeObject>(counted, {
       name: `${opts.resource.ref}${opts.namespace === undefined ? '' : ` in ${opts.namespace}`}`,
       ...(opts.backoff === undefined ? {} : { reflector: { backoff: opts.backoff } }),
+      ...(opts.fifo === undefined ? {} : { fifo: opts.fifo }),
     });
   }
 

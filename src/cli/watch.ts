@@ -8,6 +8,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { FifoMode } from '../informer/types.js';
 import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKey, parseFieldSelector, parseLabelSelector, unwrapTombstone } from '../store/index.js';
 import type { KubeObject } from '../store/types.js';
 import { statusOf } from './columns.js';
@@ -42,6 +43,8 @@ export interface WatchFlags {
   readonly objects: number;
   readonly churn: number;
   readonly seed: number;
+  /** The informer's queue (`--fifo`). @default 'perKey' */
+  readonly fifo?: FifoMode;
 }
 
 /** Line width when stdout is not a terminal. */
@@ -121,6 +124,7 @@ export async function runWatch(name: string, flags: WatchFlags): Promise<number>
       namespace: namespaceOf(resource, flags, kc),
       labelSelector: flags.selector,
       fieldSelector: flags.fieldSelector,
+      ...(flags.fifo === undefined ? {} : { fifo: flags.fifo }),
       ...(simulator === undefined ? {} : { backoff: { initialMs: 200, maxMs: 2_000 } }),
     });
   } catch (err) {

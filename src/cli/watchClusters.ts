@@ -98,7 +98,7 @@ export async function runWatchClusters(resource: CliResource, flags: WatchFlags)
         ...(flags.fieldSelector === undefined ? {} : { fieldSelector: flags.fieldSelector }),
       }) as never;
     },
-    { name: resource.ref, onError: (err) => errors.push(errorLine(err)) },
+    { name: resource.ref, onError: (err) => errors.push(errorLine(err)), ...(flags.fifo === undefined ? {} : { fifo: flags.fifo }) },
   );
   const w: FleetWatch = {
     informer,

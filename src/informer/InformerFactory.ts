@@ -123,7 +123,9 @@ export class InformerFactory {
   informerFor<T extends KubeObject>(resource: ResourceRef, opts: InformerForOptions<T> = {}): Informer<T> {
     const namespace = opts.namespace ?? this.#opts.namespace;
     const transform = opts.transform ?? (this.#opts.transform as ((obj: T) => T) | undefined);
-    const id = this.#identity(resource, namespace, opts.labelSelector, opts.fieldSelector, transform) + (opts.metadataOnly === true ? ' metadata-only' : '');
+    // An ordered informer delivers differently, so it is not shared with a per-key one (PF-17).
+    const id =
+      this.#identity(resource, namespace, opts.labelSelector, opts.fieldSelector, transform) + (opts.metadataOnly === true ? ' metadata-only' : '') + (opts.fifo === 'ordered' ? ' ordered' : '');
     const existing = this.#informers.get(id);
     if (existing !== undefined) {
       const shared = existing.informer as unknown as Informer<T>;

@@ -8,10 +8,12 @@ import type { InformerEvent } from './InformerEvent.js';
 import { byNamespace } from '../store/indexFuncs.js';
 import type { Indexers, KubeObject } from '../store/types.js';
 import { deltaFifo } from '../operators/deltaFifo.js';
+import { orderedFifo, type OrderedFifoOptions } from '../operators/orderedFifo.js';
 import { probedReflect } from '../reflector/reflect.js';
 import type { ReflectOptions, ReflectorEvent, ReflectorProbe, ReflectorStatus } from '../reflector/types.js';
 import type { ListerWatcher, SourceIdentity } from '../sources/types.js';
 import { applyDeltas, type DeltaTarget } from './applyDeltas.js';
+import { applyOrdered } from './applyOrdered.js';
 import { CacheSyncError, type CacheSyncFailure } from './CacheSyncError.js';
 import { CacheProgress } from './cacheProgress.js';
 import { InformerStoppedError } from './InformerStoppedError.js';
@@ -271,19 +273,16 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#resyncCheckPeriod = resyncCheckPeriod(this.#opts.resyncPeriod ?? 0, this.#listeners);
     for (const l of this.#listeners) if (l instanceof HandlerRegistration) armResync(l, now);
     const input = new Subject<ReflectorEvent<T>>();
-    const fifo = input.pipe(
-      deltaFifo<T>({
-        knownObjects: this.#indexer,
-        emitDeltaTypeReplaced: true,
-        ...(this.#opts.keyFunc !== undefined && { keyFunc: this.#opts.keyFunc }),
-        ...(this.#transform !== undefined && { transform: this.#transform }),
-        onError: (err) => this.#report(err),
-        onSynced: () => {
-          this.#synced.next(true);
-          this.#publishStatus();
-        },
-      }),
-    );
+    const fifoOpts: OrderedFifoOptions<T> = {
+      knownObjects: this.#indexer,
+      ...(this.#opts.keyFunc !== undefined && { keyFunc: this.#opts.keyFunc }),
+      ...(this.#transform !== undefined && { transform: this.#transform }),
+      onError: (err) => this.#report(err),
+      onSynced: () => {
+        this.#synced.next(true);
+        this.#publishStatus();
+      },
+    };
     const lifetime = ++this.#lifetime;
     // Made once per lifetime: the FIFO hands over one Deltas per key, and a listener's callback may end the lifetime.
     const target: DeltaTarget<T> = {
@@ -293,7 +292,11 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       notify: (event, key, isSync) => this.#notify(event, key, isSync),
       report: (err) => this.#report(err),
     };
-    const sub = fifo.subscribe({ next: (deltas) => applyDeltas(deltas, target) });
+    // The ordered queue (PF-1) hands on single events and whole relists; the per-key one (D-1…D-21) per-key Deltas.
+    const sub =
+      this.#opts.fifo === 'ordered'
+        ? input.pipe(orderedFifo<T>(fifoOpts)).subscribe({ next: (item) => applyOrdered(item, target) })
+        : input.pipe(deltaFifo<T>({ ...fifoOpts, emitDeltaTypeReplaced: true })).subscribe({ next: (deltas) => applyDeltas(deltas, target) });
     const reflectorOpts: ReflectOptions = {
       ...this.#opts.reflector,
       resyncPeriod: this.#resyncCheckPeriod,

@@ -1,5 +1,5 @@
 export { informer } from './informer.js';
-export type { Informer, InformerOptions, InformerStatus, HandlerStatus, InformerStore, WhenSyncedOptions } from './types.js';
+export type { FifoMode, Informer, InformerOptions, InformerStatus, HandlerStatus, InformerStore, WhenSyncedOptions } from './types.js';
 export type { InformerMetrics } from './metrics.js';
 export { InformerFactory, type InformerFactoryOptions, type InformerForOptions } from './InformerFactory.js';
 export type { EventHandler, HandlerOptions, Registration } from './registration.js';

@@ -9,7 +9,9 @@ export type { HandlerStatus, Informer, InformerOptions, InformerStatus, Informer
  * Creates an informer: a live, indexed, in-memory copy of one resource that
  * tells your code what changed. It wires `reflect()` (list, then watch, with
  * relist and backoff) into `deltaFifo()` and applies each key's deltas to the
- * store before any handler or subscriber hears of them.
+ * store before any handler or subscriber hears of them; with
+ * `fifo: 'ordered'` it uses `orderedFifo()` instead, and applies each relist
+ * to the store in one step.
  *
  * The informer is an Observable: subscribing starts it and the last
  * unsubscribe stops it, so `pipe()`, `merge()`, `combineLatest()` and

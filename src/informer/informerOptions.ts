@@ -20,6 +20,9 @@ export function checkInformerOptions<T>(source: ListerWatcher<T>, opts: Informer
   if (opts.initialList !== undefined && opts.initialList !== 'paged' && opts.initialList !== 'stream') {
     throw new TypeError(`initialList must be 'paged' or 'stream', got ${describeValue(opts.initialList)}`);
   }
+  if (opts.fifo !== undefined && opts.fifo !== 'perKey' && opts.fifo !== 'ordered') {
+    throw new TypeError(`fifo must be 'perKey' or 'ordered', got ${describeValue(opts.fifo)}`);
+  }
   if (opts.transform !== undefined && typeof opts.transform !== 'function') throw new TypeError(`transform must be a function, got ${describeValue(opts.transform)}`);
   if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new TypeError(`onError must be a function, got ${describeValue(opts.onError)}`);
   if (opts.maxLagMs !== undefined && !(typeof opts.maxLagMs === 'number' && opts.maxLagMs > 0 && opts.maxLagMs !== Number.POSITIVE_INFINITY)) {

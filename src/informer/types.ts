@@ -13,6 +13,24 @@ import type { EventHandler, HandlerOptions, Registration } from './registration.
 
 export type { InformerEvent } from './InformerEvent.js';
 
+/**
+ * The queue an informer uses between its watch and its store: `'perKey'`
+ * (client-go's DeltaFIFO, the default) or `'ordered'` (client-go 1.36's
+ * in-order queue with atomic relists). See `InformerOptions.fifo`.
+ *
+ * ## Example
+ * ```ts
+ * import { informer, kubeSource, type FifoMode } from 'rxkube';
+ * import { KubeConfig } from '@kubernetes/client-node';
+ *
+ * const kc = new KubeConfig();
+ * kc.loadFromDefault();
+ * const fifo: FifoMode = 'ordered';
+ * const pods = informer(kubeSource(kc, 'v1/pods'), { fifo });
+ * ```
+ */
+export type FifoMode = 'perKey' | 'ordered';
+
 /** Options of {@link informer}. */
 export interface InformerOptions<T> {
   /**
@@ -55,6 +73,20 @@ export interface InformerOptions<T> {
   readonly maxLagMs?: number;
   /** `'paged'` LIST or `'stream'` (a watch with `sendInitialEvents`, falling back to LIST). @default 'paged' */
   readonly initialList?: 'paged' | 'stream';
+  /**
+   * How events travel from the watch to the store and the handlers:
+   * - `'perKey'`: client-go's classic DeltaFIFO. Pending events are grouped
+   *   per key and each key keeps its place in line; a relist reaches the
+   *   store page by page, so it never holds a whole list beside the cache.
+   * - `'ordered'`: client-go 1.36's in-order, atomic-relist queue (RealFIFO
+   *   with AtomicFIFO). Events are handled one by one in the order the server
+   *   sent them, across keys; a relist is held whole and applied to the store
+   *   in one step before any handler hears of it, so a handler reading the
+   *   store sees the old list or the new one, never a mix. It costs a whole
+   *   list's memory beside the cache during a relist (docs/semantics.md, PF-20).
+   * @default 'perKey'
+   */
+  readonly fifo?: FifoMode;
   /** Deep-freeze cached objects so no handler can corrupt the cache. @default true */
   readonly freeze?: boolean;
   /** Store key function. @default metaNamespaceKey */

@@ -22,6 +22,7 @@ const OPTION_NAMES = [
   'transform',
   'stripManagedFields',
   'initialList',
+  'fifo',
   'freeze',
   'keyFunc',
   'scheduler',

@@ -1,6 +1,8 @@
 export type { Delta, DeltaType, Deltas } from './types.js';
 export { DeletedFinalStateUnknown, unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 export { deltaFifo, type DeltaFifoOptions } from './deltaFifo.js';
+export { orderedFifo, type OrderedFifoOptions } from './orderedFifo.js';
+export type { OrderedFifoItem, ReplacedAll, SyncAll } from './orderedTypes.js';
 export { TransformError } from './TransformError.js';
 export { appliedObjects } from './appliedObjects.js';
 export { touchedObjects } from './touchedObjects.js';

@@ -1,0 +1,109 @@
+// How an informer made with fifo: 'ordered' applies what orderedFifo hands on (PF-5…PF-8, PF-11).
+
+import { toError } from '../errors/reportError.js';
+import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
+import { IndexError } from '../store/errors/IndexError.js';
+import type { KubeObject } from '../store/types.js';
+import type { OrderedFifoItem, ReplacedAll } from '../operators/orderedTypes.js';
+import { applyDeltas, type DeltaTarget } from './applyDeltas.js';
+
+/** Applies one item of the ordered queue: a single watch event, a whole relist, or a whole resync. */
+export function applyOrdered<T>(item: OrderedFifoItem<T>, target: DeltaTarget<T>): void {
+  if ('deltas' in item) applyDeltas(item, target);
+  else if (item.type === 'ReplacedAll') applyReplacedAll(item, target);
+  else applySyncAll(target);
+}
+
+/**
+ * A relist as one step (PF-5): the store is replaced whole before the first
+ * notification, so every handler reads the new list; then the deletions it
+ * implies, then an add or update per listed object in list order.
+ */
+function applyReplacedAll<T>(list: ReplacedAll<T>, target: DeltaTarget<T>): void {
+  if (!target.current()) return;
+  const store = target.store;
+  const { items, keys, kept } = list;
+  const listed = new Set<string>(keys);
+  for (const key of kept) listed.add(key);
+  // Read before the swap: what each listed key held, and what the list no longer has.
+  const old: (T | undefined)[] = new Array<T | undefined>(items.length);
+  for (let i = 0; i < items.length; i++) old[i] = store.getByKey(keys[i] as string);
+  const gone: DeletedFinalStateUnknown<T>[] = [];
+  for (const key of store.listKeys()) {
+    if (!listed.has(key)) gone.push(new DeletedFinalStateUnknown(key, store.getByKey(key)));
+  }
+  const next: T[] = [...items];
+  for (const key of kept) {
+    const stored = store.getByKey(key);
+    if (stored !== undefined) next.push(stored);
+  }
+  const skipped = replaceSkippingIndexFailures(next, list.resourceVersion, target);
+
+  for (const tombstone of gone) {
+    if (!target.current()) return;
+    target.notify({ type: 'delete', obj: tombstone }, tombstone.key, false);
+  }
+  for (let i = 0; i < items.length; i++) {
+    if (!target.current()) return;
+    const obj = items[i] as T;
+    if (skipped.has(obj)) continue;
+    announce(keys[i] as string, old[i], obj, list.isInInitialList, target);
+  }
+}
+
+/** The add, update or delete-then-add one listed object means, as C-4 and S-32 decide it for a single event. */
+function announce<T>(key: string, old: T | undefined, obj: T, isInInitialList: boolean, target: DeltaTarget<T>): void {
+  if (old === undefined) {
+    target.notify({ type: 'add', obj, isInInitialList }, key, false);
+    return;
+  }
+  const oldUid = (old as KubeObject).metadata?.uid;
+  const newUid = (obj as KubeObject).metadata?.uid;
+  if (oldUid !== undefined && newUid !== undefined && oldUid !== newUid) {
+    target.notify({ type: 'delete', obj: new DeletedFinalStateUnknown(key, old) }, key, false);
+    target.notify({ type: 'add', obj, isInInitialList }, key, false);
+    return;
+  }
+  const rv = (obj as KubeObject).metadata?.resourceVersion;
+  target.notify({ type: 'update', oldObj: old, obj }, key, rv !== undefined && rv === (old as KubeObject).metadata?.resourceVersion);
+}
+
+/**
+ * `store.replace` leaves the store untouched when an index function throws
+ * (I-5). One bad object must not keep the whole relist out (PF-10): it is
+ * reported, left out, and the rest applied. Bounded: each retry drops one object.
+ */
+function replaceSkippingIndexFailures<T>(next: T[], resourceVersion: string, target: DeltaTarget<T>): ReadonlySet<T> {
+  const skipped = new Set<T>();
+  let remaining = next;
+  for (;;) {
+    try {
+      target.store.replace(remaining, resourceVersion);
+      return skipped;
+    } catch (err) {
+      target.report(toError(err));
+      const bad = err instanceof IndexError ? (err.obj as T) : undefined;
+      const at = bad === undefined ? -1 : remaining.indexOf(bad);
+      // Not an index failure on one of ours: nothing to leave out, so the store keeps the old list.
+      if (at < 0) return new Set(next);
+      skipped.add(bad as T);
+      remaining = remaining.filter((_, i) => i !== at);
+    }
+  }
+}
+
+/** A resync as one step (PF-11): every stored object, unchanged, as a sync update. */
+function applySyncAll<T>(target: DeltaTarget<T>): void {
+  const store = target.store;
+  for (const obj of store.list()) {
+    if (!target.current()) return;
+    let key: string;
+    try {
+      key = store.keyOf(obj);
+    } catch (err) {
+      target.report(toError(err));
+      continue;
+    }
+    target.notify({ type: 'update', oldObj: obj, obj }, key, true);
+  }
+}
