@@ -46,6 +46,7 @@ export {
   type ListerWatcher,
   type PartialObjectMetadata,
   type ResourceRef,
+  type WatchBatch,
   type WatchEvent,
   type StatusDetails,
 } from './sources/index.js';

@@ -67,7 +67,8 @@ export async function watchOnce<T>(ctx: ReflectorContext<T>, handoff: WatchStrea
         if (i > 0) await undefined;
         // Emitting may end the subscription (a consumer unsubscribing in its handler).
         if (ctx.stopped) break reading;
-        const value = batch[i] as WatchEvent<T>;
+        // A lazy batch parses the event here: a line that cannot be decoded throws and ends the watch.
+        const value = batch.at(i) as WatchEvent<T>;
         let event: WatchedEvent<T>;
         try {
           event = toReflectorEvent(value);

@@ -4,7 +4,7 @@
  * once the silence outlasts the rhythm's deadline.
  */
 import type { Subscription } from 'rxjs';
-import type { WatchEvent, WatchOptions } from '../sources/types.js';
+import type { WatchBatch, WatchEvent, WatchOptions } from '../sources/types.js';
 import { WatchDeadlineExceededError, WatchStalledError } from './errors.js';
 import type { ReflectorContext } from './reflectorContext.js';
 import { timerDelay } from '../options/timerDelay.js';
@@ -33,9 +33,9 @@ export class WatchStream<T> {
   /** The response's events, one at a time (a source without `watchBatches`). */
   readonly #iterator: AsyncIterator<WatchEvent<T>> | undefined;
   /** The response's events, a chunk at a time (a source with `watchBatches`, as the HTTP source is). */
-  readonly #batches: AsyncIterator<readonly WatchEvent<T>[]> | undefined;
+  readonly #batches: AsyncIterator<WatchBatch<T>> | undefined;
   /** Events of the last batch that next() has not handed out yet; nextBatch() takes the rest. */
-  #buffered: readonly WatchEvent<T>[] | undefined;
+  #buffered: WatchBatch<T> | undefined;
   /** Index of the next buffered event. */
   #at = 0;
   /** Ends this request when the subscription ends, removed on close. */
@@ -89,9 +89,9 @@ export class WatchStream<T> {
     for (;;) {
       const buffered = this.#buffered;
       if (buffered !== undefined && this.#at < buffered.length) {
-        const value = buffered[this.#at++] as WatchEvent<T>;
+        const at = this.#at++;
         if (this.#at === buffered.length) this.#buffered = undefined;
-        return { value, done: false };
+        return { value: buffered.at(at) as WatchEvent<T>, done: false };
       }
       const batch = await this.nextBatch(initial);
       if (batch === undefined) return { value: undefined, done: true };
@@ -108,13 +108,13 @@ export class WatchStream<T> {
    * @param initial as for next()
    * @throws WatchStalledError when the watch was cut for silence, else what the source throws
    */
-  async nextBatch(initial = false): Promise<readonly WatchEvent<T>[] | undefined> {
+  async nextBatch(initial = false): Promise<WatchBatch<T> | undefined> {
     const buffered = this.#buffered;
     if (buffered !== undefined) {
       this.#buffered = undefined;
-      if (this.#at < buffered.length) return this.#at === 0 ? buffered : buffered.slice(this.#at);
+      if (this.#at < buffered.length) return this.#at === 0 ? buffered : rest(buffered, this.#at);
     }
-    let batch: readonly WatchEvent<T>[] | undefined;
+    let batch: WatchBatch<T> | undefined;
     try {
       if (this.#batches !== undefined) {
         const result = await this.#batches.next();
@@ -222,4 +222,9 @@ export class WatchStream<T> {
     rhythm.stalled();
     this.#controller.abort(this.#stalled);
   }
+}
+
+/** The events of `batch` from `index` on, read through it as they are asked for. */
+function rest<T>(batch: WatchBatch<T>, index: number): WatchBatch<T> {
+  return { length: batch.length - index, at: (i) => batch.at(i + index) };
 }

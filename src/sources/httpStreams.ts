@@ -4,7 +4,7 @@
 import { AsyncIterableX } from 'ix/asynciterable';
 import type { Progress } from './http.js';
 import { ListDecoder, type ListEnvelope } from './listDecoder.js';
-import type { WatchEvent } from './types.js';
+import type { WatchBatch, WatchEvent } from './types.js';
 import { WatchDecoder } from './watchDecoder.js';
 
 /**
@@ -86,31 +86,50 @@ export class HttpWatchStream<T> extends AsyncIterableX<WatchEvent<T>> {
 
   async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
     for await (const batch of watchEvents<T>(this.#open(), this.#strip)) {
-      for (let i = 0; i < batch.length; i++) yield batch[i] as WatchEvent<T>;
+      for (let i = 0; i < batch.length; i++) yield batch.at(i) as WatchEvent<T>;
     }
   }
 }
 
-/** The events of each chunk of a watch body, as one array per chunk that completed any; a bad line ends it after the events before it. */
-export async function* watchEvents<T>(body: WatchBody, stripManagedFields: boolean): AsyncGenerator<WatchEvent<T>[], void, undefined> {
+/**
+ * The events of each chunk of a watch body, as one batch per chunk that
+ * completed any, each event parsed when the batch is read that far; a bad
+ * line ends it after the events before it.
+ */
+export async function* watchEvents<T>(body: WatchBody, stripManagedFields: boolean): AsyncGenerator<WatchBatch<T>, void, undefined> {
   // The body learns the credential's redaction once answered, after the decoder exists.
   const decoder = new WatchDecoder<T>({ stripManagedFields, maxObjectBytes: body.maxObjectBytes, redact: (text) => body.progress.redact?.(text) ?? text });
   for await (const chunk of body.chunks) {
-    const out: WatchEvent<T>[] = [];
-    let failure: unknown;
+    let lines: ReturnType<WatchDecoder<T>['lines']>;
     try {
-      decoder.push(chunk, out);
+      lines = decoder.lines(chunk);
     } catch (err) {
-      failure = err;
+      // A line begun in earlier chunks that did not decode: nothing of this chunk comes before it.
+      lines = { batch: undefined, failure: err };
     }
-    if (out.length > 0) {
+    if (lines.batch !== undefined) {
       body.progress.made = true;
-      yield out;
+      yield lines.batch;
     }
-    if (failure !== undefined) throw failure;
+    if (lines.failure !== undefined) throw lines.failure;
   }
   const out: WatchEvent<T>[] = [];
   decoder.end(out);
   if (out.length > 0) yield out;
 }
 
+/** The HTTP source's batches: the decoding generator itself, with no wrapper between it and the reflector. */
+export class HttpWatchBatches<T> extends AsyncIterableX<WatchBatch<T>> {
+  readonly #open: () => WatchBody;
+  readonly #strip: boolean;
+
+  constructor(open: () => WatchBody, stripManagedFields: boolean) {
+    super();
+    this.#open = open;
+    this.#strip = stripManagedFields;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<WatchBatch<T>> {
+    return watchEvents<T>(this.#open(), this.#strip);
+  }
+}

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { AsyncIterableX } from 'ix/asynciterable';
+import type { AsyncIterableX } from 'ix/asynciterable';
 import { getBody, plainHttpAllowed, type Progress } from './http.js';
 import type { ListEnvelope } from './listDecoder.js';
 import { DecodedListResponse } from './listResponse.js';
@@ -9,8 +9,8 @@ import type { KubeObject } from '../store/types.js';
 import { parseResourceRef, resourcePath, type ParsedResource } from './resourceRef.js';
 import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomResourceRef, type TypedResource } from './resources.js';
 import { clusterOf } from './identity.js';
-import type { ListerWatcher, ListOptions, ListResponse, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchEvent, WatchOptions } from './types.js';
-import { HttpListItemStream, HttpWatchStream, ListItemStream, watchEvents, type WatchBody } from './httpStreams.js';
+import type { ListerWatcher, ListOptions, ListResponse, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchBatch, WatchEvent, WatchOptions } from './types.js';
+import { HttpListItemStream, HttpWatchBatches, HttpWatchStream, ListItemStream, type WatchBody } from './httpStreams.js';
 import { wireLimitsOf, type WireLimitOptions } from './wireLimits.js';
 import { MAX_TIMER_MS } from '../options/timerDelay.js';
 import { notServedExplainer, type NotServedExplainer } from './notServed.js';
@@ -122,7 +122,7 @@ export interface KubeSource<T> extends ListerWatcher<T> {
    */
   listItems(opts: ListOptions, signal: AbortSignal): ListItemStream<T>;
   /** The events of one WATCH request a chunk of the response at a time (see {@link ListerWatcher.watchBatches}). */
-  watchBatches(opts: WatchOptions, signal: AbortSignal): AsyncIterableX<readonly WatchEvent<T>[]>;
+  watchBatches(opts: WatchOptions, signal: AbortSignal): AsyncIterableX<WatchBatch<T>>;
   /** One LIST request read in two steps, its metadata first (see {@link ListerWatcher.listResponse}). */
   listResponse(opts: ListOptions, signal: AbortSignal): ListResponse<T>;
 }
@@ -314,10 +314,8 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     watch(o: WatchOptions, signal: AbortSignal): AsyncIterableX<WatchEvent<T>> {
       return new HttpWatchStream<T>(watchBody(o, signal), o.stripManagedFields === true);
     },
-    watchBatches(o: WatchOptions, signal: AbortSignal): AsyncIterableX<readonly WatchEvent<T>[]> {
-      const body = watchBody(o, signal);
-      const strip = o.stripManagedFields === true;
-      return AsyncIterableX.from({ [Symbol.asyncIterator]: () => watchEvents<T>(body(), strip) });
+    watchBatches(o: WatchOptions, signal: AbortSignal): AsyncIterableX<WatchBatch<T>> {
+      return new HttpWatchBatches<T>(watchBody(o, signal), o.stripManagedFields === true);
     },
   };
   return source;

@@ -193,6 +193,24 @@ export function textWithoutManagedFields(buf: Buffer, start: number, end: number
   return out.toString('utf8', 0, length);
 }
 
+/**
+ * The text of `buf[start, end)` less the bytes `span` covers (a range from
+ * {@link managedFieldsSpan}): the kept bytes are gathered in the shared
+ * scratch buffer and decoded at once.
+ *
+ * @param buf the bytes
+ * @param start where the text begins
+ * @param end where it ends
+ * @param span the range to leave out, inside `[start, end)`
+ * @returns the text without the span
+ */
+export function textOf(buf: Buffer, start: number, end: number, span: readonly [number, number]): string {
+  const out = scratchOf(end - start);
+  let length = buf.copy(out, 0, start, span[0]);
+  length += buf.copy(out, length, span[1], end);
+  return out.toString('utf8', 0, length);
+}
+
 /** Reused by every call: its contents live only until the text is made from them, within one synchronous call. */
 let scratch: Buffer = Buffer.allocUnsafe(64 * 1024);
 

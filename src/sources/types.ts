@@ -46,6 +46,36 @@ export interface WatchOptions {
 }
 
 /**
+ * The events of one chunk of a watch response, read by index in order: an
+ * array is one, and the HTTP source's batches parse each event only when
+ * `at` reaches it, so the first event of a chunk is handled before the rest
+ * are parsed. `at` may throw for an event that cannot be decoded; the events
+ * before it were good.
+ *
+ * ## Example
+ * ```ts
+ * import type { WatchBatch, WatchEvent } from 'rxkube';
+ * declare const batch: WatchBatch<{ metadata: { name: string } }>;
+ *
+ * for (let i = 0; i < batch.length; i++) {
+ *   const event: WatchEvent<{ metadata: { name: string } }> | undefined = batch.at(i);
+ *   if (event?.type === 'ADDED') console.log(event.object.metadata.name);
+ * }
+ * ```
+ */
+export interface WatchBatch<T> {
+  /** How many events the chunk holds. */
+  readonly length: number;
+  /**
+   * The event at `index`, from 0 to `length - 1`, read in order.
+   *
+   * @param index the position of the event in the chunk
+   * @returns the event
+   */
+  at(index: number): WatchEvent<T> | undefined;
+}
+
+/**
  * Where facts about one resource come from. `list` returns one page; `watch`
  * streams events until the server ends the stream, the signal aborts, or an
  * error is thrown from the iterator (a typed error from `./errors`). Both are
@@ -59,16 +89,17 @@ export interface ListerWatcher<T> {
   watch(opts: WatchOptions, signal: AbortSignal): AsyncIterable<WatchEvent<T>>;
   /**
    * The same WATCH request as `watch`, with its events handed over as they
-   * arrived together: each step yields the (non-empty) events decoded from
-   * one chunk of the response. It must yield exactly the events `watch`
-   * would, in the same order, and end or throw the same way. When present,
-   * the reflector reads watches through it, so events that arrived together
+   * arrived together: each step yields the (non-empty) events of one chunk
+   * of the response, as an array or as a {@link WatchBatch} that decodes
+   * each when it is read. It must yield exactly the events `watch` would,
+   * in the same order, and end or throw the same way. When present, the
+   * reflector reads watches through it, so events that arrived together
    * cost one asynchronous step instead of one each; `kubeSource` has it. A
    * source that wraps another should pass it on, or leave it out to be read
    * event by event.
    * @default undefined (the reflector reads `watch` one event at a time)
    */
-  watchBatches?(opts: WatchOptions, signal: AbortSignal): AsyncIterable<readonly WatchEvent<T>[]>;
+  watchBatches?(opts: WatchOptions, signal: AbortSignal): AsyncIterable<WatchBatch<T>>;
   /**
    * The same LIST request as `list`, opened to be read in two steps: first
    * as far as the list's metadata, then to its end. It must give exactly

@@ -1,9 +1,7 @@
 import { DecodeError } from './errors/DecodeError.js';
-import type { StatusDetails } from './errors/KubeApiError.js';
 import type { Redact } from './errors/wireText.js';
-import { errorFromStatus } from './httpErrors.js';
-import { EVENT_METADATA, textWithoutManagedFields } from './managedFieldsStrip.js';
 import type { WatchEvent } from './types.js';
+import { decodeBytes, isBlankBytes, WatchLines } from './watchLines.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from './wireLimits.js';
 
 const NEWLINE = 0x0a;
@@ -73,6 +71,21 @@ export class WatchDecoder<T> {
    * @returns Nothing; throws a DecodeError or the typed error of an ERROR event.
    */
   push(chunk: Uint8Array, out: WatchEvent<T>[]): void {
+    const { batch, failure } = this.lines(chunk);
+    if (batch !== undefined) for (let i = 0; i < batch.length; i++) out.push(batch.at(i));
+    if (failure !== undefined) throw failure;
+  }
+
+  /**
+   * Feeds the next chunk and hands back its complete lines undecoded: each is
+   * parsed when the batch's `at` reaches it. A line begun in earlier chunks
+   * is decoded now. What is wrong with the chunk itself (a line past the
+   * bound) comes back as `failure`, beside the lines before it.
+   *
+   * @param chunk Bytes, split anywhere.
+   * @returns the lines this chunk completed (undefined when none), and the error to throw after them
+   */
+  lines(chunk: Uint8Array): { readonly batch: WatchLines<T> | undefined; readonly failure: unknown } {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const base = this.#offset;
     this.#offset += buf.length;
@@ -80,9 +93,10 @@ export class WatchDecoder<T> {
     if (last < 0) {
       if (this.#parts.length === 0) this.#lineStart = base;
       this.#hold(buf);
-      return;
+      return NO_LINES;
     }
     let start = 0;
+    let head: WatchEvent<T> | undefined;
     if (this.#parts.length > 0) {
       // The line begun in earlier chunks ends at this chunk's first newline.
       const nl = buf.indexOf(NEWLINE);
@@ -90,29 +104,35 @@ export class WatchDecoder<T> {
       const line = Buffer.concat(this.#parts);
       this.#parts = [];
       this.#partsBytes = 0;
-      const event = this.#decodeOne(line);
-      if (event !== undefined) out.push(event);
+      head = this.#decodeOne(line);
       start = nl + 1;
     }
-    // Every other complete line of the chunk becomes text in one decoding (a newline byte never sits inside a
-    // UTF-8 sequence, so cutting at one is safe), and each line is a slice of it: one call per chunk, not per line.
     // A chunk larger than the bound may hold a whole line past it (one comparison per chunk otherwise).
+    let failure: unknown;
+    let upTo = last;
     if (last - start > this.#max) {
       const long = this.#longLine(buf, start, last);
       if (long >= 0) {
         // The events before the long line are delivered, as before any bad line.
-        if (long > start) this.#decodeRange(buf, start, long - 1, base, out);
-        throw new DecodeError(`watch line is larger than maxObjectBytes (${this.#max} bytes)`, '', base + long, { code: 'OBJECT_TOO_LARGE' });
+        failure = new DecodeError(`watch line is larger than maxObjectBytes (${this.#max} bytes)`, '', base + long, { code: 'OBJECT_TOO_LARGE' });
+        upTo = long - 1;
       }
     }
-    if (start <= last) this.#decodeRange(buf, start, last, base, out);
-    if (last + 1 < buf.length) {
+    const bounds: number[] = [];
+    for (let s = start; s <= upTo; ) {
+      let nl = buf.indexOf(NEWLINE, s);
+      if (nl < 0 || nl > upTo) nl = upTo;
+      if (!isBlankBytes(buf, s, nl)) bounds.push(s, nl);
+      s = nl + 1;
+    }
+    if (failure === undefined && last + 1 < buf.length) {
       this.#lineStart = base + last + 1;
       this.#hold(buf.subarray(last + 1));
     }
+    const batch = head === undefined && bounds.length === 0 ? undefined : new WatchLines<T>(head, buf, bounds, base, this.#strip, this.#redact);
+    return { batch, failure };
   }
 
-  /** Keeps bytes of the unfinished line, or refuses the line once it passes the bound (dropping what was kept). */
   #hold(bytes: Buffer): void {
     this.#partsBytes += bytes.length;
     if (this.#partsBytes > this.#max) {
@@ -132,12 +152,6 @@ export class WatchDecoder<T> {
       s = nl + 1;
     }
     return -1;
-  }
-
-  /** The complete lines of `buf[start, end)`, the newline at `end` excluded. */
-  #decodeRange(buf: Buffer, start: number, end: number, base: number, out: WatchEvent<T>[]): void {
-    if (this.#strip) decodeLinesStripping<T>(buf, start, end, base + start, out, this.#redact);
-    else decodeLines<T>(buf.toString('utf8', start, end), base + start, out, this.#redact);
   }
 
   /**
@@ -163,17 +177,10 @@ export class WatchDecoder<T> {
     if (event !== undefined) out.push(event);
   }
 
-  /** One line that spanned chunks. */
+  /** One line that spanned chunks; undefined when it is blank. */
   #decodeOne(line: Buffer): WatchEvent<T> | undefined {
-    const text = this.#strip ? textWithoutManagedFields(line, 0, line.length, [0, line.length], EVENT_METADATA) : undefined;
-    if (text !== undefined) {
-      try {
-        return decodeLine<T>(text, this.#lineStart, this.#redact);
-      } catch {
-        // Decoded whole below, so the error names the line as it came.
-      }
-    }
-    return decodeLine<T>(line.toString('utf8'), this.#lineStart, this.#redact);
+    if (isBlankBytes(line, 0, line.length)) return undefined;
+    return decodeBytes<T>(line, 0, line.length, this.#lineStart, this.#strip, this.#redact);
   }
 
   /** Bytes read so far. */
@@ -182,81 +189,4 @@ export class WatchDecoder<T> {
   }
 }
 
-function isBlank(line: string): boolean {
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x0d && c !== 0x09) return false;
-  }
-  return true;
-}
-
-/** Decodes `text`, complete lines joined by newlines (the last one without its own), starting at body offset `position`. */
-/** The body offset of the line at character `from` of `whole`, which starts at body offset `position`. */
-function bytePosition(position: number, whole: string | undefined, from: number): number {
-  return whole === undefined || from === 0 ? position : position + Buffer.byteLength(whole.slice(0, from));
-}
-
-/**
- * {@link decodeLines} over `buf[start, end)` with each line's managedFields
- * stripped first. When that fails, the lines are decoded again as they came,
- * so that an error carries the line and position the server sent.
- */
-function decodeLinesStripping<T>(buf: Buffer, start: number, end: number, position: number, out: WatchEvent<T>[], redact: Redact): void {
-  const lines: number[] = [];
-  for (let s = start; s < end; ) {
-    let nl = buf.indexOf(NEWLINE, s);
-    if (nl < 0 || nl > end) nl = end;
-    lines.push(s, nl);
-    s = nl + 1;
-  }
-  const text = textWithoutManagedFields(buf, start, end, lines, EVENT_METADATA);
-  if (text !== undefined) {
-    const mark = out.length;
-    try {
-      decodeLines<T>(text, position, out, redact);
-      return;
-    } catch {
-      out.length = mark;
-    }
-  }
-  decodeLines<T>(buf.toString('utf8', start, end), position, out, redact);
-}
-
-function decodeLines<T>(text: string, position: number, out: WatchEvent<T>[], redact: Redact): void {
-  let start = 0;
-  for (;;) {
-    const nl = text.indexOf('\n', start);
-    const end = nl < 0 ? text.length : nl;
-    const line = start === 0 && nl < 0 ? text : text.slice(start, end);
-    // A line's byte position is only worked out when it is needed, for an error.
-    const event = decodeLine<T>(line, position, redact, text, start);
-    if (event !== undefined) out.push(event);
-    if (nl < 0) return;
-    start = nl + 1;
-  }
-}
-
-function decodeLine<T>(text: string, position: number, redact: Redact, whole?: string, from = 0): WatchEvent<T> | undefined {
-  if (isBlank(text)) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (cause) {
-    throw new DecodeError('watch line is not valid JSON', text, bytePosition(position, whole, from), { cause });
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new DecodeError('watch line is not an event object', text, bytePosition(position, whole, from));
-  }
-  const { type, object } = parsed as { type?: unknown; object?: unknown };
-  if (type === 'ERROR') {
-    const status = typeof object === 'object' && object !== null && !Array.isArray(object) ? (object as StatusDetails) : undefined;
-    // A code that is no HTTP status (absent, 0, 600, 3.5, 1e999 read as Infinity) would make an error nobody can
-    // classify; such an ERROR event is a server fault like any unexplained one.
-    const code = typeof status?.code === 'number' && Number.isInteger(status.code) && status.code >= 100 && status.code <= 599 ? status.code : 500;
-    throw errorFromStatus(code, status, { what: 'watch ERROR event', redact });
-  }
-  // A parseable event is passed on as it is, even one without metadata.name or of an unknown type: the
-  // consumer reports and skips it. Throwing here would end the watch, and resuming from the last
-  // resourceVersion would replay the same event for ever.
-  return parsed as WatchEvent<T>;
-}
+const NO_LINES = { batch: undefined, failure: undefined } as const;

@@ -1,0 +1,113 @@
+// The complete lines of one chunk of a watch body, each parsed only when
+// the reader reaches it. Internal: the HTTP source's watchBatches yields these.
+
+import { DecodeError } from './errors/DecodeError.js';
+import type { StatusDetails } from './errors/KubeApiError.js';
+import type { Redact } from './errors/wireText.js';
+import { errorFromStatus } from './httpErrors.js';
+import { LBRACE } from './jsonBytes.js';
+import { EVENT_METADATA, managedFieldsSpan, textOf } from './managedFieldsStrip.js';
+import type { WatchBatch, WatchEvent } from './types.js';
+
+/**
+ * The events of one chunk, decoded one by one as {@link WatchLines.at} asks
+ * for them, in order: the first event of a chunk reaches the informer (and
+ * its handlers) after one line's parse rather than after the whole chunk's,
+ * and each object is frozen and stored while its bytes are still in the
+ * cache. A line that does not decode throws when it is reached, after the
+ * events before it, as an eager decoder delivers them before throwing.
+ */
+export class WatchLines<T> implements WatchBatch<T> {
+  /** A line that began in earlier chunks, decoded when it was completed. */
+  readonly #head: WatchEvent<T> | undefined;
+  readonly #buf: Buffer;
+  /** Start and end (exclusive, the newline) of each complete line of `#buf`, blank lines left out. */
+  readonly #bounds: readonly number[];
+  /** Body offset of `#buf[0]`, for error positions. */
+  readonly #base: number;
+  readonly #strip: boolean;
+  readonly #redact: Redact;
+  readonly length: number;
+
+  constructor(head: WatchEvent<T> | undefined, buf: Buffer, bounds: readonly number[], base: number, strip: boolean, redact: Redact) {
+    this.#head = head;
+    this.#buf = buf;
+    this.#bounds = bounds;
+    this.#base = base;
+    this.#strip = strip;
+    this.#redact = redact;
+    this.length = (head === undefined ? 0 : 1) + bounds.length / 2;
+  }
+
+  /**
+   * The event at `index`, parsed now.
+   *
+   * @param index from 0 to `length - 1`
+   * @returns the event; throws a DecodeError for a line that is no event, a KubeApiError for an ERROR event
+   */
+  at(index: number): WatchEvent<T> {
+    let i = index;
+    if (this.#head !== undefined) {
+      if (i === 0) return this.#head;
+      i--;
+    }
+    const start = this.#bounds[2 * i] as number;
+    const end = this.#bounds[2 * i + 1] as number;
+    return decodeBytes<T>(this.#buf, start, end, this.#base + start, this.#strip, this.#redact);
+  }
+}
+
+/** Whether `buf[start, end)` holds only JSON whitespace (or nothing). */
+export function isBlankBytes(buf: Buffer, start: number, end: number): boolean {
+  if (start < end && buf[start] === LBRACE) return false;
+  for (let i = start; i < end; i++) {
+    const c = buf[i] as number;
+    if (c !== 0x20 && c !== 0x0d && c !== 0x09) return false;
+  }
+  return true;
+}
+
+/**
+ * One line's event, with its managedFields left out when asked; when the
+ * stripped text does not decode, the line is decoded as it came, so that an
+ * error shows the bytes the server sent.
+ */
+export function decodeBytes<T>(buf: Buffer, start: number, end: number, position: number, strip: boolean, redact: Redact): WatchEvent<T> {
+  if (strip) {
+    const span = managedFieldsSpan(buf, start, end, EVENT_METADATA);
+    if (span !== undefined) {
+      try {
+        return decodeText<T>(textOf(buf, start, end, span), position, redact);
+      } catch (err) {
+        // An ERROR event is as it is, stripped or not; anything else is decoded again as it came.
+        if (!(err instanceof DecodeError)) throw err;
+      }
+    }
+  }
+  return decodeText<T>(buf.toString('utf8', start, end), position, redact);
+}
+
+/** One line of text as an event: a DecodeError for what is no event object, the KubeApiError of an ERROR event. */
+export function decodeText<T>(text: string, position: number, redact: Redact): WatchEvent<T> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (cause) {
+    throw new DecodeError('watch line is not valid JSON', text, position, { cause });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new DecodeError('watch line is not an event object', text, position);
+  }
+  const { type, object } = parsed as { type?: unknown; object?: unknown };
+  if (type === 'ERROR') {
+    const status = typeof object === 'object' && object !== null && !Array.isArray(object) ? (object as StatusDetails) : undefined;
+    // A code that is no HTTP status (absent, 0, 600, 3.5, 1e999 read as Infinity) would make an error nobody can
+    // classify; such an ERROR event is a server fault like any unexplained one.
+    const code = typeof status?.code === 'number' && Number.isInteger(status.code) && status.code >= 100 && status.code <= 599 ? status.code : 500;
+    throw errorFromStatus(code, status, { what: 'watch ERROR event', redact });
+  }
+  // A parseable event is passed on as it is, even one without metadata.name or of an unknown type: the
+  // consumer reports and skips it. Throwing here would end the watch, and resuming from the last
+  // resourceVersion would replay the same event for ever.
+  return parsed as WatchEvent<T>;
+}
