@@ -115,6 +115,8 @@ export interface GoMemory {
   readonly heapAllocBytes: number;
   readonly sysBytes: number;
   readonly objects: number;
+  /** HeapInuse after a GC before the informer was made: the program with client-go loaded and nothing cached. */
+  readonly heapInuseAtStartBytes: number;
 }
 
 /** `{"event":"reached"}`: from the `wait` command's receipt until the object was there at that version. */
