@@ -111,8 +111,10 @@ function ratio(a: Row | undefined, b: Row | undefined): string {
  * then rxkube's ratios to the floor, to client-node and to client-go (and to
  * the baseline build, when one ran).
  */
-export function sideBySide(rows: readonly Row[], clients: readonly string[]): string {
+export function sideBySide(rows: readonly Row[], allClients: readonly string[]): string {
   const keyed = rows.filter((r) => r.values !== undefined);
+  // A client no selected workload ran (client-go without BENCH_WORKLOADS naming a list, the baseline) gets no column.
+  const clients = allClients.filter((c) => keyed.some((r) => r.case === c));
   const lines: string[][] = [];
   const seen = new Set<string>();
   const withBaseline = keyed.some((r) => r.case === 'rxkube baseline');
