@@ -68,8 +68,8 @@ export interface ClientResult {
   readonly rssAfterBurst?: number;
   readonly rssPeakBurst?: number;
   /** RSS when half of the burst had been applied, and JS heap after GC before and after the burst. */
-  readonly heapBeforeBurst?: number;
   readonly rssHalfBurst?: number;
+  readonly heapBeforeBurst?: number;
   readonly heapAfterBurst?: number;
 }
 
