@@ -1,6 +1,6 @@
 // rxkube's benchmark suite: `npm run bench`.
 //
-//   npm run bench                    # the comparison and the micro-benchmarks (under 10 minutes on 2 cores);
+//   npm run bench                    # the comparison and the micro-benchmarks (about 25 minutes on 2 cores);
 //                                    # writes bench/RESULTS.md
 //   BENCH_QUICK=1 npm run bench      # every size × 0.1, one repeat (about a minute), for development
 //   BENCH_FILTER=micro npm run bench # benchmarks whose name contains one of a comma list
@@ -54,7 +54,7 @@ const all: readonly Benchmark[] = [
   compare, micro, queue, store, decode, informerSync, watchThroughput, controllerPriority, readYourWrites, compression, writes, transport, paging,
   multiCluster, newcomer, webhooks,
 ];
-/** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
+/** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (about 25 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'queue', 'store']);
 
 // BENCH_QUICK=1: every size × 0.1 and one repeat, for development (about a minute).
