@@ -12,7 +12,10 @@
 //
 //	memory                                runtime.GC(), then RSS and the Go heap (and the heap in use before the
 //	                                      informer was made, heapInuseAtStartBytes)
-//	wait <namespace>/<name> <rv>          until the store (and every handler) has that object at that resourceVersion
+//	wait <namespace>/<name> <rv>          until the store holds that object at that resourceVersion and every handler
+//	                                      was last called with it or is called with it later (meant for the object
+//	                                      of the last event: a handler that moved on to another object before the
+//	                                      command does not count)
 //	exit                                  exits 0
 //
 // Errors are printed as {"event":"error","message":...} and exit 1.
