@@ -12,7 +12,8 @@
 //        older than the history is an ERROR 410 event (as kube-apiserver does)
 //   POST /bench/modify?count=&perSecond=&keys=      appends `count` MODIFIED events
 //        over the first `keys` pods, at `perSecond` (0 = at once); each event's
-//        pod carries its write time in the `bench.rxkube.io/sent` annotation
+//        pod carries its write time in the `bench.rxkube.io/sent` annotation; replies
+//        { count, firstRv, lastRv, lastKey: the pod the last event modified, elapsedMs }
 //   GET  /bench/stats                               { watches: open watch count, resourceVersion }
 //   POST /bench/expire                              forgets the history and ends
 //        every watch with ERROR 410, so each client relists
@@ -42,6 +43,8 @@ export interface ModifyReply {
   readonly count: number;
   readonly firstRv: number;
   readonly lastRv: number;
+  /** `namespace/name` of the pod the last event modified (at `lastRv`): a client holding it at `lastRv` has applied every event. */
+  readonly lastKey: string;
   readonly elapsedMs: number;
 }
 
@@ -68,6 +71,7 @@ const TYPE_PREFIX = '{"apiVersion":"v1","kind":"Pod",';
 const head: string[] = new Array<string>(count);
 const mid: string[] = new Array<string>(count);
 const tail: string[] = new Array<string>(count);
+const podKey: string[] = new Array<string>(count);
 const podRv = new Float64Array(count);
 const podSent = new Float64Array(count);
 let bytes = 0;
@@ -76,6 +80,7 @@ for (let i = 0; i < count; i++) {
   // managedFields last, where kube-apiserver puts them (ObjectMeta's field order).
   const { annotations, resourceVersion: _rv, managedFields, ...meta } = pod.metadata as Record<string, unknown>;
   pod.metadata = { ...meta, resourceVersion: RV_MARK, annotations: { ...(annotations as Record<string, string>), 'bench.rxkube.io/sent': SENT_MARK }, managedFields } as V1Pod['metadata'];
+  podKey[i] = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
   const json = JSON.stringify(pod);
   const a = json.indexOf(RV_MARK);
   const b = json.indexOf(SENT_MARK);
@@ -93,6 +98,8 @@ let rv = count;
 let historyBase = rv;
 let historyPod: number[] = [];
 let historySent: number[] = [];
+/** The pod the latest event modified. */
+let lastPod = -1;
 
 function podJson(i: number, atRv: number, sent: number): string {
   return `${head[i]}${atRv}${mid[i]}${sent}${tail[i]}`;
@@ -193,6 +200,7 @@ function append(n: number, keys: number, seq: number): void {
     podSent[i] = now;
     historyPod.push(i);
     historySent.push(now);
+    lastPod = i;
   }
   wake();
 }
@@ -214,7 +222,7 @@ async function modify(url: URL): Promise<ModifyReply> {
       done += Math.max(0, due);
     }
   }
-  return { count: n, firstRv, lastRv: rv, elapsedMs: performance.now() - t0 };
+  return { count: n, firstRv, lastRv: rv, lastKey: podKey[lastPod] as string, elapsedMs: performance.now() - t0 };
 }
 
 function expire(): number {
