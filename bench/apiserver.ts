@@ -39,7 +39,7 @@ import { summarize } from './lib/stats.js';
 
 const NAMESPACES = 10;
 const IN_FLIGHT = 32;
-const TIMEOUT_MS = 600_000;
+const TIMEOUT_MS = 300_000;
 
 /** The measured clients, the reference first. */
 const GO_CLIENTS: readonly (readonly [string, GoFlags])[] = [
@@ -63,6 +63,9 @@ interface Sample {
   readonly rssMiB: number;
   readonly heapMiB: number;
   readonly heapPerPod: number;
+  /** Node only (NaN for Go): RSS and heap after GC with the libraries loaded and no informer yet. */
+  readonly idleRssMiB: number;
+  readonly idleHeapMiB: number;
   readonly watchMs: number;
   readonly catchUpMs: number;
   readonly watchCpuMs: number;
@@ -79,6 +82,8 @@ const METRICS: readonly (readonly [keyof Sample, string, string])[] = [
   ['rssMiB', 'RSS after GC (synced)', 'MiB'],
   ['heapMiB', 'heap after GC (synced)', 'MiB'],
   ['heapPerPod', 'heap after GC per cached pod', 'B'],
+  ['idleRssMiB', 'RSS after GC before the informer (Node)', 'MiB'],
+  ['idleHeapMiB', 'heap after GC before the informer (Node)', 'MiB'],
   ['watchMs', 'first patch → cache holds the last', 'ms'],
   ['catchUpMs', 'last write answered → cache holds it', 'ms'],
   ['watchCpuMs', 'CPU in the watch phase', 'ms'],
@@ -138,14 +143,17 @@ async function createPods(ctx: Context, cluster: Cluster, pods: number): Promise
   return clients;
 }
 
-/** Writes `count` merge patches, one annotation each, to pods in turn; returns the key and version written last. */
-async function patchPods(clients: readonly ObjectClient<V1Pod>[], pods: number, count: number, round: string): Promise<{ key: string; resourceVersion: string; ms: number }> {
+/**
+ * Writes `count` merge patches, one annotation each, to pods in turn; returns the key and version written last.
+ * `run` makes every value new: a patch that changes nothing is answered with the old version and no event.
+ */
+async function patchPods(clients: readonly ObjectClient<V1Pod>[], pods: number, count: number, run: string): Promise<{ key: string; resourceVersion: string; ms: number }> {
   let last = { key: '', resourceVersion: '', rv: -1 };
   const t0 = performance.now();
   await pool(count, IN_FLIGHT, async (k) => {
     const i = (k * 7919) % pods;
     const ns = i % NAMESPACES;
-    const pod = await (clients[ns] as ObjectClient<V1Pod>).patch(podName(i), { metadata: { annotations: { 'bench.rxkube.dev/patch': `${round}-${k}` } } }, { type: 'merge', fieldManager: 'bench' });
+    const pod = await (clients[ns] as ObjectClient<V1Pod>).patch(podName(i), { metadata: { annotations: { 'bench.rxkube.dev/patch': `${run}-${k}` } } }, { type: 'merge', fieldManager: 'bench' });
     // kube-apiserver over etcd hands out etcd revisions: the highest is the write the watch delivers last.
     const rv = Number(pod.metadata?.resourceVersion);
     if (rv > last.rv) last = { key: `bench-${ns}/${podName(i)}`, resourceVersion: pod.metadata?.resourceVersion ?? '', rv };
@@ -153,11 +161,11 @@ async function patchPods(clients: readonly ObjectClient<V1Pod>[], pods: number, 
   return { key: last.key, resourceVersion: last.resourceVersion, ms: performance.now() - t0 };
 }
 
-async function measure(kc: KubeConfig, start: () => MeasuredClient, clients: readonly ObjectClient<V1Pod>[], pods: number, patches: number, round: string): Promise<Sample> {
+async function measure(kc: KubeConfig, start: () => MeasuredClient, clients: readonly ObjectClient<V1Pod>[], pods: number, patches: number, run: string): Promise<Sample> {
   const lists = await listCounts(kc);
   const client = start();
   try {
-    return { ...(await steps(client, clients, pods, patches, round)), ...(await listsSince(kc, lists)) };
+    return { ...(await steps(client, clients, pods, patches, run)), ...(await listsSince(kc, lists)) };
   } finally {
     await client.close();
   }
@@ -168,12 +176,12 @@ async function listsSince(kc: KubeConfig, before: ListCounts): Promise<Pick<Samp
   return { cacheLists: after.fromCache - before.fromCache, etcdLists: after.fromEtcd - before.fromEtcd, watchLists: after.watchLists - before.watchLists };
 }
 
-async function steps(client: MeasuredClient, clients: readonly ObjectClient<V1Pod>[], pods: number, patches: number, round: string): Promise<Omit<Sample, 'cacheLists' | 'etcdLists' | 'watchLists'>> {
+async function steps(client: MeasuredClient, clients: readonly ObjectClient<V1Pod>[], pods: number, patches: number, run: string): Promise<Omit<Sample, 'cacheLists' | 'etcdLists' | 'watchLists'>> {
   const synced: SyncReply = await client.sync();
   if (synced.objects !== pods) throw new Error(`synced ${synced.objects} pods, expected ${pods}`);
   const mem: MemoryReply = await client.memory();
   const cpu0 = processCpuMs(client.pid);
-  const written = await patchPods(clients, pods, patches, round);
+  const written = await patchPods(clients, pods, patches, run);
   const reached = await client.wait(written.key, written.resourceVersion);
   return {
     syncMs: synced.syncMs,
@@ -181,6 +189,8 @@ async function steps(client: MeasuredClient, clients: readonly ObjectClient<V1Po
     rssMiB: mem.rssBytes / MiB,
     heapMiB: mem.heapBytes / MiB,
     heapPerPod: mem.heapBytes / mem.objects,
+    idleRssMiB: (synced.idleRssBytes ?? Number.NaN) / MiB,
+    idleHeapMiB: (synced.idleHeapBytes ?? Number.NaN) / MiB,
     watchMs: written.ms + reached.ms,
     catchUpMs: reached.ms,
     watchCpuMs: processCpuMs(client.pid) - cpu0,
@@ -200,7 +210,8 @@ function report(samples: ReadonlyMap<string, Sample[]>, bench: string): Row[] {
       const s = summarize(list.map((x) => x[key]));
       rows.push(row(bench, name, metric, unit, s, `median ${fmt(s.p50)} [${fmt(s.min)}–${fmt(s.max)}]`));
     }
-    for (const [name, list] of ref === undefined || unit === 'n' ? [] : samples) {
+    // Counts and the Node-only idle figures have nothing to divide by.
+    for (const [name, list] of ref === undefined || unit === 'n' || key.startsWith('idle') ? [] : samples) {
       if (ref === undefined || name.startsWith('client-go')) continue;
       const ratios = list.map((x, i) => x[key] / ((ref[i] as Sample)[key]));
       const s = summarize(ratios);
@@ -249,9 +260,9 @@ export const apiserver: Benchmark = {
         // Turned by one each round: every client meets each position once in as many rounds as there are clients.
         const order = [...starters.slice(r % starters.length), ...starters.slice(0, r % starters.length)];
         for (const [name, start] of order) {
-          const s = await measure(cluster.kubeConfig, start, clients, pods, patches, `r${r}`);
+          const s = await measure(cluster.kubeConfig, start, clients, pods, patches, `r${r}-${name}`);
           samples.get(name)?.push(s);
-          ctx.log(`apiserver: round ${r + 1} ${name}: sync ${fmt(s.syncMs)} ms (CPU ${fmt(s.syncCpuMs)} ms), RSS ${fmt(s.rssMiB)} MiB, heap ${fmt(s.heapMiB)} MiB, watch ${fmt(s.watchMs)} ms (catch-up ${fmt(s.catchUpMs)} ms); lists from the watch cache ${s.cacheLists}, from etcd ${s.etcdLists}, WatchLists ${s.watchLists}; load ${load()}`);
+          ctx.log(`apiserver: round ${r + 1} ${name}: sync ${fmt(s.syncMs)} ms (CPU ${fmt(s.syncCpuMs)} ms), RSS ${fmt(s.rssMiB)} MiB (idle ${fmt(s.idleRssMiB)}), heap ${fmt(s.heapMiB)} MiB (idle ${fmt(s.idleHeapMiB)}), watch ${fmt(s.watchMs)} ms (catch-up ${fmt(s.catchUpMs)} ms); lists from the watch cache ${s.cacheLists}, from etcd ${s.etcdLists}, WatchLists ${s.watchLists}; load ${load()}`);
         }
       }
       logTable(ctx, samples);

@@ -77,22 +77,27 @@ async function sync(args: NodeSyncArgs): Promise<SyncReply> {
   if (client !== undefined) throw new Error('sync: this process already synced a client');
   const kc = new KubeConfig();
   kc.loadFromString(args.kubeConfigYaml);
+  const idle = await collected();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   client = args.mode === 'client-node' ? clientNode(kc, args.expected) : rxkube(kc, args.mode, args.expected);
   await deadline(client.synced, args.timeoutMs, `${args.mode} sync`);
   const syncMs = performance.now() - t0;
-  return { syncMs, cpuMs: cpuMs(cpu0), objects: client.size() };
+  return { syncMs, cpuMs: cpuMs(cpu0), objects: client.size(), idleRssBytes: idle.rss, idleHeapBytes: idle.heapUsed };
 }
 
-/** RSS and heap after two full collections (more rounds move RSS little and cost seconds on a large heap). */
-async function memory(): Promise<MemoryReply> {
-  if (client === undefined) throw new Error('memory: no client synced yet');
+/** Memory after two full collections (more rounds move RSS little and cost seconds on a large heap). */
+async function collected(): Promise<NodeJS.MemoryUsage> {
   for (let round = 0; round < 2; round++) {
     (globalThis as { gc?: () => void }).gc?.();
     await new Promise((resolve) => setImmediate(resolve));
   }
-  const m = process.memoryUsage();
+  return process.memoryUsage();
+}
+
+async function memory(): Promise<MemoryReply> {
+  if (client === undefined) throw new Error('memory: no client synced yet');
+  const m = await collected();
   return { rssBytes: m.rss, heapBytes: m.heapUsed, objects: client.size() };
 }
 

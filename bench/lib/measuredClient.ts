@@ -25,6 +25,9 @@ export interface SyncReply {
   /** CPU (user + system) spent from the informer's start to synced, ms. */
   readonly cpuMs: number;
   readonly objects: number;
+  /** Node only: RSS and heap after GC once the libraries were loaded, before the informer was built. */
+  readonly idleRssBytes?: number;
+  readonly idleHeapBytes?: number;
 }
 
 /** The Go program's `memory` line: after its runtime's own full collection, nothing handed back to the OS on purpose. */
