@@ -13,8 +13,8 @@ interface Client {
   readonly synced: Promise<void>;
   /** The cached object's resourceVersion, if the key is cached. */
   versionOf(key: string): string | undefined;
-  /** Calls `f` after each update the cache applied. */
-  onUpdate(f: () => void): void;
+  /** What the one handler calls on each update, once a wait sets it. */
+  onUpdate: () => void;
   size(): number;
 }
 
@@ -36,15 +36,17 @@ function clientNode(kc: KubeConfig, expected: number): Client {
     inf.on('error', reject);
     inf.start().catch(reject);
   });
-  return {
+  const c: Client = {
     synced,
     versionOf: (key) => {
       const [ns, name] = key.split('/') as [string, string];
       return inf.get(name, ns)?.metadata?.resourceVersion;
     },
-    onUpdate: (f) => inf.on('update', f),
+    onUpdate: () => {},
     size: () => inf.list().length,
   };
+  inf.on('update', () => c.onUpdate());
+  return c;
 }
 
 function rxkube(kc: KubeConfig, mode: Exclude<NodeMode, 'client-node'>, expected: number): Client {
@@ -53,20 +55,23 @@ function rxkube(kc: KubeConfig, mode: Exclude<NodeMode, 'client-node'>, expected
   // The source's watchList stays on (its default): `initialList` alone chooses how the first list is made.
   const inf = informer<V1Pod>(kubeSource(withTransport(kc, { compression }), 'v1/pods', { watchList: true }), { initialList });
   let adds = 0;
-  const synced = new Promise<void>((resolve) => {
-    inf.addHandler({
-      add: () => {
-        if (++adds === expected) resolve();
-      },
-    });
-  });
-  inf.start();
-  return {
-    synced,
+  let resolveSynced!: () => void;
+  const c: Client = {
+    synced: new Promise<void>((resolve) => (resolveSynced = resolve)),
     versionOf: (key) => inf.store.getByKey(key)?.metadata?.resourceVersion,
-    onUpdate: (f) => void inf.addHandler({ update: f }),
+    onUpdate: () => {},
     size: () => inf.store.size,
   };
+  // One handler for the whole run, as the Go program has: one added at the wait would first be replayed every
+  // cached pod as an add, and the wait would measure that replay.
+  inf.addHandler({
+    add: () => {
+      if (++adds === expected) resolveSynced();
+    },
+    update: () => c.onUpdate(),
+  });
+  inf.start();
+  return c;
 }
 
 function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -112,7 +117,7 @@ async function wait(args: WaitArgs): Promise<WaitReply> {
       const check = (): void => {
         if (c.versionOf(args.key) === args.resourceVersion) resolve();
       };
-      c.onUpdate(check);
+      c.onUpdate = check;
       check();
     }),
     args.timeoutMs,
