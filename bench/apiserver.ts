@@ -5,23 +5,26 @@
 //   BENCH_APISERVER_PODS=2000 BENCH_APISERVER_PATCHES=500 BENCH_REPEATS=1 npm run bench -- apiserver   # development
 //
 // The e2e tier's etcd and kube-apiserver v1.34 (spec/e2e/build.sh) start once. This process creates
-// BENCH_APISERVER_PODS pods (20k) through the API, 32 in flight, spread over 10 namespaces: a Deployment's pod
-// (labels, annotations, an owner reference, probes, env, volumes) written by the field manager
+// BENCH_APISERVER_PODS pods (20k) through the API, 32 in flight, spread over 10 namespaces: a Deployment's pod cut
+// to one container (labels, annotations, an owner reference, env, resources, a volume) written by the field manager
 // kube-controller-manager, so each carries the managedFields entry a real create gives it; about 3.1 KB of JSON
 // as served. Then BENCH_REPEATS rounds (3); in each, every client runs in a fresh process of its own, one after
 // the other, the order turned by one each round so no client always follows the same one:
 // - client-go v0.37 (bench/go/informer): protobuf with the initial list streamed (WatchList) and a transform that
-//   drops managedFields — the reference every ratio is taken against; protobuf with client-go's paged LIST and the
+//   drops managedFields — the reference the targets name; protobuf with client-go's paged LIST and the
 //   same transform; JSON with WatchList and the transform;
 // - client-node's makeInformer (one unpaged LIST, managedFields kept: it has no transform);
 // - rxkube's informer(kubeSource(kc, 'v1/pods')) with initialList 'paged' and 'stream', each with the transport's
 //   gzip on and off (managedFields dropped, rxkube's default).
 // For each: the time from the informer's start until every initial add was handled, the CPU the process spent in
 // that time, RSS and heap after its own runtime's full GC (Node: gc() twice; Go: runtime.GC(), never
-// FreeOSMemory), heap per cached pod; then BENCH_APISERVER_PATCHES (5k) merge patches, 32 in flight, each to another
-// pod, while the client watches: the time from the first patch until the client's cache holds the last version
-// written, and the CPU the client spent in it (from /proc). Ratio rows are the median of the per-round ratios
-// rxkube ÷ the reference, with their spread.
+// FreeOSMemory), heap per cached pod, and for Node the same before the informer was built; then
+// BENCH_APISERVER_PATCHES (5k) merge patches, 32 in flight, each to another pod, while the client watches: the
+// time from the first patch until the client's cache holds the last version written, the part of it after the
+// last write was answered, and the CPU the client spent in it (from /proc). The server's /metrics say how it
+// served each client (lists from the watch cache, lists sent to etcd, WatchLists). Ratio rows are the median of
+// the per-round ratios to the reference and to client-go's paged protobuf list, with their spread.
+// BENCH_APISERVER_CLIENTS=rxkube,client-go runs only the clients whose name contains one of a comma list.
 
 import os from 'node:os';
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
