@@ -1,12 +1,16 @@
-// The side-by-side benchmarks: the floor, client-node's makeInformer and
-// rxkube's informer, each in its own fresh process (bench/wireClient.ts),
-// against one benchmark server per workload (bench/wireServer.ts, its own
-// process) serving the same 4–5 KB pods with managedFields. Clients run
-// interleaved (floor, client-node, rxkube, … repeated) so machine noise hits
-// each alike; every figure is the median of the repeats with their min–max,
-// and a ratio is the median of the per-repeat ratios.
+// The side-by-side benchmarks: the floor, client-node's makeInformer, Go's
+// client-go informer and rxkube's informer, each in its own fresh process
+// (bench/wireClient.ts; client-go: the Go program bench/go/informer, driven by
+// bench/goClient.ts), against one benchmark server per workload
+// (bench/wireServer.ts, its own process) serving the same 4–5 KB pods with
+// managedFields. Clients run interleaved (floor, client-node, client-go,
+// rxkube, … repeated) so machine noise hits each alike; every figure is the
+// median of the repeats with their min–max, and a ratio is the median of the
+// per-repeat ratios.
 
+import { runGoClient } from './goClient.js';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
+import { goInformerBinary } from './lib/goInformer.js';
 import { MiB } from './lib/heap.js';
 import { Child } from './lib/ipc.js';
 import type { Row } from './lib/report.js';
@@ -18,6 +22,7 @@ const CLIENT_FLAGS = ['--expose-gc', '--max-old-space-size=8192'];
 export const LABELS: Record<ClientMode, string> = {
   floor: 'floor',
   'client-node': 'client-node',
+  'client-go': 'client-go',
   rxkube: 'rxkube',
   'rxkube-keep': 'rxkube keep mF',
   'rxkube-baseline': 'rxkube baseline',
@@ -43,26 +48,45 @@ interface Metric {
   readonly better: 'lower' | 'higher';
 }
 
-const syncTime: Metric = { metric: 'time to sync (last add handled)', unit: 's', value: (r) => r.syncMs / 1000, better: 'lower' };
+const syncTime: Metric = { metric: 'time to sync (every add handled; 0 handlers: all cached)', unit: 's', value: (r) => r.syncMs / 1000, better: 'lower' };
 const syncRss: Metric = { metric: 'RSS after sync + GC', unit: 'MiB', value: (r) => r.rssAfterSync / MiB, better: 'lower' };
+/** The watch phase of a `sync` workload with events: rate, then memory after it. */
+const watchMetrics = (pods: number): Metric[] => [
+  { metric: 'watch rate (until the last event is cached and handled)', unit: 'events/s', value: (r) => r.eventsPerSecond, better: 'higher' },
+  { metric: 'RSS after watch + GC', unit: 'MiB', value: (r) => (r.rssAfterWatch ?? Number.NaN) / MiB, better: 'lower' },
+  { metric: 'heap after watch + GC (V8 used; Go HeapInuse)', unit: 'MiB', value: (r) => (r.heapAfterWatch ?? Number.NaN) / MiB, better: 'lower' },
+  {
+    metric: 'heap after watch + GC per cached pod, above the empty client',
+    unit: 'B/pod',
+    value: (r) => ((r.heapAfterWatch ?? Number.NaN) - (r.heapAtStart ?? Number.NaN)) / pods,
+    better: 'lower',
+  },
+];
 
-async function runPlan(ctx: Context, plan: Plan): Promise<Row[]> {
+async function runPlan(ctx: Context, plan: Plan, goBinary: string | undefined): Promise<Row[]> {
   ctx.log(`${plan.name}: starting the benchmark server with ${plan.pods} pods`);
   const server = new Child(new URL('./wireServer.js', import.meta.url), [`--pods=${plan.pods}`], ['--max-old-space-size=8192']);
   const results = new Map<ClientMode, ClientResult[]>();
+  const record = (mode: ClientMode, r: number, res: ClientResult): void => {
+    ctx.log(`${plan.name}: ${LABELS[mode]} run ${r + 1}: ${plan.metrics.map((m) => `${m.metric} ${fmt(m.value(res))} ${m.unit}`).join(', ')}`);
+    const list = results.get(mode) ?? [];
+    list.push(res);
+    results.set(mode, list);
+  };
   try {
     const ready = await server.next<WireReady>(300_000);
     ctx.log(`${plan.name}: ${(ready.podBytes / 1000).toFixed(2)} KB per pod`);
     for (let r = 0; r < ctx.repeats; r++) {
       for (const mode of plan.modes) {
+        const args: ClientArgs = { mode, workload: plan.workload, url: ready.url, kubeConfigYaml: ready.kubeConfigYaml, pods: plan.pods, timeoutMs: plan.timeoutMs };
+        if (mode === 'client-go') {
+          if (goBinary === undefined) throw new Error('client-go: the informer program was not built');
+          record(mode, r, await runGoClient(goBinary, args));
+          continue;
+        }
         const client = new Child(new URL('./wireClient.js', import.meta.url), [], [...CLIENT_FLAGS, ...(plan.nodeFlags ?? [])]);
         try {
-          const args: ClientArgs = { mode, workload: plan.workload, url: ready.url, kubeConfigYaml: ready.kubeConfigYaml, pods: plan.pods, timeoutMs: plan.timeoutMs };
-          const res = await client.request<ClientResult>('run', args, plan.timeoutMs * 3);
-          ctx.log(`${plan.name}: ${LABELS[mode]} run ${r + 1}: ${plan.metrics.map((m) => `${m.metric} ${fmt(m.value(res))} ${m.unit}`).join(', ')}`);
-          const list = results.get(mode) ?? [];
-          list.push(res);
-          results.set(mode, list);
+          record(mode, r, await client.request<ClientResult>('run', args, plan.timeoutMs * 3));
         } finally {
           await client.close();
         }
@@ -98,6 +122,7 @@ function plans(ctx: Context): Plan[] {
   const small = ctx.scaled(envNumber('BENCH_LIST_PODS', 20_000), 500);
   const large = ctx.scaled(envNumber('BENCH_LARGE_PODS', 120_000), 1000);
   const events = ctx.scaled(envNumber('BENCH_UPDATE_EVENTS', 50_000), 1000);
+  const largeEvents = ctx.scaled(envNumber('BENCH_LARGE_EVENTS', 20_000), 1000);
   const relistPods = ctx.scaled(envNumber('BENCH_RELIST_PODS', 50_000), 500);
   const latencyEvents = ctx.scaled(envNumber('BENCH_LATENCY_EVENTS', 30_000), 1000);
   const latencyRate = envNumber('BENCH_LATENCY_RATE', 10_000);
@@ -105,7 +130,18 @@ function plans(ctx: Context): Plan[] {
   const slowEvents = ctx.scaled(envNumber('BENCH_SLOW_EVENTS', 200_000), 1000);
   // BENCH_BASELINE=<another checkout, built>: its rxkube runs beside this one's, interleaved, for a before/after.
   const baseline: ClientMode[] = (process.env.BENCH_BASELINE ?? '') === '' ? [] : ['rxkube-baseline'];
-  const all: ClientMode[] = ['floor', 'client-node', 'rxkube', ...baseline, 'rxkube-keep'];
+  // BENCH_CLIENT_GO=0: without Go's client-go (no Go toolchain on the machine).
+  const go: ClientMode[] = process.env.BENCH_CLIENT_GO === '0' ? [] : ['client-go'];
+  const watched: ClientMode[] = ['floor', 'client-node', ...go, 'rxkube', ...baseline];
+  // A list and then a watch of `events` MODIFIED events at once, with no handler or with ten.
+  const listWatch = (pods: number, events: number, handlers: number, modes: readonly ClientMode[], timeoutMs: number): Plan => ({
+    name: `list ${k(pods)} + watch ${k(events)}, ${handlers} handlers`,
+    pods,
+    modes,
+    workload: { kind: 'sync', handlers, watchEvents: events },
+    timeoutMs,
+    metrics: [syncTime, syncRss, ...watchMetrics(pods)],
+  });
   const latency = (name: string, nodeFlags: readonly string[]): Plan => ({
     name,
     pods: ctx.scaled(10_000, 500),
@@ -120,15 +156,10 @@ function plans(ctx: Context): Plan[] {
     ],
   });
   return [
-    {
-      name: `list ${k(small)} + watch ${k(events)}`,
-      pods: small,
-      modes: all,
-      workload: { kind: 'sync', watchEvents: events },
-      timeoutMs: 120_000,
-      metrics: [syncTime, syncRss, { metric: 'MODIFIED events handled', unit: 'events/s', value: (r) => r.eventsPerSecond, better: 'higher' }],
-    },
-    { name: `list ${k(large)}`, pods: large, modes: all, workload: { kind: 'sync', watchEvents: 0 }, timeoutMs: 300_000, metrics: [syncTime, syncRss] },
+    listWatch(small, events, 0, [...watched, 'rxkube-keep'], 120_000),
+    listWatch(small, events, 10, watched, 120_000),
+    listWatch(large, largeEvents, 0, watched, 300_000),
+    listWatch(large, largeEvents, 10, watched, 300_000),
     {
       name: `relist ${k(relistPods)} after 410`,
       pods: relistPods,
@@ -172,17 +203,17 @@ function k(n: number): string {
 
 export const compare: Benchmark = {
   name: 'compare',
-  description: 'floor vs client-node vs rxkube, each client in its own process against one benchmark server: list, watch, relist, latency, slow handler',
+  description: 'floor vs client-node vs client-go vs rxkube, each client in its own process against one benchmark server: list + watch, relist, latency, slow handler',
   async run(ctx: Context): Promise<Row[]> {
     const filter = (process.env.BENCH_WORKLOADS ?? '')
       .split(',')
       .map((s) => s.trim().toLowerCase())
       .filter(Boolean);
+    const selected = plans(ctx).filter((plan) => filter.length === 0 || filter.some((f) => plan.name.toLowerCase().includes(f)));
+    // Built once (or found in its cache) before any workload, so no run is timed with a build beside it.
+    const goBinary = selected.some((p) => p.modes.includes('client-go')) ? await goInformerBinary(ctx.log) : undefined;
     const rows: Row[] = [];
-    for (const plan of plans(ctx)) {
-      if (filter.length > 0 && !filter.some((f) => plan.name.toLowerCase().includes(f))) continue;
-      rows.push(...(await runPlan(ctx, plan)));
-    }
+    for (const plan of selected) rows.push(...(await runPlan(ctx, plan, goBinary)));
     return rows;
   },
 };

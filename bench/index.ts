@@ -1,6 +1,6 @@
 // rxkube's benchmark suite: `npm run bench`.
 //
-//   npm run bench                    # the comparison and the micro-benchmarks (under 10 minutes on 2 cores);
+//   npm run bench                    # the comparison and the micro-benchmarks (about 25 minutes on 2 cores);
 //                                    # writes bench/RESULTS.md
 //   BENCH_QUICK=1 npm run bench      # every size × 0.1, one repeat (about a minute), for development
 //   BENCH_FILTER=micro npm run bench # benchmarks whose name contains one of a comma list
@@ -13,9 +13,10 @@
 //   BENCH_SCALE=0.5 BENCH_REPEATS=5  # every default size × 0.5; repeats of each client run (default 3)
 //   BENCH_BASELINE=../old            # compare: also run the rxkube of another checkout (built: its dist/),
 //                                    # interleaved, as `rxkube baseline`, to measure a change before/after
+//   BENCH_CLIENT_GO=0                # compare: without Go's client-go (built from Go modules otherwise)
 //
 // Sizes (before BENCH_SCALE): compare: BENCH_LIST_PODS (20k), BENCH_UPDATE_EVENTS (50k), BENCH_LARGE_PODS
-// (120k), BENCH_RELIST_PODS (50k), BENCH_LATENCY_EVENTS (30k) at BENCH_LATENCY_RATE (10k/s), BENCH_SLOW_KEYS
+// (120k), BENCH_LARGE_EVENTS (20k), BENCH_RELIST_PODS (50k), BENCH_LATENCY_EVENTS (30k) at BENCH_LATENCY_RATE (10k/s), BENCH_SLOW_KEYS
 // (5k) and BENCH_SLOW_EVENTS (200k); micro: BENCH_MICRO_RELIST (10k), BENCH_MICRO_BATCHES (50); queue:
 // BENCH_QUEUE_BATCHES (200); store:
 // BENCH_STORE_PODS (20k), BENCH_STORE_BATCHES (40); decode: BENCH_DECODE_PODS (100k); informer-sync:
@@ -56,7 +57,7 @@ const all: readonly Benchmark[] = [
   compare, micro, queue, store, decode, informerSync, watchThroughput, controllerPriority, readYourWrites, compression, writes, transport, paging,
   multiCluster, newcomer, webhooks, apiserver,
 ];
-/** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (under 10 minutes on 2 cores). */
+/** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (about 25 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'queue', 'store']);
 
 // BENCH_QUICK=1: every size × 0.1 and one repeat, for development (about a minute).

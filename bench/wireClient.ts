@@ -1,31 +1,34 @@
 // One measured client in a fresh process, against the benchmark server
-// (bench/wireServer.ts): the floor (node:http, JSON.parse, a Map), client-node's
+// (bench/wireServer.ts): the floor (bench/floorClient.ts), client-node's
 // makeInformer, or rxkube's informer. Started by bench/compare.ts with
-// `--expose-gc`; answers one 'run' request and exits.
+// `--expose-gc`; answers one 'run' request and exits. (client-go runs as its
+// own Go program, driven by bench/goClient.ts.)
 
 import { join } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
-import { Agent, request } from 'undici';
 import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
 import { informer, kubeSource, type Informer } from 'rxkube';
+import { floorClient } from './floorClient.js';
 import { wallNow } from './lib/context.js';
 import { serve } from './lib/ipc.js';
 import { percentile } from './lib/stats.js';
+import type { ModifyReply } from './wireServer.js';
 
 /**
  * Who is measured. `floor` reads the same LIST pages and watch lines with
- * node:http and JSON.parses each object once, keeping them in a Map: what
- * any client must at least do. `rxkube-keep` is rxkube with
- * `stripManagedFields: false`. `rxkube-baseline` is rxkube as another build
- * of it compiled it (the checkout `BENCH_BASELINE` names), so a change is
- * measured against the code before it in the same interleaved run.
+ * undici and JSON.parses each object once, keeping them in a Map: what
+ * any client must at least do. `client-go` is Go's informer (JSON), a Go
+ * program. `rxkube-keep` is rxkube with `stripManagedFields: false`.
+ * `rxkube-baseline` is rxkube as another build of it compiled it (the
+ * checkout `BENCH_BASELINE` names), so a change is measured against the
+ * code before it in the same interleaved run.
  */
-export type ClientMode = 'floor' | 'client-node' | 'rxkube' | 'rxkube-keep' | 'rxkube-baseline';
+export type ClientMode = 'floor' | 'client-node' | 'client-go' | 'rxkube' | 'rxkube-keep' | 'rxkube-baseline';
 
 /** What to do once synced. */
 export type Workload =
-  | { readonly kind: 'sync'; readonly watchEvents: number }
+  /** Sync with `handlers` handlers (0: none), then `watchEvents` MODIFIED events written at once. */
+  | { readonly kind: 'sync'; readonly handlers: number; readonly watchEvents: number }
   | { readonly kind: 'relist' }
   | { readonly kind: 'latency'; readonly handlers: number; readonly events: number; readonly perSecond: number }
   | { readonly kind: 'slow'; readonly events: number; readonly handlerMs: number };
@@ -40,12 +43,18 @@ export interface ClientArgs {
 }
 
 export interface ClientResult {
-  /** Start to the last initial add handled, ms. */
+  /** Start to synced (the last initial add handled by handler 0; with no handler, the cache holding every pod), ms. */
   readonly syncMs: number;
   /** RSS after the sync and a full GC, bytes. */
   readonly rssAfterSync: number;
-  /** `sync` with events: updates handled per second, first to last. */
+  /** `sync` with events: events / the time from asking for them until the cache held the last one (and every handler had seen it). */
   readonly eventsPerSecond?: number;
+  /** `sync` with events: RSS after the watch phase and the runtime's own GC, bytes. */
+  readonly rssAfterWatch?: number;
+  /** `sync` with events: heap after GC (Node: V8's used heap; Go: HeapInuse), bytes. */
+  readonly heapAfterWatch?: number;
+  /** The same figure before the client was made (libraries loaded, nothing cached), bytes. */
+  readonly heapAtStart?: number;
   /** `relist`: highest RSS sampled (every 5 ms) from the 410 until the relisted cache was in place, bytes. */
   readonly relistPeakRss?: number;
   readonly relistMs?: number;
@@ -64,28 +73,32 @@ export interface ClientResult {
   readonly heapAfterBurst?: number;
 }
 
-/** What the three clients share: a sync, a stream of updates and a way to stop. */
+/** What the three Node clients share, as the workloads see them. */
 interface Client {
-  /** Resolves when every listed pod reached the handler. */
-  synced: Promise<void>;
-  /** Updates handled so far. */
+  /** Objects in the cache (only asked while syncing). */
+  size(): number;
+  /** The cached object under `namespace/name`. */
+  get(key: string): V1Pod | undefined;
+  /** Adds, and updates, handler 0 has been called with. */
+  adds(): number;
   updates(): number;
+  /** The last object each handler was called with. */
+  readonly lastSeen: readonly (V1Pod | undefined)[];
+  relisted?(): number;
+  readonly inf?: Informer<V1Pod>;
   stop(): Promise<void>;
 }
 
 const SENT = 'bench.rxkube.io/sent';
-/** Where a LIST body's items begin, and what separates two of the benchmark server's pods (list items begin with their metadata, as kube-apiserver leaves a built-in's type out of them). */
-const ITEMS = '"items":[';
-const ITEM_SEPARATOR = ',{"metadata":{"name":"';
 
 function sentOf(pod: V1Pod): number {
   return Number(pod.metadata?.annotations?.[SENT]);
 }
 
-async function control(url: string, path: string): Promise<unknown> {
+async function control<T = unknown>(url: string, path: string): Promise<T> {
   const res = await fetch(`${url}${path}`, { method: 'POST' });
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
-  return res.json();
+  return (await res.json()) as T;
 }
 
 /** Waits until the client's watch is open on the server, so timed writes are not first replayed from history. */
@@ -127,126 +140,55 @@ function rssSampler(ms: number): { stop(): number } {
   };
 }
 
-// ------------------------------------------------------------------ the floor
-
-/** Paged LIST and watch with undici (what rxkube and client-node use) over kept-alive connections: each object JSON.parsed once, kept by key. */
-function floorClient(url: string, onUpdate: (pod: V1Pod) => void): Client & { relisted(): number } {
-  const agent = new Agent({ keepAliveTimeout: 60_000 });
-  const cache = new Map<string, V1Pod>();
-  const ac = new AbortController();
-  let updates = 0;
-  let relists = 0;
-  const get = async (path: string): Promise<AsyncIterable<Buffer>> =>
-    (await request(`${url}${path}`, { dispatcher: agent, signal: ac.signal, headersTimeout: 0, bodyTimeout: 0 })).body as AsyncIterable<Buffer>;
-  const keyOf = (p: V1Pod): string => `${p.metadata?.namespace}/${p.metadata?.name}`;
-  const list = async (): Promise<string> => {
-    let token = '';
-    let rv = '';
-    const next = new Map<string, V1Pod>();
-    do {
-      const res = await get(`/api/v1/pods?limit=500${token ? `&continue=${token}` : ''}`);
-      // Each object is cut out at the item boundary the benchmark server writes (every pod starts with the same
-      // bytes) and JSON.parsed on its own, as a chunk completes it: no page-sized string or buffer, no scanner.
-      const decoder = new StringDecoder('utf8');
-      let text = '';
-      let head: string | undefined;
-      for await (const c of res as AsyncIterable<Buffer>) {
-        text += decoder.write(c);
-        if (head === undefined) {
-          const at = text.indexOf(ITEMS);
-          if (at < 0) continue;
-          head = text.slice(0, at);
-          text = text.slice(at + ITEMS.length);
-        }
-        let from = 0;
-        for (let m = text.indexOf(ITEM_SEPARATOR, from); m !== -1; m = text.indexOf(ITEM_SEPARATOR, from)) {
-          const p = JSON.parse(text.slice(from, m)) as V1Pod;
-          next.set(keyOf(p), p);
-          from = m + 1;
-        }
-        text = text.slice(from);
-      }
-      text += decoder.end();
-      // The last item, before the closing `]}`.
-      if (text.length > 2) {
-        const p = JSON.parse(text.slice(0, text.lastIndexOf(']'))) as V1Pod;
-        next.set(keyOf(p), p);
-      }
-      token = /"continue":"([^"]*)"/.exec(head ?? '')?.[1] ?? '';
-      rv = /"resourceVersion":"([^"]*)"/.exec(head ?? '')?.[1] ?? '';
-    } while (token !== '');
-    cache.clear();
-    for (const [k, v] of next) cache.set(k, v);
-    return rv;
-  };
-  const watch = async (rv: string): Promise<'expired' | 'ended'> => {
-    const res = await get(`/api/v1/pods?watch=true&resourceVersion=${rv}`);
-    let rest = '';
-    for await (const c of res as AsyncIterable<Buffer>) {
-      const text = rest + c.toString('utf8');
-      let start = 0;
-      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-        const ev = JSON.parse(text.slice(start, nl)) as { type: string; object: V1Pod };
-        start = nl + 1;
-        if (ev.type === 'ERROR') return 'expired';
-        cache.set(keyOf(ev.object), ev.object);
-        updates++;
-        onUpdate(ev.object);
-      }
-      rest = text.slice(start);
-    }
-    return 'ended';
-  };
-  const synced = list();
-  void (async () => {
-    let rv = await synced;
-    for (;;) {
-      const how = await watch(rv);
-      if (how === 'expired') {
-        rv = await list();
-        relists++;
-      }
-    }
-  })().catch(() => undefined);
-  return {
-    synced: synced.then(() => undefined),
-    updates: () => updates,
-    relisted: () => relists,
-    stop: async () => {
-      ac.abort();
-      await agent.destroy().catch(() => undefined);
-    },
-  };
-}
-
-// ------------------------------------------------------------------ client-node
-
-function clientNode(kc: KubeConfig, pods: number, handlers: number, onUpdate: (pod: V1Pod) => void): Client {
-  const api = kc.makeApiClient(CoreV1Api);
-  const inf = makeInformer<V1Pod>(kc, '/api/v1/pods', () => api.listPodForAllNamespaces());
+/** `handlers` handler bodies, alike for every client: count handler 0's calls, remember each one's last object. */
+function handlerSet(handlers: number, onUpdate: (pod: V1Pod) => void) {
+  const lastSeen: (V1Pod | undefined)[] = new Array<V1Pod | undefined>(handlers).fill(undefined);
   let adds = 0;
   let updates = 0;
-  let resolveSynced!: () => void;
-  let rejectSynced!: (e: unknown) => void;
-  const synced = new Promise<void>((resolve, reject) => {
-    resolveSynced = resolve;
-    rejectSynced = reject;
-  });
-  inf.on('add', () => {
-    if (++adds === pods) resolveSynced();
-  });
-  for (let h = 0; h < handlers; h++) {
-    inf.on('update', (pod) => {
-      if (h === 0) updates++;
-      onUpdate(pod);
-    });
-  }
-  inf.on('error', (err) => rejectSynced(err));
-  void inf.start().catch(rejectSynced);
-  return { synced, updates: () => updates, stop: () => inf.stop() };
+  const call = (h: number, pod: V1Pod, update: boolean): void => {
+    lastSeen[h] = pod;
+    if (!update) {
+      if (h === 0) adds++;
+      return;
+    }
+    if (h === 0) updates++;
+    onUpdate(pod);
+  };
+  return { lastSeen, call, adds: () => adds, updates: () => updates };
 }
 
-// ------------------------------------------------------------------ rxkube
+function floor(url: string, handlers: number, onUpdate: (pod: V1Pod) => void): Client {
+  const hs = handlerSet(handlers, onUpdate);
+  const f = floorClient(url, Array.from({ length: handlers }, (_, h) => (pod: V1Pod, update: boolean) => hs.call(h, pod, update)));
+  return { ...hs, size: () => f.cache.size, get: (key) => f.cache.get(key), relisted: f.relisted, stop: f.stop };
+}
+
+function clientNode(kc: KubeConfig, handlers: number, onUpdate: (pod: V1Pod) => void): Client {
+  const api = kc.makeApiClient(CoreV1Api);
+  const inf = makeInformer<V1Pod>(kc, '/api/v1/pods', () => api.listPodForAllNamespaces());
+  const hs = handlerSet(handlers, onUpdate);
+  let failed: unknown;
+  for (let h = 0; h < handlers; h++) {
+    inf.on('add', (pod) => hs.call(h, pod, false));
+    inf.on('update', (pod) => hs.call(h, pod, true));
+  }
+  inf.on('error', (err) => (failed = err));
+  void inf.start().catch((err: unknown) => (failed = err));
+  return {
+    ...hs,
+    // ListWatch sets its resourceVersion once the whole list is in the cache (its type leaves the method out); list()
+    // copies the cache, so it is asked for once, then.
+    size: () => {
+      if (failed !== undefined) throw failed;
+      return (inf as unknown as { latestResourceVersion(): string }).latestResourceVersion() === '' ? 0 : inf.list().length;
+    },
+    get: (key) => {
+      const at = key.indexOf('/');
+      return inf.get(key.slice(at + 1), key.slice(0, at));
+    },
+    stop: () => inf.stop(),
+  };
+}
 
 type Library = Pick<typeof import('rxkube'), 'informer' | 'kubeSource'>;
 
@@ -258,19 +200,26 @@ async function library(mode: ClientMode): Promise<Library> {
   return (await import(pathToFileURL(join(root, 'dist', 'index.js')).href)) as Library;
 }
 
-function rxkube(lib: Library, kc: KubeConfig, pods: number, keepManagedFields: boolean) {
+/** `slow`: one add-only handler, and updates counted off the informer's event stream. */
+function rxkube(lib: Library, kc: KubeConfig, handlers: number, keepManagedFields: boolean, slow: boolean, onUpdate: (pod: V1Pod) => void): Client {
   // The relist workload's 410 is expected; counted by the reflector, not printed.
   const inf: Informer<V1Pod> = lib.informer(lib.kubeSource(kc, 'v1/pods'), { stripManagedFields: !keepManagedFields, onError: () => {} });
-  let adds = 0;
-  let resolveSynced!: () => void;
-  const synced = new Promise<void>((resolve) => (resolveSynced = resolve));
-  // The sync is over when the last add was handled, as for the others; this handler stays for the whole run.
-  inf.addHandler({
-    add: () => {
-      if (++adds === pods) resolveSynced();
-    },
-  });
-  return { inf, synced, stop: () => inf.stop() };
+  const hs = handlerSet(handlers, onUpdate);
+  let streamed = 0;
+  if (slow) inf.subscribe((ev) => void (ev.type === 'update' && streamed++));
+  for (let h = 0; h < handlers; h++) {
+    inf.addHandler(slow ? { add: (pod) => hs.call(h, pod, false) } : { add: (pod) => hs.call(h, pod, false), update: (_old, pod) => hs.call(h, pod, true) });
+  }
+  // A handler starts the informer; without one it is started as client-go's informer.Run is.
+  if (handlers === 0) inf.start();
+  return {
+    ...hs,
+    updates: slow ? () => streamed : hs.updates,
+    size: () => inf.store.size,
+    get: (key) => inf.store.getByKey(key),
+    inf,
+    stop: () => inf.stop(),
+  };
 }
 
 // ------------------------------------------------------------------ workloads
@@ -279,53 +228,35 @@ async function run(args: ClientArgs): Promise<ClientResult> {
   const kc = new KubeConfig();
   kc.loadFromString(args.kubeConfigYaml);
   const w = args.workload;
-  const handlers = w.kind === 'latency' ? w.handlers : 1;
+  const handlers = w.kind === 'latency' || w.kind === 'sync' ? w.handlers : 1;
   const lags: number[] = [];
   const recordLag = w.kind === 'latency' ? (pod: V1Pod): void => void lags.push(wallNow() - sentOf(pod)) : (): void => {};
+  await rss();
+  const heapAtStart = process.memoryUsage().heapUsed;
   const t0 = performance.now();
-  let client: Client & { relisted?: () => number; inf?: Informer<V1Pod> };
-  if (args.mode === 'floor') client = floorClient(args.url, recordLag);
-  else if (args.mode === 'client-node') client = clientNode(kc, args.pods, handlers, recordLag);
-  else {
-    const r = rxkube(await library(args.mode), kc, args.pods, args.mode === 'rxkube-keep');
-    let updates = 0;
-    if (w.kind === 'slow') {
-      // The slow handler alone holds a coalescing buffer; updates are counted as the informer applies them.
-      r.inf.subscribe((ev) => void (ev.type === 'update' && updates++));
-    } else {
-      for (let h = 0; h < handlers; h++) {
-        r.inf.addHandler({
-          update: (_old, pod) => {
-            if (h === 0) updates++;
-            recordLag(pod);
-          },
-        });
-      }
-    }
-    client = { inf: r.inf, synced: r.synced, updates: () => updates, stop: r.stop };
-  }
+  let client: Client;
+  if (args.mode === 'floor') client = floor(args.url, handlers, recordLag);
+  else if (args.mode === 'client-node') client = clientNode(kc, handlers, recordLag);
+  else if (args.mode === 'client-go') throw new Error('client-go runs as a Go program (bench/goClient.ts), not here');
+  else client = rxkube(await library(args.mode), kc, handlers, args.mode === 'rxkube-keep', w.kind === 'slow', recordLag);
   try {
-    await Promise.race([client.synced, new Promise((_, reject) => setTimeout(() => reject(new Error(`not synced within ${args.timeoutMs} ms`)), args.timeoutMs).unref())]);
+    // Polled, as the Go program polls its own, so every client pays the same for being watched.
+    await until('the sync', () => (handlers > 0 ? client.adds() : client.size()) >= args.pods, args.timeoutMs, 1);
     const syncMs = performance.now() - t0;
     const rssAfterSync = await rss();
     const result: ClientResult = { syncMs, rssAfterSync };
     await watching(args.url, args.timeoutMs);
 
     if (w.kind === 'sync' && w.watchEvents > 0) {
-      const before = client.updates();
-      let first = 0;
-      let last = 0;
-      const done = (): boolean => {
-        const n = client.updates() - before;
-        const now = performance.now();
-        if (n > 0 && first === 0) first = now;
-        if (n >= w.watchEvents) last = now;
-        return n >= w.watchEvents;
-      };
-      await control(args.url, `/bench/modify?count=${w.watchEvents}`);
-      // Polled rather than timed in the handler, so every client pays the same for being measured.
-      await until('the updates', done, args.timeoutMs, 1);
-      return { ...result, eventsPerSecond: w.watchEvents / ((last - first) / 1000 + 0.001) };
+      const t1 = performance.now();
+      const reply = await control<ModifyReply>(args.url, `/bench/modify?count=${w.watchEvents}`);
+      const rv = String(reply.lastRv);
+      // Events apply in order, so the pod of the last event at its resourceVersion means every event was applied.
+      const at = (pod: V1Pod | undefined): boolean => pod?.metadata?.resourceVersion === rv && `${pod.metadata.namespace}/${pod.metadata.name}` === reply.lastKey;
+      await until('the last event', () => at(client.get(reply.lastKey)) && client.lastSeen.every(at), args.timeoutMs, 1);
+      const watchMs = performance.now() - t1;
+      const rssAfterWatch = await rss();
+      return { ...result, eventsPerSecond: w.watchEvents / (watchMs / 1000), rssAfterWatch, heapAfterWatch: process.memoryUsage().heapUsed, heapAtStart };
     }
 
     if (w.kind === 'relist') {

@@ -115,6 +115,8 @@ export interface GoMemory {
   readonly heapAllocBytes: number;
   readonly sysBytes: number;
   readonly objects: number;
+  /** HeapInuse after a GC before the informer was made: the program with client-go loaded and nothing cached. */
+  readonly heapInuseAtStartBytes: number;
 }
 
 /** `{"event":"reached"}`: from the `wait` command's receipt until the object was there at that version. */
@@ -155,6 +157,13 @@ export class GoInformer {
     if (options.watchList === true) args.push('--watch-list');
     if (options.stripManagedFields === true) args.push('--strip-managed-fields');
     this.process = spawn(binary, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    // A program that failed to start, or exited, ends every wait with its stderr; a command sent after it
+    // exited is lost rather than thrown from the pipe.
+    this.process.on('error', (err) => {
+      this.#stderr += `${err.message}\n`;
+      this.#end();
+    });
+    this.process.stdin?.on('error', () => {});
     this.process.stderr?.setEncoding('utf8');
     this.process.stderr?.on('data', (d: string) => (this.#stderr = (this.#stderr + d).slice(-4000)));
     const rl = createInterface({ input: this.process.stdout as NodeJS.ReadableStream });
@@ -163,10 +172,12 @@ export class GoInformer {
       if (w) w(line);
       else this.#lines.push(line);
     });
-    rl.on('close', () => {
-      this.#ended = true;
-      for (const w of this.#waiters.splice(0)) w(undefined);
-    });
+    rl.on('close', () => this.#end());
+  }
+
+  #end(): void {
+    this.#ended = true;
+    for (const w of this.#waiters.splice(0)) w(undefined);
   }
 
   /** The next line as the event it names; an `error` line, the end of output or `timeoutMs` reject. */
@@ -213,7 +224,7 @@ export class GoInformer {
 
   /** Sends `exit`; kills the process if it is still there after `graceMs`. */
   async close(graceMs = 5_000): Promise<void> {
-    if (this.process.exitCode !== null || this.process.signalCode !== null) return;
+    if (this.process.pid === undefined || this.process.exitCode !== null || this.process.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => this.process.once('exit', () => resolve()));
     this.send('exit');
     const timer = setTimeout(() => this.process.kill('SIGKILL'), graceMs);

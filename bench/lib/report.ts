@@ -108,11 +108,13 @@ function ratio(a: Row | undefined, b: Row | undefined): string {
 /**
  * Side-by-side rows (those with `values`) as one table: a line per workload
  * and metric, a column per client with `median [min–max]` over the repeats,
- * then rxkube's ratios to the floor and to client-node (and to the baseline
- * build, when one ran).
+ * then rxkube's ratios to the floor, to client-node and to client-go (and to
+ * the baseline build, when one ran).
  */
-export function sideBySide(rows: readonly Row[], clients: readonly string[]): string {
+export function sideBySide(rows: readonly Row[], allClients: readonly string[]): string {
   const keyed = rows.filter((r) => r.values !== undefined);
+  // A client no selected workload ran (client-go without BENCH_WORKLOADS naming a list, the baseline) gets no column.
+  const clients = allClients.filter((c) => keyed.some((r) => r.case === c));
   const lines: string[][] = [];
   const seen = new Set<string>();
   const withBaseline = keyed.some((r) => r.case === 'rxkube baseline');
@@ -136,10 +138,11 @@ export function sideBySide(rows: readonly Row[], clients: readonly string[]): st
       ratio(rx, of('floor')),
       ratio(of('rxkube keep mF'), of('floor')),
       ratio(rx, of('client-node')),
+      ratio(rx, of('client-go')),
       ...(withBaseline ? [ratio(rx, of('rxkube baseline'))] : []),
     ]);
   }
-  const head = ['workload', 'metric', ...clients, 'rxkube / floor', 'keep mF / floor', 'rxkube / client-node', ...(withBaseline ? ['rxkube / baseline'] : [])];
+  const head = ['workload', 'metric', ...clients, 'rxkube / floor', 'keep mF / floor', 'rxkube / client-node', 'rxkube / client-go', ...(withBaseline ? ['rxkube / baseline'] : [])];
   const all = [head, ...lines];
   const widths = head.map((_, c) => Math.max(...all.map((line) => (line[c] ?? '').length)));
   const render = (line: readonly string[]): string =>

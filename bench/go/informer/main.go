@@ -10,8 +10,12 @@
 // Once synced it prints {"event":"synced",...}, then reads one command per
 // stdin line:
 //
-//	memory                                runtime.GC(), then RSS and the Go heap
-//	wait <namespace>/<name> <rv>          until the store (and every handler) has that object at that resourceVersion
+//	memory                                runtime.GC(), then RSS and the Go heap (and the heap in use before the
+//	                                      informer was made, heapInuseAtStartBytes)
+//	wait <namespace>/<name> <rv>          until the store holds that object at that resourceVersion and every handler
+//	                                      was last called with it or is called with it later (meant for the object
+//	                                      of the last event: a handler that moved on to another object before the
+//	                                      command does not count)
 //	exit                                  exits 0
 //
 // Errors are printed as {"event":"error","message":...} and exit 1.
@@ -135,6 +139,10 @@ func main() {
 	handlers := flag.Int("handlers", 1, "ResourceEventHandlers to register")
 	expect := flag.Int("expect", 0, "objects the initial list holds: synced waits until handler 0 has had that many adds (the store that many objects with 0 handlers)")
 	flag.Parse()
+	// The heap of the program with client-go loaded and nothing cached, so a reader can tell the cache from the rest.
+	runtime.GC()
+	var atStart runtime.MemStats
+	runtime.ReadMemStats(&atStart)
 	start := time.Now()
 
 	switch {
@@ -246,7 +254,7 @@ func main() {
 			if err != nil {
 				fail(err)
 			}
-			emit(map[string]any{"event": "memory", "rssBytes": rss, "heapInuseBytes": m.HeapInuse, "heapAllocBytes": m.HeapAlloc, "sysBytes": m.Sys, "objects": objects})
+			emit(map[string]any{"event": "memory", "rssBytes": rss, "heapInuseBytes": m.HeapInuse, "heapAllocBytes": m.HeapAlloc, "sysBytes": m.Sys, "objects": objects, "heapInuseAtStartBytes": atStart.HeapInuse})
 		case "wait":
 			if len(fields) != 3 {
 				fail(fmt.Errorf("wait: expected `wait <namespace>/<name> <resourceVersion>`, got %q", lines.Text()))
