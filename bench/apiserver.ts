@@ -18,7 +18,7 @@
 //   gzip on and off (managedFields dropped, rxkube's default).
 // For each: the time from the informer's start until every initial add was handled, the CPU the process spent in
 // that time, RSS and heap after its own runtime's full GC (Node: gc() twice; Go: runtime.GC(), never
-// FreeOSMemory), heap per cached pod, and for Node the same before the informer was built; then
+// FreeOSMemory), heap per cached pod, and the same before the informer was built (Go: its heap only); then
 // BENCH_APISERVER_PATCHES (5k) merge patches, 32 in flight, each to another pod, while the client watches: the
 // time from the first patch until the client's cache holds the last version written, the part of it after the
 // last write was answered, and the CPU the client spent in it (from /proc). The server's /metrics say how it
@@ -66,7 +66,7 @@ interface Sample {
   readonly rssMiB: number;
   readonly heapMiB: number;
   readonly heapPerPod: number;
-  /** Node only (NaN for Go): RSS and heap after GC with the libraries loaded and no informer yet. */
+  /** RSS (Node only, NaN for Go) and heap after GC with the libraries loaded and no informer yet. */
   readonly idleRssMiB: number;
   readonly idleHeapMiB: number;
   readonly watchMs: number;
@@ -86,7 +86,7 @@ const METRICS: readonly (readonly [keyof Sample, string, string])[] = [
   ['heapMiB', 'heap after GC (synced)', 'MiB'],
   ['heapPerPod', 'heap after GC per cached pod', 'B'],
   ['idleRssMiB', 'RSS after GC before the informer (Node)', 'MiB'],
-  ['idleHeapMiB', 'heap after GC before the informer (Node)', 'MiB'],
+  ['idleHeapMiB', 'heap after GC before the informer', 'MiB'],
   ['watchMs', 'first patch → cache holds the last', 'ms'],
   ['catchUpMs', 'last write answered → cache holds it', 'ms'],
   ['watchCpuMs', 'CPU in the watch phase', 'ms'],
@@ -193,7 +193,7 @@ async function steps(client: MeasuredClient, clients: readonly ObjectClient<V1Po
     heapMiB: mem.heapBytes / MiB,
     heapPerPod: mem.heapBytes / mem.objects,
     idleRssMiB: (synced.idleRssBytes ?? Number.NaN) / MiB,
-    idleHeapMiB: (synced.idleHeapBytes ?? Number.NaN) / MiB,
+    idleHeapMiB: (synced.idleHeapBytes ?? mem.idleHeapBytes ?? Number.NaN) / MiB,
     watchMs: written.ms + reached.ms,
     catchUpMs: reached.ms,
     watchCpuMs: processCpuMs(client.pid) - cpu0,

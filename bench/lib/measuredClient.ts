@@ -36,6 +36,8 @@ export interface MemoryReply {
   /** Node: V8's heapUsed; Go: HeapInuse. */
   readonly heapBytes: number;
   readonly objects: number;
+  /** Go only: HeapInuse after a GC before the informer was made (Node reports its idle figures with the sync). */
+  readonly idleHeapBytes?: number;
 }
 
 /** The Go program's `reached` line. */
@@ -102,7 +104,7 @@ export function goClient(binary: string, kubeconfig: string, flags: GoFlags, exp
     },
     memory: async () => {
       const r = await go.memory(120_000);
-      return { rssBytes: r.rssBytes, heapBytes: r.heapInuseBytes, objects: r.objects };
+      return { rssBytes: r.rssBytes, heapBytes: r.heapInuseBytes, objects: r.objects, idleHeapBytes: r.heapInuseAtStartBytes };
     },
     wait: async (key, resourceVersion) => {
       const r = await go.wait(key, resourceVersion, timeoutMs);
