@@ -7,7 +7,8 @@
 //   npm run bench -- micro queue     # the same, named as arguments
 //                                    # (compare, micro, queue, store; decode, informer-sync, watch,
 //                                    # controller-priority, readyourwrites, compression, writes,
-//                                    # transport, paging, multicluster, newcomer, webhooks run only when named)
+//                                    # transport, paging, multicluster, newcomer, webhooks,
+//                                    # apiserver run only when named)
 //   BENCH_WORKLOADS=relist,slow      # compare: only the workloads whose name contains one of these
 //   BENCH_SCALE=0.5 BENCH_REPEATS=5  # every default size × 0.5; repeats of each client run (default 3)
 //   BENCH_BASELINE=../old            # compare: also run the rxkube of another checkout (built: its dist/),
@@ -23,7 +24,8 @@
 // BENCH_WATCH_EVENTS (50k), BENCH_WATCH_REPLAY_EVENTS (30k), BENCH_WATCH_RATE (50000; 0 = flat out);
 // controller-priority: BENCH_PRIORITY_PODS (20k), BENCH_PRIORITY_RECONCILE_MS (2), BENCH_PRIORITY_CONCURRENCY (1);
 // readyourwrites: BENCH_RYW_DURATION (20 s), BENCH_RYW_CHURN (×1), BENCH_RYW_WATCH_DELAY_MS (0); webhooks:
-// BENCH_WEBHOOK_ROUNDS (5), BENCH_WEBHOOK_SECONDS (10), BENCH_WEBHOOK_RATE (1000), BENCH_WEBHOOK_CREATES (400).
+// BENCH_WEBHOOK_ROUNDS (5), BENCH_WEBHOOK_SECONDS (10), BENCH_WEBHOOK_RATE (1000), BENCH_WEBHOOK_CREATES (400);
+// apiserver: BENCH_APISERVER_PODS (20k), BENCH_APISERVER_PATCHES (5k), BENCH_APISERVER_CLIENTS (all; a comma list).
 // BENCH_JSON=path also writes the rows and the machine as JSON; BENCH_RESULTS=path moves RESULTS.md.
 //
 // Progress goes to stderr, the tables to stdout.
@@ -31,6 +33,7 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { apiserver } from './apiserver.js';
 import { compare, LABELS } from './compare.js';
 import { compression } from './compression.js';
 import { controllerPriority } from './controllerPriority.js';
@@ -52,7 +55,7 @@ import { webhooks } from './webhooks.js';
 
 const all: readonly Benchmark[] = [
   compare, micro, queue, store, decode, informerSync, watchThroughput, controllerPriority, readYourWrites, compression, writes, transport, paging,
-  multiCluster, newcomer, webhooks,
+  multiCluster, newcomer, webhooks, apiserver,
 ];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (about 25 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'queue', 'store']);
