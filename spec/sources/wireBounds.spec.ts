@@ -196,6 +196,22 @@ describe('the decoders hold the bound whatever the size of the chunks they are g
     expect(out.map((e) => e.object)).toEqual([{ metadata: { name: 'a' } }]);
   });
 
+  it('a watch chunk that ends in the start of a line already past the bound: its complete lines come first', () => {
+    const decoder = new WatchDecoder({ maxObjectBytes: MiB });
+    const out: WatchEvent<unknown>[] = [];
+    const chunk = Buffer.from(`{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"ADDED","object":{"metadata":{"name":"${big}`);
+    expect(() => decoder.push(chunk, out)).toThrow(expect.objectContaining({ code: 'OBJECT_TOO_LARGE', position: 52 }));
+    expect(out.map((e) => e.object)).toEqual([{ metadata: { name: 'a' } }]);
+  });
+
+  it('a bad line before a trailing line past the bound is the error told', () => {
+    const decoder = new WatchDecoder({ maxObjectBytes: MiB });
+    const out: WatchEvent<unknown>[] = [];
+    const chunk = Buffer.from(`{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{not json}\n{"type":"ADDED","object":{"metadata":{"name":"${big}`);
+    expect(() => decoder.push(chunk, out)).toThrow(expect.objectContaining({ message: expect.stringContaining('not valid JSON'), position: 52 }));
+    expect(out).toHaveLength(1);
+  });
+
   it('a list chunk that holds a whole item past the bound', () => {
     const decoder = new ListDecoder({ maxObjectBytes: MiB });
     const out: unknown[] = [];

@@ -127,7 +127,12 @@ export class WatchDecoder<T> {
     }
     if (failure === undefined && last + 1 < buf.length) {
       this.#lineStart = base + last + 1;
-      this.#hold(buf.subarray(last + 1));
+      try {
+        this.#hold(buf.subarray(last + 1));
+      } catch (err) {
+        // The unfinished last line is already past the bound: the complete lines before it still come first.
+        failure = err;
+      }
     }
     const batch = head === undefined && bounds.length === 0 ? undefined : new WatchLines<T>(head, buf, bounds, base, this.#strip, this.#redact);
     return { batch, failure };
