@@ -24,6 +24,7 @@ import { Currency, DEFAULT_MAX_LAG_MS } from './currency.js';
 import { notificationsOf } from './notificationIterable.js';
 import type { Notification } from './notification.js';
 import { keepAlive, ObserverListener, type Listener } from './listeners.js';
+import { DrainQueue } from './drainQueue.js';
 import { HandlerRegistration, type EventHandler, type HandlerOptions, type Registration } from './registration.js';
 import { armResync, lowerCheckPeriod, resyncCheckPeriod, shouldResync } from './resyncPeriods.js';
 import { stripManagedFields } from './stripManagedFields.js';
@@ -80,6 +81,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   #errorCount = 0;
   // Totals of lifetimes that ended and the running reflector, read when metrics() is called.
   readonly #metrics = new InformerMetricsRecorder();
+  // The handlers' drains, one microtask per event for all of them (PF-45).
+  readonly #drains = new DrainQueue();
   #lastError: Error | undefined;
   // The error that ended the informer, for late subscribers and whenSynced.
   #failure: Error | undefined;
@@ -148,6 +151,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       report: (err) => this.#report(err),
       removed: (r) => this.#detach(r as HandlerRegistration<T>),
       backlog: () => this.#publishStatus(),
+      drainSoon: (drain) => this.#drains.add(drain),
       scheduler: this.#opts.scheduler ?? asyncScheduler,
     });
     this.#attach(reg);

@@ -74,6 +74,8 @@ export interface RegistrationHost {
   removed(reg: HandlerRegistration<unknown>): void;
   /** The buffer grew past a power of two (64, 128, …): worth showing on the status stream. */
   backlog(reg: HandlerRegistration<unknown>): void;
+  /** Runs a registration's drain in a microtask, shared with the other registrations the same event reached. */
+  drainSoon(drain: () => void): void;
   /** Timers for slowing down a failing handler. */
   readonly scheduler: SchedulerLike;
 }
@@ -205,7 +207,7 @@ export class HandlerRegistration<T> implements Registration {
     if (this.#draining) return;
     this.#draining = true;
     // A microtask, so the informer finishes applying the current batch to the store before any handler runs.
-    queueMicrotask(this.#drainNow);
+    this.#host.drainSoon(this.#drainNow);
   }
 
   /**
