@@ -13,6 +13,7 @@ import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { goInformerBinary } from './lib/goInformer.js';
 import { MiB } from './lib/heap.js';
 import { Child } from './lib/ipc.js';
+import { runnerNodeOptions } from './lib/runnerFlags.js';
 import type { Row } from './lib/report.js';
 import type { ClientArgs, ClientMode, ClientResult, Workload } from './wireClient.js';
 import type { WireReady } from './wireServer.js';
@@ -176,8 +177,8 @@ function plans(ctx: Context): Plan[] {
     },
     latency(`10 handlers, ${k(latencyRate)}/s`, []),
     // Every cached object survives young-generation collections, whose pauses grow with the young generation: the
-    // same workload with a 1 MiB semi-space shows how much of the tail those pauses are.
-    latency(`10 handlers, ${k(latencyRate)}/s, --max-semi-space-size=1`, ['--max-semi-space-size=1']),
+    // same workload with the young generation the runner's image sets shows how much of the tail those pauses are.
+    latency(`10 handlers, ${k(latencyRate)}/s, ${runnerNodeOptions().join(' ')} (the runner image's)`, runnerNodeOptions()),
     {
       name: `slow handler, ${k(slowEvents)} events / ${k(slowKeys)} keys`,
       pods: slowKeys,
