@@ -186,4 +186,11 @@ describe("informer({ fifo: 'ordered' })", () => {
     expect(factory.informerFor('v1/pods', { fifo: 'ordered' })).toBe(ordered);
     expect(factory.informerFor('v1/pods', { fifo: 'perKey' })).toBe(perKey);
   });
+
+  it('the factory checks fifo before it looks for a shared informer, so a bad value never gets one (PF-1)', () => {
+    const factory = new InformerFactory(server.kubeConfig());
+    factory.informerFor('v1/pods');
+    expect(() => factory.informerFor('v1/pods', { fifo: 'Ordered' as never })).toThrow(new TypeError(`fifo must be 'perKey' or 'ordered', got "Ordered"`));
+    expect(() => factory.informerFor('v1/pods', { resyncPeriod: -1 })).toThrow(/resyncPeriod/);
+  });
 });
