@@ -2,7 +2,7 @@
 
 import { toError } from '../errors/reportError.js';
 import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
-import { IndexError } from '../store/errors/IndexError.js';
+import { replaceKeyed } from '../store/indexer.js';
 import type { KubeObject } from '../store/types.js';
 import type { OrderedFifoItem, ReplacedAll } from '../operators/orderedTypes.js';
 import { applyDeltas, type DeltaTarget } from './applyDeltas.js';
@@ -32,12 +32,23 @@ function applyReplacedAll<T>(list: ReplacedAll<T>, target: DeltaTarget<T>): void
   for (const key of store.listKeys()) {
     if (!listed.has(key)) gone.push(new DeletedFinalStateUnknown(key, store.getByKey(key)));
   }
+  // Kept keys go in with the object the store holds, which the store files again without asking an index function.
+  const nextKeys: string[] = [...keys];
   const next: T[] = [...items];
   for (const key of kept) {
     const stored = store.getByKey(key);
-    if (stored !== undefined) next.push(stored);
+    if (stored === undefined) continue;
+    nextKeys.push(key);
+    next.push(stored);
   }
-  const skipped = replaceSkippingIndexFailures(next, list.resourceVersion, target);
+  let skipped: ReadonlySet<number>;
+  try {
+    skipped = swapIn(nextKeys, next, list.resourceVersion, target);
+  } catch (err) {
+    // The store still holds the old list: announcing the list's deletions or objects would describe a store that is not there.
+    target.report(toError(err));
+    return;
+  }
 
   for (const tombstone of gone) {
     if (!target.current()) return;
@@ -45,8 +56,8 @@ function applyReplacedAll<T>(list: ReplacedAll<T>, target: DeltaTarget<T>): void
   }
   for (let i = 0; i < items.length; i++) {
     if (!target.current()) return;
+    if (skipped.has(i)) continue;
     const obj = items[i] as T;
-    if (skipped.has(obj)) continue;
     announce(keys[i] as string, old[i], obj, list.isInInitialList, target);
   }
 }
@@ -69,27 +80,21 @@ function announce<T>(key: string, old: T | undefined, obj: T, isInInitialList: b
 }
 
 /**
- * `store.replace` leaves the store untouched when an index function throws
- * (I-5). One bad object must not keep the whole relist out (PF-10): it is
- * reported, left out, and the rest applied. Bounded: each retry drops one object.
+ * Swaps the list in under the queue's keys (PF-43), each object indexed once.
+ * An object an index function refuses is handled like one whose transform
+ * failed (PF-10): its key keeps the stored copy, or stays absent, nobody is
+ * told of it, and the `IndexError` is reported.
+ *
+ * @returns the positions of the objects left out
  */
-function replaceSkippingIndexFailures<T>(next: T[], resourceVersion: string, target: DeltaTarget<T>): ReadonlySet<T> {
-  const skipped = new Set<T>();
-  let remaining = next;
-  for (;;) {
-    try {
-      target.store.replace(remaining, resourceVersion);
-      return skipped;
-    } catch (err) {
-      target.report(toError(err));
-      const bad = err instanceof IndexError ? (err.obj as T) : undefined;
-      const at = bad === undefined ? -1 : remaining.indexOf(bad);
-      // Not an index failure on one of ours: nothing to leave out, so the store keeps the old list.
-      if (at < 0) return new Set(next);
-      skipped.add(bad as T);
-      remaining = remaining.filter((_, i) => i !== at);
-    }
+function swapIn<T>(keys: readonly string[], items: readonly T[], resourceVersion: string, target: DeltaTarget<T>): ReadonlySet<number> {
+  const failures = replaceKeyed(target.store, keys, items, resourceVersion);
+  const skipped = new Set<number>();
+  for (const { at, error } of failures) {
+    target.report(error);
+    skipped.add(at);
   }
+  return skipped;
 }
 
 /** A resync as one step (PF-11): every stored object, unchanged, as a sync update. */
