@@ -63,6 +63,7 @@ function run(events: ReflectorEvent<Pod>[], opts: OrderedFifoOptions<Pod> = {}, 
     freezeDeleted: false,
     current: () => true,
     report: (e) => errors.push(e),
+    audience: () => target.notify,
     notify: (event, k, isSync) => {
       const obj = event.type === 'delete' ? (event.obj instanceof DeletedFinalStateUnknown ? event.obj.obj : event.obj) : event.obj;
       heard.push({
@@ -157,6 +158,7 @@ describe('orderedFifo: client-go RealFIFO tests, ported', () => {
       freezeDeleted: false,
       current: () => true,
       report: () => {},
+      audience: () => target.notify,
       notify: (e) => void (e.type !== 'delete' && seen.push(e.obj)),
     };
     from([added(pod('foo', 10)), added(pod('bar', 11)), modified(pod('foo', 12)), deleted(pod('foo', 15)), replace('16'), added(pod('bar', 16)), replace('17')])
@@ -293,6 +295,7 @@ describe('orderedFifo: client-go atomic relist tests (controller_test.go), porte
       freezeDeleted: false,
       current: () => true,
       report: () => {},
+      audience: () => target.notify,
       notify: () => void snapshots.push(store.listKeys().sort().join(',') + ' ' + store.list().map((p) => p.metadata.resourceVersion).sort().join(',')),
     };
     from([page(true, pod('a', 11), pod('d', 14)), page(false, pod('b', 12)), end('20')])

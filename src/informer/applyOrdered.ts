@@ -3,9 +3,10 @@
 import { toError } from '../errors/reportError.js';
 import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import { replaceKeyed } from '../store/indexer.js';
+import type { KeyedReplaceFailure } from '../store/keyedFiling.js';
 import type { KubeObject } from '../store/types.js';
 import type { OrderedFifoItem, ReplacedAll } from '../operators/orderedTypes.js';
-import { applyDeltas, type DeltaTarget } from './applyDeltas.js';
+import { applyDeltas, type DeltaTarget, type Notify } from './applyDeltas.js';
 
 /** Applies one item of the ordered queue: a single watch event, a whole relist, or a whole resync. */
 export function applyOrdered<T>(item: OrderedFifoItem<T>, target: DeltaTarget<T>): void {
@@ -41,54 +42,54 @@ function applyReplacedAll<T>(list: ReplacedAll<T>, target: DeltaTarget<T>): void
     nextKeys.push(key);
     next.push(stored);
   }
-  let skipped: ReadonlySet<number>;
+  let failures: readonly KeyedReplaceFailure[];
   try {
-    skipped = swapIn(nextKeys, next, list.resourceVersion, target);
+    failures = replaceKeyed(store, nextKeys, next, list.resourceVersion);
   } catch (err) {
     // The store still holds the old list: announcing the list's deletions or objects would describe a store that is not there.
     target.report(toError(err));
     return;
   }
-
+  // Taken at the swap (PF-16): whoever joins from here on was given the new list whole when it joined.
+  const notify = target.audience();
+  const skipped = reportRefused(failures, target);
   for (const tombstone of gone) {
     if (!target.current()) return;
-    target.notify({ type: 'delete', obj: tombstone }, tombstone.key, false);
+    notify({ type: 'delete', obj: tombstone }, tombstone.key, false);
   }
   for (let i = 0; i < items.length; i++) {
     if (!target.current()) return;
     if (skipped.has(i)) continue;
     const obj = items[i] as T;
-    announce(keys[i] as string, old[i], obj, list.isInInitialList, target);
+    announce(keys[i] as string, old[i], obj, list.isInInitialList, notify);
   }
 }
 
 /** The add, update or delete-then-add one listed object means, as C-4 and S-32 decide it for a single event. */
-function announce<T>(key: string, old: T | undefined, obj: T, isInInitialList: boolean, target: DeltaTarget<T>): void {
+function announce<T>(key: string, old: T | undefined, obj: T, isInInitialList: boolean, notify: Notify<T>): void {
   if (old === undefined) {
-    target.notify({ type: 'add', obj, isInInitialList }, key, false);
+    notify({ type: 'add', obj, isInInitialList }, key, false);
     return;
   }
   const oldUid = (old as KubeObject).metadata?.uid;
   const newUid = (obj as KubeObject).metadata?.uid;
   if (oldUid !== undefined && newUid !== undefined && oldUid !== newUid) {
-    target.notify({ type: 'delete', obj: new DeletedFinalStateUnknown(key, old) }, key, false);
-    target.notify({ type: 'add', obj, isInInitialList }, key, false);
+    notify({ type: 'delete', obj: new DeletedFinalStateUnknown(key, old) }, key, false);
+    notify({ type: 'add', obj, isInInitialList }, key, false);
     return;
   }
   const rv = (obj as KubeObject).metadata?.resourceVersion;
-  target.notify({ type: 'update', oldObj: old, obj }, key, rv !== undefined && rv === (old as KubeObject).metadata?.resourceVersion);
+  notify({ type: 'update', oldObj: old, obj }, key, rv !== undefined && rv === (old as KubeObject).metadata?.resourceVersion);
 }
 
 /**
- * Swaps the list in under the queue's keys (PF-43), each object indexed once.
- * An object an index function refuses is handled like one whose transform
- * failed (PF-10): its key keeps the stored copy, or stays absent, nobody is
- * told of it, and the `IndexError` is reported.
+ * The objects the keyed swap left out because an index function refused
+ * them are handled like transform failures (PF-10): the key kept its stored
+ * copy (or stayed absent), nobody is told of it, the `IndexError` is reported.
  *
  * @returns the positions of the objects left out
  */
-function swapIn<T>(keys: readonly string[], items: readonly T[], resourceVersion: string, target: DeltaTarget<T>): ReadonlySet<number> {
-  const failures = replaceKeyed(target.store, keys, items, resourceVersion);
+function reportRefused<T>(failures: readonly KeyedReplaceFailure[], target: DeltaTarget<T>): ReadonlySet<number> {
   const skipped = new Set<number>();
   for (const { at, error } of failures) {
     target.report(error);
