@@ -334,6 +334,11 @@ describe('orderedFifo: lists page by page, failures, lifetime', () => {
     expect(store.getByKey(key('b'))).toBeUndefined();
   });
 
+  it('a page not marked first after an abandoned list starts a new one (PF-9; the reflector never sends this)', () => {
+    const { items } = run([page(true, pod('a', 1)), added(pod('x', 2)), page(false, pod('b', 3)), end('9')]);
+    expect(items).toEqual(['Added x@2', 'ReplacedAll@9[b@3]']);
+  });
+
   it('a source that errors mid-list forwards the error and drops the pages; the store keeps the old list', () => {
     const store = storeWith(pod('a', 1));
     const input = new Subject<ReflectorEvent<Pod>>();
