@@ -133,6 +133,65 @@ describe("informer({ fifo: 'ordered' })", () => {
     });
   }
 
+  // A listener joining from inside a list's notifications (an observer switching onto the informer) is given the
+  // store as it is then; it must not hear again, or hear of, what that store already reflects (PF-16).
+  for (const fifo of ['perKey', 'ordered'] as const satisfies readonly FifoMode[]) {
+    it(`a handler added during the first list's notifications hears each object once (fifo: '${fifo}')`, async () => {
+      for (const n of ['a', 'b', 'c']) await server.create('v1/pods', pod(n));
+      const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods') as ListerWatcher<KubeObject>, { fifo });
+      running.push(inf);
+      const heard: string[] = [];
+      let joined = false;
+      inf.subscribe(() => {
+        if (joined) return;
+        joined = true;
+        inf.addHandler({
+          add: (o, initial) => void heard.push(`add ${name(o)} ${initial}`),
+          update: (_old, o) => void heard.push(`update ${name(o)}`),
+          delete: (o) => void heard.push(`delete ${name(o)}`),
+        });
+      });
+      await inf.whenSynced({ timeout: 10_000 });
+      await server.create('v1/pods', pod('d'));
+      await waitFor(() => heard.includes('add d false'), 'the handler to hear of d');
+      expect(heard).toEqual(['add a true', 'add b true', 'add c true', 'add d false']);
+    });
+  }
+
+  it("a handler added during a relist's deletions hears neither deletes of what it never had nor the list again", async () => {
+    for (const n of ['a', 'b', 'c', 'x', 'y']) await server.create('v1/pods', pod(n));
+    const source = heldSource(server.kubeConfig());
+    const inf = informer(source.lw, { fifo: 'ordered' });
+    running.push(inf);
+    const heard: string[] = [];
+    let joined = false;
+    inf.subscribe((e) => {
+      if (joined || e.type !== 'delete') return;
+      joined = true;
+      inf.addHandler({
+        add: (o, initial) => void heard.push(`add ${name(o)} ${initial}`),
+        update: (_old, o) => void heard.push(`update ${name(o)}`),
+        delete: (o) => void heard.push(`delete ${name(o)}`),
+      });
+    });
+    await inf.whenSynced({ timeout: 10_000 });
+    await waitFor(() => server.stats.watchesOpen === 1, 'the watch');
+
+    // The watch ends with 410 in place of x's delete; while the relist is held, y goes and b changes, unseen.
+    const lists = source.lists();
+    const release = source.hold(lists + 1);
+    server.faults.inject({ type: 'errorEvent', status: 410 }, { verb: 'watch', times: 1 });
+    await server.delete('v1/pods', 'default', 'x');
+    await waitFor(() => source.lists() === lists + 1, 'the relist to start');
+    await server.delete('v1/pods', 'default', 'y');
+    await server.patch('v1/pods', 'default', 'b', { metadata: { labels: { v: '2' } } });
+    release();
+    await waitFor(() => joined && inf.store.size === 3, 'the relist');
+    await server.create('v1/pods', pod('d'));
+    await waitFor(() => heard.includes('add d false'), 'the handler to hear of d');
+    expect(heard).toEqual(['add a true', 'add b true', 'add c true', 'add d false']);
+  });
+
   it('keeps handlers, their buffers, resync, status and whenSynced working', async () => {
     for (const n of ['a', 'b']) await server.create('v1/pods', pod(n));
     const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods') as ListerWatcher<KubeObject>, { fifo: 'ordered' });
@@ -185,5 +244,12 @@ describe("informer({ fifo: 'ordered' })", () => {
     expect(ordered).not.toBe(perKey);
     expect(factory.informerFor('v1/pods', { fifo: 'ordered' })).toBe(ordered);
     expect(factory.informerFor('v1/pods', { fifo: 'perKey' })).toBe(perKey);
+  });
+
+  it('the factory checks fifo before it looks for a shared informer, so a bad value never gets one (PF-1)', () => {
+    const factory = new InformerFactory(server.kubeConfig());
+    factory.informerFor('v1/pods');
+    expect(() => factory.informerFor('v1/pods', { fifo: 'Ordered' as never })).toThrow(new TypeError(`fifo must be 'perKey' or 'ordered', got "Ordered"`));
+    expect(() => factory.informerFor('v1/pods', { resyncPeriod: -1 })).toThrow(/resyncPeriod/);
   });
 });

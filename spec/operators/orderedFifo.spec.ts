@@ -11,6 +11,7 @@ import type { OrderedFifoItem } from '../../src/operators/orderedTypes.js';
 import { TransformError } from '../../src/operators/TransformError.js';
 import type { ReflectorEvent } from '../../src/reflector/types.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
+import { IndexError } from '../../src/store/errors/IndexError.js';
 import { KeyError } from '../../src/store/errors/KeyError.js';
 import { createIndexer, type Indexer } from '../../src/store/indexer.js';
 
@@ -62,6 +63,7 @@ function run(events: ReflectorEvent<Pod>[], opts: OrderedFifoOptions<Pod> = {}, 
     freezeDeleted: false,
     current: () => true,
     report: (e) => errors.push(e),
+    audience: () => target.notify,
     notify: (event, k, isSync) => {
       const obj = event.type === 'delete' ? (event.obj instanceof DeletedFinalStateUnknown ? event.obj.obj : event.obj) : event.obj;
       heard.push({
@@ -156,6 +158,7 @@ describe('orderedFifo: client-go RealFIFO tests, ported', () => {
       freezeDeleted: false,
       current: () => true,
       report: () => {},
+      audience: () => target.notify,
       notify: (e) => void (e.type !== 'delete' && seen.push(e.obj)),
     };
     from([added(pod('foo', 10)), added(pod('bar', 11)), modified(pod('foo', 12)), deleted(pod('foo', 15)), replace('16'), added(pod('bar', 16)), replace('17')])
@@ -292,6 +295,7 @@ describe('orderedFifo: client-go atomic relist tests (controller_test.go), porte
       freezeDeleted: false,
       current: () => true,
       report: () => {},
+      audience: () => target.notify,
       notify: () => void snapshots.push(store.listKeys().sort().join(',') + ' ' + store.list().map((p) => p.metadata.resourceVersion).sort().join(',')),
     };
     from([page(true, pod('a', 11), pod('d', 14)), page(false, pod('b', 12)), end('20')])
@@ -328,6 +332,11 @@ describe('orderedFifo: lists page by page, failures, lifetime', () => {
     expect(items).toEqual(['Added c@7']);
     expect(store.getByKey(key('a'))?.metadata.resourceVersion).toBe('1');
     expect(store.getByKey(key('b'))).toBeUndefined();
+  });
+
+  it('a page not marked first after an abandoned list starts a new one (PF-9; the reflector never sends this)', () => {
+    const { items } = run([page(true, pod('a', 1)), added(pod('x', 2)), page(false, pod('b', 3)), end('9')]);
+    expect(items).toEqual(['Added x@2', 'ReplacedAll@9[b@3]']);
   });
 
   it('a source that errors mid-list forwards the error and drops the pages; the store keeps the old list', () => {
@@ -378,6 +387,63 @@ describe('orderedFifo: lists page by page, failures, lifetime', () => {
     expect(errors).toHaveLength(1);
     expect(store.listKeys()).toEqual([key('ok')]);
     expect(heard.map((h) => h.key)).toEqual([key('ok')]);
+  });
+
+  it('an index function that throws for a relisted object keeps the stored copy, tells nobody, and later events find it (PF-10)', () => {
+    const indexers = { n: (p: Pod) => (p.metadata.name === 'bad' && p.metadata.resourceVersion === '2' ? (null as unknown as string[]) : [p.metadata.name]) };
+    const store = createIndexer<Pod>({ freeze: false, indexers });
+    const { heard, errors } = run([replace('1', pod('bad', 1), pod('ok', 1)), replace('2', pod('bad', 2), pod('ok', 2)), modified(pod('bad', 3)), deleted(pod('bad', 4))], {}, store);
+    expect(errors.map((e) => e.constructor)).toEqual([IndexError]);
+    expect(heard.slice(2).map((h) => `${h.action} ${h.key.slice(8)}@${h.eventRV} store@${h.storeRV}`)).toEqual([
+      'update ok@2 store@2',
+      // The store kept bad@1 through the relist, so the watch's Modified is an update and its Deleted reaches the handler.
+      'update bad@3 store@3',
+      'delete bad@4 store@undefined',
+    ]);
+    expect(store.byIndex('n', 'ok').map((p) => p.metadata.resourceVersion)).toEqual(['2']);
+  });
+
+  it('a relist indexes each object once, however many an index function refuses (no retry per failure)', () => {
+    const calls = new Map<string, number>();
+    const n = (p: Pod): string[] => {
+      calls.set(p.metadata.name, (calls.get(p.metadata.name) ?? 0) + 1);
+      if (p.metadata.name.startsWith('bad')) throw new Error('no index');
+      return [p.metadata.name];
+    };
+    const store = createIndexer<Pod>({ freeze: false, indexers: { n } });
+    const listed = Array.from({ length: 12 }, (_, i) => pod(i % 3 === 0 ? `bad${i}` : `ok${i}`, i + 1));
+    const { heard, errors } = run([replace('20', ...listed)], {}, store);
+    expect(errors).toHaveLength(4);
+    expect([...calls.values()]).toEqual(listed.map(() => 1));
+    expect(heard.map((h) => h.key.slice(8))).toEqual(listed.filter((p) => p.metadata.name.startsWith('ok')).map((p) => p.metadata.name));
+    expect(store.listKeys().sort()).toEqual(heard.map((h) => h.key).sort());
+  });
+
+  it('a relist files each object under the key the queue worked out, even when the transform changed the object (PF-43)', () => {
+    const store = storeWith(pod('a', 1), pod('c', 1));
+    // The transform drops the name: keyed again, the object would have no key at all.
+    const transform = (p: Pod): Pod => (p.metadata.name === 'a' ? { ...p, metadata: { ...p.metadata, name: '' } } : p);
+    const { heard, errors } = run([replace('2', pod('a', 2), pod('b', 2))], { transform }, store);
+    expect(errors).toEqual([]);
+    expect(heard.map((h) => `${h.action} ${h.key.slice(8)}@${h.eventRV} store@${h.storeRV}`)).toEqual(['delete c@1 store@undefined', 'update a@2 store@2', 'add b@2 store@2']);
+    expect(store.listKeys().sort()).toEqual([key('a'), key('b')]);
+  });
+
+  it('a swap that fails leaves the old list and announces nothing of the new one', () => {
+    const inner = storeWith(pod('a', 1), pod('c', 1));
+    const boom = new Error('cannot swap');
+    // A store not made by createIndexer (the reads this path makes, and a replace that fails): the keyed swap falls back to replace.
+    const store = {
+      getByKey: (k: string) => inner.getByKey(k),
+      listKeys: () => inner.listKeys(),
+      replace: () => {
+        throw boom;
+      },
+    } as unknown as Indexer<Pod>;
+    const { heard, errors } = run([replace('2', pod('a', 2), pod('b', 2))], {}, store);
+    expect(errors).toEqual([boom]);
+    expect(heard).toEqual([]);
+    expect(inner.listKeys().sort()).toEqual([key('a'), key('c')]);
   });
 
   it('an object re-created under the same name with a new UID is a delete then an add, as with single events (S-32)', () => {

@@ -5,6 +5,7 @@ import type { ListerWatcher, PartialObjectMetadata, ResourceRef } from '../sourc
 import { IndexConflictError } from '../store/errors/IndexConflictError.js';
 import type { Indexers, KubeObject } from '../store/types.js';
 import { CacheSyncError } from './CacheSyncError.js';
+import { checkInformerOptionValues } from './informerOptions.js';
 import { informer, type Informer, type InformerOptions, type WhenSyncedOptions } from './informer.js';
 import { describeValue } from '../options/validate.js';
 
@@ -121,6 +122,8 @@ export class InformerFactory {
   informerFor<T extends KubeObject>(resource: TypedResource<T>, opts?: InformerForOptions<T>): Informer<T>;
   informerFor<T extends KubeObject = KubeObject>(resource: CustomResourceRef, opts?: InformerForOptions<T>): Informer<T>;
   informerFor<T extends KubeObject>(resource: ResourceRef, opts: InformerForOptions<T> = {}): Informer<T> {
+    // Before the lookup: a bad option must throw even when an informer of this identity exists already (PF-1).
+    checkInformerOptionValues(opts);
     const namespace = opts.namespace ?? this.#opts.namespace;
     const transform = opts.transform ?? (this.#opts.transform as ((obj: T) => T) | undefined);
     // An ordered informer delivers differently, so it is not shared with a per-key one (PF-17).

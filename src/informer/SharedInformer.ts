@@ -294,6 +294,10 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       freezeDeleted: this.#freeze,
       current: () => lifetime === this.#lifetime,
       notify: (event, key, isSync) => this.#notify(event, key, isSync),
+      audience: () => {
+        const fixed = this.#listeners;
+        return (event, key, isSync) => this.#notify(event, key, isSync, fixed);
+      },
       report: (err) => this.#report(err),
     };
     // The ordered queue (PF-1) hands on single events and whole relists; the per-key one (D-1…D-21) per-key Deltas.
@@ -354,10 +358,15 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
 
   // ------------------------------------------------------------ notifications
 
-  #notify(event: InformerEvent<T>, key: string, isSync: boolean): void {
+  /** Delivers to every listener, or only to those of `among` still listening (a relist's audience, PF-16). */
+  #notify(event: InformerEvent<T>, key: string, isSync: boolean, among?: readonly Listener<T>[]): void {
     const n: Notification<T> = { event, key, isSync };
-    for (const l of this.#listeners) {
+    const listeners = this.#listeners;
+    // The list is copied on write, so the same array means nobody joined or left.
+    const filter = among !== undefined && among !== listeners;
+    for (const l of listeners) {
       if (isSync && !l.resyncDue) continue;
+      if (filter && !among.includes(l)) continue;
       l.enqueue(n);
     }
   }

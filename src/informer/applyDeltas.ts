@@ -8,6 +8,9 @@ import type { KubeObject } from '../store/types.js';
 import type { Deltas } from '../operators/types.js';
 import type { InformerEvent } from './InformerEvent.js';
 
+/** Tells listeners of one change; `isSync` marks an update that carries no change. */
+export type Notify<T> = (event: InformerEvent<T>, key: string, isSync: boolean) => void;
+
 /** What applying deltas needs from the informer. */
 export interface DeltaTarget<T> {
   readonly store: Indexer<T>;
@@ -16,7 +19,12 @@ export interface DeltaTarget<T> {
   /** False once a listener's callback ended the lifetime these deltas belong to: nothing more is applied. */
   current(): boolean;
   /** Tells the listeners, after the store changed; `isSync` marks an update that carries no change. */
-  notify(event: InformerEvent<T>, key: string, isSync: boolean): void;
+  notify: Notify<T>;
+  /**
+   * A `notify` for the listeners there now only (those of them still there when it is called): a listener
+   * joining later was given the store as it is then, so it must not hear again what that store already holds.
+   */
+  audience(): Notify<T>;
   report(err: Error): void;
 }
 

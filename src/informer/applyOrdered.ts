@@ -2,10 +2,11 @@
 
 import { toError } from '../errors/reportError.js';
 import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
-import { IndexError } from '../store/errors/IndexError.js';
+import { replaceKeyed } from '../store/indexer.js';
+import type { KeyedReplaceFailure } from '../store/keyedFiling.js';
 import type { KubeObject } from '../store/types.js';
 import type { OrderedFifoItem, ReplacedAll } from '../operators/orderedTypes.js';
-import { applyDeltas, type DeltaTarget } from './applyDeltas.js';
+import { applyDeltas, type DeltaTarget, type Notify } from './applyDeltas.js';
 
 /** Applies one item of the ordered queue: a single watch event, a whole relist, or a whole resync. */
 export function applyOrdered<T>(item: OrderedFifoItem<T>, target: DeltaTarget<T>): void {
@@ -32,64 +33,69 @@ function applyReplacedAll<T>(list: ReplacedAll<T>, target: DeltaTarget<T>): void
   for (const key of store.listKeys()) {
     if (!listed.has(key)) gone.push(new DeletedFinalStateUnknown(key, store.getByKey(key)));
   }
+  // Kept keys go in with the object the store holds, which the store files again without asking an index function.
+  const nextKeys: string[] = [...keys];
   const next: T[] = [...items];
   for (const key of kept) {
     const stored = store.getByKey(key);
-    if (stored !== undefined) next.push(stored);
+    if (stored === undefined) continue;
+    nextKeys.push(key);
+    next.push(stored);
   }
-  const skipped = replaceSkippingIndexFailures(next, list.resourceVersion, target);
-
+  let failures: readonly KeyedReplaceFailure[];
+  try {
+    failures = replaceKeyed(store, nextKeys, next, list.resourceVersion);
+  } catch (err) {
+    // The store still holds the old list: announcing the list's deletions or objects would describe a store that is not there.
+    target.report(toError(err));
+    return;
+  }
+  // Taken at the swap (PF-16): whoever joins from here on was given the new list whole when it joined.
+  const notify = target.audience();
+  const skipped = reportRefused(failures, target);
   for (const tombstone of gone) {
     if (!target.current()) return;
-    target.notify({ type: 'delete', obj: tombstone }, tombstone.key, false);
+    notify({ type: 'delete', obj: tombstone }, tombstone.key, false);
   }
   for (let i = 0; i < items.length; i++) {
     if (!target.current()) return;
+    if (skipped.has(i)) continue;
     const obj = items[i] as T;
-    if (skipped.has(obj)) continue;
-    announce(keys[i] as string, old[i], obj, list.isInInitialList, target);
+    announce(keys[i] as string, old[i], obj, list.isInInitialList, notify);
   }
 }
 
 /** The add, update or delete-then-add one listed object means, as C-4 and S-32 decide it for a single event. */
-function announce<T>(key: string, old: T | undefined, obj: T, isInInitialList: boolean, target: DeltaTarget<T>): void {
+function announce<T>(key: string, old: T | undefined, obj: T, isInInitialList: boolean, notify: Notify<T>): void {
   if (old === undefined) {
-    target.notify({ type: 'add', obj, isInInitialList }, key, false);
+    notify({ type: 'add', obj, isInInitialList }, key, false);
     return;
   }
   const oldUid = (old as KubeObject).metadata?.uid;
   const newUid = (obj as KubeObject).metadata?.uid;
   if (oldUid !== undefined && newUid !== undefined && oldUid !== newUid) {
-    target.notify({ type: 'delete', obj: new DeletedFinalStateUnknown(key, old) }, key, false);
-    target.notify({ type: 'add', obj, isInInitialList }, key, false);
+    notify({ type: 'delete', obj: new DeletedFinalStateUnknown(key, old) }, key, false);
+    notify({ type: 'add', obj, isInInitialList }, key, false);
     return;
   }
   const rv = (obj as KubeObject).metadata?.resourceVersion;
-  target.notify({ type: 'update', oldObj: old, obj }, key, rv !== undefined && rv === (old as KubeObject).metadata?.resourceVersion);
+  notify({ type: 'update', oldObj: old, obj }, key, rv !== undefined && rv === (old as KubeObject).metadata?.resourceVersion);
 }
 
 /**
- * `store.replace` leaves the store untouched when an index function throws
- * (I-5). One bad object must not keep the whole relist out (PF-10): it is
- * reported, left out, and the rest applied. Bounded: each retry drops one object.
+ * The objects the keyed swap left out because an index function refused
+ * them are handled like transform failures (PF-10): the key kept its stored
+ * copy (or stayed absent), nobody is told of it, the `IndexError` is reported.
+ *
+ * @returns the positions of the objects left out
  */
-function replaceSkippingIndexFailures<T>(next: T[], resourceVersion: string, target: DeltaTarget<T>): ReadonlySet<T> {
-  const skipped = new Set<T>();
-  let remaining = next;
-  for (;;) {
-    try {
-      target.store.replace(remaining, resourceVersion);
-      return skipped;
-    } catch (err) {
-      target.report(toError(err));
-      const bad = err instanceof IndexError ? (err.obj as T) : undefined;
-      const at = bad === undefined ? -1 : remaining.indexOf(bad);
-      // Not an index failure on one of ours: nothing to leave out, so the store keeps the old list.
-      if (at < 0) return new Set(next);
-      skipped.add(bad as T);
-      remaining = remaining.filter((_, i) => i !== at);
-    }
+function reportRefused<T>(failures: readonly KeyedReplaceFailure[], target: DeltaTarget<T>): ReadonlySet<number> {
+  const skipped = new Set<number>();
+  for (const { at, error } of failures) {
+    target.report(error);
+    skipped.add(at);
   }
+  return skipped;
 }
 
 /** A resync as one step (PF-11): every stored object, unchanged, as a sync update. */

@@ -14,6 +14,15 @@ export function checkInformerOptions<T>(source: ListerWatcher<T>, opts: Informer
     throw new TypeError(`source must be a ListerWatcher with list() and watch(), got ${describeValue(source)}`);
   }
   checkIdentity(source.identity);
+  checkInformerOptionValues(opts);
+  return opts.name ?? sourceName(source);
+}
+
+/**
+ * Checks the options alone, for a caller that must refuse a bad value before
+ * it has a source: the factory, before it hands out a shared informer (PF-1).
+ */
+export function checkInformerOptionValues<T>(opts: InformerOptions<T>): void {
   if (opts === null || typeof opts !== 'object') throw new TypeError(`opts must be an object, got ${describeValue(opts)}`);
   const resync = opts.resyncPeriod ?? 0;
   if (!Number.isFinite(resync) || resync < 0) throw new TypeError(`resyncPeriod must be a non-negative number of ms, got ${describeValue(opts.resyncPeriod)}`);
@@ -30,7 +39,6 @@ export function checkInformerOptions<T>(source: ListerWatcher<T>, opts: Informer
   }
   if (opts.name !== undefined && typeof opts.name !== 'string') throw new TypeError(`name must be a string, got ${describeValue(opts.name)}`);
   resolveReflectOptions({ ...opts.reflector });
-  return opts.name ?? sourceName(source);
 }
 
 function sourceName(source: ListerWatcher<unknown>): string {

@@ -3,6 +3,7 @@ import { DeletedFinalStateUnknown } from './DeletedFinalStateUnknown.js';
 import { IndexConflictError } from './errors/IndexConflictError.js';
 import { IndexNotFoundError } from './errors/IndexNotFoundError.js';
 import { KeyError } from './errors/KeyError.js';
+import { fileKeyed, type KeyedFiling, type KeyedReplaceFailure } from './keyedFiling.js';
 import { buildState, refile, unfileAll, valuesOf, type IndexState, type Values } from './indexBuckets.js';
 import { byNamespace, namespaceIndex } from './indexFuncs.js';
 import { checkIndexerOptions, checkIndexers, checkListOptionNames, type IndexerOptions } from './indexerOptions.js';
@@ -111,6 +112,24 @@ class StoreIndexer<T> implements Indexer<T> {
     } finally {
       this.#busy = false;
     }
+    this.#swap(next, filedPerIndex, resourceVersion);
+  }
+
+  /** {@link replaceKeyed}: the caller keyed the list; what an index function refuses keeps the stored copy (PF-10). */
+  #replaceKeyed(keys: readonly string[], items: readonly T[], resourceVersion: string): KeyedReplaceFailure[] {
+    this.#enter();
+    let filing: KeyedFiling<T>;
+    try {
+      filing = fileKeyed(this.#indexes, this.#items, keys, items);
+    } finally {
+      this.#busy = false;
+    }
+    this.#swap(filing.next, filing.filedPerIndex, resourceVersion);
+    return filing.failures;
+  }
+
+  /** Swaps in content keyed and indexed in full beforehand, rebuilding every index in one step. */
+  #swap(next: Map<string, T>, filedPerIndex: Map<string, Values>[], resourceVersion: string): void {
     if (this.#freeze) for (const obj of next.values()) deepFreeze(obj);
     const states = this.#indexes.map((s, i) => buildState(s.name, s.fn, filedPerIndex[i] as Map<string, Values>));
     this.#items = next;
@@ -290,6 +309,11 @@ class StoreIndexer<T> implements Indexer<T> {
     store.#put(key, obj);
   }
 
+  /** {@link replaceKeyed}'s way in. */
+  static replaceKeyed<U>(store: StoreIndexer<U>, keys: readonly string[], items: readonly U[], resourceVersion: string): KeyedReplaceFailure[] {
+    return store.#replaceKeyed(keys, items, resourceVersion);
+  }
+
   /** Sizes of the internal maps, for leak tests. */
   static stats<U>(store: StoreIndexer<U>): IndexerStats {
     const indexes: Record<string, { values: number; filedKeys: number; bucketKeys: number }> = {};
@@ -345,6 +369,27 @@ class StoreIndexer<T> implements Indexer<T> {
 export function putKeyed<T>(store: Indexer<T>, key: string, obj: T): void {
   if (store instanceof StoreIndexer) StoreIndexer.put(store, key, obj);
   else store.update(obj);
+}
+
+/**
+ * Internal: replaces the store's content with `items[i]` under `keys[i]`,
+ * keys the caller worked out with the store's own key function, so a
+ * transform that changed an object's key cannot re-file it (PF-43). Each
+ * object's index values are worked out once; one an index function refuses
+ * is left out and its key keeps what the store held (or stays absent), and
+ * the rest is swapped in one step. The informer's relist path (PF-10); any
+ * other `Indexer` gets `replace`, which refuses the whole list instead.
+ *
+ * @param store the store to write
+ * @param keys `keys[i]` is the key of `items[i]`
+ * @param items the new content, in list order
+ * @param resourceVersion the list's resourceVersion
+ * @returns the objects left out, in list order
+ */
+export function replaceKeyed<T>(store: Indexer<T>, keys: readonly string[], items: readonly T[], resourceVersion: string): KeyedReplaceFailure[] {
+  if (store instanceof StoreIndexer) return StoreIndexer.replaceKeyed(store, keys, items, resourceVersion);
+  store.replace(items, resourceVersion);
+  return [];
 }
 
 /**
