@@ -1,6 +1,6 @@
 import { DecodeError } from './errors/DecodeError.js';
 import type { Redact } from './errors/wireText.js';
-import type { WatchEvent } from './types.js';
+import type { WatchBatch, WatchEvent } from './types.js';
 import { decodeBytes, isBlankBytes, WatchLines } from './watchLines.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from './wireLimits.js';
 
@@ -72,7 +72,7 @@ export class WatchDecoder<T> {
    */
   push(chunk: Uint8Array, out: WatchEvent<T>[]): void {
     const { batch, failure } = this.lines(chunk);
-    if (batch !== undefined) for (let i = 0; i < batch.length; i++) out.push(batch.at(i));
+    if (batch !== undefined) for (let i = 0; i < batch.length; i++) out.push(batch.at(i) as WatchEvent<T>);
     if (failure !== undefined) throw failure;
   }
 
@@ -85,7 +85,7 @@ export class WatchDecoder<T> {
    * @param chunk Bytes, split anywhere.
    * @returns the lines this chunk completed (undefined when none), and the error to throw after them
    */
-  lines(chunk: Uint8Array): { readonly batch: WatchLines<T> | undefined; readonly failure: unknown } {
+  lines(chunk: Uint8Array): { readonly batch: WatchBatch<T> | undefined; readonly failure: unknown } {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const base = this.#offset;
     this.#offset += buf.length;
