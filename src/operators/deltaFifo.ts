@@ -1,10 +1,11 @@
 import { reportTo } from '../errors/reportTo.js';
 import { booleanOption, checkOptionNames, describeValue, functionOption } from '../options/validate.js';
-import { Observable, type OperatorFunction } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import { KeyError } from '../store/errors/KeyError.js';
 import { deletionHandlingMetaNamespaceKey } from '../store/keys.js';
 import type { KeyFunc, KeyListerGetter } from '../store/types.js';
 import { DeltaFifoQueue } from './deltaFifoQueue.js';
+import { drainedQueue } from './drainedQueue.js';
 import type { Deltas } from './types.js';
 import type { ReflectorEvent } from '../reflector/types.js';
 
@@ -127,79 +128,20 @@ export function deltaFifo<T>(options: DeltaFifoOptions<T> = {}): OperatorFunctio
 
   const report = (err: Error): void => reportTo(onError, err);
 
-  return (source) =>
-    new Observable<Deltas<T>>((subscriber) => {
-      const queue = new DeltaFifoQueue<T>({
+  return drainedQueue<ReflectorEvent<T>, Deltas<T>, DeltaFifoQueue<T>>(
+    () =>
+      new DeltaFifoQueue<T>({
         keyFunc,
         knownObjects: opts.knownObjects,
         emitDeltaTypeReplaced,
         transform: opts.transform,
         report,
         keyError: (obj, cause) => new KeyError(obj, cause),
-      });
-      // True while drain() is emitting: a reentrant event only queues, so the outer loop keeps FIFO order.
-      let draining = false;
-      // The source completed while we were emitting; complete once the queue is empty.
-      let completePending = false;
-      // onSynced fires once per subscription, even though the queue stays synced.
-      let syncedNotified = false;
-
-      const notifySynced = (): void => {
-        if (syncedNotified || !queue.hasSynced) return;
-        syncedNotified = true;
-        if (onSynced === undefined) return;
-        try {
-          onSynced();
-        } catch (err) {
-          report(err instanceof Error ? err : new Error(`onSynced threw: ${String(err)}`, { cause: err }));
-        }
-      };
-
-      const drain = (): void => {
-        if (draining) return;
-        draining = true;
-        try {
-          for (;;) {
-            if (subscriber.closed) return;
-            notifySynced();
-            const deltas = queue.pop();
-            if (deltas === undefined) break;
-            subscriber.next(deltas);
-          }
-          if (completePending) subscriber.complete();
-        } finally {
-          draining = false;
-        }
-      };
-
-      const subscription = source.subscribe({
-        next: (event) => {
-          if (subscriber.closed) return;
-          try {
-            apply(queue, event);
-          } catch (err) {
-            // Only an event of unknown type gets here (user callbacks are guarded inside the queue).
-            queue.clear();
-            subscriber.error(err);
-            return;
-          }
-          drain();
-        },
-        error: (err: unknown) => {
-          queue.clear();
-          subscriber.error(err);
-        },
-        complete: () => {
-          completePending = true;
-          drain();
-        },
-      });
-
-      return () => {
-        subscription.unsubscribe();
-        queue.clear();
-      };
-    });
+      }),
+    apply,
+    onSynced,
+    report,
+  );
 }
 
 function apply<T>(queue: DeltaFifoQueue<T>, event: ReflectorEvent<T>): void {

@@ -1,18 +1,12 @@
 import { DeletedFinalStateUnknown, unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
-import type { KeyFunc, KeyListerGetter } from '../store/types.js';
-import { TransformError } from './TransformError.js';
+import type { KeyListerGetter } from '../store/types.js';
+import { keyOfEntry, transformedEntry, type EntryConfig } from './queueEntry.js';
 import type { Delta, DeltaType, Deltas } from './types.js';
 
 /** What the queue needs, already validated and defaulted by `deltaFifo`. */
-export interface DeltaFifoQueueConfig<T> {
-  readonly keyFunc: KeyFunc<T>;
+export interface DeltaFifoQueueConfig<T> extends EntryConfig<T> {
   readonly knownObjects: KeyListerGetter<T> | undefined;
   readonly emitDeltaTypeReplaced: boolean;
-  readonly transform: ((obj: T) => T) | undefined;
-  /** Receives every error a user callback produced; must not throw. */
-  readonly report: (err: Error) => void;
-  /** Wraps a key function failure into the typed error users see. */
-  readonly keyError: (obj: unknown, cause: unknown) => Error;
 }
 
 /**
@@ -243,28 +237,14 @@ export class DeltaFifoQueue<T> {
 
   /** The object's key, or `undefined` after reporting a key function failure. */
   #keyOf(obj: T | DeletedFinalStateUnknown<T>): string | undefined {
-    if (obj instanceof DeletedFinalStateUnknown) return obj.key;
-    try {
-      const key = this.#config.keyFunc(obj);
-      if (typeof key !== 'string') throw new TypeError(`key function returned ${typeof key}, not a string`);
-      return key;
-    } catch (err) {
-      this.#config.report(this.#config.keyError(obj, err));
-      return undefined;
-    }
+    return keyOfEntry(this.#config, obj);
   }
 
-  /** Applies the user transform once; tombstones pass through untouched (D-5). */
+  /** Applies the user transform once, as the object enters; tombstones pass untouched (D-5). */
   #transformed(key: string, obj: T): { ok: true; obj: T } | { ok: false } {
-    const transform = this.#config.transform;
-    if (transform === undefined || obj instanceof DeletedFinalStateUnknown) return { ok: true, obj };
-    try {
-      return { ok: true, obj: transform(obj) };
-    } catch (err) {
-      this.#config.report(new TransformError(key, obj, err));
-      return { ok: false };
-    }
+    return transformedEntry(this.#config, key, obj);
   }
+
 
   #listKnownKeys(known: KeyListerGetter<T>): Iterable<string> {
     try {

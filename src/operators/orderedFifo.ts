@@ -1,10 +1,11 @@
 import { reportTo } from '../errors/reportTo.js';
 import { checkOptionNames, describeValue, functionOption } from '../options/validate.js';
-import { Observable, type OperatorFunction } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import { KeyError } from '../store/errors/KeyError.js';
 import { deletionHandlingMetaNamespaceKey } from '../store/keys.js';
 import type { KeyFunc, KeyListerGetter } from '../store/types.js';
 import type { ReflectorEvent } from '../reflector/types.js';
+import { drainedQueue } from './drainedQueue.js';
 import { OrderedFifoQueue } from './orderedFifoQueue.js';
 import type { OrderedFifoItem } from './orderedTypes.js';
 
@@ -108,78 +109,19 @@ export function orderedFifo<T>(options: OrderedFifoOptions<T> = {}): OperatorFun
   const onSynced = opts.onSynced;
   const report = (err: Error): void => reportTo(opts.onError, err);
 
-  return (source) =>
-    new Observable<OrderedFifoItem<T>>((subscriber) => {
-      const queue = new OrderedFifoQueue<T>({
+  return drainedQueue<ReflectorEvent<T>, OrderedFifoItem<T>, OrderedFifoQueue<T>>(
+    () =>
+      new OrderedFifoQueue<T>({
         keyFunc,
         knownObjects: opts.knownObjects,
         transform: opts.transform,
         report,
         keyError: (obj, cause) => new KeyError(obj, cause),
-      });
-      // True while drain() is emitting: a reentrant event only queues, so the outer loop keeps arrival order.
-      let draining = false;
-      // The source completed while we were emitting; complete once the queue is empty.
-      let completePending = false;
-      // onSynced fires once per subscription.
-      let syncedNotified = false;
-
-      const notifySynced = (): void => {
-        if (syncedNotified || !queue.hasSynced) return;
-        syncedNotified = true;
-        if (onSynced === undefined) return;
-        try {
-          onSynced();
-        } catch (err) {
-          report(err instanceof Error ? err : new Error(`onSynced threw: ${String(err)}`, { cause: err }));
-        }
-      };
-
-      const drain = (): void => {
-        if (draining) return;
-        draining = true;
-        try {
-          for (;;) {
-            if (subscriber.closed) return;
-            notifySynced();
-            const item = queue.pop();
-            if (item === undefined) break;
-            subscriber.next(item);
-            queue.taken();
-          }
-          if (completePending) subscriber.complete();
-        } finally {
-          draining = false;
-        }
-      };
-
-      const subscription = source.subscribe({
-        next: (event) => {
-          if (subscriber.closed) return;
-          try {
-            apply(queue, event);
-          } catch (err) {
-            queue.clear();
-            subscriber.error(err);
-            return;
-          }
-          drain();
-        },
-        error: (err: unknown) => {
-          queue.clear();
-          subscriber.error(err);
-        },
-        complete: () => {
-          completePending = true;
-          drain();
-        },
-      });
-
-      return () => {
-        subscription.unsubscribe();
-        queue.clear();
-      };
-    });
+      }),
+    apply,
+    onSynced,
+    report,
+  );
 }
 
 function apply<T>(queue: OrderedFifoQueue<T>, event: ReflectorEvent<T>): void {

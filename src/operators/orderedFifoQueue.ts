@@ -1,18 +1,12 @@
 import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
-import type { KeyFunc, KeyListerGetter } from '../store/types.js';
-import { TransformError } from './TransformError.js';
+import type { KeyListerGetter } from '../store/types.js';
+import { keyOfEntry, transformedEntry, type EntryConfig } from './queueEntry.js';
 import type { OrderedFifoItem, ReplacedAll } from './orderedTypes.js';
 import type { Delta, Deltas } from './types.js';
 
 /** What the queue needs, already validated and defaulted by `orderedFifo`. */
-export interface OrderedFifoQueueConfig<T> {
-  readonly keyFunc: KeyFunc<T>;
+export interface OrderedFifoQueueConfig<T> extends EntryConfig<T> {
   readonly knownObjects: KeyListerGetter<T> | undefined;
-  readonly transform: ((obj: T) => T) | undefined;
-  /** Receives every error a user callback produced; must not throw. */
-  readonly report: (err: Error) => void;
-  /** Wraps a key function failure into the typed error users see. */
-  readonly keyError: (obj: unknown, cause: unknown) => Error;
 }
 
 /** What is queued: an item still to be stamped with isInInitialList when it is taken. */
@@ -189,27 +183,13 @@ export class OrderedFifoQueue<T> {
   }
 
   /** The object's key, or `undefined` after reporting a key function failure. */
-  #keyOf(obj: T): string | undefined {
-    if (obj instanceof DeletedFinalStateUnknown) return obj.key;
-    try {
-      const key = this.#config.keyFunc(obj);
-      if (typeof key !== 'string') throw new TypeError(`key function returned ${typeof key}, not a string`);
-      return key;
-    } catch (err) {
-      this.#config.report(this.#config.keyError(obj, err));
-      return undefined;
-    }
+  #keyOf(obj: T | DeletedFinalStateUnknown<T>): string | undefined {
+    return keyOfEntry(this.#config, obj);
   }
 
-  /** Applies the user transform once, as the object enters; tombstones pass untouched. */
+  /** Applies the user transform once, as the object enters; tombstones pass untouched (D-5). */
   #transformed(key: string, obj: T): { ok: true; obj: T } | { ok: false } {
-    const transform = this.#config.transform;
-    if (transform === undefined || obj instanceof DeletedFinalStateUnknown) return { ok: true, obj };
-    try {
-      return { ok: true, obj: transform(obj) };
-    } catch (err) {
-      this.#config.report(new TransformError(key, obj, err));
-      return { ok: false };
-    }
+    return transformedEntry(this.#config, key, obj);
   }
+
 }
