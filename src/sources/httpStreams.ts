@@ -72,20 +72,16 @@ export class HttpListItemStream<T> extends ListItemStream<T> {
  * gives the same a chunk at a time). Each iteration performs its own request.
  */
 export class HttpWatchStream<T> extends AsyncIterableX<WatchEvent<T>> {
-  /** Each iteration is a new request; the factory keeps it lazy. */
-  readonly #open: () => WatchBody;
-
-  /** Leave `metadata.managedFields` out of each item, unparsed. */
-  readonly #strip: boolean;
+  /** The same response a chunk at a time; each iteration is a new request. */
+  readonly #batches: HttpWatchBatches<T>;
 
   constructor(open: () => WatchBody, stripManagedFields: boolean) {
     super();
-    this.#open = open;
-    this.#strip = stripManagedFields;
+    this.#batches = new HttpWatchBatches<T>(open, stripManagedFields);
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
-    for await (const batch of watchEvents<T>(this.#open(), this.#strip)) {
+    for await (const batch of this.#batches) {
       for (let i = 0; i < batch.length; i++) yield batch.at(i) as WatchEvent<T>;
     }
   }
@@ -120,7 +116,9 @@ export async function* watchEvents<T>(body: WatchBody, stripManagedFields: boole
 
 /** The HTTP source's batches: the decoding generator itself, with no wrapper between it and the reflector. */
 export class HttpWatchBatches<T> extends AsyncIterableX<WatchBatch<T>> {
+  /** Each iteration is a new request; the factory keeps it lazy. */
   readonly #open: () => WatchBody;
+  /** Leave `metadata.managedFields` out of each event, unparsed. */
   readonly #strip: boolean;
 
   constructor(open: () => WatchBody, stripManagedFields: boolean) {
