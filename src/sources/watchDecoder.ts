@@ -10,9 +10,10 @@ const NEWLINE = 0x0a;
  * Decodes a watch response body — one JSON event per line — from byte chunks
  * as they arrive.
  *
- * Lines are found by scanning for `\n` in the bytes; the complete lines of a
- * chunk are turned into text in one step and each is `JSON.parse`d exactly
- * once, and the body is never joined into one string. An `ERROR` event
+ * Lines are found by scanning for `\n` in the bytes, and each line is turned
+ * into text and `JSON.parse`d exactly once, when it is read (`lines` hands
+ * them back undecoded, `push` decodes them all); the body is never joined
+ * into one string. An `ERROR` event
  * becomes a `KubeApiError` carrying that status (a code that is no HTTP status counts as 500).
  * A line that is not a JSON object throws a {@link DecodeError} with the line
  * (truncated) and its byte position: such a line may have been an event, so
@@ -138,6 +139,7 @@ export class WatchDecoder<T> {
     return { batch, failure };
   }
 
+  /** Keeps bytes of the unfinished line, or refuses the line once it passes the bound (dropping what was kept). */
   #hold(bytes: Buffer): void {
     this.#partsBytes += bytes.length;
     if (this.#partsBytes > this.#max) {
