@@ -43,14 +43,16 @@ export class WatchLines<T> implements WatchBatch<T> {
    * The event at `index`, parsed now.
    *
    * @param index from 0 to `length - 1`
-   * @returns the event; throws a DecodeError for a line that is no event, a KubeApiError for an ERROR event
+   * @returns the event (undefined outside the batch, as an array's `at`); throws a DecodeError for a line that is
+   *   no event, a KubeApiError for an ERROR event
    */
-  at(index: number): WatchEvent<T> {
+  at(index: number): WatchEvent<T> | undefined {
     let i = index;
     if (this.#head !== undefined) {
       if (i === 0) return this.#head;
       i--;
     }
+    if (!Number.isInteger(i) || i < 0 || 2 * i >= this.#bounds.length) return undefined;
     const start = this.#bounds[2 * i] as number;
     const end = this.#bounds[2 * i + 1] as number;
     return decodeBytes<T>(this.#buf, start, end, this.#base + start, this.#strip, this.#redact);
