@@ -18,12 +18,13 @@ import type { ModifyReply } from './wireServer.js';
  * Who is measured. `floor` reads the same LIST pages and watch lines with
  * undici and JSON.parses each object once, keeping them in a Map: what
  * any client must at least do. `client-go` is Go's informer (JSON), a Go
- * program. `rxkube-keep` is rxkube with `stripManagedFields: false`.
+ * program. `rxkube-keep` is rxkube with `stripManagedFields: false`;
+ * `rxkube-image` is rxkube run with the runner image's Node options.
  * `rxkube-baseline` is rxkube as another build of it compiled it (the
  * checkout `BENCH_BASELINE` names), so a change is measured against the
  * code before it in the same interleaved run.
  */
-export type ClientMode = 'floor' | 'client-node' | 'client-go' | 'rxkube' | 'rxkube-keep' | 'rxkube-baseline';
+export type ClientMode = 'floor' | 'client-node' | 'client-go' | 'rxkube' | 'rxkube-keep' | 'rxkube-baseline' | 'rxkube-image';
 
 /** What to do once synced. */
 export type Workload =

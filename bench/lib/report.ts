@@ -105,11 +105,15 @@ function ratio(a: Row | undefined, b: Row | undefined): string {
   return Number.isFinite(m) ? `${m.toFixed(2)}×` : '';
 }
 
+/** The case of rxkube run with the runner image's Node options (compare's `rxkube-image` client). */
+export const IMAGE_CASE = 'rxkube, image flags';
+
 /**
  * Side-by-side rows (those with `values`) as one table: a line per workload
  * and metric, a column per client with `median [min–max]` over the repeats,
  * then rxkube's ratios to the floor, to client-node and to client-go (and to
- * the baseline build, when one ran).
+ * the baseline build, when one ran, and rxkube under the runner image's Node
+ * options to client-go, when that ran).
  */
 export function sideBySide(rows: readonly Row[], allClients: readonly string[]): string {
   const keyed = rows.filter((r) => r.values !== undefined);
@@ -118,6 +122,7 @@ export function sideBySide(rows: readonly Row[], allClients: readonly string[]):
   const lines: string[][] = [];
   const seen = new Set<string>();
   const withBaseline = keyed.some((r) => r.case === 'rxkube baseline');
+  const withImage = keyed.some((r) => r.case === IMAGE_CASE);
   for (const r of keyed) {
     const id = `${r.bench}\u0000${r.metric}`;
     if (seen.has(id)) continue;
@@ -140,9 +145,10 @@ export function sideBySide(rows: readonly Row[], allClients: readonly string[]):
       ratio(rx, of('client-node')),
       ratio(rx, of('client-go')),
       ...(withBaseline ? [ratio(rx, of('rxkube baseline'))] : []),
+      ...(withImage ? [ratio(of(IMAGE_CASE), of('client-go'))] : []),
     ]);
   }
-  const head = ['workload', 'metric', ...clients, 'rxkube / floor', 'keep mF / floor', 'rxkube / client-node', 'rxkube / client-go', ...(withBaseline ? ['rxkube / baseline'] : [])];
+  const head = ['workload', 'metric', ...clients, 'rxkube / floor', 'keep mF / floor', 'rxkube / client-node', 'rxkube / client-go', ...(withBaseline ? ['rxkube / baseline'] : []), ...(withImage ? ['image flags / client-go'] : [])];
   const all = [head, ...lines];
   const widths = head.map((_, c) => Math.max(...all.map((line) => (line[c] ?? '').length)));
   const render = (line: readonly string[]): string =>
