@@ -36,6 +36,19 @@ function resourceVersionOf(obj: unknown): string | undefined {
   return (obj as KubeObject | null)?.metadata?.resourceVersion;
 }
 
+/** Same key, another object: both have a UID and they differ, so the stored one is gone even if no watch said so (S-32). */
+export function isRecreated(old: unknown, obj: unknown): boolean {
+  const oldUid = uidOf(old);
+  const newUid = uidOf(obj);
+  return oldUid !== undefined && newUid !== undefined && oldUid !== newUid;
+}
+
+/** An update that carries no change: the same resourceVersion as the stored object (S-18). */
+export function isSameVersion(old: unknown, obj: unknown): boolean {
+  const rv = resourceVersionOf(obj);
+  return rv !== undefined && rv === resourceVersionOf(old);
+}
+
 /** Applies one key's deltas to the store, oldest first, notifying after each. */
 export function applyDeltas<T>(deltas: Deltas<T>, target: DeltaTarget<T>): void {
   const key = deltas.key;
@@ -52,22 +65,18 @@ export function applyDeltas<T>(deltas: Deltas<T>, target: DeltaTarget<T>): void 
       }
       const obj = delta.obj as T;
       const old = store.getByKey(key);
-      const oldUid = uidOf(old);
-      const newUid = uidOf(obj);
       // The queue keyed the object; the store takes that key rather than working it out again.
       if (old === undefined) {
         putKeyed(store, key, obj);
         target.notify({ type: 'add', obj, isInInitialList: deltas.isInInitialList }, key, false);
-      } else if (oldUid !== undefined && newUid !== undefined && oldUid !== newUid) {
-        // Same name, new object: the old one is gone even if no watch said so.
+      } else if (isRecreated(old, obj)) {
         store.delete(old);
         target.notify({ type: 'delete', obj: new DeletedFinalStateUnknown(key, old) }, key, false);
         putKeyed(store, key, obj);
         target.notify({ type: 'add', obj, isInInitialList: deltas.isInInitialList }, key, false);
       } else {
         putKeyed(store, key, obj);
-        const rv = resourceVersionOf(obj);
-        target.notify({ type: 'update', oldObj: old, obj }, key, rv !== undefined && rv === resourceVersionOf(old));
+        target.notify({ type: 'update', oldObj: old, obj }, key, isSameVersion(old, obj));
       }
     } catch (err) {
       // A key or index function threw: the store is unchanged for this delta and nothing is announced.

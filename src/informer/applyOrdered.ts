@@ -4,9 +4,8 @@ import { toError } from '../errors/reportError.js';
 import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import { replaceKeyed } from '../store/indexer.js';
 import type { KeyedReplaceFailure } from '../store/keyedFiling.js';
-import type { KubeObject } from '../store/types.js';
 import type { OrderedFifoItem, ReplacedAll } from '../operators/orderedTypes.js';
-import { applyDeltas, type DeltaTarget, type Notify } from './applyDeltas.js';
+import { applyDeltas, isRecreated, isSameVersion, type DeltaTarget, type Notify } from './applyDeltas.js';
 
 /** Applies one item of the ordered queue: a single watch event, a whole relist, or a whole resync. */
 export function applyOrdered<T>(item: OrderedFifoItem<T>, target: DeltaTarget<T>): void {
@@ -71,15 +70,12 @@ function announce<T>(key: string, old: T | undefined, obj: T, isInInitialList: b
     notify({ type: 'add', obj, isInInitialList }, key, false);
     return;
   }
-  const oldUid = (old as KubeObject).metadata?.uid;
-  const newUid = (obj as KubeObject).metadata?.uid;
-  if (oldUid !== undefined && newUid !== undefined && oldUid !== newUid) {
+  if (isRecreated(old, obj)) {
     notify({ type: 'delete', obj: new DeletedFinalStateUnknown(key, old) }, key, false);
     notify({ type: 'add', obj, isInInitialList }, key, false);
     return;
   }
-  const rv = (obj as KubeObject).metadata?.resourceVersion;
-  notify({ type: 'update', oldObj: old, obj }, key, rv !== undefined && rv === (old as KubeObject).metadata?.resourceVersion);
+  notify({ type: 'update', oldObj: old, obj }, key, isSameVersion(old, obj));
 }
 
 /**

@@ -276,6 +276,7 @@ export class HandlerRegistration<T> implements Registration {
     markIdle?.();
   }
 
+  /** Calls the handler; returns a promise only when the handler returned one, so sync handlers stay cheap. */
   #deliver(entry: BufferEntry<T>): Promise<void> | undefined {
     const event = entry.n.event;
     let result: unknown;

@@ -191,5 +191,4 @@ export class OrderedFifoQueue<T> {
   #transformed(key: string, obj: T): { ok: true; obj: T } | { ok: false } {
     return transformedEntry(this.#config, key, obj);
   }
-
 }
