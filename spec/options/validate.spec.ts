@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { booleanOption, checkOptionNames, describeValue, functionOption, numberOption, oneOf } from '../../src/options/validate.js';
+import { booleanOption, checkOptionNames, describeValue, functionOption, numberOption, oneOf, optionNames } from '../../src/options/validate.js';
 
 describe('describeValue: one way to name a bad value', () => {
   it('names primitives as written and strings quoted', () => {
@@ -44,6 +44,18 @@ describe('the option checks', () => {
     expect(() => checkOptionNames('thing', 5, ['a'])).toThrow(new TypeError('thing: options must be an object, got 5'));
     expect(() => checkOptionNames('thing', { a: 1, b: 2 }, ['a'])).toThrow(new TypeError('thing: unknown option "b"'));
     expect(checkOptionNames('thing', { a: 1 }, ['a'])).toEqual({ a: 1 });
+  });
+
+  it('optionNames lists every key of the interface, and the compiler refuses a missing or an extra one', () => {
+    interface Opts {
+      readonly a?: number;
+      readonly b: string;
+    }
+    expect(optionNames<Opts>({ a: true, b: true })).toEqual(['a', 'b']);
+    // @ts-expect-error b is missing
+    optionNames<Opts>({ a: true });
+    // @ts-expect-error c is not an option of Opts
+    optionNames<Opts>({ a: true, b: true, c: true });
   });
 
   it('numbers: the fallback for undefined, else within bounds', () => {

@@ -105,3 +105,14 @@ export function oneOf<const V extends string>(where: string, name: string, value
   }
   return value as V;
 }
+
+/**
+ * The names of an options interface, for `checkOptionNames`, checked by the
+ * compiler against the interface: the record must list every key of `T`
+ * (optional ones included) and nothing else, so an option added to the
+ * interface and not here, or one left here after it was removed, does not
+ * compile.
+ */
+export function optionNames<T extends object>(names: { readonly [K in keyof Required<T>]: true }): readonly string[] {
+  return Object.keys(names);
+}
