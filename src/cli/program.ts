@@ -11,7 +11,8 @@ import { printable } from '../errors/printable.js';
 import { runDemo } from './demo.js';
 import { runSimulatorCommand, type SimulatorCommandFlags } from './simulator.js';
 import { UsageError } from './usage.js';
-import { runWatch, type WatchFlags } from './watch.js';
+import { runWatch } from './watch.js';
+import type { WatchFlags } from './watchFlags.js';
 import { writeText } from './terminal.js';
 
 

@@ -8,7 +8,6 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { InformerEvent } from '../informer/InformerEvent.js';
-import type { FifoMode } from '../informer/types.js';
 import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKey, parseFieldSelector, parseLabelSelector, unwrapTombstone } from '../store/index.js';
 import type { KubeObject } from '../store/types.js';
 import { statusOf } from './columns.js';
@@ -23,29 +22,8 @@ import { printable, printableJson } from '../errors/printable.js';
 import { jsonText } from '../store/jsonText.js';
 import { UsageError } from './usage.js';
 import { describeReflector, renderHeader, renderTable, renderView } from './view.js';
+import type { WatchFlags } from './watchFlags.js';
 import { syncedOf } from '../informer/syncedOf.js';
-
-/** The flags of `rxkube watch`, as parsed. */
-export interface WatchFlags {
-  readonly namespace?: string;
-  readonly allNamespaces?: boolean;
-  readonly selector?: string;
-  readonly fieldSelector?: string;
-  /** Every `--context` given, in order; several watch several clusters. */
-  readonly context?: readonly string[];
-  readonly allContexts?: boolean;
-  readonly kubeconfig?: string;
-  readonly output: 'table' | 'json';
-  readonly once?: boolean;
-  /** ms `--once` waits for the sync. */
-  readonly timeout: number;
-  readonly simulator?: boolean;
-  readonly objects: number;
-  readonly churn: number;
-  readonly seed: number;
-  /** The informer's queue (`--fifo`). @default 'perKey' */
-  readonly fifo?: FifoMode;
-}
 
 /** Line width when stdout is not a terminal. */
 const PIPE_WIDTH = 120;

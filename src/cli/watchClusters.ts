@@ -25,7 +25,7 @@ import { printable, printableJson } from '../errors/printable.js';
 import { jsonText } from '../store/jsonText.js';
 import { loadKubeConfig } from './kubeconfig.js';
 import { UsageError } from './usage.js';
-import type { WatchFlags } from './watch.js';
+import type { WatchFlags } from './watchFlags.js';
 import { syncedOf } from '../informer/syncedOf.js';
 
 const PIPE_WIDTH = 120;

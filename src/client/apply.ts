@@ -1,7 +1,7 @@
 import type { KubeObject } from '../store/types.js';
 import { describeValue } from '../options/validate.js';
 import { checkBoolean, checkName } from './checks.js';
-import type { ClientContext } from './objectClient.js';
+import type { ClientContext } from './context.js';
 import type { ApplyConfiguration, ApplyOptions } from './types.js';
 
 /** The content type of server-side apply; a JSON body is valid YAML, so JSON is what is sent. */

@@ -5,7 +5,7 @@ import type { KubeObject } from '../store/types.js';
 import { timerDelay } from '../options/timerDelay.js';
 import { describeValue } from '../options/validate.js';
 import { checkSignal } from './checks.js';
-import type { ClientContext } from './objectClient.js';
+import type { ClientContext } from './context.js';
 import type { ListCallOptions } from './types.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { KubeObject } from '../store/types.js';
 import { applyRequest } from './apply.js';
 import { checkObject, patchContentType } from './checks.js';
-import type { ClientContext } from './objectClient.js';
+import type { ClientContext } from './context.js';
 import type { ObjectClient } from './types.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { ServerContext } from '../context.js';
 import type { UserInfo } from '../auth/users.js';
-import type { StoredObject } from '../storage/history.js';
+import type { StoredObject } from '../storage/storedObject.js';
 import type { ResourceType } from '../storage/resources.js';
 import type { WriteHooks } from '../storage/storage.js';
 import { objectView, type Conversion } from '../server/negotiate.js';

@@ -2,7 +2,7 @@ import { parseFieldSelector, type FieldSelector } from '../../store/fieldSelecto
 import { parseLabelSelector, type LabelSelector } from '../../store/labelSelector.js';
 import type { ServerContext } from '../context.js';
 import { decodeContinue, encodeContinue } from './continueToken.js';
-import type { StoredObject } from '../storage/history.js';
+import type { StoredObject } from '../storage/storedObject.js';
 import { listView, type Conversion } from '../server/negotiate.js';
 import { listItemJson, listJson } from '../server/partialObjectMetadata.js';
 import { badRequest, invalid, tooLargeResourceVersion } from '../server/status.js';

@@ -1,5 +1,5 @@
 import { jsonText } from '../../store/jsonText.js';
-import type { StoredObject } from '../storage/history.js';
+import type { StoredObject } from '../storage/storedObject.js';
 import type { MetaVersion } from './negotiate.js';
 import type { ResourceType } from '../storage/resources.js';
 import { sectionJson, serialize } from '../storage/serialize.js';

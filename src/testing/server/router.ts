@@ -4,7 +4,7 @@ import { discoveryDocument } from './discovery.js';
 import { isCutFault, isStreamFault } from '../faults/faults.js';
 import { deleteCollectionBody, listBody } from '../list/listing.js';
 import { negotiate, watchView } from './negotiate.js';
-import type { StoredObject } from '../storage/history.js';
+import type { StoredObject } from '../storage/storedObject.js';
 import { objectAnswer, preconditionsOf, readBody } from '../writes/objectHandlers.js';
 import type { AuditEvent } from '../options.js';
 import { acceptsGzip, sendJson, sendStatus, type Cut } from './respond.js';

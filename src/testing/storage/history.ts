@@ -2,17 +2,7 @@ import { jsonText } from '../../store/jsonText.js';
 import type { MetaVersion } from '../server/negotiate.js';
 import { partialJson, partialJsonOf } from '../server/partialObjectMetadata.js';
 import type { ResourceType } from './resources.js';
-
-/** One stored version of an object. Never mutated once built, so versions and their JSON can be shared freely. */
-export interface StoredObject {
-  readonly obj: Record<string, unknown>;
-  /** The object serialised once, reused by every list and watch response. */
-  readonly json: string;
-  readonly rv: number;
-  readonly key: string;
-  readonly namespace: string;
-  readonly name: string;
-}
+import type { StoredObject } from './storedObject.js';
 
 export type ObjectEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 

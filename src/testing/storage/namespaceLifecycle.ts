@@ -1,4 +1,5 @@
-import type { HistoryEvent, StoredObject } from './history.js';
+import type { HistoryEvent } from './history.js';
+import type { StoredObject } from './storedObject.js';
 import type { ResourceRegistry } from './registry.js';
 import type { ResourceType } from './resources.js';
 import { conflict, notFound } from '../server/status.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Snapshot } from './storageKeys.js';
-import { History, HistoryEvent, withResourceVersion, type ObjectEventType, type StoredObject } from './history.js';
+import { History, HistoryEvent, withResourceVersion, type ObjectEventType } from './history.js';
+import type { StoredObject } from './storedObject.js';
 import type { ResourceType } from './resources.js';
 import { serialize } from './serialize.js';
 import { keyRange, objectKey, pastSnapshot } from './storageKeys.js';

@@ -1,5 +1,5 @@
 import { jsonText } from '../../store/jsonText.js';
-import type { StoredObject } from './history.js';
+import type { StoredObject } from './storedObject.js';
 import type { ResourceType } from './resources.js';
 import { inServedVersion } from '../server/servedVersion.js';
 import type { NamespaceLifecycle } from './namespaceLifecycle.js';

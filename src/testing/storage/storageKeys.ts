@@ -1,4 +1,4 @@
-import type { StoredObject } from './history.js';
+import type { StoredObject } from './storedObject.js';
 import type { ResourceType } from './resources.js';
 
 // How the storage's keys are laid out and read: etcd's order, namespaces as key ranges, and the view of a

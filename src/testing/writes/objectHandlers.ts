@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { ServerContext } from '../context.js';
-import type { StoredObject } from '../storage/history.js';
+import type { StoredObject } from '../storage/storedObject.js';
 import { objectView, type Conversion } from '../server/negotiate.js';
 import { objectJson } from '../server/partialObjectMetadata.js';
 import { applyCreateEntries, trackUpdate } from './managedFields.js';

@@ -1,4 +1,4 @@
-import type { StoredObject } from '../storage/history.js';
+import type { StoredObject } from '../storage/storedObject.js';
 import type { ResourceType } from '../storage/resources.js';
 import { badRequest, conflict, invalid } from '../server/status.js';
 

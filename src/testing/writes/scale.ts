@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { ServerContext } from '../context.js';
 import { evaluate, parseJsonPath, setPath } from '../crd/jsonPath.js';
-import type { StoredObject } from '../storage/history.js';
+import type { StoredObject } from '../storage/storedObject.js';
 import type { ScalePaths } from '../storage/resources.js';
 import { badRequest, conflict, invalidFields, notFound, StatusError } from '../server/status.js';
 import type { Target } from '../server/target.js';
