@@ -11,7 +11,6 @@ import {
   filter,
   finalize,
   firstValueFrom,
-  from,
   fromEvent,
   map,
   merge,
@@ -295,7 +294,12 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
     return changes$.pipe(
       filter((c) => c.type === 'join'),
       mergeMap(({ cluster }) => clusterMember(cluster, changes$.pipe(filter(named(cluster.name)), takeWhile((c) => c.type !== 'leave', true)), fleet)),
-      tap({ error: (err: unknown) => ((state = 'failed'), fleet.report(err instanceof Error ? err : new Error(String(err)))) }),
+      tap({
+        error: (err: unknown) => {
+          state = 'failed';
+          fleet.report(err instanceof Error ? err : new Error(String(err)));
+        },
+      }),
       finalize(() => {
         if (state === 'running') state = 'idle';
         publish();
@@ -303,20 +307,16 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
     );
   }).pipe(share({ resetOnError: false, resetOnComplete: false, resetOnRefCountZero: true }));
 
-  /** The cache of one cluster (or all) as adds, for a subscriber that comes while the others run (MC-10). */
-  const cached = (only: string | undefined): ClusterEvent<T>[] => {
-    const out: ClusterEvent<T>[] = [];
+  /** The cache of one cluster (or all) as adds, for a subscriber that comes while the run goes on (MC-10). */
+  function* cached(only: string | undefined): Iterable<ClusterEvent<T>> {
     for (const [cluster, m] of fleet.members) {
-      if (only !== undefined && cluster !== only) continue;
-      const store = m.store;
+      const store = only === undefined || cluster === only ? m.store : undefined;
       for (const key of store?.listKeys() ?? []) {
         const obj = store?.getByKey(key);
-        if (obj !== undefined) out.push({ type: 'add', obj, isInInitialList: true, cluster, key: clusterKey(cluster, key) });
+        if (obj !== undefined) yield { type: 'add', obj, isInInitialList: true, cluster, key: clusterKey(cluster, key) };
       }
     }
-    return out;
-  };
-  const informerStore = multiClusterStore<T>(fleet.members, absent);
+  }
 
   const syncError = (reason: CacheSyncFailure, detail: string): CacheSyncError => {
     const now = status.value;
@@ -327,11 +327,10 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
     return new CacheSyncError(synced, unsynced.length > 0 ? unsynced : [name], waiting.find((c) => c.lastError !== undefined)?.lastError ?? lastError, reason, detail);
   };
 
-  const inf = defer(() => concat(from(cached(undefined)), events$)) as MultiClusterInformer<T> & { -readonly [K in keyof MultiClusterInformer<T>]: MultiClusterInformer<T>[K] };
-  Object.assign(inf, {
+  return Object.assign(defer(() => concat(cached(undefined), events$)), {
     name,
     clusters,
-    store: informerStore,
+    store: multiClusterStore<T>(fleet.members, absent),
     status$: status.asObservable(),
     errors$: errors.errors$,
     whenSynced: (wait: WhenSyncedOptions = {}): Promise<void> => {
@@ -359,7 +358,7 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
     },
     cluster: (cluster: string): ClusterInformer<T> => {
       if (typeof cluster !== 'string' || cluster === '') throw new TypeError(`cluster: name must be a non-empty string, got ${describeValue(cluster)}`);
-      const view = defer(() => concat(from(cached(cluster)), events$.pipe(filter((e) => e.cluster === cluster)))) as Observable<ClusterEvent<T>>;
+      const view = defer(() => concat(cached(cluster), events$.pipe(filter((e) => e.cluster === cluster))));
       // Reads the cluster's store while it is present, else an empty one with the same indexes and key function.
       const current = (): ReadonlyIndexer<T> => fleet.members.get(cluster)?.store ?? absent;
       const store = readonlyView(new Proxy(absent, { get: (_, p) => bound(current(), p) }));
@@ -375,7 +374,6 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
       });
     },
   });
-  return inf;
 }
 
 /** `store[p]`, a method bound to `store`. */
