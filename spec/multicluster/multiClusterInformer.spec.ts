@@ -58,6 +58,9 @@ describe('multiClusterInformer over simulated clusters', () => {
     expect(events).toHaveLength(10);
     expect(events.every((e) => e.type === 'add' && e.isInInitialList && e.key === `${e.cluster}/${e.obj.metadata?.namespace}/${e.obj.metadata?.name}`)).toBe(true);
     const status = await firstValueFrom(inf.status$);
+    // One status shape: the informer's synced, errors and lastError, and each cluster with its informer's status (LT-23).
+    expect(status).toMatchObject({ state: 'running', synced: true, errors: 0, lastError: undefined });
+    expect(status.clusters.every((c) => c.informer?.synced === true && c.informer.state === 'running' && !c.replacing)).toBe(true);
     expect(status.clusters.map((c) => [c.name, c.state, c.objects])).toEqual([
       ['ap', 'synced', 3],
       ['eu', 'synced', 3],
@@ -317,6 +320,12 @@ describe('multiClusterInformer over simulated clusters', () => {
     expect(() => multiClusterInformer(f, src, { fifo: 'inOrder' as never })).toThrow(/fifo must be 'perKey' or 'ordered', got "inOrder"/);
     expect(() => multiClusterInformer(f, src, { indexers: { cluster: () => [] } })).toThrow(/cluster/);
     expect(() => multiClusterInformer(f, src, { unreachableAfter: 5 } as never)).toThrow(/unknown option "unreachableAfter"/);
+    // Resync belongs to handlers, which a multi-cluster informer does not take (LT-24).
+    expect(() => multiClusterInformer(f, src, { resyncPeriod: 1_000 } as never)).toThrow(/unknown option "resyncPeriod"/);
+    // Index and key functions are checked before any cluster joins, as one cluster's store would check them.
+    expect(() => multiClusterInformer(f, src, { keyFunc: 'name' as never })).toThrow(/keyFunc/);
+    expect(() => multiClusterInformer(f, src, { indexers: { app: 'label' as never } })).toThrow(/app/);
+    expect(() => multiClusterInformer(f, src, { transform: {} as never })).toThrow(/transform must be a function/);
     // The per-cluster informers' lag bound (HI-58) is an informer option like the others.
     expect(() => multiClusterInformer(f, src, { maxLagMs: 0 })).toThrow(/maxLagMs/);
     expect(() => multiClusterInformer(f, src, { maxLagMs: 60_000 })).not.toThrow();
