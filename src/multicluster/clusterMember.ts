@@ -129,9 +129,10 @@ export function clusterMember<T extends KubeObject>(cluster: Cluster, changes: O
       for (const [key, obj] of gone) subscriber.next({ type: 'delete', obj, cluster: name, key: prefix + key, reason });
     };
 
+    // Status first: the informer going idle as its events end says nothing about a connection being let go.
     const close = (conn: Connection<T> | undefined): void => {
-      conn?.events.unsubscribe();
       conn?.watching.unsubscribe();
+      conn?.events.unsubscribe();
     };
 
     /** The current connection is gone or replaced: its clock stops, a new connection gets its own. */
