@@ -209,6 +209,11 @@ const OPTION_NAMES = optionNames<MultiClusterInformerOptions<unknown>>({
  * and after `unreachableAfterMs` it is marked unreachable and its objects
  * are kept or dropped (`whileUnreachable`).
  *
+ * It is built from `informer()`s, not beside them (LT-20 … LT-24): the
+ * provider's changes become one Observable per cluster over that cluster's
+ * informer, merged and shared. Its subscription is its lifetime, as an
+ * informer's is; each cluster's is its informer's.
+ *
  * ## Example
  * ```ts
  * import { multiClusterInformer, kubeconfigClusters, kubeSource } from 'rxkube';
