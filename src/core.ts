@@ -265,7 +265,6 @@ export {
   type Cluster,
   type ClusterEvent,
   type ClusterDeleteReason,
-  type ClusterState,
   type ClusterStatus,
   type ClusterInformer,
   type MultiClusterInformerOptions,

@@ -46,7 +46,7 @@ describe('a fleet at its edges', () => {
       ['delete', 'bad', 'cluster-failed'],
       ['delete', 'bad', 'cluster-failed'],
     ]);
-    expect(inf.hasSynced()).toBe(true);
+    expect((await firstValueFrom(inf.status$)).synced).toBe(true);
     await fleet.server('good').create('v1/pods', pod('good-late'));
     await waitFor(() => inf.store.getByKey('good/default/good-late'), 'good to carry on');
   });

@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { firstValueFrom, filter, type Subscription } from 'rxjs';
+import { firstValueFrom, filter, of, type Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CacheSyncError } from '../../src/informer/CacheSyncError.js';
 import { ClusterError } from '../../src/multicluster/ClusterError.js';
@@ -58,6 +58,9 @@ describe('multiClusterInformer over simulated clusters', () => {
     expect(events).toHaveLength(10);
     expect(events.every((e) => e.type === 'add' && e.isInInitialList && e.key === `${e.cluster}/${e.obj.metadata?.namespace}/${e.obj.metadata?.name}`)).toBe(true);
     const status = await firstValueFrom(inf.status$);
+    // One status shape: the informer's synced, errors and lastError, and each cluster with its informer's status (LT-23).
+    expect(status).toMatchObject({ state: 'running', synced: true, errors: 0, lastError: undefined });
+    expect(status.clusters.every((c) => c.informer?.synced === true && c.informer.state === 'running' && !c.replacing)).toBe(true);
     expect(status.clusters.map((c) => [c.name, c.state, c.objects])).toEqual([
       ['ap', 'synced', 3],
       ['eu', 'synced', 3],
@@ -242,6 +245,61 @@ describe('multiClusterInformer over simulated clusters', () => {
     }
   });
 
+  it('lives while anything subscribes: the last one leaving ends every cluster, the provider and waits; a later one starts afresh (LT-20, LT-21)', async () => {
+    fleet = await Fleet.start(['a', 'b'], 1);
+    const silent = await startApiServer({ port: 0 });
+    try {
+      silent.faults.inject({ type: 'stall' }, { verb: 'list' });
+      const inf = podsOf(fleet);
+      const all = inf.subscribe();
+      const view = inf.cluster('a').subscribe();
+      await inf.whenSynced({ timeout: 10_000 });
+      const f = fleet;
+      await waitFor(() => f.server('a').stats.watchesOpen === 1 && f.server('b').stats.watchesOpen === 1, 'a watch on each cluster');
+      // A cluster that never lists: a wait begun now is still pending when the last subscriber leaves.
+      f.provider.next([...f.provider.value, { name: 'slow', kubeConfig: silent.kubeConfig() }]);
+      const waiting = inf.whenSynced();
+      all.unsubscribe();
+      // The view alone keeps it running.
+      expect((await firstValueFrom(inf.status$)).state).toBe('running');
+      expect(inf.store.size).toBe(2);
+      view.unsubscribe();
+      await expect(waiting).rejects.toMatchObject({ reason: 'stopped' });
+      expect(f.provider.observed).toBe(false);
+      expect(await firstValueFrom(inf.status$)).toMatchObject({ state: 'idle', synced: false, clusters: [] });
+      expect(inf.store.size).toBe(0);
+      await waitFor(() => f.server('a').stats.watchesOpen === 0 && f.server('b').stats.watchesOpen === 0, 'every watch to close');
+
+      f.provider.next(f.provider.value.filter((c) => c.name !== 'slow'));
+      const started = f.server('a').stats.watchesStarted;
+      const events = collect(inf);
+      await inf.whenSynced({ timeout: 10_000 });
+      expect(events.map((e) => [e.type, e.key, e.type === 'add' && e.isInInitialList]).sort()).toEqual([
+        ['add', 'a/default/a-p0', true],
+        ['add', 'b/default/b-p0', true],
+      ]);
+      await waitFor(() => f.server('a').stats.watchesStarted > started, 'a new watch on a');
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('a provider that completes keeps its last set for good: the informer runs on (MC-1)', async () => {
+    fleet = await Fleet.start(['a'], 1);
+    const inf = multiClusterInformer(of(fleet.provider.value), (c) => kubeSource(c.kubeConfig, 'v1/pods'), { reflector: fastReflector, onError: () => {} });
+    let completed = false;
+    subscriptions.push(inf.subscribe({ complete: () => (completed = true) }));
+    await inf.whenSynced({ timeout: 10_000 });
+    await fleet.server('a').create('v1/pods', pod('later'));
+    await waitFor(() => inf.store.getByKey('a/default/later'), 'the later pod');
+    expect(completed).toBe(false);
+    // With no cluster at all, too.
+    const none = multiClusterInformer(of([]), (c) => kubeSource(c.kubeConfig, 'v1/pods'));
+    subscriptions.push(none.subscribe({ complete: () => (completed = true) }));
+    await none.whenSynced();
+    expect([completed, (await firstValueFrom(none.status$)).state]).toEqual([false, 'running']);
+  });
+
   it("with fifo: 'ordered' each cluster's relist is applied whole before its events are merged (PF-1, PF-5)", async () => {
     fleet = await Fleet.start(['eu', 'us'], 3);
     const inf = podsOf(fleet, { fifo: 'ordered' });
@@ -262,6 +320,12 @@ describe('multiClusterInformer over simulated clusters', () => {
     expect(() => multiClusterInformer(f, src, { fifo: 'inOrder' as never })).toThrow(/fifo must be 'perKey' or 'ordered', got "inOrder"/);
     expect(() => multiClusterInformer(f, src, { indexers: { cluster: () => [] } })).toThrow(/cluster/);
     expect(() => multiClusterInformer(f, src, { unreachableAfter: 5 } as never)).toThrow(/unknown option "unreachableAfter"/);
+    // Resync belongs to handlers, which a multi-cluster informer does not take (LT-24).
+    expect(() => multiClusterInformer(f, src, { resyncPeriod: 1_000 } as never)).toThrow(/unknown option "resyncPeriod"/);
+    // Index and key functions are checked before any cluster joins, as one cluster's store would check them.
+    expect(() => multiClusterInformer(f, src, { keyFunc: 'name' as never })).toThrow(/keyFunc/);
+    expect(() => multiClusterInformer(f, src, { indexers: { app: 'label' as never } })).toThrow(/app/);
+    expect(() => multiClusterInformer(f, src, { transform: {} as never })).toThrow(/transform must be a function/);
     // The per-cluster informers' lag bound (HI-58) is an informer option like the others.
     expect(() => multiClusterInformer(f, src, { maxLagMs: 0 })).toThrow(/maxLagMs/);
     expect(() => multiClusterInformer(f, src, { maxLagMs: 60_000 })).not.toThrow();

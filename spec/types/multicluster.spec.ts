@@ -43,8 +43,10 @@ describe('multi-cluster types', () => {
       multiClusterController({ for: hub, reconcile: () => undefined });
       // @ts-expect-error a reconcile returns nothing or { requeueAfter: ms }
       multiClusterController({ for: deployments, reconcile: () => ({ requeueAfter: '5m' }) });
-      // @ts-expect-error sync state is read from status$ (or hasSynced()); whenSynced() waits for it
+      // @ts-expect-error sync state is read from status$; whenSynced() waits for it
       deployments.synced$.subscribe();
+      // @ts-expect-error no hasSynced(): status$'s synced says it (LT-23)
+      deployments.hasSynced();
       // @ts-expect-error a cluster's view says it through status$ too
       deployments.cluster('eu').synced$.subscribe();
     };

@@ -1,7 +1,7 @@
 export type { Cluster, ClusterProvider, ClusterEvent, ClusterDeleteReason } from './types.js';
 export { clusterKey, splitClusterKey } from './clusterKey.js';
 export { ClusterError } from './ClusterError.js';
-export type { ClusterState, ClusterStatus } from './clusterMember.js';
+export type { ClusterStatus } from './clusterMember.js';
 export type { MultiClusterStore } from './multiClusterStore.js';
 export {
   multiClusterInformer,

@@ -1,10 +1,42 @@
-import type { Observable } from 'rxjs';
-import type { InformerOptions, WhenSyncedOptions } from '../informer/informer.js';
+import {
+  BehaviorSubject,
+  EMPTY,
+  NEVER,
+  Observable,
+  asyncScheduler,
+  concat,
+  concatWith,
+  defer,
+  distinctUntilChanged,
+  filter,
+  finalize,
+  firstValueFrom,
+  fromEvent,
+  map,
+  merge,
+  mergeMap,
+  share,
+  skip,
+  takeWhile,
+  tap,
+  timer,
+} from 'rxjs';
+import { ErrorChannel } from '../errors/ErrorChannel.js';
+import { CacheSyncError, type CacheSyncFailure } from '../informer/CacheSyncError.js';
+import { informer, type InformerOptions, type InformerStatus, type WhenSyncedOptions } from '../informer/informer.js';
+import { checkInformerOptionValues } from '../informer/informerOptions.js';
+import { checkOptionNames, describeValue, functionOption, numberOption, optionNames, schedulerOption } from '../options/validate.js';
+import { timerDelay } from '../options/timerDelay.js';
 import type { ListerWatcher } from '../sources/types.js';
+import { IndexConflictError } from '../store/errors/IndexConflictError.js';
+import { createIndexer } from '../store/indexer.js';
+import { byNamespace } from '../store/indexFuncs.js';
+import { readonlyView } from '../store/readonlyView.js';
 import type { KubeObject, ReadonlyIndexer } from '../store/types.js';
-import type { ClusterStatus } from './clusterMember.js';
-import type { MultiClusterStore } from './multiClusterStore.js';
-import { SharedMultiClusterInformer } from './SharedMultiClusterInformer.js';
+import { clusterChanges, type ClusterChange } from './clusterChanges.js';
+import { clusterKey } from './clusterKey.js';
+import { clusterMember, type ClusterStatus, type Fleet } from './clusterMember.js';
+import { CLUSTER_INDEX, multiClusterStore, type MultiClusterStore } from './multiClusterStore.js';
 import type { Cluster, ClusterEvent, ClusterProvider } from './types.js';
 
 /**
@@ -54,10 +86,11 @@ export interface MultiClusterInformerOptions<T> extends Omit<InformerOptions<T>,
 }
 
 /**
- * Where a multi-cluster informer stands, on its `status$`: `idle` before its
- * first subscriber and after its last one left, `running` in between,
- * `failed` after its provider failed; `synced` as `hasSynced()`; and each
- * cluster present, by name.
+ * Where a multi-cluster informer stands, on its `status$`: the informer
+ * status's `synced`, `errors` and `lastError`, its `state` (`idle` before
+ * its first subscriber and after its last one left, `running` in between,
+ * `failed` after its provider failed), and each cluster present, by name,
+ * with the status of the informer serving it.
  *
  * ## Example
  * ```ts
@@ -66,14 +99,10 @@ export interface MultiClusterInformerOptions<T> extends Omit<InformerOptions<T>,
  * const away = (s: MultiClusterStatus) => s.clusters.filter((c) => c.state === 'unreachable').map((c) => c.name);
  * ```
  */
-export interface MultiClusterStatus {
+export interface MultiClusterStatus extends Pick<InformerStatus, 'synced' | 'errors' | 'lastError'> {
   readonly state: 'idle' | 'running' | 'failed';
-  readonly synced: boolean;
   /** The clusters present, sorted by name. */
   readonly clusters: readonly ClusterStatus[];
-  /** Errors met so far (everything sent on `errors$`). */
-  readonly errors: number;
-  readonly lastError: Error | undefined;
 }
 
 /**
@@ -131,18 +160,35 @@ export interface MultiClusterInformer<T> extends Observable<ClusterEvent<T>> {
   /** Every error met, each a `ClusterError` naming its cluster (a provider's own errors aside). */
   readonly errors$: Observable<Error>;
   /**
-   * True once the provider gave its first set and every cluster in it has
-   * synced or is known to be unreachable or failed (MC-8): one cluster that
-   * is down does not hold up the others. With no clusters, true as soon as
-   * the provider said so. The same as the last `status$`'s `synced`, kept
-   * for client-go users; to wait, use `whenSynced`.
+   * Resolves once the provider gave its first set and every cluster in it
+   * has synced or is known to be unreachable or failed (MC-8): one cluster
+   * that is down does not hold up the others. With no clusters, as soon as
+   * the provider said so. Rejects with a `CacheSyncError` naming the
+   * clusters still syncing, as `Informer.whenSynced`. `status$`'s `synced`
+   * says the same without waiting.
    */
-  hasSynced(): boolean;
-  /** Resolves once `hasSynced()`; rejects with a `CacheSyncError` naming the clusters still syncing, as `Informer.whenSynced`. */
   whenSynced(opts?: WhenSyncedOptions): Promise<void>;
   /** One cluster of the fleet as a single-cluster informer. */
   cluster(name: string): ClusterInformer<T>;
 }
+
+
+const OPTION_NAMES = optionNames<MultiClusterInformerOptions<unknown>>({
+  indexers: true,
+  transform: true,
+  stripManagedFields: true,
+  initialList: true,
+  fifo: true,
+  freeze: true,
+  keyFunc: true,
+  scheduler: true,
+  reflector: true,
+  maxLagMs: true,
+  whileUnreachable: true,
+  unreachableAfterMs: true,
+  onError: true,
+  name: true,
+});
 
 /**
  * Creates an informer over many clusters: for each cluster the provider
@@ -162,6 +208,11 @@ export interface MultiClusterInformer<T> extends Observable<ClusterEvent<T>> {
  * without holding up the others; every error is a `ClusterError` naming it,
  * and after `unreachableAfterMs` it is marked unreachable and its objects
  * are kept or dropped (`whileUnreachable`).
+ *
+ * It is built from `informer()`s, not beside them (LT-20 … LT-24): the
+ * provider's changes become one Observable per cluster over that cluster's
+ * informer, merged and shared. Its subscription is its lifetime, as an
+ * informer's is; each cluster's is its informer's.
  *
  * ## Example
  * ```ts
@@ -186,5 +237,152 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
   source: (cluster: Cluster) => ListerWatcher<T>,
   opts: MultiClusterInformerOptions<T> = {},
 ): MultiClusterInformer<T> {
-  return new SharedMultiClusterInformer<T>(clusters, source, opts);
+  const where = 'multiClusterInformer';
+  if (typeof (clusters as Partial<ClusterProvider> | null)?.subscribe !== 'function') throw new TypeError(`${where}: clusters must be an Observable of cluster sets, got ${describeValue(clusters)}`);
+  if (typeof source !== 'function') throw new TypeError(`${where}: source must be a function from a cluster to a ListerWatcher, got ${describeValue(source)}`);
+  const { whileUnreachable = 'keep', unreachableAfterMs, onError, name = 'multi-cluster informer', indexers, ...informerOpts } = checkOptionNames(where, opts, OPTION_NAMES) as MultiClusterInformerOptions<T>;
+  if (whileUnreachable !== 'keep' && whileUnreachable !== 'drop') throw new TypeError(`${where}: option "whileUnreachable" must be 'keep' or 'drop', got ${describeValue(whileUnreachable)}`);
+  if (typeof name !== 'string' || name === '') throw new TypeError(`${where}: option "name" must be a non-empty string, got ${describeValue(name)}`);
+  if (indexers !== undefined && indexers !== null && CLUSTER_INDEX in indexers) throw new IndexConflictError([CLUSTER_INDEX]);
+  // Each cluster's informer gets these options: checked now, as informer() would check them.
+  checkInformerOptionValues(informerOpts);
+  // The store of a cluster not present: empty, with every cluster's index functions (addIndexers adds here too, for
+  // clusters yet to join) and key function. Building it checks those options now.
+  const absent = createIndexer<T>({ indexers: { namespace: byNamespace, ...indexers }, keyFunc: informerOpts.keyFunc, freeze: informerOpts.freeze });
+  const errors = new ErrorChannel(functionOption(where, 'onError', onError));
+
+  // The state of the run, kept by the shared pipeline below and read by the store, status$ and whenSynced.
+  let state: MultiClusterStatus['state'] = 'idle';
+  // Whether the provider's first set has been applied in this run: until then nothing can be synced.
+  let haveSet = false;
+  let errorCount = 0;
+  let lastError: Error | undefined;
+  const fleet: Fleet<T> = {
+    members: new Map(),
+    build: (cluster) => informer<T>(source(cluster), { ...informerOpts, indexers: absent.getIndexers(), name: `${name} in ${cluster.name}` }),
+    report: (err) => {
+      errorCount++;
+      lastError = err;
+      errors.report(err);
+      publish();
+    },
+    changed: () => publish(),
+    scheduler: schedulerOption(where, informerOpts.scheduler, asyncScheduler),
+    unreachableAfterMs: numberOption(where, 'unreachableAfterMs', unreachableAfterMs, 10_000),
+    whileUnreachable,
+  };
+  const snapshot = (): MultiClusterStatus => {
+    const statuses = [...fleet.members.values()].map((m) => m.status()).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const synced = state === 'running' && haveSet && statuses.every((c) => c.state !== 'syncing');
+    return { state, synced, clusters: statuses, errors: errorCount, lastError };
+  };
+  const status = new BehaviorSubject<MultiClusterStatus>(snapshot());
+  const publish = (): void => status.next(snapshot());
+
+  // The clusters stream mapped to one Observable per cluster, merged, and shared: the run lives while anyone
+  // subscribes (LT-20). Completing the provider keeps the last set for good (MC-1).
+  const events$ = defer(() => {
+    state = 'running';
+    haveSet = false;
+    publish();
+    const setApplied = defer(() => {
+      haveSet = true;
+      publish();
+      return EMPTY;
+    });
+    const changes$ = clusterChanges(clusters, fleet.report).pipe(
+      concatWith(NEVER),
+      mergeMap((set) => concat(set, setApplied)),
+      share(),
+    );
+    const named = (cluster: string) => (c: ClusterChange) => (c.type === 'leave' ? c.name : c.cluster.name) === cluster;
+    return changes$.pipe(
+      filter((c) => c.type === 'join'),
+      mergeMap(({ cluster }) => clusterMember(cluster, changes$.pipe(filter(named(cluster.name)), takeWhile((c) => c.type !== 'leave', true)), fleet)),
+      tap({
+        error: (err: unknown) => {
+          state = 'failed';
+          fleet.report(err instanceof Error ? err : new Error(String(err)));
+        },
+      }),
+      finalize(() => {
+        if (state === 'running') state = 'idle';
+        publish();
+      }),
+    );
+  }).pipe(share({ resetOnError: false, resetOnComplete: false, resetOnRefCountZero: true }));
+
+  /** The cache of one cluster (or all) as adds, for a subscriber that comes while the run goes on (MC-10). */
+  function* cached(only: string | undefined): Iterable<ClusterEvent<T>> {
+    for (const [cluster, m] of fleet.members) {
+      const store = only === undefined || cluster === only ? m.store : undefined;
+      for (const key of store?.listKeys() ?? []) {
+        const obj = store?.getByKey(key);
+        if (obj !== undefined) yield { type: 'add', obj, isInInitialList: true, cluster, key: clusterKey(cluster, key) };
+      }
+    }
+  }
+
+  const syncError = (reason: CacheSyncFailure, detail: string): CacheSyncError => {
+    const now = status.value;
+    const synced = now.clusters.filter((c) => c.state !== 'syncing').map((c) => c.name);
+    const waiting = now.clusters.filter((c) => c.state === 'syncing');
+    const unsynced = waiting.map((c) => c.name);
+    if (!haveSet) unsynced.push(`${name} (no cluster set from its provider yet)`);
+    return new CacheSyncError(synced, unsynced.length > 0 ? unsynced : [name], waiting.find((c) => c.lastError !== undefined)?.lastError ?? lastError, reason, detail);
+  };
+
+  return Object.assign(defer(() => concat(cached(undefined), events$)), {
+    name,
+    clusters,
+    store: multiClusterStore<T>(fleet.members, absent),
+    status$: status.asObservable(),
+    errors$: errors.errors$,
+    whenSynced: (wait: WhenSyncedOptions = {}): Promise<void> => {
+      if (wait === null || typeof wait !== 'object' || wait instanceof AbortSignal) throw new TypeError(`whenSynced takes { timeout?, signal? }, got ${describeValue(wait)}`);
+      const { timeout, signal } = wait;
+      if (timeout !== undefined && (!Number.isFinite(timeout) || timeout < 0)) throw new TypeError(`timeout must be a non-negative number of ms, got ${describeValue(timeout)}`);
+      const now = status.value;
+      if (now.synced) return Promise.resolve();
+      if (now.state === 'failed') return Promise.reject(syncError('failed', 'its cluster provider failed'));
+      if (now.state === 'idle') return Promise.reject(syncError('not-running', 'it is not running: subscribe to it first'));
+      if (signal?.aborted) return Promise.reject(syncError('aborted', 'the signal aborted'));
+      // The first of: synced, the run ending, the timeout, the signal (S-2).
+      const outcome = merge(
+        status.pipe(
+          skip(1),
+          filter((s) => s.synced || s.state !== 'running'),
+          map((s) => (s.synced ? undefined : s.state === 'failed' ? syncError('failed', 'its cluster provider failed') : syncError('stopped', 'its last subscriber left'))),
+        ),
+        timeout === undefined ? NEVER : timer(timerDelay(timeout)).pipe(map(() => syncError('timeout', `not within ${timeout} ms`))),
+        signal === undefined ? NEVER : fromEvent(signal, 'abort').pipe(map(() => syncError('aborted', 'the signal aborted'))),
+      );
+      return firstValueFrom(outcome).then((err) => {
+        if (err !== undefined) throw err;
+      });
+    },
+    cluster: (cluster: string): ClusterInformer<T> => {
+      if (typeof cluster !== 'string' || cluster === '') throw new TypeError(`cluster: name must be a non-empty string, got ${describeValue(cluster)}`);
+      const view = defer(() => concat(cached(cluster), events$.pipe(filter((e) => e.cluster === cluster))));
+      // Reads the cluster's store while it is present, else an empty one with the same indexes and key function.
+      const current = (): ReadonlyIndexer<T> => fleet.members.get(cluster)?.store ?? absent;
+      const store = readonlyView(new Proxy(absent, { get: (_, p) => bound(current(), p) }));
+      return Object.assign(view, {
+        name: `${name} in ${cluster}`,
+        cluster,
+        store,
+        status$: status.pipe(
+          map(() => fleet.members.get(cluster)?.status().informer?.synced === true),
+          distinctUntilChanged(),
+          map((synced) => ({ synced })),
+        ),
+      });
+    },
+  });
+}
+
+/** `store[p]`, a method bound to `store`. */
+function bound(store: object, p: string | symbol): unknown {
+  const v: unknown = Reflect.get(store, p);
+  return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(store) : v;
 }

@@ -2,10 +2,11 @@
 // of its clusters, keyed `cluster/namespace/name` (MC-7). It holds nothing of
 // its own, so a fleet costs no more memory than its clusters' caches.
 
-import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
+import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import { IndexConflictError } from '../store/errors/IndexConflictError.js';
 import { IndexNotFoundError } from '../store/errors/IndexNotFoundError.js';
-import type { Indexers, ReadonlyIndexer, StoreListOptions } from '../store/types.js';
+import type { Indexer, Indexers, ReadonlyIndexer, StoreListOptions } from '../store/types.js';
+import type { Member } from './clusterMember.js';
 import { clusterKey, splitClusterKey } from './clusterKey.js';
 
 /** The index every multi-cluster store has: objects by the name of their cluster. */
@@ -59,28 +60,23 @@ export interface MultiClusterStore<T> {
   addIndexers(indexers: Indexers<T>): void;
 }
 
-/** What the store reads from its informer. */
-export interface StoreHost<T> {
-  /** The store of each cluster present, by name. */
-  stores(): Iterable<[string, ReadonlyIndexer<T>]>;
-  store(cluster: string): ReadonlyIndexer<T> | undefined;
-  /** The index functions every cluster's store has. */
-  indexers(): Indexers<T>;
-  /** Adds index functions to every cluster's store and to those of clusters yet to join. */
-  addIndexers(indexers: Indexers<T>): void;
-  /** Keys an object (or tombstone) as a cluster's store would. */
-  keyOf(obj: T | DeletedFinalStateUnknown<T>): string;
-}
-
-/** The multi-cluster store over `host`'s clusters. */
-export function multiClusterStore<T>(host: StoreHost<T>): MultiClusterStore<T> {
+/**
+ * The multi-cluster store over the clusters present.
+ * @param members the clusters present, by name.
+ * @param absent the empty store of a cluster not present: it holds the index functions every cluster's store has
+ *   (and clusters yet to join will get) and keys objects as they do.
+ */
+export function multiClusterStore<T>(members: ReadonlyMap<string, Member<T>>, absent: Indexer<T>): MultiClusterStore<T> {
   const known = (indexName: string): void => {
-    if (indexName !== CLUSTER_INDEX && !(indexName in host.indexers())) throw new IndexNotFoundError(indexName);
+    if (indexName !== CLUSTER_INDEX && !(indexName in absent.getIndexers())) throw new IndexNotFoundError(indexName);
   };
+  function* stores(): Iterable<[string, ReadonlyIndexer<T>]> {
+    for (const [name, m] of members) if (m.store !== undefined) yield [name, m.store];
+  }
   const store: MultiClusterStore<T> = {
     get size() {
       let n = 0;
-      for (const [, s] of host.stores()) n += s.size;
+      for (const [, s] of stores()) n += s.size;
       return n;
     },
     getByKey(key) {
@@ -90,53 +86,60 @@ export function multiClusterStore<T>(host: StoreHost<T>): MultiClusterStore<T> {
       } catch {
         return undefined;
       }
-      return host.store(parts.cluster)?.getByKey(parts.key);
+      return members.get(parts.cluster)?.store?.getByKey(parts.key);
     },
     keyOf(cluster, obj) {
-      return clusterKey(cluster, obj instanceof DeletedFinalStateUnknown ? obj.key : host.keyOf(obj));
+      return clusterKey(cluster, absent.keyOf(obj));
     },
     list(opts) {
       const out: T[] = [];
-      for (const [, s] of host.stores()) for (const obj of s.list(opts)) out.push(obj);
+      for (const [, s] of stores()) for (const obj of s.list(opts)) out.push(obj);
       return out;
     },
     listKeys() {
       const out: string[] = [];
-      for (const [name, s] of host.stores()) for (const key of s.listKeys()) out.push(clusterKey(name, key));
+      for (const [name, s] of stores()) for (const key of s.listKeys()) out.push(clusterKey(name, key));
       return out;
     },
     byIndex(indexName, value) {
       known(indexName);
-      if (indexName === CLUSTER_INDEX) return host.store(value)?.list() ?? [];
+      if (indexName === CLUSTER_INDEX) return members.get(value)?.store?.list() ?? [];
       const out: T[] = [];
-      for (const [, s] of host.stores()) for (const obj of s.byIndex(indexName, value)) out.push(obj);
+      for (const [, s] of stores()) for (const obj of s.byIndex(indexName, value)) out.push(obj);
       return out;
     },
     indexKeys(indexName, value) {
       known(indexName);
       const out: string[] = [];
       if (indexName === CLUSTER_INDEX) {
-        for (const key of host.store(value)?.listKeys() ?? []) out.push(clusterKey(value, key));
+        for (const key of members.get(value)?.store?.listKeys() ?? []) out.push(clusterKey(value, key));
       } else {
-        for (const [name, s] of host.stores()) for (const key of s.indexKeys(indexName, value)) out.push(clusterKey(name, key));
+        for (const [name, s] of stores()) for (const key of s.indexKeys(indexName, value)) out.push(clusterKey(name, key));
       }
       return out.sort();
     },
     listIndexFuncValues(indexName) {
       const values = new Set<string>();
       if (indexName === CLUSTER_INDEX) {
-        for (const [name, s] of host.stores()) if (s.size > 0) values.add(name);
+        for (const [name, s] of stores()) if (s.size > 0) values.add(name);
       } else {
-        for (const [, s] of host.stores()) for (const v of s.listIndexFuncValues(indexName)) values.add(v);
+        for (const [, s] of stores()) for (const v of s.listIndexFuncValues(indexName)) values.add(v);
       }
       return [...values].sort();
     },
     getIndexers() {
-      return host.indexers();
+      return absent.getIndexers();
     },
-    addIndexers(indexers) {
-      if (indexers !== null && typeof indexers === 'object' && CLUSTER_INDEX in indexers) throw new IndexConflictError([CLUSTER_INDEX]);
-      host.addIndexers(indexers);
+    addIndexers(more) {
+      if (more !== null && typeof more === 'object' && CLUSTER_INDEX in more) throw new IndexConflictError([CLUSTER_INDEX]);
+      const have = absent.getIndexers();
+      const taken = Object.keys(more).filter((name) => name in have && have[name] !== more[name]);
+      if (taken.length > 0) throw new IndexConflictError(taken);
+      const fresh = Object.fromEntries(Object.entries(more).filter(([name]) => !(name in have)));
+      if (Object.keys(fresh).length === 0) return;
+      // Checked here first (a value that is not a function throws), so no cluster gets half of them.
+      absent.addIndexers(fresh);
+      for (const m of members.values()) m.addIndexers(fresh);
     },
   };
   return Object.freeze(store);
