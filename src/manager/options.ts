@@ -6,7 +6,7 @@ import type { ReconcileOutcome } from '../controller/types.js';
 import type { Informer } from '../informer/informer.js';
 import { validateOptions as validateLeaderElection, type LeaderElectionOptions } from '../leaderelection/options.js';
 import type { ResourceLock } from '../leaderelection/types.js';
-import { checkOptionNames, numberOption, schedulerOption, describeValue } from '../options/validate.js';
+import { checkOptionNames, numberOption, optionNames, schedulerOption, describeValue } from '../options/validate.js';
 import type { Webhook } from '../admission/types.js';
 import { parseBindAddress, type BindAddress } from './bindAddress.js';
 import type { WebhookServerMetrics } from './webhookMetrics.js';
@@ -243,8 +243,10 @@ export interface ResolvedManagerOptions {
   readonly scheduler: SchedulerLike;
 }
 
-const NAMES = ['controllers', 'informers', 'leaderElection', 'metrics', 'metricsBindAddress', 'metricsSecure', 'healthProbeBindAddress', 'webhooks', 'webhookBindAddress', 'webhookCertDir', 'webhookCertificates', 'maxSilenceMs', 'maxInitialSyncMs', 'serverLimits', 'signal', 'scheduler'];
-const LE_NAMES = ['lock', 'identity', 'leaseDuration', 'renewDeadline', 'retryPeriod', 'releaseOnStop'];
+const NAMES = optionNames<ManagerOptions>(
+  { controllers: true, informers: true, leaderElection: true, metrics: true, metricsBindAddress: true, metricsSecure: true, healthProbeBindAddress: true, webhooks: true, webhookBindAddress: true, webhookCertDir: true, webhookCertificates: true, maxSilenceMs: true, maxInitialSyncMs: true, serverLimits: true, signal: true, scheduler: true },
+);
+const LE_NAMES = optionNames<ManagerLeaderElection>({ lock: true, identity: true, leaseDuration: true, renewDeadline: true, retryPeriod: true, releaseOnStop: true });
 
 function list<T>(name: string, value: unknown, looksRight: (v: Record<string, unknown>) => boolean, what: string): T[] {
   if (value === undefined) return [];

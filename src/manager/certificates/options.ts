@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SchedulerLike } from 'rxjs';
 import type { CustomResource } from '../../crd/customResource.js';
-import { checkOptionNames, describeValue, numberOption } from '../../options/validate.js';
+import { checkOptionNames, describeValue, numberOption, optionNames } from '../../options/validate.js';
 
 /**
  * Serving certificates the runner provisions for its webhooks, instead of
@@ -116,7 +116,7 @@ function hostsOption(value: unknown): { dns: string[]; ips: string[] } {
 }
 
 function namespacedName(path: string, value: unknown, nameIsLabel: boolean): { namespace: string; name: string } {
-  const o = checkOptionNames(`${W}.${path}"`, value, ['namespace', 'name']);
+  const o = checkOptionNames(`${W}.${path}"`, value, optionNames<NonNullable<WebhookCertificates['secret']> & WebhookCertificates['service']>({ namespace: true, name: true }));
   return { namespace: nameOption(`${path}.namespace`, o['namespace'], true), name: nameOption(`${path}.name`, o['name'], nameIsLabel) };
 }
 
@@ -126,7 +126,7 @@ function namespacedName(path: string, value: unknown, nameIsLabel: boolean): { n
  */
 export function resolveWebhookCertificates(value: unknown, scheduler: SchedulerLike): ResolvedWebhookCertificates | undefined {
   if (value === undefined) return undefined;
-  const o = checkOptionNames(`${W}"`, value, ['kubeConfig', 'name', 'service', 'hosts', 'secret', 'customResources', 'validityMs', 'rotateBeforeMs', 'caValidityMs', 'caSettleMs']);
+  const o = checkOptionNames(`${W}"`, value, optionNames<WebhookCertificates>({ kubeConfig: true, name: true, service: true, hosts: true, secret: true, customResources: true, validityMs: true, rotateBeforeMs: true, caValidityMs: true, caSettleMs: true }));
   const kc = o['kubeConfig'] as KubeConfig | undefined;
   if (typeof kc !== 'object' || kc === null || typeof kc.getCurrentCluster !== 'function') {
     throw new TypeError(`${W}.kubeConfig" must be a KubeConfig, got ${describeValue(kc)}`);
