@@ -70,23 +70,18 @@ export interface WebhookCertificates {
   readonly rotateBeforeMs?: number;
 }
 
-/** The options once checked (internal). */
-export interface ResolvedWebhookCertificates {
-  readonly kubeConfig: KubeConfig;
-  readonly name: string;
-  readonly secret: { readonly namespace: string; readonly name: string };
+/** The options once checked (internal): `service` and `hosts` become the certificate's names, `customResources` the CRDs'. */
+export type ResolvedWebhookCertificates = Required<
+  Pick<WebhookCertificates, 'kubeConfig' | 'name' | 'secret' | 'validityMs' | 'caValidityMs' | 'caSettleMs' | 'rotateBeforeMs'>
+> & {
   readonly dnsNames: readonly string[];
   /** IP addresses of `hosts`, in the form Node prints them. */
   readonly ipAddresses: readonly string[];
   /** The CRDs' names, `<plural>.<group>`. */
   readonly crdNames: readonly string[];
-  readonly validityMs: number;
-  readonly caValidityMs: number;
-  readonly caSettleMs: number;
-  readonly rotateBeforeMs: number;
   /** The clock of decisions and timers: the manager's. */
   readonly scheduler: SchedulerLike;
-}
+};
 
 const DAY_MS = 86_400_000;
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
