@@ -113,7 +113,6 @@ export {
   type WorkQueueWorker,
   type WorkOutcome,
   type WorkQueueMetrics,
-  type WorkQueueHistogram,
   type DurationHistogram,
   type ItemExponentialFailureRateLimiterOptions,
   type ItemFastSlowRateLimiterOptions,
