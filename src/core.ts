@@ -49,9 +49,7 @@ export {
   deletionHandlingMetaNamespaceKey,
   namespaceIndex,
   parseLabelSelector,
-  labelSelectorFromObject,
   parseFieldSelector,
-  escapeFieldValue,
   SelectorParseError,
   KeyError,
   IndexError,
@@ -75,12 +73,10 @@ export {
 
 // sources
 export {
-  randomWatchTimeoutSeconds,
   listPages,
   listAll,
   ListDecoder,
   WatchDecoder,
-  ListItemStream,
   isTooLargeResourceVersion,
   parseResourceRef,
   resourcePath,
@@ -117,7 +113,6 @@ export {
   type WorkQueueWorker,
   type WorkOutcome,
   type WorkQueueMetrics,
-  type WorkQueueHistogram,
   type DurationHistogram,
   type ItemExponentialFailureRateLimiterOptions,
   type ItemFastSlowRateLimiterOptions,

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { labelSelectorFromObject, parseFieldSelector, parseLabelSelector, SelectorParseError, type FieldSelector, type LabelSelector } from '../../src/store/index.js';
+import { parseFieldSelector, parseLabelSelector, SelectorParseError, type FieldSelector, type LabelSelector } from '../../src/store/index.js';
+import { labelSelectorFromObject } from '../../src/store/labelSelector.js';
 import { bounded, nastyString, outcome, params, wildObject } from './fuzzKit.js';
 
 /** A parse either succeeds or throws a SelectorParseError pointing inside (or just past) the input. */

@@ -1,5 +1,5 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { booleanOption, checkOptionNames, describeValue, functionOption, numberOption, oneOf, optionNames } from '../../src/options/validate.js';
 
 describe('describeValue: one way to name a bad value', () => {
@@ -56,6 +56,14 @@ describe('the option checks', () => {
     optionNames<Opts>({ a: true });
     // @ts-expect-error c is not an option of Opts
     optionNames<Opts>({ a: true, b: true, c: true });
+    expectTypeOf(optionNames<Opts>({ a: true, b: true })).toEqualTypeOf<readonly ('a' | 'b')[]>();
+  });
+
+  it('optionNames of a union lists the keys of every member, not only the shared ones', () => {
+    type Where = { readonly service: { readonly name: string } } | { readonly url: string };
+    expect(optionNames<Where>({ service: true, url: true })).toEqual(['service', 'url']);
+    // @ts-expect-error url, a key of one member only, is missing
+    optionNames<Where>({ service: true });
   });
 
   it('numbers: the fallback for undefined, else within bounds', () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { parseResourceRef, resourcePath } from '../../src/sources/resourceRef.js';
-import { randomWatchTimeoutSeconds } from '../../src/sources/kubeSource.js';
 
 describe('parseResourceRef / resourcePath', () => {
   it('builds core, grouped and custom resource paths, namespaced or not', () => {
@@ -18,19 +17,5 @@ describe('parseResourceRef / resourcePath', () => {
       expect(() => parseResourceRef(bad), bad).toThrow(TypeError);
     }
     expect(() => parseResourceRef({ version: '', plural: 'pods' })).toThrow(/version/);
-  });
-});
-
-describe('randomWatchTimeoutSeconds', () => {
-  it('stays in [min, 2·min) like client-go', () => {
-    expect(randomWatchTimeoutSeconds(300, () => 0)).toBe(300);
-    expect(randomWatchTimeoutSeconds(300, () => 0.999999)).toBe(599);
-    expect(randomWatchTimeoutSeconds(300, () => 0.5)).toBe(450);
-    for (let i = 0; i < 100; i++) {
-      const v = randomWatchTimeoutSeconds();
-      expect(v).toBeGreaterThanOrEqual(300);
-      expect(v).toBeLessThan(600);
-    }
-    expect(() => randomWatchTimeoutSeconds(0)).toThrow(TypeError);
   });
 });

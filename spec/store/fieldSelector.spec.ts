@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { escapeFieldValue, parseFieldSelector, SelectorParseError } from '../../src/store/index.js';
+import { parseFieldSelector, SelectorParseError } from '../../src/store/index.js';
+import { escapeFieldValue } from '../../src/store/fieldSelector.js';
 
 function parseError(input: string): SelectorParseError {
   try {

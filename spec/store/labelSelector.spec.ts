@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { V1LabelSelector } from '@kubernetes/client-node';
-import { labelSelectorFromObject, parseLabelSelector, SelectorParseError } from '../../src/store/index.js';
+import { parseLabelSelector, SelectorParseError } from '../../src/store/index.js';
+import { labelSelectorFromObject } from '../../src/store/labelSelector.js';
 
 function parseError(input: string): SelectorParseError {
   try {

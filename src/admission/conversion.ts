@@ -1,7 +1,7 @@
 import { CallbackError } from '../errors/CallbackError.js';
 import { printable } from '../errors/printable.js';
 import { reportError } from '../errors/reportError.js';
-import { checkOptionNames, describeValue } from '../options/validate.js';
+import { checkOptionNames, describeValue, optionNames } from '../options/validate.js';
 import { conversionOf, type Converter, type DefinitionConversion } from '../crd/conversion.js';
 import { DEFAULT_CONVERSION_PATH } from '../crd/crdConversion.js';
 import { pathProblem } from '../crd/webhookPath.js';
@@ -106,7 +106,7 @@ export function conversionWebhook(...args: readonly unknown[]): ConversionWebhoo
 function readArguments(args: readonly unknown[]): { conversions: ReadonlyMap<string, DefinitionConversion>; path: string } {
   const last = args[args.length - 1];
   const hasOptions = isPlainObject(last) && conversionOf(last) === undefined && !isDefinitionLike(last);
-  const options = hasOptions ? checkOptionNames('admission.conversion', last, ['path']) : {};
+  const options = hasOptions ? checkOptionNames('admission.conversion', last, optionNames<ConversionWebhookOptions>({ path: true })) : {};
   const definitions = hasOptions ? args.slice(0, -1) : args;
   if (definitions.length === 0) throw new TypeError('admission.conversion: give at least one definition made by customResource() with a conversion option');
   const conversions = new Map<string, DefinitionConversion>();

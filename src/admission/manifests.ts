@@ -1,5 +1,5 @@
 import type { CustomResource } from '../crd/customResource.js';
-import { checkOptionNames, describeValue } from '../options/validate.js';
+import { checkOptionNames, describeValue, optionNames } from '../options/validate.js';
 import { deepFreeze } from '../store/deepFreeze.js';
 import { printable } from '../errors/printable.js';
 import { isWebhook } from './isWebhook.js';
@@ -38,7 +38,7 @@ const WHERE = 'webhookManifests';
 type ClientConfig = { service: { namespace: string; name: string; port: number } } | { url: string };
 
 function clientConfigOption(value: unknown): ClientConfig {
-  const o = checkOptionNames(`${WHERE}: option "clientConfig"`, value, ['service', 'url']);
+  const o = checkOptionNames(`${WHERE}: option "clientConfig"`, value, optionNames<WebhookClientConfig>({ service: true, url: true }));
   if ((o.service === undefined) === (o.url === undefined)) throw new TypeError(`${WHERE}: option "clientConfig" must have exactly one of service and url, got ${describeValue(value)}`);
   if (o.url !== undefined) {
     let url: URL;
@@ -52,7 +52,7 @@ function clientConfigOption(value: unknown): ClientConfig {
     }
     return { url: o.url.replace(/\/+$/, '') };
   }
-  const s = checkOptionNames(`${WHERE}: option "clientConfig.service"`, o.service, ['namespace', 'name', 'port']);
+  const s = checkOptionNames(`${WHERE}: option "clientConfig.service"`, o.service, optionNames<Extract<WebhookClientConfig, { service: unknown }>['service']>({ namespace: true, name: true, port: true }));
   for (const key of ['namespace', 'name'] as const) {
     if (typeof s[key] !== 'string' || !DNS_LABEL.test(s[key]) || s[key].length > 63) {
       throw new TypeError(`${WHERE}: option "clientConfig.service.${key}" must be a DNS label (lower case, at most 63 characters), got ${describeValue(s[key])}`);
@@ -166,7 +166,7 @@ function configuration(kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhook
  * @throws TypeError naming a bad option, two webhooks with one name or one path, or a definition that converts with no conversion webhook converting it.
  */
 export function webhookManifests(opts: WebhookManifestsOptions): readonly object[] {
-  const o = checkOptionNames(WHERE, opts, ['name', 'webhooks', 'clientConfig', 'customResources', 'caBundle']);
+  const o = checkOptionNames(WHERE, opts, optionNames<WebhookManifestsOptions>({ name: true, webhooks: true, clientConfig: true, customResources: true, caBundle: true }));
   if (typeof o.name !== 'string' || o.name.length > 253 || !DNS_SUBDOMAIN.test(o.name)) {
     throw new TypeError(`${WHERE}: option "name" must be a lower-case DNS subdomain such as 'shop-operator', got ${describeValue(o.name)}`);
   }

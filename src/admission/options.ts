@@ -1,4 +1,4 @@
-import { checkOptionNames, describeValue, numberOption, oneOf } from '../options/validate.js';
+import { checkOptionNames, describeValue, numberOption, oneOf, optionNames } from '../options/validate.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../store/labelSelector.js';
 import { deepFreeze } from '../store/deepFreeze.js';
 import { pathProblem } from '../crd/webhookPath.js';
@@ -69,7 +69,7 @@ export function defaultName(type: 'validating' | 'mutating', t: WebhookTarget): 
 function selector(where: string, name: string, value: unknown): LabelSelectorObject | undefined {
   if (value === undefined) return undefined;
   try {
-    checkOptionNames(`${where}: option "${name}"`, value, ['matchLabels', 'matchExpressions']);
+    checkOptionNames(`${where}: option "${name}"`, value, optionNames<LabelSelectorObject>({ matchLabels: true, matchExpressions: true }));
     labelSelectorFromObject(value as LabelSelectorObject);
   } catch (err) {
     throw new TypeError(`${where}: option "${name}" is not a label selector: ${(err as Error).message}`);
@@ -87,9 +87,7 @@ function selector(where: string, name: string, value: unknown): LabelSelectorObj
  * @returns the options with their defaults.
  */
 export function parseWebhookOptions(where: string, type: 'validating' | 'mutating', target: WebhookTarget, opts: unknown): ParsedWebhookOptions {
-  const o = checkOptionNames(where, opts ?? {}, [
-    'path', 'operations', 'failurePolicy', 'sideEffects', 'timeoutSeconds', 'namespaceSelector', 'objectSelector', 'matchPolicy', 'reinvocationPolicy', 'name',
-  ]);
+  const o = checkOptionNames(where, opts ?? {}, optionNames<MutatingWebhookOptions>({ path: true, operations: true, failurePolicy: true, sideEffects: true, timeoutSeconds: true, namespaceSelector: true, objectSelector: true, matchPolicy: true, reinvocationPolicy: true, name: true }));
   const path: unknown = o.path ?? defaultPath(type, target);
   const problem = typeof path === 'string' ? pathProblem(path) : 'must be a string';
   if (problem !== undefined) throw new TypeError(`${where}: option "path" ${problem}, got ${describeValue(o.path)}`);

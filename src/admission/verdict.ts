@@ -1,4 +1,4 @@
-import { checkOptionNames, describeValue } from '../options/validate.js';
+import { checkOptionNames, describeValue, optionNames } from '../options/validate.js';
 import { printable } from '../errors/printable.js';
 import type { AdmissionStatus } from './types.js';
 import { deepFreeze } from '../store/deepFreeze.js';
@@ -98,7 +98,7 @@ let plainAllow: AdmissionVerdict | undefined;
 export function allow(opts?: AllowOptions): AdmissionVerdict {
   // The common one, with no options, is made once: a verdict is deep-frozen, so one can stand for all.
   if (opts === undefined) return (plainAllow ??= make({ allowed: true, warnings: [] }));
-  const o = checkOptionNames('admission.allow', opts, ['warnings']);
+  const o = checkOptionNames('admission.allow', opts, optionNames<AllowOptions>({ warnings: true }));
   return make({ allowed: true, warnings: warningsOption('admission.allow', o.warnings) });
 }
 
@@ -120,7 +120,7 @@ export function allow(opts?: AllowOptions): AdmissionVerdict {
  */
 export function deny(message: string, opts: DenyOptions = {}): AdmissionVerdict {
   if (typeof message !== 'string' || message === '') throw new TypeError(`admission.deny: message must be a non-empty string, got ${describeValue(message)}`);
-  const o = checkOptionNames('admission.deny', opts, ['field', 'code', 'reason', 'warnings']);
+  const o = checkOptionNames('admission.deny', opts, optionNames<DenyOptions>({ field: true, code: true, reason: true, warnings: true }));
   const code = o.code ?? 403;
   if (typeof code !== 'number' || !Number.isInteger(code) || code < 400 || code > 599) {
     throw new TypeError(`admission.deny: option "code" must be an integer HTTP status 400…599, got ${describeValue(o.code)}`);

@@ -1,10 +1,11 @@
 import { BehaviorSubject, Observable, type Observer, type Subscriber, type Subscription } from 'rxjs';
+import { CallbackError } from '../errors/CallbackError.js';
 import { ErrorChannel } from '../errors/ErrorChannel.js';
+import { Throttle } from '../errors/throttle.js';
 import { QueueMetricsRecorder } from '../workqueue/metrics.js';
 import type { LOW_PRIORITY } from '../workqueue/priority.js';
 import type { WorkQueue } from '../workqueue/WorkQueue.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from '../workqueue/rateLimiters.js';
-import { FailureReports } from './failureReports.js';
 import { ControllerMetricsRecorder, type ControllerMetrics } from './metrics.js';
 import { ReadYourWrites } from './readYourWrites.js';
 import { ControllerRun, type RunConfig } from './run.js';
@@ -84,8 +85,8 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
   readonly #consumers = new Set<Subscriber<ReconcileOutcome<T>>>();
   // What subscribe() learned of the subscription being made, for #subscribe, which only sees the Subscriber.
   #nextConsumes = false;
-  // Reconcile failures on their way to the error channel, limited per key.
-  readonly #failures: FailureReports;
+  // Reconcile failures on their way to the error channel, limited per key (CR-13, LT-60): a key failing on every retry writes a line a minute.
+  readonly #failures: Throttle;
   // The current run, while there are subscribers (and while it drains after shutdown or failure).
   #run: ControllerRun<T> | undefined;
   // A run draining after its last subscriber left, shown on the status until it is done.
@@ -103,7 +104,7 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
     this.sources = allSources(config.triggers);
     this.#config = config;
     this.#errors = new ErrorChannel(onError);
-    this.#failures = new FailureReports(config.name, () => config.scheduler.now(), (err) => this.#report(err));
+    this.#failures = new Throttle(60_000, () => config.scheduler.now());
     this.#status = new BehaviorSubject<ControllerStatus>(this.status());
     this.status$ = this.#status.asObservable();
     this.errors$ = this.#errors.errors$;
@@ -183,7 +184,7 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
         report: (err) => this.#report(err),
         failed: (key, error, terminal) => {
           // Terminal failures are always reported; others only when no subscriber reads the outcomes.
-          if (terminal || this.#consumers.size === 0) this.#failures.failed(key, error, terminal);
+          if (terminal || this.#consumers.size === 0) this.#failed(key, error, terminal);
         },
         settled: (key) => this.#failures.settled(key),
         changed: () => this.#publish(),
@@ -237,6 +238,15 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
     }
     this.#publish();
     return drained;
+  }
+
+  #failed(key: string, error: Error, terminal: boolean): void {
+    const passed = this.#failures.pass(key);
+    if (passed === undefined) return;
+    const { held, sinceMs } = passed;
+    const more = held > 0 ? ` (${held} more failure${held === 1 ? '' : 's'} of it in the last ${Math.round(sinceMs / 1000)} s not reported)` : '';
+    const what = terminal ? 'failed for good (TerminalError; not retried until it changes)' : 'failed';
+    this.#report(new CallbackError('controller', `the reconcile of ${key} by ${this.name} ${what}${more}`, error));
   }
 
   #report(err: Error): void {

@@ -1,54 +1,47 @@
-import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { asyncScheduler } from 'rxjs';
 import { resolveOwnerOptions } from '../operators/ownerKeys.js';
 import type { RateLimiter } from '../workqueue/rateLimiters.js';
-import { booleanOption, checkOptionNames, functionOption, numberOption, schedulerOption, describeValue } from '../options/validate.js';
+import { booleanOption, checkOptionNames, functionOption, numberOption, optionNames, schedulerOption, describeValue } from '../options/validate.js';
 import { resolveReadYourWrites, type ReadYourWritesSettings } from './readYourWrites.js';
 import { checkPredicates } from '../operators/predicateFilter.js';
 import type { Predicate } from '../operators/predicates.js';
 import type { ControllerOptions, ControllerSource, ErrorPolicy, ForSource, OwnsSource, Reconciler, WatchesSource } from './types.js';
 
-/** Controller options after the checks, with defaults applied where they need no other option. */
-export interface ResolvedControllerOptions<T> {
-  readonly for: ControllerSource<T>;
-  /** The primary source's predicates; empty lets every change through. */
-  readonly forPredicates: readonly Predicate<T>[];
-  readonly owns: readonly OwnsSource[];
-  readonly watches: readonly WatchesSource<unknown>[];
-  readonly reconcile: Reconciler<T>;
-  readonly errorPolicy: ErrorPolicy<T> | undefined;
-  readonly concurrency: number;
-  readonly resyncPeriod: number;
-  readonly shutdownTimeoutMs: number;
-  readonly reconcileTimeoutMs: number | undefined;
-  readonly priorityQueue: boolean;
-  readonly signal: AbortSignal | undefined;
-  readonly rateLimiter: RateLimiter<string> | undefined;
-  readonly scheduler: SchedulerLike;
-  readonly onError: ((err: Error) => void) | undefined;
-  readonly name: string;
-  readonly readYourWrites: ReadYourWritesSettings | undefined;
-}
+/**
+ * Controller options after the checks: defaults applied where they need no other option, `for` split into its
+ * source and predicates, `readYourWrites` with its timeout folded in.
+ */
+export type ResolvedControllerOptions<T> = Readonly<
+  Required<Pick<ControllerOptions<T>, 'owns' | 'reconcile' | 'concurrency' | 'resyncPeriod' | 'shutdownTimeoutMs' | 'priorityQueue' | 'scheduler' | 'name'>> &
+    Pick<ControllerOptions<T>, 'errorPolicy' | 'reconcileTimeoutMs' | 'signal' | 'rateLimiter' | 'onError'> & {
+      for: ControllerSource<T>;
+      /** The primary source's predicates; empty lets every change through. */
+      forPredicates: readonly Predicate<T>[];
+      watches: readonly WatchesSource<unknown>[];
+      readYourWrites: ReadYourWritesSettings | undefined;
+    }
+>;
 
-/** Every option `controller()` takes; the multi-cluster controller takes the same (plus `clusters`). */
-export const CONTROLLER_OPTION_NAMES = [
-  'for',
-  'owns',
-  'watches',
-  'reconcile',
-  'errorPolicy',
-  'concurrency',
-  'resyncPeriod',
-  'shutdownTimeoutMs',
-  'reconcileTimeoutMs',
-  'priorityQueue',
-  'signal',
-  'rateLimiter',
-  'scheduler',
-  'onError',
-  'name',
-  'readYourWrites',
-  'readYourWritesTimeoutMs',
-] as const satisfies readonly (keyof ControllerOptions<unknown>)[];
+/** Every option `controller()` takes, checked against `ControllerOptions` by the compiler; composite forms accept these too. */
+export const CONTROLLER_OPTION_NAMES = optionNames<ControllerOptions<unknown>>({
+  for: true,
+  owns: true,
+  watches: true,
+  reconcile: true,
+  errorPolicy: true,
+  concurrency: true,
+  resyncPeriod: true,
+  shutdownTimeoutMs: true,
+  reconcileTimeoutMs: true,
+  priorityQueue: true,
+  signal: true,
+  rateLimiter: true,
+  scheduler: true,
+  onError: true,
+  name: true,
+  readYourWrites: true,
+  readYourWritesTimeoutMs: true,
+});
 
 function checkSource(where: string, value: unknown): ControllerSource<unknown> {
   const s = value as Partial<ControllerSource<unknown>> | null;

@@ -1,4 +1,5 @@
 import { printable } from '../errors/printable.js';
+import { Throttle } from '../errors/throttle.js';
 import { ReadYourWritesTimeoutError } from './ReadYourWritesTimeoutError.js';
 import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
 import { seen, counts, writeLog, type CacheView, type WriteEntry } from '../client/writeLog.js';
@@ -57,9 +58,8 @@ export class ReadYourWrites {
   readonly #name: string;
   // The run whose caches the log counts when it forgets writes everyone saw: the run's reconcile signal.
   #registeredFor: AbortSignal | undefined;
-  // Timeouts are reported at most every REPORT_EVERY_MS; the ones in between are counted into the next report.
-  #lastReportAt = Number.NEGATIVE_INFINITY;
-  #unreported = 0;
+  // Timeouts are reported at most every REPORT_EVERY_MS, all of one kind; the ones in between are counted into the next report.
+  readonly #reports: Throttle;
   // Counters over the controller's life, for metrics(): reads that had to wait, and waits that gave up.
   #waits = 0;
   #timeouts = 0;
@@ -80,6 +80,7 @@ export class ReadYourWrites {
     this.#watched = watched;
     this.#timeoutMs = settings.timeoutMs;
     this.#scheduler = scheduler;
+    this.#reports = new Throttle(REPORT_EVERY_MS, () => scheduler.now());
     this.#name = name;
   }
 
@@ -186,15 +187,12 @@ export class ReadYourWrites {
 
   #timedOut(key: string, left: readonly PendingWrite[], report: (err: Error) => void): void {
     this.#timeouts++;
-    const now = this.#scheduler.now();
-    if (now - this.#lastReportAt < REPORT_EVERY_MS) {
-      this.#unreported++;
-      return;
-    }
+    const passed = this.#reports.pass('timeout');
+    if (passed === undefined) return;
     const { cache, entry } = left[0] as PendingWrite;
     const what = entry.rv === undefined ? `deletion of ${entry.key} (uid ${entry.uid ?? '?'})` : `write of ${entry.key} at resourceVersion ${entry.rv}`;
     const others = left.length > 1 ? ` and ${left.length - 1} more write(s)` : '';
-    const earlier = this.#unreported > 0 ? ` (${this.#unreported} earlier wait(s) timed out since the last report)` : '';
+    const earlier = passed.held > 0 ? ` (${passed.held} earlier wait(s) timed out since the last report)` : '';
     const name = cache.source.name ?? cache.identity.plural;
     // Keys and versions are an object's and a server's words (HI-70): the message holds them escaped.
     report(
@@ -205,7 +203,5 @@ export class ReadYourWrites {
         { key: entry.key, resourceVersion: entry.rv, cache: name, timeoutMs: this.#timeoutMs },
       ),
     );
-    this.#lastReportAt = now;
-    this.#unreported = 0;
   }
 }

@@ -1,4 +1,4 @@
-import { checkOptionNames, describeValue } from '../options/validate.js';
+import { checkOptionNames, describeValue, optionNames } from '../options/validate.js';
 
 // A definition's `conversion` option (WH-40, WH-41): hub and spoke, every version but the storage version
 // converted to and from it, checked when the definition is made.
@@ -47,7 +47,7 @@ export function parseConversion(value: unknown, versions: readonly string[], sto
   for (const name of others) {
     const entry = record[name];
     if (entry === undefined) throw new TypeError(`customResource: conversion.${name} is missing: every version but the storage version ${storage} needs { toStorage, fromStorage }`);
-    const fns = checkOptionNames(`customResource: conversion.${name}`, entry, ['toStorage', 'fromStorage']);
+    const fns = checkOptionNames(`customResource: conversion.${name}`, entry, optionNames<VersionConverters>({ toStorage: true, fromStorage: true }));
     for (const fn of ['toStorage', 'fromStorage'] as const) {
       if (typeof fns[fn] !== 'function') throw new TypeError(`customResource: conversion.${name}.${fn} must be a function, got ${describeValue(fns[fn])}`);
     }

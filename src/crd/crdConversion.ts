@@ -1,4 +1,4 @@
-import { checkOptionNames, describeValue } from '../options/validate.js';
+import { checkOptionNames, describeValue, optionNames } from '../options/validate.js';
 import type { CustomResourceConversion, CustomResourceDefinition } from './crdObject.js';
 import { deepFreeze } from '../store/deepFreeze.js';
 import { pathProblem } from './webhookPath.js';
@@ -65,7 +65,7 @@ export function crdFor(kind: string, base: CustomResourceDefinition, converts: b
       `${where}: ${kind} has converters (its conversion option), so its CRD needs options.conversionWebhook, where the API server sends them: crd({ conversionWebhook: { service: { namespace, name } } }) or crd({ conversionWebhook: { url: 'https://…/convert' } })`,
     );
   }
-  const record = checkOptionNames(where, options, ['conversionWebhook', 'caBundle']);
+  const record = checkOptionNames(where, options, optionNames<CrdOptions>({ conversionWebhook: true, caBundle: true }));
   const clientConfig: CustomResourceConversion['webhook']['clientConfig'] = {
     ...clientConfigOf(where, record['conversionWebhook']),
     ...(record['caBundle'] === undefined ? {} : { caBundle: caBundleOf(where, record['caBundle']) }),
@@ -77,7 +77,7 @@ export function crdFor(kind: string, base: CustomResourceDefinition, converts: b
 function clientConfigOf(where: string, value: unknown): Pick<CustomResourceConversion['webhook']['clientConfig'], 'service' | 'url'> {
   const at = `${where}: conversionWebhook`;
   if (value === undefined) throw new TypeError(`${at} is required: { service: { namespace, name, port?, path? } } or { url }`);
-  const record = checkOptionNames(at, value, ['service', 'url']);
+  const record = checkOptionNames(at, value, optionNames<ConversionWebhookClient>({ service: true, url: true }));
   if ((record['service'] === undefined) === (record['url'] === undefined)) {
     throw new TypeError(`${at} must have exactly one of service and url, got ${describeValue(value)}`);
   }
@@ -85,7 +85,7 @@ function clientConfigOf(where: string, value: unknown): Pick<CustomResourceConve
 }
 
 function serviceOf(at: string, value: unknown): { namespace: string; name: string; path: string; port: number } {
-  const s = checkOptionNames(at, value, ['namespace', 'name', 'port', 'path']);
+  const s = checkOptionNames(at, value, optionNames<Extract<ConversionWebhookClient, { service: unknown }>['service']>({ namespace: true, name: true, port: true, path: true }));
   const label = (field: string, pattern: RegExp, what: string): string => {
     const v = s[field];
     if (typeof v !== 'string' || v.length > 63 || !pattern.test(v)) throw new TypeError(`${at}.${field} must be ${what}, got ${describeValue(v)}`);

@@ -1,4 +1,5 @@
-import { checkOptionNames, describeValue } from '../options/validate.js';
+import { checkOptionNames, describeValue, optionNames } from '../options/validate.js';
+import type { CustomResourceOptions, MultiVersionOptions, NamesOptions, ServedVersionOptions, VersionOptions } from './options.js';
 import { dns1035Label, groupName, kindName, pluralOf } from './names.js';
 import { resolveSchema } from './schemaSource.js';
 import { toStructural } from './structural.js';
@@ -45,15 +46,17 @@ export interface ParsedDefinition {
   readonly conversion: Converters | undefined;
 }
 
-const NAME_OPTIONS = ['group', 'kind', 'plural', 'singular', 'listKind', 'scope', 'shortNames', 'categories'];
-const VERSION_OPTIONS = ['spec', 'status', 'printerColumns', 'subresources', 'selectableFields'];
-const SERVED_OPTIONS = [...VERSION_OPTIONS, 'served', 'storage', 'deprecated', 'deprecationWarning'];
+const NAMES: Record<keyof NamesOptions<string, string>, true> = { group: true, kind: true, plural: true, singular: true, listKind: true, scope: true, shortNames: true, categories: true };
+const VERSION: Record<keyof VersionOptions, true> = { spec: true, status: true, printerColumns: true, subresources: true, selectableFields: true };
+const SINGLE_OPTIONS = optionNames<CustomResourceOptions<string, string, string, unknown, unknown>>({ ...NAMES, version: true, ...VERSION });
+const MULTI_OPTIONS = optionNames<MultiVersionOptions<string, string, unknown> & { readonly conversion?: unknown }>({ ...NAMES, versions: true, conversion: true });
+const SERVED_OPTIONS = optionNames<ServedVersionOptions>({ ...VERSION, served: true, storage: true, deprecated: true, deprecationWarning: true });
 
 /** Reads and checks `customResource`'s options. */
 export function parseDefinition(options: unknown): ParsedDefinition {
   if (typeof options !== 'object' || options === null) throw new TypeError(`customResource: options must be an object, got ${describeValue(options)}`);
   const multi = 'versions' in options;
-  const record = checkOptionNames('customResource', options, multi ? [...NAME_OPTIONS, 'versions', 'conversion'] : [...NAME_OPTIONS, 'version', ...VERSION_OPTIONS]);
+  const record = checkOptionNames('customResource', options, multi ? MULTI_OPTIONS : SINGLE_OPTIONS);
   const group = groupName(record['group']);
   const kind = kindName('kind', record['kind']);
   const plural = record['plural'] === undefined ? pluralOf(kind.toLowerCase()) : dns1035Label('plural', record['plural']);
@@ -66,7 +69,7 @@ export function parseDefinition(options: unknown): ParsedDefinition {
   const shortNames = labels('shortNames', record['shortNames']);
   const categories = labels('categories', record['categories']);
   if (`${plural}.${group}`.length > 253) throw new TypeError(`customResource: the CRD's name ${plural}.${group} is longer than 253 characters`);
-  const versions = multi ? parseVersions(record['versions']) : [parseVersion(String(dns1035Label('version', record['version'])), record, VERSION_OPTIONS, true)];
+  const versions = multi ? parseVersions(record['versions']) : [parseVersion(String(dns1035Label('version', record['version'])), record, true)];
   const storage = versions.filter((v) => v.storage);
   if (storage.length !== 1) {
     throw new TypeError(`customResource: exactly one version must say storage: true, got ${storage.length === 0 ? 'none' : storage.map((v) => v.name).join(', ')}`);
@@ -91,13 +94,13 @@ function parseVersions(value: unknown): ParsedVersion[] {
   return Object.entries(value).map(([name, v]) => {
     dns1035Label(`versions key ${JSON.stringify(name)}`, name);
     if (typeof v !== 'object' || v === null) throw new TypeError(`customResource: versions.${name} must be an object, got ${describeValue(v)}`);
-    return parseVersion(name, v as Record<string, unknown>, SERVED_OPTIONS, false);
+    return parseVersion(name, v as Record<string, unknown>, false);
   });
 }
 
-function parseVersion(name: string, record: Record<string, unknown>, allowed: readonly string[], single: boolean): ParsedVersion {
+function parseVersion(name: string, record: Record<string, unknown>, single: boolean): ParsedVersion {
   const where = single ? 'customResource' : `customResource: versions.${name}`;
-  if (!single) checkOptionNames(where, record, allowed);
+  if (!single) checkOptionNames(where, record, SERVED_OPTIONS);
   const flag = (option: string, fallback: boolean): boolean => {
     const v = record[option];
     if (v === undefined) return fallback;

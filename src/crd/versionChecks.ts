@@ -1,5 +1,6 @@
-import { checkOptionNames, describeValue } from '../options/validate.js';
+import { checkOptionNames, describeValue, optionNames } from '../options/validate.js';
 import { isRecord, type Node } from './schemaNodes.js';
+import type { PrinterColumn, ScaleSubresource, Subresources } from './options.js';
 
 // The parts of a version besides its schema, checked as apiextensions validation checks them (CR-6, CR-7),
 // and the paths they name found in the version's schema.
@@ -27,7 +28,7 @@ export function checkPrinterColumns(where: string, value: unknown): readonly Nod
   return value.map((c: unknown, i) => {
     const at = `${where}: printerColumns[${i}]`;
     if (!isRecord(c)) throw new TypeError(`${at} must be an object, got ${describeValue(c)}`);
-    checkOptionNames(at, c, ['name', 'type', 'jsonPath', 'description', 'format', 'priority']);
+    checkOptionNames(at, c, optionNames<PrinterColumn>({ name: true, type: true, jsonPath: true, description: true, format: true, priority: true }));
     if (typeof c['name'] !== 'string' || c['name'] === '') throw new TypeError(`${at}.name must be a non-empty string, got ${describeValue(c['name'])}`);
     if (names.has(c['name'])) throw new TypeError(`${at}.name ${JSON.stringify(c['name'])} is the name of another column`);
     names.add(c['name']);
@@ -45,7 +46,7 @@ export function checkPrinterColumns(where: string, value: unknown): readonly Nod
 export function checkSubresources(where: string, value: unknown, schema: Node, hasStatus: boolean): Node | undefined {
   if (value === undefined) return undefined;
   if (!isRecord(value)) throw new TypeError(`${where}: subresources must be an object, got ${describeValue(value)}`);
-  checkOptionNames(`${where}: subresources`, value, ['status', 'scale']);
+  checkOptionNames(`${where}: subresources`, value, optionNames<Subresources>({ status: true, scale: true }));
   const out: Node = {};
   if (value['status'] !== undefined) {
     if (value['status'] !== true) throw new TypeError(`${where}: subresources.status must be true, got ${describeValue(value['status'])}`);
@@ -55,7 +56,7 @@ export function checkSubresources(where: string, value: unknown, schema: Node, h
   const scale = value['scale'];
   if (scale !== undefined) {
     if (!isRecord(scale)) throw new TypeError(`${where}: subresources.scale must be an object, got ${describeValue(scale)}`);
-    checkOptionNames(`${where}: subresources.scale`, scale, ['specReplicasPath', 'statusReplicasPath', 'labelSelectorPath']);
+    checkOptionNames(`${where}: subresources.scale`, scale, optionNames<ScaleSubresource>({ specReplicasPath: true, statusReplicasPath: true, labelSelectorPath: true }));
     scalePath(where, schema, 'specReplicasPath', scale['specReplicasPath'], ['.spec.'], 'integer');
     scalePath(where, schema, 'statusReplicasPath', scale['statusReplicasPath'], ['.status.'], 'integer');
     if (scale['labelSelectorPath'] !== undefined) scalePath(where, schema, 'labelSelectorPath', scale['labelSelectorPath'], ['.spec.', '.status.'], 'string');

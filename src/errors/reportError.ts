@@ -6,6 +6,7 @@
 
 import { describeValue } from '../options/validate.js';
 import { printable } from './printable.js';
+import { heldBack, Throttle } from './throttle.js';
 
 /** Receives errors a stream survived (or could not survive). */
 export type ErrorSink = (err: Error) => void;
@@ -71,19 +72,11 @@ export function createStderrReporter(opts: StderrReporterOptions = {}): ErrorSin
   if (!Number.isFinite(intervalMs) || intervalMs < 0) throw new TypeError(`intervalMs must be a non-negative number of ms, got ${describeValue(opts.intervalMs)}`);
   const write = opts.write ?? ((line: string) => void process.stderr.write(line));
   const now = opts.now ?? Date.now;
-  // Per kind: when it was last written and how many were held back since.
-  const seen = new Map<string, { at: number; held: number }>();
+  const throttle = new Throttle(intervalMs, now);
   return (err: Error) => {
-    const kind = kindOf(err);
-    const t = now();
-    const last = seen.get(kind);
-    if (last !== undefined && t - last.at < intervalMs) {
-      last.held++;
-      return;
-    }
-    const held = last?.held ?? 0;
-    seen.set(kind, { at: t, held: 0 });
-    const suffix = held > 0 ? ` (${held} more like it held back)` : '';
+    const passed = throttle.pass(kindOf(err));
+    if (passed === undefined) return;
+    const suffix = heldBack(passed);
     try {
       // A message may quote a server (a Status message, an object's field): escaped, so it cannot drive the terminal.
       write(`rxkube: ${printable(`${err.name}: ${err.message.split('\n', 1)[0] ?? ''}`)}${suffix}\n`);

@@ -2,11 +2,12 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { objectClient } from '../client/objectClient.js';
 import type { ObjectClient } from '../client/types.js';
 import { toError } from '../errors/reportError.js';
+import { reportTo } from '../errors/reportTo.js';
+import { heldBack, Throttle } from '../errors/throttle.js';
 import { isNotFound } from '../sources/errors/guards.js';
 import type { KubeObject } from '../store/types.js';
 import { checkDetails, eventName, microTime, NAME_LIMIT, objectKey, referenceTo, seriesKey, truncateNote, type EventBody } from './eventObject.js';
 import { ObjectBuckets } from './objectBuckets.js';
-import { throttledReporter } from './throttledReporter.js';
 import type { EventDetails, EventRecorder, EventRecorderOptions, EventRecorderStatus } from './types.js';
 import { describeValue } from '../options/validate.js';
 
@@ -88,7 +89,15 @@ class Recorder implements EventRecorder {
     this.#instance = instance;
     this.#now = opts.now ?? Date.now;
     this.#buckets = new ObjectBuckets(burst, refill, MAX_REMEMBERED);
-    this.#report = throttledReporter(opts.onError, reportInterval, this.#now);
+    const throttle = new Throttle(reportInterval, this.#now);
+    this.#report = (err) => {
+      // A kind is the error's class and HTTP status, whatever object the write was about.
+      const status = (err as { status?: unknown }).status;
+      const passed = throttle.pass(`${err.name}|${typeof status === 'number' ? status : ''}`);
+      if (passed === undefined) return;
+      err.message += heldBack(passed);
+      reportTo(opts.onError, err);
+    };
     const signal = opts.signal;
     if (signal?.aborted === true) this.#closed = true;
     else if (signal !== undefined) {

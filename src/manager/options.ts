@@ -6,7 +6,7 @@ import type { ReconcileOutcome } from '../controller/types.js';
 import type { Informer } from '../informer/informer.js';
 import { validateOptions as validateLeaderElection, type LeaderElectionOptions } from '../leaderelection/options.js';
 import type { ResourceLock } from '../leaderelection/types.js';
-import { checkOptionNames, numberOption, schedulerOption, describeValue } from '../options/validate.js';
+import { checkOptionNames, numberOption, optionNames, schedulerOption, describeValue } from '../options/validate.js';
 import type { Webhook } from '../admission/types.js';
 import { parseBindAddress, type BindAddress } from './bindAddress.js';
 import type { WebhookServerMetrics } from './webhookMetrics.js';
@@ -212,39 +212,32 @@ export type ManagerEvent =
   | { readonly type: 'stopping'; readonly reason: string };
 
 /** Leader election once checked: the candidate's options, and what the release needs. */
-export interface ResolvedLeaderElection {
+export type ResolvedLeaderElection = Required<Pick<ManagerLeaderElection, 'lock' | 'identity' | 'releaseOnStop'>> & {
   /** What each run's candidate is made from (never releasing on its own: the manager releases, and awaits it). */
   readonly candidate: LeaderElectionOptions;
-  readonly lock: ResourceLock<unknown>;
-  readonly identity: string;
-  readonly releaseOnStop: boolean;
   /** Bounds the release, as it bounds every request of the candidate. */
   readonly renewDeadlineMs: number;
-}
+};
 
-/** Options once checked, with defaults. */
-export interface ResolvedManagerOptions {
-  readonly controllers: readonly Controller<unknown>[];
-  readonly informers: readonly Informer<unknown>[];
-  readonly leaderElection: ResolvedLeaderElection | undefined;
-  readonly metrics: ManagerMetrics | undefined;
-  readonly metricsAt: BindAddress | undefined;
-  readonly metricsSecure: ResolvedMetricsSecure | undefined;
-  readonly probesAt: BindAddress | undefined;
-  readonly webhooks: readonly Webhook[];
-  /** Where the webhooks are served; undefined when there are none. */
-  readonly webhooksAt: BindAddress | undefined;
-  readonly webhookCertDir: string;
-  readonly maxSilenceMs: number;
-  readonly maxInitialSyncMs: number;
-  readonly serverLimits: ServerLimits;
-  readonly webhookCertificates: ResolvedWebhookCertificates | undefined;
-  readonly signal: AbortSignal | undefined;
-  readonly scheduler: SchedulerLike;
-}
+/** Options once checked, with defaults; addresses parsed, and the options of options resolved in turn. */
+export type ResolvedManagerOptions = Required<Pick<ManagerOptions, 'webhooks' | 'webhookCertDir' | 'maxSilenceMs' | 'maxInitialSyncMs' | 'scheduler'>> &
+  Pick<ManagerOptions, 'metrics' | 'signal'> & {
+    readonly controllers: readonly Controller<unknown>[];
+    readonly informers: readonly Informer<unknown>[];
+    readonly leaderElection: ResolvedLeaderElection | undefined;
+    readonly metricsAt: BindAddress | undefined;
+    readonly metricsSecure: ResolvedMetricsSecure | undefined;
+    readonly probesAt: BindAddress | undefined;
+    /** Where the webhooks are served; undefined when there are none. */
+    readonly webhooksAt: BindAddress | undefined;
+    readonly serverLimits: ServerLimits;
+    readonly webhookCertificates: ResolvedWebhookCertificates | undefined;
+  };
 
-const NAMES = ['controllers', 'informers', 'leaderElection', 'metrics', 'metricsBindAddress', 'metricsSecure', 'healthProbeBindAddress', 'webhooks', 'webhookBindAddress', 'webhookCertDir', 'webhookCertificates', 'maxSilenceMs', 'maxInitialSyncMs', 'serverLimits', 'signal', 'scheduler'];
-const LE_NAMES = ['lock', 'identity', 'leaseDuration', 'renewDeadline', 'retryPeriod', 'releaseOnStop'];
+const NAMES = optionNames<ManagerOptions>(
+  { controllers: true, informers: true, leaderElection: true, metrics: true, metricsBindAddress: true, metricsSecure: true, healthProbeBindAddress: true, webhooks: true, webhookBindAddress: true, webhookCertDir: true, webhookCertificates: true, maxSilenceMs: true, maxInitialSyncMs: true, serverLimits: true, signal: true, scheduler: true },
+);
+const LE_NAMES = optionNames<ManagerLeaderElection>({ lock: true, identity: true, leaseDuration: true, renewDeadline: true, retryPeriod: true, releaseOnStop: true });
 
 function list<T>(name: string, value: unknown, looksRight: (v: Record<string, unknown>) => boolean, what: string): T[] {
   if (value === undefined) return [];

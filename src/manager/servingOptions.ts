@@ -1,7 +1,7 @@
 // The options of what the runner serves beside its probes: secure metrics and the webhook server's address and paths.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Webhook } from '../admission/types.js';
-import { checkOptionNames, describeValue, numberOption } from '../options/validate.js';
+import { checkOptionNames, describeValue, numberOption, optionNames } from '../options/validate.js';
 import { parseBindAddress, type BindAddress } from './bindAddress.js';
 
 /**
@@ -50,7 +50,7 @@ export interface ManagerMetricsSecure {
 /** `metricsSecure` once checked, each field set. */
 export type ResolvedMetricsSecure = Required<Omit<ManagerMetricsSecure, 'certDir'>> & { readonly certDir: string | undefined };
 
-const SECURE_NAMES = ['kubeConfig', 'certDir', 'cacheTtlMs', 'cacheSize', 'reviewTimeoutMs'];
+const SECURE_NAMES = optionNames<ManagerMetricsSecure>({ kubeConfig: true, certDir: true, cacheTtlMs: true, cacheSize: true, reviewTimeoutMs: true });
 
 /** Checks `metricsSecure` up front: only where metrics are served, with a KubeConfig that has a cluster. */
 export function resolveMetricsSecure(value: unknown, served: boolean): ResolvedMetricsSecure | undefined {

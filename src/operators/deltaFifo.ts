@@ -1,5 +1,5 @@
 import { reportTo } from '../errors/reportTo.js';
-import { booleanOption, checkOptionNames, describeValue, functionOption } from '../options/validate.js';
+import { booleanOption, checkOptionNames, describeValue, functionOption, optionNames } from '../options/validate.js';
 import type { OperatorFunction } from 'rxjs';
 import { KeyError } from '../store/errors/KeyError.js';
 import { deletionHandlingMetaNamespaceKey } from '../store/keys.js';
@@ -177,7 +177,14 @@ function apply<T>(queue: DeltaFifoQueue<T>, event: ReflectorEvent<T>): void {
   }
 }
 
-const OPTION_NAMES = ['knownObjects', 'keyFunc', 'emitDeltaTypeReplaced', 'transform', 'onError', 'onSynced'];
+const OPTION_NAMES = optionNames<DeltaFifoOptions<unknown>>({
+  knownObjects: true,
+  keyFunc: true,
+  emitDeltaTypeReplaced: true,
+  transform: true,
+  onError: true,
+  onSynced: true,
+});
 
 function validateOptions<T>(options: unknown): DeltaFifoOptions<T> {
   // A misspelt option (say `knowObjects`) would otherwise silently change behaviour.

@@ -1,5 +1,5 @@
 import { reportTo } from '../errors/reportTo.js';
-import { checkOptionNames, describeValue, functionOption } from '../options/validate.js';
+import { checkOptionNames, describeValue, functionOption, optionNames } from '../options/validate.js';
 import type { OperatorFunction } from 'rxjs';
 import { KeyError } from '../store/errors/KeyError.js';
 import { deletionHandlingMetaNamespaceKey } from '../store/keys.js';
@@ -158,7 +158,7 @@ function apply<T>(queue: OrderedFifoQueue<T>, event: ReflectorEvent<T>): void {
   }
 }
 
-const OPTION_NAMES = ['knownObjects', 'keyFunc', 'transform', 'onError', 'onSynced'];
+const OPTION_NAMES = optionNames<OrderedFifoOptions<unknown>>({ knownObjects: true, keyFunc: true, transform: true, onError: true, onSynced: true });
 
 function validateOptions<T>(options: unknown): OrderedFifoOptions<T> {
   const o = checkOptionNames('orderedFifo', options, OPTION_NAMES);

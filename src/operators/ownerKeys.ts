@@ -41,13 +41,9 @@ export interface OwnerPointer {
   readonly uid: string;
 }
 
-/** Options after validation, with defaults applied. */
-export interface ResolvedOwnerOptions {
-  readonly kind: string | undefined;
-  readonly group: string | undefined;
-  readonly controllerOnly: boolean;
-  readonly namespaced: boolean;
-}
+/** Options after validation, with defaults applied and `apiVersion` reduced to its group. */
+export type ResolvedOwnerOptions = Pick<OwnerKeysOptions, 'kind'> &
+  Required<Pick<OwnerKeysOptions, 'controllerOnly' | 'namespaced'>> & { readonly group: string | undefined };
 
 /**
  * Maps each child event to the store key of the child's controlling owner,

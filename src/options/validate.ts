@@ -106,13 +106,16 @@ export function oneOf<const V extends string>(where: string, name: string, value
   return value as V;
 }
 
+/** Every key of every member of a union (`keyof` of a union gives only the keys all members share). */
+type KeysOfUnion<T> = T extends unknown ? keyof T : never;
+
 /**
  * The names of an options interface, for `checkOptionNames`, checked by the
  * compiler against the interface: the record must list every key of `T`
- * (optional ones included) and nothing else, so an option added to the
- * interface and not here, or one left here after it was removed, does not
- * compile.
+ * (optional ones included; of every member where `T` is a union) and nothing
+ * else, so an option added to the interface and not here, or one left here
+ * after it was removed, does not compile.
  */
-export function optionNames<T extends object>(names: { readonly [K in keyof Required<T>]: true }): readonly string[] {
-  return Object.keys(names);
+export function optionNames<T extends object>(names: { readonly [K in KeysOfUnion<T>]-?: true }): readonly (KeysOfUnion<T> & string)[] {
+  return Object.keys(names) as (KeysOfUnion<T> & string)[];
 }

@@ -1,16 +1,7 @@
-import type { ReflectorCounters, RelistReason, RetryKind } from './types.js';
+import type { ReflectorCounters } from './types.js';
 
-/** {@link ReflectorCounters} as the reflector keeps them while counting (internal). */
-export interface MutableCounters {
-  lists: number;
-  watches: number;
-  relists: number;
-  events: number;
-  decodeErrors: number;
-  errors: number;
-  readonly relistsByReason: Record<RelistReason | 'list-failed', number>;
-  readonly retriesByKind: Record<RetryKind, number>;
-}
+/** {@link ReflectorCounters} as the reflector keeps them while counting, every count writable (internal). */
+export type MutableCounters = { -readonly [K in keyof ReflectorCounters]: ReflectorCounters[K] extends number ? number : Record<keyof ReflectorCounters[K], number> };
 
 /** Every counter at zero, with a key for every reason and kind, so each label value is there from the start. */
 export function zeroCounters(): MutableCounters {

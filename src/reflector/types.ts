@@ -183,20 +183,15 @@ export interface ReflectOptions {
 }
 
 /** {@link ReflectOptions} after validation, defaults filled in. */
-export interface ResolvedReflectOptions {
-  readonly resyncPeriod: number;
-  readonly initialList: 'paged' | 'stream';
-  readonly listDelivery: 'whole' | 'pages';
-  readonly stripManagedFields: boolean;
-  readonly pageSize: number;
-  /** The caller chose pageSize: it then applies to every list. */
-  readonly pageSizeExplicit: boolean;
-  readonly backoff: BackoffOptions;
-  /** undefined when stall detection is off. */
-  readonly stall: StallOptions | undefined;
-  readonly minWatchTimeoutSeconds: number;
-  readonly scheduler: SchedulerLike;
-  readonly onTerminal: ((err: unknown) => boolean) | undefined;
-  readonly random: () => number;
-  readonly status: ((status: ReflectorStatus) => void) | undefined;
-}
+export type ResolvedReflectOptions = Required<
+  Pick<ReflectOptions, 'resyncPeriod' | 'initialList' | 'listDelivery' | 'stripManagedFields' | 'pageSize' | 'minWatchTimeoutSeconds' | 'scheduler' | 'random'>
+> &
+  Pick<ReflectOptions, 'onTerminal'> & {
+    /** The caller chose pageSize: it then applies to every list. */
+    readonly pageSizeExplicit: boolean;
+    readonly backoff: BackoffOptions;
+    /** undefined when stall detection is off. */
+    readonly stall: StallOptions | undefined;
+    /** An observer given as `status` reduced to its `next`. */
+    readonly status: ((status: ReflectorStatus) => void) | undefined;
+  };

@@ -7,16 +7,6 @@ import { ListDecoder, type ListEnvelope } from './listDecoder.js';
 import type { WatchBatch, WatchEvent } from './types.js';
 import { WatchDecoder } from './watchDecoder.js';
 
-/**
- * The items of one LIST response as a pull-based ix async iterable; the
- * envelope (resourceVersion, continue token) is available once iteration
- * has finished. Each iteration performs its own request.
- */
-export abstract class ListItemStream<T> extends AsyncIterableX<T> {
-  /** The envelope of the last completed iteration, `undefined` before one completed. */
-  abstract get envelope(): ListEnvelope | undefined;
-}
-
 /** How a list's decoder is made: managedFields left out or not, and its bound on one item. */
 export interface DecoderOptions {
   readonly stripManagedFields: boolean;
@@ -30,7 +20,12 @@ export interface WatchBody {
   readonly maxObjectBytes: number;
 }
 
-export class HttpListItemStream<T> extends ListItemStream<T> {
+/**
+ * The items of one LIST response as a pull-based ix async iterable; the
+ * envelope (resourceVersion, continue token) is available once iteration
+ * has finished. Each iteration performs its own request.
+ */
+export class HttpListItemStream<T> extends AsyncIterableX<T> {
   /** Each iteration is a new request; the factory keeps it lazy. */
   readonly #open: () => AsyncGenerator<Buffer, void, undefined>;
   /** Set when an iteration read the whole body; what `list` returns around the items. */

@@ -10,7 +10,7 @@ import { parseResourceRef, resourcePath, type ParsedResource } from './resourceR
 import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomResourceRef, type TypedResource } from './resources.js';
 import { clusterOf } from './identity.js';
 import type { ListerWatcher, ListOptions, ListResponse, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchBatch, WatchEvent, WatchOptions } from './types.js';
-import { HttpListItemStream, HttpWatchBatches, HttpWatchStream, ListItemStream, type WatchBody } from './httpStreams.js';
+import { HttpListItemStream, HttpWatchBatches, HttpWatchStream, type WatchBody } from './httpStreams.js';
 import { wireLimitsOf, type WireLimitOptions } from './wireLimits.js';
 import { MAX_TIMER_MS } from '../options/timerDelay.js';
 import { notServedExplainer, type NotServedExplainer } from './notServed.js';
@@ -106,9 +106,6 @@ export interface KubeSourceOptions extends WireLimitOptions {
 const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 const METADATA_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
-
-export { ListItemStream } from './httpStreams.js';
-
 /** A {@link ListerWatcher} over HTTP, with a streaming view of list bodies. */
 export interface KubeSource<T> extends ListerWatcher<T> {
   /** The resource this source reads. */
@@ -119,8 +116,10 @@ export interface KubeSource<T> extends ListerWatcher<T> {
   /**
    * Streams the items of one LIST response without collecting them, for
    * lists too large to hold (a body larger than 512 MiB decodes fine).
+   * Each iteration makes its own request; `envelope` (resourceVersion,
+   * continue token) is set once an iteration has read the whole body.
    */
-  listItems(opts: ListOptions, signal: AbortSignal): ListItemStream<T>;
+  listItems(opts: ListOptions, signal: AbortSignal): AsyncIterableX<T> & { readonly envelope: ListEnvelope | undefined };
   /** The events of one WATCH request a chunk of the response at a time (see {@link ListerWatcher.watchBatches}). */
   watchBatches(opts: WatchOptions, signal: AbortSignal): AsyncIterableX<WatchBatch<T>>;
   /** One LIST request read in two steps, its metadata first (see {@link ListerWatcher.listResponse}). */
@@ -161,14 +160,13 @@ export interface KubeSource<T> extends ListerWatcher<T> {
  * ```ts
  * import { KubeConfig } from '@kubernetes/client-node';
  * import { kubeSource } from 'rxkube';
- * import { randomWatchTimeoutSeconds } from 'rxkube/core';
  *
  * const kc = new KubeConfig();
  * kc.loadFromDefault();
  * const pods = kubeSource(kc, 'v1/pods', { namespace: 'default', labelSelector: 'app=web' }); // a KubeSource<V1Pod>
  * const ac = new AbortController();
  * const page = await pods.list({ resourceVersion: '0' }, ac.signal);
- * for await (const ev of pods.watch({ resourceVersion: page.metadata.resourceVersion, timeoutSeconds: randomWatchTimeoutSeconds() }, ac.signal)) {
+ * for await (const ev of pods.watch({ resourceVersion: page.metadata.resourceVersion, timeoutSeconds: 300 }, ac.signal)) {
  *   console.log(ev.type, ev.object.metadata?.name);
  * }
  * ```
@@ -256,7 +254,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
     return explained(getBody(auth, target, what, signal, { idleTimeoutMs, accept, list: listBounds }), notServed, what, signal);
   };
 
-  const listItems = (o: ListOptions, signal: AbortSignal): ListItemStream<T> => {
+  const listItems = (o: ListOptions, signal: AbortSignal): HttpListItemStream<T> => {
     const target = listUrl(o);
     const decoder = { stripManagedFields: o.stripManagedFields === true, maxObjectBytes };
     return new HttpListItemStream<T>(() => listBody(target, signal), decoder);
@@ -339,35 +337,6 @@ async function* explained(body: AsyncGenerator<Buffer, void, undefined>, notServ
     if (answered) throw err;
     throw await notServed.explain(err, what, signal);
   }
-}
-
-/**
- * A random watch timeout in `[minSeconds, 2 × minSeconds)`, like client-go's
- * reflector, so that many watchers started together do not all reconnect at
- * the same moment.
- *
- * ## Example
- * ```ts
- * import type { ListerWatcher } from 'rxkube';
- * import { randomWatchTimeoutSeconds } from 'rxkube/core';
- * import type { V1Pod } from '@kubernetes/client-node';
- * declare const source: ListerWatcher<V1Pod>;
- * declare const rv: string;
- * declare const signal: AbortSignal;
- *
- * source.watch({ resourceVersion: rv, timeoutSeconds: randomWatchTimeoutSeconds() }, signal);
- * ```
- *
- * @param minSeconds The lower bound.
- * @param random A source of numbers in [0, 1), for tests.
- * @returns Whole seconds in [minSeconds, 2 × minSeconds).
- * @default minSeconds 300
- */
-export function randomWatchTimeoutSeconds(minSeconds = 300, random: () => number = Math.random): number {
-  if (!Number.isSafeInteger(minSeconds) || minSeconds <= 0) {
-    throw new TypeError(`minSeconds: expected a positive integer, got ${describeValue(minSeconds)}`);
-  }
-  return Math.min(2 * minSeconds - 1, Math.floor(minSeconds + random() * minSeconds));
 }
 
 /** The cluster's server URL, checked: an http(s) URL without query or fragment; trailing slashes dropped. */

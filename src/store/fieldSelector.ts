@@ -98,17 +98,7 @@ function fieldText(obj: unknown, path: readonly string[]): string | undefined {
 
 /**
  * Escapes a value for use in field selector text, as Kubernetes does:
- * `\` → `\\`, `,` → `\,`, `=` → `\=`.
- *
- * ## Example
- * ```ts
- * import { escapeFieldValue, parseFieldSelector } from 'rxkube/core';
- * const sel = parseFieldSelector(`metadata.name=${escapeFieldValue('a,b')}`); // "metadata.name=a\,b"
- * sel.requirements[0]?.value; // "a,b"
- * ```
- *
- * @param value the raw value.
- * @returns the escaped text.
+ * `\` → `\\`, `,` → `\,`, `=` → `\=` (internal: how a selector prints itself).
  */
 export function escapeFieldValue(value: string): string {
   return value.replace(/[\\,=]/g, (ch) => `\\${ch}`);

@@ -16,13 +16,12 @@ export { createIndexer, type IndexerOptions } from './indexer.js';
 export { byNamespace, namespaceIndex, byLabel, byOwnerUid, byControllerUid, byField } from './indexFuncs.js';
 export {
   parseLabelSelector,
-  labelSelectorFromObject,
   type LabelSelector,
   type LabelSelectorObject,
   type LabelRequirement,
   type LabelOperator,
 } from './labelSelector.js';
-export { parseFieldSelector, escapeFieldValue, type FieldSelector, type FieldRequirement, type FieldOperator } from './fieldSelector.js';
+export { parseFieldSelector, type FieldSelector, type FieldRequirement, type FieldOperator } from './fieldSelector.js';
 export { SelectorParseError } from './errors/SelectorParseError.js';
 export { KeyError } from './errors/KeyError.js';
 export { IndexError } from './errors/IndexError.js';

@@ -3,8 +3,8 @@
 // IndexerOptions type (re-exported by indexer.ts).
 
 import { metaNamespaceKey } from './keys.js';
-import type { Indexers, KeyFunc } from './types.js';
-import { booleanOption, checkOptionNames, describeValue, functionOption } from '../options/validate.js';
+import type { Indexers, KeyFunc, StoreListOptions } from './types.js';
+import { booleanOption, checkOptionNames, describeValue, functionOption, optionNames } from '../options/validate.js';
 
 /** Options of {@link createIndexer}. */
 export interface IndexerOptions<T> {
@@ -27,8 +27,8 @@ export interface IndexerOptions<T> {
   readonly freeze?: boolean;
 }
 
-const OPTION_NAMES = ['keyFunc', 'indexers', 'freeze'] as const;
-const LIST_OPTION_NAMES = ['labelSelector', 'fieldSelector', 'namespace'] as const;
+const OPTION_NAMES = optionNames<IndexerOptions<unknown>>({ keyFunc: true, indexers: true, freeze: true });
+const LIST_OPTION_NAMES = optionNames<StoreListOptions>({ labelSelector: true, fieldSelector: true, namespace: true });
 
 export function checkIndexers<T>(indexers: unknown, where: string): Indexers<T> {
   if (indexers === null || typeof indexers !== 'object' || Array.isArray(indexers)) {
@@ -41,7 +41,7 @@ export function checkIndexers<T>(indexers: unknown, where: string): Indexers<T> 
 }
 
 /** createIndexer's options, checked and with their defaults filled in; throws TypeError. */
-export function checkIndexerOptions<T>(opts: IndexerOptions<T> | undefined): { keyFunc: KeyFunc<T>; indexers: Indexers<T>; freeze: boolean } {
+export function checkIndexerOptions<T>(opts: IndexerOptions<T> | undefined): Required<IndexerOptions<T>> {
   if (opts === undefined) return { keyFunc: metaNamespaceKey as KeyFunc<T>, indexers: {}, freeze: true };
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) throw new TypeError(`createIndexer: options must be an object, got ${describeValue(opts)}`);
   checkOptionNames('createIndexer', opts, OPTION_NAMES);

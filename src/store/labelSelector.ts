@@ -370,21 +370,8 @@ const EXPRESSION_OPERATORS: Readonly<Record<string, LabelOperator>> = { In: 'in'
  * Turns the structured selector found in object specs (`matchLabels` and
  * `matchExpressions`) into the same matcher {@link parseLabelSelector} makes.
  * An empty selector (`{}`) matches everything. In Kubernetes an absent
- * selector matches nothing; check for that before calling.
- *
- * ## Example
- * ```ts
- * import type { Informer } from 'rxkube';
- * import { labelSelectorFromObject } from 'rxkube/core';
- * import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
- * declare const pods: Informer<V1Pod>;
- * declare const deployment: V1Deployment;
- *
- * const sel = labelSelectorFromObject(deployment.spec?.selector ?? {});
- * const mine = pods.store.list({ namespace: 'shop', labelSelector: sel });
- * String(labelSelectorFromObject({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a'] }] }));
- * // "app=web,tier in (a)"
- * ```
+ * selector matches nothing; check for that before calling. Internal: the
+ * checks of webhook selectors and the simulator's matching use it.
  *
  * @param selector `matchLabels` (each an equality) and `matchExpressions`
  *   (operators `In`, `NotIn` with at least one value; `Exists`,

@@ -21,4 +21,4 @@ export type { WatchDelay, WatchDelayOptions } from './watch/watchDelay.js';
 export type { Churn, ChurnOptions, ChurnResult } from './faults/churn.js';
 export type { Preconditions } from './storage/storage.js';
 export { StatusError } from './server/StatusError.js';
-export type { Status, StatusDetails } from './server/StatusError.js';
+export type { Status, StatusErrorDetails } from './server/StatusError.js';

@@ -18,7 +18,7 @@ import type {
   WorkOutcome,
   WorkQueueOptions,
 } from './types.js';
-import { checkOptionNames, delayArgument, functionOption, schedulerOption, describeValue } from '../options/validate.js';
+import { checkOptionNames, delayArgument, functionOption, schedulerOption, describeValue, optionNames } from '../options/validate.js';
 
 const SHUT_DOWN: WorkQueueGetResult<never> = Object.freeze({ shutdown: true });
 
@@ -136,7 +136,7 @@ export class WorkQueue<T> {
   /** @internal Use {@link workQueue}. */
   constructor(opts: WorkQueueOptions<T>) {
     const where = 'workQueue';
-    const o = checkOptionNames(where, opts, ['name', 'scheduler', 'rateLimiter', 'onError']);
+    const o = checkOptionNames(where, opts, optionNames<WorkQueueOptions<unknown>>({ name: true, scheduler: true, rateLimiter: true, onError: true }));
     const name = o['name'] ?? '';
     if (typeof name !== 'string') throw new TypeError(`${where}: option "name" must be a string, got ${describeValue(name)}`);
     this.#name = name;

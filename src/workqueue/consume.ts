@@ -3,7 +3,7 @@ import { Observable } from 'rxjs';
 import { toError } from '../errors/reportError.js';
 import type { WorkQueueItemsOptions, WorkQueueProcessOptions, WorkQueueWorker, WorkOutcome } from './types.js';
 import type { WorkQueue } from './WorkQueue.js';
-import { booleanOption, checkOptionNames, describeValue } from '../options/validate.js';
+import { booleanOption, checkOptionNames, describeValue, optionNames } from '../options/validate.js';
 
 /** The queue's items as an ix async iterable whose every iterator is one worker. */
 export class QueueItems<T> extends AsyncIterableX<T> {
@@ -14,7 +14,7 @@ export class QueueItems<T> extends AsyncIterableX<T> {
 
   constructor(queue: WorkQueue<T>, opts: WorkQueueItemsOptions) {
     super();
-    const o = checkOptionNames('WorkQueue.items', opts, ['signal']);
+    const o = checkOptionNames('WorkQueue.items', opts, optionNames<WorkQueueItemsOptions>({ signal: true }));
     if (o['signal'] !== undefined && !(o['signal'] instanceof AbortSignal)) {
       throw new TypeError(`WorkQueue.items: option "signal" must be an AbortSignal, got ${describeValue(o['signal'])}`);
     }
@@ -92,7 +92,7 @@ export function processItems<T>(
 ): Observable<WorkOutcome<T>> {
   const where = 'WorkQueue.process';
   if (typeof worker !== 'function') throw new TypeError(`${where}: worker must be a function, got ${describeValue(worker)}`);
-  const o = checkOptionNames(where, opts, ['concurrency', 'requeue']);
+  const o = checkOptionNames(where, opts, optionNames<WorkQueueProcessOptions>({ concurrency: true, requeue: true }));
   const concurrency = o['concurrency'] ?? 1;
   if (typeof concurrency !== 'number' || !Number.isInteger(concurrency) || concurrency < 1) {
     throw new TypeError(`${where}: option "concurrency" must be an integer >= 1, got ${describeValue(concurrency)}`);

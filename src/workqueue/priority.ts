@@ -1,4 +1,5 @@
-import { checkOptionNames, describeValue } from '../options/validate.js';
+import { checkOptionNames, describeValue, optionNames } from '../options/validate.js';
+import type { WorkQueueAddOptions } from './types.js';
 
 /**
  * controller-runtime's low priority (`handler.LowPriority`): what a
@@ -18,10 +19,13 @@ import { checkOptionNames, describeValue } from '../options/validate.js';
  */
 export const LOW_PRIORITY = -100;
 
+// Built once: every add with options checks against it.
+const ADD_OPTION_NAMES = optionNames<WorkQueueAddOptions>({ priority: true });
+
 /** The priority of an add's options: 0 when absent, else a finite number. */
 export function priorityOption(where: string, opts: unknown): number {
   if (opts === undefined) return 0;
-  const priority = checkOptionNames(where, opts, ['priority'])['priority'];
+  const priority = checkOptionNames(where, opts, ADD_OPTION_NAMES)['priority'];
   if (priority === undefined) return 0;
   if (typeof priority !== 'number' || !Number.isFinite(priority)) {
     throw new TypeError(`${where}: option "priority" must be a finite number, got ${describeValue(priority)}`);

@@ -1,5 +1,5 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { checkOptionNames, numberOption, schedulerOption, describeValue } from '../options/validate.js';
+import { checkOptionNames, numberOption, schedulerOption, describeValue, optionNames } from '../options/validate.js';
 
 /**
  * Decides how long an item waits before it is retried, and remembers failures
@@ -59,7 +59,7 @@ export interface ItemExponentialFailureRateLimiterOptions {
  */
 export function itemExponentialFailureRateLimiter<T>(opts: ItemExponentialFailureRateLimiterOptions = {}): RateLimiter<T> {
   const where = 'itemExponentialFailureRateLimiter';
-  const o = checkOptionNames(where, opts, ['baseDelayMs', 'maxDelayMs']);
+  const o = checkOptionNames(where, opts, optionNames<ItemExponentialFailureRateLimiterOptions>({ baseDelayMs: true, maxDelayMs: true }));
   const baseDelayMs = numberOption(where, 'baseDelayMs', o['baseDelayMs'], 5);
   const maxDelayMs = numberOption(where, 'maxDelayMs', o['maxDelayMs'], 1_000_000);
   // Failures per item since it was last forgotten.
@@ -113,7 +113,7 @@ export interface ItemFastSlowRateLimiterOptions {
  */
 export function itemFastSlowRateLimiter<T>(opts: ItemFastSlowRateLimiterOptions): RateLimiter<T> {
   const where = 'itemFastSlowRateLimiter';
-  const o = checkOptionNames(where, opts, ['fastDelayMs', 'slowDelayMs', 'maxFastAttempts']);
+  const o = checkOptionNames(where, opts, optionNames<ItemFastSlowRateLimiterOptions>({ fastDelayMs: true, slowDelayMs: true, maxFastAttempts: true }));
   const fastDelayMs = numberOption(where, 'fastDelayMs', o['fastDelayMs'], NaN);
   const slowDelayMs = numberOption(where, 'slowDelayMs', o['slowDelayMs'], NaN);
   const maxFastAttempts = numberOption(where, 'maxFastAttempts', o['maxFastAttempts'], NaN, { integer: true });
@@ -175,7 +175,7 @@ export interface BucketRateLimiterOptions {
  */
 export function bucketRateLimiter<T>(opts: BucketRateLimiterOptions = {}): RateLimiter<T> {
   const where = 'bucketRateLimiter';
-  const o = checkOptionNames(where, opts, ['qps', 'burst', 'scheduler']);
+  const o = checkOptionNames(where, opts, optionNames<BucketRateLimiterOptions>({ qps: true, burst: true, scheduler: true }));
   const qps = numberOption(where, 'qps', o['qps'], 10, { min: Number.MIN_VALUE, finite: false });
   const burst = numberOption(where, 'burst', o['burst'], 100, { min: 1, integer: true });
   const scheduler = schedulerOption(where, o['scheduler'], asyncScheduler);
@@ -296,7 +296,7 @@ export interface DefaultControllerRateLimiterOptions {
  * @throws {TypeError} when `scheduler` is not a scheduler.
  */
 export function defaultControllerRateLimiter<T>(opts: DefaultControllerRateLimiterOptions = {}): RateLimiter<T> {
-  const o = checkOptionNames('defaultControllerRateLimiter', opts, ['scheduler']);
+  const o = checkOptionNames('defaultControllerRateLimiter', opts, optionNames<DefaultControllerRateLimiterOptions>({ scheduler: true }));
   const scheduler = schedulerOption('defaultControllerRateLimiter', o['scheduler'], asyncScheduler);
   return maxOfRateLimiter<T>(
     itemExponentialFailureRateLimiter({ baseDelayMs: 5, maxDelayMs: 1_000_000 }),

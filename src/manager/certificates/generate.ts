@@ -1,6 +1,6 @@
 import { KeyObject, webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
-import { checkOptionNames, describeValue } from '../../options/validate.js';
+import { checkOptionNames, describeValue, optionNames } from '../../options/validate.js';
 import { CertificateError } from './CertificateError.js';
 import { checkKeyMatches, nodeCertificate, privateKey, signingKey } from './pem.js';
 import type { TlsPair } from './tlsPair.js';
@@ -87,7 +87,7 @@ function validity(where: string, o: Record<string, unknown>): Validity {
 }
 
 function servingOptions(where: string, opts: ServingOptions): { dnsNames: string[]; ipAddresses: string[]; validity: Validity } {
-  const o = checkOptionNames(where, opts, ['dnsNames', 'ipAddresses', 'validityMs', 'now']);
+  const o = checkOptionNames(where, opts, optionNames<ServingOptions>({ dnsNames: true, ipAddresses: true, validityMs: true, now: true }));
   const dnsNames = o['dnsNames'];
   if (!Array.isArray(dnsNames) || dnsNames.length === 0) throw new TypeError(`${where}: option "dnsNames" must be a non-empty array of DNS names, got ${describeValue(dnsNames)}`);
   for (const [i, n] of (dnsNames as unknown[]).entries()) {
@@ -129,7 +129,7 @@ function pkcs8(key: webcrypto.CryptoKey): string {
  * @throws {TypeError} when an option is missing or invalid.
  */
 export async function generateCa(opts: GenerateCaOptions): Promise<IssuedPair> {
-  const o = checkOptionNames('generateCa', opts, ['commonName', 'validityMs', 'now']);
+  const o = checkOptionNames('generateCa', opts, optionNames<GenerateCaOptions>({ commonName: true, validityMs: true, now: true }));
   const cn = o['commonName'];
   if (typeof cn !== 'string' || cn.length === 0 || cn.length > 64) throw new TypeError(`generateCa: option "commonName" must be a string of 1 to 64 characters, got ${describeValue(cn)}`);
   const span = validity('generateCa', o);

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SchedulerLike } from 'rxjs';
 import type { CustomResource } from '../../crd/customResource.js';
-import { checkOptionNames, describeValue, numberOption } from '../../options/validate.js';
+import { checkOptionNames, describeValue, numberOption, optionNames } from '../../options/validate.js';
 
 /**
  * Serving certificates the runner provisions for its webhooks, instead of
@@ -70,23 +70,18 @@ export interface WebhookCertificates {
   readonly rotateBeforeMs?: number;
 }
 
-/** The options once checked (internal). */
-export interface ResolvedWebhookCertificates {
-  readonly kubeConfig: KubeConfig;
-  readonly name: string;
-  readonly secret: { readonly namespace: string; readonly name: string };
+/** The options once checked (internal): `service` and `hosts` become the certificate's names, `customResources` the CRDs'. */
+export type ResolvedWebhookCertificates = Required<
+  Pick<WebhookCertificates, 'kubeConfig' | 'name' | 'secret' | 'validityMs' | 'caValidityMs' | 'caSettleMs' | 'rotateBeforeMs'>
+> & {
   readonly dnsNames: readonly string[];
   /** IP addresses of `hosts`, in the form Node prints them. */
   readonly ipAddresses: readonly string[];
   /** The CRDs' names, `<plural>.<group>`. */
   readonly crdNames: readonly string[];
-  readonly validityMs: number;
-  readonly caValidityMs: number;
-  readonly caSettleMs: number;
-  readonly rotateBeforeMs: number;
   /** The clock of decisions and timers: the manager's. */
   readonly scheduler: SchedulerLike;
-}
+};
 
 const DAY_MS = 86_400_000;
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -116,7 +111,7 @@ function hostsOption(value: unknown): { dns: string[]; ips: string[] } {
 }
 
 function namespacedName(path: string, value: unknown, nameIsLabel: boolean): { namespace: string; name: string } {
-  const o = checkOptionNames(`${W}.${path}"`, value, ['namespace', 'name']);
+  const o = checkOptionNames(`${W}.${path}"`, value, optionNames<NonNullable<WebhookCertificates['secret']> & WebhookCertificates['service']>({ namespace: true, name: true }));
   return { namespace: nameOption(`${path}.namespace`, o['namespace'], true), name: nameOption(`${path}.name`, o['name'], nameIsLabel) };
 }
 
@@ -126,7 +121,7 @@ function namespacedName(path: string, value: unknown, nameIsLabel: boolean): { n
  */
 export function resolveWebhookCertificates(value: unknown, scheduler: SchedulerLike): ResolvedWebhookCertificates | undefined {
   if (value === undefined) return undefined;
-  const o = checkOptionNames(`${W}"`, value, ['kubeConfig', 'name', 'service', 'hosts', 'secret', 'customResources', 'validityMs', 'rotateBeforeMs', 'caValidityMs', 'caSettleMs']);
+  const o = checkOptionNames(`${W}"`, value, optionNames<WebhookCertificates>({ kubeConfig: true, name: true, service: true, hosts: true, secret: true, customResources: true, validityMs: true, rotateBeforeMs: true, caValidityMs: true, caSettleMs: true }));
   const kc = o['kubeConfig'] as KubeConfig | undefined;
   if (typeof kc !== 'object' || kc === null || typeof kc.getCurrentCluster !== 'function') {
     throw new TypeError(`${W}.kubeConfig" must be a KubeConfig, got ${describeValue(kc)}`);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { printable } from '../../errors/printable.js';
 import type { ResourceType } from '../storage/resources.js';
-import { StatusError, type StatusDetails } from '../server/status.js';
+import { StatusError, type StatusErrorDetails } from '../server/status.js';
 import { postJson, WebhookCallError } from './call.js';
 import type { RegisteredWebhook } from './configurations.js';
 import type { AdmissionAttributes } from './matching.js';
@@ -86,7 +86,7 @@ function denial(name: string, result: unknown): StatusError {
   return new StatusError(code, reason === '' ? '' : reason, message, details);
 }
 
-function boundedDetails(d: AnyObject): StatusDetails {
+function boundedDetails(d: AnyObject): StatusErrorDetails {
   const s = (v: unknown): string | undefined => (typeof v === 'string' ? printable(v.slice(0, 512)) : undefined);
   const causes = Array.isArray(d['causes'])
     ? d['causes'].slice(0, 32).filter(isRecord).map((c) => ({ ...(s(c['reason']) ? { reason: s(c['reason']) } : {}), ...(s(c['message']) ? { message: s(c['message']) } : {}), ...(s(c['field']) ? { field: s(c['field']) } : {}) }))

@@ -6,12 +6,12 @@ export interface Status {
   readonly status: 'Failure' | 'Success';
   readonly message: string;
   readonly reason: string;
-  readonly details?: StatusDetails;
+  readonly details?: StatusErrorDetails;
   readonly code: number;
 }
 
-/** `Status.details`: which object the error is about, and retry advice. */
-export interface StatusDetails {
+/** `Status.details` of a simulated error (Kubernetes' metav1.StatusDetails): which object the error is about, and retry advice. */
+export interface StatusErrorDetails {
   readonly name?: string;
   readonly group?: string;
   readonly kind?: string;
@@ -74,7 +74,7 @@ export class StatusError extends Error {
    * @param details optional Status details.
    * @param continueToken a continue token carried in `metadata.continue` (410 on an expired list).
    */
-  constructor(code: number, reason: string | undefined, message: string, details?: StatusDetails, continueToken?: string) {
+  constructor(code: number, reason: string | undefined, message: string, details?: StatusErrorDetails, continueToken?: string) {
     super(message);
     this.name = 'StatusError';
     this.code = code;

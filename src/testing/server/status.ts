@@ -1,7 +1,7 @@
-import { StatusError, type StatusDetails } from './StatusError.js';
+import { StatusError, type StatusErrorDetails } from './StatusError.js';
 
 export { defaultReason, StatusError } from './StatusError.js';
-export type { Status, StatusDetails } from './StatusError.js';
+export type { Status, StatusErrorDetails } from './StatusError.js';
 
 /** Identifies the object an error is about, as kube-apiserver's Status details do. */
 export interface ErrorSubject {
@@ -14,7 +14,7 @@ function qualified(r: ErrorSubject): string {
   return r.group === '' ? r.plural : `${r.plural}.${r.group}`;
 }
 
-function subjectDetails(r: ErrorSubject, name: string): StatusDetails {
+function subjectDetails(r: ErrorSubject, name: string): StatusErrorDetails {
   return { name, group: r.group, kind: r.plural };
 }
 
