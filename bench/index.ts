@@ -43,6 +43,7 @@ import { writes } from './writes.js';
 import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
 import { micro } from './micro.js';
+import { mcController } from './mcController.js';
 import { multiCluster } from './multiCluster.js';
 import { newcomer } from './newcomer.js';
 import { queue } from './queue.js';
@@ -55,7 +56,7 @@ import { webhooks } from './webhooks.js';
 
 const all: readonly Benchmark[] = [
   compare, micro, queue, store, decode, informerSync, watchThroughput, controllerPriority, readYourWrites, compression, writes, transport, paging,
-  multiCluster, newcomer, webhooks, apiserver,
+  multiCluster, mcController, newcomer, webhooks, apiserver,
 ];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (about 25 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'queue', 'store']);
