@@ -5,8 +5,10 @@
 //   node build/bench/fleetServer.js --clusters=10 --pods=5000 --namespaces=10
 //
 // Started by the runner with child_process.fork, it posts { event: 'ready', … }
-// once every server is seeded, then answers 'close'.
+// once every server is seeded, then answers 'labels' and 'leaseHolder' (what
+// the sharding benchmark reads off the first server) and 'close'.
 
+import type { V1Pod } from '@kubernetes/client-node';
 import { setImmediate as tick } from 'node:timers/promises';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { post, serve } from './lib/ipc.js';
@@ -48,7 +50,22 @@ for (let c = 0; c < clusters; c++) {
 }
 const ready: FleetReady = { event: 'ready', kubeConfigYamls: servers.map((s) => s.kubeConfigYaml()), podsPerCluster: pods, seedMs: performance.now() - t0, jsonBytes };
 
+/** Arguments of 'labels': the values of some label keys on every pod of the first server. */
+export interface LabelsArgs {
+  readonly keys: readonly string[];
+}
+
+/** Reply of 'labels': per pod, `namespace/name` and the value of each key asked for (null where absent). */
+export type LabelsReply = readonly (readonly [string, ...(string | null)[]])[];
+
 serve({
+  labels: ({ keys }: LabelsArgs): LabelsReply =>
+    (servers[0]?.list<V1Pod>('v1/pods') ?? []).map((p) => [`${p.metadata?.namespace}/${p.metadata?.name}`, ...keys.map((k) => p.metadata?.labels?.[k] ?? null)] as const),
+  /** The holder of a Lease on the first server, or null when there is none. */
+  leaseHolder: ({ namespace, name }: { namespace: string; name: string }): string | null => {
+    const lease = servers[0]?.get<{ spec?: { holderIdentity?: string } }>('coordination.k8s.io/v1/leases', namespace, name);
+    return lease?.spec?.holderIdentity ?? null;
+  },
   close: async () => {
     await Promise.all(servers.map((s) => s.close()));
     return true;

@@ -48,6 +48,7 @@ import { multiCluster } from './multiCluster.js';
 import { newcomer } from './newcomer.js';
 import { queue } from './queue.js';
 import { readYourWrites } from './readYourWrites.js';
+import { sharding } from './sharding.js';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { describeMachine, machine, sideBySide, table, type Row } from './lib/report.js';
 import { store } from './store.js';
@@ -56,7 +57,7 @@ import { webhooks } from './webhooks.js';
 
 const all: readonly Benchmark[] = [
   compare, micro, queue, store, decode, informerSync, watchThroughput, controllerPriority, readYourWrites, compression, writes, transport, paging,
-  multiCluster, mcController, newcomer, webhooks, apiserver,
+  multiCluster, mcController, sharding, newcomer, webhooks, apiserver,
 ];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (about 25 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'queue', 'store']);
