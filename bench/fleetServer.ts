@@ -5,7 +5,7 @@
 //   node build/bench/fleetServer.js --clusters=10 --pods=5000 --namespaces=10
 //
 // Started by the runner with child_process.fork, it posts { event: 'ready', … }
-// once every server is seeded, then answers 'labels' and 'leaseHolder' (what
+// once every server is seeded, then answers 'labels' and 'leases' (what
 // the sharding benchmark reads off the first server) and 'close'.
 
 import type { V1Pod } from '@kubernetes/client-node';
@@ -61,11 +61,11 @@ export type LabelsReply = readonly (readonly [string, ...(string | null)[]])[];
 serve({
   labels: ({ keys }: LabelsArgs): LabelsReply =>
     (servers[0]?.list<V1Pod>('v1/pods') ?? []).map((p) => [`${p.metadata?.namespace}/${p.metadata?.name}`, ...keys.map((k) => p.metadata?.labels?.[k] ?? null)] as const),
-  /** The holder of a Lease on the first server, or null when there is none. */
-  leaseHolder: ({ namespace, name }: { namespace: string; name: string }): string | null => {
-    const lease = servers[0]?.get<{ spec?: { holderIdentity?: string } }>('coordination.k8s.io/v1/leases', namespace, name);
-    return lease?.spec?.holderIdentity ?? null;
-  },
+  /** Every Lease of a namespace on the first server, as `[name, holderIdentity or null]`. */
+  leases: ({ namespace }: { namespace: string }): (readonly [string, string | null])[] =>
+    (servers[0]?.list<{ metadata?: { name?: string }; spec?: { holderIdentity?: string } }>('coordination.k8s.io/v1/leases', namespace) ?? []).map(
+      (l) => [l.metadata?.name ?? '', l.spec?.holderIdentity ?? null] as const,
+    ),
   close: async () => {
     await Promise.all(servers.map((s) => s.close()));
     return true;

@@ -7,9 +7,10 @@
 //   checkout, default virtual nodes, as the sharder places it), none a drain
 //   label, and each was reconciled by that replica (the last such
 //   reconcile's start counts);
-// - hand-over: one replica that does not run the sharder leaves
-//   (unsubscribes: a graceful leave); from then until none of its pods is
-//   labelled for it any more and each was reconciled by its new owner.
+// - hand-over: one replica that holds no election Lease (does not run the
+//   sharder) leaves (unsubscribes: a graceful leave); from then until each
+//   of its pods carries the label of its place on the ring of the rest and
+//   was reconciled by that replica.
 // With BENCH_BASELINE the baseline build runs too, interleaved round by round,
 // each run on a fresh server; the report gives the median of per-round ratios.
 //
@@ -55,6 +56,9 @@ interface ShardRun {
   readonly handOverMs: number;
   /** Pods the leaver owned. */
   readonly moved: number;
+  /** The replica that left, and who held an election Lease then. */
+  readonly leaver: string;
+  readonly electionHolders: readonly string[];
   /** CPU of every replica over the hand-over, ms. */
   readonly handOverCpuMs: number;
   /** The largest replica's peak RSS, bytes. */
@@ -140,9 +144,12 @@ async function runOnce(ctx: Context, build: Build, s: Sizes): Promise<ShardRun> 
     const cpu1 = replicas.map((r) => r.cpuMs());
     const reconciles = replicas.reduce((n, r) => n + r.reconciles, 0);
 
-    // The leaver: a replica that does not run the sharder (read off its election Lease), so the hand-over is not also a new election.
-    const leader = await server.request<string | null>('leaseHolder', { namespace: LEASE_NAMESPACE, name: `${CONTROLLER}.sharder` }, 30_000);
-    const leaver = [...replicas].reverse().find((r) => r.identity !== leader) as Replica;
+    // The leaver: a replica that holds no election (the sharder's), so the hand-over is not also a new election. A Lease
+    // not named after a replica is an election, whatever a build names it.
+    const leases = await server.request<(readonly [string, string | null])[]>('leases', { namespace: LEASE_NAMESPACE }, 30_000);
+    const ids = new Set(replicas.map((r) => r.identity));
+    const leading = new Set(leases.filter(([name, holder]) => !ids.has(name) && holder !== null).map(([, holder]) => holder));
+    const leaver = [...replicas].reverse().find((r) => !leading.has(r.identity)) as Replica;
     const labels = await server.request<LabelsReply>('labels', { keys: [SHARD_LABEL] } satisfies LabelsArgs, 30_000);
     const moving = new Set(labels.filter(([, owner]) => owner === leaver.identity).map(([key]) => key));
     const rest = replicas.filter((r) => r !== leaver);
@@ -157,6 +164,8 @@ async function runOnce(ctx: Context, build: Build, s: Sizes): Promise<ShardRun> 
       cpuMs: sum(cpu1) - sum(cpu0),
       handOverMs: handedAt - tLeave,
       moved: moving.size,
+      leaver: leaver.identity,
+      electionHolders: [...leading].filter((x): x is string => x !== null),
       handOverCpuMs: sum(cpu2) - sum(cpu1),
       maxRssBytes: Math.max(...replicas.map((r) => r.taken?.maxRssBytes ?? 0)),
     };
@@ -190,7 +199,7 @@ export const sharding: Benchmark = {
         const res = await runOnce(ctx, build, s);
         ctx.log(
           `sharding: ${buildLabel(build)} round ${r + 1}: settled in ${(res.settleMs / 1000).toFixed(2)} s (${res.reconciles} reconciles, CPU ${(res.cpuMs / 1000).toFixed(2)} s), ` +
-            `hand-over of ${res.moved} pods in ${(res.handOverMs / 1000).toFixed(2)} s (CPU ${(res.handOverCpuMs / 1000).toFixed(2)} s), peak RSS ${(res.maxRssBytes / MiB).toFixed(0)} MiB`,
+            `${res.leaver} (sharder: ${res.electionHolders.join(', ') || 'none seen'}) left: hand-over of ${res.moved} pods in ${(res.handOverMs / 1000).toFixed(2)} s (CPU ${(res.handOverCpuMs / 1000).toFixed(2)} s), peak RSS ${(res.maxRssBytes / MiB).toFixed(0)} MiB`,
         );
         results.set(build, [...(results.get(build) ?? []), res]);
       }
