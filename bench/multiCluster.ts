@@ -51,7 +51,7 @@ export const multiCluster: Benchmark = {
               const args: FleetArgs = { mode, build, kubeConfigYamls: mode === 'fleet' ? fleet.kubeConfigYamls : single.kubeConfigYamls, expected: total, timeoutMs: 600_000 };
               const res = await client.request<FleetResult>('run', args, 660_000);
               ctx.log(
-                `multicluster: ${labels[mode]}${withBaseline ? ` (${buildLabel(build)})` : ''} run ${r + 1}: ${(res.syncMs / 1000).toFixed(2)} s, heap ${(res.heapBytes / MiB).toFixed(0)} MiB, peak RSS ${(res.maxRssBytes / MiB).toFixed(0)} MiB`,
+                `multicluster: ${labels[mode]}${withBaseline ? ` (${buildLabel(build)})` : ''} run ${r + 1}: ${(res.syncMs / 1000).toFixed(2)} s, CPU ${(res.cpuMs / 1000).toFixed(2)} s, heap ${(res.heapBytes / MiB).toFixed(0)} MiB, peak RSS ${(res.maxRssBytes / MiB).toFixed(0)} MiB`,
               );
               results.set(mode, [...(results.get(mode) ?? []), res]);
             } finally {
@@ -68,15 +68,18 @@ export const multiCluster: Benchmark = {
           for (const build of ['current', 'baseline'] as const satisfies readonly Build[]) {
             const rs = all.filter((x) => x.build === build);
             rows.push(sideRow(`multicluster ${labels[mode]}`, buildLabel(build), 'time to sync', 's', rs.map((x) => x.syncMs / 1000)));
+            rows.push(sideRow(`multicluster ${labels[mode]}`, buildLabel(build), 'CPU over the sync', 's', rs.map((x) => x.cpuMs / 1000)));
             rows.push(sideRow(`multicluster ${labels[mode]}`, buildLabel(build), 'heap after gc', 'MiB', rs.map((x) => x.heapBytes / MiB)));
             rows.push(sideRow(`multicluster ${labels[mode]}`, buildLabel(build), 'peak RSS (process)', 'MiB', rs.map((x) => x.maxRssBytes / MiB)));
           }
           continue;
         }
         const secs = all.map((x) => x.syncMs / 1000);
+        const cpu = all.map((x) => x.cpuMs / 1000);
         const heap = all.map((x) => x.heapBytes / MiB);
         const rss = all.map((x) => x.maxRssBytes / MiB);
         rows.push(row('multicluster', labels[mode], 'time to sync', 's', summarize(secs), spread(secs, 2)));
+        rows.push(row('multicluster', labels[mode], 'CPU over the sync', 's', summarize(cpu), spread(cpu, 2)));
         rows.push(row('multicluster', labels[mode], 'heap after gc', 'MiB', summarize(heap), spread(heap, 0)));
         rows.push(row('multicluster', labels[mode], 'peak RSS (process)', 'MiB', summarize(rss), spread(rss, 0)));
       }
