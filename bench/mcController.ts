@@ -13,7 +13,7 @@
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { MiB } from './lib/heap.js';
 import { Child } from './lib/ipc.js';
-import { buildLabel, buildsOfRound, type Build } from './lib/library.js';
+import { buildLabel, builds, buildsOfRound, type Build } from './lib/library.js';
 import { sideRow, type Row } from './lib/report.js';
 import type { McControllerArgs, McControllerResult, McWork } from './mcControllerClient.js';
 import type { FleetReady } from './fleetServer.js';
@@ -31,7 +31,7 @@ export const mcController: Benchmark = {
     if (work !== 'none' && work !== 'microtask') throw new TypeError(`BENCH_MCC_WORK: expected none or microtask, got ${JSON.stringify(work)}`);
     const total = clusters * perCluster;
     const bench = `mccontroller ${clusters}×${perCluster} pods, concurrency ${concurrency}, reconcile ${work === 'none' ? 'sync' : 'awaits a microtask'}`;
-    ctx.log(`mccontroller: seeding ${clusters} clusters of ${perCluster} pods`);
+    ctx.log(`mccontroller: ${builds().join(' and ')} build; seeding ${clusters} clusters of ${perCluster} pods`);
     const server = new Child(new URL('./fleetServer.js', import.meta.url), [`--clusters=${clusters}`, `--pods=${perCluster}`, '--namespaces=10'], ['--max-old-space-size=4096']);
     try {
       const fleet = await server.next<FleetReady>(600_000);

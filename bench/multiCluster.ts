@@ -14,7 +14,7 @@
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { MiB } from './lib/heap.js';
 import { Child } from './lib/ipc.js';
-import { buildLabel, buildsOfRound, type Build } from './lib/library.js';
+import { buildLabel, builds, buildsOfRound, type Build } from './lib/library.js';
 import { row, sideRow, type Row } from './lib/report.js';
 import { summarize } from './lib/stats.js';
 import type { FleetArgs, FleetMode, FleetResult } from './fleetClient.js';
@@ -35,6 +35,7 @@ export const multiCluster: Benchmark = {
       fleet: `${clusters} clusters of ${perCluster}: multiClusterInformer`,
       'fleet-of-one': `1 cluster of ${total}: multiClusterInformer`,
     };
+    const withBaseline = builds().length > 1;
     ctx.log(`multicluster: seeding ${clusters} clusters of ${perCluster} pods, and 1 of ${total}`);
     const fleetServer = new Child(new URL('./fleetServer.js', import.meta.url), [`--clusters=${clusters}`, `--pods=${perCluster}`, `--namespaces=${namespaces}`], ['--max-old-space-size=8192']);
     const singleServer = new Child(new URL('./fleetServer.js', import.meta.url), ['--clusters=1', `--pods=${total}`, `--namespaces=${namespaces}`], ['--max-old-space-size=8192']);
@@ -42,7 +43,6 @@ export const multiCluster: Benchmark = {
       const [fleet, single] = [await fleetServer.next<FleetReady>(900_000), await singleServer.next<FleetReady>(900_000)];
       ctx.log(`multicluster: seeded in ${(fleet.seedMs / 1000).toFixed(1)} s and ${(single.seedMs / 1000).toFixed(1)} s; ${(fleet.jsonBytes / total).toFixed(0)} B of JSON per pod`);
       const results = new Map<FleetMode, FleetResult[]>();
-      const withBaseline = buildsOfRound(0).length > 1;
       for (let r = 0; r < ctx.repeats; r++) {
         for (const mode of ['single', 'fleet', 'fleet-of-one'] as const) {
           for (const build of buildsOfRound(r)) {

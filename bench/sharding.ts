@@ -22,7 +22,7 @@ import { hashRing } from 'rxkube/core';
 import { envNumber, wallNow, type Benchmark, type Context } from './lib/context.js';
 import { MiB } from './lib/heap.js';
 import { Child } from './lib/ipc.js';
-import { buildLabel, buildsOfRound, type Build } from './lib/library.js';
+import { buildLabel, builds, buildsOfRound, type Build } from './lib/library.js';
 import { processCpuMs } from './lib/measuredClient.js';
 import { sideRow, type Row } from './lib/report.js';
 import type { FleetReady, LabelsArgs, LabelsReply } from './fleetServer.js';
@@ -192,6 +192,7 @@ export const sharding: Benchmark = {
       timeoutMs: envNumber('BENCH_SHARD_TIMEOUT_MS', 120_000),
     };
     if (!Number.isSafeInteger(s.replicas) || s.replicas < 2) throw new TypeError(`BENCH_SHARD_REPLICAS: expected an integer of at least 2 (one leaves), got ${s.replicas}`);
+    ctx.log(`sharding: ${builds().join(' and ')} build`);
     const bench = `sharding ${s.replicas} replicas, ${s.pods} pods, concurrency ${s.concurrency}`;
     const results = new Map<Build, ShardRun[]>();
     for (let r = 0; r < ctx.repeats; r++) {

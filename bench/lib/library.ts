@@ -4,6 +4,7 @@
 // against this checkout's types; it uses only what both builds export under
 // the same names (the composite entry points and their core options).
 
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -15,7 +16,11 @@ export type Library = Pick<typeof import('rxkube'), 'informer' | 'kubeSource' | 
 
 /** The builds one round runs, in order: this checkout's, and the baseline's when `BENCH_BASELINE` names one. */
 export function builds(): Build[] {
-  return (process.env.BENCH_BASELINE ?? '') === '' ? ['current'] : ['current', 'baseline'];
+  const root = process.env.BENCH_BASELINE ?? '';
+  if (root === '') return ['current'];
+  // Checked here, before any server is seeded, rather than in the first measured process.
+  if (!existsSync(join(root, 'dist', 'index.js'))) throw new TypeError(`BENCH_BASELINE: ${JSON.stringify(root)} has no dist/index.js; build it (npm run build in that checkout)`);
+  return ['current', 'baseline'];
 }
 
 /**
