@@ -5,8 +5,10 @@
 //   node build/bench/fleetServer.js --clusters=10 --pods=5000 --namespaces=10
 //
 // Started by the runner with child_process.fork, it posts { event: 'ready', … }
-// once every server is seeded, then answers 'close'.
+// once every server is seeded, then answers 'labels' and 'leases' (what
+// the sharding benchmark reads off the first server) and 'close'.
 
+import type { V1Pod } from '@kubernetes/client-node';
 import { setImmediate as tick } from 'node:timers/promises';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { post, serve } from './lib/ipc.js';
@@ -48,7 +50,22 @@ for (let c = 0; c < clusters; c++) {
 }
 const ready: FleetReady = { event: 'ready', kubeConfigYamls: servers.map((s) => s.kubeConfigYaml()), podsPerCluster: pods, seedMs: performance.now() - t0, jsonBytes };
 
+/** Arguments of 'labels': the values of some label keys on every pod of the first server. */
+export interface LabelsArgs {
+  readonly keys: readonly string[];
+}
+
+/** Reply of 'labels': per pod, `namespace/name` and the value of each key asked for (null where absent). */
+export type LabelsReply = readonly (readonly [string, ...(string | null)[]])[];
+
 serve({
+  labels: ({ keys }: LabelsArgs): LabelsReply =>
+    (servers[0]?.list<V1Pod>('v1/pods') ?? []).map((p) => [`${p.metadata?.namespace}/${p.metadata?.name}`, ...keys.map((k) => p.metadata?.labels?.[k] ?? null)] as const),
+  /** Every Lease of a namespace on the first server, as `[name, holderIdentity or null]`. */
+  leases: ({ namespace }: { namespace: string }): (readonly [string, string | null])[] =>
+    (servers[0]?.list<{ metadata?: { name?: string }; spec?: { holderIdentity?: string } }>('coordination.k8s.io/v1/leases', namespace) ?? []).map(
+      (l) => [l.metadata?.name ?? '', l.spec?.holderIdentity ?? null] as const,
+    ),
   close: async () => {
     await Promise.all(servers.map((s) => s.close()));
     return true;

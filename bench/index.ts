@@ -7,12 +7,13 @@
 //   npm run bench -- micro queue     # the same, named as arguments
 //                                    # (compare, micro, queue, store; decode, informer-sync, watch,
 //                                    # controller-priority, readyourwrites, compression, writes,
-//                                    # transport, paging, multicluster, newcomer, webhooks,
-//                                    # apiserver run only when named)
+//                                    # transport, paging, multicluster, mccontroller, sharding,
+//                                    # newcomer, webhooks, apiserver run only when named)
 //   BENCH_WORKLOADS=relist,slow      # compare: only the workloads whose name contains one of these
 //   BENCH_SCALE=0.5 BENCH_REPEATS=5  # every default size × 0.5; repeats of each client run (default 3)
-//   BENCH_BASELINE=../old            # compare: also run the rxkube of another checkout (built: its dist/),
-//                                    # interleaved, as `rxkube baseline`, to measure a change before/after
+//   BENCH_BASELINE=../old            # compare, multicluster, mccontroller, sharding: also run the rxkube of
+//                                    # another checkout (built: its dist/), interleaved, as `rxkube baseline`,
+//                                    # to measure a change before/after
 //   BENCH_CLIENT_GO=0                # compare: without Go's client-go (built from Go modules otherwise)
 //
 // Sizes (before BENCH_SCALE): compare: BENCH_LIST_PODS (20k), BENCH_UPDATE_EVENTS (50k), BENCH_LARGE_PODS
@@ -25,7 +26,10 @@
 // controller-priority: BENCH_PRIORITY_PODS (20k), BENCH_PRIORITY_RECONCILE_MS (2), BENCH_PRIORITY_CONCURRENCY (1);
 // readyourwrites: BENCH_RYW_DURATION (20 s), BENCH_RYW_CHURN (×1), BENCH_RYW_WATCH_DELAY_MS (0); webhooks:
 // BENCH_WEBHOOK_ROUNDS (5), BENCH_WEBHOOK_SECONDS (10), BENCH_WEBHOOK_RATE (1000), BENCH_WEBHOOK_CREATES (400);
-// apiserver: BENCH_APISERVER_PODS (20k), BENCH_APISERVER_PATCHES (5k), BENCH_APISERVER_CLIENTS (all; a comma list).
+// apiserver: BENCH_APISERVER_PODS (20k), BENCH_APISERVER_PATCHES (5k), BENCH_APISERVER_CLIENTS (all; a comma list);
+// multicluster: BENCH_FLEET_CLUSTERS (10), BENCH_FLEET_PODS (5k); mccontroller: BENCH_MCC_CLUSTERS (10), BENCH_MCC_PODS (2k),
+// BENCH_MCC_CONCURRENCY (4), BENCH_MCC_WORK (microtask | none); sharding: BENCH_SHARD_REPLICAS (3), BENCH_SHARD_PODS (1k),
+// BENCH_SHARD_CONCURRENCY (4), BENCH_SHARD_LEASE_MS / _RENEW_MS / _RETRY_MS (3000 / 2000 / 500), BENCH_SHARD_TIMEOUT_MS (120000).
 // BENCH_JSON=path also writes the rows and the machine as JSON; BENCH_RESULTS=path moves RESULTS.md.
 //
 // Progress goes to stderr, the tables to stdout.
@@ -43,10 +47,12 @@ import { writes } from './writes.js';
 import { decode } from './decode.js';
 import { informerSync } from './informerSync.js';
 import { micro } from './micro.js';
+import { mcController } from './mcController.js';
 import { multiCluster } from './multiCluster.js';
 import { newcomer } from './newcomer.js';
 import { queue } from './queue.js';
 import { readYourWrites } from './readYourWrites.js';
+import { sharding } from './sharding.js';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { describeMachine, machine, sideBySide, table, type Row } from './lib/report.js';
 import { store } from './store.js';
@@ -55,7 +61,7 @@ import { webhooks } from './webhooks.js';
 
 const all: readonly Benchmark[] = [
   compare, micro, queue, store, decode, informerSync, watchThroughput, controllerPriority, readYourWrites, compression, writes, transport, paging,
-  multiCluster, newcomer, webhooks, apiserver,
+  multiCluster, mcController, sharding, newcomer, webhooks, apiserver,
 ];
 /** What runs without BENCH_FILTER: the side-by-side comparison and the micro-benchmarks (about 25 minutes on 2 cores). */
 const defaults = new Set(['compare', 'micro', 'queue', 'store']);

@@ -95,14 +95,27 @@ function medianOf(values: readonly number[]): number {
   return s.length === 0 ? Number.NaN : s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
-/** Median of the per-repeat ratios a/b (repeats ran interleaved, so each pair shares the machine's state). */
+/**
+ * Median of the per-repeat ratios a/b (repeats ran interleaved, so each pair shares the machine's state), with
+ * their [min–max] when there are several.
+ */
 function ratio(a: Row | undefined, b: Row | undefined): string {
   if (a?.values === undefined || b?.values === undefined) return '';
   const n = Math.min(a.values.length, b.values.length);
   const rs: number[] = [];
   for (let i = 0; i < n; i++) rs.push((a.values[i] as number) / (b.values[i] as number));
-  const m = medianOf(rs.filter(Number.isFinite));
-  return Number.isFinite(m) ? `${m.toFixed(2)}×` : '';
+  const finite = rs.filter(Number.isFinite);
+  const m = medianOf(finite);
+  if (!Number.isFinite(m)) return '';
+  return finite.length > 1 ? `${m.toFixed(2)}× [${Math.min(...finite).toFixed(2)}–${Math.max(...finite).toFixed(2)}]` : `${m.toFixed(2)}×`;
+}
+
+/**
+ * A side-by-side row: one case's per-round values of one metric (then `mean` is their median), for
+ * {@link sideBySide}. Rounds of the cases compared must be in the same order, as each ratio pairs round i with round i.
+ */
+export function sideRow(bench: string, kase: string, metric: string, unit: string, values: readonly number[], better: 'lower' | 'higher' = 'lower'): Row {
+  return { bench, case: kase, metric, unit, mean: medianOf(values), values, n: values.length, better };
 }
 
 /** The case of rxkube run with the runner image's Node options (compare's `rxkube-image` client). */
@@ -148,13 +161,16 @@ export function sideBySide(rows: readonly Row[], allClients: readonly string[]):
       ...(withImage ? [ratio(of(IMAGE_CASE), of('client-go'))] : []),
     ]);
   }
-  const head = ['workload', 'metric', ...clients, 'rxkube / floor', 'keep mF / floor', 'rxkube / client-node', 'rxkube / client-go', ...(withBaseline ? ['rxkube / baseline'] : []), ...(withImage ? ['image flags / client-go'] : [])];
-  const all = [head, ...lines];
+  const fullHead = ['workload', 'metric', ...clients, 'rxkube / floor', 'keep mF / floor', 'rxkube / client-node', 'rxkube / client-go', ...(withBaseline ? ['rxkube / baseline'] : []), ...(withImage ? ['image flags / client-go'] : [])];
+  // A ratio column no line fills (no floor or client-node ran: the before/after benchmarks alone) is left out.
+  const kept = fullHead.map((_, c) => c < 2 + clients.length || lines.some((line) => (line[c] ?? '') !== ''));
+  const head = fullHead.filter((_, c) => kept[c]);
+  const all = [head, ...lines.map((line) => line.filter((_, c) => kept[c]))];
   const widths = head.map((_, c) => Math.max(...all.map((line) => (line[c] ?? '').length)));
   const render = (line: readonly string[]): string =>
     line
       .map((cell, c) => (c < 2 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0)))
       .join('  ')
       .trimEnd();
-  return [render(head), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(render)].join('\n');
+  return all.map(render).toSpliced(1, 0, widths.map((w) => '-'.repeat(w)).join('  ')).join('\n');
 }
