@@ -7,8 +7,10 @@ import type { InformerEvent } from '../informer/InformerEvent.js';
 import { metaNamespaceKey } from '../store/keys.js';
 import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
-import { resolveOwnerOptions, type OwnerKeysOptions, type ResolvedOwnerOptions } from '../operators/ownerKeys.js';
-import { checkOptionNames, numberOption, describeValue } from '../options/validate.js';
+import { ownerPointers, resolveOwnerOptions, type OwnerKeysOptions, type ResolvedOwnerOptions } from '../operators/ownerKeys.js';
+import type { ControllerOptions } from '../controller/types.js';
+import type { Informer } from '../informer/types.js';
+import { checkOptionNames, numberOption, describeValue, optionNames } from '../options/validate.js';
 import { checkIdentity, shardLabels, type ShardLabels } from './labels.js';
 import { shardMembers, type ShardMembers } from './members.js';
 
@@ -57,10 +59,13 @@ export interface ShardedOwns extends OwnerKeysOptions {
   readonly resource: ResourceRef;
 }
 
-/** An owned resource after the checks, with the informer the sharder reads it from. */
+/** The index of an owned resource's informer: its controlling owner's key. */
+export const OWNER_INDEX = 'sharder.owner';
+
+/** An owned resource after the checks, with the informer the sharder reads it from (indexed by owner key). */
 export interface ResolvedOwns extends ShardedOwns {
   readonly owner: ResolvedOwnerOptions;
-  readonly objects: SharderSource<KubeObject>;
+  readonly objects: Informer<KubeObject>;
   /** For events and messages. */
   readonly name: string;
 }
@@ -108,7 +113,7 @@ export type ShardingEvent =
  * sharder(opts).subscribe();
  * ```
  */
-export interface SharderOptions<T extends KubeObject = KubeObject> {
+export interface SharderOptions<T extends KubeObject = KubeObject> extends Pick<ControllerOptions<T>, 'scheduler' | 'onError'> {
   /** The cluster. */
   readonly kc: KubeConfig;
   /** The sharded resource: `'v1/configmaps'`, `'example.com/v1/widgets'`… */
@@ -137,7 +142,7 @@ export interface SharderOptions<T extends KubeObject = KubeObject> {
   readonly owns?: readonly ShardedOwns[];
   /** Ring points per member. @default 1_000 */
   readonly virtualNodes?: number;
-  /** Label writes in flight at once. @default 8 */
+  /** Label writes in flight at once (the `concurrency` of the sharder's controller). @default 8 */
   readonly concurrency?: number;
   /** Milliseconds a departed member must wait before it may take back a Lease the sharder took over; the members' lease duration. @default 15_000 */
   readonly leaseDuration?: number;
@@ -145,10 +150,6 @@ export interface SharderOptions<T extends KubeObject = KubeObject> {
   readonly renewDeadline?: number;
   /** Milliseconds each request may take. @default 10_000 */
   readonly requestTimeoutMs?: number;
-  /** Clock and timers. @default asyncScheduler */
-  readonly scheduler?: SchedulerLike;
-  /** Receives failed writes and what the callbacks threw. @default undefined (reportError) */
-  readonly onError?: (err: Error) => void;
 }
 
 /** Sharder options after the checks. */
@@ -172,10 +173,10 @@ export interface ResolvedSharderOptions<T> {
   readonly onError: ((err: Error) => void) | undefined;
 }
 
-const NAMES = [
-  'kc', 'resource', 'namespace', 'controller', 'leaseNamespace', 'identity', 'objects', 'members', 'ringKey', 'owns', 'virtualNodes',
-  'concurrency', 'leaseDuration', 'renewDeadline', 'requestTimeoutMs', 'scheduler', 'onError',
-];
+const NAMES = optionNames<SharderOptions>({
+  kc: true, resource: true, namespace: true, controller: true, leaseNamespace: true, identity: true, objects: true, members: true, ringKey: true,
+  owns: true, virtualNodes: true, concurrency: true, leaseDuration: true, renewDeadline: true, requestTimeoutMs: true, scheduler: true, onError: true,
+});
 
 /** Checks every option up front, naming the bad one and its value. */
 export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions<T>): ResolvedSharderOptions<T> {
@@ -210,9 +211,10 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
     });
   const owns = checkOwns('sharder', o.owns).map((entry): ResolvedOwns => ({
     ...entry,
-    objects: informer(kubeSource(o.kc, entry.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }), {
+    objects: informer<KubeObject>(kubeSource(o.kc, entry.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }) as never, {
+      indexers: { [OWNER_INDEX]: (child) => ownerPointers(child, entry.owner).slice(0, 1).map((p) => p.key) },
       ...(o.onError !== undefined && { onError: o.onError }),
-    }) as unknown as SharderSource<KubeObject>,
+    }),
   }));
   return {
     kc: o.kc,
