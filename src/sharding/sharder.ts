@@ -75,9 +75,16 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
   return new Observable<ShardingEvent>((subscriber) => {
     const report = (err: unknown): void => reportTo(c.onError, err);
     const emit = (event: ShardingEvent): void => subscriber.next(event);
-    // Aborts the writes in flight when the sharder stops: another replica may be the sharder by then.
+    // Aborts the writes in flight when the sharder stops (another replica may be the sharder by then); what that fails is not news.
     const ended = new AbortController();
-    const signalOf = (ctx: { readonly signal: AbortSignal }): AbortSignal => AbortSignal.any([ctx.signal, ended.signal]);
+    const write = async <R>(ctx: { readonly signal: AbortSignal }, work: (signal: AbortSignal) => Promise<R>): Promise<R | undefined> => {
+      try {
+        return await work(AbortSignal.any([ctx.signal, ended.signal]));
+      } catch (err) {
+        if (ended.signal.aborted) return undefined;
+        throw err;
+      }
+    };
     let members: ShardMembers | undefined;
     let ring: HashRing | undefined;
     const members$ = c.members.pipe(
@@ -144,7 +151,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
         for: objects,
         // A membership change may move any object.
         watches: [{ source: leases, map: () => objects.store.listKeys() }],
-        reconcile: (obj, ctx) => place(obj, ctx.key, signalOf(ctx)),
+        reconcile: (obj, ctx) => write(ctx, (signal) => place(obj, ctx.key, signal)),
       }),
       ...c.owns.map((owned, i) =>
         controller<KubeObject>({
@@ -153,7 +160,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
           for: owned.objects,
           // A change of an owner (its shard label) wakes its children.
           watches: [{ source: objects, map: (owner: T) => owned.objects.store.byIndex(OWNER_INDEX, objects.store.keyOf(owner)).map((o) => owned.objects.store.keyOf(o)) }],
-          reconcile: (child, ctx) => follow(owned, i, child, ctx.key, signalOf(ctx)),
+          reconcile: (child, ctx) => write(ctx, (signal) => follow(owned, i, child, ctx.key, signal)),
         }),
       ),
       controller<ObservedShardLease>({
@@ -163,7 +170,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
         for: leases,
         // An object leaving a departed member may have been its last.
         watches: [{ source: objects, map: (obj: T) => departedShardOf(obj) }],
-        reconcile: (lease, ctx) => fences.forget(lease.name, signalOf(ctx)),
+        reconcile: (lease, ctx) => write(ctx, (signal) => fences.forget(lease.name, signal)),
       }),
     ] as Controller<unknown>[];
     const sub = merge(...controllers).subscribe({
