@@ -143,7 +143,8 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       const shard = obj.metadata?.labels?.[labels.shard];
       return shard !== undefined && members?.leases.get(shard)?.live === false ? shard : undefined;
     };
-    const common = { concurrency: c.concurrency, scheduler: c.scheduler, onError: report, readYourWrites: false, shutdownTimeoutMs: 0 } as const;
+    // Writes are conditional, so a cache that lags only costs a conflict: no read-your-writes wait. Keys go first in, first out.
+    const common = { concurrency: c.concurrency, scheduler: c.scheduler, onError: report, readYourWrites: false, shutdownTimeoutMs: 0, priorityQueue: false } as const;
     const controllers: Controller<unknown>[] = [
       controller<T>({
         ...common,
