@@ -8,6 +8,7 @@ import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/leaderelection/leaseLock.js';
 import { hashRing, shardedController, shardLabels, type ShardEvent, type ShardedControllerOptions } from '../../src/sharding/index.js';
+import { ReconcileTimeoutError } from '../../src/controller/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { Rng } from '../helpers/random.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -217,8 +218,34 @@ describe('shardedController (simulator, one process)', () => {
     }
   }, 60_000);
 
+  it("passes the controller's options to the controller of its share: a reconcile longer than reconcileTimeoutMs fails and sees its signal abort", async () => {
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'timeout' } });
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'slow', namespace: 'timeout' } });
+    const reasons: unknown[] = [];
+    const a = replica('a', 'timeout', 'timer', 20, {
+      reconcileTimeoutMs: 200,
+      // Never returns on its own: only the timeout ends it.
+      reconcile: (_cm, ctx) =>
+        new Promise<undefined>((resolve) => ctx.signal.addEventListener('abort', () => resolve(void reasons.push(ctx.signal.reason)), { once: true })),
+    });
+    try {
+      await waitFor(() => a.events.some((e) => e.type === 'outcome' && e.outcome.type === 'failed'), 'a failed outcome', 20_000);
+      const failed = a.events.flatMap((e) => (e.type === 'outcome' && e.outcome.type === 'failed' ? [e.outcome] : []));
+      expect(failed[0]).toMatchObject({ key: 'timeout/slow', error: expect.any(ReconcileTimeoutError) });
+      await waitFor(() => reasons.length > 0, 'the signal to abort');
+      expect(reasons[0]).toBeInstanceOf(ReconcileTimeoutError);
+      expect(a.errors).toEqual([]);
+    } finally {
+      a.stop.abort();
+      await waitFor(() => a.completed(), 'a to leave', 15_000);
+    }
+  }, 60_000);
+
   it.each([
     ['owns', { owns: [{ kind: 'ConfigMap' }] }],
+    ['reconcileTimeoutMs', { reconcileTimeoutMs: 0 }],
+    ['rateLimiter', { rateLimiter: () => 1 }],
+    ['errorPolicy', { errorPolicy: 'backoff' }],
     ['controller', { controller: 'Not_A_Dns_Label' }],
     ['identity', { identity: 'has/slash' }],
     ['leaseNamespace', { leaseNamespace: '' }],
