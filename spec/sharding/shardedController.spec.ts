@@ -7,7 +7,8 @@
 import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/leaderelection/leaseLock.js';
-import { hashRing, shardedController, shardLabels, type ShardEvent, type ShardedControllerOptions } from '../../src/sharding/index.js';
+import { hashRing } from '../../src/sharding/ring.js';
+import { shardedController, shardLabels, type ShardEvent, type ShardedControllerOptions } from '../../src/sharding/index.js';
 import { ReconcileTimeoutError } from '../../src/controller/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { Rng } from '../helpers/random.js';

@@ -2,7 +2,9 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import { describe, expectTypeOf, it } from 'vitest';
-import { hashRing, liveShards, shardedController, sharder, type ShardedControllerOptions, type ShardEvent, type ShardingEvent, type ShardMembers } from '../../src/sharding/index.js';
+import { liveShards } from '../../src/sharding/members.js';
+import { hashRing } from '../../src/sharding/ring.js';
+import { shardedController, sharder, type ShardedControllerOptions, type ShardEvent, type ShardingEvent, type ShardMembers } from '../../src/sharding/index.js';
 import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import type { ControllerOptions } from '../../src/controller/index.js';
 import type { Informer } from '../../src/informer/index.js';

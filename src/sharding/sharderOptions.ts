@@ -3,9 +3,7 @@ import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
 import { informer } from '../informer/informer.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { ResourceRef } from '../sources/types.js';
-import type { InformerEvent } from '../informer/InformerEvent.js';
 import { metaNamespaceKey } from '../store/keys.js';
-import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
 import { ownerPointers, resolveOwnerOptions, type OwnerKeysOptions, type ResolvedOwnerOptions } from '../operators/ownerKeys.js';
 import type { ControllerOptions } from '../controller/types.js';
@@ -13,33 +11,6 @@ import type { Informer } from '../informer/types.js';
 import { checkOptionNames, numberOption, describeValue, optionNames } from '../options/validate.js';
 import { checkIdentity, shardLabels, type ShardLabels } from './labels.js';
 import { shardMembers, type ShardMembers } from './members.js';
-
-/**
- * The objects a sharder reads: an informer over every object of the
- * sharded resource (metadata is enough), or anything shaped like one.
- *
- * ## Example
- * ```ts
- * import { informer, kubeSource, type PartialObjectMetadata } from 'rxkube';
- * import type { SharderSource } from 'rxkube/core';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kc: KubeConfig;
- *
- * const all: SharderSource<PartialObjectMetadata> = informer(kubeSource(kc, 'v1/configmaps', { metadataOnly: true }));
- * ```
- */
-export interface SharderSource<T> extends Observable<InformerEvent<T>> {
-  readonly store: {
-    /** The cached object under `key`, if any. */
-    getByKey(key: string): T | undefined;
-    /** Every cached key. */
-    listKeys(): Iterable<string>;
-    /** The key the cache files `obj` (or a tombstone) under. */
-    keyOf(obj: T | DeletedFinalStateUnknown<T>): string;
-  };
-  /** The current status, then each change; the sharder waits for `synced`. */
-  readonly status$: Observable<{ readonly synced: boolean }>;
-}
 
 /**
  * Objects owned by the sharded objects, which must live on the same replica
@@ -127,10 +98,10 @@ export interface SharderOptions<T extends KubeObject = KubeObject> extends Pick<
   /** This replica's identity: `<identity>/sharder` is written as holder of a departed member's Lease while its objects move. */
   readonly identity: string;
   /**
-   * Every object of the resource.
+   * Every object of the resource (metadata is enough).
    * @default a metadata-only informer over `resource` in `namespace`
    */
-  readonly objects?: SharderSource<T>;
+  readonly objects?: Informer<T>;
   /**
    * The live members.
    * @default shardMembers(kc, { namespace: leaseNamespace, controller }) — a fresh observation, which takes a member for live until its Lease stood still for a lease duration
@@ -160,7 +131,7 @@ export interface ResolvedSharderOptions<T> {
   readonly labels: ShardLabels;
   readonly leaseNamespace: string;
   readonly identity: string;
-  readonly objects: SharderSource<T>;
+  readonly objects: Informer<T>;
   readonly members: Observable<ShardMembers>;
   readonly ringKey: (obj: T) => string;
   readonly owns: readonly ResolvedOwns[];
@@ -197,7 +168,7 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
     o.objects ??
     (informer(kubeSource(o.kc, o.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }), {
       ...(o.onError !== undefined && { onError: o.onError }),
-    }) as unknown as SharderSource<T>);
+    }) as unknown as Informer<T>);
   if (typeof objects?.subscribe !== 'function' || typeof objects.store?.getByKey !== 'function' || typeof objects.status$?.subscribe !== 'function') {
     throw new TypeError(`objects: expected an informer, got ${describeValue(o.objects)}`);
   }
