@@ -209,7 +209,7 @@ const draining = (s: ShardedSettings, obj: KubeObject): boolean => obj.metadata?
  * (and of the owned objects, through the same selector), with the
  * controller's options passed through. The reconcile of a key whose object
  * carries the drain label hands the object over instead of calling the
- * user's: both labels go, conditional on the version read.
+ * user's: both labels go, conditional on the version read (LT-40, LT-41).
  */
 function memberTerm<T extends KubeObject>(opts: ShardedControllerOptions<T>, s: ShardedSettings): Term<T> {
   const {

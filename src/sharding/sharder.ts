@@ -191,7 +191,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
  * The member Leases as a controller source: the latest observation is the
  * store, and a Lease whose observation changed in a way the sharder acts on
  * (liveness; holder or record while departed) is an event. A live member's
- * renewal is none.
+ * renewal is none (LT-44).
  */
 function leaseSource(members$: Observable<ShardMembers>, latest: () => ShardMembers | undefined): ControllerSource<ObservedShardLease> {
   const events$ = new Observable<InformerEvent<ObservedShardLease>>((subscriber) => {
