@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, type Observable } from 'rxjs';
 import { informer } from '../informer/informer.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { ResourceRef } from '../sources/types.js';
@@ -123,26 +123,12 @@ export interface SharderOptions<T extends KubeObject = KubeObject> extends Pick<
   readonly requestTimeoutMs?: number;
 }
 
-/** Sharder options after the checks. */
-export interface ResolvedSharderOptions<T> {
-  readonly kc: KubeConfig;
-  readonly resource: ResourceRef;
-  readonly controller: string;
+/** Sharder options after the checks, with defaults applied. */
+export type ResolvedSharderOptions<T extends KubeObject> = Required<Omit<SharderOptions<T>, 'namespace' | 'owns' | 'onError'>> & {
   readonly labels: ShardLabels;
-  readonly leaseNamespace: string;
-  readonly identity: string;
-  readonly objects: Informer<T>;
-  readonly members: Observable<ShardMembers>;
-  readonly ringKey: (obj: T) => string;
   readonly owns: readonly ResolvedOwns[];
-  readonly virtualNodes: number;
-  readonly concurrency: number;
-  readonly leaseDuration: number;
-  readonly renewDeadline: number;
-  readonly requestTimeoutMs: number;
-  readonly scheduler: SchedulerLike;
   readonly onError: ((err: Error) => void) | undefined;
-}
+};
 
 const NAMES = optionNames<SharderOptions>({
   kc: true, resource: true, namespace: true, controller: true, leaseNamespace: true, identity: true, objects: true, members: true, ringKey: true,
