@@ -219,6 +219,43 @@ describe('shardedController (simulator, one process)', () => {
     }
   }, 60_000);
 
+  it('hands a drained object over in its own controller: after the reconcile in flight, as a released event, never as an outcome or through the error policy', async () => {
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'handover' } });
+    for (let i = 0; i < 20; i++) await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'handover' } });
+    const policyCalls: string[] = [];
+    const errorPolicy = (_err: Error, _cm: V1ConfigMap, ctx: { key: string }) => {
+      policyCalls.push(ctx.key);
+      return 'backoff' as const;
+    };
+    const a = replica('a', 'handover', 'hander', 200, { errorPolicy });
+    let b: ReturnType<typeof replica> | undefined;
+    const drain = shardLabels('hander').drain;
+    try {
+      await waitFor(() => owners('handover', 'hander').every((o) => o === 'a'), 'a to own everything', 20_000);
+      b = replica('b', 'handover', 'hander', 200, { errorPolicy });
+      const ring = hashRing(['a', 'b']);
+      const toB = server.list<V1ConfigMap>('v1/configmaps', 'handover').map((cm) => `handover/${cm.metadata!.name!}`).filter((k) => ring.ownerOf(k) === 'b');
+      const released = (): string[] => a.events.flatMap((e) => (e.type === 'released' ? [e.key] : []));
+      // a tells of a hand-over when its write returns, which may be after the sharder already gave the object to b.
+      await waitFor(() => owners('handover', 'hander').filter((o) => o === 'b').length === toB.length && released().length >= toB.length, "b's share to reach it", 20_000);
+      expect(released().sort()).toEqual([...toB].sort());
+      // Each hand-over came after a's last reconcile of that key ended.
+      for (const key of toB) {
+        const at = a.eventAt[a.events.findIndex((e) => e.type === 'released' && e.key === key)]!;
+        expect(a.log.filter((e) => e.key === key).every((e) => e.end !== undefined && e.end <= at)).toBe(true);
+      }
+      const outcomes = a.events.flatMap((e) => (e.type === 'outcome' && e.outcome.type !== 'gone' ? [e.outcome.obj] : []));
+      expect(outcomes.filter((cm) => cm.metadata?.labels?.[drain] !== undefined)).toEqual([]);
+      expect(policyCalls).toEqual([]);
+      expect(overlap(a, b)).toBeUndefined();
+      expect([...a.errors, ...b.errors]).toEqual([]);
+    } finally {
+      a.stop.abort();
+      b?.stop.abort();
+      await waitFor(() => a.completed() && (b?.completed() ?? true), 'both to leave', 15_000);
+    }
+  }, 60_000);
+
   it("passes the controller's options to the controller of its share: a reconcile longer than reconcileTimeoutMs fails and sees its signal abort", async () => {
     await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'timeout' } });
     await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'slow', namespace: 'timeout' } });
