@@ -256,6 +256,33 @@ describe('shardedController (simulator, one process)', () => {
     }
   }, 60_000);
 
+  it('a hand-over that meets a conflict backs off and hands the object over on the next try, reporting nothing', async () => {
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'conflict' } });
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'contested', namespace: 'conflict' } });
+    const policyCalls: string[] = [];
+    const a = replica('a', 'conflict', 'conflicter', 20, {
+      errorPolicy: (_err, _cm, ctx) => {
+        policyCalls.push(ctx.key);
+        return 'backoff';
+      },
+    });
+    const L = shardLabels('conflicter');
+    try {
+      await waitFor(() => owners('conflict', 'conflicter').every((o) => o === 'a') && a.log.some((e) => e.key === 'conflict/contested' && e.end !== undefined), 'a to own and reconcile it', 20_000);
+      // The next write to a ConfigMap (the hand-over: a is the ring owner, so the sharder leaves a drained object alone) is refused as a conflict.
+      server.faults.inject({ type: 'status', status: 409 }, { verb: 'patch', resource: 'v1/configmaps' });
+      await server.patch('v1/configmaps', 'conflict', 'contested', { metadata: { labels: { [L.drain]: 'true' } } });
+      await waitFor(() => a.events.some((e) => e.type === 'released' && e.key === 'conflict/contested'), 'the hand-over', 10_000);
+      expect(server.faults.pending()).toBe(0);
+      expect(a.events.filter((e) => e.type === 'outcome' && e.outcome.type === 'failed')).toEqual([]);
+      expect(policyCalls).toEqual([]);
+      expect(a.errors).toEqual([]);
+    } finally {
+      a.stop.abort();
+      await waitFor(() => a.completed(), 'a to leave', 15_000);
+    }
+  }, 60_000);
+
   it("passes the controller's options to the controller of its share: a reconcile longer than reconcileTimeoutMs fails and sees its signal abort", async () => {
     await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'timeout' } });
     await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'slow', namespace: 'timeout' } });
