@@ -66,6 +66,9 @@ export function runReplicas(
           // A real controller would check or fix something here.
           if (cm.data !== undefined) reconciled.add(ctx.key);
         },
+        // The controller's own options apply to the controller each replica runs over its share.
+        concurrency: 4,
+        reconcileTimeoutMs: 10_000,
         signal: opts.signal,
       }).subscribe({
         next: (e) => {

@@ -231,25 +231,17 @@ export {
   type WebhookCertificates,
 } from './manager/index.js';
 
-// sharding: the sharder, its hash ring, labels and membership, for a layout shardedController does not cover
+// sharding: the sharder, its labels and membership, for a layout shardedController does not cover
 export {
   sharder,
-  hashRing,
   shardLabels,
   ownerRingKey,
-  liveShards,
-  shardMembers,
   type ShardEvent,
   type ShardedOwns,
   type SharderOptions,
-  type SharderSource,
   type ShardingEvent,
-  type HashRing,
-  type HashRingOptions,
   type ShardLabels,
-  type LiveShardsOptions,
   type ShardMembers,
-  type ShardMembersOptions,
   type ObservedShardLease,
 } from './sharding/index.js';
 

@@ -5,7 +5,7 @@
 import { Subject, VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/leaderelection/leaseLock.js';
-import { liveShards, type ShardMembers } from '../../src/sharding/index.js';
+import { liveShards, type ShardMembers } from '../../src/sharding/members.js';
 import type { InformerEvent } from '../../src/informer/InformerEvent.js';
 
 let rv = 0;

@@ -8,7 +8,8 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/leaderelection/index.js';
-import { hashRing, shardLabels } from '../../src/sharding/index.js';
+import { shardLabels } from '../../src/sharding/index.js';
+import { hashRing } from '../../src/sharding/ring.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { Rng } from '../helpers/random.js';
 import { waitFor } from '../helpers/waitFor.js';

@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { hashRing, ownerRingKey, shardLabels, type HashRing } from '../../src/sharding/index.js';
+import { ownerRingKey, shardLabels } from '../../src/sharding/index.js';
+import { hashRing, type HashRing } from '../../src/sharding/ring.js';
 
 const keys = (n: number, prefix = 'default/obj'): string[] => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 

@@ -7,7 +7,9 @@
 import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/leaderelection/leaseLock.js';
-import { hashRing, shardedController, shardLabels, type ShardEvent, type ShardedControllerOptions } from '../../src/sharding/index.js';
+import { hashRing } from '../../src/sharding/ring.js';
+import { shardedController, shardLabels, type ShardEvent, type ShardedControllerOptions } from '../../src/sharding/index.js';
+import { ReconcileTimeoutError } from '../../src/controller/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { Rng } from '../helpers/random.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -217,8 +219,98 @@ describe('shardedController (simulator, one process)', () => {
     }
   }, 60_000);
 
+  it('hands a drained object over in its own controller: after the reconcile in flight, as a released event, never as an outcome or through the error policy', async () => {
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'handover' } });
+    for (let i = 0; i < 20; i++) await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'handover' } });
+    const policyCalls: string[] = [];
+    const errorPolicy = (_err: Error, _cm: V1ConfigMap, ctx: { key: string }) => {
+      policyCalls.push(ctx.key);
+      return 'backoff' as const;
+    };
+    const a = replica('a', 'handover', 'hander', 200, { errorPolicy });
+    let b: ReturnType<typeof replica> | undefined;
+    const drain = shardLabels('hander').drain;
+    try {
+      await waitFor(() => owners('handover', 'hander').every((o) => o === 'a'), 'a to own everything', 20_000);
+      b = replica('b', 'handover', 'hander', 200, { errorPolicy });
+      const ring = hashRing(['a', 'b']);
+      const toB = server.list<V1ConfigMap>('v1/configmaps', 'handover').map((cm) => `handover/${cm.metadata!.name!}`).filter((k) => ring.ownerOf(k) === 'b');
+      const released = (): string[] => a.events.flatMap((e) => (e.type === 'released' ? [e.key] : []));
+      // a tells of a hand-over when its write returns, which may be after the sharder already gave the object to b.
+      await waitFor(() => owners('handover', 'hander').filter((o) => o === 'b').length === toB.length && released().length >= toB.length, "b's share to reach it", 20_000);
+      expect(released().sort()).toEqual([...toB].sort());
+      // Each hand-over came after a's last reconcile of that key ended.
+      for (const key of toB) {
+        const at = a.eventAt[a.events.findIndex((e) => e.type === 'released' && e.key === key)]!;
+        expect(a.log.filter((e) => e.key === key).every((e) => e.end !== undefined && e.end <= at)).toBe(true);
+      }
+      const outcomes = a.events.flatMap((e) => (e.type === 'outcome' && e.outcome.type !== 'gone' ? [e.outcome.obj] : []));
+      expect(outcomes.filter((cm) => cm.metadata?.labels?.[drain] !== undefined)).toEqual([]);
+      expect(policyCalls).toEqual([]);
+      expect(overlap(a, b)).toBeUndefined();
+      expect([...a.errors, ...b.errors]).toEqual([]);
+    } finally {
+      a.stop.abort();
+      b?.stop.abort();
+      await waitFor(() => a.completed() && (b?.completed() ?? true), 'both to leave', 15_000);
+    }
+  }, 60_000);
+
+  it('a hand-over that meets a conflict backs off and hands the object over on the next try, reporting nothing', async () => {
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'conflict' } });
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'contested', namespace: 'conflict' } });
+    const policyCalls: string[] = [];
+    const a = replica('a', 'conflict', 'conflicter', 20, {
+      errorPolicy: (_err, _cm, ctx) => {
+        policyCalls.push(ctx.key);
+        return 'backoff';
+      },
+    });
+    const L = shardLabels('conflicter');
+    try {
+      await waitFor(() => owners('conflict', 'conflicter').every((o) => o === 'a') && a.log.some((e) => e.key === 'conflict/contested' && e.end !== undefined), 'a to own and reconcile it', 20_000);
+      // The next write to a ConfigMap (the hand-over: a is the ring owner, so the sharder leaves a drained object alone) is refused as a conflict.
+      server.faults.inject({ type: 'status', status: 409 }, { verb: 'patch', resource: 'v1/configmaps' });
+      await server.patch('v1/configmaps', 'conflict', 'contested', { metadata: { labels: { [L.drain]: 'true' } } });
+      await waitFor(() => a.events.some((e) => e.type === 'released' && e.key === 'conflict/contested'), 'the hand-over', 10_000);
+      expect(server.faults.pending()).toBe(0);
+      expect(a.events.filter((e) => e.type === 'outcome' && e.outcome.type === 'failed')).toEqual([]);
+      expect(policyCalls).toEqual([]);
+      expect(a.errors).toEqual([]);
+    } finally {
+      a.stop.abort();
+      await waitFor(() => a.completed(), 'a to leave', 15_000);
+    }
+  }, 60_000);
+
+  it("passes the controller's options to the controller of its share: a reconcile longer than reconcileTimeoutMs fails and sees its signal abort", async () => {
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'timeout' } });
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'slow', namespace: 'timeout' } });
+    const reasons: unknown[] = [];
+    const a = replica('a', 'timeout', 'timer', 20, {
+      reconcileTimeoutMs: 200,
+      // Never returns on its own: only the timeout ends it.
+      reconcile: (_cm, ctx) =>
+        new Promise<undefined>((resolve) => ctx.signal.addEventListener('abort', () => resolve(void reasons.push(ctx.signal.reason)), { once: true })),
+    });
+    try {
+      await waitFor(() => a.events.some((e) => e.type === 'outcome' && e.outcome.type === 'failed'), 'a failed outcome', 20_000);
+      const failed = a.events.flatMap((e) => (e.type === 'outcome' && e.outcome.type === 'failed' ? [e.outcome] : []));
+      expect(failed[0]).toMatchObject({ key: 'timeout/slow', error: expect.any(ReconcileTimeoutError) });
+      await waitFor(() => reasons.length > 0, 'the signal to abort');
+      expect(reasons[0]).toBeInstanceOf(ReconcileTimeoutError);
+      expect(a.errors).toEqual([]);
+    } finally {
+      a.stop.abort();
+      await waitFor(() => a.completed(), 'a to leave', 15_000);
+    }
+  }, 60_000);
+
   it.each([
     ['owns', { owns: [{ kind: 'ConfigMap' }] }],
+    ['reconcileTimeoutMs', { reconcileTimeoutMs: 0 }],
+    ['rateLimiter', { rateLimiter: () => 1 }],
+    ['errorPolicy', { errorPolicy: 'backoff' }],
     ['controller', { controller: 'Not_A_Dns_Label' }],
     ['identity', { identity: 'has/slash' }],
     ['leaseNamespace', { leaseNamespace: '' }],

@@ -2,7 +2,8 @@ import { describe, expectTypeOf, it } from 'vitest';
 import type { KubeConfig, V1Pod, V1Lease } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import { informer, kubeSource, type Informer, type InformerEvent } from '../../src/index.js';
-import { liveShards, type Lease, type ObservedShardLease, type ShardMembers } from '../../src/core.js';
+import type { Lease, ObservedShardLease, ShardMembers } from '../../src/core.js';
+import { liveShards } from '../../src/sharding/members.js';
 
 // Checked by `tsc` (the typecheck step of `npm test`): each @ts-expect-error must be an error. The calls sit in
 // functions that are never run, since they would reach for a cluster.

@@ -1,6 +1,6 @@
 import type { ControllerStatus } from './types.js';
 
-// Percentiles are over this many recent reconciles: enough for a stable p99, small enough to sort on every snapshot.
+// Percentiles are over this many recent reconciles: enough for a stable p99, small enough to keep sorted as they come.
 const WINDOW = 512;
 
 /** The controller's counters and recent durations, across all of its runs. */
@@ -14,15 +14,21 @@ export class ControllerStats {
   // The last WINDOW durations in a ring, so memory stays fixed however long the controller runs.
   readonly #durations: number[] = [];
   #next = 0;
+  // The same durations kept sorted, so a status (published several times per reconcile) reads percentiles without sorting.
+  readonly #sorted: number[] = [];
 
   recordDuration(ms: number): void {
     if (this.#durations.length < WINDOW) this.#durations.push(ms);
-    else this.#durations[this.#next] = ms;
+    else {
+      this.#sorted.splice(lowerBound(this.#sorted, this.#durations[this.#next]!), 1);
+      this.#durations[this.#next] = ms;
+    }
+    this.#sorted.splice(lowerBound(this.#sorted, ms), 0, ms);
     this.#next = (this.#next + 1) % WINDOW;
   }
 
   snapshot(state: ControllerStatus['state'], queueDepth: number, inFlight: number, stuck: readonly string[]): ControllerStatus {
-    const sorted = [...this.#durations].sort((a, b) => a - b);
+    const sorted = this.#sorted;
     return {
       state,
       queueDepth,
@@ -37,6 +43,18 @@ export class ControllerStats {
       stuck,
     };
   }
+}
+
+/** The first index of `sorted` whose value is not below `value`. */
+function lowerBound(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Nearest-rank percentile of sorted values; undefined when there are none. */

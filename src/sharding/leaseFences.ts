@@ -3,6 +3,7 @@ import { objectClient } from '../client/objectClient.js';
 import type { ObjectClient } from '../client/types.js';
 import { microTime } from '../leaderelection/elector.js';
 import type { Lease } from '../leaderelection/leaseLock.js';
+import type { ReconcileAction } from '../controller/types.js';
 import type { KubeObject } from '../store/types.js';
 import type { ShardMembers } from './members.js';
 import type { ResolvedSharderOptions, ShardingEvent } from './sharderOptions.js';
@@ -14,16 +15,6 @@ interface Fence {
   readonly sentAt: number;
 }
 
-/** What the fences read from and tell the rest of the sharder. */
-export interface LeaseFencesContext {
-  /** The membership last seen, undefined before the first. */
-  readonly members: () => ShardMembers | undefined;
-  /** Emits what was done. */
-  readonly emit: (event: ShardingEvent) => void;
-  /** Asks for `forget(member)` again after `delayMs`. */
-  readonly forgetLater: (member: string, delayMs: number) => void;
-}
-
 /**
  * The Leases of departed members: taken over (fenced) before their objects
  * move, so a member that was merely cut off cannot come back and act on
@@ -31,7 +22,9 @@ export interface LeaseFencesContext {
  */
 export class LeaseFences<T extends KubeObject> {
   readonly #c: ResolvedSharderOptions<T>;
-  readonly #ctx: LeaseFencesContext;
+  /** The membership last seen, undefined before the first. */
+  readonly #members: () => ShardMembers | undefined;
+  readonly #emit: (event: ShardingEvent) => void;
   readonly #leases: ObjectClient<Lease>;
   /** Never a member's name (identities have no '/'), so a fenced Lease never looks like its member renewed it, even when the sharder fences its own replica's Lease. */
   readonly #holder: string;
@@ -39,10 +32,13 @@ export class LeaseFences<T extends KubeObject> {
   readonly #fences = new Map<string, Fence>();
   /** One fencing write per member at a time, shared by every object of that member. */
   readonly #fencing = new Map<string, Promise<boolean | number>>();
+  /** Moves in flight per member: its Lease is not deleted while one is, so 'forgotten' comes after its last 'assigned'. */
+  readonly #moving = new Map<string, number>();
 
-  constructor(c: ResolvedSharderOptions<T>, ctx: LeaseFencesContext) {
+  constructor(c: ResolvedSharderOptions<T>, members: () => ShardMembers | undefined, emit: (event: ShardingEvent) => void) {
     this.#c = c;
-    this.#ctx = ctx;
+    this.#members = members;
+    this.#emit = emit;
     this.#holder = `${c.identity}/sharder`;
     this.#leases = objectClient<Lease>(c.kc, 'coordination.k8s.io/v1/leases', { namespace: c.leaseNamespace, timeoutMs: c.requestTimeoutMs });
   }
@@ -65,29 +61,40 @@ export class LeaseFences<T extends KubeObject> {
     return held !== undefined && this.#c.scheduler.now() < held.sentAt + this.#c.renewDeadline;
   }
 
+  /** Runs `move`, a move of one of `member`'s objects, during which its Lease is kept. */
+  async moving(member: string, move: () => Promise<void>): Promise<void> {
+    this.#moving.set(member, (this.#moving.get(member) ?? 0) + 1);
+    try {
+      await move();
+    } finally {
+      const left = this.#moving.get(member)! - 1;
+      if (left === 0) this.#moving.delete(member);
+      else this.#moving.set(member, left);
+    }
+  }
+
   /**
    * Deletes the Lease of a departed member once no object carries its label, so replicas that come and go
    * (new pod names) leave nothing behind; conditional on the version last seen or written. A member that
-   * comes back creates a new one.
+   * comes back creates a new one. Asks to be called again after a delay when the Lease must wait.
    */
-  async forget(member: string, signal: AbortSignal): Promise<void> {
+  async forget(member: string, signal: AbortSignal): Promise<ReconcileAction> {
     const c = this.#c;
-    const seen = this.#ctx.members()?.leases.get(member);
+    const seen = this.#members()?.leases.get(member);
+    // A fence being written means objects to move, whose moves wake this again.
     if (seen === undefined || seen.live || this.#fencing.has(member)) return;
+    if (this.#moving.has(member)) return { requeueAfter: 100 };
     for (const k of c.objects.store.listKeys()) {
       if (c.objects.store.getByKey(k)?.metadata?.labels?.[c.labels.shard] === member) return;
     }
     const now = c.scheduler.now();
     // Someone else's fence (a previous sharder's) is theirs until it expires.
-    if (seen.holder !== this.#holder && seen.holder !== '' && seen.holder !== member && seen.expiresAt > now) {
-      this.#ctx.forgetLater(member, seen.expiresAt - now + 10);
-      return;
-    }
+    if (seen.holder !== this.#holder && seen.holder !== '' && seen.holder !== member && seen.expiresAt > now) return { requeueAfter: seen.expiresAt - now + 10 };
     const held = this.#fences.get(member);
     const version = (held !== undefined && seen.holder === this.#holder ? held.lease : seen.lease).metadata?.resourceVersion;
     try {
       await this.#leases.delete(member, { signal, ...(version !== undefined && { preconditions: { resourceVersion: version } }) });
-      this.#ctx.emit({ type: 'forgotten', shard: member });
+      this.#emit({ type: 'forgotten', shard: member });
     } catch (err) {
       // Changed since (it came back, or a newer write of ours): the next pass judges it again.
       if (!isConflict(err) && !isNotFound(err)) throw err;
@@ -97,7 +104,7 @@ export class LeaseFences<T extends KubeObject> {
 
   async #takeLease(member: string, held: Fence | undefined, signal: AbortSignal): Promise<boolean | number> {
     const c = this.#c;
-    const seen = this.#ctx.members()?.leases.get(member);
+    const seen = this.#members()?.leases.get(member);
     const now = c.scheduler.now();
     if (seen?.live === true) return false;
     if (seen !== undefined && seen.holder !== '' && seen.holder !== this.#holder && seen.expiresAt > now) return seen.expiresAt - now;
@@ -117,7 +124,7 @@ export class LeaseFences<T extends KubeObject> {
         written = await this.#leases.replace({ ...base, spec: { ...base.spec, ...spec, leaseTransitions: transitions } }, { signal });
       }
       this.#fences.set(member, { lease: written, sentAt: now });
-      if (held === undefined) this.#ctx.emit({ type: 'fenced', shard: member });
+      if (held === undefined) this.#emit({ type: 'fenced', shard: member });
       return true;
     } catch (err) {
       if (isConflict(err) || isAlreadyExists(err)) return 0;

@@ -40,13 +40,13 @@ export interface ObservedShardLease<L extends Lease | V1Lease = Lease> {
 
 /**
  * The members of a sharded controller as one replica sees them, emitted by
- * {@link liveShards}; `L` is the Lease type of its informer.
+ * the members' Lease informer; `L` is the Lease type of that informer.
  *
  * ## Example
  * ```ts
- * import { hashRing, type ShardMembers } from 'rxkube/core';
+ * import type { ShardMembers } from 'rxkube/core';
  *
- * const ringOf = (m: ShardMembers) => hashRing(m.live);
+ * const describe = (m: ShardMembers) => `${m.live.length} live of ${m.leases.size}`;
  * ```
  */
 export interface ShardMembers<L extends Lease | V1Lease = Lease> {
@@ -58,15 +58,6 @@ export interface ShardMembers<L extends Lease | V1Lease = Lease> {
 
 /**
  * Options of {@link liveShards}.
- *
- * ## Example
- * ```ts
- * import { liveShards, type LiveShardsOptions } from 'rxkube/core';
- * import type { SchedulerLike } from 'rxjs';
- * declare const myVirtualScheduler: SchedulerLike;
- *
- * const opts: LiveShardsOptions = { scheduler: myVirtualScheduler };
- * ```
  */
 export interface LiveShardsOptions {
   /** The clock expiry is judged on, and its timers. @default asyncScheduler */
@@ -94,18 +85,6 @@ export interface LiveShardsOptions {
  * and `renewTime` apart (a `Date` subclass or the wire's string); the cache
  * holds the wire's JSON, so they are strings either way, and they are only
  * compared, never parsed.
- *
- * ## Example
- * ```ts
- * import { informer, kubeSource } from 'rxkube';
- * import { hashRing, liveShards, shardLabels } from 'rxkube/core';
- * import { map } from 'rxjs';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kc: KubeConfig;
- *
- * const leases = informer(kubeSource(kc, 'coordination.k8s.io/v1/leases', { namespace: 'shards', labelSelector: shardLabels('checker').leaseSelector }));
- * leases.pipe(liveShards(), map((m) => hashRing(m.live))).subscribe((ring) => console.log(ring.members));
- * ```
  *
  * @typeParam L The Lease type of the informer: {@link Lease} or client-node's `V1Lease`.
  * @param opts The clock.
@@ -183,16 +162,6 @@ export function liveShards<L extends Lease | V1Lease = Lease>(opts: LiveShardsOp
 
 /**
  * Options of {@link shardMembers}.
- *
- * ## Example
- * ```ts
- * import { shardMembers, type ShardMembersOptions } from 'rxkube/core';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kc: KubeConfig;
- *
- * const opts: ShardMembersOptions = { namespace: 'shards', controller: 'checker' };
- * shardMembers(kc, opts).subscribe((m) => console.log(m.live));
- * ```
  */
 export interface ShardMembersOptions extends LiveShardsOptions {
   /** Where the shard Leases are. */
@@ -209,15 +178,6 @@ export interface ShardMembersOptions extends LiveShardsOptions {
  * {@link liveShards}. Nothing is emitted before the Leases' first list is in,
  * then the members after every change. Subscribing starts the informer;
  * unsubscribing stops it.
- *
- * ## Example
- * ```ts
- * import { shardMembers } from 'rxkube/core';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kc: KubeConfig;
- *
- * shardMembers(kc, { namespace: 'shards', controller: 'checker' }).subscribe((m) => console.log(`live: ${m.live.join(', ')}`));
- * ```
  *
  * @param kc The kubeconfig; its identity needs list and watch on leases in the namespace.
  * @param opts The namespace, the controller and the clock.

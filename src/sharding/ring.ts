@@ -3,14 +3,6 @@ import { describeValue } from '../options/validate.js';
 
 /**
  * Options of {@link hashRing}.
- *
- * ## Example
- * ```ts
- * import { hashRing, type HashRingOptions } from 'rxkube/core';
- *
- * const opts: HashRingOptions = { virtualNodes: 2_000 };
- * const ring = hashRing(['replica-a', 'replica-b'], opts);
- * ```
  */
 export interface HashRingOptions {
   /**
@@ -24,14 +16,6 @@ export interface HashRingOptions {
 
 /**
  * A consistent hash ring over a set of members, made by {@link hashRing}.
- *
- * ## Example
- * ```ts
- * import { hashRing, type HashRing } from 'rxkube/core';
- *
- * const ring: HashRing = hashRing(['replica-a', 'replica-b', 'replica-c']);
- * ring.ownerOf('default/web'); // one of the three, the same on every replica
- * ```
  */
 export interface HashRing {
   /** The members, sorted, each once. */
@@ -56,17 +40,6 @@ export function ringHash(text: string): number {
  * them, all from other members; when one leaves, only its keys move. SHA-1
  * is used because similar names (`obj-1`, `obj-2`) must land far apart:
  * FNV-1a clusters them and leaves one member with most of the keys.
- *
- * ## Example
- * ```ts
- * import { hashRing } from 'rxkube/core';
- * declare const keys: string[];
- *
- * const before = hashRing(['a', 'b', 'c']);
- * const after = hashRing(['a', 'b', 'c', 'd']);
- * // Keys that change owner all move to 'd'.
- * const moved = keys.filter((k) => before.ownerOf(k) !== after.ownerOf(k));
- * ```
  *
  * @param members The live members' identities; duplicates count once.
  * @param opts How many points each member takes.

@@ -1,12 +1,19 @@
 import { asyncScheduler, distinctUntilChanged, map, Observable, of, ReplaySubject, share, skipWhile, startWith, switchMap, type SchedulerLike } from 'rxjs';
+import { objectClient } from '../client/objectClient.js';
+import type { ObjectClient } from '../client/types.js';
+import { controller, type Controller } from '../controller/controller.js';
+import type { ControllerSource } from '../controller/types.js';
+import { informer } from '../informer/informer.js';
 import { leaderElection } from '../leaderelection/leaderElection.js';
 import { leaseLock } from '../leaderelection/leaseLock.js';
 import { releaseLock } from '../leaderelection/release.js';
+import { isConflict, isNotFound } from '../sources/errors/guards.js';
+import { kubeSource } from '../sources/kubeSource.js';
+import type { CustomResourceRef } from '../sources/resources.js';
 import type { KubeObject } from '../store/types.js';
 import { shardMembers, type ShardMembers } from './members.js';
 import { sharder } from './sharder.js';
-import { resolveShardedOptions, type ShardedControllerOptions, type ShardEvent } from './shardedOptions.js';
-import { ShardRun } from './shardRun.js';
+import { checkShardedOptions, type ShardedControllerOptions, type ShardedSettings, type ShardEvent } from './shardedOptions.js';
 
 /** Timers of asyncScheduler on a clock that never jumps, so a wall-clock change cannot make a live Lease look expired. */
 const monotonic: SchedulerLike = {
@@ -24,20 +31,24 @@ const monotonic: SchedulerLike = {
  * - **a member**: it holds its own Lease, named after its `identity` in
  *   `leaseNamespace` and labelled as a shard of `controller`, renewed as a
  *   leader election renews (the same timings and renew deadline). While it
- *   holds it, it runs an informer over its share only — the API server
- *   filters on the label `shard.rxkube.io/<controller>=<identity>` — and a
- *   {@link controller} reconciling it. When a renewal fails past the renew
- *   deadline it stops: reconciles in flight see their signal abort, no new
- *   one starts, and the informer is let go.
+ *   holds it, it runs a {@link controller} (given the controller's options:
+ *   `concurrency`, `reconcileTimeoutMs`, `watches`, `rateLimiter`…) over an
+ *   informer of its share only — the API server filters on the label
+ *   `shard.rxkube.io/<controller>=<identity>`. When a renewal fails past
+ *   the renew deadline it stops: reconciles in flight see their signal
+ *   abort, no new one starts, and the informer is let go; a new term is a
+ *   new controller over a fresh informer.
  * - **a candidate to run the sharder** ({@link sharder}): of all replicas,
  *   the leader of an election on the Lease `<controller>.sharder` labels the
  *   objects with their owner on a consistent hash ring over the live members.
  *   Every replica watches the members' Leases all the time, so a new leader
  *   knows how long each has been silent.
  * - **a good citizen at hand-over**: an object the sharder marked with the
- *   drain label gets no new reconcile here; once the one in flight ended,
- *   this replica removes both labels, and only then does the sharder give
- *   the object to its new owner. So an object is never reconciled by two
+ *   drain label gets no new reconcile here: the controller's next turn for
+ *   that key, which comes only after the one in flight ended, removes both
+ *   labels instead (conditional on the version read; a conflict backs off
+ *   and tries the newer one), and only then does the sharder give the
+ *   object to its new owner. So an object is never reconciled by two
  *   replicas at once.
  *
  * Unsubscribing, or aborting `signal`, leaves gracefully: the sharder
@@ -81,18 +92,21 @@ const monotonic: SchedulerLike = {
  * @throws {TypeError} when an option is invalid.
  */
 export function shardedController<T extends KubeObject = KubeObject>(opts: ShardedControllerOptions<T>): Observable<ShardEvent<T>> {
-  const c = resolveShardedOptions(opts);
-  const timings = { leaseDuration: c.leaseDuration, renewDeadline: c.renewDeadline, retryPeriod: c.retryPeriod };
+  const s = checkShardedOptions(opts);
+  const { kc, controller: name, identity, leaseNamespace } = opts;
+  const { requestTimeoutMs } = s;
+  // The first term's controller is built now, so that a bad controller option throws here rather than on membership.
+  let first: Term<T> | undefined = memberTerm(opts, s);
   return new Observable<ShardEvent<T>>((subscriber) => {
     const emit = (e: ShardEvent<T>): void => subscriber.next(e);
     // Every replica keeps watching the members, so the sharder's next leader already knows who went silent when.
-    const members$ = shardMembers(c.kc, { namespace: c.leaseNamespace, controller: c.controller, scheduler: monotonic, onError: c.report }).pipe(
+    const members$ = shardMembers(kc, { namespace: leaseNamespace, controller: name, scheduler: monotonic, onError: s.report }).pipe(
       share({ connector: () => new ReplaySubject<ShardMembers>(1), resetOnRefCountZero: true }),
     );
-    const membersSub = members$.subscribe({ error: (err: unknown) => c.report(err) });
+    const membersSub = members$.subscribe({ error: (err: unknown) => s.report(err) });
 
-    const sharderLock = leaseLock(c.kc, { namespace: c.leaseNamespace, name: `${c.controller}.sharder`, timeoutMs: c.requestTimeoutMs });
-    const sharderSub = leaderElection({ lock: sharderLock, identity: c.identity, ...timings, onError: c.report })
+    const sharderLock = leaseLock(kc, { namespace: leaseNamespace, name: `${name}.sharder`, timeoutMs: requestTimeoutMs });
+    const sharderSub = leaderElection({ lock: sharderLock, identity, ...s.timings, onError: s.report })
       .pipe(
         map((l) => l.leading),
         distinctUntilChanged(),
@@ -101,22 +115,22 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
         switchMap((leading) =>
           leading
             ? sharder({
-                kc: c.kc,
-                resource: c.resource,
-                ...(c.namespace !== undefined && { namespace: c.namespace }),
-                controller: c.controller,
-                leaseNamespace: c.leaseNamespace,
-                identity: c.identity,
+                kc,
+                resource: opts.resource,
+                ...(opts.namespace !== undefined && { namespace: opts.namespace }),
+                controller: name,
+                leaseNamespace,
+                identity,
                 members: members$,
-                ringKey: c.ringKey,
-                owns: c.owns.map(({ owner: _owner, name: _name, ...o }) => o),
-                virtualNodes: c.virtualNodes,
-                concurrency: c.sharderConcurrency,
-                leaseDuration: c.leaseDuration,
-                renewDeadline: c.renewDeadline,
-                requestTimeoutMs: c.requestTimeoutMs,
+                ...(opts.ringKey !== undefined && { ringKey: opts.ringKey }),
+                owns: s.owns.map(({ owner: _owner, name: _name, ...o }) => o),
+                virtualNodes: s.virtualNodes,
+                concurrency: s.sharderConcurrency,
+                leaseDuration: s.timings.leaseDuration,
+                renewDeadline: s.timings.renewDeadline,
+                requestTimeoutMs: s.requestTimeoutMs,
                 scheduler: monotonic,
-                onError: c.report,
+                onError: s.report,
               }).pipe(
                 map((event): ShardEvent<T> => ({ type: 'sharding', event })),
                 startWith<ShardEvent<T>>({ type: 'sharder', leading: true }),
@@ -124,20 +138,31 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
             : of<ShardEvent<T>>({ type: 'sharder', leading: false }),
         ),
       )
-      .subscribe({ next: emit, error: (err: unknown) => c.report(err) });
+      .subscribe({ next: emit, error: (err: unknown) => s.report(err) });
 
     // The current membership term, and whether the replica is leaving (then no new term starts).
-    let run: ShardRun<T> | undefined;
+    let term: Term<T> | undefined;
     let leaving = false;
-    const memberLock = leaseLock(c.kc, { namespace: c.leaseNamespace, name: c.identity, labels: { [c.labels.lease]: c.controller }, timeoutMs: c.requestTimeoutMs });
-    const membershipSub = leaderElection({ lock: memberLock, identity: c.identity, ...timings, onError: c.report }).subscribe(({ leading }) => {
-      if (leading && run === undefined && !leaving) {
-        run = new ShardRun<T>(c, emit);
+    const memberLock = leaseLock(kc, { namespace: leaseNamespace, name: identity, labels: { [s.labels.lease]: name }, timeoutMs: requestTimeoutMs });
+    const membershipSub = leaderElection({ lock: memberLock, identity, ...s.timings, onError: s.report }).subscribe(({ leading }) => {
+      if (leading && term === undefined && !leaving) {
+        term = first ?? memberTerm(opts, s);
+        first = undefined;
+        term.emit = emit;
         emit({ type: 'member', member: true });
-        run.start();
-      } else if (!leading && run !== undefined) {
-        void run.stop(true);
-        run = undefined;
+        term.controller.subscribe({
+          next: (outcome) => {
+            // A hand-over is the controller's turn for a drained key, not a reconcile of the user's.
+            if (outcome.type === 'gone' || !draining(s, outcome.obj)) emit({ type: 'outcome', outcome });
+            else if (outcome.type === 'failed' && !(outcome.error instanceof StaleRelease)) s.report(outcome.error);
+          },
+          error: (err: unknown) => s.report(err),
+        });
+      } else if (!leading && term !== undefined) {
+        // Others may own its objects soon: reconciles in flight must stop.
+        term.lost.abort(new Error(`${identity} is no longer a member of ${name}`));
+        void term.controller.shutdown();
+        term = undefined;
         emit({ type: 'member', member: false });
       }
     });
@@ -147,20 +172,92 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
       if (leaving) return;
       leaving = true;
       sharderSub.unsubscribe();
-      const sharderReleased = releaseLock(sharderLock, c.identity, c.requestTimeoutMs);
+      const sharderReleased = releaseLock(sharderLock, identity, requestTimeoutMs);
       membersSub.unsubscribe();
-      const last = run;
-      run = undefined;
-      await last?.stop(false);
+      const last = term;
+      term = undefined;
+      await last?.controller.shutdown();
       membershipSub.unsubscribe();
-      await Promise.all([sharderReleased, releaseLock(memberLock, c.identity, c.requestTimeoutMs)]);
+      await Promise.all([sharderReleased, releaseLock(memberLock, identity, requestTimeoutMs)]);
     };
-    const leaveAndReport = (): Promise<void> => leave().catch((err: unknown) => c.report(err));
-    if (c.signal !== undefined) {
+    const leaveAndReport = (): Promise<void> => leave().catch((err: unknown) => s.report(err));
+    if (opts.signal !== undefined) {
       const onAbort = (): void => void leaveAndReport().then(() => subscriber.complete());
-      if (c.signal.aborted) onAbort();
-      else c.signal.addEventListener('abort', onAbort, { once: true });
+      if (opts.signal.aborted) onAbort();
+      else opts.signal.addEventListener('abort', onAbort, { once: true });
     }
     return () => void leaveAndReport();
   });
+}
+
+/** Thrown to retry a hand-over whose object changed under it; not a failure to report. */
+class StaleRelease extends Error {}
+
+/** One membership term: a controller over this replica's share, and its way out when membership is lost. */
+interface Term<T> {
+  readonly controller: Controller<T>;
+  /** Aborted when membership is lost: reconciles must stop, others may own their objects soon. */
+  readonly lost: AbortController;
+  /** Where the term's hand-overs are told: the replica that runs it, set when it starts. */
+  emit: (e: ShardEvent<T>) => void;
+}
+
+const draining = (s: ShardedSettings, obj: KubeObject): boolean => obj.metadata?.labels?.[s.labels.drain] !== undefined;
+
+/**
+ * Builds a membership term: `controller()` over an informer of the share
+ * (and of the owned objects, through the same selector), with the
+ * controller's options passed through. The reconcile of a key whose object
+ * carries the drain label hands the object over instead of calling the
+ * user's: both labels go, conditional on the version read (LT-40, LT-41).
+ */
+function memberTerm<T extends KubeObject>(opts: ShardedControllerOptions<T>, s: ShardedSettings): Term<T> {
+  const {
+    kc, resource, namespace, controller: name, identity, source, reconcile, errorPolicy, onError,
+    leaseNamespace: _leaseNamespace, ringKey: _ringKey, owns: _owns, virtualNodes: _virtualNodes, sharderConcurrency: _sharderConcurrency,
+    leaseDuration: _leaseDuration, renewDeadline: _renewDeadline, retryPeriod: _retryPeriod, requestTimeoutMs: _requestTimeoutMs, signal: _signal,
+    ...passed
+  } = opts;
+  const selector = s.labels.selectorFor(identity);
+  const shareOf = <O>(r: typeof resource): ControllerSource<O> =>
+    informer(kubeSource(kc, r as never, { labelSelector: selector, ...(namespace !== undefined && { namespace }) }), { onError: s.report }) as unknown as ControllerSource<O>;
+  const lost = new AbortController();
+  // Label writes per namespace.
+  const clients = new Map<string, ObjectClient<T>>();
+  const release = async (obj: T, key: string, signal: AbortSignal): Promise<void> => {
+    const md = obj.metadata;
+    if (md?.name === undefined || md.labels?.[s.labels.shard] !== identity) return;
+    const ns = md.namespace ?? '';
+    let client = clients.get(ns);
+    if (client === undefined) {
+      client = objectClient<T>(kc, resource as CustomResourceRef, { ...(ns !== '' && { namespace: ns }), timeoutMs: s.requestTimeoutMs });
+      clients.set(ns, client);
+    }
+    try {
+      await client.patch(md.name, { metadata: { resourceVersion: md.resourceVersion, labels: { [s.labels.shard]: null, [s.labels.drain]: null } } }, { type: 'merge', signal });
+    } catch (err) {
+      if (isNotFound(err)) return;
+      // The object changed since it was read: back off, and try the version the informer brings.
+      if (isConflict(err)) throw new StaleRelease(`${key} changed while being released`);
+      throw err;
+    }
+    term.emit({ type: 'released', key });
+  };
+  const term: Term<T> = {
+    lost,
+    emit: () => undefined,
+    controller: controller<T>({
+      ...passed,
+      name,
+      for: source?.(selector) ?? shareOf<T>(resource),
+      owns: s.owns.map(({ resource: owned, owner: _owner, name: _name, ...ownerOptions }) => ({ source: shareOf<KubeObject>(owned), ...ownerOptions })),
+      reconcile: (obj, ctx) => {
+        const signal = AbortSignal.any([ctx.signal, lost.signal]);
+        return draining(s, obj) ? release(obj, ctx.key, signal) : reconcile(obj, { ...ctx, signal });
+      },
+      errorPolicy: (err, obj, ctx) => (draining(s, obj) || errorPolicy === undefined ? 'backoff' : errorPolicy(err, obj, ctx)),
+      ...(onError !== undefined && { onError }),
+    }),
+  };
+  return term;
 }

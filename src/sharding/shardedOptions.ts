@@ -1,12 +1,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { informer } from '../informer/informer.js';
-import type { ControllerSource, ErrorPolicy, ReconcileOutcome, Reconciler } from '../controller/types.js';
+import type { ControllerOptions, ControllerSource, ReconcileOutcome } from '../controller/types.js';
 import { reportTo } from '../errors/reportTo.js';
-import { kubeSource } from '../sources/kubeSource.js';
 import type { ResourceRef } from '../sources/types.js';
-import { metaNamespaceKey } from '../store/keys.js';
 import type { KubeObject } from '../store/types.js';
-import { checkOptionNames, numberOption, describeValue } from '../options/validate.js';
+import { checkOptionNames, describeValue, functionOption, numberOption, optionNames } from '../options/validate.js';
 import { checkIdentity, shardLabels, type ShardLabels } from './labels.js';
 import { checkOwns, type ShardedOwns, type ShardingEvent } from './sharderOptions.js';
 import type { ResolvedOwnerOptions } from '../operators/ownerKeys.js';
@@ -36,7 +33,9 @@ export type ShardEvent<T> =
   | { readonly type: 'released'; readonly key: string };
 
 /**
- * Options of {@link shardedController}.
+ * Options of {@link shardedController}: those of {@link controller} (less
+ * the sources, the name and the clock, which the sharded controller makes),
+ * passed to each membership term's controller, and the sharding's own.
  *
  * ## Example
  * ```ts
@@ -48,36 +47,28 @@ export type ShardEvent<T> =
  * const opts: ShardedControllerOptions<V1ConfigMap> = {
  *   kc, resource: 'v1/configmaps', controller: 'checker', identity: 'replica-a', leaseNamespace: 'shards',
  *   reconcile: async (cm) => console.log(cm.metadata?.name),
+ *   reconcileTimeoutMs: 60_000,
  * };
  * ```
  */
-export interface ShardedControllerOptions<T extends KubeObject = KubeObject> {
+export type ShardedControllerOptions<T extends KubeObject = KubeObject> = Omit<ControllerOptions<T>, 'for' | 'owns' | 'name' | 'scheduler' | 'signal'> & {
   /** The cluster. */
   readonly kc: KubeConfig;
   /** The sharded resource, as `kubeSource` takes it. */
   readonly resource: ResourceRef;
   /** Only objects of this namespace. @default undefined (every namespace) */
   readonly namespace?: string;
-  /** The controller's name, the same on every replica; it names the labels and the Leases. A label name. */
+  /** The controller's name, the same on every replica; it names the labels, the Leases and the controller. A label name. */
   readonly controller: string;
   /** This replica's identity, unique among the replicas and stable across its restarts if possible (a pod name). A DNS label. */
   readonly identity: string;
   /** Where the members' Leases and the sharder's election Lease live. */
   readonly leaseNamespace: string;
-  /** Reconciles one object of this replica's share. Its `ctx.signal` aborts when the replica stops being a member. */
-  readonly reconcile: Reconciler<T>;
-  /** What happens after a failed reconcile (see `controller`). @default () => 'backoff' */
-  readonly errorPolicy?: ErrorPolicy<T>;
-  /** Reconciles at once on this replica. @default 1 */
-  readonly concurrency?: number;
-  /** Every object is reconciled again this many ms after its last reconcile; 0 never. @default 0 */
-  readonly resyncPeriod?: number;
-  /** How long a replica that stops waits for reconciles in flight. @default 30_000 */
-  readonly shutdownTimeoutMs?: number;
   /**
-   * Builds this replica's informer over its share, given the label selector
-   * `shard.rxkube.io/<controller>=<identity>`; called again on every new
-   * membership term. Build it with the selector so the API server filters.
+   * Builds the informer over this replica's share, given the label selector
+   * `shard.rxkube.io/<controller>=<identity>`: once at the call (for the
+   * first membership term, so a bad option fails there), then on every new
+   * term. Build it with the selector so the API server filters.
    * @default (labelSelector) => informer(kubeSource(kc, resource, { namespace, labelSelector }))
    */
   readonly source?: (labelSelector: string) => ControllerSource<T>;
@@ -109,57 +100,38 @@ export interface ShardedControllerOptions<T extends KubeObject = KubeObject> {
    * @default undefined
    */
   readonly signal?: AbortSignal;
-  /** Receives every error: Lease and label writes, informers, the controller's own. @default undefined (reportError) */
-  readonly onError?: (err: Error) => void;
-}
+};
 
-/** Options after the checks, with defaults applied. */
-export interface ResolvedShardedOptions<T extends KubeObject> {
-  readonly kc: KubeConfig;
-  readonly resource: ResourceRef;
-  readonly namespace: string | undefined;
-  readonly controller: string;
-  readonly identity: string;
-  readonly leaseNamespace: string;
+/** What the sharding itself needs, checked, with defaults applied; the controller's options are checked by `controller()`. */
+export interface ShardedSettings {
   readonly labels: ShardLabels;
-  readonly reconcile: Reconciler<T>;
-  readonly errorPolicy: ErrorPolicy<T> | undefined;
-  readonly concurrency: number;
-  readonly resyncPeriod: number;
-  readonly shutdownTimeoutMs: number;
-  readonly source: (labelSelector: string) => ControllerSource<T>;
-  readonly ringKey: (obj: KubeObject) => string;
+  readonly timings: { readonly leaseDuration: number; readonly renewDeadline: number; readonly retryPeriod: number };
   readonly owns: readonly (ShardedOwns & { readonly owner: ResolvedOwnerOptions; readonly name: string })[];
+  readonly requestTimeoutMs: number;
   readonly virtualNodes: number;
   readonly sharderConcurrency: number;
-  readonly leaseDuration: number;
-  readonly renewDeadline: number;
-  readonly retryPeriod: number;
-  readonly requestTimeoutMs: number;
-  readonly signal: AbortSignal | undefined;
-  readonly onError: ((err: Error) => void) | undefined;
   /** onError, else reportError. */
   readonly report: (err: unknown) => void;
 }
 
-const NAMES = [
-  'kc', 'resource', 'namespace', 'controller', 'identity', 'leaseNamespace', 'reconcile', 'errorPolicy', 'concurrency', 'resyncPeriod',
-  'shutdownTimeoutMs', 'source', 'ringKey', 'owns', 'virtualNodes', 'sharderConcurrency', 'leaseDuration', 'renewDeadline', 'retryPeriod',
-  'requestTimeoutMs', 'signal', 'onError',
-];
+const NAMES = optionNames<ShardedControllerOptions>({
+  kc: true, resource: true, namespace: true, controller: true, identity: true, leaseNamespace: true, reconcile: true, errorPolicy: true,
+  concurrency: true, resyncPeriod: true, shutdownTimeoutMs: true, reconcileTimeoutMs: true, priorityQueue: true, rateLimiter: true,
+  readYourWrites: true, readYourWritesTimeoutMs: true, watches: true, source: true, ringKey: true, owns: true, virtualNodes: true,
+  sharderConcurrency: true, leaseDuration: true, renewDeadline: true, retryPeriod: true, requestTimeoutMs: true, signal: true, onError: true,
+});
 
-/** Checks every option up front, naming the bad one and its value. */
-export function resolveShardedOptions<T extends KubeObject>(opts: ShardedControllerOptions<T>): ResolvedShardedOptions<T> {
+/** Checks the sharding's options up front, naming the bad one and its value. */
+export function checkShardedOptions<T extends KubeObject>(opts: ShardedControllerOptions<T>): ShardedSettings {
   const o = checkOptionNames('shardedController', opts, NAMES) as unknown as ShardedControllerOptions<T>;
   if (o.kc === null || typeof o.kc !== 'object' || typeof o.kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${describeValue(o.kc)}`);
   const labels = shardLabels(o.controller);
-  const identity = checkIdentity(o.identity);
+  checkIdentity(o.identity);
   if (typeof o.leaseNamespace !== 'string' || o.leaseNamespace === '') throw new TypeError(`leaseNamespace: expected a non-empty string, got ${describeValue(o.leaseNamespace)}`);
   if (o.namespace !== undefined && (typeof o.namespace !== 'string' || o.namespace === '')) throw new TypeError(`namespace: expected a non-empty string, got ${describeValue(o.namespace)}`);
-  if (typeof o.reconcile !== 'function') throw new TypeError(`reconcile: expected a function, got ${describeValue(o.reconcile)}`);
-  for (const name of ['errorPolicy', 'source', 'ringKey', 'onError'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`${name}: expected a function, got ${describeValue(o[name])}`);
-  }
+  // The term's controller gets these wrapped (a drained key is handed over instead), so it cannot check them itself.
+  if (typeof o.reconcile !== 'function') throw new TypeError(`shardedController: option "reconcile" must be a function, got ${describeValue(o.reconcile)}`);
+  for (const name of ['errorPolicy', 'source', 'ringKey'] as const) functionOption('shardedController', name, o[name]);
   const leaseDuration = numberOption('shardedController', 'leaseDuration', o.leaseDuration, 15_000, { min: 1 });
   const renewDeadline = numberOption('shardedController', 'renewDeadline', o.renewDeadline, 10_000, { min: 1 });
   const retryPeriod = numberOption('shardedController', 'retryPeriod', o.retryPeriod, 2_000, { min: 1 });
@@ -167,38 +139,13 @@ export function resolveShardedOptions<T extends KubeObject>(opts: ShardedControl
   if (renewDeadline <= 1.2 * retryPeriod) throw new TypeError(`retryPeriod: must be less than renewDeadline / 1.2 (${renewDeadline / 1.2} ms), got ${retryPeriod} ms`);
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw new TypeError(`signal: expected an AbortSignal, got ${describeValue(o.signal)}`);
   const onError = o.onError;
-  const report = (err: unknown): void => reportTo(onError, err);
-  const namespace = o.namespace;
-  const source =
-    o.source ??
-    ((labelSelector: string) =>
-      informer(kubeSource(o.kc, o.resource as never, { labelSelector, ...(namespace !== undefined && { namespace }) }), {
-        onError: report,
-      }) as unknown as ControllerSource<T>);
   return {
-    kc: o.kc,
-    resource: o.resource,
-    namespace,
-    controller: o.controller,
-    identity,
-    leaseNamespace: o.leaseNamespace,
     labels,
-    reconcile: o.reconcile,
-    errorPolicy: o.errorPolicy,
-    concurrency: numberOption('shardedController', 'concurrency', o.concurrency, 1, { min: 1, integer: true }),
-    resyncPeriod: numberOption('shardedController', 'resyncPeriod', o.resyncPeriod, 0),
-    shutdownTimeoutMs: numberOption('shardedController', 'shutdownTimeoutMs', o.shutdownTimeoutMs, 30_000),
-    source,
-    ringKey: o.ringKey ?? ((obj: KubeObject) => metaNamespaceKey(obj)),
+    timings: { leaseDuration, renewDeadline, retryPeriod },
     owns: checkOwns('shardedController', o.owns),
+    requestTimeoutMs: numberOption('shardedController', 'requestTimeoutMs', o.requestTimeoutMs, 10_000, { min: 1 }),
     virtualNodes: numberOption('shardedController', 'virtualNodes', o.virtualNodes, 1_000, { min: 1, integer: true }),
     sharderConcurrency: numberOption('shardedController', 'sharderConcurrency', o.sharderConcurrency, 8, { min: 1, integer: true }),
-    leaseDuration,
-    renewDeadline,
-    retryPeriod,
-    requestTimeoutMs: numberOption('shardedController', 'requestTimeoutMs', o.requestTimeoutMs, 10_000, { min: 1 }),
-    signal: o.signal,
-    onError,
-    report,
+    report: (err: unknown): void => reportTo(onError, err),
   };
 }

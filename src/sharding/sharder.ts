@@ -1,17 +1,16 @@
-import { combineLatest, filter, Observable, Subscription, take } from 'rxjs';
+import { map, merge, Observable, ReplaySubject, share, startWith, tap } from 'rxjs';
+import { controller, type Controller } from '../controller/controller.js';
+import type { ControllerSource, ReconcileAction } from '../controller/types.js';
+import type { InformerEvent } from '../informer/InformerEvent.js';
 import { reportTo } from '../errors/reportTo.js';
 import { ownerPointers } from '../operators/ownerKeys.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
-import { workQueue } from '../workqueue/WorkQueue.js';
-import { Following } from './following.js';
 import { LabelWriter } from './labelWriter.js';
 import { LeaseFences } from './leaseFences.js';
-import type { ShardMembers } from './members.js';
-import { resolveSharderOptions, type SharderOptions, type ShardingEvent } from './sharderOptions.js';
-import { workKey, workOf, type WorkKey } from './sharderWork.js';
+import type { ObservedShardLease, ShardMembers } from './members.js';
+import { OWNER_INDEX, resolveSharderOptions, type ResolvedOwns, type SharderOptions, type ShardingEvent } from './sharderOptions.js';
 import { hashRing, type HashRing } from './ring.js';
-import { syncedOf } from '../informer/syncedOf.js';
 
 /**
  * Runs the sharder of a sharded controller while subscribed: it writes on
@@ -21,7 +20,10 @@ import { syncedOf } from '../informer/syncedOf.js';
  * Run one at a time, by the leader of an election among the replicas
  * (`shardedController` does this).
  *
- * For each object, whenever it or the membership changes:
+ * It is a {@link controller} over the sharded objects whose reconcile
+ * writes the shard label, so an object is judged by one worker at a time
+ * and a failed write backs off; every change of the membership enqueues
+ * every object. For each object:
  * - unassigned: it gets the shard label of its ring owner;
  * - owned by a live member that is no longer its ring owner: it gets the
  *   drain label, nothing else. The owner finishes its reconcile in flight,
@@ -38,9 +40,12 @@ import { syncedOf } from '../informer/syncedOf.js';
  *   the moves landed.
  * - owned (`owns`): an object whose controlling owner is sharded gets the
  *   owner's shard label as soon as the owner has one, so the two are cached
- *   and reconciled by the same replica. It is not drained: its changes only
+ *   and reconciled by the same replica (a controller per owned resource,
+ *   which a change of the owner wakes). It is not drained: its changes only
  *   ever enqueue its owner, and the owner is drained.
  *
+ * A departed member's Lease is deleted once no object carries its label (a
+ * controller over the member Leases, which a change of such an object wakes).
  * Every write is a merge patch conditional on the resourceVersion it was
  * decided on; a conflict means the object changed, and its new version is
  * judged again when the informer delivers it. It emits what it did.
@@ -66,28 +71,41 @@ import { syncedOf } from '../informer/syncedOf.js';
  */
 export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<T>): Observable<ShardingEvent> {
   const c = resolveSharderOptions(opts);
-  const { labels, scheduler } = c;
+  const { labels, objects } = c;
   return new Observable<ShardingEvent>((subscriber) => {
     const report = (err: unknown): void => reportTo(c.onError, err);
-    const queue = workQueue<WorkKey>({ name: `${c.controller}-sharder`, scheduler, onError: report });
-    const subs = new Subscription();
     const emit = (event: ShardingEvent): void => subscriber.next(event);
+    // Aborts the writes in flight when the sharder stops (another replica may be the sharder by then); what that fails is not news.
+    const ended = new AbortController();
+    const write = async <R>(ctx: { readonly signal: AbortSignal }, work: (signal: AbortSignal) => Promise<R>): Promise<R | undefined> => {
+      try {
+        return await work(AbortSignal.any([ctx.signal, ended.signal]));
+      } catch (err) {
+        if (ended.signal.aborted) return undefined;
+        throw err;
+      }
+    };
     let members: ShardMembers | undefined;
     let ring: HashRing | undefined;
-    // What the last full pass was decided on: a renewal of a live member changes nothing here.
-    let signature = '';
-    const forgetLater = (member: string, delayMs: number): void => queue.addAfter(workKey({ kind: 'forget', member }), delayMs);
+    const members$ = c.members.pipe(
+      tap((m) => {
+        members = m;
+        if (ring === undefined || ring.members.join(',') !== m.live.join(',')) {
+          ring = hashRing(m.live, { virtualNodes: c.virtualNodes });
+          emit({ type: 'ring', members: ring.members });
+        }
+      }),
+      share({ connector: () => new ReplaySubject<ShardMembers>(1), resetOnRefCountZero: true }),
+    );
+    const leases = leaseSource(members$, () => members);
     const writer = new LabelWriter(c);
-    const fences = new LeaseFences(c, { members: () => members, emit, forgetLater });
-    const following = new Following(c, writer, emit);
+    const fences = new LeaseFences(c, () => members, emit);
 
     /** A sharded object gets the label of its ring owner: assigned when it has none, drained from a live member, moved from a fenced one. */
-    const place = async (key: string, signal: AbortSignal): Promise<void> => {
-      const obj = c.objects.store.getByKey(key);
-      if (obj === undefined || members === undefined || ring === undefined || obj.metadata?.name === undefined) return;
+    const place = async (obj: T, key: string, signal: AbortSignal): Promise<ReconcileAction> => {
+      if (members === undefined || ring === undefined || obj.metadata?.name === undefined) return;
       const objLabels = obj.metadata.labels ?? {};
       const current = objLabels[labels.shard];
-      const draining = objLabels[labels.drain] !== undefined;
       const desired = ring.ownerOf(c.ringKey(obj));
       if (desired === undefined) return;
       if (current === undefined || current === '') {
@@ -95,100 +113,115 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
         return;
       }
       if (members.live.includes(current)) {
-        if (current === desired || draining) return;
+        if (current === desired || objLabels[labels.drain] !== undefined) return;
         if (await writer.patch(obj, { [labels.drain]: 'true' }, signal)) emit({ type: 'draining', key, shard: current, to: desired });
         return;
       }
       const fenced = await fences.fence(current, signal);
       if (fenced === false) return;
-      const item = workKey({ kind: 'place', key });
-      if (typeof fenced === 'number') {
-        queue.addAfter(item, fenced + 10);
-        return;
-      }
+      if (typeof fenced === 'number') return { requeueAfter: fenced + 10 };
       // The write that fenced the member must still be young enough when this move is sent.
-      if (!fences.fresh(current)) {
-        queue.add(item);
-        return;
-      }
-      if (await writer.patch(obj, { [labels.shard]: desired, [labels.drain]: null }, signal)) {
-        emit({ type: 'assigned', key, shard: desired, from: current });
-        // Its last object may just have gone: see whether its Lease can go too (deduplicated while waiting).
-        forgetLater(current, 100);
-      }
+      if (!fences.fresh(current)) return { requeueAfter: 0 };
+      await fences.moving(current, async () => {
+        if (await writer.patch(obj, { [labels.shard]: desired, [labels.drain]: null }, signal)) emit({ type: 'assigned', key, shard: desired, from: current });
+      });
     };
 
-    const work = (item: WorkKey, signal: AbortSignal): Promise<void> => {
-      const w = workOf(item);
-      switch (w.kind) {
-        case 'place':
-          return place(w.key, signal);
-        case 'follow':
-          return following.follow(w.owned, w.key, signal);
-        case 'forget':
-          return fences.forget(w.member, signal);
-      }
+    /** An owned object takes the shard label its owner has now; while the owner has none, it keeps its own. */
+    const follow = async (owned: ResolvedOwns, index: number, child: KubeObject, key: string, signal: AbortSignal): Promise<void> => {
+      const pointer = ownerPointers(child, owned.owner)[0];
+      if (child.metadata?.name === undefined || pointer === undefined) return;
+      const owner = objects.store.getByKey(pointer.key);
+      if (owner === undefined || (pointer.uid !== '' && owner.metadata?.uid !== undefined && owner.metadata.uid !== pointer.uid)) return;
+      const target = owner.metadata?.labels?.[labels.shard];
+      if (target === undefined || target === '' || child.metadata.labels?.[labels.shard] === target) return;
+      if (await writer.patch(child, { [labels.shard]: target }, signal, index)) emit({ type: 'followed', resource: owned.name, key, shard: target });
     };
 
-    subs.add(
-      c.objects.subscribe({
-        next: (ev) => {
-          if (ring === undefined) return;
-          const obj = ev.type === 'delete' ? unwrapTombstone(ev.obj) : ev.obj;
-          if (ev.type === 'delete' || obj === undefined) return;
-          const key = c.objects.store.keyOf(obj);
-          queue.add(workKey({ kind: 'place', key }));
-          for (const item of following.childrenOf(key)) queue.add(item);
-        },
-        error: (err: unknown) => subscriber.error(err),
+    /** The member an object is labelled for, when that member is departed. */
+    const departedShardOf = (obj: T): string | undefined => {
+      const shard = obj.metadata?.labels?.[labels.shard];
+      return shard !== undefined && members?.leases.get(shard)?.live === false ? shard : undefined;
+    };
+    // Writes are conditional, so a cache that lags only costs a conflict: no read-your-writes wait. Keys go first in, first out.
+    const common = { concurrency: c.concurrency, scheduler: c.scheduler, onError: report, readYourWrites: false, shutdownTimeoutMs: 0, priorityQueue: false } as const;
+    const controllers: Controller<unknown>[] = [
+      controller<T>({
+        ...common,
+        name: `${c.controller}-sharder`,
+        for: objects,
+        // A membership change may move any object.
+        watches: [{ source: leases, map: () => objects.store.listKeys() }],
+        reconcile: (obj, ctx) => write(ctx, (signal) => place(obj, ctx.key, signal)),
       }),
-    );
-    c.owns.forEach((owned, i) => {
-      subs.add(
-        owned.objects.subscribe({
-          next: (ev) => {
-            const obj = ev.type === 'delete' ? unwrapTombstone(ev.obj) : ev.obj;
-            if (obj === undefined) return;
-            const key = owned.objects.store.keyOf(obj);
-            following.index(i, key, ev.type === 'delete' ? undefined : ownerPointers(obj, owned.owner)[0]?.key);
-            if (ev.type !== 'delete' && ring !== undefined) queue.add(workKey({ kind: 'follow', owned: i, key }));
-          },
-          error: (err: unknown) => subscriber.error(err),
+      ...c.owns.map((owned, i) =>
+        controller<KubeObject>({
+          ...common,
+          name: `${c.controller}-sharder-${owned.name}`,
+          for: owned.objects,
+          // A change of an owner (its shard label) wakes its children.
+          watches: [{ source: objects, map: (owner: T) => owned.objects.store.byIndex(OWNER_INDEX, objects.store.keyOf(owner)).map((o) => owned.objects.store.keyOf(o)) }],
+          reconcile: (child, ctx) => write(ctx, (signal) => follow(owned, i, child, ctx.key, signal)),
         }),
-      );
+      ),
+      controller<ObservedShardLease>({
+        ...common,
+        concurrency: 1,
+        name: `${c.controller}-sharder-leases`,
+        for: leases,
+        // An object leaving a departed member may have been its last.
+        watches: [{ source: objects, map: (obj: T) => departedShardOf(obj) }],
+        reconcile: (lease, ctx) => write(ctx, (signal) => fences.forget(lease.name, signal)),
+      }),
+    ] as Controller<unknown>[];
+    const sub = merge(...controllers).subscribe({
+      next: (o) => {
+        if (o.type === 'failed') report(o.error);
+      },
+      error: (err: unknown) => subscriber.error(err),
     });
-    subs.add(
-      combineLatest([
-        combineLatest([c.objects, ...c.owns.map((o) => o.objects)].map((o) => syncedOf(o).pipe(filter(Boolean), take(1)))),
-        c.members,
-      ]).subscribe({
-        next: ([, m]) => {
-          members = m;
-          const next = `${m.live.join(',')}|${[...m.leases.values()].filter((l) => !l.live).map((l) => `${l.name}:${l.holder}:${l.observedAt}`).join(',')}`;
-          if (next === signature) return;
-          const liveChanged = ring === undefined || ring.members.join(',') !== m.live.join(',');
-          signature = next;
-          if (liveChanged) {
-            ring = hashRing(m.live, { virtualNodes: c.virtualNodes });
-            emit({ type: 'ring', members: ring.members });
-          }
-          for (const key of c.objects.store.listKeys()) queue.add(workKey({ kind: 'place', key }));
-          c.owns.forEach((owned, i) => {
-            for (const key of owned.objects.store.listKeys()) queue.add(workKey({ kind: 'follow', owned: i, key }));
-          });
-          for (const l of m.leases.values()) if (!l.live) forgetLater(l.name, 100);
-        },
-        error: (err: unknown) => subscriber.error(err),
-      }),
-    );
-    subs.add(
-      queue.process(work, { concurrency: c.concurrency }).subscribe((o) => {
-        if (!o.ok) report(o.error);
-      }),
-    );
     return () => {
-      subs.unsubscribe();
-      queue.shutDown();
+      ended.abort(new Error(`the sharder of ${c.controller} stopped`));
+      sub.unsubscribe();
     };
+  });
+}
+
+/**
+ * The member Leases as a controller source: the latest observation is the
+ * store, and a Lease whose observation changed in a way the sharder acts on
+ * (liveness; holder or record while departed) is an event. A live member's
+ * renewal is none (LT-44).
+ */
+function leaseSource(members$: Observable<ShardMembers>, latest: () => ShardMembers | undefined): ControllerSource<ObservedShardLease> {
+  const events$ = new Observable<InformerEvent<ObservedShardLease>>((subscriber) => {
+    let seen = new Map<string, ObservedShardLease>();
+    let initial = true;
+    return members$.subscribe({
+      next: (m) => {
+        for (const [name, lease] of m.leases) {
+          const before = seen.get(name);
+          if (before === undefined) subscriber.next({ type: 'add', obj: lease, isInInitialList: initial });
+          else if (before.live !== lease.live || (!lease.live && (before.holder !== lease.holder || before.observedAt !== lease.observedAt))) {
+            subscriber.next({ type: 'update', oldObj: before, obj: lease });
+          }
+        }
+        for (const [name, lease] of seen) if (!m.leases.has(name)) subscriber.next({ type: 'delete', obj: lease });
+        seen = new Map(m.leases);
+        initial = false;
+      },
+      error: (err: unknown) => subscriber.error(err),
+    });
+  });
+  return Object.assign(events$, {
+    name: 'shard members',
+    store: {
+      getByKey: (name: string) => latest()?.leases.get(name),
+      keyOf: (lease: Parameters<typeof unwrapTombstone<ObservedShardLease>>[0]) => unwrapTombstone(lease)?.name ?? '',
+    },
+    status$: members$.pipe(
+      map(() => ({ synced: true })),
+      startWith({ synced: false }),
+    ),
   });
 }

@@ -1,43 +1,16 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, type Observable } from 'rxjs';
 import { informer } from '../informer/informer.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { ResourceRef } from '../sources/types.js';
-import type { InformerEvent } from '../informer/InformerEvent.js';
 import { metaNamespaceKey } from '../store/keys.js';
-import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
-import { resolveOwnerOptions, type OwnerKeysOptions, type ResolvedOwnerOptions } from '../operators/ownerKeys.js';
-import { checkOptionNames, numberOption, describeValue } from '../options/validate.js';
+import { ownerPointers, resolveOwnerOptions, type OwnerKeysOptions, type ResolvedOwnerOptions } from '../operators/ownerKeys.js';
+import type { ControllerOptions } from '../controller/types.js';
+import type { Informer } from '../informer/types.js';
+import { checkOptionNames, numberOption, describeValue, optionNames } from '../options/validate.js';
 import { checkIdentity, shardLabels, type ShardLabels } from './labels.js';
 import { shardMembers, type ShardMembers } from './members.js';
-
-/**
- * The objects a sharder reads: an informer over every object of the
- * sharded resource (metadata is enough), or anything shaped like one.
- *
- * ## Example
- * ```ts
- * import { informer, kubeSource, type PartialObjectMetadata } from 'rxkube';
- * import type { SharderSource } from 'rxkube/core';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kc: KubeConfig;
- *
- * const all: SharderSource<PartialObjectMetadata> = informer(kubeSource(kc, 'v1/configmaps', { metadataOnly: true }));
- * ```
- */
-export interface SharderSource<T> extends Observable<InformerEvent<T>> {
-  readonly store: {
-    /** The cached object under `key`, if any. */
-    getByKey(key: string): T | undefined;
-    /** Every cached key. */
-    listKeys(): Iterable<string>;
-    /** The key the cache files `obj` (or a tombstone) under. */
-    keyOf(obj: T | DeletedFinalStateUnknown<T>): string;
-  };
-  /** The current status, then each change; the sharder waits for `synced`. */
-  readonly status$: Observable<{ readonly synced: boolean }>;
-}
 
 /**
  * Objects owned by the sharded objects, which must live on the same replica
@@ -57,10 +30,13 @@ export interface ShardedOwns extends OwnerKeysOptions {
   readonly resource: ResourceRef;
 }
 
-/** An owned resource after the checks, with the informer the sharder reads it from. */
+/** The index of an owned resource's informer: its controlling owner's key. */
+export const OWNER_INDEX = 'sharder.owner';
+
+/** An owned resource after the checks, with the informer the sharder reads it from (indexed by owner key). */
 export interface ResolvedOwns extends ShardedOwns {
   readonly owner: ResolvedOwnerOptions;
-  readonly objects: SharderSource<KubeObject>;
+  readonly objects: Informer<KubeObject>;
   /** For events and messages. */
   readonly name: string;
 }
@@ -108,7 +84,7 @@ export type ShardingEvent =
  * sharder(opts).subscribe();
  * ```
  */
-export interface SharderOptions<T extends KubeObject = KubeObject> {
+export interface SharderOptions<T extends KubeObject = KubeObject> extends Pick<ControllerOptions<T>, 'scheduler' | 'onError'> {
   /** The cluster. */
   readonly kc: KubeConfig;
   /** The sharded resource: `'v1/configmaps'`, `'example.com/v1/widgets'`… */
@@ -122,10 +98,10 @@ export interface SharderOptions<T extends KubeObject = KubeObject> {
   /** This replica's identity: `<identity>/sharder` is written as holder of a departed member's Lease while its objects move. */
   readonly identity: string;
   /**
-   * Every object of the resource.
+   * Every object of the resource (metadata is enough).
    * @default a metadata-only informer over `resource` in `namespace`
    */
-  readonly objects?: SharderSource<T>;
+  readonly objects?: Informer<T>;
   /**
    * The live members.
    * @default shardMembers(kc, { namespace: leaseNamespace, controller }) — a fresh observation, which takes a member for live until its Lease stood still for a lease duration
@@ -137,7 +113,7 @@ export interface SharderOptions<T extends KubeObject = KubeObject> {
   readonly owns?: readonly ShardedOwns[];
   /** Ring points per member. @default 1_000 */
   readonly virtualNodes?: number;
-  /** Label writes in flight at once. @default 8 */
+  /** Label writes in flight at once (the `concurrency` of the sharder's controller). @default 8 */
   readonly concurrency?: number;
   /** Milliseconds a departed member must wait before it may take back a Lease the sharder took over; the members' lease duration. @default 15_000 */
   readonly leaseDuration?: number;
@@ -145,37 +121,19 @@ export interface SharderOptions<T extends KubeObject = KubeObject> {
   readonly renewDeadline?: number;
   /** Milliseconds each request may take. @default 10_000 */
   readonly requestTimeoutMs?: number;
-  /** Clock and timers. @default asyncScheduler */
-  readonly scheduler?: SchedulerLike;
-  /** Receives failed writes and what the callbacks threw. @default undefined (reportError) */
-  readonly onError?: (err: Error) => void;
 }
 
-/** Sharder options after the checks. */
-export interface ResolvedSharderOptions<T> {
-  readonly kc: KubeConfig;
-  readonly resource: ResourceRef;
-  readonly controller: string;
+/** Sharder options after the checks, with defaults applied. */
+export type ResolvedSharderOptions<T extends KubeObject> = Required<Omit<SharderOptions<T>, 'namespace' | 'owns' | 'onError'>> & {
   readonly labels: ShardLabels;
-  readonly leaseNamespace: string;
-  readonly identity: string;
-  readonly objects: SharderSource<T>;
-  readonly members: Observable<ShardMembers>;
-  readonly ringKey: (obj: T) => string;
   readonly owns: readonly ResolvedOwns[];
-  readonly virtualNodes: number;
-  readonly concurrency: number;
-  readonly leaseDuration: number;
-  readonly renewDeadline: number;
-  readonly requestTimeoutMs: number;
-  readonly scheduler: SchedulerLike;
   readonly onError: ((err: Error) => void) | undefined;
-}
+};
 
-const NAMES = [
-  'kc', 'resource', 'namespace', 'controller', 'leaseNamespace', 'identity', 'objects', 'members', 'ringKey', 'owns', 'virtualNodes',
-  'concurrency', 'leaseDuration', 'renewDeadline', 'requestTimeoutMs', 'scheduler', 'onError',
-];
+const NAMES = optionNames<SharderOptions>({
+  kc: true, resource: true, namespace: true, controller: true, leaseNamespace: true, identity: true, objects: true, members: true, ringKey: true,
+  owns: true, virtualNodes: true, concurrency: true, leaseDuration: true, renewDeadline: true, requestTimeoutMs: true, scheduler: true, onError: true,
+});
 
 /** Checks every option up front, naming the bad one and its value. */
 export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions<T>): ResolvedSharderOptions<T> {
@@ -196,7 +154,7 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
     o.objects ??
     (informer(kubeSource(o.kc, o.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }), {
       ...(o.onError !== undefined && { onError: o.onError }),
-    }) as unknown as SharderSource<T>);
+    }) as unknown as Informer<T>);
   if (typeof objects?.subscribe !== 'function' || typeof objects.store?.getByKey !== 'function' || typeof objects.status$?.subscribe !== 'function') {
     throw new TypeError(`objects: expected an informer, got ${describeValue(o.objects)}`);
   }
@@ -210,9 +168,10 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
     });
   const owns = checkOwns('sharder', o.owns).map((entry): ResolvedOwns => ({
     ...entry,
-    objects: informer(kubeSource(o.kc, entry.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }), {
+    objects: informer<KubeObject>(kubeSource(o.kc, entry.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }) as never, {
+      indexers: { [OWNER_INDEX]: (child) => ownerPointers(child, entry.owner).slice(0, 1).map((p) => p.key) },
       ...(o.onError !== undefined && { onError: o.onError }),
-    }) as unknown as SharderSource<KubeObject>,
+    }),
   }));
   return {
     kc: o.kc,
