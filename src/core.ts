@@ -231,9 +231,12 @@ export {
   type WebhookCertificates,
 } from './manager/index.js';
 
-// sharding: the sharder, its labels and membership, for a layout shardedController does not cover
+// sharding: the sharder, its hash ring, labels and membership, for a layout shardedController does not cover
 export {
   sharder,
+  hashRing,
+  type HashRing,
+  type HashRingOptions,
   shardLabels,
   ownerRingKey,
   type ShardEvent,

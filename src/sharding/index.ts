@@ -4,3 +4,4 @@ export { sharder } from './sharder.js';
 export type { SharderOptions, ShardedOwns, ShardingEvent } from './sharderOptions.js';
 export { shardedController } from './shardedController.js';
 export type { ShardedControllerOptions, ShardEvent } from './shardedOptions.js';
+export { hashRing, type HashRing, type HashRingOptions } from './ring.js';
