@@ -50,7 +50,7 @@ export function renderFleetHeader(w: FleetWatch, opts: FleetViewOptions): string
   const c = opts.colors;
   const clusters = w.status?.clusters ?? [];
   const scope = !w.resource.namespaced ? 'cluster-scoped' : w.allNamespaces ? 'all namespaces' : w.namespace === undefined ? "each context's namespace" : `namespace ${printable(w.namespace)}`;
-  const sync = w.syncedAfterMs !== undefined && w.informer.hasSynced() ? c.green(`synced in ${duration(w.syncedAfterMs)}`) : c.yellow('syncing…');
+  const sync = w.syncedAfterMs !== undefined && w.status?.synced === true ? c.green(`synced in ${duration(w.syncedAfterMs)}`) : c.yellow('syncing…');
   const lines = [`${c.bold(`rxkube watch ${w.resource.ref}`)} · ${clusters.length} clusters · ${scope} · ${sync}`];
   const nameWidth = Math.max(7, ...clusters.map((s) => printable(s.name).length));
   for (const s of clusters) {
