@@ -45,10 +45,10 @@ async function run(args: FleetArgs): Promise<FleetResult> {
   let stop: () => Promise<void> | void;
   if (args.mode === 'single') {
     const inf = informer<V1Pod>(kubeSource(kcs[0] as KubeConfig, 'v1/pods'));
-    inf.start();
+    const sub = inf.subscribe();
     await inf.whenSynced({ signal });
     objects = inf.store.size;
-    stop = () => inf.stop();
+    stop = () => sub.unsubscribe();
   } else {
     const fleet = of(kcs.map((kubeConfig, i) => ({ name: `cluster-${i}`, kubeConfig })));
     const inf = multiClusterInformer(fleet, (c) => kubeSource(c.kubeConfig, 'v1/pods'));
