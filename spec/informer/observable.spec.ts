@@ -225,7 +225,10 @@ describe('errors are never silent', () => {
     const inf = lifetimes.track(informer(kubeSource(server.kubeConfig(), 'v1/pods', { fieldSelector: 'spec.noSuchField=x' }), { ...fast, onError: () => {} }));
     const ended = firstValueFrom(inf).catch((e: unknown) => e);
     const synced = inf.whenSynced({ timeout: 10_000 }).catch((e: unknown) => e);
+    const reg = inf.addHandler({});
     const err = await ended;
+    await reg.done; // the failure ends every registration (S-35)
+    expect(reg.closed).toBe(true);
     expect(err).toBeInstanceOf(KubeApiError);
     expect(err).toMatchObject({ status: 400, serverMessage: expect.stringContaining('field label not supported: spec.noSuchField') });
     expect(await synced).toMatchObject({ name: 'CacheSyncError', reason: 'failed', cause: err });
