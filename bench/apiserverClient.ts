@@ -70,7 +70,6 @@ function rxkube(kc: KubeConfig, mode: Exclude<NodeMode, 'client-node'>, expected
     },
     update: () => c.onUpdate(),
   });
-  inf.start();
   return c;
 }
 

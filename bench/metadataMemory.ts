@@ -30,14 +30,14 @@ async function client(kind: 'full' | 'metadata', kubeConfigYaml: string, expecte
   kc.loadFromString(kubeConfigYaml);
   const t0 = performance.now();
   const pods = kind === 'metadata' ? informer(kubeSource(kc, 'v1/pods', { metadataOnly: true })) : informer(kubeSource(kc, 'v1/pods'));
-  pods.start();
+  const sub = pods.subscribe();
   await pods.whenSynced({ timeout: 600_000 });
   const syncMs = performance.now() - t0;
   if (pods.store.size !== expected) throw new Error(`synced ${pods.store.size} pods, expected ${expected}`);
   const heapBytes = await heapAfterGc();
   const rssBytes = process.memoryUsage().rss;
   const objects = pods.store.size;
-  await pods.stop();
+  sub.unsubscribe();
   return { client: kind, objects, syncMs, rssBytes, heapBytes };
 }
 

@@ -7,7 +7,7 @@
 import { filter, Observable, share, Subject } from 'rxjs';
 import { Bench, type Task } from 'tinybench';
 import type { V1Pod } from '@kubernetes/client-node';
-import { informer, type FifoMode, type ListerWatcher, type WatchEvent } from 'rxkube';
+import { informer, type FifoMode, type ListerWatcher, type Registration, type WatchEvent } from 'rxkube';
 import { createIndexer, deltaFifo, orderedFifo, type Deltas, type ReflectorEvent } from 'rxkube/core';
 import { envNumber, type Benchmark, type Context } from './lib/context.js';
 import { namespaceOf, storedPod } from './lib/pods.js';
@@ -185,16 +185,22 @@ export const micro: Benchmark = {
       let handled = 0;
       let target = 0;
       let reached: (() => void) | undefined;
+      // The handlers' registrations start the informer; unsubscribing them stops it.
+      const regs: Registration[] = [];
       for (let h = 0; h < handlers; h++) {
-        inf.addHandler({
-          update: () => {
-            if (++handled === target) reached?.();
-          },
-        });
+        regs.push(
+          inf.addHandler({
+            update: () => {
+              if (++handled === target) reached?.();
+            },
+          }),
+        );
       }
-      inf.start();
       await inf.whenSynced({ timeout: 60_000 });
-      stops.push(() => inf.stop());
+      stops.push(async () => {
+        for (const r of regs) r.unsubscribe();
+        await Promise.all(regs.map((r) => r.done));
+      });
       let rv = 10;
       let batch: WatchEvent<V1Pod>[] = [];
       bench.add(

@@ -78,7 +78,7 @@ async function child(fifo: FifoMode, pods: number): Promise<Result> {
       done?.();
     }
   });
-  inf.start();
+  const sub = inf.subscribe();
   await inf.whenSynced({ timeout: 600_000 });
   const steadyHeap = await heapAfterGc();
   const steadyRss = process.memoryUsage().rss;
@@ -90,7 +90,7 @@ async function child(fifo: FifoMode, pods: number): Promise<Result> {
   const relistMs = performance.now() - t0;
   await sample();
   if (inf.store.size !== pods) throw new Error(`relisted ${inf.store.size} pods, expected ${pods}`);
-  await inf.stop();
+  sub.unsubscribe();
   return { fifo, pods, steadyHeap, peakHeap, steadyRss, peakRss, relistMs };
 }
 

@@ -68,14 +68,14 @@ async function run(args: PagingArgs): Promise<PagingResult> {
   const t0 = performance.now();
   if (args.mode.startsWith('informer')) {
     const inf = informer<V1Pod>(kubeSource(kc, 'v1/pods'), { reflector: { pageSize } });
-    inf.start();
+    const sub = inf.subscribe();
     await inf.whenSynced({ timeout: 300_000 });
     const end = performance.now();
     const cpu = process.cpuUsage(cpu0);
     if (inf.store.size !== args.pods) throw new Error(`synced ${inf.store.size} pods, expected ${args.pods}`);
     // The informer's watch has begun by now: only the LIST requests count.
     for (const [request, t] of timeline) if (t.created > end || (request as { path?: string }).path?.includes('watch=') === true) timeline.delete(request);
-    await inf.stop();
+    sub.unsubscribe();
     return { ms: end - t0, cpuMs: (cpu.user + cpu.system) / 1000, ...phases(t0, end) };
   }
   const { items } = await listAll(kubeSource(kc, 'v1/pods', { pageSize }), {}, AbortSignal.timeout(300_000), { pageSize });

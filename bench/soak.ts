@@ -274,7 +274,8 @@ async function runClient(): Promise<void> {
   const converged = !differs(storeView()) && !Object.values(views).some(differs);
 
   sub.unsubscribe();
-  await Promise.all(registrations.map((r) => r.remove()));
+  for (const r of registrations) r.unsubscribe();
+  await Promise.all(registrations.map((r) => r.done));
   child.process.kill();
 
   const measured = samples.filter((s) => s.minute * 60_000 >= warmupMs);

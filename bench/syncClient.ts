@@ -69,13 +69,13 @@ async function run(args: SyncArgs): Promise<SyncResult> {
       return done(args, syncMs, objects, heapBytes, peak);
     }
     const inf = informer<V1Pod>(kubeSource(kc, 'v1/pods'), { initialList: args.mode === 'rxkube-watchlist' ? 'stream' : 'paged' });
-    inf.start();
+    const sub = inf.subscribe();
     await inf.whenSynced({ signal });
     const syncMs = performance.now() - t0;
     clearInterval(sampler);
     const objects = inf.store.size;
     const heapBytes = (await heapAfterGc()) - base;
-    await inf.stop();
+    sub.unsubscribe();
     return done(args, syncMs, objects, heapBytes, peak);
   } finally {
     clearInterval(sampler);

@@ -7,7 +7,7 @@
 
 import diagnostics from 'node:diagnostics_channel';
 import { KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
-import { informer, kubeSource, objectClient, withTransport, type Informer } from 'rxkube';
+import { informer, kubeSource, objectClient, withTransport, type Informer, type Registration } from 'rxkube';
 import { heapAfterGc } from './lib/heap.js';
 import { serve } from './lib/ipc.js';
 
@@ -43,6 +43,7 @@ diagnostics.subscribe('undici:client:connected', () => void connections++);
 
 let kc: KubeConfig | undefined;
 const running: Informer<V1ConfigMap>[] = [];
+const registrations: Registration[] = [];
 let updates = 0;
 let first = 0;
 let last = 0;
@@ -53,15 +54,15 @@ async function setup(args: TransportSetupArgs): Promise<boolean> {
   kc = withTransport(base, { http2: args.http2 });
   for (let i = 0; i < args.informers; i++) {
     const inf = informer(kubeSource(kc, 'v1/configmaps', { namespace: args.namespace }));
-    inf.addHandler({
+    const reg = inf.addHandler({
       update: () => {
         const now = performance.now();
         if (updates++ === 0) first = now;
         last = now;
       },
     });
-    inf.start();
     running.push(inf);
+    registrations.push(reg);
   }
   await Promise.all(running.map((inf) => inf.whenSynced({ timeout: 120_000 })));
   return true;
@@ -101,7 +102,8 @@ serve({
   writes: (args: { namespace: string; count: number; prefix: string }) => writes(args),
   stats: () => stats(),
   stop: async () => {
-    await Promise.all(running.splice(0).map((inf) => inf.stop()));
+    running.length = 0;
+    for (const reg of registrations.splice(0)) reg.unsubscribe();
     return true;
   },
 });

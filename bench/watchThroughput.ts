@@ -191,7 +191,7 @@ function watchedInformer(source: ListerWatcher<V1Pod>, expected: number) {
   const state = { seen: 0, first: 0, last: 0, handled: 0, errors: 0 };
   let resolveDone!: () => void;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
-  // The no-op handler runs from its own buffer, so the informer does its full per-handler work.
+  // The no-op handler runs from its own buffer, so the informer does its full per-handler work; registering it starts the informer.
   const reg = inf.addHandler({
     update: () => {
       state.handled++;
@@ -222,7 +222,8 @@ function watchedInformer(source: ListerWatcher<V1Pod>, expected: number) {
   };
   const stop = async (): Promise<void> => {
     for (const s of subs) s.unsubscribe();
-    await inf.stop();
+    reg.unsubscribe();
+    await reg.done;
   };
   return { inf, receipts, state, done, finish, stop };
 }
@@ -231,7 +232,6 @@ async function informerLive(sim: Child, kc: KubeConfig, count: number, perSecond
   const w = watchedInformer(kubeSource(kc, 'v1/pods', { namespace: NAMESPACE }), count);
   try {
     const before = await sim.request<Stats>('stats');
-    w.inf.start();
     await w.inf.whenSynced({ timeout: 120_000 });
     // Writing before the watch is open would deliver the first events from history, not live.
     await waitFor('the informer watch to open', async () => (await sim.request<Stats>('stats')).watchesStarted > before.watchesStarted, 30_000);
@@ -268,7 +268,6 @@ async function informerReplay(kc: KubeConfig, written: ChurnReply): Promise<RunR
   const source = replayFrom(kubeSource(kc, 'v1/pods', { namespace: NAMESPACE }), String(written.firstResourceVersion - 1));
   const w = watchedInformer(source, written.sent);
   try {
-    w.inf.start();
     await w.inf.whenSynced({ timeout: 120_000 });
     await within(w.done, budgetMs(written.sent));
     const note = await w.finish();

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
-import { informer, kubeSource, type Informer } from 'rxkube';
+import { informer, kubeSource, type Informer, type Registration } from 'rxkube';
 import { floorClient } from './floorClient.js';
 import { wallNow } from './lib/context.js';
 import { serve } from './lib/ipc.js';
@@ -193,6 +193,14 @@ function clientNode(kc: KubeConfig, handlers: number, onUpdate: (pod: V1Pod) => 
 
 type Library = Pick<typeof import('rxkube'), 'informer' | 'kubeSource'>;
 
+/** Ends a handler registration once its call in progress finished: `unsubscribe()` and `done`, or `remove()` on a baseline built before #28. */
+function endRegistration(reg: Registration): Promise<void> {
+  const old = reg as Partial<{ remove(): Promise<void> }>;
+  if (typeof reg.unsubscribe !== 'function' && old.remove !== undefined) return old.remove();
+  reg.unsubscribe();
+  return reg.done;
+}
+
 /** The library a mode measures: this build's, or the baseline checkout's `dist/` (`BENCH_BASELINE`). */
 async function library(mode: ClientMode): Promise<Library> {
   if (mode !== 'rxkube-baseline') return { informer, kubeSource };
@@ -207,19 +215,22 @@ function rxkube(lib: Library, kc: KubeConfig, handlers: number, keepManagedField
   const inf: Informer<V1Pod> = lib.informer(lib.kubeSource(kc, 'v1/pods'), { stripManagedFields: !keepManagedFields, onError: () => {} });
   const hs = handlerSet(handlers, onUpdate);
   let streamed = 0;
-  if (slow) inf.subscribe((ev) => void (ev.type === 'update' && streamed++));
+  // Subscribing starts the informer, as client-go's informer.Run does; the handlers and the event stream share its lifetime.
+  const sub = inf.subscribe((ev) => void (slow && ev.type === 'update' && streamed++));
+  const regs: Registration[] = [];
   for (let h = 0; h < handlers; h++) {
-    inf.addHandler(slow ? { add: (pod) => hs.call(h, pod, false) } : { add: (pod) => hs.call(h, pod, false), update: (_old, pod) => hs.call(h, pod, true) });
+    regs.push(inf.addHandler(slow ? { add: (pod) => hs.call(h, pod, false) } : { add: (pod) => hs.call(h, pod, false), update: (_old, pod) => hs.call(h, pod, true) }));
   }
-  // A handler starts the informer; without one it is started as client-go's informer.Run is.
-  if (handlers === 0) inf.start();
   return {
     ...hs,
     updates: slow ? () => streamed : hs.updates,
     size: () => inf.store.size,
     get: (key) => inf.store.getByKey(key),
     inf,
-    stop: () => inf.stop(),
+    stop: () => {
+      sub.unsubscribe();
+      return Promise.all(regs.map(endRegistration)).then(() => undefined);
+    },
   };
 }
 
@@ -315,7 +326,7 @@ async function run(args: ClientArgs): Promise<ClientResult> {
       const rssPeakBurst = sampler.stop();
       const rssAfterBurst = await rss();
       const heapAfterBurst = process.memoryUsage().heapUsed;
-      await reg.remove();
+      await endRegistration(reg);
       return { ...result, maxDepth, rssBeforeBurst, rssHalfBurst, rssAfterBurst, rssPeakBurst, heapBeforeBurst, heapAfterBurst };
     }
     return result;

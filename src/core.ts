@@ -7,8 +7,6 @@ import './engine.js';
 
 // informer: options, status and metrics detail
 export {
-  InformerStoppedError,
-  type InformerMetrics,
   type InformerStore,
   type HandlerStatus,
   type WhenSyncedOptions,

@@ -345,7 +345,8 @@ async function checkViews(subjects: readonly Subject[], expected: { all: State; 
 async function teardown(server: ApiServer, subjects: readonly Subject[], failures: string[]): Promise<void> {
   try {
     for (const s of subjects) {
-      await Promise.all([...s.registrations.values()].map((r) => r.remove()));
+      for (const r of s.registrations.values()) r.unsubscribe();
+      await Promise.all([...s.registrations.values()].map((r) => r.done));
       for (const sub of s.subscriptions) sub.unsubscribe();
     }
     const quiet = await heldAt(() => server.stats.connections === 0 && server.stats.watchesOpen === 0, 'sockets and watches to close', now() + CHAOS.teardownMs);

@@ -71,7 +71,7 @@ describe('the live view of rxkube watch', () => {
     };
     const progress = await waitFor(listing, 'a page listed', 20_000, { describe: () => shown.join('\n') });
     expect(progress.objects).toBe(500 * progress.pages);
-    expect(s.informer.hasSynced()).toBe(false);
+    expect(s.informer.status().synced).toBe(false);
     expect(renderHeader(s, view())[0]).toMatch(/syncing…$/);
 
     await s.informer.whenSynced({ timeout: 20_000 });

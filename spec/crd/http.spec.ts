@@ -49,13 +49,14 @@ describe('a definition against the API server', () => {
     const kc = server.kubeConfig();
     await objectClient(kc, Website, { namespace: 'default' }).apply({ apiVersion: 'example.com/v1', kind: 'Website', metadata: { name: 'shop' }, spec: { image: 'httpd' } });
     const factory = new InformerFactory(kc, { namespace: 'default' });
+    const websites = factory.informerFor(Website);
+    const sub = websites.subscribe();
     try {
-      const websites = factory.informerFor(Website);
-      factory.start();
-      expect(await factory.whenSynced({ timeout: 10_000 })).toEqual(['example.com/v1/websites in default']);
+      await factory.whenSynced({ timeout: 10_000 });
+      expect(websites.status()).toMatchObject({ state: 'running', synced: true });
       expect(websites.store.getByKey('default/shop')?.spec.image).toBe('httpd');
     } finally {
-      await factory.shutdown();
+      sub.unsubscribe();
     }
   });
 

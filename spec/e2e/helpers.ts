@@ -169,7 +169,6 @@ export function informed<T extends KubeObject>(
     }),
     inf.errors$.subscribe((e) => errors.push(e)),
   ];
-  inf.start();
   return {
     informer: inf,
     events,
@@ -180,8 +179,8 @@ export function informed<T extends KubeObject>(
     },
     everSeen,
     whenSynced: (timeoutMs = 60_000) => inf.whenSynced({ timeout: timeoutMs }),
+    // The event subscription is the informer's only subscriber: unsubscribing it ends the watch.
     stop: async () => {
-      await inf.stop();
       for (const sub of subs) sub.unsubscribe();
     },
   };

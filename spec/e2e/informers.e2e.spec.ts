@@ -460,7 +460,7 @@ describe('faults', () => {
     await converges(cached(i), listPods(ns), 90_000);
     expect(i.informer.store.size).toBe(10 - 2 + 5);
     expect(lastCounters(i)?.watches).toBeGreaterThan(watchesBefore);
-    expect(i.informer.hasSynced()).toBe(true);
+    expect(i.informer.status().synced).toBe(true);
     expect(i.status?.state).toBe('running');
   });
 });

@@ -12,28 +12,28 @@ import { kubeSource } from '../../src/sources/kubeSource.js';
 import { ResourceNotServedError } from '../../src/sources/errors/index.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 import { startCluster, type Cluster } from './cluster.js';
 
 const FAST = { reflector: { backoff: { initialMs: 5, maxMs: 200, jitter: 0 } } };
 const Gizmo = customResource({ group: 'unserved.example.com', version: 'v1', kind: 'Gizmo', spec: jsonSchema<{ size?: number }>({ type: 'object', properties: { size: { type: 'integer' } } }) });
 
 let cluster: Cluster;
-const running: Informer<KubeObject>[] = [];
+const running = new Lifetimes();
 
 beforeAll(async () => {
   cluster = await startCluster();
 }, 120_000);
 afterAll(async () => {
-  for (const i of running) i.stop();
+  await running.end();
   await cluster?.stop();
 });
 
 function watch(resource: { group: string; version: string; plural: string; namespaced: boolean }): { inf: Informer<KubeObject>; errors: Error[] } {
-  const inf = informer(kubeSource(cluster.kubeConfig, resource), FAST);
+  const inf = running.track(informer(kubeSource(cluster.kubeConfig, resource), FAST));
   const errors: Error[] = [];
   inf.errors$.subscribe((e) => errors.push(e));
-  inf.start();
-  running.push(inf);
+  inf.subscribe();
   return { inf, errors };
 }
 

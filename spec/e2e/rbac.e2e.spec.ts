@@ -45,7 +45,7 @@ it('a Forbidden list is reported on status, retried, and overcome once a Role gr
   // Not fatal: nothing was listed, the informer still runs and is not synced.
   expect(i.events).toHaveLength(0);
   expect(i.status?.state).toBe('running');
-  expect(i.informer.hasSynced()).toBe(false);
+  expect(i.informer.status().synced).toBe(false);
 
   const rbac = cluster.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
   await rbac.createNamespacedRole({

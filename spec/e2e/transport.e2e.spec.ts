@@ -25,8 +25,7 @@ import { startCluster, type Cluster } from './cluster.js';
 const NS = 'transport-e2e';
 let cluster: Cluster;
 let dir: string;
-/** What the tests started, stopped at the end. */
-const running: { stop(): Promise<void> }[] = [];
+/** What the tests started, ended at the end. */
 const subscriptions: Subscription[] = [];
 
 beforeAll(async () => {
@@ -37,7 +36,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const s of subscriptions) s.unsubscribe();
-  await Promise.all(running.map((i) => i.stop()));
   await cluster?.stop();
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
@@ -57,7 +55,6 @@ describe('connections to a real kube-apiserver', () => {
     const deployments = informer(kubeSource(kc, 'apps/v1/deployments', { namespace: NS }));
     const configMaps = informer(kubeSource(kc, 'v1/configmaps', { namespace: NS }));
     const others = (['v1/pods', 'v1/secrets', 'v1/services', 'v1/namespaces'] as const).map((r) => informer(kubeSource(kc, r)) as unknown as Informer<KubeObject>);
-    running.push(deployments, configMaps, ...others);
     const cms = objectClient(kc, 'v1/configmaps', { namespace: NS });
     const c = controller({
       for: deployments,
@@ -115,7 +112,6 @@ describe('a rotated client certificate', () => {
 
   it('is used from the next request on, without a restart, while the running watch finishes on the old connection', async () => {
     for (const s of subscriptions.splice(0)) s.unsubscribe();
-    await Promise.all(running.splice(0).map((i) => i.stop()));
     await waitFor(() => pools.size === 0, 'the first test to let go of its pool');
     const certFile = join(dir, 'tls.crt');
     const keyFile = join(dir, 'tls.key');
@@ -124,8 +120,7 @@ describe('a rotated client certificate', () => {
     expect(await whoami(kc)).toBe('alice');
 
     const watched = informer(kubeSource(kc, 'v1/configmaps', { namespace: NS }));
-    running.push(watched);
-    subscriptions.push(watched.subscribe());
+    const watching = watched.subscribe();
     await watched.whenSynced({ timeout: 30_000 });
 
     install(await issueClientCertificate(cluster, 'bob'), certFile, keyFile);
@@ -135,7 +130,7 @@ describe('a rotated client certificate', () => {
     await waitFor(() => watched.store.getByKey(`${NS}/after-rotation`) !== undefined, 'the watch to deliver after the rotation', 30_000);
     // Only the watch's pool is left: the one bob's request used closed when it ended.
     await waitFor(() => pools.size === 1, 'the new pool to close after its request');
-    await watched.stop();
+    watching.unsubscribe();
     await waitFor(() => pools.size === 0, 'the old pool to close with its watch');
   });
 });

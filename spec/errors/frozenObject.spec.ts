@@ -7,6 +7,7 @@ import { kubeSource } from '../../src/sources/kubeSource.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { pod } from '../helpers/objects.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 /** What `write` throws when it runs against a deep-frozen object. */
 function thrownBy(write: (o: { spec: { replicas: number; tags: string[] }; status?: unknown }) => void): unknown {
@@ -57,7 +58,8 @@ describe('informer handlers that write to a cached object', () => {
   it('report a HandlerError whose cause explains the frozen object', async () => {
     server = await startApiServer({ port: 0 });
     await server.create('v1/pods', pod('web'));
-    const pods = informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'));
+    const life = new Lifetimes();
+    const pods = life.track(informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods')));
     const errors: Error[] = [];
     const errSub = pods.errors$.subscribe((e) => errors.push(e));
     pods.addHandler({
@@ -65,9 +67,9 @@ describe('informer handlers that write to a cached object', () => {
         (p.metadata as { labels?: Record<string, string> }).labels = { seen: 'yes' };
       },
     });
-    pods.start();
+    pods.subscribe();
     await waitFor(() => errors.length > 0, 'the handler error', 10_000);
-    await pods.stop();
+    await life.end();
     errSub.unsubscribe();
     expect(errors[0]).toBeInstanceOf(HandlerError);
     const cause = errors[0]?.cause as Error;

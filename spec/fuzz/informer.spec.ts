@@ -7,6 +7,7 @@ import type { ListerWatcher, ObjectList, WatchEvent } from '../../src/sources/ty
 import { IndexError, KeyError, type KubeObject } from '../../src/store/index.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { params, wildMetadata, wildObject } from './fuzzKit.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 type Obj = KubeObject & { spec?: unknown };
 
@@ -93,11 +94,12 @@ describe('an informer fed a broken server', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(obj, { maxLength: 6 }), fc.array(event, { maxLength: 12 }), async (items, events) => {
         const lw = scripted(items, events);
-        const inf = informer<Obj>(lw);
+        const life = new Lifetimes();
+        const inf = life.track(informer<Obj>(lw));
         const errors: Error[] = [];
         const sub = inf.errors$.subscribe((e) => errors.push(e));
         try {
-          inf.start();
+          inf.subscribe();
           await waitFor(() => lw.watches >= 2, 'every scripted event to be consumed', 5_000);
           const want = model(items, events);
           expect(inf.store.listKeys().sort()).toEqual([...want.keys()].sort());
@@ -108,7 +110,7 @@ describe('an informer fed a broken server', () => {
           const skipped = items.filter((i) => keyOf(i) === undefined).length;
           expect(errors.length).toBeGreaterThanOrEqual(skipped);
         } finally {
-          await inf.stop();
+          await life.end();
           sub.unsubscribe();
         }
       }),

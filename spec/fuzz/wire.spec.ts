@@ -1,5 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import fc from 'fast-check';
+import type { Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { informer, type Informer } from '../../src/informer/index.js';
 import { VeryShortWatchError } from '../../src/reflector/errors.js';
@@ -23,6 +24,7 @@ const garbage = fc.oneof(
 describe('an informer over HTTP with garbage on its watch stream', () => {
   let server: ApiServer;
   let inf: Informer<V1Pod>;
+  let life: Subscription | undefined;
   const errors: Error[] = [];
   let created = 0;
 
@@ -31,12 +33,12 @@ describe('an informer over HTTP with garbage on its watch stream', () => {
     // Short backoffs: each garbage line is a fault of the same kind, whose backoff would otherwise grow to half a minute.
     inf = informer(kubeSource(server.kubeConfig(), 'v1/pods'), { reflector: { backoff: { initialMs: 5, maxMs: 50 } } });
     inf.errors$.subscribe((e) => errors.push(e));
-    inf.start();
+    life = inf.subscribe();
     await inf.whenSynced();
   });
 
   afterAll(async () => {
-    await inf?.stop();
+    life?.unsubscribe();
     await server?.close();
   });
 

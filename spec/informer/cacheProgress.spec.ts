@@ -1,7 +1,6 @@
-import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CacheProgress } from '../../src/informer/cacheProgress.js';
-import { informer, type Informer } from '../../src/informer/informer.js';
+import { informer } from '../../src/informer/informer.js';
 import type { ReflectorEvent } from '../../src/reflector/types.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { ListerWatcher } from '../../src/sources/types.js';
@@ -9,16 +8,17 @@ import { createIndexer } from '../../src/store/indexer.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 import { configMap } from '../helpers/objects.js';
 
 let server: ApiServer;
-const running: Informer<V1ConfigMap>[] = [];
+const running = new Lifetimes();
 
 beforeEach(async () => {
   server = await startApiServer({ bookmarkIntervalMs: 50 });
 });
 afterEach(async () => {
-  await Promise.all(running.splice(0).map((i) => i.stop()));
+  await running.end();
   await server.close();
 });
 
@@ -27,10 +27,10 @@ describe("the informer store's resourceVersion (S-40)", () => {
   it('moves with watch events and with bookmarks, and is told on resourceVersion$', async () => {
     await server.create('v1/configmaps', configMap('first', { namespace: 'watched' }));
     const inf = informer(kubeSource(server.kubeConfig(), 'v1/configmaps', { namespace: 'watched' }));
-    running.push(inf);
+    running.track(inf);
     const told: string[] = [];
     inf.resourceVersion$.subscribe((rv) => told.push(rv));
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced({ timeout: 10_000 });
     expect(inf.store.lastSyncResourceVersion()).toBe(server.resourceVersion());
 

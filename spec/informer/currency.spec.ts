@@ -5,15 +5,17 @@ import { isServerError, kubeSource } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer, type Churn } from '../../src/testing/index.js';
 import { pod } from '../helpers/objects.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 let server: ApiServer | undefined;
 let inf: Informer<V1Pod> | undefined;
+const lifetimes = new Lifetimes();
 let churn: Churn | undefined;
 
 afterEach(async () => {
   churn?.stop();
   churn = undefined;
-  await inf?.stop();
+  await lifetimes.end();
   inf = undefined;
   await server?.close();
   server = undefined;
@@ -40,10 +42,10 @@ describe('informer: status() and currentAt over HTTP', () => {
     const s = await liveServer();
     server = s;
     const errors: Error[] = [];
-    inf = informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods'), { onError: (e) => errors.push(e) });
+    inf = lifetimes.track(informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods'), { onError: (e) => errors.push(e) }));
     const i = inf;
     expect(i.status()).toMatchObject({ state: 'idle', currentAt: undefined });
-    i.start();
+    i.subscribe();
     await i.whenSynced({ timeout: 10_000 });
     const listed = i.status().currentAt;
     expect(listed).toBeDefined();
@@ -73,9 +75,9 @@ describe('informer: status() and currentAt over HTTP', () => {
     const s = await liveServer();
     server = s;
     const errors: Error[] = [];
-    inf = informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods'), { onError: (e) => errors.push(e), reflector: { backoff: { initialMs: 10, maxMs: 50 } } });
+    inf = lifetimes.track(informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods'), { onError: (e) => errors.push(e), reflector: { backoff: { initialMs: 10, maxMs: 50 } } }));
     const i = inf;
-    i.start();
+    i.subscribe();
     await i.whenSynced({ timeout: 10_000 });
     s.faults.inject({ type: 'status', status: 500 }, { verb: 'watch', resource: 'v1/pods', times: 1_000_000 });
     s.faults.closeWatches();
@@ -84,13 +86,13 @@ describe('informer: status() and currentAt over HTTP', () => {
     const lists = i.status().reflector?.counters.lists ?? 0;
     await waitFor(() => (i.status().reflector?.counters.lists ?? 0) > lists + 2, 'relists between failed watches');
     await waitFor(() => (i.status().currentAt ?? 0) > before, 'a relist to move it');
-    expect(i.hasSynced()).toBe(true);
+    expect(i.status().synced).toBe(true);
   });
 
   it('is cleared when the last subscriber leaves', async () => {
     const s = await liveServer();
     server = s;
-    inf = informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods'));
+    inf = lifetimes.track(informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods')));
     const i = inf;
     const sub = i.subscribe();
     await waitFor(() => i.status().currentAt, 'a bookmark');

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
+import { from as asyncFrom } from 'ix/asynciterable';
 import type { V1Pod } from '@kubernetes/client-node';
 import { informer, type Informer } from '../../src/informer/informer.js';
 import { BufferOverflowError } from '../../src/informer/BufferOverflowError.js';
 import { HandlerError } from '../../src/informer/HandlerError.js';
-import { InformerStoppedError } from '../../src/informer/InformerStoppedError.js';
 import { CacheSyncError } from '../../src/informer/CacheSyncError.js';
 import type { InformerEvent } from '../../src/informer/InformerEvent.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
@@ -12,16 +12,15 @@ import { kubeSource, type ListerWatcher } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { pod } from '../helpers/objects.js';
 import { deferred, waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 const fastBackoff = { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } };
 
 let server: ApiServer;
-const running: Informer<V1Pod>[] = [];
+const lifetimes = new Lifetimes();
 
 function podInformer(opts: Parameters<typeof informer<V1Pod>>[1] = {}): Informer<V1Pod> {
-  const inf = informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'), { reflector: fastBackoff, ...opts });
-  running.push(inf);
-  return inf;
+  return lifetimes.track(informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'), { reflector: fastBackoff, ...opts }));
 }
 
 function names(inf: Informer<V1Pod>): string[] {
@@ -40,7 +39,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(running.splice(0).map((i) => i.stop()));
+  await lifetimes.end();
   await server.close();
 });
 
@@ -50,11 +49,9 @@ describe('informer', () => {
     const inf = podInformer();
     const seen: InformerEvent<V1Pod>[] = [];
     inf.subscribe((e) => seen.push(e));
-    expect(inf.hasSynced()).toBe(false);
-    inf.start();
-    inf.start(); // idempotent
+    expect(inf.status().synced).toBe(false);
     await inf.whenSynced({ timeout: 10_000 });
-    expect(inf.hasSynced()).toBe(true);
+    expect(inf.status().synced).toBe(true);
     expect(names(inf)).toEqual(serverKeys());
     expect(seen).toHaveLength(30);
     expect(seen.every((e) => e.type === 'add' && e.isInInitialList)).toBe(true);
@@ -89,7 +86,7 @@ describe('informer', () => {
       if (s.reflector?.state === 'listing') modes.add(s.reflector.mode);
       if (s.reflector) counters = s.reflector.counters;
     });
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     expect(names(inf)).toEqual(serverKeys());
     expect(seen.every((e) => e.type === 'add' && e.isInInitialList)).toBe(true);
@@ -109,7 +106,7 @@ describe('informer', () => {
       const cached = inf.store.getByKey(key);
       checks.push(`${e.type}:${e.type === 'delete' ? cached === undefined : cached === e.obj}`);
     });
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     await server.create('v1/pods', pod('a', { labels: { v: '1' } }));
     await waitFor(() => inf.store.getByKey('default/a'), 'add');
@@ -132,7 +129,7 @@ describe('informer', () => {
         return p;
       },
     });
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     const cached = inf.store.getByKey('default/m') as V1Pod;
     expect(cached.metadata?.managedFields).toBeUndefined();
@@ -150,7 +147,7 @@ describe('informer', () => {
     });
     const errors: Error[] = [];
     inf.errors$.subscribe((e) => errors.push(e));
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     expect(names(inf)).toEqual(['default/good']);
     expect(errors.some((e) => /nope/.test(String(e.message) + String((e as { cause?: Error }).cause?.message)))).toBe(true);
@@ -162,7 +159,7 @@ describe('informer', () => {
     inf.errors$.subscribe((e) => errors.push(e));
     let watches = 0;
     inf.status$.subscribe((s) => (watches = s.reflector?.counters.watches ?? watches));
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     // A line that is not JSON: the stream cannot be trusted, so the watch resumes from the last good resourceVersion.
     server.faults.inject({ type: 'malformedLine', line: '{"type":"ADDED","obj' }, { verb: 'watch' });
@@ -189,37 +186,40 @@ describe('informer', () => {
       },
       watch: (o, signal) => real.watch(o, signal),
     };
-    const inf = informer<V1Pod>(withBadItem, { reflector: fastBackoff });
-    running.push(inf);
+    const inf = lifetimes.track(informer<V1Pod>(withBadItem, { reflector: fastBackoff }));
     const errors: Error[] = [];
     inf.errors$.subscribe((e) => errors.push(e));
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     expect(names(inf)).toEqual(['default/fine']);
     expect(errors.map((e) => e.name)).toEqual(['KeyError']);
   });
 
-  it('whenSynced rejects when the informer stops first, and handlers cannot be added after stop', async () => {
+  it('whenSynced rejects when the last subscriber leaves first, and when nobody subscribed (LT-81)', async () => {
     server.stop(); // unreachable: the informer can never sync
     const inf = podInformer();
-    inf.start();
+    const sub = inf.subscribe();
     const waiting = inf.whenSynced();
-    await inf.stop();
+    sub.unsubscribe();
     await expect(waiting).rejects.toMatchObject({ name: 'CacheSyncError', reason: 'stopped' });
+    await expect(inf.whenSynced()).rejects.toMatchObject({ name: 'CacheSyncError', reason: 'not-running' });
     await expect(inf.whenSynced()).rejects.toBeInstanceOf(CacheSyncError);
-    expect(() => inf.addHandler({})).toThrow(InformerStoppedError);
-    expect(() => inf.start()).toThrow(InformerStoppedError);
     await server.restart();
+    // A new subscriber starts a new lifetime that syncs.
+    inf.subscribe();
+    await inf.whenSynced();
+    expect(inf.status().state).toBe('running');
   });
 
-  it('stop ends every watch on the server', async () => {
+  it('unsubscribing the last subscriber ends every watch on the server (LT-80)', async () => {
     const inf = podInformer();
-    inf.start();
+    const sub = inf.subscribe();
     await inf.whenSynced();
     await waitFor(() => server.stats.watchesOpen === 1, 'the watch to open');
-    await inf.stop();
+    sub.unsubscribe();
     await waitFor(() => server.stats.watchesOpen === 0, 'the watch to close');
-    await inf.stop(); // idempotent
+    sub.unsubscribe(); // idempotent
+    expect(inf.status().state).toBe('idle');
   });
 
   it('treats a same-name object with a new UID as a delete then an add, even when learned by relist', async () => {
@@ -230,7 +230,7 @@ describe('informer', () => {
       if (e.type === 'delete') seen.push(`delete:${e.obj instanceof DeletedFinalStateUnknown ? 'tombstone' : 'obj'}`);
       else seen.push(`${e.type}:${e.obj.metadata?.uid}`);
     });
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     const oldUid = inf.store.getByKey('default/r')?.metadata?.uid;
     // Replace the pod while the informer cannot see it, and drop the history so it must relist.
@@ -248,7 +248,7 @@ describe('handlers', () => {
   it('gives a late handler an add for every cached object, then live events, and tracks its own sync', async () => {
     for (let i = 0; i < 5; i++) await server.create('v1/pods', pod(`p${i}`));
     const inf = podInformer();
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     const gate = deferred();
     const got: string[] = [];
@@ -282,7 +282,7 @@ describe('handlers', () => {
         return undefined;
       },
     });
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     for (const n of ['boom', 'reject', 'fine']) await server.create('v1/pods', pod(n));
     await waitFor(() => added.length === 3, 'three adds');
@@ -338,7 +338,7 @@ describe('handlers', () => {
     const slow = inf.addHandler({ add: () => gate.promise, update: () => gate.promise });
     let fastCount = 0;
     inf.addHandler({ add: () => void fastCount++ });
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     for (let i = 0; i < 20; i++) await server.create('v1/pods', pod(`s${i}`));
     await waitFor(() => fastCount === 20 && inf.store.listKeys().length === 20, 'fast handler and store');
@@ -364,7 +364,7 @@ describe('handlers', () => {
       inf.status$.subscribe((s) => depths.push(s.handlers[0]?.depth ?? 0));
       inf.addHandler({ add: () => gate.promise });
       for (let i = 0; i < 70; i++) await server.create('v1/pods', pod(`b${i}`));
-      inf.start();
+      inf.subscribe();
       await inf.whenSynced();
       expect(depths).toContain(64);
       gate.resolve();
@@ -374,7 +374,7 @@ describe('handlers', () => {
       const inf = podInformer();
       const gate = deferred();
       const reg = inf.addHandler({ add: () => gate.promise, update: () => gate.promise }, { buffer: 'unbounded' });
-      inf.start();
+      inf.subscribe();
       await inf.whenSynced();
       await churnOneKeySet(inf, 5, 4);
       await waitFor(() => reg.depth === 5 + 5 * 4 - 1, 'all but the in-flight one buffered');
@@ -396,7 +396,7 @@ describe('handlers', () => {
         },
         { buffer: { coalesce: 'byKey' } },
       );
-      inf.start();
+      inf.subscribe();
       await inf.whenSynced();
       await churnOneKeySet(inf, 5, 4);
       // k0's add is in flight; its updates merged into one; k1..k4 each merged add+updates into one add.
@@ -415,7 +415,7 @@ describe('handlers', () => {
         { add: async (p) => { seen.push(`add:${p.metadata?.name}`); await gate.promise; }, delete: () => void seen.push('delete') },
         { buffer: { coalesce: 'byKey' } },
       );
-      inf.start();
+      inf.subscribe();
       await inf.whenSynced();
       await server.create('v1/pods', pod('first'));
       await server.create('v1/pods', pod('gone'));
@@ -433,7 +433,7 @@ describe('handlers', () => {
       const errors: Error[] = [];
       inf.errors$.subscribe((e) => errors.push(e));
       const reg = inf.addHandler({ add: () => gate.promise, update: () => gate.promise }, { buffer: { limit: 3, overflow: 'dropOldest' } });
-      inf.start();
+      inf.subscribe();
       await inf.whenSynced();
       await churnOneKeySet(inf, 5, 1);
       expect(reg.depth).toBe(3);
@@ -449,14 +449,14 @@ describe('handlers', () => {
       const errors: Error[] = [];
       inf.errors$.subscribe((e) => errors.push(e));
       const reg = inf.addHandler({ add: () => gate.promise }, { buffer: { limit: 2, overflow: 'error' } });
-      inf.start();
+      inf.subscribe();
       await inf.whenSynced();
       for (let i = 0; i < 4; i++) await server.create('v1/pods', pod(`e${i}`));
       await waitFor(() => reg.closed, 'registration ended');
       expect(reg.depth).toBe(0);
       expect(errors.filter((e) => e instanceof BufferOverflowError)).toHaveLength(1);
+      gate.resolve(); // done waits for the call in progress
       await reg.done;
-      gate.resolve();
     });
 
     it('rejects a bad buffer policy up front', () => {
@@ -467,19 +467,23 @@ describe('handlers', () => {
     });
   });
 
-  it('remove() stops deliveries and drops what was pending', async () => {
+  it('unsubscribe() stops deliveries and drops what was pending; done waits for the call in progress (LT-82)', async () => {
     const inf = podInformer();
     const gate = deferred();
     let calls = 0;
     const reg = inf.addHandler({ add: () => { calls++; return gate.promise; } });
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     for (let i = 0; i < 3; i++) await server.create('v1/pods', pod(`x${i}`));
     await waitFor(() => reg.depth === 2, 'buffered');
-    reg.remove();
-    reg.remove();
+    let done = false;
+    void reg.done.then(() => (done = true));
+    reg.unsubscribe();
+    reg.unsubscribe();
     expect(reg.closed).toBe(true);
     expect(reg.depth).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done).toBe(false); // the first add is still running
     gate.resolve();
     await reg.done;
     await server.create('v1/pods', pod('after'));
@@ -487,21 +491,21 @@ describe('handlers', () => {
     expect(calls).toBe(1);
   });
 
-  it('notifications() is the same buffer as an async iterable', async () => {
+  it('is an async iterable through ix from(); breaking out of the loop unsubscribes (LT-83)', async () => {
     await server.create('v1/pods', pod('n0'));
     const inf = podInformer();
-    inf.start();
     const got: string[] = [];
     const consumer = (async () => {
-      for await (const e of inf.notifications()) {
+      for await (const e of asyncFrom(inf)) {
         got.push(`${e.type}:${e.type === 'delete' ? '' : e.obj.metadata?.name}`);
+        if (got.length === 1) await server.create('v1/pods', pod('n1'));
         if (got.length === 2) break;
       }
     })();
-    await inf.whenSynced();
-    await server.create('v1/pods', pod('n1'));
     await consumer;
     expect(got).toEqual(['add:n0', 'add:n1']);
-    await waitFor(() => inf.store.listKeys().length === 2, 'store');
+    // The loop was the only subscriber: the informer is idle again and its watch closed.
+    expect(inf.status().state).toBe('idle');
+    await waitFor(() => server.stats.watchesOpen === 0, 'the watch to close');
   });
 });

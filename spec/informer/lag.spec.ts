@@ -47,7 +47,7 @@ describe('informer: a cache that stays behind is reported lagging', () => {
     const i = informer(lw, { maxLagMs: 10_000, onError: () => undefined });
     const seen: InformerStatus[] = [];
     const sub = i.status$.subscribe((s) => seen.push(s));
-    i.start();
+    const life = i.subscribe();
     await advance();
     expect(i.status()).toMatchObject({ synced: true, behindSince: undefined, lagging: false });
     expect(i.status().currentAt).toBe(Date.now());
@@ -71,13 +71,13 @@ describe('informer: a cache that stays behind is reported lagging', () => {
     expect(i.status()).toMatchObject({ behindSince: undefined, lagging: false });
     expect(liveness(probeOf(i as unknown as ProbedInformer)).every((c) => c.ok)).toBe(true);
     sub.unsubscribe();
-    await i.stop();
+    life.unsubscribe();
   });
 
   it('a fault the reflector recovers from in seconds never counts as lag', async () => {
     const lw = new ScriptedLW();
     const i = informer(lw, { maxLagMs: 10_000, onError: () => undefined });
-    i.start();
+    const life = i.subscribe();
     await advance();
     for (let k = 0; k < 5; k++) {
       lw.watchScripts.push((w) => w.fail(new KubeApiError(500, 'injected')));
@@ -87,20 +87,20 @@ describe('informer: a cache that stays behind is reported lagging', () => {
       await advance(18_000);
       expect(i.status()).toMatchObject({ behindSince: undefined, lagging: false });
     }
-    await i.stop();
+    life.unsubscribe();
   });
 
   it('an unusable event skipped on a quiet watch is not lag: the watch carries on', async () => {
     const lw = new ScriptedLW();
     const errors: Error[] = [];
     const i = informer(lw, { maxLagMs: 10_000, onError: (e) => errors.push(e) });
-    i.start();
+    const life = i.subscribe();
     await advance();
     lw.watching.push({ type: 'MODIFIED', object: { metadata: { resourceVersion: '11' } } as never });
     await advance(60_000);
     expect(errors).toHaveLength(1);
     expect(i.status()).toMatchObject({ behindSince: undefined, lagging: false });
-    await i.stop();
+    life.unsubscribe();
   });
 
   it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY, '5'])('rejects maxLagMs %s up front', (value) => {

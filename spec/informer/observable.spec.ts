@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { combineLatest, filter, firstValueFrom, from, map, merge, take, toArray } from 'rxjs';
-import { informer, type Informer } from '../../src/informer/informer.js';
+import { combineLatest, filter, firstValueFrom, from, map, merge, Subscription, take, toArray } from 'rxjs';
+import { from as asyncFrom } from 'ix/asynciterable';
+import { informer } from '../../src/informer/informer.js';
 import { CacheSyncError } from '../../src/informer/CacheSyncError.js';
-import { InformerStoppedError } from '../../src/informer/InformerStoppedError.js';
 import { InformerFactory } from '../../src/informer/InformerFactory.js';
 import type { InformerEvent } from '../../src/informer/InformerEvent.js';
 import { unwrapTombstone } from '../../src/store/DeletedFinalStateUnknown.js';
@@ -15,16 +15,15 @@ import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { pod } from '../helpers/objects.js';
 import { deferred, waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 const fast = { reflector: { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } } };
 
 let server: ApiServer;
-const running: Informer<KubeObject>[] = [];
+const lifetimes = new Lifetimes();
 
 function pods(opts: { namespace?: string } = {}) {
-  const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods', opts), fast);
-  running.push(inf as unknown as Informer<KubeObject>);
-  return inf;
+  return lifetimes.track(informer(kubeSource(server.kubeConfig(), 'v1/pods', opts), fast));
 }
 
 /** The name of what an event is about, a tombstone's included. */
@@ -41,7 +40,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   setErrorReporter(undefined);
-  await Promise.all(running.splice(0).map((i) => i.stop()));
+  await lifetimes.end();
   await server.close();
 });
 
@@ -57,7 +56,7 @@ describe('an informer is an Observable whose subscription is its lifetime', () =
     await waitFor(() => server.stats.watchesOpen === 1, 'the watch to open');
     sub.unsubscribe();
     await noSocketsLeft();
-    expect(inf.hasSynced()).toBe(false);
+    expect(inf.status().synced).toBe(false);
     expect(inf.store.size).toBe(0); // an idle informer holds no cache
     await expect(inf.whenSynced()).rejects.toMatchObject({ name: 'CacheSyncError', reason: 'not-running' });
   });
@@ -81,13 +80,12 @@ describe('an informer is an Observable whose subscription is its lifetime', () =
       list: async () => ({ metadata: { resourceVersion: '2' }, items: [twice('1'), twice('2')] }),
       watch: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<never>>(() => {}) }) }),
     };
-    const inf = informer(source, { onError: () => {} });
-    running.push(inf);
+    const inf = lifetimes.track(informer(source, { onError: () => {} }));
     const first = await firstValueFrom(inf);
     expect(first).toMatchObject({ type: 'add', obj: { metadata: { resourceVersion: '1' } } });
     await new Promise((r) => setImmediate(r));
     expect(inf.store.size).toBe(0);
-    expect(inf.hasSynced()).toBe(false);
+    expect(inf.status().synced).toBe(false);
   });
 
   it('gives a later subscriber the cached objects as initial adds, then live events, with no duplicate', async () => {
@@ -133,33 +131,34 @@ describe('an informer is an Observable whose subscription is its lifetime', () =
     expect(merged.sort()).toEqual(['p', 'q']);
     const pair = await firstValueFrom(combineLatest([inA, inB]).pipe(map(([x, y]) => [nameOf(x), nameOf(y)])));
     expect(pair).toEqual(['p', 'q']);
-    const viaFrom = await firstValueFrom(from(inA.notifications()));
+    const viaFrom = await firstValueFrom(from(asyncFrom(inA)));
     expect(nameOf(viaFrom)).toBe('p');
     await noSocketsLeft();
   });
 
-  it('unsubscribing from from(notifications()) removes its handler at once', async () => {
-    const inf = pods();
-    const sub = from(inf.notifications()).subscribe();
-    await inf.whenSynced();
-    expect(inf.hasSynced()).toBe(true);
-    sub.unsubscribe();
-    await noSocketsLeft();
-  });
-
-  it('a handler registration and start() hold the same lifetime as a subscription', async () => {
+  it('a handler registration holds the same lifetime as a subscription, and goes into a Subscription like one (LT-82)', async () => {
     const inf = pods();
     const reg = inf.addHandler({});
     await inf.whenSynced();
-    inf.start();
-    await reg.remove();
-    expect(inf.hasSynced()).toBe(true); // start() still holds it
-    await inf.stop();
+    const sub = inf.subscribe();
+    reg.unsubscribe();
+    await reg.done;
+    expect(inf.status().synced).toBe(true); // the subscriber still holds it
+    sub.unsubscribe();
     await noSocketsLeft();
-    let ended: unknown;
-    inf.subscribe({ error: (e: unknown) => (ended = e) });
-    expect(ended).toBeInstanceOf(InformerStoppedError);
-    await expect(firstValueFrom(inf)).rejects.toBeInstanceOf(InformerStoppedError);
+    expect(inf.status()).toMatchObject({ state: 'idle', synced: false, objects: 0 });
+    // A registration is an rxjs teardown: a Subscription that ends, ends it.
+    const parent = new Subscription();
+    const held = inf.addHandler({});
+    parent.add(held);
+    await inf.whenSynced();
+    parent.unsubscribe();
+    expect(held.closed).toBe(true);
+    await noSocketsLeft();
+    // After going idle, the next subscriber starts a new lifetime.
+    const again = inf.subscribe();
+    await inf.whenSynced();
+    again.unsubscribe();
   });
 
   it('the factory hands out one shared informer, and later users add their indexes to it', async () => {
@@ -174,17 +173,16 @@ describe('an informer is an Observable whose subscription is its lifetime', () =
     expect(a.store.byIndex('namespace', 'default')).toHaveLength(1); // the namespace index is always there
     expect(() => factory.informerFor('v1/pods', { indexers: { app: byLabel('other') } })).toThrow(/app/);
     sub.unsubscribe();
-    await factory.shutdown();
+    await noSocketsLeft();
   });
 });
 
 describe('errors are never silent', () => {
   it('whenSynced({ timeout }) rejects with the last error as cause', async () => {
-    const inf = informer(kubeSource(server.kubeConfig(), 'example.com/v1/nothings'), fast);
-    running.push(inf);
+    const inf = lifetimes.track(informer(kubeSource(server.kubeConfig(), 'example.com/v1/nothings'), fast));
     const reported: Error[] = [];
     setErrorReporter((err) => reported.push(err));
-    inf.start();
+    inf.subscribe();
     // Nobody subscribed to errors$: the default reporter hears of the 404. The wait starts after it, so the timeout
     // cannot pass before the first list was answered.
     await waitFor(() => reported.some((e) => isNotFound(e)), 'the 404 to be reported');
@@ -202,22 +200,19 @@ describe('errors are never silent', () => {
     const reported: Error[] = [];
     setErrorReporter((err) => reported.push(err));
     const heard: Error[] = [];
-    const inf = informer(kubeSource(server.kubeConfig(), 'example.com/v1/nothings'), fast);
-    running.push(inf);
+    const inf = lifetimes.track(informer(kubeSource(server.kubeConfig(), 'example.com/v1/nothings'), fast));
     inf.errors$.subscribe((e) => heard.push(e));
     const redirected: Error[] = [];
-    const other = informer(kubeSource(server.kubeConfig(), 'example.com/v1/others'), { ...fast, onError: (e) => redirected.push(e) });
-    running.push(other);
-    inf.start();
-    other.start();
+    const other = lifetimes.track(informer(kubeSource(server.kubeConfig(), 'example.com/v1/others'), { ...fast, onError: (e) => redirected.push(e) }));
+    inf.subscribe();
+    other.subscribe();
     await waitFor(() => heard.length >= 2 && redirected.length >= 2, 'errors on both channels');
     expect(reported).toEqual([]);
   });
 
   it('whenSynced takes an AbortSignal and names a misuse', async () => {
-    const inf = informer(kubeSource(server.kubeConfig(), 'example.com/v1/nothings'), { ...fast, onError: () => {} });
-    running.push(inf);
-    inf.start();
+    const inf = lifetimes.track(informer(kubeSource(server.kubeConfig(), 'example.com/v1/nothings'), { ...fast, onError: () => {} }));
+    inf.subscribe();
     const ac = new AbortController();
     const waiting = inf.whenSynced({ signal: ac.signal });
     ac.abort();
@@ -227,18 +222,21 @@ describe('errors are never silent', () => {
   });
 
   it('a field selector the server rejects (400) ends the informer and every subscriber with that error', async () => {
-    const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods', { fieldSelector: 'spec.noSuchField=x' }), { ...fast, onError: () => {} });
-    running.push(inf as unknown as Informer<KubeObject>);
+    const inf = lifetimes.track(informer(kubeSource(server.kubeConfig(), 'v1/pods', { fieldSelector: 'spec.noSuchField=x' }), { ...fast, onError: () => {} }));
     const ended = firstValueFrom(inf).catch((e: unknown) => e);
     const synced = inf.whenSynced({ timeout: 10_000 }).catch((e: unknown) => e);
+    const reg = inf.addHandler({});
     const err = await ended;
+    await reg.done; // the failure ends every registration (S-35)
+    expect(reg.closed).toBe(true);
     expect(err).toBeInstanceOf(KubeApiError);
     expect(err).toMatchObject({ status: 400, serverMessage: expect.stringContaining('field label not supported: spec.noSuchField') });
     expect(await synced).toMatchObject({ name: 'CacheSyncError', reason: 'failed', cause: err });
     let late: unknown;
     inf.subscribe({ error: (e: unknown) => (late = e) });
     expect(late).toBe(err);
-    expect(() => inf.addHandler({})).toThrow(InformerStoppedError);
+    expect(() => inf.addHandler({})).toThrow(err as Error); // a registration is a subscriber: it gets the same error
+    expect(inf.status().state).toBe('failed');
     await noSocketsLeft();
   });
 
@@ -257,7 +255,7 @@ describe('errors are never silent', () => {
 });
 
 describe('handlers', () => {
-  it('remove() resolves only after the handler call in progress has finished', async () => {
+  it('done resolves only after unsubscribe() and the handler call in progress has finished (client-go ShutDownEventHandler)', async () => {
     await server.create('v1/pods', pod('slow'));
     const inf = pods();
     const holding = deferred();
@@ -272,7 +270,8 @@ describe('handlers', () => {
     });
     await entered.promise;
     let removed = false;
-    const removal = reg.remove().then(() => (removed = true));
+    reg.unsubscribe();
+    const removal = reg.done.then(() => (removed = true));
     await new Promise((r) => setImmediate(r));
     expect(removed).toBe(false);
     holding.resolve();

@@ -3,7 +3,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InformerFactory } from '../../src/informer/InformerFactory.js';
-import { informer, type Informer } from '../../src/informer/informer.js';
+import { informer } from '../../src/informer/informer.js';
 import type { FifoMode } from '../../src/informer/types.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { ListerWatcher, ListOptions, ObjectList } from '../../src/sources/types.js';
@@ -12,16 +12,17 @@ import type { KubeObject } from '../../src/store/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { pod } from '../helpers/objects.js';
 import { deferred, waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 let server: ApiServer;
-const running: Informer<KubeObject>[] = [];
+const running = new Lifetimes();
 
 beforeEach(async () => {
   server = await startApiServer({ port: 0, bookmarkIntervalMs: 200 });
 });
 
 afterEach(async () => {
-  await Promise.all(running.splice(0).map((i) => i.stop()));
+  await running.end();
   await server.close();
 });
 
@@ -53,7 +54,7 @@ describe("informer({ fifo: 'ordered' })", () => {
   it('hands events to listeners in the order the server sent them, across keys', async () => {
     for (const n of ['a', 'b', 'c']) await server.create('v1/pods', pod(n));
     const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods') as ListerWatcher<KubeObject>, { fifo: 'ordered' });
-    running.push(inf);
+    running.track(inf);
     const seen: string[] = [];
     inf.subscribe((e) => {
       if (e.type === 'update') seen.push(`${name(e.obj)}@${rv(e.obj)}`);
@@ -76,7 +77,7 @@ describe("informer({ fifo: 'ordered' })", () => {
       for (let i = 0; i < 30; i++) await server.create('v1/pods', pod(`p${String(i).padStart(2, '0')}`));
       const source = heldSource(server.kubeConfig());
       const inf = informer(source.lw, { fifo, reflector: { pageSize: 10, backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } } });
-      running.push(inf);
+      running.track(inf);
       // What the store held at each relist notification: the three changed pods' versions, and whether p29 was there.
       const reads: { event: string; p00: string | undefined; p15: string | undefined; p25: string | undefined; p29: boolean }[] = [];
       let recording = false;
@@ -139,7 +140,7 @@ describe("informer({ fifo: 'ordered' })", () => {
     it(`a handler added during the first list's notifications hears each object once (fifo: '${fifo}')`, async () => {
       for (const n of ['a', 'b', 'c']) await server.create('v1/pods', pod(n));
       const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods') as ListerWatcher<KubeObject>, { fifo });
-      running.push(inf);
+      running.track(inf);
       const heard: string[] = [];
       let joined = false;
       inf.subscribe(() => {
@@ -162,7 +163,7 @@ describe("informer({ fifo: 'ordered' })", () => {
     for (const n of ['a', 'b', 'c', 'x', 'y']) await server.create('v1/pods', pod(n));
     const source = heldSource(server.kubeConfig());
     const inf = informer(source.lw, { fifo: 'ordered' });
-    running.push(inf);
+    running.track(inf);
     const heard: string[] = [];
     let joined = false;
     inf.subscribe((e) => {
@@ -195,7 +196,7 @@ describe("informer({ fifo: 'ordered' })", () => {
   it('keeps handlers, their buffers, resync, status and whenSynced working', async () => {
     for (const n of ['a', 'b']) await server.create('v1/pods', pod(n));
     const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods') as ListerWatcher<KubeObject>, { fifo: 'ordered' });
-    running.push(inf);
+    running.track(inf);
     const plain: string[] = [];
     const coalesced: string[] = [];
     let resyncs = 0;
@@ -222,7 +223,7 @@ describe("informer({ fifo: 'ordered' })", () => {
   it('a streamed initial list (sendInitialEvents) is applied whole too, every add marked initial', async () => {
     for (let i = 0; i < 25; i++) await server.create('v1/pods', pod(`s${i}`));
     const inf = informer(kubeSource(server.kubeConfig(), 'v1/pods') as ListerWatcher<KubeObject>, { fifo: 'ordered', initialList: 'stream' });
-    running.push(inf);
+    running.track(inf);
     const held: number[] = [];
     inf.subscribe((e) => {
       if (e.type === 'add') held.push(e.isInInitialList ? inf.store.size : -1);

@@ -1,7 +1,7 @@
 // The informer applies a list page by page (S-37): each page reaches the store and the handlers while the next
 // is still on its way, and a relist infers deletions only once the whole list is in.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { informer, type Informer } from '../../src/informer/informer.js';
+import { informer } from '../../src/informer/informer.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { ListerWatcher, ListOptions, ObjectList } from '../../src/sources/types.js';
 import { unwrapTombstone } from '../../src/store/DeletedFinalStateUnknown.js';
@@ -9,9 +9,10 @@ import type { KubeObject } from '../../src/store/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { pod } from '../helpers/objects.js';
 import { deferred, waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 let server: ApiServer;
-const running: Informer<KubeObject>[] = [];
+const running = new Lifetimes();
 
 /** The real source, whose LIST requests wait at `gate` from the `blockFrom`-th one on while the gate is closed. */
 function gatedSource(blockFrom: number) {
@@ -47,7 +48,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(running.splice(0).map((i) => i.stop()));
+  await running.end();
   await server.close();
 });
 
@@ -56,13 +57,13 @@ describe('an informer applies each LIST page as it arrives', () => {
     for (let i = 0; i < 25; i++) await server.create('v1/pods', pod(`p${String(i).padStart(2, '0')}`));
     const source = gatedSource(3);
     const inf = informer(source.lw, { reflector: { pageSize: 10 } });
-    running.push(inf);
+    running.track(inf);
     const seen: { obj: KubeObject; isInInitialList: boolean }[] = [];
     inf.addHandler({ add: (obj, isInInitialList) => void seen.push({ obj, isInInitialList }) });
     // Page 2 was fetched before page 1 went downstream; page 3's request waits at the gate.
     await waitFor(() => inf.store.size === 20 && seen.length === 20, 'two pages applied');
     expect(source.lists()).toBe(3);
-    expect(inf.hasSynced()).toBe(false);
+    expect(inf.status().synced).toBe(false);
     expect(seen.every((e) => e.isInInitialList)).toBe(true);
     source.open();
     await inf.whenSynced({ timeout: 10_000 });
@@ -74,7 +75,7 @@ describe('an informer applies each LIST page as it arrives', () => {
     for (let i = 0; i < 30; i++) await server.create('v1/pods', pod(`p${String(i).padStart(2, '0')}`));
     const source = gatedSource(Number.POSITIVE_INFINITY);
     const inf = informer(source.lw, { reflector: { pageSize: 10, backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } } });
-    running.push(inf);
+    running.track(inf);
     const deletes: string[] = [];
     inf.addHandler({ delete: (obj) => void deletes.push(unwrapTombstone(obj)?.metadata?.name ?? '') });
     await inf.whenSynced({ timeout: 10_000 });

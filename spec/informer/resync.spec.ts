@@ -7,9 +7,11 @@ import { kubeSource } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { pod } from '../helpers/objects.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 let server: ApiServer;
 let inf: Informer<V1Pod> | undefined;
+const lifetimes = new Lifetimes();
 
 beforeEach(async () => {
   server = await startApiServer({ port: 0 });
@@ -18,7 +20,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await inf?.stop();
+  await lifetimes.end();
   inf = undefined;
   await server.close();
 });
@@ -39,14 +41,14 @@ const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolv
 describe('resync routing', () => {
   it('delivers resync updates only to the handlers whose own period is due', async () => {
     const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
-    inf = informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'), { scheduler });
+    inf = lifetimes.track(informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'), { scheduler }));
     const every1 = counting(inf, 1000);
     const every2 = counting(inf, 2000);
     const every3 = counting(inf, 3000);
     const never = counting(inf, 0);
     let status = '';
     inf.status$.subscribe((s) => (status = s.reflector?.state ?? ''));
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     await waitFor(() => status === 'watching', 'the watch');
 
@@ -65,12 +67,12 @@ describe('resync routing', () => {
 
   describe('a handler added to a running informer (S-11, X-4)', () => {
     /** A started, synced and watching informer on a virtual clock, and a way to move that clock. */
-    async function running(resyncPeriod: number | undefined, first: 'handler' | 'start', firstPeriod = 0) {
+    async function running(resyncPeriod: number | undefined, first: 'handler' | 'subscriber', firstPeriod = 0) {
       const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
-      const target = informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'), { scheduler, ...(resyncPeriod !== undefined && { resyncPeriod }) });
+      const target = lifetimes.track(informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'), { scheduler, ...(resyncPeriod !== undefined && { resyncPeriod }) }));
       inf = target;
       const early = first === 'handler' ? counting(target, firstPeriod) : undefined;
-      if (first === 'start') target.start();
+      if (first === 'subscriber') target.subscribe();
       let status = '';
       target.status$.subscribe((s) => (status = s.reflector?.state ?? ''));
       await target.whenSynced();
@@ -111,7 +113,7 @@ describe('resync routing', () => {
     });
 
     it('resyncs at its own period after start(), below the informer\'s default period', async () => {
-      const { target, now, advanceTo } = await running(30_000, 'start');
+      const { target, now, advanceTo } = await running(30_000, 'subscriber');
       const t0 = now();
       const fast = counting(target, 1000);
       const byDefault = counting(target);
@@ -128,14 +130,14 @@ describe('resync routing', () => {
   });
 
   it('a relist that changes nothing reaches only handlers that asked for resync, and not events$', async () => {
-    inf = informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'), { reflector: { backoff: { initialMs: 5, maxMs: 20, jitter: 0 } } });
+    inf = lifetimes.track(informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'), { reflector: { backoff: { initialMs: 5, maxMs: 20, jitter: 0 } } }));
     const wantsResync = counting(inf, 60_000);
     const quiet = counting(inf, 0);
     let updatesOnStream = 0;
     inf.subscribe((e) => void (e.type === 'update' && updatesOnStream++));
     let lists = 0;
     inf.status$.subscribe((s) => (lists = s.reflector?.counters.lists ?? lists));
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     // An ERROR 410 mid-watch forces a relist that finds both pods unchanged.
     server.faults.inject({ type: 'errorEvent', status: 410 }, { verb: 'watch' });

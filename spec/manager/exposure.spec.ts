@@ -59,7 +59,7 @@ describe('manager: probe bodies', () => {
     expect(verbose.body).toContain('\\x1b]0;pwned\\x07\\u009b2J');
     expect(verbose.body).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
 
-    await waitFor(() => configMaps.hasSynced(), 'the configmaps to sync');
+    await waitFor(() => configMaps.status().synced, 'the configmaps to sync');
     const terse = await probe(`${base}/readyz`);
     expect(terse.status).toBe(503);
     expect(terse.body).toBe(

@@ -85,7 +85,7 @@ describe('manager: graceful stop', () => {
     cleanups.push(() => runningB.stop());
     const baseB = await runningB.probes();
     await waitFor(() => runningB.events.some((e) => e.type === 'leadership' && e.leader === 'a'), 'b to see a leading');
-    await waitFor(() => b.deployments.hasSynced() && b.configMaps.hasSynced(), "b's caches to sync");
+    await waitFor(() => b.deployments.status().synced && b.configMaps.status().synced, "b's caches to sync");
     expect(b.ctl.status().state).toBe('idle');
     const standby = await probe(`${baseB}/readyz?verbose`);
     expect(standby.status).toBe(200);

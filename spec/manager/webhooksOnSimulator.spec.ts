@@ -195,7 +195,7 @@ describe('the webhook loop against the simulator, with provisioned certificates'
     const asV1 = informer(kubeSource(kc, WebsiteV1, { namespace: 'default' }));
     const sub1 = asV1.subscribe();
     closers.push(() => sub1.unsubscribe());
-    await waitFor(() => asV1.hasSynced(), 'the v1 informer synced');
+    await waitFor(() => asV1.status().synced, 'the v1 informer synced');
     await sites.patch('shop', { spec: { image: 'httpd:2.5' } }, { type: 'merge' });
     await waitFor(() => asV1.store.getByKey('default/shop')?.spec.image === 'httpd:2.5' && stored.store.getByKey('default/shop')?.spec.tag === '2.5', 'both informers to see the patch');
   });
@@ -317,7 +317,7 @@ describe('the webhook loop against the simulator, with provisioned certificates'
     const asV1 = informer(kubeSource(kc, WebsiteV1, { namespace: 'default' }), { reflector: { backoff: { initialMs: 20, maxMs: 100 } }, onError: (e) => errors.push(e) });
     const sub = asV1.subscribe();
     closers.push(() => sub.unsubscribe());
-    await waitFor(() => asV1.hasSynced(), 'the v1 informer synced');
+    await waitFor(() => asV1.status().synced, 'the v1 informer synced');
     await running.stop();
 
     // Written past the webhooks (they are down): the watch cannot convert the event.

@@ -166,12 +166,14 @@ describe('prometheusMetrics: registry and arguments', () => {
     expect(make).toThrow(message);
   });
 
-  it('checks what is added: an object with a non-empty name and metrics(), an Observable for leadership', () => {
+  it('checks what is added: an object with a non-empty name and metrics() (an informer: status()), an Observable for leadership', () => {
     const metrics = prometheusMetrics();
     expect(() => metrics.addController(undefined as never)).toThrow(/controller must be an object with a name and metrics\(\), got undefined/);
     expect(() => metrics.addWorkQueue({ name: 'q' } as never)).toThrow(/work queue must be an object with a name and metrics\(\)/);
     expect(() => metrics.addWorkQueue({ name: '', metrics: () => ({}) } as never)).toThrow(/work queue\.name must be a non-empty string, got ""/);
-    expect(() => metrics.addInformer({ name: 7, metrics: () => ({}) } as never)).toThrow(/informer\.name must be a non-empty string, got 7/);
+    expect(() => metrics.addInformer({ name: 7, status: () => ({}) } as never)).toThrow(/informer\.name must be a non-empty string, got 7/);
+    // An informer's counters are in its status(): the one status shape (LT-85).
+    expect(() => metrics.addInformer({ name: 'pods', metrics: () => ({}) } as never)).toThrow(/informer must be an object with a name and status\(\)/);
     expect(() => metrics.addLeaderElection('', new Subject())).toThrow(/leader election name must be a non-empty string/);
     expect(() => metrics.addLeaderElection('x', true as never)).toThrow(/leading must be an Observable<boolean>, got true/);
     for (const bad of [() => metrics.addController(undefined as never), () => metrics.addLeaderElection('x', true as never)]) expect(bad).toThrow(TypeError);

@@ -8,16 +8,16 @@ import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { configMap, pod } from '../helpers/objects.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { family, parseExposition, promtoolCheck, promtoolPath, valueOf } from './exposition.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 const fastBackoff = { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } };
 
 let server: ApiServer;
-const informers: Informer<never>[] = [];
+const lifetimes = new Lifetimes();
 const controllers: Controller<never>[] = [];
 
 function track<T>(inf: Informer<T>): Informer<T> {
-  informers.push(inf as unknown as Informer<never>);
-  return inf;
+  return lifetimes.track(inf);
 }
 
 
@@ -27,7 +27,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await Promise.all(controllers.splice(0).map((c) => c.shutdown()));
-  await Promise.all(informers.splice(0).map((i) => i.stop()));
+  await lifetimes.end();
   await server.close();
 });
 
@@ -46,16 +46,16 @@ describe('prometheusMetrics: informers on the simulator', () => {
     // Idle: no resourceVersion to resume from, so no series rather than a made-up number.
     expect(valueOf(f, 'rxkube_informer_last_sync_resource_version', resource)).toBeUndefined();
 
-    pods.start();
+    pods.subscribe();
     await pods.whenSynced({ timeout: 10_000 });
     await server.create('v1/pods', pod('p3'));
-    await waitFor(() => pods.metrics().reflector.events >= 1, 'a watch event');
+    await waitFor(() => pods.status().counters.events >= 1, 'a watch event');
     server.faults.inject({ type: 'errorEvent' }, { verb: 'watch', resource: 'v1/pods' });
     await server.create('v1/pods', pod('p4'));
-    await waitFor(() => pods.metrics().reflector.relists === 1 && pods.metrics().objects === 5, 'a relist after 410, and p4');
+    await waitFor(() => pods.status().counters.relists === 1 && pods.status().objects === 5, 'a relist after 410, and p4');
 
     f = await scrape();
-    const m = pods.metrics();
+    const m = pods.status();
     const types = Object.fromEntries([...f.values()].filter((x) => x.name.startsWith('rxkube_informer_')).map((x) => [x.name, x.type]));
     expect(types).toEqual({
       rxkube_informer_lists_total: 'counter',
@@ -78,12 +78,22 @@ describe('prometheusMetrics: informers on the simulator', () => {
     expect(valueOf(f, 'rxkube_informer_retries_total', { ...resource, reason: 'expired' })).toBe(1);
     expect(valueOf(f, 'rxkube_informer_retries_total', { ...resource, reason: 'server' })).toBe(0);
     expect(family(f, 'rxkube_informer_retries_total').samples).toHaveLength(8);
-    expect(valueOf(f, 'rxkube_informer_watches_total', resource)).toBe(m.reflector.watches);
+    expect(valueOf(f, 'rxkube_informer_watches_total', resource)).toBe(m.counters.watches);
     expect(valueOf(f, 'rxkube_informer_events_total', resource)).toBeGreaterThanOrEqual(1);
     expect(valueOf(f, 'rxkube_informer_errors_total', resource)).toBe(m.errors);
     expect(valueOf(f, 'rxkube_informer_decode_errors_total', resource)).toBe(0);
     expect(valueOf(f, 'rxkube_informer_pending_notifications', resource)).toBe(0);
     expect(valueOf(f, 'rxkube_informer_last_sync_resource_version', resource)).toBe(Number(m.lastSyncResourceVersion));
+
+    // A handler stuck on its first add: the rest of its initial list waits in its buffer.
+    let release!: () => void;
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    const reg = pods.addHandler({ add: () => stuck });
+    await waitFor(() => reg.depth === 4, 'four adds buffered behind the first');
+    expect(valueOf(await scrape(), 'rxkube_informer_pending_notifications', resource)).toBe(4);
+    release();
+    reg.unsubscribe();
+    await reg.done;
 
     remove();
     f = await scrape();

@@ -16,6 +16,9 @@ const status = (state: ReflectorState | undefined, synced = true, events = 0): I
   currentAt: undefined,
   behindSince: undefined,
   lagging: false,
+  objects: 0,
+  counters: counters(events),
+  lastSyncResourceVersion: '',
 });
 const failed: ReflectorState = { state: 'error', error: new Error('ECONNREFUSED'), terminal: false };
 const backoff: ReflectorState = { state: 'backoff', error: new Error('ECONNREFUSED'), delayMs: 800, kind: 'server' };

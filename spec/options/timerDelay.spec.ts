@@ -38,7 +38,7 @@ describe('timers fed by options do not overflow into 1 ms', () => {
     const lw = new ScriptedLW();
     lw.listAnswers.push(() => 'hang');
     const inf = informer(lw, { onError: () => undefined });
-    inf.start();
+    const life = inf.subscribe();
     let settled: string | undefined;
     inf.whenSynced({ timeout: MONTH_MS }).then(
       () => (settled = 'synced'),
@@ -46,6 +46,6 @@ describe('timers fed by options do not overflow into 1 ms', () => {
     );
     await advance(100);
     expect(settled).toBeUndefined();
-    await inf.stop();
+    life.unsubscribe();
   });
 });

@@ -6,6 +6,7 @@ import { unwrapTombstone } from '../../src/store/DeletedFinalStateUnknown.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { pod } from '../helpers/objects.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 /** Every way a handler might change what it is given; in strict mode (this module) each must throw a TypeError. */
 const mutations: readonly [string, (p: V1Pod) => void][] = [
@@ -34,8 +35,10 @@ describe('objects handed to users are frozen', () => {
   let server: ApiServer | undefined;
   let inf: Informer<V1Pod> | undefined;
 
+  const lifetimes = new Lifetimes();
+
   afterEach(async () => {
-    await inf?.stop();
+    await lifetimes.end();
     await server?.close();
     inf = undefined;
     server = undefined;
@@ -45,7 +48,7 @@ describe('objects handed to users are frozen', () => {
     server = await startApiServer();
     const created = await server.create('v1/pods', pod('web', { labels: { app: 'web' } }));
     const s = server;
-    inf = informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods'));
+    inf = lifetimes.track(informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods')));
     const outcomes: { event: string; errors: unknown[] }[] = [];
     inf.addHandler({
       add: (p) => void outcomes.push({ event: 'add', errors: tryAll(p) }),
@@ -54,7 +57,7 @@ describe('objects handed to users are frozen', () => {
     });
     const errors: Error[] = [];
     inf.errors$.subscribe((e) => errors.push(e));
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     await waitFor(() => outcomes.some((o) => o.event === 'add'), 'the add');
     const cached = inf.store.getByKey('default/web');
@@ -80,7 +83,7 @@ describe('objects handed to users are frozen', () => {
     server = await startApiServer();
     const created = await server.create('v1/pods', pod('web'));
     const s = server;
-    inf = informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods'));
+    inf = lifetimes.track(informer<V1Pod>(kubeSource(s.kubeConfig(), 'v1/pods')));
     const errors: Error[] = [];
     inf.errors$.subscribe((e) => errors.push(e));
     inf.addHandler({
@@ -90,7 +93,7 @@ describe('objects handed to users are frozen', () => {
     });
     const seenByOthers: V1Pod[] = [];
     inf.addHandler({ add: (p) => void seenByOthers.push(p) });
-    inf.start();
+    inf.subscribe();
     await inf.whenSynced();
     await waitFor(() => errors.length > 0 && seenByOthers.length > 0, 'the handler error and the other handler');
     expect(errors[0]?.cause ?? errors[0]).toBeInstanceOf(TypeError);
@@ -105,8 +108,8 @@ describe('objects handed to users are frozen', () => {
   it('what the store hands out is frozen too, and sloppy-mode code that writes to it changes nothing', async () => {
     server = await startApiServer();
     const created = await server.create('v1/pods', pod('web', { labels: { app: 'web' } }));
-    inf = informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods'));
-    inf.start();
+    inf = lifetimes.track(informer<V1Pod>(kubeSource(server.kubeConfig(), 'v1/pods')));
+    inf.subscribe();
     await inf.whenSynced();
     const listed = inf.store.list()[0] as V1Pod;
     expect(listed).toBeDefined();

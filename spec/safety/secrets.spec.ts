@@ -11,6 +11,7 @@ import { generateServingCertificate } from '../../src/testing/tls/tls.js';
 import { pod } from '../helpers/objects.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { captureOutput, execPlugin, kubeConfigYaml, leakedSecrets, pemFragments, visibleTexts } from './secretScan.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 const hex = (): string => randomBytes(12).toString('hex');
 const TOKEN = `tok-${hex()}`;
@@ -67,10 +68,11 @@ function expectNoSecrets(seen: Seen): void {
 async function runInformer(kc: KubeConfig, until: (seen: Seen) => boolean, during?: (seen: Seen) => Promise<void>): Promise<Seen> {
   const seen: Seen = { errors: [], statuses: [], thrown: [], output: '', synced: false };
   const output = captureOutput();
-  const inf = informer(kubeSource(kc, 'v1/pods'));
+  const life = new Lifetimes();
+  const inf = life.track(informer(kubeSource(kc, 'v1/pods')));
   const subs = [inf.errors$.subscribe((e) => seen.errors.push(e)), inf.status$.subscribe((s) => seen.statuses.push(s))];
   try {
-    inf.start();
+    inf.subscribe();
     inf.whenSynced().then(
       () => (seen.synced = true),
       (err: unknown) => seen.thrown.push(err),
@@ -83,7 +85,7 @@ async function runInformer(kc: KubeConfig, until: (seen: Seen) => boolean, durin
       throw new Error(`${err.message}; saw ${seen.errors.map((e) => `${e.name} ${e.message}`).join(' | ')}`);
     });
   } finally {
-    await inf.stop();
+    await life.end();
     for (const s of subs) s.unsubscribe();
     output.stop();
     seen.output = output.text();
@@ -199,12 +201,13 @@ describe('credentials never appear in what rxkube shows', () => {
     // A fresh default reporter, so no earlier line of the same kind holds this one back.
     setErrorReporter(undefined);
     const output = captureOutput();
-    const inf = informer(kubeSource(load(kubeConfigYaml({ server: server.url }, { token: WRONG_TOKEN })), 'v1/pods'));
+    const life = new Lifetimes();
+    const inf = life.track(informer(kubeSource(load(kubeConfigYaml({ server: server.url }, { token: WRONG_TOKEN })), 'v1/pods')));
     try {
-      inf.start();
+      inf.subscribe();
       await waitFor(() => /rxkube: KubeApiError: .*401/.test(output.text()), 'the 401 on stderr', 20_000);
     } finally {
-      await inf.stop();
+      await life.end();
       output.stop();
     }
     expect(leakedSecrets(output.text(), SECRETS)).toEqual([]);

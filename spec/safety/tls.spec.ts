@@ -7,6 +7,7 @@ import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { pod } from '../helpers/objects.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { kubeConfigYaml } from './secretScan.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 const CERTIFICATE_PROBLEM = /certificate|self[- ]signed|unable to verify|issuer/i;
 
@@ -18,12 +19,13 @@ function load(yaml: string): KubeConfig {
 
 /** Runs an informer until it syncs or reports an error, and says which came first, with the errors it saw. */
 async function syncOrFail(kc: KubeConfig): Promise<{ synced: boolean; errors: Error[]; names: string[] }> {
-  const inf = informer(kubeSource(kc, 'v1/pods'));
+  const life = new Lifetimes();
+  const inf = life.track(informer(kubeSource(kc, 'v1/pods')));
   const errors: Error[] = [];
   const sub = inf.errors$.subscribe((e) => errors.push(e));
   let synced = false;
   try {
-    inf.start();
+    inf.subscribe();
     void inf.whenSynced().then(
       () => (synced = true),
       () => undefined,
@@ -32,7 +34,7 @@ async function syncOrFail(kc: KubeConfig): Promise<{ synced: boolean; errors: Er
     const names = synced ? [...inf.store.listKeys()].sort() : [];
     return { synced, errors, names };
   } finally {
-    await inf.stop();
+    await life.end();
     sub.unsubscribe();
   }
 }

@@ -6,16 +6,18 @@ import type { PartialObjectMetadata } from '../../src/sources/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { pod } from '../helpers/objects.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 let server: ApiServer;
 let inf: Informer<PartialObjectMetadata> | undefined;
+const lifetimes = new Lifetimes();
 
 beforeEach(async () => {
   server = await startApiServer({ port: 0 });
 });
 
 afterEach(async () => {
-  await inf?.stop();
+  await lifetimes.end();
   inf = undefined;
   await server.close();
 });
@@ -32,8 +34,8 @@ describe('metadata-only sources', () => {
     expect(page.items[0]).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { name: 'p0', labels: { app: 'web' } } });
     expect(Object.keys(page.items[0] as object).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
 
-    inf = informer(source);
-    inf.start();
+    inf = lifetimes.track(informer(source));
+    inf.subscribe();
     await inf.whenSynced({ timeout: 10_000 });
     expect(inf.store.listKeys().sort()).toEqual(['default/p0', 'default/p1', 'default/p2', 'default/p3', 'default/p4']);
     await server.create('v1/pods', { ...pod('later'), status: { phase: 'Pending' } });
@@ -46,14 +48,14 @@ describe('metadata-only sources', () => {
   it('a factory keeps the metadata-only informer apart from the full one', async () => {
     await server.create('v1/pods', pod('a'));
     const factory = new InformerFactory(server.kubeConfig());
-    const meta = factory.informerFor('v1/pods', { metadataOnly: true });
+    const meta = lifetimes.track(factory.informerFor('v1/pods', { metadataOnly: true }));
     expect(meta).not.toBe(factory.informerFor('v1/pods'));
     expect(factory.informerFor('v1/pods', { metadataOnly: true })).toBe(meta);
-    factory.start();
+    meta.subscribe();
+    lifetimes.track(factory.informerFor('v1/pods')).subscribe();
     await factory.whenSynced({ timeout: 10_000 });
     expect(meta.store.getByKey('default/a')?.kind).toBe('PartialObjectMetadata');
     expect(factory.informerFor('v1/pods').store.getByKey('default/a')?.spec).toBeDefined();
-    await factory.shutdown();
   });
 
   it('rejects a metadataOnly that is not a boolean', () => {

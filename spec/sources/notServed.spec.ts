@@ -6,28 +6,27 @@ import { distance, suggest, type ServedResource } from '../../src/sources/notSer
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostileServer.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 const FAST = { reflector: { backoff: { initialMs: 5, maxMs: 20, jitter: 0 } } };
 const WEBSITES = { group: 'example.com', version: 'v1', plural: 'websites', kind: 'Website', namespaced: true } as const;
 
 describe('a list of a resource the server does not serve says why (CR-130, CR-131)', () => {
   let server: ApiServer;
-  let running: Informer<KubeObject>[];
+  const running = new Lifetimes();
   beforeEach(async () => {
     server = await startApiServer();
-    running = [];
   });
   afterEach(async () => {
-    for (const i of running) i.stop();
+    await running.end();
     await server.close();
   });
 
   const watch = (resource: string, opts: { initialList?: 'stream' } = {}): { inf: Informer<KubeObject>; errors: Error[] } => {
-    const inf = informer(kubeSource(server.kubeConfig(), resource as 'example.com/v1/websites'), { ...FAST, ...opts });
+    const inf = running.track(informer(kubeSource(server.kubeConfig(), resource as 'example.com/v1/websites'), { ...FAST, ...opts }));
     const errors: Error[] = [];
     inf.errors$.subscribe((e) => errors.push(e));
-    inf.start();
-    running.push(inf);
+    inf.subscribe();
     return { inf, errors };
   };
 
@@ -44,7 +43,7 @@ describe('a list of a resource the server does not serve says why (CR-130, CR-13
     // The status stream says the same while it backs off.
     const backingOff = await firstValueFrom(inf.status$.pipe(filter((s) => s.reflector?.state === 'backoff')));
     expect(backingOff.reflector?.state === 'backoff' && backingOff.reflector.error).toBeInstanceOf(ResourceNotServedError);
-    expect(inf.hasSynced()).toBe(false);
+    expect(inf.status().synced).toBe(false);
 
     server.registerResource(WEBSITES);
     await inf.whenSynced({ timeout: 10_000 });

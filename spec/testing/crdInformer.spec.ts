@@ -4,18 +4,19 @@ import { informer } from '../../src/informer/informer.js';
 import { kubeSource } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 import { website, websiteCrd } from './crdFixtures.js';
 
 // rxkube's own client and informer against a CRD the simulator serves: the CRD applied as
 // objectClient.apply sends it, its objects cached, and the cache emptied when the CRD goes.
 
 let server: ApiServer;
-const running: { stop(): Promise<unknown> }[] = [];
+const running = new Lifetimes();
 beforeEach(async () => {
   server = await startApiServer();
 });
 afterEach(async () => {
-  await Promise.all(running.splice(0).map((i) => i.stop()));
+  await running.end();
   await server.close();
 });
 
@@ -27,9 +28,8 @@ describe('a CRD through rxkube', () => {
     const kc = server.kubeConfig();
     const crds = objectClient(kc, CRDS, { fieldManager: 'installer' });
     await crds.apply(websiteCrd() as never, { force: true });
-    const crdInformer = informer(kubeSource(kc, CRDS));
-    running.push(crdInformer);
-    crdInformer.start();
+    const crdInformer = running.track(informer(kubeSource(kc, CRDS)));
+    crdInformer.subscribe();
     await waitFor(
       () => (crdInformer.store.getByKey('websites.example.com') as any)?.status?.conditions?.some((c: any) => c.type === 'Established' && c.status === 'True'),
       'the informer to see Established',
@@ -37,9 +37,8 @@ describe('a CRD through rxkube', () => {
 
     const websites = objectClient(kc, WEBSITES, { namespace: 'default', fieldManager: 'test' });
     await websites.apply(website('blog') as never, { force: true });
-    const cache = informer(kubeSource(kc, WEBSITES), { reflector: { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } } });
-    running.push(cache);
-    cache.start();
+    const cache = running.track(informer(kubeSource(kc, WEBSITES), { reflector: { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } } }));
+    cache.subscribe();
     await cache.whenSynced({ timeout: 10_000 });
     expect(cache.store.listKeys()).toEqual(['default/blog']);
 

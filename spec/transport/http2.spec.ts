@@ -1,22 +1,23 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
-import { informer, type Informer } from '../../src/informer/informer.js';
+import { informer } from '../../src/informer/informer.js';
 import { ConnectionError } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { pools } from '../../src/transport/pool.js';
 import { withTransport } from '../../src/transport/options.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 import { startRelayed, type Relayed } from './relay.js';
 
 const PODS = { version: 'v1', plural: 'pods' } as const;
 const fast = { reflector: { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } } };
 
 let current: Relayed | undefined;
-const running: Informer<KubeObject>[] = [];
+const running = new Lifetimes();
 
 afterEach(async () => {
-  await Promise.all(running.splice(0).map((i) => i.stop()));
+  await running.end();
   await current?.close();
   current = undefined;
 });
@@ -67,7 +68,7 @@ describe("HTTP/2 liveness check (client-go's ReadIdleTimeout and PingTimeout)", 
     const r = await setup();
     const kc = withTransport(r.kubeConfig(), { readIdleTimeoutMs: 200, pingTimeoutMs: 300 });
     const inf = informer(kubeSource<KubeObject>(kc, PODS), fast);
-    running.push(inf);
+    running.track(inf);
     const errors: unknown[] = [];
     inf.errors$.subscribe((e) => errors.push(e));
     const sub = inf.subscribe();

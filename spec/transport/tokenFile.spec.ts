@@ -4,24 +4,24 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
-import { informer, type Informer } from '../../src/informer/informer.js';
+import { informer } from '../../src/informer/informer.js';
 import { ConnectionError, isUnauthorized } from '../../src/sources/errors/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { pools } from '../../src/transport/pool.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { Lifetimes } from '../helpers/lifetimes.js';
 
 const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 let server: ApiServer | undefined;
 let root: string | undefined;
-let running: Informer<KubeObject> | undefined;
+const running = new Lifetimes();
 const savedEnv = { host: process.env['KUBERNETES_SERVICE_HOST'], port: process.env['KUBERNETES_SERVICE_PORT'] };
 
 afterEach(async () => {
-  await running?.stop();
-  running = undefined;
+  await running.end();
   await server?.close();
   server = undefined;
   if (root !== undefined) rmSync(root, { recursive: true, force: true });
@@ -95,8 +95,7 @@ describe('in-cluster service-account token rotation', () => {
   it('an informer resumes its watch with the new token after the old one is revoked, without a single 401', async () => {
     const { server: s, volume, kc } = await inCluster('token-one');
     await s.create('v1/pods', { metadata: { name: 'a', namespace: 'default' } });
-    const inf = informer(kubeSource(kc, 'v1/pods'), { reflector: { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } } });
-    running = inf as unknown as Informer<KubeObject>;
+    const inf = running.track(informer(kubeSource(kc, 'v1/pods'), { reflector: { backoff: { initialMs: 10, maxMs: 50, factor: 2, jitter: 0 } } }));
     const errors: unknown[] = [];
     inf.errors$.subscribe((e) => errors.push(e));
     const sub = inf.subscribe();

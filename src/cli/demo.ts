@@ -216,7 +216,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     clearInterval(probing);
     for (const t of timers) clearTimeout(t);
     for (const s of subs) s.unsubscribe();
-    await registration.remove();
+    registration.unsubscribe();
+    await registration.done;
     session.stop();
     await sim.close();
   }

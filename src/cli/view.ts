@@ -81,13 +81,13 @@ export function renderHeader(s: WatchSession, opts: ViewOptions): string[] {
   const c = opts.colors;
   const r = s.reflector;
   const scope = !s.resource.namespaced ? 'cluster-scoped' : s.namespace === undefined ? 'all namespaces' : `namespace ${printable(s.namespace)}`;
-  const sync = s.syncedAfterMs !== undefined && s.informer.hasSynced() ? c.green(`synced in ${duration(s.syncedAfterMs)}`) : c.yellow('syncing…');
+  const sync = s.syncedAfterMs !== undefined && s.informer.status().synced ? c.green(`synced in ${duration(s.syncedAfterMs)}`) : c.yellow('syncing…');
   const counters = r?.counters;
   const lines = [
     `${c.bold(`rxkube watch ${s.resource.ref}`)} · ${scope} · ${sync}`,
     [
       // Between the list that synced the cache and the watch's first status, the reflector still says 'listing'.
-      `reflector ${r?.state === 'listing' && r.counters.lists === 1 && s.informer.hasSynced() ? 'listed, opening the watch' : describeReflector(r)}`,
+      `reflector ${r?.state === 'listing' && r.counters.lists === 1 && s.informer.status().synced ? 'listed, opening the watch' : describeReflector(r)}`,
       `lists ${counters?.lists ?? 0} (relists ${counters?.relists ?? 0})`,
       `watches ${counters?.watches ?? 0} (reconnects ${s.reconnects})`,
       s.errors > 0 ? c.red(`errors ${s.errors}`) : 'errors 0',
@@ -96,7 +96,7 @@ export function renderHeader(s: WatchSession, opts: ViewOptions): string[] {
   ];
   if (s.resource.namespaced) lines.push(`by namespace: ${namespaceCounts(s, 8) || '—'}`);
   // The first list until the cache is synced, and every relist: the store fills only when a list is complete.
-  const listing = r?.state === 'relisting' || (r?.state === 'listing' && (!s.informer.hasSynced() || r.counters.lists > 1));
+  const listing = r?.state === 'relisting' || (r?.state === 'listing' && (!s.informer.status().synced || r.counters.lists > 1));
   if (listing && s.list !== undefined) {
     lines.push(c.cyan(`listing: ${thousands(s.list.objects)} objects in ${s.list.pages} pages so far (${duration(opts.now - s.list.startedAt)})`));
   }

@@ -33,11 +33,6 @@ export interface InformerFactoryOptions {
   readonly sourceFor?: (kc: KubeConfig, resource: ResourceRef, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; metadataOnly?: boolean }) => ListerWatcher<KubeObject>;
 }
 
-interface Entry {
-  readonly informer: Informer<KubeObject>;
-  started: boolean;
-}
-
 /** Adds to a shared informer the indexes a later user asks for; the same function under the same name is not a conflict. */
 function shareIndexers<T>(inf: Informer<T>, indexers: Indexers<T> | undefined): void {
   if (indexers === undefined) return;
@@ -56,7 +51,9 @@ function shareIndexers<T>(inf: Informer<T>, indexers: Indexers<T> | undefined): 
 /**
  * Hands out one shared informer per (resource, namespace, selectors,
  * transform), so every part of a controller that watches pods shares one
- * cache and one watch.
+ * cache and one watch. The factory holds no lifetime of its own: each
+ * informer runs while something subscribes to it (a subscriber, a handler
+ * registration, a controller), and `whenSynced` waits for those running.
  *
  * ## Example
  * ```ts
@@ -68,20 +65,20 @@ function shareIndexers<T>(inf: Informer<T>, indexers: Indexers<T> | undefined): 
  * const factory = new InformerFactory(kc, { namespace: 'default' });
  * const pods = factory.informerFor('v1/pods'); // Informer<V1Pod>
  * const widgets = factory.informerFor('example.com/v1/widgets');
- * factory.start();
+ * const running = [pods.addHandler({}), widgets.addHandler({})];
  * await factory.whenSynced({ timeout: 30_000 });
  * console.log(pods.store.size, widgets.store.size);
+ * for (const r of running) r.unsubscribe();
  * ```
  */
 export class InformerFactory {
   readonly #kc: KubeConfig;
   readonly #opts: InformerFactoryOptions;
-  // Informers by identity, in creation order so start() starts them in that order.
-  readonly #informers = new Map<string, Entry>();
+  // Informers by identity.
+  readonly #informers = new Map<string, Informer<KubeObject>>();
   // Functions have no printable identity; number each transform to key informers by it.
   readonly #transformIds = new WeakMap<object, number>();
   #nextTransformId = 1;
-  #shuttingDown = false;
 
   /**
    * @param kc where the API server is and how to authenticate.
@@ -115,7 +112,7 @@ export class InformerFactory {
    *   `customResource` definition (the informer then has its type with no type argument).
    * @param opts selectors and informer options; the first request's options win for the informer's behaviour,
    *   except `indexers`, which a later request adds to the shared informer.
-   * @returns the shared informer; started by the next `start()`.
+   * @returns the shared informer, idle until subscribed.
    */
   informerFor(resource: BuiltInResource | CustomResourceRef, opts: InformerForOptions<PartialObjectMetadata> & { readonly metadataOnly: true }): Informer<PartialObjectMetadata>;
   informerFor<R extends BuiltInResource>(resource: R, opts?: InformerForOptions<BuiltInResources[R]>): Informer<BuiltInResources[R]>;
@@ -131,7 +128,7 @@ export class InformerFactory {
       this.#identity(resource, namespace, opts.labelSelector, opts.fieldSelector, transform) + (opts.metadataOnly === true ? ' metadata-only' : '') + (opts.fifo === 'ordered' ? ' ordered' : '');
     const existing = this.#informers.get(id);
     if (existing !== undefined) {
-      const shared = existing.informer as unknown as Informer<T>;
+      const shared = existing as unknown as Informer<T>;
       shareIndexers(shared, opts.indexers);
       return shared;
     }
@@ -148,40 +145,41 @@ export class InformerFactory {
       resyncPeriod: opts.resyncPeriod ?? this.#opts.resyncPeriod ?? 0,
       name: id,
     });
-    this.#informers.set(id, { informer: inf as unknown as Informer<KubeObject>, started: false });
+    this.#informers.set(id, inf as unknown as Informer<KubeObject>);
     return inf;
   }
 
   /**
-   * Starts every informer created and not yet started; call again after
-   * asking for more. Does nothing after `shutdown()`.
-   */
-  start(): void {
-    if (this.#shuttingDown) return;
-    for (const entry of this.#informers.values()) {
-      if (entry.started) continue;
-      entry.started = true;
-      entry.informer.start();
-    }
-  }
-
-  /**
-   * Waits until every started informer has synced: the factory's form of
-   * `Informer.whenSynced`, as client-go's `WaitForCacheSync` (SF-5).
+   * Waits until every informer of the factory that is running (has a
+   * subscriber) or has failed is synced: the factory's form of
+   * `Informer.whenSynced`, as client-go's `WaitForCacheSync` waits for the
+   * started informers (SF-5). An informer nobody subscribed to is not waited for.
+   *
+   * ## Example
+   * ```ts
+   * import { InformerFactory } from 'rxkube';
+   * import type { KubeConfig } from '@kubernetes/client-node';
+   * declare const kc: KubeConfig;
+   *
+   * const factory = new InformerFactory(kc);
+   * const sub = factory.informerFor('v1/pods').subscribe((e) => console.log(e.type));
+   * await factory.whenSynced({ timeout: 30_000 });
+   * sub.unsubscribe();
+   * ```
    *
    * @param opts `timeout` in ms and an abort `signal`; without either, waits as long as the informers keep trying.
-   * @returns the names of the informers that synced.
-   * @throws CacheSyncError naming those that did not, with the first one's last error as `cause`.
+   * @returns a promise that resolves once they are all synced.
+   * @throws CacheSyncError naming those that synced and those that did not, with the first one's last error as `cause`.
    */
-  async whenSynced(opts: WhenSyncedOptions = {}): Promise<readonly string[]> {
-    const started = [...this.#informers].filter(([, e]) => e.started);
-    const results = await Promise.allSettled(started.map(([, e]) => e.informer.whenSynced(opts)));
+  async whenSynced(opts: WhenSyncedOptions = {}): Promise<void> {
+    const running = [...this.#informers].filter(([, inf]) => inf.status().state !== 'idle');
+    const results = await Promise.allSettled(running.map(([, inf]) => inf.whenSynced(opts)));
     const synced: string[] = [];
     const unsynced: string[] = [];
     let cause: unknown;
     let reason: CacheSyncError['reason'] = 'failed';
     results.forEach((r, i) => {
-      const id = (started[i] as [string, Entry])[0];
+      const id = (running[i] as [string, Informer<KubeObject>])[0];
       if (r.status === 'fulfilled') synced.push(id);
       else {
         unsynced.push(id);
@@ -192,13 +190,6 @@ export class InformerFactory {
       }
     });
     if (unsynced.length > 0) throw new CacheSyncError(synced, unsynced, cause, reason);
-    return synced;
-  }
-
-  /** Stops every informer and waits for them; later `start()` calls do nothing. Safe to call again. */
-  async shutdown(): Promise<void> {
-    this.#shuttingDown = true;
-    await Promise.all([...this.#informers.values()].map((e) => e.informer.stop()));
   }
 
   #identity(resource: ResourceRef, namespace: string | undefined, labelSelector: string | undefined, fieldSelector: string | undefined, transform: unknown): string {

@@ -1,5 +1,4 @@
 import { BehaviorSubject, Observable, Subject, asyncScheduler, type Subscriber, type Subscription } from 'rxjs';
-import type { AsyncIterableX } from 'ix/asynciterable';
 import { ErrorChannel } from '../errors/ErrorChannel.js';
 import { toError } from '../errors/reportError.js';
 import { createIndexer } from '../store/indexer.js';
@@ -16,14 +15,12 @@ import { applyDeltas, type DeltaTarget } from './applyDeltas.js';
 import { applyOrdered } from './applyOrdered.js';
 import { CacheSyncError, type CacheSyncFailure } from './CacheSyncError.js';
 import { CacheProgress } from './cacheProgress.js';
-import { InformerStoppedError } from './InformerStoppedError.js';
 import { checkInformerOptions } from './informerOptions.js';
-import { InformerMetricsRecorder, type InformerMetrics } from './metrics.js';
+import { InformerMetricsRecorder } from './metrics.js';
 import type { Informer, InformerOptions, InformerStatus, InformerStore, WhenSyncedOptions } from './types.js';
 import { Currency, DEFAULT_MAX_LAG_MS } from './currency.js';
-import { notificationsOf } from './notificationIterable.js';
 import type { Notification } from './notification.js';
-import { keepAlive, ObserverListener, type Listener } from './listeners.js';
+import { ObserverListener, type Listener } from './listeners.js';
 import { DrainQueue } from './drainQueue.js';
 import { HandlerRegistration, type EventHandler, type HandlerOptions, type Registration } from './registration.js';
 import { armResync, lowerCheckPeriod, resyncCheckPeriod, shouldResync } from './resyncPeriods.js';
@@ -31,7 +28,7 @@ import { stripManagedFields } from './stripManagedFields.js';
 import { SyncWaiters } from './syncWaiters.js';
 import { describeValue } from '../options/validate.js';
 
-/** The one informer implementation: an Observable whose subscriptions, handlers and start() share one lifetime. */
+/** The one informer implementation: an Observable whose subscriptions (handler registrations among them) share one lifetime. */
 export class SharedInformer<T extends KubeObject> extends Observable<InformerEvent<T>> implements Informer<T> {
   readonly name: string;
   readonly identity: SourceIdentity | undefined;
@@ -59,13 +56,13 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   // - a late listener gets the cache as it is now as adds marked isInInitialList, in the turn it joins, then live
   //   events: a replay of past events (share's ReplaySubject connector) would be stale and unbounded;
   // - a sync notification goes only to listeners whose resync is due, a flag the resync check moves per listener;
-  // - handler registrations carry their own buffers and show in status(); stop() and failure end each kind of
-  //   listener its own way, and a late subscriber then gets InformerStoppedError or the failure, not a new lifetime.
+  // - handler registrations carry their own buffers and show in status(); a failure ends each kind of listener its
+  //   own way, and a late subscriber then gets the failure, not a new lifetime.
   // Measured (npm run bench -- micro, "fan-out: 1000 notifications → 10 listeners"): share() with a per-subscriber
   // filter took about ten times this loop per notification (p50 0.73 µs against 0.07 µs); small beside the
   // informer's whole per-event cost, so the points above decide, not the cost.
   #listeners: readonly Listener<T>[] = [];
-  // Whoever waits in whenSynced, so a pause, stop or failure can answer them at once.
+  // Whoever waits in whenSynced, so a pause or failure can answer them at once.
   readonly #syncWaiters = new SyncWaiters(this.#synced, (reason, detail) => this.#syncError(reason, detail));
   #state: InformerStatus['state'] = 'idle';
   #reflectorStatus: ReflectorStatus | undefined;
@@ -79,7 +76,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
   #reflector: ReflectorProbe | undefined;
   #nextHandlerId = 1;
   #errorCount = 0;
-  // Totals of lifetimes that ended and the running reflector, read when metrics() is called.
+  // Totals of lifetimes that ended and the running reflector, read when a status is taken.
   readonly #metrics = new InformerMetricsRecorder();
   // The handlers' drains, one microtask per event for all of them (PF-45).
   readonly #drains = new DrainQueue();
@@ -125,10 +122,6 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     return this.#snapshot();
   }
 
-  hasSynced(): boolean {
-    return this.#synced.value;
-  }
-
   whenSynced(opts: WhenSyncedOptions = {}): Promise<void> {
     if (opts === null || typeof opts !== 'object' || opts instanceof AbortSignal) {
       throw new TypeError(`whenSynced takes { timeout?, signal? }, got ${opts instanceof AbortSignal ? 'an AbortSignal (pass { signal })' : describeValue(opts)}`);
@@ -136,16 +129,14 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     const { timeout, signal } = opts;
     if (timeout !== undefined && (!Number.isFinite(timeout) || timeout < 0)) throw new TypeError(`timeout must be a non-negative number of ms, got ${describeValue(timeout)}`);
     if (this.#synced.value) return Promise.resolve();
-    if (this.#state === 'stopped' || this.#state === 'failed') return Promise.reject(this.#syncError(this.#state, `the informer ${this.#state === 'failed' ? 'failed' : 'was stopped'}`));
-    if (this.#state === 'idle') {
-      return Promise.reject(this.#syncError('not-running', 'it is not running: subscribe to it, add a handler or call start() first'));
-    }
+    if (this.#state === 'failed') return Promise.reject(this.#syncError('failed', 'the informer failed'));
+    if (this.#state === 'idle') return Promise.reject(this.#syncError('not-running', 'it is not running: subscribe to it or add a handler first'));
     if (signal?.aborted) return Promise.reject(this.#syncError('aborted', 'the signal aborted'));
     return this.#syncWaiters.wait(timeout, signal);
   }
 
   addHandler(handler: EventHandler<T>, opts: HandlerOptions = {}): Registration {
-    this.#assertUsable('handler was not added');
+    if (this.#state === 'failed') throw this.#failure;
     const reg = new HandlerRegistration<T>(this.#nextHandlerId++, handler, opts, this.#opts.resyncPeriod ?? 0, {
       hasSynced: () => this.#synced.value,
       report: (err) => this.#report(err),
@@ -158,27 +149,6 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     return reg;
   }
 
-  notifications(opts: HandlerOptions = {}): AsyncIterableX<InformerEvent<T>> {
-    return notificationsOf(this, opts);
-  }
-
-  metrics(): InformerMetrics {
-    let pending = 0;
-    for (const l of this.#listeners) if (l instanceof HandlerRegistration) pending += l.depth;
-    return this.#metrics.snapshot(this.name, this.#synced.value, this.#indexer.size, this.#errorCount, pending);
-  }
-
-  start(): void {
-    this.#assertUsable('start() after the informer stopped');
-    if (!this.#listeners.includes(keepAlive)) this.#attach(keepAlive);
-  }
-
-  async stop(): Promise<void> {
-    if (this.#state === 'stopped') return;
-    if (this.#state !== 'failed') this.#state = 'stopped';
-    await this.#end(undefined);
-  }
-
   // ------------------------------------------------------------ lifetime
 
   #subscribeObserver(subscriber: Subscriber<InformerEvent<T>>): () => void {
@@ -186,19 +156,9 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       subscriber.error(this.#failure);
       return () => {};
     }
-    if (this.#state === 'stopped') {
-      subscriber.error(new InformerStoppedError(`${this.name}: subscribed after the informer stopped`));
-      return () => {};
-    }
     const listener = new ObserverListener<T>(subscriber);
     this.#attach(listener);
     return () => this.#detach(listener);
-  }
-
-  #assertUsable(what: string): void {
-    if (this.#state === 'stopped' || this.#state === 'failed') {
-      throw new InformerStoppedError(`${this.name}: ${what}: the informer has ${this.#state === 'failed' ? 'failed' : 'stopped'}`, { cause: this.#failure });
-    }
   }
 
   /** A new listener: the first one starts a lifetime; later ones get the cache as initial adds, in this turn, then live events. */
@@ -239,8 +199,10 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#publishStatus();
   }
 
-  /** Ends the informer for good: after stop(), or with the error nothing can heal. */
-  async #end(failure: Error | undefined): Promise<void> {
+  /** Ends the informer for good with the error nothing can heal (S-35); a registration's `done` waits for its call in progress. */
+  #fail(failure: Error): void {
+    this.#state = 'failed';
+    this.#failure = failure;
     this.#lifetime++;
     this.#subscription?.unsubscribe();
     this.#subscription = undefined;
@@ -249,16 +211,11 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#currency.reset();
     const listeners = this.#listeners;
     this.#listeners = [];
-    this.#syncWaiters.failAll(failure === undefined ? 'stopped' : 'failed', failure === undefined ? 'the informer was stopped' : 'the informer failed');
-    const shutdowns: Promise<void>[] = [];
+    this.#syncWaiters.failAll('failed', 'the informer failed');
     for (const l of listeners) {
-      if (l instanceof HandlerRegistration) shutdowns.push(l.shutdown());
-      else if (l instanceof ObserverListener) {
-        if (failure === undefined) l.subscriber.complete();
-        else l.subscriber.error(failure);
-      }
+      if (l instanceof HandlerRegistration) l.end();
+      else if (l instanceof ObserverListener) l.subscriber.error(failure);
     }
-    await Promise.all(shutdowns);
     this.#publishStatus();
     this.#synced.complete();
     this.#errors.complete();
@@ -334,11 +291,7 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
           if (lifetime === this.#lifetime) this.#progress.applied(event);
         },
         // Only an error nothing can heal ends the reflector (a 400 or 422, or what onTerminal chose); it was reported with its status.
-        error: (err: unknown) => {
-          this.#state = 'failed';
-          this.#failure = toError(err);
-          void this.#end(this.#failure);
-        },
+        error: (err: unknown) => this.#fail(toError(err)),
       }),
     );
   }
@@ -392,6 +345,8 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       handlers,
       errors: this.#errorCount,
       lastError: this.#lastError,
+      objects: this.#indexer.size,
+      ...this.#metrics.snapshot(),
       ...this.#currency.view(),
     };
   }

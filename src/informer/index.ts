@@ -1,11 +1,9 @@
 export { informer } from './informer.js';
 export type { FifoMode, Informer, InformerOptions, InformerStatus, HandlerStatus, InformerStore, WhenSyncedOptions } from './types.js';
-export type { InformerMetrics } from './metrics.js';
 export { InformerFactory, type InformerFactoryOptions, type InformerForOptions } from './InformerFactory.js';
 export type { EventHandler, HandlerOptions, Registration } from './registration.js';
 export type { BufferPolicy } from './handlerBuffer.js';
 export type { InformerEvent } from './InformerEvent.js';
 export { BufferOverflowError } from './BufferOverflowError.js';
 export { HandlerError } from './HandlerError.js';
-export { InformerStoppedError } from './InformerStoppedError.js';
 export { CacheSyncError, type CacheSyncFailure } from './CacheSyncError.js';

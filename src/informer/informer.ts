@@ -16,8 +16,9 @@ export type { HandlerStatus, Informer, InformerOptions, InformerStatus, Informer
  * The informer is an Observable: subscribing starts it and the last
  * unsubscribe stops it, so `pipe()`, `merge()`, `combineLatest()` and
  * `firstValueFrom()` work on it as on any stream. `addHandler` (buffered,
- * for slow or async handlers) and `start()`/`stop()` are the client-go shape
- * of the same lifetime.
+ * for slow or async handlers) is client-go's shape of the same lifetime:
+ * its registration is a subscription. `whenSynced` waits for the cache;
+ * `status()` holds its state, sync and counters.
  *
  * Differences from client-go, by design (docs/semantics.md has them all): a
  * relist that finds an object unchanged tells only handlers whose resync is

@@ -2,7 +2,7 @@ import type { Subscriber } from 'rxjs';
 import type { InformerEvent } from './InformerEvent.js';
 import type { Notification } from './notification.js';
 
-/** Anything the informer delivers to: an Observable subscriber, a handler registration, or start()'s keep-alive. */
+/** Anything the informer delivers to: an Observable subscriber, or a handler registration. */
 export interface Listener<T> {
   enqueue(n: Notification<T>): void;
   /** Whether sync updates (resync, unchanged relist) go to it now. */
@@ -20,6 +20,3 @@ export class ObserverListener<T> implements Listener<T> {
     if (!n.isSync) this.subscriber.next(n.event);
   }
 }
-
-/** What `start()` holds: a listener that wants nothing, only the informer's lifetime. */
-export const keepAlive: Listener<never> = { resyncDue: false, enqueue: () => {} };

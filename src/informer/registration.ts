@@ -1,4 +1,4 @@
-import type { SchedulerLike } from 'rxjs';
+import type { SchedulerLike, SubscriptionLike } from 'rxjs';
 import { explainFrozenWrite } from '../errors/frozenObject.js';
 import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import type { InformerEvent } from './InformerEvent.js';
@@ -39,15 +39,34 @@ export interface HandlerOptions {
   readonly buffer?: BufferPolicy;
 }
 
-/** A handler's registration with an informer. */
-export interface Registration {
+/**
+ * A handler's registration with an informer: a subscription like any other
+ * (rxjs's `SubscriptionLike`), so it starts an idle informer, `unsubscribe()`
+ * ends it, and `subscription.add(registration)` ties it to another lifetime.
+ * `done` resolves once it has ended and a handler call in progress has
+ * finished, so what the handler uses can then be torn down (client-go's
+ * `ShutDownEventHandler`): `reg.unsubscribe(); await reg.done;`.
+ *
+ * ## Example
+ * ```ts
+ * import type { Informer } from 'rxkube';
+ * import type { V1Pod } from '@kubernetes/client-node';
+ * declare const pods: Informer<V1Pod>;
+ *
+ * const reg = pods.addHandler({ add: async (pod) => console.log('added', pod.metadata?.name) });
+ * await pods.whenSynced({ timeout: 30_000 });
+ * reg.unsubscribe(); // the last subscriber: the watch ends
+ * await reg.done; // the handler call in progress, if any, has finished
+ * ```
+ */
+export interface Registration extends SubscriptionLike {
   /** Unique per registration, even for the same handler object. */
   readonly id: number;
   /** Notifications waiting for this handler. */
   readonly depth: number;
   /** Notifications this handler has finished (including failed ones). */
   readonly processed: number;
-  /** True once removed, or ended by an `overflow: 'error'` buffer or a stop. */
+  /** True once unsubscribed, or ended by an `overflow: 'error'` buffer or the informer's failure. */
   readonly closed: boolean;
   /**
    * True once the informer has synced and this handler has finished every
@@ -55,16 +74,20 @@ export interface Registration {
    * cached when it was added).
    */
   hasSynced(): boolean;
-  /** Resolves when the registration ends (removed, overflowed with `'error'`, or the informer stopped). */
+  /**
+   * Resolves once the registration has ended (unsubscribed, overflowed with
+   * `'error'`, or the informer failed) and a handler call in progress has
+   * finished: client-go's `ShutDownEventHandler` is `unsubscribe()` then
+   * `await done`.
+   */
   readonly done: Promise<void>;
   /**
-   * Stops deliveries: pending notifications are dropped and the handler is
-   * never called again. Resolves once a handler call in progress has
-   * finished, so what the handler uses can then be torn down (client-go's
-   * ShutDownEventHandler). When it was the informer's last subscriber, the
-   * informer stops too. Idempotent.
+   * Stops deliveries at once: pending notifications are dropped and the
+   * handler is never called again; `done` tells when a call in progress has
+   * finished. When it was the informer's last subscriber, the informer goes
+   * idle. Idempotent.
    */
-  remove(): Promise<void>;
+  unsubscribe(): void;
 }
 
 /** Hooks the informer gives a registration. */
@@ -113,7 +136,7 @@ export class HandlerRegistration<T> implements Registration {
   #wakePause: (() => void) | undefined;
   // The drain loop is running (or scheduled); a second one would break per-handler order.
   #draining = false;
-  // Resolves when the running drain loop goes idle; stop() waits on it. Made only when asked for while draining,
+  // Resolves when the running drain loop goes idle; done waits on it. Made only when asked for while draining,
   // so a drain (one per event for a handler that keeps up) costs no promise.
   #idle: Promise<void> | undefined;
   #markIdle: (() => void) | undefined;
@@ -155,18 +178,15 @@ export class HandlerRegistration<T> implements Registration {
     return this.#host.hasSynced() && this.#initialOutstanding === 0;
   }
 
-  remove(): Promise<void> {
-    if (!this.#closed) {
-      this.#close();
-      this.#host.removed(this as HandlerRegistration<unknown>);
-    }
-    return this.#whenIdle();
+  unsubscribe(): void {
+    if (this.#closed) return;
+    this.#close();
+    this.#host.removed(this as HandlerRegistration<unknown>);
   }
 
-  /** Ends deliveries and resolves when the handler call in progress (if any) has finished. */
-  shutdown(): Promise<void> {
-    this.#close();
-    return this.#whenIdle();
+  /** Ends deliveries without telling the informer, which is ending them all (S-35). */
+  end(): void {
+    if (!this.#closed) this.#close();
   }
 
   #whenIdle(): Promise<void> {
@@ -181,7 +201,7 @@ export class HandlerRegistration<T> implements Registration {
     const initial = n.event.type === 'add' && n.event.isInInitialList;
     const result = this.#buffer.push({ n, initial });
     if (result.overflow === 'full') {
-      void this.remove();
+      this.unsubscribe();
       this.#host.report(new BufferOverflowError(`handler #${this.id} buffer is full; registration ended`, this.#limit));
       return;
     }
@@ -200,7 +220,7 @@ export class HandlerRegistration<T> implements Registration {
     this.#wakePause?.();
     this.#buffer.clear();
     this.#initialOutstanding = 0;
-    this.#markDone();
+    void this.#whenIdle().then(this.#markDone);
   }
 
   #scheduleDrain(): void {
@@ -317,7 +337,7 @@ export class HandlerRegistration<T> implements Registration {
     this.#host.report(new HandlerError<T>(this.id, event, explainFrozenWrite(err)));
   }
 
-  /** Waits on the informer's scheduler; ends early when the registration closes, so remove() is not held up. */
+  /** Waits on the informer's scheduler; ends early when the registration closes, so done is not held up. */
   #pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = this.#host.scheduler.schedule(() => {

@@ -2,13 +2,11 @@
 // both import them and neither imports the other.
 
 import type { Observable, SchedulerLike } from 'rxjs';
-import type { AsyncIterableX } from 'ix/asynciterable';
 import type { ReadonlyIndexer } from '../store/indexer.js';
 import type { Indexers, KeyFunc } from '../store/types.js';
-import type { ReflectOptions, ReflectorStatus } from '../reflector/types.js';
+import type { ReflectOptions, ReflectorCounters, ReflectorStatus } from '../reflector/types.js';
 import type { SourceIdentity } from '../sources/types.js';
 import type { InformerEvent } from './InformerEvent.js';
-import type { InformerMetrics } from './metrics.js';
 import type { EventHandler, HandlerOptions, Registration } from './registration.js';
 
 export type { InformerEvent } from './InformerEvent.js';
@@ -116,18 +114,48 @@ export interface HandlerStatus {
 }
 
 /**
- * What an informer is doing, as emitted on `status$`: `idle` before its first
- * subscriber and after its last one left, `running` in between, `stopped`
- * after `stop()`, `failed` after an error nothing can heal.
+ * What an informer is doing, as emitted on `status$` and returned by
+ * `status()`: `idle` before its first subscriber and after its last one
+ * left, `running` in between, `failed` after an error nothing can heal. It
+ * is also what `rxkube/metrics` exports (the Prometheus names are in
+ * brackets, each with the label `resource="<name>"`): the counters cover
+ * the informer's whole life, so a lifetime that ended keeps its counts and
+ * they only grow, as Prometheus counters must.
+ *
+ * ## Example
+ * ```ts
+ * import { informer, kubeSource, type InformerStatus } from 'rxkube';
+ * import { KubeConfig } from '@kubernetes/client-node';
+ *
+ * const kc = new KubeConfig();
+ * kc.loadFromDefault();
+ * const pods = informer(kubeSource(kc, 'v1/pods'));
+ * const s: InformerStatus = pods.status();
+ * console.log(`${s.objects} cached, synced: ${s.synced}, ${s.counters.relists} relists, ${s.errors} errors`);
+ * ```
  */
 export interface InformerStatus {
-  readonly state: 'idle' | 'running' | 'stopped' | 'failed';
+  readonly state: 'idle' | 'running' | 'failed';
+  /** The first list of the current lifetime has been applied [rxkube_informer_synced]. */
   readonly synced: boolean;
   /** The reflector's last status, once it has one. */
   readonly reflector: ReflectorStatus | undefined;
+  /** Each handler registration; their `depth`s sum to [rxkube_informer_pending_notifications]. */
   readonly handlers: readonly HandlerStatus[];
-  /** Errors met so far (everything sent on `errors$`). */
+  /** Errors met so far, everything sent on `errors$` [rxkube_informer_errors_total]. */
   readonly errors: number;
+  /** Objects in the cache [rxkube_informer_objects]. */
+  readonly objects: number;
+  /**
+   * The reflector's counters over every lifetime [rxkube_informer_lists_total, _relists_total{reason},
+   * _watches_total, _retries_total{reason}, _events_total, _decode_errors_total].
+   */
+  readonly counters: ReflectorCounters;
+  /**
+   * The resourceVersion the informer would resume a watch from: the last list's, moved on by each event and bookmark
+   * (client-go's LastSyncResourceVersion); `''` while idle [rxkube_informer_last_sync_resource_version, when numeric].
+   */
+  readonly lastSyncResourceVersion: string;
   /** The most recent of them. */
   readonly lastError: Error | undefined;
   /**
@@ -170,11 +198,12 @@ export interface InformerStore<T> extends ReadonlyIndexer<T> {
 /**
  * A live, indexed cache of one resource that is also the stream of its
  * changes: an `Observable<InformerEvent<T>>` whose subscriptions are its
- * lifetime. The first subscriber (or handler, or `start()`) starts list and
- * watch; each later one first gets the cached objects as adds marked
- * `isInInitialList`, then live events; when the last one leaves, requests
- * and timers end and the cache is emptied. An error nothing can heal (400,
- * 422) ends every subscription with that error.
+ * lifetime. Starting is subscribing (a handler registration is a
+ * subscription too), waiting is `whenSynced`, stopping is unsubscribing: the
+ * first subscriber starts list and watch; each later one first gets the
+ * cached objects as adds marked `isInInitialList`, then live events; when
+ * the last one leaves, requests and timers end and the cache is emptied. An
+ * error nothing can heal (400, 422) ends every subscription with that error.
  */
 export interface Informer<T> extends Observable<InformerEvent<T>> {
   /** What the informer reads, for messages (`v1/pods in default`). */
@@ -197,36 +226,23 @@ export interface Informer<T> extends Observable<InformerEvent<T>> {
    * wait listens to (RYW-3).
    */
   readonly resourceVersion$: Observable<string>;
-  /** State, reflector status, per-handler buffer depth and error count; emits on change. */
+  /** State, sync, reflector status, per-handler buffer depth, errors and counters; emits on change. */
   readonly status$: Observable<InformerStatus>;
-  /** The status now, with `currentAt` and `lagging` current (they move with every watch event and the clock, which `status$` does not emit for). */
+  /** The status now, with `currentAt`, `lagging`, `objects` and the counters current (they move with every watch event and the clock, which `status$` does not emit for). */
   status(): InformerStatus;
   /** Every error the informer met: reflector faults, decode, transform, store and handler errors. */
   readonly errors$: Observable<Error>;
   /**
-   * True once the first list of the current lifetime has been applied to
-   * the store: `status().synced`, kept for client-go users (`HasSynced`).
-   * To wait, use `whenSynced`; to follow the state, `status$`.
-   */
-  hasSynced(): boolean;
-  /**
    * Resolves once synced. Rejects with a `CacheSyncError` whose `cause` is
    * the last error met when the timeout passes, the signal aborts, the
-   * informer stops or fails, or it is not running at all.
+   * informer goes idle or fails, or it is not running at all (nobody subscribed).
    */
   whenSynced(opts?: WhenSyncedOptions): Promise<void>;
   /**
    * Adds a handler with its own buffer (client-go's AddEventHandler). The
    * registration is a subscription: it starts the informer if idle, first
-   * delivers an add for every cached object, and `remove()` ends it.
+   * delivers an add for every cached object, and `unsubscribe()` ends it.
+   * Throws the informer's failure if it has failed (S-35).
    */
   addHandler(handler: EventHandler<T>, opts?: HandlerOptions): Registration;
-  /** The same buffered notifications as an async iterable for `for await`; breaking out removes it. */
-  notifications(opts?: HandlerOptions): AsyncIterableX<InformerEvent<T>>;
-  /** Counters over the informer's whole life, cache size and sync state, read now; see {@link InformerMetrics}. */
-  metrics(): InformerMetrics;
-  /** Keeps the informer running until `stop()`, for client-go style use; subscribing does the same. */
-  start(): void;
-  /** Ends every subscription and handler, requests and timers; resolves when handler calls in progress finished. */
-  stop(): Promise<void>;
 }

@@ -4,8 +4,8 @@ import type { Informer } from '../informer/informer.js';
 import type { ReflectorStatus } from '../reflector/types.js';
 import { printable } from '../errors/printable.js';
 
-/** What the probes read of an informer: its name, whether it synced, and its status now. */
-export type ProbedInformer = Pick<Informer<unknown>, 'name' | 'hasSynced' | 'status'>;
+/** What the probes read of an informer: its name and its status now (whether it synced among it). */
+export type ProbedInformer = Pick<Informer<unknown>, 'name' | 'status'>;
 
 /** One line of a probe's answer. */
 export interface Check {
@@ -38,8 +38,9 @@ export interface ProbeView {
 
 /** True for a controller source that is an rxkube informer, whose status the probes can read. */
 export function isInformer(source: ControllerSource<unknown>): source is ControllerSource<unknown> & ProbedInformer {
-  const s = source as Partial<ProbedInformer>;
-  return typeof s.hasSynced === 'function' && typeof s.status === 'function' && typeof s.name === 'string';
+  // addHandler tells an informer from other sources that have a name and a status.
+  const s = source as Partial<Informer<unknown>>;
+  return typeof s.addHandler === 'function' && typeof s.status === 'function' && typeof s.name === 'string';
 }
 
 const seconds = (ms: number): string => `${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`;
@@ -89,7 +90,7 @@ export function readiness(v: ProbeView): Check[] {
     checks.push({ name: 'webhook server', ok, detail: ok ? undefined : 'not listening yet (waiting for its first certificate)' });
   }
   for (const i of v.informers) {
-    const ok = i.hasSynced();
+    const ok = i.status().synced;
     checks.push({ name: `informer ${i.name}`, ok, detail: ok ? undefined : `not synced: ${informerState(i)}` });
   }
   for (const s of v.otherSources) {

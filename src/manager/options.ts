@@ -255,7 +255,7 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
   const o = checkOptionNames('manager', opts, NAMES);
   if (o['controllers'] === undefined) throw new TypeError('manager: option "controllers" is required (an array of controllers, possibly empty)');
   const controllers = list<Controller<unknown>>('controllers', o['controllers'], (v) => fn(v, 'subscribe', 'shutdown', 'status') && Array.isArray(v['sources']), 'a controller (from controller())');
-  const informers = list<Informer<unknown>>('informers', o['informers'], (v) => fn(v, 'subscribe', 'hasSynced', 'status'), 'an informer (from informer())');
+  const informers = list<Informer<unknown>>('informers', o['informers'], (v) => fn(v, 'subscribe', 'addHandler', 'status'), 'an informer (from informer())');
   const webhooks = list<Webhook>('webhooks', o['webhooks'], (v) => WEBHOOK_TYPES.includes(v['type'] as string) && typeof v['path'] === 'string' && fn(v, 'review'), 'a webhook (from admission.validating, .mutating or .conversion)');
   checkWebhookPaths(webhooks);
   if (controllers.length === 0 && informers.length === 0 && webhooks.length === 0) throw new TypeError('manager: nothing to run: "controllers", "informers" and "webhooks" are all empty');

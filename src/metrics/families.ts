@@ -1,5 +1,5 @@
 import type { ControllerMetrics } from '../controller/metrics.js';
-import type { InformerMetrics } from '../informer/metrics.js';
+import type { InformerStatus } from '../informer/types.js';
 import type { ClusterControllerMetrics } from '../multicluster/multiClusterController.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
 import type { FamilySpec, HistogramReading, LabelSet, ValueReading } from './snapshotMetric.js';
@@ -9,7 +9,7 @@ export interface Sources {
   readonly controllers: ReadonlyMap<string, () => ControllerMetrics | undefined>;
   readonly multiClusterControllers: ReadonlyMap<string, () => readonly ClusterControllerMetrics[] | undefined>;
   readonly queues: ReadonlyMap<string, () => WorkQueueMetrics | undefined>;
-  readonly informers: ReadonlyMap<string, () => InformerMetrics | undefined>;
+  readonly informers: ReadonlyMap<string, () => InformerStatus | undefined>;
   readonly leaders: ReadonlyMap<string, () => boolean>;
 }
 
@@ -141,7 +141,7 @@ function numericResourceVersion(rv: string): number | undefined {
 /** rxkube's informer metrics, label `resource`. */
 export function informerFamilies(s: Sources): FamilySpec[] {
   const all = () => each(s.informers, 'resource');
-  const r = (m: InformerMetrics) => m.reflector;
+  const r = (m: InformerStatus) => m.counters;
   return [
     counter('rxkube_informer_lists_total', 'LIST cycles (paged or streaming), the first one included.', perSource(all, (m) => r(m).lists)),
     counter(
@@ -166,6 +166,6 @@ export function informerFamilies(s: Sources): FamilySpec[] {
       }
     }),
     gauge('rxkube_informer_synced', '1 once the first list of the current run is in the cache, else 0.', perSource(all, (m) => (m.synced ? 1 : 0))),
-    gauge('rxkube_informer_pending_notifications', 'Notifications waiting in the buffers of the informer\'s handlers.', perSource(all, (m) => m.pendingNotifications)),
+    gauge('rxkube_informer_pending_notifications', 'Notifications waiting in the buffers of the informer\'s handlers.', perSource(all, (m) => m.handlers.reduce((sum, h) => sum + h.depth, 0))),
   ];
 }

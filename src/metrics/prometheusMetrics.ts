@@ -3,7 +3,7 @@ import type { Observable } from 'rxjs';
 import type { ControllerMetrics } from '../controller/metrics.js';
 import { CallbackError } from '../errors/CallbackError.js';
 import { reportError } from '../errors/reportError.js';
-import type { InformerMetrics } from '../informer/metrics.js';
+import type { InformerStatus } from '../informer/types.js';
 import type { ClusterControllerMetrics } from '../multicluster/multiClusterController.js';
 import { describeValue } from '../options/validate.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
@@ -49,7 +49,7 @@ export interface PrometheusMetricsOptions {
  * that stops exporting it (its series disappear from the next scrape).
  *
  * Values are read when the registry is scraped, from the snapshots the
- * controllers, queues and informers keep anyway (`metrics()`), so exporting
+ * controllers and queues keep anyway (`metrics()`) and the informers' `status()`, so exporting
  * costs nothing per event. A name is exported once: adding a second
  * controller, queue, informer or election under a name already exported
  * throws (a controller's queue takes its controller's name among queues).
@@ -106,7 +106,7 @@ export interface PrometheusMetrics {
    * Exports an informer (of any object type) under label `resource="<name>"` (`rxkube_informer_*`). Throws when that
    * name is already exported: two informers of one resource need distinct `name` options.
    */
-  addInformer(i: { readonly name: string; metrics(): InformerMetrics }): () => void;
+  addInformer(i: { readonly name: string; status(): InformerStatus }): () => void;
   /**
    * Exports `leader_election_master_status{name}`: 1 after `leading` last emitted true, else 0 (before its first
    * value, and once it completes or errors). Subscribes to `leading` until the returned function is called: pass a
@@ -127,12 +127,13 @@ function checkName(what: string, name: unknown): string {
   return name;
 }
 
-function checkSource(what: string, source: unknown): { readonly name: string; metrics(): unknown } {
-  if (source === null || typeof source !== 'object' || typeof (source as { metrics?: unknown }).metrics !== 'function') {
-    throw new TypeError(`prometheusMetrics: ${what} must be an object with a name and metrics(), got ${describeValue(source)}`);
+/** Checks that `source` has a name and the method (`metrics`, or an informer's `status`) read at each scrape. */
+function checkSource(what: string, source: unknown, read: 'metrics' | 'status' = 'metrics'): { readonly name: string } {
+  if (source === null || typeof source !== 'object' || typeof (source as Record<string, unknown>)[read] !== 'function') {
+    throw new TypeError(`prometheusMetrics: ${what} must be an object with a name and ${read}(), got ${describeValue(source)}`);
   }
   checkName(`${what}.name`, (source as { name?: unknown }).name);
-  return source as { readonly name: string; metrics(): unknown };
+  return source as { readonly name: string };
 }
 
 function checkRegistry(value: unknown): Registry {
@@ -203,7 +204,7 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions = {}): Promethe
   const controllers = new Map<string, () => ControllerMetrics | undefined>();
   const multiClusterControllers = new Map<string, () => readonly ClusterControllerMetrics[] | undefined>();
   const queues = new Map<string, () => WorkQueueMetrics | undefined>();
-  const informers = new Map<string, () => InformerMetrics | undefined>();
+  const informers = new Map<string, () => InformerStatus | undefined>();
   const leaders = new Map<string, () => boolean>();
   const sources: Sources = { controllers, multiClusterControllers, queues, informers, leaders };
   let webhooks: (() => WebhookServerMetrics | undefined) | undefined;
@@ -255,12 +256,12 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions = {}): Promethe
     addMultiClusterController: (c) => addQueueOwner('multi-cluster controller', multiClusterControllers, c),
     addWorkQueue: (q) => addQueueOwner('work queue', queues, q),
     addInformer(i) {
-      const source = checkSource('informer', i) as typeof i;
+      const source = checkSource('informer', i, 'status') as typeof i;
       const name = source.name;
       if (informers.has(name)) {
         throw new Error(`prometheusMetrics: an informer named ${JSON.stringify(name)} is already exported; give the other one a distinct \`name\` option`);
       }
-      return add(informers, name, guarded('informer', name, () => source.metrics()));
+      return add(informers, name, guarded('informer', name, () => source.status()));
     },
     addWebhooks(server) {
       if (server === null || typeof server !== 'object' || typeof (server as { metrics?: unknown }).metrics !== 'function') {

@@ -167,7 +167,7 @@ export function secretClusters(hub: KubeConfig, opts: SecretClustersOptions): Cl
       return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     };
     return merge(secrets, syncedOf(secrets)).pipe(
-      filter(() => secrets.hasSynced()),
+      filter(() => secrets.status().synced),
       map(current),
       // The same Secrets again (another Secret of the namespace changed) is not news.
       distinctUntilChanged((a, b) => a.length === b.length && a.every((c, i) => c === b[i])),
