@@ -275,9 +275,6 @@ export {
   type ClusterSource,
   type ClusterReconciler,
   type ClusterReconcileContext,
-  type ClusterReconcileOutcome,
-  type ClusterControllerMetrics,
-  type ClusterControllerStatus,
   type KubeconfigClustersOptions,
   type SecretClustersOptions,
 } from './multicluster/index.js';

@@ -170,7 +170,6 @@ export {
   clusterKey,
   type ClusterProvider,
   type MultiClusterInformer,
-  type MultiClusterController,
 } from './multicluster/index.js';
 
 // where an error goes when the thing that raised it has no listener for it (E-1)

@@ -7,7 +7,7 @@ import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from
 import { FailureReports } from './failureReports.js';
 import { ControllerMetricsRecorder, type ControllerMetrics } from './metrics.js';
 import { ReadYourWrites } from './readYourWrites.js';
-import { ControllerRun, type RunConfig } from './run.js';
+import { ControllerRun, groupOf, type RunConfig } from './run.js';
 import { ControllerStats } from './stats.js';
 import { allSources, type Triggers } from './triggers.js';
 import { resolveControllerOptions } from './options.js';
@@ -123,7 +123,13 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
     const run = this.#run ?? this.#draining;
     const queue = this.#lastQueue?.metrics() ?? new QueueMetricsRecorder<string>(this.name, () => 0).snapshot(0);
     const readYourWrites = this.#config.readYourWrites?.counts() ?? { waits: 0, timeouts: 0 };
-    return this.#metrics.snapshot(this.name, run?.inFlight ?? 0, this.#config.concurrency, queue, readYourWrites);
+    if (this.#config.fairBy === undefined) return this.#metrics.snapshot(this.name, run?.inFlight ?? 0, this.#config.concurrency, queue, readYourWrites);
+    const active = new Map<string, number>();
+    for (const key of run?.inFlightKeys ?? []) {
+      const group = groupOf(this.#config, key) as string;
+      active.set(group, (active.get(group) ?? 0) + 1);
+    }
+    return this.#metrics.snapshot(this.name, run?.inFlight ?? 0, this.#config.concurrency, queue, readYourWrites, { depth: queue.depthByGroup ?? {}, active });
   }
 
   shutdown(): Promise<void> {
@@ -350,6 +356,7 @@ export function controller<T>(opts: ControllerOptions<T>): Controller<T> {
     shutdownTimeoutMs: resolved.shutdownTimeoutMs,
     reconcileTimeoutMs: resolved.reconcileTimeoutMs,
     priorityQueue: resolved.priorityQueue,
+    fairBy: resolved.fairBy,
     rateLimiter,
     scheduler,
     readYourWrites: resolved.readYourWrites && new ReadYourWrites(triggers as Triggers<unknown>, resolved.readYourWrites, scheduler, resolved.name),

@@ -21,6 +21,7 @@ export interface ResolvedControllerOptions<T> {
   readonly shutdownTimeoutMs: number;
   readonly reconcileTimeoutMs: number | undefined;
   readonly priorityQueue: boolean;
+  readonly fairBy: ((key: string) => string) | undefined;
   readonly signal: AbortSignal | undefined;
   readonly rateLimiter: RateLimiter<string> | undefined;
   readonly scheduler: SchedulerLike;
@@ -41,6 +42,7 @@ export const CONTROLLER_OPTION_NAMES = [
   'shutdownTimeoutMs',
   'reconcileTimeoutMs',
   'priorityQueue',
+  'fairBy',
   'signal',
   'rateLimiter',
   'scheduler',
@@ -126,6 +128,7 @@ export function resolveControllerOptions<T>(opts: ControllerOptions<T>): Resolve
     shutdownTimeoutMs: numberOption('controller', 'shutdownTimeoutMs', o['shutdownTimeoutMs'], 30_000),
     reconcileTimeoutMs,
     priorityQueue,
+    fairBy: functionOption<(key: string) => string>('controller', 'fairBy', o['fairBy']),
     signal,
     rateLimiter: rateLimiter as RateLimiter<string> | undefined,
     scheduler,
