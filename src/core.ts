@@ -260,7 +260,6 @@ export {
 
 // many clusters: keys, cluster events and status, options and per-cluster detail
 export {
-  splitClusterKey,
   ClusterError,
   type Cluster,
   type ClusterEvent,

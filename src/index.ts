@@ -168,6 +168,7 @@ export {
   kubeconfigClusters,
   secretClusters,
   clusterKey,
+  splitClusterKey,
   type ClusterProvider,
   type MultiClusterInformer,
 } from './multicluster/index.js';
