@@ -292,6 +292,9 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
  *   reconcile made moot never fires.
  * - Live changes go before backlog: keys from the initial list and resyncs
  *   wait at {@link LOW_PRIORITY} (`priorityQueue: false` turns that off).
+ * - `fairBy: (key) => tenant` shares the workers fairly: while several
+ *   groups have keys waiting, they take turns, so one group's backlog never
+ *   starves the others (docs/semantics.md LT-1…LT-3).
  * - `reconcileTimeoutMs` aborts a reconcile's signal after that long and
  *   counts it failed; its key waits for it (`status().stuck`).
  * - Failures are never silent: while no subscriber consumes the outcomes

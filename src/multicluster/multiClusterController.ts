@@ -15,9 +15,9 @@ import type { Cluster, ClusterProvider } from './types.js';
 
 /**
  * Where a multi-cluster controller reads from: a multi-cluster informer (each
- * cluster's controller reads that cluster's part of it), or one
- * single-cluster source that every cluster's controller shares (a hub
- * cluster's objects, say, to be applied in every member).
+ * cluster's keys come from that cluster's part of it), or one
+ * single-cluster source that every cluster shares (a hub cluster's objects,
+ * say, to be applied in every member: each is reconciled once per cluster).
  *
  * ## Example
  * ```ts
@@ -28,7 +28,7 @@ import type { Cluster, ClusterProvider } from './types.js';
  * declare const hubConfigMaps: Informer<V1ConfigMap>;
  *
  * const perCluster: ClusterSource<V1ConfigMap> = configMaps; // one cache per cluster
- * const fromTheHub: ClusterSource<V1ConfigMap> = hubConfigMaps; // one cache, read by every cluster's controller
+ * const fromTheHub: ClusterSource<V1ConfigMap> = hubConfigMaps; // one cache, read for every cluster
  * ```
  */
 export type ClusterSource<T> = MultiClusterInformer<T> | ControllerSource<T>;
