@@ -214,7 +214,8 @@ if ((import.meta as { main?: boolean }).main) {
   stop.abort();
   await ended;
   membership.unsubscribe();
-  const groups = Object.entries(metrics.groups ?? {});
+  // Per cluster present: one that left stays in metrics().groups with its counts, which only grow.
+  const groups = Object.entries(metrics.groups ?? {}).filter(([cluster]) => present.includes(cluster));
   console.log(`metrics: ${groups.map(([cluster, g]) => `${cluster} ${g.reconciles} reconciles`).join(', ') || 'no members'}`);
   if (hubServer !== undefined) {
     const left = problems();
