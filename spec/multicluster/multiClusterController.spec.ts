@@ -131,6 +131,46 @@ describe('multiClusterController', () => {
     expect(c.metrics().groups?.['small']?.reconciles).toBe(3);
   });
 
+  it("owns and watches work per cluster: an owned object's change wakes its owner in its own cluster, and the mapper is told the cluster", async () => {
+    fleet = await Fleet.start(['eu', 'us'], 0);
+    for (const name of ['eu', 'us']) await fleet.server(name).create('v1/configmaps', configMap('parent', { data: { v: '1' } }));
+    const secrets = multiClusterInformer(fleet.provider, (c) => kubeSource(c.kubeConfig, 'v1/secrets'), { reflector: fastReflector, onError: () => {} });
+    const mapped: string[] = [];
+    const reconciled: string[] = [];
+    const c = multiClusterController({
+      for: configMaps(fleet),
+      owns: [{ source: secrets, kind: 'ConfigMap', apiVersion: 'v1' }],
+      watches: [
+        {
+          source: secrets,
+          map: (secret: { metadata?: { name?: string; labels?: Record<string, string> } }, cluster) => {
+            mapped.push(`${cluster.name}:${secret.metadata?.name}`);
+            const target = secret.metadata?.labels?.['for'];
+            return target === undefined ? undefined : `default/${target}`;
+          },
+        },
+      ],
+      reconcile: (_obj, ctx) => void reconciled.push(`${ctx.cluster.name}/${ctx.key}`),
+    });
+    run(c);
+    const times = (key: string) => reconciled.filter((k) => k === key).length;
+    await waitFor(() => times('eu/default/parent') === 1 && times('us/default/parent') === 1, 'both parents reconciled once');
+    const parentUid = fleet.server('eu').get<V1ConfigMap>('v1/configmaps', 'default', 'parent')?.metadata?.uid ?? '';
+    await fleet.server('eu').create('v1/secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'child', namespace: 'default', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'parent', uid: parentUid, controller: true }] },
+    });
+    await waitFor(() => times('eu/default/parent') === 2, "the owner reconciled in the child's cluster");
+    await fleet.server('us').create('v1/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pointer', namespace: 'default', labels: { for: 'parent' } } });
+    await waitFor(() => times('us/default/parent') === 2, "the mapped key reconciled in the secret's cluster");
+    // Each change woke its own cluster only.
+    expect([times('eu/default/parent'), times('us/default/parent')]).toEqual([2, 2]);
+    expect(mapped).toContain('eu:child');
+    expect(mapped).toContain('us:pointer');
+    expect(mapped.filter((m) => m === 'eu:pointer' || m === 'us:child')).toEqual([]);
+  });
+
   it('a cluster that leaves has its reconciles aborted and its controller stopped; one that joins is reconciled; the others carry on', async () => {
     fleet = await Fleet.start(['stay', 'go'], 0);
     await seed(fleet, 'stay', 1);
