@@ -202,6 +202,39 @@ describe('multiClusterController', () => {
     await waitFor(() => outcomes.some((o) => o.key === 'stay/default/stay-late'), 'stay to carry on');
   });
 
+  it('a cluster whose KubeConfig changes has its reconcile in flight aborted and run again with the new one, with no failure emitted (LT-7)', async () => {
+    fleet = await Fleet.start(['x'], 0);
+    await seed(fleet, 'x', 1);
+    // A rotated credential: the same server and objects, so the informer announces nothing (MC-5) and only the requeue runs the key again.
+    const before = fleet.server('x').kubeConfig();
+    const rotated = new KubeConfig();
+    rotated.loadFromOptions({
+      clusters: before.clusters,
+      users: before.users.map((u) => ({ ...u, name: 'rotated' })),
+      contexts: [{ name: 'rotated', cluster: before.getCurrentCluster()?.name ?? '', user: 'rotated' }],
+      currentContext: 'rotated',
+    });
+    const aborted = deferred<string>();
+    const users: string[] = [];
+    const c = multiClusterController({
+      for: configMaps(fleet),
+      reconcile: (_obj, ctx) => {
+        users.push(ctx.cluster.kubeConfig.getCurrentUser()?.name ?? '');
+        if (users.length > 1) return undefined;
+        // The first attempt hangs until its signal aborts.
+        return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => (aborted.resolve(String((ctx.signal.reason as Error).message)), reject(ctx.signal.reason))));
+      },
+    });
+    const outcomes = run(c);
+    await waitFor(() => users.length === 1, 'the first reconcile running');
+    fleet.provider.next([{ name: 'x', kubeConfig: rotated }]);
+    expect(await aborted.promise).toMatch(/cluster "x": stopped: its KubeConfig changed/);
+    await waitFor(() => outcomes.some((o) => o.type === 'reconciled'), 'the key reconciled again');
+    expect(users).toEqual([before.getCurrentUser()?.name, 'rotated']);
+    expect(outcomes.filter((o) => o.type === 'failed')).toEqual([]);
+    expect(c.metrics().reconcileErrors).toBe(0);
+  });
+
   it('a cluster that cannot be reached holds up only itself, and is reconciled once it synced', async () => {
     fleet = await Fleet.start(['up', 'down'], 0);
     await seed(fleet, 'up', 2);
@@ -214,6 +247,27 @@ describe('multiClusterController', () => {
     expect(outcomes.filter((o) => o.cluster === 'down')).toEqual([]);
     await down.restart();
     await waitFor(() => outcomes.some((o) => o.key === 'down/default/down-cm0' && o.type === 'reconciled'), 'down reconciled once it answers');
+  });
+
+  it("waits for every source of a cluster: a shared watched source that has not synced holds up the reconciles (LT-5)", async () => {
+    fleet = await Fleet.start(['eu'], 0);
+    await seed(fleet, 'eu', 1);
+    const hub = await startApiServer({ port: 0 });
+    try {
+      hub.stop();
+      const hubConfigMaps = informer(kubeSource(hub.kubeConfig(), 'v1/configmaps'), { reflector: fastReflector, onError: () => {} });
+      const primary = configMaps(fleet);
+      const c = multiClusterController({ for: primary, watches: [{ source: hubConfigMaps, map: () => undefined }], reconcile: () => undefined });
+      const outcomes = run(c);
+      // The cluster's own ConfigMaps are listed; the hub's are not, and nothing runs.
+      await waitFor(() => primary.store.size === 1, "eu's ConfigMap cached");
+      await waitFor(() => c.status().state === 'running', 'the workers started');
+      expect(outcomes).toEqual([]);
+      await hub.restart();
+      await waitFor(() => outcomes.some((o) => o.key === 'eu/default/eu-cm0' && o.type === 'reconciled'), 'reconciled once the hub synced');
+    } finally {
+      await hub.close();
+    }
   });
 
   it('a single-cluster source shared by every cluster: each of its objects is reconciled once in each cluster', async () => {
