@@ -68,6 +68,8 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
     const events = new Observable<InformerEvent<unknown>>((subscriber) => {
       // Each cluster's stream while the cluster is present, by name.
       const streams = new Map<string, Subscription>();
+      // The members this subscription made: a later run's subscription may overlap a draining one, and each ends its own.
+      const own = new Map<string, Member>();
       const start = (name: string): void => {
         const part = partOf(entry.source, name);
         const synced = ready(name).pipe(shareReplay(1));
@@ -88,14 +90,25 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
         streams.get(name)?.unsubscribe();
         streams.delete(name);
       };
-      const changes = clusterChanges(provider, report).subscribe({
+      const end = (name: string, why: string): void => {
+        const member = own.get(name);
+        if (member === undefined) return;
+        member.abort.abort(new ClusterError(name, `stopped: ${why}`));
+        own.delete(name);
+        if (members.get(name) === member) members.delete(name);
+      };
+      // Only the `for` source reports what is wrong with the provider's sets: once is enough.
+      const changes = clusterChanges(provider, feedsMembers ? report : () => {}).subscribe({
         next: (list) => {
           for (const change of list) {
             const name = change.type === 'leave' ? change.name : change.cluster.name;
             if (feedsMembers) {
-              members.get(name)?.abort.abort(new ClusterError(name, change.type === 'leave' ? 'stopped: it left the fleet' : 'stopped: its KubeConfig changed'));
-              if (change.type === 'leave') members.delete(name);
-              else members.set(name, { cluster: change.cluster, abort: new AbortController() });
+              end(name, change.type === 'leave' ? 'it left the fleet' : 'its KubeConfig changed');
+              if (change.type !== 'leave') {
+                const member = { cluster: change.cluster, abort: new AbortController() };
+                own.set(name, member);
+                members.set(name, member);
+              }
             }
             if (change.type === 'leave') stop(name);
             else if (change.type === 'join') start(name);
@@ -107,9 +120,7 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
       return () => {
         changes.unsubscribe();
         for (const name of [...streams.keys()]) stop(name);
-        if (!feedsMembers) return;
-        for (const [name, m] of members) m.abort.abort(new ClusterError(name, 'stopped: the controller stopped'));
-        members.clear();
+        for (const name of [...own.keys()]) end(name, 'the controller stopped');
       };
     });
     return Object.assign(events, {
