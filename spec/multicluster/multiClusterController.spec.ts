@@ -235,6 +235,29 @@ describe('multiClusterController', () => {
     expect(c.metrics().reconcileErrors).toBe(0);
   });
 
+  it('subscribed again while its last run drains, it reconciles with clusters of its own: the old run ending aborts nothing of the new one', async () => {
+    fleet = await Fleet.start(['eu'], 0);
+    await seed(fleet, 'eu', 1);
+    const release = deferred();
+    const signals: AbortSignal[] = [];
+    const c = multiClusterController({
+      for: configMaps(fleet),
+      reconcile: async (_obj, ctx) => {
+        signals.push(ctx.signal);
+        if (signals.length === 1) await release.promise;
+      },
+    });
+    controllers.push(c);
+    const first = c.subscribe();
+    await waitFor(() => signals.length === 1, 'the first run reconciling');
+    first.unsubscribe(); // the first run drains, waiting for its reconcile
+    const outcomes = run(c); // the second run's workers wait for that drain
+    release.resolve();
+    await waitFor(() => outcomes.some((o) => o.key === 'eu/default/eu-cm0' && o.type === 'reconciled'), 'the second run reconciled the key');
+    expect(signals).toHaveLength(2);
+    expect(signals[1]?.aborted).toBe(false);
+  });
+
   it('a cluster that cannot be reached holds up only itself, and is reconciled once it synced', async () => {
     fleet = await Fleet.start(['up', 'down'], 0);
     await seed(fleet, 'up', 2);
