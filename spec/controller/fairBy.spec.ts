@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { controller } from '../../src/controller/controller.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { deferred, waitFor } from '../helpers/waitFor.js';
@@ -86,5 +86,11 @@ describe('controller: fairBy shares the workers between groups of keys (LT-1…L
     const primary = memorySource<KubeObject>();
     expect(controller<KubeObject>({ for: primary, reconcile: () => undefined }).metrics().groups).toBeUndefined();
     expect(() => controller<KubeObject>({ for: primary, reconcile: () => undefined, fairBy: 'namespace' as never })).toThrow(/fairBy.*"namespace"/);
+    // Never called: for the compiler only.
+    const mistakes = (): void => {
+      // @ts-expect-error fairBy is given the key (a string) and names its group with a string
+      controller<KubeObject>({ for: primary, reconcile: () => undefined, fairBy: (key: string) => key.length });
+    };
+    expectTypeOf(mistakes).toBeFunction();
   });
 });

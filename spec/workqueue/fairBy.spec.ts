@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { LOW_PRIORITY, workQueue, type WorkQueue } from '../../src/workqueue/index.js';
 import { virtualClock } from './virtualTime.js';
 
@@ -93,8 +93,16 @@ describe('workQueue: fairBy serves groups in turn (LT-1, LT-2)', () => {
     expect(await drainNow(q)).toEqual(['bad', 'a:1']);
   });
 
-  it('refuses a fairBy that is not a function', () => {
+  it('refuses a fairBy that is not a function, and does not compile one that reads another item type or gives no string', () => {
     expect(() => workQueue<string>({ fairBy: 'cluster' as never })).toThrow(/fairBy.*"cluster"/);
+    // Never called: these lines are here for the compiler only.
+    const mistakes = (): void => {
+      // @ts-expect-error the items are numbers
+      workQueue<number>({ fairBy: (item: string) => item });
+      // @ts-expect-error a group is named by a string
+      workQueue<string>({ fairBy: (item: string) => item.length });
+    };
+    expectTypeOf(mistakes).toBeFunction();
   });
 
   it('property: with a backlog of 100 in one group and 3 in another, the small group is served within its first rounds, whatever the arrival order', async () => {
