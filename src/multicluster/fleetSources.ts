@@ -37,9 +37,17 @@ export function isMulti<T>(source: AnySource<T>): source is MultiClusterInformer
   return typeof (source as Partial<MultiClusterInformer<T>>).cluster === 'function';
 }
 
+// Each multi-cluster informer's cluster views, made once per cluster name: a view reads whatever the cluster is now.
+const views = new WeakMap<object, Map<string, ControllerSource<unknown>>>();
+
 /** One cluster's part of a source: the cluster's view of a multi-cluster informer, or the shared source itself. */
 export function partOf<T>(source: AnySource<T>, cluster: string): ControllerSource<T> {
-  return isMulti(source) ? (source.cluster(cluster) as unknown as ControllerSource<T>) : source;
+  if (!isMulti(source)) return source;
+  let byName = views.get(source);
+  if (byName === undefined) views.set(source, (byName = new Map()));
+  let view = byName.get(cluster);
+  if (view === undefined) byName.set(cluster, (view = source.cluster(cluster) as unknown as ControllerSource<unknown>));
+  return view as ControllerSource<T>;
 }
 
 /** The fleet's sources for one controller: `members` is fed by the first entry's subscription (the `for` source's). */
@@ -138,8 +146,9 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
 function fleetStore(source: AnySource<unknown>): ControllerSource<unknown>['store'] {
   return {
     getByKey: (key) => {
-      const { cluster, key: local } = splitClusterKey(key);
-      return partOf(source, cluster).store.getByKey(local);
+      if (isMulti(source)) return source.store.getByKey(key);
+      // A shared source holds every cluster's object under the key within the cluster.
+      return source.store.getByKey(splitClusterKey(key).key);
     },
     // Every cluster keys an object alike: the key within a cluster is the multi-cluster key without its cluster.
     keyOf: (obj) => (isMulti(source) ? splitClusterKey(source.store.keyOf('_', obj)).key : source.store.keyOf(obj)),
