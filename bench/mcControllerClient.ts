@@ -54,7 +54,8 @@ async function run(args: McControllerArgs): Promise<McControllerResult> {
   const finished = new Promise<number>((resolve) => (done = resolve));
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  // Only what the old and the new controller both emit is read: an outcome's type, key and cluster.
+  // Only what the old and the new controller both emit is read: an outcome's type and key, and the cluster beside
+  // the key where a build keeps it apart (before #28; since, the key is the cluster key).
   const sub = mc.subscribe((o) => {
     // Every outcome but a failure counts (no object is deleted here), whatever the build calls a success.
     if (o.type === 'failed') {
@@ -62,7 +63,8 @@ async function run(args: McControllerArgs): Promise<McControllerResult> {
       return;
     }
     reconciles++;
-    seen.add(`${o.cluster}/${o.key}`);
+    const cluster = (o as { readonly cluster?: string }).cluster;
+    seen.add(cluster === undefined ? o.key : `${cluster}/${o.key}`);
     if (seen.size === args.expected) done(performance.now() - t0);
   });
   let timer: NodeJS.Timeout | undefined;

@@ -23,12 +23,13 @@ import {
   multiClusterInformer,
   objectClient,
   secretClusters,
+  splitClusterKey,
   type ClusterProvider,
+  type Controller,
   type Informer,
-  type MultiClusterController,
   type MultiClusterInformer,
+  type ReconcileOutcome,
 } from 'rxkube';
-import type { ClusterReconcileOutcome } from 'rxkube/core';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { exampleCluster } from './lib/cluster.js';
 
@@ -46,9 +47,9 @@ export interface FleetCopier {
   readonly members: ClusterProvider;
   readonly hub: Informer<V1ConfigMap>;
   readonly copies: MultiClusterInformer<V1ConfigMap>;
-  readonly controller: MultiClusterController<V1ConfigMap>;
-  /** The line to print for an outcome, or undefined when there is nothing to say (the copy was already right). */
-  describe(o: ClusterReconcileOutcome<V1ConfigMap>): string | undefined;
+  readonly controller: Controller<V1ConfigMap>;
+  /** The line to print for an outcome (its key is `cluster/namespace/name`), or undefined when there is nothing to say (the copy was already right). */
+  describe(o: ReconcileOutcome<V1ConfigMap>): string | undefined;
 }
 
 const sameData = (a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean =>
@@ -111,13 +112,13 @@ export function fleetCopier(hubKc: KubeConfig, opts: { signal?: AbortSignal } = 
     },
   });
 
-  const describe = (o: ClusterReconcileOutcome<V1ConfigMap>): string | undefined => {
-    const where = clusterKey(o.cluster, o.key);
-    const note = notes.get(where);
-    notes.delete(where);
-    if (o.type === 'failed') return `${o.cluster}: failed ${o.key}: ${o.error.message}; ${o.requeueAfter === undefined ? 'not retried' : `retry in ${Math.round(o.requeueAfter)} ms`}`;
-    if (o.type === 'gone') return `${o.cluster}: ${o.key} is gone from the hub`;
-    return note === undefined ? undefined : `${o.cluster}: ${note}`;
+  const describe = (o: ReconcileOutcome<V1ConfigMap>): string | undefined => {
+    const { cluster, key } = splitClusterKey(o.key);
+    const note = notes.get(o.key);
+    notes.delete(o.key);
+    if (o.type === 'failed') return `${cluster}: failed ${key}: ${o.error.message}; ${o.requeueAfter === undefined ? 'not retried' : `retry in ${Math.round(o.requeueAfter)} ms`}`;
+    if (o.type === 'gone') return `${cluster}: ${key} is gone from the hub`;
+    return note === undefined ? undefined : `${cluster}: ${note}`;
   };
   return { members, hub, copies, controller, describe };
 }
@@ -213,7 +214,9 @@ if ((import.meta as { main?: boolean }).main) {
   stop.abort();
   await ended;
   membership.unsubscribe();
-  console.log(`metrics: ${metrics.map((m) => `${m.cluster} ${m.reconcileTime.count} reconciles`).join(', ') || 'no members'}`);
+  // Per cluster present: one that left stays in metrics().groups with its counts, which only grow.
+  const groups = Object.entries(metrics.groups ?? {}).filter(([cluster]) => present.includes(cluster));
+  console.log(`metrics: ${groups.map(([cluster, g]) => `${cluster} ${g.reconciles} reconciles`).join(', ') || 'no members'}`);
   if (hubServer !== undefined) {
     const left = problems();
     console.log(left.length === 0 ? `converged: ${present.join(', ')} each hold ${NAMESPACE}/${SOURCE} at revision 2` : `not converged: ${left.join('; ')}`);

@@ -248,7 +248,6 @@ export {
 
 // many clusters: keys, cluster events and status, options and per-cluster detail
 export {
-  splitClusterKey,
   ClusterError,
   type Cluster,
   type ClusterEvent,
@@ -262,9 +261,6 @@ export {
   type ClusterSource,
   type ClusterReconciler,
   type ClusterReconcileContext,
-  type ClusterReconcileOutcome,
-  type ClusterControllerMetrics,
-  type ClusterControllerStatus,
   type KubeconfigClustersOptions,
   type SecretClustersOptions,
 } from './multicluster/index.js';

@@ -168,9 +168,9 @@ export {
   kubeconfigClusters,
   secretClusters,
   clusterKey,
+  splitClusterKey,
   type ClusterProvider,
   type MultiClusterInformer,
-  type MultiClusterController,
 } from './multicluster/index.js';
 
 // where an error goes when the thing that raised it has no listener for it (E-1)

@@ -4,14 +4,16 @@
  * equals the union of the two servers' fresh LISTs; each cluster's reconciles write through that
  * cluster's own KubeConfig; a killed API server is reported as unreachable while the other cluster
  * keeps being reconciled, and is caught up once restarted; a cluster removed from the fleet leaves
- * the cache and its controller stops.
+ * the cache and its keys are no longer reconciled.
  */
 import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { BehaviorSubject, filter, firstValueFrom, type Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import { clusterKey } from '../../src/multicluster/clusterKey.js';
-import { multiClusterController, type ClusterReconcileOutcome, type MultiClusterController } from '../../src/multicluster/multiClusterController.js';
+import type { Controller } from '../../src/controller/controller.js';
+import type { ReconcileOutcome } from '../../src/controller/types.js';
+import { multiClusterController } from '../../src/multicluster/multiClusterController.js';
 import { multiClusterInformer, type MultiClusterInformer } from '../../src/multicluster/multiClusterInformer.js';
 import type { Cluster as FleetMember, ClusterEvent } from '../../src/multicluster/types.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
@@ -23,10 +25,12 @@ let a: Cluster;
 let b: Cluster;
 const provider = new BehaviorSubject<readonly FleetMember[]>([]);
 let configMaps: MultiClusterInformer<V1ConfigMap>;
-let labeller: MultiClusterController<V1ConfigMap>;
+let labeller: Controller<V1ConfigMap>;
 const subscriptions: Subscription[] = [];
 const events: ClusterEvent<V1ConfigMap>[] = [];
-const outcomes: ClusterReconcileOutcome<V1ConfigMap>[] = [];
+// Outcome keys are cluster keys: `a/fleet-e2e/a1`.
+const outcomes: ReconcileOutcome<V1ConfigMap>[] = [];
+const reconciledIn = (cluster: string) => outcomes.filter((o) => o.key.startsWith(`${cluster}/`));
 
 const core = (c: Cluster): CoreV1Api => c.kubeConfig.makeApiClient(CoreV1Api);
 const cm = (name: string): V1ConfigMap => ({ metadata: { name, namespace: NS }, data: { v: '1' } });
@@ -105,7 +109,7 @@ describe('many clusters on two real kube-apiservers', () => {
     await waitFor(async () => (await labelledWithOwnCluster(a, 'a')) && (await labelledWithOwnCluster(b, 'b')), 'every ConfigMap labelled with its own cluster', 60_000, { everyMs: 100 });
     await converged([['a', a], ['b', b]], 'both clusters');
     expect(configMaps.store.getByKey(`a/${NS}/shared`)?.metadata?.uid).not.toBe(configMaps.store.getByKey(`b/${NS}/shared`)?.metadata?.uid);
-    expect(labeller.metrics().map((m) => m.cluster)).toEqual(['a', 'b']);
+    expect(Object.keys(labeller.metrics().groups ?? {})).toEqual(['a', 'b']);
   });
 
   it('a killed API server is reported unreachable while the other cluster is still reconciled, and is caught up once back', async () => {
@@ -114,7 +118,7 @@ describe('many clusters on two real kube-apiservers', () => {
     // Kept, stale, meanwhile.
     expect(configMaps.store.byIndex('cluster', 'a').length).toBeGreaterThan(0);
     await core(b).createNamespacedConfigMap({ namespace: NS, body: cm('b-while-a-down') });
-    await waitFor(() => outcomes.some((o) => o.cluster === 'b' && o.key === `${NS}/b-while-a-down`), 'b to be reconciled while a is down', 60_000);
+    await waitFor(() => outcomes.some((o) => o.key === clusterKey('b', `${NS}/b-while-a-down`)), 'b to be reconciled while a is down', 60_000);
     await a.startApiServer();
     await core(a).createNamespacedConfigMap({ namespace: NS, body: cm('a-after-restart') });
     await firstValueFrom(configMaps.status$.pipe(filter((s) => s.clusters.every((c) => c.state === 'synced'))));
@@ -122,19 +126,19 @@ describe('many clusters on two real kube-apiservers', () => {
     await converged([['a', a], ['b', b]], 'after the restart');
   });
 
-  it('a cluster removed from the fleet leaves the cache as cluster-removed deletes and its controller stops', async () => {
+  it('a cluster removed from the fleet leaves the cache as cluster-removed deletes and its keys are no longer reconciled', async () => {
     const before = events.length;
     provider.next([{ name: 'a', kubeConfig: a.kubeConfig }]);
     const removed = events.slice(before);
     expect(removed.length).toBeGreaterThan(0);
     expect(removed.every((e) => e.type === 'delete' && e.cluster === 'b' && e.reason === 'cluster-removed')).toBe(true);
     await converged([['a', a]], 'a alone');
-    await waitFor(() => labeller.status().every((s) => s.cluster !== 'b'), 'b to leave the controller', 60_000);
-    const reconciledInB = outcomes.filter((o) => o.cluster === 'b').length;
+    await waitFor(() => (labeller.metrics().groups?.['b']?.activeWorkers ?? 0) === 0 && (labeller.metrics().groups?.['b']?.depth ?? 0) === 0, 'b to leave the controller', 60_000);
+    const reconciledInB = reconciledIn('b').length;
     await core(b).createNamespacedConfigMap({ namespace: NS, body: cm('b-after-leaving') });
     await core(a).createNamespacedConfigMap({ namespace: NS, body: cm('a-last') });
-    await waitFor(() => outcomes.some((o) => o.cluster === 'a' && o.key === `${NS}/a-last`), 'a to carry on', 60_000);
-    expect(outcomes.filter((o) => o.cluster === 'b')).toHaveLength(reconciledInB);
+    await waitFor(() => outcomes.some((o) => o.key === clusterKey('a', `${NS}/a-last`)), 'a to carry on', 60_000);
+    expect(reconciledIn('b')).toHaveLength(reconciledInB);
     expect(configMaps.store.getByKey(`b/${NS}/b-after-leaving`)).toBeUndefined();
   });
 });

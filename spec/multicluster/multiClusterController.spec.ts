@@ -2,10 +2,12 @@ import { KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { NEVER, type Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
-import { CONTROLLER_OPTION_NAMES } from '../../src/controller/options.js';
+import type { Controller } from '../../src/controller/controller.js';
+import type { ControllerOptions, ReconcileOutcome } from '../../src/controller/types.js';
 import { ReconcileTimeoutError } from '../../src/controller/ReconcileTimeoutError.js';
 import { informer } from '../../src/informer/informer.js';
-import { multiClusterController, type ClusterReconcileOutcome, type MultiClusterController } from '../../src/multicluster/multiClusterController.js';
+import { splitClusterKey } from '../../src/multicluster/clusterKey.js';
+import { multiClusterController } from '../../src/multicluster/multiClusterController.js';
 import { multiClusterInformer, type MultiClusterInformer } from '../../src/multicluster/multiClusterInformer.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { labelsChanged } from '../../src/operators/predicates.js';
@@ -16,7 +18,7 @@ import { configMap } from '../helpers/objects.js';
 
 let fleet: Fleet | undefined;
 const subscriptions: Subscription[] = [];
-const controllers: MultiClusterController<V1ConfigMap>[] = [];
+const controllers: Controller<V1ConfigMap>[] = [];
 
 afterEach(async () => {
   for (const s of subscriptions.splice(0)) s.unsubscribe();
@@ -34,15 +36,23 @@ function configMaps(f: Fleet): MultiClusterInformer<V1ConfigMap> {
   return multiClusterInformer(f.provider, (c) => kubeSource(c.kubeConfig, 'v1/configmaps'), { reflector: fastReflector, onError: () => {} });
 }
 
-function run(c: MultiClusterController<V1ConfigMap>): ClusterReconcileOutcome<V1ConfigMap>[] {
+/** An outcome with its key split into the cluster and the key within it. */
+type Seen = ReconcileOutcome<V1ConfigMap> & { readonly cluster: string; readonly local: string };
+
+function run(c: Controller<V1ConfigMap>): Seen[] {
   controllers.push(c);
-  const outcomes: ClusterReconcileOutcome<V1ConfigMap>[] = [];
-  subscriptions.push(c.subscribe((o) => outcomes.push(o)));
+  const outcomes: Seen[] = [];
+  subscriptions.push(
+    c.subscribe((o) => {
+      const { cluster, key } = splitClusterKey(o.key);
+      outcomes.push({ ...o, cluster, local: key });
+    }),
+  );
   return outcomes;
 }
 
 describe('multiClusterController', () => {
-  it("reconciles every cluster's objects with that cluster's KubeConfig in the context, and reports metrics per cluster", async () => {
+  it("reconciles every cluster's objects with that cluster's KubeConfig in the context, keys outcomes by cluster, and breaks metrics down per cluster", async () => {
     fleet = await Fleet.start(['eu', 'us'], 0);
     await seed(fleet, 'eu', 3);
     await seed(fleet, 'us', 2);
@@ -63,22 +73,18 @@ describe('multiClusterController', () => {
     const labelled = (cluster: string) => f.server(cluster).list<V1ConfigMap>('v1/configmaps').every((x) => x.metadata?.labels?.['reconciled-in'] === cluster);
     // A patch is on the server a moment before the reconcile that sent it has read the answer and ended.
     const ended = (cluster: string) =>
-      f.server(cluster).list<V1ConfigMap>('v1/configmaps').every((x) => outcomes.some((o) => o.cluster === cluster && o.key === `default/${x.metadata?.name}` && o.type === 'reconciled'));
+      f.server(cluster).list<V1ConfigMap>('v1/configmaps').every((x) => outcomes.some((o) => o.cluster === cluster && o.local === `default/${x.metadata?.name}` && o.type === 'reconciled'));
     await waitFor(() => labelled('eu') && labelled('us') && ended('eu') && ended('us'), 'every ConfigMap labelled with its own cluster, by a reconcile that ended');
-    expect(outcomes.some((o) => o.cluster === 'eu' && o.key === 'default/eu-cm0' && o.type === 'reconciled')).toBe(true);
-    expect(outcomes.every((o) => o.key.startsWith(`default/${o.cluster}-`))).toBe(true);
+    expect(outcomes.some((o) => o.key === 'eu/default/eu-cm0' && o.type === 'reconciled')).toBe(true);
+    expect(outcomes.every((o) => o.local.startsWith(`default/${o.cluster}-`))).toBe(true);
     const metrics = c.metrics();
-    expect(metrics.map((m) => [m.name, m.cluster, m.maxConcurrentReconciles])).toEqual([
-      ['labeller', 'eu', 2],
-      ['labeller', 'us', 2],
-    ]);
-    const eu = metrics[0];
-    expect(eu?.reconcileTotal.success).toBeGreaterThanOrEqual(3);
-    expect(eu?.reconcileTime.count).toBe(eu?.reconcileTotal.success);
-    expect(c.status().map((s) => [s.cluster, s.state])).toEqual([
-      ['eu', 'running'],
-      ['us', 'running'],
-    ]);
+    expect([metrics.name, metrics.maxConcurrentReconciles]).toEqual(['labeller', 2]);
+    expect(Object.keys(metrics.groups ?? {})).toEqual(['eu', 'us']);
+    const reconciles = (cluster: string) => outcomes.filter((o) => o.cluster === cluster && o.type === 'reconciled').length;
+    expect(metrics.groups?.['eu']).toEqual({ depth: 0, activeWorkers: 0, reconciles: reconciles('eu'), errors: 0 });
+    expect(metrics.groups?.['us']?.reconciles).toBe(reconciles('us'));
+    expect(metrics.reconcileTime.count).toBe(metrics.reconcileTotal.success);
+    expect(c.status().state).toBe('running');
   });
 
   it('takes predicates on for, as a controller does: a data change does not wake it, a label change does (CR-113)', async () => {
@@ -94,11 +100,11 @@ describe('multiClusterController', () => {
     // The fence: a later event of the same informer that passes; once it is reconciled, the data change was judged.
     const cm1 = server.get<V1ConfigMap>('v1/configmaps', 'default', 'eu-cm1') as V1ConfigMap;
     await server.update('v1/configmaps', { ...cm1, metadata: { ...cm1.metadata, labels: { tier: 'web' } } });
-    await waitFor(() => seen.length === 3 && c.status().every((s) => s.queueDepth === 0 && s.inFlight === 0), 'the label change reconciled');
+    await waitFor(() => seen.length === 3 && c.status().queueDepth === 0 && c.status().inFlight === 0, 'the label change reconciled');
     expect(seen.sort()).toEqual(['eu-cm0', 'eu-cm1', 'eu-cm1']);
   });
 
-  it("shares its slots round-robin: a cluster's backlog does not hold up another cluster's keys", async () => {
+  it("takes the clusters' keys in turn: a cluster's backlog does not hold up another cluster's keys (MC-11)", async () => {
     fleet = await Fleet.start(['big', 'small'], 0);
     await seed(fleet, 'big', 40);
     await seed(fleet, 'small', 3);
@@ -113,15 +119,56 @@ describe('multiClusterController', () => {
       concurrency: 1,
     });
     run(c);
-    // One reconcile holds the only slot; the other cluster's worker waits for it.
-    await waitFor(() => c.status().length === 2 && c.status().every((s) => s.state === 'running') && order.length === 1, 'both clusters running, one slot taken');
-    await waitFor(() => c.status().reduce((n, s) => n + s.queueDepth, 0) >= 40, 'the backlog queued');
+    // One reconcile holds the only worker; both clusters' keys wait behind it.
+    await waitFor(() => order.length === 1 && c.status().queueDepth === 42, 'every key queued, one taken');
     open.resolve();
     await waitFor(() => order.length === 43, 'every key reconciled');
     const small = order.map((k, i) => [k, i] as const).filter(([k]) => k.startsWith('small:'));
     expect(small).toHaveLength(3);
     // Turns alternate while both have keys: the small cluster's three keys are done within its first three turns.
     expect(Math.max(...small.map(([, i]) => i))).toBeLessThanOrEqual(6);
+    await waitFor(() => c.metrics().groups?.['big']?.reconciles === 40, 'the last reconcile counted');
+    expect(c.metrics().groups?.['small']?.reconciles).toBe(3);
+  });
+
+  it("owns and watches work per cluster: an owned object's change wakes its owner in its own cluster, and the mapper is told the cluster", async () => {
+    fleet = await Fleet.start(['eu', 'us'], 0);
+    for (const name of ['eu', 'us']) await fleet.server(name).create('v1/configmaps', configMap('parent', { data: { v: '1' } }));
+    const secrets = multiClusterInformer(fleet.provider, (c) => kubeSource(c.kubeConfig, 'v1/secrets'), { reflector: fastReflector, onError: () => {} });
+    const mapped: string[] = [];
+    const reconciled: string[] = [];
+    const c = multiClusterController({
+      for: configMaps(fleet),
+      owns: [{ source: secrets, kind: 'ConfigMap', apiVersion: 'v1' }],
+      watches: [
+        {
+          source: secrets,
+          map: (secret: { metadata?: { name?: string; labels?: Record<string, string> } }, cluster) => {
+            mapped.push(`${cluster.name}:${secret.metadata?.name}`);
+            const target = secret.metadata?.labels?.['for'];
+            return target === undefined ? undefined : `default/${target}`;
+          },
+        },
+      ],
+      reconcile: (_obj, ctx) => void reconciled.push(`${ctx.cluster.name}/${ctx.key}`),
+    });
+    run(c);
+    const times = (key: string) => reconciled.filter((k) => k === key).length;
+    await waitFor(() => times('eu/default/parent') === 1 && times('us/default/parent') === 1, 'both parents reconciled once');
+    const parentUid = fleet.server('eu').get<V1ConfigMap>('v1/configmaps', 'default', 'parent')?.metadata?.uid ?? '';
+    await fleet.server('eu').create('v1/secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'child', namespace: 'default', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'parent', uid: parentUid, controller: true }] },
+    });
+    await waitFor(() => times('eu/default/parent') === 2, "the owner reconciled in the child's cluster");
+    await fleet.server('us').create('v1/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pointer', namespace: 'default', labels: { for: 'parent' } } });
+    await waitFor(() => times('us/default/parent') === 2, "the mapped key reconciled in the secret's cluster");
+    // Each change woke its own cluster only.
+    expect([times('eu/default/parent'), times('us/default/parent')]).toEqual([2, 2]);
+    expect(mapped).toContain('eu:child');
+    expect(mapped).toContain('us:pointer');
+    expect(mapped.filter((m) => m === 'eu:pointer' || m === 'us:child')).toEqual([]);
   });
 
   it('a cluster that leaves has its reconciles aborted and its controller stopped; one that joins is reconciled; the others carry on', async () => {
@@ -139,28 +186,111 @@ describe('multiClusterController', () => {
       concurrency: 2,
     });
     const outcomes = run(c);
-    await waitFor(() => c.status().find((s) => s.cluster === 'go')?.inFlight === 1, 'the reconcile in go to be running');
+    await waitFor(() => c.metrics().groups?.['go']?.activeWorkers === 1, 'the reconcile in go to be running');
     fleet.drop('go');
     expect(await aborted.promise).toMatch(/cluster "go": stopped: it left the fleet/);
-    await waitFor(() => c.status().every((s) => s.cluster !== 'go'), 'go to leave the status');
-    expect(c.metrics().map((m) => m.cluster)).toEqual(['stay']);
-    // The abort of a cluster that left is the stop, not a failure to report.
+    await waitFor(() => c.status().inFlight === 0, 'the aborted reconcile to end');
+    // The abort of a cluster that left is the stop, not a failure: no outcome, no count, no backoff.
     expect(outcomes.filter((o) => o.cluster === 'go' && o.type === 'failed')).toEqual([]);
+    // Nothing of go was counted, so it is not listed (a group is listed once it had a count, a key waiting or running).
+    expect(c.metrics().groups?.['go']).toBeUndefined();
+    expect(c.metrics().reconcileErrors).toBe(0);
     await fleet.add('new', 0);
     await seed(fleet, 'new', 2);
     await waitFor(() => outcomes.filter((o) => o.cluster === 'new' && o.type === 'reconciled').length === 2, 'the new cluster reconciled');
     await fleet.server('stay').create('v1/configmaps', configMap('stay-late', { data: { v: '1' } }));
-    await waitFor(() => outcomes.some((o) => o.cluster === 'stay' && o.key === 'default/stay-late'), 'stay to carry on');
+    await waitFor(() => outcomes.some((o) => o.key === 'stay/default/stay-late'), 'stay to carry on');
   });
 
-  it('a cluster that cannot be reached holds up only itself', async () => {
+  it('a cluster whose KubeConfig changes has its reconcile in flight aborted and run again with the new one, with no failure emitted (LT-7)', async () => {
+    fleet = await Fleet.start(['x'], 0);
+    await seed(fleet, 'x', 1);
+    // A rotated credential: the same server and objects, so the informer announces nothing (MC-5) and only the requeue runs the key again.
+    const before = fleet.server('x').kubeConfig();
+    const rotated = new KubeConfig();
+    rotated.loadFromOptions({
+      clusters: before.clusters,
+      users: before.users.map((u) => ({ ...u, name: 'rotated' })),
+      contexts: [{ name: 'rotated', cluster: before.getCurrentCluster()?.name ?? '', user: 'rotated' }],
+      currentContext: 'rotated',
+    });
+    const aborted = deferred<string>();
+    const users: string[] = [];
+    const c = multiClusterController({
+      for: configMaps(fleet),
+      reconcile: (_obj, ctx) => {
+        users.push(ctx.cluster.kubeConfig.getCurrentUser()?.name ?? '');
+        if (users.length > 1) return undefined;
+        // The first attempt hangs until its signal aborts.
+        return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => (aborted.resolve(String((ctx.signal.reason as Error).message)), reject(ctx.signal.reason))));
+      },
+    });
+    const outcomes = run(c);
+    await waitFor(() => users.length === 1, 'the first reconcile running');
+    fleet.provider.next([{ name: 'x', kubeConfig: rotated }]);
+    expect(await aborted.promise).toMatch(/cluster "x": stopped: its KubeConfig changed/);
+    await waitFor(() => outcomes.some((o) => o.type === 'reconciled'), 'the key reconciled again');
+    expect(users).toEqual([before.getCurrentUser()?.name, 'rotated']);
+    expect(outcomes.filter((o) => o.type === 'failed')).toEqual([]);
+    expect(c.metrics().reconcileErrors).toBe(0);
+  });
+
+  it('subscribed again while its last run drains, it reconciles with clusters of its own: the old run ending aborts nothing of the new one', async () => {
+    fleet = await Fleet.start(['eu'], 0);
+    await seed(fleet, 'eu', 1);
+    const release = deferred();
+    const signals: AbortSignal[] = [];
+    const c = multiClusterController({
+      for: configMaps(fleet),
+      reconcile: async (_obj, ctx) => {
+        signals.push(ctx.signal);
+        if (signals.length === 1) await release.promise;
+      },
+    });
+    controllers.push(c);
+    const first = c.subscribe();
+    await waitFor(() => signals.length === 1, 'the first run reconciling');
+    first.unsubscribe(); // the first run drains, waiting for its reconcile
+    const outcomes = run(c); // the second run's workers wait for that drain
+    release.resolve();
+    await waitFor(() => outcomes.some((o) => o.key === 'eu/default/eu-cm0' && o.type === 'reconciled'), 'the second run reconciled the key');
+    expect(signals).toHaveLength(2);
+    expect(signals[1]?.aborted).toBe(false);
+  });
+
+  it('a cluster that cannot be reached holds up only itself, and is reconciled once it synced', async () => {
     fleet = await Fleet.start(['up', 'down'], 0);
     await seed(fleet, 'up', 2);
-    fleet.server('down').stop();
+    await seed(fleet, 'down', 1);
+    const down = fleet.server('down');
+    down.stop();
     const c = multiClusterController({ for: configMaps(fleet), reconcile: () => undefined });
     const outcomes = run(c);
     await waitFor(() => outcomes.filter((o) => o.cluster === 'up').length === 2, 'up reconciled');
-    expect(c.status().find((s) => s.cluster === 'down')?.state).toBe('waitingForSync');
+    expect(outcomes.filter((o) => o.cluster === 'down')).toEqual([]);
+    await down.restart();
+    await waitFor(() => outcomes.some((o) => o.key === 'down/default/down-cm0' && o.type === 'reconciled'), 'down reconciled once it answers');
+  });
+
+  it("waits for every source of a cluster: a shared watched source that has not synced holds up the reconciles (LT-5)", async () => {
+    fleet = await Fleet.start(['eu'], 0);
+    await seed(fleet, 'eu', 1);
+    const hub = await startApiServer({ port: 0 });
+    try {
+      hub.stop();
+      const hubConfigMaps = informer(kubeSource(hub.kubeConfig(), 'v1/configmaps'), { reflector: fastReflector, onError: () => {} });
+      const primary = configMaps(fleet);
+      const c = multiClusterController({ for: primary, watches: [{ source: hubConfigMaps, map: () => undefined }], reconcile: () => undefined });
+      const outcomes = run(c);
+      // The cluster's own ConfigMaps are listed; the hub's are not, and nothing runs.
+      await waitFor(() => primary.store.size === 1, "eu's ConfigMap cached");
+      await waitFor(() => c.status().state === 'running', 'the workers started');
+      expect(outcomes).toEqual([]);
+      await hub.restart();
+      await waitFor(() => outcomes.some((o) => o.key === 'eu/default/eu-cm0' && o.type === 'reconciled'), 'reconciled once the hub synced');
+    } finally {
+      await hub.close();
+    }
   });
 
   it('a single-cluster source shared by every cluster: each of its objects is reconciled once in each cluster', async () => {
@@ -171,9 +301,11 @@ describe('multiClusterController', () => {
       const hubConfigMaps = informer(kubeSource(hub.kubeConfig(), 'v1/configmaps'), { reflector: fastReflector });
       const seen: string[] = [];
       const c = multiClusterController({ clusters: fleet.provider, for: hubConfigMaps, reconcile: (_obj, ctx) => void seen.push(`${ctx.cluster.name}/${ctx.key}`) });
-      run(c);
+      const outcomes = run(c);
       await waitFor(() => seen.length === 2, 'one reconcile per member');
       expect(seen.sort()).toEqual(['m1/default/settings', 'm2/default/settings']);
+      await waitFor(() => outcomes.length === 2, 'both outcomes');
+      expect(outcomes.map((o) => o.key).sort()).toEqual(['m1/default/settings', 'm2/default/settings']);
     } finally {
       await hub.close();
     }
@@ -186,29 +318,32 @@ describe('multiClusterController', () => {
     const single = informer(kubeSource(unusedKubeConfig(), 'v1/configmaps'));
     expect(() => multiClusterController({ for: single, reconcile } as never)).toThrow(/option "clusters" must be an Observable.*required when "for" is a single-cluster source/);
     expect(() => multiClusterController({ for: f, reconcile, concurrency: 0 })).toThrow(/concurrency.*0/);
-    expect(() => multiClusterController({ for: f, reconcile, rateLimiter: {} as never })).toThrow(/rateLimiter.*function/);
+    expect(() => multiClusterController({ for: f, reconcile, rateLimiter: (() => undefined) as never })).toThrow(/rateLimiter/);
     expect(() => multiClusterController({ for: f, reconcile: 'x' as never })).toThrow(/reconcile.*function/);
     expect(() => multiClusterController({ for: f, reconcile, watches: [{ source: f, map: 1 as never }] })).toThrow(/watches\[0\]/);
     expect(() => multiClusterController({ for: f, reconcile, concurency: 2 } as never)).toThrow(/unknown option "concurency"/);
   });
 
-  it("takes every option the controller takes, and hands each cluster's controller the ones it does not handle itself", () => {
-    // A real informer for every cluster, so each cluster's controller accepts it; no cluster ever joins.
+  it('takes every option the controller takes (but fairBy, which is the cluster), and hands it to the controller', () => {
+    // A real informer shared by every cluster; no cluster ever joins.
     const f = informer(kubeSource(unusedKubeConfig(), 'v1/configmaps'));
     const clusters = NEVER;
     const reconcile = () => undefined;
-    for (const name of CONTROLLER_OPTION_NAMES) {
+    const names: (keyof ControllerOptions<unknown>)[] = ['concurrency', 'resyncPeriod', 'shutdownTimeoutMs', 'reconcileTimeoutMs', 'priorityQueue', 'signal', 'rateLimiter', 'scheduler', 'onError', 'name', 'readYourWrites', 'readYourWritesTimeoutMs', 'owns', 'watches', 'errorPolicy'];
+    for (const name of names) {
       expect(() => multiClusterController({ [name]: undefined, for: f, clusters, reconcile } as never), name).not.toThrow();
     }
+    expect(() => multiClusterController({ fairBy: () => '', for: f, clusters, reconcile } as never)).toThrow(/unknown option "fairBy"/);
     expect(() => multiClusterController({ for: f, clusters, reconcile, reconcileTimeoutMs: 1_000, priorityQueue: false, readYourWrites: false, readYourWritesTimeoutMs: 100 })).not.toThrow();
-    // A bad value is refused by the per-cluster controller's own check: it got there.
+    // A bad value is refused by the controller's own check: it got there.
     expect(() => multiClusterController({ for: f, clusters, reconcile, reconcileTimeoutMs: 0 })).toThrow(/reconcileTimeoutMs.*0/);
     expect(() => multiClusterController({ for: f, clusters, reconcile, priorityQueue: 'yes' as never })).toThrow(/priorityQueue.*yes/);
     expect(() => multiClusterController({ for: f, clusters, reconcile, readYourWrites: 1 as never })).toThrow(/readYourWrites.*1/);
     expect(() => multiClusterController({ for: f, clusters, reconcile, readYourWritesTimeoutMs: -1 })).toThrow(/readYourWritesTimeoutMs.*-1/);
-    // Predicates of owns and watches reach each cluster's controller (CR-115).
-    expect(() => multiClusterController({ for: f, clusters, reconcile, watches: [{ source: f, map: () => [], predicates: ['x' as never] }] })).toThrow('controller: watches[0].predicates[0] must be a function, got "x"');
-    expect(() => multiClusterController({ for: f, clusters, reconcile, owns: [{ source: f, predicates: [1 as never] }] })).toThrow('controller: owns[0].predicates[0] must be a function, got 1');
+    // Predicates of for, owns and watches are checked up front, then judged per cluster (CR-113, CR-115).
+    expect(() => multiClusterController({ for: f, clusters, reconcile, watches: [{ source: f, map: () => [], predicates: ['x' as never] }] })).toThrow('multiClusterController: watches[0].predicates[0] must be a function, got "x"');
+    expect(() => multiClusterController({ for: f, clusters, reconcile, owns: [{ source: f, predicates: [1 as never] }] })).toThrow('multiClusterController: owns[0].predicates[0] must be a function, got 1');
+    expect(() => multiClusterController({ for: { source: f, predicates: [null as never] }, clusters, reconcile })).toThrow('multiClusterController: for.predicates[0] must be a function, got null');
     expect(() => multiClusterController({ for: f, clusters, reconcile, watches: [{ source: f, map: () => [], predicates: [labelsChanged] }] })).not.toThrow();
   });
 

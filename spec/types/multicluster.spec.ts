@@ -8,8 +8,10 @@ import {
   kubeSource,
   multiClusterController,
   multiClusterInformer,
+  type Controller,
   type InformerEvent,
   type MultiClusterInformer,
+  type ReconcileOutcome,
 } from '../../src/index.js';
 import type { Cluster, ClusterEvent, ClusterInformer, ControllerSource } from '../../src/core.js';
 import { offlineKubeConfig } from '../helpers/offlineKubeConfig.js';
@@ -37,8 +39,10 @@ describe('multi-cluster types', () => {
       controller({ for: deployments, reconcile: () => undefined });
       // @ts-expect-error keying an object of a multi-cluster store needs its cluster
       deployments.store.keyOf({ metadata: { name: 'web', namespace: 'default' } });
-      // @ts-expect-error one rate limiter shared by every cluster would mix their keys: give a factory
-      multiClusterController({ for: deployments, reconcile: () => undefined, rateLimiter: defaultControllerRateLimiter<string>() });
+      // @ts-expect-error the rate limiter is one instance, as a controller's: keys carry their cluster, so clusters back off apart
+      multiClusterController({ for: deployments, reconcile: () => undefined, rateLimiter: () => defaultControllerRateLimiter<string>() });
+      // @ts-expect-error a multi-cluster controller is fair by cluster: fairBy is not an option
+      multiClusterController({ for: deployments, reconcile: () => undefined, fairBy: (key: string) => key });
       // @ts-expect-error a single-cluster source says nothing of the fleet: clusters is required
       multiClusterController({ for: hub, reconcile: () => undefined });
       // @ts-expect-error a reconcile returns nothing or { requeueAfter: ms }
@@ -53,7 +57,7 @@ describe('multi-cluster types', () => {
     expectTypeOf(mistakes).toBeFunction();
   });
 
-  it("a multi-cluster reconcile gets the object's type and the cluster, and outcomes name the cluster", () => {
+  it("a multi-cluster reconcile gets the object's type and the cluster; the result is a controller whose outcome keys carry the cluster", () => {
     const deployments = multiClusterInformer(fleet, (c) => kubeSource(c.kubeConfig, 'apps/v1/deployments'));
     const configMaps = multiClusterInformer(fleet, (c) => kubeSource(c.kubeConfig, 'v1/configmaps'));
     const c = multiClusterController({
@@ -65,10 +69,11 @@ describe('multi-cluster types', () => {
         expectTypeOf(ctx.cluster.kubeConfig).toEqualTypeOf<KubeConfig>();
         expectTypeOf(ctx.key).toBeString();
       },
-      rateLimiter: () => defaultControllerRateLimiter<string>(),
+      rateLimiter: defaultControllerRateLimiter<string>(),
     });
-    c.subscribe((o) => expectTypeOf(o.cluster).toBeString());
+    expectTypeOf(c).toEqualTypeOf<Controller<V1Deployment>>();
+    c.subscribe((o) => expectTypeOf(o).toEqualTypeOf<ReconcileOutcome<V1Deployment>>());
     const shared = multiClusterController({ clusters: fleet, for: informer(kubeSource(kc, 'v1/configmaps')), reconcile: (cm) => void expectTypeOf(cm).toEqualTypeOf<V1ConfigMap>() });
-    expectTypeOf(shared.metrics()[0]?.cluster).toEqualTypeOf<string | undefined>();
+    expectTypeOf(shared.metrics().groups?.['eu']?.activeWorkers).toEqualTypeOf<number | undefined>();
   });
 });

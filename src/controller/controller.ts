@@ -8,7 +8,7 @@ import type { WorkQueue } from '../workqueue/WorkQueue.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from '../workqueue/rateLimiters.js';
 import { ControllerMetricsRecorder, type ControllerMetrics } from './metrics.js';
 import { ReadYourWrites } from './readYourWrites.js';
-import { ControllerRun, type RunConfig } from './run.js';
+import { ControllerRun, groupOf, type RunConfig } from './run.js';
 import { ControllerStats } from './stats.js';
 import { allSources, type Triggers } from './triggers.js';
 import { resolveControllerOptions } from './options.js';
@@ -124,7 +124,13 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
     const run = this.#run ?? this.#draining;
     const queue = this.#lastQueue?.metrics() ?? new QueueMetricsRecorder<string>(this.name, () => 0).snapshot(0);
     const readYourWrites = this.#config.readYourWrites?.counts() ?? { waits: 0, timeouts: 0 };
-    return this.#metrics.snapshot(this.name, run?.inFlight ?? 0, this.#config.concurrency, queue, readYourWrites);
+    if (this.#config.fairBy === undefined) return this.#metrics.snapshot(this.name, run?.inFlight ?? 0, this.#config.concurrency, queue, readYourWrites);
+    const active = new Map<string, number>();
+    for (const key of run?.inFlightKeys ?? []) {
+      const group = groupOf(this.#config, key) as string;
+      active.set(group, (active.get(group) ?? 0) + 1);
+    }
+    return this.#metrics.snapshot(this.name, run?.inFlight ?? 0, this.#config.concurrency, queue, readYourWrites, { depth: queue.depthByGroup ?? {}, active });
   }
 
   shutdown(): Promise<void> {
@@ -296,6 +302,9 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
  *   reconcile made moot never fires.
  * - Live changes go before backlog: keys from the initial list and resyncs
  *   wait at {@link LOW_PRIORITY} (`priorityQueue: false` turns that off).
+ * - `fairBy: (key) => tenant` shares the workers fairly: while several
+ *   groups have keys waiting, they take turns, so one group's backlog never
+ *   starves the others (docs/semantics.md LT-1…LT-3).
  * - `reconcileTimeoutMs` aborts a reconcile's signal after that long and
  *   counts it failed; its key waits for it (`status().stuck`).
  * - Failures are never silent: while no subscriber consumes the outcomes
@@ -360,6 +369,7 @@ export function controller<T>(opts: ControllerOptions<T>): Controller<T> {
     shutdownTimeoutMs: resolved.shutdownTimeoutMs,
     reconcileTimeoutMs: resolved.reconcileTimeoutMs,
     priorityQueue: resolved.priorityQueue,
+    fairBy: resolved.fairBy,
     rateLimiter,
     scheduler,
     readYourWrites: resolved.readYourWrites && new ReadYourWrites(triggers as Triggers<unknown>, resolved.readYourWrites, scheduler, resolved.name),

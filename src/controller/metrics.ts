@@ -48,6 +48,27 @@ export interface ControllerMetrics {
   readonly readYourWritesWaits: number;
   /** Of those, waits that gave up after `readYourWritesTimeoutMs` [rxkube_controller_read_your_writes_timeouts_total]. */
   readonly readYourWritesTimeouts: number;
+  /**
+   * With `fairBy`: the queue and the reconciles per group (a cluster, a
+   * tenant…) [rxkube_controller_group_*{group}]. A group is listed once it
+   * had a key; its counters only grow, as Prometheus counters do.
+   * @default undefined (no `fairBy`)
+   */
+  readonly groups?: Readonly<
+    Record<
+      string,
+      {
+        /** Keys of the group waiting for a worker. */
+        readonly depth: number;
+        /** Reconciles of the group running now. */
+        readonly activeWorkers: number;
+        /** Reconciles of the group that ended, whatever the result. */
+        readonly reconciles: number;
+        /** Of those, the failures. */
+        readonly errors: number;
+      }
+    >
+  >;
 }
 
 // controller-runtime's reconcile_time_seconds buckets.
@@ -62,12 +83,20 @@ export class ControllerMetricsRecorder {
   readonly #total: Record<ReconcileResult, number> = { success: 0, error: 0, requeue: 0, requeue_after: 0 };
   #errors = 0;
   #terminal = 0;
+  // Reconciles and failures per fairness group, when the controller has `fairBy`.
+  readonly #byGroup = new Map<string, { reconciles: number; errors: number }>();
   // Durations of every reconcile, in controller-runtime's buckets.
   readonly #time = new Histogram(RECONCILE_BUCKETS);
 
   /** One reconcile ended with `result` after `durationMs`; `terminal` marks a failure not to be retried. */
-  record(result: ReconcileResult, durationMs: number, terminal = false): void {
+  record(result: ReconcileResult, durationMs: number, terminal: boolean, group: string | undefined): void {
     this.#total[result]++;
+    if (group !== undefined) {
+      const counts = this.#byGroup.get(group) ?? { reconciles: 0, errors: 0 };
+      counts.reconciles++;
+      if (result === 'error') counts.errors++;
+      this.#byGroup.set(group, counts);
+    }
     if (result === 'error') this.#errors++;
     if (terminal) this.#terminal++;
     this.#time.observe(seconds(durationMs));
@@ -79,8 +108,9 @@ export class ControllerMetricsRecorder {
     maxConcurrentReconciles: number,
     queue: WorkQueueMetrics,
     readYourWrites: { readonly waits: number; readonly timeouts: number },
+    groups?: { readonly depth: Readonly<Record<string, number>>; readonly active: ReadonlyMap<string, number> },
   ): ControllerMetrics {
-    return {
+    const m: ControllerMetrics = {
       name,
       reconcileTotal: { ...this.#total },
       reconcileErrors: this.#errors,
@@ -92,6 +122,14 @@ export class ControllerMetricsRecorder {
       readYourWritesWaits: readYourWrites.waits,
       readYourWritesTimeouts: readYourWrites.timeouts,
     };
+    if (groups === undefined) return m;
+    const names = new Set([...this.#byGroup.keys(), ...Object.keys(groups.depth), ...groups.active.keys()]);
+    const byGroup: Record<string, NonNullable<ControllerMetrics['groups']>[string]> = {};
+    for (const g of [...names].sort()) {
+      const counts = this.#byGroup.get(g);
+      byGroup[g] = { depth: groups.depth[g] ?? 0, activeWorkers: groups.active.get(g) ?? 0, reconciles: counts?.reconciles ?? 0, errors: counts?.errors ?? 0 };
+    }
+    return { ...m, groups: byGroup };
   }
 }
 

@@ -13,7 +13,7 @@ import type { ControllerOptions, ControllerSource, ErrorPolicy, ForSource, OwnsS
  */
 export type ResolvedControllerOptions<T> = Readonly<
   Required<Pick<ControllerOptions<T>, 'owns' | 'reconcile' | 'concurrency' | 'resyncPeriod' | 'shutdownTimeoutMs' | 'priorityQueue' | 'scheduler' | 'name'>> &
-    Pick<ControllerOptions<T>, 'errorPolicy' | 'reconcileTimeoutMs' | 'signal' | 'rateLimiter' | 'onError'> & {
+    Pick<ControllerOptions<T>, 'errorPolicy' | 'reconcileTimeoutMs' | 'fairBy' | 'signal' | 'rateLimiter' | 'onError'> & {
       for: ControllerSource<T>;
       /** The primary source's predicates; empty lets every change through. */
       forPredicates: readonly Predicate<T>[];
@@ -34,6 +34,7 @@ export const CONTROLLER_OPTION_NAMES = optionNames<ControllerOptions<unknown>>({
   shutdownTimeoutMs: true,
   reconcileTimeoutMs: true,
   priorityQueue: true,
+  fairBy: true,
   signal: true,
   rateLimiter: true,
   scheduler: true,
@@ -119,6 +120,7 @@ export function resolveControllerOptions<T>(opts: ControllerOptions<T>): Resolve
     shutdownTimeoutMs: numberOption('controller', 'shutdownTimeoutMs', o['shutdownTimeoutMs'], 30_000),
     reconcileTimeoutMs,
     priorityQueue,
+    fairBy: functionOption<(key: string) => string>('controller', 'fairBy', o['fairBy']),
     signal,
     rateLimiter: rateLimiter as RateLimiter<string> | undefined,
     scheduler,

@@ -6,9 +6,10 @@ import { LOW_PRIORITY } from '../workqueue/priority.js';
 import type { WorkQueue } from '../workqueue/WorkQueue.js';
 import { successResult, type ControllerMetricsRecorder } from './metrics.js';
 import { ReconcileTimeoutError } from './ReconcileTimeoutError.js';
-import type { RunConfig, RunHooks } from './run.js';
+import { groupOf, type RunConfig, type RunHooks } from './run.js';
 import type { ControllerStats } from './stats.js';
 import { isTerminal } from './TerminalError.js';
+import { WithdrawnError } from './WithdrawnError.js';
 import type { ErrorAction, ReconcileAction, ReconcileContext, ReconcileOutcome } from './types.js';
 import { describeValue } from '../options/validate.js';
 import { timerDelay } from '../options/timerDelay.js';
@@ -79,6 +80,14 @@ export class ReconcileStep<T> {
     const startedAt = config.scheduler.now();
     const running = call(config, obj, ctx);
     const first = attempt.expired === undefined ? await running : await Promise.race([running, attempt.expired]);
+    if (!(first instanceof ReconcileTimeoutError) && !first.ok && first.error instanceof WithdrawnError) {
+      // Taken back by the source (its cluster left or was replaced): no outcome, no count, no backoff (LT-7).
+      attempt.end();
+      if (first.error.requeue) queue.add(key, { priority });
+      else queue.forget(key);
+      queue.done(key);
+      return;
+    }
     if (!(first instanceof ReconcileTimeoutError)) {
       attempt.end();
       let outcome: ReconcileOutcome<T>;
@@ -119,7 +128,7 @@ export class ReconcileStep<T> {
       queue.forget(key);
       const requeueAfter = settled.action === undefined ? undefined : settled.action.requeueAfter;
       if (requeueAfter !== undefined) this.#requeue(key, requeueAfter, priority);
-      metrics.record(successResult(requeueAfter), durationMs);
+      metrics.record(successResult(requeueAfter), durationMs, false, groupOf(config, key));
       hooks.settled(key);
       outcome = { type: 'reconciled', key, obj, requeueAfter, durationMs };
     } else {
@@ -127,7 +136,7 @@ export class ReconcileStep<T> {
       const terminal = isTerminal(error);
       stats.errors++;
       stats.lastError = error;
-      metrics.record('error', durationMs, terminal);
+      metrics.record('error', durationMs, terminal, groupOf(config, key));
       // A terminal failure is not retried until the object changes: no backoff, and its failures are forgotten.
       if (terminal) queue.forget(key);
       const requeueAfter = terminal ? undefined : this.#afterFailure(key, error, obj, ctx, priority);

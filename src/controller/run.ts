@@ -23,9 +23,22 @@ export interface RunConfig<T> {
   readonly shutdownTimeoutMs: number;
   readonly reconcileTimeoutMs: number | undefined;
   readonly priorityQueue: boolean;
+  /** Groups keys for fairness; never throws (a throw is filed under `''`). */
+  readonly fairBy: ((key: string) => string) | undefined;
   readonly rateLimiter: RateLimiter<string>;
   readonly scheduler: SchedulerLike;
   readonly readYourWrites?: ReadYourWrites | undefined;
+}
+
+/** The fairness group of `key`, for metrics; undefined without `fairBy`. A `fairBy` that throws (the queue reported it) files the key under `''`. */
+export function groupOf(config: Pick<RunConfig<unknown>, 'fairBy'>, key: string): string | undefined {
+  if (config.fairBy === undefined) return undefined;
+  try {
+    const group = config.fairBy(key);
+    return typeof group === 'string' ? group : '';
+  } catch {
+    return '';
+  }
 }
 
 /** What a run tells the controller that started it. */
@@ -75,6 +88,7 @@ export class ControllerRun<T> {
       name: config.name,
       scheduler: config.scheduler,
       rateLimiter: config.rateLimiter,
+      ...(config.fairBy !== undefined && { fairBy: config.fairBy }),
       onError: (err) => hooks.report(err),
     });
     this.#step = new ReconcileStep<T>({ config, queue: this.queue, stats, metrics, hooks, signal: this.#abortReconciles.signal });
@@ -86,6 +100,11 @@ export class ControllerRun<T> {
 
   get inFlight(): number {
     return this.#inFlight.size;
+  }
+
+  /** Keys being reconciled now. */
+  get inFlightKeys(): Iterable<string> {
+    return this.#inFlight.keys();
   }
 
   /** Keys whose reconcile has run longer than `reconcileTimeoutMs` and not returned. */

@@ -68,7 +68,8 @@ function keysFrom<O>(
     const events = events$.subscribe({
       next: (event) => {
         const priority = priorityOf(event, backlog);
-        for (const key of keysOf(event)) subscriber.next({ key, priority });
+        const scope = source.scopeKey;
+        for (const key of keysOf(event)) subscriber.next({ key: scope === undefined ? key : scope(key, event), priority });
       },
       error: (err: unknown) => subscriber.error(err),
       complete: () => subscriber.complete(),
@@ -126,7 +127,7 @@ export function triggerKeys<T>(triggers: Triggers<T>, backlog: number, report: (
         // A tombstone learned by relist may carry no last state: there is nothing to map.
         if (obj === undefined) continue;
         try {
-          const mapped = map(obj);
+          const mapped = map(obj, event);
           if (mapped === undefined || mapped === null) continue;
           for (const key of typeof mapped === 'string' ? [mapped] : mapped) {
             if (typeof key !== 'string' || key === '') throw new TypeError(`a key must be a non-empty string, got ${describeValue(key)}`);

@@ -45,6 +45,15 @@ export interface ControllerSource<T> extends Observable<InformerEvent<NoInfer<T>
   readonly status$: Observable<{ readonly synced: boolean }>;
   /** For messages. @default 'source' */
   readonly name?: string;
+  /**
+   * Qualifies every key one of this source's events enqueues (the primary
+   * object's own key, an owner's key, a mapped key) with the part of a
+   * composite source the event came from, as a multi-cluster controller's
+   * sources put the event's cluster in front (LT-4); `store.getByKey` then
+   * reads such keys.
+   * @default undefined (keys as they are)
+   */
+  readonly scopeKey?: (key: string, event: InformerEvent<NoInfer<T>>) => string;
 }
 
 /**
@@ -122,9 +131,10 @@ export interface WatchesSource<O> {
    * The primary keys to reconcile when `obj` changes. It is called with the
    * added object, with both the old and the new object of an update, and
    * with the last known state of a deleted one; keys are enqueued once each.
+   * `event` is the change `obj` comes from.
    * What it throws is reported and enqueues nothing.
    */
-  readonly map: (obj: O) => Iterable<string> | string | undefined | null;
+  readonly map: (obj: O, event: InformerEvent<O>) => Iterable<string> | string | undefined | null;
   /** Only changes that pass these (as `predicateFilter`) are mapped (CR-115). @default [] (every change) */
   readonly predicates?: readonly Predicate<O>[];
 }
@@ -388,6 +398,17 @@ export interface ControllerOptions<T> {
    * @default true
    */
   readonly priorityQueue?: boolean;
+  /**
+   * Shares the workers fairly between groups of keys (tenants, namespaces,
+   * clusters): keys are grouped by what this returns, and while several
+   * groups have keys waiting, the workers take from them in turn, each
+   * group's most urgent key first, so one group's backlog never starves the
+   * others (docs/semantics.md LT-1…LT-3). What it throws is reported and the
+   * key waits in the group `''`. `metrics().groups` breaks the queue and
+   * the reconciles down by group.
+   * @default undefined (one line for every key)
+   */
+  readonly fairBy?: (key: string) => string;
   /** Stops the controller for good, gracefully, when it aborts; the outcomes then complete. @default undefined */
   readonly signal?: AbortSignal;
   /**

@@ -1,13 +1,11 @@
 import type { ControllerMetrics } from '../controller/metrics.js';
 import type { InformerStatus } from '../informer/types.js';
-import type { ClusterControllerMetrics } from '../multicluster/multiClusterController.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
 import type { FamilySpec, HistogramReading, LabelSet, ValueReading } from './snapshotMetric.js';
 
 /** What is exported, by the name it is exported under; each read returns that source's snapshot for this scrape. */
 export interface Sources {
   readonly controllers: ReadonlyMap<string, () => ControllerMetrics | undefined>;
-  readonly multiClusterControllers: ReadonlyMap<string, () => readonly ClusterControllerMetrics[] | undefined>;
   readonly queues: ReadonlyMap<string, () => WorkQueueMetrics | undefined>;
   readonly informers: ReadonlyMap<string, () => InformerStatus | undefined>;
   readonly leaders: ReadonlyMap<string, () => boolean>;
@@ -23,12 +21,18 @@ function* each<M>(sources: ReadonlyMap<string, () => M | undefined>, label: stri
   }
 }
 
-/** Every controller under `label`: the single-cluster ones, and each cluster of a multi-cluster one with `cluster` beside it. */
-function* controllers(s: Sources, label: string): Generator<[LabelSet, ControllerMetrics]> {
-  yield* each(s.controllers, label);
-  for (const [labels, clusters] of each(s.multiClusterControllers, label)) {
-    for (const m of clusters) yield [{ ...labels, cluster: m.cluster }, m];
-  }
+/** Every controller under `label`. */
+function controllers(s: Sources, label: string): Generator<[LabelSet, ControllerMetrics]> {
+  return each(s.controllers, label);
+}
+
+/** One series per fairness group of each controller with `fairBy`, label `group` after `controller`. */
+function perGroup(s: Sources, value: (g: NonNullable<ControllerMetrics['groups']>[string]) => number): Values {
+  return function* () {
+    for (const [labels, m] of controllers(s, 'controller')) {
+      for (const [group, g] of Object.entries(m.groups ?? {})) yield { labels: { ...labels, group }, value: value(g) };
+    }
+  };
 }
 
 /** Every work queue: the ones added by themselves, and each controller's, under the controller's name. */
@@ -72,10 +76,7 @@ function perHistogram<M>(all: () => Iterable<[LabelSet, M]>, pick: (m: M) => His
   };
 }
 
-/**
- * client-go's work queue metrics, label `name` (controller-runtime exports the same for a controller's queue); a
- * multi-cluster controller's queues add `cluster`.
- */
+/** client-go's work queue metrics, label `name` (controller-runtime exports the same for a controller's queue). */
 export function workQueueFamilies(s: Sources): FamilySpec[] {
   const all = () => queues(s);
   return [
@@ -97,7 +98,10 @@ export function workQueueFamilies(s: Sources): FamilySpec[] {
   ];
 }
 
-/** controller-runtime's controller metrics, label `controller`; a multi-cluster controller's add `cluster`. */
+/**
+ * controller-runtime's controller metrics, label `controller`; a controller with `fairBy` (a multi-cluster one: by
+ * cluster) adds `rxkube_controller_group_*{controller,group}`, its queue and reconciles per group (LT-9).
+ */
 export function controllerFamilies(s: Sources): FamilySpec[] {
   const all = () => controllers(s, 'controller');
   return [
@@ -121,6 +125,10 @@ export function controllerFamilies(s: Sources): FamilySpec[] {
       'Read-your-writes waits that gave up after readYourWritesTimeoutMs and reconciled from the cache as it was.',
       perSource(all, (m) => m.readYourWritesTimeouts),
     ),
+    gauge('rxkube_controller_group_depth', "Keys of a fairness group (a multi-cluster controller's cluster) waiting for a worker.", perGroup(s, (g) => g.depth)),
+    gauge('rxkube_controller_group_active_workers', 'Workers running a reconcile of the group now.', perGroup(s, (g) => g.activeWorkers)),
+    counter('rxkube_controller_group_reconciles_total', 'Reconciles of the group that ended, whatever the result.', perGroup(s, (g) => g.reconciles)),
+    counter('rxkube_controller_group_reconcile_errors_total', 'Reconciles of the group that failed.', perGroup(s, (g) => g.errors)),
   ];
 }
 

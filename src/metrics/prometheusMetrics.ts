@@ -4,7 +4,6 @@ import type { ControllerMetrics } from '../controller/metrics.js';
 import { CallbackError } from '../errors/CallbackError.js';
 import { reportError } from '../errors/reportError.js';
 import type { InformerStatus } from '../informer/types.js';
-import type { ClusterControllerMetrics } from '../multicluster/multiClusterController.js';
 import { describeValue } from '../options/validate.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
 import { controllerFamilies, informerFamilies, leaderElectionFamilies, workQueueFamilies, type Sources } from './families.js';
@@ -82,24 +81,6 @@ export interface PrometheusMetrics {
    * `name="<name>"` (`workqueue_*`). Throws when a controller or work queue of that name is already exported.
    */
   addController(c: { readonly name: string; metrics(): ControllerMetrics }): () => void;
-  /**
-   * Exports a multi-cluster controller as {@link PrometheusMetrics.addController} does a controller, each cluster's
-   * series with label `cluster="<cluster>"` beside `controller`/`name`. The clusters are read at each scrape: one
-   * that joins appears, one that leaves disappears. Its name is taken among controllers and work queues alike;
-   * throws when it is already exported.
-   *
-   * ## Example
-   * ```ts
-   * import { prometheusMetrics } from 'rxkube/metrics';
-   * import type { MultiClusterController } from 'rxkube';
-   * declare const fleetController: MultiClusterController<unknown>;
-   *
-   * const metrics = prometheusMetrics();
-   * const remove = metrics.addMultiClusterController(fleetController); // controller_runtime_reconcile_total{controller,cluster,result}, …
-   * // later: remove();
-   * ```
-   */
-  addMultiClusterController(c: { readonly name: string; metrics(): readonly ClusterControllerMetrics[] }): () => void;
   /** Exports a work queue under label `name="<name>"` (`workqueue_*`). Throws when that name is already exported. */
   addWorkQueue(q: { readonly name: string; metrics(): WorkQueueMetrics }): () => void;
   /**
@@ -164,7 +145,7 @@ function guarded<M>(kind: string, name: string, read: () => M): () => M | undefi
  * `controller_runtime_*{controller}`, client-go's
  * `leader_election_master_status{name}`, and rxkube's own
  * `rxkube_informer_*{resource}` (docs/semantics.md, M-1 on, lists them all).
- * A multi-cluster controller's series add a `cluster` label.
+ * A controller with `fairBy` (a multi-cluster one) adds its groups in `rxkube_controller_group_*{group}`.
  * Histograms carry the buckets the library observes into: client-go's for
  * work queues, controller-runtime's for reconcile times.
  *
@@ -202,11 +183,10 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions = {}): Promethe
   if (opts === null || typeof opts !== 'object') throw new TypeError(`prometheusMetrics: opts must be an object, got ${describeValue(opts)}`);
   const registry = checkRegistry(opts.registry);
   const controllers = new Map<string, () => ControllerMetrics | undefined>();
-  const multiClusterControllers = new Map<string, () => readonly ClusterControllerMetrics[] | undefined>();
   const queues = new Map<string, () => WorkQueueMetrics | undefined>();
   const informers = new Map<string, () => InformerStatus | undefined>();
   const leaders = new Map<string, () => boolean>();
-  const sources: Sources = { controllers, multiClusterControllers, queues, informers, leaders };
+  const sources: Sources = { controllers, queues, informers, leaders };
   let webhooks: (() => WebhookServerMetrics | undefined) | undefined;
   const families = [
     ...workQueueFamilies(sources),
@@ -232,7 +212,7 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions = {}): Promethe
     };
   };
   const queueTaken = (name: string): void => {
-    if (controllers.has(name) || multiClusterControllers.has(name)) {
+    if (controllers.has(name)) {
       throw new Error(`prometheusMetrics: a controller named ${JSON.stringify(name)} is already exported, and its work queue under that name`);
     }
     if (queues.has(name)) throw new Error(`prometheusMetrics: a work queue named ${JSON.stringify(name)} is already exported`);
@@ -253,7 +233,6 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions = {}): Promethe
     },
     metrics: () => registry.metrics(),
     addController: (c) => addQueueOwner('controller', controllers, c),
-    addMultiClusterController: (c) => addQueueOwner('multi-cluster controller', multiClusterControllers, c),
     addWorkQueue: (q) => addQueueOwner('work queue', queues, q),
     addInformer(i) {
       const source = checkSource('informer', i, 'status') as typeof i;

@@ -39,7 +39,7 @@ export function clusterKey(cluster: string, key: string): string {
  *
  * ## Example
  * ```ts
- * import { splitClusterKey } from 'rxkube/core';
+ * import { splitClusterKey } from 'rxkube';
  *
  * splitClusterKey('eu-1/default/web'); // { cluster: 'eu-1', key: 'default/web' }
  * ```

@@ -12,14 +12,10 @@ export {
 } from './multiClusterInformer.js';
 export {
   multiClusterController,
-  type MultiClusterController,
   type MultiClusterControllerOptions,
   type ClusterSource,
   type ClusterReconcileContext,
   type ClusterReconciler,
-  type ClusterReconcileOutcome,
-  type ClusterControllerMetrics,
-  type ClusterControllerStatus,
 } from './multiClusterController.js';
 export { kubeconfigClusters, type KubeconfigClustersOptions } from './kubeconfigClusters.js';
 export { secretClusters, type SecretClustersOptions } from './secretClusters.js';

@@ -1,16 +1,23 @@
-import type { Observable, SchedulerLike } from 'rxjs';
-import type { ControllerMetrics } from '../controller/metrics.js';
-import type { ControllerSource, ControllerStatus, ErrorAction, OwnsSource, ReconcileAction, ReconcileContext, ReconcileOutcome, WatchesSource, ForSource } from '../controller/types.js';
-import type { RateLimiter } from '../workqueue/rateLimiters.js';
+import type { Controller } from '../controller/controller.js';
+import { controller } from '../controller/controller.js';
+import type { ControllerOptions, ControllerSource, ErrorAction, ForSource, OwnsSource, ReconcileAction, ReconcileContext, WatchesSource } from '../controller/types.js';
+import { WithdrawnError } from '../controller/WithdrawnError.js';
+import { reportTo } from '../errors/reportTo.js';
+import type { InformerEvent } from '../informer/InformerEvent.js';
+import { checkPredicates } from '../operators/predicateFilter.js';
+import type { Predicate } from '../operators/predicates.js';
+import { checkOptionNames, describeValue, functionOption, optionNames } from '../options/validate.js';
+import type { KubeObject } from '../store/types.js';
+import { splitClusterKey } from './clusterKey.js';
+import { clusterOf, fleetSources, isMulti, partOf, type Member } from './fleetSources.js';
 import type { MultiClusterInformer } from './multiClusterInformer.js';
-import { SharedMultiClusterController } from './SharedMultiClusterController.js';
 import type { Cluster, ClusterProvider } from './types.js';
 
 /**
  * Where a multi-cluster controller reads from: a multi-cluster informer (each
- * cluster's controller reads that cluster's part of it), or one
- * single-cluster source that every cluster's controller shares (a hub
- * cluster's objects, say, to be applied in every member).
+ * cluster's keys come from that cluster's part of it), or one
+ * single-cluster source that every cluster shares (a hub cluster's objects,
+ * say, to be applied in every member: each is reconciled once per cluster).
  *
  * ## Example
  * ```ts
@@ -21,7 +28,7 @@ import type { Cluster, ClusterProvider } from './types.js';
  * declare const hubConfigMaps: Informer<V1ConfigMap>;
  *
  * const perCluster: ClusterSource<V1ConfigMap> = configMaps; // one cache per cluster
- * const fromTheHub: ClusterSource<V1ConfigMap> = hubConfigMaps; // one cache, read by every cluster's controller
+ * const fromTheHub: ClusterSource<V1ConfigMap> = hubConfigMaps; // one cache, read for every cluster
  * ```
  */
 export type ClusterSource<T> = MultiClusterInformer<T> | ControllerSource<T>;
@@ -68,57 +75,10 @@ export interface ClusterReconcileContext<T> extends ReconcileContext<T> {
 export type ClusterReconciler<T> = (obj: T, ctx: ClusterReconcileContext<T>) => ReconcileAction | Promise<ReconcileAction>;
 
 /**
- * A reconcile outcome of a multi-cluster controller: the single-cluster
- * outcome (its `key` is `namespace/name` within the cluster) with the
- * cluster's name.
- *
- * ## Example
- * ```ts
- * import { clusterKey } from 'rxkube';
- * import { type ClusterReconcileOutcome } from 'rxkube/core';
- *
- * const where = (o: ClusterReconcileOutcome<unknown>) => clusterKey(o.cluster, o.key); // 'eu-1/default/web'
- * ```
- */
-export type ClusterReconcileOutcome<T> = ReconcileOutcome<T> & { readonly cluster: string };
-
-/**
- * One cluster's metrics: the `ControllerMetrics` of its controller under the
- * multi-cluster controller's name, with the cluster's name for a `cluster`
- * label. `reconcileTime` and `activeWorkers` count only reconciles that
- * hold one of the shared slots; `maxConcurrentReconciles` is the shared
- * `concurrency`; the queue's work duration includes the wait for a slot.
- *
- * ## Example
- * ```ts
- * import type { ClusterControllerMetrics } from 'rxkube/core';
- *
- * const labels = (m: ClusterControllerMetrics) => ({ controller: m.name, cluster: m.cluster });
- * ```
- */
-export interface ClusterControllerMetrics extends ControllerMetrics {
-  /** The cluster's name [label `cluster`]. */
-  readonly cluster: string;
-}
-
-/**
- * One cluster's controller status: `ControllerStatus`, with `inFlight`
- * counting reconciles that hold a shared slot and `queueDepth` including
- * those waiting for one.
- *
- * ## Example
- * ```ts
- * import type { ClusterControllerStatus } from 'rxkube/core';
- *
- * const line = (s: ClusterControllerStatus) => `${s.cluster}: ${s.state}, ${s.queueDepth} queued`;
- * ```
- */
-export interface ClusterControllerStatus extends ControllerStatus {
-  readonly cluster: string;
-}
-
-/**
- * Options of {@link multiClusterController}.
+ * Options of {@link multiClusterController}: every option of `controller()`
+ * (derived from {@link ControllerOptions}, so none can be missing here), with
+ * the fleet (`clusters`) and the multi-cluster forms of the sources, the
+ * reconcile and the error policy. `fairBy` is the cluster, always.
  *
  * ## Example
  * ```ts
@@ -128,21 +88,20 @@ export interface ClusterControllerStatus extends ControllerStatus {
  * declare const deployments: MultiClusterInformer<V1Deployment>;
  * declare const reconcile: ClusterReconciler<V1Deployment>;
  *
- * const opts = { for: deployments, reconcile, concurrency: 8 } satisfies MultiClusterControllerOptions<V1Deployment>;
+ * const opts = { for: deployments, reconcile, concurrency: 8, reconcileTimeoutMs: 60_000 } satisfies MultiClusterControllerOptions<V1Deployment>;
  * multiClusterController(opts).subscribe();
  * ```
  */
-export interface MultiClusterControllerOptions<T> {
+export type MultiClusterControllerOptions<T> = Omit<ControllerOptions<T>, 'for' | 'owns' | 'watches' | 'reconcile' | 'errorPolicy' | 'fairBy'> & {
   /**
-   * The fleet. Each cluster present gets a controller of its own; one that
-   * leaves has its controller stopped (reconciles in flight aborted), one
-   * whose KubeConfig changes gets a new one.
+   * The fleet. A cluster that leaves has its reconciles in flight aborted;
+   * one whose KubeConfig changes too, and its keys run again with the new one.
    * @default the `for` informer's provider (required when `for` is a single-cluster source)
    */
   readonly clusters?: ClusterProvider;
   /**
    * The primary objects of each cluster (or one shared source for all); `{ source, predicates }` enqueues only
-   * the changes the predicates pass, as a controller's `for` (CR-113). Required.
+   * the changes the predicates pass, judged per cluster, as a controller's `for` (CR-113). Required.
    */
   readonly for: ClusterSource<T> | (Omit<ForSource<T>, 'source'> & { readonly source: ClusterSource<T> });
   /** Objects the primary objects own, per cluster; a change enqueues the owner's key in that cluster. @default [] */
@@ -158,86 +117,59 @@ export interface MultiClusterControllerOptions<T> {
     readonly source: ClusterSource<any>;
     /** The primary keys of `cluster` to reconcile when `obj` changes (as a controller's `watches` mapper); what it throws is reported. */
     readonly map: (obj: any, cluster: Cluster) => Iterable<string> | string | undefined | null;
-    /** Only changes that pass these are mapped, as a controller's `watches` predicates (CR-115). @default [] */
+    /** Only changes that pass these are mapped, as a controller's `watches` predicates (CR-115), judged per cluster. @default [] */
     readonly predicates?: WatchesSource<any>['predicates'];
   }[];
   /** Brings one cluster in line with one primary object. Required. */
   readonly reconcile: ClusterReconciler<T>;
   /** As the controller's `errorPolicy`, with the cluster in the context. @default () => 'backoff' */
   readonly errorPolicy?: (error: Error, obj: T, ctx: ClusterReconcileContext<T>) => ErrorAction;
-  /**
-   * Reconciles running at once over every cluster. Slots are shared
-   * round-robin between the clusters with keys waiting, so a cluster with a
-   * backlog gets one turn per round, like every other (docs/semantics.md MC-11).
-   * @default 1
-   */
-  readonly concurrency?: number;
-  /** As the controller's `resyncPeriod`, per cluster. @default 0 */
-  readonly resyncPeriod?: number;
-  /** As the controller's `shutdownTimeoutMs`. @default 30_000 */
-  readonly shutdownTimeoutMs?: number;
-  /** As the controller's `reconcileTimeoutMs`, per cluster. @default undefined (no timeout) */
-  readonly reconcileTimeoutMs?: number;
-  /** As the controller's `priorityQueue`, per cluster. @default true */
-  readonly priorityQueue?: boolean;
-  /** As the controller's `readYourWrites`, per cluster (RYW-1). @default true */
-  readonly readYourWrites?: boolean;
-  /** As the controller's `readYourWritesTimeoutMs`, per cluster (RYW-6). @default 5_000 */
-  readonly readYourWritesTimeoutMs?: number;
-  /** Stops every cluster's controller for good when it aborts; the outcomes then complete. @default undefined */
-  readonly signal?: AbortSignal;
-  /**
-   * Makes the rate limiter of one cluster, called once per cluster's
-   * controller, so each cluster's keys back off on their own (a rate limiter
-   * keyed `namespace/name` shared between clusters would mix them up).
-   * @default () => defaultControllerRateLimiter({ scheduler })
-   */
-  readonly rateLimiter?: () => RateLimiter<string>;
-  /** Clock and timers. @default asyncScheduler */
-  readonly scheduler?: SchedulerLike;
-  /** The controllers' own errors, each a `ClusterError` naming its cluster, except the provider's. @default undefined (errors$ subscribers, else reportError) */
-  readonly onError?: (err: Error) => void;
-  /** For messages and metrics (the `controller` label). @default the `for` source's name */
-  readonly name?: string;
-}
+};
+
+const OPTION_NAMES = optionNames<MultiClusterControllerOptions<unknown>>({
+  clusters: true,
+  for: true,
+  owns: true,
+  watches: true,
+  reconcile: true,
+  errorPolicy: true,
+  concurrency: true,
+  resyncPeriod: true,
+  shutdownTimeoutMs: true,
+  reconcileTimeoutMs: true,
+  priorityQueue: true,
+  signal: true,
+  rateLimiter: true,
+  scheduler: true,
+  onError: true,
+  name: true,
+  readYourWrites: true,
+  readYourWritesTimeoutMs: true,
+});
 
 /**
- * A controller over a fleet, made by {@link multiClusterController}: an
- * Observable of reconcile outcomes, each with its cluster, whose
- * subscriptions are its lifetime.
+ * Creates a controller over many clusters: `controller()` over the fleet's
+ * sources, keyed `cluster/namespace/name`, with a work queue fair between
+ * clusters (`fairBy` the cluster) and the cluster in the reconcile context.
+ * It keeps every rule of a controller (one reconcile per key at a time,
+ * requeues, backoff, graceful drain) and adds:
+ *
+ * - While several clusters have keys waiting, workers take from them in
+ *   turn, so no cluster's backlog starves the others (MC-11).
+ * - A cluster's keys are reconciled only once its sources have synced; a
+ *   cluster that is slow or cannot be reached holds up only itself (LT-5).
+ * - The reconcile sees the cluster's own key (`namespace/name`) and store,
+ *   and `ctx.cluster.kubeConfig` to write to it; `ctx.signal` also aborts
+ *   when the cluster leaves or its KubeConfig changes, and what that abort
+ *   makes fail is not an outcome (MC-12, MC-13).
+ * - Outcomes, `status()` and `metrics()` are the controller's: outcome keys
+ *   are cluster keys (`splitClusterKey(o.key).cluster` names the cluster),
+ *   and `metrics().groups` breaks the queue and reconciles down per cluster
+ *   (MC-14).
  *
  * ## Example
  * ```ts
- * import type { MultiClusterController } from 'rxkube';
- *
- * const backlog = (c: MultiClusterController<unknown>) => c.status().map((s) => `${s.cluster}: ${s.queueDepth} queued`);
- * ```
- */
-export interface MultiClusterController<T> extends Observable<ClusterReconcileOutcome<T>> {
-  readonly name: string;
-  /** The controllers' own errors, each a `ClusterError` naming its cluster (a provider's aside). */
-  readonly errors$: Observable<Error>;
-  /** Each running cluster's controller status, sorted by cluster. */
-  status(): readonly ClusterControllerStatus[];
-  /** Each running cluster's metrics, sorted by cluster; a cluster that left is no longer listed. */
-  metrics(): readonly ClusterControllerMetrics[];
-  /** Stops every cluster's controller for good, gracefully; resolves when all have drained. */
-  shutdown(): Promise<void>;
-}
-
-/**
- * Creates a controller over many clusters: one `controller()` per cluster
- * the provider gives, each with its own work queue and rate limiter and the
- * cluster in its reconcile context, all sharing `concurrency` slots
- * round-robin so that no cluster's backlog starves the others. Each
- * cluster's controller keeps every rule of a single-cluster controller (one
- * reconcile per key at a time, workers start once that cluster's sources
- * have synced, requeues, backoff, graceful drain); a cluster that cannot be
- * reached holds up only itself.
- *
- * ## Example
- * ```ts
- * import { kubeconfigClusters, kubeSource, multiClusterController, multiClusterInformer, objectClient } from 'rxkube';
+ * import { kubeconfigClusters, kubeSource, multiClusterController, multiClusterInformer, objectClient, splitClusterKey } from 'rxkube';
  *
  * const clusters = kubeconfigClusters();
  * const deployments = multiClusterInformer(clusters, (c) => kubeSource(c.kubeConfig, 'apps/v1/deployments'));
@@ -249,7 +181,7 @@ export interface MultiClusterController<T> extends Observable<ClusterReconcileOu
  *   },
  *   concurrency: 4,
  * });
- * c.subscribe((o) => console.log(o.cluster, o.type, o.key));
+ * c.subscribe((o) => console.log(splitClusterKey(o.key).cluster, o.type, o.key));
  * ```
  *
  * @param opts the fleet, the sources, the reconcile function and how to run it; `clusters` is required when `for` is a
@@ -259,10 +191,96 @@ export interface MultiClusterController<T> extends Observable<ClusterReconcileOu
  */
 export function multiClusterController<T>(
   opts: MultiClusterControllerOptions<T> & { readonly for: MultiClusterInformer<T> | (Omit<ForSource<T>, 'source'> & { readonly source: MultiClusterInformer<T> }) },
-): MultiClusterController<T>;
+): Controller<T>;
 export function multiClusterController<T>(
   opts: MultiClusterControllerOptions<T> & { readonly for: ControllerSource<T> | ForSource<T>; readonly clusters: ClusterProvider },
-): MultiClusterController<T>;
-export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>): MultiClusterController<T> {
-  return new SharedMultiClusterController<T>(opts);
+): Controller<T>;
+export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>): Controller<T> {
+  const where = 'multiClusterController';
+  const o = checkOptionNames(where, opts, OPTION_NAMES) as unknown as MultiClusterControllerOptions<T>;
+  const { clusters, for: forOption, owns, watches, reconcile, errorPolicy, ...rest } = o;
+  // `for` is a source, or `{ source, predicates }` as a controller's (CR-113).
+  const entry = forOption as { source?: unknown; subscribe?: unknown; predicates?: unknown } | undefined;
+  const wrapped = typeof entry === 'object' && entry !== null && typeof entry.subscribe !== 'function' && 'source' in entry;
+  const primary = (wrapped ? entry.source : entry) as ClusterSource<T> | undefined;
+  if (typeof primary !== 'object' || primary === null || typeof primary.subscribe !== 'function') {
+    throw new TypeError(`${where}: option "for" must be a multi-cluster informer or an informer, got ${describeValue(primary)}`);
+  }
+  const provider = clusters ?? (isMulti(primary) ? primary.clusters : undefined);
+  if (typeof (provider as Partial<ClusterProvider> | undefined)?.subscribe !== 'function') {
+    throw new TypeError(`${where}: option "clusters" must be an Observable of cluster sets (it is required when "for" is a single-cluster source), got ${describeValue(provider)}`);
+  }
+  checkList(where, 'owns', owns, (e) => typeof (e as { source?: { subscribe?: unknown } } | null)?.source?.subscribe === 'function', '{ source, kind?, apiVersion? }');
+  checkList(where, 'watches', watches, (e) => {
+    const w = e as { source?: { subscribe?: unknown }; map?: unknown } | null;
+    return typeof w?.source?.subscribe === 'function' && typeof w.map === 'function';
+  }, '{ source, map(obj, cluster) }');
+  if (typeof reconcile !== 'function') throw new TypeError(`${where}: option "reconcile" must be a function, got ${describeValue(reconcile)}`);
+  functionOption(where, 'errorPolicy', errorPolicy);
+  // Predicates are applied per cluster by the fleet's sources, not by the controller over the merged stream (LT-4).
+  const forPredicates = (wrapped ? (entry.predicates as ForSource<T>['predicates']) : undefined) ?? [];
+  checkPredicates(`${where}: for.predicates`, forPredicates);
+  const ownsList = owns ?? [];
+  const watchesList = watches ?? [];
+  ownsList.forEach((e, i) => checkPredicates(`${where}: owns[${i}].predicates`, e.predicates ?? []));
+  watchesList.forEach((w, i) => checkPredicates(`${where}: watches[${i}].predicates`, w.predicates ?? []));
+  const report = (err: Error): void => reportTo(o.onError, err);
+  const fleet = fleetSources(
+    provider as ClusterProvider,
+    [
+      { source: primary as ClusterSource<unknown>, predicates: forPredicates as readonly Predicate<unknown>[] },
+      ...ownsList.map((e) => ({ source: e.source, predicates: (e.predicates ?? []) as readonly Predicate<unknown>[] })),
+      ...watchesList.map((w) => ({ source: w.source, predicates: (w.predicates ?? []) as readonly Predicate<unknown>[] })),
+    ],
+    report,
+  );
+  const [forSource, ...others] = fleet.sources as [ControllerSource<T>, ...ControllerSource<any>[]];
+  const members = fleet.members;
+  /** The cluster of a key, its key within the cluster, and the context a multi-cluster reconcile is given. */
+  const localContext = (ctx: ReconcileContext<T>, member: Member): ClusterReconcileContext<T> => {
+    const { key } = splitClusterKey(ctx.key);
+    return { ...ctx, key, store: partOf(primary, member.cluster.name).store, cluster: member.cluster };
+  };
+  return controller<T>({
+    ...rest,
+    for: forSource,
+    owns: ownsList.map(({ source: _source, predicates: _predicates, ...ownerOptions }, i) => ({ ...ownerOptions, source: others[i] as ControllerSource<KubeObject> })),
+    watches: watchesList.map((w, i) => ({
+      source: others[ownsList.length + i] as ControllerSource<unknown>,
+      map: (obj: unknown, event: InformerEvent<unknown>) => {
+        const member = members.get(clusterOf(event));
+        return member === undefined ? [] : w.map(obj, member.cluster);
+      },
+    })),
+    fairBy: (key) => splitClusterKey(key).cluster,
+    reconcile: async (obj, ctx) => {
+      const name = splitClusterKey(ctx.key).cluster;
+      const member = members.get(name);
+      // The cluster left while its key waited: the key goes with it (MC-13).
+      if (member === undefined) throw new WithdrawnError(`cluster ${JSON.stringify(name)} left`, false, undefined);
+      const signal = AbortSignal.any([ctx.signal, member.abort.signal]);
+      try {
+        return await reconcile(obj, { ...localContext(ctx, member), signal });
+      } catch (err) {
+        // What the cluster's leave or new KubeConfig made fail is not news; a replaced cluster's key runs again.
+        if (member.abort.signal.aborted) throw new WithdrawnError(`cluster ${JSON.stringify(name)} stopped`, members.has(name), err);
+        throw err;
+      }
+    },
+    ...(errorPolicy !== undefined && {
+      errorPolicy: (err: Error, obj: T, ctx: ReconcileContext<T>) => {
+        const member = members.get(splitClusterKey(ctx.key).cluster);
+        return member === undefined ? undefined : errorPolicy(err, obj, localContext(ctx, member));
+      },
+    }),
+  });
+}
+
+/** An optional array option, each entry checked. */
+function checkList(where: string, name: string, value: unknown, ok: (entry: unknown) => boolean, shape: string): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value)) throw new TypeError(`${where}: option "${name}" must be an array, got ${describeValue(value)}`);
+  value.forEach((entry: unknown, i) => {
+    if (!ok(entry)) throw new TypeError(`${where}: ${name}[${i}] must be ${shape} with a (multi-cluster) informer as source, got ${describeValue(entry)}`);
+  });
 }

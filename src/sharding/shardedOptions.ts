@@ -116,7 +116,7 @@ export interface ShardedSettings {
 
 const NAMES = optionNames<ShardedControllerOptions>({
   kc: true, resource: true, namespace: true, controller: true, identity: true, leaseNamespace: true, reconcile: true, errorPolicy: true,
-  concurrency: true, resyncPeriod: true, shutdownTimeoutMs: true, reconcileTimeoutMs: true, priorityQueue: true, rateLimiter: true,
+  concurrency: true, resyncPeriod: true, shutdownTimeoutMs: true, reconcileTimeoutMs: true, priorityQueue: true, fairBy: true, rateLimiter: true,
   readYourWrites: true, readYourWritesTimeoutMs: true, watches: true, source: true, ringKey: true, owns: true, virtualNodes: true,
   sharderConcurrency: true, leaseDuration: true, renewDeadline: true, retryPeriod: true, requestTimeoutMs: true, signal: true, onError: true,
 });

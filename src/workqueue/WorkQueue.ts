@@ -1,11 +1,13 @@
 import type { AsyncIterableX } from 'ix/asynciterable';
 import { AsyncSubject, asyncScheduler, concat, interval, map, of, startWith, takeUntil, type Observable, type SchedulerLike } from 'rxjs';
+import { CallbackError } from '../errors/CallbackError.js';
 import { reportTo } from '../errors/reportTo.js';
 import { DelayedAdds } from './delayedAdds.js';
 import { processItems, QueueItems } from './consume.js';
 import { QueueMetricsRecorder, type WorkQueueMetrics } from './metrics.js';
 import { priorityOption } from './priority.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from './rateLimiters.js';
+import { FairReadyQueue } from './fairReadyQueue.js';
 import { ReadyQueue } from './readyQueue.js';
 import { TurnBudget } from './turnBudget.js';
 import type {
@@ -47,6 +49,10 @@ interface Waiter<T> {
  *   for you. A worker that never awaits I/O still lets the event loop turn:
  *   after about 5 ms of items handed out without a turn, the next comes
  *   after a `setImmediate`.
+ * - With `fairBy`, items are grouped (by tenant, namespace, cluster…) and
+ *   the groups with items waiting are served in turn, each taking its
+ *   highest-priority item; a group served goes to the back of the line, so
+ *   a group's backlog never starves the others (docs/semantics.md LT-1).
  * - `addAfter(item, ms)` adds later; an item waiting twice keeps the earlier
  *   time. Each item has at most one schedule: taking it drops the one it
  *   had (the run that starts now leaves its own), and `addAfter` of an item
@@ -94,8 +100,8 @@ export class WorkQueue<T> {
   readonly #rateLimiter: RateLimiter<T>;
   // Where failures the queue meets on its own go; reportError when unset.
   readonly #onError: ((err: Error) => void) | undefined;
-  // The items waiting for a worker (dirty and not being processed), by priority then arrival.
-  readonly #ready = new ReadyQueue<T>();
+  // The items waiting for a worker (dirty and not being processed), by priority then arrival; with `fairBy`, by group in turn first.
+  readonly #ready: ReadyQueue<T> | FairReadyQueue<T>;
   // Items added again while being processed, with the highest priority asked: queued at done().
   readonly #rerun = new Map<T, number>();
   // Items handed out by get() and not yet done().
@@ -136,7 +142,7 @@ export class WorkQueue<T> {
   /** @internal Use {@link workQueue}. */
   constructor(opts: WorkQueueOptions<T>) {
     const where = 'workQueue';
-    const o = checkOptionNames(where, opts, optionNames<WorkQueueOptions<unknown>>({ name: true, scheduler: true, rateLimiter: true, onError: true }));
+    const o = checkOptionNames(where, opts, optionNames<WorkQueueOptions<unknown>>({ name: true, scheduler: true, rateLimiter: true, onError: true, fairBy: true }));
     const name = o['name'] ?? '';
     if (typeof name !== 'string') throw new TypeError(`${where}: option "name" must be a string, got ${describeValue(name)}`);
     this.#name = name;
@@ -144,6 +150,8 @@ export class WorkQueue<T> {
     if (o['rateLimiter'] !== undefined) checkRateLimiter(where, 'option "rateLimiter"', o['rateLimiter']);
     this.#rateLimiter = (o['rateLimiter'] as RateLimiter<T> | undefined) ?? defaultControllerRateLimiter<T>({ scheduler: this.#scheduler });
     this.#onError = functionOption<(err: Error) => void>(where, 'onError', o['onError']);
+    const fairBy = functionOption<(item: T) => string>(where, 'fairBy', o['fairBy']);
+    this.#ready = fairBy === undefined ? new ReadyQueue<T>() : new FairReadyQueue<T>((item) => this.#groupOf(fairBy, item));
     this.#delayed = new DelayedAdds<T>(this.#scheduler, (item, priority) => this.#add(item, priority));
     this.#budget = new TurnBudget(this.#scheduler);
     this.#metrics = new QueueMetricsRecorder<T>(name, () => this.#scheduler.now());
@@ -330,7 +338,8 @@ export class WorkQueue<T> {
    * @returns a snapshot.
    */
   metrics(): WorkQueueMetrics {
-    return this.#metrics.snapshot(this.#ready.size + this.#rerun.size);
+    const m = this.#metrics.snapshot(this.#ready.size + this.#rerun.size);
+    return this.#ready instanceof FairReadyQueue ? { ...m, depthByGroup: Object.fromEntries(this.#ready.depths()) } : m;
   }
 
   /**
@@ -471,6 +480,18 @@ export class WorkQueue<T> {
     const drained = this.#drained;
     this.#drained = undefined;
     drained?.resolve();
+  }
+
+  /** The group `fairBy` gives `item`; one that throws or gives no string is reported and the item joins the group `''`. */
+  #groupOf(fairBy: (item: T) => string, item: T): string {
+    try {
+      const group = fairBy(item);
+      if (typeof group === 'string') return group;
+      throw new TypeError(`it returned ${describeValue(group)}, not a string`);
+    } catch (err) {
+      this.#report(new CallbackError('workQueue', `fairBy failed for ${describeValue(item)}; it waits in the group ''`, err));
+      return '';
+    }
   }
 
   #report(err: Error): void {

@@ -31,6 +31,8 @@ export interface WorkQueueMetrics {
   readonly unfinishedWorkSeconds: number;
   /** How long the item processed longest so far has been processed [workqueue_longest_running_processor_seconds]. */
   readonly longestRunningProcessorSeconds: number;
+  /** With `fairBy`: items waiting for a worker, per group (a group with none is absent). @default undefined */
+  readonly depthByGroup?: Readonly<Record<string, number>>;
 }
 
 // client-go's latency buckets: ten-fold steps from 10 ns to 1000 s.

@@ -16,6 +16,15 @@ export interface WorkQueueOptions<T> {
   readonly rateLimiter?: RateLimiter<T>;
   /** Receives failures the queue meets on its own (a rate limiter throwing inside `process`, `done` of an item not being processed). @default reportError */
   readonly onError?: (err: Error) => void;
+  /**
+   * Groups items for fairness: while several groups have items waiting,
+   * `get()` serves them in turn, one item per group per round (each group's
+   * highest priority first), so one group's backlog cannot starve another's
+   * (docs/semantics.md LT-1). Called once each time an item starts waiting;
+   * what it throws is reported and the item waits in the group `''`.
+   * @default undefined (one line for every item)
+   */
+  readonly fairBy?: (item: T) => string;
 }
 
 /**

@@ -1,0 +1,183 @@
+// The sources a multi-cluster controller hands to controller(): each entry
+// (for, owns[i], watches[i]) as one ControllerSource keyed
+// `cluster/namespace/name`, built from the clusters stream mapped to each
+// cluster's part of it and merged. Internal; no lifetime of its own: each
+// source lives exactly as long as the controller's subscription to it.
+
+import { combineLatest, concat, defer, filter, from, ignoreElements, merge, NEVER, Observable, of, skipUntil, shareReplay, take, type Subscription } from 'rxjs';
+import type { ControllerSource } from '../controller/types.js';
+import type { InformerEvent } from '../informer/InformerEvent.js';
+import { syncedOf } from '../informer/syncedOf.js';
+import { filterBy, predicateError } from '../operators/predicateFilter.js';
+import type { Predicate } from '../operators/predicates.js';
+import type { KubeObject } from '../store/types.js';
+import { clusterChanges } from './clusterChanges.js';
+import { ClusterError } from './ClusterError.js';
+import { clusterKey, splitClusterKey } from './clusterKey.js';
+import type { MultiClusterInformer } from './multiClusterInformer.js';
+import type { Cluster, ClusterProvider } from './types.js';
+
+/** A multi-cluster informer (each cluster reads its part), or one single-cluster source every cluster shares. */
+export type AnySource<T> = MultiClusterInformer<T> | ControllerSource<T>;
+
+/** A cluster present in the fleet, as the reconciles of the controller see it. */
+export interface Member {
+  readonly cluster: Cluster;
+  // Aborted when the cluster leaves or its KubeConfig changes: reconciles in flight get it through their signal (MC-12).
+  readonly abort: AbortController;
+}
+
+/** An entry of the controller, before it is made a fleet source. */
+export interface FleetEntry {
+  readonly source: AnySource<unknown>;
+  readonly predicates: readonly Predicate<unknown>[];
+}
+
+export function isMulti<T>(source: AnySource<T>): source is MultiClusterInformer<T> {
+  return typeof (source as Partial<MultiClusterInformer<T>>).cluster === 'function';
+}
+
+// Each multi-cluster informer's cluster views, made once per cluster name: a view reads whatever the cluster is now.
+const views = new WeakMap<object, Map<string, ControllerSource<unknown>>>();
+
+/** One cluster's part of a source: the cluster's view of a multi-cluster informer, or the shared source itself. */
+export function partOf<T>(source: AnySource<T>, cluster: string): ControllerSource<T> {
+  if (!isMulti(source)) return source;
+  let byName = views.get(source);
+  if (byName === undefined) views.set(source, (byName = new Map()));
+  let view = byName.get(cluster);
+  if (view === undefined) byName.set(cluster, (view = source.cluster(cluster) as unknown as ControllerSource<unknown>));
+  return view as ControllerSource<T>;
+}
+
+/** The fleet's sources for one controller: `members` is fed by the first entry's subscription (the `for` source's). */
+export interface Fleet {
+  readonly sources: readonly ControllerSource<unknown>[];
+  readonly members: ReadonlyMap<string, Member>;
+}
+
+/**
+ * Builds the sources of a multi-cluster controller. Each cluster's events
+ * pass the entry's predicates on their own (the predicates remember objects
+ * by `namespace/name`, which two clusters may share) and are held back until
+ * every entry's part of that cluster has synced; then the `for` source replays
+ * the cluster's cache as an initial list (LT-5). Deletes announcing that a
+ * cluster left are dropped: the cluster's keys are withdrawn instead (LT-7).
+ */
+export function fleetSources(provider: ClusterProvider, entries: readonly FleetEntry[], report: (err: Error) => void): Fleet {
+  const members = new Map<string, Member>();
+  const ready = (name: string): Observable<unknown> =>
+    combineLatest(entries.map((e) => syncedOf(partOf(e.source, name)))).pipe(
+      filter((synced) => synced.every(Boolean)),
+      take(1),
+    );
+  const sources = entries.map((entry, index): ControllerSource<unknown> => {
+    const feedsMembers = index === 0;
+    const events = new Observable<InformerEvent<unknown>>((subscriber) => {
+      // Each cluster's stream while the cluster is present, by name.
+      const streams = new Map<string, Subscription>();
+      // The members this subscription made: a later run's subscription may overlap a draining one, and each ends its own.
+      const own = new Map<string, Member>();
+      const start = (name: string): void => {
+        const part = partOf(entry.source, name);
+        const synced = ready(name).pipe(shareReplay(1));
+        // The `for` entry replays the cluster's cache once it is ready: the events it held back are in it.
+        const replay: Observable<InformerEvent<unknown>> = feedsMembers ? concat(synced.pipe(ignoreElements()), defer(() => initialList(part))) : NEVER;
+        const live = (part as Observable<InformerEvent<unknown>>).pipe(
+          filter((e) => !(e.type === 'delete' && (e as { reason?: string }).reason === 'cluster-removed')),
+          skipUntil(synced),
+        );
+        streams.set(
+          name,
+          merge(replay, live)
+            .pipe(passing(entry, name, report))
+            .subscribe({ next: (e) => subscriber.next(tagged(e, name)), error: (err: unknown) => report(new ClusterError(name, `its ${part.name ?? 'source'} failed`, err)) }),
+        );
+      };
+      const stop = (name: string): void => {
+        streams.get(name)?.unsubscribe();
+        streams.delete(name);
+      };
+      const end = (name: string, why: string): void => {
+        const member = own.get(name);
+        if (member === undefined) return;
+        member.abort.abort(new ClusterError(name, `stopped: ${why}`));
+        own.delete(name);
+        if (members.get(name) === member) members.delete(name);
+      };
+      // Only the `for` source reports what is wrong with the provider's sets: once is enough.
+      const changes = clusterChanges(provider, feedsMembers ? report : () => {}).subscribe({
+        next: (list) => {
+          for (const change of list) {
+            const name = change.type === 'leave' ? change.name : change.cluster.name;
+            if (feedsMembers) {
+              end(name, change.type === 'leave' ? 'it left the fleet' : 'its KubeConfig changed');
+              if (change.type !== 'leave') {
+                const member = { cluster: change.cluster, abort: new AbortController() };
+                own.set(name, member);
+                members.set(name, member);
+              }
+            }
+            if (change.type === 'leave') stop(name);
+            else if (change.type === 'join') start(name);
+          }
+        },
+        // A provider's error ends the controller (MC-1).
+        error: (err: unknown) => subscriber.error(err),
+      });
+      return () => {
+        changes.unsubscribe();
+        for (const name of [...streams.keys()]) stop(name);
+        for (const name of [...own.keys()]) end(name, 'the controller stopped');
+      };
+    });
+    return Object.assign(events, {
+      name: entry.source.name ?? 'source',
+      store: fleetStore(entry.source),
+      // Readiness is per cluster (LT-5): the controller's own gate does not wait for the fleet.
+      status$: concat(of({ synced: true }), NEVER),
+      scopeKey: (key: string, event: InformerEvent<unknown>) => clusterKey(clusterOf(event), key),
+    });
+  });
+  return { sources, members };
+}
+
+/** The cache of a fleet source: read by cluster key, keyed within one cluster. */
+function fleetStore(source: AnySource<unknown>): ControllerSource<unknown>['store'] {
+  return {
+    getByKey: (key) => {
+      if (isMulti(source)) return source.store.getByKey(key);
+      // A shared source holds every cluster's object under the key within the cluster.
+      return source.store.getByKey(splitClusterKey(key).key);
+    },
+    // Every cluster keys an object alike: the key within a cluster is the multi-cluster key without its cluster.
+    keyOf: (obj) => (isMulti(source) ? splitClusterKey(source.store.keyOf('_', obj)).key : source.store.keyOf(obj)),
+  };
+}
+
+/** A cluster's cache as adds of an initial list, as a late subscriber of an informer gets it. */
+function initialList(part: ControllerSource<unknown>): Observable<InformerEvent<unknown>> {
+  const store = part.store as { list?: () => unknown[] };
+  return from((store.list?.() ?? []).map((obj): InformerEvent<unknown> => ({ type: 'add', obj, isInInitialList: true })));
+}
+
+/** An event with the cluster it came from, which `scopeKey` puts in front of its keys. */
+type Tagged = InformerEvent<unknown> & { readonly cluster: string };
+
+/** The cluster a fleet source's event came from. */
+export function clusterOf(event: InformerEvent<unknown>): string {
+  return (event as Tagged).cluster;
+}
+
+function tagged(event: InformerEvent<unknown>, cluster: string): Tagged {
+  // A cluster view's events say their cluster already; a shared source's are copied once per cluster.
+  return (event as Partial<Tagged>).cluster === cluster ? (event as Tagged) : { ...event, cluster };
+}
+
+/** The entry's predicates over one cluster's events, with `predicateFilter`'s rules (CR-113…CR-115). */
+function passing(entry: FleetEntry, cluster: string, report: (err: Error) => void): (events: Observable<InformerEvent<unknown>>) => Observable<InformerEvent<unknown>> {
+  if (entry.predicates.length === 0) return (events) => events;
+  const where = `multiClusterController: the predicates of ${entry.source.name ?? 'a source'} in cluster ${JSON.stringify(cluster)}`;
+  const f = filterBy(entry.predicates as readonly Predicate<KubeObject>[], (err) => report(predicateError(where, err)));
+  return (events) => f(events as unknown as Observable<InformerEvent<KubeObject>>) as unknown as Observable<InformerEvent<unknown>>;
+}
