@@ -66,11 +66,7 @@ export {
   type OwnerReference,
   type LabelSelector,
   type LabelSelectorObject,
-  type LabelRequirement,
-  type LabelOperator,
   type FieldSelector,
-  type FieldRequirement,
-  type FieldOperator,
 } from './store/index.js';
 
 // sources
@@ -82,8 +78,6 @@ export {
   WatchDecoder,
   ListItemStream,
   isTooLargeResourceVersion,
-  parseResourceRef,
-  resourcePath,
   type KubeSourceOptions,
   type BuiltInResources,
   type CustomResourceRef,
@@ -92,7 +86,6 @@ export {
   type ListResponse,
   type ObjectList,
   type SourceIdentity,
-  type WatchEventType,
   type WatchOptions,
   type ParsedResource,
   type ListPage,
@@ -117,7 +110,6 @@ export {
   type WorkQueueWorker,
   type WorkOutcome,
   type WorkQueueMetrics,
-  type WorkQueueHistogram,
   type DurationHistogram,
   type ItemExponentialFailureRateLimiterOptions,
   type ItemFastSlowRateLimiterOptions,
@@ -167,7 +159,6 @@ export { type TransportOptions } from './transport/index.js';
 
 // leader election: the Lease lock's options, and the lock contract for a lock other than a Lease
 export {
-  JITTER_FACTOR,
   type Lease,
   type LeaseLockOptions,
   type ResourceLock,
@@ -291,7 +282,6 @@ export { printable, type PrintableOptions } from './errors/printable.js';
 export {
   isWebhook,
   AdmissionWebhookError,
-  type AdmissionWebhook,
   type OperationContexts,
   type AdmissionContextBase,
   type ParsedWebhookOptions,

@@ -19,10 +19,8 @@ export {
   labelSelectorFromObject,
   type LabelSelector,
   type LabelSelectorObject,
-  type LabelRequirement,
-  type LabelOperator,
 } from './labelSelector.js';
-export { parseFieldSelector, escapeFieldValue, type FieldSelector, type FieldRequirement, type FieldOperator } from './fieldSelector.js';
+export { parseFieldSelector, escapeFieldValue, type FieldSelector } from './fieldSelector.js';
 export { SelectorParseError } from './errors/SelectorParseError.js';
 export { KeyError } from './errors/KeyError.js';
 export { IndexError } from './errors/IndexError.js';

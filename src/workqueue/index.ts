@@ -1,7 +1,7 @@
 export { workQueue, type WorkQueue } from './WorkQueue.js';
 export { LOW_PRIORITY } from './priority.js';
 export type { WorkQueueOptions, WorkQueueAddOptions, WorkQueueGetOptions, WorkQueueGetResult, WorkQueueItemsOptions, WorkQueueProcessOptions, WorkOutcome, WorkQueueWorker } from './types.js';
-export type { DurationHistogram, WorkQueueMetrics, WorkQueueHistogram } from './metrics.js';
+export type { DurationHistogram, WorkQueueMetrics } from './metrics.js';
 export {
   itemExponentialFailureRateLimiter,
   itemFastSlowRateLimiter,

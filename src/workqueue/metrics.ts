@@ -8,9 +8,6 @@ export interface DurationHistogram {
   readonly buckets: readonly { readonly le: number; readonly count: number }[];
 }
 
-/** A work queue's durations, with client-go's buckets: ten-fold steps from 10 ns to 1000 s. */
-export type WorkQueueHistogram = DurationHistogram;
-
 /**
  * A snapshot of a work queue's metrics, the ones client-go's work queues
  * export (the Prometheus names are in brackets). Durations are in seconds,
@@ -25,10 +22,10 @@ export interface WorkQueueMetrics {
   readonly adds: number;
   /** Delayed and rate-limited adds (`addAfter`, `addRateLimited`) [workqueue_retries_total]. */
   readonly retries: number;
-  /** Time from an item's add to its hand-over to a worker [workqueue_queue_duration_seconds]. */
-  readonly queueLatency: WorkQueueHistogram;
+  /** Time from an item's add to its hand-over to a worker [workqueue_queue_duration_seconds]; client-go's buckets, ten-fold steps from 10 ns to 1000 s. */
+  readonly queueLatency: DurationHistogram;
   /** Time from hand-over to `done()` [workqueue_work_duration_seconds]. */
-  readonly workDuration: WorkQueueHistogram;
+  readonly workDuration: DurationHistogram;
   /** Sum of how long every item being processed has been processed so far [workqueue_unfinished_work_seconds]. */
   readonly unfinishedWorkSeconds: number;
   /** How long the item processed longest so far has been processed [workqueue_longest_running_processor_seconds]. */
