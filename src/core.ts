@@ -104,10 +104,8 @@ export {
   defaultItemBasedRateLimiter,
   type WorkQueueAddOptions,
   type WorkQueueGetOptions,
-  type WorkQueueGetResult,
   type WorkQueueItemsOptions,
   type WorkQueueProcessOptions,
-  type WorkQueueWorker,
   type WorkOutcome,
   type WorkQueueMetrics,
   type DurationHistogram,
@@ -137,22 +135,18 @@ export {
 // writing objects: call options and apply detail
 export {
   type RecordWriteOptions,
-  type ApplyConflict,
   type ObjectClientOptions,
   type CallOptions,
   type WriteOptions,
   type PatchOptions,
-  type PatchType,
   type DeepPartial,
   type DeleteOptions,
-  type DeletePreconditions,
   type ListCallOptions,
   type OwnerReferenceOptions,
-  type OwnedObject,
 } from './client/index.js';
 
 // recording Events: options and detail
-export { type EventRecorderOptions, type EventRecorderStatus, type EventDetails } from './events/index.js';
+export { type EventRecorderOptions, type EventDetails } from './events/index.js';
 
 // transport options
 export { type TransportOptions } from './transport/index.js';
@@ -221,9 +215,7 @@ export {
   type GenerateCaOptions,
   type ServingOptions,
   type PairDescription,
-  type CertificateErrorCode,
   CertificateProvisionError,
-  type CertificateProvisionStep,
   type WebhookCertificates,
 } from './manager/index.js';
 

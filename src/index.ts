@@ -37,7 +37,6 @@ export {
   isInvalid,
   isServerError,
   DecodeError,
-  type DecodeErrorCode,
   ConnectionError,
   ResourceNotServedError,
   type KubeSource,

@@ -14,9 +14,7 @@ export {
   type GenerateCaOptions,
   type ServingOptions,
   type PairDescription,
-  type CertificateErrorCode,
   CertificateProvisionError,
-  type CertificateProvisionStep,
   type WebhookCertificates,
 } from './certificates/index.js';
 export { certDirPairs, type CertDirOptions } from './certDir.js';

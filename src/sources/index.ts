@@ -11,7 +11,6 @@ export {
   isInvalid,
   isServerError,
   DecodeError,
-  type DecodeErrorCode,
   ConnectionError,
   ResourceNotServedError,
   type StatusDetails,
