@@ -37,11 +37,11 @@ export {
 } from './reflector/index.js';
 
 // DeltaFIFO and the transform hook
-export { deltaFifo, TransformError, type Delta, type DeltaType, type Deltas, type DeltaFifoOptions } from './operators/index.js';
+export { deltaFifo, TransformError, type Delta, type Deltas, type DeltaFifoOptions } from './operators/index.js';
 export { orderedFifo, type OrderedFifoOptions, type OrderedFifoItem, type ReplacedAll, type SyncAll } from './operators/index.js';
 
 // operators: option and detail types
-export { type PredicateValue, type OwnerKeysOptions, type OwnerJoin, type OwnerSource } from './operators/index.js';
+export { type OwnerKeysOptions, type OwnerJoin } from './operators/index.js';
 
 // store
 export {
@@ -88,7 +88,6 @@ export {
   type SourceIdentity,
   type WatchOptions,
   type ParsedResource,
-  type ListPage,
   type PagerOptions,
   type ListAllResult,
   type ListEnvelope,
@@ -182,9 +181,7 @@ export type {
   CustomResourceConversion,
   CrdOptions,
   CrdArguments,
-  ConversionWebhookClient,
   ConversionOptions,
-  ConditionUpdate,
 } from './crd/index.js';
 // Tells this copy of rxkube's definitions from look-alikes (tooling that loads users' modules).
 export { isCustomResource } from './crd/index.js';
@@ -294,4 +291,4 @@ export {
   type GroupVersionResource,
 } from './admission/index.js';
 // conversion webhooks: ConversionReviews answered with a definition's converters (attached as admission.conversion)
-export { conversionWebhook, type ConversionWebhook, type ConversionWebhookOptions, type ConversionAnswer, type ConvertedKind } from './admission/conversion.js';
+export { conversionWebhook, type ConversionWebhook, type ConversionWebhookOptions } from './admission/conversion.js';

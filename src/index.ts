@@ -133,8 +133,6 @@ export {
   type CustomResource,
   type CustomObject,
   type CustomResourceDefinition,
-  type ValidationResult,
-  type ValidationIssue,
 } from './crd/index.js';
 
 // admission webhooks: validating and mutating handlers typed for their resource, and the configurations that register them

@@ -16,7 +16,7 @@ export {
   type StatusDetails,
 } from './errors/index.js';
 export { kubeSource, randomWatchTimeoutSeconds, ListItemStream, type KubeSource, type KubeSourceOptions } from './kubeSource.js';
-export { listPages, listAll, type ListPage, type PagerOptions, type ListAllResult } from './pager.js';
+export { listPages, listAll, type PagerOptions, type ListAllResult } from './pager.js';
 export { ListDecoder, type ListEnvelope } from './listDecoder.js';
 export { WatchDecoder } from './watchDecoder.js';
 export { errorFromStatus, isTooLargeResourceVersion, connectionErrorFrom } from './httpErrors.js';
