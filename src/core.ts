@@ -177,8 +177,6 @@ export type {
   TypedJsonSchema,
   VersionObjects,
   StorageVersion,
-  CustomResourceDefinitionVersion,
-  CustomResourceConversion,
   CrdOptions,
   CrdArguments,
   ConversionOptions,
@@ -198,7 +196,6 @@ export {
   type CertDirOptions,
   type ManagerMetricsSecure,
   type WebhookServerMetrics,
-  type WebhookPathMetrics,
 } from './manager/index.js';
 // the runner's certificates: generated for webhooks and tests, and read back
 export {
@@ -282,7 +279,6 @@ export {
   type WebhookTarget,
   type AllowOptions,
   type DenyOptions,
-  type WebhookFailure,
   type AdmissionOperation,
   type AdmissionResponse,
   type AdmissionStatus,

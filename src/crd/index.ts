@@ -1,7 +1,7 @@
 export { customResource, isCustomResource, type CustomResource, type CustomObject, type VersionObjects, type StorageVersion, type CrdArguments } from './customResource.js';
 export { CustomResourceSchemaError } from './CustomResourceSchemaError.js';
 export { jsonSchema, type TypedJsonSchema } from './jsonSchema.js';
-export type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceConversion } from './crdObject.js';
+export type { CustomResourceDefinition } from './crdObject.js';
 export type { CrdOptions } from './crdConversion.js';
 export type { ConversionOptions } from './conversion.js';
 export type { CustomResourceOptions, MultiVersionOptions, NamesOptions, ServedVersionOptions, VersionOptions, PrinterColumn, ScaleSubresource, SelectableField, Subresources } from './options.js';

@@ -18,5 +18,5 @@ export {
   type WebhookCertificates,
 } from './certificates/index.js';
 export { certDirPairs, type CertDirOptions } from './certDir.js';
-export type { WebhookServerMetrics, WebhookPathMetrics } from './webhookMetrics.js';
+export type { WebhookServerMetrics } from './webhookMetrics.js';
 export type { ManagerMetricsSecure } from './servingOptions.js';

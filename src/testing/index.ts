@@ -10,6 +10,5 @@ export type {
 } from './faults/faults.js';
 export type { WatchDelay, WatchDelayOptions } from './watch/watchDelay.js';
 export type { Churn, ChurnOptions } from './faults/churn.js';
-export type { Preconditions } from './storage/storage.js';
 export { StatusError } from './server/StatusError.js';
 export type { Status, StatusDetails } from './server/StatusError.js';
