@@ -163,9 +163,7 @@ export {
 export type {
   CustomResourceOptions,
   MultiVersionOptions,
-  NamesOptions,
   ServedVersionOptions,
-  VersionOptions,
   PrinterColumn,
   ScaleSubresource,
   SelectableField,
