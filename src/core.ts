@@ -165,8 +165,6 @@ export type {
   MultiVersionOptions,
   ServedVersionOptions,
   PrinterColumn,
-  ScaleSubresource,
-  SelectableField,
   Subresources,
   SchemaLike,
   SchemaOutput,

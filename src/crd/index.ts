@@ -4,7 +4,7 @@ export { jsonSchema, type TypedJsonSchema } from './jsonSchema.js';
 export type { CustomResourceDefinition } from './crdObject.js';
 export type { CrdOptions } from './crdConversion.js';
 export type { ConversionOptions } from './conversion.js';
-export type { CustomResourceOptions, MultiVersionOptions, ServedVersionOptions, PrinterColumn, ScaleSubresource, SelectableField, Subresources } from './options.js';
+export type { CustomResourceOptions, MultiVersionOptions, ServedVersionOptions, PrinterColumn, Subresources } from './options.js';
 export type { SchemaLike, SchemaOutput, CheckedSchema, JsonSchemaObject } from './schemaSource.js';
 export { conditions, setCondition } from './conditions.js';
 export type { Condition } from './conditionRules.js';
