@@ -35,11 +35,11 @@ export {
 } from './reflector/index.js';
 
 // DeltaFIFO and the transform hook
-export { deltaFifo, TransformError, type Delta, type DeltaType, type Deltas, type DeltaFifoOptions } from './operators/index.js';
+export { deltaFifo, TransformError, type Delta, type Deltas, type DeltaFifoOptions } from './operators/index.js';
 export { orderedFifo, type OrderedFifoOptions, type OrderedFifoItem, type ReplacedAll, type SyncAll } from './operators/index.js';
 
 // operators: option and detail types
-export { type PredicateValue, type OwnerKeysOptions, type OwnerJoin, type OwnerSource } from './operators/index.js';
+export { type OwnerKeysOptions, type OwnerJoin } from './operators/index.js';
 
 // store
 export {
@@ -62,11 +62,7 @@ export {
   type OwnerReference,
   type LabelSelector,
   type LabelSelectorObject,
-  type LabelRequirement,
-  type LabelOperator,
   type FieldSelector,
-  type FieldRequirement,
-  type FieldOperator,
 } from './store/index.js';
 
 // sources
@@ -76,8 +72,6 @@ export {
   ListDecoder,
   WatchDecoder,
   isTooLargeResourceVersion,
-  parseResourceRef,
-  resourcePath,
   type KubeSourceOptions,
   type BuiltInResources,
   type CustomResourceRef,
@@ -86,10 +80,8 @@ export {
   type ListResponse,
   type ObjectList,
   type SourceIdentity,
-  type WatchEventType,
   type WatchOptions,
   type ParsedResource,
-  type ListPage,
   type PagerOptions,
   type ListAllResult,
   type ListEnvelope,
@@ -105,10 +97,8 @@ export {
   defaultItemBasedRateLimiter,
   type WorkQueueAddOptions,
   type WorkQueueGetOptions,
-  type WorkQueueGetResult,
   type WorkQueueItemsOptions,
   type WorkQueueProcessOptions,
-  type WorkQueueWorker,
   type WorkOutcome,
   type WorkQueueMetrics,
   type DurationHistogram,
@@ -138,29 +128,24 @@ export {
 // writing objects: call options and apply detail
 export {
   type RecordWriteOptions,
-  type ApplyConflict,
   type ObjectClientOptions,
   type CallOptions,
   type WriteOptions,
   type PatchOptions,
-  type PatchType,
   type DeepPartial,
   type DeleteOptions,
-  type DeletePreconditions,
   type ListCallOptions,
   type OwnerReferenceOptions,
-  type OwnedObject,
 } from './client/index.js';
 
 // recording Events: options and detail
-export { type EventRecorderOptions, type EventRecorderStatus, type EventDetails } from './events/index.js';
+export { type EventRecorderOptions, type EventDetails } from './events/index.js';
 
 // transport options
 export { type TransportOptions } from './transport/index.js';
 
 // leader election: the Lease lock's options, and the lock contract for a lock other than a Lease
 export {
-  JITTER_FACTOR,
   type Lease,
   type LeaseLockOptions,
   type ResourceLock,
@@ -172,12 +157,8 @@ export {
 export type {
   CustomResourceOptions,
   MultiVersionOptions,
-  NamesOptions,
   ServedVersionOptions,
-  VersionOptions,
   PrinterColumn,
-  ScaleSubresource,
-  SelectableField,
   Subresources,
   SchemaLike,
   SchemaOutput,
@@ -186,13 +167,9 @@ export type {
   TypedJsonSchema,
   VersionObjects,
   StorageVersion,
-  CustomResourceDefinitionVersion,
-  CustomResourceConversion,
   CrdOptions,
   CrdArguments,
-  ConversionWebhookClient,
   ConversionOptions,
-  ConditionUpdate,
 } from './crd/index.js';
 // Tells this copy of rxkube's definitions from look-alikes (tooling that loads users' modules).
 export { isCustomResource } from './crd/index.js';
@@ -209,7 +186,6 @@ export {
   type CertDirOptions,
   type ManagerMetricsSecure,
   type WebhookServerMetrics,
-  type WebhookPathMetrics,
 } from './manager/index.js';
 // the runner's certificates: generated for webhooks and tests, and read back
 export {
@@ -223,9 +199,7 @@ export {
   type GenerateCaOptions,
   type ServingOptions,
   type PairDescription,
-  type CertificateErrorCode,
   CertificateProvisionError,
-  type CertificateProvisionStep,
   type WebhookCertificates,
 } from './manager/index.js';
 
@@ -275,7 +249,6 @@ export { printable, type PrintableOptions } from './errors/printable.js';
 export {
   isWebhook,
   AdmissionWebhookError,
-  type AdmissionWebhook,
   type OperationContexts,
   type AdmissionContextBase,
   type ParsedWebhookOptions,
@@ -287,7 +260,6 @@ export {
   type WebhookTarget,
   type AllowOptions,
   type DenyOptions,
-  type WebhookFailure,
   type AdmissionOperation,
   type AdmissionResponse,
   type AdmissionStatus,
@@ -296,4 +268,4 @@ export {
   type GroupVersionResource,
 } from './admission/index.js';
 // conversion webhooks: ConversionReviews answered with a definition's converters (attached as admission.conversion)
-export { conversionWebhook, type ConversionWebhook, type ConversionWebhookOptions, type ConversionAnswer, type ConvertedKind } from './admission/conversion.js';
+export { conversionWebhook, type ConversionWebhook, type ConversionWebhookOptions } from './admission/conversion.js';

@@ -37,7 +37,6 @@ export {
   isInvalid,
   isServerError,
   DecodeError,
-  type DecodeErrorCode,
   ConnectionError,
   ResourceNotServedError,
   type KubeSource,
@@ -134,8 +133,6 @@ export {
   type CustomResource,
   type CustomObject,
   type CustomResourceDefinition,
-  type ValidationResult,
-  type ValidationIssue,
 } from './crd/index.js';
 
 // admission webhooks: validating and mutating handlers typed for their resource, and the configurations that register them

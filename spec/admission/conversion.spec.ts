@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { customResource, setErrorReporter } from '../../src/index.js';
 import { CallbackError } from '../../src/core.js';
-import { conversionWebhook, type ConversionAnswer } from '../../src/admission/conversion.js';
+import { conversionWebhook, type ConversionWebhook } from '../../src/admission/conversion.js';
 import { conversionReview, Website } from './websiteVersions.js';
 
 const signal = new AbortController().signal;
@@ -15,7 +15,7 @@ interface ReviewBody {
   kind: string;
   response: { uid: string; convertedObjects: Record<string, unknown>[]; result: { status: string; message?: string } };
 }
-const bodyOf = (a: ConversionAnswer): ReviewBody => a.body as ReviewBody;
+const bodyOf = (a: Awaited<ReturnType<ConversionWebhook['review']>>): ReviewBody => a.body as ReviewBody;
 
 const reported: Error[] = [];
 setErrorReporter((err) => reported.push(err));

@@ -5,7 +5,7 @@ import { toStandardJsonSchema } from '@valibot/to-json-schema';
 import { customResource, jsonSchema, kubeSource, objectClient } from '../../src/index.js';
 import { isCustomResource } from '../../src/core.js';
 import { offlineKubeConfig } from '../helpers/offlineKubeConfig.js';
-import { parseResourceRef } from '../../src/core.js';
+import { parseResourceRef } from '../../src/sources/resourceRef.js';
 
 const spec = z.object({ image: z.string().min(1), replicas: z.number().int().min(0).max(50).default(1) });
 const status = z.object({ readyReplicas: z.number().int().optional() });

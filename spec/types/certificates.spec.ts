@@ -8,8 +8,6 @@ import {
   generateCa,
   issueServing,
   selfSigned,
-  type CertificateErrorCode,
-  type CertificateProvisionStep,
   type IssuedPair,
   type PairDescription,
   type TlsPair,
@@ -29,8 +27,8 @@ describe('certificate types', () => {
     expectTypeOf(describePair).returns.resolves.toEqualTypeOf<PairDescription>();
     expectTypeOf<IssuedPair>().toExtend<TlsPair>();
     expectTypeOf<PairDescription['issuerCa']>().toEqualTypeOf<string | undefined>();
-    expectTypeOf<CertificateError['code']>().toEqualTypeOf<CertificateErrorCode>();
-    expectTypeOf<CertificateProvisionError['step']>().toEqualTypeOf<CertificateProvisionStep>();
+    expectTypeOf<CertificateError['code']>().toEqualTypeOf<'malformed-certificate' | 'malformed-key' | 'key-mismatch' | 'not-a-ca' | 'unsupported-key'>();
+    expectTypeOf<CertificateProvisionError['step']>().toEqualTypeOf<'read' | 'generate' | 'write-secret' | 'write-bundle' | 'crd-without-webhook' | 'serve'>();
     const typed = async (pair: TlsPair): Promise<void> => {
       // @ts-expect-error: a pair is read-only
       pair.cert = '';

@@ -8,7 +8,6 @@ import {
   maxOfRateLimiter,
   workQueue,
   type WorkQueueAddOptions,
-  type WorkQueueGetResult,
   type RateLimiter,
   type WorkOutcome,
   type WorkQueue,
@@ -42,7 +41,9 @@ describe('work queue types', () => {
 
     q.add('a');
     const got = await q.get();
-    expectTypeOf(got).toEqualTypeOf<WorkQueueGetResult<string>>();
+    expectTypeOf(got).toEqualTypeOf<
+      { readonly shutdown: false; readonly item: string; readonly priority: number } | { readonly shutdown: true; readonly item?: undefined; readonly priority?: undefined }
+    >();
     if (!got.shutdown) {
       expectTypeOf(got.item).toEqualTypeOf<string>();
       expectTypeOf(got.priority).toEqualTypeOf<number>();

@@ -22,24 +22,16 @@ export interface ConversionWebhookOptions {
   readonly path?: string;
 }
 
-/** A conversion webhook's answer: a converter that threw says so, for the server's metrics. */
-export interface ConversionAnswer extends WebhookAnswer {
-  /** `'threw'` when a converter threw and the review failed because of it. */
-  readonly failure?: 'threw';
-}
-
-/** A custom resource a conversion webhook converts, by its API group and kind. */
-export interface ConvertedKind {
-  readonly group: string;
-  readonly kind: string;
-}
+/** A conversion webhook's answer. */
+type ConversionAnswer = Awaited<ReturnType<ConversionWebhook['review']>>;
 
 /** A webhook that answers ConversionReviews for custom resources with converters. */
 export interface ConversionWebhook extends Webhook {
   readonly type: 'conversion';
   /** The group and kind of each definition it converts, in the order given: `webhookManifests` points their CRDs at its path. */
-  readonly converts: readonly ConvertedKind[];
-  review(body: unknown, signal: AbortSignal): Promise<ConversionAnswer>;
+  readonly converts: readonly { readonly group: string; readonly kind: string }[];
+  /** Answers a ConversionReview; `failure` is `'threw'` when a converter threw and the review failed because of it, for the server's metrics. */
+  review(body: unknown, signal: AbortSignal): Promise<WebhookAnswer & { readonly failure?: 'threw' }>;
 }
 
 const REVIEW_API_VERSION = 'apiextensions.k8s.io/v1';

@@ -27,7 +27,6 @@ export type { AdmissionVerdict, AllowOptions, DenyOptions } from './verdict.js';
 export type {
   Webhook,
   WebhookAnswer,
-  WebhookFailure,
   Operation as AdmissionOperation,
   AdmissionReview,
   AdmissionRequest,

@@ -4,7 +4,7 @@ import { printable } from '../errors/printable.js';
 import { reportError } from '../errors/reportError.js';
 import { AdmissionWebhookError } from './AdmissionWebhookError.js';
 import { bounded, MAX_MESSAGE_LENGTH, MAX_WARNING_LENGTH } from './verdict.js';
-import type { AdmissionRequest, AdmissionResponse, WebhookAnswer, WebhookFailure } from './types.js';
+import type { AdmissionRequest, AdmissionResponse, WebhookAnswer } from './types.js';
 import type { WebhookTarget } from './target.js';
 import { isRecord } from '../crd/schemaNodes.js';
 
@@ -72,7 +72,7 @@ export function badRequest(problem: string): WebhookAnswer {
 }
 
 /** A 200 answer carrying a review response; the uid is always the request's. */
-export function reviewAnswer(uid: string, response: Omit<AdmissionResponse, 'uid'>, failure?: WebhookFailure): WebhookAnswer {
+export function reviewAnswer(uid: string, response: Omit<AdmissionResponse, 'uid'>, failure?: WebhookAnswer['failure']): WebhookAnswer {
   return {
     status: 200,
     body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { ...response, uid } },

@@ -86,20 +86,17 @@ export interface AdmissionReview<T extends KubeObject = KubeObject> {
   readonly response?: AdmissionResponse;
 }
 
-/**
- * How a review went wrong on rxkube's side, for the server's counters:
- * the handler threw or rejected, overran its deadline, asked for a patch
- * admission may not apply, or the body was not a review.
- */
-export type WebhookFailure = 'threw' | 'timeout' | 'forbiddenPatch' | 'badRequest' | 'internal';
-
 /** What the webhook server writes back: an HTTP status and a JSON body. */
 export interface WebhookAnswer {
   readonly status: number;
   /** A JSON value: the AdmissionReview (ConversionReview) answer, or a short explanation on 400. */
   readonly body: unknown;
-  /** Set when the answer reports a failure rather than the handler's verdict. */
-  readonly failure?: WebhookFailure;
+  /**
+   * Set when the answer reports a failure rather than the handler's verdict: how the review went wrong on
+   * rxkube's side, for the server's counters (the handler threw or rejected, overran its deadline, asked for a
+   * patch admission may not apply, or the body was not a review).
+   */
+  readonly failure?: 'threw' | 'timeout' | 'forbiddenPatch' | 'badRequest' | 'internal';
 }
 
 /**

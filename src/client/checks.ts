@@ -1,6 +1,8 @@
 import type { KubeObject } from '../store/types.js';
-import type { CallOptions, DeleteOptions, PatchType } from './types.js';
+import type { CallOptions, DeleteOptions, PatchOptions } from './types.js';
 import { describeValue } from '../options/validate.js';
+
+type PatchType = NonNullable<PatchOptions['type']>;
 
 // The checks an object client makes before sending anything: a mistake in a call throws a TypeError
 // naming the argument and the value, synchronously, and no request goes out.

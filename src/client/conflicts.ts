@@ -1,29 +1,5 @@
 import { KubeApiError } from '../sources/errors/KubeApiError.js';
 
-/**
- * One field a server-side apply could not take: which field manager owns
- * it, and the field, as the server named them.
- *
- * ## Example
- * ```ts
- * import { applyConflicts } from 'rxkube';
- * import type { ApplyConflict } from 'rxkube/core';
- * declare const err: unknown; // what a refused server-side apply threw
- *
- * const fields: readonly ApplyConflict[] = applyConflicts(err); // [{ manager: 'kubectl', field: '.spec.replicas', … }]
- * ```
- */
-export interface ApplyConflict {
-  /** The field manager that owns the field (`kubectl`, `helm`, another controller). */
-  readonly manager: string;
-  /** How the manager wrote it: `Update` (a create, replace or patch, with its apiVersion) or `Apply`. */
-  readonly operation: 'Apply' | 'Update';
-  /** The field, as the server names it: `.spec.replicas`, `.metadata.labels.app`. */
-  readonly field: string;
-  /** The server's own wording: `conflict with "kubectl" using apps/v1`. */
-  readonly message: string;
-}
-
 /** `conflict with "name"` or `conflict with "name" using apps/v1 [at time]`: the manager is a quoted string. */
 const CONFLICT_CAUSE = /^conflict with ("(?:[^"\\]|\\.)*")( using )?/;
 
@@ -73,9 +49,18 @@ export function isApplyConflict(err: unknown): err is KubeApiError {
  * @param err Anything caught.
  * @returns One entry per conflicting field, in the server's order.
  */
-export function applyConflicts(err: unknown): readonly ApplyConflict[] {
+export function applyConflicts(err: unknown): readonly {
+  /** The field manager that owns the field (`kubectl`, `helm`, another controller). */
+  readonly manager: string;
+  /** How the manager wrote it: `Update` (a create, replace or patch, with its apiVersion) or `Apply`. */
+  readonly operation: 'Apply' | 'Update';
+  /** The field, as the server names it: `.spec.replicas`, `.metadata.labels.app`. */
+  readonly field: string;
+  /** The server's own wording: `conflict with "kubectl" using apps/v1`. */
+  readonly message: string;
+}[] {
   if (!isApplyConflict(err)) return [];
-  const out: ApplyConflict[] = [];
+  const out: ReturnType<typeof applyConflicts>[number][] = [];
   for (const cause of err.details?.details?.causes ?? []) {
     if (cause.reason !== 'FieldManagerConflict') continue;
     const message = cause.message ?? '';

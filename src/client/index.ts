@@ -5,14 +5,12 @@ export type {
   CallOptions,
   WriteOptions,
   PatchOptions,
-  PatchType,
   ApplyOptions,
   ApplyConfiguration,
   DeepPartial,
   DeleteOptions,
-  DeletePreconditions,
   ListCallOptions,
 } from './types.js';
-export { isApplyConflict, applyConflicts, type ApplyConflict } from './conflicts.js';
+export { isApplyConflict, applyConflicts } from './conflicts.js';
 export { recordWrite, type RecordWriteOptions } from './recordWrite.js';
-export { ownerReference, type OwnerReferenceOptions, type OwnedObject } from './ownerReference.js';
+export { ownerReference, type OwnerReferenceOptions } from './ownerReference.js';

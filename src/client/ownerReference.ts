@@ -2,11 +2,6 @@ import { printable } from '../errors/printable.js';
 import { describeValue, booleanOption } from '../options/validate.js';
 import type { KubeObject, OwnerReference } from '../store/types.js';
 
-/** What {@link ownerReference} checks the owner against: the object that will carry the reference. */
-export interface OwnedObject {
-  readonly metadata?: { readonly namespace?: string | undefined; readonly ownerReferences?: readonly Partial<OwnerReference>[] | undefined } | undefined;
-}
-
 /**
  * Options of {@link ownerReference}.
  *
@@ -33,7 +28,7 @@ export interface OwnerReferenceOptions {
    * (CR-122). Its `metadata.namespace` must be set when it is namespaced.
    * @default undefined (not checked)
    */
-  readonly for?: OwnedObject;
+  readonly for?: { readonly metadata?: { readonly namespace?: string | undefined; readonly ownerReferences?: readonly Partial<OwnerReference>[] | undefined } | undefined };
 }
 
 /** Printable, bounded text of a name read from an object. */
@@ -98,7 +93,7 @@ export function ownerReference(owner: KubeObject, opts: OwnerReferenceOptions = 
 }
 
 /** The garbage collector's rules (CR-121) and controller-runtime's one-controller rule (CR-122). */
-function checkOwnable(ref: OwnerReference, ownerNamespace: string | undefined, child: OwnedObject): void {
+function checkOwnable(ref: OwnerReference, ownerNamespace: string | undefined, child: NonNullable<OwnerReferenceOptions['for']>): void {
   if (child === null || typeof child !== 'object') throw new TypeError(`ownerReference: option "for" must be the dependent object, got ${describeValue(child)}`);
   const what = `${ref.kind} ${shown(ref.name)}`;
   const childNamespace = child.metadata?.namespace;

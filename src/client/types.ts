@@ -4,26 +4,6 @@ import type { ListAllResult } from '../sources/pager.js';
 import type { KubeObject } from '../store/types.js';
 
 /**
- * How a {@link ObjectClient.patch} body is to be read by the server.
- *
- * `merge` sends an RFC 7386 merge patch (objects merge, `null` deletes, lists are replaced), `json` an RFC 6902
- * list of operations, `strategic` Kubernetes' strategic merge patch (lists of built-in types merge by key).
- * Server-side apply has its own method, {@link ObjectClient.apply}.
- *
- * ## Example
- * ```ts
- * import { objectClient } from 'rxkube';
- * import { type PatchType } from 'rxkube/core';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kc: KubeConfig;
- *
- * const type: PatchType = 'json';
- * await objectClient(kc, 'v1/pods', { namespace: 'default' }).patch('web', [{ op: 'remove', path: '/metadata/labels/old' }], { type });
- * ```
- */
-export type PatchType = 'merge' | 'json' | 'strategic';
-
-/**
  * Options every call of an {@link ObjectClient} takes.
  *
  * ## Example
@@ -80,11 +60,12 @@ export interface WriteOptions extends CallOptions {
  */
 export interface PatchOptions extends WriteOptions {
   /**
-   * `merge` (RFC 7386 JSON merge patch), `json` (RFC 6902 JSON patch: an array of operations) or `strategic`
-   * (Kubernetes' strategic merge patch, built-in types only).
+   * How the server reads the body: `merge` (RFC 7386 JSON merge patch: objects merge, `null` deletes, lists are
+   * replaced), `json` (RFC 6902 JSON patch: an array of operations) or `strategic` (Kubernetes' strategic merge
+   * patch, built-in types only: lists merge by key). Server-side apply has its own method, {@link ObjectClient.apply}.
    * @default 'merge'
    */
-  readonly type?: PatchType;
+  readonly type?: 'merge' | 'json' | 'strategic';
 }
 
 /**
@@ -112,25 +93,6 @@ export interface ApplyOptions extends WriteOptions {
 }
 
 /**
- * Preconditions of a delete: the server refuses with 409 Conflict when the object no longer matches.
- *
- * ## Example
- * ```ts
- * import { objectClient } from 'rxkube';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kc: KubeConfig;
- * import type { V1ConfigMap } from '@kubernetes/client-node';
- * declare const cm: V1ConfigMap;
- *
- * await objectClient(kc, 'v1/configmaps', { namespace: 'default' }).delete('cfg', { preconditions: { uid: cm.metadata?.uid } });
- * ```
- */
-export interface DeletePreconditions {
-  readonly uid?: string;
-  readonly resourceVersion?: string;
-}
-
-/**
  * Options of {@link ObjectClient.delete}.
  *
  * ## Example
@@ -143,8 +105,11 @@ export interface DeletePreconditions {
  * ```
  */
 export interface DeleteOptions extends CallOptions {
-  /** Delete only if the object still has this uid and/or resourceVersion. @default undefined (unconditional) */
-  readonly preconditions?: DeletePreconditions;
+  /**
+   * Delete only if the object still has this uid and/or resourceVersion; the server refuses with 409 Conflict
+   * when it no longer matches (`{ preconditions: { uid: cm.metadata?.uid } }`). @default undefined (unconditional)
+   */
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
   /** What happens to dependents: `Orphan`, `Background` or `Foreground`. @default undefined (the resource's default) */
   readonly propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   /** Seconds of grace before the object is removed (pods). @default undefined (the object's own) */

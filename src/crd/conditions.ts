@@ -55,20 +55,8 @@ export function conditions(): TypedJsonSchema<Condition[]> {
   } as unknown as TypedJsonSchema<Condition[]>;
 }
 
-/** What {@link setCondition} takes: a condition whose `message` and `lastTransitionTime` may be left out. */
-export interface ConditionUpdate {
-  readonly type: string;
-  readonly status: 'True' | 'False' | 'Unknown';
-  readonly reason: string;
-  /** @default '' */
-  readonly message?: string;
-  readonly observedGeneration?: number;
-  /**
-   * Used only when the condition is new or its status changes.
-   * @default `now`, to the second
-   */
-  readonly lastTransitionTime?: string;
-}
+/** What setCondition takes: a condition whose `message` and `lastTransitionTime` may be left out. */
+type ConditionUpdate = Parameters<typeof setCondition>[1];
 
 const TYPE = new RegExp(CONDITION_TYPE_PATTERN);
 const REASON = new RegExp(CONDITION_REASON_PATTERN);
@@ -95,11 +83,16 @@ const REASON = new RegExp(CONDITION_REASON_PATTERN);
  * ```
  *
  * @param conditions The current list (`status.conditions`), or undefined.
- * @param update The condition to set.
+ * @param update The condition to set; its `message` may be left out (`''`), and its `lastTransitionTime`,
+ *   used only when the condition is new or its status changes (`now`, to the second).
  * @param now The time of a transition without its own.
  * @returns The list with the condition set: a new array, or the one given when nothing changed (treat it as read-only).
  */
-export function setCondition(conditions: readonly Condition[] | undefined, update: ConditionUpdate, now: Date = new Date()): Condition[] {
+export function setCondition(
+  conditions: readonly Condition[] | undefined,
+  update: Omit<Condition, 'message' | 'lastTransitionTime'> & { readonly message?: string; readonly lastTransitionTime?: string },
+  now: Date = new Date(),
+): Condition[] {
   checkUpdate(update, now);
   const list = conditions ?? [];
   const index = list.findIndex((c) => c.type === update.type);

@@ -6,36 +6,33 @@ import { pathProblem } from './webhookPath.js';
 // crd(options): the CRD's spec.conversion for a definition with converters (WH-42, WH-43), checked as
 // apiextensions validation checks a WebhookClientConfig.
 
-/** Where the API server reaches the conversion webhook: a Service in the cluster, or a URL. */
-export type ConversionWebhookClient =
-  | {
-      /** The Service in front of the runner. */
-      readonly service: {
-        readonly namespace: string;
-        readonly name: string;
-        /**
-         * The Service's port.
-         * @default 443
-         */
-        readonly port?: number;
-        /**
-         * The path the webhook serves.
-         * @default '/convert'
-         */
-        readonly path?: string;
-      };
-      readonly url?: never;
-    }
-  | {
-      /** An `https://` URL with no query, fragment or user info. */
-      readonly url: string;
-      readonly service?: never;
-    };
-
 /** Options of a definition's `crd()`; a definition with `conversion` needs them, one without takes none. */
 export interface CrdOptions {
-  /** Where the API server sends ConversionReviews for this resource. */
-  readonly conversionWebhook: ConversionWebhookClient;
+  /** Where the API server sends ConversionReviews for this resource: a Service in the cluster, or a URL. */
+  readonly conversionWebhook:
+    | {
+        /** The Service in front of the runner. */
+        readonly service: {
+          readonly namespace: string;
+          readonly name: string;
+          /**
+           * The Service's port.
+           * @default 443
+           */
+          readonly port?: number;
+          /**
+           * The path the webhook serves.
+           * @default '/convert'
+           */
+          readonly path?: string;
+        };
+        readonly url?: never;
+      }
+    | {
+        /** An `https://` URL with no query, fragment or user info. */
+        readonly url: string;
+        readonly service?: never;
+      };
   /**
    * The PEM certificate(s) the API server trusts for the webhook's serving certificate; written base64-encoded as the
    * CRD's `caBundle`. None leaves it to whoever injects it (cert-manager's CA injector, or the runner's provisioned certificates).
@@ -77,7 +74,7 @@ export function crdFor(kind: string, base: CustomResourceDefinition, converts: b
 function clientConfigOf(where: string, value: unknown): Pick<CustomResourceConversion['webhook']['clientConfig'], 'service' | 'url'> {
   const at = `${where}: conversionWebhook`;
   if (value === undefined) throw new TypeError(`${at} is required: { service: { namespace, name, port?, path? } } or { url }`);
-  const record = checkOptionNames(at, value, optionNames<ConversionWebhookClient>({ service: true, url: true }));
+  const record = checkOptionNames(at, value, optionNames<CrdOptions['conversionWebhook']>({ service: true, url: true }));
   if ((record['service'] === undefined) === (record['url'] === undefined)) {
     throw new TypeError(`${at} must have exactly one of service and url, got ${describeValue(value)}`);
   }
@@ -85,7 +82,7 @@ function clientConfigOf(where: string, value: unknown): Pick<CustomResourceConve
 }
 
 function serviceOf(at: string, value: unknown): { namespace: string; name: string; path: string; port: number } {
-  const s = checkOptionNames(at, value, optionNames<Extract<ConversionWebhookClient, { service: unknown }>['service']>({ namespace: true, name: true, port: true, path: true }));
+  const s = checkOptionNames(at, value, optionNames<Extract<CrdOptions['conversionWebhook'], { service: unknown }>['service']>({ namespace: true, name: true, port: true, path: true }));
   const label = (field: string, pattern: RegExp, what: string): string => {
     const v = s[field];
     if (typeof v !== 'string' || v.length > 63 || !pattern.test(v)) throw new TypeError(`${at}.${field} must be ${what}, got ${describeValue(v)}`);

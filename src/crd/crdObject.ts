@@ -1,19 +1,6 @@
 import type { ParsedDefinition, ParsedVersion } from './definition.js';
 import { deepFreeze } from '../store/deepFreeze.js';
 
-/** One version of a {@link CustomResourceDefinition}. */
-export interface CustomResourceDefinitionVersion {
-  readonly name: string;
-  readonly served: boolean;
-  readonly storage: boolean;
-  readonly deprecated?: boolean;
-  readonly deprecationWarning?: string;
-  readonly schema: { readonly openAPIV3Schema: Readonly<Record<string, unknown>> };
-  readonly subresources?: { readonly status?: Readonly<Record<string, never>>; readonly scale?: Readonly<Record<string, string>> };
-  readonly additionalPrinterColumns?: readonly Readonly<Record<string, unknown>>[];
-  readonly selectableFields?: readonly { readonly jsonPath: string }[];
-}
-
 /**
  * An `apiextensions.k8s.io/v1` CustomResourceDefinition as plain JSON, as
  * `kubectl apply` and the API server take it. Made by a definition's `crd()`.
@@ -33,25 +20,41 @@ export interface CustomResourceDefinition {
       readonly categories?: readonly string[];
     };
     readonly scope: 'Namespaced' | 'Cluster';
-    readonly versions: readonly CustomResourceDefinitionVersion[];
-    /** How the API server converts objects between versions; absent means `None` (only apiVersion changes). */
-    readonly conversion?: CustomResourceConversion;
-  };
-}
-
-/** A CRD's `spec.conversion` with a webhook, as a definition's `crd(options)` writes it. */
-export interface CustomResourceConversion {
-  readonly strategy: 'Webhook';
-  readonly webhook: {
-    readonly conversionReviewVersions: readonly ['v1'];
-    readonly clientConfig: {
-      readonly service?: { readonly namespace: string; readonly name: string; readonly path: string; readonly port: number };
-      readonly url?: string;
-      /** Base64 of the PEM certificates the API server trusts for the webhook. */
-      readonly caBundle?: string;
+    readonly versions: readonly {
+      readonly name: string;
+      readonly served: boolean;
+      readonly storage: boolean;
+      readonly deprecated?: boolean;
+      readonly deprecationWarning?: string;
+      readonly schema: { readonly openAPIV3Schema: Readonly<Record<string, unknown>> };
+      readonly subresources?: { readonly status?: Readonly<Record<string, never>>; readonly scale?: Readonly<Record<string, string>> };
+      readonly additionalPrinterColumns?: readonly Readonly<Record<string, unknown>>[];
+      readonly selectableFields?: readonly { readonly jsonPath: string }[];
+    }[];
+    /**
+     * How the API server converts objects between versions; absent means `None` (only apiVersion changes).
+     * A definition's `crd(options)` writes a webhook here.
+     */
+    readonly conversion?: {
+      readonly strategy: 'Webhook';
+      readonly webhook: {
+        readonly conversionReviewVersions: readonly ['v1'];
+        readonly clientConfig: {
+          readonly service?: { readonly namespace: string; readonly name: string; readonly path: string; readonly port: number };
+          readonly url?: string;
+          /** Base64 of the PEM certificates the API server trusts for the webhook. */
+          readonly caBundle?: string;
+        };
+      };
     };
   };
 }
+
+/** One version of a CRD. */
+type CustomResourceDefinitionVersion = CustomResourceDefinition['spec']['versions'][number];
+
+/** A CRD's `spec.conversion` with a webhook, as a definition's `crd(options)` writes it. */
+export type CustomResourceConversion = NonNullable<CustomResourceDefinition['spec']['conversion']>;
 
 /** The CRD of a checked definition, deep-frozen. */
 export function buildCrd(def: ParsedDefinition): CustomResourceDefinition {

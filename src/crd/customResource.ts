@@ -77,9 +77,12 @@ export interface CustomResource<T extends KubeObject = KubeObject, Versions exte
    * Validates an object of this view's version: `apiVersion`, `kind` and
    * the metadata's shape, then `spec` and `status` by the schema library's
    * own validator (synchronously; a schema with async refinements throws a
-   * TypeError). Issues name fields as kube-apiserver does (`spec.replicas`).
+   * TypeError). The answer has Standard Schema's shape: the object as the
+   * schemas read it (defaults and transforms applied), or the issues, each a
+   * field named as kube-apiserver names it (`spec.replicas`,
+   * `spec.ports[0].name`) and what is wrong with it.
    */
-  validate(obj: unknown): ValidationResult<T>;
+  validate(obj: unknown): { readonly value: T; readonly issues?: undefined } | { readonly issues: readonly { readonly path: string; readonly message: string }[] };
   /** The view of another version of the definition: the same CRD, that version's type and validator. */
   forVersion<V extends keyof Versions & string>(version: V): CustomResource<Versions[V], Versions, Conversion>;
 }

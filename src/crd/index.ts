@@ -1,11 +1,10 @@
 export { customResource, isCustomResource, type CustomResource, type CustomObject, type VersionObjects, type StorageVersion, type CrdArguments } from './customResource.js';
 export { CustomResourceSchemaError } from './CustomResourceSchemaError.js';
 export { jsonSchema, type TypedJsonSchema } from './jsonSchema.js';
-export type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceConversion } from './crdObject.js';
-export type { CrdOptions, ConversionWebhookClient } from './crdConversion.js';
+export type { CustomResourceDefinition } from './crdObject.js';
+export type { CrdOptions } from './crdConversion.js';
 export type { ConversionOptions } from './conversion.js';
-export type { ValidationIssue, ValidationResult } from './validateObject.js';
-export type { CustomResourceOptions, MultiVersionOptions, NamesOptions, ServedVersionOptions, VersionOptions, PrinterColumn, ScaleSubresource, SelectableField, Subresources } from './options.js';
+export type { CustomResourceOptions, MultiVersionOptions, ServedVersionOptions, PrinterColumn, Subresources } from './options.js';
 export type { SchemaLike, SchemaOutput, CheckedSchema, JsonSchemaObject } from './schemaSource.js';
-export { conditions, setCondition, type ConditionUpdate } from './conditions.js';
+export { conditions, setCondition } from './conditions.js';
 export type { Condition } from './conditionRules.js';

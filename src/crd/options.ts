@@ -19,27 +19,19 @@ export interface PrinterColumn {
   readonly priority?: number;
 }
 
-/** The `/scale` subresource: where the desired and observed replica counts live. */
-export interface ScaleSubresource {
-  /** `.spec.replicas`: an integer field under `.spec`. */
-  readonly specReplicasPath: string;
-  /** `.status.replicas`: an integer field under `.status`. */
-  readonly statusReplicasPath: string;
-  /** `.status.selector`: a string field holding the label selector, for the HorizontalPodAutoscaler. */
-  readonly labelSelectorPath?: string;
-}
-
 /** The subresources a version serves. */
 export interface Subresources {
   /** Serve `/status`: writes of the main resource ignore status, writes of `/status` ignore the rest. */
   readonly status?: true;
-  /** Serve `/scale`. */
-  readonly scale?: ScaleSubresource;
-}
-
-/** A field `--field-selector` may select on (`.spec.color`): a string, integer or boolean field. */
-export interface SelectableField {
-  readonly jsonPath: string;
+  /** Serve `/scale`: where the desired and observed replica counts live. */
+  readonly scale?: {
+    /** `.spec.replicas`: an integer field under `.spec`. */
+    readonly specReplicasPath: string;
+    /** `.status.replicas`: an integer field under `.status`. */
+    readonly statusReplicasPath: string;
+    /** `.status.selector`: a string field holding the label selector, for the HorizontalPodAutoscaler. */
+    readonly labelSelectorPath?: string;
+  };
 }
 
 /** What one version of a custom resource declares. */
@@ -52,8 +44,8 @@ export interface VersionOptions<S = unknown, St = unknown> {
   readonly printerColumns?: readonly PrinterColumn[];
   /** The `/status` and `/scale` subresources. */
   readonly subresources?: Subresources;
-  /** Fields field selectors may use (at most 8). */
-  readonly selectableFields?: readonly SelectableField[];
+  /** Fields field selectors may use (at most 8), each a string, integer or boolean field (`{ jsonPath: '.spec.color' }`). */
+  readonly selectableFields?: readonly { readonly jsonPath: string }[];
 }
 
 /** How a custom resource is named, and where it lives: the options every definition shares. */

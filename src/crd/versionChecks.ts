@@ -1,6 +1,6 @@
 import { checkOptionNames, describeValue, optionNames } from '../options/validate.js';
 import { isRecord, type Node } from './schemaNodes.js';
-import type { PrinterColumn, ScaleSubresource, Subresources } from './options.js';
+import type { PrinterColumn, Subresources } from './options.js';
 
 // The parts of a version besides its schema, checked as apiextensions validation checks them (CR-6, CR-7),
 // and the paths they name found in the version's schema.
@@ -56,7 +56,7 @@ export function checkSubresources(where: string, value: unknown, schema: Node, h
   const scale = value['scale'];
   if (scale !== undefined) {
     if (!isRecord(scale)) throw new TypeError(`${where}: subresources.scale must be an object, got ${describeValue(scale)}`);
-    checkOptionNames(`${where}: subresources.scale`, scale, optionNames<ScaleSubresource>({ specReplicasPath: true, statusReplicasPath: true, labelSelectorPath: true }));
+    checkOptionNames(`${where}: subresources.scale`, scale, optionNames<NonNullable<Subresources['scale']>>({ specReplicasPath: true, statusReplicasPath: true, labelSelectorPath: true }));
     scalePath(where, schema, 'specReplicasPath', scale['specReplicasPath'], ['.spec.'], 'integer');
     scalePath(where, schema, 'statusReplicasPath', scale['statusReplicasPath'], ['.status.'], 'integer');
     if (scale['labelSelectorPath'] !== undefined) scalePath(where, schema, 'labelSelectorPath', scale['labelSelectorPath'], ['.spec.', '.status.'], 'string');

@@ -1,2 +1,2 @@
 export { recorder } from './recorder.js';
-export type { EventRecorder, EventRecorderOptions, EventRecorderStatus, EventDetails } from './types.js';
+export type { EventRecorder, EventRecorderOptions, EventDetails } from './types.js';

@@ -8,7 +8,7 @@ import { isNotFound } from '../sources/errors/guards.js';
 import type { KubeObject } from '../store/types.js';
 import { checkDetails, eventName, microTime, NAME_LIMIT, objectKey, referenceTo, seriesKey, truncateNote, type EventBody } from './eventObject.js';
 import { ObjectBuckets } from './objectBuckets.js';
-import type { EventDetails, EventRecorder, EventRecorderOptions, EventRecorderStatus } from './types.js';
+import type { EventDetails, EventRecorder, EventRecorderOptions } from './types.js';
 import { describeValue } from '../options/validate.js';
 
 /** One Event and its series: what repeats of an event fold into. */
@@ -260,7 +260,7 @@ class Recorder implements EventRecorder {
     while (this.#running !== undefined) await this.#running;
   }
 
-  status(): EventRecorderStatus {
+  status(): ReturnType<EventRecorder['status']> {
     return { ...this.#counts, pending: this.#queue.length + this.#inFlight, closed: this.#closed };
   }
 }

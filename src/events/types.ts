@@ -75,39 +75,6 @@ export interface EventDetails {
 }
 
 /**
- * What a recorder has done since it was made.
- *
- * ## Example
- * ```ts
- * import { recorder } from 'rxkube';
- * import { type EventRecorderStatus } from 'rxkube/core';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kc: KubeConfig;
- *
- * const status: EventRecorderStatus = recorder(kc, { reportingController: 'example.com/ctl', reportingInstance: 'ctl-0' }).status();
- * console.log(status.written, status.rateLimited);
- * ```
- */
-export interface EventRecorderStatus {
-  /** Calls of publish. */
-  readonly published: number;
-  /** Events created and series updated on the server. */
-  readonly written: number;
-  /** Publishes folded into a write already waiting (a repeat counted in the series it updates). */
-  readonly folded: number;
-  /** Publishes not written because their object used up its burst (a repeat still counts in its series). */
-  readonly rateLimited: number;
-  /** Publishes dropped: the queue was full, the recorder closed, or the event was malformed. */
-  readonly dropped: number;
-  /** Writes the server or the network refused. */
-  readonly failed: number;
-  /** Writes waiting or in flight. */
-  readonly pending: number;
-  /** True once close() was called or the signal aborted. */
-  readonly closed: boolean;
-}
-
-/**
  * Records Kubernetes Events (`events.k8s.io/v1`) about objects, as
  * client-go's `EventRecorder` and kube-rs's `Recorder` do. Created by
  * {@link recorder}.
@@ -133,6 +100,23 @@ export interface EventRecorder {
   publish(regarding: KubeObject, event: EventDetails): void;
   /** Stops taking events, writes those already published, and resolves once nothing is left (no timer remains). */
   close(): Promise<void>;
-  /** Counters of what the recorder did. */
-  status(): EventRecorderStatus;
+  /** Counters of what the recorder has done since it was made (`recorder(kc, opts).status().written`). */
+  status(): {
+    /** Calls of publish. */
+    readonly published: number;
+    /** Events created and series updated on the server. */
+    readonly written: number;
+    /** Publishes folded into a write already waiting (a repeat counted in the series it updates). */
+    readonly folded: number;
+    /** Publishes not written because their object used up its burst (a repeat still counts in its series). */
+    readonly rateLimited: number;
+    /** Publishes dropped: the queue was full, the recorder closed, or the event was malformed. */
+    readonly dropped: number;
+    /** Writes the server or the network refused. */
+    readonly failed: number;
+    /** Writes waiting or in flight. */
+    readonly pending: number;
+    /** True once close() was called or the signal aborted. */
+    readonly closed: boolean;
+  };
 }

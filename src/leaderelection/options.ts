@@ -6,14 +6,6 @@ import { describeValue } from '../options/validate.js';
  * client-go's `JitterFactor`: a candidate waits `retryPeriod × (1 + r × 1.2)`
  * (r uniform in [0, 1)) between attempts, and `renewDeadline` must exceed
  * `retryPeriod × 1.2`.
- *
- * ## Example
- * ```ts
- * import { JITTER_FACTOR } from 'rxkube/core';
- *
- * const retryPeriod = 2_000;
- * const longestWait = retryPeriod * (1 + JITTER_FACTOR); // 4400 ms between a candidate's attempts
- * ```
  */
 export const JITTER_FACTOR = 1.2;
 

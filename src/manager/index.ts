@@ -14,11 +14,9 @@ export {
   type GenerateCaOptions,
   type ServingOptions,
   type PairDescription,
-  type CertificateErrorCode,
   CertificateProvisionError,
-  type CertificateProvisionStep,
   type WebhookCertificates,
 } from './certificates/index.js';
 export { certDirPairs, type CertDirOptions } from './certDir.js';
-export type { WebhookServerMetrics, WebhookPathMetrics } from './webhookMetrics.js';
+export type { WebhookServerMetrics } from './webhookMetrics.js';
 export type { ManagerMetricsSecure } from './servingOptions.js';

@@ -6,27 +6,25 @@ import { Histogram, type DurationHistogram } from '../workqueue/metrics.js';
  */
 export const WEBHOOK_LATENCY_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** One webhook's series in a {@link WebhookServerMetrics} snapshot. */
-export interface WebhookPathMetrics {
-  /** The webhook's path: the `webhook` label. */
-  readonly path: string;
-  /** Requests answered, by HTTP status code [controller_runtime_webhook_requests_total{code}]. */
-  readonly requests: ReadonlyMap<number, number>;
-  /** Time from the request's headers to the end of its answer, in seconds [controller_runtime_webhook_latency_seconds]. */
-  readonly latency: DurationHistogram;
-  /** Requests being answered now [controller_runtime_webhook_requests_in_flight]. */
-  readonly inFlight: number;
-  /** Answers that report a handler failure, by the answer's `failure` ('threw', 'timeout', …) [rxkube_webhook_failures_total]. */
-  readonly failures: ReadonlyMap<string, number>;
-}
-
 /**
  * A snapshot of the webhook server's metrics: one entry per webhook it
  * serves, in the order given. Requests to other paths are not counted under
  * any webhook: a client choosing paths cannot add series.
  */
 export interface WebhookServerMetrics {
-  readonly webhooks: readonly WebhookPathMetrics[];
+  /** One webhook's series each. */
+  readonly webhooks: readonly {
+    /** The webhook's path: the `webhook` label. */
+    readonly path: string;
+    /** Requests answered, by HTTP status code [controller_runtime_webhook_requests_total{code}]. */
+    readonly requests: ReadonlyMap<number, number>;
+    /** Time from the request's headers to the end of its answer, in seconds [controller_runtime_webhook_latency_seconds]. */
+    readonly latency: DurationHistogram;
+    /** Requests being answered now [controller_runtime_webhook_requests_in_flight]. */
+    readonly inFlight: number;
+    /** Answers that report a handler failure, by the answer's `failure` ('threw', 'timeout', …) [rxkube_webhook_failures_total]. */
+    readonly failures: ReadonlyMap<string, number>;
+  }[];
 }
 
 // Distinct `failure` values kept per webhook; more are counted under 'other', so a handler's text cannot grow the series.

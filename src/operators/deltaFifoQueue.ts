@@ -1,7 +1,9 @@
 import { DeletedFinalStateUnknown, unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import type { KeyListerGetter } from '../store/types.js';
 import { keyOfEntry, transformedEntry, type EntryConfig } from './queueEntry.js';
-import type { Delta, DeltaType, Deltas } from './types.js';
+import type { Delta, Deltas } from './types.js';
+
+type DeltaType = Delta<unknown>['type'];
 
 /** What the queue needs, already validated and defaulted by `deltaFifo`. */
 export interface DeltaFifoQueueConfig<T> extends EntryConfig<T> {

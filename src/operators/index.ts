@@ -1,4 +1,4 @@
-export type { Delta, DeltaType, Deltas } from './types.js';
+export type { Delta, Deltas } from './types.js';
 export { DeletedFinalStateUnknown, unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 export { deltaFifo, type DeltaFifoOptions } from './deltaFifo.js';
 export { orderedFifo, type OrderedFifoOptions } from './orderedFifo.js';
@@ -7,7 +7,7 @@ export { TransformError } from './TransformError.js';
 export { appliedObjects } from './appliedObjects.js';
 export { touchedObjects } from './touchedObjects.js';
 export { predicateFilter } from './predicateFilter.js';
-export { generationChanged, labelsChanged, annotationsChanged, resourceVersionChanged, type Predicate, type PredicateValue } from './predicates.js';
+export { generationChanged, labelsChanged, annotationsChanged, resourceVersionChanged, type Predicate } from './predicates.js';
 export { ownerKeys, type OwnerKeysOptions } from './ownerKeys.js';
-export { joinOwner, type OwnerJoin, type OwnerSource } from './joinOwner.js';
+export { joinOwner, type OwnerJoin } from './joinOwner.js';
 export { debounceByKey } from './debounceByKey.js';

@@ -9,19 +9,6 @@ import { ownerPointers, resolveOwnerOptions, type OwnerKeysOptions, type OwnerPo
 import { describeValue } from '../options/validate.js';
 
 /**
- * The owner side of a join: an informer of the owner resource, or anything
- * that is a stream of owner changes (emitted after its store applied them)
- * with a `store` to read owners from.
- */
-export interface OwnerSource<O> extends Observable<InformerEvent<O>> {
-  /** Read for the owner's current state; an informer's `store`. */
-  readonly store: {
-    /** The owner stored under `key` (`namespace/name`), if any. */
-    getByKey(key: string): O | undefined;
-  };
-}
-
-/**
  * One child paired with one owner.
  * - `upsert`: this is now the pair for `ownerKey`; replace any earlier one
  *   for the same child and owner key.
@@ -89,14 +76,15 @@ interface Joined<C> {
  *   );
  * ```
  *
- * @param owner the owner informer (or any Observable of owner events with a `store`).
+ * @param owner the owner informer, or anything that is a stream of owner changes (emitted after its store
+ *   applied them) with a `store` whose `getByKey(key)` reads the owner's current state.
  * @param options which owner references count; see `OwnerKeysOptions`
  *   (`kind`, `apiVersion`, `controllerOnly` @default true, `namespaced` @default true).
  * @returns an operator from the child's `InformerEvent<C>` to `OwnerJoin<C, O>`.
  * @throws {TypeError} when `owner` is not an Observable with a `store.getByKey` function, or an option is invalid.
  */
 export function joinOwner<C extends KubeObject, O extends KubeObject>(
-  owner: OwnerSource<O>,
+  owner: Observable<InformerEvent<O>> & { readonly store: { getByKey(key: string): O | undefined } },
   options?: OwnerKeysOptions,
 ): OperatorFunction<InformerEvent<C>, OwnerJoin<C, O>> {
   if (typeof owner !== 'object' || owner === null) {

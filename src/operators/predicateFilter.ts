@@ -5,13 +5,13 @@ import type { InformerEvent } from '../informer/InformerEvent.js';
 import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import { metaNamespaceKey } from '../store/keys.js';
 import type { KubeObject } from '../store/types.js';
-import type { Predicate, PredicateValue } from './predicates.js';
+import type { Predicate } from './predicates.js';
 import { describeValue } from '../options/validate.js';
 
 /** Marks a predicate that threw: never equal to anything, so the object passes. */
 const FAILED: unique symbol = Symbol('predicate failed');
 
-type Values = readonly (PredicateValue | typeof FAILED)[];
+type Values = readonly (ReturnType<Predicate<unknown>> | typeof FAILED)[];
 
 /** What predicateFilter remembers about one store key. */
 interface Seen {

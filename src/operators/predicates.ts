@@ -1,13 +1,11 @@
 import type { KubeObject } from '../store/types.js';
 
-/** A value a predicate derives from an object; compared with `Object.is`. */
-export type PredicateValue = string | number | bigint | boolean | null | undefined;
-
 /**
- * Derives the value whose change matters from an object. `undefined` means
- * "cannot tell for this object" (for instance a pod has no `generation`).
+ * Derives the value whose change matters from an object, a scalar compared
+ * with `Object.is`. `undefined` means "cannot tell for this object" (for
+ * instance a pod has no `generation`).
  */
-export type Predicate<T> = (obj: T) => PredicateValue;
+export type Predicate<T> = (obj: T) => string | number | bigint | boolean | null | undefined;
 
 /**
  * The object's `metadata.generation`, which the API server bumps on every
@@ -27,7 +25,7 @@ export type Predicate<T> = (obj: T) => PredicateValue;
  * @param obj the object to read.
  * @returns the generation, or `undefined` when the object has none.
  */
-export function generationChanged(obj: KubeObject): PredicateValue {
+export function generationChanged(obj: KubeObject): number | undefined {
   return obj.metadata?.generation;
 }
 
@@ -47,7 +45,7 @@ export function generationChanged(obj: KubeObject): PredicateValue {
  * @param obj the object to read.
  * @returns the resourceVersion, or `undefined` when the object has none.
  */
-export function resourceVersionChanged(obj: KubeObject): PredicateValue {
+export function resourceVersionChanged(obj: KubeObject): string | undefined {
   return obj.metadata?.resourceVersion;
 }
 
@@ -67,7 +65,7 @@ export function resourceVersionChanged(obj: KubeObject): PredicateValue {
  * @param obj the object to read.
  * @returns a string that changes exactly when the labels change.
  */
-export function labelsChanged(obj: KubeObject): PredicateValue {
+export function labelsChanged(obj: KubeObject): string {
   return canonicalMap(obj.metadata?.labels);
 }
 
@@ -87,7 +85,7 @@ export function labelsChanged(obj: KubeObject): PredicateValue {
  * @param obj the object to read.
  * @returns a string that changes exactly when the annotations change.
  */
-export function annotationsChanged(obj: KubeObject): PredicateValue {
+export function annotationsChanged(obj: KubeObject): string {
   return canonicalMap(obj.metadata?.annotations);
 }
 

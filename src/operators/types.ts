@@ -1,12 +1,9 @@
 import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 
-
-/** What happened to an object, as a DeltaFIFO records it (`Updated` for a change, `Replaced` for a relist, `Sync` for a resync). */
-export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
-
 /** One change to one key. A `Deleted` delta may carry a tombstone. */
 export interface Delta<T> {
-  readonly type: DeltaType;
+  /** What happened to the object: `Updated` for a change, `Replaced` for a relist, `Sync` for a resync. */
+  readonly type: 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
   readonly obj: T | DeletedFinalStateUnknown<T>;
 }
 

@@ -1,4 +1,4 @@
-export type { ListerWatcher, ListOptions, ListResponse, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchBatch, WatchEvent, WatchEventType, WatchOptions } from './types.js';
+export type { ListerWatcher, ListOptions, ListResponse, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchBatch, WatchEvent, WatchOptions } from './types.js';
 export {
   KubeApiError,
   isNotFound,
@@ -11,13 +11,12 @@ export {
   isInvalid,
   isServerError,
   DecodeError,
-  type DecodeErrorCode,
   ConnectionError,
   ResourceNotServedError,
   type StatusDetails,
 } from './errors/index.js';
 export { kubeSource, type KubeSource, type KubeSourceOptions } from './kubeSource.js';
-export { listPages, listAll, type ListPage, type PagerOptions, type ListAllResult } from './pager.js';
+export { listPages, listAll, type PagerOptions, type ListAllResult } from './pager.js';
 export { ListDecoder, type ListEnvelope } from './listDecoder.js';
 export { WatchDecoder } from './watchDecoder.js';
 export { errorFromStatus, isTooLargeResourceVersion, connectionErrorFrom } from './httpErrors.js';

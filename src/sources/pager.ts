@@ -3,15 +3,8 @@ import { isExpired } from './errors/guards.js';
 import type { ListerWatcher, ListOptions, ListResponse, ObjectList } from './types.js';
 import { describeValue } from '../options/validate.js';
 
-/** One page from {@link listPages}. */
-export interface ListPage<T> extends ObjectList<T> {
-  /**
-   * True on the first page of a restart: a continue token expired, so the
-   * list began again from page one and every page received before this one
-   * must be discarded.
-   */
-  readonly restarted: boolean;
-}
+/** One page from listPages. */
+type ListPage<T> = ObjectList<T> & { readonly restarted: boolean };
 
 /** Options of {@link listPages} and {@link listAll}. */
 export interface PagerOptions {
@@ -68,14 +61,16 @@ export interface PagerOptions {
  * @param opts The first request's options (`resourceVersion`, `resourceVersionMatch`, `limit`).
  * @param signal Aborts the request in flight and ends the iteration.
  * @param pagerOpts Page size.
- * @returns The pages, lazily; each iteration is a new list.
+ * @returns The pages, lazily; each iteration is a new list. A page's `restarted` is true on the first page of a
+ *   restart: a continue token expired, so the list began again from page one and every page received before
+ *   this one must be discarded.
  */
 export function listPages<T>(
   lw: ListerWatcher<T>,
   opts: ListOptions,
   signal: AbortSignal,
   pagerOpts: PagerOptions = {},
-): AsyncIterableX<ListPage<T>> {
+): AsyncIterableX<ObjectList<T> & { readonly restarted: boolean }> {
   const pageSize = checkPageSize(pagerOpts.pageSize);
   return AsyncIterableX.from({ [Symbol.asyncIterator]: () => pages(lw, opts, signal, pageSize) });
 }

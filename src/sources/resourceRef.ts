@@ -19,13 +19,6 @@ const SEGMENT = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/i;
  * Parses a resource reference: `'v1/pods'` (core group), `'apps/v1/deployments'`,
  * `'example.com/v1/widgets'`, or `{ group?, version, plural, namespaced? }`.
  *
- * ## Example
- * ```ts
- * import { parseResourceRef } from 'rxkube/core';
- *
- * parseResourceRef('apps/v1/deployments'); // { group: 'apps', version: 'v1', plural: 'deployments', … }
- * ```
- *
  * @param ref The reference.
  * @returns The parts; throws a TypeError naming the reference when it is malformed.
  */
@@ -67,13 +60,6 @@ export function parseResourceRef(ref: ResourceRef): ParsedResource {
 /**
  * Builds the collection path of a resource: `/api/v1/pods`,
  * `/api/v1/namespaces/ns/pods`, `/apis/apps/v1/namespaces/ns/deployments`.
- *
- * ## Example
- * ```ts
- * import { parseResourceRef, resourcePath } from 'rxkube/core';
- *
- * resourcePath(parseResourceRef('apps/v1/deployments'), 'prod'); // '/apis/apps/v1/namespaces/prod/deployments'
- * ```
  *
  * @param resource A parsed reference.
  * @param namespace A namespace, or undefined for every namespace (or a cluster-scoped resource).

@@ -8,9 +8,6 @@ export interface ObjectList<T> {
   readonly items: readonly T[];
 }
 
-/** Watch event types as they appear on the wire. */
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-
 /** A decoded watch event. ERROR events are turned into typed errors by the source and never surface here. */
 export type WatchEvent<T> =
   | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: T }

@@ -1,24 +1,19 @@
 import { SelectorParseError } from './errors/SelectorParseError.js';
 import { describeValue } from '../options/validate.js';
 
-/** A field requirement operator: `=` and `==` mean equal, `!=` not equal. */
-export type FieldOperator = '=' | '==' | '!=';
-
-/** One parsed requirement of a field selector. */
-export interface FieldRequirement {
-  /** Dotted path into the object, e.g. `metadata.name` or `spec.nodeName`. */
-  readonly field: string;
-  readonly op: FieldOperator;
-  /** The value with escapes (`\,` `\=` `\\`) resolved. */
-  readonly value: string;
-}
-
 /** A parsed field selector: all requirements must hold (AND). */
 export interface FieldSelector {
   /** True when the selector has no requirement and so matches every object. */
   readonly empty: boolean;
   /** The requirements in the order written. */
-  readonly requirements: readonly FieldRequirement[];
+  readonly requirements: readonly {
+    /** Dotted path into the object, e.g. `metadata.name` or `spec.nodeName`. */
+    readonly field: string;
+    /** `=` and `==` mean equal, `!=` not equal. */
+    readonly op: '=' | '==' | '!=';
+    /** The value with escapes (`\,` `\=` `\\`) resolved. */
+    readonly value: string;
+  }[];
   /**
    * Tests an object: each field path is resolved into the object and its
    * scalar value compared as text; a missing field counts as `""`.
@@ -29,6 +24,9 @@ export interface FieldSelector {
   /** The selector text, values escaped again. */
   toString(): string;
 }
+
+type FieldRequirement = FieldSelector['requirements'][number];
+type FieldOperator = FieldRequirement['op'];
 
 interface Compiled {
   readonly path: readonly string[];

@@ -18,10 +18,8 @@ export {
   parseLabelSelector,
   type LabelSelector,
   type LabelSelectorObject,
-  type LabelRequirement,
-  type LabelOperator,
 } from './labelSelector.js';
-export { parseFieldSelector, type FieldSelector, type FieldRequirement, type FieldOperator } from './fieldSelector.js';
+export { parseFieldSelector, type FieldSelector } from './fieldSelector.js';
 export { SelectorParseError } from './errors/SelectorParseError.js';
 export { KeyError } from './errors/KeyError.js';
 export { IndexError } from './errors/IndexError.js';

@@ -2,27 +2,21 @@ import { SelectorParseError } from './errors/SelectorParseError.js';
 import { labelKeyProblem, labelValueProblem } from './labelValidation.js';
 import { describeValue } from '../options/validate.js';
 
-/**
- * A label requirement operator, spelled as Kubernetes spells it:
- * `=`/`==` (equals), `!=`, `in`, `notin`, `exists` (bare key), `!` (key
- * absent), `gt`/`lt` (written `>`/`<`, integer comparison).
- */
-export type LabelOperator = '=' | '==' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
-
-/** One parsed requirement of a label selector. */
-export interface LabelRequirement {
-  readonly key: string;
-  readonly operator: LabelOperator;
-  /** Sorted and de-duplicated; empty for `exists` and `!`. */
-  readonly values: readonly string[];
-}
-
 /** A parsed label selector: all requirements must hold (AND). */
 export interface LabelSelector {
   /** True when the selector has no requirement and so matches every object. */
   readonly empty: boolean;
   /** The requirements, sorted by key. */
-  readonly requirements: readonly LabelRequirement[];
+  readonly requirements: readonly {
+    readonly key: string;
+    /**
+     * Spelled as Kubernetes spells it: `=`/`==` (equals), `!=`, `in`, `notin`,
+     * `exists` (bare key), `!` (key absent), `gt`/`lt` (written `>`/`<`, integer comparison).
+     */
+    readonly operator: '=' | '==' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
+    /** Sorted and de-duplicated; empty for `exists` and `!`. */
+    readonly values: readonly string[];
+  }[];
   /**
    * Tests a label set. `undefined` is an object without labels.
    * @param labels the object's `metadata.labels`.
@@ -33,6 +27,8 @@ export interface LabelSelector {
   toString(): string;
 }
 
+type LabelRequirement = LabelSelector['requirements'][number];
+type LabelOperator = LabelRequirement['operator'];
 type Labels = Readonly<Record<string, string>>;
 type Test = (labels: Labels) => boolean;
 

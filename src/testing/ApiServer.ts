@@ -8,7 +8,7 @@ import type { HistoryEvent } from './storage/history.js';
 import { kubeConfigYaml } from './tls/kubeconfig.js';
 import { Listener } from './server/listener.js';
 import { NamespaceLifecycle } from './storage/namespaceLifecycle.js';
-import { validateOptions, validateRestartOptions, type ApiServerFaults, type ApiServerOptions, type ApiServerStats, type RestartOptions } from './options.js';
+import { validateOptions, validateRestartOptions, type ApiServerFaults, type ApiServerOptions, type RestartOptions } from './options.js';
 import { ResourceRegistry } from './storage/registry.js';
 import { builtInResources, type ResourceDefinition } from './storage/resources.js';
 import { CrdController } from './crd/crdController.js';
@@ -22,7 +22,7 @@ import { WebhookAdmission } from './admission/dispatch.js';
 import { describeValue } from '../options/validate.js';
 import { timerDelay } from '../options/timerDelay.js';
 
-export type { ApiServerFaults, ApiServerOptions, ApiServerStats, AuditEvent, RestartOptions } from './options.js';
+export type { ApiServerFaults, ApiServerOptions, AuditEvent, RestartOptions } from './options.js';
 export type { ResourceName } from './storage/registry.js';
 
 /**
@@ -210,7 +210,26 @@ export class ApiServer extends StorageApi {
   }
 
   /** Counters for tests and benchmarks. */
-  get stats(): ApiServerStats {
+  get stats(): {
+    /** HTTP requests received. */
+    readonly requests: number;
+    /** Watch responses open now. */
+    readonly watchesOpen: number;
+    /** Watch responses started since the server began. */
+    readonly watchesStarted: number;
+    /** Watch lines (events, bookmarks, errors) queued to clients. */
+    readonly eventsSent: number;
+    /** Objects stored across every resource. */
+    readonly objects: number;
+    /** Events in the retained history window. */
+    readonly historyEvents: number;
+    /** Open TCP connections. */
+    readonly connections: number;
+    /** TCP connections accepted since the server began, closed ones included (each a handshake over TLS). */
+    readonly connectionsAccepted: number;
+    /** The current global resourceVersion. */
+    readonly resourceVersion: string;
+  } {
     return {
       requests: this.#requests,
       watchesOpen: this.#hub.open,

@@ -1,24 +1,14 @@
 import '../engine.js';
 export { startApiServer, ApiServer } from './ApiServer.js';
-export type { ApiServerOptions, ApiServerStats, ApiServerFaults, AuditEvent, RestartOptions, ResourceName } from './ApiServer.js';
+export type { ApiServerOptions, ApiServerFaults, AuditEvent, RestartOptions, ResourceName } from './ApiServer.js';
 export type { ResourceDefinition } from './storage/resources.js';
 export type { SimulatedUser, AccessAttributes, AccessDecision } from './auth/users.js';
 export type {
   Fault,
   FaultTarget,
   FaultVerb,
-  StatusFault,
-  StallFault,
-  TrickleFault,
-  ResetMidLineFault,
-  EndMidLineFault,
-  MalformedLineFault,
-  ErrorEventFault,
-  SilentWatchFault,
-  ListMetadataLastFault,
 } from './faults/faults.js';
 export type { WatchDelay, WatchDelayOptions } from './watch/watchDelay.js';
-export type { Churn, ChurnOptions, ChurnResult } from './faults/churn.js';
-export type { Preconditions } from './storage/storage.js';
+export type { Churn, ChurnOptions } from './faults/churn.js';
 export { StatusError } from './server/StatusError.js';
 export type { Status, StatusErrorDetails } from './server/StatusError.js';

@@ -131,28 +131,6 @@ export interface RestartOptions {
   readonly downMs?: number;
 }
 
-/** Counters for tests and benchmarks. */
-export interface ApiServerStats {
-  /** HTTP requests received. */
-  readonly requests: number;
-  /** Watch responses open now. */
-  readonly watchesOpen: number;
-  /** Watch responses started since the server began. */
-  readonly watchesStarted: number;
-  /** Watch lines (events, bookmarks, errors) queued to clients. */
-  readonly eventsSent: number;
-  /** Objects stored across every resource. */
-  readonly objects: number;
-  /** Events in the retained history window. */
-  readonly historyEvents: number;
-  /** Open TCP connections. */
-  readonly connections: number;
-  /** TCP connections accepted since the server began, closed ones included (each a handshake over TLS). */
-  readonly connectionsAccepted: number;
-  /** The current global resourceVersion. */
-  readonly resourceVersion: string;
-}
-
 /** Scriptable faults: see {@link Fault} for what can be injected. */
 export interface ApiServerFaults {
   /** Ends every open watch response cleanly now. */

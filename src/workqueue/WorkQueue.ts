@@ -13,23 +13,24 @@ import { TurnBudget } from './turnBudget.js';
 import type {
   WorkQueueAddOptions,
   WorkQueueGetOptions,
-  WorkQueueGetResult,
   WorkQueueItemsOptions,
   WorkQueueProcessOptions,
-  WorkQueueWorker,
   WorkOutcome,
   WorkQueueOptions,
 } from './types.js';
 import { checkOptionNames, delayArgument, functionOption, schedulerOption, describeValue, optionNames } from '../options/validate.js';
 
-const SHUT_DOWN: WorkQueueGetResult<never> = Object.freeze({ shutdown: true });
+/** What get() resolves to. */
+type GetResult<T> = Awaited<ReturnType<WorkQueue<T>['get']>>;
+
+const SHUT_DOWN: GetResult<never> = Object.freeze({ shutdown: true });
 
 // client-go refreshes its unfinished-work gauges this often; metrics$ emits at the same pace.
 const METRICS_PERIOD_MS = 500;
 
 /** A caller of get() waiting for an item. */
 interface Waiter<T> {
-  readonly resolve: (result: WorkQueueGetResult<T>) => void;
+  readonly resolve: (result: GetResult<T>) => void;
   readonly detach: () => void;
 }
 
@@ -248,9 +249,14 @@ export class WorkQueue<T> {
    * the next one comes after a `setImmediate`.
    *
    * @param opts an AbortSignal that stops the wait.
-   * @returns the item and its priority, or the shutdown.
+   * @returns the item to process with the priority it waited at, or the news that the queue shut down and is empty.
    */
-  get(opts: WorkQueueGetOptions = {}): Promise<WorkQueueGetResult<T>> {
+  get(
+    opts: WorkQueueGetOptions = {},
+  ): Promise<
+    | { readonly shutdown: false; readonly item: T; readonly priority: number }
+    | { readonly shutdown: true; readonly item?: undefined; readonly priority?: undefined }
+  > {
     const signal = opts.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
       return Promise.reject(new TypeError(`WorkQueue.get: option "signal" must be an AbortSignal, got ${describeValue(signal)}`));
@@ -260,7 +266,7 @@ export class WorkQueue<T> {
     if (this.#ready.size > 0 && this.#waiters.length === 0 && this.#budget.spend()) return Promise.resolve(this.#take());
     if (this.#ready.size === 0 && this.#shuttingDown) return Promise.resolve(SHUT_DOWN);
     if (this.#ready.size > 0) this.#deferWake();
-    return new Promise<WorkQueueGetResult<T>>((resolve, reject) => {
+    return new Promise<GetResult<T>>((resolve, reject) => {
       const onAbort = (): void => {
         const i = this.#waiters.indexOf(waiter);
         if (i !== -1) this.#waiters.splice(i, 1);
@@ -401,12 +407,12 @@ export class WorkQueue<T> {
    * });
    * ```
    *
-   * @param worker processes one item; throw or reject to have it retried.
+   * @param worker processes one item; throw or reject to have it retried. Its signal aborts when the subscription ends.
    * @param opts concurrency and what to do with failures.
    * @returns a cold Observable of {@link WorkOutcome}s.
    * @throws {TypeError} when `worker` is not a function or an option is invalid.
    */
-  process(worker: WorkQueueWorker<T>, opts: WorkQueueProcessOptions = {}): Observable<WorkOutcome<T>> {
+  process(worker: (item: T, signal: AbortSignal) => unknown, opts: WorkQueueProcessOptions = {}): Observable<WorkOutcome<T>> {
     return processItems(this, worker, opts, (err) => this.#report(err));
   }
 
@@ -428,7 +434,7 @@ export class WorkQueue<T> {
   }
 
   /** Hands out the first ready item (the caller checked there is one). */
-  #take(): WorkQueueGetResult<T> {
+  #take(): GetResult<T> {
     const { item, priority } = this.#ready.shift() as { item: T; priority: number };
     this.#metrics.get(item);
     this.#processing.add(item);

@@ -1,7 +1,7 @@
 import { AsyncIterableX } from 'ix/asynciterable';
 import { Observable } from 'rxjs';
 import { toError } from '../errors/reportError.js';
-import type { WorkQueueItemsOptions, WorkQueueProcessOptions, WorkQueueWorker, WorkOutcome } from './types.js';
+import type { WorkQueueItemsOptions, WorkQueueProcessOptions, WorkOutcome } from './types.js';
 import type { WorkQueue } from './WorkQueue.js';
 import { booleanOption, checkOptionNames, describeValue, optionNames } from '../options/validate.js';
 
@@ -86,7 +86,7 @@ function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): 
 /** The Observable behind {@link WorkQueue.process}. */
 export function processItems<T>(
   queue: WorkQueue<T>,
-  worker: WorkQueueWorker<T>,
+  worker: (item: T, signal: AbortSignal) => unknown,
   opts: WorkQueueProcessOptions,
   report: (err: Error) => void,
 ): Observable<WorkOutcome<T>> {

@@ -1,6 +1,6 @@
 export { workQueue, type WorkQueue } from './WorkQueue.js';
 export { LOW_PRIORITY } from './priority.js';
-export type { WorkQueueOptions, WorkQueueAddOptions, WorkQueueGetOptions, WorkQueueGetResult, WorkQueueItemsOptions, WorkQueueProcessOptions, WorkOutcome, WorkQueueWorker } from './types.js';
+export type { WorkQueueOptions, WorkQueueAddOptions, WorkQueueGetOptions, WorkQueueItemsOptions, WorkQueueProcessOptions, WorkOutcome } from './types.js';
 export type { DurationHistogram, WorkQueueMetrics } from './metrics.js';
 export {
   itemExponentialFailureRateLimiter,

@@ -23,7 +23,7 @@ export interface WorkQueueMetrics {
   readonly adds: number;
   /** Delayed and rate-limited adds (`addAfter`, `addRateLimited`) [workqueue_retries_total]. */
   readonly retries: number;
-  /** Time from an item's add to its hand-over to a worker [workqueue_queue_duration_seconds]. */
+  /** Time from an item's add to its hand-over to a worker [workqueue_queue_duration_seconds]; client-go's buckets, ten-fold steps from 10 ns to 1000 s. */
   readonly queueLatency: DurationHistogram;
   /** Time from hand-over to `done()` [workqueue_work_duration_seconds]. */
   readonly workDuration: DurationHistogram;

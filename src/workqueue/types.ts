@@ -59,14 +59,6 @@ export interface WorkQueueGetOptions {
   readonly signal?: AbortSignal;
 }
 
-/**
- * What {@link WorkQueue.get} resolves to: an item to process with the
- * priority it waited at, or the news that the queue shut down and is empty.
- */
-export type WorkQueueGetResult<T> =
-  | { readonly shutdown: false; readonly item: T; readonly priority: number }
-  | { readonly shutdown: true; readonly item?: undefined; readonly priority?: undefined };
-
 /** Options of {@link WorkQueue.items}. */
 export interface WorkQueueItemsOptions {
   /** Ends the iteration: a pending wait returns `done`, and the item in hand is marked done. @default none */
@@ -97,6 +89,3 @@ export type WorkOutcome<T> =
       /** Whether the item went back through `addRateLimited` (not when `requeue` is false or the queue is shutting down). */
       readonly requeued: boolean;
     };
-
-/** A worker of {@link WorkQueue.process}: processes one item; the signal aborts when the subscription ends. */
-export type WorkQueueWorker<T> = (item: T, signal: AbortSignal) => unknown;

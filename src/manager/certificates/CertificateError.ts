@@ -1,17 +1,6 @@
 import { printable } from '../../errors/printable.js';
 
 /**
- * What was wrong with a certificate or key that rxkube read or was asked to
- * use:
- * - `malformed-certificate`: not a PEM X.509 certificate it can parse;
- * - `malformed-key`: not a PEM private key it can parse;
- * - `key-mismatch`: the key is not the certificate's;
- * - `not-a-ca`: a certificate asked to sign is no CA (basicConstraints);
- * - `unsupported-key`: a CA key other than ECDSA P-256, the only kind rxkube signs with.
- */
-export type CertificateErrorCode = 'malformed-certificate' | 'malformed-key' | 'key-mismatch' | 'not-a-ca' | 'unsupported-key';
-
-/**
  * A certificate or key rxkube cannot use, with a code saying why. Its
  * message names the field (`tls.crt of Secret ops/web-webhook-tls`) and
  * what to do, and never quotes a key: a private key is a credential, so
@@ -31,14 +20,21 @@ export type CertificateErrorCode = 'malformed-certificate' | 'malformed-key' | '
  */
 export class CertificateError extends Error {
   override readonly name = 'CertificateError';
-  /** Why the certificate or key cannot be used. */
-  readonly code: CertificateErrorCode;
+  /**
+   * Why the certificate or key cannot be used:
+   * - `malformed-certificate`: not a PEM X.509 certificate it can parse;
+   * - `malformed-key`: not a PEM private key it can parse;
+   * - `key-mismatch`: the key is not the certificate's;
+   * - `not-a-ca`: a certificate asked to sign is no CA (basicConstraints);
+   * - `unsupported-key`: a CA key other than ECDSA P-256, the only kind rxkube signs with.
+   */
+  readonly code: 'malformed-certificate' | 'malformed-key' | 'key-mismatch' | 'not-a-ca' | 'unsupported-key';
 
   /**
    * @param code why.
    * @param message what was read and what to do, without key material.
    */
-  constructor(code: CertificateErrorCode, message: string) {
+  constructor(code: CertificateError['code'], message: string) {
     super(message);
     this.code = code;
   }

@@ -1,15 +1,4 @@
 /**
- * Which step of provisioning failed:
- * - `read`: reading the Secret, a webhook configuration or a CRD;
- * - `generate`: generating the CA or the serving pair;
- * - `write-secret`: creating or updating the Secret;
- * - `write-bundle`: writing a CA bundle into a webhook configuration or a CRD;
- * - `crd-without-webhook`: a CRD of `customResources` has no `spec.conversion.webhook.clientConfig` to write the bundle into;
- * - `serve`: the Secret holds a pair replicas cannot serve (they keep serving the last good one).
- */
-export type CertificateProvisionStep = 'read' | 'generate' | 'write-secret' | 'write-bundle' | 'crd-without-webhook' | 'serve';
-
-/**
  * A step of `webhookCertificates` provisioning that failed, reported (to
  * rxkube's error reporter, `setErrorReporter`) and retried with backoff,
  * never ending the manager: webhooks keep being served with the pair the
@@ -29,15 +18,23 @@ export type CertificateProvisionStep = 'read' | 'generate' | 'write-secret' | 'w
  */
 export class CertificateProvisionError extends Error {
   override readonly name = 'CertificateProvisionError';
-  /** Which step failed. */
-  readonly step: CertificateProvisionStep;
+  /**
+   * Which step failed:
+   * - `read`: reading the Secret, a webhook configuration or a CRD;
+   * - `generate`: generating the CA or the serving pair;
+   * - `write-secret`: creating or updating the Secret;
+   * - `write-bundle`: writing a CA bundle into a webhook configuration or a CRD;
+   * - `crd-without-webhook`: a CRD of `customResources` has no `spec.conversion.webhook.clientConfig` to write the bundle into;
+   * - `serve`: the Secret holds a pair replicas cannot serve (they keep serving the last good one).
+   */
+  readonly step: 'read' | 'generate' | 'write-secret' | 'write-bundle' | 'crd-without-webhook' | 'serve';
 
   /**
    * @param step which step failed.
    * @param message what failed and what to do.
    * @param cause the error behind it.
    */
-  constructor(step: CertificateProvisionStep, message: string, cause?: unknown) {
+  constructor(step: CertificateProvisionError['step'], message: string, cause?: unknown) {
     super(message, cause === undefined ? undefined : { cause });
     this.step = step;
   }

@@ -5,7 +5,7 @@ import { reportError } from '../../errors/reportError.js';
 import { printable } from '../../errors/printable.js';
 import type { KubeObject } from '../../store/types.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../sources/errors/guards.js';
-import { CertificateProvisionError, type CertificateProvisionStep } from './CertificateProvisionError.js';
+import { CertificateProvisionError } from './CertificateProvisionError.js';
 import type { ResolvedWebhookCertificates } from './options.js';
 import { plan } from './plan.js';
 import { dataOf, materialOf, type SecretContent } from './secretData.js';
@@ -37,7 +37,7 @@ export type PassOutcome = { readonly again: true } | { readonly again: false; re
 /** A write that lost a race to another writer: the pass is run again on fresh reads, and nothing is reported. */
 class Raced extends Error {}
 
-async function step<R>(s: CertificateProvisionStep, what: string, work: () => Promise<R>): Promise<R> {
+async function step<R>(s: CertificateProvisionError['step'], what: string, work: () => Promise<R>): Promise<R> {
   try {
     return await work();
   } catch (err) {

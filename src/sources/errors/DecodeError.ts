@@ -2,16 +2,6 @@ import { printable } from '../../errors/printable.js';
 import { withoutExcerpt, withoutValues } from './redact.js';
 
 /**
- * Why a body was refused, when it was not merely malformed JSON:
- * - `'CONTENT_ENCODING'`: an encoding rxkube did not ask for, or compressed bytes that do not inflate;
- * - `'TRUNCATED'`: the body ended before its JSON (or its gzip stream) was complete;
- * - `'OBJECT_TOO_LARGE'`: one watch line or list item passed `maxObjectBytes`;
- * - `'LIST_TOO_LARGE'`: one list body passed `maxListBytes`;
- * - `'INFLATION_RATIO'`: a compressed body inflated past `maxInflationRatio`.
- */
-export type DecodeErrorCode = 'CONTENT_ENCODING' | 'TRUNCATED' | 'OBJECT_TOO_LARGE' | 'LIST_TOO_LARGE' | 'INFLATION_RATIO';
-
-/**
  * A watch line or list body that could not be decoded (malformed or
  * truncated JSON, fields of the wrong type, a bound passed), or a
  * well-formed event the reflector cannot use (an object without
@@ -46,10 +36,17 @@ export class DecodeError extends Error {
   readonly line: string;
   /** Byte offset of the line's start in the response body; -1 for an event judged after decoding. */
   readonly position: number;
-  /** Why the body was refused, when it is more than malformed JSON; `undefined` for malformed JSON. */
-  readonly code: DecodeErrorCode | undefined;
+  /**
+   * Why the body was refused, when it is more than malformed JSON; `undefined` for malformed JSON:
+   * - `'CONTENT_ENCODING'`: an encoding rxkube did not ask for, or compressed bytes that do not inflate;
+   * - `'TRUNCATED'`: the body ended before its JSON (or its gzip stream) was complete;
+   * - `'OBJECT_TOO_LARGE'`: one watch line or list item passed `maxObjectBytes`;
+   * - `'LIST_TOO_LARGE'`: one list body passed `maxListBytes`;
+   * - `'INFLATION_RATIO'`: a compressed body inflated past `maxInflationRatio`.
+   */
+  readonly code: 'CONTENT_ENCODING' | 'TRUNCATED' | 'OBJECT_TOO_LARGE' | 'LIST_TOO_LARGE' | 'INFLATION_RATIO' | undefined;
 
-  constructor(message: string, line: string, position: number, opts: { cause?: unknown; code?: DecodeErrorCode | undefined } = {}) {
+  constructor(message: string, line: string, position: number, opts: { cause?: unknown; code?: DecodeError['code'] } = {}) {
     super(printable(message), opts.cause === undefined ? undefined : { cause: withoutExcerpt(opts.cause) });
     // Escaped before the cut, so escapes cannot take the kept text past its 256 characters.
     const kept = printable(withoutValues(line.length > 256 ? line.slice(0, 256) : line));

@@ -10,6 +10,6 @@ export {
   isInvalid,
   isServerError,
 } from './guards.js';
-export { DecodeError, type DecodeErrorCode } from './DecodeError.js';
+export { DecodeError } from './DecodeError.js';
 export { ConnectionError } from './ConnectionError.js';
 export { ResourceNotServedError } from './ResourceNotServedError.js';

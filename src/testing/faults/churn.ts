@@ -27,13 +27,6 @@ export interface ChurnOptions {
   readonly seed?: number;
 }
 
-/** What a churn did. */
-export interface ChurnResult {
-  readonly creates: number;
-  readonly updates: number;
-  readonly deletes: number;
-}
-
 const TICK_MS = 10;
 const MAX_PER_TICK = 5_000;
 const UNBOUNDED_BATCH = 1_000;
@@ -62,7 +55,7 @@ function prng(seed: number): () => number {
  */
 export class Churn {
   /** Resolves with what was done once the counts are used up or `stop()` is called. */
-  readonly done: Promise<ChurnResult>;
+  readonly done: Promise<{ readonly creates: number; readonly updates: number; readonly deletes: number }>;
   // Writes go straight to the storage: churn measures the server, not HTTP.
   readonly #storage: Storage;
   readonly #type: ResourceType;
@@ -89,7 +82,7 @@ export class Churn {
   #timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   #stopped = false;
   // Settles `done`.
-  #resolve!: (r: ChurnResult) => void;
+  #resolve!: (r: Awaited<Churn['done']>) => void;
 
   /**
    * Use `server.churn()`.
@@ -120,7 +113,7 @@ export class Churn {
     this.#random = prng(opts.seed ?? Math.floor(Math.random() * 2 ** 32));
     this.#onEnd = onEnd;
     for (const o of storage.list(type, type.namespaced ? ns : undefined)) this.#addLive(o.name);
-    this.done = new Promise<ChurnResult>((resolve) => (this.#resolve = resolve));
+    this.done = new Promise<Awaited<Churn['done']>>((resolve) => (this.#resolve = resolve));
     this.#schedule();
   }
 

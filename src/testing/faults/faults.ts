@@ -1,122 +1,72 @@
 import { describeValue, numberOption } from '../../options/validate.js';
 
-/** Answer with an error Status instead of serving the request. */
-export interface StatusFault {
-  readonly type: 'status';
-  /** HTTP status code: 429, 500, 503, 410, 401, 403 or any other. */
-  readonly status: number;
-  /** Sent as the `Retry-After` header and `details.retryAfterSeconds`. @default 1 for 429 and 503, none otherwise */
-  readonly retryAfterSeconds?: number;
-  /** Status reason. @default kube-apiserver's reason for the code (`TooManyRequests`, `InternalError`…) */
-  readonly reason?: string;
-  /** Status message. @default a message naming the injected fault */
-  readonly message?: string;
-}
-
-/** Accept the request and say nothing at all (no headers) until the client gives up. */
-export interface StallFault {
-  readonly type: 'stall';
-}
-
-/** Serve the normal response, `bytesPerChunk` bytes every `intervalMs`. */
-export interface TrickleFault {
-  readonly type: 'trickle';
-  readonly bytesPerChunk: number;
-  readonly intervalMs: number;
-}
-
-/** Write half of the next event line (or half of a response body), then destroy the socket. */
-export interface ResetMidLineFault {
-  readonly type: 'resetMidLine';
-}
-
 /**
- * Write half of the next event line (or half of a response body), then end
- * the response cleanly: the client sees a well-formed end of stream in the
- * middle of a line (a truncated body).
+ * A fault the simulator can inject, told apart by `type`:
+ * - `status`: answer with an error Status instead of serving the request;
+ * - `stall`: accept the request and say nothing at all (no headers) until the client gives up;
+ * - `trickle`: serve the normal response, `bytesPerChunk` bytes every `intervalMs`;
+ * - `resetMidLine`: write half of the next event line (or half of a response body), then destroy the socket;
+ * - `endMidLine`: write half of the next event line (or half of a response body), then end the response
+ *   cleanly: the client sees a well-formed end of stream in the middle of a line (a truncated body);
+ * - `malformedLine`: write one garbage line before the next real watch event;
+ * - `errorEvent`: send a watch ERROR event carrying a Status, then end the stream;
+ * - `silentWatch`: a watch that goes quiet: it answers 200 (when taken as it opens) and from then on sends
+ *   nothing at all — no events, no bookmarks, not even the end at `timeoutSeconds` — while the connection
+ *   stays open, until the client gives up, `closeWatches()` ends it or the server stops. Taken by an open
+ *   watch, it goes quiet from its next object event on;
+ * - `listMetadataLast`: serve the next list with its `metadata` (resourceVersion, continue token) after its
+ *   `items`, as a server other than kube-apiserver may write it; kube-apiserver writes it first. Only a list
+ *   takes it.
  *
  * ## Example
  * ```ts
  * import { startApiServer } from 'rxkube/testing';
  *
  * const server = await startApiServer();
+ * server.faults.inject({ type: 'status', status: 503 }, { verb: 'list' }); // the next list is refused
  * server.faults.inject({ type: 'endMidLine' }, { verb: 'watch' }); // the next watch event is cut short
- * server.faults.inject({ type: 'endMidLine' }, { verb: 'list' }); // the next list body is cut short
- * ```
- */
-export interface EndMidLineFault {
-  readonly type: 'endMidLine';
-}
-
-/**
- * A watch that goes quiet: it answers 200 (when taken as it opens) and from
- * then on sends nothing at all — no events, no bookmarks, not even the end
- * at `timeoutSeconds` — while the connection stays open, until the client
- * gives up, `closeWatches()` ends it or the server stops. Taken by an open
- * watch, it goes quiet from its next object event on.
- *
- * ## Example
- * ```ts
- * import { startApiServer } from 'rxkube/testing';
- *
- * const server = await startApiServer();
- * server.faults.inject({ type: 'silentWatch' }, { verb: 'watch', resource: 'v1/pods' });
- * // the next pod watch opens and then says nothing, past its timeoutSeconds
- * ```
- */
-export interface SilentWatchFault {
-  readonly type: 'silentWatch';
-}
-
-/** Write one garbage line before the next real watch event. */
-export interface MalformedLineFault {
-  readonly type: 'malformedLine';
-  /** The garbage. @default `{"type":"ADDED","object":{"kind":` (a truncated JSON object) */
-  readonly line?: string;
-}
-
-/** Send a watch ERROR event carrying a Status, then end the stream. */
-export interface ErrorEventFault {
-  readonly type: 'errorEvent';
-  /** The Status code. @default 410 (reason Expired) */
-  readonly status?: number;
-  /** Status reason. @default kube-apiserver's reason for the code */
-  readonly reason?: string;
-  /** Status message. @default a message naming the injected fault */
-  readonly message?: string;
-}
-
-/**
- * Serve the next list with its `metadata` (resourceVersion, continue token)
- * after its `items`, as a server other than kube-apiserver may write it;
- * kube-apiserver writes it first. Only a list takes it.
- *
- * ## Example
- * ```ts
- * import { startApiServer } from 'rxkube/testing';
- *
- * const server = await startApiServer();
+ * server.faults.inject({ type: 'silentWatch' }, { verb: 'watch', resource: 'v1/pods' }); // the next pod watch opens, then says nothing
  * server.faults.inject({ type: 'listMetadataLast' }, { verb: 'list', times: Infinity });
  * ```
  */
-export interface ListMetadataLastFault {
-  readonly type: 'listMetadataLast';
-}
-
-/** A fault the simulator can inject. */
 export type Fault =
-  | StatusFault
-  | ListMetadataLastFault
-  | StallFault
-  | TrickleFault
-  | ResetMidLineFault
-  | EndMidLineFault
-  | MalformedLineFault
-  | ErrorEventFault
-  | SilentWatchFault;
+  | {
+      readonly type: 'status';
+      /** HTTP status code: 429, 500, 503, 410, 401, 403 or any other. */
+      readonly status: number;
+      /** Sent as the `Retry-After` header and `details.retryAfterSeconds`. @default 1 for 429 and 503, none otherwise */
+      readonly retryAfterSeconds?: number;
+      /** Status reason. @default kube-apiserver's reason for the code (`TooManyRequests`, `InternalError`…) */
+      readonly reason?: string;
+      /** Status message. @default a message naming the injected fault */
+      readonly message?: string;
+    }
+  | { readonly type: 'listMetadataLast' }
+  | { readonly type: 'stall' }
+  | { readonly type: 'trickle'; readonly bytesPerChunk: number; readonly intervalMs: number }
+  | { readonly type: 'resetMidLine' }
+  | { readonly type: 'endMidLine' }
+  | {
+      readonly type: 'malformedLine';
+      /** The garbage. @default `{"type":"ADDED","object":{"kind":` (a truncated JSON object) */
+      readonly line?: string;
+    }
+  | {
+      readonly type: 'errorEvent';
+      /** The Status code. @default 410 (reason Expired) */
+      readonly status?: number;
+      /** Status reason. @default kube-apiserver's reason for the code */
+      readonly reason?: string;
+      /** Status message. @default a message naming the injected fault */
+      readonly message?: string;
+    }
+  | { readonly type: 'silentWatch' };
+
+/** One kind of fault, by its `type`. */
+export type FaultOf<K extends Fault['type']> = Extract<Fault, { readonly type: K }>;
 
 /** Faults that cut a response in the middle: `resetMidLine` and `endMidLine`. */
-export type CutFault = ResetMidLineFault | EndMidLineFault;
+export type CutFault = FaultOf<'resetMidLine' | 'endMidLine'>;
 
 /** The request kinds a fault can target. `patch` is an addition to the kube verbs of the contract. */
 export type FaultVerb = 'list' | 'watch' | 'get' | 'create' | 'update' | 'patch' | 'delete' | '*';
@@ -142,12 +92,12 @@ export interface ArmedFault {
 const VERBS: readonly FaultVerb[] = ['list', 'watch', 'get', 'create', 'update', 'patch', 'delete', '*'];
 
 /** Faults that act on the lines of an open watch rather than on a request as it arrives. */
-export function isStreamFault(f: Fault): f is CutFault | MalformedLineFault | ErrorEventFault | SilentWatchFault {
+export function isStreamFault(f: Fault): f is FaultOf<'resetMidLine' | 'endMidLine' | 'malformedLine' | 'errorEvent' | 'silentWatch'> {
   return f.type === 'resetMidLine' || f.type === 'endMidLine' || f.type === 'malformedLine' || f.type === 'errorEvent' || f.type === 'silentWatch';
 }
 
 /** Faults a watch takes as it opens, before its first line. */
-export function isWatchOpenFault(f: Fault): f is ErrorEventFault | SilentWatchFault {
+export function isWatchOpenFault(f: Fault): f is FaultOf<'errorEvent' | 'silentWatch'> {
   return f.type === 'errorEvent' || f.type === 'silentWatch';
 }
 

@@ -5,7 +5,7 @@ import { inServedVersion } from '../server/servedVersion.js';
 import type { NamespaceLifecycle } from './namespaceLifecycle.js';
 import { applyPatch } from '../writes/objectHandlers.js';
 import type { ResourceName, ResourceRegistry } from './registry.js';
-import type { Preconditions, Storage } from './storage.js';
+import type { Storage } from './storage.js';
 import { describeValue } from '../../options/validate.js';
 
 type AnyObject = Record<string, unknown>;
@@ -132,7 +132,7 @@ export class StorageApi {
    * @returns the deleted object (a copy) stamped with the deletion's resourceVersion.
    * @throws StatusError 404 NotFound, 409 Conflict on a failed precondition.
    */
-  async delete<T extends object = Record<string, unknown>>(resource: ResourceName, namespace: string | undefined, name: string, preconditions?: Preconditions): Promise<T> {
+  async delete<T extends object = Record<string, unknown>>(resource: ResourceName, namespace: string | undefined, name: string, preconditions?: { readonly uid?: string; readonly resourceVersion?: string }): Promise<T> {
     const type = this.#registry.resolve(resource, 'delete');
     return copyOut<T>(this.#namespaces.delete(type, namespace ?? '', name, preconditions), type);
   }
