@@ -1,12 +1,13 @@
 // Subscribers that come while a multi-cluster informer runs, and what they
 // do from inside its events: they count from the moment they subscribe and hear
-// every event once (LT-21, LT-25, LT-26).
+// every event once (LT-21, LT-25, LT-26); what a provider's failure does to a
+// waiting whenSynced (LT-23).
 
 import type { V1Pod } from '@kubernetes/client-node';
-import { filter, first, switchMap, type Subscription } from 'rxjs';
+import { Subject, filter, first, firstValueFrom, switchMap, type Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { multiClusterInformer, type MultiClusterInformer, type MultiClusterInformerOptions } from '../../src/multicluster/multiClusterInformer.js';
-import type { ClusterEvent } from '../../src/multicluster/types.js';
+import type { Cluster, ClusterEvent } from '../../src/multicluster/types.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { startApiServer } from '../../src/testing/index.js';
 import { pod } from '../helpers/objects.js';
@@ -123,5 +124,22 @@ describe('late subscribers of a multi-cluster informer', () => {
     await waitFor(() => inf.store.getByKey('x/default/new'), 'the take-over');
     expect(replayed(inner)).toEqual({ held: ['x/default/new', 'x/default/same'], twice: [] });
     expect(inner.filter((e) => e.type !== 'add')).toEqual([]);
+  });
+});
+
+describe("a multi-cluster informer's provider", () => {
+  it("failing makes a waiting whenSynced reject with the provider's error as its cause, not a cluster's (LT-23)", async () => {
+    fleet = await Fleet.start(['up'], 1);
+    const down = await startApiServer({ port: 0 });
+    await down.close();
+    const provider = new Subject<readonly Cluster[]>();
+    const inf = multiClusterInformer(provider, (c) => kubeSource(c.kubeConfig, 'v1/pods'), { reflector: fastReflector, onError: () => {}, unreachableAfterMs: 60_000 });
+    keep(inf.subscribe({ error: () => {} }));
+    provider.next([{ name: 'up', kubeConfig: fleet.server('up').kubeConfig() }, { name: 'down', kubeConfig: down.kubeConfig() }]);
+    await firstValueFrom(inf.status$.pipe(filter((s) => s.clusters.some((c) => c.name === 'down' && c.lastError !== undefined))));
+    const waiting = inf.whenSynced();
+    const hub = new Error('the hub is gone');
+    provider.error(hub);
+    await expect(waiting).rejects.toMatchObject({ reason: 'failed', cause: hub });
   });
 });

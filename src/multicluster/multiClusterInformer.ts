@@ -282,6 +282,8 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
 
   // Every subscriber and cluster view, and the one loop that tells each event to them (LT-25, LT-26).
   const fanOut = clusterFanOut<T>(() => fleet.members.keys(), (cluster) => fleet.members.get(cluster)?.store);
+  // The provider's error that ended the run, for good: what a whenSynced it ends names as its cause.
+  let failure: Error | undefined;
 
   // The clusters stream mapped to one Observable per cluster, merged, told to the fan-out, and shared: the run lives
   // while anyone subscribes (LT-20), and share() counts them. Completing the provider keeps the last set for good (MC-1).
@@ -307,7 +309,8 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
         next: fanOut.emit,
         error: (err: unknown) => {
           state = 'failed';
-          fleet.report(err instanceof Error ? err : new Error(String(err)));
+          failure = err instanceof Error ? err : new Error(String(err));
+          fleet.report(failure);
         },
       }),
       ignoreElements(),
@@ -340,7 +343,7 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
     const waiting = now.clusters.filter((c) => c.state === 'syncing');
     const unsynced = waiting.map((c) => c.name);
     if (!haveSet) unsynced.push(`${name} (no cluster set from its provider yet)`);
-    const cause = waiting.find((c) => c.lastError !== undefined)?.lastError ?? lastError;
+    const cause = failure ?? waiting.find((c) => c.lastError !== undefined)?.lastError ?? lastError;
     return new CacheSyncError(synced, unsynced.length > 0 ? unsynced : [name], cause, reason, detail);
   };
 
