@@ -1,7 +1,7 @@
 // Subscribers that come while a multi-cluster informer runs, and what they
 // do from inside its events: they count from the moment they subscribe and hear
 // every event once (LT-21, LT-25, LT-26); what a provider's failure does to a
-// waiting whenSynced (LT-23).
+// waiting whenSynced (LT-23), and sets it gives from inside events (LT-27).
 
 import type { V1Pod } from '@kubernetes/client-node';
 import { Subject, filter, first, firstValueFrom, switchMap, type Subscription } from 'rxjs';
@@ -141,5 +141,24 @@ describe("a multi-cluster informer's provider", () => {
     const hub = new Error('the hub is gone');
     provider.error(hub);
     await expect(waiting).rejects.toMatchObject({ reason: 'failed', cause: hub });
+  });
+
+  it('emitting again from inside an event of its last set: the sets apply in order and the latest wins, no ghost cluster (LT-27)', async () => {
+    fleet = await Fleet.start(['a'], 1);
+    const b = await fleet.add('b', 1, false);
+    const inf = podsOf(fleet);
+    const f = fleet;
+    let once = false;
+    keep(inf.subscribe((e) => {
+      if (e.type === 'delete' && e.reason === 'cluster-removed' && !once) {
+        once = true;
+        f.provider.next([]);
+      }
+    }));
+    await inf.whenSynced({ timeout: 10_000 });
+    // One set: a leaves, b joins; inside a's leave the provider says: no cluster at all.
+    f.provider.next([{ name: 'b', kubeConfig: b.kubeConfig() }]);
+    const status = await firstValueFrom(inf.status$);
+    expect({ clusters: status.clusters.map((c) => c.name), keys: inf.store.listKeys() }).toEqual({ clusters: [], keys: [] });
   });
 });

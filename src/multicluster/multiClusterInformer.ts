@@ -5,6 +5,7 @@ import {
   Observable,
   asyncScheduler,
   concat,
+  concatMap,
   concatWith,
   defer,
   distinctUntilChanged,
@@ -296,9 +297,10 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
       publish();
       return EMPTY;
     });
+    // One set after another: a set the provider gives from inside an event of the last one waits for it (LT-27).
     const changes$ = clusterChanges(clusters, fleet.report).pipe(
       concatWith(NEVER),
-      mergeMap((set) => concat(set, setApplied)),
+      concatMap((set) => concat(set, setApplied)),
       share(),
     );
     const named = (cluster: string) => (c: ClusterChange) => (c.type === 'leave' ? c.name : c.cluster.name) === cluster;
