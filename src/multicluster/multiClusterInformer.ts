@@ -157,7 +157,10 @@ export interface MultiClusterInformer<T> extends Observable<ClusterEvent<T>> {
   readonly clusters: ClusterProvider;
   /** The merged cache, keyed `cluster/namespace/name`. */
   readonly store: MultiClusterStore<T>;
-  /** State, each cluster's state, object count and last error; emits on change. */
+  /**
+   * State, each cluster's state, object count and last error. Emits when a state changes (the run's, a cluster's, its
+   * informer's status), on an error and on each set applied; `objects` is as of that emission (LT-28).
+   */
   readonly status$: Observable<MultiClusterStatus>;
   /** Every error met, each a `ClusterError` naming its cluster (a provider's own errors aside). */
   readonly errors$: Observable<Error>;
