@@ -177,7 +177,6 @@ export interface MultiClusterInformer<T> extends Observable<ClusterEvent<T>> {
   cluster(name: string): ClusterInformer<T>;
 }
 
-
 const OPTION_NAMES = optionNames<MultiClusterInformerOptions<unknown>>({
   indexers: true,
   transform: true,
@@ -326,10 +325,8 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
     );
   }).pipe(share({ resetOnError: false, resetOnComplete: false, resetOnRefCountZero: true }));
 
-  /**
-   * A subscriber of everything or of one cluster: on the fan-out and counted by the run before it hears anything, so
-   * that what its replay of the cache causes reaches it (LT-25); replayed to only when it joins a run already going.
-   */
+  // A subscriber of everything or of one cluster: on the fan-out and counted by the run before its replay, so that what
+  // the replay sets off reaches it (LT-25); replayed to only when it joins a run already going.
   const attach = (cluster: string | undefined): Observable<ClusterEvent<T>> =>
     new Observable<ClusterEvent<T>>((subscriber) => {
       const late = state === 'running';
