@@ -15,7 +15,7 @@ interface Listener<T> {
 }
 
 /** Where a cluster's store is read for a replay: each read asks again, so a cluster that leaves or is taken over mid-replay is seen. */
-export type StoreOf<T> = (cluster: string) => ReadonlyIndexer<T> | undefined;
+type StoreOf<T> = (cluster: string) => ReadonlyIndexer<T> | undefined;
 
 /** The subscribers of a run and of each cluster, and how an event reaches them. */
 export interface ClusterFanOut<T> {
