@@ -30,7 +30,7 @@ import type { Cluster, ClusterDeleteReason, ClusterEvent } from './types.js';
 export interface ClusterStatus {
   readonly name: string;
   readonly state: 'syncing' | 'synced' | 'unreachable' | 'failed';
-  /** Objects of this cluster in the multi-cluster store. */
+  /** Objects of this cluster in the multi-cluster store, as of this status (an event alone does not emit one: LT-28). */
   readonly objects: number;
   /** A new KubeConfig is being listed; the old connection serves until it has synced. */
   readonly replacing: boolean;

@@ -5,6 +5,7 @@ import {
   Observable,
   asyncScheduler,
   concat,
+  concatMap,
   concatWith,
   defer,
   distinctUntilChanged,
@@ -12,6 +13,7 @@ import {
   finalize,
   firstValueFrom,
   fromEvent,
+  ignoreElements,
   map,
   merge,
   mergeMap,
@@ -34,7 +36,7 @@ import { byNamespace } from '../store/indexFuncs.js';
 import { readonlyView } from '../store/readonlyView.js';
 import type { KubeObject, ReadonlyIndexer } from '../store/types.js';
 import { clusterChanges, type ClusterChange } from './clusterChanges.js';
-import { clusterKey } from './clusterKey.js';
+import { clusterFanOut } from './clusterFanOut.js';
 import { clusterMember, type ClusterStatus, type Fleet } from './clusterMember.js';
 import { CLUSTER_INDEX, multiClusterStore, type MultiClusterStore } from './multiClusterStore.js';
 import type { Cluster, ClusterEvent, ClusterProvider } from './types.js';
@@ -155,7 +157,10 @@ export interface MultiClusterInformer<T> extends Observable<ClusterEvent<T>> {
   readonly clusters: ClusterProvider;
   /** The merged cache, keyed `cluster/namespace/name`. */
   readonly store: MultiClusterStore<T>;
-  /** State, each cluster's state, object count and last error; emits on change. */
+  /**
+   * State, each cluster's state, object count and last error. Emits when a state changes (the run's, a cluster's, its
+   * informer's status), on an error and on each set applied; `objects` is as of that emission (LT-28).
+   */
   readonly status$: Observable<MultiClusterStatus>;
   /** Every error met, each a `ClusterError` naming its cluster (a provider's own errors aside). */
   readonly errors$: Observable<Error>;
@@ -171,7 +176,6 @@ export interface MultiClusterInformer<T> extends Observable<ClusterEvent<T>> {
   /** One cluster of the fleet as a single-cluster informer. */
   cluster(name: string): ClusterInformer<T>;
 }
-
 
 const OPTION_NAMES = optionNames<MultiClusterInformerOptions<unknown>>({
   indexers: true,
@@ -279,9 +283,14 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
   const status = new BehaviorSubject<MultiClusterStatus>(snapshot());
   const publish = (): void => status.next(snapshot());
 
-  // The clusters stream mapped to one Observable per cluster, merged, and shared: the run lives while anyone
-  // subscribes (LT-20). Completing the provider keeps the last set for good (MC-1).
-  const events$ = defer(() => {
+  // Every subscriber and cluster view, and the one loop that tells each event to them (LT-25, LT-26).
+  const fanOut = clusterFanOut<T>(() => fleet.members.keys(), (cluster) => fleet.members.get(cluster)?.store);
+  // The provider's error that ended the run, for good: what a whenSynced it ends names as its cause.
+  let failure: Error | undefined;
+
+  // The clusters stream mapped to one Observable per cluster, merged, told to the fan-out, and shared: the run lives
+  // while anyone subscribes (LT-20), and share() counts them. Completing the provider keeps the last set for good (MC-1).
+  const run$ = defer(() => {
     state = 'running';
     haveSet = false;
     publish();
@@ -290,9 +299,10 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
       publish();
       return EMPTY;
     });
+    // One set after another: a set the provider gives from inside an event of the last one waits for it (LT-27).
     const changes$ = clusterChanges(clusters, fleet.report).pipe(
       concatWith(NEVER),
-      mergeMap((set) => concat(set, setApplied)),
+      concatMap((set) => concat(set, setApplied)),
       share(),
     );
     const named = (cluster: string) => (c: ClusterChange) => (c.type === 'leave' ? c.name : c.cluster.name) === cluster;
@@ -300,11 +310,14 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
       filter((c) => c.type === 'join'),
       mergeMap(({ cluster }) => clusterMember(cluster, changes$.pipe(filter(named(cluster.name)), takeWhile((c) => c.type !== 'leave', true)), fleet)),
       tap({
+        next: fanOut.emit,
         error: (err: unknown) => {
           state = 'failed';
-          fleet.report(err instanceof Error ? err : new Error(String(err)));
+          failure = err instanceof Error ? err : new Error(String(err));
+          fleet.report(failure);
         },
       }),
+      ignoreElements(),
       finalize(() => {
         if (state === 'running') state = 'idle';
         publish();
@@ -312,16 +325,19 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
     );
   }).pipe(share({ resetOnError: false, resetOnComplete: false, resetOnRefCountZero: true }));
 
-  /** The cache of one cluster (or all) as adds, for a subscriber that comes while the run goes on (MC-10). */
-  function* cached(only: string | undefined): Iterable<ClusterEvent<T>> {
-    for (const [cluster, m] of fleet.members) {
-      const store = only === undefined || cluster === only ? m.store : undefined;
-      for (const key of store?.listKeys() ?? []) {
-        const obj = store?.getByKey(key);
-        if (obj !== undefined) yield { type: 'add', obj, isInInitialList: true, cluster, key: clusterKey(cluster, key) };
-      }
-    }
-  }
+  // A subscriber of everything or of one cluster: on the fan-out and counted by the run before its replay, so that what
+  // the replay sets off reaches it (LT-25); replayed to only when it joins a run already going.
+  const attach = (cluster: string | undefined): Observable<ClusterEvent<T>> =>
+    new Observable<ClusterEvent<T>>((subscriber) => {
+      const late = state === 'running';
+      const attached = fanOut.attach(subscriber, cluster);
+      const counted = run$.subscribe({ error: (err: unknown) => subscriber.error(err) });
+      if (late) attached.replay();
+      return () => {
+        attached.detach();
+        counted.unsubscribe();
+      };
+    });
 
   const syncError = (reason: CacheSyncFailure, detail: string): CacheSyncError => {
     const now = status.value;
@@ -329,10 +345,11 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
     const waiting = now.clusters.filter((c) => c.state === 'syncing');
     const unsynced = waiting.map((c) => c.name);
     if (!haveSet) unsynced.push(`${name} (no cluster set from its provider yet)`);
-    return new CacheSyncError(synced, unsynced.length > 0 ? unsynced : [name], waiting.find((c) => c.lastError !== undefined)?.lastError ?? lastError, reason, detail);
+    const cause = failure ?? waiting.find((c) => c.lastError !== undefined)?.lastError ?? lastError;
+    return new CacheSyncError(synced, unsynced.length > 0 ? unsynced : [name], cause, reason, detail);
   };
 
-  return Object.assign(defer(() => concat(cached(undefined), events$)), {
+  return Object.assign(attach(undefined), {
     name,
     clusters,
     store: multiClusterStore<T>(fleet.members, absent),
@@ -363,11 +380,10 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
     },
     cluster: (cluster: string): ClusterInformer<T> => {
       if (typeof cluster !== 'string' || cluster === '') throw new TypeError(`cluster: name must be a non-empty string, got ${describeValue(cluster)}`);
-      const view = defer(() => concat(cached(cluster), events$.pipe(filter((e) => e.cluster === cluster))));
       // Reads the cluster's store while it is present, else an empty one with the same indexes and key function.
       const current = (): ReadonlyIndexer<T> => fleet.members.get(cluster)?.store ?? absent;
       const store = readonlyView(new Proxy(absent, { get: (_, p) => bound(current(), p) }));
-      return Object.assign(view, {
+      return Object.assign(attach(cluster), {
         name: `${name} in ${cluster}`,
         cluster,
         store,
