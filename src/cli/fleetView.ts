@@ -56,7 +56,7 @@ export function renderFleetHeader(w: FleetWatch, opts: FleetViewOptions): string
   for (const s of clusters) {
     const state = s.state === 'synced' ? c.green(s.state) : s.state === 'syncing' ? c.yellow(s.state) : c.red(s.state);
     const error = s.lastError !== undefined && s.state !== 'synced' ? c.dim(`  ${printable(oneLine(s.lastError.cause instanceof Error ? `${s.lastError.cause.name}: ${s.lastError.cause.message}` : s.lastError.message))}`) : '';
-    lines.push(`${printable(s.name).padEnd(nameWidth)}  ${state}${' '.repeat(Math.max(1, 12 - s.state.length))}${thousands(s.objects)} objects${s.replacing ? ' (new kubeconfig syncing)' : ''}${error}`);
+    lines.push(`${printable(s.name).padEnd(nameWidth)}  ${state}${' '.repeat(Math.max(1, 12 - s.state.length))}${thousands(w.informer.store.indexKeys('cluster', s.name).length)} objects${s.replacing ? ' (new kubeconfig syncing)' : ''}${error}`);
   }
   return lines.map((l) => truncate(l, opts.width));
 }
