@@ -3,7 +3,7 @@
 // (list → watch loop), the DeltaFIFO operator, the bare indexed store and selectors, the pager and the
 // streaming decoders, every rate limiter, the sharding pieces, and the option, status and metric types
 // of the everyday functions. Everyday use needs only 'rxkube'.
-import './engine.js';
+import './nodeVersion.js';
 
 // informer: options, status and metrics detail
 export {

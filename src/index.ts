@@ -4,7 +4,7 @@
 // sharding, many clusters, and the errors a user tells apart. Option and detail types, the reflector,
 // DeltaFIFO, the bare store, the pager and decoders, the other rate limiters and the sharding pieces
 // are in 'rxkube/core'; the API-server simulator is 'rxkube/testing'.
-import './engine.js';
+import './nodeVersion.js';
 
 // informer
 export {
@@ -26,6 +26,18 @@ export {
 // sources
 export {
   kubeSource,
+  type KubeSource,
+  type BuiltInResource,
+  type ObjectOf,
+  type ListerWatcher,
+  type PartialObjectMetadata,
+  type ResourceRef,
+  type WatchBatch,
+  type WatchEvent,
+} from './sources/index.js';
+
+// the API's errors: what a request can fail with, and the guards that tell them apart
+export {
   KubeApiError,
   isNotFound,
   isConflict,
@@ -39,16 +51,8 @@ export {
   DecodeError,
   ConnectionError,
   ResourceNotServedError,
-  type KubeSource,
-  type BuiltInResource,
-  type ObjectOf,
-  type ListerWatcher,
-  type PartialObjectMetadata,
-  type ResourceRef,
-  type WatchBatch,
-  type WatchEvent,
-  type StatusDetails,
-} from './sources/index.js';
+  type ApiStatus,
+} from './errors/api/index.js';
 
 // store: keys, index functions, tombstones
 export {

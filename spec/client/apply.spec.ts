@@ -1,7 +1,7 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyConflicts, isApplyConflict } from '../../src/client/conflicts.js';
-import { isConflict, isNotFound, KubeApiError } from '../../src/sources/errors/index.js';
+import { isConflict, isNotFound, KubeApiError } from '../../src/errors/api/index.js';
 import { objectClient } from '../../src/client/objectClient.js';
 import { SelectorParseError } from '../../src/store/index.js';
 import type { KubeObject } from '../../src/store/types.js';

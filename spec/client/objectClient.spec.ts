@@ -1,6 +1,6 @@
 import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { ConnectionError, isAlreadyExists, isConflict, isNotFound, isUnauthorized, KubeApiError } from '../../src/sources/errors/index.js';
+import { ConnectionError, isAlreadyExists, isConflict, isNotFound, isUnauthorized, KubeApiError } from '../../src/errors/api/index.js';
 import { objectClient } from '../../src/client/objectClient.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { isConflict } from '../../src/sources/errors/index.js';
+import { isConflict } from '../../src/errors/api/index.js';
 import { objectClient } from '../../src/client/objectClient.js';
 import type { ObjectClient } from '../../src/client/types.js';
 import { finalizer, FinalizerError } from '../../src/controller/finalizer.js';

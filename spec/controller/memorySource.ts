@@ -1,7 +1,7 @@
 import { BehaviorSubject, Observable, Subject, map } from 'rxjs';
 import { createIndexer } from '../../src/store/indexer.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
-import type { InformerEvent } from '../../src/informer/InformerEvent.js';
+import type { InformerEvent } from '../../src/operators/informerEvent.js';
 import type { KubeObject } from '../../src/store/types.js';
 import type { ControllerSource } from '../../src/controller/types.js';
 

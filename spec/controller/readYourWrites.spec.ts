@@ -1,7 +1,7 @@
 import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isAlreadyExists } from '../../src/sources/errors/index.js';
+import { isAlreadyExists } from '../../src/errors/api/index.js';
 import { objectClient } from '../../src/client/objectClient.js';
 import { writeLog } from '../../src/client/writeLog.js';
 import { controller, type Controller } from '../../src/controller/controller.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type } from 'arktype';
 import { Type } from '@sinclair/typebox';
 import { customResource, objectClient } from '../../src/index.js';
-import { KubeApiError } from '../../src/sources/errors/index.js';
+import { KubeApiError } from '../../src/errors/api/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 
 // ArkType (Standard Schema with Standard JSON Schema) and TypeBox (plain JSON Schema with a static type)

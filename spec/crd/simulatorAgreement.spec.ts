@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { objectClient } from '../../src/client/objectClient.js';
 import { customResource } from '../../src/crd/index.js';
-import { KubeApiError } from '../../src/sources/errors/index.js';
+import { KubeApiError } from '../../src/errors/api/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 
 /** A field's schema and values to try in it: some fitting, some not. */

@@ -8,7 +8,7 @@ import { ApiextensionsV1Api, CoreV1Api, type EventsV1Event, type V1ConfigMap } f
 import type { Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyConflicts, isApplyConflict } from '../../src/client/conflicts.js';
-import { isConflict, isNotFound, KubeApiError } from '../../src/sources/errors/index.js';
+import { isConflict, isNotFound, KubeApiError } from '../../src/errors/api/index.js';
 import { objectClient } from '../../src/client/objectClient.js';
 import { controller, type Controller } from '../../src/controller/controller.js';
 import { recorder } from '../../src/events/recorder.js';

@@ -12,7 +12,7 @@ import buildDist from '../helpers/buildDist.js';
 import type { ReconcileOutcome } from '../../src/controller/types.js';
 import { finalizer, FinalizerError } from '../../src/controller/finalizer.js';
 import { objectClient } from '../../src/client/objectClient.js';
-import { isConflict } from '../../src/sources/errors/index.js';
+import { isConflict } from '../../src/errors/api/index.js';
 import { configMapController, convergenceProblems, FINALIZER, MANAGED_BY, sampleDeployment, type ConfigMapController } from '../../examples/configmap-controller.js';
 import { startCluster, type Cluster } from './cluster.js';
 import { waitFor } from '../helpers/waitFor.js';

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { objectClient } from '../../src/client/objectClient.js';
 import { customResource, type CustomResource } from '../../src/crd/index.js';
 import type { KubeObject } from '../../src/store/types.js';
-import { KubeApiError } from '../../src/sources/errors/index.js';
+import { KubeApiError } from '../../src/errors/api/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import buildDist from '../helpers/buildDist.js';
 import { waitFor } from '../helpers/waitFor.js';

@@ -5,7 +5,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import { informer, type Informer, type InformerOptions, type InformerStatus } from '../../src/informer/informer.js';
-import type { InformerEvent } from '../../src/informer/InformerEvent.js';
+import type { InformerEvent } from '../../src/operators/informerEvent.js';
 import { reflect } from '../../src/reflector/index.js';
 import type { ReflectOptions, ReflectorEvent, ReflectorStatus } from '../../src/reflector/types.js';
 import { objectClient } from '../../src/client/objectClient.js';

@@ -14,7 +14,7 @@ import {
   type V1Secret,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isExpired, KubeApiError } from '../../src/sources/errors/index.js';
+import { isExpired, KubeApiError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { WatchEvent } from '../../src/sources/types.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';

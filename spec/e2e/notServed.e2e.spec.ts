@@ -9,7 +9,7 @@ import { objectClient } from '../../src/client/objectClient.js';
 import { customResource, jsonSchema } from '../../src/crd/index.js';
 import { informer, type Informer } from '../../src/informer/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
-import { ResourceNotServedError } from '../../src/sources/errors/index.js';
+import { ResourceNotServedError } from '../../src/errors/api/index.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { Lifetimes } from '../helpers/lifetimes.js';

@@ -6,7 +6,7 @@
  */
 import { CoreV1Api, RbacAuthorizationV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { isForbidden, KubeApiError } from '../../src/sources/errors/index.js';
+import { isForbidden, KubeApiError } from '../../src/errors/api/index.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startCluster, type Cluster } from './cluster.js';
 import { converges, informed, mirror, type Informed } from './helpers.js';

@@ -12,7 +12,7 @@ import type { Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendJson } from '../../src/client/request.js';
 import { objectClient } from '../../src/client/objectClient.js';
-import { isAlreadyExists } from '../../src/sources/errors/index.js';
+import { isAlreadyExists } from '../../src/errors/api/index.js';
 import { controller } from '../../src/controller/controller.js';
 import { informer, type Informer } from '../../src/informer/informer.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';

@@ -23,7 +23,7 @@ import { CoreV1Api, type KubeConfig, type V1ClusterRole, type V1Deployment } fro
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
-import { KubeApiError } from '../../src/sources/errors/index.js';
+import { KubeApiError } from '../../src/errors/api/index.js';
 import { runManager } from '../../src/manager/runManager.js';
 import { prometheusMetrics } from '../../src/metrics/index.js';
 import { webhookManifests } from '../../src/admission/index.js';

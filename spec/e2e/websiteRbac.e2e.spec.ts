@@ -17,7 +17,7 @@ import type { Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import { runManager } from '../../src/manager/runManager.js';
-import { KubeApiError } from '../../src/sources/errors/index.js';
+import { KubeApiError } from '../../src/errors/api/index.js';
 import type { KubeObject } from '../../src/store/types.js';
 import buildDist from '../helpers/buildDist.js';
 import { waitFor } from '../helpers/waitFor.js';

@@ -8,7 +8,7 @@ import { loadKubeConfig } from '../../src/manager/kubeConfig.js';
 import { ClusterError } from '../../src/multicluster/ClusterError.js';
 import { informer } from '../../src/informer/informer.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
-import { DecodeError } from '../../src/sources/errors/DecodeError.js';
+import { DecodeError } from '../../src/errors/api/DecodeError.js';
 import { kubeconfigClusters } from '../../src/multicluster/kubeconfigClusters.js';
 import { secretClusters } from '../../src/multicluster/secretClusters.js';
 import { startApiServer } from '../../src/testing/index.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { printable, printableJson } from '../../src/errors/printable.js';
 import { createStderrReporter } from '../../src/errors/reportError.js';
-import { KubeApiError } from '../../src/sources/errors/KubeApiError.js';
+import { KubeApiError } from '../../src/errors/api/KubeApiError.js';
 
 /** A byte a terminal would act on: C0 but the line break, DEL, C1, and the bidi overrides and isolates. */
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;

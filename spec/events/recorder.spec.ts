@@ -2,7 +2,7 @@ import type { EventsV1Event } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recorder } from '../../src/events/recorder.js';
 import type { EventRecorderOptions } from '../../src/events/types.js';
-import { KubeApiError } from '../../src/sources/errors/index.js';
+import { KubeApiError } from '../../src/errors/api/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { settle } from '../workqueue/virtualTime.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { informer } from '../../src/informer/index.js';
 import { VeryShortWatchError } from '../../src/reflector/errors.js';
-import { DecodeError, KubeApiError } from '../../src/sources/errors/index.js';
+import { DecodeError, KubeApiError } from '../../src/errors/api/index.js';
 import type { ListerWatcher, ObjectList, WatchEvent } from '../../src/sources/types.js';
 import { IndexError, KeyError, type KubeObject } from '../../src/store/index.js';
 import { waitFor } from '../helpers/waitFor.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DecodeError } from '../../src/sources/errors/index.js';
+import { DecodeError } from '../../src/errors/api/index.js';
 import { ListDecoder, type ListEnvelope } from '../../src/sources/listDecoder.js';
 import { bounded, enc, everySplit, jsonish, nastyBytes, nastyString, outcome, params, splitAt, wildObject, withHugeNumbers, type Outcome } from './fuzzKit.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DecodeError, KubeApiError } from '../../src/sources/errors/index.js';
+import { DecodeError, KubeApiError } from '../../src/errors/api/index.js';
 import type { WatchEvent } from '../../src/sources/types.js';
 import { WatchDecoder } from '../../src/sources/watchDecoder.js';
 import { bounded, enc, everySplit, jsonish, nastyBytes, nastyString, outcome, params, splitAt, wildObject, withHugeNumbers, type Outcome } from './fuzzKit.js';

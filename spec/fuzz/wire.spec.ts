@@ -4,7 +4,7 @@ import type { Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { informer, type Informer } from '../../src/informer/index.js';
 import { VeryShortWatchError } from '../../src/reflector/errors.js';
-import { DecodeError, KubeApiError } from '../../src/sources/errors/index.js';
+import { DecodeError, KubeApiError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { KeyError } from '../../src/store/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
 import { informer, type Informer } from '../../src/informer/informer.js';
-import { isServerError, kubeSource } from '../../src/sources/index.js';
+import { isServerError } from '../../src/errors/api/index.js';
+import { kubeSource } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer, type Churn } from '../../src/testing/index.js';
 import { pod } from '../helpers/objects.js';
 import { waitFor } from '../helpers/waitFor.js';

@@ -6,7 +6,7 @@ import { informer, type Informer } from '../../src/informer/informer.js';
 import { BufferOverflowError } from '../../src/informer/BufferOverflowError.js';
 import { HandlerError } from '../../src/informer/HandlerError.js';
 import { CacheSyncError } from '../../src/informer/CacheSyncError.js';
-import type { InformerEvent } from '../../src/informer/InformerEvent.js';
+import type { InformerEvent } from '../../src/operators/informerEvent.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import { kubeSource, type ListerWatcher } from '../../src/sources/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { informer } from '../../src/informer/informer.js';
 import type { InformerStatus } from '../../src/informer/types.js';
 import { liveness, type ProbedInformer, type ProbeView } from '../../src/manager/health.js';
-import { KubeApiError } from '../../src/sources/errors/index.js';
+import { KubeApiError } from '../../src/errors/api/index.js';
 import { advance, bookmark, ScriptedLW } from '../reflector/reflectScripted.js';
 
 beforeEach(() => {

@@ -3,7 +3,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { leaderElection } from '../../src/leaderelection/leaderElection.js';
 import type { Leadership } from '../../src/leaderelection/types.js';
 import { JITTER_FACTOR, type LeaderElectionOptions } from '../../src/leaderelection/options.js';
-import { KubeApiError } from '../../src/sources/errors/index.js';
+import { KubeApiError } from '../../src/errors/api/index.js';
 import { world } from './virtualTime.js';
 
 const micro = (ms: number): string => new Date(ms).toISOString().replace('Z', '000Z');

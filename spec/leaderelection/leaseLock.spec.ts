@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAlreadyExists, isConflict, isServerError, KubeApiError } from '../../src/sources/errors/index.js';
+import { isAlreadyExists, isConflict, isServerError, KubeApiError } from '../../src/errors/api/index.js';
 import { leaderElection } from '../../src/leaderelection/leaderElection.js';
 import { leaseLock, type Lease } from '../../src/leaderelection/leaseLock.js';
 import type { LeaderElectionRecord, Leadership } from '../../src/leaderelection/types.js';

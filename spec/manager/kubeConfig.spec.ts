@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import { loadKubeConfig } from '../../src/manager/kubeConfig.js';
-import { isUnauthorized } from '../../src/sources/index.js';
+import { isUnauthorized } from '../../src/errors/api/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 
 const TOKEN = 'service-account-token-for-the-spec';

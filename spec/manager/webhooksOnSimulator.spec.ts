@@ -18,7 +18,7 @@ import { informer } from '../../src/informer/informer.js';
 import { generateCa, issueServing } from '../../src/manager/certificates/generate.js';
 import type { ManagerOptions } from '../../src/manager/options.js';
 import { prometheusMetrics, type PrometheusMetrics } from '../../src/metrics/index.js';
-import { KubeApiError } from '../../src/sources/errors/KubeApiError.js';
+import { KubeApiError } from '../../src/errors/api/KubeApiError.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../helpers/waitFor.js';

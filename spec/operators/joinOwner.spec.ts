@@ -4,7 +4,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CallbackError } from '../../src/errors/CallbackError.js';
 import { setErrorReporter } from '../../src/errors/reportError.js';
-import type { InformerEvent } from '../../src/informer/InformerEvent.js';
+import type { InformerEvent } from '../../src/operators/informerEvent.js';
 import { joinOwner, type OwnerJoin } from '../../src/operators/joinOwner.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../../src/store/types.js';

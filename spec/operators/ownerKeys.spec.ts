@@ -1,7 +1,7 @@
 import { Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import type { InformerEvent } from '../../src/informer/InformerEvent.js';
+import type { InformerEvent } from '../../src/operators/informerEvent.js';
 import { ownerKeys } from '../../src/operators/ownerKeys.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import type { KubeObject, OwnerReference } from '../../src/store/types.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { probedReflect } from '../../src/reflector/reflect.js';
 import { reflect, type ReflectorStatus } from '../../src/reflector/index.js';
 import type { ReflectorProbe } from '../../src/reflector/types.js';
-import { KubeApiError } from '../../src/sources/errors/index.js';
+import { KubeApiError } from '../../src/errors/api/index.js';
 import { advance, bookmark, pod, ScriptedLW } from './reflectScripted.js';
 
 beforeEach(() => {

@@ -9,7 +9,7 @@ import {
   isForbidden,
   isServerError,
   KubeApiError,
-} from '../../src/sources/errors/index.js';
+} from '../../src/errors/api/index.js';
 import { advance, bookmark, pod, runReflect, ScriptedLW, type Pod } from './reflectScripted.js';
 
 beforeEach(() => {

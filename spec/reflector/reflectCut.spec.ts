@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { reflect, type ReflectorStatus } from '../../src/reflector/index.js';
-import { ConnectionError, DecodeError, KubeApiError } from '../../src/sources/errors/index.js';
+import { ConnectionError, DecodeError, KubeApiError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/index.js';
 import type { ListerWatcher } from '../../src/sources/types.js';
 import { startApiServer } from '../../src/testing/index.js';

@@ -3,7 +3,7 @@ import type { Subscription } from 'rxjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reflect, WatchStalledError, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/index.js';
 import type { ReflectorEvent } from '../../src/reflector/types.js';
-import { isExpired, isServerError } from '../../src/sources/errors/index.js';
+import { isExpired, isServerError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/index.js';
 import type { ListerWatcher } from '../../src/sources/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';

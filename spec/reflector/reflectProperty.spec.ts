@@ -6,7 +6,7 @@ import {
   ConnectionError,
   DecodeError,
   KubeApiError,
-} from '../../src/sources/errors/index.js';
+} from '../../src/errors/api/index.js';
 import type { ListerWatcher, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../../src/sources/types.js';
 import { pod, type Pod } from './reflectScripted.js';
 

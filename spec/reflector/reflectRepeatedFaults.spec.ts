@@ -1,7 +1,7 @@
 // Faults every 20 s, each failing the next two watches (issue #24, finding 11): each costs a first delay, never a
 // grown one, because a healthy watch starts the health backoff over (HI-52). Fake time, scripted ListerWatcher.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { KubeApiError } from '../../src/sources/errors/index.js';
+import { KubeApiError } from '../../src/errors/api/index.js';
 import { advance, pod, runReflect, ScriptedLW } from './reflectScripted.js';
 
 beforeEach(() => {

@@ -5,7 +5,7 @@ import {
   ConnectionError,
   DecodeError,
   KubeApiError,
-} from '../../src/sources/errors/index.js';
+} from '../../src/errors/api/index.js';
 import { advance, bookmark, clientGoBase, fastRetryBase, maxRetriesWithin, pod, runReflect, ScriptedLW } from './reflectScripted.js';
 
 beforeEach(() => {

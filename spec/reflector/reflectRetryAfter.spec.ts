@@ -1,6 +1,6 @@
 // What reflect() does with a server's Retry-After (HI-50, HI-51), under fake time with a scripted ListerWatcher.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { KubeApiError } from '../../src/sources/errors/index.js';
+import { KubeApiError } from '../../src/errors/api/index.js';
 import { advance, bookmark, runReflect, ScriptedLW } from './reflectScripted.js';
 
 beforeEach(() => {

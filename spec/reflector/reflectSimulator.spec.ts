@@ -3,7 +3,7 @@ import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/index.js';
 import type { ReflectorEvent } from '../../src/reflector/types.js';
-import { DecodeError, isExpired, isForbidden, isServerError, isTooManyRequests, KubeApiError } from '../../src/sources/errors/index.js';
+import { DecodeError, isExpired, isForbidden, isServerError, isTooManyRequests, KubeApiError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/index.js';
 import type { ListerWatcher } from '../../src/sources/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';

@@ -3,7 +3,7 @@ import { VirtualTimeScheduler } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_STALL, WatchRhythm } from '../../src/reflector/watchRhythm.js';
 import { reflect, WatchStalledError, type ReflectOptions } from '../../src/reflector/index.js';
-import { isExpired, KubeApiError } from '../../src/sources/errors/index.js';
+import { isExpired, KubeApiError } from '../../src/errors/api/index.js';
 import { advance, bookmark, pod, runReflect, ScriptedLW } from './reflectScripted.js';
 
 beforeEach(() => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { reflect, type ReflectOptions, type ReflectorStatus } from '../../src/reflector/index.js';
 import type { ReflectorEvent } from '../../src/reflector/types.js';
-import { ConnectionError, KubeApiError } from '../../src/sources/errors/index.js';
+import { ConnectionError, KubeApiError } from '../../src/errors/api/index.js';
 import { advance, bookmark, pod, ScriptedLW, type Pod, type WatchChannel } from './reflectScripted.js';
 
 const END = { 'k8s.io/initial-events-end': 'true' };

@@ -2,7 +2,7 @@ import type { Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { classifyFailure } from '../../src/reflector/classify.js';
 import { reflect, type ReflectorStatus } from '../../src/reflector/index.js';
-import { ConnectionError, DecodeError } from '../../src/sources/errors/index.js';
+import { ConnectionError, DecodeError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/index.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostileServer.js';
 import { waitFor } from '../helpers/waitFor.js';

@@ -4,7 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStderrReporter, setErrorReporter } from '../../src/errors/reportError.js';
 import { informer } from '../../src/informer/index.js';
-import { ConnectionError, DecodeError, isUnauthorized, KubeApiError } from '../../src/sources/errors/index.js';
+import { ConnectionError, DecodeError, isUnauthorized, KubeApiError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { generateServingCertificate } from '../../src/testing/tls/tls.js';

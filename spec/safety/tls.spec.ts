@@ -1,7 +1,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { informer } from '../../src/informer/index.js';
-import { ConnectionError } from '../../src/sources/errors/index.js';
+import { ConnectionError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { pod } from '../helpers/objects.js';

@@ -6,7 +6,7 @@ import { Subject, VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/leaderelection/leaseLock.js';
 import { liveShards, type ShardMembers } from '../../src/sharding/members.js';
-import type { InformerEvent } from '../../src/informer/InformerEvent.js';
+import type { InformerEvent } from '../../src/operators/informerEvent.js';
 
 let rv = 0;
 function lease(name: string, holder: string, renew: number, seconds = 10): Lease {

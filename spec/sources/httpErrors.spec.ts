@@ -8,7 +8,7 @@ import {
   isTooManyRequests,
   isUnauthorized,
   KubeApiError,
-} from '../../src/sources/errors/index.js';
+} from '../../src/errors/api/index.js';
 import { connectionErrorFrom, errorFromStatus, isTooLargeResourceVersion } from '../../src/sources/httpErrors.js';
 
 describe('errorFromStatus', () => {

@@ -12,7 +12,7 @@ import {
   isTooManyRequests,
   isUnauthorized,
   KubeApiError,
-} from '../../src/sources/errors/index.js';
+} from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { isTooLargeResourceVersion } from '../../src/sources/httpErrors.js';
 import { listAll, listPages } from '../../src/sources/pager.js';

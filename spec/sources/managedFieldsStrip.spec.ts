@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DecodeError } from '../../src/sources/errors/DecodeError.js';
+import { DecodeError } from '../../src/errors/api/DecodeError.js';
 import { ListDecoder } from '../../src/sources/listDecoder.js';
 import { EVENT_METADATA, ITEM_METADATA, managedFieldsSpan, type MetadataPath } from '../../src/sources/managedFieldsStrip.js';
 import type { WatchEvent } from '../../src/sources/types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isExpired, isServerError, KubeApiError } from '../../src/sources/errors/index.js';
+import { isExpired, isServerError, KubeApiError } from '../../src/errors/api/index.js';
 import { errorFromStatus } from '../../src/sources/httpErrors.js';
 import { listAll, listPages } from '../../src/sources/pager.js';
 import type { ListerWatcher, ListOptions, ObjectList } from '../../src/sources/types.js';

@@ -1,6 +1,6 @@
 import diagnostics from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConnectionError, DecodeError, KubeApiError } from '../../src/sources/errors/index.js';
+import { ConnectionError, DecodeError, KubeApiError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { DecodedListResponse } from '../../src/sources/listResponse.js';
 import { listAll, listPages } from '../../src/sources/pager.js';

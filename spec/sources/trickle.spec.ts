@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionError } from '../../src/sources/errors/index.js';
+import { ConnectionError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { pools } from '../../src/transport/pool.js';
 import { startHostileServer, write, type HostileServer } from '../helpers/hostileServer.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DecodeError, isExpired, isServerError, KubeApiError } from '../../src/sources/errors/index.js';
+import { DecodeError, isExpired, isServerError, KubeApiError } from '../../src/errors/api/index.js';
 import type { WatchEvent } from '../../src/sources/types.js';
 import { WatchDecoder } from '../../src/sources/watchDecoder.js';
 

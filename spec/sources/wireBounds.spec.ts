@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { createGzip } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DecodeError } from '../../src/sources/errors/index.js';
+import { DecodeError } from '../../src/errors/api/index.js';
 import { kubeSource, type KubeSourceOptions } from '../../src/sources/kubeSource.js';
 import { ListDecoder } from '../../src/sources/listDecoder.js';
 import type { WatchEvent } from '../../src/sources/types.js';

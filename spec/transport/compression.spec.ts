@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
-import { DecodeError } from '../../src/sources/errors/index.js';
+import { DecodeError } from '../../src/errors/api/index.js';
 import { getBody } from '../../src/sources/http.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { pools } from '../../src/transport/pool.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { KubeConfig, type User } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
-import { ConnectionError } from '../../src/sources/errors/index.js';
+import { ConnectionError } from '../../src/errors/api/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { withTransport } from '../../src/transport/options.js';
 import { pools } from '../../src/transport/pool.js';

@@ -6,7 +6,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import { informer } from '../../src/informer/informer.js';
-import { ConnectionError } from '../../src/sources/errors/index.js';
+import { ConnectionError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { execRunsInProgress } from '../../src/transport/execCredential.js';

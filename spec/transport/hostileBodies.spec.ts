@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { createGzip, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
-import { ConnectionError, DecodeError, KubeApiError } from '../../src/sources/errors/index.js';
+import { ConnectionError, DecodeError, KubeApiError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { listPages } from '../../src/sources/pager.js';
 import { withTransport } from '../../src/transport/options.js';

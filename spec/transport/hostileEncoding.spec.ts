@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
-import { DecodeError } from '../../src/sources/errors/index.js';
+import { DecodeError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { withTransport } from '../../src/transport/options.js';
 import { settled, startHostileServer, type HostileServer } from '../helpers/hostileServer.js';

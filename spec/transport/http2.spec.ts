@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import { informer } from '../../src/informer/informer.js';
-import { ConnectionError } from '../../src/sources/errors/index.js';
+import { ConnectionError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { pools } from '../../src/transport/pool.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
-import { ConnectionError, isServerError } from '../../src/sources/errors/index.js';
+import { ConnectionError, isServerError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import { listAll, listPages } from '../../src/sources/pager.js';
 import type { WatchEvent } from '../../src/sources/types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_WIRE_TEXT, wireText } from '../../src/sources/errors/wireText.js';
+import { MAX_WIRE_TEXT, wireText } from '../../src/errors/api/wireText.js';
 import { redactionOf } from '../../src/transport/redaction.js';
 
 describe('redactionOf (HI-79)', () => {

@@ -5,7 +5,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/client/objectClient.js';
 import { informer } from '../../src/informer/informer.js';
-import { ConnectionError, isUnauthorized } from '../../src/sources/errors/index.js';
+import { ConnectionError, isUnauthorized } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';

@@ -11,7 +11,7 @@ import { objectClient } from '../client/objectClient.js';
 import { printable } from '../errors/printable.js';
 import { informer } from '../informer/informer.js';
 import { kubeSource } from '../sources/kubeSource.js';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import { timerDelay } from '../options/timerDelay.js';
 import { unwrapTombstone } from '../store/index.js';
 import type { KubeObject } from '../store/types.js';

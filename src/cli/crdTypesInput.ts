@@ -6,7 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { sendJson } from '../client/request.js';
 import { printable } from '../errors/printable.js';
-import { isNotFound } from '../sources/errors/index.js';
+import { isNotFound } from '../errors/api/index.js';
 import { plainHttpAllowed } from '../sources/http.js';
 import { readCrdFile } from './crdManifest.js';
 import { resolveServed } from './discovery.js';

@@ -7,7 +7,7 @@
  */
 import type { Subscription } from 'rxjs';
 import { unwrapTombstone } from '../store/index.js';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import type { KubeObject } from '../store/types.js';
 import { duration } from './columns.js';
 import { resolveResource } from './resources.js';

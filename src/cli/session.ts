@@ -8,7 +8,7 @@ import type { Subscription } from 'rxjs';
 import { informer, type FifoMode, type Informer, type InformerStatus } from '../informer/index.js';
 import type { ReflectorStatus } from '../reflector/index.js';
 import { kubeSource, type ListerWatcher } from '../sources/index.js';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import { deletionHandlingMetaNamespaceKey, unwrapTombstone } from '../store/index.js';
 import type { KubeObject } from '../store/types.js';
 import type { CliResource } from './resources.js';

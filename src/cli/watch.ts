@@ -7,7 +7,7 @@
  * process ends with no socket left open.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKey, parseFieldSelector, parseLabelSelector, unwrapTombstone } from '../store/index.js';
 import type { KubeObject } from '../store/types.js';
 import { statusOf } from './columns.js';

@@ -1,4 +1,4 @@
-import { KubeApiError } from '../sources/errors/KubeApiError.js';
+import { KubeApiError } from '../errors/api/KubeApiError.js';
 
 /** `conflict with "name"` or `conflict with "name" using apps/v1 [at time]`: the manager is a quoted string. */
 const CONFLICT_CAUSE = /^conflict with ("(?:[^"\\]|\\.)*")( using )?/;

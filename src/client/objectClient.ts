@@ -5,7 +5,7 @@ import { clusterOf, resourceKey } from '../sources/identity.js';
 import { parseResourceRef, resourcePath, type ParsedResource } from '../sources/resourceRef.js';
 import { builtInScope, type BuiltInResource, type BuiltInResources, type CustomResourceRef, type TypedResource } from '../sources/resources.js';
 import type { ResourceRef } from '../sources/types.js';
-import type { StatusDetails } from '../sources/errors/KubeApiError.js';
+import type { ApiStatus } from '../errors/api/KubeApiError.js';
 import type { KubeObject } from '../store/types.js';
 import { applyRequest } from './apply.js';
 import { checkBoolean, checkFieldManager, checkName, checkObject, checkSignal, deleteBody, patchContentType } from './checks.js';
@@ -205,7 +205,7 @@ export function objectClient(kc: KubeConfig, resource: ResourceRef, opts: Object
       const { name, ns } =
         typeof nameOrObject === 'object' && nameOrObject !== null ? target('delete', nameOrObject, true) : { name: nameOrObject, ns: ctx.namespaceByName('delete', nameOrObject) };
       const url = ctx.itemUrl(name, ns);
-      return ctx.write<KubeObject | StatusDetails>({ verb: 'DELETE', url, what: describe('delete', name, ns), body: deleteBody(o), opts: o, name, namespace: ns });
+      return ctx.write<KubeObject | ApiStatus>({ verb: 'DELETE', url, what: describe('delete', name, ns), body: deleteBody(o), opts: o, name, namespace: ns });
     },
     ...statusMethods(ctx),
   };

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { StatusDetails } from '../sources/errors/KubeApiError.js';
+import type { ApiStatus } from '../errors/api/KubeApiError.js';
 import { clusterOf, resourceKey } from '../sources/identity.js';
 import { parseResourceRef } from '../sources/resourceRef.js';
 import { orderedResourceVersion } from '../sources/resourceVersion.js';
@@ -63,7 +63,7 @@ export interface RecordWriteOptions {
  * @param opts the namespace of a deletion answered by a `Status`.
  * @throws {TypeError} when `kc` has no current cluster or `resource` is malformed.
  */
-export function recordWrite(kc: KubeConfig, resource: ResourceRef, answer: KubeObject | StatusDetails, opts: RecordWriteOptions = {}): void {
+export function recordWrite(kc: KubeConfig, resource: ResourceRef, answer: KubeObject | ApiStatus, opts: RecordWriteOptions = {}): void {
   if (kc === null || typeof kc !== 'object' || typeof kc.getCurrentCluster !== 'function') throw new TypeError(`recordWrite: kc must be a KubeConfig, got ${describeValue(kc)}`);
   const cluster = kc.getCurrentCluster();
   if (cluster === null) throw new TypeError('recordWrite: the kubeconfig has no current cluster');

@@ -1,9 +1,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { send, type TransportResponse } from '../transport/send.js';
 import { jsonText } from '../store/jsonText.js';
-import { ConnectionError } from '../sources/errors/ConnectionError.js';
-import { DecodeError } from '../sources/errors/DecodeError.js';
-import { KubeApiError, type StatusDetails } from '../sources/errors/KubeApiError.js';
+import { ConnectionError } from '../errors/api/ConnectionError.js';
+import { DecodeError } from '../errors/api/DecodeError.js';
+import { KubeApiError, type ApiStatus } from '../errors/api/KubeApiError.js';
 import { connectionErrorFrom, errorFromStatus } from '../sources/httpErrors.js';
 import { timerDelay } from '../options/timerDelay.js';
 
@@ -100,10 +100,10 @@ async function readText(body: AsyncIterable<Buffer>, what: string): Promise<stri
   return Buffer.concat(parts).toString('utf8');
 }
 
-function parseStatus(text: string): StatusDetails | undefined {
+function parseStatus(text: string): ApiStatus | undefined {
   try {
     const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as StatusDetails) : undefined;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as ApiStatus) : undefined;
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 import type { ParsedResource } from '../sources/resourceRef.js';
-import type { StatusDetails } from '../sources/errors/KubeApiError.js';
+import type { ApiStatus } from '../errors/api/KubeApiError.js';
 import type { ListAllResult } from '../sources/pager.js';
 import type { KubeObject } from '../store/types.js';
 
@@ -262,7 +262,7 @@ export interface ObjectClient<T extends KubeObject = KubeObject> {
    * DELETE one object, by name or given the object (its name, and its namespace when the client has none);
    * answers the object (being deleted, or gone) or the server's Status.
    */
-  delete(target: string | T, opts?: DeleteOptions): Promise<T | StatusDetails>;
+  delete(target: string | T, opts?: DeleteOptions): Promise<T | ApiStatus>;
   /** GET the `/status` subresource: the object, as the status subresource serves it. */
   getStatus(name: string, opts?: CallOptions): Promise<T>;
   /** PUT `/status`: only the status of `obj` is written; a `metadata.resourceVersion` makes it conditional. */

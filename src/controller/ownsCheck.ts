@@ -1,6 +1,6 @@
 import { ownerPointers, type ResolvedOwnerOptions } from '../operators/ownerKeys.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import type { KubeObject } from '../store/types.js';
 
 // Owner kinds named in the report, at most.

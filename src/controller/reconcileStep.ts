@@ -6,7 +6,7 @@ import { LOW_PRIORITY } from '../workqueue/priority.js';
 import type { WorkQueue } from '../workqueue/WorkQueue.js';
 import { successResult, type ControllerMetricsRecorder } from './metrics.js';
 import { ReconcileTimeoutError } from './ReconcileTimeoutError.js';
-import { groupOf, type RunConfig, type RunHooks } from './run.js';
+import { groupOf, type RunConfig, type RunHooks } from './runConfig.js';
 import type { ControllerStats } from './stats.js';
 import { isTerminal } from './TerminalError.js';
 import { WithdrawnError } from './WithdrawnError.js';

@@ -3,7 +3,7 @@ import { CallbackError } from '../errors/CallbackError.js';
 import { toError } from '../errors/reportError.js';
 import { ownerPointers, resolveOwnerOptions } from '../operators/ownerKeys.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import type { KubeObject } from '../store/types.js';
 import { OwnsCheck } from './ownsCheck.js';
 import type { ControllerSource, OwnsSource, WatchesSource } from './types.js';

@@ -1,6 +1,6 @@
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import type { KubeObject } from '../store/types.js';
 import type { CallbackError } from '../errors/CallbackError.js';
 import type { OwnerKeysOptions } from '../operators/ownerKeys.js';

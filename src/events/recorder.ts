@@ -4,7 +4,7 @@ import type { ObjectClient } from '../client/types.js';
 import { toError } from '../errors/reportError.js';
 import { reportTo } from '../errors/reportTo.js';
 import { heldBack, Throttle } from '../errors/throttle.js';
-import { isNotFound } from '../sources/errors/guards.js';
+import { isNotFound } from '../errors/api/guards.js';
 import type { KubeObject } from '../store/types.js';
 import { checkDetails, eventName, microTime, NAME_LIMIT, objectKey, referenceTo, seriesKey, truncateNote, type EventBody } from './eventObject.js';
 import { ObjectBuckets } from './objectBuckets.js';

@@ -1,4 +1,4 @@
-import type { InformerEvent } from './InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 
 /**
  * A handler threw or its promise rejected; `event` is the one that failed.

@@ -3,7 +3,7 @@ import { ErrorChannel } from '../errors/ErrorChannel.js';
 import { toError } from '../errors/reportError.js';
 import { createIndexer } from '../store/indexer.js';
 import type { Indexer } from '../store/indexer.js';
-import type { InformerEvent } from './InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import { byNamespace } from '../store/indexFuncs.js';
 import type { Indexers, KubeObject } from '../store/types.js';
 import { deltaFifo } from '../operators/deltaFifo.js';

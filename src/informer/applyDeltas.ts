@@ -6,7 +6,7 @@ import { deepFreeze } from '../store/deepFreeze.js';
 import { putKeyed, type Indexer } from '../store/indexer.js';
 import type { KubeObject } from '../store/types.js';
 import type { Deltas } from '../operators/types.js';
-import type { InformerEvent } from './InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 
 /** Tells listeners of one change; `isSync` marks an update that carries no change. */
 export type Notify<T> = (event: InformerEvent<T>, key: string, isSync: boolean) => void;

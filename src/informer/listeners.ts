@@ -1,5 +1,5 @@
 import type { Subscriber } from 'rxjs';
-import type { InformerEvent } from './InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import type { Notification } from './notification.js';
 
 /** Anything the informer delivers to: an Observable subscriber, or a handler registration. */

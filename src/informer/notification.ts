@@ -1,4 +1,4 @@
-import type { InformerEvent } from './InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 
 /**
  * An InformerEvent on its way to handlers. `key` is the store key; `isSync`

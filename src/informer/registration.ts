@@ -1,7 +1,7 @@
 import type { SchedulerLike, SubscriptionLike } from 'rxjs';
 import { explainFrozenWrite } from '../errors/frozenObject.js';
 import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
-import type { InformerEvent } from './InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import { BufferOverflowError } from './BufferOverflowError.js';
 import { HandlerError } from './HandlerError.js';
 import { createHandlerBuffer, type BufferEntry, type BufferPolicy, type HandlerBuffer } from './handlerBuffer.js';

@@ -6,10 +6,10 @@ import type { ReadonlyIndexer } from '../store/indexer.js';
 import type { Indexers, KeyFunc } from '../store/types.js';
 import type { ReflectOptions, ReflectorCounters, ReflectorStatus } from '../reflector/types.js';
 import type { SourceIdentity } from '../sources/types.js';
-import type { InformerEvent } from './InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import type { EventHandler, HandlerOptions, Registration } from './registration.js';
 
-export type { InformerEvent } from './InformerEvent.js';
+export type { InformerEvent } from '../operators/informerEvent.js';
 
 /**
  * The queue an informer uses between its watch and its store: `'perKey'`

@@ -1,7 +1,7 @@
 import type { Subscription } from 'rxjs';
-import { isAlreadyExists, isConflict } from '../sources/errors/guards.js';
+import { isAlreadyExists, isConflict } from '../errors/api/guards.js';
 import { reportTo } from '../errors/reportTo.js';
-import { ConnectionError } from '../sources/errors/ConnectionError.js';
+import { ConnectionError } from '../errors/api/ConnectionError.js';
 import { JITTER_FACTOR, type ElectorConfig } from './options.js';
 import type { LeaderElectionRecord, Leadership } from './types.js';
 import { timerDelay } from '../options/timerDelay.js';

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { objectClient } from '../client/objectClient.js';
-import { isNotFound } from '../sources/errors/guards.js';
+import { isNotFound } from '../errors/api/guards.js';
 import type { KubeObject } from '../store/types.js';
 import type { LeaderElectionRecord, LockObservation, ResourceLock } from './types.js';
 import { describeValue } from '../options/validate.js';

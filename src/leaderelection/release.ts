@@ -1,4 +1,4 @@
-import { isConflict } from '../sources/errors/guards.js';
+import { isConflict } from '../errors/api/guards.js';
 import { microTime } from './elector.js';
 import type { ResourceLock } from './types.js';
 import { timerDelay } from '../options/timerDelay.js';

@@ -3,8 +3,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { sendJson } from '../client/request.js';
 import { printable } from '../errors/printable.js';
 import { plainHttpAllowed } from '../sources/http.js';
-import { ConnectionError } from '../sources/errors/ConnectionError.js';
-import { KubeApiError } from '../sources/errors/KubeApiError.js';
+import { ConnectionError } from '../errors/api/ConnectionError.js';
+import { KubeApiError } from '../errors/api/KubeApiError.js';
 
 /** The user a TokenReview names. */
 interface ReviewedUser {

@@ -1,5 +1,5 @@
 // rxkube's metrics for Prometheus, under the names Go controllers use. A separate entry so that prom-client,
 // an optional peer dependency, is loaded only by those who export metrics.
-import '../engine.js';
+import '../nodeVersion.js';
 
 export { prometheusMetrics, type PrometheusMetrics, type PrometheusMetricsOptions } from './prometheusMetrics.js';

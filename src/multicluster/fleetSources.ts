@@ -6,7 +6,7 @@
 
 import { combineLatest, concat, defer, filter, from, ignoreElements, merge, NEVER, Observable, of, skipUntil, shareReplay, take, type Subscription } from 'rxjs';
 import type { ControllerSource } from '../controller/types.js';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import { syncedOf } from '../informer/syncedOf.js';
 import { filterBy, predicateError } from '../operators/predicateFilter.js';
 import type { Predicate } from '../operators/predicates.js';

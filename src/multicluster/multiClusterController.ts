@@ -3,7 +3,7 @@ import { controller } from '../controller/controller.js';
 import type { ControllerOptions, ControllerSource, ErrorAction, ForSource, OwnsSource, ReconcileAction, ReconcileContext, WatchesSource } from '../controller/types.js';
 import { WithdrawnError } from '../controller/WithdrawnError.js';
 import { reportTo } from '../errors/reportTo.js';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import { checkPredicates } from '../operators/predicateFilter.js';
 import type { Predicate } from '../operators/predicates.js';
 import { checkOptionNames, describeValue, functionOption, optionNames } from '../options/validate.js';

@@ -1,7 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import { CallbackError } from '../errors/CallbackError.js';
 import { reportError } from '../errors/reportError.js';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from './informerEvent.js';
 import { unwrapTombstone, type DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import { deletionHandlingMetaNamespaceKey } from '../store/keys.js';
 import type { KubeObject } from '../store/types.js';

@@ -1,5 +1,5 @@
 import { mergeMap, pipe, type OperatorFunction } from 'rxjs';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from './informerEvent.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
 import { booleanOption, describeValue } from '../options/validate.js';

@@ -1,7 +1,7 @@
 import { Observable } from 'rxjs';
 import { CallbackError } from '../errors/CallbackError.js';
 import { reportError } from '../errors/reportError.js';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from './informerEvent.js';
 import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import { metaNamespaceKey } from '../store/keys.js';
 import type { KubeObject } from '../store/types.js';

@@ -1,5 +1,5 @@
 import { filter, map, pipe, type OperatorFunction } from 'rxjs';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from './informerEvent.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 
 /**

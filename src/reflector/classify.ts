@@ -1,9 +1,9 @@
-import { ConnectionError, DecodeError, isExpired, isTooManyRequests, KubeApiError } from '../sources/errors/index.js';
-import { isRefusedBody } from '../sources/errors/DecodeError.js';
+import { ConnectionError, DecodeError, isExpired, isTooManyRequests, KubeApiError } from '../errors/api/index.js';
+import { isRefusedBody } from '../errors/api/DecodeError.js';
 import { InitialEventsIncompleteError, VeryShortWatchError, WatchDeadlineExceededError, WatchStalledError } from './errors.js';
 import type { RelistReason, RetryKind } from './types.js';
 
-export { isExpired, isTooManyRequests } from '../sources/errors/index.js';
+export { isExpired, isTooManyRequests } from '../errors/api/index.js';
 
 export { isTooLargeResourceVersion } from '../sources/httpErrors.js';
 

@@ -6,7 +6,7 @@
 import { listAll, listPages } from '../sources/pager.js';
 import type { ListOptions } from '../sources/types.js';
 import { isExpired, isTooLargeResourceVersion } from './classify.js';
-import { DecodeError } from '../sources/errors/index.js';
+import { DecodeError } from '../errors/api/index.js';
 import type { ReflectorContext } from './reflectorContext.js';
 import { preview } from './watchEvents.js';
 

@@ -5,7 +5,7 @@
  */
 import { config, firstValueFrom, fromEvent, Subscription, takeUntil, timer, type Subscriber, type TeardownLogic } from 'rxjs';
 import { reportError } from '../errors/reportError.js';
-import { DecodeError } from '../sources/errors/index.js';
+import { DecodeError } from '../errors/api/index.js';
 import type { ListerWatcher } from '../sources/types.js';
 import { isTerminalByDefault } from './classify.js';
 import { copyCounters, zeroCounters, type MutableCounters } from './counters.js';

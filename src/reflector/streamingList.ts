@@ -4,7 +4,7 @@
  * `k8s.io/initial-events-end`, then the same stream carries on as the watch
  * (docs/semantics.md RF-20..RF-23).
  */
-import { DecodeError } from '../sources/errors/index.js';
+import { DecodeError } from '../errors/api/index.js';
 import { isExpired, isRetriedNotFallenBack, isWatchListRejected } from './classify.js';
 import { InitialEventsIncompleteError, VeryShortWatchError, WatchDeadlineExceededError, WatchStalledError } from './errors.js';
 import type { ReflectorContext } from './reflectorContext.js';

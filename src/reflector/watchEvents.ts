@@ -3,7 +3,7 @@
  * custom ListerWatcher may have skipped, and the keys a streaming list folds
  * its initial events by.
  */
-import { DecodeError } from '../sources/errors/index.js';
+import { DecodeError } from '../errors/api/index.js';
 import type { WatchEvent } from '../sources/types.js';
 import type { KubeObject } from '../store/types.js';
 import type { ReflectorEvent } from './types.js';

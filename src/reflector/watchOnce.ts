@@ -5,7 +5,7 @@
  * downstream with their resourceVersions tracked as client-go does
  * (RF-13..RF-16).
  */
-import { DecodeError } from '../sources/errors/index.js';
+import { DecodeError } from '../errors/api/index.js';
 import type { WatchEvent } from '../sources/types.js';
 import { VeryShortWatchError, WatchDeadlineExceededError } from './errors.js';
 import type { ReflectorContext } from './reflectorContext.js';

@@ -1,4 +1,4 @@
-import { isConflict, isNotFound } from '../sources/errors/guards.js';
+import { isConflict, isNotFound } from '../errors/api/guards.js';
 import { objectClient } from '../client/objectClient.js';
 import type { ObjectClient } from '../client/types.js';
 import type { CustomResourceRef } from '../sources/resources.js';

@@ -1,4 +1,4 @@
-import { isAlreadyExists, isConflict, isNotFound } from '../sources/errors/guards.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../errors/api/guards.js';
 import { objectClient } from '../client/objectClient.js';
 import type { ObjectClient } from '../client/types.js';
 import { microTime } from '../leaderelection/elector.js';

@@ -4,7 +4,7 @@ import { informer } from '../informer/informer.js';
 import type { Lease } from '../leaderelection/leaseLock.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import { kubeSource } from '../sources/kubeSource.js';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import { describeValue } from '../options/validate.js';
 import { shardLabels } from './labels.js';
 import { syncedOf } from '../informer/syncedOf.js';

@@ -7,7 +7,7 @@ import { informer } from '../informer/informer.js';
 import { leaderElection } from '../leaderelection/leaderElection.js';
 import { leaseLock } from '../leaderelection/leaseLock.js';
 import { releaseLock } from '../leaderelection/release.js';
-import { isConflict, isNotFound } from '../sources/errors/guards.js';
+import { isConflict, isNotFound } from '../errors/api/guards.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { CustomResourceRef } from '../sources/resources.js';
 import type { KubeObject } from '../store/types.js';

@@ -1,7 +1,7 @@
 import { map, merge, Observable, ReplaySubject, share, startWith, tap } from 'rxjs';
 import { controller, type Controller } from '../controller/controller.js';
 import type { ControllerSource, ReconcileAction } from '../controller/types.js';
-import type { InformerEvent } from '../informer/InformerEvent.js';
+import type { InformerEvent } from '../operators/informerEvent.js';
 import { reportTo } from '../errors/reportTo.js';
 import { ownerPointers } from '../operators/ownerKeys.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';

@@ -1,11 +1,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { send, type TransportResponse } from '../transport/send.js';
-import { ConnectionError } from './errors/ConnectionError.js';
-import { DecodeError } from './errors/DecodeError.js';
-import { KubeApiError, type StatusDetails } from './errors/KubeApiError.js';
+import { ConnectionError } from '../errors/api/ConnectionError.js';
+import { DecodeError } from '../errors/api/DecodeError.js';
+import { KubeApiError, type ApiStatus } from '../errors/api/KubeApiError.js';
 import { connectionErrorFrom, errorFromStatus } from './httpErrors.js';
 import { timerDelay } from '../options/timerDelay.js';
-import type { Redact } from './errors/wireText.js';
+import type { Redact } from '../errors/api/wireText.js';
 import { MiB } from './wireLimits.js';
 
 /** How much of an error response body is read to find its Status; a Status is a few hundred bytes. */
@@ -144,7 +144,7 @@ export async function* getBody(kc: KubeConfig, url: string, what: string, signal
   }
 }
 
-async function readStatus(body: AsyncIterable<Buffer>): Promise<StatusDetails | undefined> {
+async function readStatus(body: AsyncIterable<Buffer>): Promise<ApiStatus | undefined> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -154,7 +154,7 @@ async function readStatus(body: AsyncIterable<Buffer>): Promise<StatusDetails | 
   }
   try {
     const parsed: unknown = JSON.parse(Buffer.concat(parts).toString('utf8'));
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as StatusDetails) : undefined;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as ApiStatus) : undefined;
   } catch {
     return undefined;
   }

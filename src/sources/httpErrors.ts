@@ -1,7 +1,7 @@
-import { ConnectionError } from './errors/ConnectionError.js';
-import { KubeApiError, type StatusDetails } from './errors/KubeApiError.js';
+import { ConnectionError } from '../errors/api/ConnectionError.js';
+import { KubeApiError, type ApiStatus } from '../errors/api/KubeApiError.js';
 import { printable } from '../errors/printable.js';
-import { wireStatus, type Redact } from './errors/wireText.js';
+import { wireStatus, type Redact } from '../errors/api/wireText.js';
 
 /**
  * Turns an API server answer (HTTP status plus, when the body was one, its
@@ -30,7 +30,7 @@ import { wireStatus, type Redact } from './errors/wireText.js';
  */
 export function errorFromStatus(
   status: number,
-  body: StatusDetails | undefined,
+  body: ApiStatus | undefined,
   context: { readonly what?: string | undefined; readonly retryAfter?: string | undefined; readonly redact?: Redact | undefined } = {},
 ): KubeApiError {
   const retryAfter = retryAfterSeconds(context.retryAfter, body);
@@ -43,7 +43,7 @@ export function errorFromStatus(
 }
 
 /** The header wins over the Status details because proxies in front of the API server may set only the header. */
-function retryAfterSeconds(header: string | undefined, body: StatusDetails | undefined): number | undefined {
+function retryAfterSeconds(header: string | undefined, body: ApiStatus | undefined): number | undefined {
   if (header !== undefined && header.trim() !== '') {
     const trimmed = header.trim();
     if (/^\d+$/.test(trimmed)) return Number(trimmed);

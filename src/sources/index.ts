@@ -1,20 +1,4 @@
 export type { ListerWatcher, ListOptions, ListResponse, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchBatch, WatchEvent, WatchOptions } from './types.js';
-export {
-  KubeApiError,
-  isNotFound,
-  isConflict,
-  isAlreadyExists,
-  isExpired,
-  isTooManyRequests,
-  isUnauthorized,
-  isForbidden,
-  isInvalid,
-  isServerError,
-  DecodeError,
-  ConnectionError,
-  ResourceNotServedError,
-  type StatusDetails,
-} from './errors/index.js';
 export { kubeSource, type KubeSource, type KubeSourceOptions } from './kubeSource.js';
 export { listPages, listAll, type PagerOptions, type ListAllResult } from './pager.js';
 export { ListDecoder, type ListEnvelope } from './listDecoder.js';

@@ -1,4 +1,4 @@
-import { DecodeError } from './errors/DecodeError.js';
+import { DecodeError } from '../errors/api/DecodeError.js';
 import { BACKSLASH, COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './jsonBytes.js';
 import { envelopeKey, setEnvelopeField, type EnvelopeFields, type ListEnvelope } from './listEnvelope.js';
 import { itemTypeOf, ListItems } from './listItems.js';

@@ -3,7 +3,7 @@
 // accepted. Internal, except the ListEnvelope type (re-exported by
 // listDecoder.ts).
 
-import { DecodeError } from './errors/DecodeError.js';
+import { DecodeError } from '../errors/api/DecodeError.js';
 import type { ObjectList } from './types.js';
 
 /** Everything of a LIST body except its items. */

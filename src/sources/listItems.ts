@@ -3,7 +3,7 @@
 // to be JSON objects, and given the list's type when they have none.
 // Internal: the list decoder's item half.
 
-import { DecodeError } from './errors/DecodeError.js';
+import { DecodeError } from '../errors/api/DecodeError.js';
 import { ITEM_METADATA, textWithoutManagedFields } from './managedFieldsStrip.js';
 
 /**

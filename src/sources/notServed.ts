@@ -1,8 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { printable } from '../errors/printable.js';
 import { getBody } from './http.js';
-import { KubeApiError } from './errors/KubeApiError.js';
-import { ResourceNotServedError } from './errors/ResourceNotServedError.js';
+import { KubeApiError } from '../errors/api/KubeApiError.js';
+import { ResourceNotServedError } from '../errors/api/ResourceNotServedError.js';
 import type { ParsedResource } from './resourceRef.js';
 
 /** A discovery document is tens of KiB; one larger than this is not read (CR-133). */

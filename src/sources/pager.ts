@@ -1,5 +1,5 @@
 import { AsyncIterableX } from 'ix/asynciterable';
-import { isExpired } from './errors/guards.js';
+import { isExpired } from '../errors/api/guards.js';
 import type { ListerWatcher, ListOptions, ListResponse, ObjectList } from './types.js';
 import { describeValue } from '../options/validate.js';
 

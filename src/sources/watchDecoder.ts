@@ -1,5 +1,5 @@
-import { DecodeError } from './errors/DecodeError.js';
-import type { Redact } from './errors/wireText.js';
+import { DecodeError } from '../errors/api/DecodeError.js';
+import type { Redact } from '../errors/api/wireText.js';
 import type { WatchBatch, WatchEvent } from './types.js';
 import { decodeBytes, isBlankBytes, WatchLines } from './watchLines.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from './wireLimits.js';

@@ -1,9 +1,9 @@
 // The complete lines of one chunk of a watch body, each parsed only when
 // the reader reaches it. Internal: the HTTP source's watchBatches yields these.
 
-import { DecodeError } from './errors/DecodeError.js';
-import type { StatusDetails } from './errors/KubeApiError.js';
-import type { Redact } from './errors/wireText.js';
+import { DecodeError } from '../errors/api/DecodeError.js';
+import type { ApiStatus } from '../errors/api/KubeApiError.js';
+import type { Redact } from '../errors/api/wireText.js';
 import { errorFromStatus } from './httpErrors.js';
 import { LBRACE } from './jsonBytes.js';
 import { EVENT_METADATA, managedFieldsSpan, textOf } from './managedFieldsStrip.js';
@@ -102,7 +102,7 @@ export function decodeText<T>(text: string, position: number, redact: Redact): W
   }
   const { type, object } = parsed as { type?: unknown; object?: unknown };
   if (type === 'ERROR') {
-    const status = typeof object === 'object' && object !== null && !Array.isArray(object) ? (object as StatusDetails) : undefined;
+    const status = typeof object === 'object' && object !== null && !Array.isArray(object) ? (object as ApiStatus) : undefined;
     // A code that is no HTTP status (absent, 0, 600, 3.5, 1e999 read as Infinity) would make an error nobody can
     // classify; such an ERROR event is a server fault like any unexplained one.
     const code = typeof status?.code === 'number' && Number.isInteger(status.code) && status.code >= 100 && status.code <= 599 ? status.code : 500;

@@ -1,4 +1,4 @@
-import '../engine.js';
+import '../nodeVersion.js';
 export { startApiServer, ApiServer } from './ApiServer.js';
 export type { ApiServerOptions, ApiServerFaults, AuditEvent, RestartOptions, ResourceName } from './ApiServer.js';
 export type { ResourceDefinition } from './storage/resources.js';

@@ -2,7 +2,7 @@ import diagnostics from 'node:diagnostics_channel';
 import type { ClientHttp2Stream, Http2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { buildConnector } from 'undici';
-import { ConnectionError } from '../sources/errors/ConnectionError.js';
+import { ConnectionError } from '../errors/api/ConnectionError.js';
 import { timerDelay } from '../options/timerDelay.js';
 
 /** Where a connection's check hangs on its socket; readable through `session.socket`, which forwards property reads. */

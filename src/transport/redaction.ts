@@ -1,6 +1,6 @@
 // What a server could echo of the credential a request sent, and how it is taken out of an error's text (HI-79).
 
-import { unchanged, type Redact } from '../sources/errors/wireText.js';
+import { unchanged, type Redact } from '../errors/api/wireText.js';
 
 /** What replaces the credential in an error's text. */
 export const REDACTED = '<redacted>';

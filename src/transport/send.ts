@@ -3,14 +3,14 @@ import { pipeline, type Readable } from 'node:stream';
 import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zlib';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { request, type Dispatcher } from 'undici';
-import { ConnectionError } from '../sources/errors/ConnectionError.js';
-import { DecodeError } from '../sources/errors/DecodeError.js';
+import { ConnectionError } from '../errors/api/ConnectionError.js';
+import { DecodeError } from '../errors/api/DecodeError.js';
 import { resolveRequest, type ResolvedRequest } from './connection.js';
 import { CredentialFailure, untilAborted } from './credentialFailure.js';
 import { transportOf } from './options.js';
 import { pools } from './pool.js';
 import { redactionOf } from './redaction.js';
-import type { Redact } from '../sources/errors/wireText.js';
+import type { Redact } from '../errors/api/wireText.js';
 
 const USER_AGENT = 'rxkube';
 

@@ -2,8 +2,17 @@ import { AsyncIterableX } from 'ix/asynciterable';
 import { Observable } from 'rxjs';
 import { toError } from '../errors/reportError.js';
 import type { WorkQueueItemsOptions, WorkQueueProcessOptions, WorkOutcome } from './types.js';
-import type { WorkQueue } from './WorkQueue.js';
+import type { WorkQueueGetOptions } from './types.js';
 import { booleanOption, checkOptionNames, describeValue, optionNames } from '../options/validate.js';
+
+/** What the consumers below need of a work queue; `WorkQueue` has it (kept here so the queue's file imports this one, not the reverse). */
+interface WorkQueue<T> {
+  get(opts?: WorkQueueGetOptions): Promise<{ readonly shutdown: false; readonly item: T; readonly priority: number } | { readonly shutdown: true; readonly item?: undefined; readonly priority?: undefined }>;
+  done(item: T): void;
+  forget(item: T): void;
+  addRateLimited(item: T): void;
+  shuttingDown(): boolean;
+}
 
 /** The queue's items as an ix async iterable whose every iterator is one worker. */
 export class QueueItems<T> extends AsyncIterableX<T> {

@@ -1,7 +1,5 @@
 import type { SchedulerLike } from 'rxjs';
 import type { RateLimiter } from './rateLimiters.js';
-import type { WorkQueue } from './WorkQueue.js';
-import type { LOW_PRIORITY } from './priority.js';
 
 /** Options of {@link workQueue}. */
 export interface WorkQueueOptions<T> {
@@ -28,8 +26,8 @@ export interface WorkQueueOptions<T> {
 }
 
 /**
- * Options of {@link WorkQueue.add}, {@link WorkQueue.addAfter} and
- * {@link WorkQueue.addRateLimited}.
+ * Options of `WorkQueue.add`, `WorkQueue.addAfter` and
+ * `WorkQueue.addRateLimited`.
  *
  * ## Example
  * ```ts
@@ -46,26 +44,26 @@ export interface WorkQueueAddOptions {
   /**
    * Higher is handed out first; items of one priority go first in, first
    * out. Adding an item that already waits can raise its priority, never
-   * lower it. Any finite number; {@link LOW_PRIORITY} is controller-runtime's
+   * lower it. Any finite number; `LOW_PRIORITY` is controller-runtime's
    * priority for the initial list and resyncs.
    * @default 0
    */
   readonly priority?: number;
 }
 
-/** Options of {@link WorkQueue.get}. */
+/** Options of `WorkQueue.get`. */
 export interface WorkQueueGetOptions {
   /** Stops waiting: the promise rejects with the signal's reason. @default none */
   readonly signal?: AbortSignal;
 }
 
-/** Options of {@link WorkQueue.items}. */
+/** Options of `WorkQueue.items`. */
 export interface WorkQueueItemsOptions {
   /** Ends the iteration: a pending wait returns `done`, and the item in hand is marked done. @default none */
   readonly signal?: AbortSignal;
 }
 
-/** Options of {@link WorkQueue.process}. */
+/** Options of `WorkQueue.process`. */
 export interface WorkQueueProcessOptions {
   /** How many items are processed at once; never two with the same value. @default 1 */
   readonly concurrency?: number;
@@ -78,7 +76,7 @@ export interface WorkQueueProcessOptions {
   readonly requeue?: boolean;
 }
 
-/** What became of one item handed to a worker by {@link WorkQueue.process}. */
+/** What became of one item handed to a worker by `WorkQueue.process`. */
 export type WorkOutcome<T> =
   | { readonly item: T; readonly ok: true }
   | {

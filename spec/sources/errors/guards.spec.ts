@@ -13,7 +13,7 @@ import {
   isTooManyRequests,
   isUnauthorized,
   KubeApiError,
-} from '../../../src/sources/errors/index.js';
+} from '../../../src/errors/api/index.js';
 import { errorFromStatus } from '../../../src/sources/httpErrors.js';
 
 const GUARDS = { isNotFound, isConflict, isAlreadyExists, isExpired, isTooManyRequests, isUnauthorized, isForbidden, isInvalid, isServerError };

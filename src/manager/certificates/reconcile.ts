@@ -4,7 +4,7 @@ import type { ObjectClient } from '../../client/types.js';
 import { reportError } from '../../errors/reportError.js';
 import { printable } from '../../errors/printable.js';
 import type { KubeObject } from '../../store/types.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../sources/errors/guards.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../../errors/api/guards.js';
 import { CertificateProvisionError } from './CertificateProvisionError.js';
 import type { ResolvedWebhookCertificates } from './options.js';
 import { plan } from './plan.js';

@@ -1,5 +1,5 @@
-/** The `Status` object the API server returns with an error. */
-export interface StatusDetails {
+/** The `Status` object the API server returns with an error (Kubernetes' metav1.Status; its `details` are metav1.StatusDetails). */
+export interface ApiStatus {
   readonly kind?: string;
   readonly apiVersion?: string;
   readonly status?: string;
@@ -42,7 +42,7 @@ export class KubeApiError extends Error {
   /** The server's own message, escaped, cut to 2,048 characters and without the request's credential (HI-79). */
   readonly serverMessage: string | undefined;
   /** The Status, when the body was one: a copy of its Status fields, each string as `serverMessage` is (HI-79). */
-  readonly details: StatusDetails | undefined;
+  readonly details: ApiStatus | undefined;
   /**
    * Seconds the server asked the client to wait before trying again, from the
    * `Retry-After` header or the Status details (client-go's `SuggestsClientDelay`).
@@ -55,7 +55,7 @@ export class KubeApiError extends Error {
     opts: {
       reason?: string | undefined;
       serverMessage?: string | undefined;
-      details?: StatusDetails | undefined;
+      details?: ApiStatus | undefined;
       retryAfterSeconds?: number | undefined;
       cause?: unknown;
     } = {},

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertNodeVersion } from '../src/engine.js';
+import { assertNodeVersion } from '../src/nodeVersion.js';
 
 describe('the Node.js version check run on import', () => {
   it('names the version it needs on an older Node.js', () => {

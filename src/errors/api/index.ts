@@ -1,4 +1,4 @@
-export { KubeApiError, type StatusDetails } from './KubeApiError.js';
+export { KubeApiError, type ApiStatus } from './KubeApiError.js';
 export {
   isNotFound,
   isConflict,

@@ -1,7 +1,7 @@
 // What an error may keep of text a server sent: escaped for a terminal, bounded, without the request's credential (HI-79).
 
-import { printable } from '../../errors/printable.js';
-import type { StatusDetails } from './KubeApiError.js';
+import { printable } from '../printable.js';
+import type { ApiStatus } from './KubeApiError.js';
 
 /**
  * Removes the credential a request sent from text its answer holds: the
@@ -56,7 +56,7 @@ function defined<T extends object>(value: T): T {
  * {@link wireText}, at most {@link MAX_STATUS_CAUSES} causes; anything else
  * the body held, and any field of the wrong type, is left out.
  */
-export function wireStatus(body: StatusDetails, redact: Redact = unchanged): StatusDetails {
+export function wireStatus(body: ApiStatus, redact: Redact = unchanged): ApiStatus {
   const text = (value: unknown): string | undefined => (typeof value === 'string' ? wireText(value, redact) : undefined);
   const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
   const raw: unknown = body.details;

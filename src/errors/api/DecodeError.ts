@@ -1,4 +1,4 @@
-import { printable } from '../../errors/printable.js';
+import { printable } from '../printable.js';
 import { withoutExcerpt, withoutValues } from './redact.js';
 
 /**
