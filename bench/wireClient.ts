@@ -195,7 +195,7 @@ type Library = Pick<typeof import('rxkube'), 'informer' | 'kubeSource'>;
 
 /** Ends a handler registration once its call in progress finished: `unsubscribe()` and `done`, or `remove()` on a baseline built before #28. */
 function endRegistration(reg: Registration): Promise<void> {
-  const old = reg as Partial<{ remove(): Promise<void> }>;
+  const old = reg as unknown as Partial<{ remove(): Promise<void> }>;
   if (typeof reg.unsubscribe !== 'function' && old.remove !== undefined) return old.remove();
   reg.unsubscribe();
   return reg.done;

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClusterError } from '../../src/multicluster/ClusterError.js';
+import { SharedInformer } from '../../src/informer/SharedInformer.js';
 import { kubeconfigClusters } from '../../src/multicluster/kubeconfigClusters.js';
 import { multiClusterInformer } from '../../src/multicluster/multiClusterInformer.js';
 import { secretClusters } from '../../src/multicluster/secretClusters.js';
@@ -185,6 +186,17 @@ describe('secretClusters', () => {
     await waitFor(() => trusted.length > 0, 'the trusted set');
     expect(names(trusted.at(-1))).toEqual(['plain', 'reads-a-file', 'runs-a-command']);
     expect(() => secretClusters(hub.kubeConfig(), { namespace: 'fleet', allowLocalCredentials: 'yes' as never })).toThrow(/"allowLocalCredentials" must be a boolean, got "yes"/);
+  });
+
+  it('reads the Secrets informer\'s sync from its status$, not from a whole status() per Secret event', async () => {
+    const [hub, m] = [await server(), await server()];
+    const statusReads = vi.spyOn(SharedInformer.prototype, 'status');
+    cleanups.push(() => statusReads.mockRestore());
+    const seen = sets(secretClusters(hub.kubeConfig(), { namespace: 'fleet' }));
+    await waitFor(() => seen.length > 0, 'the first (empty) set');
+    for (let i = 0; i < 10; i++) await hub.create('v1/secrets', secret(`m${i}`, { kubeconfig: m.kubeConfigYaml() }));
+    await waitFor(() => names(seen.at(-1)).length === 10, 'ten clusters, one Secret event each');
+    expect(statusReads).not.toHaveBeenCalled();
   });
 
   it('names clusters with clusterName, and checks its options up front', async () => {

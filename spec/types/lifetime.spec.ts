@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
-import type { SubscriptionLike, Unsubscribable } from 'rxjs';
+import type { Subscription, SubscriptionLike, Unsubscribable } from 'rxjs';
 import { informer, InformerFactory, kubeSource, type InformerStatus, type Registration } from '../../src/index.js';
 import type { ReflectorCounters } from '../../src/core.js';
 
@@ -26,7 +26,7 @@ describe('one way to start, wait and stop an informer (LT-80…LT-85)', () => {
       pods.notifications();
       // @ts-expect-error the counters are in status(): one status shape
       pods.metrics();
-      // @ts-expect-error a registration ends by unsubscribe(); done tells when its call in progress finished
+      // @ts-expect-error a registration ends by unsubscribe(); done tells when its call in progress finished (Subscription's remove(child) ends nothing)
       void reg.remove();
       const factory = new InformerFactory(kc);
       // @ts-expect-error the factory holds no lifetime: subscribe to its informers
@@ -39,6 +39,8 @@ describe('one way to start, wait and stop an informer (LT-80…LT-85)', () => {
 
   it('a registration is an rxjs subscription, and the factory waits as an informer does', () => {
     expectTypeOf<Registration>().toMatchTypeOf<SubscriptionLike>();
+    // A real Subscription, so a parent it was add()ed to forgets it when it ends by itself (LT-82).
+    expectTypeOf<Registration>().toMatchTypeOf<Subscription>();
     expectTypeOf<Registration>().toMatchTypeOf<Unsubscribable>();
     expectTypeOf<Registration['done']>().toEqualTypeOf<Promise<void>>();
     expectTypeOf<InformerFactory['whenSynced']>().returns.toEqualTypeOf<Promise<void>>();

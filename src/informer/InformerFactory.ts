@@ -151,9 +151,10 @@ export class InformerFactory {
 
   /**
    * Waits until every informer of the factory that is running (has a
-   * subscriber) or has failed is synced: the factory's form of
-   * `Informer.whenSynced`, as client-go's `WaitForCacheSync` waits for the
-   * started informers (SF-5). An informer nobody subscribed to is not waited for.
+   * subscriber) is synced: the factory's form of `Informer.whenSynced`, as
+   * client-go's `WaitForCacheSync` waits for the started informers (SF-5).
+   * An informer nobody subscribed to is not waited for; one that has failed,
+   * even after it synced, makes it reject (LT-89).
    *
    * ## Example
    * ```ts

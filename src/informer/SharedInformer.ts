@@ -128,8 +128,9 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     }
     const { timeout, signal } = opts;
     if (timeout !== undefined && (!Number.isFinite(timeout) || timeout < 0)) throw new TypeError(`timeout must be a non-negative number of ms, got ${describeValue(timeout)}`);
-    if (this.#synced.value) return Promise.resolve();
+    // Failed, even after it synced: a cache that stopped for good is not one to wait on (S-2).
     if (this.#state === 'failed') return Promise.reject(this.#syncError('failed', 'the informer failed'));
+    if (this.#synced.value) return Promise.resolve();
     if (this.#state === 'idle') return Promise.reject(this.#syncError('not-running', 'it is not running: subscribe to it or add a handler first'));
     if (signal?.aborted) return Promise.reject(this.#syncError('aborted', 'the signal aborted'));
     return this.#syncWaiters.wait(timeout, signal);
@@ -199,7 +200,11 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.#publishStatus();
   }
 
-  /** Ends the informer for good with the error nothing can heal (S-35); a registration's `done` waits for its call in progress. */
+  /**
+   * Ends the informer for good with the error nothing can heal (S-35): it is no longer synced (S-2). A registration's
+   * `done` waits for its call in progress, and `errors$` and `status$` end only once every `done` has settled, so
+   * what such a call throws still reaches them (S-16).
+   */
   #fail(failure: Error): void {
     this.#state = 'failed';
     this.#failure = failure;
@@ -212,15 +217,23 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     const listeners = this.#listeners;
     this.#listeners = [];
     this.#syncWaiters.failAll('failed', 'the informer failed');
+    this.#synced.next(false);
+    const ending: Promise<void>[] = [];
     for (const l of listeners) {
-      if (l instanceof HandlerRegistration) l.end();
-      else if (l instanceof ObserverListener) l.subscriber.error(failure);
+      if (l instanceof HandlerRegistration) {
+        l.end();
+        ending.push(l.done);
+      } else if (l instanceof ObserverListener) l.subscriber.error(failure);
     }
     this.#publishStatus();
     this.#synced.complete();
-    this.#errors.complete();
-    this.#status.complete();
     this.#progress.complete();
+    const close = (): void => {
+      this.#errors.complete();
+      this.#status.complete();
+    };
+    if (ending.length === 0) close();
+    else void Promise.all(ending).then(close);
   }
 
   #syncError(reason: CacheSyncFailure, detail: string): CacheSyncError {

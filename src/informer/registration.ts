@@ -1,4 +1,4 @@
-import type { SchedulerLike, SubscriptionLike } from 'rxjs';
+import { Subscription, type SchedulerLike } from 'rxjs';
 import { explainFrozenWrite } from '../errors/frozenObject.js';
 import type { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import type { InformerEvent } from '../operators/informerEvent.js';
@@ -40,9 +40,10 @@ export interface HandlerOptions {
 }
 
 /**
- * A handler's registration with an informer: a subscription like any other
- * (rxjs's `SubscriptionLike`), so it starts an idle informer, `unsubscribe()`
- * ends it, and `subscription.add(registration)` ties it to another lifetime.
+ * A handler's registration with an informer: an rxjs `Subscription` like any
+ * other, so it starts an idle informer, `unsubscribe()` ends it, and
+ * `subscription.add(registration)` ties it to another lifetime; once it ends
+ * by itself it leaves that parent, as any child Subscription does.
  * `done` resolves once it has ended and a handler call in progress has
  * finished, so what the handler uses can then be torn down (client-go's
  * `ShutDownEventHandler`): `reg.unsubscribe(); await reg.done;`.
@@ -59,7 +60,7 @@ export interface HandlerOptions {
  * await reg.done; // the handler call in progress, if any, has finished
  * ```
  */
-export interface Registration extends SubscriptionLike {
+export interface Registration extends Subscription {
   /** Unique per registration, even for the same handler object. */
   readonly id: number;
   /** Notifications waiting for this handler. */
@@ -109,7 +110,7 @@ const MAX_FAILURE_PAUSE_MS = 1000;
 const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** One handler, its buffer and the loop that feeds it. */
-export class HandlerRegistration<T> implements Registration {
+export class HandlerRegistration<T> extends Subscription implements Registration {
   readonly id: number;
   readonly #handler: EventHandler<T>;
   readonly #buffer: HandlerBuffer<T>;
@@ -129,7 +130,6 @@ export class HandlerRegistration<T> implements Registration {
   // Adds of the initial list not yet finished; hasSynced waits for zero.
   #initialOutstanding = 0;
   #processed = 0;
-  #closed = false;
   // Failures in a row: each one lengthens the pause before the next call, so a handler failing on every event cannot spin.
   #failuresInRow = 0;
   // Ends the current failure pause early when the registration closes.
@@ -149,6 +149,7 @@ export class HandlerRegistration<T> implements Registration {
       const fn = handler[name];
       if (fn !== undefined && typeof fn !== 'function') throw new TypeError(`handler.${name} must be a function, got ${describeValue(fn)}`);
     }
+    super();
     const resync = opts.resyncPeriod ?? defaultResync;
     if (!Number.isFinite(resync) || resync < 0) throw new TypeError(`resyncPeriod must be a non-negative number of ms, got ${describeValue(opts.resyncPeriod)}`);
     this.id = id;
@@ -170,23 +171,29 @@ export class HandlerRegistration<T> implements Registration {
     return this.#processed;
   }
 
-  get closed(): boolean {
-    return this.#closed;
-  }
-
   hasSynced(): boolean {
     return this.#host.hasSynced() && this.#initialOutstanding === 0;
   }
 
-  unsubscribe(): void {
-    if (this.#closed) return;
-    this.#close();
-    this.#host.removed(this as HandlerRegistration<unknown>);
+  /** Ends deliveries, leaves the Subscriptions it was added to, runs its own finalizers, and tells the informer. */
+  override unsubscribe(): void {
+    if (this.closed) return;
+    try {
+      super.unsubscribe();
+    } finally {
+      this.#close();
+      this.#host.removed(this as HandlerRegistration<unknown>);
+    }
   }
 
   /** Ends deliveries without telling the informer, which is ending them all (S-35). */
   end(): void {
-    if (!this.#closed) this.#close();
+    if (this.closed) return;
+    try {
+      super.unsubscribe();
+    } finally {
+      this.#close();
+    }
   }
 
   #whenIdle(): Promise<void> {
@@ -197,7 +204,7 @@ export class HandlerRegistration<T> implements Registration {
 
   /** Queues a notification; never blocks the caller. */
   enqueue(n: Notification<T>): void {
-    if (this.#closed) return;
+    if (this.closed) return;
     const initial = n.event.type === 'add' && n.event.isInInitialList;
     const result = this.#buffer.push({ n, initial });
     if (result.overflow === 'full') {
@@ -216,7 +223,6 @@ export class HandlerRegistration<T> implements Registration {
   }
 
   #close(): void {
-    this.#closed = true;
     this.#wakePause?.();
     this.#buffer.clear();
     this.#initialOutstanding = 0;
@@ -241,7 +247,7 @@ export class HandlerRegistration<T> implements Registration {
     let handedOn = false;
     try {
       let calls = 0;
-      for (let entry = this.#buffer.shift(); entry !== undefined; entry = this.#closed ? undefined : this.#buffer.shift()) {
+      for (let entry = this.#buffer.shift(); entry !== undefined; entry = this.closed ? undefined : this.#buffer.shift()) {
         const pending = this.#deliver(entry);
         if (pending !== undefined || this.#failuresInRow > 0 || ++calls >= YIELD_EVERY) {
           handedOn = true;
@@ -271,14 +277,14 @@ export class HandlerRegistration<T> implements Registration {
           await pending;
           sinceYield = 0;
         }
-        if (this.#failuresInRow > 0 && !this.#closed) {
+        if (this.#failuresInRow > 0 && !this.closed) {
           await this.#pause(Math.min(MAX_FAILURE_PAUSE_MS, 10 * 2 ** Math.min(this.#failuresInRow - 1, 10)));
           sinceYield = 0;
         } else if (pending === undefined && ++sinceYield >= YIELD_EVERY) {
           sinceYield = 0;
           await yieldToIo();
         }
-        const entry = this.#closed ? undefined : this.#buffer.shift();
+        const entry = this.closed ? undefined : this.#buffer.shift();
         if (entry === undefined) return;
         pending = this.#deliver(entry);
       }

@@ -136,7 +136,10 @@ export interface HandlerStatus {
  */
 export interface InformerStatus {
   readonly state: 'idle' | 'running' | 'failed';
-  /** The first list of the current lifetime has been applied [rxkube_informer_synced]. */
+  /**
+   * The first list of the current lifetime has been applied, and the informer has not failed: a failed
+   * informer's cache is frozen for good, so it is not synced even if it was (LT-89) [rxkube_informer_synced].
+   */
   readonly synced: boolean;
   /** The reflector's last status, once it has one. */
   readonly reflector: ReflectorStatus | undefined;
@@ -144,16 +147,18 @@ export interface InformerStatus {
   readonly handlers: readonly HandlerStatus[];
   /** Errors met so far, everything sent on `errors$` [rxkube_informer_errors_total]. */
   readonly errors: number;
-  /** Objects in the cache [rxkube_informer_objects]. */
+  /** Objects in the cache [rxkube_informer_objects]; as of the emission on `status$`, current from `status()` (LT-90). */
   readonly objects: number;
   /**
    * The reflector's counters over every lifetime [rxkube_informer_lists_total, _relists_total{reason},
-   * _watches_total, _retries_total{reason}, _events_total, _decode_errors_total].
+   * _watches_total, _retries_total{reason}, _events_total, _decode_errors_total]; as of the emission on `status$`,
+   * current from `status()` (LT-90).
    */
   readonly counters: ReflectorCounters;
   /**
    * The resourceVersion the informer would resume a watch from: the last list's, moved on by each event and bookmark
    * (client-go's LastSyncResourceVersion); `''` while idle [rxkube_informer_last_sync_resource_version, when numeric].
+   * As of the emission on `status$`, current from `status()` (LT-90).
    */
   readonly lastSyncResourceVersion: string;
   /** The most recent of them. */
@@ -226,16 +231,26 @@ export interface Informer<T> extends Observable<InformerEvent<T>> {
    * wait listens to (RYW-3).
    */
   readonly resourceVersion$: Observable<string>;
-  /** State, sync, reflector status, per-handler buffer depth, errors and counters; emits on change. */
+  /**
+   * The status at each change of state, sync, reflector status, handlers (joining, leaving, a backlog
+   * crossing 64, 128, …) and errors, and when `lagging` turns true. Watch events alone do not make it emit,
+   * so a status from here holds `objects`, `counters`, `lastSyncResourceVersion` and `currentAt` as of
+   * its emission; `status()` has them now (LT-90). Completes once the informer failed and its handler
+   * calls in progress finished (LT-87).
+   */
   readonly status$: Observable<InformerStatus>;
   /** The status now, with `currentAt`, `lagging`, `objects` and the counters current (they move with every watch event and the clock, which `status$` does not emit for). */
   status(): InformerStatus;
-  /** Every error the informer met: reflector faults, decode, transform, store and handler errors. */
+  /**
+   * Every error the informer met: reflector faults, decode, transform, store and handler errors. Completes
+   * once the informer failed and its handler calls in progress finished, so what they throw is still here (LT-87).
+   */
   readonly errors$: Observable<Error>;
   /**
    * Resolves once synced. Rejects with a `CacheSyncError` whose `cause` is
    * the last error met when the timeout passes, the signal aborts, the
-   * informer goes idle or fails, or it is not running at all (nobody subscribed).
+   * informer goes idle, or it is not running at all (nobody subscribed);
+   * and once it has failed, whether or not it had synced (LT-89).
    */
   whenSynced(opts?: WhenSyncedOptions): Promise<void>;
   /**

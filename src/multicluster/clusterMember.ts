@@ -36,7 +36,7 @@ export interface ClusterStatus {
   readonly replacing: boolean;
   /** The last error this cluster met. */
   readonly lastError: ClusterError | undefined;
-  /** The status of the informer serving this cluster. */
+  /** The last status the informer serving this cluster emitted on its `status$`: its `objects`, `counters` and `lastSyncResourceVersion` are as of that emission, not current (LT-90). */
   readonly informer: InformerStatus | undefined;
 }
 

@@ -1,5 +1,5 @@
 import { KubeConfig, type V1Secret } from '@kubernetes/client-node';
-import { defer, distinctUntilChanged, filter, map, merge, shareReplay } from 'rxjs';
+import { defer, distinctUntilChanged, filter, map, merge, shareReplay, tap } from 'rxjs';
 import { MalformedDocumentError } from '../errors/MalformedDocumentError.js';
 import { reportError } from '../errors/reportError.js';
 import { informer } from '../informer/informer.js';
@@ -166,8 +166,10 @@ export function secretClusters(hub: KubeConfig, opts: SecretClustersOptions): Cl
       for (const uid of [...parsed.keys()]) if (!seen.has(uid)) parsed.delete(uid);
       return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     };
-    return merge(secrets, syncedOf(secrets)).pipe(
-      filter(() => secrets.status().synced),
+    // Kept by status$, which emits on each change of sync: a Secret event reads a flag, not a whole status().
+    let synced = false;
+    return merge(secrets, syncedOf(secrets).pipe(tap((s) => (synced = s)))).pipe(
+      filter(() => synced),
       map(current),
       // The same Secrets again (another Secret of the namespace changed) is not news.
       distinctUntilChanged((a, b) => a.length === b.length && a.every((c, i) => c === b[i])),
