@@ -259,13 +259,17 @@ export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>
       // The cluster left while its key waited: the key goes with it (MC-13).
       if (member === undefined) throw new WithdrawnError(`cluster ${JSON.stringify(name)} left`, false, undefined);
       const signal = AbortSignal.any([ctx.signal, member.abort.signal]);
+      let action: ReconcileAction;
       try {
-        return await reconcile(obj, { ...localContext(ctx, member), signal });
+        action = await reconcile(obj, { ...localContext(ctx, member), signal });
       } catch (err) {
         // What the cluster's leave or new KubeConfig made fail is not news; a replaced cluster's key runs again.
         if (member.abort.signal.aborted) throw new WithdrawnError(`cluster ${JSON.stringify(name)} stopped`, members.has(name), err);
         throw err;
       }
+      // It ran with a KubeConfig that was replaced meanwhile: what it wrote went through the old one, so the key runs again (MC-13, LT-12).
+      if (member.abort.signal.aborted && members.has(name)) throw new WithdrawnError(`cluster ${JSON.stringify(name)} was replaced`, true, undefined);
+      return action;
     },
     ...(errorPolicy !== undefined && {
       errorPolicy: (err: Error, obj: T, ctx: ReconcileContext<T>) => {
