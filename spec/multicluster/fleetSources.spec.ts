@@ -142,3 +142,57 @@ describe('the fleet sources of a multi-cluster controller', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('the per-cluster metrics of a multi-cluster controller', () => {
+  it('drop a cluster\'s group when it leaves, keep the others\', and start afresh when it comes back (LT-14)', async () => {
+    const hub = memorySource<KubeObject>('hub');
+    hub.upsert(obj('x'));
+    hub.sync();
+    const provider = new BehaviorSubject<readonly Cluster[]>([{ name: 'a', kubeConfig: kc() }, { name: 'b', kubeConfig: kc() }]);
+    const c = multiClusterController({ clusters: provider, for: hub, reconcile: () => undefined });
+    const sub = c.subscribe();
+    const groups = () => c.metrics().groups ?? {};
+    await waitFor(() => groups()['a']?.reconciles === 1 && groups()['b']?.reconciles === 1, 'both clusters counted');
+    provider.next([{ name: 'b', kubeConfig: kc() }]);
+    expect(Object.keys(groups())).toEqual(['b']);
+    expect(groups()['b']).toEqual({ depth: 0, activeWorkers: 0, reconciles: 1, errors: 0 });
+    // The controller's own counters are the fleet's and keep what a departed cluster did.
+    expect(c.metrics().reconcileTotal.success).toBe(2);
+    provider.next([{ name: 'a', kubeConfig: kc() }, { name: 'b', kubeConfig: kc() }]);
+    await waitFor(() => groups()['a'] !== undefined && c.status().inFlight === 0 && c.status().queueDepth === 0, 'a reconciled again');
+    // a's count holds only what it did since it came back.
+    expect(groups()['a']?.reconciles).toBe(c.metrics().reconcileTotal.success - 2);
+    expect(groups()['b']?.reconciles).toBe(1);
+    sub.unsubscribe();
+    await c.shutdown();
+  });
+
+  it('withdraw a reconcile that returns after its cluster left: no outcome, no count (LT-12, LT-14)', async () => {
+    const hub = memorySource<KubeObject>('hub');
+    hub.upsert(obj('x'));
+    hub.sync();
+    const provider = new BehaviorSubject<readonly Cluster[]>([{ name: 'a', kubeConfig: kc() }]);
+    const release = deferred();
+    let started = 0;
+    const c = multiClusterController({
+      clusters: provider,
+      for: hub,
+      reconcile: async () => {
+        started++;
+        await release.promise; // ends normally, whatever the signal says
+      },
+    });
+    const outcomes: string[] = [];
+    const sub = c.subscribe((o) => outcomes.push(`${o.type}:${o.key}`));
+    await waitFor(() => started === 1, 'the reconcile running');
+    provider.next([]);
+    release.resolve();
+    await waitFor(() => c.status().inFlight === 0 && c.status().queueDepth === 0, 'the reconcile to end');
+    expect(outcomes).toEqual([]);
+    expect(c.metrics().reconcileTotal.success).toBe(0);
+    expect(c.metrics().groups).toEqual({});
+    expect(started).toBe(1);
+    sub.unsubscribe();
+    await c.shutdown();
+  });
+});

@@ -68,8 +68,9 @@ export interface Fleet {
  * every entry's part of that cluster has synced; then the `for` source replays
  * the cluster's cache as an initial list (LT-5). Deletes announcing that a
  * cluster left are dropped: the cluster's keys are withdrawn instead (LT-7).
+ * `left` hears of each cluster that leaves, once per leave.
  */
-export function fleetSources(provider: ClusterProvider, entries: readonly FleetEntry[], report: (err: Error) => void): Fleet {
+export function fleetSources(provider: ClusterProvider, entries: readonly FleetEntry[], report: (err: Error) => void, left: (name: string) => void): Fleet {
   const members = new Map<string, Member>();
   const ready = (name: string): Observable<unknown> =>
     combineLatest(entries.map((e) => syncedOf(partOf(e.source, name)))).pipe(
@@ -87,12 +88,15 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
         const part = partOf(entry.source, name);
         // Counted: the readiness watch ends with the cluster's stream, synced or not (LT-10).
         const synced = ready(name).pipe(shareReplay({ bufferSize: 1, refCount: true }));
-        const events = (part as Observable<InformerEvent<unknown>>).pipe(filter((e) => !(e.type === 'delete' && (e as { reason?: string }).reason === 'cluster-removed')));
+        const partEvents = (part as Observable<InformerEvent<unknown>>).pipe(filter((e) => !(e.type === 'delete' && (e as { reason?: string }).reason === 'cluster-removed')));
         const listed = hasList(part);
         // The `for` entry replays the cluster's cache once it is ready: the events it held back are in it. A cache
         // that cannot be listed has the keys it held back read instead (LT-11).
         const replay: Observable<InformerEvent<unknown>> = feedsMembers && listed ? concat(synced.pipe(ignoreElements()), defer(() => initialList(part))) : NEVER;
-        const live = feedsMembers && !listed ? heldBack(events, synced, part.store) : events.pipe(skipUntil(synced));
+        const live =
+          feedsMembers && !listed
+            ? heldBack(partEvents, synced, part.store, (err) => report(new ClusterError(name, `its ${part.name ?? 'source'} gave an object with no key; it waits for its next change`, err)))
+            : partEvents.pipe(skipUntil(synced));
         streams.set(
           name,
           merge(replay, live)
@@ -119,7 +123,8 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
             const name = change.type === 'leave' ? change.name : change.cluster.name;
             if (feedsMembers) {
               end(name, change.type === 'leave' ? 'it left the fleet' : 'its KubeConfig changed');
-              if (change.type !== 'leave') {
+              if (change.type === 'leave') left(name);
+              else {
                 const member = { cluster: change.cluster, abort: new AbortController() };
                 own.set(name, member);
                 members.set(name, member);
@@ -176,9 +181,15 @@ function initialList(part: ControllerSource<unknown>): Observable<InformerEvent<
  * The events of a cache that cannot be listed: until `synced`, only the keys
  * of the objects added or changed are kept (one entry per object, however
  * many events), then each one still cached is given as an add of the
- * initial list, and later events pass (LT-11).
+ * initial list, and later events pass (LT-11). An object whose key cannot
+ * be read is reported and waits for its next change.
  */
-function heldBack(events: Observable<InformerEvent<unknown>>, synced: Observable<unknown>, store: ControllerSource<unknown>['store']): Observable<InformerEvent<unknown>> {
+function heldBack(
+  events: Observable<InformerEvent<unknown>>,
+  synced: Observable<unknown>,
+  store: ControllerSource<unknown>['store'],
+  report: (err: unknown) => void,
+): Observable<InformerEvent<unknown>> {
   return new Observable<InformerEvent<unknown>>((subscriber) => {
     let held: Set<string> | undefined = new Set();
     const sub = events.subscribe({
@@ -188,8 +199,8 @@ function heldBack(events: Observable<InformerEvent<unknown>>, synced: Observable
         if (event.type === 'delete') return;
         try {
           held.add(store.keyOf(event.obj));
-        } catch {
-          // The controller meets the same object's key and reports it once it passes.
+        } catch (err) {
+          report(err);
         }
       },
       error: (err: unknown) => subscriber.error(err),
