@@ -192,7 +192,7 @@ describe('multiClusterController', () => {
     await waitFor(() => c.status().inFlight === 0, 'the aborted reconcile to end');
     // The abort of a cluster that left is the stop, not a failure: no outcome, no count, no backoff.
     expect(outcomes.filter((o) => o.cluster === 'go' && o.type === 'failed')).toEqual([]);
-    // Nothing of go was counted, so it is not listed (a group is listed once it had a count, a key waiting or running).
+    // go left: its group is dropped with it (LT-14), and its aborted reconcile was withdrawn, not counted (LT-3).
     expect(c.metrics().groups?.['go']).toBeUndefined();
     expect(c.metrics().reconcileErrors).toBe(0);
     await fleet.add('new', 0);

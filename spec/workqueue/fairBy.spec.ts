@@ -76,6 +76,25 @@ describe('workQueue: fairBy serves groups in turn (LT-1, LT-2)', () => {
     expect(q.metrics().depthByGroup).toEqual({});
   });
 
+  it('counts an item re-added while processed in its group, so the groups sum to depth (LT-2)', async () => {
+    let asked = 0;
+    const q = workQueue<string>({ scheduler: virtualClock().scheduler, fairBy: (item) => (asked++, byPrefix(item)) });
+    q.add('a:1');
+    q.add('b:1');
+    expect((await q.get()).item).toBe('a:1');
+    q.add('a:1');
+    const m = q.metrics();
+    expect(m.depth).toBe(2);
+    expect(m.depthByGroup).toEqual({ a: 1, b: 1 });
+    expect(Object.values(m.depthByGroup ?? {}).reduce((sum, n) => sum + n, 0)).toBe(m.depth);
+    q.done('a:1');
+    // Asked once per wait: the re-added item keeps the group it was given.
+    expect(asked).toBe(3);
+    expect(q.metrics().depthByGroup).toEqual({ a: 1, b: 1 });
+    expect(await drainNow(q)).toEqual(['b:1', 'a:1']);
+    expect(q.metrics().depthByGroup).toEqual({});
+  });
+
   it('reports a fairBy that throws, and files the item in the group \'\' rather than losing it', async () => {
     const errors: Error[] = [];
     const q = workQueue<string>({

@@ -138,6 +138,11 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
     return this.#end('stopped', undefined);
   }
 
+  /** See {@link forgetGroup}. */
+  static forgetGroup(c: SharedController<unknown>, group: string): void {
+    c.#metrics.forget(group);
+  }
+
   /**
    * Subscribes as any Observable does, noting whether the subscription
    * consumes outcomes: a `next` function or an observer with `next` does
@@ -376,4 +381,14 @@ export function controller<T>(opts: ControllerOptions<T>): Controller<T> {
     readYourWrites: resolved.readYourWrites && new ReadYourWrites(triggers as Triggers<unknown>, resolved.readYourWrites, scheduler, resolved.name),
   };
   return new SharedController<T>(config, resolved.onError, resolved.signal);
+}
+
+/**
+ * Drops what `c` counted for a `fairBy` group that is gone for good (the
+ * multi-cluster controller's cluster that left), so the group's series end
+ * instead of piling up over churning names (LT-14). Internal, not exported
+ * from an entry: only a composite that knows its groups' lifetimes calls it.
+ */
+export function forgetGroup(c: Controller<unknown>, group: string): void {
+  if (c instanceof SharedController) SharedController.forgetGroup(c as SharedController<unknown>, group);
 }

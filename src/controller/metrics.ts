@@ -50,8 +50,10 @@ export interface ControllerMetrics {
   readonly readYourWritesTimeouts: number;
   /**
    * With `fairBy`: the queue and the reconciles per group (a cluster, a
-   * tenant…) [rxkube_controller_group_*{group}]. A group is listed once it
-   * had a key; its counters only grow, as Prometheus counters do.
+   * tenant…) [rxkube_controller_group_*{group}]. A group is listed while it
+   * has a key waiting or running, and from its first counted reconcile on,
+   * its counters only growing, as Prometheus counters do; a multi-cluster
+   * controller drops a cluster's when it leaves (docs/semantics.md LT-3, LT-14).
    * @default undefined (no `fairBy`)
    */
   readonly groups?: Readonly<
@@ -100,6 +102,11 @@ export class ControllerMetricsRecorder {
     if (result === 'error') this.#errors++;
     if (terminal) this.#terminal++;
     this.#time.observe(seconds(durationMs));
+  }
+
+  /** Drops the counts of a group that is gone for good (a cluster that left): its series end rather than pile up (LT-14). */
+  forget(group: string): void {
+    this.#byGroup.delete(group);
   }
 
   snapshot(

@@ -116,7 +116,9 @@ export function triggerKeys<T>(triggers: Triggers<T>, backlog: number, report: (
         // Old owners first, then new ones, each once: a re-parented child wakes both.
         return new Set(objects.flatMap((obj) => ownerPointers(obj, resolved).map((owner) => owner.key)));
       },
-      () => check.synced(),
+      // A source scoped by key (a fleet's) says synced before its parts have listed anything: the check could only
+      // judge on the first objects seen, so it waits for a match or for nothing (LT-13).
+      source.scopeKey === undefined ? () => check.synced() : undefined,
     );
   });
   const watched = triggers.watches.map(({ source, map, predicates }) =>

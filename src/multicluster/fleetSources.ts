@@ -50,6 +50,11 @@ export function partOf<T>(source: AnySource<T>, cluster: string): ControllerSour
   return view as ControllerSource<T>;
 }
 
+/** Drops the cached view of a cluster that left: a name that comes back gets a fresh one, so churning names keep nothing (LT-10). */
+function forgetPart(source: AnySource<unknown>, cluster: string): void {
+  if (isMulti(source)) views.get(source)?.delete(cluster);
+}
+
 /** The fleet's sources for one controller: `members` is fed by the first entry's subscription (the `for` source's). */
 export interface Fleet {
   readonly sources: readonly ControllerSource<unknown>[];
@@ -63,8 +68,9 @@ export interface Fleet {
  * every entry's part of that cluster has synced; then the `for` source replays
  * the cluster's cache as an initial list (LT-5). Deletes announcing that a
  * cluster left are dropped: the cluster's keys are withdrawn instead (LT-7).
+ * `left` hears of each cluster that leaves, once per leave.
  */
-export function fleetSources(provider: ClusterProvider, entries: readonly FleetEntry[], report: (err: Error) => void): Fleet {
+export function fleetSources(provider: ClusterProvider, entries: readonly FleetEntry[], report: (err: Error) => void, left: (name: string) => void): Fleet {
   const members = new Map<string, Member>();
   const ready = (name: string): Observable<unknown> =>
     combineLatest(entries.map((e) => syncedOf(partOf(e.source, name)))).pipe(
@@ -80,13 +86,17 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
       const own = new Map<string, Member>();
       const start = (name: string): void => {
         const part = partOf(entry.source, name);
-        const synced = ready(name).pipe(shareReplay(1));
-        // The `for` entry replays the cluster's cache once it is ready: the events it held back are in it.
-        const replay: Observable<InformerEvent<unknown>> = feedsMembers ? concat(synced.pipe(ignoreElements()), defer(() => initialList(part))) : NEVER;
-        const live = (part as Observable<InformerEvent<unknown>>).pipe(
-          filter((e) => !(e.type === 'delete' && (e as { reason?: string }).reason === 'cluster-removed')),
-          skipUntil(synced),
-        );
+        // Counted: the readiness watch ends with the cluster's stream, synced or not (LT-10).
+        const synced = ready(name).pipe(shareReplay({ bufferSize: 1, refCount: true }));
+        const partEvents = (part as Observable<InformerEvent<unknown>>).pipe(filter((e) => !(e.type === 'delete' && (e as { reason?: string }).reason === 'cluster-removed')));
+        const listed = hasList(part);
+        // The `for` entry replays the cluster's cache once it is ready: the events it held back are in it. A cache
+        // that cannot be listed has the keys it held back read instead (LT-11).
+        const replay: Observable<InformerEvent<unknown>> = feedsMembers && listed ? concat(synced.pipe(ignoreElements()), defer(() => initialList(part))) : NEVER;
+        const live =
+          feedsMembers && !listed
+            ? heldBack(partEvents, synced, part.store, (err) => report(new ClusterError(name, `its ${part.name ?? 'source'} gave an object with no key; it waits for its next change`, err)))
+            : partEvents.pipe(skipUntil(synced));
         streams.set(
           name,
           merge(replay, live)
@@ -94,9 +104,10 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
             .subscribe({ next: (e) => subscriber.next(tagged(e, name)), error: (err: unknown) => report(new ClusterError(name, `its ${part.name ?? 'source'} failed`, err)) }),
         );
       };
-      const stop = (name: string): void => {
+      const stop = (name: string, left: boolean): void => {
         streams.get(name)?.unsubscribe();
         streams.delete(name);
+        if (left) forgetPart(entry.source, name);
       };
       const end = (name: string, why: string): void => {
         const member = own.get(name);
@@ -112,13 +123,14 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
             const name = change.type === 'leave' ? change.name : change.cluster.name;
             if (feedsMembers) {
               end(name, change.type === 'leave' ? 'it left the fleet' : 'its KubeConfig changed');
-              if (change.type !== 'leave') {
+              if (change.type === 'leave') left(name);
+              else {
                 const member = { cluster: change.cluster, abort: new AbortController() };
                 own.set(name, member);
                 members.set(name, member);
               }
             }
-            if (change.type === 'leave') stop(name);
+            if (change.type === 'leave') stop(name, true);
             else if (change.type === 'join') start(name);
           }
         },
@@ -127,7 +139,7 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
       });
       return () => {
         changes.unsubscribe();
-        for (const name of [...streams.keys()]) stop(name);
+        for (const name of [...streams.keys()]) stop(name, false);
         for (const name of [...own.keys()]) end(name, 'the controller stopped');
       };
     });
@@ -155,10 +167,60 @@ function fleetStore(source: AnySource<unknown>): ControllerSource<unknown>['stor
   };
 }
 
+function hasList(part: ControllerSource<unknown>): boolean {
+  return typeof (part.store as { list?: unknown }).list === 'function';
+}
+
 /** A cluster's cache as adds of an initial list, as a late subscriber of an informer gets it. */
 function initialList(part: ControllerSource<unknown>): Observable<InformerEvent<unknown>> {
-  const store = part.store as { list?: () => unknown[] };
-  return from((store.list?.() ?? []).map((obj): InformerEvent<unknown> => ({ type: 'add', obj, isInInitialList: true })));
+  const store = part.store as unknown as { list: () => unknown[] };
+  return from(store.list().map((obj): InformerEvent<unknown> => ({ type: 'add', obj, isInInitialList: true })));
+}
+
+/**
+ * The events of a cache that cannot be listed: until `synced`, only the keys
+ * of the objects added or changed are kept (one entry per object, however
+ * many events), then each one still cached is given as an add of the
+ * initial list, and later events pass (LT-11). An object whose key cannot
+ * be read is reported and waits for its next change.
+ */
+function heldBack(
+  events: Observable<InformerEvent<unknown>>,
+  synced: Observable<unknown>,
+  store: ControllerSource<unknown>['store'],
+  report: (err: unknown) => void,
+): Observable<InformerEvent<unknown>> {
+  return new Observable<InformerEvent<unknown>>((subscriber) => {
+    let held: Set<string> | undefined = new Set();
+    const sub = events.subscribe({
+      next: (event) => {
+        if (held === undefined) return subscriber.next(event);
+        // A delete needs no key: the object is not in the cache when the keys are read.
+        if (event.type === 'delete') return;
+        try {
+          held.add(store.keyOf(event.obj));
+        } catch (err) {
+          report(err);
+        }
+      },
+      error: (err: unknown) => subscriber.error(err),
+      complete: () => subscriber.complete(),
+    });
+    sub.add(
+      synced.pipe(take(1)).subscribe(() => {
+        const keys = held ?? new Set<string>();
+        held = undefined;
+        for (const key of keys) {
+          const obj = store.getByKey(key);
+          if (obj !== undefined) subscriber.next({ type: 'add', obj, isInInitialList: true });
+        }
+      }),
+    );
+    return () => {
+      held = undefined;
+      sub.unsubscribe();
+    };
+  });
 }
 
 /** An event with the cluster it came from, which `scopeKey` puts in front of its keys. */

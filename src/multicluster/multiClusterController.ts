@@ -1,5 +1,4 @@
-import type { Controller } from '../controller/controller.js';
-import { controller } from '../controller/controller.js';
+import { controller, forgetGroup, type Controller } from '../controller/controller.js';
 import type { ControllerOptions, ControllerSource, ErrorAction, ForSource, OwnsSource, ReconcileAction, ReconcileContext, WatchesSource } from '../controller/types.js';
 import { WithdrawnError } from '../controller/WithdrawnError.js';
 import { reportTo } from '../errors/reportTo.js';
@@ -233,6 +232,8 @@ export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>
       ...watchesList.map((w) => ({ source: w.source, predicates: (w.predicates ?? []) as readonly Predicate<unknown>[] })),
     ],
     report,
+    // A cluster that left takes its per-cluster counts with it (LT-14).
+    (name) => forgetGroup(built as Controller<unknown>, name),
   );
   const [forSource, ...others] = fleet.sources as [ControllerSource<T>, ...ControllerSource<any>[]];
   const members = fleet.members;
@@ -241,7 +242,7 @@ export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>
     const { key } = splitClusterKey(ctx.key);
     return { ...ctx, key, store: partOf(primary, member.cluster.name).store, cluster: member.cluster };
   };
-  return controller<T>({
+  const built: Controller<T> = controller<T>({
     ...rest,
     for: forSource,
     owns: ownsList.map(({ source: _source, predicates: _predicates, ...ownerOptions }, i) => ({ ...ownerOptions, source: others[i] as ControllerSource<KubeObject> })),
@@ -259,13 +260,18 @@ export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>
       // The cluster left while its key waited: the key goes with it (MC-13).
       if (member === undefined) throw new WithdrawnError(`cluster ${JSON.stringify(name)} left`, false, undefined);
       const signal = AbortSignal.any([ctx.signal, member.abort.signal]);
+      let action: ReconcileAction;
       try {
-        return await reconcile(obj, { ...localContext(ctx, member), signal });
+        action = await reconcile(obj, { ...localContext(ctx, member), signal });
       } catch (err) {
         // What the cluster's leave or new KubeConfig made fail is not news; a replaced cluster's key runs again.
         if (member.abort.signal.aborted) throw new WithdrawnError(`cluster ${JSON.stringify(name)} stopped`, members.has(name), err);
         throw err;
       }
+      // Its cluster was replaced meanwhile (what it wrote went through the old KubeConfig: the key runs again) or left
+      // (nothing to count for a cluster whose counts are gone): withdrawn either way (MC-13, LT-12).
+      if (member.abort.signal.aborted) throw new WithdrawnError(`cluster ${JSON.stringify(name)} stopped`, members.has(name), undefined);
+      return action;
     },
     ...(errorPolicy !== undefined && {
       errorPolicy: (err: Error, obj: T, ctx: ReconcileContext<T>) => {
@@ -274,6 +280,7 @@ export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>
       },
     }),
   });
+  return built;
 }
 
 /** An optional array option, each entry checked. */

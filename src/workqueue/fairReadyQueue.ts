@@ -41,9 +41,17 @@ export class FairReadyQueue<T> {
     return out;
   }
 
-  /** Queues `item` at `priority` in its group, with {@link ReadyQueue.push}'s rules; a group that had nothing waiting joins the back of the line. */
-  push(item: T, priority: number): 'added' | 'raised' | 'kept' {
-    const group = this.#filed.get(item) ?? this.#groupOf(item);
+  /** The group `item` goes to: asked now, for an item that starts waiting outside this queue (re-added while processed). */
+  groupOf(item: T): string {
+    return this.#groupOf(item);
+  }
+
+  /**
+   * Queues `item` at `priority` in its group, with {@link ReadyQueue.push}'s rules; a group that had nothing waiting joins the back of the line.
+   * @param known the group already asked for this wait, if any.
+   */
+  push(item: T, priority: number, known?: string): 'added' | 'raised' | 'kept' {
+    const group = this.#filed.get(item) ?? known ?? this.#groupOf(item);
     let queue = this.#groups.get(group);
     if (queue === undefined) {
       queue = new ReadyQueue<T>();

@@ -31,7 +31,7 @@ export interface WorkQueueMetrics {
   readonly unfinishedWorkSeconds: number;
   /** How long the item processed longest so far has been processed [workqueue_longest_running_processor_seconds]. */
   readonly longestRunningProcessorSeconds: number;
-  /** With `fairBy`: items waiting for a worker, per group (a group with none is absent). @default undefined */
+  /** With `fairBy`: items waiting, per group, those re-added while processed included, so they sum to `depth` (a group with none is absent). @default undefined */
   readonly depthByGroup?: Readonly<Record<string, number>>;
 }
 
