@@ -7,7 +7,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { of, Subject } from 'rxjs';
 import { informer } from '../../src/informer/informer.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Lease } from '../../src/leaderelection/leaseLock.js';
 import { shardedController, shardLabels, type ShardEvent, type ShardedControllerOptions } from '../../src/sharding/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
@@ -95,6 +95,25 @@ async function takeLease(ns: string, name: string): Promise<void> {
   const lease = server.get<Lease>(LEASES, ns, name)!;
   await server.update(LEASES, { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder', leaseDurationSeconds: 1 } });
 }
+
+describe('shardedController signal', () => {
+  // First in the file, so the leave it starts in the background ends while the server is up.
+  it('SH-8: unsubscribing without the signal aborting stops listening to it', () => {
+    const stop = new AbortController();
+    const added = vi.spyOn(stop.signal, 'addEventListener');
+    const removed = vi.spyOn(stop.signal, 'removeEventListener');
+    shardedController<V1ConfigMap>({
+      kc: server.kubeConfig(), resource: 'v1/configmaps', namespace: 'silent', controller: 'listener', identity: 'a', leaseNamespace: 'silent', ...TIMING,
+      reconcile: () => undefined,
+      signal: stop.signal,
+    })
+      .subscribe()
+      .unsubscribe();
+    const listener = added.mock.calls.find(([type]) => type === 'abort')?.[1];
+    expect(listener).toBeDefined();
+    expect(removed.mock.calls.some(([type, fn]) => type === 'abort' && fn === listener)).toBe(true);
+  });
+});
 
 describe('shardedController terms', () => {
   it('LT-49: losing membership while leaving gracefully aborts the reconciles still in flight', async () => {

@@ -59,7 +59,12 @@ const monotonic: SchedulerLike = {
  * sharder moves this replica's objects at once rather than after a lease
  * duration. After an unsubscribe this goes on in the background; after the
  * signal the events complete once it is done. A replica that dies instead
- * is noticed when its Lease expires.
+ * is noticed when its Lease expires. A term that cannot go on (its
+ * controller failed for good, or `source` threw) leaves the same way, so
+ * its share moves, and then the events error with why.
+ *
+ * As with a {@link controller}, a subscription without a `next` reads no
+ * outcomes, so reconcile failures go to `onError` (once a minute per key).
  *
  * ## Example
  * ```ts
