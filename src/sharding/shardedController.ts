@@ -10,6 +10,7 @@ import { releaseLock } from '../leaderelection/release.js';
 import { isConflict, isNotFound } from '../errors/api/guards.js';
 import { CallbackError } from '../errors/CallbackError.js';
 import { Throttle } from '../errors/throttle.js';
+import { describeValue } from '../options/validate.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { CustomResourceRef } from '../sources/resources.js';
 import type { KubeObject } from '../store/types.js';
@@ -86,9 +87,12 @@ const monotonic: SchedulerLike = {
  *   },
  *   signal: stop.signal,
  * }).subscribe({
+ *   // A `next` reads the outcomes too, so it is where failures show.
  *   next: (e) => {
  *     if (e.type === 'member') console.log(e.member ? 'reconciling my share' : 'not a member');
+ *     if (e.type === 'outcome' && e.outcome.type === 'failed') console.warn(`${e.outcome.key}: ${e.outcome.error.message}`);
  *   },
+ *   error: (err) => console.error('gave up the share', err),
  *   complete: () => process.exit(0), // left: reconciles done, Leases released
  * });
  * process.once('SIGTERM', () => stop.abort());
@@ -270,6 +274,15 @@ interface Term<T> {
   emit: (e: ShardEvent<T>) => void;
 }
 
+/** The user's source of a share; one that returns nothing is a mistake, not a request for the default. */
+function sourceOf<T>(source: (labelSelector: string) => ControllerSource<T>, selector: string): ControllerSource<T> {
+  const made = source(selector);
+  if (made === null || typeof made !== 'object' || typeof (made as { subscribe?: unknown }).subscribe !== 'function') {
+    throw new TypeError(`source: expected a function returning a controller source (an informer of the share), got ${describeValue(made)}`);
+  }
+  return made;
+}
+
 const draining = (s: ShardedSettings, obj: KubeObject): boolean => obj.metadata?.labels?.[s.labels.drain] !== undefined;
 
 /**
@@ -317,7 +330,7 @@ function memberTerm<T extends KubeObject>(opts: ShardedControllerOptions<T>, s: 
     controller: controller<T>({
       ...passed,
       name,
-      for: source?.(selector) ?? shareOf<T>(resource),
+      for: source === undefined ? shareOf<T>(resource) : sourceOf(source, selector),
       owns: s.owns.map(({ resource: owned, owner: _owner, name: _name, ...ownerOptions }) => ({ source: shareOf<KubeObject>(owned), ...ownerOptions })),
       reconcile: (obj, ctx) => {
         const signal = AbortSignal.any([ctx.signal, lost.signal]);
