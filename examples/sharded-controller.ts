@@ -74,6 +74,13 @@ export function runReplicas(
         next: (e) => {
           if (e.type === 'sharder' && e.leading) opts.log(`${identity} runs the sharder`);
           if (e.type === 'member') opts.log(`${identity} ${e.member ? 'joined' : 'left'} the ring`);
+          // A next reads the outcomes, so failures are not reported elsewhere: log them.
+          if (e.type === 'outcome' && e.outcome.type === 'failed') opts.log(`${identity}: ${e.outcome.key} failed: ${e.outcome.error.message}`);
+        },
+        // Its term could not go on (a source failed for good): it gave up its share, which the others take.
+        error: (err: unknown) => {
+          opts.log(`${identity} gave up its share: ${err instanceof Error ? err.message : String(err)}`);
+          resolve();
         },
         complete: resolve,
       });

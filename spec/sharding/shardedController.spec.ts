@@ -320,6 +320,7 @@ describe('shardedController (simulator, one process)', () => {
     ['concurrency', { concurrency: 0 }],
     ['signal', { signal: 'stop' }],
     ['source', { source: {} }],
+    ['source', { source: () => undefined }],
     ['unknown option "leases"', { leases: 'x' }],
   ])('rejects a bad %s up front with a TypeError', (name, bad) => {
     const make = (): unknown =>

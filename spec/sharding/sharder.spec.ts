@@ -168,3 +168,43 @@ describe('sharder (simulator)', () => {
     expect(make).toThrow(name);
   });
 });
+
+describe('sharder failures (simulator)', () => {
+  it('LT-53: label writes refused over and over are reported once per object, not once per try', async () => {
+    const R = shardLabels('refuser');
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'refused' } });
+    for (let i = 0; i < 3; i++) await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'refused' } });
+    await server.create<Lease>('coordination.k8s.io/v1/leases', {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'a', namespace: 'refused', labels: { [R.lease]: 'refuser' } },
+      spec: { holderIdentity: 'a', leaseDurationSeconds: 3_600, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
+    });
+    // Twenty refusals over three objects: some object is refused many times in a row.
+    server.faults.inject({ type: 'status', status: 403 }, { verb: 'patch', resource: 'v1/configmaps', times: 20 });
+    const errors: Error[] = [];
+    const sub = sharder({
+      kc: server.kubeConfig(),
+      resource: 'v1/configmaps',
+      namespace: 'refused',
+      controller: 'refuser',
+      leaseNamespace: 'refused',
+      identity: 'sharder-1',
+      leaseDuration: 2_000,
+      renewDeadline: 1_500,
+      onError: (e) => errors.push(e),
+    }).subscribe();
+    try {
+      await waitFor(() => server.faults.pending() === 0, 'every refusal to be used', 20_000);
+      await waitFor(() => server.list<V1ConfigMap>('v1/configmaps', 'refused').every((cm) => cm.metadata?.labels?.[R.shard] === 'a'), 'the labels once writes pass', 20_000);
+      // Reported, but at most once per object in the throttle's minute, each naming its object.
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors.length).toBeLessThanOrEqual(3);
+      const keys = errors.map((e) => /the reconcile of (refused\/cm-\d)/.exec(e.message)?.[1]);
+      expect(keys.every((k) => k !== undefined)).toBe(true);
+      expect(new Set(keys).size).toBe(keys.length);
+    } finally {
+      sub.unsubscribe();
+    }
+  }, 60_000);
+});

@@ -1,4 +1,4 @@
-import { asyncScheduler, distinctUntilChanged, map, Observable, of, ReplaySubject, share, skipWhile, startWith, switchMap, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, distinctUntilChanged, map, Observable, of, ReplaySubject, share, skipWhile, startWith, switchMap, type Observer, type SchedulerLike, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
 import { objectClient } from '../client/objectClient.js';
 import type { ObjectClient } from '../client/types.js';
 import { controller, type Controller } from '../controller/controller.js';
@@ -8,6 +8,9 @@ import { leaderElection } from '../leaderelection/leaderElection.js';
 import { leaseLock } from '../leaderelection/leaseLock.js';
 import { releaseLock } from '../leaderelection/release.js';
 import { isConflict, isNotFound } from '../errors/api/guards.js';
+import { CallbackError } from '../errors/CallbackError.js';
+import { Throttle } from '../errors/throttle.js';
+import { describeValue } from '../options/validate.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { CustomResourceRef } from '../sources/resources.js';
 import type { KubeObject } from '../store/types.js';
@@ -57,7 +60,12 @@ const monotonic: SchedulerLike = {
  * sharder moves this replica's objects at once rather than after a lease
  * duration. After an unsubscribe this goes on in the background; after the
  * signal the events complete once it is done. A replica that dies instead
- * is noticed when its Lease expires.
+ * is noticed when its Lease expires. A term that cannot go on (its
+ * controller failed for good, or `source` threw) leaves the same way, so
+ * its share moves, and then the events error with why.
+ *
+ * As with a {@link controller}, a subscription without a `next` reads no
+ * outcomes, so reconcile failures go to `onError` (once a minute per key).
  *
  * ## Example
  * ```ts
@@ -79,9 +87,12 @@ const monotonic: SchedulerLike = {
  *   },
  *   signal: stop.signal,
  * }).subscribe({
+ *   // A `next` reads the outcomes too, so it is where failures show.
  *   next: (e) => {
  *     if (e.type === 'member') console.log(e.member ? 'reconciling my share' : 'not a member');
+ *     if (e.type === 'outcome' && e.outcome.type === 'failed') console.warn(`${e.outcome.key}: ${e.outcome.error.message}`);
  *   },
+ *   error: (err) => console.error('gave up the share', err),
  *   complete: () => process.exit(0), // left: reconciles done, Leases released
  * });
  * process.once('SIGTERM', () => stop.abort());
@@ -97,7 +108,15 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
   const { requestTimeoutMs } = s;
   // The first term's controller is built now, so that a bad controller option throws here rather than on membership.
   let first: Term<T> | undefined = memberTerm(opts, s);
-  return new Observable<ShardEvent<T>>((subscriber) => {
+  return new ReplicaEvents<T>((subscriber, consumes) => {
+    // Failures nobody reads as outcomes, and failed hand-overs, are reported at most once a minute per key (LT-52).
+    const failures = new Throttle(60_000, monotonic.now);
+    const failed = (key: string, what: string, error: Error): void => {
+      const passed = failures.pass(key);
+      if (passed === undefined) return;
+      const more = passed.held > 0 ? ` (${passed.held} more failure${passed.held === 1 ? '' : 's'} of it in the last ${Math.round(passed.sinceMs / 1000)} s not reported)` : '';
+      s.report(new CallbackError('shardedController', `the ${what} of ${key} by ${identity} failed${more}`, error));
+    };
     const emit = (e: ShardEvent<T>): void => subscriber.next(e);
     // Every replica keeps watching the members, so the sharder's next leader already knows who went silent when.
     const members$ = shardMembers(kc, { namespace: leaseNamespace, controller: name, scheduler: monotonic, onError: s.report }).pipe(
@@ -140,28 +159,47 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
       )
       .subscribe({ next: emit, error: (err: unknown) => s.report(err) });
 
-    // The current membership term, and whether the replica is leaving (then no new term starts).
+    // The current membership term (kept while the replica leaves, so losing membership then still aborts it),
+    // the drains of the terms before it (each bounded by shutdownTimeoutMs), and whether the replica is leaving.
     let term: Term<T> | undefined;
+    let drained: Promise<unknown> = Promise.resolve();
     let leaving = false;
     const memberLock = leaseLock(kc, { namespace: leaseNamespace, name: identity, labels: { [s.labels.lease]: name }, timeoutMs: requestTimeoutMs });
     const membershipSub = leaderElection({ lock: memberLock, identity, ...s.timings, onError: s.report }).subscribe(({ leading }) => {
       if (leading && term === undefined && !leaving) {
-        term = first ?? memberTerm(opts, s);
+        let t: Term<T>;
+        try {
+          t = first ?? memberTerm(opts, s);
+        } catch (err) {
+          // A source that throws in a later term: this replica cannot reconcile its share, so it gives it up (LT-51).
+          giveUp(err);
+          return;
+        }
         first = undefined;
-        term.emit = emit;
+        term = t;
+        t.emit = emit;
         emit({ type: 'member', member: true });
-        term.controller.subscribe({
-          next: (outcome) => {
-            // A hand-over is the controller's turn for a drained key, not a reconcile of the user's.
-            if (outcome.type === 'gone' || !draining(s, outcome.obj)) emit({ type: 'outcome', outcome });
-            else if (outcome.type === 'failed' && !(outcome.error instanceof StaleRelease)) s.report(outcome.error);
-          },
-          error: (err: unknown) => s.report(err),
+        // The last term's reconciles end first, so one key never runs in two terms at once (LT-50).
+        void drained.then(() => {
+          if (term !== t || leaving) return;
+          t.controller.subscribe({
+            next: (outcome) => {
+              // A hand-over is the controller's turn for a drained key, not a reconcile of the user's.
+              if (outcome.type === 'gone' || !draining(s, outcome.obj)) {
+                emit({ type: 'outcome', outcome });
+                // As a controller's: failures go to onError while nobody reads outcomes; terminal ones the controller reports itself.
+                if (outcome.type === 'failed' && !consumes && !outcome.terminal) failed(outcome.key, 'reconcile', outcome.error);
+              } else if (outcome.type === 'failed' && !(outcome.error instanceof StaleRelease)) failed(outcome.key, 'hand-over', outcome.error);
+            },
+            // A term whose controller failed for good cannot reconcile its share: the replica gives it up (LT-51).
+            error: (err: unknown) => (term === t && !leaving ? giveUp(err) : s.report(err)),
+          });
         });
       } else if (!leading && term !== undefined) {
-        // Others may own its objects soon: reconciles in flight must stop.
-        term.lost.abort(new Error(`${identity} is no longer a member of ${name}`));
-        void term.controller.shutdown();
+        // Others may own its objects soon: reconciles in flight must stop, also while leaving (LT-49).
+        const t = term;
+        t.lost.abort(new Error(`${identity} is no longer a member of ${name}`));
+        drained = Promise.all([drained, t.controller.shutdown()]);
         term = undefined;
         emit({ type: 'member', member: false });
       }
@@ -171,23 +209,57 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
     const leave = async (): Promise<void> => {
       if (leaving) return;
       leaving = true;
+      opts.signal?.removeEventListener('abort', onAbort);
       sharderSub.unsubscribe();
       const sharderReleased = releaseLock(sharderLock, identity, requestTimeoutMs);
       membersSub.unsubscribe();
-      const last = term;
-      term = undefined;
-      await last?.controller.shutdown();
+      await Promise.all([term?.controller.shutdown(), drained]);
       membershipSub.unsubscribe();
+      term = undefined;
       await Promise.all([sharderReleased, releaseLock(memberLock, identity, requestTimeoutMs)]);
     };
     const leaveAndReport = (): Promise<void> => leave().catch((err: unknown) => s.report(err));
+    /** The term cannot go on: leave as on the signal (the member Lease is released, so the share moves), then end the events with why. */
+    function giveUp(err: unknown): void {
+      void leaveAndReport().then(() => subscriber.error(err));
+    }
+    function onAbort(): void {
+      void leaveAndReport().then(() => subscriber.complete());
+    }
     if (opts.signal !== undefined) {
-      const onAbort = (): void => void leaveAndReport().then(() => subscriber.complete());
       if (opts.signal.aborted) onAbort();
       else opts.signal.addEventListener('abort', onAbort, { once: true });
     }
     return () => void leaveAndReport();
   });
+}
+
+/**
+ * The replica's events, noting as a controller does whether a subscription
+ * reads them: a `next` (or a pipe) does; `subscribe()` or an observer with
+ * only `error`/`complete` does not, and then reconcile failures are reported.
+ */
+class ReplicaEvents<T> extends Observable<ShardEvent<T>> {
+  readonly #next: { consumes: boolean };
+
+  constructor(body: (subscriber: Subscriber<ShardEvent<T>>, consumes: boolean) => TeardownLogic, next = { consumes: false }) {
+    super((subscriber) => body(subscriber, next.consumes));
+    this.#next = next;
+  }
+
+  override subscribe(
+    observerOrNext?: Partial<Observer<ShardEvent<T>>> | ((value: ShardEvent<T>) => void) | null,
+    error?: ((error: unknown) => void) | null,
+    complete?: (() => void) | null,
+  ): Subscription {
+    const outer = this.#next.consumes;
+    this.#next.consumes = typeof observerOrNext === 'function' || (typeof observerOrNext === 'object' && observerOrNext !== null && typeof observerOrNext.next === 'function');
+    try {
+      return error === undefined && complete === undefined ? super.subscribe(observerOrNext ?? undefined) : super.subscribe(observerOrNext as never, error, complete);
+    } finally {
+      this.#next.consumes = outer;
+    }
+  }
 }
 
 /** Thrown to retry a hand-over whose object changed under it; not a failure to report. */
@@ -200,6 +272,15 @@ interface Term<T> {
   readonly lost: AbortController;
   /** Where the term's hand-overs are told: the replica that runs it, set when it starts. */
   emit: (e: ShardEvent<T>) => void;
+}
+
+/** The user's source of a share; one that returns nothing is a mistake, not a request for the default. */
+function sourceOf<T>(source: (labelSelector: string) => ControllerSource<T>, selector: string): ControllerSource<T> {
+  const made = source(selector);
+  if (made === null || typeof made !== 'object' || typeof (made as { subscribe?: unknown }).subscribe !== 'function') {
+    throw new TypeError(`source: expected a function returning a controller source (an informer of the share), got ${describeValue(made)}`);
+  }
+  return made;
 }
 
 const draining = (s: ShardedSettings, obj: KubeObject): boolean => obj.metadata?.labels?.[s.labels.drain] !== undefined;
@@ -249,7 +330,7 @@ function memberTerm<T extends KubeObject>(opts: ShardedControllerOptions<T>, s: 
     controller: controller<T>({
       ...passed,
       name,
-      for: source?.(selector) ?? shareOf<T>(resource),
+      for: source === undefined ? shareOf<T>(resource) : sourceOf(source, selector),
       owns: s.owns.map(({ resource: owned, owner: _owner, name: _name, ...ownerOptions }) => ({ source: shareOf<KubeObject>(owned), ...ownerOptions })),
       reconcile: (obj, ctx) => {
         const signal = AbortSignal.any([ctx.signal, lost.signal]);

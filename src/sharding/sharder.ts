@@ -1,4 +1,4 @@
-import { map, merge, Observable, ReplaySubject, share, startWith, tap } from 'rxjs';
+import { map, Observable, ReplaySubject, share, startWith, tap } from 'rxjs';
 import { controller, type Controller } from '../controller/controller.js';
 import type { ControllerSource, ReconcileAction } from '../controller/types.js';
 import type { InformerEvent } from '../operators/informerEvent.js';
@@ -174,15 +174,11 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
         reconcile: (lease, ctx) => write(ctx, (signal) => fences.forget(lease.name, signal)),
       }),
     ] as Controller<unknown>[];
-    const sub = merge(...controllers).subscribe({
-      next: (o) => {
-        if (o.type === 'failed') report(o.error);
-      },
-      error: (err: unknown) => subscriber.error(err),
-    });
+    // Subscribed without reading outcomes, so each controller reports its failures itself, at most once a minute per key (LT-53).
+    const subs = controllers.map((ctl) => ctl.subscribe({ error: (err: unknown) => subscriber.error(err) }));
     return () => {
       ended.abort(new Error(`the sharder of ${c.controller} stopped`));
-      sub.unsubscribe();
+      for (const sub of subs) sub.unsubscribe();
     };
   });
 }
