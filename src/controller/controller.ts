@@ -1,4 +1,4 @@
-import { BehaviorSubject, Observable, type Observer, type Subscriber, type Subscription } from 'rxjs';
+import { BehaviorSubject, type Observable, type Subscriber } from 'rxjs';
 import { CallbackError } from '../errors/CallbackError.js';
 import { ErrorChannel } from '../errors/ErrorChannel.js';
 import { Throttle } from '../errors/throttle.js';
@@ -8,6 +8,7 @@ import type { WorkQueue } from '../workqueue/WorkQueue.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from '../workqueue/rateLimiters.js';
 import { ControllerMetricsRecorder, type ControllerMetrics } from './metrics.js';
 import { ReadYourWrites } from './readYourWrites.js';
+import { ReadingObservable } from './readingObservable.js';
 import { ControllerRun } from './run.js';
 import { groupOf, type RunConfig } from './runConfig.js';
 import { ControllerStats } from './stats.js';
@@ -63,7 +64,7 @@ export interface Controller<T> extends Observable<ReconcileOutcome<T>> {
 }
 
 /** The one controller implementation: every subscriber shares one run. */
-class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Controller<T> {
+class SharedController<T> extends ReadingObservable<ReconcileOutcome<T>> implements Controller<T> {
   readonly name: string;
   readonly sources: readonly ControllerSource<unknown>[];
   readonly status$: Observable<ControllerStatus>;
@@ -84,8 +85,6 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
   readonly #subscribers = new Set<Subscriber<ReconcileOutcome<T>>>();
   // The subscribers that consume outcomes (gave a next callback or piped): with none, failures are reported.
   readonly #consumers = new Set<Subscriber<ReconcileOutcome<T>>>();
-  // What subscribe() learned of the subscription being made, for #subscribe, which only sees the Subscriber.
-  #nextConsumes = false;
   // Reconcile failures on their way to the error channel, limited per key (CR-13, LT-60): a key failing on every retry writes a line a minute.
   readonly #failures: Throttle;
   // The current run, while there are subscribers (and while it drains after shutdown or failure).
@@ -99,7 +98,7 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
 
   constructor(config: RunConfig<T>, onError: ((err: Error) => void) | undefined, signal: AbortSignal | undefined) {
     let self: SharedController<T> | undefined;
-    super((subscriber) => (self as SharedController<T>).#subscribe(subscriber));
+    super((subscriber, consumes) => (self as SharedController<T>).#subscribe(subscriber, consumes));
     self = this;
     this.name = config.name;
     this.sources = allSources(config.triggers);
@@ -143,33 +142,8 @@ class SharedController<T> extends Observable<ReconcileOutcome<T>> implements Con
     c.#metrics.forget(group);
   }
 
-  /**
-   * Subscribes as any Observable does, noting whether the subscription
-   * consumes outcomes: a `next` function or an observer with `next` does
-   * (so does a piped subscription: the operator passes one); `subscribe()`
-   * or an observer with only `error`/`complete` does not. While no
-   * subscriber consumes them, reconcile failures go to the error channel.
-   */
-  override subscribe(
-    observerOrNext?: Partial<Observer<ReconcileOutcome<T>>> | ((value: ReconcileOutcome<T>) => void) | null,
-    error?: ((error: unknown) => void) | null,
-    complete?: (() => void) | null,
-  ): Subscription {
-    const consumes =
-      typeof observerOrNext === 'function' ||
-      (typeof observerOrNext === 'object' && observerOrNext !== null && typeof observerOrNext.next === 'function');
-    const outer = this.#nextConsumes;
-    this.#nextConsumes = consumes;
-    try {
-      // The three-callback form only when it was used, so rxjs sees the call it was given.
-      return error === undefined && complete === undefined ? super.subscribe(observerOrNext ?? undefined) : super.subscribe(observerOrNext as never, error, complete);
-    } finally {
-      this.#nextConsumes = outer;
-    }
-  }
-
-  #subscribe(subscriber: Subscriber<ReconcileOutcome<T>>): () => void {
-    const consumes = this.#nextConsumes;
+  /** A new subscriber; `consumes` when it reads the outcomes (see ReadingObservable): while none does, failures are reported. */
+  #subscribe(subscriber: Subscriber<ReconcileOutcome<T>>, consumes: boolean): () => void {
     if (this.#ended !== undefined) {
       if (this.#ended.error !== undefined) subscriber.error(this.#ended.error);
       else subscriber.complete();

@@ -1,4 +1,5 @@
-import { asyncScheduler, distinctUntilChanged, map, Observable, of, ReplaySubject, share, skipWhile, startWith, switchMap, type Observer, type SchedulerLike, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
+import { asyncScheduler, distinctUntilChanged, map, type Observable, of, ReplaySubject, share, skipWhile, startWith, switchMap, type SchedulerLike } from 'rxjs';
+import { ReadingObservable } from '../controller/readingObservable.js';
 import { objectClient } from '../client/objectClient.js';
 import type { ObjectClient } from '../client/types.js';
 import { controller, type Controller } from '../controller/controller.js';
@@ -108,7 +109,7 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
   const { requestTimeoutMs } = s;
   // The first term's controller is built now, so that a bad controller option throws here rather than on membership.
   let first: Term<T> | undefined = memberTerm(opts, s);
-  return new ReplicaEvents<T>((subscriber, consumes) => {
+  return new ReadingObservable<ShardEvent<T>>((subscriber, consumes) => {
     // Failures nobody reads as outcomes, and failed hand-overs, are reported at most once a minute per key (LT-52).
     const failures = new Throttle(60_000, monotonic.now);
     const failed = (key: string, what: string, error: Error): void => {
@@ -232,34 +233,6 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
     }
     return () => void leaveAndReport();
   });
-}
-
-/**
- * The replica's events, noting as a controller does whether a subscription
- * reads them: a `next` (or a pipe) does; `subscribe()` or an observer with
- * only `error`/`complete` does not, and then reconcile failures are reported.
- */
-class ReplicaEvents<T> extends Observable<ShardEvent<T>> {
-  readonly #next: { consumes: boolean };
-
-  constructor(body: (subscriber: Subscriber<ShardEvent<T>>, consumes: boolean) => TeardownLogic, next = { consumes: false }) {
-    super((subscriber) => body(subscriber, next.consumes));
-    this.#next = next;
-  }
-
-  override subscribe(
-    observerOrNext?: Partial<Observer<ShardEvent<T>>> | ((value: ShardEvent<T>) => void) | null,
-    error?: ((error: unknown) => void) | null,
-    complete?: (() => void) | null,
-  ): Subscription {
-    const outer = this.#next.consumes;
-    this.#next.consumes = typeof observerOrNext === 'function' || (typeof observerOrNext === 'object' && observerOrNext !== null && typeof observerOrNext.next === 'function');
-    try {
-      return error === undefined && complete === undefined ? super.subscribe(observerOrNext ?? undefined) : super.subscribe(observerOrNext as never, error, complete);
-    } finally {
-      this.#next.consumes = outer;
-    }
-  }
 }
 
 /** Thrown to retry a hand-over whose object changed under it; not a failure to report. */
