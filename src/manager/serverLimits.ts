@@ -1,4 +1,4 @@
-import { checkOptionNames, describeValue, numberOption } from '../options/validate.js';
+import { checkOptionNames, describeValue, numberOption, optionNames } from '../options/validate.js';
 import { MAX_TIMER_MS } from '../options/timerDelay.js';
 
 /**
@@ -85,7 +85,17 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
 /** Byte counts, to which the 2³¹−1 bound of the timeouts does not apply. */
 const BYTE_COUNTS: ReadonlySet<string> = new Set(['maxBodyBytes', 'maxBufferedBodyBytes']);
 
-const NAMES = Object.keys(DEFAULT_SERVER_LIMITS);
+const NAMES = optionNames<ManagerServerLimits>({
+  maxConnections: true,
+  headersTimeoutMs: true,
+  requestTimeoutMs: true,
+  keepAliveTimeoutMs: true,
+  idleTimeoutMs: true,
+  maxHeaderBytes: true,
+  answerTimeoutMs: true,
+  maxBodyBytes: true,
+  maxBufferedBodyBytes: true,
+});
 
 /** Checks `serverLimits` up front: each a positive integer within what Node accepts, headers within the request. */
 export function resolveServerLimits(value: unknown): ServerLimits {

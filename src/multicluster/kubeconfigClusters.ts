@@ -5,7 +5,7 @@ import { KubeConfig, type Context } from '@kubernetes/client-node';
 import { Observable, shareReplay } from 'rxjs';
 import { MalformedDocumentError } from '../errors/MalformedDocumentError.js';
 import { reportError } from '../errors/reportError.js';
-import { checkOptionNames, functionOption, numberOption, describeValue } from '../options/validate.js';
+import { checkOptionNames, functionOption, numberOption, describeValue, optionNames } from '../options/validate.js';
 import type { Cluster, ClusterProvider } from './types.js';
 import { timerDelay } from '../options/timerDelay.js';
 
@@ -43,7 +43,7 @@ export interface KubeconfigClustersOptions {
   readonly onError?: (err: Error) => void;
 }
 
-const OPTION_NAMES = ['path', 'contexts', 'watch', 'debounceMs', 'onError'];
+const OPTION_NAMES = optionNames<KubeconfigClustersOptions>({ path: true, contexts: true, watch: true, debounceMs: true, onError: true });
 
 /** kubectl's choice of files: $KUBECONFIG's list, else ~/.kube/config. */
 function defaultPaths(): string[] {

@@ -4,7 +4,7 @@ import { MalformedDocumentError } from '../errors/MalformedDocumentError.js';
 import { reportError } from '../errors/reportError.js';
 import { informer } from '../informer/informer.js';
 import { kubeSource } from '../sources/kubeSource.js';
-import { checkOptionNames, functionOption, describeValue, booleanOption } from '../options/validate.js';
+import { checkOptionNames, functionOption, describeValue, booleanOption, optionNames } from '../options/validate.js';
 import { kubeConfigFingerprint } from './clusterChanges.js';
 import { localReferences } from './localReferences.js';
 import { ClusterError } from './ClusterError.js';
@@ -52,7 +52,7 @@ export interface SecretClustersOptions {
   readonly onError?: (err: Error) => void;
 }
 
-const OPTION_NAMES = ['namespace', 'labelSelector', 'keys', 'clusterName', 'allowLocalCredentials', 'onError'];
+const OPTION_NAMES = optionNames<SecretClustersOptions>({ namespace: true, labelSelector: true, keys: true, clusterName: true, allowLocalCredentials: true, onError: true });
 
 /** What one Secret gave, kept while its resourceVersion is unchanged so a KubeConfig keeps its identity. */
 interface Parsed {
