@@ -20,3 +20,29 @@ describe('ControllerStats', () => {
     );
   });
 });
+
+describe('the controller status$', () => {
+  it('gives a listener that comes late the status of now, not the one held since nobody listened', async () => {
+    const { controller } = await import('../../src/controller/controller.js');
+    const { memorySource } = await import('./memorySource.js');
+    const { firstValueFrom } = await import('rxjs');
+    const source = memorySource<{ metadata: { name: string; namespace: string } }>('late-status');
+    const c = controller({ for: source, reconcile: () => undefined });
+    const outcomes: string[] = [];
+    let bothDone: () => void = () => undefined;
+    const both = new Promise<void>((resolve) => (bothDone = resolve));
+    const sub = c.subscribe((o) => {
+      outcomes.push(o.key);
+      if (outcomes.length === 2) bothDone();
+    });
+    source.upsert({ metadata: { name: 'a', namespace: 'default' } });
+    source.upsert({ metadata: { name: 'b', namespace: 'default' } });
+    source.sync();
+    await both;
+    // Nobody listened to status$ while the two reconciles ran: a new listener still starts from the counts of now.
+    const first = await firstValueFrom(c.status$);
+    expect([first.state, first.reconciles, outcomes.sort()]).toEqual(['running', 2, ['default/a', 'default/b']]);
+    sub.unsubscribe();
+    await c.shutdown();
+  });
+});

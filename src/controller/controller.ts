@@ -1,4 +1,4 @@
-import { BehaviorSubject, type Observable, type Subscriber } from 'rxjs';
+import { BehaviorSubject, defer, type Observable, type Subscriber } from 'rxjs';
 import { CallbackError } from '../errors/CallbackError.js';
 import { ErrorChannel } from '../errors/ErrorChannel.js';
 import { Throttle } from '../errors/throttle.js';
@@ -79,6 +79,8 @@ class SharedController<T> extends ReadingObservable<ReconcileOutcome<T>> impleme
   #lastQueue: WorkQueue<string> | undefined;
   // The latest status for status$ subscribers, pushed on every change.
   readonly #status: BehaviorSubject<ControllerStatus>;
+  // The held snapshot missed a change made while nobody listened.
+  #stale = false;
   // The controller's own errors: onError, errors$ subscribers, or the process reporter, so none is silent.
   readonly #errors: ErrorChannel;
   // Who receives outcomes; the first one starts a run, the last one to leave drains it.
@@ -106,7 +108,11 @@ class SharedController<T> extends ReadingObservable<ReconcileOutcome<T>> impleme
     this.#errors = new ErrorChannel(onError);
     this.#failures = new Throttle(60_000, () => config.scheduler.now());
     this.#status = new BehaviorSubject<ControllerStatus>(this.status());
-    this.status$ = this.#status.asObservable();
+    // A snapshot is built only while someone listens; a new listener first gets one made then.
+    this.status$ = defer(() => {
+      if (this.#stale && !this.#status.closed) this.#publish(true);
+      return this.#status;
+    });
     this.errors$ = this.#errors.errors$;
     if (signal !== undefined) {
       if (signal.aborted) void this.shutdown();
@@ -241,8 +247,14 @@ class SharedController<T> extends ReadingObservable<ReconcileOutcome<T>> impleme
     this.#publish();
   }
 
-  #publish(): void {
+  /** Tells status$ listeners what changed; with none, only notes that the held snapshot is stale (unless `force`). */
+  #publish(force = false): void {
     if (this.#status === undefined || this.#status.closed) return;
+    if (!force && !this.#status.observed) {
+      this.#stale = true;
+      return;
+    }
+    this.#stale = false;
     this.#status.next(this.status());
   }
 }
