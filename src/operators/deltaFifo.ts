@@ -12,10 +12,12 @@ import type { ReflectorEvent } from '../reflector/types.js';
 /** Options of {@link deltaFifo}. */
 export interface DeltaFifoOptions<T> {
   /**
-   * Read view of the store the consumer keeps up to date from the emitted
-   * Deltas (normally the informer's Indexer). Needed to turn a relist into
-   * deletions for keys that disappeared, to resync, and to tell a delete of
-   * a stored key from a delete of something never seen.
+   * Read view of the store the consumer keeps up to date from what it is
+   * handed (normally the informer's Indexer). `deltaFifo` needs it to turn a
+   * relist into deletions for keys that disappeared, to resync, and to tell
+   * a delete of a stored key from a delete of something never seen;
+   * `orderedFifo` only to drop a `Deleted` for a key the store does not hold
+   * when its turn comes (the consumer infers a relist's deletions itself).
    * @default undefined — then only keys still pending can be deleted, and `Resync` does nothing
    */
   readonly knownObjects?: KeyListerGetter<T>;
@@ -37,7 +39,8 @@ export interface DeltaFifoOptions<T> {
    * run on tombstones, nor on the stored objects a `Resync` re-delivers
    * (they were transformed when they arrived). It must not change the key.
    * If it throws, a `TransformError` goes to `onError` and that object
-   * is not queued.
+   * is not queued (in `orderedFifo`, a listed one is named in its list's
+   * `kept`, so the consumer keeps its stored copy).
    * @default undefined (objects pass unchanged)
    */
   readonly transform?: (obj: T) => T;
@@ -49,10 +52,10 @@ export interface DeltaFifoOptions<T> {
   readonly onError?: (err: Error) => void;
   /**
    * Called once per subscription when the queue has synced: after the last
-   * Deltas of the first `Replace` was emitted (and so processed by a
-   * synchronous consumer), at once for a first `Replace([])` with nothing to
-   * delete, or before the first emission when an `Added`/`Modified`/`Deleted`
-   * arrives before any `Replace`.
+   * item of the first list was emitted (and so processed by a synchronous
+   * consumer), at once for a first `Replace([])` with nothing to delete
+   * (`deltaFifo`), or before the first emission when an
+   * `Added`/`Modified`/`Deleted` arrives before any list.
    * @default undefined
    */
   readonly onSynced?: () => void;
@@ -187,16 +190,22 @@ const OPTION_NAMES = optionNames<DeltaFifoOptions<unknown>>({
 });
 
 function validateOptions<T>(options: unknown): DeltaFifoOptions<T> {
-  // A misspelt option (say `knowObjects`) would otherwise silently change behaviour.
-  const o = checkOptionNames('deltaFifo', options, OPTION_NAMES);
-  for (const name of ['keyFunc', 'transform', 'onError', 'onSynced'] as const) functionOption('deltaFifo', name, o[name]);
+  const o = checkFifoOptions('deltaFifo', options, OPTION_NAMES, ['listKeys', 'getByKey']);
   booleanOption('deltaFifo', 'emitDeltaTypeReplaced', o['emitDeltaTypeReplaced'], true);
-  const known = o['knownObjects'];
-  if (known !== undefined) {
-    const k = known as { listKeys?: unknown; getByKey?: unknown } | null;
-    if (typeof known !== 'object' || k === null || typeof k.listKeys !== 'function' || typeof k.getByKey !== 'function') {
-      throw new TypeError(`deltaFifo: option "knownObjects" must have listKeys() and getByKey(key), got ${describeValue(known)}`);
-    }
-  }
   return o as DeltaFifoOptions<T>;
+}
+
+/**
+ * Checks the options both queues take, up front: a misspelt option (say `knowObjects`) would otherwise
+ * silently change behaviour, and a `knownObjects` without the methods the queue calls would fail on its
+ * first event.
+ */
+export function checkFifoOptions(where: string, options: unknown, names: readonly string[], knownNeeds: readonly ('listKeys' | 'getByKey')[]): Record<string, unknown> {
+  const o = checkOptionNames(where, options, names);
+  for (const name of ['keyFunc', 'transform', 'onError', 'onSynced'] as const) functionOption(where, name, o[name]);
+  const known = o['knownObjects'] as Record<string, unknown> | null | undefined;
+  if (known !== undefined && (typeof known !== 'object' || known === null || knownNeeds.some((m) => typeof known[m] !== 'function'))) {
+    throw new TypeError(`${where}: option "knownObjects" must have ${knownNeeds.map((m) => (m === 'listKeys' ? 'listKeys()' : 'getByKey(key)')).join(' and ')}, got ${describeValue(known)}`);
+  }
+  return o;
 }

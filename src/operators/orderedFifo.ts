@@ -1,51 +1,20 @@
 import { reportTo } from '../errors/reportTo.js';
-import { checkOptionNames, describeValue, functionOption, optionNames } from '../options/validate.js';
+import { optionNames } from '../options/validate.js';
+import { checkFifoOptions, type DeltaFifoOptions } from './deltaFifo.js';
 import type { OperatorFunction } from 'rxjs';
 import { KeyError } from '../store/errors/KeyError.js';
 import { deletionHandlingMetaNamespaceKey } from '../store/keys.js';
-import type { KeyFunc, KeyListerGetter } from '../store/types.js';
+import type { KeyFunc } from '../store/types.js';
 import type { ReflectorEvent } from '../reflector/types.js';
 import { drainedQueue } from './drainedQueue.js';
 import { OrderedFifoQueue } from './orderedFifoQueue.js';
 import type { OrderedFifoItem } from './orderedTypes.js';
 
-/** Options of {@link orderedFifo}. */
-export interface OrderedFifoOptions<T> {
-  /**
-   * Read view of the store the consumer keeps. Only used to drop a `Deleted`
-   * event for a key the store does not hold when its turn comes: there is
-   * nothing downstream to delete. The consumer works out a relist's
-   * deletions itself, from its store.
-   * @default undefined — every `Deleted` event is handed on
-   */
-  readonly knownObjects?: KeyListerGetter<T>;
-  /**
-   * Computes an object's key. Tombstones are keyed by their own `key`.
-   * @default deletionHandlingMetaNamespaceKey (`"namespace/name"`, or `"name"` when cluster-scoped)
-   */
-  readonly keyFunc?: KeyFunc<T>;
-  /**
-   * Runs once per object as it enters the queue (watch events and listed
-   * objects), never on tombstones. If it throws, a `TransformError` goes to
-   * `onError` and that object is skipped; a listed one is named in its
-   * list's `kept`, so the consumer keeps its stored copy.
-   * @default undefined (objects pass unchanged)
-   */
-  readonly transform?: (obj: T) => T;
-  /**
-   * Receives errors from user callbacks (`TransformError`, `KeyError`, what
-   * `knownObjects` or `onSynced` throw). The stream keeps running.
-   * @default rxkube's error reporter (stderr, rate-limited; see `setErrorReporter`)
-   */
-  readonly onError?: (err: Error) => void;
-  /**
-   * Called once per subscription when the first list has been handed on and
-   * processed by a synchronous consumer, or before the first emission when
-   * a watch event arrives before any list.
-   * @default undefined
-   */
-  readonly onSynced?: () => void;
-}
+/**
+ * Options of {@link orderedFifo}: those of `deltaFifo` but `emitDeltaTypeReplaced` (a relist is handed on
+ * whole, as one `ReplacedAll`).
+ */
+export type OrderedFifoOptions<T> = Omit<DeltaFifoOptions<T>, 'emitDeltaTypeReplaced'>;
 
 /**
  * Turns reflector events into items in the order the server sent them,
@@ -161,14 +130,5 @@ function apply<T>(queue: OrderedFifoQueue<T>, event: ReflectorEvent<T>): void {
 const OPTION_NAMES = optionNames<OrderedFifoOptions<unknown>>({ knownObjects: true, keyFunc: true, transform: true, onError: true, onSynced: true });
 
 function validateOptions<T>(options: unknown): OrderedFifoOptions<T> {
-  const o = checkOptionNames('orderedFifo', options, OPTION_NAMES);
-  for (const name of ['keyFunc', 'transform', 'onError', 'onSynced'] as const) functionOption('orderedFifo', name, o[name]);
-  const known = o['knownObjects'];
-  if (known !== undefined) {
-    const k = known as { getByKey?: unknown } | null;
-    if (typeof known !== 'object' || k === null || typeof k.getByKey !== 'function') {
-      throw new TypeError(`orderedFifo: option "knownObjects" must have getByKey(key), got ${describeValue(known)}`);
-    }
-  }
-  return o as OrderedFifoOptions<T>;
+  return checkFifoOptions('orderedFifo', options, OPTION_NAMES, ['getByKey']) as OrderedFifoOptions<T>;
 }
