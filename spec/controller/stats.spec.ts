@@ -15,8 +15,7 @@ describe('ControllerStats', () => {
         for (const ms of durations) stats.record('success', ms, false, undefined);
         const sorted = durations.slice(-512).sort((a, b) => a - b);
         const queue = new QueueMetricsRecorder<string>('q', () => 0).snapshot(0);
-        const readYourWrites = { waits: 0, timeouts: 0 };
-        const s = stats.snapshot({ state: 'running', queueDepth: 0, inFlight: 0, stuck: [], maxConcurrentReconciles: 1, queue, readYourWrites, inFlightByGroup: undefined });
+        const s = stats.snapshot({ state: 'running', queueDepth: 0, inFlight: 0, stuck: [], maxConcurrentReconciles: 1, queue, readYourWritesWaits: 0, readYourWritesTimeouts: 0 });
         expect([s.durationP50Ms, s.durationP99Ms]).toEqual([percentile(sorted, 0.5), percentile(sorted, 0.99)]);
       }),
       { numRuns: 200 },

@@ -126,16 +126,20 @@ class SharedController<T> extends ReadingObservable<ReconcileOutcome<T>> impleme
         inFlightByGroup.set(group, (inFlightByGroup.get(group) ?? 0) + 1);
       }
     }
-    return this.#stats.snapshot({
-      state: run !== undefined ? run.state : (this.#ended?.state ?? 'idle'),
-      queueDepth: run?.queue.len() ?? 0,
-      inFlight: run?.inFlight ?? 0,
-      stuck: run?.stuck ?? [],
-      maxConcurrentReconciles: this.#config.concurrency,
-      queue,
-      readYourWrites: this.#config.readYourWrites?.counts() ?? { waits: 0, timeouts: 0 },
+    const readYourWrites = this.#config.readYourWrites?.counts() ?? { waits: 0, timeouts: 0 };
+    return this.#stats.snapshot(
+      {
+        state: run !== undefined ? run.state : (this.#ended?.state ?? 'idle'),
+        queueDepth: run?.queue.len() ?? 0,
+        inFlight: run?.inFlight ?? 0,
+        stuck: run?.stuck ?? [],
+        maxConcurrentReconciles: this.#config.concurrency,
+        queue,
+        readYourWritesWaits: readYourWrites.waits,
+        readYourWritesTimeouts: readYourWrites.timeouts,
+      },
       inFlightByGroup,
-    });
+    );
   }
 
   shutdown(): Promise<void> {

@@ -1,4 +1,4 @@
-import { Histogram, seconds, type WorkQueueMetrics } from '../workqueue/metrics.js';
+import { Histogram, seconds } from '../workqueue/metrics.js';
 import type { ControllerStatus } from './types.js';
 
 /**
@@ -24,18 +24,11 @@ const RECONCILE_BUCKETS = [
   8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 ] as const;
 
-/** What the controller's run is doing now, read into a status beside the counters. */
-export interface RunReading {
-  readonly state: ControllerStatus['state'];
-  readonly queueDepth: number;
-  readonly inFlight: number;
-  readonly stuck: readonly string[];
-  readonly maxConcurrentReconciles: number;
-  readonly queue: WorkQueueMetrics;
-  readonly readYourWrites: { readonly waits: number; readonly timeouts: number };
-  /** With `fairBy`: reconciles running now per group. */
-  readonly inFlightByGroup: ReadonlyMap<string, number> | undefined;
-}
+/** What the controller and its run read now, beside the counters kept here. */
+export type RunReading = Pick<
+  ControllerStatus,
+  'state' | 'queueDepth' | 'inFlight' | 'stuck' | 'maxConcurrentReconciles' | 'queue' | 'readYourWritesWaits' | 'readYourWritesTimeouts'
+>;
 
 /** The controller's counters and durations, across all of its runs: each reconcile is recorded once, here. */
 export class ControllerStats {
@@ -84,12 +77,11 @@ export class ControllerStats {
     this.#byGroup.delete(group);
   }
 
-  snapshot(run: RunReading): ControllerStatus {
+  /** The status, with `inFlightByGroup` (reconciles running per group) when the controller has `fairBy`. */
+  snapshot(run: RunReading, inFlightByGroup?: ReadonlyMap<string, number>): ControllerStatus {
     const sorted = this.#sorted;
     const status: ControllerStatus = {
-      state: run.state,
-      queueDepth: run.queueDepth,
-      inFlight: run.inFlight,
+      ...run,
       reconciles: this.reconciles,
       errors: this.errors,
       requeues: this.requeues,
@@ -97,22 +89,16 @@ export class ControllerStats {
       durationP50Ms: percentile(sorted, 0.5),
       durationP99Ms: percentile(sorted, 0.99),
       lastError: this.lastError,
-      stuck: run.stuck,
       succeeded: { ...this.#succeeded },
       terminalErrors: this.#terminalErrors,
       durationHistogram: this.#histogram.snapshot(),
-      maxConcurrentReconciles: run.maxConcurrentReconciles,
-      queue: run.queue,
-      readYourWritesWaits: run.readYourWrites.waits,
-      readYourWritesTimeouts: run.readYourWrites.timeouts,
     };
-    const active = run.inFlightByGroup;
-    if (active === undefined) return status;
+    if (inFlightByGroup === undefined) return status;
     const depth = run.queue.depthByGroup ?? {};
     const groups: Record<string, NonNullable<ControllerStatus['groups']>[string]> = {};
-    for (const g of [...new Set([...this.#byGroup.keys(), ...Object.keys(depth), ...active.keys()])].sort()) {
+    for (const g of [...new Set([...this.#byGroup.keys(), ...Object.keys(depth), ...inFlightByGroup.keys()])].sort()) {
       const counts = this.#byGroup.get(g);
-      groups[g] = { depth: depth[g] ?? 0, inFlight: active.get(g) ?? 0, reconciles: counts?.reconciles ?? 0, errors: counts?.errors ?? 0 };
+      groups[g] = { depth: depth[g] ?? 0, inFlight: inFlightByGroup.get(g) ?? 0, reconciles: counts?.reconciles ?? 0, errors: counts?.errors ?? 0 };
     }
     return { ...status, groups };
   }
