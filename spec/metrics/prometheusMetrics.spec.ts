@@ -200,6 +200,16 @@ describe('prometheusMetrics: registry and arguments', () => {
     expect(valueOf(f, 'workqueue_depth', { name: 'flaky' })).toBeUndefined();
     expect(reported.length).toBeGreaterThan(0);
     expect(reported[0]?.message).toMatch(/metrics\(\) of work queue "flaky" threw.*snapshot failed/);
+    // A controller is read through its status(), and named so when that throws.
+    const removeBroken = metrics.addController({
+      name: 'broken',
+      status: () => {
+        throw new Error('status failed');
+      },
+    } as never);
+    await metrics.metrics();
+    expect(reported.at(-1)?.message).toMatch(/status\(\) of controller "broken" threw.*status failed/);
+    removeBroken();
     fail = false;
     expect(valueOf(parseExposition(await metrics.metrics()), 'workqueue_depth', { name: 'flaky' })).toBe(0);
     good.shutDown();
