@@ -210,12 +210,12 @@ if ((import.meta as { main?: boolean }).main) {
     await until(converged);
   }
   await cluster.done;
-  const metrics = fleet.controller.metrics();
+  const status = fleet.controller.status();
   stop.abort();
   await ended;
   membership.unsubscribe();
-  // Per cluster present: one that left stays in metrics().groups with its counts, which only grow.
-  const groups = Object.entries(metrics.groups ?? {}).filter(([cluster]) => present.includes(cluster));
+  // Per cluster present: one that left stays in status().groups with its counts, which only grow.
+  const groups = Object.entries(status.groups ?? {}).filter(([cluster]) => present.includes(cluster));
   console.log(`metrics: ${groups.map(([cluster, g]) => `${cluster} ${g.reconciles} reconciles`).join(', ') || 'no members'}`);
   if (hubServer !== undefined) {
     const left = problems();

@@ -113,7 +113,6 @@ export {
   FinalizerError,
   type ControllerSource,
   type ControllerStatus,
-  type ControllerMetrics,
   type ErrorAction,
   type ErrorPolicy,
   type OwnsSource,

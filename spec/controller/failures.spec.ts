@@ -162,7 +162,7 @@ describe('controller: terminal errors (CR-15)', () => {
     expect(h.errors.map((e) => e.message)).toEqual([
       'controller: the reconcile of default/bad by memory failed for good (TerminalError; not retried until it changes): spec.size must be an integer',
     ]);
-    expect(h.ctl.metrics()).toMatchObject({ reconcileErrors: 1, terminalReconcileErrors: 1 });
+    expect(h.ctl.status()).toMatchObject({ errors: 1, terminalErrors: 1 });
     expect(policyCalls).toBe(0);
     await h.advance(60_000); // no backoff, no resync
     expect(h.timesOf('default/bad')).toEqual([0]);
@@ -242,7 +242,7 @@ describe('controller: reconcile timeouts (CR-16)', () => {
     expect(timeoutError).toBe(reason);
     expect(timeoutError?.message).toBe('memory: the reconcile of default/slow ran longer than 1000 ms (reconcileTimeoutMs); its signal was aborted');
     expect(h.ctl.status().stuck).toEqual(['default/slow']);
-    expect(h.ctl.metrics().reconcileTotal.error).toBe(1);
+    expect(h.ctl.status().errors).toBe(1);
     // A change, and the backoff coming due, while the stuck reconcile still runs: nothing starts.
     primary.upsert(obj('slow', { rv: '2' }));
     await h.advance(5_000);
@@ -278,7 +278,7 @@ describe('controller: reconcile timeouts (CR-16)', () => {
       ['failed', 'default/heeds'],
       ['reconciled', 'default/quick'],
     ]);
-    expect(h.ctl.metrics().reconcileTotal).toMatchObject({ error: 1, success: 1 });
+    expect([h.ctl.status().errors, h.ctl.status().succeeded.success]).toEqual([1, 1]);
     expect(h.clock.pendingTimers()).toBe(0);
   });
 });

@@ -26,18 +26,18 @@ describe('controller: fairBy shares the workers between groups of keys (LT-1…L
     const sub = c.subscribe();
     try {
       await waitFor(() => order.length === 1 && c.status().queueDepth === 102, 'every key queued, one taken');
-      expect(c.metrics().groups).toEqual({
-        big: { depth: order[0]?.startsWith('big/') ? 99 : 100, activeWorkers: order[0]?.startsWith('big/') ? 1 : 0, reconciles: 0, errors: 0 },
-        small: { depth: order[0]?.startsWith('small/') ? 2 : 3, activeWorkers: order[0]?.startsWith('small/') ? 1 : 0, reconciles: 0, errors: 0 },
+      expect(c.status().groups).toEqual({
+        big: { depth: order[0]?.startsWith('big/') ? 99 : 100, inFlight: order[0]?.startsWith('big/') ? 1 : 0, reconciles: 0, errors: 0 },
+        small: { depth: order[0]?.startsWith('small/') ? 2 : 3, inFlight: order[0]?.startsWith('small/') ? 1 : 0, reconciles: 0, errors: 0 },
       });
       open.resolve();
-      await waitFor(() => c.metrics().reconcileTotal.success === 103, 'every key reconciled');
+      await waitFor(() => c.status().succeeded.success === 103, 'every key reconciled');
       const small = order.flatMap((key, i) => (key.startsWith('small/') ? [i] : []));
       expect(small).toHaveLength(3);
       expect(Math.max(...small)).toBeLessThanOrEqual(6);
-      expect(c.metrics().groups).toEqual({
-        big: { depth: 0, activeWorkers: 0, reconciles: 100, errors: 0 },
-        small: { depth: 0, activeWorkers: 0, reconciles: 3, errors: 0 },
+      expect(c.status().groups).toEqual({
+        big: { depth: 0, inFlight: 0, reconciles: 100, errors: 0 },
+        small: { depth: 0, inFlight: 0, reconciles: 3, errors: 0 },
       });
     } finally {
       sub.unsubscribe();
@@ -69,12 +69,12 @@ describe('controller: fairBy shares the workers between groups of keys (LT-1…L
     const sub = c.subscribe(() => {});
     try {
       await waitFor(() => seen.length === 3, 'every key reconciled');
-      await waitFor(() => c.metrics().reconcileTotal.success === 2, 'the outcomes counted');
+      await waitFor(() => c.status().succeeded.success === 2, 'the outcomes counted');
       expect(errors.map((e) => e.message)).toEqual(["workQueue: fairBy failed for \"c/odd\"; it waits in the group '': no tenant"]);
-      expect(c.metrics().groups).toEqual({
-        '': { depth: 0, activeWorkers: 0, reconciles: 1, errors: 0 },
-        a: { depth: 0, activeWorkers: 0, reconciles: 1, errors: 0 },
-        b: { depth: 0, activeWorkers: 0, reconciles: 1, errors: 1 },
+      expect(c.status().groups).toEqual({
+        '': { depth: 0, inFlight: 0, reconciles: 1, errors: 0 },
+        a: { depth: 0, inFlight: 0, reconciles: 1, errors: 0 },
+        b: { depth: 0, inFlight: 0, reconciles: 1, errors: 1 },
       });
     } finally {
       sub.unsubscribe();
@@ -84,7 +84,7 @@ describe('controller: fairBy shares the workers between groups of keys (LT-1…L
 
   it('without fairBy there is no breakdown, and fairBy must be a function', () => {
     const primary = memorySource<KubeObject>();
-    expect(controller<KubeObject>({ for: primary, reconcile: () => undefined }).metrics().groups).toBeUndefined();
+    expect(controller<KubeObject>({ for: primary, reconcile: () => undefined }).status().groups).toBeUndefined();
     expect(() => controller<KubeObject>({ for: primary, reconcile: () => undefined, fairBy: 'namespace' as never })).toThrow(/fairBy.*"namespace"/);
     // Never called: for the compiler only.
     const mistakes = (): void => {

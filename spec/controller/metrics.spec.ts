@@ -10,7 +10,7 @@ afterEach(() => {
   for (const s of subscriptions.splice(0)) s.unsubscribe();
 });
 
-describe('controller: metrics()', () => {
+describe('controller: the metrics in status()', () => {
   it('counts reconciles by controller-runtime result, times them in its buckets, and shows the queue under the controller name', async () => {
     const clock = virtualClock();
     const primary = memorySource<KubeObject>('things');
@@ -31,20 +31,21 @@ describe('controller: metrics()', () => {
         return undefined;
       },
     });
-    expect(ctl.metrics()).toMatchObject({ name: 'things', reconcileErrors: 0, activeWorkers: 0, maxConcurrentReconciles: 1 });
-    expect(controller<KubeObject>({ for: primary, reconcile: () => undefined, concurrency: 3 }).metrics().maxConcurrentReconciles).toBe(3);
+    expect(ctl.name).toBe('things');
+    expect(ctl.status()).toMatchObject({ errors: 0, inFlight: 0, maxConcurrentReconciles: 1 });
+    expect(controller<KubeObject>({ for: primary, reconcile: () => undefined, concurrency: 3 }).status().maxConcurrentReconciles).toBe(3);
     subscriptions.push(ctl.subscribe({ next: () => {}, error: () => {} }));
     primary.sync();
     await settle(50);
-    const m = ctl.metrics();
-    expect(m.reconcileTotal).toEqual({ success: 2, requeue: 1, requeue_after: 1, error: 1 });
-    expect(m.reconcileErrors).toBe(1);
-    expect(m.terminalReconcileErrors).toBe(0);
-    expect(m.reconcileTime.count).toBe(5);
-    expect(m.reconcileTime.sum).toBeCloseTo(1.0, 6);
+    const m = ctl.status();
+    expect(m.succeeded).toEqual({ success: 2, requeue: 1, requeue_after: 1 });
+    expect([m.errors, m.reconciles]).toEqual([1, 5]);
+    expect(m.terminalErrors).toBe(0);
+    expect(m.durationHistogram.count).toBe(5);
+    expect(m.durationHistogram.sum).toBeCloseTo(1.0, 6);
     // 0.2 s falls in the 0.2 bucket, not below it.
-    expect(m.reconcileTime.buckets.find((b) => b.le === 0.15)?.count).toBe(0);
-    expect(m.reconcileTime.buckets.find((b) => b.le === 0.2)?.count).toBe(5);
+    expect(m.durationHistogram.buckets.find((b) => b.le === 0.15)?.count).toBe(0);
+    expect(m.durationHistogram.buckets.find((b) => b.le === 0.2)?.count).toBe(5);
     expect(m.queue.name).toBe('things');
     expect(m.queue.adds).toBeGreaterThanOrEqual(5);
     expect(m.queue.workDuration.count).toBe(5);

@@ -87,7 +87,7 @@ describe('read your own writes (RYW-1)', () => {
     expect(read[1]).toBe(written[0]);
     expect(read[1]).not.toBe(read[0]);
     expect(r.errors).toEqual([]);
-    expect(r.ctl.metrics()).toMatchObject({ readYourWritesWaits: 1, readYourWritesTimeouts: 0 });
+    expect(r.ctl.status()).toMatchObject({ readYourWritesWaits: 1, readYourWritesTimeouts: 0 });
   });
 
   it('turned off, the same reconcile reads the stale object from before its write', async () => {
@@ -143,7 +143,7 @@ describe('the wait is bounded (RYW-6)', () => {
     expect(new Set(read).size).toBe(1);
     expect(r.errors).toHaveLength(1);
     // Every wait is counted, although only the first was reported.
-    expect(r.ctl.metrics()).toMatchObject({ readYourWritesWaits: 3, readYourWritesTimeouts: 3 });
+    expect(r.ctl.status()).toMatchObject({ readYourWritesWaits: 3, readYourWritesTimeouts: 3 });
     // Typed, so a handler can tell a lagging cache from a failed write.
     expect(r.errors[0]).toBeInstanceOf(ReadYourWritesTimeoutError);
     expect(r.errors[0]).toMatchObject({ key: 'default/x', cache: 'v1/configmaps', timeoutMs: 50, resourceVersion: expect.stringMatching(/^\d+$/) });

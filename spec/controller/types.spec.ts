@@ -85,6 +85,15 @@ describe('controller types', () => {
         }
       });
       expectTypeOf(c.status().stuck).toEqualTypeOf<readonly string[]>();
+      // One status shape: the metrics are in it, each fact under one name.
+      expectTypeOf(c.status().succeeded).toEqualTypeOf<Readonly<Record<'success' | 'requeue' | 'requeue_after', number>>>();
+      expectTypeOf(c.status().durationHistogram.count).toEqualTypeOf<number>();
+      // @ts-expect-error the metrics are status(): there is no second snapshot
+      c.metrics();
+      // @ts-expect-error failures are counted once, as errors
+      void c.status().reconcileErrors;
+      // @ts-expect-error reconciles running now are inFlight
+      void c.status().activeWorkers;
       expectTypeOf(new TerminalError('bad spec', { cause: new Error('x') })).toExtend<Error>();
     };
     const mistakes = (): void => {

@@ -93,7 +93,7 @@ describe('rxkube/metrics on a real kube-apiserver', () => {
 
     subscriptions.push(ctl.subscribe({ error: () => {} }));
     // Four objects, and flaky a second time after its backoff.
-    await waitFor(() => ctl.metrics().reconcileTime.count >= 5 && configMaps.status().synced && ctl.metrics().queue.depth === 0, 'five reconciles and the lease', 60_000);
+    await waitFor(() => ctl.status().durationHistogram.count >= 5 && configMaps.status().synced && ctl.status().queue.depth === 0, 'five reconciles and the lease', 60_000);
     await waitFor(async () => valueOf(parseExposition((await scrape()).text), 'leader_election_master_status', { name: 'configmap-checker' }) === 1, 'leadership', 30_000, { everyMs: 50 });
 
     const { contentType, text } = await scrape();

@@ -109,7 +109,7 @@ describe('many clusters on two real kube-apiservers', () => {
     await waitFor(async () => (await labelledWithOwnCluster(a, 'a')) && (await labelledWithOwnCluster(b, 'b')), 'every ConfigMap labelled with its own cluster', 60_000, { everyMs: 100 });
     await converged([['a', a], ['b', b]], 'both clusters');
     expect(configMaps.store.getByKey(`a/${NS}/shared`)?.metadata?.uid).not.toBe(configMaps.store.getByKey(`b/${NS}/shared`)?.metadata?.uid);
-    expect(Object.keys(labeller.metrics().groups ?? {})).toEqual(['a', 'b']);
+    expect(Object.keys(labeller.status().groups ?? {})).toEqual(['a', 'b']);
   });
 
   it('a killed API server is reported unreachable while the other cluster is still reconciled, and is caught up once back', async () => {
@@ -133,7 +133,7 @@ describe('many clusters on two real kube-apiservers', () => {
     expect(removed.length).toBeGreaterThan(0);
     expect(removed.every((e) => e.type === 'delete' && e.cluster === 'b' && e.reason === 'cluster-removed')).toBe(true);
     await converged([['a', a]], 'a alone');
-    await waitFor(() => (labeller.metrics().groups?.['b']?.activeWorkers ?? 0) === 0 && (labeller.metrics().groups?.['b']?.depth ?? 0) === 0, 'b to leave the controller', 60_000);
+    await waitFor(() => (labeller.status().groups?.['b']?.inFlight ?? 0) === 0 && (labeller.status().groups?.['b']?.depth ?? 0) === 0, 'b to leave the controller', 60_000);
     const reconciledInB = reconciledIn('b').length;
     await core(b).createNamespacedConfigMap({ namespace: NS, body: cm('b-after-leaving') });
     await core(a).createNamespacedConfigMap({ namespace: NS, body: cm('a-last') });

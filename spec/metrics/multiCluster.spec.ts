@@ -40,7 +40,7 @@ function labeller(f: Fleet): Controller<V1ConfigMap> {
 
 /** Each listed cluster reconciled exactly `n` times, by cluster name. */
 function reconciled(c: Controller<V1ConfigMap>, want: Record<string, number>): boolean {
-  const got = c.metrics().groups ?? {};
+  const got = c.status().groups ?? {};
   return Object.entries(want).every(([cluster, n]) => got[cluster]?.reconciles === n);
 }
 
@@ -71,7 +71,7 @@ describe('prometheusMetrics: a multi-cluster controller on two simulated API ser
     }
     // The controller's own families are one controller's: the groups add up to them.
     const ctl = { controller: 'labeller' };
-    const m = c.metrics();
+    const m = c.status();
     expect(valueOf(f, 'controller_runtime_reconcile_total', { ...ctl, result: 'success' })).toBe(5);
     expect(valueOf(f, 'controller_runtime_reconcile_errors_total', ctl)).toBe(0);
     expect(valueOf(f, 'controller_runtime_max_concurrent_reconciles', ctl)).toBe(2);
@@ -116,7 +116,7 @@ describe('prometheusMetrics: a multi-cluster controller on two simulated API ser
     subscriptions.push(single.subscribe());
     const metrics = prometheusMetrics({ defaultMetrics: false });
     metrics.addController(single);
-    await waitFor(() => single.metrics().reconcileTotal.success === 1, 'reconciled');
+    await waitFor(() => single.status().succeeded.success === 1, 'reconciled');
     const f = parseExposition(await metrics.metrics());
     expect(valueOf(f, 'controller_runtime_reconcile_total', { controller: 'single', result: 'success' })).toBe(1);
     expect(groupsIn(f)).toEqual(new Set());
@@ -134,7 +134,7 @@ describe('prometheusMetrics: a multi-cluster controller on two simulated API ser
     const metrics = prometheusMetrics({ defaultMetrics: false }); // rxkube's families only: prom-client's own nodejs_active_*_total draw promtool's lint
     metrics.addController(c);
     metrics.addController(single);
-    await waitFor(() => reconciled(c, { eu: 1, us: 1 }) && single.metrics().reconcileTotal.success === 1, 'every controller reconciled');
+    await waitFor(() => reconciled(c, { eu: 1, us: 1 }) && single.status().succeeded.success === 1, 'every controller reconciled');
     const text = await metrics.metrics();
     const f = parseExposition(text);
     expect(valueOf(f, 'controller_runtime_reconcile_total', { controller: 'single', result: 'success' })).toBe(1);

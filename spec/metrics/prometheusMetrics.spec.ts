@@ -166,9 +166,11 @@ describe('prometheusMetrics: registry and arguments', () => {
     expect(make).toThrow(message);
   });
 
-  it('checks what is added: an object with a non-empty name and metrics() (an informer: status()), an Observable for leadership', () => {
+  it('checks what is added: an object with a non-empty name and status() (a work queue: metrics()), an Observable for leadership', () => {
     const metrics = prometheusMetrics();
-    expect(() => metrics.addController(undefined as never)).toThrow(/controller must be an object with a name and metrics\(\), got undefined/);
+    expect(() => metrics.addController(undefined as never)).toThrow(/controller must be an object with a name and status\(\), got undefined/);
+    // A controller's metrics are in its status(): the one status shape (LT-62).
+    expect(() => metrics.addController({ name: 'c', metrics: () => ({}) } as never)).toThrow(/controller must be an object with a name and status\(\)/);
     expect(() => metrics.addWorkQueue({ name: 'q' } as never)).toThrow(/work queue must be an object with a name and metrics\(\)/);
     expect(() => metrics.addWorkQueue({ name: '', metrics: () => ({}) } as never)).toThrow(/work queue\.name must be a non-empty string, got ""/);
     expect(() => metrics.addInformer({ name: 7, status: () => ({}) } as never)).toThrow(/informer\.name must be a non-empty string, got 7/);
@@ -198,6 +200,16 @@ describe('prometheusMetrics: registry and arguments', () => {
     expect(valueOf(f, 'workqueue_depth', { name: 'flaky' })).toBeUndefined();
     expect(reported.length).toBeGreaterThan(0);
     expect(reported[0]?.message).toMatch(/metrics\(\) of work queue "flaky" threw.*snapshot failed/);
+    // A controller is read through its status(), and named so when that throws.
+    const removeBroken = metrics.addController({
+      name: 'broken',
+      status: () => {
+        throw new Error('status failed');
+      },
+    } as never);
+    await metrics.metrics();
+    expect(reported.at(-1)?.message).toMatch(/status\(\) of controller "broken" threw.*status failed/);
+    removeBroken();
     fail = false;
     expect(valueOf(parseExposition(await metrics.metrics()), 'workqueue_depth', { name: 'flaky' })).toBe(0);
     good.shutDown();

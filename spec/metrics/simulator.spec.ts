@@ -135,10 +135,10 @@ describe('prometheusMetrics: a controller on the simulator', () => {
     const remove = metrics.addController(ctl);
     metrics.addInformer(cms);
     expect(() => metrics.addController(ctl)).toThrow(/controller named "configmaps" is already exported/);
-    expect(() => metrics.addWorkQueue({ name: 'configmaps', metrics: () => ctl.metrics().queue })).toThrow(/controller named "configmaps" is already exported, and its work queue/);
+    expect(() => metrics.addWorkQueue({ name: 'configmaps', metrics: () => ctl.status().queue })).toThrow(/controller named "configmaps" is already exported, and its work queue/);
 
     ctl.subscribe({ error: () => {} });
-    await waitFor(() => ctl.metrics().reconcileTime.count === 5, 'five reconciles');
+    await waitFor(() => ctl.status().durationHistogram.count === 5, 'five reconciles');
     const f = parseExposition(await metrics.metrics());
     const label = { controller: 'configmaps' };
     const types = Object.fromEntries([...f.values()].filter((x) => x.name.startsWith('controller_runtime_') && !x.name.startsWith('controller_runtime_webhook_')).map((x) => [x.name, x.type]));
@@ -170,7 +170,7 @@ describe('prometheusMetrics: a controller on the simulator', () => {
     expect(buckets.every((b, i) => i === 0 || b.value >= buckets[i - 1]!.value)).toBe(true);
     // The queue, under the controller's name.
     expect(valueOf(f, 'workqueue_work_duration_seconds_count', { name: 'configmaps' })).toBe(5);
-    expect(valueOf(f, 'workqueue_adds_total', { name: 'configmaps' })).toBe(ctl.metrics().queue.adds);
+    expect(valueOf(f, 'workqueue_adds_total', { name: 'configmaps' })).toBe(ctl.status().queue.adds);
     expect(valueOf(f, 'rxkube_informer_objects', { resource: 'v1/configmaps' })).toBe(4);
 
     remove();
@@ -178,7 +178,7 @@ describe('prometheusMetrics: a controller on the simulator', () => {
     expect(family(after, 'controller_runtime_reconcile_total').samples).toEqual([]);
     expect(family(after, 'workqueue_depth').samples).toEqual([]);
     // The name is free again, for a queue too.
-    expect(() => metrics.addWorkQueue({ name: 'configmaps', metrics: () => ctl.metrics().queue })).not.toThrow();
+    expect(() => metrics.addWorkQueue({ name: 'configmaps', metrics: () => ctl.status().queue })).not.toThrow();
   });
 
   const promtool = promtoolPath();
@@ -192,7 +192,7 @@ describe('prometheusMetrics: a controller on the simulator', () => {
     metrics.addController(ctl);
     metrics.addLeaderElection('configmaps', (await import('rxjs')).of(true));
     ctl.subscribe();
-    await waitFor(() => ctl.metrics().reconcileTime.count === 1, 'a reconcile');
+    await waitFor(() => ctl.status().durationHistogram.count === 1, 'a reconcile');
     const result = promtoolCheck(promtool!, await metrics.metrics());
     expect(result).toEqual({ status: 0, output: '' });
   });

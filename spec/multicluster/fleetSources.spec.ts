@@ -135,7 +135,7 @@ describe('the fleet sources of a multi-cluster controller', () => {
     });
     const sub = c.subscribe(() => {});
     provider.next([{ name: 'a', kubeConfig: kc() }]);
-    await waitFor(() => c.metrics().reconcileTotal.success >= 1, 'p reconciled');
+    await waitFor(() => c.status().succeeded.success >= 1, 'p reconciled');
     children.upsert(obj('c-later', { owner: { kind: 'ReplicaSet', name: 'rs', apiVersion: 'apps/v1' } }));
     sub.unsubscribe();
     await c.shutdown();
@@ -151,17 +151,17 @@ describe('the per-cluster metrics of a multi-cluster controller', () => {
     const provider = new BehaviorSubject<readonly Cluster[]>([{ name: 'a', kubeConfig: kc() }, { name: 'b', kubeConfig: kc() }]);
     const c = multiClusterController({ clusters: provider, for: hub, reconcile: () => undefined });
     const sub = c.subscribe();
-    const groups = () => c.metrics().groups ?? {};
+    const groups = () => c.status().groups ?? {};
     await waitFor(() => groups()['a']?.reconciles === 1 && groups()['b']?.reconciles === 1, 'both clusters counted');
     provider.next([{ name: 'b', kubeConfig: kc() }]);
     expect(Object.keys(groups())).toEqual(['b']);
-    expect(groups()['b']).toEqual({ depth: 0, activeWorkers: 0, reconciles: 1, errors: 0 });
+    expect(groups()['b']).toEqual({ depth: 0, inFlight: 0, reconciles: 1, errors: 0 });
     // The controller's own counters are the fleet's and keep what a departed cluster did.
-    expect(c.metrics().reconcileTotal.success).toBe(2);
+    expect(c.status().succeeded.success).toBe(2);
     provider.next([{ name: 'a', kubeConfig: kc() }, { name: 'b', kubeConfig: kc() }]);
     await waitFor(() => groups()['a'] !== undefined && c.status().inFlight === 0 && c.status().queueDepth === 0, 'a reconciled again');
     // a's count holds only what it did since it came back.
-    expect(groups()['a']?.reconciles).toBe(c.metrics().reconcileTotal.success - 2);
+    expect(groups()['a']?.reconciles).toBe(c.status().succeeded.success - 2);
     expect(groups()['b']?.reconciles).toBe(1);
     sub.unsubscribe();
     await c.shutdown();
@@ -189,8 +189,8 @@ describe('the per-cluster metrics of a multi-cluster controller', () => {
     release.resolve();
     await waitFor(() => c.status().inFlight === 0 && c.status().queueDepth === 0, 'the reconcile to end');
     expect(outcomes).toEqual([]);
-    expect(c.metrics().reconcileTotal.success).toBe(0);
-    expect(c.metrics().groups).toEqual({});
+    expect(c.status().succeeded.success).toBe(0);
+    expect(c.status().groups).toEqual({});
     expect(started).toBe(1);
     sub.unsubscribe();
     await c.shutdown();

@@ -77,13 +77,13 @@ describe('multiClusterController', () => {
     await waitFor(() => labelled('eu') && labelled('us') && ended('eu') && ended('us'), 'every ConfigMap labelled with its own cluster, by a reconcile that ended');
     expect(outcomes.some((o) => o.key === 'eu/default/eu-cm0' && o.type === 'reconciled')).toBe(true);
     expect(outcomes.every((o) => o.local.startsWith(`default/${o.cluster}-`))).toBe(true);
-    const metrics = c.metrics();
-    expect([metrics.name, metrics.maxConcurrentReconciles]).toEqual(['labeller', 2]);
+    const metrics = c.status();
+    expect([c.name, metrics.maxConcurrentReconciles]).toEqual(['labeller', 2]);
     expect(Object.keys(metrics.groups ?? {})).toEqual(['eu', 'us']);
     const reconciles = (cluster: string) => outcomes.filter((o) => o.cluster === cluster && o.type === 'reconciled').length;
-    expect(metrics.groups?.['eu']).toEqual({ depth: 0, activeWorkers: 0, reconciles: reconciles('eu'), errors: 0 });
+    expect(metrics.groups?.['eu']).toEqual({ depth: 0, inFlight: 0, reconciles: reconciles('eu'), errors: 0 });
     expect(metrics.groups?.['us']?.reconciles).toBe(reconciles('us'));
-    expect(metrics.reconcileTime.count).toBe(metrics.reconcileTotal.success);
+    expect(metrics.durationHistogram.count).toBe(metrics.succeeded.success);
     expect(c.status().state).toBe('running');
   });
 
@@ -127,8 +127,8 @@ describe('multiClusterController', () => {
     expect(small).toHaveLength(3);
     // Turns alternate while both have keys: the small cluster's three keys are done within its first three turns.
     expect(Math.max(...small.map(([, i]) => i))).toBeLessThanOrEqual(6);
-    await waitFor(() => c.metrics().groups?.['big']?.reconciles === 40, 'the last reconcile counted');
-    expect(c.metrics().groups?.['small']?.reconciles).toBe(3);
+    await waitFor(() => c.status().groups?.['big']?.reconciles === 40, 'the last reconcile counted');
+    expect(c.status().groups?.['small']?.reconciles).toBe(3);
   });
 
   it("owns and watches work per cluster: an owned object's change wakes its owner in its own cluster, and the mapper is told the cluster", async () => {
@@ -186,15 +186,15 @@ describe('multiClusterController', () => {
       concurrency: 2,
     });
     const outcomes = run(c);
-    await waitFor(() => c.metrics().groups?.['go']?.activeWorkers === 1, 'the reconcile in go to be running');
+    await waitFor(() => c.status().groups?.['go']?.inFlight === 1, 'the reconcile in go to be running');
     fleet.drop('go');
     expect(await aborted.promise).toMatch(/cluster "go": stopped: it left the fleet/);
     await waitFor(() => c.status().inFlight === 0, 'the aborted reconcile to end');
     // The abort of a cluster that left is the stop, not a failure: no outcome, no count, no backoff.
     expect(outcomes.filter((o) => o.cluster === 'go' && o.type === 'failed')).toEqual([]);
     // go left: its group is dropped with it (LT-14), and its aborted reconcile was withdrawn, not counted (LT-3).
-    expect(c.metrics().groups?.['go']).toBeUndefined();
-    expect(c.metrics().reconcileErrors).toBe(0);
+    expect(c.status().groups?.['go']).toBeUndefined();
+    expect(c.status().errors).toBe(0);
     await fleet.add('new', 0);
     await seed(fleet, 'new', 2);
     await waitFor(() => outcomes.filter((o) => o.cluster === 'new' && o.type === 'reconciled').length === 2, 'the new cluster reconciled');
@@ -232,7 +232,7 @@ describe('multiClusterController', () => {
     await waitFor(() => outcomes.some((o) => o.type === 'reconciled'), 'the key reconciled again');
     expect(users).toEqual([before.getCurrentUser()?.name, 'rotated']);
     expect(outcomes.filter((o) => o.type === 'failed')).toEqual([]);
-    expect(c.metrics().reconcileErrors).toBe(0);
+    expect(c.status().errors).toBe(0);
   });
 
   it('subscribed again while its last run drains, it reconciles with clusters of its own: the old run ending aborts nothing of the new one', async () => {

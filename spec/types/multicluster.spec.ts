@@ -74,6 +74,6 @@ describe('multi-cluster types', () => {
     expectTypeOf(c).toEqualTypeOf<Controller<V1Deployment>>();
     c.subscribe((o) => expectTypeOf(o).toEqualTypeOf<ReconcileOutcome<V1Deployment>>());
     const shared = multiClusterController({ clusters: fleet, for: informer(kubeSource(kc, 'v1/configmaps')), reconcile: (cm) => void expectTypeOf(cm).toEqualTypeOf<V1ConfigMap>() });
-    expectTypeOf(shared.metrics().groups?.['eu']?.activeWorkers).toEqualTypeOf<number | undefined>();
+    expectTypeOf(shared.status().groups?.['eu']?.inFlight).toEqualTypeOf<number | undefined>();
   });
 });

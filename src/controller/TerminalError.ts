@@ -3,7 +3,7 @@
  * controller-runtime's `reconcile.TerminalError`: retrying cannot help
  * (an invalid spec, a reference the user must fix). The failure is
  * recorded and reported like any other — outcome `failed` with
- * `terminal: true`, the `terminalReconcileErrors` metric — but the key is
+ * `terminal: true`, counted in `status().terminalErrors` — but the key is
  * not requeued (no backoff, no resync), its failures are forgotten, and
  * the error policy is not asked: it runs again only when its object (or
  * something mapped to it) changes. A `TerminalError` anywhere in an

@@ -6,7 +6,6 @@ import { QueueMetricsRecorder } from '../workqueue/metrics.js';
 import type { LOW_PRIORITY } from '../workqueue/priority.js';
 import type { WorkQueue } from '../workqueue/WorkQueue.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from '../workqueue/rateLimiters.js';
-import { ControllerMetricsRecorder, type ControllerMetrics } from './metrics.js';
 import { ReadYourWrites } from './readYourWrites.js';
 import { ReadingObservable } from './readingObservable.js';
 import { ControllerRun } from './run.js';
@@ -43,7 +42,7 @@ export interface Controller<T> extends Observable<ReconcileOutcome<T>> {
    * keeps them running on a standby replica (warm caches) and watches their health.
    */
   readonly sources: readonly ControllerSource<unknown>[];
-  /** State, queue depth, reconciles in flight, counters and duration percentiles; emits on change. */
+  /** State, queue depth, reconciles in flight, counters, durations and the work queue's metrics; emits on change. */
   readonly status$: Observable<ControllerStatus>;
   /**
    * The controller's own errors (a mapper or error policy that threw, a
@@ -53,8 +52,6 @@ export interface Controller<T> extends Observable<ReconcileOutcome<T>> {
   readonly errors$: Observable<Error>;
   /** The status now. */
   status(): ControllerStatus;
-  /** Counters and durations under controller-runtime's metric names, with the work queue's; see {@link ControllerMetrics}. */
-  metrics(): ControllerMetrics;
   /**
    * Stops for good, gracefully: no new reconciles, those in flight finish
    * (up to `shutdownTimeoutMs`), then the sources are let go and every
@@ -71,10 +68,8 @@ class SharedController<T> extends ReadingObservable<ReconcileOutcome<T>> impleme
   readonly errors$: Observable<Error>;
   // What every run is built from: the sources, the reconcile and how to run it.
   readonly #config: RunConfig<T>;
-  // Lifetime counters and recent durations, kept across runs.
+  // Lifetime counters and durations, kept across runs.
   readonly #stats = new ControllerStats();
-  // Reconcile results and durations for metrics(), kept across runs.
-  readonly #metrics = new ControllerMetricsRecorder();
   // The queue of the current or last run, so queue metrics never go back to zero between runs.
   #lastQueue: WorkQueue<string> | undefined;
   // The latest status for status$ subscribers, pushed on every change.
@@ -122,21 +117,29 @@ class SharedController<T> extends ReadingObservable<ReconcileOutcome<T>> impleme
 
   status(): ControllerStatus {
     const run = this.#run ?? this.#draining;
-    const state: ControllerStatus['state'] = run !== undefined ? run.state : (this.#ended?.state ?? 'idle');
-    return this.#stats.snapshot(state, run?.queue.len() ?? 0, run?.inFlight ?? 0, run?.stuck ?? []);
-  }
-
-  metrics(): ControllerMetrics {
-    const run = this.#run ?? this.#draining;
     const queue = this.#lastQueue?.metrics() ?? new QueueMetricsRecorder<string>(this.name, () => 0).snapshot(0);
-    const readYourWrites = this.#config.readYourWrites?.counts() ?? { waits: 0, timeouts: 0 };
-    if (this.#config.fairBy === undefined) return this.#metrics.snapshot(this.name, run?.inFlight ?? 0, this.#config.concurrency, queue, readYourWrites);
-    const active = new Map<string, number>();
-    for (const key of run?.inFlightKeys ?? []) {
-      const group = groupOf(this.#config, key) as string;
-      active.set(group, (active.get(group) ?? 0) + 1);
+    let inFlightByGroup: Map<string, number> | undefined;
+    if (this.#config.fairBy !== undefined) {
+      inFlightByGroup = new Map();
+      for (const key of run?.inFlightKeys ?? []) {
+        const group = groupOf(this.#config, key) as string;
+        inFlightByGroup.set(group, (inFlightByGroup.get(group) ?? 0) + 1);
+      }
     }
-    return this.#metrics.snapshot(this.name, run?.inFlight ?? 0, this.#config.concurrency, queue, readYourWrites, { depth: queue.depthByGroup ?? {}, active });
+    const readYourWrites = this.#config.readYourWrites?.counts() ?? { waits: 0, timeouts: 0 };
+    return this.#stats.snapshot(
+      {
+        state: run !== undefined ? run.state : (this.#ended?.state ?? 'idle'),
+        queueDepth: run?.queue.len() ?? 0,
+        inFlight: run?.inFlight ?? 0,
+        stuck: run?.stuck ?? [],
+        maxConcurrentReconciles: this.#config.concurrency,
+        queue,
+        readYourWritesWaits: readYourWrites.waits,
+        readYourWritesTimeouts: readYourWrites.timeouts,
+      },
+      inFlightByGroup,
+    );
   }
 
   shutdown(): Promise<void> {
@@ -145,7 +148,7 @@ class SharedController<T> extends ReadingObservable<ReconcileOutcome<T>> impleme
 
   /** See {@link forgetGroup}. */
   static forgetGroup(c: SharedController<unknown>, group: string): void {
-    c.#metrics.forget(group);
+    c.#stats.forget(group);
   }
 
   /** A new subscriber; `consumes` when it reads the outcomes (see ReadingObservable): while none does, failures are reported. */
@@ -187,7 +190,6 @@ class SharedController<T> extends ReadingObservable<ReconcileOutcome<T>> impleme
         },
       },
       this.#stats,
-      this.#metrics,
     );
     this.#run = run;
     this.#lastQueue = run.queue;

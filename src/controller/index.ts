@@ -1,5 +1,5 @@
 export { controller, type Controller } from './controller.js';
-export type { ControllerMetrics, ReconcileResult } from './metrics.js';
+export type { ReconcileResult } from './stats.js';
 export { TerminalError } from './TerminalError.js';
 export { ReadYourWritesTimeoutError } from './ReadYourWritesTimeoutError.js';
 export { ReconcileTimeoutError } from './ReconcileTimeoutError.js';

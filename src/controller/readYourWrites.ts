@@ -60,7 +60,7 @@ export class ReadYourWrites {
   #registeredFor: AbortSignal | undefined;
   // Timeouts are reported at most every REPORT_EVERY_MS, all of one kind; the ones in between are counted into the next report.
   readonly #reports: Throttle;
-  // Counters over the controller's life, for metrics(): reads that had to wait, and waits that gave up.
+  // Counters over the controller's life, for status(): reads that had to wait, and waits that gave up.
   #waits = 0;
   #timeouts = 0;
 

@@ -4,10 +4,9 @@ import { explainFrozenWrite } from '../errors/frozenObject.js';
 import { toError } from '../errors/reportError.js';
 import { LOW_PRIORITY } from '../workqueue/priority.js';
 import type { WorkQueue } from '../workqueue/WorkQueue.js';
-import { successResult, type ControllerMetricsRecorder } from './metrics.js';
 import { ReconcileTimeoutError } from './ReconcileTimeoutError.js';
 import { groupOf, type RunConfig, type RunHooks } from './runConfig.js';
-import type { ControllerStats } from './stats.js';
+import { successResult, type ControllerStats } from './stats.js';
 import { isTerminal } from './TerminalError.js';
 import { WithdrawnError } from './WithdrawnError.js';
 import type { ErrorAction, ReconcileAction, ReconcileContext, ReconcileOutcome } from './types.js';
@@ -31,7 +30,6 @@ export interface StepContext<T> {
   readonly config: RunConfig<T>;
   readonly queue: WorkQueue<string>;
   readonly stats: ControllerStats;
-  readonly metrics: ControllerMetricsRecorder;
   readonly hooks: RunHooks<T>;
   /** Aborted when the run is over, or gave up waiting at shutdown. */
   readonly signal: AbortSignal;
@@ -119,24 +117,21 @@ export class ReconcileStep<T> {
 
   /** Records how the reconcile ended, schedules what comes next, and returns the outcome. */
   #settle(key: string, obj: T, ctx: ReconcileContext<T>, settled: Settled, elapsedMs: number, priority: number): ReconcileOutcome<T> {
-    const { config, queue, stats, metrics, hooks } = this.#c;
+    const { config, queue, stats, hooks } = this.#c;
     const durationMs = Math.max(0, elapsedMs);
-    stats.recordDuration(durationMs);
-    stats.reconciles++;
     let outcome: ReconcileOutcome<T>;
     if (settled.ok) {
       queue.forget(key);
       const requeueAfter = settled.action === undefined ? undefined : settled.action.requeueAfter;
       if (requeueAfter !== undefined) this.#requeue(key, requeueAfter, priority);
-      metrics.record(successResult(requeueAfter), durationMs, false, groupOf(config, key));
+      stats.record(successResult(requeueAfter), durationMs, false, groupOf(config, key));
       hooks.settled(key);
       outcome = { type: 'reconciled', key, obj, requeueAfter, durationMs };
     } else {
       const { error } = settled;
       const terminal = isTerminal(error);
-      stats.errors++;
       stats.lastError = error;
-      metrics.record('error', durationMs, terminal, groupOf(config, key));
+      stats.record('error', durationMs, terminal, groupOf(config, key));
       // A terminal failure is not retried until the object changes: no backoff, and its failures are forgotten.
       if (terminal) queue.forget(key);
       const requeueAfter = terminal ? undefined : this.#afterFailure(key, error, obj, ctx, priority);

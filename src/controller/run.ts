@@ -2,7 +2,6 @@ import { combineLatest, filter, take, type Subscription } from 'rxjs';
 import { toError } from '../errors/reportError.js';
 import { LOW_PRIORITY } from '../workqueue/priority.js';
 import { WorkQueue } from '../workqueue/WorkQueue.js';
-import type { ControllerMetricsRecorder } from './metrics.js';
 import { ReconcileStep } from './reconcileStep.js';
 import type { RunConfig, RunHooks } from './runConfig.js';
 import type { ControllerStats } from './stats.js';
@@ -36,7 +35,7 @@ export class ControllerRun<T> {
   // Set once shutdown began; the same promise answers every later call.
   #drained: Promise<void> | undefined;
 
-  constructor(config: RunConfig<T>, hooks: RunHooks<T>, stats: ControllerStats, metrics: ControllerMetricsRecorder) {
+  constructor(config: RunConfig<T>, hooks: RunHooks<T>, stats: ControllerStats) {
     this.#config = config;
     this.#hooks = hooks;
     this.queue = new WorkQueue<string>({
@@ -46,7 +45,7 @@ export class ControllerRun<T> {
       ...(config.fairBy !== undefined && { fairBy: config.fairBy }),
       onError: (err) => hooks.report(err),
     });
-    this.#step = new ReconcileStep<T>({ config, queue: this.queue, stats, metrics, hooks, signal: this.#abortReconciles.signal });
+    this.#step = new ReconcileStep<T>({ config, queue: this.queue, stats, hooks, signal: this.#abortReconciles.signal });
   }
 
   get state(): 'waitingForSync' | 'running' | 'draining' {

@@ -1,11 +1,11 @@
-import type { ControllerMetrics } from '../controller/metrics.js';
+import type { ControllerStatus } from '../controller/types.js';
 import type { InformerStatus } from '../informer/types.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
 import type { FamilySpec, HistogramReading, LabelSet, ValueReading } from './snapshotMetric.js';
 
 /** What is exported, by the name it is exported under; each read returns that source's snapshot for this scrape. */
 export interface Sources {
-  readonly controllers: ReadonlyMap<string, () => ControllerMetrics | undefined>;
+  readonly controllers: ReadonlyMap<string, () => ControllerStatus | undefined>;
   readonly queues: ReadonlyMap<string, () => WorkQueueMetrics | undefined>;
   readonly informers: ReadonlyMap<string, () => InformerStatus | undefined>;
   readonly leaders: ReadonlyMap<string, () => boolean>;
@@ -22,12 +22,12 @@ function* each<M>(sources: ReadonlyMap<string, () => M | undefined>, label: stri
 }
 
 /** Every controller under `label`. */
-function controllers(s: Sources, label: string): Generator<[LabelSet, ControllerMetrics]> {
+function controllers(s: Sources, label: string): Generator<[LabelSet, ControllerStatus]> {
   return each(s.controllers, label);
 }
 
 /** One series per fairness group of each controller with `fairBy`, label `group` after `controller`. */
-function perGroup(s: Sources, value: (g: NonNullable<ControllerMetrics['groups']>[string]) => number): Values {
+function perGroup(s: Sources, value: (g: NonNullable<ControllerStatus['groups']>[string]) => number): Values {
   return function* () {
     for (const [labels, m] of controllers(s, 'controller')) {
       for (const [group, g] of Object.entries(m.groups ?? {})) yield { labels: { ...labels, group }, value: value(g) };
@@ -105,15 +105,15 @@ export function workQueueFamilies(s: Sources): FamilySpec[] {
 export function controllerFamilies(s: Sources): FamilySpec[] {
   const all = () => controllers(s, 'controller');
   return [
-    counter('controller_runtime_reconcile_total', 'Reconciles, by how they ended (result: success, error, requeue, requeue_after).', perKey(all, 'result', (m) => m.reconcileTotal)),
-    counter('controller_runtime_reconcile_errors_total', 'Reconciles that failed, terminal failures included.', perSource(all, (m) => m.reconcileErrors)),
+    counter('controller_runtime_reconcile_total', 'Reconciles, by how they ended (result: success, error, requeue, requeue_after).', perKey(all, 'result', ({ succeeded: s, errors }) => ({ success: s.success, error: errors, requeue: s.requeue, requeue_after: s.requeue_after }))),
+    counter('controller_runtime_reconcile_errors_total', 'Reconciles that failed, terminal failures included.', perSource(all, (m) => m.errors)),
     counter(
       'controller_runtime_terminal_reconcile_errors_total',
       'Reconciles that failed for good: not retried until the object changes.',
-      perSource(all, (m) => m.terminalReconcileErrors),
+      perSource(all, (m) => m.terminalErrors),
     ),
-    histogram('controller_runtime_reconcile_time_seconds', 'Seconds each reconcile took.', perHistogram(all, (m) => m.reconcileTime)),
-    gauge('controller_runtime_active_workers', 'Workers running a reconcile now.', perSource(all, (m) => m.activeWorkers)),
+    histogram('controller_runtime_reconcile_time_seconds', 'Seconds each reconcile took.', perHistogram(all, (m) => m.durationHistogram)),
+    gauge('controller_runtime_active_workers', 'Workers running a reconcile now.', perSource(all, (m) => m.inFlight)),
     gauge('controller_runtime_max_concurrent_reconciles', 'How many reconciles the controller runs at once at most.', perSource(all, (m) => m.maxConcurrentReconciles)),
     counter(
       'rxkube_controller_read_your_writes_waits_total',
@@ -126,7 +126,7 @@ export function controllerFamilies(s: Sources): FamilySpec[] {
       perSource(all, (m) => m.readYourWritesTimeouts),
     ),
     gauge('rxkube_controller_group_depth', "Keys of a fairness group (a multi-cluster controller's cluster) waiting for a worker.", perGroup(s, (g) => g.depth)),
-    gauge('rxkube_controller_group_active_workers', 'Workers running a reconcile of the group now.', perGroup(s, (g) => g.activeWorkers)),
+    gauge('rxkube_controller_group_active_workers', 'Workers running a reconcile of the group now.', perGroup(s, (g) => g.inFlight)),
     counter('rxkube_controller_group_reconciles_total', 'Reconciles of the group that ended, whatever the result.', perGroup(s, (g) => g.reconciles)),
     counter('rxkube_controller_group_reconcile_errors_total', 'Reconciles of the group that failed.', perGroup(s, (g) => g.errors)),
   ];

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Observable } from 'rxjs';
-import type { ControllerMetrics } from '../controller/metrics.js';
+import type { ControllerStatus } from '../controller/types.js';
 import { CallbackError } from '../errors/CallbackError.js';
 import { reportError } from '../errors/reportError.js';
 import type { InformerStatus } from '../informer/types.js';
@@ -48,7 +48,7 @@ export interface PrometheusMetricsOptions {
  * that stops exporting it (its series disappear from the next scrape).
  *
  * Values are read when the registry is scraped, from the snapshots the
- * controllers and queues keep anyway (`metrics()`) and the informers' `status()`, so exporting
+ * controllers' and informers' `status()` and the queues' `metrics()`, snapshots they keep anyway, so exporting
  * costs nothing per event. A name is exported once: adding a second
  * controller, queue, informer or election under a name already exported
  * throws (a controller's queue takes its controller's name among queues).
@@ -80,7 +80,7 @@ export interface PrometheusMetrics {
    * Exports a controller under label `controller="<name>"` (`controller_runtime_*`) and its work queue under
    * `name="<name>"` (`workqueue_*`). Throws when a controller or work queue of that name is already exported.
    */
-  addController(c: { readonly name: string; metrics(): ControllerMetrics }): () => void;
+  addController(c: { readonly name: string; status(): ControllerStatus }): () => void;
   /** Exports a work queue under label `name="<name>"` (`workqueue_*`). Throws when that name is already exported. */
   addWorkQueue(q: { readonly name: string; metrics(): WorkQueueMetrics }): () => void;
   /**
@@ -108,7 +108,7 @@ function checkName(what: string, name: unknown): string {
   return name;
 }
 
-/** Checks that `source` has a name and the method (`metrics`, or an informer's `status`) read at each scrape. */
+/** Checks that `source` has a name and the method (a queue's `metrics`, a controller's or informer's `status`) read at each scrape. */
 function checkSource(what: string, source: unknown, read: 'metrics' | 'status' = 'metrics'): { readonly name: string } {
   if (source === null || typeof source !== 'object' || typeof (source as Record<string, unknown>)[read] !== 'function') {
     throw new TypeError(`prometheusMetrics: ${what} must be an object with a name and ${read}(), got ${describeValue(source)}`);
@@ -126,13 +126,13 @@ function checkRegistry(value: unknown): Registry {
   return value as Registry;
 }
 
-/** Reads a source for one scrape; what its metrics() throws is reported and its series are left out of that scrape. */
-function guarded<M>(kind: string, name: string, read: () => M): () => M | undefined {
+/** Reads a source for one scrape; what its `method()` throws is reported and its series are left out of that scrape. */
+function guarded<M>(kind: string, name: string, read: () => M, method = 'metrics'): () => M | undefined {
   return () => {
     try {
       return read();
     } catch (err) {
-      reportError(new CallbackError('prometheusMetrics', `metrics() of ${kind} ${JSON.stringify(name)} threw; its series are left out of this scrape`, err));
+      reportError(new CallbackError('prometheusMetrics', `${method}() of ${kind} ${JSON.stringify(name)} threw; its series are left out of this scrape`, err));
       return undefined;
     }
   };
@@ -182,7 +182,7 @@ function guarded<M>(kind: string, name: string, read: () => M): () => M | undefi
 export function prometheusMetrics(opts: PrometheusMetricsOptions = {}): PrometheusMetrics {
   if (opts === null || typeof opts !== 'object') throw new TypeError(`prometheusMetrics: opts must be an object, got ${describeValue(opts)}`);
   const registry = checkRegistry(opts.registry);
-  const controllers = new Map<string, () => ControllerMetrics | undefined>();
+  const controllers = new Map<string, () => ControllerStatus | undefined>();
   const queues = new Map<string, () => WorkQueueMetrics | undefined>();
   const informers = new Map<string, () => InformerStatus | undefined>();
   const leaders = new Map<string, () => boolean>();
@@ -219,11 +219,11 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions = {}): Promethe
   };
 
   // Controllers and work queues share the workqueue_*{name} families, so one name may be taken once among them all.
-  function addQueueOwner<M>(kind: string, into: Map<string, () => M | undefined>, c: { readonly name: string; metrics(): M }): () => void {
-    const source = checkSource(kind, c) as typeof c;
+  function addQueueOwner<M>(kind: string, into: Map<string, () => M | undefined>, c: object, method: 'metrics' | 'status'): () => void {
+    const source = checkSource(kind, c, method) as { readonly name: string } & Record<typeof method, () => M>;
     const name = source.name;
     queueTaken(name);
-    return add(into, name, guarded(kind, name, () => source.metrics()));
+    return add(into, name, guarded(kind, name, () => source[method](), method));
   }
 
   return {
@@ -232,15 +232,15 @@ export function prometheusMetrics(opts: PrometheusMetricsOptions = {}): Promethe
       return registry.contentType;
     },
     metrics: () => registry.metrics(),
-    addController: (c) => addQueueOwner('controller', controllers, c),
-    addWorkQueue: (q) => addQueueOwner('work queue', queues, q),
+    addController: (c) => addQueueOwner('controller', controllers, c, 'status'),
+    addWorkQueue: (q) => addQueueOwner('work queue', queues, q, 'metrics'),
     addInformer(i) {
       const source = checkSource('informer', i, 'status') as typeof i;
       const name = source.name;
       if (informers.has(name)) {
         throw new Error(`prometheusMetrics: an informer named ${JSON.stringify(name)} is already exported; give the other one a distinct \`name\` option`);
       }
-      return add(informers, name, guarded('informer', name, () => source.status()));
+      return add(informers, name, guarded('informer', name, () => source.status(), 'status'));
     },
     addWebhooks(server) {
       if (server === null || typeof server !== 'object' || typeof (server as { metrics?: unknown }).metrics !== 'function') {

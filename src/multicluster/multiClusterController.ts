@@ -161,9 +161,9 @@ const OPTION_NAMES = optionNames<MultiClusterControllerOptions<unknown>>({
  *   and `ctx.cluster.kubeConfig` to write to it; `ctx.signal` also aborts
  *   when the cluster leaves or its KubeConfig changes, and what that abort
  *   makes fail is not an outcome (MC-12, MC-13).
- * - Outcomes, `status()` and `metrics()` are the controller's: outcome keys
+ * - Outcomes and `status()` are the controller's: outcome keys
  *   are cluster keys (`splitClusterKey(o.key).cluster` names the cluster),
- *   and `metrics().groups` breaks the queue and reconciles down per cluster
+ *   and `status().groups` breaks the queue and reconciles down per cluster
  *   (MC-14).
  *
  * ## Example
