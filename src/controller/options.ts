@@ -22,8 +22,11 @@ export type ResolvedControllerOptions<T> = Readonly<
     }
 >;
 
-/** Every option `controller()` takes, checked against `ControllerOptions` by the compiler; composite forms accept these too. */
-export const CONTROLLER_OPTION_NAMES = optionNames<ControllerOptions<unknown>>({
+/**
+ * Every option `controller()` takes, as a record the compiler checks against `ControllerOptions` (none missing,
+ * none extra); the composite forms spread it, less the options they replace, so their lists follow it.
+ */
+export const CONTROLLER_OPTIONS = {
   for: true,
   owns: true,
   watches: true,
@@ -42,7 +45,9 @@ export const CONTROLLER_OPTION_NAMES = optionNames<ControllerOptions<unknown>>({
   name: true,
   readYourWrites: true,
   readYourWritesTimeoutMs: true,
-});
+} as const satisfies { readonly [K in keyof Required<ControllerOptions<unknown>>]: true };
+
+const CONTROLLER_OPTION_NAMES = optionNames<ControllerOptions<unknown>>(CONTROLLER_OPTIONS);
 
 function checkSource(where: string, value: unknown): ControllerSource<unknown> {
   const s = value as Partial<ControllerSource<unknown>> | null;

@@ -6,6 +6,7 @@ import type { InformerEvent } from '../operators/informerEvent.js';
 import { checkPredicates } from '../operators/predicateFilter.js';
 import type { Predicate } from '../operators/predicates.js';
 import { checkOptionNames, describeValue, functionOption, optionNames } from '../options/validate.js';
+import { CONTROLLER_OPTIONS } from '../controller/options.js';
 import type { KubeObject } from '../store/types.js';
 import { splitClusterKey } from './clusterKey.js';
 import { clusterOf, fleetSources, isMulti, partOf, type Member } from './fleetSources.js';
@@ -125,26 +126,9 @@ export type MultiClusterControllerOptions<T> = Omit<ControllerOptions<T>, 'for' 
   readonly errorPolicy?: (error: Error, obj: T, ctx: ClusterReconcileContext<T>) => ErrorAction;
 };
 
-const OPTION_NAMES = optionNames<MultiClusterControllerOptions<unknown>>({
-  clusters: true,
-  for: true,
-  owns: true,
-  watches: true,
-  reconcile: true,
-  errorPolicy: true,
-  concurrency: true,
-  resyncPeriod: true,
-  shutdownTimeoutMs: true,
-  reconcileTimeoutMs: true,
-  priorityQueue: true,
-  signal: true,
-  rateLimiter: true,
-  scheduler: true,
-  onError: true,
-  name: true,
-  readYourWrites: true,
-  readYourWritesTimeoutMs: true,
-});
+// The controller's options but fairBy (always the cluster here), and the fleet.
+const { fairBy: _fairBy, ...CONTROLLER_PASSED } = CONTROLLER_OPTIONS;
+const OPTION_NAMES = optionNames<MultiClusterControllerOptions<unknown>>({ ...CONTROLLER_PASSED, clusters: true });
 
 /**
  * Creates a controller over many clusters: `controller()` over the fleet's

@@ -4,6 +4,7 @@ import { reportTo } from '../errors/reportTo.js';
 import type { ResourceRef } from '../sources/types.js';
 import type { KubeObject } from '../store/types.js';
 import { checkOptionNames, describeValue, functionOption, numberOption, optionNames } from '../options/validate.js';
+import { CONTROLLER_OPTIONS } from '../controller/options.js';
 import { checkIdentity, shardLabels, type ShardLabels } from './labels.js';
 import { checkOwns, type ShardedOwns, type ShardingEvent } from './sharderOptions.js';
 import type { ResolvedOwnerOptions } from '../operators/ownerKeys.js';
@@ -114,11 +115,13 @@ export interface ShardedSettings {
   readonly report: (err: unknown) => void;
 }
 
+// The controller's options a replica passes through (for, owns, name and scheduler are its own; signal is
+// re-declared), and the sharding's.
+const { for: _for, owns: _owns, name: _name, scheduler: _scheduler, signal: _signal, ...CONTROLLER_PASSED } = CONTROLLER_OPTIONS;
 const NAMES = optionNames<ShardedControllerOptions>({
-  kc: true, resource: true, namespace: true, controller: true, identity: true, leaseNamespace: true, reconcile: true, errorPolicy: true,
-  concurrency: true, resyncPeriod: true, shutdownTimeoutMs: true, reconcileTimeoutMs: true, priorityQueue: true, fairBy: true, rateLimiter: true,
-  readYourWrites: true, readYourWritesTimeoutMs: true, watches: true, source: true, ringKey: true, owns: true, virtualNodes: true,
-  sharderConcurrency: true, leaseDuration: true, renewDeadline: true, retryPeriod: true, requestTimeoutMs: true, signal: true, onError: true,
+  ...CONTROLLER_PASSED,
+  kc: true, resource: true, namespace: true, controller: true, identity: true, leaseNamespace: true, source: true, ringKey: true, owns: true,
+  virtualNodes: true, sharderConcurrency: true, leaseDuration: true, renewDeadline: true, retryPeriod: true, requestTimeoutMs: true, signal: true,
 });
 
 /** Checks the sharding's options up front, naming the bad one and its value. */
