@@ -1,19 +1,7 @@
 import { queueScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { workQueue, type WorkQueue } from '../../src/workqueue/index.js';
-import { virtualClock } from './virtualTime.js';
-
-/** Takes every item waiting now, marking each done. */
-async function drainNow<T>(queue: WorkQueue<T>): Promise<T[]> {
-  const items: T[] = [];
-  while (queue.len() > 0) {
-    const got = await queue.get();
-    if (got.shutdown) break;
-    items.push(got.item);
-    queue.done(got.item);
-  }
-  return items;
-}
+import { workQueue } from '../../src/workqueue/index.js';
+import { drainNow, virtualClock } from './virtualTime.js';
 
 describe('workQueue: delayed adds (DQ-1 … DQ-5)', () => {
   it('adds an item once its delay has passed on the queue clock, not before', async () => {

@@ -1,22 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { LOW_PRIORITY, workQueue, type WorkQueue } from '../../src/workqueue/index.js';
-import { virtualClock } from './virtualTime.js';
+import { LOW_PRIORITY, workQueue } from '../../src/workqueue/index.js';
+import { drainNow, virtualClock } from './virtualTime.js';
 
 /** The group of `'group:name'` items. */
 const byPrefix = (item: string): string => item.slice(0, item.indexOf(':'));
-
-/** Takes every item waiting now, one at a time (one worker), marking each done. */
-async function drainNow(queue: WorkQueue<string>): Promise<string[]> {
-  const items: string[] = [];
-  while (queue.len() > 0) {
-    const got = await queue.get();
-    if (got.shutdown) break;
-    items.push(got.item);
-    queue.done(got.item);
-  }
-  return items;
-}
 
 describe('workQueue: fairBy serves groups in turn (LT-1, LT-2)', () => {
   it('a group served goes to the back of the line: groups alternate whatever order their items came in', async () => {

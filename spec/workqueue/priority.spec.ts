@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { itemExponentialFailureRateLimiter } from '../../src/workqueue/rateLimiters.js';
-import { LOW_PRIORITY, workQueue, type WorkQueue } from '../../src/workqueue/index.js';
-import { virtualClock } from './virtualTime.js';
-
-/** Takes every item waiting now, marking each done, with the priority it was handed out at. */
-async function drainNow<T>(queue: WorkQueue<T>): Promise<[T, number][]> {
-  const items: [T, number][] = [];
-  while (queue.len() > 0) {
-    const got = await queue.get();
-    if (got.shutdown) break;
-    items.push([got.item, got.priority]);
-    queue.done(got.item);
-  }
-  return items;
-}
+import { LOW_PRIORITY, workQueue } from '../../src/workqueue/index.js';
+import { drainNow, virtualClock } from './virtualTime.js';
 
 describe('workQueue: priorities (PQ-1 … PQ-5)', () => {
   it('hands out the highest priority first, first in first out within one priority, 0 by default', async () => {
@@ -25,7 +13,7 @@ describe('workQueue: priorities (PQ-1 … PQ-5)', () => {
     q.add('default-2', { priority: 0 });
     q.add('high-2', { priority: 10 });
     q.add('between', { priority: -3.5 });
-    expect(await drainNow(q)).toEqual([
+    expect(await drainNow(q, (got) => [got.item, got.priority])).toEqual([
       ['high-1', 10],
       ['high-2', 10],
       ['default-1', 0],
@@ -45,7 +33,7 @@ describe('workQueue: priorities (PQ-1 … PQ-5)', () => {
     q.add('c', { priority: LOW_PRIORITY }); // not lowered
     expect(q.len()).toBe(3);
     expect(q.metrics().adds).toBe(3);
-    expect(await drainNow(q)).toEqual([
+    expect(await drainNow(q, (got) => [got.item, got.priority])).toEqual([
       ['c', 0],
       ['b', 0],
       ['a', -100],
@@ -63,7 +51,7 @@ describe('workQueue: priorities (PQ-1 … PQ-5)', () => {
     q.add('other', { priority: 5 });
     expect(q.metrics().depth).toBe(2); // every waiting item, the one to run again included
     q.done('busy');
-    expect(await drainNow(q)).toEqual([
+    expect(await drainNow(q, (got) => [got.item, got.priority])).toEqual([
       ['busy', 7],
       ['other', 5],
     ]);
@@ -77,12 +65,12 @@ describe('workQueue: priorities (PQ-1 … PQ-5)', () => {
     q.addAfter('late', 500, { priority: 9 }); // later time: ignored; higher priority: kept
     q.addAfter('later', 200, { priority: LOW_PRIORITY });
     clock.advance(100);
-    expect(await drainNow(q)).toEqual([
+    expect(await drainNow(q, (got) => [got.item, got.priority])).toEqual([
       ['late', 9],
       ['waiting', 0],
     ]);
     clock.advance(100);
-    expect(await drainNow(q)).toEqual([['later', -100]]);
+    expect(await drainNow(q, (got) => [got.item, got.priority])).toEqual([['later', -100]]);
   });
 
   it('applies the priority of a rate-limited add when its delay has passed', async () => {
@@ -92,7 +80,7 @@ describe('workQueue: priorities (PQ-1 … PQ-5)', () => {
     q.addRateLimited('retry', { priority: 4 });
     expect(q.len()).toBe(1);
     clock.advance(10);
-    expect(await drainNow(q)).toEqual([
+    expect(await drainNow(q, (got) => [got.item, got.priority])).toEqual([
       ['retry', 4],
       ['plain', 0],
     ]);

@@ -1,4 +1,5 @@
 import { VirtualTimeScheduler } from 'rxjs';
+import type { WorkQueue } from '../../src/workqueue/index.js';
 
 /** A virtual clock for work queue specs: time moves only when a spec says so. */
 export interface VirtualClock {
@@ -28,4 +29,22 @@ export function virtualClock(): VirtualClock {
 /** Lets promise callbacks (resolved get() calls, loop bodies) run. */
 export async function settle(turns = 10): Promise<void> {
   for (let i = 0; i < turns; i++) await Promise.resolve();
+}
+
+/**
+ * Takes every item waiting now, one at a time (one worker), marking each done: what `pick` makes of each
+ * taken item, the item itself by default.
+ */
+export async function drainNow<T, R = T>(
+  queue: WorkQueue<T>,
+  pick: (got: { readonly item: T; readonly priority: number }) => R = (got) => got.item as unknown as R,
+): Promise<R[]> {
+  const out: R[] = [];
+  while (queue.len() > 0) {
+    const got = await queue.get();
+    if (got.shutdown) break;
+    out.push(pick(got));
+    queue.done(got.item);
+  }
+  return out;
 }
