@@ -105,8 +105,6 @@ export class WorkQueue<T> {
   readonly #ready: ReadyQueue<T> | FairReadyQueue<T>;
   // Items added again while being processed, with the highest priority asked: queued at done().
   readonly #rerun = new Map<T, number>();
-  // With `fairBy`, the group of each item in #rerun, asked once as it started waiting: depthByGroup counts it, done() files it there.
-  readonly #rerunGroup = new Map<T, string>();
   // Items handed out by get() and not yet done().
   readonly #processing = new Set<T>();
   // Hand-outs since the event loop last turned, so workers that never await I/O cannot starve it.
@@ -295,9 +293,7 @@ export class WorkQueue<T> {
     const priority = this.#rerun.get(item);
     if (priority !== undefined) {
       this.#rerun.delete(item);
-      if (this.#ready instanceof FairReadyQueue) this.#ready.push(item, priority, this.#rerunGroup.get(item));
-      else this.#ready.push(item, priority);
-      this.#rerunGroup.delete(item);
+      this.#ready.push(item, priority);
       this.#wake();
     }
     if (this.#processing.size === 0 && this.#drained !== undefined) this.#releaseDrain();
@@ -351,9 +347,7 @@ export class WorkQueue<T> {
     const m = this.#metrics.snapshot(this.#ready.size + this.#rerun.size);
     if (!(this.#ready instanceof FairReadyQueue)) return m;
     // Items re-added while processed count as waiting, as in `depth`: the groups sum to it.
-    const depths = this.#ready.depths();
-    for (const group of this.#rerunGroup.values()) depths.set(group, (depths.get(group) ?? 0) + 1);
-    return { ...m, depthByGroup: Object.fromEntries(depths) };
+    return { ...m, depthByGroup: Object.fromEntries(this.#ready.depths()) };
   }
 
   /**
@@ -431,7 +425,7 @@ export class WorkQueue<T> {
       if (asked === undefined) {
         this.#metrics.add(item);
         this.#rerun.set(item, priority);
-        if (this.#ready instanceof FairReadyQueue) this.#rerunGroup.set(item, this.#ready.groupOf(item));
+        if (this.#ready instanceof FairReadyQueue) this.#ready.hold(item);
       } else if (priority > asked) {
         this.#rerun.set(item, priority);
       }

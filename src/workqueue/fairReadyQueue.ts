@@ -16,6 +16,9 @@ export class FairReadyQueue<T> {
   readonly #groups = new Map<string, ReadyQueue<T>>();
   // The group each waiting item was filed under.
   readonly #filed = new Map<T, string>();
+  // Items re-added while a worker holds them, waiting outside this queue until done(): the group asked as they
+  // started waiting, counted in depths() and used when they are pushed.
+  readonly #held = new Map<T, string>();
   // Groups with items waiting, in the order they are served; `#head` is the next one.
   #turns: string[] = [];
   #head = 0;
@@ -34,24 +37,23 @@ export class FairReadyQueue<T> {
     return this.#filed.has(item);
   }
 
-  /** Items waiting per group, for metrics. */
+  /** Items waiting per group, held ones included, for metrics: the groups sum to the work queue's depth. */
   depths(): Map<string, number> {
     const out = new Map<string, number>();
     for (const [group, queue] of this.#groups) out.set(group, queue.size);
+    for (const group of this.#held.values()) out.set(group, (out.get(group) ?? 0) + 1);
     return out;
   }
 
-  /** The group `item` goes to: asked now, for an item that starts waiting outside this queue (re-added while processed). */
-  groupOf(item: T): string {
-    return this.#groupOf(item);
+  /** `item` was re-added while a worker holds it: its group is asked now, once per wait, and kept until it is pushed. */
+  hold(item: T): void {
+    if (!this.#held.has(item)) this.#held.set(item, this.#groupOf(item));
   }
 
-  /**
-   * Queues `item` at `priority` in its group, with {@link ReadyQueue.push}'s rules; a group that had nothing waiting joins the back of the line.
-   * @param known the group already asked for this wait, if any.
-   */
-  push(item: T, priority: number, known?: string): 'added' | 'raised' | 'kept' {
-    const group = this.#filed.get(item) ?? known ?? this.#groupOf(item);
+  /** Queues `item` at `priority` in its group, with {@link ReadyQueue.push}'s rules; a group that had nothing waiting joins the back of the line. */
+  push(item: T, priority: number): 'added' | 'raised' | 'kept' {
+    const group = this.#filed.get(item) ?? this.#held.get(item) ?? this.#groupOf(item);
+    this.#held.delete(item);
     let queue = this.#groups.get(group);
     if (queue === undefined) {
       queue = new ReadyQueue<T>();
