@@ -13,7 +13,8 @@ import { groupOf, type RunConfig } from './runConfig.js';
 import { ControllerStats } from './stats.js';
 import { allSources, type Triggers } from './triggers.js';
 import { resolveControllerOptions } from './options.js';
-import type { ControllerOptions, ControllerSource, ControllerStatus, ReconcileOutcome } from './types.js';
+import type { ControllerStatus } from './status.js';
+import type { ControllerOptions, ControllerSource, ReconcileOutcome } from './types.js';
 import type { TerminalError } from './TerminalError.js';
 
 /**

@@ -1,5 +1,6 @@
 export { controller, type Controller } from './controller.js';
 export type { ReconcileResult } from './stats.js';
+export type { ControllerStatus } from './status.js';
 export { TerminalError } from './TerminalError.js';
 export { ReadYourWritesTimeoutError } from './ReadYourWritesTimeoutError.js';
 export { ReconcileTimeoutError } from './ReconcileTimeoutError.js';
@@ -14,7 +15,6 @@ export {
 export type {
   ControllerOptions,
   ControllerSource,
-  ControllerStatus,
   ErrorAction,
   ErrorPolicy,
   OwnsSource,

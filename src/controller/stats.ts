@@ -1,5 +1,5 @@
 import { Histogram, seconds } from '../workqueue/metrics.js';
-import type { ControllerStatus } from './types.js';
+import type { ControllerStatus } from './status.js';
 
 /**
  * How a reconcile ended, as controller-runtime labels `controller_runtime_reconcile_total`:

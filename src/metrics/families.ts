@@ -1,4 +1,4 @@
-import type { ControllerStatus } from '../controller/types.js';
+import type { ControllerStatus } from '../controller/status.js';
 import type { InformerStatus } from '../informer/types.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
 import type { FamilySpec, HistogramReading, LabelSet, ValueReading } from './snapshotMetric.js';

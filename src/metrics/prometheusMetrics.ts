@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Observable } from 'rxjs';
-import type { ControllerStatus } from '../controller/types.js';
+import type { ControllerStatus } from '../controller/status.js';
 import { CallbackError } from '../errors/CallbackError.js';
 import { reportError } from '../errors/reportError.js';
 import type { InformerStatus } from '../informer/types.js';
