@@ -158,6 +158,7 @@ describe('sharder (simulator)', () => {
     ['controller', { controller: 'Bad_Name' }],
     ['identity', { identity: '' }],
     ['leaseNamespace', { leaseNamespace: '' }],
+    ['namespace', { namespace: '' }],
     ['renewDeadline', { leaseDuration: 1_000, renewDeadline: 1_000 }],
     ['concurrency', { concurrency: 0 }],
     ['ringKey', { ringKey: 'name' }],

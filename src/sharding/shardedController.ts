@@ -107,6 +107,7 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
   const s = checkShardedOptions(opts);
   const { kc, controller: name, identity, leaseNamespace } = opts;
   const { requestTimeoutMs } = s;
+  const timings = { leaseDuration: s.leaseDuration, renewDeadline: s.renewDeadline, retryPeriod: s.retryPeriod };
   // The first term's controller is built now, so that a bad controller option throws here rather than on membership.
   let first: Term<T> | undefined = memberTerm(opts, s);
   return new ReadingObservable<ShardEvent<T>>((subscriber, consumes) => {
@@ -126,7 +127,7 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
     const membersSub = members$.subscribe({ error: (err: unknown) => s.report(err) });
 
     const sharderLock = leaseLock(kc, { namespace: leaseNamespace, name: `${name}.sharder`, timeoutMs: requestTimeoutMs });
-    const sharderSub = leaderElection({ lock: sharderLock, identity, ...s.timings, onError: s.report })
+    const sharderSub = leaderElection({ lock: sharderLock, identity, ...timings, onError: s.report })
       .pipe(
         map((l) => l.leading),
         distinctUntilChanged(),
@@ -146,8 +147,8 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
                 owns: s.owns.map(({ owner: _owner, name: _name, ...o }) => o),
                 virtualNodes: s.virtualNodes,
                 concurrency: s.sharderConcurrency,
-                leaseDuration: s.timings.leaseDuration,
-                renewDeadline: s.timings.renewDeadline,
+                leaseDuration: s.leaseDuration,
+                renewDeadline: s.renewDeadline,
                 requestTimeoutMs: s.requestTimeoutMs,
                 scheduler: monotonic,
                 onError: s.report,
@@ -166,7 +167,7 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
     let drained: Promise<unknown> = Promise.resolve();
     let leaving = false;
     const memberLock = leaseLock(kc, { namespace: leaseNamespace, name: identity, labels: { [s.labels.lease]: name }, timeoutMs: requestTimeoutMs });
-    const membershipSub = leaderElection({ lock: memberLock, identity, ...s.timings, onError: s.report }).subscribe(({ leading }) => {
+    const membershipSub = leaderElection({ lock: memberLock, identity, ...timings, onError: s.report }).subscribe(({ leading }) => {
       if (leading && term === undefined && !leaving) {
         let t: Term<T>;
         try {

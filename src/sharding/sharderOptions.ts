@@ -8,7 +8,7 @@ import type { KubeObject } from '../store/types.js';
 import { ownerPointers, resolveOwnerOptions, type OwnerKeysOptions, type ResolvedOwnerOptions } from '../operators/ownerKeys.js';
 import type { ControllerOptions } from '../controller/types.js';
 import type { Informer } from '../informer/types.js';
-import { checkOptionNames, numberOption, describeValue, optionNames } from '../options/validate.js';
+import { checkOptionNames, describeValue, functionOption, numberOption, optionNames, schedulerOption } from '../options/validate.js';
 import { checkIdentity, shardLabels, type ShardLabels } from './labels.js';
 import { shardMembers, type ShardMembers } from './members.js';
 
@@ -135,21 +135,41 @@ const NAMES = optionNames<SharderOptions>({
   owns: true, virtualNodes: true, concurrency: true, leaseDuration: true, renewDeadline: true, requestTimeoutMs: true, scheduler: true, onError: true,
 });
 
-/** Checks every option up front, naming the bad one and its value. */
-export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions<T>): ResolvedSharderOptions<T> {
-  const o = checkOptionNames('sharder', opts, NAMES) as unknown as SharderOptions<T>;
+/** The number options of the sharder and of a sharded controller: default, and whether an integer; all at least 1. */
+const NUMBERS = {
+  leaseDuration: [15_000, false], renewDeadline: [10_000, false], retryPeriod: [2_000, false], requestTimeoutMs: [10_000, false],
+  virtualNodes: [1_000, true], concurrency: [8, true], sharderConcurrency: [8, true],
+} as const;
+
+/** What the sharder and a sharded controller both take, each checked one way for both. */
+type SharedOptions = Pick<SharderOptions, 'kc' | 'controller' | 'identity' | 'leaseNamespace' | 'namespace' | 'owns'> &
+  { readonly [K in keyof typeof NUMBERS]?: number };
+
+/**
+ * Checks what the sharder and a sharded controller share, naming the bad option and its value: the cluster,
+ * the names, the namespaces, the callbacks named in `functions`, the numbers (with defaults) and `owns`.
+ */
+export function checkSharding(where: string, o: SharedOptions, functions: readonly string[]) {
   if (o.kc === null || typeof o.kc !== 'object' || typeof o.kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${describeValue(o.kc)}`);
   const labels = shardLabels(o.controller);
   const identity = checkIdentity(o.identity);
-  if (typeof o.leaseNamespace !== 'string' || o.leaseNamespace === '') throw new TypeError(`leaseNamespace: expected a non-empty string, got ${describeValue(o.leaseNamespace)}`);
-  for (const name of ['ringKey', 'onError'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`${name}: expected a function, got ${describeValue(o[name])}`);
+  for (const name of ['leaseNamespace', 'namespace'] as const) {
+    const value = o[name];
+    if ((value !== undefined || name === 'leaseNamespace') && (typeof value !== 'string' || value === '')) throw new TypeError(`${name}: expected a non-empty string, got ${describeValue(value)}`);
   }
-  const scheduler = o.scheduler ?? asyncScheduler;
-  if (typeof scheduler?.now !== 'function' || typeof scheduler.schedule !== 'function') throw new TypeError(`scheduler: expected an rxjs SchedulerLike, got ${describeValue(o.scheduler)}`);
-  const leaseDuration = numberOption('sharder', 'leaseDuration', o.leaseDuration, 15_000, { min: 1 });
-  const renewDeadline = numberOption('sharder', 'renewDeadline', o.renewDeadline, 10_000, { min: 1 });
-  if (renewDeadline >= leaseDuration) throw new TypeError(`renewDeadline: must be less than leaseDuration (${leaseDuration} ms), got ${renewDeadline} ms`);
+  for (const name of functions) functionOption(where, name, (o as Record<string, unknown>)[name]);
+  const n = Object.fromEntries(
+    Object.entries(NUMBERS).map(([name, [fallback, integer]]) => [name, numberOption(where, name, o[name as keyof typeof NUMBERS], fallback, { min: 1, integer })]),
+  ) as Record<keyof typeof NUMBERS, number>;
+  if (n.renewDeadline >= n.leaseDuration) throw new TypeError(`renewDeadline: must be less than leaseDuration (${n.leaseDuration} ms), got ${n.renewDeadline} ms`);
+  return { ...n, labels, identity, owns: checkOwns(where, o.owns) };
+}
+
+/** Checks every option up front, naming the bad one and its value. */
+export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions<T>): ResolvedSharderOptions<T> {
+  const o = checkOptionNames('sharder', opts, NAMES) as unknown as SharderOptions<T>;
+  const checked = checkSharding('sharder', o as SharderOptions, ['ringKey', 'onError']);
+  const scheduler = schedulerOption('sharder', o.scheduler, asyncScheduler);
   const objects =
     o.objects ??
     (informer(kubeSource(o.kc, o.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }), {
@@ -166,7 +186,7 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
       scheduler,
       ...(o.onError !== undefined && { onError: o.onError }),
     });
-  const owns = checkOwns('sharder', o.owns).map((entry): ResolvedOwns => ({
+  const owns = checked.owns.map((entry): ResolvedOwns => ({
     ...entry,
     objects: informer<KubeObject>(kubeSource(o.kc, entry.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }) as never, {
       indexers: { [OWNER_INDEX]: (child) => ownerPointers(child, entry.owner).slice(0, 1).map((p) => p.key) },
@@ -177,18 +197,18 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
     kc: o.kc,
     resource: o.resource,
     controller: o.controller,
-    labels,
+    labels: checked.labels,
     leaseNamespace: o.leaseNamespace,
-    identity,
+    identity: checked.identity,
     objects,
     members,
     ringKey: o.ringKey ?? ((obj: T) => metaNamespaceKey(obj)),
     owns,
-    virtualNodes: numberOption('sharder', 'virtualNodes', o.virtualNodes, 1_000, { min: 1, integer: true }),
-    concurrency: numberOption('sharder', 'concurrency', o.concurrency, 8, { min: 1, integer: true }),
-    leaseDuration,
-    renewDeadline,
-    requestTimeoutMs: numberOption('sharder', 'requestTimeoutMs', o.requestTimeoutMs, 10_000, { min: 1 }),
+    virtualNodes: checked.virtualNodes,
+    concurrency: checked.concurrency,
+    leaseDuration: checked.leaseDuration,
+    renewDeadline: checked.renewDeadline,
+    requestTimeoutMs: checked.requestTimeoutMs,
     scheduler,
     onError: o.onError,
   };
