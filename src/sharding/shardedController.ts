@@ -1,21 +1,18 @@
 import { asyncScheduler, distinctUntilChanged, map, type Observable, of, ReplaySubject, share, skipWhile, startWith, switchMap, type SchedulerLike } from 'rxjs';
 import { ReadingObservable } from '../controller/readingObservable.js';
-import { objectClient } from '../client/objectClient.js';
-import type { ObjectClient } from '../client/types.js';
 import { controller, type Controller } from '../controller/controller.js';
 import type { ControllerSource } from '../controller/types.js';
 import { informer } from '../informer/informer.js';
 import { leaderElection } from '../leaderelection/leaderElection.js';
 import { leaseLock } from '../leaderelection/leaseLock.js';
 import { releaseLock } from '../leaderelection/release.js';
-import { isConflict, isNotFound } from '../errors/api/guards.js';
 import { CallbackError } from '../errors/CallbackError.js';
 import { Throttle } from '../errors/throttle.js';
 import { describeValue } from '../options/validate.js';
 import { kubeSource } from '../sources/kubeSource.js';
-import type { CustomResourceRef } from '../sources/resources.js';
 import type { KubeObject } from '../store/types.js';
 import { shardMembers, type ShardMembers } from './members.js';
+import { LabelWriter } from './labelWriter.js';
 import { sharder } from './sharder.js';
 import { checkShardedOptions, type ShardedControllerOptions, type ShardedSettings, type ShardEvent } from './shardedOptions.js';
 
@@ -277,25 +274,14 @@ function memberTerm<T extends KubeObject>(opts: ShardedControllerOptions<T>, s: 
   const shareOf = <O>(r: typeof resource): ControllerSource<O> =>
     informer(kubeSource(kc, r as never, { labelSelector: selector, ...(namespace !== undefined && { namespace }) }), { onError: s.report }) as unknown as ControllerSource<O>;
   const lost = new AbortController();
-  // Label writes per namespace.
-  const clients = new Map<string, ObjectClient<T>>();
+  const writer = new LabelWriter(kc, [resource], s.requestTimeoutMs);
   const release = async (obj: T, key: string, signal: AbortSignal): Promise<void> => {
     const md = obj.metadata;
     if (md?.name === undefined || md.labels?.[s.labels.shard] !== identity) return;
-    const ns = md.namespace ?? '';
-    let client = clients.get(ns);
-    if (client === undefined) {
-      client = objectClient<T>(kc, resource as CustomResourceRef, { ...(ns !== '' && { namespace: ns }), timeoutMs: s.requestTimeoutMs });
-      clients.set(ns, client);
-    }
-    try {
-      await client.patch(md.name, { metadata: { resourceVersion: md.resourceVersion, labels: { [s.labels.shard]: null, [s.labels.drain]: null } } }, { type: 'merge', signal });
-    } catch (err) {
-      if (isNotFound(err)) return;
-      // The object changed since it was read: back off, and try the version the informer brings.
-      if (isConflict(err)) throw new StaleRelease(`${key} changed while being released`);
-      throw err;
-    }
+    const written = await writer.patch(obj, { [s.labels.shard]: null, [s.labels.drain]: null }, signal);
+    if (written === 'gone') return;
+    // The object changed since it was read: back off, and try the version the informer brings.
+    if (written === 'changed') throw new StaleRelease(`${key} changed while being released`);
     term.emit({ type: 'released', key });
   };
   const term: Term<T> = {

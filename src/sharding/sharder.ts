@@ -98,7 +98,8 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       share({ connector: () => new ReplaySubject<ShardMembers>(1), resetOnRefCountZero: true }),
     );
     const leases = leaseSource(members$, () => members);
-    const writer = new LabelWriter(c);
+    const writer = new LabelWriter(c.kc, [c.resource, ...c.owns.map((o) => o.resource)], c.requestTimeoutMs);
+    const patch = async (...args: Parameters<LabelWriter['patch']>): Promise<boolean> => (await writer.patch(...args)) === 'written';
     const fences = new LeaseFences(c, () => members, emit);
 
     /** A sharded object gets the label of its ring owner: assigned when it has none, drained from a live member, moved from a fenced one. */
@@ -109,12 +110,12 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       const desired = ring.ownerOf(c.ringKey(obj));
       if (desired === undefined) return;
       if (current === undefined || current === '') {
-        if (await writer.patch(obj, { [labels.shard]: desired, [labels.drain]: null }, signal)) emit({ type: 'assigned', key, shard: desired, from: undefined });
+        if (await patch(obj, { [labels.shard]: desired, [labels.drain]: null }, signal)) emit({ type: 'assigned', key, shard: desired, from: undefined });
         return;
       }
       if (members.live.includes(current)) {
         if (current === desired || objLabels[labels.drain] !== undefined) return;
-        if (await writer.patch(obj, { [labels.drain]: 'true' }, signal)) emit({ type: 'draining', key, shard: current, to: desired });
+        if (await patch(obj, { [labels.drain]: 'true' }, signal)) emit({ type: 'draining', key, shard: current, to: desired });
         return;
       }
       const fenced = await fences.fence(current, signal);
@@ -123,7 +124,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       // The write that fenced the member must still be young enough when this move is sent.
       if (!fences.fresh(current)) return { requeueAfter: 0 };
       await fences.moving(current, async () => {
-        if (await writer.patch(obj, { [labels.shard]: desired, [labels.drain]: null }, signal)) emit({ type: 'assigned', key, shard: desired, from: current });
+        if (await patch(obj, { [labels.shard]: desired, [labels.drain]: null }, signal)) emit({ type: 'assigned', key, shard: desired, from: current });
       });
     };
 
@@ -135,7 +136,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       if (owner === undefined || (pointer.uid !== '' && owner.metadata?.uid !== undefined && owner.metadata.uid !== pointer.uid)) return;
       const target = owner.metadata?.labels?.[labels.shard];
       if (target === undefined || target === '' || child.metadata.labels?.[labels.shard] === target) return;
-      if (await writer.patch(child, { [labels.shard]: target }, signal, index)) emit({ type: 'followed', resource: owned.name, key, shard: target });
+      if (await patch(child, { [labels.shard]: target }, signal, index + 1)) emit({ type: 'followed', resource: owned.name, key, shard: target });
     };
 
     /** The member an object is labelled for, when that member is departed. */

@@ -194,21 +194,15 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
     }),
   }));
   return {
+    ...checked,
     kc: o.kc,
     resource: o.resource,
     controller: o.controller,
-    labels: checked.labels,
     leaseNamespace: o.leaseNamespace,
-    identity: checked.identity,
     objects,
     members,
     ringKey: o.ringKey ?? ((obj: T) => metaNamespaceKey(obj)),
     owns,
-    virtualNodes: checked.virtualNodes,
-    concurrency: checked.concurrency,
-    leaseDuration: checked.leaseDuration,
-    renewDeadline: checked.renewDeadline,
-    requestTimeoutMs: checked.requestTimeoutMs,
     scheduler,
     onError: o.onError,
   };
