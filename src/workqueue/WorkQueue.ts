@@ -9,7 +9,7 @@ import { priorityOption } from './priority.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from './rateLimiters.js';
 import { FairReadyQueue } from './fairReadyQueue.js';
 import { ReadyQueue } from './readyQueue.js';
-import { TurnBudget } from './turnBudget.js';
+import { Waiters, type GetResult } from './waiters.js';
 import type {
   WorkQueueAddOptions,
   WorkQueueGetOptions,
@@ -20,19 +20,8 @@ import type {
 } from './types.js';
 import { checkOptionNames, delayArgument, functionOption, schedulerOption, describeValue, optionNames } from '../options/validate.js';
 
-/** What get() resolves to. */
-type GetResult<T> = Awaited<ReturnType<WorkQueue<T>['get']>>;
-
-const SHUT_DOWN: GetResult<never> = Object.freeze({ shutdown: true });
-
 // client-go refreshes its unfinished-work gauges this often; metrics$ emits at the same pace.
 const METRICS_PERIOD_MS = 500;
-
-/** A caller of get() waiting for an item. */
-interface Waiter<T> {
-  readonly resolve: (result: GetResult<T>) => void;
-  readonly detach: () => void;
-}
 
 /**
  * client-go's work queue (util/workqueue), with its delaying and
@@ -107,12 +96,8 @@ export class WorkQueue<T> {
   readonly #rerun = new Map<T, number>();
   // Items handed out by get() and not yet done().
   readonly #processing = new Set<T>();
-  // Hand-outs since the event loop last turned, so workers that never await I/O cannot starve it.
-  readonly #budget: TurnBudget;
-  // Set while a wake is deferred to the next turn of the event loop.
-  #wakeDeferred = false;
   // Callers of get() waiting for work, first come first served.
-  readonly #waiters: Waiter<T>[] = [];
+  readonly #waiters: Waiters<T>;
   // Once set, adds are ignored and an empty queue answers get() with the shutdown.
   #shuttingDown = false;
   // Set while shutDownWithDrain() waits for processing to empty; shutDown() or the last done() settles it.
@@ -154,7 +139,11 @@ export class WorkQueue<T> {
     const fairBy = functionOption<(item: T) => string>(where, 'fairBy', o['fairBy']);
     this.#ready = fairBy === undefined ? new ReadyQueue<T>() : new FairReadyQueue<T>((item) => this.#groupOf(fairBy, item));
     this.#delayed = new DelayedAdds<T>(this.#scheduler, (item, priority) => this.#add(item, priority));
-    this.#budget = new TurnBudget(this.#scheduler);
+    this.#waiters = new Waiters<T>(this.#scheduler, {
+      size: () => this.#ready.size,
+      take: () => this.#take(),
+      shuttingDown: () => this.#shuttingDown,
+    });
     this.#metrics = new QueueMetricsRecorder<T>(name, () => this.#scheduler.now());
     this.metrics$ = concat(
       interval(METRICS_PERIOD_MS, this.#scheduler).pipe(startWith(0), takeUntil(this.#closed)),
@@ -251,31 +240,12 @@ export class WorkQueue<T> {
    * @param opts an AbortSignal that stops the wait.
    * @returns the item to process with the priority it waited at, or the news that the queue shut down and is empty.
    */
-  get(
-    opts: WorkQueueGetOptions = {},
-  ): Promise<
-    | { readonly shutdown: false; readonly item: T; readonly priority: number }
-    | { readonly shutdown: true; readonly item?: undefined; readonly priority?: undefined }
-  > {
+  get(opts: WorkQueueGetOptions = {}): Promise<GetResult<T>> {
     const signal = opts.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
       return Promise.reject(new TypeError(`WorkQueue.get: option "signal" must be an AbortSignal, got ${describeValue(signal)}`));
     }
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    // Callers already waiting for the next turn go first.
-    if (this.#ready.size > 0 && this.#waiters.length === 0 && this.#budget.spend()) return Promise.resolve(this.#take());
-    if (this.#ready.size === 0 && this.#shuttingDown) return Promise.resolve(SHUT_DOWN);
-    if (this.#ready.size > 0) this.#deferWake();
-    return new Promise<GetResult<T>>((resolve, reject) => {
-      const onAbort = (): void => {
-        const i = this.#waiters.indexOf(waiter);
-        if (i !== -1) this.#waiters.splice(i, 1);
-        reject(signal?.reason);
-      };
-      const waiter: Waiter<T> = { resolve, detach: () => signal?.removeEventListener('abort', onAbort) };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiters.push(waiter);
-    });
+    return this.#waiters.get(signal);
   }
 
   /**
@@ -286,7 +256,7 @@ export class WorkQueue<T> {
    */
   done(item: T): void {
     if (!this.#processing.delete(item)) {
-      this.#report(new Error(`WorkQueue.done: ${describeValue(item)} is not being processed (done twice, or never taken by get)`));
+      reportTo(this.#onError, new Error(`WorkQueue.done: ${describeValue(item)} is not being processed (done twice, or never taken by get)`));
       return;
     }
     this.#metrics.done(item);
@@ -294,7 +264,7 @@ export class WorkQueue<T> {
     if (priority !== undefined) {
       this.#rerun.delete(item);
       this.#ready.push(item, priority);
-      this.#wake();
+      this.#waiters.wake();
     }
     if (this.#processing.size === 0 && this.#drained !== undefined) this.#releaseDrain();
   }
@@ -415,7 +385,7 @@ export class WorkQueue<T> {
    * @throws {TypeError} when `worker` is not a function or an option is invalid.
    */
   process(worker: (item: T, signal: AbortSignal) => unknown, opts: WorkQueueProcessOptions = {}): Observable<WorkOutcome<T>> {
-    return processItems(this, worker, opts, (err) => this.#report(err));
+    return processItems(this, worker, opts, (err) => reportTo(this.#onError, err));
   }
 
   #add(item: T, priority: number): void {
@@ -433,7 +403,7 @@ export class WorkQueue<T> {
     }
     if (this.#ready.push(item, priority) !== 'added') return;
     this.#metrics.add(item);
-    this.#wake();
+    this.#waiters.wake();
   }
 
   /** Hands out the first ready item (the caller checked there is one). */
@@ -446,41 +416,12 @@ export class WorkQueue<T> {
     return { shutdown: false, item, priority };
   }
 
-  #wake(): void {
-    while (this.#waiters.length > 0 && this.#ready.size > 0) {
-      if (!this.#budget.spend()) {
-        this.#deferWake();
-        return;
-      }
-      const waiter = this.#waiters.shift() as Waiter<T>;
-      waiter.detach();
-      waiter.resolve(this.#take());
-    }
-    // Waiters outlive an empty queue only while it runs; once it shut down and is empty, each learns so.
-    if (this.#shuttingDown && this.#ready.size === 0) {
-      for (const waiter of this.#waiters.splice(0)) {
-        waiter.detach();
-        waiter.resolve(SHUT_DOWN);
-      }
-    }
-  }
-
-  /** Serves the waiters after the event loop turned: the budget for this turn is spent. */
-  #deferWake(): void {
-    if (this.#wakeDeferred) return;
-    this.#wakeDeferred = true;
-    this.#budget.afterTurn(() => {
-      this.#wakeDeferred = false;
-      this.#wake();
-    });
-  }
-
   #shutDown(): void {
     if (this.#shuttingDown) return;
     this.#shuttingDown = true;
     this.#delayed.clear();
     // Waiters of an empty queue learn of the shutdown now; those deferred behind ready items get the items first.
-    this.#wake();
+    this.#waiters.wake();
     this.#closed.next();
     this.#closed.complete();
   }
@@ -498,13 +439,9 @@ export class WorkQueue<T> {
       if (typeof group === 'string') return group;
       throw new TypeError(`it returned ${describeValue(group)}, not a string`);
     } catch (err) {
-      this.#report(new CallbackError('workQueue', `fairBy failed for ${describeValue(item)}; it waits in the group ''`, err));
+      reportTo(this.#onError, new CallbackError('workQueue', `fairBy failed for ${describeValue(item)}; it waits in the group ''`, err));
       return '';
     }
-  }
-
-  #report(err: Error): void {
-    reportTo(this.#onError, err);
   }
 }
 

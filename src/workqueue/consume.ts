@@ -3,11 +3,12 @@ import { Observable } from 'rxjs';
 import { toError } from '../errors/reportError.js';
 import type { WorkQueueItemsOptions, WorkQueueProcessOptions, WorkOutcome } from './types.js';
 import type { WorkQueueGetOptions } from './types.js';
+import type { GetResult } from './waiters.js';
 import { booleanOption, checkOptionNames, describeValue, optionNames } from '../options/validate.js';
 
 /** What the consumers below need of a work queue; `WorkQueue` has it (kept here so the queue's file imports this one, not the reverse). */
 interface WorkQueue<T> {
-  get(opts?: WorkQueueGetOptions): Promise<{ readonly shutdown: false; readonly item: T; readonly priority: number } | { readonly shutdown: true; readonly item?: undefined; readonly priority?: undefined }>;
+  get(opts?: WorkQueueGetOptions): Promise<GetResult<T>>;
   done(item: T): void;
   forget(item: T): void;
   addRateLimited(item: T): void;
