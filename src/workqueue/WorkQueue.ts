@@ -1,6 +1,5 @@
 import type { AsyncIterableX } from 'ix/asynciterable';
-import { AsyncSubject, asyncScheduler, concat, interval, map, of, startWith, takeUntil, type Observable, type SchedulerLike } from 'rxjs';
-import { CallbackError } from '../errors/CallbackError.js';
+import { AsyncSubject, asyncScheduler, concat, interval, map, of, startWith, takeUntil, type Observable } from 'rxjs';
 import { reportTo } from '../errors/reportTo.js';
 import { DelayedAdds } from './delayedAdds.js';
 import { processItems, QueueItems } from './consume.js';
@@ -33,26 +32,12 @@ const METRICS_PERIOD_MS = 500;
  *   processed is queued again only after `done(item)`, so no item is ever
  *   processed by two workers at once, and any number of adds during
  *   processing collapse into one more run.
- * - `get()` hands out items highest priority first, in order within one
- *   priority, waiting for one when the queue is empty; every item it returns
- *   must be given back with `done(item)`. `items()` and `process()` do that
- *   for you. A worker that never awaits I/O still lets the event loop turn:
- *   after about 5 ms of items handed out without a turn, the next comes
- *   after a `setImmediate`.
- * - With `fairBy`, items are grouped (by tenant, namespace, cluster…) and
- *   the groups with items waiting are served in turn, each taking its
- *   highest-priority item; a group served goes to the back of the line, so
- *   a group's backlog never starves the others (docs/semantics.md LT-1).
- * - `addAfter(item, ms)` adds later; an item waiting twice keeps the earlier
- *   time. Each item has at most one schedule: taking it drops the one it
- *   had (the run that starts now leaves its own), and `addAfter` of an item
- *   that already waits to run is moot. `addRateLimited(item)` adds after the
- *   delay the rate limiter gives; `forget(item)` clears its failure count
- *   once it succeeded.
- * - `shutDown()` stops taking adds, drops delayed items and cancels every
- *   timer; workers still get the items queued before, then the news that the
- *   queue shut down. `shutDownWithDrain()` also waits for the items being
- *   processed; `shutDown()` cuts that wait short.
+ * - `get()` hands out items highest priority first (with `fairBy`, the
+ *   groups in turn), and every item it returns must be given back with
+ *   `done(item)`; `items()` and `process()` do that for you.
+ * - `addAfter` and `addRateLimited` add later, `shutDown()` and
+ *   `shutDownWithDrain()` stop the queue: each method states its rules, and
+ *   docs/semantics.md "Work queue" all of them.
  *
  * Items are compared as Map keys (SameValueZero): strings such as
  * `'namespace/name'` in practice; objects by identity.
@@ -84,8 +69,6 @@ const METRICS_PERIOD_MS = 500;
 export class WorkQueue<T> {
   // Labels the metrics.
   readonly #name: string;
-  // Reads the clock and runs the timers, so virtual time drives the queue exactly.
-  readonly #scheduler: SchedulerLike;
   // Decides the delay of addRateLimited and remembers failures per item.
   readonly #rateLimiter: RateLimiter<T>;
   // Where failures the queue meets on its own go; reportError when unset.
@@ -132,21 +115,22 @@ export class WorkQueue<T> {
     const name = o['name'] ?? '';
     if (typeof name !== 'string') throw new TypeError(`${where}: option "name" must be a string, got ${describeValue(name)}`);
     this.#name = name;
-    this.#scheduler = schedulerOption(where, o['scheduler'], asyncScheduler);
+    // Reads the clock and runs the timers, so virtual time drives the queue exactly.
+    const scheduler = schedulerOption(where, o['scheduler'], asyncScheduler);
     if (o['rateLimiter'] !== undefined) checkRateLimiter(where, 'option "rateLimiter"', o['rateLimiter']);
-    this.#rateLimiter = (o['rateLimiter'] as RateLimiter<T> | undefined) ?? defaultControllerRateLimiter<T>({ scheduler: this.#scheduler });
+    this.#rateLimiter = (o['rateLimiter'] as RateLimiter<T> | undefined) ?? defaultControllerRateLimiter<T>({ scheduler: scheduler });
     this.#onError = functionOption<(err: Error) => void>(where, 'onError', o['onError']);
     const fairBy = functionOption<(item: T) => string>(where, 'fairBy', o['fairBy']);
-    this.#ready = fairBy === undefined ? new ReadyQueue<T>() : new FairReadyQueue<T>((item) => this.#groupOf(fairBy, item));
-    this.#delayed = new DelayedAdds<T>(this.#scheduler, (item, priority) => this.#add(item, priority));
-    this.#waiters = new Waiters<T>(this.#scheduler, {
+    this.#ready = fairBy === undefined ? new ReadyQueue<T>() : new FairReadyQueue<T>(fairBy, (err) => reportTo(this.#onError, err));
+    this.#delayed = new DelayedAdds<T>(scheduler, (item, priority) => this.#add(item, priority));
+    this.#waiters = new Waiters<T>(scheduler, {
       size: () => this.#ready.size,
       take: () => this.#take(),
       shuttingDown: () => this.#shuttingDown,
     });
-    this.#metrics = new QueueMetricsRecorder<T>(name, () => this.#scheduler.now());
+    this.#metrics = new QueueMetricsRecorder<T>(name, () => scheduler.now());
     this.metrics$ = concat(
-      interval(METRICS_PERIOD_MS, this.#scheduler).pipe(startWith(0), takeUntil(this.#closed)),
+      interval(METRICS_PERIOD_MS, scheduler).pipe(startWith(0), takeUntil(this.#closed)),
       of(0),
     ).pipe(map(() => this.metrics()));
   }
@@ -430,18 +414,6 @@ export class WorkQueue<T> {
     const drained = this.#drained;
     this.#drained = undefined;
     drained?.resolve();
-  }
-
-  /** The group `fairBy` gives `item`; one that throws or gives no string is reported and the item joins the group `''`. */
-  #groupOf(fairBy: (item: T) => string, item: T): string {
-    try {
-      const group = fairBy(item);
-      if (typeof group === 'string') return group;
-      throw new TypeError(`it returned ${describeValue(group)}, not a string`);
-    } catch (err) {
-      reportTo(this.#onError, new CallbackError('workQueue', `fairBy failed for ${describeValue(item)}; it waits in the group ''`, err));
-      return '';
-    }
   }
 }
 
