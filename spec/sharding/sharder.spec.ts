@@ -208,4 +208,43 @@ describe('sharder failures (simulator)', () => {
       sub.unsubscribe();
     }
   }, 60_000);
+
+  it('forgets a departed member whose last object went while its Lease was being taken over', async () => {
+    const W = shardLabels('waker');
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'waking' } });
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'last', namespace: 'waking', labels: { [W.shard]: 'x' } } });
+    // x's Lease is never renewed: a second after the sharder first sees it, x is gone.
+    for (const [name, seconds] of [['x', 1], ['y', 3_600]] as const) {
+      await server.create<Lease>('coordination.k8s.io/v1/leases', {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name, namespace: 'waking', labels: { [W.lease]: 'waker' } },
+        spec: { holderIdentity: name, leaseDurationSeconds: seconds, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
+      });
+    }
+    // The write that takes x's Lease over gets no answer until the sharder gives up on it.
+    server.faults.inject({ type: 'stall' }, { verb: 'update', resource: 'coordination.k8s.io/v1/leases' });
+    const seen: ShardingEvent[] = [];
+    const sub = sharder({
+      kc: server.kubeConfig(),
+      resource: 'v1/configmaps',
+      namespace: 'waking',
+      controller: 'waker',
+      leaseNamespace: 'waking',
+      identity: 'sharder-w',
+      leaseDuration: 2_000,
+      renewDeadline: 1_500,
+      requestTimeoutMs: 2_000,
+      onError: () => undefined,
+    }).subscribe((e) => seen.push(e));
+    try {
+      await waitFor(() => server.faults.pending() === 0, "the write taking x's Lease over to stall", 20_000);
+      // x's last object goes while that write hangs: no object is left to move, and none to wake the sharder later.
+      await server.delete('v1/configmaps', 'waking', 'last');
+      await waitFor(() => seen.some((e) => e.type === 'forgotten' && e.shard === 'x'), 'x to be forgotten', 20_000);
+      expect(server.get<Lease>('coordination.k8s.io/v1/leases', 'waking', 'x')).toBeUndefined();
+    } finally {
+      sub.unsubscribe();
+    }
+  }, 60_000);
 });

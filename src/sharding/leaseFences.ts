@@ -81,9 +81,9 @@ export class LeaseFences<T extends KubeObject> {
   async forget(member: string, signal: AbortSignal): Promise<ReconcileAction> {
     const c = this.#c;
     const seen = this.#members()?.leases.get(member);
-    // A fence being written means objects to move, whose moves wake this again.
-    if (seen === undefined || seen.live || this.#fencing.has(member)) return;
-    if (this.#moving.has(member)) return { requeueAfter: 100 };
+    if (seen === undefined || seen.live) return;
+    // A fence being written or a move in flight: judged again after it, since nothing else may wake this.
+    if (this.#fencing.has(member) || this.#moving.has(member)) return { requeueAfter: 100 };
     for (const k of c.objects.store.listKeys()) {
       if (c.objects.store.getByKey(k)?.metadata?.labels?.[c.labels.shard] === member) return;
     }
