@@ -94,11 +94,4 @@ export class FairReadyQueue<T> {
     }
     return next;
   }
-
-  clear(): void {
-    this.#groups.clear();
-    this.#filed.clear();
-    this.#turns = [];
-    this.#head = 0;
-  }
 }
