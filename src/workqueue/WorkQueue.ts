@@ -1,5 +1,5 @@
 import type { AsyncIterableX } from 'ix/asynciterable';
-import { AsyncSubject, asyncScheduler, concat, interval, map, of, startWith, takeUntil, type Observable } from 'rxjs';
+import { AsyncSubject, asyncScheduler, concat, firstValueFrom, interval, map, of, startWith, Subject, takeUntil, type Observable } from 'rxjs';
 import { reportTo } from '../errors/reportTo.js';
 import { DelayedAdds } from './delayedAdds.js';
 import { processItems, QueueItems } from './consume.js';
@@ -83,8 +83,8 @@ export class WorkQueue<T> {
   readonly #waiters: Waiters<T>;
   // Once set, adds are ignored and an empty queue answers get() with the shutdown.
   #shuttingDown = false;
-  // Set while shutDownWithDrain() waits for processing to empty; shutDown() or the last done() settles it.
-  #drained: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
+  // Ends the waits of shutDownWithDrain(): the last done() or shutDown() emits.
+  readonly #drained = new Subject<void>();
   // Items of addAfter() waiting for their time.
   readonly #delayed: DelayedAdds<T>;
   // Counters, latencies and the start times of items being processed.
@@ -250,7 +250,7 @@ export class WorkQueue<T> {
       this.#ready.push(item, priority);
       this.#waiters.wake();
     }
-    if (this.#processing.size === 0 && this.#drained !== undefined) this.#releaseDrain();
+    if (this.#processing.size === 0) this.#drained.next();
   }
 
   /** How many items wait to be taken (not counting items re-added while being processed), as client-go's `Len`. */
@@ -267,7 +267,7 @@ export class WorkQueue<T> {
    */
   shutDown(): void {
     this.#shutDown();
-    this.#releaseDrain();
+    this.#drained.next();
   }
 
   /**
@@ -279,13 +279,7 @@ export class WorkQueue<T> {
    */
   shutDownWithDrain(): Promise<void> {
     this.#shutDown();
-    if (this.#processing.size === 0) return Promise.resolve();
-    if (this.#drained === undefined) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.#drained = { promise, resolve };
-    }
-    return this.#drained.promise;
+    return this.#processing.size === 0 ? Promise.resolve() : firstValueFrom(this.#drained);
   }
 
   /** Whether `shutDown()` or `shutDownWithDrain()` was called. */
@@ -408,12 +402,6 @@ export class WorkQueue<T> {
     this.#waiters.wake();
     this.#closed.next();
     this.#closed.complete();
-  }
-
-  #releaseDrain(): void {
-    const drained = this.#drained;
-    this.#drained = undefined;
-    drained?.resolve();
   }
 }
 

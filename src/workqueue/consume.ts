@@ -38,9 +38,9 @@ export class QueueItems<T> extends AsyncIterableX<T> {
 }
 
 function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): AsyncIterator<T, undefined> {
+  // Aborted when the iteration finishes, to end a pending get(); `stopped` also when any of `signals` aborts.
   const stop = new AbortController();
-  const onAbort = (): void => stop.abort();
-  for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
+  const stopped = AbortSignal.any([...signals, stop.signal]);
   let current: { readonly item: T } | undefined;
   let finished = false;
 
@@ -51,11 +51,8 @@ function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): 
     queue.done(item);
   };
   const finish = (): IteratorReturnResult<undefined> => {
-    if (!finished) {
-      finished = true;
-      for (const s of signals) s.removeEventListener('abort', onAbort);
-      stop.abort();
-    }
+    finished = true;
+    stop.abort();
     release();
     return { done: true, value: undefined };
   };
@@ -63,12 +60,12 @@ function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): 
   const step = async (): Promise<IteratorResult<T, undefined>> => {
     // Asking for the next item means the consumer finished with the previous one.
     release();
-    if (finished || signals.some((s) => s.aborted)) return finish();
+    if (finished || stopped.aborted) return finish();
     let got;
     try {
-      got = await queue.get({ signal: stop.signal });
+      got = await queue.get({ signal: stopped });
     } catch (err) {
-      if (stop.signal.aborted) return finish();
+      if (stopped.aborted) return finish();
       throw err;
     }
     if (got.shutdown) return finish();
