@@ -4,7 +4,7 @@ import { toError } from '../errors/reportError.js';
 import type { WorkQueueItemsOptions, WorkQueueProcessOptions, WorkOutcome } from './types.js';
 import type { WorkQueueGetOptions } from './types.js';
 import type { GetResult } from './waiters.js';
-import { booleanOption, checkOptionNames, describeValue, optionNames } from '../options/validate.js';
+import { booleanOption, checkOptionNames, describeValue, numberOption, optionNames } from '../options/validate.js';
 
 /** What the consumers below need of a work queue; `WorkQueue` has it (kept here so the queue's file imports this one, not the reverse). */
 interface WorkQueue<T> {
@@ -100,10 +100,7 @@ export function processItems<T>(
   const where = 'WorkQueue.process';
   if (typeof worker !== 'function') throw new TypeError(`${where}: worker must be a function, got ${describeValue(worker)}`);
   const o = checkOptionNames(where, opts, optionNames<WorkQueueProcessOptions>({ concurrency: true, requeue: true }));
-  const concurrency = o['concurrency'] ?? 1;
-  if (typeof concurrency !== 'number' || !Number.isInteger(concurrency) || concurrency < 1) {
-    throw new TypeError(`${where}: option "concurrency" must be an integer >= 1, got ${describeValue(concurrency)}`);
-  }
+  const concurrency = numberOption(where, 'concurrency', o['concurrency'], 1, { min: 1, integer: true });
   const requeue = booleanOption(where, 'requeue', o['requeue'], true);
 
   return new Observable<WorkOutcome<T>>((subscriber) => {
