@@ -3,10 +3,9 @@
  * less than its duration ago on the observer's clock; a silent Lease expires without any event.
  */
 import { asyncScheduler, Subject, VirtualAction, VirtualTimeScheduler } from 'rxjs';
-import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/leaderelection/leaseLock.js';
-import { liveShards, shardMembers, type ShardMembers } from '../../src/sharding/members.js';
+import { liveShards, type ShardMembers } from '../../src/sharding/members.js';
 import type { InformerEvent } from '../../src/operators/informerEvent.js';
 
 let rv = 0;
@@ -102,9 +101,5 @@ describe('liveShards', () => {
     events.pipe(liveShards(asyncScheduler)).subscribe({ error: (e: unknown) => (error = e) });
     events.error(new Error('gone'));
     expect((error as Error).message).toBe('gone');
-  });
-
-  it('rejects a bad scheduler with a TypeError naming it', () => {
-    expect(() => shardMembers(new KubeConfig(), { namespace: 'shards', controller: 'c', scheduler: {} as never })).toThrow(/scheduler/);
   });
 });

@@ -162,6 +162,7 @@ describe('sharder (simulator)', () => {
     ['renewDeadline', { leaseDuration: 1_000, renewDeadline: 1_000 }],
     ['concurrency', { concurrency: 0 }],
     ['ringKey', { ringKey: 'name' }],
+    ['scheduler', { scheduler: {} }],
     ['unknown option "lease"', { lease: 'x' }],
   ])('rejects a bad %s up front', (name, bad) => {
     const make = (): unknown => sharder({ kc: server.kubeConfig(), resource: 'v1/configmaps', controller: 'c', leaseNamespace: 'shards', identity: 'x', ...bad } as never);

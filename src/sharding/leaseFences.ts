@@ -45,11 +45,10 @@ export class LeaseFences<T extends KubeObject> {
 
   /** Holds `member`'s Lease: true when held now, a delay (ms) to try again after, false when the member is live. */
   fence(member: string, signal: AbortSignal): Promise<boolean | number> {
-    const held = this.#fences.get(member);
-    if (held !== undefined && this.#c.scheduler.now() < held.sentAt + this.#c.renewDeadline) return Promise.resolve(true);
+    if (this.fresh(member)) return Promise.resolve(true);
     let p = this.#fencing.get(member);
     if (p === undefined) {
-      p = this.#takeLease(member, held, signal).finally(() => this.#fencing.delete(member));
+      p = this.#takeLease(member, signal).finally(() => this.#fencing.delete(member));
       this.#fencing.set(member, p);
     }
     return p;
@@ -102,8 +101,9 @@ export class LeaseFences<T extends KubeObject> {
     this.#fences.delete(member);
   }
 
-  async #takeLease(member: string, held: Fence | undefined, signal: AbortSignal): Promise<boolean | number> {
+  async #takeLease(member: string, signal: AbortSignal): Promise<boolean | number> {
     const c = this.#c;
+    const held = this.#fences.get(member);
     const seen = this.#members()?.leases.get(member);
     const now = c.scheduler.now();
     if (seen?.live === true) return false;

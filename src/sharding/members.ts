@@ -1,11 +1,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { asyncScheduler, combineLatest, defer, filter, map, Observable, take, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { combineLatest, defer, filter, map, Observable, take, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import { informer } from '../informer/informer.js';
 import type { Lease } from '../leaderelection/leaseLock.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { InformerEvent } from '../operators/informerEvent.js';
-import { describeValue, schedulerOption } from '../options/validate.js';
 import { shardLabels } from './labels.js';
 import { syncedOf } from '../informer/syncedOf.js';
 import { timerDelay } from '../options/timerDelay.js';
@@ -133,8 +132,8 @@ export function liveShards(scheduler: SchedulerLike): OperatorFunction<InformerE
  * Options of {@link shardMembers}.
  */
 export interface ShardMembersOptions {
-  /** The clock expiry is judged on, and its timers. @default asyncScheduler */
-  readonly scheduler?: SchedulerLike;
+  /** The clock expiry is judged on, and its timers. */
+  readonly scheduler: SchedulerLike;
   /** Where the shard Leases are. */
   readonly namespace: string;
   /** The sharded controller's name (see {@link shardLabels}). */
@@ -148,18 +147,15 @@ export interface ShardMembersOptions {
  * informer over the Leases labelled for `controller` in `namespace`, through
  * `liveShards`. Nothing is emitted before the Leases' first list is in,
  * then the members after every change. Subscribing starts the informer;
- * unsubscribing stops it.
+ * unsubscribing stops it. Its callers checked the options.
  *
  * @param kc The kubeconfig; its identity needs list and watch on leases in the namespace.
  * @param opts The namespace, the controller and the clock.
  * @returns The members, for as long as it is subscribed.
  */
 export function shardMembers(kc: KubeConfig, opts: ShardMembersOptions): Observable<ShardMembers> {
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`shardMembers: options must be an object, got ${describeValue(opts)}`);
-  if (typeof opts.namespace !== 'string' || opts.namespace === '') throw new TypeError(`namespace: expected a non-empty string, got ${describeValue(opts.namespace)}`);
-  if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new TypeError(`onError: expected a function, got ${describeValue(opts.onError)}`);
   const labels = shardLabels(opts.controller);
-  const live = liveShards(schedulerOption('shardMembers', opts.scheduler, asyncScheduler));
+  const live = liveShards(opts.scheduler);
   return defer(() => {
     const leases = informer(kubeSource<Lease>(kc, 'coordination.k8s.io/v1/leases', { namespace: opts.namespace, labelSelector: labels.leaseSelector }), {
       ...(opts.onError !== undefined && { onError: opts.onError }),

@@ -33,13 +33,11 @@ export interface ShardedOwns extends OwnerKeysOptions {
 /** The index of an owned resource's informer: its controlling owner's key. */
 export const OWNER_INDEX = 'sharder.owner';
 
+/** An owned resource after the checks, with a name for events and messages. */
+type CheckedOwns = ShardedOwns & { readonly owner: ResolvedOwnerOptions; readonly name: string };
+
 /** An owned resource after the checks, with the informer the sharder reads it from (indexed by owner key). */
-export interface ResolvedOwns extends ShardedOwns {
-  readonly owner: ResolvedOwnerOptions;
-  readonly objects: Informer<KubeObject>;
-  /** For events and messages. */
-  readonly name: string;
-}
+export type ResolvedOwns = CheckedOwns & { readonly objects: Informer<KubeObject> };
 
 /**
  * What a sharder did, as it emits it.
@@ -209,7 +207,7 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
 }
 
 /** Checks a list of owned resources; each gets its owner options resolved and a name for messages. */
-export function checkOwns(where: string, value: unknown): (ShardedOwns & { readonly owner: ResolvedOwnerOptions; readonly name: string })[] {
+export function checkOwns(where: string, value: unknown): CheckedOwns[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new TypeError(`owns: expected an array of { resource, kind?, apiVersion? }, got ${describeValue(value)}`);
   return value.map((entry: unknown, i) => {
