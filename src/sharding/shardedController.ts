@@ -12,7 +12,7 @@ import { describeValue } from '../options/validate.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { KubeObject } from '../store/types.js';
 import { shardMembers, type ShardMembers } from './members.js';
-import { LabelWriter } from './labelWriter.js';
+import { labelWriter } from './labelWriter.js';
 import { sharder } from './sharder.js';
 import { checkShardedOptions, type ShardedControllerOptions, type ShardedSettings, type ShardEvent } from './shardedOptions.js';
 
@@ -274,11 +274,11 @@ function memberTerm<T extends KubeObject>(opts: ShardedControllerOptions<T>, s: 
   const shareOf = <O>(r: typeof resource): ControllerSource<O> =>
     informer(kubeSource(kc, r as never, { labelSelector: selector, ...(namespace !== undefined && { namespace }) }), { onError: s.report }) as unknown as ControllerSource<O>;
   const lost = new AbortController();
-  const writer = new LabelWriter(kc, [resource], s.requestTimeoutMs);
+  const writeLabels = labelWriter(kc, [resource], s.requestTimeoutMs);
   const release = async (obj: T, key: string, signal: AbortSignal): Promise<void> => {
     const md = obj.metadata;
     if (md?.name === undefined || md.labels?.[s.labels.shard] !== identity) return;
-    const written = await writer.patch(obj, { [s.labels.shard]: null, [s.labels.drain]: null }, signal);
+    const written = await writeLabels(obj, { [s.labels.shard]: null, [s.labels.drain]: null }, signal);
     if (written === 'gone') return;
     // The object changed since it was read: back off, and try the version the informer brings.
     if (written === 'changed') throw new StaleRelease(`${key} changed while being released`);

@@ -6,7 +6,7 @@ import { reportTo } from '../errors/reportTo.js';
 import { ownerPointers } from '../operators/ownerKeys.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
-import { LabelWriter } from './labelWriter.js';
+import { labelWriter, type LabelWrite } from './labelWriter.js';
 import { LeaseFences } from './leaseFences.js';
 import type { ObservedShardLease, ShardMembers } from './members.js';
 import { OWNER_INDEX, resolveSharderOptions, type ResolvedOwns, type SharderOptions, type ShardingEvent } from './sharderOptions.js';
@@ -98,8 +98,8 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       share({ connector: () => new ReplaySubject<ShardMembers>(1), resetOnRefCountZero: true }),
     );
     const leases = leaseSource(members$, () => members);
-    const writer = new LabelWriter(c.kc, [c.resource, ...c.owns.map((o) => o.resource)], c.requestTimeoutMs);
-    const patch = async (...args: Parameters<LabelWriter['patch']>): Promise<boolean> => (await writer.patch(...args)) === 'written';
+    const writeLabels = labelWriter(c.kc, [c.resource, ...c.owns.map((o) => o.resource)], c.requestTimeoutMs);
+    const patch = async (...args: Parameters<LabelWrite>): Promise<boolean> => (await writeLabels(...args)) === 'written';
     const fences = new LeaseFences(c, () => members, emit);
 
     /** A sharded object gets the label of its ring owner: assigned when it has none, drained from a live member, moved from a fenced one. */
