@@ -224,7 +224,12 @@ export class WorkQueue<T> {
    * @param opts an AbortSignal that stops the wait.
    * @returns the item to process with the priority it waited at, or the news that the queue shut down and is empty.
    */
-  get(opts: WorkQueueGetOptions = {}): Promise<GetResult<T>> {
+  get(
+    opts: WorkQueueGetOptions = {},
+  ): Promise<
+    | { readonly shutdown: false; readonly item: T; readonly priority: number }
+    | { readonly shutdown: true; readonly item?: undefined; readonly priority?: undefined }
+  > {
     const signal = opts.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
       return Promise.reject(new TypeError(`WorkQueue.get: option "signal" must be an AbortSignal, got ${describeValue(signal)}`));
