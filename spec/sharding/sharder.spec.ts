@@ -248,4 +248,49 @@ describe('sharder failures (simulator)', () => {
       sub.unsubscribe();
     }
   }, 60_000);
+
+  it('moves a departed member\'s object to its owner on the ring as it is once the fence is written, not as it was before', async () => {
+    const M = shardLabels('mover');
+    // An object that y owns while y is alone, and z once z joins.
+    const name = Array.from({ length: 100 }, (_, i) => `cm-${i}`).find((n) => hashRing(['y', 'z']).ownerOf(`moving/${n}`) === 'z')!;
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'moving' } });
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'moving', labels: { [M.shard]: 'x' } } });
+    const lease = async (member: string, holder: string): Promise<void> => {
+      await server.create<Lease>('coordination.k8s.io/v1/leases', {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: member, namespace: 'moving', labels: { [M.lease]: 'mover' } },
+        spec: { holderIdentity: holder, leaseDurationSeconds: 3_600, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
+      });
+    };
+    // x released its Lease: it is gone from the start.
+    await lease('x', '');
+    await lease('y', 'y');
+    // The answer to the write that takes x's Lease over comes slowly, well within the renew deadline.
+    server.faults.inject({ type: 'trickle', bytesPerChunk: 32, intervalMs: 100 }, { verb: 'update', resource: 'coordination.k8s.io/v1/leases' });
+    const seen: ShardingEvent[] = [];
+    const sub = sharder({
+      kc: server.kubeConfig(),
+      resource: 'v1/configmaps',
+      namespace: 'moving',
+      controller: 'mover',
+      leaseNamespace: 'moving',
+      identity: 'sharder-m',
+      leaseDuration: 30_000,
+      renewDeadline: 20_000,
+      requestTimeoutMs: 30_000,
+      onError: () => undefined,
+    }).subscribe((e) => seen.push(e));
+    try {
+      await waitFor(() => server.faults.pending() === 0, "the write taking x's Lease over to be answered slowly", 20_000);
+      // z joins while that answer trickles in.
+      await lease('z', 'z');
+      await waitFor(() => seen.some((e) => e.type === 'assigned' && e.from === 'x'), "x's object to move", 20_000);
+      expect(seen.find((e) => e.type === 'assigned' && e.from === 'x')).toEqual({ type: 'assigned', key: `moving/${name}`, shard: 'z', from: 'x' });
+      expect(seen.filter((e) => e.type === 'draining')).toEqual([]);
+      expect(server.get<V1ConfigMap>('v1/configmaps', 'moving', name)?.metadata?.labels?.[M.shard]).toBe('z');
+    } finally {
+      sub.unsubscribe();
+    }
+  }, 60_000);
 });

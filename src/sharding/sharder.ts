@@ -123,8 +123,11 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       if (typeof fenced === 'number') return { requeueAfter: fenced + 10 };
       // The write that fenced the member must still be young enough when this move is sent.
       if (!fences.fresh(current)) return { requeueAfter: 0 };
+      // The ring may have changed while the fence was written: the object goes to its owner on the ring now.
+      const target = ring.ownerOf(c.ringKey(obj));
+      if (target === undefined) return;
       await fences.moving(current, async () => {
-        if (await patch(obj, { [labels.shard]: desired, [labels.drain]: null }, signal)) emit({ type: 'assigned', key, shard: desired, from: current });
+        if (await patch(obj, { [labels.shard]: target, [labels.drain]: null }, signal)) emit({ type: 'assigned', key, shard: target, from: current });
       });
     };
 
