@@ -168,27 +168,20 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
   const o = checkOptionNames('sharder', opts, NAMES) as unknown as SharderOptions<T>;
   const checked = checkSharding('sharder', o as SharderOptions, ['ringKey', 'onError']);
   const scheduler = schedulerOption('sharder', o.scheduler, asyncScheduler);
-  const objects =
-    o.objects ??
-    (informer(kubeSource(o.kc, o.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }), {
-      ...(o.onError !== undefined && { onError: o.onError }),
-    }) as unknown as Informer<T>);
+  const onError = o.onError === undefined ? {} : { onError: o.onError };
+  // The sharder reads labels and owner references only.
+  const metadataOf = (resource: ResourceRef): never =>
+    kubeSource(o.kc, resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }) as never;
+  const objects = o.objects ?? (informer(metadataOf(o.resource), onError) as unknown as Informer<T>);
   if (typeof objects?.subscribe !== 'function' || typeof objects.store?.getByKey !== 'function' || typeof objects.status$?.subscribe !== 'function') {
     throw new TypeError(`objects: expected an informer, got ${describeValue(o.objects)}`);
   }
-  const members =
-    o.members ??
-    shardMembers(o.kc, {
-      namespace: o.leaseNamespace,
-      controller: o.controller,
-      scheduler,
-      ...(o.onError !== undefined && { onError: o.onError }),
-    });
+  const members = o.members ?? shardMembers(o.kc, { namespace: o.leaseNamespace, controller: o.controller, scheduler, ...onError });
   const owns = checked.owns.map((entry): ResolvedOwns => ({
     ...entry,
-    objects: informer<KubeObject>(kubeSource(o.kc, entry.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }) as never, {
+    objects: informer<KubeObject>(metadataOf(entry.resource), {
       indexers: { [OWNER_INDEX]: (child) => ownerPointers(child, entry.owner).slice(0, 1).map((p) => p.key) },
-      ...(o.onError !== undefined && { onError: o.onError }),
+      ...onError,
     }),
   }));
   return {
