@@ -23,32 +23,13 @@ import { hashRing, type HashRing } from './ring.js';
  * It is a {@link controller} over the sharded objects whose reconcile
  * writes the shard label, so an object is judged by one worker at a time
  * and a failed write backs off; every change of the membership enqueues
- * every object. For each object:
- * - unassigned: it gets the shard label of its ring owner;
- * - owned by a live member that is no longer its ring owner: it gets the
- *   drain label, nothing else. The owner finishes its reconcile in flight,
- *   then removes both labels itself; only then is the object unassigned and
- *   given to its new owner. An object being drained is left alone, even if
- *   the ring changes back.
- * - owned by a member that is gone (its Lease expired or was released, on
- *   this replica's clock, or it has none): the sharder first takes the
- *   member's Lease over by a conditional write, which the member cannot
- *   undo for a lease duration, and then relabels the object directly, only
- *   while that write is younger than the renew deadline. A replica that was
- *   merely cut off has stopped acting by then (its own Lease's renew
- *   deadline passed), and cannot come back and list its old share before
- *   the moves landed.
- * - owned (`owns`): an object whose controlling owner is sharded gets the
- *   owner's shard label as soon as the owner has one, so the two are cached
- *   and reconciled by the same replica (a controller per owned resource,
- *   which a change of the owner wakes). It is not drained: its changes only
- *   ever enqueue its owner, and the owner is drained.
- *
- * A departed member's Lease is deleted once no object carries its label (a
- * controller over the member Leases, which a change of such an object wakes).
- * Every write is a merge patch conditional on the resourceVersion it was
- * decided on; a conflict means the object changed, and its new version is
- * judged again when the informer delivers it. It emits what it did.
+ * every object. An unassigned object gets its ring owner's label; one whose
+ * live owner is no longer its ring owner only gets the drain label, and
+ * moves once that owner let go of it; one of a member that is gone moves
+ * directly, once the sharder took that member's Lease over; an owned object
+ * (`owns`) follows its owner. Every write is conditional on the
+ * resourceVersion it was decided on. docs/semantics.md states the rules
+ * (SH-4…SH-7, LT-44…LT-47). It emits what it did.
  *
  * ## Example
  * ```ts
