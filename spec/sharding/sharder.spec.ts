@@ -158,9 +158,11 @@ describe('sharder (simulator)', () => {
     ['controller', { controller: 'Bad_Name' }],
     ['identity', { identity: '' }],
     ['leaseNamespace', { leaseNamespace: '' }],
+    ['namespace', { namespace: '' }],
     ['renewDeadline', { leaseDuration: 1_000, renewDeadline: 1_000 }],
     ['concurrency', { concurrency: 0 }],
     ['ringKey', { ringKey: 'name' }],
+    ['scheduler', { scheduler: {} }],
     ['unknown option "lease"', { lease: 'x' }],
   ])('rejects a bad %s up front', (name, bad) => {
     const make = (): unknown => sharder({ kc: server.kubeConfig(), resource: 'v1/configmaps', controller: 'c', leaseNamespace: 'shards', identity: 'x', ...bad } as never);
@@ -203,6 +205,90 @@ describe('sharder failures (simulator)', () => {
       const keys = errors.map((e) => /the reconcile of (refused\/cm-\d)/.exec(e.message)?.[1]);
       expect(keys.every((k) => k !== undefined)).toBe(true);
       expect(new Set(keys).size).toBe(keys.length);
+    } finally {
+      sub.unsubscribe();
+    }
+  }, 60_000);
+
+  it('forgets a departed member whose last object went while its Lease was being taken over', async () => {
+    const W = shardLabels('waker');
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'waking' } });
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'last', namespace: 'waking', labels: { [W.shard]: 'x' } } });
+    // x's Lease is never renewed: a second after the sharder first sees it, x is gone.
+    for (const [name, seconds] of [['x', 1], ['y', 3_600]] as const) {
+      await server.create<Lease>('coordination.k8s.io/v1/leases', {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name, namespace: 'waking', labels: { [W.lease]: 'waker' } },
+        spec: { holderIdentity: name, leaseDurationSeconds: seconds, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
+      });
+    }
+    // The write that takes x's Lease over gets no answer until the sharder gives up on it.
+    server.faults.inject({ type: 'stall' }, { verb: 'update', resource: 'coordination.k8s.io/v1/leases' });
+    const seen: ShardingEvent[] = [];
+    const sub = sharder({
+      kc: server.kubeConfig(),
+      resource: 'v1/configmaps',
+      namespace: 'waking',
+      controller: 'waker',
+      leaseNamespace: 'waking',
+      identity: 'sharder-w',
+      leaseDuration: 2_000,
+      renewDeadline: 1_500,
+      requestTimeoutMs: 2_000,
+      onError: () => undefined,
+    }).subscribe((e) => seen.push(e));
+    try {
+      await waitFor(() => server.faults.pending() === 0, "the write taking x's Lease over to stall", 20_000);
+      // x's last object goes while that write hangs: no object is left to move, and none to wake the sharder later.
+      await server.delete('v1/configmaps', 'waking', 'last');
+      await waitFor(() => seen.some((e) => e.type === 'forgotten' && e.shard === 'x'), 'x to be forgotten', 20_000);
+      expect(server.get<Lease>('coordination.k8s.io/v1/leases', 'waking', 'x')).toBeUndefined();
+    } finally {
+      sub.unsubscribe();
+    }
+  }, 60_000);
+
+  it('moves a departed member\'s object to its owner on the ring as it is once the fence is written, not as it was before', async () => {
+    const M = shardLabels('mover');
+    // An object that y owns while y is alone, and z once z joins.
+    const name = Array.from({ length: 100 }, (_, i) => `cm-${i}`).find((n) => hashRing(['y', 'z']).ownerOf(`moving/${n}`) === 'z')!;
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'moving' } });
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'moving', labels: { [M.shard]: 'x' } } });
+    const lease = async (member: string, holder: string): Promise<void> => {
+      await server.create<Lease>('coordination.k8s.io/v1/leases', {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: member, namespace: 'moving', labels: { [M.lease]: 'mover' } },
+        spec: { holderIdentity: holder, leaseDurationSeconds: 3_600, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
+      });
+    };
+    // x released its Lease: it is gone from the start.
+    await lease('x', '');
+    await lease('y', 'y');
+    // The answer to the write that takes x's Lease over comes slowly, well within the renew deadline.
+    server.faults.inject({ type: 'trickle', bytesPerChunk: 32, intervalMs: 100 }, { verb: 'update', resource: 'coordination.k8s.io/v1/leases' });
+    const seen: ShardingEvent[] = [];
+    const sub = sharder({
+      kc: server.kubeConfig(),
+      resource: 'v1/configmaps',
+      namespace: 'moving',
+      controller: 'mover',
+      leaseNamespace: 'moving',
+      identity: 'sharder-m',
+      leaseDuration: 30_000,
+      renewDeadline: 20_000,
+      requestTimeoutMs: 30_000,
+      onError: () => undefined,
+    }).subscribe((e) => seen.push(e));
+    try {
+      await waitFor(() => server.faults.pending() === 0, "the write taking x's Lease over to be answered slowly", 20_000);
+      // z joins while that answer trickles in.
+      await lease('z', 'z');
+      await waitFor(() => seen.some((e) => e.type === 'assigned' && e.from === 'x'), "x's object to move", 20_000);
+      expect(seen.find((e) => e.type === 'assigned' && e.from === 'x')).toEqual({ type: 'assigned', key: `moving/${name}`, shard: 'z', from: 'x' });
+      expect(seen.filter((e) => e.type === 'draining')).toEqual([]);
+      expect(server.get<V1ConfigMap>('v1/configmaps', 'moving', name)?.metadata?.labels?.[M.shard]).toBe('z');
     } finally {
       sub.unsubscribe();
     }

@@ -1,6 +1,6 @@
 /** The sharding API's types: what a mistake should not compile. */
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import type { Observable } from 'rxjs';
+import { asyncScheduler, type Observable } from 'rxjs';
 import { describe, expectTypeOf, it } from 'vitest';
 import { liveShards } from '../../src/sharding/members.js';
 import { hashRing } from '../../src/sharding/ring.js';
@@ -83,7 +83,7 @@ describe('sharding types', () => {
     };
     void describe;
     expectTypeOf(sharder).returns.toEqualTypeOf<Observable<ShardingEvent>>();
-    expectTypeOf(liveShards()).returns.toEqualTypeOf<Observable<ShardMembers>>();
+    expectTypeOf(liveShards(asyncScheduler)).returns.toEqualTypeOf<Observable<ShardMembers>>();
     expectTypeOf(hashRing(['a']).members).toEqualTypeOf<readonly string[]>();
   });
 });

@@ -1,46 +1,36 @@
+import type { KubeConfig } from '@kubernetes/client-node';
 import { isConflict, isNotFound } from '../errors/api/guards.js';
 import { objectClient } from '../client/objectClient.js';
 import type { ObjectClient } from '../client/types.js';
 import type { CustomResourceRef } from '../sources/resources.js';
+import type { ResourceRef } from '../sources/types.js';
 import type { KubeObject } from '../store/types.js';
-import type { ResolvedSharderOptions } from './sharderOptions.js';
 
-/** Writes the sharder's labels: merge patches conditional on the resourceVersion each decision was made on. */
-export class LabelWriter<T extends KubeObject> {
-  readonly #c: ResolvedSharderOptions<T>;
-  /** Label writers by resource (index into owns, or -1 for the sharded resource) and namespace, made on first use. */
-  readonly #clients = new Map<string, ObjectClient<KubeObject>>();
+/** Sets (or, with `null`, removes) labels on an object of `resources[resource]`, as it was when decided on. */
+export type LabelWrite = (obj: KubeObject, set: Record<string, string | null>, signal: AbortSignal, resource?: number) => Promise<'written' | 'changed' | 'gone'>;
 
-  constructor(c: ResolvedSharderOptions<T>) {
-    this.#c = c;
-  }
-
-  /**
-   * Sets (or, with `null`, removes) labels on `obj`, as it was when decided on.
-   *
-   * @param owned index into `owns` of the object's resource, -1 for the sharded resource
-   * @returns false when the object changed or went since (its new version is judged when the informer delivers it)
-   */
-  async patch(obj: KubeObject, set: Record<string, string | null>, signal: AbortSignal, owned = -1): Promise<boolean> {
+/**
+ * Writes shard labels: merge patches conditional on the resourceVersion each decision was made on, answering
+ * whether it was written, else whether the object changed or went since. A client per resource and namespace
+ * is made on first use.
+ */
+export function labelWriter(kc: KubeConfig, resources: readonly ResourceRef[], timeoutMs: number): LabelWrite {
+  const clients = new Map<string, ObjectClient<KubeObject>>();
+  return async (obj, set, signal, resource = 0) => {
     const md = obj.metadata!;
+    const ns = md.namespace ?? '';
+    let client = clients.get(`${resource}/${ns}`);
+    if (client === undefined) {
+      client = objectClient<KubeObject>(kc, resources[resource] as CustomResourceRef, { ...(ns !== '' && { namespace: ns }), timeoutMs });
+      clients.set(`${resource}/${ns}`, client);
+    }
     try {
-      await this.#clientFor(owned, md.namespace).patch(md.name!, { metadata: { resourceVersion: md.resourceVersion, labels: set } }, { type: 'merge', signal });
-      return true;
+      await client.patch(md.name!, { metadata: { resourceVersion: md.resourceVersion, labels: set } }, { type: 'merge', signal });
+      return 'written';
     } catch (err) {
-      if (isConflict(err) || isNotFound(err)) return false;
+      if (isConflict(err)) return 'changed';
+      if (isNotFound(err)) return 'gone';
       throw err;
     }
-  }
-
-  #clientFor(owned: number, ns: string | undefined): ObjectClient<KubeObject> {
-    const c = this.#c;
-    const k = `${owned}/${ns ?? ''}`;
-    let client = this.#clients.get(k);
-    if (client === undefined) {
-      const resource = owned < 0 ? c.resource : c.owns[owned]!.resource;
-      client = objectClient<KubeObject>(c.kc, resource as CustomResourceRef, { ...(ns !== undefined && ns !== '' && { namespace: ns }), timeoutMs: c.requestTimeoutMs });
-      this.#clients.set(k, client);
-    }
-    return client;
-  }
+  };
 }

@@ -45,11 +45,10 @@ export class LeaseFences<T extends KubeObject> {
 
   /** Holds `member`'s Lease: true when held now, a delay (ms) to try again after, false when the member is live. */
   fence(member: string, signal: AbortSignal): Promise<boolean | number> {
-    const held = this.#fences.get(member);
-    if (held !== undefined && this.#c.scheduler.now() < held.sentAt + this.#c.renewDeadline) return Promise.resolve(true);
+    if (this.fresh(member)) return Promise.resolve(true);
     let p = this.#fencing.get(member);
     if (p === undefined) {
-      p = this.#takeLease(member, held, signal).finally(() => this.#fencing.delete(member));
+      p = this.#takeLease(member, signal).finally(() => this.#fencing.delete(member));
       this.#fencing.set(member, p);
     }
     return p;
@@ -81,9 +80,9 @@ export class LeaseFences<T extends KubeObject> {
   async forget(member: string, signal: AbortSignal): Promise<ReconcileAction> {
     const c = this.#c;
     const seen = this.#members()?.leases.get(member);
-    // A fence being written means objects to move, whose moves wake this again.
-    if (seen === undefined || seen.live || this.#fencing.has(member)) return;
-    if (this.#moving.has(member)) return { requeueAfter: 100 };
+    if (seen === undefined || seen.live) return;
+    // A fence being written or a move in flight: judged again after it, since nothing else may wake this.
+    if (this.#fencing.has(member) || this.#moving.has(member)) return { requeueAfter: 100 };
     for (const k of c.objects.store.listKeys()) {
       if (c.objects.store.getByKey(k)?.metadata?.labels?.[c.labels.shard] === member) return;
     }
@@ -102,8 +101,9 @@ export class LeaseFences<T extends KubeObject> {
     this.#fences.delete(member);
   }
 
-  async #takeLease(member: string, held: Fence | undefined, signal: AbortSignal): Promise<boolean | number> {
+  async #takeLease(member: string, signal: AbortSignal): Promise<boolean | number> {
     const c = this.#c;
+    const held = this.#fences.get(member);
     const seen = this.#members()?.leases.get(member);
     const now = c.scheduler.now();
     if (seen?.live === true) return false;

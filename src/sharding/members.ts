@@ -1,20 +1,17 @@
-import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
-import { asyncScheduler, combineLatest, defer, filter, map, Observable, take, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { combineLatest, defer, filter, map, Observable, take, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import { informer } from '../informer/informer.js';
 import type { Lease } from '../leaderelection/leaseLock.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import { kubeSource } from '../sources/kubeSource.js';
 import type { InformerEvent } from '../operators/informerEvent.js';
-import { describeValue } from '../options/validate.js';
 import { shardLabels } from './labels.js';
 import { syncedOf } from '../informer/syncedOf.js';
 import { timerDelay } from '../options/timerDelay.js';
 
 /**
  * One shard Lease as a replica last saw it, with when it changed on the
- * replica's own clock. `L` is the Lease type of the informer it came from:
- * the library's {@link Lease}, or client-node's `V1Lease` that an informer
- * over `'coordination.k8s.io/v1/leases'` carries.
+ * replica's own clock.
  *
  * ## Example
  * ```ts
@@ -23,13 +20,13 @@ import { timerDelay } from '../options/timerDelay.js';
  * const left = (l: ObservedShardLease, now: number) => l.expiresAt - now;
  * ```
  */
-export interface ObservedShardLease<L extends Lease | V1Lease = Lease> {
+export interface ObservedShardLease {
   /** The Lease's name: the identity of the replica it belongs to. */
   readonly name: string;
   /** `spec.holderIdentity`: the replica itself while it is a member; a sharder's identity once fenced. */
   readonly holder: string;
   /** The Lease as last seen, whose resourceVersion makes a conditional update. */
-  readonly lease: L;
+  readonly lease: Lease;
   /** Local time at which the record last changed. */
   readonly observedAt: number;
   /** `observedAt` plus the record's own duration: on this clock, the holder has let go after it. */
@@ -40,7 +37,7 @@ export interface ObservedShardLease<L extends Lease | V1Lease = Lease> {
 
 /**
  * The members of a sharded controller as one replica sees them, emitted by
- * the members' Lease informer; `L` is the Lease type of that informer.
+ * the members' Lease informer.
  *
  * ## Example
  * ```ts
@@ -49,28 +46,21 @@ export interface ObservedShardLease<L extends Lease | V1Lease = Lease> {
  * const describe = (m: ShardMembers) => `${m.live.length} live of ${m.leases.size}`;
  * ```
  */
-export interface ShardMembers<L extends Lease | V1Lease = Lease> {
+export interface ShardMembers {
   /** The live members, sorted. */
   readonly live: readonly string[];
   /** Every shard Lease seen, live or not, by name. */
-  readonly leases: ReadonlyMap<string, ObservedShardLease<L>>;
-}
-
-/**
- * Options of {@link liveShards}.
- */
-export interface LiveShardsOptions {
-  /** The clock expiry is judged on, and its timers. @default asyncScheduler */
-  readonly scheduler?: SchedulerLike;
+  readonly leases: ReadonlyMap<string, ObservedShardLease>;
 }
 
 /**
  * Turns the events of an informer over a sharded controller's Leases into
  * its live members, the way the leader election judges a Lease: a member is
  * live while its Lease names it as holder and the record changed less than
- * `leaseDurationSeconds` ago *on this replica's clock*. The times written
- * in the Lease are never trusted, so replicas whose clocks disagree still
- * agree on who is live, up to the delay with which each sees a change.
+ * `leaseDurationSeconds` ago *on this replica's clock* (`scheduler`). The
+ * times written in the Lease are only compared, never trusted, so replicas
+ * whose clocks disagree still agree on who is live, up to the delay with
+ * which each sees a change.
  *
  * A Lease first seen counts from the moment it is seen: a replica that
  * just started takes every listed member for live until it has watched its
@@ -78,33 +68,17 @@ export interface LiveShardsOptions {
  * expiry, so a member whose replica died leaves the live set without any
  * event. It emits after every change of a record or of the live set; wait
  * for the informer's sync (`status$`) before taking an absent Lease for a fact.
- *
- * It takes an informer of client-node's `V1Lease` (what
- * `'coordination.k8s.io/v1/leases'` gives) as well as one of the library's
- * {@link Lease}. Of the fields it reads, the two type only `acquireTime`
- * and `renewTime` apart (a `Date` subclass or the wire's string); the cache
- * holds the wire's JSON, so they are strings either way, and they are only
- * compared, never parsed.
- *
- * @typeParam L The Lease type of the informer: {@link Lease} or client-node's `V1Lease`.
- * @param opts The clock.
- * @returns The operator, whose members carry the Leases as given.
  */
-export function liveShards<L extends Lease | V1Lease = Lease>(opts: LiveShardsOptions = {}): OperatorFunction<InformerEvent<L>, ShardMembers<L>> {
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`liveShards: options must be an object, got ${describeValue(opts)}`);
-  const scheduler = opts.scheduler ?? asyncScheduler;
-  if (typeof scheduler?.now !== 'function' || typeof scheduler.schedule !== 'function') {
-    throw new TypeError(`scheduler: expected an rxjs SchedulerLike, got ${describeValue(opts.scheduler)}`);
-  }
+export function liveShards(scheduler: SchedulerLike): OperatorFunction<InformerEvent<Lease>, ShardMembers> {
   return (events) =>
-    new Observable<ShardMembers<L>>((subscriber) => {
-      const seen = new Map<string, ObservedShardLease<L> & { readonly raw: string }>();
+    new Observable<ShardMembers>((subscriber) => {
+      const seen = new Map<string, ObservedShardLease & { readonly raw: string }>();
       let timer: Subscription | undefined;
       let lastLive = '';
 
       const publish = (force: boolean): void => {
         const now = scheduler.now();
-        const leases = new Map<string, ObservedShardLease<L>>();
+        const leases = new Map<string, ObservedShardLease>();
         const live: string[] = [];
         let nextExpiry = Infinity;
         for (const [name, l] of seen) {
@@ -124,7 +98,7 @@ export function liveShards<L extends Lease | V1Lease = Lease>(opts: LiveShardsOp
         subscriber.next({ live, leases });
       };
 
-      const see = (lease: L): boolean => {
+      const see = (lease: Lease): boolean => {
         const name = lease.metadata?.name;
         if (name === undefined) return false;
         const s = lease.spec ?? {};
@@ -141,14 +115,8 @@ export function liveShards<L extends Lease | V1Lease = Lease>(opts: LiveShardsOp
       subscriber.next({ live: [], leases: new Map() });
       const sub = events.subscribe({
         next: (ev) => {
-          let changed: boolean;
-          if (ev.type === 'delete') {
-            const name = unwrapTombstone(ev.obj)?.metadata?.name;
-            changed = name !== undefined && seen.delete(name);
-          } else {
-            changed = see(ev.obj);
-          }
-          if (changed) publish(true);
+          const gone = ev.type === 'delete' ? unwrapTombstone(ev.obj)?.metadata?.name : undefined;
+          if (ev.type === 'delete' ? gone !== undefined && seen.delete(gone) : see(ev.obj)) publish(true);
         },
         error: (err: unknown) => subscriber.error(err),
         complete: () => subscriber.complete(),
@@ -163,7 +131,9 @@ export function liveShards<L extends Lease | V1Lease = Lease>(opts: LiveShardsOp
 /**
  * Options of {@link shardMembers}.
  */
-export interface ShardMembersOptions extends LiveShardsOptions {
+export interface ShardMembersOptions {
+  /** The clock expiry is judged on, and its timers. */
+  readonly scheduler: SchedulerLike;
   /** Where the shard Leases are. */
   readonly namespace: string;
   /** The sharded controller's name (see {@link shardLabels}). */
@@ -175,20 +145,17 @@ export interface ShardMembersOptions extends LiveShardsOptions {
 /**
  * The live members of a sharded controller, read from its Leases: an
  * informer over the Leases labelled for `controller` in `namespace`, through
- * {@link liveShards}. Nothing is emitted before the Leases' first list is in,
+ * `liveShards`. Nothing is emitted before the Leases' first list is in,
  * then the members after every change. Subscribing starts the informer;
- * unsubscribing stops it.
+ * unsubscribing stops it. Its callers checked the options.
  *
  * @param kc The kubeconfig; its identity needs list and watch on leases in the namespace.
  * @param opts The namespace, the controller and the clock.
  * @returns The members, for as long as it is subscribed.
  */
 export function shardMembers(kc: KubeConfig, opts: ShardMembersOptions): Observable<ShardMembers> {
-  if (opts === null || typeof opts !== 'object') throw new TypeError(`shardMembers: options must be an object, got ${describeValue(opts)}`);
-  if (typeof opts.namespace !== 'string' || opts.namespace === '') throw new TypeError(`namespace: expected a non-empty string, got ${describeValue(opts.namespace)}`);
-  if (opts.onError !== undefined && typeof opts.onError !== 'function') throw new TypeError(`onError: expected a function, got ${describeValue(opts.onError)}`);
   const labels = shardLabels(opts.controller);
-  const live = liveShards(opts.scheduler === undefined ? {} : { scheduler: opts.scheduler });
+  const live = liveShards(opts.scheduler);
   return defer(() => {
     const leases = informer(kubeSource<Lease>(kc, 'coordination.k8s.io/v1/leases', { namespace: opts.namespace, labelSelector: labels.leaseSelector }), {
       ...(opts.onError !== undefined && { onError: opts.onError }),

@@ -1,21 +1,18 @@
 import { asyncScheduler, distinctUntilChanged, map, type Observable, of, ReplaySubject, share, skipWhile, startWith, switchMap, type SchedulerLike } from 'rxjs';
 import { ReadingObservable } from '../controller/readingObservable.js';
-import { objectClient } from '../client/objectClient.js';
-import type { ObjectClient } from '../client/types.js';
 import { controller, type Controller } from '../controller/controller.js';
 import type { ControllerSource } from '../controller/types.js';
 import { informer } from '../informer/informer.js';
 import { leaderElection } from '../leaderelection/leaderElection.js';
 import { leaseLock } from '../leaderelection/leaseLock.js';
 import { releaseLock } from '../leaderelection/release.js';
-import { isConflict, isNotFound } from '../errors/api/guards.js';
 import { CallbackError } from '../errors/CallbackError.js';
 import { Throttle } from '../errors/throttle.js';
 import { describeValue } from '../options/validate.js';
 import { kubeSource } from '../sources/kubeSource.js';
-import type { CustomResourceRef } from '../sources/resources.js';
 import type { KubeObject } from '../store/types.js';
 import { shardMembers, type ShardMembers } from './members.js';
+import { labelWriter } from './labelWriter.js';
 import { sharder } from './sharder.js';
 import { checkShardedOptions, type ShardedControllerOptions, type ShardedSettings, type ShardEvent } from './shardedOptions.js';
 
@@ -107,6 +104,7 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
   const s = checkShardedOptions(opts);
   const { kc, controller: name, identity, leaseNamespace } = opts;
   const { requestTimeoutMs } = s;
+  const timings = { leaseDuration: s.leaseDuration, renewDeadline: s.renewDeadline, retryPeriod: s.retryPeriod };
   // The first term's controller is built now, so that a bad controller option throws here rather than on membership.
   let first: Term<T> | undefined = memberTerm(opts, s);
   return new ReadingObservable<ShardEvent<T>>((subscriber, consumes) => {
@@ -126,7 +124,7 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
     const membersSub = members$.subscribe({ error: (err: unknown) => s.report(err) });
 
     const sharderLock = leaseLock(kc, { namespace: leaseNamespace, name: `${name}.sharder`, timeoutMs: requestTimeoutMs });
-    const sharderSub = leaderElection({ lock: sharderLock, identity, ...s.timings, onError: s.report })
+    const sharderSub = leaderElection({ lock: sharderLock, identity, ...timings, onError: s.report })
       .pipe(
         map((l) => l.leading),
         distinctUntilChanged(),
@@ -146,8 +144,8 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
                 owns: s.owns.map(({ owner: _owner, name: _name, ...o }) => o),
                 virtualNodes: s.virtualNodes,
                 concurrency: s.sharderConcurrency,
-                leaseDuration: s.timings.leaseDuration,
-                renewDeadline: s.timings.renewDeadline,
+                leaseDuration: s.leaseDuration,
+                renewDeadline: s.renewDeadline,
                 requestTimeoutMs: s.requestTimeoutMs,
                 scheduler: monotonic,
                 onError: s.report,
@@ -166,7 +164,7 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
     let drained: Promise<unknown> = Promise.resolve();
     let leaving = false;
     const memberLock = leaseLock(kc, { namespace: leaseNamespace, name: identity, labels: { [s.labels.lease]: name }, timeoutMs: requestTimeoutMs });
-    const membershipSub = leaderElection({ lock: memberLock, identity, ...s.timings, onError: s.report }).subscribe(({ leading }) => {
+    const membershipSub = leaderElection({ lock: memberLock, identity, ...timings, onError: s.report }).subscribe(({ leading }) => {
       if (leading && term === undefined && !leaving) {
         let t: Term<T>;
         try {
@@ -276,25 +274,14 @@ function memberTerm<T extends KubeObject>(opts: ShardedControllerOptions<T>, s: 
   const shareOf = <O>(r: typeof resource): ControllerSource<O> =>
     informer(kubeSource(kc, r as never, { labelSelector: selector, ...(namespace !== undefined && { namespace }) }), { onError: s.report }) as unknown as ControllerSource<O>;
   const lost = new AbortController();
-  // Label writes per namespace.
-  const clients = new Map<string, ObjectClient<T>>();
+  const writeLabels = labelWriter(kc, [resource], s.requestTimeoutMs);
   const release = async (obj: T, key: string, signal: AbortSignal): Promise<void> => {
     const md = obj.metadata;
     if (md?.name === undefined || md.labels?.[s.labels.shard] !== identity) return;
-    const ns = md.namespace ?? '';
-    let client = clients.get(ns);
-    if (client === undefined) {
-      client = objectClient<T>(kc, resource as CustomResourceRef, { ...(ns !== '' && { namespace: ns }), timeoutMs: s.requestTimeoutMs });
-      clients.set(ns, client);
-    }
-    try {
-      await client.patch(md.name, { metadata: { resourceVersion: md.resourceVersion, labels: { [s.labels.shard]: null, [s.labels.drain]: null } } }, { type: 'merge', signal });
-    } catch (err) {
-      if (isNotFound(err)) return;
-      // The object changed since it was read: back off, and try the version the informer brings.
-      if (isConflict(err)) throw new StaleRelease(`${key} changed while being released`);
-      throw err;
-    }
+    const written = await writeLabels(obj, { [s.labels.shard]: null, [s.labels.drain]: null }, signal);
+    if (written === 'gone') return;
+    // The object changed since it was read: back off, and try the version the informer brings.
+    if (written === 'changed') throw new StaleRelease(`${key} changed while being released`);
     term.emit({ type: 'released', key });
   };
   const term: Term<T> = {

@@ -3,11 +3,9 @@ import type { ControllerOptions, ControllerSource, ReconcileOutcome } from '../c
 import { reportTo } from '../errors/reportTo.js';
 import type { ResourceRef } from '../sources/types.js';
 import type { KubeObject } from '../store/types.js';
-import { checkOptionNames, describeValue, functionOption, numberOption, optionNames } from '../options/validate.js';
+import { checkOptionNames, describeValue, optionNames } from '../options/validate.js';
 import { CONTROLLER_OPTIONS } from '../controller/options.js';
-import { checkIdentity, shardLabels, type ShardLabels } from './labels.js';
-import { checkOwns, type ShardedOwns, type ShardingEvent } from './sharderOptions.js';
-import type { ResolvedOwnerOptions } from '../operators/ownerKeys.js';
+import { checkSharding, type ShardedOwns, type ShardingEvent } from './sharderOptions.js';
 
 /**
  * What a sharded controller replica emits.
@@ -104,16 +102,10 @@ export type ShardedControllerOptions<T extends KubeObject = KubeObject> = Omit<C
 };
 
 /** What the sharding itself needs, checked, with defaults applied; the controller's options are checked by `controller()`. */
-export interface ShardedSettings {
-  readonly labels: ShardLabels;
-  readonly timings: { readonly leaseDuration: number; readonly renewDeadline: number; readonly retryPeriod: number };
-  readonly owns: readonly (ShardedOwns & { readonly owner: ResolvedOwnerOptions; readonly name: string })[];
-  readonly requestTimeoutMs: number;
-  readonly virtualNodes: number;
-  readonly sharderConcurrency: number;
+export type ShardedSettings = ReturnType<typeof checkSharding> & {
   /** onError, else reportError. */
   readonly report: (err: unknown) => void;
-}
+};
 
 // The controller's options a replica passes through (for, owns, name and scheduler are its own; signal is
 // re-declared), and the sharding's.
@@ -127,28 +119,12 @@ const NAMES = optionNames<ShardedControllerOptions>({
 /** Checks the sharding's options up front, naming the bad one and its value. */
 export function checkShardedOptions<T extends KubeObject>(opts: ShardedControllerOptions<T>): ShardedSettings {
   const o = checkOptionNames('shardedController', opts, NAMES) as unknown as ShardedControllerOptions<T>;
-  if (o.kc === null || typeof o.kc !== 'object' || typeof o.kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${describeValue(o.kc)}`);
-  const labels = shardLabels(o.controller);
-  checkIdentity(o.identity);
-  if (typeof o.leaseNamespace !== 'string' || o.leaseNamespace === '') throw new TypeError(`leaseNamespace: expected a non-empty string, got ${describeValue(o.leaseNamespace)}`);
-  if (o.namespace !== undefined && (typeof o.namespace !== 'string' || o.namespace === '')) throw new TypeError(`namespace: expected a non-empty string, got ${describeValue(o.namespace)}`);
+  const checked = checkSharding('shardedController', o as ShardedControllerOptions, ['errorPolicy', 'source', 'ringKey']);
   // The term's controller gets these wrapped (a drained key is handed over instead), so it cannot check them itself.
   if (typeof o.reconcile !== 'function') throw new TypeError(`shardedController: option "reconcile" must be a function, got ${describeValue(o.reconcile)}`);
-  for (const name of ['errorPolicy', 'source', 'ringKey'] as const) functionOption('shardedController', name, o[name]);
-  const leaseDuration = numberOption('shardedController', 'leaseDuration', o.leaseDuration, 15_000, { min: 1 });
-  const renewDeadline = numberOption('shardedController', 'renewDeadline', o.renewDeadline, 10_000, { min: 1 });
-  const retryPeriod = numberOption('shardedController', 'retryPeriod', o.retryPeriod, 2_000, { min: 1 });
-  if (renewDeadline >= leaseDuration) throw new TypeError(`renewDeadline: must be less than leaseDuration (${leaseDuration} ms), got ${renewDeadline} ms`);
+  const { renewDeadline, retryPeriod } = checked;
   if (renewDeadline <= 1.2 * retryPeriod) throw new TypeError(`retryPeriod: must be less than renewDeadline / 1.2 (${renewDeadline / 1.2} ms), got ${retryPeriod} ms`);
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw new TypeError(`signal: expected an AbortSignal, got ${describeValue(o.signal)}`);
   const onError = o.onError;
-  return {
-    labels,
-    timings: { leaseDuration, renewDeadline, retryPeriod },
-    owns: checkOwns('shardedController', o.owns),
-    requestTimeoutMs: numberOption('shardedController', 'requestTimeoutMs', o.requestTimeoutMs, 10_000, { min: 1 }),
-    virtualNodes: numberOption('shardedController', 'virtualNodes', o.virtualNodes, 1_000, { min: 1, integer: true }),
-    sharderConcurrency: numberOption('shardedController', 'sharderConcurrency', o.sharderConcurrency, 8, { min: 1, integer: true }),
-    report: (err: unknown): void => reportTo(onError, err),
-  };
+  return { ...checked, report: (err: unknown): void => reportTo(onError, err) };
 }

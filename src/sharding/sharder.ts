@@ -6,7 +6,7 @@ import { reportTo } from '../errors/reportTo.js';
 import { ownerPointers } from '../operators/ownerKeys.js';
 import { unwrapTombstone } from '../store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../store/types.js';
-import { LabelWriter } from './labelWriter.js';
+import { labelWriter, type LabelWrite } from './labelWriter.js';
 import { LeaseFences } from './leaseFences.js';
 import type { ObservedShardLease, ShardMembers } from './members.js';
 import { OWNER_INDEX, resolveSharderOptions, type ResolvedOwns, type SharderOptions, type ShardingEvent } from './sharderOptions.js';
@@ -23,32 +23,13 @@ import { hashRing, type HashRing } from './ring.js';
  * It is a {@link controller} over the sharded objects whose reconcile
  * writes the shard label, so an object is judged by one worker at a time
  * and a failed write backs off; every change of the membership enqueues
- * every object. For each object:
- * - unassigned: it gets the shard label of its ring owner;
- * - owned by a live member that is no longer its ring owner: it gets the
- *   drain label, nothing else. The owner finishes its reconcile in flight,
- *   then removes both labels itself; only then is the object unassigned and
- *   given to its new owner. An object being drained is left alone, even if
- *   the ring changes back.
- * - owned by a member that is gone (its Lease expired or was released, on
- *   this replica's clock, or it has none): the sharder first takes the
- *   member's Lease over by a conditional write, which the member cannot
- *   undo for a lease duration, and then relabels the object directly, only
- *   while that write is younger than the renew deadline. A replica that was
- *   merely cut off has stopped acting by then (its own Lease's renew
- *   deadline passed), and cannot come back and list its old share before
- *   the moves landed.
- * - owned (`owns`): an object whose controlling owner is sharded gets the
- *   owner's shard label as soon as the owner has one, so the two are cached
- *   and reconciled by the same replica (a controller per owned resource,
- *   which a change of the owner wakes). It is not drained: its changes only
- *   ever enqueue its owner, and the owner is drained.
- *
- * A departed member's Lease is deleted once no object carries its label (a
- * controller over the member Leases, which a change of such an object wakes).
- * Every write is a merge patch conditional on the resourceVersion it was
- * decided on; a conflict means the object changed, and its new version is
- * judged again when the informer delivers it. It emits what it did.
+ * every object. An unassigned object gets its ring owner's label; one whose
+ * live owner is no longer its ring owner only gets the drain label, and
+ * moves once that owner let go of it; one of a member that is gone moves
+ * directly, once the sharder took that member's Lease over; an owned object
+ * (`owns`) follows its owner. Every write is conditional on the
+ * resourceVersion it was decided on. docs/semantics.md states the rules
+ * (SH-4…SH-7, LT-44…LT-47). It emits what it did.
  *
  * ## Example
  * ```ts
@@ -98,7 +79,8 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       share({ connector: () => new ReplaySubject<ShardMembers>(1), resetOnRefCountZero: true }),
     );
     const leases = leaseSource(members$, () => members);
-    const writer = new LabelWriter(c);
+    const writeLabels = labelWriter(c.kc, [c.resource, ...c.owns.map((o) => o.resource)], c.requestTimeoutMs);
+    const patch = async (...args: Parameters<LabelWrite>): Promise<boolean> => (await writeLabels(...args)) === 'written';
     const fences = new LeaseFences(c, () => members, emit);
 
     /** A sharded object gets the label of its ring owner: assigned when it has none, drained from a live member, moved from a fenced one. */
@@ -109,12 +91,12 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       const desired = ring.ownerOf(c.ringKey(obj));
       if (desired === undefined) return;
       if (current === undefined || current === '') {
-        if (await writer.patch(obj, { [labels.shard]: desired, [labels.drain]: null }, signal)) emit({ type: 'assigned', key, shard: desired, from: undefined });
+        if (await patch(obj, { [labels.shard]: desired, [labels.drain]: null }, signal)) emit({ type: 'assigned', key, shard: desired, from: undefined });
         return;
       }
       if (members.live.includes(current)) {
         if (current === desired || objLabels[labels.drain] !== undefined) return;
-        if (await writer.patch(obj, { [labels.drain]: 'true' }, signal)) emit({ type: 'draining', key, shard: current, to: desired });
+        if (await patch(obj, { [labels.drain]: 'true' }, signal)) emit({ type: 'draining', key, shard: current, to: desired });
         return;
       }
       const fenced = await fences.fence(current, signal);
@@ -122,8 +104,11 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       if (typeof fenced === 'number') return { requeueAfter: fenced + 10 };
       // The write that fenced the member must still be young enough when this move is sent.
       if (!fences.fresh(current)) return { requeueAfter: 0 };
+      // The ring may have changed while the fence was written: the object goes to its owner on the ring now.
+      const target = ring.ownerOf(c.ringKey(obj));
+      if (target === undefined) return;
       await fences.moving(current, async () => {
-        if (await writer.patch(obj, { [labels.shard]: desired, [labels.drain]: null }, signal)) emit({ type: 'assigned', key, shard: desired, from: current });
+        if (await patch(obj, { [labels.shard]: target, [labels.drain]: null }, signal)) emit({ type: 'assigned', key, shard: target, from: current });
       });
     };
 
@@ -135,7 +120,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       if (owner === undefined || (pointer.uid !== '' && owner.metadata?.uid !== undefined && owner.metadata.uid !== pointer.uid)) return;
       const target = owner.metadata?.labels?.[labels.shard];
       if (target === undefined || target === '' || child.metadata.labels?.[labels.shard] === target) return;
-      if (await writer.patch(child, { [labels.shard]: target }, signal, index)) emit({ type: 'followed', resource: owned.name, key, shard: target });
+      if (await patch(child, { [labels.shard]: target }, signal, index + 1)) emit({ type: 'followed', resource: owned.name, key, shard: target });
     };
 
     /** The member an object is labelled for, when that member is departed. */

@@ -8,7 +8,7 @@ import type { KubeObject } from '../store/types.js';
 import { ownerPointers, resolveOwnerOptions, type OwnerKeysOptions, type ResolvedOwnerOptions } from '../operators/ownerKeys.js';
 import type { ControllerOptions } from '../controller/types.js';
 import type { Informer } from '../informer/types.js';
-import { checkOptionNames, numberOption, describeValue, optionNames } from '../options/validate.js';
+import { checkOptionNames, describeValue, functionOption, numberOption, optionNames, schedulerOption } from '../options/validate.js';
 import { checkIdentity, shardLabels, type ShardLabels } from './labels.js';
 import { shardMembers, type ShardMembers } from './members.js';
 
@@ -33,13 +33,11 @@ export interface ShardedOwns extends OwnerKeysOptions {
 /** The index of an owned resource's informer: its controlling owner's key. */
 export const OWNER_INDEX = 'sharder.owner';
 
+/** An owned resource after the checks, with a name for events and messages. */
+type CheckedOwns = ShardedOwns & { readonly owner: ResolvedOwnerOptions; readonly name: string };
+
 /** An owned resource after the checks, with the informer the sharder reads it from (indexed by owner key). */
-export interface ResolvedOwns extends ShardedOwns {
-  readonly owner: ResolvedOwnerOptions;
-  readonly objects: Informer<KubeObject>;
-  /** For events and messages. */
-  readonly name: string;
-}
+export type ResolvedOwns = CheckedOwns & { readonly objects: Informer<KubeObject> };
 
 /**
  * What a sharder did, as it emits it.
@@ -135,67 +133,74 @@ const NAMES = optionNames<SharderOptions>({
   owns: true, virtualNodes: true, concurrency: true, leaseDuration: true, renewDeadline: true, requestTimeoutMs: true, scheduler: true, onError: true,
 });
 
-/** Checks every option up front, naming the bad one and its value. */
-export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions<T>): ResolvedSharderOptions<T> {
-  const o = checkOptionNames('sharder', opts, NAMES) as unknown as SharderOptions<T>;
+/** The number options of the sharder and of a sharded controller: default, and whether an integer; all at least 1. */
+const NUMBERS = {
+  leaseDuration: [15_000, false], renewDeadline: [10_000, false], retryPeriod: [2_000, false], requestTimeoutMs: [10_000, false],
+  virtualNodes: [1_000, true], concurrency: [8, true], sharderConcurrency: [8, true],
+} as const;
+
+/** What the sharder and a sharded controller both take, each checked one way for both. */
+type SharedOptions = Pick<SharderOptions, 'kc' | 'controller' | 'identity' | 'leaseNamespace' | 'namespace' | 'owns'> &
+  { readonly [K in keyof typeof NUMBERS]?: number };
+
+/**
+ * Checks what the sharder and a sharded controller share, naming the bad option and its value: the cluster,
+ * the names, the namespaces, the callbacks named in `functions`, the numbers (with defaults) and `owns`.
+ */
+export function checkSharding(where: string, o: SharedOptions, functions: readonly string[]) {
   if (o.kc === null || typeof o.kc !== 'object' || typeof o.kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${describeValue(o.kc)}`);
   const labels = shardLabels(o.controller);
   const identity = checkIdentity(o.identity);
-  if (typeof o.leaseNamespace !== 'string' || o.leaseNamespace === '') throw new TypeError(`leaseNamespace: expected a non-empty string, got ${describeValue(o.leaseNamespace)}`);
-  for (const name of ['ringKey', 'onError'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`${name}: expected a function, got ${describeValue(o[name])}`);
+  for (const name of ['leaseNamespace', 'namespace'] as const) {
+    const value = o[name];
+    if ((value !== undefined || name === 'leaseNamespace') && (typeof value !== 'string' || value === '')) throw new TypeError(`${name}: expected a non-empty string, got ${describeValue(value)}`);
   }
-  const scheduler = o.scheduler ?? asyncScheduler;
-  if (typeof scheduler?.now !== 'function' || typeof scheduler.schedule !== 'function') throw new TypeError(`scheduler: expected an rxjs SchedulerLike, got ${describeValue(o.scheduler)}`);
-  const leaseDuration = numberOption('sharder', 'leaseDuration', o.leaseDuration, 15_000, { min: 1 });
-  const renewDeadline = numberOption('sharder', 'renewDeadline', o.renewDeadline, 10_000, { min: 1 });
-  if (renewDeadline >= leaseDuration) throw new TypeError(`renewDeadline: must be less than leaseDuration (${leaseDuration} ms), got ${renewDeadline} ms`);
-  const objects =
-    o.objects ??
-    (informer(kubeSource(o.kc, o.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }), {
-      ...(o.onError !== undefined && { onError: o.onError }),
-    }) as unknown as Informer<T>);
+  for (const name of functions) functionOption(where, name, (o as Record<string, unknown>)[name]);
+  const n = Object.fromEntries(
+    Object.entries(NUMBERS).map(([name, [fallback, integer]]) => [name, numberOption(where, name, o[name as keyof typeof NUMBERS], fallback, { min: 1, integer })]),
+  ) as Record<keyof typeof NUMBERS, number>;
+  if (n.renewDeadline >= n.leaseDuration) throw new TypeError(`renewDeadline: must be less than leaseDuration (${n.leaseDuration} ms), got ${n.renewDeadline} ms`);
+  return { ...n, labels, identity, owns: checkOwns(where, o.owns) };
+}
+
+/** Checks every option up front, naming the bad one and its value. */
+export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions<T>): ResolvedSharderOptions<T> {
+  const o = checkOptionNames('sharder', opts, NAMES) as unknown as SharderOptions<T>;
+  const checked = checkSharding('sharder', o as SharderOptions, ['ringKey', 'onError']);
+  const scheduler = schedulerOption('sharder', o.scheduler, asyncScheduler);
+  const onError = o.onError === undefined ? {} : { onError: o.onError };
+  // The sharder reads labels and owner references only.
+  const metadataOf = (resource: ResourceRef): never =>
+    kubeSource(o.kc, resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }) as never;
+  const objects = o.objects ?? (informer(metadataOf(o.resource), onError) as unknown as Informer<T>);
   if (typeof objects?.subscribe !== 'function' || typeof objects.store?.getByKey !== 'function' || typeof objects.status$?.subscribe !== 'function') {
     throw new TypeError(`objects: expected an informer, got ${describeValue(o.objects)}`);
   }
-  const members =
-    o.members ??
-    shardMembers(o.kc, {
-      namespace: o.leaseNamespace,
-      controller: o.controller,
-      scheduler,
-      ...(o.onError !== undefined && { onError: o.onError }),
-    });
-  const owns = checkOwns('sharder', o.owns).map((entry): ResolvedOwns => ({
+  const members = o.members ?? shardMembers(o.kc, { namespace: o.leaseNamespace, controller: o.controller, scheduler, ...onError });
+  const owns = checked.owns.map((entry): ResolvedOwns => ({
     ...entry,
-    objects: informer<KubeObject>(kubeSource(o.kc, entry.resource as never, { metadataOnly: true, ...(o.namespace !== undefined && { namespace: o.namespace }) }) as never, {
+    objects: informer<KubeObject>(metadataOf(entry.resource), {
       indexers: { [OWNER_INDEX]: (child) => ownerPointers(child, entry.owner).slice(0, 1).map((p) => p.key) },
-      ...(o.onError !== undefined && { onError: o.onError }),
+      ...onError,
     }),
   }));
   return {
+    ...checked,
     kc: o.kc,
     resource: o.resource,
     controller: o.controller,
-    labels,
     leaseNamespace: o.leaseNamespace,
-    identity,
     objects,
     members,
     ringKey: o.ringKey ?? ((obj: T) => metaNamespaceKey(obj)),
     owns,
-    virtualNodes: numberOption('sharder', 'virtualNodes', o.virtualNodes, 1_000, { min: 1, integer: true }),
-    concurrency: numberOption('sharder', 'concurrency', o.concurrency, 8, { min: 1, integer: true }),
-    leaseDuration,
-    renewDeadline,
-    requestTimeoutMs: numberOption('sharder', 'requestTimeoutMs', o.requestTimeoutMs, 10_000, { min: 1 }),
     scheduler,
     onError: o.onError,
   };
 }
 
 /** Checks a list of owned resources; each gets its owner options resolved and a name for messages. */
-export function checkOwns(where: string, value: unknown): (ShardedOwns & { readonly owner: ResolvedOwnerOptions; readonly name: string })[] {
+export function checkOwns(where: string, value: unknown): CheckedOwns[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new TypeError(`owns: expected an array of { resource, kind?, apiVersion? }, got ${describeValue(value)}`);
   return value.map((entry: unknown, i) => {

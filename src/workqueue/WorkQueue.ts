@@ -1,6 +1,5 @@
 import type { AsyncIterableX } from 'ix/asynciterable';
-import { AsyncSubject, asyncScheduler, concat, interval, map, of, startWith, takeUntil, type Observable, type SchedulerLike } from 'rxjs';
-import { CallbackError } from '../errors/CallbackError.js';
+import { AsyncSubject, asyncScheduler, concat, firstValueFrom, interval, map, of, startWith, Subject, takeUntil, type Observable } from 'rxjs';
 import { reportTo } from '../errors/reportTo.js';
 import { DelayedAdds } from './delayedAdds.js';
 import { processItems, QueueItems } from './consume.js';
@@ -9,7 +8,7 @@ import { priorityOption } from './priority.js';
 import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from './rateLimiters.js';
 import { FairReadyQueue } from './fairReadyQueue.js';
 import { ReadyQueue } from './readyQueue.js';
-import { TurnBudget } from './turnBudget.js';
+import { Waiters, type GetResult } from './waiters.js';
 import type {
   WorkQueueAddOptions,
   WorkQueueGetOptions,
@@ -20,19 +19,8 @@ import type {
 } from './types.js';
 import { checkOptionNames, delayArgument, functionOption, schedulerOption, describeValue, optionNames } from '../options/validate.js';
 
-/** What get() resolves to. */
-type GetResult<T> = Awaited<ReturnType<WorkQueue<T>['get']>>;
-
-const SHUT_DOWN: GetResult<never> = Object.freeze({ shutdown: true });
-
 // client-go refreshes its unfinished-work gauges this often; metrics$ emits at the same pace.
 const METRICS_PERIOD_MS = 500;
-
-/** A caller of get() waiting for an item. */
-interface Waiter<T> {
-  readonly resolve: (result: GetResult<T>) => void;
-  readonly detach: () => void;
-}
 
 /**
  * client-go's work queue (util/workqueue), with its delaying and
@@ -44,26 +32,12 @@ interface Waiter<T> {
  *   processed is queued again only after `done(item)`, so no item is ever
  *   processed by two workers at once, and any number of adds during
  *   processing collapse into one more run.
- * - `get()` hands out items highest priority first, in order within one
- *   priority, waiting for one when the queue is empty; every item it returns
- *   must be given back with `done(item)`. `items()` and `process()` do that
- *   for you. A worker that never awaits I/O still lets the event loop turn:
- *   after about 5 ms of items handed out without a turn, the next comes
- *   after a `setImmediate`.
- * - With `fairBy`, items are grouped (by tenant, namespace, cluster…) and
- *   the groups with items waiting are served in turn, each taking its
- *   highest-priority item; a group served goes to the back of the line, so
- *   a group's backlog never starves the others (docs/semantics.md LT-1).
- * - `addAfter(item, ms)` adds later; an item waiting twice keeps the earlier
- *   time. Each item has at most one schedule: taking it drops the one it
- *   had (the run that starts now leaves its own), and `addAfter` of an item
- *   that already waits to run is moot. `addRateLimited(item)` adds after the
- *   delay the rate limiter gives; `forget(item)` clears its failure count
- *   once it succeeded.
- * - `shutDown()` stops taking adds, drops delayed items and cancels every
- *   timer; workers still get the items queued before, then the news that the
- *   queue shut down. `shutDownWithDrain()` also waits for the items being
- *   processed; `shutDown()` cuts that wait short.
+ * - `get()` hands out items highest priority first (with `fairBy`, the
+ *   groups in turn), and every item it returns must be given back with
+ *   `done(item)`; `items()` and `process()` do that for you.
+ * - `addAfter` and `addRateLimited` add later, `shutDown()` and
+ *   `shutDownWithDrain()` stop the queue: each method states its rules, and
+ *   docs/semantics.md "Work queue" all of them.
  *
  * Items are compared as Map keys (SameValueZero): strings such as
  * `'namespace/name'` in practice; objects by identity.
@@ -95,8 +69,6 @@ interface Waiter<T> {
 export class WorkQueue<T> {
   // Labels the metrics.
   readonly #name: string;
-  // Reads the clock and runs the timers, so virtual time drives the queue exactly.
-  readonly #scheduler: SchedulerLike;
   // Decides the delay of addRateLimited and remembers failures per item.
   readonly #rateLimiter: RateLimiter<T>;
   // Where failures the queue meets on its own go; reportError when unset.
@@ -107,16 +79,12 @@ export class WorkQueue<T> {
   readonly #rerun = new Map<T, number>();
   // Items handed out by get() and not yet done().
   readonly #processing = new Set<T>();
-  // Hand-outs since the event loop last turned, so workers that never await I/O cannot starve it.
-  readonly #budget: TurnBudget;
-  // Set while a wake is deferred to the next turn of the event loop.
-  #wakeDeferred = false;
   // Callers of get() waiting for work, first come first served.
-  readonly #waiters: Waiter<T>[] = [];
+  readonly #waiters: Waiters<T>;
   // Once set, adds are ignored and an empty queue answers get() with the shutdown.
   #shuttingDown = false;
-  // Set while shutDownWithDrain() waits for processing to empty; shutDown() or the last done() settles it.
-  #drained: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
+  // Ends the waits of shutDownWithDrain(): the last done() or shutDown() emits.
+  readonly #drained = new Subject<void>();
   // Items of addAfter() waiting for their time.
   readonly #delayed: DelayedAdds<T>;
   // Counters, latencies and the start times of items being processed.
@@ -147,17 +115,22 @@ export class WorkQueue<T> {
     const name = o['name'] ?? '';
     if (typeof name !== 'string') throw new TypeError(`${where}: option "name" must be a string, got ${describeValue(name)}`);
     this.#name = name;
-    this.#scheduler = schedulerOption(where, o['scheduler'], asyncScheduler);
+    // Reads the clock and runs the timers, so virtual time drives the queue exactly.
+    const scheduler = schedulerOption(where, o['scheduler'], asyncScheduler);
     if (o['rateLimiter'] !== undefined) checkRateLimiter(where, 'option "rateLimiter"', o['rateLimiter']);
-    this.#rateLimiter = (o['rateLimiter'] as RateLimiter<T> | undefined) ?? defaultControllerRateLimiter<T>({ scheduler: this.#scheduler });
+    this.#rateLimiter = (o['rateLimiter'] as RateLimiter<T> | undefined) ?? defaultControllerRateLimiter<T>({ scheduler: scheduler });
     this.#onError = functionOption<(err: Error) => void>(where, 'onError', o['onError']);
     const fairBy = functionOption<(item: T) => string>(where, 'fairBy', o['fairBy']);
-    this.#ready = fairBy === undefined ? new ReadyQueue<T>() : new FairReadyQueue<T>((item) => this.#groupOf(fairBy, item));
-    this.#delayed = new DelayedAdds<T>(this.#scheduler, (item, priority) => this.#add(item, priority));
-    this.#budget = new TurnBudget(this.#scheduler);
-    this.#metrics = new QueueMetricsRecorder<T>(name, () => this.#scheduler.now());
+    this.#ready = fairBy === undefined ? new ReadyQueue<T>() : new FairReadyQueue<T>(fairBy, (err) => reportTo(this.#onError, err));
+    this.#delayed = new DelayedAdds<T>(scheduler, (item, priority) => this.#add(item, priority));
+    this.#waiters = new Waiters<T>(scheduler, {
+      size: () => this.#ready.size,
+      take: () => this.#take(),
+      shuttingDown: () => this.#shuttingDown,
+    });
+    this.#metrics = new QueueMetricsRecorder<T>(name, () => scheduler.now());
     this.metrics$ = concat(
-      interval(METRICS_PERIOD_MS, this.#scheduler).pipe(startWith(0), takeUntil(this.#closed)),
+      interval(METRICS_PERIOD_MS, scheduler).pipe(startWith(0), takeUntil(this.#closed)),
       of(0),
     ).pipe(map(() => this.metrics()));
   }
@@ -261,21 +234,7 @@ export class WorkQueue<T> {
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
       return Promise.reject(new TypeError(`WorkQueue.get: option "signal" must be an AbortSignal, got ${describeValue(signal)}`));
     }
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    // Callers already waiting for the next turn go first.
-    if (this.#ready.size > 0 && this.#waiters.length === 0 && this.#budget.spend()) return Promise.resolve(this.#take());
-    if (this.#ready.size === 0 && this.#shuttingDown) return Promise.resolve(SHUT_DOWN);
-    if (this.#ready.size > 0) this.#deferWake();
-    return new Promise<GetResult<T>>((resolve, reject) => {
-      const onAbort = (): void => {
-        const i = this.#waiters.indexOf(waiter);
-        if (i !== -1) this.#waiters.splice(i, 1);
-        reject(signal?.reason);
-      };
-      const waiter: Waiter<T> = { resolve, detach: () => signal?.removeEventListener('abort', onAbort) };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiters.push(waiter);
-    });
+    return this.#waiters.get(signal);
   }
 
   /**
@@ -286,7 +245,7 @@ export class WorkQueue<T> {
    */
   done(item: T): void {
     if (!this.#processing.delete(item)) {
-      this.#report(new Error(`WorkQueue.done: ${describeValue(item)} is not being processed (done twice, or never taken by get)`));
+      reportTo(this.#onError, new Error(`WorkQueue.done: ${describeValue(item)} is not being processed (done twice, or never taken by get)`));
       return;
     }
     this.#metrics.done(item);
@@ -294,9 +253,9 @@ export class WorkQueue<T> {
     if (priority !== undefined) {
       this.#rerun.delete(item);
       this.#ready.push(item, priority);
-      this.#wake();
+      this.#waiters.wake();
     }
-    if (this.#processing.size === 0 && this.#drained !== undefined) this.#releaseDrain();
+    if (this.#processing.size === 0) this.#drained.next();
   }
 
   /** How many items wait to be taken (not counting items re-added while being processed), as client-go's `Len`. */
@@ -313,7 +272,7 @@ export class WorkQueue<T> {
    */
   shutDown(): void {
     this.#shutDown();
-    this.#releaseDrain();
+    this.#drained.next();
   }
 
   /**
@@ -325,13 +284,7 @@ export class WorkQueue<T> {
    */
   shutDownWithDrain(): Promise<void> {
     this.#shutDown();
-    if (this.#processing.size === 0) return Promise.resolve();
-    if (this.#drained === undefined) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.#drained = { promise, resolve };
-    }
-    return this.#drained.promise;
+    return this.#processing.size === 0 ? Promise.resolve() : firstValueFrom(this.#drained);
   }
 
   /** Whether `shutDown()` or `shutDownWithDrain()` was called. */
@@ -415,7 +368,7 @@ export class WorkQueue<T> {
    * @throws {TypeError} when `worker` is not a function or an option is invalid.
    */
   process(worker: (item: T, signal: AbortSignal) => unknown, opts: WorkQueueProcessOptions = {}): Observable<WorkOutcome<T>> {
-    return processItems(this, worker, opts, (err) => this.#report(err));
+    return processItems(this, worker, opts, (err) => reportTo(this.#onError, err));
   }
 
   #add(item: T, priority: number): void {
@@ -433,7 +386,7 @@ export class WorkQueue<T> {
     }
     if (this.#ready.push(item, priority) !== 'added') return;
     this.#metrics.add(item);
-    this.#wake();
+    this.#waiters.wake();
   }
 
   /** Hands out the first ready item (the caller checked there is one). */
@@ -446,65 +399,14 @@ export class WorkQueue<T> {
     return { shutdown: false, item, priority };
   }
 
-  #wake(): void {
-    while (this.#waiters.length > 0 && this.#ready.size > 0) {
-      if (!this.#budget.spend()) {
-        this.#deferWake();
-        return;
-      }
-      const waiter = this.#waiters.shift() as Waiter<T>;
-      waiter.detach();
-      waiter.resolve(this.#take());
-    }
-    // Waiters outlive an empty queue only while it runs; once it shut down and is empty, each learns so.
-    if (this.#shuttingDown && this.#ready.size === 0) {
-      for (const waiter of this.#waiters.splice(0)) {
-        waiter.detach();
-        waiter.resolve(SHUT_DOWN);
-      }
-    }
-  }
-
-  /** Serves the waiters after the event loop turned: the budget for this turn is spent. */
-  #deferWake(): void {
-    if (this.#wakeDeferred) return;
-    this.#wakeDeferred = true;
-    this.#budget.afterTurn(() => {
-      this.#wakeDeferred = false;
-      this.#wake();
-    });
-  }
-
   #shutDown(): void {
     if (this.#shuttingDown) return;
     this.#shuttingDown = true;
     this.#delayed.clear();
     // Waiters of an empty queue learn of the shutdown now; those deferred behind ready items get the items first.
-    this.#wake();
+    this.#waiters.wake();
     this.#closed.next();
     this.#closed.complete();
-  }
-
-  #releaseDrain(): void {
-    const drained = this.#drained;
-    this.#drained = undefined;
-    drained?.resolve();
-  }
-
-  /** The group `fairBy` gives `item`; one that throws or gives no string is reported and the item joins the group `''`. */
-  #groupOf(fairBy: (item: T) => string, item: T): string {
-    try {
-      const group = fairBy(item);
-      if (typeof group === 'string') return group;
-      throw new TypeError(`it returned ${describeValue(group)}, not a string`);
-    } catch (err) {
-      this.#report(new CallbackError('workQueue', `fairBy failed for ${describeValue(item)}; it waits in the group ''`, err));
-      return '';
-    }
-  }
-
-  #report(err: Error): void {
-    reportTo(this.#onError, err);
   }
 }
 

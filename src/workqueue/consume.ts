@@ -3,11 +3,12 @@ import { Observable } from 'rxjs';
 import { toError } from '../errors/reportError.js';
 import type { WorkQueueItemsOptions, WorkQueueProcessOptions, WorkOutcome } from './types.js';
 import type { WorkQueueGetOptions } from './types.js';
-import { booleanOption, checkOptionNames, describeValue, optionNames } from '../options/validate.js';
+import type { GetResult } from './waiters.js';
+import { booleanOption, checkOptionNames, describeValue, numberOption, optionNames } from '../options/validate.js';
 
 /** What the consumers below need of a work queue; `WorkQueue` has it (kept here so the queue's file imports this one, not the reverse). */
 interface WorkQueue<T> {
-  get(opts?: WorkQueueGetOptions): Promise<{ readonly shutdown: false; readonly item: T; readonly priority: number } | { readonly shutdown: true; readonly item?: undefined; readonly priority?: undefined }>;
+  get(opts?: WorkQueueGetOptions): Promise<GetResult<T>>;
   done(item: T): void;
   forget(item: T): void;
   addRateLimited(item: T): void;
@@ -37,9 +38,9 @@ export class QueueItems<T> extends AsyncIterableX<T> {
 }
 
 function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): AsyncIterator<T, undefined> {
+  // Aborted when the iteration finishes, to end a pending get(); `stopped` also when any of `signals` aborts.
   const stop = new AbortController();
-  const onAbort = (): void => stop.abort();
-  for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
+  const stopped = AbortSignal.any([...signals, stop.signal]);
   let current: { readonly item: T } | undefined;
   let finished = false;
 
@@ -50,11 +51,8 @@ function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): 
     queue.done(item);
   };
   const finish = (): IteratorReturnResult<undefined> => {
-    if (!finished) {
-      finished = true;
-      for (const s of signals) s.removeEventListener('abort', onAbort);
-      stop.abort();
-    }
+    finished = true;
+    stop.abort();
     release();
     return { done: true, value: undefined };
   };
@@ -62,12 +60,12 @@ function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): 
   const step = async (): Promise<IteratorResult<T, undefined>> => {
     // Asking for the next item means the consumer finished with the previous one.
     release();
-    if (finished || signals.some((s) => s.aborted)) return finish();
+    if (finished || stopped.aborted) return finish();
     let got;
     try {
-      got = await queue.get({ signal: stop.signal });
+      got = await queue.get({ signal: stopped });
     } catch (err) {
-      if (stop.signal.aborted) return finish();
+      if (stopped.aborted) return finish();
       throw err;
     }
     if (got.shutdown) return finish();
@@ -102,10 +100,7 @@ export function processItems<T>(
   const where = 'WorkQueue.process';
   if (typeof worker !== 'function') throw new TypeError(`${where}: worker must be a function, got ${describeValue(worker)}`);
   const o = checkOptionNames(where, opts, optionNames<WorkQueueProcessOptions>({ concurrency: true, requeue: true }));
-  const concurrency = o['concurrency'] ?? 1;
-  if (typeof concurrency !== 'number' || !Number.isInteger(concurrency) || concurrency < 1) {
-    throw new TypeError(`${where}: option "concurrency" must be an integer >= 1, got ${describeValue(concurrency)}`);
-  }
+  const concurrency = numberOption(where, 'concurrency', o['concurrency'], 1, { min: 1, integer: true });
   const requeue = booleanOption(where, 'requeue', o['requeue'], true);
 
   return new Observable<WorkOutcome<T>>((subscriber) => {

@@ -39,9 +39,7 @@ export class DelayedAdds<T> {
   /** Drops every waiting item and cancels the timer. */
   clear(): void {
     this.#waiting.clear();
-    this.#generation++;
-    this.#timer?.unsubscribe();
-    this.#timer = undefined;
+    this.#arm();
   }
 
   #arm(): void {

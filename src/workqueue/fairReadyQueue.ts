@@ -1,3 +1,5 @@
+import { CallbackError } from '../errors/CallbackError.js';
+import { describeValue } from '../options/validate.js';
 import { ReadyQueue } from './readyQueue.js';
 
 /**
@@ -23,9 +25,21 @@ export class FairReadyQueue<T> {
   #turns: string[] = [];
   #head = 0;
 
-  /** @param groupOf names the group of an item; it must not throw. */
-  constructor(groupOf: (item: T) => string) {
-    this.#groupOf = groupOf;
+  /**
+   * @param fairBy names the group of an item; one that throws or gives no string is reported and the item
+   * joins the group `''`.
+   */
+  constructor(fairBy: (item: T) => string, report: (err: Error) => void) {
+    this.#groupOf = (item) => {
+      try {
+        const group = fairBy(item);
+        if (typeof group === 'string') return group;
+        throw new TypeError(`it returned ${describeValue(group)}, not a string`);
+      } catch (err) {
+        report(new CallbackError('workQueue', `fairBy failed for ${describeValue(item)}; it waits in the group ''`, err));
+        return '';
+      }
+    };
   }
 
   /** How many items wait, over every group. */
@@ -79,12 +93,5 @@ export class FairReadyQueue<T> {
       this.#head = 0;
     }
     return next;
-  }
-
-  clear(): void {
-    this.#groups.clear();
-    this.#filed.clear();
-    this.#turns = [];
-    this.#head = 0;
   }
 }

@@ -62,22 +62,24 @@ export function itemExponentialFailureRateLimiter<T>(opts: ItemExponentialFailur
   const o = checkOptionNames(where, opts, optionNames<ItemExponentialFailureRateLimiterOptions>({ baseDelayMs: true, maxDelayMs: true }));
   const baseDelayMs = numberOption(where, 'baseDelayMs', o['baseDelayMs'], 5);
   const maxDelayMs = numberOption(where, 'maxDelayMs', o['maxDelayMs'], 1_000_000);
-  // Failures per item since it was last forgotten.
+  return perItem((n) => {
+    // 2 ** n becomes Infinity long before n itself is a problem, so the cap also catches overflow.
+    const delay = baseDelayMs * 2 ** n;
+    return Number.isFinite(delay) && delay <= maxDelayMs ? delay : maxDelayMs;
+  });
+}
+
+/** A rate limiter whose delay depends only on how often the item failed since it was last forgotten (`n`, from 0). */
+function perItem<T>(delayOf: (n: number) => number): RateLimiter<T> {
   const failures = new Map<T, number>();
   return {
     when(item) {
       const n = failures.get(item) ?? 0;
       failures.set(item, n + 1);
-      // 2 ** n becomes Infinity long before n itself is a problem, so the cap also catches overflow.
-      const delay = baseDelayMs * 2 ** n;
-      return Number.isFinite(delay) && delay <= maxDelayMs ? delay : maxDelayMs;
+      return delayOf(n);
     },
-    forget(item) {
-      failures.delete(item);
-    },
-    numRequeues(item) {
-      return failures.get(item) ?? 0;
-    },
+    forget: (item) => void failures.delete(item),
+    numRequeues: (item) => failures.get(item) ?? 0,
   };
 }
 
@@ -120,21 +122,8 @@ export function itemFastSlowRateLimiter<T>(opts: ItemFastSlowRateLimiterOptions)
   for (const [name, value] of [['fastDelayMs', fastDelayMs], ['slowDelayMs', slowDelayMs], ['maxFastAttempts', maxFastAttempts]] as const) {
     if (Number.isNaN(value)) throw new TypeError(`${where}: option "${name}" is required, got undefined`);
   }
-  // Failures per item since it was last forgotten.
-  const failures = new Map<T, number>();
-  return {
-    when(item) {
-      const n = (failures.get(item) ?? 0) + 1;
-      failures.set(item, n);
-      return n <= maxFastAttempts ? fastDelayMs : slowDelayMs;
-    },
-    forget(item) {
-      failures.delete(item);
-    },
-    numRequeues(item) {
-      return failures.get(item) ?? 0;
-    },
-  };
+  // The n-th failure, from 0, is among the first maxFastAttempts while n < maxFastAttempts.
+  return perItem((n) => (n < maxFastAttempts ? fastDelayMs : slowDelayMs));
 }
 
 /** Options of {@link bucketRateLimiter}. */
@@ -194,10 +183,8 @@ export function bucketRateLimiter<T>(opts: BucketRateLimiterOptions = {}): RateL
       tokens -= 1;
       return tokens >= 0 ? 0 : (-tokens * 1000) / qps;
     },
-    forget() {},
-    numRequeues() {
-      return 0;
-    },
+    forget: () => undefined,
+    numRequeues: () => 0,
   };
 }
 
@@ -225,19 +212,9 @@ export function maxOfRateLimiter<T>(...limiters: readonly RateLimiter<T>[]): Rat
   if (limiters.length === 0) throw new TypeError('maxOfRateLimiter: at least one rate limiter is required');
   limiters.forEach((limiter, i) => checkRateLimiter('maxOfRateLimiter', `limiters[${i}]`, limiter));
   return {
-    when(item) {
-      let delay = 0;
-      for (const limiter of limiters) delay = Math.max(delay, limiter.when(item));
-      return delay;
-    },
-    forget(item) {
-      for (const limiter of limiters) limiter.forget(item);
-    },
-    numRequeues(item) {
-      let n = 0;
-      for (const limiter of limiters) n = Math.max(n, limiter.numRequeues(item));
-      return n;
-    },
+    when: (item) => Math.max(0, ...limiters.map((limiter) => limiter.when(item))),
+    forget: (item) => limiters.forEach((limiter) => limiter.forget(item)),
+    numRequeues: (item) => Math.max(0, ...limiters.map((limiter) => limiter.numRequeues(item))),
   };
 }
 
@@ -324,14 +301,8 @@ export function defaultItemBasedRateLimiter<T>(): RateLimiter<T> {
 
 /** Throws unless `value` has the three methods of a {@link RateLimiter}. */
 export function checkRateLimiter(where: string, name: string, value: unknown): void {
-  const l = value as Partial<RateLimiter<unknown>> | null;
-  if (
-    typeof value !== 'object' ||
-    l === null ||
-    typeof l.when !== 'function' ||
-    typeof l.forget !== 'function' ||
-    typeof l.numRequeues !== 'function'
-  ) {
+  const l = value as Record<keyof RateLimiter<unknown>, unknown> | null;
+  if (typeof value !== 'object' || l === null || (['when', 'forget', 'numRequeues'] as const).some((m) => typeof l[m] !== 'function')) {
     throw new TypeError(`${where}: ${name} must be a RateLimiter (when, forget, numRequeues), got ${describeValue(value)}`);
   }
 }

@@ -38,11 +38,6 @@ export class ReadyQueue<T> {
     return this.#places.has(item);
   }
 
-  /** The priority `item` waits at, if it waits. */
-  priorityOf(item: T): number | undefined {
-    return this.#places.get(item)?.priority;
-  }
-
   /**
    * Queues `item` at `priority`. An item already waiting moves up to a
    * higher priority (behind the items already there) and never down.
@@ -77,11 +72,6 @@ export class ReadyQueue<T> {
       }
       this.#levels.shift();
     }
-  }
-
-  clear(): void {
-    this.#levels.length = 0;
-    this.#places.clear();
   }
 
   #level(priority: number): Level<T> {

@@ -23,10 +23,6 @@ export class WaitingHeap<T> {
   // Insertion counter behind the tie-break.
   #seq = 0;
 
-  get size(): number {
-    return this.#heap.length;
-  }
-
   /** The earliest ready time, or undefined when nothing waits. */
   peekReadyAt(): number | undefined {
     return this.#heap[0]?.readyAt;
