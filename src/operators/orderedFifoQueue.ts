@@ -60,11 +60,6 @@ export class OrderedFifoQueue<T> {
     return this.#queue.length - this.#head;
   }
 
-  /** Whether a list is under way: pages held, its end not yet seen. */
-  get listing(): boolean {
-    return this.#listing !== undefined;
-  }
-
   /** An `Added`, `Modified` or `Deleted` event (PF-2, PF-4). */
   event(type: 'Added' | 'Updated' | 'Deleted', obj: T): void {
     // A watch event abandons a list under way: nothing of an unfinished list is ever applied (PF-9).
@@ -75,7 +70,7 @@ export class OrderedFifoQueue<T> {
     if (key === undefined) return;
     const prepared = transformedEntry(this.#config, key, obj);
     if (!prepared.ok) return;
-    this.#push({ kind: 'event', key, delta: Object.freeze({ type, obj: prepared.obj }) });
+    this.#queue.push({ kind: 'event', key, delta: Object.freeze({ type, obj: prepared.obj }) });
   }
 
   /** One page of a list (PF-6): held, transformed, until the list ends. */
@@ -97,7 +92,7 @@ export class OrderedFifoQueue<T> {
   replaceEnd(resourceVersion: string): void {
     const list = this.#listing ?? { items: [], keys: [], kept: [] };
     this.#listing = undefined;
-    this.#push({ kind: 'list', list, resourceVersion });
+    this.#queue.push({ kind: 'list', list, resourceVersion });
     if (!this.#populated) {
       this.#populated = true;
       this.#initialPopulationCount = this.size;
@@ -106,7 +101,7 @@ export class OrderedFifoQueue<T> {
 
   /** A resync tick: one entry that re-delivers the whole store (PF-11). */
   resync(): void {
-    this.#push({ kind: 'sync' });
+    this.#queue.push({ kind: 'sync' });
   }
 
   /**
@@ -171,10 +166,6 @@ export class OrderedFifoQueue<T> {
       this.#config.report(err instanceof Error ? err : new Error(`knownObjects.getByKey(${JSON.stringify(key)}) threw: ${String(err)}`, { cause: err }));
       return true;
     }
-  }
-
-  #push(entry: Pending<T>): void {
-    this.#queue.push(entry);
   }
 
   #checkSynced(): void {
