@@ -3,6 +3,7 @@ import { DeltaFifoQueue, type DeltaFifoQueueConfig } from '../../src/operators/d
 import { TransformError } from '../../src/operators/TransformError.js';
 import type { Delta, Deltas } from '../../src/operators/types.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
+import { KeyError } from '../../src/store/errors/KeyError.js';
 import type { KeyListerGetter } from '../../src/store/types.js';
 
 // The scenarios of client-go's DeltaFIFO tests, run against the queue directly:
@@ -14,14 +15,6 @@ interface Obj {
 }
 const o = (name: string, v: number | string): Obj => ({ name, v });
 const dfsu = (key: string, obj: Obj | undefined): DeletedFinalStateUnknown<Obj> => new DeletedFinalStateUnknown(key, obj);
-
-class KeyFailure extends Error {
-  readonly obj: unknown;
-  constructor(obj: unknown, cause: unknown) {
-    super('no key', { cause });
-    this.obj = obj;
-  }
-}
 
 /** A static lister: popping does not change it (client-go's literalListerGetter). */
 function knownObjects(...objs: Obj[]): KeyListerGetter<Obj> {
@@ -39,7 +32,6 @@ function makeQueue(config: Partial<DeltaFifoQueueConfig<Obj>> = {}): { q: DeltaF
     emitDeltaTypeReplaced: false,
     transform: undefined,
     report: (err) => errors.push(err),
-    keyError: (obj, cause) => new KeyFailure(obj, cause),
     ...config,
   });
   return { q, errors };
@@ -51,15 +43,21 @@ function popAll(q: DeltaFifoQueue<Obj>): Deltas<Obj>[] {
   return out;
 }
 
+/** A whole list, as the operator queues a `Replace`. */
+function replace(q: DeltaFifoQueue<Obj>, list: readonly Obj[]): void {
+  q.replacePage(list, true);
+  q.replaceEnd();
+}
+
 const deltas = (d: Deltas<Obj> | undefined): readonly Delta<Obj>[] | undefined => d?.deltas;
 
 describe('DeltaFifoQueue', () => {
   describe('Add / Update / Delete (D-2, D-4)', () => {
     it('merges every change of one key into one Deltas, oldest first', () => {
       const { q } = makeQueue();
-      q.add(o('foo', 10));
-      q.update(o('foo', 12));
-      q.delete(o('foo', 15));
+      q.event('Added', o('foo', 10));
+      q.event('Updated', o('foo', 12));
+      q.event('Deleted', o('foo', 15));
       expect(q.keys()).toEqual(['foo']);
       expect(deltas(q.pop())).toEqual([
         { type: 'Added', obj: o('foo', 10) },
@@ -72,11 +70,11 @@ describe('DeltaFifoQueue', () => {
 
     it('without knownObjects ignores a delete of a key that is not pending', () => {
       const { q } = makeQueue();
-      q.add(o('foo', 10));
-      q.update(o('bar', 15));
-      q.add(o('qux', 17));
-      q.delete(o('qux', 18));
-      q.delete(o('baz', 20));
+      q.event('Added', o('foo', 10));
+      q.event('Updated', o('bar', 15));
+      q.event('Added', o('qux', 17));
+      q.event('Deleted', o('qux', 18));
+      q.event('Deleted', o('baz', 20));
       expect(popAll(q).map((d) => [d.key, d.deltas.map((x) => x.type)])).toEqual([
         ['foo', ['Added']],
         ['bar', ['Updated']],
@@ -86,17 +84,17 @@ describe('DeltaFifoQueue', () => {
 
     it('with knownObjects queues a delete of a known key and ignores an unknown one', () => {
       const { q } = makeQueue({ knownObjects: knownObjects(o('foo', 5), o('bar', 6), o('baz', 7)) });
-      q.add(o('foo', 10));
-      q.update(o('bar', 15));
-      q.delete(o('baz', 20));
-      q.delete(o('nope', 1));
+      q.event('Added', o('foo', 10));
+      q.event('Updated', o('bar', 15));
+      q.event('Deleted', o('baz', 20));
+      q.event('Deleted', o('nope', 1));
       expect(popAll(q).map((d) => d.deltas.map((x) => x.obj))).toEqual([[o('foo', 10)], [o('bar', 15)], [o('baz', 20)]]);
     });
 
     it('queues a delete of a pending key that the store does not know yet', () => {
       const { q } = makeQueue({ knownObjects: knownObjects() });
-      q.add(o('foo', 5));
-      q.delete(o('foo', 6));
+      q.event('Added', o('foo', 5));
+      q.event('Deleted', o('foo', 6));
       expect(q.pending('foo')?.map((d) => d.type)).toEqual(['Added', 'Deleted']);
     });
 
@@ -110,15 +108,15 @@ describe('DeltaFifoQueue', () => {
           },
         },
       });
-      q.delete(o('foo', 1));
+      q.event('Deleted', o('foo', 1));
       expect(deltas(q.pop())).toEqual([{ type: 'Deleted', obj: o('foo', 1) }]);
       expect(errors).toEqual([boom]);
     });
 
     it('keys a tombstone by its own key', () => {
       const { q } = makeQueue();
-      q.add(o('a', 1));
-      q.delete(dfsu('a', o('a', 1)) as unknown as Obj);
+      q.event('Added', o('a', 1));
+      q.event('Deleted', dfsu('a', o('a', 1)) as unknown as Obj);
       expect(q.pending('a')?.map((d) => d.obj)).toEqual([o('a', 1), dfsu('a', o('a', 1))]);
     });
   });
@@ -126,15 +124,15 @@ describe('DeltaFifoQueue', () => {
   describe('FIFO order (D-3)', () => {
     it('keeps a key in its original place while it has pending deltas (line jumpers)', () => {
       const { q } = makeQueue();
-      q.add(o('foo', 10));
-      q.add(o('bar', 1));
-      q.add(o('foo', 11));
-      q.add(o('foo', 13));
-      q.add(o('zab', 30));
+      q.event('Added', o('foo', 10));
+      q.event('Added', o('bar', 1));
+      q.event('Added', o('foo', 11));
+      q.event('Added', o('foo', 13));
+      q.event('Added', o('zab', 30));
       const first = q.pop();
       expect(first?.key).toBe('foo');
       expect(first?.deltas.map((d) => d.obj)).toEqual([o('foo', 10), o('foo', 11), o('foo', 13)]);
-      q.add(o('foo', 14));
+      q.event('Added', o('foo', 14));
       expect(popAll(q).map((d) => [d.key, d.deltas.at(-1)?.obj])).toEqual([
         ['bar', o('bar', 1)],
         ['zab', o('zab', 30)],
@@ -146,9 +144,9 @@ describe('DeltaFifoQueue', () => {
   describe('consecutive deletes (D-6)', () => {
     it('keeps the real object when a tombstone follows it', () => {
       const { q } = makeQueue();
-      q.add(o('a', 1));
-      q.delete(o('a', 2));
-      q.replace([]);
+      q.event('Added', o('a', 1));
+      q.event('Deleted', o('a', 2));
+      replace(q, []);
       expect(q.pending('a')).toEqual([
         { type: 'Added', obj: o('a', 1) },
         { type: 'Deleted', obj: o('a', 2) },
@@ -157,9 +155,9 @@ describe('DeltaFifoQueue', () => {
 
     it('replaces a tombstone by a real object that follows it', () => {
       const { q } = makeQueue();
-      q.add(o('a', 1));
-      q.replace([]);
-      q.delete(o('a', 3));
+      q.event('Added', o('a', 1));
+      replace(q, []);
+      q.event('Deleted', o('a', 3));
       expect(q.pending('a')).toEqual([
         { type: 'Added', obj: o('a', 1) },
         { type: 'Deleted', obj: o('a', 3) },
@@ -168,26 +166,26 @@ describe('DeltaFifoQueue', () => {
 
     it('keeps the older of two real deletes and the newer of two tombstones', () => {
       const { q } = makeQueue();
-      q.add(o('a', 1));
-      q.delete(o('a', 2));
-      q.delete(o('a', 3));
+      q.event('Added', o('a', 1));
+      q.event('Deleted', o('a', 2));
+      q.event('Deleted', o('a', 3));
       expect(q.pending('a')?.map((d) => d.obj)).toEqual([o('a', 1), o('a', 2)]);
 
       const { q: q2 } = makeQueue();
-      q2.add(o('b', 1));
-      q2.delete(dfsu('b', o('b', 1)) as unknown as Obj);
-      q2.delete(dfsu('b', o('b', 9)) as unknown as Obj);
+      q2.event('Added', o('b', 1));
+      q2.event('Deleted', dfsu('b', o('b', 1)) as unknown as Obj);
+      q2.event('Deleted', dfsu('b', o('b', 9)) as unknown as Obj);
       expect(q2.pending('b')?.map((d) => d.obj)).toEqual([o('b', 1), dfsu('b', o('b', 9))]);
     });
 
     it('collapses only adjacent deletes and nothing else', () => {
       const { q } = makeQueue();
-      q.add(o('a', 1));
-      q.delete(o('a', 2));
-      q.add(o('a', 3));
-      q.delete(o('a', 4));
-      q.update(o('a', 5));
-      q.update(o('a', 5));
+      q.event('Added', o('a', 1));
+      q.event('Deleted', o('a', 2));
+      q.event('Added', o('a', 3));
+      q.event('Deleted', o('a', 4));
+      q.event('Updated', o('a', 5));
+      q.event('Updated', o('a', 5));
       expect(q.pending('a')?.map((d) => d.type)).toEqual(['Added', 'Deleted', 'Added', 'Deleted', 'Updated', 'Updated']);
     });
   });
@@ -195,8 +193,8 @@ describe('DeltaFifoQueue', () => {
   describe('Replace (D-7)', () => {
     it('merges a listed object into the pending deltas of its key', () => {
       const { q } = makeQueue();
-      q.add(o('foo', 10));
-      q.replace([o('foo', 15)]);
+      q.event('Added', o('foo', 10));
+      replace(q, [o('foo', 15)]);
       expect(popAll(q).map((d) => d.deltas)).toEqual([
         [
           { type: 'Added', obj: o('foo', 10) },
@@ -207,8 +205,8 @@ describe('DeltaFifoQueue', () => {
 
     it('queues the listed object after a pending Deleted of the same key', () => {
       const { q } = makeQueue({ knownObjects: knownObjects(o('foo', 1)) });
-      q.delete(o('foo', 1));
-      q.replace([o('foo', 2)]);
+      q.event('Deleted', o('foo', 1));
+      replace(q, [o('foo', 2)]);
       expect(deltas(q.pop())).toEqual([
         { type: 'Deleted', obj: o('foo', 1) },
         { type: 'Sync', obj: o('foo', 2) },
@@ -217,7 +215,7 @@ describe('DeltaFifoQueue', () => {
 
     it('emits Replaced instead of Sync when asked', () => {
       const { q } = makeQueue({ knownObjects: knownObjects(o('foo', 5)), emitDeltaTypeReplaced: true });
-      q.replace([o('foo', 5)]);
+      replace(q, [o('foo', 5)]);
       expect(popAll(q).map((d) => d.deltas)).toEqual([[{ type: 'Replaced', obj: o('foo', 5) }]]);
     });
 
@@ -228,8 +226,8 @@ describe('DeltaFifoQueue', () => {
       [
         'an added object is deleted by Replace',
         (q) => {
-          q.add(obj);
-          q.replace([]);
+          q.event('Added', obj);
+          replace(q, []);
         },
         [
           { type: 'Added', obj },
@@ -239,9 +237,9 @@ describe('DeltaFifoQueue', () => {
       [
         'a replaced object gets a single delete',
         (q) => {
-          q.add(obj);
-          q.replace([obj]);
-          q.replace([]);
+          q.event('Added', obj);
+          replace(q, [obj]);
+          replace(q, []);
         },
         [
           { type: 'Added', obj },
@@ -253,9 +251,9 @@ describe('DeltaFifoQueue', () => {
       [
         'a deleted object keeps its single real delete',
         (q) => {
-          q.add(obj);
-          q.delete(obj);
-          q.replace([]);
+          q.event('Added', obj);
+          q.event('Deleted', obj);
+          replace(q, []);
         },
         [
           { type: 'Added', obj },
@@ -265,10 +263,10 @@ describe('DeltaFifoQueue', () => {
       [
         'synced objects get a single delete',
         (q) => {
-          q.add(obj);
-          q.replace([obj]);
-          q.replace([obj]);
-          q.replace([]);
+          q.event('Added', obj);
+          replace(q, [obj]);
+          replace(q, [obj]);
+          replace(q, []);
         },
         [
           { type: 'Added', obj },
@@ -280,9 +278,9 @@ describe('DeltaFifoQueue', () => {
       [
         'an added object gets a single delete over several Replaces',
         (q) => {
-          q.add(obj);
-          q.replace([]);
-          q.replace([]);
+          q.event('Added', obj);
+          replace(q, []);
+          replace(q, []);
         },
         [
           { type: 'Added', obj },
@@ -292,10 +290,10 @@ describe('DeltaFifoQueue', () => {
       [
         'an added, deleted and re-added object is deleted with its newest state',
         (q) => {
-          q.add(obj);
-          q.delete(obj);
-          q.add(objV2);
-          q.replace([]);
+          q.event('Added', obj);
+          q.event('Deleted', obj);
+          q.event('Added', objV2);
+          replace(q, []);
         },
         [
           { type: 'Added', obj },
@@ -321,8 +319,8 @@ describe('DeltaFifoQueue', () => {
 
     it('tombstones a known key absent from the list with the stored object, after the listed keys', () => {
       const { q } = makeQueue({ knownObjects: knownObjects(o('foo', 5), o('bar', 6), o('baz', 7)) });
-      q.delete(o('baz', 10));
-      q.replace([o('foo', 5)]);
+      q.event('Deleted', o('baz', 10));
+      replace(q, [o('foo', 5)]);
       expect(popAll(q).map((d) => d.deltas)).toEqual([
         [{ type: 'Deleted', obj: o('baz', 10) }],
         [{ type: 'Sync', obj: o('foo', 5) }],
@@ -332,8 +330,8 @@ describe('DeltaFifoQueue', () => {
 
     it('tombstones a pending key with its newest pending object, not the stored one', () => {
       const { q } = makeQueue({ knownObjects: knownObjects(o('foo', 5), o('bar', 6), o('baz', 7)) });
-      q.add(o('baz', 10));
-      q.replace([o('foo', 5)]);
+      q.event('Added', o('baz', 10));
+      replace(q, [o('foo', 5)]);
       expect(popAll(q).map((d) => d.deltas)).toEqual([
         [
           { type: 'Added', obj: o('baz', 10) },
@@ -346,9 +344,9 @@ describe('DeltaFifoQueue', () => {
 
     it('tombstones a deleted-and-recreated pending key with the recreated object', () => {
       const { q } = makeQueue({ knownObjects: knownObjects(o('foo', 5), o('bar', 6), o('baz', 7)) });
-      q.delete(o('bar', 6));
-      q.add(o('bar', 100));
-      q.replace([o('foo', 5)]);
+      q.event('Deleted', o('bar', 6));
+      q.event('Added', o('bar', 100));
+      replace(q, [o('foo', 5)]);
       expect(popAll(q).map((d) => d.deltas)).toEqual([
         [
           { type: 'Deleted', obj: o('bar', 6) },
@@ -362,8 +360,8 @@ describe('DeltaFifoQueue', () => {
 
     it('uses the newest listed state for a key that a later Replace drops', () => {
       const { q } = makeQueue({ knownObjects: knownObjects(o('foo', 5), o('bar', 6), o('baz', 7)) });
-      q.replace([o('bar', 100), o('foo', 5)]);
-      q.replace([o('foo', 5)]);
+      replace(q, [o('bar', 100), o('foo', 5)]);
+      replace(q, [o('foo', 5)]);
       expect(popAll(q).map((d) => d.deltas)).toEqual([
         [
           { type: 'Sync', obj: o('bar', 100) },
@@ -379,8 +377,8 @@ describe('DeltaFifoQueue', () => {
 
     it('without knownObjects only tombstones pending keys', () => {
       const { q } = makeQueue();
-      q.add(o('baz', 10));
-      q.replace([o('foo', 5)]);
+      q.event('Added', o('baz', 10));
+      replace(q, [o('foo', 5)]);
       expect(popAll(q).map((d) => d.deltas)).toEqual([
         [
           { type: 'Added', obj: o('baz', 10) },
@@ -392,9 +390,9 @@ describe('DeltaFifoQueue', () => {
 
     it('never nests a tombstone inside a tombstone', () => {
       const { q } = makeQueue();
-      q.add(o('a', 1));
-      q.replace([]);
-      q.replace([]);
+      q.event('Added', o('a', 1));
+      replace(q, []);
+      replace(q, []);
       const last = q.pending('a')?.at(-1)?.obj;
       expect(last).toEqual(dfsu('a', o('a', 1)));
       expect((last as DeletedFinalStateUnknown<Obj>).obj).not.toBeInstanceOf(DeletedFinalStateUnknown);
@@ -404,13 +402,13 @@ describe('DeltaFifoQueue', () => {
       const { q } = makeQueue({
         knownObjects: { listKeys: () => ['z', 'ghost', 'a'], getByKey: (k) => (k === 'ghost' ? undefined : o(k, 0)) },
       });
-      q.replace([]);
+      replace(q, []);
       expect(popAll(q).map((d) => d.deltas[0]?.obj)).toEqual([dfsu('z', o('z', 0)), dfsu('ghost', undefined), dfsu('a', o('a', 0))]);
     });
 
     it('keeps duplicate listed keys as separate deltas of one key', () => {
       const { q } = makeQueue();
-      q.replace([o('a', 1), o('a', 2)]);
+      replace(q, [o('a', 1), o('a', 2)]);
       expect(q.keys()).toEqual(['a']);
       expect(q.pending('a')?.map((d) => d.obj)).toEqual([o('a', 1), o('a', 2)]);
     });
@@ -425,7 +423,7 @@ describe('DeltaFifoQueue', () => {
           getByKey: () => undefined,
         },
       });
-      q.replace([o('a', 1)]);
+      replace(q, [o('a', 1)]);
       expect(errors).toEqual([boom]);
       expect(q.keys()).toEqual(['a']);
     });
@@ -440,14 +438,14 @@ describe('DeltaFifoQueue', () => {
 
     it('skips a key that has pending deltas (update/resync race)', () => {
       const { q } = makeQueue({ knownObjects: knownObjects(o('foo', 5)) });
-      q.update(o('foo', 6));
+      q.event('Updated', o('foo', 6));
       q.resync();
       expect(popAll(q).map((d) => d.deltas)).toEqual([[{ type: 'Updated', obj: o('foo', 6) }]]);
     });
 
     it('does not queue Sync after a pending delete of the key', () => {
       const { q } = makeQueue({ knownObjects: knownObjects(o('foo', 5)) });
-      q.delete(o('foo', 10));
+      q.event('Deleted', o('foo', 10));
       q.resync();
       expect(q.pending('foo')?.map((d) => d.type)).toEqual(['Deleted']);
     });
@@ -488,10 +486,10 @@ describe('DeltaFifoQueue', () => {
           return tag(x);
         },
       });
-      q.add(o('a', 1));
-      q.update(o('a', 2));
-      q.delete(o('a', 3));
-      q.replace([o('b', 4)]);
+      q.event('Added', o('a', 1));
+      q.event('Updated', o('a', 2));
+      q.event('Deleted', o('a', 3));
+      replace(q, [o('b', 4)]);
       expect(seen).toEqual([o('a', 1), o('a', 2), o('a', 3), o('b', 4)]);
       expect(popAll(q).map((d) => d.deltas)).toEqual([
         [
@@ -501,8 +499,8 @@ describe('DeltaFifoQueue', () => {
         ],
         [{ type: 'Sync', obj: o('b', 't4') }],
       ]);
-      q.add(o('c', 5));
-      q.replace([]);
+      q.event('Added', o('c', 5));
+      replace(q, []);
       expect(seen).toHaveLength(5);
       expect(q.pending('c')?.at(-1)?.obj).toEqual(dfsu('c', o('c', 't5')));
     });
@@ -515,8 +513,8 @@ describe('DeltaFifoQueue', () => {
           return x;
         },
       });
-      q.add(o('a', 'bad'));
-      q.add(o('b', 1));
+      q.event('Added', o('a', 'bad'));
+      q.event('Added', o('b', 1));
       expect(q.keys()).toEqual(['b']);
       expect(errors).toHaveLength(1);
       const err = errors[0];
@@ -535,7 +533,7 @@ describe('DeltaFifoQueue', () => {
           return x;
         },
       });
-      q.replace([o('a', 'bad')]);
+      replace(q, [o('a', 'bad')]);
       expect(errors).toHaveLength(1);
       expect(popAll(q).map((d) => [d.key, d.deltas.map((x) => x.type)])).toEqual([['b', ['Deleted']]]);
     });
@@ -549,35 +547,35 @@ describe('DeltaFifoQueue', () => {
           return x.name;
         },
       });
-      q.add(o('', 1));
-      q.replace([o('', 2), o('b', 3)]);
-      q.delete(o('', 4));
+      q.event('Added', o('', 1));
+      replace(q, [o('', 2), o('b', 3)]);
+      q.event('Deleted', o('', 4));
       expect(q.keys()).toEqual(['b']);
       expect(errors).toHaveLength(3);
-      expect(errors.every((e) => e instanceof KeyFailure)).toBe(true);
-      expect((errors[1] as KeyFailure).obj).toEqual(o('', 2));
+      expect(errors.every((e) => e instanceof KeyError)).toBe(true);
+      expect((errors[1] as KeyError).obj).toEqual(o('', 2));
     });
 
     it('treats a key function returning a non-string as a failure', () => {
       const { q, errors } = makeQueue({ keyFunc: () => 42 as unknown as string });
-      q.add(o('a', 1));
+      q.event('Added', o('a', 1));
       expect(q.size).toBe(0);
-      expect(errors[0]).toBeInstanceOf(KeyFailure);
+      expect(errors[0]).toBeInstanceOf(KeyError);
     });
   });
 
   describe('hasSynced and isInInitialList (D-9, D-13, D-16)', () => {
     const cases: [string, (q: DeltaFifoQueue<Obj>) => void, boolean][] = [
       ['nothing happened', () => {}, false],
-      ['an Add before any Replace', (q) => q.add(o('a', 1)), true],
-      ['an Update before any Replace', (q) => q.update(o('a', 1)), true],
-      ['an ignored Delete before any Replace', (q) => q.delete(o('a', 1)), true],
-      ['a first Replace([])', (q) => q.replace([]), true],
-      ['a first Replace of two items', (q) => q.replace([o('a', 1), o('b', 2)]), false],
+      ['an Add before any Replace', (q) => q.event('Added', o('a', 1)), true],
+      ['an Update before any Replace', (q) => q.event('Updated', o('a', 1)), true],
+      ['an ignored Delete before any Replace', (q) => q.event('Deleted', o('a', 1)), true],
+      ['a first Replace([])', (q) => replace(q, []), true],
+      ['a first Replace of two items', (q) => replace(q, [o('a', 1), o('b', 2)]), false],
       [
         'a first Replace of two items, one popped',
         (q) => {
-          q.replace([o('a', 1), o('b', 2)]);
+          replace(q, [o('a', 1), o('b', 2)]);
           q.pop();
         },
         false,
@@ -585,7 +583,7 @@ describe('DeltaFifoQueue', () => {
       [
         'a first Replace of two items, both popped',
         (q) => {
-          q.replace([o('a', 1), o('b', 2)]);
+          replace(q, [o('a', 1), o('b', 2)]);
           q.pop();
           q.pop();
         },
@@ -594,7 +592,7 @@ describe('DeltaFifoQueue', () => {
       [
         'a first Replace with a duplicate key, popped once',
         (q) => {
-          q.replace([o('a', 1), o('a', 2)]);
+          replace(q, [o('a', 1), o('a', 2)]);
           q.pop();
         },
         true,
@@ -611,7 +609,7 @@ describe('DeltaFifoQueue', () => {
 
     it('counts tombstones of the first Replace and flags every initial Deltas', () => {
       const { q } = makeQueue({ knownObjects: knownObjects(o('foo', 5), o('bar', 6), o('baz', 7)) });
-      q.replace([o('foo', 5)]);
+      replace(q, [o('foo', 5)]);
       const flags: [string, boolean, boolean][] = [];
       for (let d = q.pop(); d !== undefined; d = q.pop()) flags.push([d.key, d.isInInitialList, q.hasSynced]);
       expect(flags).toEqual([
@@ -619,21 +617,21 @@ describe('DeltaFifoQueue', () => {
         ['bar', true, false],
         ['baz', true, true],
       ]);
-      q.add(o('new', 1));
+      q.event('Added', o('new', 1));
       expect(q.pop()?.isInInitialList).toBe(false);
     });
 
     it('does not flag as initial what follows an Add that came before the list', () => {
       const { q } = makeQueue();
-      q.add(o('a', 1));
-      q.replace([o('b', 1), o('c', 1)]);
+      q.event('Added', o('a', 1));
+      replace(q, [o('b', 1), o('c', 1)]);
       expect(popAll(q).map((d) => d.isInInitialList)).toEqual([false, false, false]);
     });
 
     it('counts a key that a Resync queued before the first Replace', () => {
       const { q } = makeQueue({ knownObjects: knownObjects(o('k', 1)) });
       q.resync();
-      q.replace([o('a', 1)]);
+      replace(q, [o('a', 1)]);
       expect(q.keys()).toEqual(['k', 'a']);
       q.pop();
       expect(q.hasSynced).toBe(false);
@@ -648,7 +646,7 @@ describe('DeltaFifoQueue', () => {
           return x;
         },
       });
-      q.replace([o('a', 'bad'), o('b', 1)]);
+      replace(q, [o('a', 'bad'), o('b', 1)]);
       expect(q.hasSynced).toBe(false);
       q.pop();
       expect(q.hasSynced).toBe(true);
@@ -656,8 +654,8 @@ describe('DeltaFifoQueue', () => {
 
     it('is sticky: a later Replace does not unsync', () => {
       const { q } = makeQueue();
-      q.replace([]);
-      q.replace([o('a', 1)]);
+      replace(q, []);
+      replace(q, [o('a', 1)]);
       expect(q.hasSynced).toBe(true);
       expect(q.pop()?.isInInitialList).toBe(false);
     });
@@ -666,7 +664,7 @@ describe('DeltaFifoQueue', () => {
   describe('pop and clear', () => {
     it('hands out frozen Deltas', () => {
       const { q } = makeQueue();
-      q.add(o('a', 1));
+      q.event('Added', o('a', 1));
       const d = q.pop();
       expect(Object.isFrozen(d)).toBe(true);
       expect(Object.isFrozen(d?.deltas)).toBe(true);
@@ -676,12 +674,12 @@ describe('DeltaFifoQueue', () => {
     it('keeps FIFO order across many pops, re-adds and the internal cut of the popped prefix', () => {
       const { q } = makeQueue();
       const n = 3000;
-      for (let i = 0; i < n; i++) q.add(o(`k${i}`, i));
+      for (let i = 0; i < n; i++) q.event('Added', o(`k${i}`, i));
       const popped: string[] = [];
       for (let i = 0; i < 2000; i++) popped.push(q.pop()?.key ?? 'none');
       // A popped key goes to the back; a pending one keeps its place.
-      q.add(o('k0', 'again'));
-      q.add(o('k2500', 'again'));
+      q.event('Added', o('k0', 'again'));
+      q.event('Added', o('k2500', 'again'));
       for (let d = q.pop(); d !== undefined; d = q.pop()) popped.push(d.key);
       const expected = [...Array.from({ length: n }, (_, i) => `k${i}`), 'k0'];
       expect(popped).toEqual(expected);
@@ -690,8 +688,8 @@ describe('DeltaFifoQueue', () => {
 
     it('clear drops every pending key', () => {
       const { q } = makeQueue();
-      q.add(o('a', 1));
-      q.add(o('b', 1));
+      q.event('Added', o('a', 1));
+      q.event('Added', o('b', 1));
       q.clear();
       expect(q.size).toBe(0);
       expect(q.pop()).toBeUndefined();

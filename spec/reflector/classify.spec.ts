@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyFailure, isTerminalByDefault, isWatchListRejected } from '../../src/reflector/classify.js';
+import { classifyFailure, isTerminalByDefault } from '../../src/reflector/classify.js';
 import { errorFromStatus } from '../../src/sources/httpErrors.js';
 
 // The reflector sorts failures with the API error guards; these pin what the one error type must keep
@@ -9,7 +9,6 @@ describe('classifying API errors', () => {
     for (const status of [429, 400, 503]) {
       const err = errorFromStatus(status, { reason: 'TooManyRequests' }, { retryAfter: '2' });
       expect(isTerminalByDefault(err), String(status)).toBe(false);
-      expect(isWatchListRejected(err), String(status)).toBe(false);
       expect(classifyFailure(err, 'watch'), String(status)).toEqual({ kind: 'throttled', then: 'watch', retryAfterMs: 2000 });
     }
   });

@@ -34,18 +34,8 @@ export interface MutatingWebhookOptions<Op extends Operation | '*' = Operation |
 }
 
 /** Options once checked, with defaults filled in. */
-export interface ParsedWebhookOptions {
-  readonly path: string;
-  readonly operations: readonly (Operation | '*')[];
-  readonly failurePolicy: 'Fail' | 'Ignore';
-  readonly sideEffects: 'None' | 'NoneOnDryRun';
-  readonly timeoutSeconds: number;
-  readonly namespaceSelector?: LabelSelectorObject;
-  readonly objectSelector?: LabelSelectorObject;
-  readonly matchPolicy: 'Exact' | 'Equivalent';
-  readonly reinvocationPolicy?: 'Never' | 'IfNeeded';
-  readonly name: string;
-}
+export type ParsedWebhookOptions = Required<Omit<WebhookOptions, 'namespaceSelector' | 'objectSelector'>> &
+  Pick<MutatingWebhookOptions, 'namespaceSelector' | 'objectSelector' | 'reinvocationPolicy'>;
 
 const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT', '*'] as const;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

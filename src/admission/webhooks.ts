@@ -53,14 +53,20 @@ export function isAdmissionWebhook(value: Webhook): value is AdmissionWebhook {
   );
 }
 
-type Decide = (request: AdmissionRequest, signal: AbortSignal) => Promise<WebhookAnswer>;
+type Handler = (ctx: unknown) => unknown;
+type Decide = (request: AdmissionRequest, signal: AbortSignal, options: ParsedWebhookOptions, call: Handler) => Promise<WebhookAnswer>;
 
-function makeWebhook<W extends AdmissionWebhook>(type: W['type'], target: WebhookTarget, options: ParsedWebhookOptions, decide: Decide): W {
+/** Checks a webhook's resource, its handler and its options, in that order, and serves what `decide` answers. */
+function makeWebhook<W extends AdmissionWebhook>(type: W['type'], resource: unknown, handler: unknown, opts: unknown, decide: Decide): W {
+  const where = `admission.${type}`;
+  const target = webhookTarget(where, resource);
+  if (typeof handler !== 'function') throw new TypeError(`${where}: handler must be a function, got ${describeValue(handler)}`);
+  const options = parseWebhookOptions(where, type, target, opts);
   const decideChecked = async (request: AdmissionRequest, signal: AbortSignal): Promise<WebhookAnswer> => {
     try {
       const problem = kindProblem(request, target);
       if (problem !== undefined) return reviewAnswer(request.uid, failureResponse(400, problem), 'badRequest');
-      return await decide(request, signal);
+      return await decide(request, signal, options, handler as Handler);
     } catch (err) {
       // The handler's own errors are caught by runHandler: what gets here is rxkube's, and is reported as such.
       return internalFailure(options.name, request, 'answering the request', err);
@@ -89,10 +95,6 @@ function verdictResponse(verdict: AdmissionVerdict): Omit<AdmissionResponse, 'ui
     ...(verdict.status === undefined ? {} : { status: verdict.status }),
     ...(verdict.warnings.length === 0 ? {} : { warnings: verdict.warnings }),
   };
-}
-
-function checkHandler(where: string, handler: unknown): void {
-  if (typeof handler !== 'function') throw new TypeError(`${where}: handler must be a function, got ${describeValue(handler)}`);
 }
 
 /**
@@ -132,11 +134,7 @@ export function validating<R extends AdmissionResource, const Op extends Operati
   handler: ValidatingHandler<ObjectOf<R>, OperationsOf<Op>>,
   opts?: WebhookOptions<Op>,
 ): ValidatingWebhook<ObjectOf<R>> {
-  const target = webhookTarget('admission.validating', resource);
-  checkHandler('admission.validating', handler);
-  const options = parseWebhookOptions('admission.validating', 'validating', target, opts);
-  const call = handler as unknown as (ctx: unknown) => unknown;
-  return makeWebhook<ValidatingWebhook<ObjectOf<R>>>('validating', target, options, async (request, signal) => {
+  return makeWebhook<ValidatingWebhook<ObjectOf<R>>>('validating', resource, handler, opts, async (request, signal, options, call) => {
     const outcome = await runHandler((s) => call(contextOf(request, s, request.object)), handlerDeadlineMs(options.timeoutSeconds), signal);
     if (outcome.kind !== 'done') return handlerFailure(options.name, request, outcome, options.failurePolicy);
     if (!isVerdict(outcome.value)) return refuse(options.name, request, 'threw', `the handler returned ${describeValue(outcome.value)}, not admission.allow() or admission.deny()`);
@@ -179,11 +177,7 @@ export function mutating<R extends AdmissionResource, const Op extends Operation
   handler: MutatingHandler<ObjectOf<R>, OperationsOf<Op>>,
   opts?: MutatingWebhookOptions<Op>,
 ): MutatingWebhook<ObjectOf<R>> {
-  const target = webhookTarget('admission.mutating', resource);
-  checkHandler('admission.mutating', handler);
-  const options = parseWebhookOptions('admission.mutating', 'mutating', target, opts);
-  const call = handler as unknown as (ctx: unknown) => unknown;
-  return makeWebhook<MutatingWebhook<ObjectOf<R>>>('mutating', target, options, async (request, signal) => {
+  return makeWebhook<MutatingWebhook<ObjectOf<R>>>('mutating', resource, handler, opts, async (request, signal, options, call) => {
     // The handler may change what it is given in place, through object, oldObject or request: it gets copies, so the
     // patch base (the object as sent, or on DELETE the oldObject) stays as sent.
     let given: KubeObject | undefined;

@@ -237,7 +237,7 @@ export class WriteLog {
   record(entry: Omit<WriteEntry, 'at' | 'live'>): void {
     const now = this.#limits.now();
     const e: WriteEntry = { ...entry, at: now, live: true };
-    const r = this.#resourceOf(e.resource, true) as ResourceWrites;
+    const r = this.#resourceOf(e.resource);
     const previous = r.add(e);
     this.#size++;
     if (previous !== undefined && previous.live) this.#drop(r, previous);
@@ -263,7 +263,7 @@ export class WriteLog {
   /** Takes `cache` into account when deciding that a write was seen by everyone; returns how to stop. */
   register(cache: CacheView): () => void {
     const key = cache.resource;
-    (this.#resourceOf(key, true) as ResourceWrites).caches.add(cache);
+    this.#resourceOf(key).caches.add(cache);
     return () => {
       const r = this.#resources.get(key);
       r?.caches.delete(cache);
@@ -287,9 +287,9 @@ export class WriteLog {
     this.evicted = 0;
   }
 
-  #resourceOf(key: string, create: boolean): ResourceWrites | undefined {
+  #resourceOf(key: string): ResourceWrites {
     let r = this.#resources.get(key);
-    if (r === undefined && create) {
+    if (r === undefined) {
       r = new ResourceWrites();
       this.#resources.set(key, r);
     }

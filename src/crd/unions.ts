@@ -19,7 +19,8 @@ export function mergeUnion(base: Node, junctor: 'anyOf' | 'oneOf', branches: rea
   const types = branches.map((b) => (typeof b['type'] === 'string' ? b['type'] : b['x-kubernetes-int-or-string'] === true ? 'int-or-string' : 'any'));
   const distinct = [...new Set(types)];
   if (distinct.length === 2 && distinct.includes('string') && (distinct.includes('integer') || distinct.includes('number'))) {
-    return withoutType(base, path, { 'x-kubernetes-int-or-string': true });
+    if (base['type'] !== undefined) throw new CustomResourceSchemaError(path, `an integer-or-string union cannot also be of type ${String(base['type'])}`);
+    return { ...base, 'x-kubernetes-int-or-string': true };
   }
   if (distinct.length !== 1 || distinct[0] === 'any' || distinct[0] === 'int-or-string') {
     const named = distinct.map((t) => ARTICLE[t] ?? (t === 'int-or-string' ? 'an int-or-string' : 'a value of any type'));
@@ -27,7 +28,7 @@ export function mergeUnion(base: Node, junctor: 'anyOf' | 'oneOf', branches: rea
   }
   const type = distinct[0] as string;
   if (base['type'] !== undefined && base['type'] !== type) throw new CustomResourceSchemaError(path, `the union's branches are of type ${type} but the field says ${String(base['type'])}`);
-  if (branches.every((b) => Array.isArray(b['enum']) && onlyKeys(b, ['type', 'enum', 'description', 'title']))) {
+  if (branches.every(isEnumOnly)) {
     return { ...base, type, enum: [...new Set(branches.flatMap((b) => b['enum'] as unknown[]))] };
   }
   if (type === 'object') return mergeObjects(base, junctor, branches, path);
@@ -37,15 +38,6 @@ export function mergeUnion(base: Node, junctor: 'anyOf' | 'oneOf', branches: rea
   if (kept.some((b) => Object.keys(b).length === 0)) return out;
   out[junctor] = kept;
   return out;
-}
-
-function withoutType(base: Node, path: string, extra: Node): Node {
-  if (base['type'] !== undefined) throw new CustomResourceSchemaError(path, `an integer-or-string union cannot also be of type ${String(base['type'])}`);
-  return { ...base, ...extra };
-}
-
-function onlyKeys(node: Node, keys: readonly string[]): boolean {
-  return Object.keys(node).every((k) => keys.includes(k));
 }
 
 function sameItems(branches: readonly Node[], path: string): Node {
@@ -110,6 +102,9 @@ function mergeObjects(base: Node, junctor: 'anyOf' | 'oneOf', branches: readonly
   return out;
 }
 
+const ENUM_ONLY_KEYS = new Set(['type', 'enum', 'description', 'title']);
+
+/** A node that only lists values (with a type and words about them). */
 function isEnumOnly(node: Node): boolean {
-  return Array.isArray(node['enum']) && onlyKeys(node, ['type', 'enum', 'description', 'title']);
+  return Array.isArray(node['enum']) && Object.keys(node).every((k) => ENUM_ONLY_KEYS.has(k));
 }

@@ -14,6 +14,9 @@ interface Observed {
   readonly version: unknown;
 }
 
+/** What a write keeps of the record it follows: the holder's acquireTime (undefined for a new holder) and the count. */
+type Carried = Pick<LeaderElectionRecord, 'acquireTime' | 'leaderTransitions'>;
+
 /** Why an in-flight attempt was aborted; such aborts are not failures to report. */
 const STOPPED = Symbol('stopped');
 
@@ -75,11 +78,8 @@ export class Elector {
     if (this.#stopped) return;
     const controller = new AbortController();
     this.#inflight = controller;
-    const { scheduler, renewDeadline } = this.#c;
     // Bounds a candidate's attempt; a leader's is cut sooner by its deadline.
-    const timeout = scheduler.schedule(() => {
-      controller.abort(new ConnectionError(`leader election on ${this.#c.lock.describe()}: attempt took longer than ${renewDeadline} ms`, { code: 'TIMEOUT' }));
-    }, timerDelay(renewDeadline));
+    const timeout = this.#timeout(controller, 'attempt');
     let ok = false;
     try {
       ok = await this.#tryAcquireOrRenew(controller.signal);
@@ -99,7 +99,7 @@ export class Elector {
     const r = random();
     // The leader renews at a steady pace; candidates spread out with client-go's jitter.
     const delay = this.#leading ? retryPeriod : retryPeriod * (1 + (r >= 0 && r < 1 ? r : 0) * JITTER_FACTOR);
-    this.#loopTimer = scheduler.schedule(() => void this.#attempt(), timerDelay(delay));
+    this.#loopTimer = this.#c.scheduler.schedule(() => void this.#attempt(), timerDelay(delay));
   }
 
   /** client-go's tryAcquireOrRenew; true when this replica holds the lock as of a write sent within its deadline. */
@@ -108,16 +108,9 @@ export class Elector {
     const observed = this.#observed;
     // 1. Fast path: the leader writes over the version it last wrote, without reading first.
     if (this.#leading && observed !== undefined && observed.record.holderIdentity === identity && this.#leaseValid()) {
-      const sentAt = this.#now();
-      const record = this.#record(sentAt, observed.record.acquireTime, observed.record.leaderTransitions);
-      try {
-        const version = await lock.update(record, observed.version, signal);
-        return this.#wrote(record, version, sentAt);
-      } catch (err) {
-        if (signal.aborted) return this.#aborted(signal);
-        // A conflict means someone wrote since: read what they wrote.
-        if (!isConflict(err)) this.#report(err);
-      }
+      // A conflict means someone wrote since: read what they wrote.
+      const renewed = await this.#write(signal, observed.record, isConflict, (r) => lock.update(r, observed.version, signal));
+      if (renewed !== undefined) return renewed;
     }
     // 2. Read (or create) the record.
     let read;
@@ -127,16 +120,9 @@ export class Elector {
       return signal.aborted ? this.#aborted(signal) : this.#fail(err);
     }
     if (read === undefined) {
-      const sentAt = this.#now();
-      const record = this.#record(sentAt, undefined, 0);
-      try {
-        const version = await lock.create(record, signal);
-        return this.#wrote(record, version, sentAt);
-      } catch (err) {
-        if (signal.aborted) return this.#aborted(signal);
-        if (!isAlreadyExists(err) && !isConflict(err)) this.#report(err);
-        return false;
-      }
+      const lost = (err: unknown): boolean => isAlreadyExists(err) || isConflict(err);
+      const first = { acquireTime: undefined, leaderTransitions: 0 };
+      return (await this.#write(signal, first, lost, (r) => lock.create(r, signal))) ?? false;
     }
     this.#see(read.record, read.version);
     const holder = read.record.holderIdentity;
@@ -147,16 +133,32 @@ export class Elector {
       return false;
     }
     // 4. Take it over (or renew it, when the record names this replica), conditional on the version just read.
+    const from = holder === identity ? read.record : { acquireTime: undefined, leaderTransitions: read.record.leaderTransitions + 1 };
+    return (await this.#write(signal, from, isConflict, (r) => lock.update(r, read.version, signal))) ?? false;
+  }
+
+  /** Sends this replica's record, continuing `from`; undefined when it failed (reported unless `lost` says a lost race). */
+  async #write(
+    signal: AbortSignal,
+    from: Carried,
+    lost: (err: unknown) => boolean,
+    send: (r: LeaderElectionRecord) => Promise<unknown>,
+  ): Promise<boolean | undefined> {
     const sentAt = this.#now();
-    const mine = holder === identity;
-    const record = this.#record(sentAt, mine ? read.record.acquireTime : undefined, read.record.leaderTransitions + (mine ? 0 : 1));
+    const stamp = microTime(sentAt);
+    const record: LeaderElectionRecord = {
+      holderIdentity: this.#c.identity,
+      leaseDurationSeconds: Math.ceil(this.#c.leaseDuration / 1000),
+      acquireTime: from.acquireTime ?? stamp,
+      renewTime: stamp,
+      leaderTransitions: from.leaderTransitions,
+    };
     try {
-      const version = await lock.update(record, read.version, signal);
-      return this.#wrote(record, version, sentAt);
+      return this.#wrote(record, await send(record), sentAt);
     } catch (err) {
       if (signal.aborted) return this.#aborted(signal);
-      if (!isConflict(err)) this.#report(err);
-      return false;
+      if (!lost(err)) this.#report(err);
+      return undefined;
     }
   }
 
@@ -191,17 +193,6 @@ export class Elector {
   #leaseValid(): boolean {
     const o = this.#observed;
     return o !== undefined && this.#observedAt + o.record.leaseDurationSeconds * 1000 > this.#now();
-  }
-
-  #record(now: number, acquireTime: string | undefined, leaderTransitions: number): LeaderElectionRecord {
-    const stamp = microTime(now);
-    return {
-      holderIdentity: this.#c.identity,
-      leaseDurationSeconds: Math.ceil(this.#c.leaseDuration / 1000),
-      acquireTime: acquireTime ?? stamp,
-      renewTime: stamp,
-      leaderTransitions,
-    };
   }
 
   #startLeading(): void {
@@ -247,13 +238,11 @@ export class Elector {
 
   /** client-go's release: empty the holder with a 1 s duration, conditional on what this replica last wrote. */
   async #release(): Promise<void> {
-    const { lock, identity, scheduler, renewDeadline } = this.#c;
+    const { lock, identity } = this.#c;
     const observed = this.#observed;
     if (observed === undefined || observed.record.holderIdentity !== identity) return;
     const controller = new AbortController();
-    const timeout = scheduler.schedule(() => {
-      controller.abort(new ConnectionError(`leader election on ${lock.describe()}: release took longer than ${renewDeadline} ms`, { code: 'TIMEOUT' }));
-    }, timerDelay(renewDeadline));
+    const timeout = this.#timeout(controller, 'release');
     const released = (transitions: number): LeaderElectionRecord => {
       const stamp = microTime(this.#now());
       return { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: stamp, renewTime: stamp, leaderTransitions: transitions };
@@ -273,6 +262,14 @@ export class Elector {
     } finally {
       timeout.unsubscribe();
     }
+  }
+
+  /** Aborts `controller` with a TIMEOUT ConnectionError once `renewDeadline` has passed. */
+  #timeout(controller: AbortController, what: string): Subscription {
+    const { lock, scheduler, renewDeadline } = this.#c;
+    return scheduler.schedule(() => {
+      controller.abort(new ConnectionError(`leader election on ${lock.describe()}: ${what} took longer than ${renewDeadline} ms`, { code: 'TIMEOUT' }));
+    }, timerDelay(renewDeadline));
   }
 
   #aborted(signal: AbortSignal): false {

@@ -92,21 +92,11 @@ export interface LeaderElectionOptions {
   readonly random?: () => number;
 }
 
+/** The callbacks, which stay optional once the options are checked. */
+type Callbacks = 'onStartedLeading' | 'onStoppedLeading' | 'onNewLeader' | 'onError';
+
 /** Options with defaults applied. */
-export interface ElectorConfig {
-  readonly lock: ResourceLock<unknown>;
-  readonly identity: string;
-  readonly leaseDuration: number;
-  readonly renewDeadline: number;
-  readonly retryPeriod: number;
-  readonly releaseOnCancel: boolean;
-  readonly onStartedLeading: ((signal: AbortSignal) => unknown) | undefined;
-  readonly onStoppedLeading: (() => void) | undefined;
-  readonly onNewLeader: ((identity: string) => void) | undefined;
-  readonly onError: ((err: Error) => void) | undefined;
-  readonly scheduler: SchedulerLike;
-  readonly random: () => number;
-}
+export type ElectorConfig = Required<Omit<LeaderElectionOptions, Callbacks>> & Pick<LeaderElectionOptions, Callbacks>;
 
 /** Checks every option up front, throwing a TypeError that names the bad one and its value. */
 export function validateOptions(opts: LeaderElectionOptions): ElectorConfig {

@@ -21,15 +21,10 @@ function* each<M>(sources: ReadonlyMap<string, () => M | undefined>, label: stri
   }
 }
 
-/** Every controller under `label`. */
-function controllers(s: Sources, label: string): Generator<[LabelSet, ControllerStatus]> {
-  return each(s.controllers, label);
-}
-
 /** One series per fairness group of each controller with `fairBy`, label `group` after `controller`. */
 function perGroup(s: Sources, value: (g: NonNullable<ControllerStatus['groups']>[string]) => number): Values {
   return function* () {
-    for (const [labels, m] of controllers(s, 'controller')) {
+    for (const [labels, m] of each(s.controllers, 'controller')) {
       for (const [group, g] of Object.entries(m.groups ?? {})) yield { labels: { ...labels, group }, value: value(g) };
     }
   };
@@ -38,18 +33,21 @@ function perGroup(s: Sources, value: (g: NonNullable<ControllerStatus['groups']>
 /** Every work queue: the ones added by themselves, and each controller's, under the controller's name. */
 function* queues(s: Sources): Generator<[LabelSet, WorkQueueMetrics]> {
   yield* each(s.queues, 'name');
-  for (const [labels, c] of controllers(s, 'name')) yield [labels, c.queue];
+  for (const [labels, c] of each(s.controllers, 'name')) yield [labels, c.queue];
 }
 
-function counter(name: string, help: string, read: Values): FamilySpec {
+/** A counter family (also of the webhook server's metrics). */
+export function counter(name: string, help: string, read: Values): FamilySpec {
   return { name, help, type: 'counter', read };
 }
 
-function gauge(name: string, help: string, read: Values): FamilySpec {
+/** A gauge family. */
+export function gauge(name: string, help: string, read: Values): FamilySpec {
   return { name, help, type: 'gauge', read };
 }
 
-function histogram(name: string, help: string, read: () => Iterable<HistogramReading>): FamilySpec {
+/** A histogram family. */
+export function histogram(name: string, help: string, read: () => Iterable<HistogramReading>): FamilySpec {
   return { name, help, type: 'histogram', read };
 }
 
@@ -103,7 +101,7 @@ export function workQueueFamilies(s: Sources): FamilySpec[] {
  * cluster) adds `rxkube_controller_group_*{controller,group}`, its queue and reconciles per group (LT-9).
  */
 export function controllerFamilies(s: Sources): FamilySpec[] {
-  const all = () => controllers(s, 'controller');
+  const all = () => each(s.controllers, 'controller');
   return [
     counter('controller_runtime_reconcile_total', 'Reconciles, by how they ended (result: success, error, requeue, requeue_after).', perKey(all, 'result', ({ succeeded: s, errors }) => ({ success: s.success, error: errors, requeue: s.requeue, requeue_after: s.requeue_after }))),
     counter('controller_runtime_reconcile_errors_total', 'Reconciles that failed, terminal failures included.', perSource(all, (m) => m.errors)),

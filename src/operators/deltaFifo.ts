@@ -1,7 +1,6 @@
 import { reportTo } from '../errors/reportTo.js';
 import { booleanOption, checkOptionNames, describeValue, functionOption, optionNames } from '../options/validate.js';
 import type { OperatorFunction } from 'rxjs';
-import { KeyError } from '../store/errors/KeyError.js';
 import { deletionHandlingMetaNamespaceKey } from '../store/keys.js';
 import type { KeyFunc, KeyListerGetter } from '../store/types.js';
 import { DeltaFifoQueue } from './deltaFifoQueue.js';
@@ -124,60 +123,20 @@ export interface DeltaFifoOptions<T> {
  */
 export function deltaFifo<T>(options: DeltaFifoOptions<T> = {}): OperatorFunction<ReflectorEvent<T>, Deltas<T>> {
   const opts = validateOptions<T>(options);
-  const keyFunc = opts.keyFunc ?? (deletionHandlingMetaNamespaceKey as KeyFunc<T>);
-  const emitDeltaTypeReplaced = opts.emitDeltaTypeReplaced ?? true;
-  const onError = opts.onError;
-  const onSynced = opts.onSynced;
-
-  const report = (err: Error): void => reportTo(onError, err);
-
-  return drainedQueue<ReflectorEvent<T>, Deltas<T>, DeltaFifoQueue<T>>(
+  const report = (err: Error): void => reportTo(opts.onError, err);
+  return drainedQueue<T, Deltas<T>>(
+    'deltaFifo',
     () =>
       new DeltaFifoQueue<T>({
-        keyFunc,
+        keyFunc: opts.keyFunc ?? (deletionHandlingMetaNamespaceKey as KeyFunc<T>),
         knownObjects: opts.knownObjects,
-        emitDeltaTypeReplaced,
+        emitDeltaTypeReplaced: opts.emitDeltaTypeReplaced ?? true,
         transform: opts.transform,
         report,
-        keyError: (obj, cause) => new KeyError(obj, cause),
       }),
-    apply,
-    onSynced,
+    opts.onSynced,
     report,
   );
-}
-
-function apply<T>(queue: DeltaFifoQueue<T>, event: ReflectorEvent<T>): void {
-  switch (event.type) {
-    case 'Added':
-      queue.add(event.obj);
-      return;
-    case 'Modified':
-      queue.update(event.obj);
-      return;
-    case 'Deleted':
-      queue.delete(event.obj);
-      return;
-    case 'Replace':
-      queue.replace(event.items);
-      return;
-    case 'ReplacePage':
-      queue.replacePage(event.items, event.first);
-      return;
-    case 'ReplaceEnd':
-      queue.replaceEnd();
-      return;
-    case 'Resync':
-      queue.resync();
-      return;
-    case 'Bookmark':
-      // A resourceVersion checkpoint changes no object.
-      return;
-    default: {
-      const unknownType: unknown = (event as { type?: unknown }).type;
-      throw new TypeError(`deltaFifo: unknown ReflectorEvent type ${JSON.stringify(unknownType)}`);
-    }
-  }
 }
 
 const OPTION_NAMES = optionNames<DeltaFifoOptions<unknown>>({

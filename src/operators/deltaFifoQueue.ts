@@ -65,51 +65,26 @@ export class DeltaFifoQueue<T> {
     return deltas === undefined ? undefined : [...deltas];
   }
 
-  /** An object was added on the server (D-2). */
-  add(obj: T): void {
-    this.#listing = undefined;
-    this.#populated = true;
-    this.#checkSynced();
-    this.#enqueueNew('Added', obj);
-  }
-
-  /** An object was modified on the server (D-2). */
-  update(obj: T): void {
-    this.#listing = undefined;
-    this.#populated = true;
-    this.#checkSynced();
-    this.#enqueueNew('Updated', obj);
-  }
-
   /**
-   * An object was deleted on the server (D-4). Ignored when the key is
-   * neither pending nor known: there is nothing downstream to delete.
+   * An object was added, modified or deleted on the server (D-2, D-4). A
+   * `Deleted` is ignored when the key is neither pending nor known: there is
+   * nothing downstream to delete.
    */
-  delete(obj: T): void {
-    const key = this.#keyOf(obj);
+  event(type: 'Added' | 'Updated' | 'Deleted', obj: T): void {
+    const key = keyOfEntry(this.#config, obj);
+    if (key === undefined && type === 'Deleted') return;
+    this.#listing = undefined;
+    this.#populated = true;
+    this.#checkSynced();
     if (key === undefined) return;
-    this.#listing = undefined;
-    this.#populated = true;
-    this.#checkSynced();
-    if (!this.#items.has(key)) {
+    if (type === 'Deleted' && !this.#items.has(key)) {
       const known = this.#config.knownObjects;
-      if (known === undefined) return;
-      const lookup = this.#getKnown(known, key);
+      const lookup = known === undefined ? undefined : this.#getKnown(known, key);
       // A failed lookup queues the delete: better a redundant delete than a missed one.
-      if (lookup.ok && lookup.obj === undefined) return;
+      if (lookup === undefined || (lookup.ok && lookup.obj === undefined)) return;
     }
-    const prepared = this.#transformed(key, obj);
-    if (prepared.ok) this.#append(key, 'Deleted', prepared.obj);
-  }
-
-  /**
-   * A complete list of the server's objects (D-7): every item is queued as
-   * `Replaced` (or `Sync`), then every key that is pending or known but not
-   * listed gets a `Deleted` tombstone carrying its last known state.
-   */
-  replace(list: readonly T[]): void {
-    this.replacePage(list, true);
-    this.replaceEnd();
+    const prepared = transformedEntry(this.#config, key, obj);
+    if (prepared.ok) this.#append(key, type, prepared.obj);
   }
 
   /**
@@ -123,12 +98,12 @@ export class DeltaFifoQueue<T> {
     const listed = this.#listing;
     const action: DeltaType = this.#config.emitDeltaTypeReplaced ? 'Replaced' : 'Sync';
     for (const item of items) {
-      const key = this.#keyOf(item);
+      const key = keyOfEntry(this.#config, item);
       // An object without a key cannot be stored, so it cannot be known either: skipping it loses nothing.
       if (key === undefined) continue;
       // Recorded before transforming, so a transform failure leaves the stored object alone instead of deleting it.
       listed.add(key);
-      const prepared = this.#transformed(key, item);
+      const prepared = transformedEntry(this.#config, key, item);
       if (prepared.ok) this.#append(key, action, prepared.obj);
     }
   }
@@ -214,13 +189,6 @@ export class DeltaFifoQueue<T> {
     this.#head = 0;
   }
 
-  #enqueueNew(type: 'Added' | 'Updated', obj: T): void {
-    const key = this.#keyOf(obj);
-    if (key === undefined) return;
-    const prepared = this.#transformed(key, obj);
-    if (prepared.ok) this.#append(key, type, prepared.obj);
-  }
-
   #append(key: string, type: DeltaType, obj: T | DeletedFinalStateUnknown<T>): void {
     const delta: Delta<T> = Object.freeze({ type, obj });
     const deltas = this.#items.get(key);
@@ -236,17 +204,6 @@ export class DeltaFifoQueue<T> {
   #checkSynced(): void {
     if (!this.#synced && this.#populated && this.#initialPopulationCount === 0) this.#synced = true;
   }
-
-  /** The object's key, or `undefined` after reporting a key function failure. */
-  #keyOf(obj: T | DeletedFinalStateUnknown<T>): string | undefined {
-    return keyOfEntry(this.#config, obj);
-  }
-
-  /** Applies the user transform once, as the object enters; tombstones pass untouched (D-5). */
-  #transformed(key: string, obj: T): { ok: true; obj: T } | { ok: false } {
-    return transformedEntry(this.#config, key, obj);
-  }
-
 
   #listKnownKeys(known: KeyListerGetter<T>): Iterable<string> {
     try {

@@ -2,10 +2,16 @@
 // then drained at once, oldest first, before the next event is read (D-9).
 
 import { Observable, type OperatorFunction } from 'rxjs';
+import type { ReflectorEvent } from '../reflector/types.js';
 
-/** A queue as {@link drainedQueue} drives it. */
-export interface DrainedQueue<I> {
+/** A queue as {@link drainedQueue} drives it: what each reflector event asks of it, and how it is emptied. */
+interface DrainedQueue<T, I> {
   readonly hasSynced: boolean;
+  event(type: 'Added' | 'Updated' | 'Deleted', obj: T): void;
+  /** A `first` page starts a list over; `Replace` is one first page and its end. */
+  replacePage(items: readonly T[], first: boolean): void;
+  replaceEnd(resourceVersion: string): void;
+  resync(): void;
   pop(): I | undefined;
   clear(): void;
   /** The item last popped was handed on, and processed by a synchronous consumer. */
@@ -13,26 +19,26 @@ export interface DrainedQueue<I> {
 }
 
 /**
- * An operator over a queue: each event is applied to it, then what it holds
+ * An operator over a queue: each reflector event is applied to it, then what it holds
  * is emitted before the next event is read. An event pushed back from inside
  * the consumer only queues, so the outer loop keeps the queue's order.
  * `onSynced` is called once per subscription, as soon as the queue says it
  * has synced. Completion drains what is pending, then completes; an error
- * (of the source, or an event `apply` refuses) drops what is queued and is
+ * (of the source, or an event of unknown type) drops what is queued and is
  * forwarded at once, as unsubscribing drops it.
  *
+ * @param where the operator's name, for the error an unknown event type gets
  * @param makeQueue a new queue for each subscription
- * @param apply queues one event; throws for an event the queue cannot take
  * @param onSynced called once per subscription when the queue has synced
  * @param report where a throwing `onSynced` goes
  * @returns the operator
  */
-export function drainedQueue<E, I, Q extends DrainedQueue<I>>(
-  makeQueue: () => Q,
-  apply: (queue: Q, event: E) => void,
+export function drainedQueue<T, I>(
+  where: string,
+  makeQueue: () => DrainedQueue<T, I>,
   onSynced: (() => void) | undefined,
   report: (err: Error) => void,
-): OperatorFunction<E, I> {
+): OperatorFunction<ReflectorEvent<T>, I> {
   return (source) =>
     new Observable<I>((subscriber) => {
       const queue = makeQueue();
@@ -76,7 +82,7 @@ export function drainedQueue<E, I, Q extends DrainedQueue<I>>(
         next: (event) => {
           if (subscriber.closed) return;
           try {
-            apply(queue, event);
+            apply(where, queue, event);
           } catch (err) {
             // Only an event of unknown type gets here (user callbacks are guarded inside the queue).
             queue.clear();
@@ -100,4 +106,36 @@ export function drainedQueue<E, I, Q extends DrainedQueue<I>>(
         queue.clear();
       };
     });
+}
+
+function apply<T>(where: string, queue: DrainedQueue<T, unknown>, event: ReflectorEvent<T>): void {
+  switch (event.type) {
+    case 'Added':
+    case 'Deleted':
+      queue.event(event.type, event.obj);
+      return;
+    case 'Modified':
+      queue.event('Updated', event.obj);
+      return;
+    case 'Replace':
+      queue.replacePage(event.items, true);
+      queue.replaceEnd(event.resourceVersion);
+      return;
+    case 'ReplacePage':
+      queue.replacePage(event.items, event.first);
+      return;
+    case 'ReplaceEnd':
+      queue.replaceEnd(event.resourceVersion);
+      return;
+    case 'Resync':
+      queue.resync();
+      return;
+    case 'Bookmark':
+      // A resourceVersion checkpoint changes no object, and the consumer moves its resourceVersion after each event.
+      return;
+    default: {
+      const unknownType: unknown = (event as { type?: unknown }).type;
+      throw new TypeError(`${where}: unknown ReflectorEvent type ${JSON.stringify(unknownType)}`);
+    }
+  }
 }

@@ -2,7 +2,6 @@ import { reportTo } from '../errors/reportTo.js';
 import { optionNames } from '../options/validate.js';
 import { checkFifoOptions, type DeltaFifoOptions } from './deltaFifo.js';
 import type { OperatorFunction } from 'rxjs';
-import { KeyError } from '../store/errors/KeyError.js';
 import { deletionHandlingMetaNamespaceKey } from '../store/keys.js';
 import type { KeyFunc } from '../store/types.js';
 import type { ReflectorEvent } from '../reflector/types.js';
@@ -74,57 +73,19 @@ export type OrderedFifoOptions<T> = Omit<DeltaFifoOptions<T>, 'emitDeltaTypeRepl
  */
 export function orderedFifo<T>(options: OrderedFifoOptions<T> = {}): OperatorFunction<ReflectorEvent<T>, OrderedFifoItem<T>> {
   const opts = validateOptions<T>(options);
-  const keyFunc = opts.keyFunc ?? (deletionHandlingMetaNamespaceKey as KeyFunc<T>);
-  const onSynced = opts.onSynced;
   const report = (err: Error): void => reportTo(opts.onError, err);
-
-  return drainedQueue<ReflectorEvent<T>, OrderedFifoItem<T>, OrderedFifoQueue<T>>(
+  return drainedQueue<T, OrderedFifoItem<T>>(
+    'orderedFifo',
     () =>
       new OrderedFifoQueue<T>({
-        keyFunc,
+        keyFunc: opts.keyFunc ?? (deletionHandlingMetaNamespaceKey as KeyFunc<T>),
         knownObjects: opts.knownObjects,
         transform: opts.transform,
         report,
-        keyError: (obj, cause) => new KeyError(obj, cause),
       }),
-    apply,
-    onSynced,
+    opts.onSynced,
     report,
   );
-}
-
-function apply<T>(queue: OrderedFifoQueue<T>, event: ReflectorEvent<T>): void {
-  switch (event.type) {
-    case 'Added':
-      queue.event('Added', event.obj);
-      return;
-    case 'Modified':
-      queue.event('Updated', event.obj);
-      return;
-    case 'Deleted':
-      queue.event('Deleted', event.obj);
-      return;
-    case 'Replace':
-      queue.page(event.items, true);
-      queue.end(event.resourceVersion);
-      return;
-    case 'ReplacePage':
-      queue.page(event.items, event.first);
-      return;
-    case 'ReplaceEnd':
-      queue.end(event.resourceVersion);
-      return;
-    case 'Resync':
-      queue.resync();
-      return;
-    case 'Bookmark':
-      // The consumer moves its resourceVersion after each event; nothing waits in the queue to be overtaken.
-      return;
-    default: {
-      const unknownType: unknown = (event as { type?: unknown }).type;
-      throw new TypeError(`orderedFifo: unknown ReflectorEvent type ${JSON.stringify(unknownType)}`);
-    }
-  }
 }
 
 const OPTION_NAMES = optionNames<OrderedFifoOptions<unknown>>({ knownObjects: true, keyFunc: true, transform: true, onError: true, onSynced: true });

@@ -1,4 +1,3 @@
-import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
 import type { KeyListerGetter } from '../store/types.js';
 import { keyOfEntry, transformedEntry, type EntryConfig } from './queueEntry.js';
 import type { OrderedFifoItem, ReplacedAll } from './orderedTypes.js';
@@ -61,32 +60,27 @@ export class OrderedFifoQueue<T> {
     return this.#queue.length - this.#head;
   }
 
-  /** Whether a list is under way: pages held, its end not yet seen. */
-  get listing(): boolean {
-    return this.#listing !== undefined;
-  }
-
   /** An `Added`, `Modified` or `Deleted` event (PF-2, PF-4). */
   event(type: 'Added' | 'Updated' | 'Deleted', obj: T): void {
     // A watch event abandons a list under way: nothing of an unfinished list is ever applied (PF-9).
     this.#listing = undefined;
     this.#populated = true;
     this.#checkSynced();
-    const key = this.#keyOf(obj);
+    const key = keyOfEntry(this.#config, obj);
     if (key === undefined) return;
-    const prepared = this.#transformed(key, obj);
+    const prepared = transformedEntry(this.#config, key, obj);
     if (!prepared.ok) return;
-    this.#push({ kind: 'event', key, delta: Object.freeze({ type, obj: prepared.obj }) });
+    this.#queue.push({ kind: 'event', key, delta: Object.freeze({ type, obj: prepared.obj }) });
   }
 
   /** One page of a list (PF-6): held, transformed, until the list ends. */
-  page(items: readonly T[], first: boolean): void {
+  replacePage(items: readonly T[], first: boolean): void {
     if (first || this.#listing === undefined) this.#listing = { items: [], keys: [], kept: [] };
     const list = this.#listing;
     for (const item of items) {
-      const key = this.#keyOf(item);
+      const key = keyOfEntry(this.#config, item);
       if (key === undefined) continue;
-      const prepared = this.#transformed(key, item);
+      const prepared = transformedEntry(this.#config, key, item);
       if (prepared.ok) {
         list.items.push(prepared.obj);
         list.keys.push(key);
@@ -95,10 +89,10 @@ export class OrderedFifoQueue<T> {
   }
 
   /** The list is complete: it is queued as one entry (PF-5). */
-  end(resourceVersion: string): void {
+  replaceEnd(resourceVersion: string): void {
     const list = this.#listing ?? { items: [], keys: [], kept: [] };
     this.#listing = undefined;
-    this.#push({ kind: 'list', list, resourceVersion });
+    this.#queue.push({ kind: 'list', list, resourceVersion });
     if (!this.#populated) {
       this.#populated = true;
       this.#initialPopulationCount = this.size;
@@ -107,7 +101,7 @@ export class OrderedFifoQueue<T> {
 
   /** A resync tick: one entry that re-delivers the whole store (PF-11). */
   resync(): void {
-    this.#push({ kind: 'sync' });
+    this.#queue.push({ kind: 'sync' });
   }
 
   /**
@@ -174,21 +168,7 @@ export class OrderedFifoQueue<T> {
     }
   }
 
-  #push(entry: Pending<T>): void {
-    this.#queue.push(entry);
-  }
-
   #checkSynced(): void {
     if (!this.#synced && this.#populated && this.#initialPopulationCount === 0) this.#synced = true;
-  }
-
-  /** The object's key, or `undefined` after reporting a key function failure. */
-  #keyOf(obj: T | DeletedFinalStateUnknown<T>): string | undefined {
-    return keyOfEntry(this.#config, obj);
-  }
-
-  /** Applies the user transform once, as the object enters; tombstones pass untouched (D-5). */
-  #transformed(key: string, obj: T): { ok: true; obj: T } | { ok: false } {
-    return transformedEntry(this.#config, key, obj);
   }
 }

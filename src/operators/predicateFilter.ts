@@ -1,4 +1,4 @@
-import { Observable } from 'rxjs';
+import { defer, filter, finalize, type Observable } from 'rxjs';
 import { CallbackError } from '../errors/CallbackError.js';
 import { reportError } from '../errors/reportError.js';
 import type { InformerEvent } from './informerEvent.js';
@@ -109,7 +109,7 @@ export function filterBy<T extends KubeObject>(
     });
 
   return <S extends T | InformerEvent<T>>(source: Observable<S>): Observable<S> =>
-    new Observable<S>((subscriber) => {
+    defer(() => {
       // Last values per store key; per subscription so two consumers never share history.
       const seen = new Map<string, Seen>();
 
@@ -146,17 +146,10 @@ export function filterBy<T extends KubeObject>(
         }
       };
 
-      const subscription = source.subscribe({
-        next: (value) => {
-          if (passes(value)) subscriber.next(value);
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
-      return () => {
-        subscription.unsubscribe();
-        seen.clear();
-      };
+      return source.pipe(
+        filter(passes),
+        finalize(() => seen.clear()),
+      );
     });
 }
 

@@ -2,6 +2,7 @@
 // reporting a failure of either and skipping that one object (D-19, PF-10).
 
 import { DeletedFinalStateUnknown } from '../store/DeletedFinalStateUnknown.js';
+import { KeyError } from '../store/errors/KeyError.js';
 import type { KeyFunc } from '../store/types.js';
 import { TransformError } from './TransformError.js';
 
@@ -10,7 +11,6 @@ export interface EntryConfig<T> {
   readonly keyFunc: KeyFunc<T>;
   readonly transform: ((obj: T) => T) | undefined;
   readonly report: (err: Error) => void;
-  readonly keyError: (obj: unknown, cause: unknown) => Error;
 }
 
 /**
@@ -24,7 +24,7 @@ export function keyOfEntry<T>(config: EntryConfig<T>, obj: T | DeletedFinalState
     if (typeof key !== 'string') throw new TypeError(`key function returned ${typeof key}, not a string`);
     return key;
   } catch (err) {
-    config.report(config.keyError(obj, err));
+    config.report(new KeyError(obj, err));
     return undefined;
   }
 }

@@ -55,13 +55,8 @@ export function resolveBackoffOptions(value: unknown, name = 'backoff'): Backoff
     }
     return v;
   };
-  const resolved: BackoffOptions = {
-    initialMs: pick('initialMs'),
-    factor: pick('factor'),
-    maxMs: pick('maxMs'),
-    jitter: pick('jitter'),
-    resetAfterMs: pick('resetAfterMs'),
-  };
+  const keys = Object.keys(DEFAULT_BACKOFF) as (keyof BackoffOptions)[];
+  const resolved = Object.fromEntries(keys.map((key) => [key, pick(key)])) as unknown as BackoffOptions;
   if (resolved.initialMs <= 0) throw new TypeError(`${name}.initialMs must be > 0, got ${resolved.initialMs}`);
   if (resolved.factor < 1) throw new TypeError(`${name}.factor must be >= 1, got ${resolved.factor}`);
   if (resolved.maxMs < resolved.initialMs) {

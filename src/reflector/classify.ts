@@ -7,38 +7,6 @@ export { isExpired, isTooManyRequests } from '../errors/api/index.js';
 
 export { isTooLargeResourceVersion } from '../sources/httpErrors.js';
 
-/** Seconds from `Retry-After` (header or Status details), when the server gave any. */
-export function retryAfterSeconds(err: unknown): number | undefined {
-  const fromHeader = err instanceof KubeApiError ? err.retryAfterSeconds : undefined;
-  const fromStatus = err instanceof KubeApiError ? err.details?.details?.retryAfterSeconds : undefined;
-  const value = fromHeader ?? fromStatus;
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-
-/** A watch that went silent past the source's idle timeout: a stall, re-watched at once. */
-export function isIdleTimeout(err: unknown): boolean {
-  return err instanceof ConnectionError && err.code === 'IDLE_TIMEOUT';
-}
-
-/**
- * The server refused the streaming-list request itself (400 BadRequest, 422
- * Invalid): it will not start accepting it on a retry, so paged lists are
- * used from now on.
- */
-export function isWatchListRejected(err: unknown): boolean {
-  return isTerminalByDefault(err);
-}
-
-/**
- * Errors after which a streaming list is retried (with backoff) rather than
- * replaced by a paged list: the paged list would meet the same outage or the
- * same credentials (docs/semantics.md RF-22 retries connection errors and 429).
- */
-export function isRetriedNotFallenBack(err: unknown): boolean {
-  if (err instanceof ConnectionError || isTooManyRequests(err)) return true;
-  return err instanceof KubeApiError && (err.status >= 500 || err.status === 401 || err.status === 403);
-}
-
 /**
  * An answer retrying cannot change: 400 BadRequest or 422 Invalid. Final by
  * default for a LIST or a plain WATCH; for the streaming-list request it only
@@ -67,9 +35,10 @@ export interface Disposition {
  * policy's call (capped, HI-50).
  */
 function honouredRetryAfterMs(err: unknown): number | undefined {
-  if (!isTooManyRequests(err) && !(err instanceof KubeApiError && err.status >= 500)) return undefined;
-  const seconds = retryAfterSeconds(err);
-  return seconds === undefined ? undefined : seconds * 1000;
+  if (!(err instanceof KubeApiError) || (err.status < 500 && !isTooManyRequests(err))) return undefined;
+  // From the `Retry-After` header, else from the Status's details.
+  const seconds = err.retryAfterSeconds ?? err.details?.details?.retryAfterSeconds;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
 }
 
 function withRetryAfter(d: Disposition, err: unknown): Disposition {
@@ -99,7 +68,8 @@ const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOS
  */
 export function classifyFailure(err: unknown, phase: 'list' | 'watch', established = false): Disposition {
   if (isTooManyRequests(err)) return withRetryAfter({ kind: 'throttled', then: phase }, err);
-  if (err instanceof WatchStalledError || isIdleTimeout(err)) return { kind: 'stalled', then: phase };
+  // A watch that went silent past the source's idle timeout is a stall too, re-watched at once.
+  if (err instanceof WatchStalledError || (err instanceof ConnectionError && err.code === 'IDLE_TIMEOUT')) return { kind: 'stalled', then: phase };
   // A body refused by a bound or an encoding will likely come again: it waits as a server fault does (HI-28).
   if (err instanceof DecodeError) return { kind: isRefusedBody(err) ? 'server' : 'decode', then: phase };
   // A streaming list whose initial events ran past the request's deadline is as incomplete as one cut short (HI-61).

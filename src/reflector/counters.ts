@@ -24,20 +24,15 @@ export function copyCounters(c: ReflectorCounters): MutableCounters {
 
 /** The sum of two sets of counters (of two runs of a reflector), as a new object. */
 export function addCounters(a: ReflectorCounters, b: ReflectorCounters): MutableCounters {
-  return {
-    lists: a.lists + b.lists,
-    watches: a.watches + b.watches,
-    relists: a.relists + b.relists,
-    events: a.events + b.events,
-    decodeErrors: a.decodeErrors + b.decodeErrors,
-    errors: a.errors + b.errors,
-    relistsByReason: addRecords(a.relistsByReason, b.relistsByReason),
-    retriesByKind: addRecords(a.retriesByKind, b.retriesByKind),
-  };
+  return addRecords(a, b) as MutableCounters;
 }
 
-function addRecords<K extends string>(a: Readonly<Record<K, number>>, b: Readonly<Record<K, number>>): Record<K, number> {
-  const out = { ...a } as Record<K, number>;
-  for (const key of Object.keys(b) as K[]) out[key] = (out[key] ?? 0) + b[key];
+/** Adds `b`'s numbers to `a`'s, record by record, into new objects. */
+function addRecords(a: object, b: object): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [key, value] of Object.entries(b)) {
+    const mine = out[key];
+    out[key] = typeof value === 'number' ? ((mine as number | undefined) ?? 0) + value : addRecords((mine as object | undefined) ?? {}, value as object);
+  }
   return out;
 }

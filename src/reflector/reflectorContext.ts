@@ -32,14 +32,14 @@ export class ReflectorContext<T> {
   /** Teardown of timers that outlive one await (the resync ticker). */
   readonly #teardown = new Subscription();
   /** The resourceVersion to resume from (client-go's lastSyncResourceVersion). */
-  #lastSyncRv = '';
+  lastSyncRv = '';
   /** The server said lastSyncRv is gone or too new: the next list is a consistent read (RV ""). */
-  #rvUnavailable = false;
+  rvUnavailable = false;
   /**
    * A list delivered page by page failed after some of its pages went out: the snapshot they came from. The next
    * list must not be older, or an object could go back in time (RF-36).
    */
-  #partialListRv = '';
+  partialListRv = '';
   /** A list has succeeded before, so the next one is a relist. */
   #listedOnce = false;
   /** Running totals for status reports and probes. */
@@ -64,30 +64,6 @@ export class ReflectorContext<T> {
   /** The scheduler's clock. */
   now(): number {
     return this.opts.scheduler.now();
-  }
-
-  get lastSyncRv(): string {
-    return this.#lastSyncRv;
-  }
-
-  set lastSyncRv(rv: string) {
-    this.#lastSyncRv = rv;
-  }
-
-  get rvUnavailable(): boolean {
-    return this.#rvUnavailable;
-  }
-
-  get partialListRv(): string {
-    return this.#partialListRv;
-  }
-
-  set partialListRv(rv: string) {
-    this.#partialListRv = rv;
-  }
-
-  set rvUnavailable(value: boolean) {
-    this.#rvUnavailable = value;
   }
 
   /** Adds one to a counter. */
@@ -133,10 +109,10 @@ export class ReflectorContext<T> {
   }
 
   #listed(resourceVersion: string): void {
-    this.#rvUnavailable = false;
-    this.#partialListRv = '';
+    this.rvUnavailable = false;
+    this.partialListRv = '';
     this.#listedOnce = true;
-    this.#lastSyncRv = resourceVersion;
+    this.lastSyncRv = resourceVersion;
   }
 
   /** Emits one event downstream. */

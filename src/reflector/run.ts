@@ -6,7 +6,7 @@ import { RetryPolicy } from './retryPolicy.js';
 import { streamingList } from './streamingList.js';
 import { watchOnce } from './watchOnce.js';
 import type { WatchStream } from './watchStream.js';
-import { classifyFailure, isWatchListRejected } from './classify.js';
+import { classifyFailure, isTerminalByDefault } from './classify.js';
 import type { ReflectorCounters, ReflectorProbe, RelistReason, ResolvedReflectOptions, RetryKind } from './types.js';
 import type { ReflectorEvent } from './types.js';
 import { describeValue } from '../options/validate.js';
@@ -98,7 +98,8 @@ export class ReflectorRun<T> implements ReflectorProbe {
           continue;
         }
         handoff = listed.stream;
-        this.#startResync();
+        this.#inCycle = true;
+        this.#tick();
         phase = 'watch';
       }
       const watched = await watchOnce(ctx, handoff);
@@ -130,7 +131,7 @@ export class ReflectorRun<T> implements ReflectorProbe {
       // The server cannot serve this streaming list: report, then a paged list for this cycle. A 400/422 to the
       // streaming request is not final: it only says the server lacks the feature.
       if (ctx.report(streamed.error, { defaultTerminal: false })) return streamed;
-      if (isWatchListRejected(streamed.error)) this.#watchListRejected = true;
+      if (isTerminalByDefault(streamed.error)) this.#watchListRejected = true;
     }
     try {
       await this.#paged.run();
@@ -163,11 +164,6 @@ export class ReflectorRun<T> implements ReflectorProbe {
     this.#ctx.retrying(kind);
     if (error !== undefined || delayMs > 0) this.#ctx.status({ state: 'backoff', error, delayMs, kind });
     await this.#ctx.sleep(delayMs);
-  }
-
-  #startResync(): void {
-    this.#inCycle = true;
-    this.#tick();
   }
 
   /** (Re)starts the ticker of the running cycle at the current period. */

@@ -4,8 +4,8 @@
  * `k8s.io/initial-events-end`, then the same stream carries on as the watch
  * (docs/semantics.md RF-20..RF-23).
  */
-import { DecodeError } from '../errors/api/index.js';
-import { isExpired, isRetriedNotFallenBack, isWatchListRejected } from './classify.js';
+import { ConnectionError, DecodeError, KubeApiError } from '../errors/api/index.js';
+import { isExpired, isTerminalByDefault, isTooManyRequests } from './classify.js';
 import { InitialEventsIncompleteError, VeryShortWatchError, WatchDeadlineExceededError, WatchStalledError } from './errors.js';
 import type { ReflectorContext } from './reflectorContext.js';
 import { checkObject, isInitialEventsEnd, metaOf, objectKey } from './watchEvents.js';
@@ -37,7 +37,9 @@ function retriedAsStream(error: unknown): boolean {
     error instanceof InitialEventsIncompleteError ||
     error instanceof WatchDeadlineExceededError ||
     isExpired(error) ||
-    isRetriedNotFallenBack(error)
+    error instanceof ConnectionError ||
+    isTooManyRequests(error) ||
+    (error instanceof KubeApiError && (error.status >= 500 || error.status === 401 || error.status === 403))
   );
 }
 
@@ -103,7 +105,7 @@ export async function streamingList<T>(ctx: ReflectorContext<T>): Promise<Stream
   if (error !== undefined) {
     // Our resourceVersion is too old for the server: the next streaming list starts from "now" (RF-22).
     if (isExpired(error)) ctx.rvUnavailable = true;
-    return { ok: false, error, fallback: isWatchListRejected(error) || !retriedAsStream(error) };
+    return { ok: false, error, fallback: isTerminalByDefault(error) || !retriedAsStream(error) };
   }
   const lasted = ctx.now() - stream.startedAt;
   if (received === 0 && lasted < VERY_SHORT_WATCH_MS) return { ok: false, error: new VeryShortWatchError(lasted), fallback: true };
