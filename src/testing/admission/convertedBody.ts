@@ -6,15 +6,12 @@ import { applyToLive, checkApplyConfiguration, type ApplyWriter } from '../write
 import { changedFields, setAt, valueAt } from '../writes/fieldSets.js';
 import { readEntries, scopeOf } from '../writes/managedFields.js';
 import { convertObjects, type ConversionWebhook } from './conversion.js';
+import { isRecord } from '../writes/objectRules.js';
 
 // Responses of a version served through a conversion webhook: the objects of a body or of a watch, converted from
 // the storage version to the version read, in order.
 
 type AnyObject = Record<string, unknown>;
-
-function isRecord(v: unknown): v is AnyObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** An object as stored: the apiVersion servedVersion.ts gave it for `type` put back to the storage version's. */
 function asStored(w: ConversionWebhook, type: ResourceType, o: AnyObject): AnyObject {

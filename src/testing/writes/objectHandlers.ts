@@ -4,7 +4,7 @@ import type { StoredObject } from '../storage/storedObject.js';
 import { objectView, type Conversion } from '../server/negotiate.js';
 import { objectJson } from '../server/partialObjectMetadata.js';
 import { applyCreateEntries, trackUpdate } from './managedFields.js';
-import { checkPreconditions, timestamp } from './objectRules.js';
+import { checkPreconditions, isRecord, timestamp } from './objectRules.js';
 import { jsonPatch, mergePatch } from './patch.js';
 import type { ResourceType } from '../storage/resources.js';
 import { applyToLive, checkApplyConfiguration } from './serverSideApply.js';
@@ -25,10 +25,6 @@ export interface Answer {
 
 const MAX_BODY = 16 * 1024 * 1024;
 const APPLY = 'application/apply-patch+yaml';
-
-function isRecord(v: unknown): v is AnyObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** Reads a JSON request body (undefined when empty); 413 past 16 MiB, 400 when it is not JSON. */
 export async function readBody(req: IncomingMessage): Promise<unknown> {

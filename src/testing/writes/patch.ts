@@ -1,10 +1,6 @@
 import { jsonText } from '../../store/jsonText.js';
 import { badRequest, StatusError } from '../server/status.js';
-import { jsonEqual } from './objectRules.js';
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+import { isRecord, jsonEqual } from './objectRules.js';
 
 /**
  * Applies an RFC 7386 JSON merge patch: objects merge key by key, `null`
