@@ -260,7 +260,7 @@ describe('admitCustomObject against kube-apiserver', () => {
     const stored = created.body;
     const changed = { ...stored, status: { ready: 'yes' } };
     const reply = await send('PUT', `/apis/${GROUP}/v1/gizmos/g-status/status?dryRun=All`, changed);
-    const sim = admitCustomObject(RICH_SCHEMA, changed, stored, { subresource: 'status' });
+    const sim = admitCustomObject(RICH_SCHEMA, changed, stored, 'status');
     expect({ status: reply.status, causes: serverCauses(reply.body) }).toEqual({ status: 422, causes: sortedCauses(sim.causes) });
   });
 
