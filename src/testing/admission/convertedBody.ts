@@ -1,7 +1,7 @@
 import type { ResourceType } from '../storage/resources.js';
 import type { Sink } from '../server/sink.js';
 import { badRequest, StatusError } from '../server/status.js';
-import { jsonPatch, mergePatch } from '../writes/patch.js';
+import { patchedObject } from '../writes/patch.js';
 import { applyToLive, checkApplyConfiguration, type ApplyWriter } from '../writes/serverSideApply.js';
 import { changedFields, setAt, valueAt } from '../writes/fieldSets.js';
 import { readEntries, scopeOf } from '../writes/managedFields.js';
@@ -152,16 +152,9 @@ export async function convertedWrite(
   if (current === undefined) return { verb, type: storageType, read: readBody };
   const patch = await readBody();
   const [inVersion] = await convertObjects(w, [asStored(w, type, current)], type.apiVersion);
-  let next: unknown;
-  if (contentType === 'application/json-patch+json') next = jsonPatch(inVersion, patch);
-  else if (contentType === 'application/merge-patch+json' || contentType === 'application/strategic-merge-patch+json') {
-    if (!isRecord(patch)) throw badRequest('a merge patch must be a JSON object');
-    next = mergePatch(inVersion, patch);
-  } else return { verb, type: storageType, read: async () => patch };
-  if (!isRecord(next)) throw badRequest('the patched object is not a JSON object');
-  const meta = isRecord(next['metadata']) ? next['metadata'] : {};
-  const withRv = meta['resourceVersion'] === undefined || meta['resourceVersion'] === null || meta['resourceVersion'] === '' ? { ...next, metadata: { ...meta, resourceVersion: (current['metadata'] as AnyObject)['resourceVersion'] } } : next;
-  const [stored] = await convertObjects(w, [withRv], w.storageApiVersion);
+  const next = patchedObject(inVersion, contentType, patch, (current['metadata'] as AnyObject)['resourceVersion']);
+  if (next === undefined) return { verb, type: storageType, read: async () => patch };
+  const [stored] = await convertObjects(w, [next], w.storageApiVersion);
   return { verb: 'update', type: storageType, read: async () => stored };
 }
 

@@ -5,7 +5,7 @@ import { objectView, type Conversion } from '../server/negotiate.js';
 import { objectJson } from '../server/partialObjectMetadata.js';
 import { applyCreateEntries, trackUpdate } from './managedFields.js';
 import { checkPreconditions, isRecord, timestamp } from './objectRules.js';
-import { jsonPatch, mergePatch } from './patch.js';
+import { patchedObject } from './patch.js';
 import type { ResourceType } from '../storage/resources.js';
 import { applyToLive, checkApplyConfiguration } from './serverSideApply.js';
 import { badRequest, notFound, StatusError } from '../server/status.js';
@@ -111,30 +111,16 @@ export function applyPatch(
     return storage.update(type, next, ns, sub, { dryRun: write.params.dryRun, managedFields: () => managedFields });
   }
   if (current === undefined) throw notFound(type, name);
-  const base = JSON.parse(current.json) as AnyObject;
-  let next: unknown;
-  switch (contentType) {
-    case 'application/merge-patch+json':
-    case 'application/strategic-merge-patch+json':
-      if (!isRecord(patch)) throw badRequest('a merge patch must be a JSON object');
-      next = mergePatch(base, patch);
-      break;
-    case 'application/json-patch+json':
-      next = jsonPatch(base, patch);
-      break;
-    default:
-      throw new StatusError(
-        415,
-        'UnsupportedMediaType',
-        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json',
-      );
+  const next = patchedObject(JSON.parse(current.json), contentType, patch, String(current.rv));
+  if (next === undefined) {
+    throw new StatusError(
+      415,
+      'UnsupportedMediaType',
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json',
+    );
   }
-  if (!isRecord(next)) throw badRequest('the patched object is not a JSON object');
-  const meta = isRecord(next['metadata']) ? next['metadata'] : {};
+  const meta = next['metadata'] as AnyObject;
   if (meta['name'] !== name) throw badRequest(`the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
-  if (meta['resourceVersion'] === undefined || meta['resourceVersion'] === null || meta['resourceVersion'] === '') {
-    next['metadata'] = { ...meta, resourceVersion: String(current.rv) };
-  }
   const patched = write === undefined ? next : keepStatus(type, sub, next, current);
   return storage.update(type, patched, ns, sub, hooksOf(type, sub, write));
 }

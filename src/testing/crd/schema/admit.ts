@@ -6,7 +6,6 @@ import { checkListTypes } from './listTypes.js';
 import { jsonCopy, rootNode, type Node, type StructuralSchemaInput } from './node.js';
 import { pruneObject } from './prune.js';
 import { unchanged } from './ratchet.js';
-import { structuralReasons } from './structural.js';
 import { toFieldCause, validateValue } from './validate.js';
 
 type Json = Record<string, unknown>;
@@ -99,16 +98,4 @@ export function defaultCustomObject(schema: StructuralSchemaInput, obj: Json): J
   applyDefaults(object, root);
   pruneObject(object, root);
   return object;
-}
-
-/**
- * Why kube-apiserver would refuse `schema` as a CRD version's `openAPIV3Schema`: not structural
- * (a missing type, a forbidden field in allOf/anyOf/oneOf/not, metadata beyond name and
- * generateName, an invalid pattern), or a default that is not pruned or does not validate.
- *
- * @param schema the version's `openAPIV3Schema`
- * @returns `<field>: <message>` lines, the field starting at `openAPIV3Schema`; empty when acceptable
- */
-export function checkStructural(schema: StructuralSchemaInput): string[] {
-  return structuralReasons(schema).map((c) => `${c.field}: ${c.message}`);
 }
