@@ -8,7 +8,7 @@ import { objectView, type Conversion } from '../server/negotiate.js';
 import { objectJson } from '../server/partialObjectMetadata.js';
 import { badRequest, conflict, notFound } from '../server/status.js';
 import { pathNotFound, type Target } from '../server/target.js';
-import { applyPatch, hooksOf, keepStatus, preconditionsOf, readBody, type Answer, type ApiWrite } from '../writes/objectHandlers.js';
+import { APPLY, applyPatch, hooksOf, keepStatus, preconditionsOf, readBody, type Answer, type ApiWrite } from '../writes/objectHandlers.js';
 import { checkPreconditions, isRecord, jsonEqual, timestamp } from '../writes/objectRules.js';
 import { writeParams, type WriteParams } from '../writes/writeParams.js';
 import { dropMissing, readEntries, writeEntries } from '../writes/managedFields.js';
@@ -24,8 +24,6 @@ import { passes } from '../watch/watch.js';
 
 type AnyObject = Record<string, unknown>;
 type WriteVerb = 'create' | 'update' | 'patch' | 'delete';
-
-const APPLY = 'application/apply-patch+yaml';
 
 /** A stored object as the request's version serves it. */
 function inVersion(type: ResourceType, o: StoredObject | undefined): AnyObject | undefined {

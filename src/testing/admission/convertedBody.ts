@@ -7,6 +7,7 @@ import { changedFields, setAt, valueAt } from '../writes/fieldSets.js';
 import { readEntries, scopeOf } from '../writes/managedFields.js';
 import { convertObjects, type ConversionWebhook } from './conversion.js';
 import { isRecord } from '../writes/objectRules.js';
+import { APPLY } from '../writes/objectHandlers.js';
 
 // Responses of a version served through a conversion webhook: the objects of a body or of a watch, converted from
 // the storage version to the version read, in order.
@@ -126,8 +127,6 @@ export interface ConvertedWrite {
   readonly type: ResourceType;
   readonly read: () => Promise<unknown>;
 }
-
-const APPLY = 'application/apply-patch+yaml';
 
 /**
  * A write through a version converted by a webhook, turned into a write of

@@ -360,9 +360,7 @@ export class WatchHub {
 
   /** Ends every watch cleanly (`destroy`: drops them instead). */
   closeAll(destroy: boolean): void {
-    const all: Watcher[] = [];
-    for (const set of this.#byResource.values()) all.push(...set);
-    for (const w of all) {
+    for (const w of [...this.#byResource.values()].flatMap((set) => [...set])) {
       if (destroy) w.destroy();
       else w.end();
     }

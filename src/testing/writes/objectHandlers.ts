@@ -24,7 +24,8 @@ export interface Answer {
 }
 
 const MAX_BODY = 16 * 1024 * 1024;
-const APPLY = 'application/apply-patch+yaml';
+/** The content type of a server-side apply. */
+export const APPLY = 'application/apply-patch+yaml';
 
 /** Reads a JSON request body (undefined when empty); 413 past 16 MiB, 400 when it is not JSON. */
 export async function readBody(req: IncomingMessage): Promise<unknown> {
@@ -47,10 +48,6 @@ export async function readBody(req: IncomingMessage): Promise<unknown> {
 /** `DeleteOptions.preconditions` of a DELETE body, if any. */
 export function preconditionsOf(body: unknown): Preconditions | undefined {
   return isRecord(body) && isRecord(body['preconditions']) ? (body['preconditions'] as Preconditions) : undefined;
-}
-
-function statusOnly(target: Target): 'status' | undefined {
-  return target.subresource === 'status' ? 'status' : undefined;
 }
 
 /** How a write through the API is recorded: its parameters, and so its field manager and dry run. */
@@ -147,7 +144,7 @@ export async function objectAnswer(
   const render = (o: StoredObject): string => objectJson(o, objectView(convert, type), type);
   const namespace = target.namespace ?? '';
   const name = target.name as string;
-  const sub = statusOnly(target);
+  const sub = target.subresource === 'status' ? 'status' : undefined;
   const time = timestamp(Date.now());
   if (target.subresource === 'scale') {
     if (verb !== 'get' && verb !== 'update' && verb !== 'patch') throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
