@@ -385,10 +385,6 @@ export class ApiServer extends StorageApi {
   async restart(options?: RestartOptions): Promise<void> {
     const downMs = validateRestartOptions(options);
     if (this.#listener.closed) throw new Error('restart: the server was closed');
-    if (!this.#listener.listening && this.#listener.port === 0 && downMs === 0) {
-      await this.#listener.listen();
-      return;
-    }
     await this.#listener.restart(downMs);
   }
 

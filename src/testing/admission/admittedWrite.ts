@@ -259,17 +259,10 @@ const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 export function scaleAdmission(ctx: ServerContext, verb: 'update' | 'patch', target: Target, q: URLSearchParams, req: IncomingMessage, user: UserInfo, warn: Warn): ScaleAdmission {
   const params = writeParams(q, req, verb === 'update' ? 'UpdateOptions' : 'PatchOptions', false);
   const options = optionsOf(verb === 'update' ? 'UpdateOptions' : 'PatchOptions', params, q);
+  const r: Request = { ctx, target, user, warn, sub: undefined };
   const attrs = (next: AnyObject, old: AnyObject): AdmissionAttributes => ({
-    operation: 'UPDATE',
-    type: target.type,
+    ...attributes(r, 'UPDATE', target.name as string, next, old, params, options),
     subresource: 'scale',
-    namespace: target.namespace ?? '',
-    name: target.name as string,
-    object: next,
-    oldObject: old,
-    dryRun: params.dryRun,
-    options,
-    user,
     kind: SCALE_KIND,
   });
   return {

@@ -6,8 +6,9 @@ import { isRecord, type Node } from './node.js';
 // that are not empty (the server's schemaobjectmeta validation); the object's own apiVersion and
 // kind are the serving part's to check.
 
-const KIND = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1035 =
+/** apimachinery's DNS-1035 label, and its message for a value that is not one. */
+export const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+export const DNS1035_MESSAGE =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
 /** apimachinery's IsDNS1035Label messages for a lower-cased kind, joined as the server joins them. */
@@ -15,7 +16,7 @@ function kindError(kind: string): string | undefined {
   const lower = kind.toLowerCase();
   const errs: string[] = [];
   if (lower.length > 63) errs.push('must be no more than 63 characters');
-  if (!KIND.test(lower)) errs.push(DNS1035);
+  if (!DNS1035.test(lower)) errs.push(DNS1035_MESSAGE);
   return errs.length > 0 ? `may have mixed case, but should otherwise match: ${errs.join(',')}` : undefined;
 }
 
