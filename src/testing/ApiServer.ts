@@ -17,7 +17,7 @@ import { Storage } from './storage/storage.js';
 import { StorageApi } from './storage/storageApi.js';
 import { generateServingCertificate, type ServingCertificate } from './tls/tls.js';
 import { WatchHub } from './watch/watch.js';
-import { usersByToken, type UserInfo } from './auth/users.js';
+import { usersByToken } from './auth/users.js';
 import { WebhookAdmission } from './admission/dispatch.js';
 import { describeValue } from '../options/validate.js';
 import { timerDelay } from '../options/timerDelay.js';
@@ -68,28 +68,15 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
  * throw {@link StatusError} as the server would answer.
  */
 export class ApiServer extends StorageApi {
-  // Survives stop()/restart(): the point of a restart is that the data is still there.
-  readonly #storage: Storage;
-  // The resources served, by id and by URL.
-  readonly #registry: ResourceRegistry;
-  // Shared by request handling and the watchers, which take stream faults line by line.
-  readonly #faults: FaultBoard;
-  // Every open watch, fed synchronously by the storage on each write.
-  readonly #hub: WatchHub;
-  // Deletions, with the emulated namespace controller.
-  readonly #namespaces: NamespaceLifecycle;
+  // What the request handlers share: the storage (kept across stop()/restart(), the point of a restart), the
+  // resources served, the faults, every open watch, the namespace lifecycle and the accepted tokens.
+  readonly #ctx: ServerContext;
   // The emulated apiextensions controllers: CRDs written become served resources.
   readonly #crds: CrdController;
   // The port, the sockets and the TLS material, kept across restarts.
   readonly #listener: Listener;
   // Kept so the kubeconfig can carry the CA.
   readonly #cert: ServingCertificate | undefined;
-  // The bearer tokens accepted now, when authentication is on; shared with the request handler.
-  readonly #tokens: Set<string> | undefined;
-  // The other users' tokens, which may not become the admin's.
-  readonly #users: ReadonlyMap<string, UserInfo>;
-  // How often open watches are offered a bookmark while the server listens.
-  readonly #bookmarkIntervalMs: number;
   // Running churn generators, stopped by close().
   readonly #churns = new Set<Churn>();
   // For stats: tests use it to see that a request reached the server.
@@ -123,30 +110,22 @@ export class ApiServer extends StorageApi {
     crds = new CrdController(storage, registry, (id) => hub.endResource(id));
     lifecycle.finishedBy(crds.type.id, CrdController.terminatingMark);
     super(storage, registry, lifecycle);
-    this.#faults = faults;
-    this.#hub = hub;
-    this.#storage = storage;
-    this.#registry = registry;
-    this.#namespaces = lifecycle;
     this.#crds = crds;
     this.#cert = cert;
-    this.#tokens = options.token === undefined ? undefined : new Set([options.token]);
-    this.#users = usersByToken(options.users, options.token);
-    this.#bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
-    for (const t of [...builtInResources(), ...eventResources()]) this.#registry.add(t);
+    for (const t of [...builtInResources(), ...eventResources()]) registry.add(t);
     const admission = new WebhookAdmission(storage, registry);
-    for (const t of admission.types) this.#registry.add(t);
-    for (const def of options.resources ?? []) this.#registry.register(def);
+    for (const t of admission.types) registry.add(t);
+    for (const def of options.resources ?? []) registry.register(def);
     for (const crd of options.crds ?? []) storage.create(crds.type, structuredClone(crd) as Record<string, unknown>, undefined);
     const stalled = new Set<ServerResponse>();
     const ctx: ServerContext = {
-      storage: this.#storage,
-      registry: this.#registry,
-      faults: this.#faults,
-      hub: this.#hub,
-      namespaces: this.#namespaces,
-      tokens: this.#tokens,
-      users: this.#users,
+      storage,
+      registry,
+      faults,
+      hub,
+      namespaces: lifecycle,
+      tokens: options.token === undefined ? undefined : new Set([options.token]),
+      users: usersByToken(options.users, options.token),
       authorize: options.authorize,
       admission,
       compression: options.compression ?? true,
@@ -155,7 +134,9 @@ export class ApiServer extends StorageApi {
       audit: options.audit,
       port: () => this.#listener.port,
     };
+    this.#ctx = ctx;
     const handle = createRequestHandler(ctx);
+    const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
     this.#listener = new Listener(
       options.port ?? 0,
       cert,
@@ -165,13 +146,13 @@ export class ApiServer extends StorageApi {
       },
       {
         up: () => {
-          this.#bookmarkTimer = setInterval(() => this.#hub.bookmarkAll(this.#storage.resourceVersion), timerDelay(this.#bookmarkIntervalMs));
+          this.#bookmarkTimer = setInterval(() => hub.bookmarkAll(storage.resourceVersion), timerDelay(bookmarkIntervalMs));
           this.#bookmarkTimer.unref();
         },
         down: () => {
           if (this.#bookmarkTimer !== undefined) clearInterval(this.#bookmarkTimer);
           this.#bookmarkTimer = undefined;
-          this.#hub.closeAll(true);
+          hub.closeAll(true);
           for (const res of stalled) res.destroy();
           stalled.clear();
         },
@@ -184,13 +165,13 @@ export class ApiServer extends StorageApi {
         hub.flushAll();
         this.#listener.reset();
       },
-      inject: (fault, target) => this.#faults.add(validateFault(fault, target)),
+      inject: (fault, target) => faults.add(validateFault(fault, target)),
       delayWatches: (opts) => hub.delays.add(opts),
       clear: () => {
-        this.#faults.clear();
+        faults.clear();
         hub.delays.clear();
       },
-      pending: () => this.#faults.pending,
+      pending: () => faults.pending,
     };
   }
 
@@ -232,14 +213,14 @@ export class ApiServer extends StorageApi {
   } {
     return {
       requests: this.#requests,
-      watchesOpen: this.#hub.open,
-      watchesStarted: this.#hub.counters.watchesStarted,
-      eventsSent: this.#hub.counters.eventsSent,
-      objects: this.#storage.objectCount,
-      historyEvents: this.#storage.historySize,
+      watchesOpen: this.#ctx.hub.open,
+      watchesStarted: this.#ctx.hub.counters.watchesStarted,
+      eventsSent: this.#ctx.hub.counters.eventsSent,
+      objects: this.#ctx.storage.objectCount,
+      historyEvents: this.#ctx.storage.historySize,
       connections: this.#listener.connections,
       connectionsAccepted: this.#listener.accepted,
-      resourceVersion: String(this.#storage.resourceVersion),
+      resourceVersion: String(this.#ctx.storage.resourceVersion),
     };
   }
 
@@ -278,7 +259,8 @@ export class ApiServer extends StorageApi {
    * @returns the YAML document.
    */
   kubeConfigYaml(): string {
-    return kubeConfigYaml({ url: this.url, caPem: this.#cert?.caPem, token: this.#tokens === undefined ? undefined : [...this.#tokens].pop() });
+    const tokens = this.#ctx.tokens;
+    return kubeConfigYaml({ url: this.url, caPem: this.#cert?.caPem, token: tokens === undefined ? undefined : [...tokens].pop() });
   }
 
   /**
@@ -311,10 +293,10 @@ export class ApiServer extends StorageApi {
   }
 
   #tokensFor(method: string, token: string): Set<string> {
-    if (this.#tokens === undefined) throw new TypeError(`${method}: the server was started without a token, so it authenticates nobody`);
+    if (this.#ctx.tokens === undefined) throw new TypeError(`${method}: the server was started without a token, so it authenticates nobody`);
     if (typeof token !== 'string' || token === '' || /\s/.test(token)) throw new TypeError(`${method}: token must be a non-empty string without whitespace, got ${describeValue(token)}`);
-    if (this.#users.has(token)) throw new TypeError(`${method}: the token is a user's of the users option, not the admin's`);
-    return this.#tokens;
+    if (this.#ctx.users.has(token)) throw new TypeError(`${method}: the token is a user's of the users option, not the admin's`);
+    return this.#ctx.tokens;
   }
 
   /**
@@ -336,7 +318,7 @@ export class ApiServer extends StorageApi {
    * @returns the resource's id, e.g. `example.com/v1/widgets`.
    */
   registerResource(def: ResourceDefinition): string {
-    return this.#registry.register(def);
+    return this.#ctx.registry.register(def);
   }
 
   /**
@@ -355,8 +337,8 @@ export class ApiServer extends StorageApi {
    * @returns a handle with `done` and `stop()`.
    */
   churn(options: ChurnOptions): Churn {
-    const type = this.#registry.resolve(options?.resource ?? 'v1/pods', 'churn');
-    const churn = new Churn(this.#storage, type, options, () => this.#churns.delete(churn));
+    const type = this.#ctx.registry.resolve(options?.resource ?? 'v1/pods', 'churn');
+    const churn = new Churn(this.#ctx.storage, type, options, () => this.#churns.delete(churn));
     this.#churns.add(churn);
     return churn;
   }
@@ -403,10 +385,6 @@ export class ApiServer extends StorageApi {
   async restart(options?: RestartOptions): Promise<void> {
     const downMs = validateRestartOptions(options);
     if (this.#listener.closed) throw new Error('restart: the server was closed');
-    if (!this.#listener.listening && this.#listener.port === 0 && downMs === 0) {
-      await this.#listener.listen();
-      return;
-    }
     await this.#listener.restart(downMs);
   }
 
@@ -428,7 +406,7 @@ export class ApiServer extends StorageApi {
   async close(): Promise<void> {
     if (this.#listener.closed) return;
     for (const c of [...this.#churns]) c.stop();
-    this.#namespaces.stop();
+    this.#ctx.namespaces.stop();
     this.#crds.stop();
     await this.#listener.close();
   }

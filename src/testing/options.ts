@@ -163,10 +163,7 @@ export function validateOptions(opts: ApiServerOptions): void {
   }
   usersByToken(opts.users, opts.token);
   functionOption('startApiServer', 'authorize', opts.authorize);
-  const maxEvents = opts.history?.maxEvents ?? 10_000;
-  if (!Number.isInteger(maxEvents) || maxEvents < 1) {
-    throw new TypeError(`startApiServer: history.maxEvents must be a positive integer, got ${describeValue(opts.history?.maxEvents)}`);
-  }
+  numberOption('startApiServer', 'history.maxEvents', opts.history?.maxEvents, 10_000, { min: 1, integer: true });
   const maxAge = opts.history?.maxAgeMs;
   if (maxAge !== undefined && (typeof maxAge !== 'number' || !(maxAge > 0))) {
     throw new TypeError(`startApiServer: history.maxAgeMs must be a positive number, got ${describeValue(maxAge)}`);

@@ -103,7 +103,7 @@ describe('admitCustomObject: the status subresource', () => {
 
   it('stores the stored object with the sent status, validating status from its own root', () => {
     const sent = { ...stored, spec: { image: 'changed' }, status: { ready: 'yes' } };
-    const { object, causes } = admitCustomObject(RICH_SCHEMA, sent, stored, { subresource: 'status' });
+    const { object, causes } = admitCustomObject(RICH_SCHEMA, sent, stored, 'status');
     expect(object).toMatchObject({ spec: { image: 'n', replicas: 1 }, status: { ready: 'yes' } });
     expect(causes.map((c) => `${c.field} | ${c.message}`)).toEqual([
       'status.ready | Invalid value: "string": ready in body must be of type boolean: "string"',
@@ -112,7 +112,7 @@ describe('admitCustomObject: the status subresource', () => {
   });
 
   it('admits a valid status', () => {
-    const { object, causes } = admitCustomObject(RICH_SCHEMA, { ...stored, status: { ready: true, extra: 1 } }, stored, { subresource: 'status' });
+    const { object, causes } = admitCustomObject(RICH_SCHEMA, { ...stored, status: { ready: true, extra: 1 } }, stored, 'status');
     expect(causes).toEqual([]);
     expect(object['status']).toEqual({ ready: true });
   });

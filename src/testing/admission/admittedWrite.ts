@@ -8,7 +8,7 @@ import { objectView, type Conversion } from '../server/negotiate.js';
 import { objectJson } from '../server/partialObjectMetadata.js';
 import { badRequest, conflict, notFound } from '../server/status.js';
 import { pathNotFound, type Target } from '../server/target.js';
-import { applyPatch, hooksOf, keepStatus, preconditionsOf, readBody, type Answer, type ApiWrite } from '../writes/objectHandlers.js';
+import { APPLY, applyPatch, hooksOf, keepStatus, preconditionsOf, readBody, type Answer, type ApiWrite } from '../writes/objectHandlers.js';
 import { checkPreconditions, isRecord, jsonEqual, timestamp } from '../writes/objectRules.js';
 import { writeParams, type WriteParams } from '../writes/writeParams.js';
 import { dropMissing, readEntries, writeEntries } from '../writes/managedFields.js';
@@ -24,8 +24,6 @@ import { passes } from '../watch/watch.js';
 
 type AnyObject = Record<string, unknown>;
 type WriteVerb = 'create' | 'update' | 'patch' | 'delete';
-
-const APPLY = 'application/apply-patch+yaml';
 
 /** A stored object as the request's version serves it. */
 function inVersion(type: ResourceType, o: StoredObject | undefined): AnyObject | undefined {
@@ -261,17 +259,10 @@ const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 export function scaleAdmission(ctx: ServerContext, verb: 'update' | 'patch', target: Target, q: URLSearchParams, req: IncomingMessage, user: UserInfo, warn: Warn): ScaleAdmission {
   const params = writeParams(q, req, verb === 'update' ? 'UpdateOptions' : 'PatchOptions', false);
   const options = optionsOf(verb === 'update' ? 'UpdateOptions' : 'PatchOptions', params, q);
+  const r: Request = { ctx, target, user, warn, sub: undefined };
   const attrs = (next: AnyObject, old: AnyObject): AdmissionAttributes => ({
-    operation: 'UPDATE',
-    type: target.type,
+    ...attributes(r, 'UPDATE', target.name as string, next, old, params, options),
     subresource: 'scale',
-    namespace: target.namespace ?? '',
-    name: target.name as string,
-    object: next,
-    oldObject: old,
-    dryRun: params.dryRun,
-    options,
-    user,
     kind: SCALE_KIND,
   });
   return {

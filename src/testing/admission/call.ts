@@ -43,7 +43,10 @@ export function postJson(target: string, ca: string | undefined, body: unknown, 
   const shown = `Post ${JSON.stringify(url.toString())}`;
   const payload = Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
-    const fail = (reason: string): void => reject(new WebhookCallError(`${shown}: ${reason}`));
+    const fail = (reason: string): void => {
+      clearTimeout(timer);
+      reject(new WebhookCallError(`${shown}: ${reason}`));
+    };
     const req = request(url, {
       method: 'POST',
       ...(ca === undefined ? {} : { ca }),
@@ -55,27 +58,20 @@ export function postJson(target: string, ca: string | undefined, body: unknown, 
       fail('context deadline exceeded');
       req.destroy();
     }, timeoutSeconds * 1000);
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      fail(networkReason(url, err));
-    });
+    req.on('error', (err: NodeJS.ErrnoException) => fail(networkReason(url, err)));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {
         size += c.length;
         if (size > MAX_WEBHOOK_RESPONSE_BYTES) {
-          clearTimeout(timer);
           fail(`the response body is larger than ${MAX_WEBHOOK_RESPONSE_BYTES} bytes`);
           req.destroy();
           return;
         }
         chunks.push(c);
       });
-      res.on('error', (err: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        fail(networkReason(url, err));
-      });
+      res.on('error', (err: NodeJS.ErrnoException) => fail(networkReason(url, err)));
       res.on('end', () => {
         clearTimeout(timer);
         const text = Buffer.concat(chunks).toString('utf8');

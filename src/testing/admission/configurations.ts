@@ -2,6 +2,7 @@ import { labelSelectorFromObject, type LabelSelector } from '../../store/labelSe
 import { invalidFields, type FieldCause } from '../server/status.js';
 import { toResourceType, type ResourceType } from '../storage/resources.js';
 import type { Storage } from '../storage/storage.js';
+import { isRecord } from '../writes/objectRules.js';
 
 // The admissionregistration.k8s.io/v1 configuration resources, and the webhooks they register read out of the
 // stored objects as the dispatcher uses them.
@@ -11,10 +12,6 @@ type AnyObject = Record<string, unknown>;
 export const ADMISSION_GROUP = 'admissionregistration.k8s.io';
 export const VALIDATING_RESOURCE = `${ADMISSION_GROUP}/v1/validatingwebhookconfigurations`;
 export const MUTATING_RESOURCE = `${ADMISSION_GROUP}/v1/mutatingwebhookconfigurations`;
-
-function isRecord(v: unknown): v is AnyObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** One rule of a webhook, its lists as given (`*` included). */
 export interface WebhookRule {

@@ -5,6 +5,7 @@ import type { ResourceType } from '../storage/resources.js';
 import type { Storage } from '../storage/storage.js';
 import { StatusError } from '../server/status.js';
 import { postJson, WebhookCallError } from './call.js';
+import { isRecord } from '../writes/objectRules.js';
 
 // CRD conversion through a `spec.conversion.strategy: Webhook` block: apiextensions.k8s.io/v1 ConversionReview calls
 // for objects read or written in a version other than the one they are stored in.
@@ -14,10 +15,6 @@ type AnyObject = Record<string, unknown>;
 const CRD_ID = 'apiextensions.k8s.io/v1/customresourcedefinitions';
 /** kube-apiserver gives a conversion webhook 30 seconds, not configurable. */
 const CONVERSION_TIMEOUT_SECONDS = 30;
-
-function isRecord(v: unknown): v is AnyObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** A CRD's conversion webhook, for one served version that is not the storage version. */
 export interface ConversionWebhook {

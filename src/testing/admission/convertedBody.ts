@@ -1,20 +1,18 @@
 import type { ResourceType } from '../storage/resources.js';
 import type { Sink } from '../server/sink.js';
 import { badRequest, StatusError } from '../server/status.js';
-import { jsonPatch, mergePatch } from '../writes/patch.js';
+import { patchedObject } from '../writes/patch.js';
 import { applyToLive, checkApplyConfiguration, type ApplyWriter } from '../writes/serverSideApply.js';
 import { changedFields, setAt, valueAt } from '../writes/fieldSets.js';
 import { readEntries, scopeOf } from '../writes/managedFields.js';
 import { convertObjects, type ConversionWebhook } from './conversion.js';
+import { isRecord } from '../writes/objectRules.js';
+import { APPLY } from '../writes/objectHandlers.js';
 
 // Responses of a version served through a conversion webhook: the objects of a body or of a watch, converted from
 // the storage version to the version read, in order.
 
 type AnyObject = Record<string, unknown>;
-
-function isRecord(v: unknown): v is AnyObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** An object as stored: the apiVersion servedVersion.ts gave it for `type` put back to the storage version's. */
 function asStored(w: ConversionWebhook, type: ResourceType, o: AnyObject): AnyObject {
@@ -130,8 +128,6 @@ export interface ConvertedWrite {
   readonly read: () => Promise<unknown>;
 }
 
-const APPLY = 'application/apply-patch+yaml';
-
 /**
  * A write through a version converted by a webhook, turned into a write of
  * the storage version: a create or update body is converted first; a JSON
@@ -155,16 +151,9 @@ export async function convertedWrite(
   if (current === undefined) return { verb, type: storageType, read: readBody };
   const patch = await readBody();
   const [inVersion] = await convertObjects(w, [asStored(w, type, current)], type.apiVersion);
-  let next: unknown;
-  if (contentType === 'application/json-patch+json') next = jsonPatch(inVersion, patch);
-  else if (contentType === 'application/merge-patch+json' || contentType === 'application/strategic-merge-patch+json') {
-    if (!isRecord(patch)) throw badRequest('a merge patch must be a JSON object');
-    next = mergePatch(inVersion, patch);
-  } else return { verb, type: storageType, read: async () => patch };
-  if (!isRecord(next)) throw badRequest('the patched object is not a JSON object');
-  const meta = isRecord(next['metadata']) ? next['metadata'] : {};
-  const withRv = meta['resourceVersion'] === undefined || meta['resourceVersion'] === null || meta['resourceVersion'] === '' ? { ...next, metadata: { ...meta, resourceVersion: (current['metadata'] as AnyObject)['resourceVersion'] } } : next;
-  const [stored] = await convertObjects(w, [withRv], w.storageApiVersion);
+  const next = patchedObject(inVersion, contentType, patch, (current['metadata'] as AnyObject)['resourceVersion']);
+  if (next === undefined) return { verb, type: storageType, read: async () => patch };
+  const [stored] = await convertObjects(w, [next], w.storageApiVersion);
   return { verb: 'update', type: storageType, read: async () => stored };
 }
 

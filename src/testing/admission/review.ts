@@ -5,6 +5,7 @@ import { StatusError, type StatusErrorDetails } from '../server/status.js';
 import { postJson, WebhookCallError } from './call.js';
 import type { RegisteredWebhook } from './configurations.js';
 import type { AdmissionAttributes } from './matching.js';
+import { isRecord } from '../writes/objectRules.js';
 
 // One webhook call: the AdmissionReview kube-apiserver sends, and what its answer means.
 
@@ -13,10 +14,6 @@ type AnyObject = Record<string, unknown>;
 const MAX_MESSAGE = 4096;
 const MAX_WARNINGS = 64;
 const MAX_WARNING = 512;
-
-function isRecord(v: unknown): v is AnyObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** kube-apiserver's ErrCallingWebhook: the webhook could not be asked, or gave an answer that is not one. */
 export class CallFailure extends Error {

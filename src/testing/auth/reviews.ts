@@ -1,6 +1,7 @@
 import type { AccessAttributes, AccessDecision, UserInfo } from './users.js';
 import { printable } from '../../errors/printable.js';
 import { badRequest, invalidFields, type FieldCause } from '../server/status.js';
+import { isRecord } from '../writes/objectRules.js';
 
 type AnyObject = Record<string, unknown>;
 
@@ -11,10 +12,6 @@ export const TOKEN_REVIEWS_PATH = '/apis/authentication.k8s.io/v1/tokenreviews';
 export const ACCESS_REVIEWS_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 
 const MAX_REASON = 1024;
-
-function isRecord(v: unknown): v is AnyObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /**
  * The review a body holds, its kind and apiVersion defaulted from the URL

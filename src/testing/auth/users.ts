@@ -27,12 +27,7 @@ export interface SimulatedUser {
 }
 
 /** Who made a request, as kube-apiserver's user.Info carries it: an AdmissionReview's `userInfo`, a TokenReview's `status.user`. */
-export interface UserInfo {
-  readonly username: string;
-  readonly uid?: string;
-  readonly groups: readonly string[];
-  readonly extra?: Readonly<Record<string, readonly string[]>>;
-}
+export type UserInfo = Omit<SimulatedUser, 'token' | 'groups'> & { readonly groups: readonly string[] };
 
 /**
  * What a SubjectAccessReview asks, as the `authorize` option of

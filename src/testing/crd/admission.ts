@@ -18,7 +18,7 @@ function schemaOf(schema: AnyObject | undefined): StructuralSchemaInput {
  */
 export function admit(schema: AnyObject | undefined, obj: AnyObject, old: AnyObject | undefined, subresource?: 'status'): { object: AnyObject; causes: readonly FieldCause[] } {
   // A /status write is judged on its status alone, in the server's words for it (`ready in body`).
-  return admitCustomObject(schemaOf(schema), obj, old, subresource === undefined ? {} : { subresource });
+  return admitCustomObject(schemaOf(schema), obj, old, subresource);
 }
 
 /** The defaults a stored object gets when read, for schemas that gained defaults after it was written. */

@@ -126,7 +126,7 @@ export class CrdController {
     if (inst?.signature === signature) return;
     if (inst === undefined) this.#installed.set(name, (inst = { ids: new Set(), store: undefined, signature, terminating: false }));
     const record = inst;
-    const types = names.plural === '' ? [] : customResourceTypes(crd, names, { terminating: () => record.terminating });
+    const types = names.plural === '' ? [] : customResourceTypes(crd, names, () => record.terminating);
     for (const id of inst.ids) if (!types.some((t) => t.id === id)) this.#remove(id);
     for (const t of types) this.#registry.add(t);
     const store = types[0]?.storage;

@@ -1,6 +1,7 @@
 import { structuralCauses } from './admission.js';
 import type { FieldCause } from '../server/status.js';
 import { isRecord } from '../writes/objectRules.js';
+import { DNS1035, DNS1035_MESSAGE } from './schema/embedded.js';
 
 // What kube-apiserver's apiextensions validation refuses in a CustomResourceDefinition, reduced to what
 // decides whether the simulator can serve it: names, group, scope, versions, schemas, printer columns,
@@ -8,9 +9,6 @@ import { isRecord } from '../writes/objectRules.js';
 
 type AnyObject = Record<string, unknown>;
 
-const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1035_MESSAGE =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 const DNS1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const COLUMN_TYPES = ['integer', 'number', 'string', 'boolean', 'date'];
 

@@ -56,12 +56,6 @@ function selectableOf(version: AnyObject): string[] {
   return fields.map((f) => String(f['jsonPath']).replace(/^\./, '')).filter((f) => f !== '');
 }
 
-/** What the served resources ask of the CRD controller while they serve. */
-export interface ServingState {
-  /** True once the CRD is being deleted: creates are refused. */
-  terminating(): boolean;
-}
-
 /**
  * The resources of a CRD's served versions under its accepted names, all
  * kept in one store (objects stay in the version they were written in and
@@ -72,9 +66,9 @@ export interface ServingState {
  *
  * @param crd the stored CRD.
  * @param names its accepted names.
- * @param state the CRD's lifecycle, consulted on each write.
+ * @param terminating true once the CRD is being deleted (creates are refused), asked on each write.
  */
-export function customResourceTypes(crd: AnyObject, names: Names, state: ServingState): ResourceType[] {
+export function customResourceTypes(crd: AnyObject, names: Names, terminating: () => boolean): ResourceType[] {
   const spec = specOf(crd);
   const group = String(spec['group']);
   const namespaced = spec['scope'] === 'Namespaced';
@@ -105,7 +99,7 @@ export function customResourceTypes(crd: AnyObject, names: Names, state: Serving
         },
         {
           admit: (next, old, subresource) => {
-            if (old === undefined && state.terminating()) throw new StatusError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating');
+            if (old === undefined && terminating()) throw new StatusError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating');
             // Admission works on a copy of its own, so parts `next` shares with the stored object stay untouched.
             const { object, causes } = admit(schema, next, old, subresource);
             if (causes.length > 0) throw invalidFields(group, names.kind, causes, String((next['metadata'] as AnyObject)['name'] ?? ''));

@@ -65,9 +65,6 @@ export type Fault =
 /** One kind of fault, by its `type`. */
 export type FaultOf<K extends Fault['type']> = Extract<Fault, { readonly type: K }>;
 
-/** Faults that cut a response in the middle: `resetMidLine` and `endMidLine`. */
-export type CutFault = FaultOf<'resetMidLine' | 'endMidLine'>;
-
 /** The request kinds a fault can target. `patch` is an addition to the kube verbs of the contract. */
 export type FaultVerb = 'list' | 'watch' | 'get' | 'create' | 'update' | 'patch' | 'delete' | '*';
 
@@ -102,7 +99,7 @@ export function isWatchOpenFault(f: Fault): f is FaultOf<'errorEvent' | 'silentW
 }
 
 /** Faults that cut a response; armed for a named non-watch verb they cut that response's body. */
-export function isCutFault(f: Fault): f is CutFault {
+export function isCutFault(f: Fault): f is FaultOf<'resetMidLine' | 'endMidLine'> {
   return f.type === 'resetMidLine' || f.type === 'endMidLine';
 }
 
@@ -111,10 +108,13 @@ export function validateFault(fault: Fault, target: FaultTarget | undefined): Ar
   if (fault === null || typeof fault !== 'object') throw new TypeError(`faults.inject: fault must be an object, got ${describeValue(fault)}`);
   switch (fault.type) {
     case 'status':
-      if (!Number.isInteger(fault.status) || fault.status < 400 || fault.status > 599) {
+    case 'errorEvent':
+      // An error event's status is optional (410 Gone); a status fault's is not.
+      const code = fault.type === 'errorEvent' ? (fault.status ?? 410) : fault.status;
+      if (!Number.isInteger(code) || code < 400 || code > 599) {
         throw new TypeError(`faults.inject: fault.status must be an HTTP error code (400-599), got ${describeValue(fault.status)}`);
       }
-      numberOption('faults.inject', 'fault.retryAfterSeconds', fault.retryAfterSeconds, 0, { integer: true });
+      if (fault.type === 'status') numberOption('faults.inject', 'fault.retryAfterSeconds', fault.retryAfterSeconds, 0, { integer: true });
       break;
     case 'trickle':
       if (!Number.isInteger(fault.bytesPerChunk) || fault.bytesPerChunk < 1) {
@@ -122,11 +122,6 @@ export function validateFault(fault: Fault, target: FaultTarget | undefined): Ar
       }
       if (typeof fault.intervalMs !== 'number' || !(fault.intervalMs >= 0) || !Number.isFinite(fault.intervalMs)) {
         throw new TypeError(`faults.inject: fault.intervalMs must be a non-negative number, got ${describeValue(fault.intervalMs)}`);
-      }
-      break;
-    case 'errorEvent':
-      if (fault.status !== undefined && (!Number.isInteger(fault.status) || fault.status < 400 || fault.status > 599)) {
-        throw new TypeError(`faults.inject: fault.status must be an HTTP error code (400-599), got ${describeValue(fault.status)}`);
       }
       break;
     case 'malformedLine':

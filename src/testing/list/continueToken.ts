@@ -1,27 +1,22 @@
 import { badRequest } from '../server/status.js';
 
-/** What a continue token holds: the snapshot's resourceVersion and the key to resume after. */
-export interface ContinuePosition {
-  readonly rv: number;
-  /** The first key the next page may return. */
-  readonly start: string;
-}
-
 /** Encodes a position as an opaque base64url token, the shape kube-apiserver uses. */
 export function encodeContinue(rv: number, lastKey: string): string {
   // "\u0000" sorts right after lastKey, so the next page starts strictly after it.
   return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start: `${lastKey}\u0000` })).toString('base64url');
 }
 
-/** Decodes a token, answering 400 for anything this server did not issue. */
-export function decodeContinue(token: string): ContinuePosition {
-  let parsed: unknown;
+/**
+ * Decodes a token into the snapshot's resourceVersion and the first key the next page may return,
+ * answering 400 for anything this server did not issue.
+ */
+export function decodeContinue(token: string): { readonly rv: number; readonly start: string } {
+  let p = null as { v?: unknown; rv?: unknown; start?: unknown } | null;
   try {
-    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    p = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as typeof p;
   } catch {
-    throw badRequest(`continue key is not valid: ${JSON.stringify(token)}`);
+    // Not JSON: refused below, as any other token this server did not issue.
   }
-  const p = parsed as { v?: unknown; rv?: unknown; start?: unknown } | null;
   if (p === null || typeof p !== 'object' || p.v !== 'meta.k8s.io/v1' || !Number.isSafeInteger(p.rv) || (p.rv as number) < 1 || typeof p.start !== 'string') {
     throw badRequest(`continue key is not valid: ${JSON.stringify(token)}`);
   }

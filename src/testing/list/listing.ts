@@ -25,11 +25,8 @@ export function filterFor(target: Target, q: URLSearchParams): ObjectFilter {
   } catch (err) {
     throw badRequest(`unable to parse requirement: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (field !== undefined) {
-    for (const r of field.requirements) {
-      if (!target.type.fields.has(r.field)) throw badRequest(`field label not supported: ${r.field}`);
-    }
-  }
+  const unsupported = field?.requirements.find((r) => !target.type.fields.has(r.field));
+  if (unsupported !== undefined) throw badRequest(`field label not supported: ${unsupported.field}`);
   return {
     namespace: target.namespace,
     label: label === undefined || label.empty ? undefined : label,

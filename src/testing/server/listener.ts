@@ -6,13 +6,8 @@ import type { Socket } from 'node:net';
 import type { ServingCertificate } from '../tls/tls.js';
 import { timerDelay } from '../../options/timerDelay.js';
 
-/** What the listener tells its owner as it comes up and goes down. */
-export interface ListenerHooks {
-  /** Called once the port accepts connections again. */
-  readonly up: () => void;
-  /** Called as the listener goes down, before its connections are dropped. */
-  readonly down: () => void;
-}
+/** What the listener tells its owner: `up` once the port accepts connections again, `down` before they are dropped. */
+type ListenerHooks = { readonly up: () => void; readonly down: () => void };
 
 /**
  * The simulator's TCP side: one HTTP(S) server object for its whole life,
@@ -64,10 +59,6 @@ export class Listener {
 
   get port(): number {
     return this.#port;
-  }
-
-  get listening(): boolean {
-    return this.#listening;
   }
 
   get closed(): boolean {

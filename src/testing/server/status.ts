@@ -1,14 +1,11 @@
 import { StatusError, type StatusErrorDetails } from './StatusError.js';
+import type { ResourceType } from '../storage/resources.js';
 
 export { defaultReason, StatusError } from './StatusError.js';
 export type { Status, StatusErrorDetails } from './StatusError.js';
 
 /** Identifies the object an error is about, as kube-apiserver's Status details do. */
-export interface ErrorSubject {
-  readonly group: string;
-  readonly plural: string;
-  readonly kind: string;
-}
+type ErrorSubject = Pick<ResourceType, 'group' | 'plural' | 'kind'>;
 
 function qualified(r: ErrorSubject): string {
   return r.group === '' ? r.plural : `${r.plural}.${r.group}`;

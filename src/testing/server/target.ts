@@ -11,11 +11,9 @@ export interface Target {
   readonly subresource: string | undefined;
 }
 
-const NOT_FOUND_MESSAGE = 'the server could not find the requested resource';
-
 /** kube-apiserver's 404 for a path no resource serves. */
 export function pathNotFound(): StatusError {
-  return new StatusError(404, 'NotFound', NOT_FOUND_MESSAGE);
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource');
 }
 
 /**
@@ -29,18 +27,12 @@ export function parsePath(pathname: string, registry: ResourceRegistry): { targe
   } catch {
     throw badRequest(`malformed request path ${JSON.stringify(pathname)}`);
   }
-  let group: string;
-  let version: string;
-  let rest: string[];
-  if (parts[0] === 'api' && parts.length >= 3) {
-    group = '';
-    version = parts[1] as string;
-    rest = parts.slice(2);
-  } else if (parts[0] === 'apis' && parts.length >= 4) {
-    group = parts[1] as string;
-    version = parts[2] as string;
-    rest = parts.slice(3);
-  } else throw pathNotFound();
+  // `/api/<version>/…` for the core group, `/apis/<group>/<version>/…` for the others.
+  const head = parts[0] === 'api' ? 2 : parts[0] === 'apis' ? 3 : undefined;
+  if (head === undefined || parts.length <= head) throw pathNotFound();
+  const group = head === 3 ? (parts[1] as string) : '';
+  const version = parts[head - 1] as string;
+  let rest = parts.slice(head);
   let legacyWatch = false;
   if (rest[0] === 'watch') {
     legacyWatch = true;

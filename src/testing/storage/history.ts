@@ -20,12 +20,8 @@ export class HistoryEvent {
   readonly prev: StoredObject | undefined;
   /** Wall-clock time of the write, for age-based compaction. */
   readonly time: number;
-  // Cached wire lines of full objects: one per shape a watcher can need.
-  #line: string | undefined;
-  #enterLine: string | undefined;
-  #leaveLine: string | undefined;
-  // Cached lines of metadata-only watchers, by shape and meta.k8s.io version; rare, so built on demand.
-  #partialLines: Map<string, string> | undefined;
+  // Cached wire lines, by event type and meta.k8s.io version, so every watcher shares one serialisation.
+  #lines: Map<string, string> | undefined;
 
   constructor(rv: number, type: ObjectEventType, resource: ResourceType, cur: StoredObject, prev: StoredObject | undefined, time: number) {
     this.rv = rv;
@@ -38,15 +34,13 @@ export class HistoryEvent {
 
   /** The event as every unfiltered watcher receives it (`view`: as PartialObjectMetadata of that version). */
   line(view?: MetaVersion): string {
-    if (view !== undefined) return this.#partial('line', view, () => `{"type":"${this.type}","object":${partialJson(this.cur, view)}}\n`);
-    return (this.#line ??= `{"type":"${this.type}","object":${this.cur.json}}\n`);
+    return this.#cached(this.type, view, () => (view === undefined ? this.cur.json : partialJson(this.cur, view)));
   }
 
   /** ADDED with the new object: the object entered a watcher's selector. */
   enterLine(view?: MetaVersion): string {
     if (this.type === 'ADDED') return this.line(view);
-    if (view !== undefined) return this.#partial('enter', view, () => `{"type":"ADDED","object":${partialJson(this.cur, view)}}\n`);
-    return (this.#enterLine ??= `{"type":"ADDED","object":${this.cur.json}}\n`);
+    return this.#cached('ADDED', view, () => (view === undefined ? this.cur.json : partialJson(this.cur, view)));
   }
 
   /**
@@ -56,19 +50,18 @@ export class HistoryEvent {
    */
   leaveLine(view?: MetaVersion): string {
     if (this.type === 'DELETED') return this.line(view);
-    const prev = this.prev ?? this.cur;
-    if (view !== undefined) {
-      return this.#partial('leave', view, () => `{"type":"DELETED","object":${partialJsonOf(withResourceVersion(prev.obj, this.rv), view)}}\n`);
-    }
-    return (this.#leaveLine ??= `{"type":"DELETED","object":${jsonText(withResourceVersion(prev.obj, this.rv))}}\n`);
+    return this.#cached('DELETED', view, () => {
+      const left = withResourceVersion((this.prev ?? this.cur).obj, this.rv);
+      return view === undefined ? jsonText(left) : partialJsonOf(left, view);
+    });
   }
 
-  #partial(shape: string, view: MetaVersion, build: () => string): string {
-    const key = `${shape}|${view}`;
-    const lines = (this.#partialLines ??= new Map());
+  #cached(type: ObjectEventType, view: MetaVersion | undefined, objectJson: () => string): string {
+    const key = view === undefined ? type : `${type}|${view}`;
+    const lines = (this.#lines ??= new Map());
     let line = lines.get(key);
     if (line === undefined) {
-      line = build();
+      line = `{"type":"${type}","object":${objectJson()}}\n`;
       lines.set(key, line);
     }
     return line;

@@ -5,15 +5,12 @@ import type { ResourceType } from './resources.js';
 import { conflict, notFound } from '../server/status.js';
 import type { Preconditions, Storage } from './storage.js';
 import { deleteEvery } from './deleteEvery.js';
+import { isRecord } from '../writes/objectRules.js';
 
 /** The resource whose deletion goes through the emulated namespace lifecycle. */
 const NAMESPACES = 'v1/namespaces';
 
 type AnyObject = Record<string, unknown>;
-
-function isRecord(v: unknown): v is AnyObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function deleting(o: StoredObject): boolean {
   return (o.obj['metadata'] as AnyObject)['deletionTimestamp'] !== undefined;

@@ -6,10 +6,8 @@ export type ResourceName = string | { readonly group?: string; readonly version:
 
 /** The resources a simulator serves, found by id (`v1/pods`) or by the parts of a URL. */
 export class ResourceRegistry {
-  // By id, for the direct methods and faults.
+  // By id (`apps/v1/deployments`), which names the URL's group, version and plural too.
   readonly #byId = new Map<string, ResourceType>();
-  // By `group|version|plural`, for the router.
-  readonly #byPath = new Map<string, ResourceType>();
   // Every resource gets its table in the storage as it is registered.
   readonly #storage: Storage;
 
@@ -27,34 +25,27 @@ export class ResourceRegistry {
   }
 
   byPath(group: string, version: string, plural: string): ResourceType | undefined {
-    return this.#byPath.get(`${group}|${version}|${plural}`);
+    return this.#byId.get(group === '' ? `${version}/${plural}` : `${group}/${version}/${plural}`);
   }
 
   add(type: ResourceType): void {
     this.#byId.set(type.id, type);
-    this.#byPath.set(`${type.group}|${type.version}|${type.plural}`, type);
     this.#storage.addResource(type.storage ?? type);
   }
 
   /** Stops serving a resource (its CRD was deleted); its storage table stays, empty, for history. */
   remove(id: string): void {
-    const type = this.#byId.get(id);
-    if (type === undefined) return;
     this.#byId.delete(id);
-    this.#byPath.delete(`${type.group}|${type.version}|${type.plural}`);
   }
 
   /** Registers a definition; the same one twice is harmless, a different one under the same name throws. */
   register(def: ResourceDefinition): string {
     const type = toResourceType(def);
     const existing = this.#byId.get(type.id);
-    if (existing !== undefined) {
-      if (existing.kind !== type.kind || existing.namespaced !== type.namespaced) {
-        throw new TypeError(`registerResource: ${type.id} is already registered as ${existing.kind} (namespaced: ${existing.namespaced})`);
-      }
-      return type.id;
+    if (existing === undefined) this.add(type);
+    else if (existing.kind !== type.kind || existing.namespaced !== type.namespaced) {
+      throw new TypeError(`registerResource: ${type.id} is already registered as ${existing.kind} (namespaced: ${existing.namespaced})`);
     }
-    this.add(type);
     return type.id;
   }
 

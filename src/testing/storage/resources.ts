@@ -114,23 +114,13 @@ export interface PrinterColumn {
   readonly timestamp?: boolean;
 }
 
-/** What differs between resources beyond their names, as kube-apiserver's registry strategies decide it. */
-export interface ResourcePolicy {
-  readonly defaults?: (obj: Record<string, unknown>) => void;
-  /** @default false (a custom resource) */
-  readonly builtIn?: boolean;
-  /** @default builtIn */
-  readonly unconditionalUpdate?: boolean;
-  /** @default false */
-  readonly createOnUpdate?: boolean;
-  readonly validate?: (obj: Record<string, unknown>) => void;
-  readonly admit?: ResourceType['admit'];
-  readonly decode?: ResourceType['decode'];
-  readonly discovery?: DiscoveryNames;
-  readonly scale?: ScalePaths;
-  readonly columns?: readonly PrinterColumn[];
-  readonly storage?: ResourceType;
-}
+/**
+ * What differs between resources beyond their names, as kube-apiserver's registry strategies decide it: a
+ * custom resource's (builtIn false) unless said otherwise; unconditionalUpdate follows builtIn.
+ */
+export type ResourcePolicy = Partial<
+  Omit<ResourceType, keyof ResourceDefinition | 'id' | 'apiVersion' | 'fields' | 'statusSubresource'>
+>;
 
 const NAME_RE = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
@@ -190,8 +180,9 @@ export function toResourceType(def: ResourceDefinition, policy: ResourcePolicy =
     throw new TypeError(`resource definition: invalid selectableFields ${JSON.stringify(def.selectableFields)}`);
   }
   const id = group === '' ? `${def.version}/${def.plural}` : `${group}/${def.version}/${def.plural}`;
-  const discovery = policy.discovery ?? (policy.builtIn === true ? builtInNames(id, def.kind) : undefined);
-  const type: ResourceType = {
+  const { builtIn = false, unconditionalUpdate = builtIn, createOnUpdate = false, ...rest } = policy;
+  const discovery = rest.discovery ?? (builtIn ? builtInNames(id, def.kind) : undefined);
+  return {
     id,
     group,
     version: def.version,
@@ -201,20 +192,13 @@ export function toResourceType(def: ResourceDefinition, policy: ResourcePolicy =
     apiVersion: group === '' ? def.version : `${group}/${def.version}`,
     namespaced: def.namespaced ?? true,
     fields: new Set(['metadata.name', 'metadata.namespace', ...selectable]),
-    builtIn: policy.builtIn ?? false,
-    unconditionalUpdate: policy.unconditionalUpdate ?? policy.builtIn ?? false,
-    createOnUpdate: policy.createOnUpdate ?? false,
+    builtIn,
+    unconditionalUpdate,
+    createOnUpdate,
     statusSubresource: def.subresources?.status !== undefined && def.subresources.status !== null,
-    ...(policy.defaults === undefined ? {} : { defaults: policy.defaults }),
-    ...(policy.validate === undefined ? {} : { validate: policy.validate }),
-    ...(policy.admit === undefined ? {} : { admit: policy.admit }),
-    ...(policy.decode === undefined ? {} : { decode: policy.decode }),
+    ...rest,
     ...(discovery === undefined ? {} : { discovery }),
-    ...(policy.scale === undefined ? {} : { scale: policy.scale }),
-    ...(policy.columns === undefined ? {} : { columns: policy.columns }),
-    ...(policy.storage === undefined ? {} : { storage: policy.storage }),
   };
-  return type;
 }
 
 function ensureObject(obj: Record<string, unknown>, field: string): Record<string, unknown> {

@@ -79,9 +79,7 @@ export class Storage {
 
   /** Number of objects across every resource. */
   get objectCount(): number {
-    let n = 0;
-    for (const t of this.#tables.values()) n += t.objects.size;
-    return n;
+    return [...this.#tables.values()].reduce((n, t) => n + t.objects.size, 0);
   }
 
   /** Adds a resource's table, or gives an existing one its new definition (a CRD's update), keeping its objects. */
@@ -338,12 +336,6 @@ export class Storage {
     this.#history.compact(target);
     this.#snapshots.clear();
     return target;
-  }
-
-  /** The oldest resourceVersion a watch can start from. */
-  get compactedRv(): number {
-    this.#trimByAge();
-    return this.#history.compactedRv;
   }
 
   /**

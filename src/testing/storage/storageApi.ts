@@ -214,11 +214,8 @@ export class StorageApi {
    * @returns the resourceVersion compacted to.
    */
   compact(rv?: string | number): string {
-    let target: number | undefined;
-    if (rv !== undefined) {
-      target = typeof rv === 'number' ? rv : Number(rv);
-      if (!Number.isSafeInteger(target) || target < 1) throw new TypeError(`compact: rv must be a positive integer, got ${describeValue(rv)}`);
-    }
+    const target = rv === undefined ? undefined : Number(rv);
+    if (target !== undefined && !(Number.isSafeInteger(target) && target >= 1)) throw new TypeError(`compact: rv must be a positive integer, got ${describeValue(rv)}`);
     return String(this.#storage.compact(target));
   }
 }

@@ -46,12 +46,6 @@ export function errorLine(err: StatusError): string {
   return `{"type":"ERROR","object":${JSON.stringify(err.status)}}\n`;
 }
 
-/** Counters the hub keeps for `server.stats`. */
-export interface WatchCounters {
-  eventsSent: number;
-  watchesStarted: number;
-}
-
 /**
  * One open watch response. Lines are gathered and written once per tick, so
  * a burst of writes costs one socket write per watcher, and each line is a
@@ -302,7 +296,8 @@ export class WatchHub {
   readonly faults: FaultBoard;
   // Delays of faults.delayWatches(), looked up by every flush.
   readonly delays = new WatchDelays();
-  readonly counters: WatchCounters = { eventsSent: 0, watchesStarted: 0 };
+  // What `server.stats` reports of the watches.
+  readonly counters = { eventsSent: 0, watchesStarted: 0 };
   readonly #byResource = new Map<string, Set<Watcher>>();
   // Watchers with queued lines; flushed together on the next turn of the event loop.
   readonly #dirty = new Set<Watcher>();
@@ -365,9 +360,7 @@ export class WatchHub {
 
   /** Ends every watch cleanly (`destroy`: drops them instead). */
   closeAll(destroy: boolean): void {
-    const all: Watcher[] = [];
-    for (const set of this.#byResource.values()) all.push(...set);
-    for (const w of all) {
+    for (const w of [...this.#byResource.values()].flatMap((set) => [...set])) {
       if (destroy) w.destroy();
       else w.end();
     }

@@ -49,7 +49,7 @@ export class DelayState implements WatchDelay {
   released = false;
   held = 0;
   // Outputs holding lines under this delay, to be pumped on release.
-  readonly #waiting = new Set<DelayedOutput>();
+  readonly waiting = new Set<DelayedOutput>();
   readonly #onRelease: (d: DelayState) => void;
 
   constructor(resource: string | undefined, delayMs: number, onRelease: (d: DelayState) => void) {
@@ -58,20 +58,12 @@ export class DelayState implements WatchDelay {
     this.#onRelease = onRelease;
   }
 
-  hold(output: DelayedOutput): void {
-    this.#waiting.add(output);
-  }
-
-  forget(output: DelayedOutput): void {
-    this.#waiting.delete(output);
-  }
-
   release(): void {
     if (this.released) return;
     this.released = true;
     this.#onRelease(this);
-    for (const o of [...this.#waiting]) o.pump();
-    this.#waiting.clear();
+    for (const o of [...this.waiting]) o.pump();
+    this.waiting.clear();
   }
 }
 
@@ -143,7 +135,7 @@ export class DelayedOutput {
     this.#queue.push({ chunk, due, delay });
     if (delay !== undefined) {
       delay.held += countLines(chunk);
-      delay.hold(this);
+      delay.waiting.add(this);
     }
     this.pump();
   }
@@ -184,7 +176,7 @@ export class DelayedOutput {
     for (const p of this.#queue) {
       if (p.delay === undefined) continue;
       p.delay.held -= countLines(p.chunk);
-      p.delay.forget(this);
+      p.delay.waiting.delete(this);
     }
     this.#queue = [];
   }

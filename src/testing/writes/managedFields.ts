@@ -103,16 +103,10 @@ export function trackUpdate(type: ResourceType, prev: Record<string, unknown> | 
   const entries = readEntries(prev);
   const changed = changedFields(prev, next, scopeOf(type, writer.subresource));
   const mine = entryFor(entries, 'Update', writer, type.apiVersion);
+  const taken = [...changed.values()];
   for (const e of entries) {
     if (e === mine) continue;
-    for (const [key, path] of e.fields) {
-      for (const c of changed.values()) {
-        if (overlaps(path, c)) {
-          e.fields.delete(key);
-          break;
-        }
-      }
-    }
+    for (const [key, path] of e.fields) if (taken.some((c) => overlaps(path, c))) e.fields.delete(key);
   }
   for (const [key, path] of changed) mine.fields.set(key, path);
   dropMissing(entries, next);

@@ -4,8 +4,8 @@ import type { StoredObject } from '../storage/storedObject.js';
 import { objectView, type Conversion } from '../server/negotiate.js';
 import { objectJson } from '../server/partialObjectMetadata.js';
 import { applyCreateEntries, trackUpdate } from './managedFields.js';
-import { checkPreconditions, timestamp } from './objectRules.js';
-import { jsonPatch, mergePatch } from './patch.js';
+import { checkPreconditions, isRecord, timestamp } from './objectRules.js';
+import { patchedObject } from './patch.js';
 import type { ResourceType } from '../storage/resources.js';
 import { applyToLive, checkApplyConfiguration } from './serverSideApply.js';
 import { badRequest, notFound, StatusError } from '../server/status.js';
@@ -24,11 +24,8 @@ export interface Answer {
 }
 
 const MAX_BODY = 16 * 1024 * 1024;
-const APPLY = 'application/apply-patch+yaml';
-
-function isRecord(v: unknown): v is AnyObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+/** The content type of a server-side apply. */
+export const APPLY = 'application/apply-patch+yaml';
 
 /** Reads a JSON request body (undefined when empty); 413 past 16 MiB, 400 when it is not JSON. */
 export async function readBody(req: IncomingMessage): Promise<unknown> {
@@ -51,10 +48,6 @@ export async function readBody(req: IncomingMessage): Promise<unknown> {
 /** `DeleteOptions.preconditions` of a DELETE body, if any. */
 export function preconditionsOf(body: unknown): Preconditions | undefined {
   return isRecord(body) && isRecord(body['preconditions']) ? (body['preconditions'] as Preconditions) : undefined;
-}
-
-function statusOnly(target: Target): 'status' | undefined {
-  return target.subresource === 'status' ? 'status' : undefined;
 }
 
 /** How a write through the API is recorded: its parameters, and so its field manager and dry run. */
@@ -115,30 +108,16 @@ export function applyPatch(
     return storage.update(type, next, ns, sub, { dryRun: write.params.dryRun, managedFields: () => managedFields });
   }
   if (current === undefined) throw notFound(type, name);
-  const base = JSON.parse(current.json) as AnyObject;
-  let next: unknown;
-  switch (contentType) {
-    case 'application/merge-patch+json':
-    case 'application/strategic-merge-patch+json':
-      if (!isRecord(patch)) throw badRequest('a merge patch must be a JSON object');
-      next = mergePatch(base, patch);
-      break;
-    case 'application/json-patch+json':
-      next = jsonPatch(base, patch);
-      break;
-    default:
-      throw new StatusError(
-        415,
-        'UnsupportedMediaType',
-        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json',
-      );
+  const next = patchedObject(JSON.parse(current.json), contentType, patch, String(current.rv));
+  if (next === undefined) {
+    throw new StatusError(
+      415,
+      'UnsupportedMediaType',
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json',
+    );
   }
-  if (!isRecord(next)) throw badRequest('the patched object is not a JSON object');
-  const meta = isRecord(next['metadata']) ? next['metadata'] : {};
+  const meta = next['metadata'] as AnyObject;
   if (meta['name'] !== name) throw badRequest(`the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
-  if (meta['resourceVersion'] === undefined || meta['resourceVersion'] === null || meta['resourceVersion'] === '') {
-    next['metadata'] = { ...meta, resourceVersion: String(current.rv) };
-  }
   const patched = write === undefined ? next : keepStatus(type, sub, next, current);
   return storage.update(type, patched, ns, sub, hooksOf(type, sub, write));
 }
@@ -165,7 +144,7 @@ export async function objectAnswer(
   const render = (o: StoredObject): string => objectJson(o, objectView(convert, type), type);
   const namespace = target.namespace ?? '';
   const name = target.name as string;
-  const sub = statusOnly(target);
+  const sub = target.subresource === 'status' ? 'status' : undefined;
   const time = timestamp(Date.now());
   if (target.subresource === 'scale') {
     if (verb !== 'get' && verb !== 'update' && verb !== 'patch') throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');

@@ -1,10 +1,6 @@
 import { jsonText } from '../../store/jsonText.js';
 import { badRequest, StatusError } from '../server/status.js';
-import { jsonEqual } from './objectRules.js';
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+import { isRecord, jsonEqual } from './objectRules.js';
 
 /**
  * Applies an RFC 7386 JSON merge patch: objects merge key by key, `null`
@@ -135,4 +131,21 @@ export function jsonPatch(target: unknown, ops: unknown): unknown {
     }
   }
   return doc;
+}
+
+/**
+ * `base` patched as `contentType` says (a JSON patch, or a merge patch for the merge and strategic-merge types),
+ * keeping `rv` as its resourceVersion where the patched object has none; undefined for any other content type.
+ */
+export function patchedObject(base: unknown, contentType: string, patch: unknown, rv: unknown): Record<string, unknown> | undefined {
+  let next: unknown;
+  if (contentType === 'application/json-patch+json') next = jsonPatch(base, patch);
+  else if (contentType === 'application/merge-patch+json' || contentType === 'application/strategic-merge-patch+json') {
+    if (!isRecord(patch)) throw badRequest('a merge patch must be a JSON object');
+    next = mergePatch(base, patch);
+  } else return undefined;
+  if (!isRecord(next)) throw badRequest('the patched object is not a JSON object');
+  const meta = isRecord(next['metadata']) ? next['metadata'] : {};
+  const keep = meta['resourceVersion'] === undefined || meta['resourceVersion'] === null || meta['resourceVersion'] === '';
+  return keep ? { ...next, metadata: { ...meta, resourceVersion: rv } } : next;
 }

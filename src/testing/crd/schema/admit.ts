@@ -6,7 +6,6 @@ import { checkListTypes } from './listTypes.js';
 import { jsonCopy, rootNode, type Node, type StructuralSchemaInput } from './node.js';
 import { pruneObject } from './prune.js';
 import { unchanged } from './ratchet.js';
-import { structuralReasons } from './structural.js';
 import { toFieldCause, validateValue } from './validate.js';
 
 type Json = Record<string, unknown>;
@@ -26,17 +25,6 @@ export interface Admission {
   readonly causes: FieldCause[];
 }
 
-/** Options of {@link admitCustomObject}. */
-export interface AdmitOptions {
-  /**
-   * `'status'` for a write to the `/status` subresource: the stored object with the new `status`
-   * is what is stored, and only `status` is validated against the schema (messages name paths
-   * from `status`, as the server's status validator does), CEL rules over the whole object.
-   * @default undefined: the main resource
-   */
-  readonly subresource?: 'status';
-}
-
 /**
  * Prunes, defaults and validates a custom resource against its version's schema, as
  * kube-apiserver does on create and update.
@@ -47,21 +35,23 @@ export interface AdmitOptions {
  * schema (types, required, bounds, lengths, patterns, enums, formats), its set and map lists are
  * checked for duplicates, and its CEL rules run unless an earlier error blocks them. On update
  * (`old` given), errors about values that did not change are ratcheted away and transition rules
- * see `oldSelf`. The input is not modified.
+ * see `oldSelf`. The input is not modified. A write to the `/status` subresource stores the stored
+ * object with the new `status` and validates only `status` against the schema (messages name paths
+ * from `status`, as the server's status validator does), CEL rules over the whole object.
  *
  * @param schema the version's `openAPIV3Schema`
  * @param obj the object as sent
  * @param old the stored object, on update
- * @param options which subresource is written
+ * @param subresource `'status'` for a write to `/status`; undefined for the main resource
  * @returns the object to store and the 422 causes, in the server's words (none: admitted)
  */
-export function admitCustomObject(schema: StructuralSchemaInput, obj: Json, old: Json | undefined, options: AdmitOptions = {}): Admission {
+export function admitCustomObject(schema: StructuralSchemaInput, obj: Json, old: Json | undefined, subresource?: 'status'): Admission {
   const root = rootNode(schema);
   const sent = jsonCopy(obj);
   pruneObject(sent, root);
   applyDefaults(sent, root);
   pruneObject(sent, root);
-  const forStatus = options.subresource === 'status' && old !== undefined;
+  const forStatus = subresource === 'status' && old !== undefined;
   const object = forStatus ? withStatusOf(jsonCopy(old), sent) : sent;
   const causes = forStatus ? statusSchemaCauses(object, old, root) : schemaCauses(object, old, root);
   causes.push(...checkEmbeddedResources(object, root));
@@ -108,16 +98,4 @@ export function defaultCustomObject(schema: StructuralSchemaInput, obj: Json): J
   applyDefaults(object, root);
   pruneObject(object, root);
   return object;
-}
-
-/**
- * Why kube-apiserver would refuse `schema` as a CRD version's `openAPIV3Schema`: not structural
- * (a missing type, a forbidden field in allOf/anyOf/oneOf/not, metadata beyond name and
- * generateName, an invalid pattern), or a default that is not pruned or does not validate.
- *
- * @param schema the version's `openAPIV3Schema`
- * @returns `<field>: <message>` lines, the field starting at `openAPIV3Schema`; empty when acceptable
- */
-export function checkStructural(schema: StructuralSchemaInput): string[] {
-  return structuralReasons(schema).map((c) => `${c.field}: ${c.message}`);
 }

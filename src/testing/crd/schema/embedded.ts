@@ -6,17 +6,18 @@ import { isRecord, type Node } from './node.js';
 // that are not empty (the server's schemaobjectmeta validation); the object's own apiVersion and
 // kind are the serving part's to check.
 
-const KIND = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1035 =
+/** apimachinery's DNS-1035 label, and its message for a value that is not one. */
+export const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+export const DNS1035_MESSAGE =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
 /** apimachinery's IsDNS1035Label messages for a lower-cased kind, joined as the server joins them. */
-function kindErrors(kind: string): string[] {
+function kindError(kind: string): string | undefined {
   const lower = kind.toLowerCase();
   const errs: string[] = [];
   if (lower.length > 63) errs.push('must be no more than 63 characters');
-  if (!KIND.test(lower)) errs.push(DNS1035);
-  return errs;
+  if (!DNS1035.test(lower)) errs.push(DNS1035_MESSAGE);
+  return errs.length > 0 ? `may have mixed case, but should otherwise match: ${errs.join(',')}` : undefined;
 }
 
 /** schema.ParseGroupVersion's refusal: more than one slash. */
@@ -26,26 +27,20 @@ function groupVersionError(apiVersion: string): string | undefined {
 }
 
 function checkEmbedded(path: string, obj: Readonly<Record<string, unknown>>, out: FieldCause[]): void {
-  if (!Object.hasOwn(obj, 'apiVersion')) out.push(required(child(path, 'apiVersion')));
-  if (!Object.hasOwn(obj, 'kind')) out.push(required(child(path, 'kind')));
-  const apiVersion = obj['apiVersion'];
-  if (Object.hasOwn(obj, 'apiVersion')) {
-    if (typeof apiVersion !== 'string') out.push(invalid(child(path, 'apiVersion'), apiVersion, 'must be a string'));
-    else if (apiVersion === '') out.push(invalid(child(path, 'apiVersion'), apiVersion, 'must not be empty'));
+  for (const name of ['apiVersion', 'kind']) if (!Object.hasOwn(obj, name)) out.push(required(child(path, name)));
+  const field = (name: 'apiVersion' | 'kind', why: (s: string) => string | undefined): void => {
+    const at = child(path, name);
+    const v = obj[name];
+    if (!Object.hasOwn(obj, name)) return;
+    if (typeof v !== 'string') out.push(invalid(at, v, 'must be a string'));
+    else if (v === '') out.push(invalid(at, v, 'must not be empty'));
     else {
-      const why = groupVersionError(apiVersion);
-      if (why !== undefined) out.push(invalid(child(path, 'apiVersion'), apiVersion, why));
+      const refusal = why(v);
+      if (refusal !== undefined) out.push(invalid(at, v, refusal));
     }
-  }
-  const kind = obj['kind'];
-  if (Object.hasOwn(obj, 'kind')) {
-    if (typeof kind !== 'string') out.push(invalid(child(path, 'kind'), kind, 'must be a string'));
-    else if (kind === '') out.push(invalid(child(path, 'kind'), kind, 'must not be empty'));
-    else {
-      const errs = kindErrors(kind);
-      if (errs.length > 0) out.push(invalid(child(path, 'kind'), kind, `may have mixed case, but should otherwise match: ${errs.join(',')}`));
-    }
-  }
+  };
+  field('apiVersion', groupVersionError);
+  field('kind', kindError);
 }
 
 function walk(path: string, value: unknown, node: Node | undefined, isRoot: boolean, out: FieldCause[]): void {

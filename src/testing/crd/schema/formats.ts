@@ -123,6 +123,3 @@ export function isSupportedFormat(format: string): boolean {
   const name = format.replaceAll('-', '');
   return CHECKS.has(name) || UNCHECKED.has(name);
 }
-
-/** The format names kube-apiserver checks and the simulator checks too, for the docs and specs. */
-export const CHECKED_FORMATS: readonly string[] = [...CHECKS.keys()];

@@ -1,6 +1,6 @@
 // A CRD's openAPIV3Schema arrives as posted JSON: any field may be missing or of the wrong type. It
 // is read once into a Node whose fields are all of the right type (a wrong-typed field reads as
-// absent; checkStructural reports it), so the pruning, defaulting and validation walks never check
+// absent; structuralReasons reports it), so the pruning, defaulting and validation walks never check
 // types again.
 
 /** A version's `openAPIV3Schema` as it appears in a CustomResourceDefinition (JSONSchemaProps). */
