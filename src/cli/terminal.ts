@@ -87,6 +87,82 @@ export function liveScreen(stream: NodeJS.WriteStream): LiveScreen {
   };
 }
 
+/** A live view: on a TTY redrawn in place, at most every FRAME_MS and at least every second; else nothing. */
+export interface LiveLoop {
+  /** True on a TTY, where the view is drawn. */
+  readonly screen: boolean;
+  /** Abort it to end the loop (a fatal error). */
+  readonly ended: AbortController;
+  /** Draws soon, however often it is called. */
+  redraw(): void;
+  /** Draws, then redraws until Ctrl-C, SIGTERM, a closed pipe or `ended`; the last frame stays on screen. */
+  run(): Promise<void>;
+}
+
+/** Redraws at most this often, however fast events come. */
+const FRAME_MS = 200;
+
+/**
+ * The live view of `stream`, drawn by `render` when `tty` (a TTY with the table output).
+ *
+ * @param stream stdout.
+ * @param tty whether to draw.
+ * @param render the view, for the screen's width and the height it may take.
+ * @returns the loop.
+ */
+export function liveLoop(stream: NodeJS.WriteStream, tty: boolean, render: (width: number, height: number) => string): LiveLoop {
+  const screen = tty ? liveScreen(stream) : undefined;
+  const ended = new AbortController();
+  let frame: NodeJS.Timeout | undefined;
+  const draw = (): void => {
+    frame = undefined;
+    if (screen !== undefined && !ended.signal.aborted) screen.draw(render(screen.width, screen.height - 1));
+  };
+  return {
+    screen: screen !== undefined,
+    ended,
+    redraw: () => {
+      if (screen !== undefined && frame === undefined) frame = setTimeout(draw, FRAME_MS);
+    },
+    run: async () => {
+      const tick = screen === undefined ? undefined : setInterval(draw, 1_000);
+      draw();
+      await interrupted(ended.signal);
+      clearInterval(tick);
+      clearTimeout(frame);
+      draw();
+      ended.abort();
+      screen?.done();
+    },
+  };
+}
+
+/**
+ * Waits for the informer's sync; Ctrl-C, SIGTERM or a closed pipe give it up the same way a timeout does.
+ *
+ * @param informer a one-cluster or multi-cluster informer.
+ * @param timeout ms to wait.
+ * @returns true once synced, false when interrupted.
+ * @throws what `whenSynced` throws (a timeout, the error that ended the informer).
+ */
+export async function syncedOrInterrupted(informer: { whenSynced(opts: { timeout: number; signal: AbortSignal }): Promise<void> }, timeout: number): Promise<boolean> {
+  const waiting = new AbortController();
+  const cancel = new AbortController();
+  const stopped = interrupted(waiting.signal).then((why) => {
+    if (why !== 'done') cancel.abort();
+  });
+  try {
+    await informer.whenSynced({ timeout, signal: cancel.signal });
+    return true;
+  } catch (err) {
+    if (cancel.signal.aborted) return false;
+    throw err;
+  } finally {
+    waiting.abort();
+    await stopped;
+  }
+}
+
 /**
  * Resolves on the first Ctrl-C, SIGTERM, or EPIPE on stdout (the reader of a
  * pipe went away), with what happened; the listeners are removed then, so a

@@ -10,10 +10,11 @@ import Table from 'cli-table3';
 import type { Colors } from 'picocolors/types.js';
 import { printable } from '../errors/printable.js';
 import type { ReflectorStatus } from '../reflector/index.js';
-import type { KubeObject } from '../store/types.js';
+import type { KubeObject, ReadonlyIndexer } from '../store/types.js';
 import { age, duration, statusOf } from './columns.js';
 import { printerCell } from './printerColumns.js';
-import type { WatchSession } from './session.js';
+import { DELETED_SHOWN_MS, type RecentChange, type WatchSession } from './session.js';
+import { errorLine } from './terminal.js';
 
 /** Where and how the view is drawn. */
 export interface ViewOptions {
@@ -27,26 +28,18 @@ export interface ViewOptions {
   readonly notes?: readonly string[];
 }
 
-/** kubectl's borderless look for cli-table3: columns separated by spaces, no rules (the multi-cluster view uses it too). */
-export const BORDERLESS = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-  middle: '  ',
-};
+/** cli-table3's rules, all left out: kubectl's borderless look, columns separated by two spaces. */
+const RULES = ['top', 'top-mid', 'top-left', 'top-right', 'bottom', 'bottom-mid', 'bottom-left', 'bottom-right'];
+const SIDES = ['left', 'left-mid', 'mid', 'mid-mid', 'right', 'right-mid'];
+const BORDERLESS = { ...Object.fromEntries([...RULES, ...SIDES].map((k) => [k, ''])), middle: '  ' };
 
-const thousands = (n: number): string => n.toLocaleString('en-US');
+/**
+ * A number with thousands separators.
+ *
+ * @param n the number.
+ * @returns e.g. `12,345`.
+ */
+export const thousands = (n: number): string => n.toLocaleString('en-US');
 
 /**
  * What the reflector is doing, in a few words.
@@ -100,7 +93,7 @@ export function renderHeader(s: WatchSession, opts: ViewOptions): string[] {
   if (listing && s.list !== undefined) {
     lines.push(c.cyan(`listing: ${thousands(s.list.objects)} objects in ${s.list.pages} pages so far (${duration(opts.now - s.list.startedAt)})`));
   }
-  if (s.lastError !== undefined) lines.push(c.dim(`last error: ${printable(`${s.lastError.name}: ${oneLine(s.lastError.message)}`)}`));
+  if (s.lastError !== undefined) lines.push(c.dim(`last error: ${errorLine(s.lastError)}`));
   return lines.map((l) => truncate(l, opts.width));
 }
 
@@ -121,37 +114,75 @@ export function namespaceCounts(s: WatchSession, max: number): string {
 }
 
 /** One table row: the object and its last live change, if any. */
-interface Row {
+export interface Row {
   readonly key: string;
   readonly obj: KubeObject;
-  readonly change: { readonly type: string; readonly at: number } | undefined;
+  readonly change: Pick<RecentChange, 'type' | 'at'> | undefined;
 }
 
-/** Live changes first (newest on top, deleted ones for a few seconds), then the rest by key. */
-function rows(s: WatchSession, limit: number, now: number): { rows: Row[]; total: number } {
-  s.prune(now);
-  const store = s.informer.store;
-  const picked: Row[] = [];
-  const seen = new Set<string>();
-  // Newest first: the session keeps changes in the order they happened.
-  const recent = [...s.recent].reverse();
-  for (const [key, change] of recent) {
-    if (picked.length >= limit) break;
+/** A column the table adds before NAME or after it: its header, width and cell. */
+export interface Column {
+  readonly head: string;
+  readonly width: number;
+  cell(row: Row): string;
+}
+
+/** NAMESPACE, shown unless one namespace is watched. */
+export const NAMESPACE_COLUMN: Column = { head: 'NAMESPACE', width: 18, cell: (row) => printable(row.obj.metadata?.namespace ?? '') };
+
+/**
+ * A kubectl-style table: the columns `before`, NAME (as wide as the rest leaves), the columns `after`,
+ * AGE and LAST (the last live change). Live changes come first (newest on top, deleted objects for a
+ * few seconds), then the rest of the cache by key, as many as the height allows.
+ *
+ * @param recent the last live change per key, in the order they happened.
+ * @param store the cache.
+ * @param columns the columns before and after NAME, given the rows shown.
+ * @param opts colours, size and time.
+ * @returns the table's lines, and a last line saying how many were left out.
+ */
+export function rowsTable(
+  recent: ReadonlyMap<string, RecentChange>,
+  store: Pick<ReadonlyIndexer<KubeObject>, 'getByKey' | 'listKeys'>,
+  columns: (rows: readonly Row[]) => { readonly before: readonly Column[]; readonly after: readonly Column[] },
+  opts: ViewOptions,
+): string[] {
+  const c = opts.colors;
+  const limit = Math.max(1, opts.height - 2);
+  const rows: Row[] = [];
+  for (const [key, change] of [...recent].reverse()) {
+    if (rows.length >= limit) break;
+    if (change.type === 'delete' && opts.now - change.at > DELETED_SHOWN_MS) continue;
     const obj = change.type === 'delete' ? change.obj : store.getByKey(key);
-    if (obj === undefined) continue;
-    picked.push({ key, obj, change });
-    seen.add(key);
+    if (obj !== undefined) rows.push({ key, obj, change });
   }
-  const keys = store.listKeys();
-  if (picked.length < limit) {
-    for (const key of keys.sort()) {
-      if (picked.length >= limit) break;
-      if (seen.has(key)) continue;
-      const obj = store.getByKey(key);
-      if (obj !== undefined) picked.push({ key, obj, change: undefined });
-    }
+  const seen = new Set(rows.map((r) => r.key));
+  const keys = store.listKeys().sort();
+  for (const key of keys) {
+    if (rows.length >= limit) break;
+    const obj = seen.has(key) ? undefined : store.getByKey(key);
+    if (obj !== undefined) rows.push({ key, obj, change: undefined });
   }
-  return { rows: picked, total: keys.length };
+  const { before, after } = columns(rows);
+  const fixed = [...before, ...after].reduce((a, col) => a + col.width + 2, 0) + 8 + 16 + 2 * 2;
+  const widths = [...before.map((col) => col.width), Math.max(12, Math.min(60, opts.width - fixed)), ...after.map((col) => col.width), 8, 16];
+  const head = [...before.map((col) => col.head), 'NAME', ...after.map((col) => col.head), 'AGE', 'LAST'];
+  const table = new Table({ head: head.map((h) => c.bold(h)), chars: BORDERLESS, style: { 'padding-left': 0, 'padding-right': 0, head: [], border: [] }, colWidths: widths, wordWrap: false });
+  for (const row of rows) {
+    const paint = row.change?.type === 'delete' ? c.red : row.change?.type === 'add' ? c.green : (text: string) => text;
+    table.push([
+      // Names and statuses come from the cluster: escaped before the table measures them or colours them.
+      ...before.map((col) => col.cell(row)),
+      paint(printable(row.obj.metadata?.name ?? row.key)),
+      ...after.map((col) => col.cell(row)),
+      age(row.obj.metadata?.creationTimestamp, opts.now),
+      c.dim(row.change === undefined ? '' : `${row.change.type} ${duration(opts.now - row.change.at)} ago`),
+    ]);
+  }
+  const lines = table.toString().split('\n').map((l) => l.trimEnd());
+  const shown = rows.filter((r) => r.change?.type !== 'delete').length;
+  if (keys.length > shown) lines.push(c.dim(`… ${thousands(keys.length - shown)} more`));
+  return lines;
 }
 
 /**
@@ -164,38 +195,21 @@ function rows(s: WatchSession, limit: number, now: number): { rows: Row[]; total
  */
 export function renderTable(s: WatchSession, opts: ViewOptions): string[] {
   const c = opts.colors;
-  const withNamespace = s.resource.namespaced && s.namespace === undefined;
-  const limit = Math.max(1, opts.height - 2);
-  const { rows: shown, total } = rows(s, limit, opts.now);
+  s.prune(opts.now);
   // A Ready condition's reason (`ReconciliationSucceeded`) needs more room than a built-in kind's status.
-  const statusWidth = s.resource.builtIn ? 24 : 32;
+  const status: Column = {
+    head: 'STATUS',
+    width: s.resource.builtIn ? 24 : 32,
+    cell: (row) => (row.change?.type === 'delete' ? c.red('Deleted') : colourStatus(c, printable(statusOf(s.resource.kind, row.obj)))),
+  };
   // A custom resource's printer columns sit between STATUS and AGE, each as wide as its header or 20 at most.
-  const extra = s.resource.columns ?? [];
-  const extraWidths = extra.map((col) => Math.min(20, Math.max(8, col.name.length + 2)));
-  const fixed = (withNamespace ? 18 : 0) + statusWidth + 8 + 16 + extraWidths.reduce((a, b) => a + b + 2, 0) + 2 * (withNamespace ? 4 : 3);
-  const nameWidth = Math.max(12, Math.min(60, opts.width - fixed));
-  const widths = [...(withNamespace ? [18] : []), nameWidth, statusWidth, ...extraWidths, 8, 16];
-  const head = [...(withNamespace ? ['NAMESPACE'] : []), 'NAME', 'STATUS', ...extra.map((col) => printable(col.name.toUpperCase())), 'AGE', 'LAST'];
-  const table = new Table({ head: head.map((h) => c.bold(h)), chars: BORDERLESS, style: { 'padding-left': 0, 'padding-right': 0, head: [], border: [] }, colWidths: widths, wordWrap: false });
-  for (const row of shown) {
-    const meta = row.obj.metadata;
-    const deleted = row.change?.type === 'delete';
-    // Names and statuses come from the cluster: escaped before the table measures them or colours them.
-    const status = deleted ? 'Deleted' : printable(statusOf(s.resource.kind, row.obj));
-    const last = row.change === undefined ? '' : `${row.change.type} ${duration(opts.now - row.change.at)} ago`;
-    const paint = deleted ? c.red : row.change?.type === 'add' ? c.green : (text: string) => text;
-    table.push([
-      ...(withNamespace ? [printable(meta?.namespace ?? '')] : []),
-      paint(printable(meta?.name ?? row.key)),
-      deleted ? c.red(status) : colourStatus(c, status),
-      ...extra.map((col) => printable(printerCell(col, row.obj, opts.now))),
-      age(meta?.creationTimestamp, opts.now),
-      c.dim(last),
-    ]);
-  }
-  const lines = table.toString().split('\n').map((l) => l.trimEnd());
-  if (total > shown.filter((r) => r.change?.type !== 'delete').length) lines.push(c.dim(`… ${thousands(total - shown.filter((r) => r.change?.type !== 'delete').length)} more`));
-  return lines;
+  const extra = (s.resource.columns ?? []).map((col): Column => ({
+    head: printable(col.name.toUpperCase()),
+    width: Math.min(20, Math.max(8, col.name.length + 2)),
+    cell: (row) => printable(printerCell(col, row.obj, opts.now)),
+  }));
+  const before = s.resource.namespaced && s.namespace === undefined ? [NAMESPACE_COLUMN] : [];
+  return rowsTable(s.recent, s.informer.store, () => ({ before, after: [status, ...extra] }), opts);
 }
 
 /**
@@ -218,12 +232,14 @@ function colourStatus(c: Colors, status: string): string {
   return status;
 }
 
-function oneLine(text: string): string {
-  return text.replace(/[ \t\n\r]+/g, ' ');
-}
-
-/** Cuts a line to the width, counting visible characters only (colour codes are kept whole). */
-function truncate(line: string, width: number): string {
+/**
+ * Cuts a line to the width, counting visible characters only (colour codes are kept whole).
+ *
+ * @param line the line.
+ * @param width the terminal's columns.
+ * @returns the line, or its start and `…`.
+ */
+export function truncate(line: string, width: number): string {
   const visible = stripVTControlCharacters(line);
   if (visible.length <= width) return line;
   // Rare (narrow terminals): drop the colours rather than cut inside an escape sequence.
