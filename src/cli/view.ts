@@ -2,18 +2,22 @@
  * The live view: a header saying what the informer is doing (sync state,
  * reflector state, relists and reconnects, event rate, counts by namespace,
  * list progress) above a kubectl-style table, most recent changes first.
- * Pure functions from a session to text, so a TTY redraw, a one-off print
- * and a test all render the same thing.
+ * Over several clusters, one header line per cluster (its state, objects and
+ * last error) and a CLUSTER column. Pure functions from the watched state to
+ * text, so a TTY redraw, a one-off print and a test all render the same thing.
  */
 import { stripVTControlCharacters } from 'node:util';
 import Table from 'cli-table3';
 import type { Colors } from 'picocolors/types.js';
 import { printable } from '../errors/printable.js';
+import { splitClusterKey } from '../multicluster/clusterKey.js';
+import type { MultiClusterInformer, MultiClusterStatus } from '../multicluster/multiClusterInformer.js';
 import type { ReflectorStatus } from '../reflector/index.js';
 import type { KubeObject, ReadonlyIndexer } from '../store/types.js';
 import { age, duration, statusOf } from './columns.js';
 import { printerCell } from './printerColumns.js';
-import { DELETED_SHOWN_MS, type RecentChange, type WatchSession } from './session.js';
+import type { CliResource } from './resources.js';
+import { DELETED_SHOWN_MS, WatchSession, type RecentChange } from './session.js';
 import { errorLine } from './terminal.js';
 
 /** Where and how the view is drawn. */
@@ -28,18 +32,26 @@ export interface ViewOptions {
   readonly notes?: readonly string[];
 }
 
+/** What the view shows: the informer, what was asked, and the recent changes. */
+export interface FleetWatch {
+  readonly informer: MultiClusterInformer<KubeObject>;
+  readonly resource: CliResource;
+  /** undefined: each cluster's own namespace, or every namespace with -A. */
+  readonly namespace: string | undefined;
+  readonly allNamespaces: boolean;
+  readonly startedAt: number;
+  syncedAfterMs: number | undefined;
+  status: MultiClusterStatus | undefined;
+  /** The last live change per multi-cluster key, in the order they happened. */
+  readonly recent: Map<string, RecentChange>;
+}
+
 /** cli-table3's rules, all left out: kubectl's borderless look, columns separated by two spaces. */
 const RULES = ['top', 'top-mid', 'top-left', 'top-right', 'bottom', 'bottom-mid', 'bottom-left', 'bottom-right'];
 const SIDES = ['left', 'left-mid', 'mid', 'mid-mid', 'right', 'right-mid'];
 const BORDERLESS = { ...Object.fromEntries([...RULES, ...SIDES].map((k) => [k, ''])), middle: '  ' };
 
-/**
- * A number with thousands separators.
- *
- * @param n the number.
- * @returns e.g. `12,345`.
- */
-export const thousands = (n: number): string => n.toLocaleString('en-US');
+const thousands = (n: number): string => n.toLocaleString('en-US');
 
 /**
  * What the reflector is doing, in a few words.
@@ -114,34 +126,28 @@ export function namespaceCounts(s: WatchSession, max: number): string {
 }
 
 /** One table row: the object and its last live change, if any. */
-export interface Row {
+interface Row {
   readonly key: string;
   readonly obj: KubeObject;
   readonly change: Pick<RecentChange, 'type' | 'at'> | undefined;
 }
 
 /** A column the table adds before NAME or after it: its header, width and cell. */
-export interface Column {
+interface Column {
   readonly head: string;
   readonly width: number;
   cell(row: Row): string;
 }
 
 /** NAMESPACE, shown unless one namespace is watched. */
-export const NAMESPACE_COLUMN: Column = { head: 'NAMESPACE', width: 18, cell: (row) => printable(row.obj.metadata?.namespace ?? '') };
+const NAMESPACE_COLUMN: Column = { head: 'NAMESPACE', width: 18, cell: (row) => printable(row.obj.metadata?.namespace ?? '') };
 
 /**
- * A kubectl-style table: the columns `before`, NAME (as wide as the rest leaves), the columns `after`,
- * AGE and LAST (the last live change). Live changes come first (newest on top, deleted objects for a
- * few seconds), then the rest of the cache by key, as many as the height allows.
- *
- * @param recent the last live change per key, in the order they happened.
- * @param store the cache.
- * @param columns the columns before and after NAME, given the rows shown.
- * @param opts colours, size and time.
- * @returns the table's lines, and a last line saying how many were left out.
+ * A kubectl-style table: the columns `before`, NAME (as wide as the rest leaves), the columns `after`
+ * (given the rows shown), AGE and LAST (the last live change), and a line saying how many were left out.
+ * Live changes come first (newest on top, deleted objects for a few seconds), then the rest by key.
  */
-export function rowsTable(
+function rowsTable(
   recent: ReadonlyMap<string, RecentChange>,
   store: Pick<ReadonlyIndexer<KubeObject>, 'getByKey' | 'listKeys'>,
   columns: (rows: readonly Row[]) => { readonly before: readonly Column[]; readonly after: readonly Column[] },
@@ -212,17 +218,50 @@ export function renderTable(s: WatchSession, opts: ViewOptions): string[] {
   return rowsTable(s.recent, s.informer.store, () => ({ before, after: [status, ...extra] }), opts);
 }
 
+/** Over several clusters, the header: what is watched and the sync state, then one line per cluster. */
+function fleetHeader(w: FleetWatch, opts: ViewOptions): string[] {
+  const c = opts.colors;
+  const clusters = w.status?.clusters ?? [];
+  const scope = !w.resource.namespaced ? 'cluster-scoped' : w.allNamespaces ? 'all namespaces' : w.namespace === undefined ? "each context's namespace" : `namespace ${printable(w.namespace)}`;
+  const sync = w.syncedAfterMs !== undefined && w.status?.synced === true ? c.green(`synced in ${duration(w.syncedAfterMs)}`) : c.yellow('syncing…');
+  const lines = [`${c.bold(`rxkube watch ${w.resource.ref}`)} · ${clusters.length} clusters · ${scope} · ${sync}`];
+  const nameWidth = Math.max(7, ...clusters.map((s) => printable(s.name).length));
+  for (const s of clusters) {
+    const state = s.state === 'synced' ? c.green(s.state) : s.state === 'syncing' ? c.yellow(s.state) : c.red(s.state);
+    const error = s.lastError !== undefined && s.state !== 'synced' ? c.dim(`  ${s.lastError.cause instanceof Error ? errorLine(s.lastError.cause) : printable(s.lastError.message.replace(/[ \t\n\r]+/g, ' '))}`) : '';
+    lines.push(`${printable(s.name).padEnd(nameWidth)}  ${state}${' '.repeat(Math.max(1, 12 - s.state.length))}${thousands(w.informer.store.indexKeys('cluster', s.name).length)} objects${s.replacing ? ' (new kubeconfig syncing)' : ''}${error}`);
+  }
+  return lines.map((l) => truncate(l, opts.width));
+}
+
+/** Over several clusters, the table: CLUSTER, NAMESPACE (unless one namespace is watched), NAME, STATUS, AGE and LAST. */
+function fleetTable(w: FleetWatch, opts: ViewOptions): string[] {
+  const cluster = (rows: readonly Row[]): Column => ({
+    head: 'CLUSTER',
+    width: Math.min(24, Math.max(7, ...rows.map((r) => printable(splitClusterKey(r.key).cluster).length))),
+    cell: (row) => printable(splitClusterKey(row.key).cluster),
+  });
+  const status: Column = {
+    head: 'STATUS',
+    width: 24,
+    cell: (row) => (row.change?.type === 'delete' ? opts.colors.red('Deleted') : printable(statusOf(w.resource.kind, row.obj))),
+  };
+  const namespace = w.resource.namespaced && w.namespace === undefined ? [NAMESPACE_COLUMN] : [];
+  return rowsTable(w.recent, w.informer.store, (rows) => ({ before: [cluster(rows), ...namespace], after: [status] }), opts);
+}
+
 /**
  * The whole view: header, notes, a blank line, the table, fit to the height.
  *
- * @param s the session.
+ * @param w the session, or the watch over several clusters.
  * @param opts colours, size and time.
  * @returns the text, without a trailing newline.
  */
-export function renderView(s: WatchSession, opts: ViewOptions): string {
-  const header = [...renderHeader(s, opts), ...(opts.notes ?? []).map((n) => truncate(n, opts.width)), ''];
-  const table = renderTable(s, { ...opts, height: Math.max(3, opts.height - header.length - 1) });
-  return [...header, ...table].join('\n');
+export function renderView(w: WatchSession | FleetWatch, opts: ViewOptions): string {
+  const one = w instanceof WatchSession;
+  const header = [...(one ? renderHeader(w, opts) : fleetHeader(w, opts)), ...(opts.notes ?? []).map((n) => truncate(n, opts.width)), ''];
+  const rest = { ...opts, height: Math.max(3, opts.height - header.length - 1) };
+  return [...header, ...(one ? renderTable(w, rest) : fleetTable(w, rest))].join('\n');
 }
 
 function colourStatus(c: Colors, status: string): string {
@@ -232,14 +271,8 @@ function colourStatus(c: Colors, status: string): string {
   return status;
 }
 
-/**
- * Cuts a line to the width, counting visible characters only (colour codes are kept whole).
- *
- * @param line the line.
- * @param width the terminal's columns.
- * @returns the line, or its start and `…`.
- */
-export function truncate(line: string, width: number): string {
+/** Cuts a line to the width, counting visible characters only (colour codes are kept whole). */
+function truncate(line: string, width: number): string {
   const visible = stripVTControlCharacters(line);
   if (visible.length <= width) return line;
   // Rare (narrow terminals): drop the colours rather than cut inside an escape sequence.

@@ -20,7 +20,6 @@ import { kubeSource } from '../sources/kubeSource.js';
 import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKey, parseFieldSelector, parseLabelSelector, unwrapTombstone } from '../store/index.js';
 import type { KubeObject, ReadonlyIndexer } from '../store/types.js';
 import { statusOf } from './columns.js';
-import { renderFleetHeader, renderFleetTable, renderFleetView, type FleetWatch } from './fleetView.js';
 import { loadKubeConfig, useContext } from './kubeconfig.js';
 import { resolveResource, type CliResource } from './resources.js';
 import { WatchSession } from './session.js';
@@ -30,7 +29,7 @@ import { coloursFor, errorLine, liveLoop, syncedOrInterrupted, writeText } from 
 import { printable, printableJson } from '../errors/printable.js';
 import { jsonText } from '../store/jsonText.js';
 import { UsageError } from './usage.js';
-import { describeReflector, renderHeader, renderTable, renderView, type ViewOptions } from './view.js';
+import { describeReflector, renderView, type FleetWatch } from './view.js';
 import type { WatchFlags } from './watchFlags.js';
 import { syncedOf } from '../informer/syncedOf.js';
 
@@ -103,10 +102,9 @@ function changeLine(kind: string, e: InformerEvent<KubeObject> | ClusterEvent<Ku
 }
 
 /** The header and every row once, as wide as the terminal (a pipe, or `--once`). */
-function printAll<W>(w: W, header: (w: W, opts: ViewOptions) => string[], table: (w: W, opts: ViewOptions) => string[]): void {
+function printAll(w: WatchSession | FleetWatch): void {
   const out = process.stdout;
-  const opts = { colors: coloursFor(out), width: out.columns ?? PIPE_WIDTH, height: Number.MAX_SAFE_INTEGER, now: Date.now() };
-  writeText(out, `${[...header(w, opts), '', ...table(w, opts)].join('\n')}\n`);
+  writeText(out, `${renderView(w, { colors: coloursFor(out), width: out.columns ?? PIPE_WIDTH, height: Number.MAX_SAFE_INTEGER, now: Date.now() })}\n`);
 }
 
 /** `--once -o json`: the cache as initial adds, by key; over several clusters each with its cluster. */
@@ -171,7 +169,7 @@ async function once(session: WatchSession, flags: WatchFlags): Promise<number> {
     return 1;
   }
   if (flags.output === 'json') printCache(session.informer.store, false);
-  else printAll(session, renderHeader, renderTable);
+  else printAll(session);
   return 0;
 }
 
@@ -205,7 +203,7 @@ async function live(session: WatchSession, flags: WatchFlags, simulator: Simulat
       if (!isSynced || synced) return;
       synced = true;
       simulator?.startChurn();
-      if (pipe) printAll(session, renderHeader, renderTable);
+      if (pipe) printAll(session);
     }),
     // A pipe still hears what the reflector does (relists, backoffs), on stderr so stdout stays data.
     session.informer.status$.subscribe((s) => {
@@ -290,7 +288,7 @@ async function onceClusters(w: FleetWatch, flags: WatchFlags, subs: Subscription
   const unsynced = (w.status?.clusters ?? []).filter((c) => c.state !== 'synced');
   for (const c of unsynced) writeText(process.stderr, `error: ${printable(c.lastError?.message ?? new ClusterError(c.name, c.state).message, { newlines: true })} (${c.state})\n`);
   if (flags.output === 'json') printCache(w.informer.store, true);
-  else printAll(w, renderFleetHeader, renderFleetTable);
+  else printAll(w);
   if (errors.length > 0 && unsynced.length === 0) for (const e of errors.splice(0)) writeText(process.stderr, `${coloursFor(process.stderr).dim(e)}\n`);
   return unsynced.length > 0 ? 1 : 0;
 }
@@ -299,7 +297,7 @@ async function onceClusters(w: FleetWatch, flags: WatchFlags, subs: Subscription
 async function liveClusters(w: FleetWatch, flags: WatchFlags, subs: Subscription[], errors: string[]): Promise<number> {
   const out = process.stdout;
   const c = coloursFor(out);
-  const loop = liveLoop(out, out.isTTY === true && flags.output === 'table', (width, height) => renderFleetView(w, { colors: c, width, height, now: Date.now() }));
+  const loop = liveLoop(out, out.isTTY === true && flags.output === 'table', (width, height) => renderView(w, { colors: c, width, height, now: Date.now() }));
   let fatal: Error | undefined;
   // Errors go to stderr as they come in a pipe; on a TTY the header shows each cluster's last one.
   const flushErrors = (): void => {
@@ -328,7 +326,7 @@ async function liveClusters(w: FleetWatch, flags: WatchFlags, subs: Subscription
     syncedOf(w.informer).subscribe((synced) => {
       if (!synced || w.syncedAfterMs !== undefined) return;
       w.syncedAfterMs = Date.now() - w.startedAt;
-      if (!loop.screen && flags.output === 'table') printAll(w, renderFleetHeader, renderFleetTable);
+      if (!loop.screen && flags.output === 'table') printAll(w);
       flushErrors();
     }),
     w.informer.status$.subscribe(() => {
