@@ -86,7 +86,7 @@ export interface InstallOptions {
 }
 
 /**
- * Applies the CRDs and waits until each is Established.
+ * Applies the CRDs and waits until each is Established, naming each as it becomes so.
  *
  * @param kc the cluster.
  * @param crds the CRDs to apply.
@@ -108,24 +108,11 @@ export async function installCrds(kc: KubeConfig, crds: readonly Record<string, 
     writeText(opts.out, `customresourcedefinition ${printable(name)} applied\n`);
     pending.add(name);
   }
-  return waitEstablished(kc, pending, started, opts);
-}
-
-/**
- * Watches CRDs until every pending one is Established, one fails (names refused, deleted, being deleted), or
- * the time is up; prints each as it is established.
- *
- * @param kc the cluster.
- * @param pending the CRD names still to be Established (emptied as they are).
- * @param started when the first apply was sent, for the times printed.
- * @param opts timeout and where to print.
- * @returns the exit code.
- */
-export function waitEstablished(kc: KubeConfig, pending: Set<string>, started: number, opts: InstallOptions): Promise<number> {
+  // Watched until every one is Established, one fails (names refused, deleted, being deleted), or the time is up.
   const seen = new Map<string, Crd>();
   let lastError: Error | undefined;
   // One informer per CRD, selected by name: a cluster's other CRDs, schemas and all, are not listed to wait for a few.
-  const crds = merge(
+  const watched = merge(
     ...[...pending].map((name) => informer(kubeSource(kc, CRDS, { fieldSelector: `metadata.name=${name}` }), { name: `crd install ${name}`, onError: (e) => (lastError = e) })),
   );
   return new Promise<number>((resolve) => {
@@ -168,7 +155,7 @@ export function waitEstablished(kc: KubeConfig, pending: Set<string>, started: n
       writeText(opts.out, `customresourcedefinition ${printable(name)} established (${duration(Date.now() - started)})\n`);
       if (pending.size === 0) finish(0);
     };
-    subscription = crds.subscribe({
+    subscription = watched.subscribe({
       next: onEvent,
       // An error that ends the informer (one retrying cannot heal) ends the wait with it.
       error: (err: unknown) => {

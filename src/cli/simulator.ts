@@ -11,6 +11,7 @@ import type { ApiServer, Churn } from '../testing/index.js';
 import { printable } from '../errors/printable.js';
 import { loadCrds } from './crdFiles.js';
 import { crdWebhookOptions } from './crdWebhookFlags.js';
+import { interrupted } from './terminal.js';
 import type { CliResource } from './resources.js';
 import { UsageError } from './usage.js';
 
@@ -156,8 +157,8 @@ export interface SimulatorCommandFlags {
 
 /**
  * `rxkube simulator`: starts the simulator with the CRDs of every `--crd`,
- * writes its kubeconfig, prints one `ready` line, and serves until SIGINT or
- * SIGTERM (or `signal`).
+ * writes its kubeconfig, prints one `ready` line, and serves until SIGINT,
+ * SIGTERM, a closed stdout (or `signal`).
  *
  * @param flags the command's flags.
  * @param signal ends the command when aborted (tests).
@@ -185,18 +186,7 @@ export async function runSimulatorCommand(flags: SimulatorCommandFlags, signal?:
     const served = crds.length === 1 ? '1 CRD' : `${crds.length} CRDs`;
     const where = flags.kubeconfigOut === undefined ? '' : `; kubeconfig written to ${printable(flags.kubeconfigOut)}`;
     process.stdout.write(`rxkube simulator ready at ${server.url} with ${served}${where}\n`);
-    await new Promise<void>((resolve) => {
-      const done = (): void => {
-        process.off('SIGINT', done);
-        process.off('SIGTERM', done);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      process.once('SIGINT', done);
-      process.once('SIGTERM', done);
-      if (signal?.aborted === true) done();
-      else signal?.addEventListener('abort', done, { once: true });
-    });
+    await interrupted(signal ?? new AbortController().signal);
   } finally {
     await server.close();
   }
