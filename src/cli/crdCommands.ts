@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { printable } from '../errors/printable.js';
 import { loadCrdModule } from './crdExports.js';
 import { crdsFrom, installCrds } from './crdInstall.js';
-import { crdJsonList, crdYaml } from './crdManifest.js';
+import { manifestText, orderCrd } from './crdManifest.js';
 import { crdTypesInput } from './crdTypesInput.js';
 import { crdTypesModule } from './crdTypesModule.js';
 import { crdWebhookOptions, WEBHOOK_FLAGS_HELP, type WebhookFlags } from './crdWebhookFlags.js';
@@ -84,7 +84,7 @@ export function crdCommand(): Command {
     .action(
       act(async (module: string, flags: WebhookFlags & { output: 'yaml' | 'json' }) => {
         const crds = (await loadCrdModule(module, crdWebhookOptions(flags))).map((e) => e.crd);
-        writeText(process.stdout, flags.output === 'json' ? crdJsonList(crds) : crdYaml(crds));
+        writeText(process.stdout, manifestText(crds.map(orderCrd), flags.output));
         return 0;
       }),
     );

@@ -5,7 +5,8 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { crdCommand } from './crdCommands.js';
-import { manifestsOf, manifestsText, type ManifestsFlags } from './manifests.js';
+import { manifestText } from './crdManifest.js';
+import { manifestsOf, type ManifestsFlags } from './manifests.js';
 import { parseDuration } from './parseDuration.js';
 import { printable } from '../errors/printable.js';
 import { runDemo } from './demo.js';
@@ -102,7 +103,7 @@ export function createProgram(): Command {
     .addHelpText('after', MANIFESTS_EXAMPLES)
     .action(async (module: string, flags: ManifestsFlags, command: Command) => {
       try {
-        writeText(process.stdout, manifestsText(await manifestsOf(module, flags), flags.output));
+        writeText(process.stdout, manifestText(await manifestsOf(module, flags), flags.output));
         process.exitCode = 0;
       } catch (err) {
         if (err instanceof UsageError || err instanceof TypeError) command.error(`error: ${printable(err.message, { newlines: true })}`);
