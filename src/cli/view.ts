@@ -109,14 +109,8 @@ export function renderHeader(s: WatchSession, opts: ViewOptions): string[] {
   return lines.map((l) => truncate(l, opts.width));
 }
 
-/**
- * `default 120 · web 88 · …`, largest first.
- *
- * @param s the session.
- * @param max how many namespaces to name.
- * @returns the text.
- */
-export function namespaceCounts(s: WatchSession, max: number): string {
+/** `default 120 · web 88 · …`, largest first, `max` of them named. */
+function namespaceCounts(s: WatchSession, max: number): string {
   const store = s.informer.store;
   const counts = store.listIndexFuncValues('namespace').map((ns) => [ns, store.indexKeys('namespace', ns).length] as const);
   counts.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
