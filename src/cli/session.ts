@@ -115,11 +115,6 @@ export class WatchSession {
     return Math.max(0, (this.reflector?.counters.watches ?? 0) - 1);
   }
 
-  /** When the cache first synced (ms since the epoch), once it has. */
-  get syncedAt(): number | undefined {
-    return this.syncedAfterMs === undefined ? undefined : this.startedAt + this.syncedAfterMs;
-  }
-
   /**
    * Live events per second (the initial list left out), averaged over the
    * last ten seconds, or since the first sync when that is shorter; 0 until
@@ -128,9 +123,8 @@ export class WatchSession {
    */
   rate(now = Date.now()): number {
     this.#roll(now);
-    const since = this.syncedAt;
-    if (since === undefined) return 0;
-    const elapsed = Math.min(RATE_WINDOW_S, Math.max(1, (now - since) / 1000));
+    if (this.syncedAfterMs === undefined) return 0;
+    const elapsed = Math.min(RATE_WINDOW_S, Math.max(1, (now - this.startedAt - this.syncedAfterMs) / 1000));
     return this.#buckets.reduce((a, b) => a + b, 0) / elapsed;
   }
 
