@@ -45,14 +45,8 @@ const NAMESPACES: readonly (readonly [string, number])[] = [
   ['batch', 1],
 ];
 
-function namespaceFor(i: number): string {
-  let slot = i % 10;
-  for (const [ns, weight] of NAMESPACES) {
-    if (slot < weight) return ns;
-    slot -= weight;
-  }
-  return 'default';
-}
+/** Every ten seeded objects, the namespace of each: `default` four times, `web` three times, … */
+const SLOTS = NAMESPACES.flatMap(([ns, weight]) => Array<string>(weight).fill(ns));
 
 /** A running, ready pod (some not ready, so the status column varies). */
 function pod(name: string, namespace: string, i: number): Record<string, unknown> {
@@ -73,7 +67,7 @@ function pod(name: string, namespace: string, i: number): Record<string, unknown
 }
 
 function seedObject(resource: CliResource, i: number): Record<string, unknown> {
-  const namespace = resource.namespaced ? namespaceFor(i) : undefined;
+  const namespace = resource.namespaced ? SLOTS[i % SLOTS.length] : undefined;
   const apiVersion = resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
   const name = `${resource.kind.toLowerCase()}-${i}`;
   if (resource.ref === 'v1/pods') return pod(name, namespace as string, i);
@@ -157,8 +151,8 @@ export interface SimulatorCommandFlags {
 
 /**
  * `rxkube simulator`: starts the simulator with the CRDs of every `--crd`,
- * writes its kubeconfig, prints one `ready` line, and serves until SIGINT,
- * SIGTERM, a closed stdout (or `signal`).
+ * writes its kubeconfig, prints one `ready` line, and serves until SIGINT or
+ * SIGTERM (or `signal`).
  *
  * @param flags the command's flags.
  * @param signal ends the command when aborted (tests).
