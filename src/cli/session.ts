@@ -81,11 +81,8 @@ export class WatchSession {
   constructor(opts: SessionOptions) {
     this.resource = opts.resource;
     this.namespace = opts.namespace;
-    const source = kubeSource(opts.kc, opts.resource.ref as 'v1/pods', {
-      ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
-      ...(opts.labelSelector === undefined ? {} : { labelSelector: opts.labelSelector }),
-      ...(opts.fieldSelector === undefined ? {} : { fieldSelector: opts.fieldSelector }),
-    });
+    const { namespace, labelSelector, fieldSelector } = opts;
+    const source = kubeSource(opts.kc, opts.resource.ref as 'v1/pods', { namespace, labelSelector, fieldSelector });
     // Each list() call is one page: counting them shows a large list's progress before the store is filled.
     const counted: ListerWatcher<KubeObject> = {
       supportsWatchList: source.supportsWatchList,

@@ -220,8 +220,10 @@ async function live(session: WatchSession, flags: WatchFlags, simulator: Simulat
   return 1;
 }
 
-/** The contexts asked for, checked against the kubeconfig before anything starts. */
-function checkContexts(flags: WatchFlags): void {
+/** `rxkube watch` over several contexts: one multi-cluster informer, the resource resolved offline. */
+async function runWatchClusters(resource: CliResource, flags: WatchFlags): Promise<number> {
+  if (flags.simulator === true) throw new UsageError('--simulator cannot be combined with several --context or --all-contexts');
+  // The contexts asked for, checked against the kubeconfig before anything starts.
   if (flags.allContexts === true && flags.context !== undefined) throw new UsageError('--all-contexts and --context cannot be combined');
   const { kc } = loadKubeConfig(flags.kubeconfig);
   const names = kc.getContexts().map((ctx) => ctx.name);
@@ -231,12 +233,6 @@ function checkContexts(flags: WatchFlags): void {
   }
   const twice = (flags.context ?? []).find((name, i, all) => all.indexOf(name) !== i);
   if (twice !== undefined) throw new UsageError(`--context: ${JSON.stringify(twice)} is given twice`);
-}
-
-/** `rxkube watch` over several contexts: one multi-cluster informer, the resource resolved offline. */
-async function runWatchClusters(resource: CliResource, flags: WatchFlags): Promise<number> {
-  if (flags.simulator === true) throw new UsageError('--simulator cannot be combined with several --context or --all-contexts');
-  checkContexts(flags);
   const errors: string[] = [];
   const clusters = kubeconfigClusters({
     ...(flags.kubeconfig === undefined ? {} : { path: flags.kubeconfig }),
@@ -248,11 +244,7 @@ async function runWatchClusters(resource: CliResource, flags: WatchFlags): Promi
     clusters,
     (c) => {
       const namespace = namespaceOf(resource, flags, c.kubeConfig);
-      return kubeSource(c.kubeConfig, resource.ref as 'v1/pods', {
-        ...(namespace === undefined ? {} : { namespace }),
-        ...(flags.selector === undefined ? {} : { labelSelector: flags.selector }),
-        ...(flags.fieldSelector === undefined ? {} : { fieldSelector: flags.fieldSelector }),
-      }) as never;
+      return kubeSource(c.kubeConfig, resource.ref as 'v1/pods', { namespace, labelSelector: flags.selector, fieldSelector: flags.fieldSelector }) as never;
     },
     { name: resource.ref, onError: (err) => errors.push(errorLine(err)), ...(flags.fifo === undefined ? {} : { fifo: flags.fifo }) },
   );
