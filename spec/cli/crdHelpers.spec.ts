@@ -6,7 +6,7 @@ import { statusOf } from '../../src/cli/columns.js';
 import { crdState } from '../../src/cli/crdInstall.js';
 import { orderCrd, readCrdFile } from '../../src/cli/crdManifest.js';
 import { closeNames, matchResource, type ServedResource } from '../../src/cli/discovery.js';
-import { defaultColumns, evaluateJsonPath, parseJsonPath, printerCell } from '../../src/cli/printerColumns.js';
+import { defaultColumns, parseJsonPath, printerCell } from '../../src/cli/printerColumns.js';
 
 const served = (group: string, plural: string, kind: string, shortNames: string[] = []): ServedResource => ({
   group,
@@ -50,15 +50,16 @@ describe('printer columns', () => {
   };
 
   it('evaluates the JSONPath subset CRDs use', () => {
-    const at = (path: string): unknown[] => evaluateJsonPath(obj, parseJsonPath(path) ?? []);
-    expect(at('.spec.image')).toEqual(['nginx']);
-    expect(at('{.spec.image}')).toEqual(['nginx']);
-    expect(at('.spec.ports[*].port')).toEqual([80, 443]);
-    expect(at('.spec.ports[-1].port')).toEqual([443]);
-    expect(at(".spec.labels['a.b/c']")).toEqual(['d']);
-    expect(at('.status.conditions[?(@.type=="Ready")].message')).toEqual(['pulling']);
-    expect(at(".status.conditions[?(@.type!='Ready')].type")).toEqual(['Synced']);
-    expect(at('.status.missing')).toEqual([]);
+    const at = (path: string): string => printerCell({ name: 'X', type: 'string', jsonPath: path }, obj, 0);
+    expect(at('.spec.image')).toBe('nginx');
+    expect(at('{.spec.image}')).toBe('nginx');
+    expect(at('.spec.ports[*].port')).toBe('80,443');
+    expect(at('.spec.ports[-1].port')).toBe('443');
+    expect(at(".spec.labels['a.b/c']")).toBe('d');
+    expect(at('.status.conditions[?(@.type=="Ready")].message')).toBe('pulling');
+    expect(at(".status.conditions[?(@.type!='Ready')].type")).toBe('Synced');
+    expect(at('.status.missing')).toBe('<none>');
+    expect(at('.status..replicas')).toBe('<unsupported path>');
     expect(parseJsonPath('.status..replicas')).toBeUndefined();
   });
 

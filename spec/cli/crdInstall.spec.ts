@@ -69,4 +69,22 @@ describe('rxkube crd install against the simulator', () => {
     expect(types.code).toBe(0);
     expect(types.stdout).toContain('export interface WebsiteSpec {\n  image: string;\n  replicas?: number;\n}');
   });
+
+  it('a CRD never seen within --timeout fails naming it and the last error of the watch', async () => {
+    const failing = await startApiServer();
+    try {
+      // Every list of CRDs fails: the informer never sees the CRD it waits for.
+      failing.faults.inject({ type: 'status', status: 500 }, { verb: 'list', times: 1_000 });
+      const file = join(dir, 'gadgets.json');
+      writeFileSync(file, JSON.stringify(minimalCrd('gadgets', 'Gadget', [])));
+      const config = join(dir, 'failing-kubeconfig');
+      writeFileSync(config, failing.kubeConfigYaml());
+      const { code, stdout, stderr } = await runCli(['crd', 'install', file, '--kubeconfig', config, '--timeout', '1s']);
+      expect(stdout).toBe('customresourcedefinition gadgets.example.com applied\n');
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/^error: not Established within 1\.0s: gadgets\.example\.com: not seen; last error: .*500/);
+    } finally {
+      await failing.close();
+    }
+  });
 });

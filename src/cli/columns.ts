@@ -60,21 +60,6 @@ const STATUS: Readonly<Record<string, (obj: Obj) => string>> = {
 };
 
 /**
- * The `Ready` condition as a status: `Ready`, `NotReady` or `Unknown`, with
- * its reason in brackets; undefined when the object has no such condition.
- *
- * @param obj the object.
- * @returns the status, or undefined.
- */
-export function readyStatus(obj: KubeObject): string | undefined {
-  const ready = arr((obj as Obj).status?.['conditions']).find((c) => c['type'] === 'Ready');
-  if (ready === undefined) return undefined;
-  const state = ready['status'] === 'True' ? 'Ready' : ready['status'] === 'False' ? 'NotReady' : 'Unknown';
-  const reason = str(ready['reason']);
-  return reason === undefined || reason === '' ? state : `${state} (${reason})`;
-}
-
-/**
  * The status column of one object.
  *
  * @param kind the resource's kind (`Pod`).
@@ -85,11 +70,13 @@ export function statusOf(kind: string, obj: KubeObject): string {
   const o = obj as Obj;
   const column = STATUS[kind];
   if (column !== undefined) return column(o);
-  // The convention custom resources follow (and controllers built on rxkube write): a Ready condition says more than a generation.
-  const ready = readyStatus(o);
-  if (ready !== undefined) return ready;
-  const generation = o.metadata?.generation;
-  return generation === undefined ? '' : `generation ${generation}`;
+  // The convention custom resources follow (and controllers built on rxkube write): a Ready condition, with its
+  // reason in brackets, says more than a generation.
+  const ready = arr(o.status?.['conditions']).find((c) => c['type'] === 'Ready');
+  if (ready === undefined) return o.metadata?.generation === undefined ? '' : `generation ${o.metadata.generation}`;
+  const state = ready['status'] === 'True' ? 'Ready' : ready['status'] === 'False' ? 'NotReady' : 'Unknown';
+  const reason = str(ready['reason']);
+  return reason === undefined || reason === '' ? state : `${state} (${reason})`;
 }
 
 /**

@@ -5,35 +5,16 @@
  */
 import { Command, Option } from 'commander';
 import { writeFileSync } from 'node:fs';
-import { printable } from '../errors/printable.js';
 import { loadCrdModule } from './crdExports.js';
 import { crdsFrom, installCrds } from './crdInstall.js';
-import { crdJsonList, crdYaml } from './crdManifest.js';
+import { manifestText, orderCrd } from './crdManifest.js';
 import { crdTypesInput } from './crdTypesInput.js';
 import { crdTypesModule } from './crdTypesModule.js';
 import { crdWebhookOptions, WEBHOOK_FLAGS_HELP, type WebhookFlags } from './crdWebhookFlags.js';
 import { loadKubeConfig, useContext } from './kubeconfig.js';
 import { parseDuration } from './parseDuration.js';
 import { writeText } from './terminal.js';
-import { UsageError } from './usage.js';
-
-/**
- * Runs an action: a usage mistake is commander's one `error: …` line with exit code 1; an error from the
- * cluster (unreachable, 403, a server's refusal) is one `error: …` line too, escaped, instead of a stack.
- */
-function act<A extends unknown[]>(run: (...args: A) => Promise<number>): (...args: [...A, Command]) => Promise<void> {
-  return async (...args) => {
-    const command = args[args.length - 1] as Command;
-    try {
-      process.exitCode = await run(...(args.slice(0, -1) as A));
-    } catch (err) {
-      if (err instanceof Error && (err instanceof TypeError || err instanceof UsageError)) command.error(`error: ${printable(err.message, { newlines: true })}`);
-      if (!(err instanceof Error)) throw err;
-      writeText(process.stderr, `error: ${printable(err.message, { newlines: true })}\n`);
-      process.exitCode = 1;
-    }
-  };
-}
+import { act } from './usage.js';
 
 const GENERATE_HELP = `
 Examples:
@@ -84,7 +65,7 @@ export function crdCommand(): Command {
     .action(
       act(async (module: string, flags: WebhookFlags & { output: 'yaml' | 'json' }) => {
         const crds = (await loadCrdModule(module, crdWebhookOptions(flags))).map((e) => e.crd);
-        writeText(process.stdout, flags.output === 'json' ? crdJsonList(crds) : crdYaml(crds));
+        writeText(process.stdout, manifestText(crds.map(orderCrd), flags.output));
         return 0;
       }),
     );

@@ -6,7 +6,7 @@
  * reason and message, and the wait is bounded (semantics CR-84…CR-88).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { merge, type Subscription } from 'rxjs';
+import { catchError, filter, firstValueFrom, map, merge, of, timeout, type Observable } from 'rxjs';
 import { objectClient } from '../client/objectClient.js';
 import { printable } from '../errors/printable.js';
 import { informer } from '../informer/informer.js';
@@ -86,7 +86,7 @@ export interface InstallOptions {
 }
 
 /**
- * Applies the CRDs and waits until each is Established.
+ * Applies the CRDs and waits until each is Established, naming each as it becomes so.
  *
  * @param kc the cluster.
  * @param crds the CRDs to apply.
@@ -108,74 +108,52 @@ export async function installCrds(kc: KubeConfig, crds: readonly Record<string, 
     writeText(opts.out, `customresourcedefinition ${printable(name)} applied\n`);
     pending.add(name);
   }
-  return waitEstablished(kc, pending, started, opts);
-}
-
-/**
- * Watches CRDs until every pending one is Established, one fails (names refused, deleted, being deleted), or
- * the time is up; prints each as it is established.
- *
- * @param kc the cluster.
- * @param pending the CRD names still to be Established (emptied as they are).
- * @param started when the first apply was sent, for the times printed.
- * @param opts timeout and where to print.
- * @returns the exit code.
- */
-export function waitEstablished(kc: KubeConfig, pending: Set<string>, started: number, opts: InstallOptions): Promise<number> {
+  // Watched until every one is Established, one fails (names refused, deleted, being deleted), or the time is up.
   const seen = new Map<string, Crd>();
   let lastError: Error | undefined;
   // One informer per CRD, selected by name: a cluster's other CRDs, schemas and all, are not listed to wait for a few.
-  const crds = merge(
+  const watched = merge(
     ...[...pending].map((name) => informer(kubeSource(kc, CRDS, { fieldSelector: `metadata.name=${name}` }), { name: `crd install ${name}`, onError: (e) => (lastError = e) })),
   );
-  return new Promise<number>((resolve) => {
-    let subscription: Subscription | undefined;
-    let done = false;
-    const finish = (code: number): void => {
-      done = true;
-      clearTimeout(timer);
-      subscription?.unsubscribe();
-      resolve(code);
-    };
-    const timer = setTimeout(() => {
-      const why = [...pending].map((name) => {
-        const crd = seen.get(name);
-        return `${printable(name)}: ${crd === undefined ? 'not seen' : crdState(crd).why}`;
-      });
-      const error = lastError === undefined ? '' : `; last error: ${printable(lastError.message, { newlines: true })}`;
-      writeText(opts.err, `error: not Established within ${duration(opts.timeoutMs)}: ${why.join('; ')}${error}\n`);
-      finish(1);
-    }, timerDelay(opts.timeoutMs));
-    const onEvent = (e: InformerEvent<KubeObject>): void => {
-      if (done) return;
-      const crd = unwrapTombstone(e.obj) as Crd | undefined;
-      const name = crd?.metadata?.name;
-      if (crd === undefined || name === undefined || !pending.has(name)) return;
-      if (e.type === 'delete') {
-        writeText(opts.err, `error: ${printable(name)} was deleted while waiting for it to be Established\n`);
-        finish(1);
-        return;
-      }
-      seen.set(name, crd);
-      const { state, why } = crdState(crd);
-      if (state === 'pending') return;
-      if (state === 'failed') {
-        writeText(opts.err, `error: ${printable(name)} is not Established: ${why}\n`);
-        finish(1);
-        return;
-      }
-      pending.delete(name);
-      writeText(opts.out, `customresourcedefinition ${printable(name)} established (${duration(Date.now() - started)})\n`);
-      if (pending.size === 0) finish(0);
-    };
-    subscription = crds.subscribe({
-      next: onEvent,
-      // An error that ends the informer (one retrying cannot heal) ends the wait with it.
-      error: (err: unknown) => {
-        writeText(opts.err, `error: watching CustomResourceDefinitions failed: ${printable(err instanceof Error ? err.message : String(err), { newlines: true })}\n`);
-        finish(1);
-      },
+  // A verdict per event: 1 for a CRD deleted or failed, 0 once none is pending, undefined while waiting.
+  const verdict = (e: InformerEvent<KubeObject>): number | undefined => {
+    const crd = unwrapTombstone(e.obj) as Crd | undefined;
+    const name = crd?.metadata?.name;
+    if (crd === undefined || name === undefined || !pending.has(name)) return undefined;
+    if (e.type === 'delete') {
+      writeText(opts.err, `error: ${printable(name)} was deleted while waiting for it to be Established\n`);
+      return 1;
+    }
+    seen.set(name, crd);
+    const { state, why } = crdState(crd);
+    if (state === 'pending') return undefined;
+    if (state === 'failed') {
+      writeText(opts.err, `error: ${printable(name)} is not Established: ${why}\n`);
+      return 1;
+    }
+    pending.delete(name);
+    writeText(opts.out, `customresourcedefinition ${printable(name)} established (${duration(Date.now() - started)})\n`);
+    return pending.size === 0 ? 0 : undefined;
+  };
+  const timedOut = (): Observable<number> => {
+    const why = [...pending].map((name) => {
+      const crd = seen.get(name);
+      return `${printable(name)}: ${crd === undefined ? 'not seen' : crdState(crd).why}`;
     });
-    if (done) subscription.unsubscribe();
-  });
+    const error = lastError === undefined ? '' : `; last error: ${printable(lastError.message, { newlines: true })}`;
+    writeText(opts.err, `error: not Established within ${duration(opts.timeoutMs)}: ${why.join('; ')}${error}\n`);
+    return of(1);
+  };
+  const code = watched.pipe(
+    map(verdict),
+    filter((c) => c !== undefined),
+    // An error that ends the informer (one retrying cannot heal) ends the wait with it.
+    catchError((err: unknown) => {
+      writeText(opts.err, `error: watching CustomResourceDefinitions failed: ${printable(err instanceof Error ? err.message : String(err), { newlines: true })}\n`);
+      return of(1);
+    }),
+    timeout({ first: timerDelay(opts.timeoutMs), with: timedOut }),
+  );
+  // The first verdict unsubscribes every informer.
+  return firstValueFrom(code);
 }

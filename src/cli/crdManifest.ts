@@ -48,24 +48,16 @@ export function orderCrd(crd: Json): Json {
 }
 
 /**
- * CRDs as YAML documents separated by `---`, as `kubectl apply -f -` reads them.
+ * Objects as `kubectl apply -f -` reads them: YAML documents separated by `---`, or one JSON `v1` List.
  *
- * @param crds the CRDs.
+ * @param objects what to print, in order (CRDs already through {@link orderCrd}).
+ * @param output the format.
  * @returns the text, ending in a newline.
  */
-export function crdYaml(crds: readonly Json[]): string {
+export function manifestText(objects: readonly Json[], output: 'yaml' | 'json'): string {
+  if (output === 'json') return `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n`;
   // JSON's round trip first: what YAML would write as a tag or an anchor (a Date, a shared object) becomes plain data.
-  return crds.map((crd) => dump(JSON.parse(jsonText(orderCrd(crd))), { noRefs: true, lineWidth: -1 })).join('---\n');
-}
-
-/**
- * CRDs as one `v1` List in JSON, as `kubectl apply -f -` reads it.
- *
- * @param crds the CRDs.
- * @returns the text, ending in a newline.
- */
-export function crdJsonList(crds: readonly Json[]): string {
-  return `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: crds.map(orderCrd) }, null, 2)}\n`;
+  return objects.map((o) => dump(JSON.parse(jsonText(o)), { noRefs: true, lineWidth: -1 })).join('---\n');
 }
 
 /** Files larger than this are not CRD manifests a person wrote; they are refused before parsing. */

@@ -4,28 +4,10 @@
  * knows the resource by (`websites`, `website`, `ws`) (semantics CR-92).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { sendJson } from '../client/request.js';
 import { printable } from '../errors/printable.js';
-import { isNotFound } from '../errors/api/index.js';
-import { plainHttpAllowed } from '../sources/http.js';
 import { readCrdFile } from './crdManifest.js';
-import { resolveServed } from './discovery.js';
+import { readCrd, resolveServed } from './discovery.js';
 import { UsageError } from './usage.js';
-
-/** How long reading the CRD may take. */
-const READ_TIMEOUT_MS = 15_000;
-
-/** Reads one CRD by name, or undefined when the server has none by that name. */
-async function readCrd(kc: KubeConfig, name: string): Promise<Record<string, unknown> | undefined> {
-  const server = (kc.getCurrentCluster()?.server ?? '').replace(/\/+$/, '');
-  const url = `${server}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(name)}`;
-  try {
-    return await sendJson<Record<string, unknown>>(plainHttpAllowed(kc), { verb: 'GET', url, what: `get customresourcedefinition ${printable(name)}`, body: undefined, signal: undefined, timeoutMs: READ_TIMEOUT_MS });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-}
 
 /**
  * The CRDs to type: those of the file, or the one the cluster has for the resource.

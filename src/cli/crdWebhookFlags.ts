@@ -48,7 +48,14 @@ export function crdWebhookOptions(flags: WebhookFlags): CrdOptions | undefined {
   return { conversionWebhook: { service: { namespace, name, ...(port === undefined ? {} : { port: Number(port) }) } }, ...bundle };
 }
 
-function readCaBundle(path: string): string {
+/**
+ * Reads `--ca-bundle-file`, bounded.
+ *
+ * @param path the file.
+ * @returns its text.
+ * @throws UsageError for a file that cannot be read or is too large to be a CA bundle.
+ */
+export function readCaBundle(path: string): string {
   const shown = printable(path);
   try {
     if (statSync(path).size > MAX_CA_BUNDLE_BYTES) throw new UsageError(`--ca-bundle-file ${shown}: larger than ${MAX_CA_BUNDLE_BYTES} bytes, not a CA bundle`);

@@ -42,6 +42,15 @@ interface FaultRun {
 
 const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Checks `done` every 50 ms until it holds or `ms` have passed. */
+async function poll(done: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await wait(50);
+}
+
+/** True while a fault that started has not recovered. */
+const open = (faults: readonly FaultRun[]): boolean => faults.some((f) => f.startedAt !== undefined && f.recoveredAt === undefined);
+
 /** The pod rewritten while a fault is open, to see changes arrive again. */
 const PROBE = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'probe', namespace: 'rxkube-demo' }, spec: { containers: [{ name: 'probe', image: 'probe' }] } } as const;
 const PROBE_MS = 100;
@@ -49,16 +58,10 @@ let probes = 0;
 
 /** Rewrites the probe pod while a fault waits for its recovery (directly in storage: it works while the server is down). */
 async function probe(sim: Simulator, faults: readonly FaultRun[]): Promise<void> {
-  if (!faults.some((f) => f.startedAt !== undefined && f.recoveredAt === undefined)) return;
+  if (!open(faults)) return;
   const current = sim.server.get<KubeObject>('v1/pods', PROBE.metadata.namespace, PROBE.metadata.name);
   const body = { ...PROBE, metadata: { ...PROBE.metadata, annotations: { 'rxkube.io/probe': String(++probes) } } };
   await (current === undefined ? sim.server.create('v1/pods', body) : sim.server.update('v1/pods', body));
-}
-
-/** Resolves once every fault that started has recovered, or after `ms`. */
-async function recovered(faults: readonly FaultRun[], ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline && faults.some((f) => f.startedAt !== undefined && f.recoveredAt === undefined)) await wait(50);
 }
 
 function schedule(): FaultRun[] {
@@ -204,10 +207,12 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     for (const t of timers) clearTimeout(t);
     sim.stopChurn();
     // Faults still open get their time to heal, unless the user is waiting (Ctrl-C).
-    await recovered(faults, why === 'done' ? 10_000 : 0);
+    await poll(() => !open(faults), why === 'done' ? 10_000 : 0);
     clearInterval(probing);
     // Let the informer catch up with the last writes, then compare object by object.
-    const mismatches = await settle(session, sim, why === 'done' ? 10_000 : 2_000);
+    const differences = (): string[] => compare(session.informer.store.list(), sim.server.list<KubeObject>('v1/pods'));
+    await poll(() => differences().length === 0, why === 'done' ? 10_000 : 2_000);
+    const mismatches = differences();
     // A last status line, so the lines cover the whole run and their deepest buffer is the summary's.
     draw();
     screen?.done();
@@ -223,16 +228,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   }
 }
 
-/** Waits up to `ms` for cache and server to agree on every key and resourceVersion; returns the differences left. */
-async function settle(session: WatchSession, sim: Simulator, ms: number): Promise<string[]> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const diff = compare(session.informer.store.list(), sim.server.list<KubeObject>('v1/pods'));
-    if (diff.length === 0 || Date.now() > deadline) return diff;
-    await wait(50);
-  }
-}
-
+/** Where cache and server disagree on a key or a resourceVersion. */
 function compare(cached: readonly KubeObject[], onServer: readonly KubeObject[]): string[] {
   const key = (p: KubeObject): string => `${p.metadata?.namespace}/${p.metadata?.name}`;
   const want = new Map(onServer.map((p) => [key(p), p.metadata?.resourceVersion]));

@@ -7,6 +7,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { sendJson } from '../client/request.js';
+import { isNotFound } from '../errors/api/index.js';
 import { printable } from '../errors/printable.js';
 import { plainHttpAllowed } from '../sources/http.js';
 import { distance, resourcesOfList } from '../sources/notServed.js';
@@ -47,30 +48,6 @@ async function resourcesOf(kc: KubeConfig, base: string, group: string, version:
     namespaced: r.namespaced,
     shortNames: r.shortNames,
   }));
-}
-
-/**
- * Every resource the server serves, core group first, each group in its preferred version.
- *
- * @param kc the cluster.
- * @returns the resources, in discovery's order.
- */
-export async function discoverResources(kc: KubeConfig): Promise<ServedResource[]> {
-  const auth = plainHttpAllowed(kc);
-  const server = kc.getCurrentCluster()?.server;
-  if (server === undefined) throw new UsageError('the kubeconfig has no current cluster');
-  const base = server.replace(/\/+$/, '');
-  const groups = await sendJson<{ groups?: unknown }>(auth, { verb: 'GET', url: `${base}/apis`, what: 'discovery /apis', body: undefined, signal: undefined, timeoutMs: DISCOVERY_TIMEOUT_MS });
-  const wanted: [string, string][] = [['', 'v1']];
-  for (const g of Array.isArray(groups.groups) ? (groups.groups as { name?: unknown; preferredVersion?: { version?: unknown } }[]) : []) {
-    const version = str(g?.preferredVersion?.version);
-    if (typeof g?.name === 'string' && version !== '') wanted.push([g.name, version]);
-  }
-  const found: ServedResource[][] = [];
-  for (let i = 0; i < wanted.length; i += PARALLEL) {
-    found.push(...(await Promise.all(wanted.slice(i, i + PARALLEL).map(([group, version]) => resourcesOf(auth, base, group, version)))));
-  }
-  return found.flat();
 }
 
 /** The names a resource answers to, lower case. */
@@ -129,10 +106,42 @@ export function closeNames(name: string, served: readonly ServedResource[]): str
  * @throws {UsageError} when the server serves nothing by that name.
  */
 export async function resolveServed(kc: KubeConfig, name: string): Promise<ServedResource> {
-  const served = await discoverResources(kc);
+  // Every resource the server serves, core group first, each group in its preferred version.
+  const auth = plainHttpAllowed(kc);
+  const server = kc.getCurrentCluster()?.server;
+  if (server === undefined) throw new UsageError('the kubeconfig has no current cluster');
+  const base = server.replace(/\/+$/, '');
+  const groups = await sendJson<{ groups?: unknown }>(auth, { verb: 'GET', url: `${base}/apis`, what: 'discovery /apis', body: undefined, signal: undefined, timeoutMs: DISCOVERY_TIMEOUT_MS });
+  const wanted: [string, string][] = [['', 'v1']];
+  for (const g of Array.isArray(groups.groups) ? (groups.groups as { name?: unknown; preferredVersion?: { version?: unknown } }[]) : []) {
+    const version = str(g?.preferredVersion?.version);
+    if (typeof g?.name === 'string' && version !== '') wanted.push([g.name, version]);
+  }
+  const groupsServed: ServedResource[][] = [];
+  for (let i = 0; i < wanted.length; i += PARALLEL) {
+    groupsServed.push(...(await Promise.all(wanted.slice(i, i + PARALLEL).map(([group, version]) => resourcesOf(auth, base, group, version)))));
+  }
+  const served = groupsServed.flat();
   const found = matchResource(name, served);
   if (found !== undefined) return found;
   const close = closeNames(name, served);
   const suggestion = close.length === 0 ? '' : ` did you mean ${close.map((n) => printable(n)).join(', ')}?`;
   throw new UsageError(`the server serves no resource ${JSON.stringify(printable(name))}:${suggestion} is the CRD installed?`);
+}
+
+/**
+ * Reads one CustomResourceDefinition by name (`websites.example.com`).
+ *
+ * @param kc the cluster.
+ * @param name the CRD's name.
+ * @returns the CRD, or undefined when the server has none by that name.
+ */
+export async function readCrd(kc: KubeConfig, name: string): Promise<Record<string, unknown> | undefined> {
+  const url = `${(kc.getCurrentCluster()?.server ?? '').replace(/\/+$/, '')}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(name)}`;
+  try {
+    return await sendJson<Record<string, unknown>>(plainHttpAllowed(kc), { verb: 'GET', url, what: `get customresourcedefinition ${printable(name)}`, body: undefined, signal: undefined, timeoutMs: DISCOVERY_TIMEOUT_MS });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }

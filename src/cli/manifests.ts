@@ -3,16 +3,14 @@
  * MutatingWebhookConfiguration that register the webhooks a module exports,
  * and the CRDs of the custom resources it exports, ready for `kubectl apply -f -`.
  */
-import { readFileSync } from 'node:fs';
-import { dump } from 'js-yaml';
 import { isWebhook } from '../admission/isWebhook.js';
 import { webhookManifests, type WebhookClientConfig } from '../admission/manifests.js';
 import type { Webhook } from '../admission/types.js';
 import { printable } from '../errors/printable.js';
-import { jsonText } from '../store/jsonText.js';
 import type { CustomResource } from '../crd/customResource.js';
 import { importModule, isDefinition } from './crdExports.js';
 import { orderCrd } from './crdManifest.js';
+import { readCaBundle } from './crdWebhookFlags.js';
 import { UsageError } from './usage.js';
 
 /** The command's flags, as commander gives them. */
@@ -36,15 +34,6 @@ export function clientConfigFlag(flags: Pick<ManifestsFlags, 'service' | 'url'>)
   return { service: { namespace, name, ...(port === undefined ? {} : { port: Number(port) }) } };
 }
 
-function readCaBundle(path: string | undefined): string | undefined {
-  if (path === undefined) return undefined;
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new UsageError(`--ca-bundle-file ${printable(path)}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-}
-
 /**
  * Loads the module and builds what the command prints: the CRDs of its
  * custom-resource definitions (with the conversion webhook for those that
@@ -57,7 +46,7 @@ function readCaBundle(path: string | undefined): string | undefined {
  */
 export async function manifestsOf(module: string, flags: ManifestsFlags): Promise<Record<string, unknown>[]> {
   const clientConfig = clientConfigFlag(flags);
-  const caBundle = readCaBundle(flags.caBundleFile);
+  const caBundle = flags.caBundleFile === undefined ? undefined : readCaBundle(flags.caBundleFile);
   const name = flags.name ?? ('service' in clientConfig ? clientConfig.service.name : 'rxkube-webhooks');
   const shown = printable(module);
   const namespace = await importModule(module);
@@ -89,16 +78,4 @@ export async function manifestsOf(module: string, flags: ManifestsFlags): Promis
     throw err;
   }
   return (objects as Record<string, unknown>[]).map((o) => (o['kind'] === 'CustomResourceDefinition' ? orderCrd(o) : o));
-}
-
-/**
- * The objects as text: YAML documents separated by `---`, or one JSON `v1` List.
- *
- * @param objects what to print.
- * @param output the format.
- * @returns the text, ending in a newline.
- */
-export function manifestsText(objects: readonly Record<string, unknown>[], output: 'yaml' | 'json'): string {
-  if (output === 'json') return `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n`;
-  return objects.map((o) => dump(JSON.parse(jsonText(o)), { noRefs: true, lineWidth: -1 })).join('---\n');
 }

@@ -76,17 +76,6 @@ function step(values: unknown[], s: Step): unknown[] {
   return out;
 }
 
-/**
- * The values a path selects in an object.
- *
- * @param obj the object.
- * @param steps the parsed path.
- * @returns every value selected, in order.
- */
-export function evaluateJsonPath(obj: unknown, steps: readonly Step[]): unknown[] {
-  return steps.reduce<unknown[]>(step, [obj]);
-}
-
 // Each column's path, parsed once: a live view draws every cell of every row several times a second.
 const parsedPaths = new WeakMap<PrinterColumn, readonly Step[] | undefined>();
 
@@ -108,7 +97,7 @@ function stepsOf(column: PrinterColumn): readonly Step[] | undefined {
 export function printerCell(column: PrinterColumn, obj: unknown, now: number): string {
   const steps = stepsOf(column);
   if (steps === undefined) return '<unsupported path>';
-  const values = evaluateJsonPath(obj, steps).filter((v) => v !== null && v !== undefined);
+  const values = steps.reduce<unknown[]>(step, [obj]).filter((v) => v !== null && v !== undefined);
   if (values.length === 0) return '<none>';
   const text = values
     .map((v) => (column.type === 'date' && typeof v === 'string' ? age(v, now) : typeof v === 'string' ? v : JSON.stringify(v)))

@@ -5,12 +5,12 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { crdCommand } from './crdCommands.js';
-import { manifestsOf, manifestsText, type ManifestsFlags } from './manifests.js';
+import { manifestText } from './crdManifest.js';
+import { manifestsOf, type ManifestsFlags } from './manifests.js';
 import { parseDuration } from './parseDuration.js';
-import { printable } from '../errors/printable.js';
 import { runDemo } from './demo.js';
 import { runSimulatorCommand, type SimulatorCommandFlags } from './simulator.js';
-import { UsageError } from './usage.js';
+import { act } from './usage.js';
 import { runWatch } from './watch.js';
 import type { WatchFlags } from './watchFlags.js';
 import { writeText } from './terminal.js';
@@ -79,14 +79,7 @@ export function createProgram(): Command {
     .addOption(new Option('--churn <per-second>', 'with --simulator: writes per second once synced').default(40).argParser(parseRate))
     .addOption(new Option('--seed <n>', 'with --simulator: seed of the churn').default(1).argParser(parseCount))
     .addHelpText('after', WATCH_EXAMPLES)
-    .action(async (resource: string, flags: WatchFlags, command: Command) => {
-      try {
-        process.exitCode = await runWatch(resource, flags);
-      } catch (err) {
-        if (err instanceof Error && (err instanceof TypeError || err instanceof UsageError || err.name === 'SelectorParseError')) command.error(`error: ${printable(err.message, { newlines: true })}`);
-        throw err;
-      }
-    });
+    .action(act((resource: string, flags: WatchFlags) => runWatch(resource, flags)));
 
   program.addCommand(crdCommand());
 
@@ -100,15 +93,12 @@ export function createProgram(): Command {
     .option('--ca-bundle-file <file>', "PEM CA certificate(s) that signed the webhook server's certificate, written as caBundle")
     .addOption(new Option('-o, --output <format>', 'yaml (documents separated by ---) or json (a v1 List)').choices(['yaml', 'json']).default('yaml'))
     .addHelpText('after', MANIFESTS_EXAMPLES)
-    .action(async (module: string, flags: ManifestsFlags, command: Command) => {
-      try {
-        writeText(process.stdout, manifestsText(await manifestsOf(module, flags), flags.output));
-        process.exitCode = 0;
-      } catch (err) {
-        if (err instanceof UsageError || err instanceof TypeError) command.error(`error: ${printable(err.message, { newlines: true })}`);
-        throw err;
-      }
-    });
+    .action(
+      act(async (module: string, flags: ManifestsFlags) => {
+        writeText(process.stdout, manifestText(await manifestsOf(module, flags), flags.output));
+        return 0;
+      }),
+    );
 
   program
     .command('demo')
@@ -116,9 +106,7 @@ export function createProgram(): Command {
     .addOption(new Option('--duration <duration>', 'how long the churn and faults run').default(30_000, '30s').argParser(parseDuration))
     .addOption(new Option('--rate <per-second>', 'pod writes per second').default(400).argParser(parseRate))
     .addHelpText('after', '\nOn a terminal the live view runs above the fault log; in a pipe, one status line per second.')
-    .action(async (flags: { duration: number; rate: number }) => {
-      process.exitCode = await runDemo({ durationMs: flags.duration, perSecond: flags.rate });
-    });
+    .action(act((flags: { duration: number; rate: number }) => runDemo({ durationMs: flags.duration, perSecond: flags.rate })));
 
   program
     .command('simulator')
@@ -129,14 +117,7 @@ export function createProgram(): Command {
     .option('--kubeconfig-out <path>', 'write a kubeconfig for the simulator there, for kubectl --kubeconfig or KUBECONFIG')
     .addOption(new Option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)').default(0).argParser(parseCount))
     .addHelpText('after', SIMULATOR_EXAMPLES)
-    .action(async (flags: SimulatorCommandFlags, command: Command) => {
-      try {
-        process.exitCode = await runSimulatorCommand(flags);
-      } catch (err) {
-        if (err instanceof UsageError) command.error(`error: ${printable(err.message, { newlines: true })}`);
-        throw err;
-      }
-    });
+    .action(act((flags: SimulatorCommandFlags) => runSimulatorCommand(flags)));
 
   return program;
 }

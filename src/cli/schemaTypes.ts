@@ -117,15 +117,8 @@ function arrayOf(element: string): string {
   return / \| /.test(element) ? `(${element})[]` : `${element}[]`;
 }
 
-/**
- * The TypeScript type of a schema node, declaring interfaces for the objects inside it.
- *
- * @param schema the node.
- * @param hint the name an object here would take (`CertificateSpecPrivateKey`).
- * @param decls where interfaces are declared.
- * @returns the type's text.
- */
-export function typeOf(schema: unknown, hint: string, decls: Declarations): string {
+/** The TypeScript type of a schema node, declaring interfaces for the objects inside it under names from `hint`. */
+function typeOf(schema: unknown, hint: string, decls: Declarations): string {
   if (!isObject(schema)) return 'unknown';
   const base = baseType(schema, hint, decls);
   return schema['nullable'] === true && base !== 'unknown' && !/(^| )null( |$)/.test(base) ? `${base} | null` : base;
@@ -153,36 +146,21 @@ function baseType(s: Json, hint: string, decls: Declarations): string {
   }
 }
 
-/** What an object may hold beyond its properties: `unknown` when it keeps unknown fields, the map's value type, or nothing. */
-function extraMembers(s: Json, hint: string, decls: Declarations): string | undefined {
-  const additional = s['additionalProperties'];
-  if (isObject(additional)) return typeOf(additional, `${hint}Value`, decls);
-  if (additional === true || s['x-kubernetes-preserve-unknown-fields'] === true || s['x-kubernetes-embedded-resource'] === true) return 'unknown';
-  return undefined;
-}
-
 /** True when an object schema admits fields beyond its properties. */
 function keepsMore(s: Json): boolean {
   const additional = s['additionalProperties'];
   return isObject(additional) || additional === true || s['x-kubernetes-preserve-unknown-fields'] === true || s['x-kubernetes-embedded-resource'] === true;
 }
 
+/** An interface for an object with properties; else a map of what `additionalProperties` says, or of anything. */
 function objectType(s: Json, hint: string, decls: Declarations): string {
-  const properties = isObject(s['properties']) ? s['properties'] : {};
-  const names = Object.keys(properties);
-  if (names.length === 0) return `Record<string, ${extraMembers(s, hint, decls) ?? 'unknown'}>`;
-  return declareInterface(s, hint, decls);
+  if (isObject(s['properties']) && Object.keys(s['properties']).length > 0) return declareInterface(s, hint, decls);
+  const additional = s['additionalProperties'];
+  return `Record<string, ${isObject(additional) ? typeOf(additional, `${hint}Value`, decls) : 'unknown'}>`;
 }
 
-/**
- * Declares an interface for an object schema with properties.
- *
- * @param s the object schema.
- * @param wanted the name it should take.
- * @param decls where it is declared.
- * @returns the name it took.
- */
-export function declareInterface(s: Json, wanted: string, decls: Declarations): string {
+/** Declares an interface for an object schema with properties, named after `wanted`; returns the name it took. */
+function declareInterface(s: Json, wanted: string, decls: Declarations): string {
   const name = decls.name(wanted);
   const write = decls.slot();
   const properties = isObject(s['properties']) ? s['properties'] : {};

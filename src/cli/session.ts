@@ -81,11 +81,8 @@ export class WatchSession {
   constructor(opts: SessionOptions) {
     this.resource = opts.resource;
     this.namespace = opts.namespace;
-    const source = kubeSource(opts.kc, opts.resource.ref as 'v1/pods', {
-      ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
-      ...(opts.labelSelector === undefined ? {} : { labelSelector: opts.labelSelector }),
-      ...(opts.fieldSelector === undefined ? {} : { fieldSelector: opts.fieldSelector }),
-    });
+    const { namespace, labelSelector, fieldSelector } = opts;
+    const source = kubeSource(opts.kc, opts.resource.ref as 'v1/pods', { namespace, labelSelector, fieldSelector });
     // Each list() call is one page: counting them shows a large list's progress before the store is filled.
     const counted: ListerWatcher<KubeObject> = {
       supportsWatchList: source.supportsWatchList,
@@ -115,11 +112,6 @@ export class WatchSession {
     return Math.max(0, (this.reflector?.counters.watches ?? 0) - 1);
   }
 
-  /** When the cache first synced (ms since the epoch), once it has. */
-  get syncedAt(): number | undefined {
-    return this.syncedAfterMs === undefined ? undefined : this.startedAt + this.syncedAfterMs;
-  }
-
   /**
    * Live events per second (the initial list left out), averaged over the
    * last ten seconds, or since the first sync when that is shorter; 0 until
@@ -128,9 +120,8 @@ export class WatchSession {
    */
   rate(now = Date.now()): number {
     this.#roll(now);
-    const since = this.syncedAt;
-    if (since === undefined) return 0;
-    const elapsed = Math.min(RATE_WINDOW_S, Math.max(1, (now - since) / 1000));
+    if (this.syncedAfterMs === undefined) return 0;
+    const elapsed = Math.min(RATE_WINDOW_S, Math.max(1, (now - this.startedAt - this.syncedAfterMs) / 1000));
     return this.#buckets.reduce((a, b) => a + b, 0) / elapsed;
   }
 

@@ -11,6 +11,7 @@ import type { ApiServer, Churn } from '../testing/index.js';
 import { printable } from '../errors/printable.js';
 import { loadCrds } from './crdFiles.js';
 import { crdWebhookOptions } from './crdWebhookFlags.js';
+import { interrupted } from './terminal.js';
 import type { CliResource } from './resources.js';
 import { UsageError } from './usage.js';
 
@@ -44,14 +45,8 @@ const NAMESPACES: readonly (readonly [string, number])[] = [
   ['batch', 1],
 ];
 
-function namespaceFor(i: number): string {
-  let slot = i % 10;
-  for (const [ns, weight] of NAMESPACES) {
-    if (slot < weight) return ns;
-    slot -= weight;
-  }
-  return 'default';
-}
+/** Every ten seeded objects, the namespace of each: `default` four times, `web` three times, … */
+const SLOTS = NAMESPACES.flatMap(([ns, weight]) => Array<string>(weight).fill(ns));
 
 /** A running, ready pod (some not ready, so the status column varies). */
 function pod(name: string, namespace: string, i: number): Record<string, unknown> {
@@ -72,7 +67,7 @@ function pod(name: string, namespace: string, i: number): Record<string, unknown
 }
 
 function seedObject(resource: CliResource, i: number): Record<string, unknown> {
-  const namespace = resource.namespaced ? namespaceFor(i) : undefined;
+  const namespace = resource.namespaced ? SLOTS[i % SLOTS.length] : undefined;
   const apiVersion = resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
   const name = `${resource.kind.toLowerCase()}-${i}`;
   if (resource.ref === 'v1/pods') return pod(name, namespace as string, i);
@@ -185,18 +180,7 @@ export async function runSimulatorCommand(flags: SimulatorCommandFlags, signal?:
     const served = crds.length === 1 ? '1 CRD' : `${crds.length} CRDs`;
     const where = flags.kubeconfigOut === undefined ? '' : `; kubeconfig written to ${printable(flags.kubeconfigOut)}`;
     process.stdout.write(`rxkube simulator ready at ${server.url} with ${served}${where}\n`);
-    await new Promise<void>((resolve) => {
-      const done = (): void => {
-        process.off('SIGINT', done);
-        process.off('SIGTERM', done);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      process.once('SIGINT', done);
-      process.once('SIGTERM', done);
-      if (signal?.aborted === true) done();
-      else signal?.addEventListener('abort', done, { once: true });
-    });
+    await interrupted(signal ?? new AbortController().signal);
   } finally {
     await server.close();
   }

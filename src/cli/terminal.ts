@@ -7,29 +7,21 @@ import { createLogUpdate } from 'log-update';
 import pc from 'picocolors';
 import type { Colors } from 'picocolors/types.js';
 import { printable } from '../errors/printable.js';
+import type { Informer } from '../informer/types.js';
+import type { KubeObject } from '../store/types.js';
 
 /**
- * Whether to colour output written to `stream`: a TTY, `NO_COLOR` unset or
- * empty, `TERM` not `dumb`; `FORCE_COLOR` (not `0`) forces colours on.
- *
- * @param stream stdout or stderr.
- * @param env the environment.
- * @returns true to colour.
- */
-export function wantsColour(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return false;
-  if (env['FORCE_COLOR'] !== undefined && env['FORCE_COLOR'] !== '0') return true;
-  return stream.isTTY === true && env['TERM'] !== 'dumb';
-}
-
-/**
- * Colour functions for `stream`: picocolors, switched on or off by {@link wantsColour}.
+ * Colour functions for `stream`: picocolors, on for a TTY with `NO_COLOR` unset or empty and `TERM` not
+ * `dumb`; `FORCE_COLOR` (not `0`) forces them on, `NO_COLOR` wins over it.
  *
  * @param stream stdout or stderr.
  * @returns the colour functions (identity functions when off).
  */
 export function coloursFor(stream: NodeJS.WriteStream): Colors {
-  return pc.createColors(wantsColour(stream));
+  const { NO_COLOR, FORCE_COLOR, TERM } = process.env;
+  if (NO_COLOR !== undefined && NO_COLOR !== '') return pc.createColors(false);
+  const forced = FORCE_COLOR !== undefined && FORCE_COLOR !== '0';
+  return pc.createColors(forced || (stream.isTTY === true && TERM !== 'dumb'));
 }
 
 /**
@@ -56,24 +48,16 @@ export function errorLine(err: Error): string {
   return printable(`${err.name}: ${err.message.replace(/[ \t\n\r]+/g, ' ')}`);
 }
 
-/** A screen region redrawn in place (TTY only). */
-export interface LiveScreen {
-  /** Replaces what is shown. */
-  draw(text: string): void;
-  /** Leaves the last frame on screen and restores the cursor. */
-  done(): void;
-  readonly width: number;
-  readonly height: number;
-}
-
 /**
  * A region of `stream` redrawn in place by log-update, the cursor hidden
  * while it lives.
  *
  * @param stream a TTY.
- * @returns the screen.
+ * @returns the screen: `draw` replaces what is shown, `done` leaves the last frame and restores the cursor.
  */
-export function liveScreen(stream: NodeJS.WriteStream): LiveScreen {
+export function liveScreen(
+  stream: NodeJS.WriteStream,
+): { draw(text: string): void; done(): void; readonly width: number; readonly height: number } {
   const update = createLogUpdate(stream, { showCursor: false });
   return {
     draw: (text) => update(printable(text, { newlines: true, colours: true })),
@@ -85,6 +69,89 @@ export function liveScreen(stream: NodeJS.WriteStream): LiveScreen {
       return stream.rows ?? 40;
     },
   };
+}
+
+/** A live view: on a TTY redrawn in place, at most every FRAME_MS and at least every second; else nothing. */
+export interface LiveLoop {
+  /** True on a TTY, where the view is drawn. */
+  readonly screen: boolean;
+  /** Abort it to end the loop (a fatal error). */
+  readonly ended: AbortController;
+  /** Draws soon, however often it is called. */
+  redraw(): void;
+  /** Draws, then redraws until Ctrl-C, SIGTERM, a closed pipe or `ended`; the last frame stays on screen. */
+  run(): Promise<void>;
+}
+
+/** Redraws at most this often, however fast events come. */
+const FRAME_MS = 200;
+
+/**
+ * The live view of `stream`, drawn by `render` when `tty` (a TTY with the table output).
+ *
+ * @param stream stdout.
+ * @param tty whether to draw.
+ * @param render the view, for the screen's width and the height it may take.
+ * @returns the loop.
+ */
+export function liveLoop(
+  stream: NodeJS.WriteStream,
+  tty: boolean,
+  render: (width: number, height: number) => string,
+): LiveLoop {
+  const screen = tty ? liveScreen(stream) : undefined;
+  const ended = new AbortController();
+  let frame: NodeJS.Timeout | undefined;
+  const draw = (): void => {
+    frame = undefined;
+    if (screen !== undefined && !ended.signal.aborted) screen.draw(render(screen.width, screen.height - 1));
+  };
+  return {
+    screen: screen !== undefined,
+    ended,
+    redraw: () => {
+      if (screen !== undefined && frame === undefined) frame = setTimeout(draw, FRAME_MS);
+    },
+    run: async () => {
+      const tick = screen === undefined ? undefined : setInterval(draw, 1_000);
+      draw();
+      await interrupted(ended.signal);
+      clearInterval(tick);
+      clearTimeout(frame);
+      draw();
+      ended.abort();
+      screen?.done();
+    },
+  };
+}
+
+/**
+ * Waits for the informer's sync; Ctrl-C, SIGTERM or a closed pipe give it up the same way a timeout does.
+ *
+ * @param informer a one-cluster or multi-cluster informer.
+ * @param timeout ms to wait.
+ * @returns true once synced, false when interrupted.
+ * @throws what `whenSynced` throws (a timeout, the error that ended the informer).
+ */
+export async function syncedOrInterrupted(
+  informer: Pick<Informer<KubeObject>, 'whenSynced'>,
+  timeout: number,
+): Promise<boolean> {
+  const waiting = new AbortController();
+  const cancel = new AbortController();
+  const stopped = interrupted(waiting.signal).then((why) => {
+    if (why !== 'done') cancel.abort();
+  });
+  try {
+    await informer.whenSynced({ timeout, signal: cancel.signal });
+    return true;
+  } catch (err) {
+    if (cancel.signal.aborted) return false;
+    throw err;
+  } finally {
+    waiting.abort();
+    await stopped;
+  }
 }
 
 /**

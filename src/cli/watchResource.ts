@@ -6,32 +6,11 @@
  * read (semantics CR-103…CR-108).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { sendJson } from '../client/request.js';
 import { printable } from '../errors/printable.js';
-import { plainHttpAllowed } from '../sources/http.js';
-import { resolveServed, type ServedResource } from './discovery.js';
-import { defaultColumns, type PrinterColumn } from './printerColumns.js';
+import { readCrd, resolveServed, type ServedResource } from './discovery.js';
+import { defaultColumns } from './printerColumns.js';
 import { resolveResource, type CliResource } from './resources.js';
 import { UsageError } from './usage.js';
-
-/** How long reading the CRD for its columns may take; it only decorates the table. */
-const COLUMNS_TIMEOUT_MS = 10_000;
-
-/**
- * The CRD's default printer columns, or none when the CRD cannot be read (not
- * allowed, an aggregated API, a server without CRDs): the table then shows
- * name, status and age only.
- */
-async function columnsOf(kc: KubeConfig, group: string, version: string, plural: string): Promise<readonly PrinterColumn[]> {
-  const server = (kc.getCurrentCluster()?.server ?? '').replace(/\/+$/, '');
-  const url = `${server}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(`${plural}.${group}`)}`;
-  try {
-    const crd = await sendJson<unknown>(plainHttpAllowed(kc), { verb: 'GET', url, what: 'get customresourcedefinition', body: undefined, signal: undefined, timeoutMs: COLUMNS_TIMEOUT_MS });
-    return defaultColumns(crd, version);
-  } catch {
-    return [];
-  }
-}
 
 /** A served resource as the command's resource: the built-in entry when rxkube knows it, else a custom resource. */
 function fromServed(r: ServedResource): CliResource {
@@ -70,6 +49,8 @@ export async function resolveWatched(kc: KubeConfig, name: string): Promise<CliR
     }
     if (resource.builtIn) return resource;
   }
-  const columns = await columnsOf(kc, resource.group, resource.version, resource.plural);
+  // The CRD's default printer columns, or none when it cannot be read (not allowed, an aggregated API, a server
+  // without CRDs): the table then shows name, status and age only.
+  const columns = defaultColumns(await readCrd(kc, `${resource.plural}.${resource.group}`).catch(() => undefined), resource.version);
   return columns.length === 0 ? resource : { ...resource, columns };
 }
