@@ -6,7 +6,7 @@ import { leaderElection } from '../leaderelection/leaderElection.js';
 import { releaseLock } from '../leaderelection/release.js';
 import { isInformer, liveness, readiness, render, type Check, type ProbedInformer, type ProbeView } from './health.js';
 import { resolveManagerOptions, type ManagerEvent, type ManagerOptions, type ResolvedManagerOptions } from './options.js';
-import { listen, TEXT, type Answer, type Listening, type Route } from './servers.js';
+import { answerRoutes, listen, TEXT, type Answer, type Listening, type Route } from './servers.js';
 import { syncedOf } from '../informer/syncedOf.js';
 import { provisionedPairs } from './certificates/provision.js';
 import type { TlsPair } from './certificates/tlsPair.js';
@@ -15,7 +15,6 @@ import { WebhookRecorder } from './webhookMetrics.js';
 import { listenWebhooks } from './webhookServer.js';
 import { MetricsGate } from './metricsAuth.js';
 import { metricsPairs } from './metricsPairs.js';
-import { answerRoutes } from './servers.js';
 import { listenTls } from './tlsServer.js';
 
 /** The manager's sources, each once: informers get probed, other controller sources only counted as synced or not. */
@@ -213,13 +212,10 @@ class ManagerRun {
         // WH-80…WH-83: HTTPS, each scrape's token reviewed by the API server before the text is made.
         const gate = new MetricsGate(secure.kubeConfig, secure.cacheTtlMs, secure.cacheSize, secure.reviewTimeoutMs);
         const routes: Record<string, Route> = {
-          '/metrics': async (target, req): Promise<Answer> => {
-            // The reviews stop when the scraper leaves; their answer would go nowhere.
-            const left = new AbortController();
-            const leave = (): void => left.abort(new Error('the client left'));
-            req.socket.once('close', leave);
-            const verdict = await gate.check(req.headers.authorization, target.path, left.signal).finally(() => req.socket.off('close', leave));
-            if (left.signal.aborted) return { status: 499, contentType: TEXT, body: '' };
+          '/metrics': async (target, req, signal): Promise<Answer> => {
+            // The reviews stop when the scraper leaves (or its answer is late): their answer would go nowhere.
+            const verdict = await gate.check(req.headers.authorization, target.path, signal);
+            if (signal.aborted) return { status: 499, contentType: TEXT, body: '' };
             if (!verdict.allowed) {
               // WH-88: the caller is anyone; what went wrong (the manager's identity, the API server's address) is reported only.
               if (verdict.status === 500) reportError(new Error(`manager: secure metrics: ${verdict.detail}`));

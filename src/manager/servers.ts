@@ -17,8 +17,11 @@ export interface Answer {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** A route: the answer to a GET of its path, given the request's path and query, and the request (for its headers). */
-export type Route = (target: RequestTarget, req: IncomingMessage) => Promise<Answer> | Answer;
+/**
+ * A route: the answer to a GET of its path, given the request's path and query, the request (for its headers), and
+ * a signal that aborts once its answer is no longer awaited (the client left, or `answerTimeoutMs` passed).
+ */
+export type Route = (target: RequestTarget, req: IncomingMessage, signal: AbortSignal) => Promise<Answer> | Answer;
 
 /** A listening server. */
 export interface Listening {
@@ -119,41 +122,64 @@ async function serve(req: IncomingMessage, res: ServerResponse, routes: Readonly
   if (target === undefined) a = text(400, 'malformed request-target: expected an absolute path such as /healthz\n');
   else if (req.method !== 'GET' && req.method !== 'HEAD') a = text(405, 'only GET and HEAD are served\n');
   else if (route === undefined) a = text(404, `not found; served: ${Object.keys(routes).join(', ')}\n`);
-  else a = await within(route, target, req, answerTimeoutMs, res);
-  send(req, res, a);
+  else {
+    const threw = (err: unknown): Answer => text(500, `${printable(err instanceof Error ? `${err.name}: ${err.message}` : String(err))}\n`);
+    a = await answerWithin(res, answerTimeoutMs, (signal) => route(target, req, signal), text(503, `no answer within ${answerTimeoutMs} ms\n`), threw, text(499, ''));
+  }
+  // A body nobody reads is not drained for a next request on the same connection: the connection ends with the answer.
+  const unread = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+  writeAnswer(res, a, 'GET, HEAD', unread, req.method === 'HEAD');
 }
 
-/** The route's answer, a 500 naming what it threw, or a 503 once it took longer than `ms`; settles early when the client left. */
-function within(route: Route, target: RequestTarget, req: IncomingMessage, ms: number, res: ServerResponse): Promise<Answer> {
-  let timer: NodeJS.Timeout | undefined;
-  let gone: (() => void) | undefined;
-  return new Promise<Answer>((resolve) => {
-    timer = setTimeout(() => resolve(text(503, `no answer within ${ms} ms\n`)), ms);
-    gone = () => resolve(text(499, ''));
+/**
+ * What `work` answers, given a signal that aborts when the client leaves or after `ms` (a TimeoutError, WH-12): `late`
+ * once `ms` passed, `threw(err)` for what it throws or rejects with, and `left`, when given, once the client leaves.
+ */
+export function answerWithin<A>(res: ServerResponse, ms: number, work: (signal: AbortSignal) => A | Promise<A>, late: A, threw: (err: unknown) => A, left?: A): Promise<A> {
+  return new Promise<A>((resolve) => {
+    const abort = new AbortController();
+    // The first of the answer, a throw or rejection, the deadline and (with `left`) the client leaving settles.
+    let settled = false;
+    const settle = (answer: A): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      res.off('close', gone);
+      resolve(answer);
+    };
+    const gone = (): void => {
+      abort.abort(new Error('the client left'));
+      if (left !== undefined) settle(left);
+    };
+    const timer = setTimeout(() => {
+      abort.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError'));
+      settle(late);
+    }, ms);
     res.once('close', gone);
-    new Promise<Answer>((answered) => answered(route(target, req)))
-      .catch((err: unknown) => text(500, `${printable(err instanceof Error ? `${err.name}: ${err.message}` : String(err))}\n`))
-      .then(resolve);
-  }).finally(() => {
-    clearTimeout(timer);
-    if (gone !== undefined) res.off('close', gone);
+    try {
+      Promise.resolve(work(abort.signal)).then(settle, (err: unknown) => settle(threw(err)));
+    } catch (err) {
+      settle(threw(err));
+    }
   });
 }
 
-function send(req: IncomingMessage, res: ServerResponse, a: Answer): void {
+/**
+ * Writes `a` unless the response is gone or written already: never cached nor sniffed, `Allow: allow` on a 405,
+ * `Connection: close` when `close`, and without its body when `head`.
+ */
+export function writeAnswer(res: ServerResponse, a: Answer, allow: string, close: boolean, head = false): void {
   if (res.destroyed || res.writableEnded || res.headersSent) return;
-  const headers: Record<string, string | number> = {
+  res.writeHead(a.status, {
     'content-type': a.contentType,
     'content-length': Buffer.byteLength(a.body),
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
-  };
-  if (a.status === 405) headers['allow'] = 'GET, HEAD';
-  for (const [name, value] of Object.entries(a.headers ?? {})) headers[name] = value;
-  // A body nobody reads is not drained for a next request on the same connection: the connection ends with the answer.
-  if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) headers['connection'] = 'close';
-  res.writeHead(a.status, headers);
-  res.end(req.method === 'HEAD' ? undefined : a.body);
+    ...(a.status === 405 && { allow }),
+    ...a.headers,
+    ...(close && { connection: 'close' }),
+  });
+  res.end(head ? undefined : a.body);
 }
 
 /** Something unforeseen broke an answer: the connection is dropped and the error reported, nothing thrown. */

@@ -7,7 +7,7 @@ import type { BindAddress } from './bindAddress.js';
 import type { TlsPair } from './certificates/tlsPair.js';
 import { parseRequestTarget } from './requestTarget.js';
 import type { ServerLimits } from './serverLimits.js';
-import { abandon, type Listening } from './servers.js';
+import { abandon, answerWithin, writeAnswer, type Listening } from './servers.js';
 import { BodyBudget, type BodyHold } from './bodyBudget.js';
 import { listenTls } from './tlsServer.js';
 import { WebhookRecorder, type WebhookServerMetrics } from './webhookMetrics.js';
@@ -177,30 +177,9 @@ function answerTimeoutMs(webhook: Webhook, limit: number): number {
 
 /** The webhook's answer; its signal aborts when the client leaves, or after `ms` with a TimeoutError (then a 503). */
 function review(webhook: Webhook, body: unknown, res: ServerResponse, ms: number): Promise<WebhookAnswer> {
-  return new Promise<WebhookAnswer>((resolve) => {
-    const abort = new AbortController();
-    // The first of the answer, a throw or rejection, and the deadline settles; one callback each, no promise chain.
-    let settled = false;
-    const settle = (answer: WebhookAnswer): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      res.off('close', gone);
-      resolve(answer);
-    };
-    const threw = (err: unknown): void => settle({ status: 500, body: { message: printable(err instanceof Error ? err.message : String(err)) }, failure: 'threw' });
-    const gone = (): void => abort.abort(new Error('the client left'));
-    const timer = setTimeout(() => {
-      abort.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError'));
-      settle({ status: 503, body: { message: `no answer within ${ms} ms` }, failure: 'timeout' });
-    }, ms);
-    res.once('close', gone);
-    try {
-      Promise.resolve(webhook.review(body, abort.signal)).then(settle, threw);
-    } catch (err) {
-      threw(err);
-    }
-  });
+  const late: WebhookAnswer = { status: 503, body: { message: `no answer within ${ms} ms` }, failure: 'timeout' };
+  const threw = (err: unknown): WebhookAnswer => ({ status: 500, body: { message: printable(err instanceof Error ? err.message : String(err)) }, failure: 'threw' });
+  return answerWithin(res, ms, (signal) => webhook.review(body, signal), late, threw);
 }
 
 /** Writes the answer as JSON; a body JSON cannot write (a cycle, a BigInt) or a status out of range is a 500. Returns the status sent. */
@@ -229,15 +208,5 @@ function sendPlain(req: IncomingMessage, res: ServerResponse, p: Plain, close: b
 }
 
 function write(res: ServerResponse, status: number, text: string, close: boolean): void {
-  if (res.destroyed || res.writableEnded || res.headersSent) return;
-  const headers: Record<string, string | number> = {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-  };
-  if (status === 405) headers['allow'] = 'POST';
-  if (close) headers['connection'] = 'close';
-  res.writeHead(status, headers);
-  res.end(text);
+  writeAnswer(res, { status, contentType: 'application/json', body: text }, 'POST', close);
 }
