@@ -6,7 +6,7 @@ import { leaderElection } from '../leaderelection/leaderElection.js';
 import { releaseLock } from '../leaderelection/release.js';
 import { isInformer, liveness, readiness, render, type Check, type ProbedInformer, type ProbeView } from './health.js';
 import { resolveManagerOptions, type ManagerEvent, type ManagerOptions, type ResolvedManagerOptions } from './options.js';
-import { answerRoutes, listen, TEXT, type Answer, type Listening, type Route } from './servers.js';
+import { listen, TEXT, type Answer, type Listening, type Route } from './servers.js';
 import { syncedOf } from '../informer/syncedOf.js';
 import { provisionedPairs } from './certificates/provision.js';
 import type { TlsPair } from './certificates/tlsPair.js';
@@ -15,7 +15,6 @@ import { WebhookRecorder } from './webhookMetrics.js';
 import { listenWebhooks } from './webhookServer.js';
 import { MetricsGate } from './metricsAuth.js';
 import { metricsPairs } from './metricsPairs.js';
-import { listenTls } from './tlsServer.js';
 
 /** The manager's sources, each once: informers get probed, other controller sources only counted as synced or not. */
 interface Sources {
@@ -206,27 +205,22 @@ class ManagerRun {
     if (metricsAt !== undefined && metrics !== undefined) {
       const scrape = async (): Promise<Answer> => ({ status: 200, contentType: metrics.contentType, body: await metrics.metrics() });
       const secure = this.#c.metricsSecure;
-      if (secure === undefined) {
-        started.push(listen('metrics', metricsAt, { '/metrics': scrape }, this.#c.serverLimits).then((s) => this.#listening('metrics', s)));
-      } else {
-        // WH-80…WH-83: HTTPS, each scrape's token reviewed by the API server before the text is made.
-        const gate = new MetricsGate(secure.kubeConfig, secure.cacheTtlMs, secure.cacheSize, secure.reviewTimeoutMs);
-        const routes: Record<string, Route> = {
-          '/metrics': async (target, req, signal): Promise<Answer> => {
-            // The reviews stop when the scraper leaves (or its answer is late): their answer would go nowhere.
-            const verdict = await gate.check(req.headers.authorization, target.path, signal);
-            if (signal.aborted) return { status: 499, contentType: TEXT, body: '' };
-            if (!verdict.allowed) {
-              // WH-88: the caller is anyone; what went wrong (the manager's identity, the API server's address) is reported only.
-              if (verdict.status === 500) reportError(new Error(`manager: secure metrics: ${verdict.detail}`));
-              return { status: verdict.status, contentType: TEXT, body: `${verdict.message}\n`, ...(verdict.status === 401 && { headers: { 'www-authenticate': 'Bearer' } }) };
-            }
-            return scrape();
-          },
-        };
-        const handler = answerRoutes('metrics', routes, this.#c.serverLimits);
-        started.push(listenTls('metrics', metricsAt, metricsPairs(secure.certDir), this.#c.serverLimits, handler).then((s) => this.#listening('metrics', s)));
-      }
+      // WH-80…WH-83: over HTTPS, each scrape's token reviewed by the API server before the text is made.
+      const gate = secure && new MetricsGate(secure.kubeConfig, secure.cacheTtlMs, secure.cacheSize, secure.reviewTimeoutMs);
+      const gated: Route = async (target, req, signal): Promise<Answer> => {
+        if (gate === undefined) return scrape();
+        // The reviews stop when the scraper leaves (or its answer is late): their answer would go nowhere.
+        const verdict = await gate.check(req.headers.authorization, target.path, signal);
+        if (signal.aborted) return { status: 499, contentType: TEXT, body: '' };
+        if (!verdict.allowed) {
+          // WH-88: the caller is anyone; what went wrong (the manager's identity, the API server's address) is reported only.
+          if (verdict.status === 500) reportError(new Error(`manager: secure metrics: ${verdict.detail}`));
+          return { status: verdict.status, contentType: TEXT, body: `${verdict.message}\n`, ...(verdict.status === 401 && { headers: { 'www-authenticate': 'Bearer' } }) };
+        }
+        return scrape();
+      };
+      const pairs = secure && metricsPairs(secure.certDir);
+      started.push(listen('metrics', metricsAt, { '/metrics': gated }, this.#c.serverLimits, pairs).then((s) => this.#listening('metrics', s)));
     }
     if (this.#c.webhooksAt !== undefined) {
       // WH-6x: served whatever the leadership, from here to the end of the drain (closed with the other servers).

@@ -9,7 +9,7 @@ import { parseRequestTarget } from './requestTarget.js';
 import type { ServerLimits } from './serverLimits.js';
 import { abandon, answerWithin, writeAnswer, type Listening } from './servers.js';
 import { BodyBudget, type BodyHold } from './bodyBudget.js';
-import { listenTls } from './tlsServer.js';
+import { listenTls } from './servers.js';
 import { WebhookRecorder, type WebhookServerMetrics } from './webhookMetrics.js';
 
 /** The webhook server once it listens: where, its metrics, and how to close it. */
