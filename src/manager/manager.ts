@@ -274,14 +274,10 @@ class ManagerRun {
         }),
       );
       this.#caches.add(
+        // syncedOf emits changes only: each one starts the clock of the state it enters.
         syncedOf(source).subscribe((synced) => {
-          if (!synced) {
-            this.#syncedAt.delete(source);
-            if (!this.#unsyncedSince.has(source)) this.#unsyncedSince.set(source, this.#c.scheduler.now());
-          } else if (!this.#syncedAt.has(source)) {
-            this.#syncedAt.set(source, this.#c.scheduler.now());
-            this.#unsyncedSince.delete(source);
-          }
+          (synced ? this.#syncedAt : this.#unsyncedSince).set(source, this.#c.scheduler.now());
+          (synced ? this.#unsyncedSince : this.#syncedAt).delete(source);
         }),
       );
     }
@@ -316,27 +312,23 @@ class ManagerRun {
 
   #lost(leader: string | undefined): void {
     const lock = this.#c.leaderElection?.lock.describe() ?? '';
-    const err = new Error(`manager: lost the lease ${lock} after leading (holder now ${leader ?? 'unknown'}); stopping at once, as another replica may be leading`);
+    this.#fatal(new Error(`manager: lost the lease ${lock} after leading (holder now ${leader ?? 'unknown'}); stopping at once, as another replica may be leading`), true);
+  }
+
+  /** Ends the run in error: after the graceful stop, or at once (`lost`: the lock is no longer this replica's). */
+  #fatal(err: Error, lost = false): void {
     if (this.#phase !== 'running') {
       this.#failure ??= err;
       return;
     }
     this.#failure = err;
+    if (!lost) return void this.#stop(err.message);
     this.#phase = 'stopping';
     this.#emit({ type: 'stopping', reason: err.message });
     // Stop taking work now; what is in flight is not waited for (the process exits), and the lock is not ours to release.
     for (const ctl of this.#c.controllers) void ctl.shutdown();
     this.#election?.unsubscribe();
     void this.#finish();
-  }
-
-  #fatal(err: Error): void {
-    if (this.#phase !== 'running') {
-      this.#failure ??= err;
-      return;
-    }
-    this.#failure = err;
-    void this.#stop(err.message);
   }
 
   /** MG-7: the graceful stop. */

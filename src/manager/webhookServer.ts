@@ -8,7 +8,6 @@ import type { TlsPair } from './certificates/tlsPair.js';
 import { parseRequestTarget } from './requestTarget.js';
 import type { ServerLimits } from './serverLimits.js';
 import { abandon, answerWithin, writeAnswer, type Listening } from './servers.js';
-import { BodyBudget, type BodyHold } from './bodyBudget.js';
 import { listenTls } from './servers.js';
 import { WebhookRecorder, type WebhookServerMetrics } from './webhookMetrics.js';
 
@@ -36,11 +35,44 @@ export async function listenWebhooks(
 ): Promise<WebhookServer> {
   // Each route's answer timeout is fixed with its webhook: worked out once here, not per request.
   const routes = new Map(webhooks.map((w) => [w.path, { webhook: w, answerMs: answerTimeoutMs(w, limits.answerTimeoutMs) }]));
-  const budget = new BodyBudget(limits.maxBufferedBodyBytes);
+  const budget = bodyBudget(limits.maxBufferedBodyBytes);
   const listening = await listenTls('webhook', at, pairs, limits, (req, res) => {
     serveWebhook(req, res, routes, recorder, limits, budget).catch((err: unknown) => abandon(res, 'webhook', err));
   });
   return { ...listening, metrics: () => recorder.snapshot() };
+}
+
+/**
+ * The bytes of request bodies one server holds at once, over all its connections (WH-84): each request's share,
+ * from `hold()`, takes from it as its bytes arrive and gives them back once answered, and a request whose next chunk
+ * does not fit is refused instead of read. `maxBodyBytes` bounds one body only: 64 connections each holding a body
+ * just under it would hold 470 MB.
+ */
+function bodyBudget(max: number): () => BodyHold {
+  let left = max;
+  return () => {
+    let held = 0;
+    return {
+      take: (n) => {
+        if (n > left) return false;
+        left -= n;
+        held += n;
+        return true;
+      },
+      release: () => {
+        left += held;
+        held = 0;
+      },
+    };
+  };
+}
+
+/** One request's share of the server's body budget. */
+interface BodyHold {
+  /** Takes `n` more bytes; false (nothing taken) when the server holds too much already. */
+  take(n: number): boolean;
+  /** Gives back every byte taken; safe to call again. */
+  release(): void;
 }
 
 // What a stream's 'error' is answered with here: the request's outcome is decided elsewhere (one function for all).
@@ -63,15 +95,15 @@ async function serveWebhook(
   routes: ReadonlyMap<string, Route>,
   recorder: WebhookRecorder,
   limits: ServerLimits,
-  budget: BodyBudget,
+  budget: () => BodyHold,
 ): Promise<void> {
   req.on('error', ignore);
   res.on('error', ignore);
   const target = parseRequestTarget(req.url ?? '');
   const route = target === undefined ? undefined : routes.get(target.path);
-  if (target === undefined) return sendPlain(req, res, { status: 400, message: 'malformed request-target: expected an absolute path such as /convert' }, true);
-  if (req.method !== 'POST') return sendPlain(req, res, { status: 405, message: 'only POST is served' }, true);
-  if (route === undefined) return sendPlain(req, res, { status: 404, message: `no webhook at ${printable(target.path.slice(0, 200))}; served: ${[...routes.keys()].join(', ')}` }, true);
+  if (target === undefined) return sendPlain(req, res, { status: 400, message: 'malformed request-target: expected an absolute path such as /convert' });
+  if (req.method !== 'POST') return sendPlain(req, res, { status: 405, message: 'only POST is served' });
+  if (route === undefined) return sendPlain(req, res, { status: 404, message: `no webhook at ${printable(target.path.slice(0, 200))}; served: ${[...routes.keys()].join(', ')}` });
 
   const { webhook, answerMs } = route;
   const path = webhook.path;
@@ -80,17 +112,17 @@ async function serveWebhook(
   let status = 500;
   let failure: string | undefined;
   // The body's bytes count against the server's budget until its answer is written (WH-84).
-  const hold = budget.hold();
+  const hold = budget();
   try {
     const refused = contentTypeRefusal(req.headers['content-type']) ?? lengthRefusal(req.headers['content-length'], limits.maxBodyBytes);
     if (refused !== undefined) {
       status = refused.status;
-      return sendPlain(req, res, refused, true);
+      return sendPlain(req, res, refused);
     }
     const body = await readBody(req, limits.maxBodyBytes, hold, limits.headersTimeoutMs);
     if (typeof body !== 'string') {
       status = body.status;
-      return sendPlain(req, res, body, true);
+      return sendPlain(req, res, body);
     }
     const answer = await review(webhook, parse(body), res, answerMs);
     failure = answer.failure === undefined ? undefined : String(answer.failure).slice(0, 64);
@@ -103,7 +135,6 @@ async function serveWebhook(
 
 /** controller-runtime answers any other content type with a 400 naming it; parameters (`; charset=utf-8`) are allowed here. */
 function contentTypeRefusal(value: string | undefined): Plain | undefined {
-  if (value === 'application/json') return undefined;
   const type = (value ?? '').split(';', 1)[0]?.trim().toLowerCase();
   if (type === 'application/json') return undefined;
   return { status: 400, message: `contentType=${printable((value ?? '').slice(0, 100))}, expected application/json` };
@@ -189,24 +220,18 @@ function sendJson(res: ServerResponse, answer: WebhookAnswer): number {
   try {
     text = JSON.stringify(answer.body);
   } catch (err) {
-    text = undefined;
     reportError(new Error(`manager: a webhook answered with a body that is not JSON: ${(err as Error).message}`, { cause: err }));
   }
   if (text === undefined || status !== answer.status) {
     status = 500;
     text = JSON.stringify({ message: 'the webhook gave an answer that cannot be sent' });
   }
-  write(res, status, text, false);
+  writeAnswer(res, { status, contentType: 'application/json', body: text }, 'POST', false);
   return status;
 }
 
-function sendPlain(req: IncomingMessage, res: ServerResponse, p: Plain, close: boolean): void {
+function sendPlain(req: IncomingMessage, res: ServerResponse, p: Plain): void {
   // A body left unread cannot be drained for a next request: the connection ends with the answer.
-  const unread = !req.complete;
-  write(res, p.status, JSON.stringify({ message: p.message }), close && unread);
+  writeAnswer(res, { status: p.status, contentType: 'application/json', body: JSON.stringify({ message: p.message }) }, 'POST', !req.complete);
   if (p.status === 408 || p.status === 413 || p.status === 503) res.once('finish', () => req.socket.destroy());
-}
-
-function write(res: ServerResponse, status: number, text: string, close: boolean): void {
-  writeAnswer(res, { status, contentType: 'application/json', body: text }, 'POST', close);
 }
