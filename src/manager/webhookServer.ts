@@ -33,8 +33,7 @@ export async function listenWebhooks(
   limits: ServerLimits,
   recorder = new WebhookRecorder(webhooks.map((w) => w.path)),
 ): Promise<WebhookServer> {
-  // Each route's answer timeout is fixed with its webhook: worked out once here, not per request.
-  const routes = new Map(webhooks.map((w) => [w.path, { webhook: w, answerMs: answerTimeoutMs(w, limits.answerTimeoutMs) }]));
+  const routes = new Map(webhooks.map((w) => [w.path, w]));
   const budget = bodyBudget(limits.maxBufferedBodyBytes);
   const listening = await listenTls('webhook', at, pairs, limits, (req, res) => {
     serveWebhook(req, res, routes, recorder, limits, budget).catch((err: unknown) => abandon(res, 'webhook', err));
@@ -44,7 +43,7 @@ export async function listenWebhooks(
 
 /**
  * The bytes of request bodies one server holds at once, over all its connections (WH-84): each request's share,
- * from `hold()`, takes from it as its bytes arrive and gives them back once answered, and a request whose next chunk
+ * from the function returned, takes from it as its bytes arrive and gives them back once answered, and a request whose next chunk
  * does not fit is refused instead of read. `maxBodyBytes` bounds one body only: 64 connections each holding a body
  * just under it would hold 470 MB.
  */
@@ -78,12 +77,6 @@ interface BodyHold {
 // What a stream's 'error' is answered with here: the request's outcome is decided elsewhere (one function for all).
 const ignore = (): void => undefined;
 
-/** A webhook with how long the server waits for its answer. */
-interface Route {
-  readonly webhook: Webhook;
-  readonly answerMs: number;
-}
-
 interface Plain {
   readonly status: number;
   readonly message: string;
@@ -92,7 +85,7 @@ interface Plain {
 async function serveWebhook(
   req: IncomingMessage,
   res: ServerResponse,
-  routes: ReadonlyMap<string, Route>,
+  routes: ReadonlyMap<string, Webhook>,
   recorder: WebhookRecorder,
   limits: ServerLimits,
   budget: () => BodyHold,
@@ -100,12 +93,11 @@ async function serveWebhook(
   req.on('error', ignore);
   res.on('error', ignore);
   const target = parseRequestTarget(req.url ?? '');
-  const route = target === undefined ? undefined : routes.get(target.path);
+  const webhook = target === undefined ? undefined : routes.get(target.path);
   if (target === undefined) return sendPlain(req, res, { status: 400, message: 'malformed request-target: expected an absolute path such as /convert' });
   if (req.method !== 'POST') return sendPlain(req, res, { status: 405, message: 'only POST is served' });
-  if (route === undefined) return sendPlain(req, res, { status: 404, message: `no webhook at ${printable(target.path.slice(0, 200))}; served: ${[...routes.keys()].join(', ')}` });
+  if (webhook === undefined) return sendPlain(req, res, { status: 404, message: `no webhook at ${printable(target.path.slice(0, 200))}; served: ${[...routes.keys()].join(', ')}` });
 
-  const { webhook, answerMs } = route;
   const path = webhook.path;
   const began = performance.now();
   recorder.started(path);
@@ -124,7 +116,7 @@ async function serveWebhook(
       status = body.status;
       return sendPlain(req, res, body);
     }
-    const answer = await review(webhook, parse(body), res, answerMs);
+    const answer = await review(webhook, parse(body), res, answerTimeoutMs(webhook, limits.answerTimeoutMs));
     failure = answer.failure === undefined ? undefined : String(answer.failure).slice(0, 64);
     status = sendJson(res, answer);
   } finally {
