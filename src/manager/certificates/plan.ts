@@ -36,9 +36,9 @@ function signerOf(cas: readonly string[], caKey: string | undefined, where: stri
   let key;
   try {
     key = privateKey(caKey, `ca.key of ${where}`);
-  } catch (err) {
-    if (err instanceof CertificateError) return undefined;
-    throw err;
+  } catch {
+    // Only a CertificateError: a key that cannot be read signs nothing.
+    return undefined;
   }
   if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') return undefined;
   return cas.find((pem) => nodeCertificate(pem, `ca.crt of ${where}`).checkPrivateKey(key));
