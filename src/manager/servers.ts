@@ -51,17 +51,11 @@ const text = (status: number, body: string): Answer => ({ status, contentType: T
 export function listen(what: string, at: BindAddress, routes: Readonly<Record<string, Route>>, limits: ServerLimits, pairs?: Observable<TlsPair>): Promise<Listening> {
   const answer = (req: IncomingMessage, res: ServerResponse): void => void serve(req, res, routes, limits.answerTimeoutMs).catch((err: unknown) => abandon(res, what, err));
   if (pairs !== undefined) return listenTls(what, at, pairs, limits, answer);
-  const cap = new ConnectionCap(limits.maxConnections);
-  const server = createServer(serverOptions(limits), (req, res) => {
-    cap.answering(req, res);
-    answer(req, res);
-  });
-  guard(server, cap, limits);
-  return bind(server, what, at, 'http', cap);
+  return bind(createServer(serverOptions(limits), answer), what, at, 'http', limits);
 }
 
 /** The bounds Node's HTTP parser enforces itself (HI-5, HI-6), the same for every server of the runner. */
-export function serverOptions(limits: ServerLimits): HttpServerOptions {
+function serverOptions(limits: ServerLimits): HttpServerOptions {
   return {
     maxHeaderSize: limits.maxHeaderBytes,
     headersTimeout: limits.headersTimeoutMs,
@@ -73,20 +67,17 @@ export function serverOptions(limits: ServerLimits): HttpServerOptions {
 }
 
 /**
- * Puts the connection cap (HI-4), the idle timeout and the answer to a request the parser refused on a server,
- * plain or TLS. On a TLS server the cap counts TCP connections, so handshakes in progress are counted too.
+ * Listens on `at` within the connection cap (HI-4), the idle timeout and the answer to a request the parser refused;
+ * on a TLS server the cap counts TCP connections, so handshakes in progress are counted too. Rejects with the listen
+ * error naming `what` and the address, and reports (never throws) what goes wrong once listening. Closing ends every
+ * connection the cap holds.
  */
-export function guard(server: HttpServer | HttpsServer, cap: ConnectionCap, limits: ServerLimits): void {
+function bind(server: HttpServer | HttpsServer, what: string, at: BindAddress, scheme: 'http' | 'https', limits: ServerLimits): Promise<Listening> {
+  const cap = new ConnectionCap(limits.maxConnections);
   server.timeout = limits.idleTimeoutMs;
   server.on('connection', (socket: Socket) => cap.admit(socket));
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => cap.answering(req, res));
   server.on('clientError', refuse);
-}
-
-/**
- * Listens on `at`; rejects with the listen error naming `what` and the address, and reports (never throws) what
- * goes wrong once listening. Closing ends every connection `cap` holds.
- */
-export function bind(server: HttpServer | HttpsServer, what: string, at: BindAddress, scheme: 'http' | 'https', cap: ConnectionCap): Promise<Listening> {
   return new Promise((resolve, reject) => {
     server.once('error', (err) => reject(new Error(`manager: the ${what} server cannot listen on ${formatBindAddress(at)}: ${err.message}`, { cause: err })));
     server.listen({ port: at.port, ...(at.host !== undefined && { host: at.host }) }, () => {
@@ -250,12 +241,9 @@ export function listenTls(
           fail(new Error(`manager: the ${what} server cannot use its certificate: ${printable((err as Error).message)}`, { cause: err }));
           return;
         }
-        const cap = new ConnectionCap(limits.maxConnections);
-        guard(server, cap, limits);
-        server.on('request', (req: IncomingMessage, res: ServerResponse) => cap.answering(req, res));
         // A handshake that fails (not TLS, an old version, a client that gives up) ends that connection only.
         server.on('tlsClientError', (_err: Error, socket: TLSSocket) => socket.destroy());
-        bind(server, what, at, 'https', cap).then(
+        bind(server, what, at, 'https', limits).then(
           (listening) => {
             // The pairs failed while it was binding: the promise has rejected, so nobody else would ever close it (WH-87).
             if (settled) {
