@@ -3,6 +3,7 @@ import type { ControllerSource } from '../controller/types.js';
 import { reportError, toError } from '../errors/reportError.js';
 import type { Informer } from '../informer/informer.js';
 import { leaderElection } from '../leaderelection/leaderElection.js';
+import type { LeaderElectionOptions } from '../leaderelection/options.js';
 import { releaseLock } from '../leaderelection/release.js';
 import { isInformer, liveness, readiness, render, type Check, type ProbedInformer, type ProbeView } from './health.js';
 import { resolveManagerOptions, type ManagerEvent, type ManagerOptions, type ResolvedManagerOptions } from './options.js';
@@ -173,8 +174,9 @@ class ManagerRun {
       () => {
         if (this.#phase !== 'running') return;
         this.#keepCachesWarm();
-        if (this.#c.leaderElection === undefined) this.#runControllers();
-        else this.#stand();
+        const le = this.#c.leaderElection;
+        if (le === undefined) this.#runControllers();
+        else this.#stand(le.candidate);
       },
       (err: unknown) => this.#fatal(toError(err)),
     );
@@ -297,10 +299,8 @@ class ManagerRun {
   }
 
   /** MG-3: a candidate; the controllers start when it first leads, and a lost lock after that is fatal. */
-  #stand(): void {
-    const le = this.#c.leaderElection;
-    if (le === undefined) return;
-    this.#election = leaderElection(le.candidate).subscribe(({ leading, leader }) => {
+  #stand(candidate: LeaderElectionOptions): void {
+    this.#election = leaderElection(candidate).subscribe(({ leading, leader }) => {
       this.#emit({ type: 'leadership', leading, leader });
       const lost = this.#leadingNow && !leading;
       this.#leadingNow = leading;

@@ -38,6 +38,7 @@ export interface Listening {
 }
 
 export const TEXT = 'text/plain; charset=utf-8';
+const ignore = (): void => undefined;
 const text = (status: number, body: string): Answer => ({ status, contentType: TEXT, body });
 
 /**
@@ -76,7 +77,13 @@ function bind(server: HttpServer | HttpsServer, what: string, at: BindAddress, s
   const cap = new ConnectionCap(limits.maxConnections);
   server.timeout = limits.idleTimeoutMs;
   server.on('connection', (socket: Socket) => cap.admit(socket));
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => cap.answering(req, res));
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // A client that goes away mid-answer makes these emit; with no listener, an 'error' would be thrown. What it
+    // means for the answer is decided where the answer is made.
+    req.on('error', ignore);
+    res.on('error', ignore);
+    cap.answering(req, res);
+  });
   server.on('clientError', refuse);
   return new Promise((resolve, reject) => {
     server.once('error', (err) => reject(new Error(`manager: the ${what} server cannot listen on ${formatBindAddress(at)}: ${err.message}`, { cause: err })));
@@ -103,9 +110,6 @@ function bind(server: HttpServer | HttpsServer, what: string, at: BindAddress, s
 }
 
 async function serve(req: IncomingMessage, res: ServerResponse, routes: Readonly<Record<string, Route>>, answerTimeoutMs: number): Promise<void> {
-  // A client that goes away mid-answer makes these emit; with no listener, an 'error' would be thrown.
-  req.on('error', () => undefined);
-  res.on('error', () => undefined);
   const target = parseRequestTarget(req.url ?? '');
   const route = target !== undefined && Object.hasOwn(routes, target.path) ? routes[target.path] : undefined;
   let a: Answer;

@@ -74,9 +74,6 @@ interface BodyHold {
   release(): void;
 }
 
-// What a stream's 'error' is answered with here: the request's outcome is decided elsewhere (one function for all).
-const ignore = (): void => undefined;
-
 interface Plain {
   readonly status: number;
   readonly message: string;
@@ -90,8 +87,6 @@ async function serveWebhook(
   limits: ServerLimits,
   budget: () => BodyHold,
 ): Promise<void> {
-  req.on('error', ignore);
-  res.on('error', ignore);
   const target = parseRequestTarget(req.url ?? '');
   const webhook = target === undefined ? undefined : routes.get(target.path);
   if (target === undefined) return sendPlain(req, res, { status: 400, message: 'malformed request-target: expected an absolute path such as /convert' });
