@@ -9,13 +9,7 @@ import { parseRequestTarget } from './requestTarget.js';
 import type { ServerLimits } from './serverLimits.js';
 import { abandon, answerWithin, writeAnswer, type Listening } from './servers.js';
 import { listenTls } from './servers.js';
-import { WebhookRecorder, type WebhookServerMetrics } from './webhookMetrics.js';
-
-/** The webhook server once it listens: where, its metrics, and how to close it. */
-export interface WebhookServer extends Listening {
-  /** Requests, latency, in-flight and failures per webhook path, now. */
-  metrics(): WebhookServerMetrics;
-}
+import { WebhookRecorder } from './webhookMetrics.js';
 
 /**
  * The webhook server: `webhooks` served over HTTPS at `at` with the certificates of `pairs`, within `limits`
@@ -23,22 +17,21 @@ export interface WebhookServer extends Listening {
  * the body at most `limits.maxBodyBytes` (413, the rest unread), parsed once and handed to the webhook's `review`
  * with a signal that aborts when the client leaves. Nothing a client sends throws or rejects out of here.
  *
- * @param recorder where its metrics are kept; the manager keeps one across runs.
+ * @param recorder where its metrics are kept and read; the manager keeps one across runs.
  * @returns the server once it listens.
  */
-export async function listenWebhooks(
+export function listenWebhooks(
   at: BindAddress,
   webhooks: readonly Webhook[],
   pairs: Observable<TlsPair>,
   limits: ServerLimits,
   recorder = new WebhookRecorder(webhooks.map((w) => w.path)),
-): Promise<WebhookServer> {
+): Promise<Listening> {
   const routes = new Map(webhooks.map((w) => [w.path, w]));
   const budget = bodyBudget(limits.maxBufferedBodyBytes);
-  const listening = await listenTls('webhook', at, pairs, limits, (req, res) => {
+  return listenTls('webhook', at, pairs, limits, (req, res) => {
     serveWebhook(req, res, routes, recorder, limits, budget).catch((err: unknown) => abandon(res, 'webhook', err));
   });
-  return { ...listening, metrics: () => recorder.snapshot() };
 }
 
 /**
