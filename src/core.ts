@@ -185,9 +185,7 @@ export {
   type CertDirOptions,
   type ManagerMetricsSecure,
   type WebhookServerMetrics,
-} from './manager/index.js';
-// the runner's certificates: generated for webhooks and tests, and read back
-export {
+  // the runner's certificates: generated for webhooks and tests, and read back
   generateCa,
   issueServing,
   selfSigned,

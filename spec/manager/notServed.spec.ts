@@ -24,7 +24,8 @@ it('/readyz?verbose names the resource the server does not serve, with the serve
   running = start({ controllers: [ctl], healthProbeBindAddress: '127.0.0.1:0' });
   const base = await running.probes();
 
-  const { body } = await probeUntil(`${base}/readyz?verbose`, 503, 'the list to be explained', { body: /ResourceNotServedError/ });
+  // Between retries the informer is listing again, and says so: wait for a probe that lands in the backoff.
+  const { body } = await probeUntil(`${base}/readyz?verbose`, 503, 'the list to be explained', { body: /retrying in .* after ResourceNotServedError/ });
   expect(body).toMatch(
     /^\[-\]informer example\.com\/v1\/websites failed: not synced: retrying in \d+\.\d s after ResourceNotServedError: list example\.com\/v1\/websites: 404 NotFound: example\.com\/v1 serves no resource "websites": is the CRD installed\?$/m,
   );

@@ -11,7 +11,7 @@ import type { Webhook } from '../../src/admission/types.js';
 import type { TlsPair } from '../../src/manager/certificates/tlsPair.js';
 import { resolveServerLimits } from '../../src/manager/serverLimits.js';
 import { listenWebhooks } from '../../src/manager/webhookServer.js';
-import { listenTls } from '../../src/manager/tlsServer.js';
+import { listenTls } from '../../src/manager/servers.js';
 import { trapUnhandled } from '../helpers/unhandled.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { selfSignedPair } from './tlsFiles.js';

@@ -13,7 +13,8 @@ import type { Webhook } from '../../src/admission/types.js';
 import type { TlsPair } from '../../src/manager/certificates/tlsPair.js';
 import { resolveServerLimits, type ManagerServerLimits } from '../../src/manager/serverLimits.js';
 import { WebhookRecorder } from '../../src/manager/webhookMetrics.js';
-import { listenWebhooks, type WebhookServer } from '../../src/manager/webhookServer.js';
+import { listenWebhooks } from '../../src/manager/webhookServer.js';
+import type { Listening } from '../../src/manager/servers.js';
 import { manager } from '../../src/manager/manager.js';
 import { trapUnhandled } from '../helpers/unhandled.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -24,7 +25,7 @@ const escaped = trapUnhandled();
 let pair: TlsPair;
 let dir: string | undefined;
 let running: Running | undefined;
-let server: WebhookServer | undefined;
+let server: Listening | undefined;
 const open: TLSSocket[] = [];
 
 beforeAll(() => {

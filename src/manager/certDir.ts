@@ -127,7 +127,10 @@ export function certDirPairs(dir: string, opts: CertDirOptions = {}): Observable
   });
 }
 
-/** The pair in the two files, or why it cannot be served. */
+/**
+ * The pair in the two files, or why it cannot be served: the certificate parses, the key parses and matches it,
+ * and Node's TLS accepts both. (Node's TLS alone takes an empty certificate.)
+ */
 async function readPair(certFile: string, keyFile: string): Promise<TlsPair | string> {
   let cert: string;
   let key: string;
@@ -136,30 +139,21 @@ async function readPair(certFile: string, keyFile: string): Promise<TlsPair | st
   } catch (err) {
     return `cannot read it: ${printable((err as Error).message)}`;
   }
-  const why = tlsPairProblem({ cert, key });
-  return why === undefined ? { cert, key } : why;
-}
-
-/**
- * Why `pair` cannot be served, or undefined when it can: the certificate parses, the key parses and matches it,
- * and Node's TLS accepts both. (Node's TLS alone takes an empty certificate.)
- */
-export function tlsPairProblem(pair: TlsPair): string | undefined {
-  let cert: X509Certificate;
+  let x509: X509Certificate;
   try {
-    cert = new X509Certificate(pair.cert);
+    x509 = new X509Certificate(cert);
   } catch (err) {
     return `the certificate is not PEM X.509 (${printable((err as Error).message)})`;
   }
   try {
-    if (!cert.checkPrivateKey(createPrivateKey(pair.key))) return 'the key does not match the certificate';
+    if (!x509.checkPrivateKey(createPrivateKey(key))) return 'the key does not match the certificate';
   } catch (err) {
     return `the key is not a PEM private key (${printable((err as Error).message)})`;
   }
   try {
-    createSecureContext({ cert: pair.cert, key: pair.key });
+    createSecureContext({ cert, key });
   } catch (err) {
     return `TLS cannot use the pair (${printable((err as Error).message)})`;
   }
-  return undefined;
+  return { cert, key };
 }

@@ -22,11 +22,6 @@ export class ConnectionCap {
     this.#max = max;
   }
 
-  /** Number of connections open now. */
-  get size(): number {
-    return this.#open.size;
-  }
-
   /** Takes a new connection in, making room for it, or destroys it when every open one is busy. */
   admit(socket: Socket): void {
     if (this.#open.size >= this.#max) {

@@ -52,7 +52,7 @@ function errorText(err: unknown): string {
 }
 
 /** What the reflector is doing, in words. */
-export function describeReflector(r: ReflectorStatus | undefined): string {
+function describeReflector(r: ReflectorStatus | undefined): string {
   if (r === undefined) return 'not started';
   switch (r.state) {
     case 'listing':
@@ -75,6 +75,9 @@ function informerState(i: ProbedInformer): string {
   return `${describeReflector(s.reflector)}${last}`;
 }
 
+/** A check that fails naming `problem`, or passes when there is none. */
+const check = (name: string, problem: string | undefined): Check => ({ name, ok: problem === undefined, detail: problem });
+
 /**
  * `/readyz`: every cache the controllers read has synced, and where the
  * controllers run, each is past its sync gate (MG-4); the webhook server, when
@@ -82,32 +85,20 @@ function informerState(i: ProbedInformer): string {
  * pod out of its Services.
  */
 export function readiness(v: ProbeView): Check[] {
-  const checks: Check[] = [];
-  if (v.stopping()) checks.push({ name: 'manager', ok: false, detail: 'shutting down' });
-  if (v.webhookServerListening !== undefined) {
-    // WH-89: the Service must not route the API server's calls to a pod where nothing listens on the webhook port.
-    const ok = v.webhookServerListening();
-    checks.push({ name: 'webhook server', ok, detail: ok ? undefined : 'not listening yet (waiting for its first certificate)' });
-  }
-  for (const i of v.informers) {
-    const ok = i.status().synced;
-    checks.push({ name: `informer ${i.name}`, ok, detail: ok ? undefined : `not synced: ${informerState(i)}` });
-  }
-  for (const s of v.otherSources) {
-    const ok = s.synced();
-    checks.push({ name: `source ${s.name}`, ok, detail: ok ? undefined : 'not synced' });
-  }
   const running = v.controllersRun();
-  for (const c of v.controllers) {
-    if (!running) {
-      checks.push({ name: `controller ${c.name}`, ok: true, detail: 'standby (not leading)' });
-      continue;
-    }
-    const state = c.status().state;
-    const ok = state === 'running';
-    checks.push({ name: `controller ${c.name}`, ok, detail: ok ? undefined : state === 'waitingForSync' ? 'waiting for its informers to sync' : `state ${state}` });
-  }
-  return checks;
+  // WH-89: the Service must not route the API server's calls to a pod where nothing listens on the webhook port.
+  const listening = v.webhookServerListening?.();
+  return [
+    ...(v.stopping() ? [check('manager', 'shutting down')] : []),
+    ...(listening === undefined ? [] : [check('webhook server', listening ? undefined : 'not listening yet (waiting for its first certificate)')]),
+    ...v.informers.map((i) => check(`informer ${i.name}`, i.status().synced ? undefined : `not synced: ${informerState(i)}`)),
+    ...v.otherSources.map((s) => check(`source ${s.name}`, s.synced() ? undefined : 'not synced')),
+    ...v.controllers.map((c): Check => {
+      if (!running) return { name: `controller ${c.name}`, ok: true, detail: 'standby (not leading)' };
+      const state = c.status().state;
+      return check(`controller ${c.name}`, state === 'running' ? undefined : state === 'waitingForSync' ? 'waiting for its informers to sync' : `state ${state}`);
+    }),
+  ];
 }
 
 /**
@@ -119,51 +110,32 @@ export function readiness(v: ProbeView): Check[] {
  * controller has a reconcile stuck past its `reconcileTimeoutMs` (MG-6).
  */
 export function liveness(v: ProbeView): Check[] {
-  const checks: Check[] = [];
   const now = v.now();
-  for (const i of v.informers) {
-    const name = `informer ${i.name}`;
-    // HI-13: a first list that never ends (or always fails) is judged, but only after a bound a very large list fits in.
-    const unsyncedSince = v.unsyncedSince(i);
-    if (unsyncedSince !== undefined && now - unsyncedSince > v.maxInitialSyncMs) {
-      checks.push({ name, ok: false, detail: `not synced for ${seconds(now - unsyncedSince)} (limit maxInitialSyncMs ${seconds(v.maxInitialSyncMs)}): ${informerState(i)}` });
-      continue;
-    }
-    // Until the first list is in, /readyz says why; a slow first list of a big cache is no reason to restart before the bound above.
-    const syncedAt = v.syncedAt(i);
-    const since = syncedAt === undefined ? now : Math.max(syncedAt, i.status().currentAt ?? -Infinity);
-    const silentFor = now - since;
-    // A cache behind the server past the informer's maxLagMs (HI-58): backing off, failing or stalled.
-    const lag = lagging(i, now);
-    if (lag !== undefined) {
-      checks.push({ name, ok: false, detail: lag });
-      continue;
-    }
-    if (silentFor <= v.maxSilenceMs) {
-      checks.push({ name, ok: true, detail: undefined });
-      continue;
-    }
-    checks.push({ name, ok: false, detail: `not shown current by a watch event, bookmark or list for ${seconds(silentFor)} (limit ${seconds(v.maxSilenceMs)}): ${informerState(i)}` });
-  }
-  for (const c of v.controllers) {
-    const s = c.status();
-    const name = `controller ${c.name}`;
-    if (s.stuck.length > 0) {
-      checks.push({ name, ok: false, detail: `reconcile stuck past reconcileTimeoutMs: ${s.stuck.join(', ')}` });
-    } else if (s.state === 'failed') {
-      checks.push({ name, ok: false, detail: `failed${s.lastError === undefined ? '' : `: ${errorText(s.lastError)}`}` });
-    } else {
-      checks.push({ name, ok: true, detail: undefined });
-    }
-  }
-  return checks;
+  return [
+    ...v.informers.map((i) => check(`informer ${i.name}`, informerProblem(v, i, now))),
+    ...v.controllers.map((c) => {
+      const s = c.status();
+      if (s.stuck.length > 0) return check(`controller ${c.name}`, `reconcile stuck past reconcileTimeoutMs: ${s.stuck.join(', ')}`);
+      return check(`controller ${c.name}`, s.state !== 'failed' ? undefined : `failed${s.lastError === undefined ? '' : `: ${errorText(s.lastError)}`}`);
+    }),
+  ];
 }
 
-/** Why an informer's cache counts as lagging (its status says so), or undefined when it does not. */
-function lagging(i: ProbedInformer, now: number): string | undefined {
+/** Why an informer fails `/healthz`, or undefined when it does not. */
+function informerProblem(v: ProbeView, i: ProbedInformer, now: number): string | undefined {
+  // HI-13: a first list that never ends (or always fails) is judged, but only after a bound a very large list fits in.
+  const unsyncedSince = v.unsyncedSince(i);
+  if (unsyncedSince !== undefined && now - unsyncedSince > v.maxInitialSyncMs) {
+    return `not synced for ${seconds(now - unsyncedSince)} (limit maxInitialSyncMs ${seconds(v.maxInitialSyncMs)}): ${informerState(i)}`;
+  }
+  // A cache behind the server past the informer's maxLagMs (HI-58): backing off, failing or stalled.
   const s = i.status();
-  if (!s.lagging || s.behindSince === undefined) return undefined;
-  return `behind the server for ${seconds(now - s.behindSince)} (past its maxLagMs): ${informerState(i)}`;
+  if (s.lagging && s.behindSince !== undefined) return `behind the server for ${seconds(now - s.behindSince)} (past its maxLagMs): ${informerState(i)}`;
+  // Until the first list is in, /readyz says why; a slow first list of a big cache is no reason to restart before the bound above.
+  const syncedAt = v.syncedAt(i);
+  const silentFor = now - (syncedAt === undefined ? now : Math.max(syncedAt, s.currentAt ?? -Infinity));
+  if (silentFor <= v.maxSilenceMs) return undefined;
+  return `not shown current by a watch event, bookmark or list for ${seconds(silentFor)} (limit ${seconds(v.maxSilenceMs)}): ${informerState(i)}`;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { ControllerSource } from '../controller/types.js';
 import { reportError, toError } from '../errors/reportError.js';
 import type { Informer } from '../informer/informer.js';
 import { leaderElection } from '../leaderelection/leaderElection.js';
+import type { LeaderElectionOptions } from '../leaderelection/options.js';
 import { releaseLock } from '../leaderelection/release.js';
 import { isInformer, liveness, readiness, render, type Check, type ProbedInformer, type ProbeView } from './health.js';
 import { resolveManagerOptions, type ManagerEvent, type ManagerOptions, type ResolvedManagerOptions } from './options.js';
@@ -15,8 +16,6 @@ import { WebhookRecorder } from './webhookMetrics.js';
 import { listenWebhooks } from './webhookServer.js';
 import { MetricsGate } from './metricsAuth.js';
 import { metricsPairs } from './metricsPairs.js';
-import { answerRoutes } from './servers.js';
-import { listenTls } from './tlsServer.js';
 
 /** The manager's sources, each once: informers get probed, other controller sources only counted as synced or not. */
 interface Sources {
@@ -175,8 +174,9 @@ class ManagerRun {
       () => {
         if (this.#phase !== 'running') return;
         this.#keepCachesWarm();
-        if (this.#c.leaderElection === undefined) this.#runControllers();
-        else this.#stand();
+        const le = this.#c.leaderElection;
+        if (le === undefined) this.#runControllers();
+        else this.#stand(le.candidate);
       },
       (err: unknown) => this.#fatal(toError(err)),
     );
@@ -207,30 +207,22 @@ class ManagerRun {
     if (metricsAt !== undefined && metrics !== undefined) {
       const scrape = async (): Promise<Answer> => ({ status: 200, contentType: metrics.contentType, body: await metrics.metrics() });
       const secure = this.#c.metricsSecure;
-      if (secure === undefined) {
-        started.push(listen('metrics', metricsAt, { '/metrics': scrape }, this.#c.serverLimits).then((s) => this.#listening('metrics', s)));
-      } else {
-        // WH-80…WH-83: HTTPS, each scrape's token reviewed by the API server before the text is made.
-        const gate = new MetricsGate(secure.kubeConfig, secure.cacheTtlMs, secure.cacheSize, secure.reviewTimeoutMs);
-        const routes: Record<string, Route> = {
-          '/metrics': async (target, req): Promise<Answer> => {
-            // The reviews stop when the scraper leaves; their answer would go nowhere.
-            const left = new AbortController();
-            const leave = (): void => left.abort(new Error('the client left'));
-            req.socket.once('close', leave);
-            const verdict = await gate.check(req.headers.authorization, target.path, left.signal).finally(() => req.socket.off('close', leave));
-            if (left.signal.aborted) return { status: 499, contentType: TEXT, body: '' };
-            if (!verdict.allowed) {
-              // WH-88: the caller is anyone; what went wrong (the manager's identity, the API server's address) is reported only.
-              if (verdict.status === 500) reportError(new Error(`manager: secure metrics: ${verdict.detail}`));
-              return { status: verdict.status, contentType: TEXT, body: `${verdict.message}\n`, ...(verdict.status === 401 && { headers: { 'www-authenticate': 'Bearer' } }) };
-            }
-            return scrape();
-          },
-        };
-        const handler = answerRoutes('metrics', routes, this.#c.serverLimits);
-        started.push(listenTls('metrics', metricsAt, metricsPairs(secure.certDir), this.#c.serverLimits, handler).then((s) => this.#listening('metrics', s)));
-      }
+      // WH-80…WH-83: over HTTPS, each scrape's token reviewed by the API server before the text is made.
+      const gate = secure && new MetricsGate(secure.kubeConfig, secure.cacheTtlMs, secure.cacheSize, secure.reviewTimeoutMs);
+      const gated: Route = async (target, req, signal): Promise<Answer> => {
+        if (gate === undefined) return scrape();
+        // The reviews stop when the scraper leaves (or its answer is late): their answer would go nowhere.
+        const verdict = await gate.check(req.headers.authorization, target.path, signal);
+        if (signal.aborted) return { status: 499, contentType: TEXT, body: '' };
+        if (!verdict.allowed) {
+          // WH-88: the caller is anyone; what went wrong (the manager's identity, the API server's address) is reported only.
+          if (verdict.status === 500) reportError(new Error(`manager: secure metrics: ${verdict.detail}`));
+          return { status: verdict.status, contentType: TEXT, body: `${verdict.message}\n`, ...(verdict.status === 401 && { headers: { 'www-authenticate': 'Bearer' } }) };
+        }
+        return scrape();
+      };
+      const pairs = secure && metricsPairs(secure.certDir);
+      started.push(listen('metrics', metricsAt, { '/metrics': gated }, this.#c.serverLimits, pairs).then((s) => this.#listening('metrics', s)));
     }
     if (this.#c.webhooksAt !== undefined) {
       // WH-6x: served whatever the leadership, from here to the end of the drain (closed with the other servers).
@@ -284,14 +276,10 @@ class ManagerRun {
         }),
       );
       this.#caches.add(
+        // syncedOf emits changes only: each one starts the clock of the state it enters.
         syncedOf(source).subscribe((synced) => {
-          if (!synced) {
-            this.#syncedAt.delete(source);
-            if (!this.#unsyncedSince.has(source)) this.#unsyncedSince.set(source, this.#c.scheduler.now());
-          } else if (!this.#syncedAt.has(source)) {
-            this.#syncedAt.set(source, this.#c.scheduler.now());
-            this.#unsyncedSince.delete(source);
-          }
+          (synced ? this.#syncedAt : this.#unsyncedSince).set(source, this.#c.scheduler.now());
+          (synced ? this.#unsyncedSince : this.#syncedAt).delete(source);
         }),
       );
     }
@@ -311,10 +299,8 @@ class ManagerRun {
   }
 
   /** MG-3: a candidate; the controllers start when it first leads, and a lost lock after that is fatal. */
-  #stand(): void {
-    const le = this.#c.leaderElection;
-    if (le === undefined) return;
-    this.#election = leaderElection(le.candidate).subscribe(({ leading, leader }) => {
+  #stand(candidate: LeaderElectionOptions): void {
+    this.#election = leaderElection(candidate).subscribe(({ leading, leader }) => {
       this.#emit({ type: 'leadership', leading, leader });
       const lost = this.#leadingNow && !leading;
       this.#leadingNow = leading;
@@ -326,27 +312,23 @@ class ManagerRun {
 
   #lost(leader: string | undefined): void {
     const lock = this.#c.leaderElection?.lock.describe() ?? '';
-    const err = new Error(`manager: lost the lease ${lock} after leading (holder now ${leader ?? 'unknown'}); stopping at once, as another replica may be leading`);
+    this.#fatal(new Error(`manager: lost the lease ${lock} after leading (holder now ${leader ?? 'unknown'}); stopping at once, as another replica may be leading`), true);
+  }
+
+  /** Ends the run in error: after the graceful stop, or at once (`lost`: the lock is no longer this replica's). */
+  #fatal(err: Error, lost = false): void {
     if (this.#phase !== 'running') {
       this.#failure ??= err;
       return;
     }
     this.#failure = err;
+    if (!lost) return void this.#stop(err.message);
     this.#phase = 'stopping';
     this.#emit({ type: 'stopping', reason: err.message });
     // Stop taking work now; what is in flight is not waited for (the process exits), and the lock is not ours to release.
     for (const ctl of this.#c.controllers) void ctl.shutdown();
     this.#election?.unsubscribe();
     void this.#finish();
-  }
-
-  #fatal(err: Error): void {
-    if (this.#phase !== 'running') {
-      this.#failure ??= err;
-      return;
-    }
-    this.#failure = err;
-    void this.#stop(err.message);
   }
 
   /** MG-7: the graceful stop. */

@@ -27,16 +27,11 @@ const REFUSAL_TTL_MS = 30_000;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const MAX_TOKEN_CHARS = 16_384;
 
-interface Cached<V> {
-  readonly value: V;
-  readonly until: number;
-}
-
 /** A map that forgets entries after their time and keeps at most `max`, dropping the oldest first. */
 class ExpiringCache<V> {
   readonly #max: number;
   // Oldest first (a Map keeps insertion order; a set moves the key to the end).
-  readonly #entries = new Map<string, Cached<V>>();
+  readonly #entries = new Map<string, { readonly value: V; readonly until: number }>();
 
   constructor(max: number) {
     this.#max = max;

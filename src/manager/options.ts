@@ -6,7 +6,7 @@ import type { ReconcileOutcome } from '../controller/types.js';
 import type { Informer } from '../informer/informer.js';
 import { validateOptions as validateLeaderElection, type LeaderElectionOptions } from '../leaderelection/options.js';
 import type { ResourceLock } from '../leaderelection/types.js';
-import { checkOptionNames, numberOption, optionNames, schedulerOption, describeValue } from '../options/validate.js';
+import { booleanOption, checkOptionNames, describeValue, functionOption, numberOption, optionNames, schedulerOption } from '../options/validate.js';
 import type { Webhook } from '../admission/types.js';
 import { parseBindAddress, type BindAddress } from './bindAddress.js';
 import type { WebhookServerMetrics } from './webhookMetrics.js';
@@ -265,9 +265,7 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
     if (typeof metrics !== 'object' || metrics === null || typeof metrics.metrics !== 'function' || typeof metrics.contentType !== 'string') {
       throw new TypeError(`manager: option "metrics" must have contentType (a string) and metrics() (a promise of the text), as a prom-client Registry, got ${describeValue(metrics)}`);
     }
-    for (const name of ['addController', 'addInformer', 'addLeaderElection', 'addWebhooks'] as const) {
-      if (metrics[name] !== undefined && typeof metrics[name] !== 'function') throw new TypeError(`manager: option "metrics.${name}" must be a function, got ${describeValue(metrics[name])}`);
-    }
+    for (const name of ['addController', 'addInformer', 'addLeaderElection', 'addWebhooks'] as const) functionOption('manager', `metrics.${name}`, metrics[name]);
   }
   const metricsAt = parseBindAddress('metricsBindAddress', o['metricsBindAddress'] ?? ':8080');
   if (metrics === undefined && o['metricsBindAddress'] !== undefined && metricsAt !== undefined) {
@@ -320,14 +318,9 @@ function resolveLeaderElection(value: unknown): ResolvedManagerOptions['leaderEl
     throw new TypeError(`manager: option "leaderElection.lock" must be a lock such as leaseLock(kc, { namespace, name }), got ${describeValue(le.lock)}`);
   }
   const identity = le.identity ?? `${hostname()}_${randomUUID()}`;
-  const releaseOnStop = le.releaseOnStop ?? true;
-  if (typeof releaseOnStop !== 'boolean') throw new TypeError(`manager: option "leaderElection.releaseOnStop" must be a boolean, got ${describeValue(releaseOnStop)}`);
+  const releaseOnStop = booleanOption('manager', 'leaderElection.releaseOnStop', le.releaseOnStop, true);
   // leaderElection's own checks (identity, the timings and how they relate), with its messages, prefixed here.
-  const timings = {
-    ...(le.leaseDuration !== undefined && { leaseDuration: le.leaseDuration }),
-    ...(le.renewDeadline !== undefined && { renewDeadline: le.renewDeadline }),
-    ...(le.retryPeriod !== undefined && { retryPeriod: le.retryPeriod }),
-  };
+  const timings = Object.fromEntries((['leaseDuration', 'renewDeadline', 'retryPeriod'] as const).flatMap((k) => (le[k] === undefined ? [] : [[k, le[k]]])));
   const candidate: LeaderElectionOptions = { lock: le.lock, identity, ...timings };
   let checked;
   try {

@@ -30,55 +30,54 @@ export interface WebhookServerMetrics {
 // Distinct `failure` values kept per webhook; more are counted under 'other', so a handler's text cannot grow the series.
 const MAX_FAILURE_KINDS = 16;
 
+/** One webhook path's series, as they are counted. */
+interface Series {
+  // Answers by HTTP status.
+  readonly requests: Map<number, number>;
+  // Seconds from headers to the end of the answer.
+  readonly latency: Histogram;
+  // Requests between started() and ended().
+  inFlight: number;
+  // Answers that report a handler failure, by its word.
+  readonly failures: Map<string, number>;
+}
+
 /** What the webhook server records per webhook path (internal). */
 export class WebhookRecorder {
-  // The served paths, in the order given: the only label values a snapshot has.
-  readonly #paths: readonly string[];
-  // Per path: answers by HTTP status.
-  readonly #requests = new Map<string, Map<number, number>>();
-  // Per path: seconds from headers to the end of the answer.
-  readonly #latency = new Map<string, Histogram>();
-  // Per path: requests between started() and ended().
-  readonly #inFlight = new Map<string, number>();
-  // Per path: answers that report a handler failure, by its word.
-  readonly #failures = new Map<string, Map<string, number>>();
+  // Per served path, in the order given: the only label values a snapshot has.
+  readonly #series: Map<string, Series>;
 
   constructor(paths: readonly string[]) {
-    this.#paths = paths;
-    for (const p of paths) {
-      this.#requests.set(p, new Map());
-      this.#latency.set(p, new Histogram(WEBHOOK_LATENCY_BUCKETS));
-      this.#inFlight.set(p, 0);
-      this.#failures.set(p, new Map());
-    }
+    this.#series = new Map(paths.map((p) => [p, { requests: new Map(), latency: new Histogram(WEBHOOK_LATENCY_BUCKETS), inFlight: 0, failures: new Map() }]));
   }
 
   /** A request to `path` started being answered. */
   started(path: string): void {
-    this.#inFlight.set(path, (this.#inFlight.get(path) ?? 0) + 1);
+    const s = this.#series.get(path);
+    if (s !== undefined) s.inFlight++;
   }
 
   /** The request to `path` ended with `status` after `seconds`, its answer naming `failure` if the handler failed. */
   ended(path: string, status: number, seconds: number, failure: string | undefined): void {
-    this.#inFlight.set(path, Math.max(0, (this.#inFlight.get(path) ?? 0) - 1));
-    const requests = this.#requests.get(path);
-    requests?.set(status, (requests.get(status) ?? 0) + 1);
-    this.#latency.get(path)?.observe(seconds);
-    const failures = this.#failures.get(path);
-    if (failures !== undefined && failure !== undefined) {
-      const kind = failures.has(failure) || failures.size < MAX_FAILURE_KINDS ? failure : 'other';
-      failures.set(kind, (failures.get(kind) ?? 0) + 1);
+    const s = this.#series.get(path);
+    if (s === undefined) return;
+    s.inFlight = Math.max(0, s.inFlight - 1);
+    s.requests.set(status, (s.requests.get(status) ?? 0) + 1);
+    s.latency.observe(seconds);
+    if (failure !== undefined) {
+      const kind = s.failures.has(failure) || s.failures.size < MAX_FAILURE_KINDS ? failure : 'other';
+      s.failures.set(kind, (s.failures.get(kind) ?? 0) + 1);
     }
   }
 
   snapshot(): WebhookServerMetrics {
     return {
-      webhooks: this.#paths.map((path) => ({
+      webhooks: [...this.#series].map(([path, s]) => ({
         path,
-        requests: new Map(this.#requests.get(path)),
-        latency: this.#latency.get(path)?.snapshot() ?? { count: 0, sum: 0, buckets: [] },
-        inFlight: this.#inFlight.get(path) ?? 0,
-        failures: new Map(this.#failures.get(path)),
+        requests: new Map(s.requests),
+        latency: s.latency.snapshot(),
+        inFlight: s.inFlight,
+        failures: new Map(s.failures),
       })),
     };
   }

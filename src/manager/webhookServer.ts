@@ -7,16 +7,9 @@ import type { BindAddress } from './bindAddress.js';
 import type { TlsPair } from './certificates/tlsPair.js';
 import { parseRequestTarget } from './requestTarget.js';
 import type { ServerLimits } from './serverLimits.js';
-import { abandon, type Listening } from './servers.js';
-import { BodyBudget, type BodyHold } from './bodyBudget.js';
-import { listenTls } from './tlsServer.js';
-import { WebhookRecorder, type WebhookServerMetrics } from './webhookMetrics.js';
-
-/** The webhook server once it listens: where, its metrics, and how to close it. */
-export interface WebhookServer extends Listening {
-  /** Requests, latency, in-flight and failures per webhook path, now. */
-  metrics(): WebhookServerMetrics;
-}
+import { abandon, answerWithin, writeAnswer, type Listening } from './servers.js';
+import { listenTls } from './servers.js';
+import { WebhookRecorder } from './webhookMetrics.js';
 
 /**
  * The webhook server: `webhooks` served over HTTPS at `at` with the certificates of `pairs`, within `limits`
@@ -24,32 +17,54 @@ export interface WebhookServer extends Listening {
  * the body at most `limits.maxBodyBytes` (413, the rest unread), parsed once and handed to the webhook's `review`
  * with a signal that aborts when the client leaves. Nothing a client sends throws or rejects out of here.
  *
- * @param recorder where its metrics are kept; the manager keeps one across runs.
+ * @param recorder where its metrics are kept and read; the manager keeps one across runs.
  * @returns the server once it listens.
  */
-export async function listenWebhooks(
+export function listenWebhooks(
   at: BindAddress,
   webhooks: readonly Webhook[],
   pairs: Observable<TlsPair>,
   limits: ServerLimits,
   recorder = new WebhookRecorder(webhooks.map((w) => w.path)),
-): Promise<WebhookServer> {
-  // Each route's answer timeout is fixed with its webhook: worked out once here, not per request.
-  const routes = new Map(webhooks.map((w) => [w.path, { webhook: w, answerMs: answerTimeoutMs(w, limits.answerTimeoutMs) }]));
-  const budget = new BodyBudget(limits.maxBufferedBodyBytes);
-  const listening = await listenTls('webhook', at, pairs, limits, (req, res) => {
+): Promise<Listening> {
+  const routes = new Map(webhooks.map((w) => [w.path, w]));
+  const budget = bodyBudget(limits.maxBufferedBodyBytes);
+  return listenTls('webhook', at, pairs, limits, (req, res) => {
     serveWebhook(req, res, routes, recorder, limits, budget).catch((err: unknown) => abandon(res, 'webhook', err));
   });
-  return { ...listening, metrics: () => recorder.snapshot() };
 }
 
-// What a stream's 'error' is answered with here: the request's outcome is decided elsewhere (one function for all).
-const ignore = (): void => undefined;
+/**
+ * The bytes of request bodies one server holds at once, over all its connections (WH-84): each request's share,
+ * from the function returned, takes from it as its bytes arrive and gives them back once answered, and a request whose next chunk
+ * does not fit is refused instead of read. `maxBodyBytes` bounds one body only: 64 connections each holding a body
+ * just under it would hold 470 MB.
+ */
+function bodyBudget(max: number): () => BodyHold {
+  let left = max;
+  return () => {
+    let held = 0;
+    return {
+      take: (n) => {
+        if (n > left) return false;
+        left -= n;
+        held += n;
+        return true;
+      },
+      release: () => {
+        left += held;
+        held = 0;
+      },
+    };
+  };
+}
 
-/** A webhook with how long the server waits for its answer. */
-interface Route {
-  readonly webhook: Webhook;
-  readonly answerMs: number;
+/** One request's share of the server's body budget. */
+interface BodyHold {
+  /** Takes `n` more bytes; false (nothing taken) when the server holds too much already. */
+  take(n: number): boolean;
+  /** Gives back every byte taken; safe to call again. */
+  release(): void;
 }
 
 interface Plain {
@@ -60,39 +75,36 @@ interface Plain {
 async function serveWebhook(
   req: IncomingMessage,
   res: ServerResponse,
-  routes: ReadonlyMap<string, Route>,
+  routes: ReadonlyMap<string, Webhook>,
   recorder: WebhookRecorder,
   limits: ServerLimits,
-  budget: BodyBudget,
+  budget: () => BodyHold,
 ): Promise<void> {
-  req.on('error', ignore);
-  res.on('error', ignore);
   const target = parseRequestTarget(req.url ?? '');
-  const route = target === undefined ? undefined : routes.get(target.path);
-  if (target === undefined) return sendPlain(req, res, { status: 400, message: 'malformed request-target: expected an absolute path such as /convert' }, true);
-  if (req.method !== 'POST') return sendPlain(req, res, { status: 405, message: 'only POST is served' }, true);
-  if (route === undefined) return sendPlain(req, res, { status: 404, message: `no webhook at ${printable(target.path.slice(0, 200))}; served: ${[...routes.keys()].join(', ')}` }, true);
+  const webhook = target === undefined ? undefined : routes.get(target.path);
+  if (target === undefined) return sendPlain(req, res, { status: 400, message: 'malformed request-target: expected an absolute path such as /convert' });
+  if (req.method !== 'POST') return sendPlain(req, res, { status: 405, message: 'only POST is served' });
+  if (webhook === undefined) return sendPlain(req, res, { status: 404, message: `no webhook at ${printable(target.path.slice(0, 200))}; served: ${[...routes.keys()].join(', ')}` });
 
-  const { webhook, answerMs } = route;
   const path = webhook.path;
   const began = performance.now();
   recorder.started(path);
   let status = 500;
   let failure: string | undefined;
   // The body's bytes count against the server's budget until its answer is written (WH-84).
-  const hold = budget.hold();
+  const hold = budget();
   try {
     const refused = contentTypeRefusal(req.headers['content-type']) ?? lengthRefusal(req.headers['content-length'], limits.maxBodyBytes);
     if (refused !== undefined) {
       status = refused.status;
-      return sendPlain(req, res, refused, true);
+      return sendPlain(req, res, refused);
     }
     const body = await readBody(req, limits.maxBodyBytes, hold, limits.headersTimeoutMs);
     if (typeof body !== 'string') {
       status = body.status;
-      return sendPlain(req, res, body, true);
+      return sendPlain(req, res, body);
     }
-    const answer = await review(webhook, parse(body), res, answerMs);
+    const answer = await review(webhook, parse(body), res, answerTimeoutMs(webhook, limits.answerTimeoutMs));
     failure = answer.failure === undefined ? undefined : String(answer.failure).slice(0, 64);
     status = sendJson(res, answer);
   } finally {
@@ -103,7 +115,6 @@ async function serveWebhook(
 
 /** controller-runtime answers any other content type with a 400 naming it; parameters (`; charset=utf-8`) are allowed here. */
 function contentTypeRefusal(value: string | undefined): Plain | undefined {
-  if (value === 'application/json') return undefined;
   const type = (value ?? '').split(';', 1)[0]?.trim().toLowerCase();
   if (type === 'application/json') return undefined;
   return { status: 400, message: `contentType=${printable((value ?? '').slice(0, 100))}, expected application/json` };
@@ -177,30 +188,9 @@ function answerTimeoutMs(webhook: Webhook, limit: number): number {
 
 /** The webhook's answer; its signal aborts when the client leaves, or after `ms` with a TimeoutError (then a 503). */
 function review(webhook: Webhook, body: unknown, res: ServerResponse, ms: number): Promise<WebhookAnswer> {
-  return new Promise<WebhookAnswer>((resolve) => {
-    const abort = new AbortController();
-    // The first of the answer, a throw or rejection, and the deadline settles; one callback each, no promise chain.
-    let settled = false;
-    const settle = (answer: WebhookAnswer): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      res.off('close', gone);
-      resolve(answer);
-    };
-    const threw = (err: unknown): void => settle({ status: 500, body: { message: printable(err instanceof Error ? err.message : String(err)) }, failure: 'threw' });
-    const gone = (): void => abort.abort(new Error('the client left'));
-    const timer = setTimeout(() => {
-      abort.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError'));
-      settle({ status: 503, body: { message: `no answer within ${ms} ms` }, failure: 'timeout' });
-    }, ms);
-    res.once('close', gone);
-    try {
-      Promise.resolve(webhook.review(body, abort.signal)).then(settle, threw);
-    } catch (err) {
-      threw(err);
-    }
-  });
+  const late: WebhookAnswer = { status: 503, body: { message: `no answer within ${ms} ms` }, failure: 'timeout' };
+  const threw = (err: unknown): WebhookAnswer => ({ status: 500, body: { message: printable(err instanceof Error ? err.message : String(err)) }, failure: 'threw' });
+  return answerWithin(res, ms, (signal) => webhook.review(body, signal), late, threw);
 }
 
 /** Writes the answer as JSON; a body JSON cannot write (a cycle, a BigInt) or a status out of range is a 500. Returns the status sent. */
@@ -210,34 +200,18 @@ function sendJson(res: ServerResponse, answer: WebhookAnswer): number {
   try {
     text = JSON.stringify(answer.body);
   } catch (err) {
-    text = undefined;
     reportError(new Error(`manager: a webhook answered with a body that is not JSON: ${(err as Error).message}`, { cause: err }));
   }
   if (text === undefined || status !== answer.status) {
     status = 500;
     text = JSON.stringify({ message: 'the webhook gave an answer that cannot be sent' });
   }
-  write(res, status, text, false);
+  writeAnswer(res, { status, contentType: 'application/json', body: text }, 'POST', false);
   return status;
 }
 
-function sendPlain(req: IncomingMessage, res: ServerResponse, p: Plain, close: boolean): void {
+function sendPlain(req: IncomingMessage, res: ServerResponse, p: Plain): void {
   // A body left unread cannot be drained for a next request: the connection ends with the answer.
-  const unread = !req.complete;
-  write(res, p.status, JSON.stringify({ message: p.message }), close && unread);
+  writeAnswer(res, { status: p.status, contentType: 'application/json', body: JSON.stringify({ message: p.message }) }, 'POST', !req.complete);
   if (p.status === 408 || p.status === 413 || p.status === 503) res.once('finish', () => req.socket.destroy());
-}
-
-function write(res: ServerResponse, status: number, text: string, close: boolean): void {
-  if (res.destroyed || res.writableEnded || res.headersSent) return;
-  const headers: Record<string, string | number> = {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-  };
-  if (status === 405) headers['allow'] = 'POST';
-  if (close) headers['connection'] = 'close';
-  res.writeHead(status, headers);
-  res.end(text);
 }

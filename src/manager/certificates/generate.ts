@@ -68,8 +68,10 @@ export interface ServingOptions {
 }
 
 const ECDSA_P256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-const SKEW_MS = 60 * 60 * 1000;
-const DNS_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** How long before it is made a certificate is valid from, for clocks that lag (internal). */
+export const SKEW_MS = 60 * 60 * 1000;
+/** A lower-case RFC 1123 DNS name (internal). */
+export const DNS_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 interface Validity {
   readonly notBefore: Date;

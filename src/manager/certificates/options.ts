@@ -94,15 +94,17 @@ function nameOption(path: string, value: unknown, label: boolean): string {
   return value;
 }
 
-/** Splits `hosts` into DNS names and IP addresses (IPv6 in its shortest form, as a certificate is read back). */
+/** An IP address as Node prints it (IPv6 shortest, lower case), so a certificate's form and an option's compare equal (internal). */
+export const canonicalIp = (ip: string): string => (ip.includes(':') ? new URL(`http://[${ip}]/`).hostname.slice(1, -1) : ip);
+
+/** Splits `hosts` into DNS names and IP addresses (canonical, as a certificate is read back). */
 function hostsOption(value: unknown): { dns: string[]; ips: string[] } {
   if (value === undefined) return { dns: [], ips: [] };
   if (!Array.isArray(value)) throw new TypeError(`${W}.hosts" must be an array of DNS names or IP addresses, got ${describeValue(value)}`);
   const dns: string[] = [];
   const ips: string[] = [];
   for (const [i, h] of (value as unknown[]).entries()) {
-    if (typeof h === 'string' && isIP(h) === 4) ips.push(h);
-    else if (typeof h === 'string' && isIP(h) === 6) ips.push(new URL(`http://[${h}]/`).hostname.slice(1, -1));
+    if (typeof h === 'string' && isIP(h) !== 0) ips.push(canonicalIp(h));
     // A name whose last label is all digits would read as a mistyped IPv4 address, not a host (RFC 1123 2.1).
     else if (typeof h === 'string' && h.length <= 253 && SUBDOMAIN.test(h) && !/(^|\.)[0-9]+$/.test(h)) dns.push(h);
     else throw new TypeError(`${W}.hosts[${i}]" must be a DNS name (RFC 1123 subdomain) or an IP address, got ${describeValue(h)}`);

@@ -1,12 +1,9 @@
 import { CertificateError } from './CertificateError.js';
 import { describePair, type PairDescription } from './describe.js';
-import { generateCa, issueServing } from './generate.js';
-import type { ResolvedWebhookCertificates } from './options.js';
+import { generateCa, issueServing, SKEW_MS } from './generate.js';
+import { canonicalIp, type ResolvedWebhookCertificates } from './options.js';
 import { nodeCertificate, privateKey } from './pem.js';
 import { endOf, validCas, type SecretContent, type SecretMaterial } from './secretData.js';
-
-/** Certificates are valid from an hour before they are made (generate.ts): a CA was made this long after its notBefore. */
-const SKEW_MS = 60 * 60 * 1000;
 
 /**
  * What the leader does with the Secret it read (internal): write `next`
@@ -31,8 +28,6 @@ export interface PlanContext {
 }
 
 const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
-/** An IP address as Node prints it (IPv6 shortest, lower case), so a certificate's form and an option's compare equal. */
-const canonicalIp = (ip: string): string => (ip.includes(':') ? new URL(`http://[${ip}]/`).hostname.slice(1, -1) : ip);
 const unique = (xs: readonly (string | undefined)[]): string[] => [...new Set(xs.filter((x): x is string => x !== undefined))];
 
 /** The CA of the bundle whose key `ca.key` is, when it can sign (a P-256 key); undefined otherwise (WH-113). */
@@ -41,9 +36,9 @@ function signerOf(cas: readonly string[], caKey: string | undefined, where: stri
   let key;
   try {
     key = privateKey(caKey, `ca.key of ${where}`);
-  } catch (err) {
-    if (err instanceof CertificateError) return undefined;
-    throw err;
+  } catch {
+    // Only a CertificateError: a key that cannot be read signs nothing.
+    return undefined;
   }
   if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') return undefined;
   return cas.find((pem) => nodeCertificate(pem, `ca.crt of ${where}`).checkPrivateKey(key));
@@ -119,7 +114,7 @@ export async function plan(m: SecretMaterial, x: PlanContext): Promise<Plan> {
   return { next: undefined, reason: '', wakeAt: Math.min(...wakes) };
 }
 
-/** When a CA rxkube made was made: an hour after its notBefore. */
+/** When a CA rxkube made was made: SKEW_MS after its notBefore. */
 function nodeCertificateMade(pem: string, where: string): number {
   return Date.parse(nodeCertificate(pem, `ca.crt of ${where}`).validFrom) + SKEW_MS;
 }

@@ -8,7 +8,7 @@ import { isAlreadyExists, isConflict, isNotFound } from '../../errors/api/guards
 import { CertificateProvisionError } from './CertificateProvisionError.js';
 import type { ResolvedWebhookCertificates } from './options.js';
 import { plan } from './plan.js';
-import { dataOf, materialOf, type SecretContent } from './secretData.js';
+import { base64, dataOf, materialOf, type SecretContent } from './secretData.js';
 
 /** The field manager of every write provisioning makes, so `managedFields` tells them apart. */
 export const FIELD_MANAGER = 'rxkube-webhook-certificates';
@@ -69,43 +69,36 @@ interface Target {
   readonly write: (o: KubeObject) => Promise<unknown>;
 }
 
-type Configuration = V1ValidatingWebhookConfiguration | V1MutatingWebhookConfiguration;
-
-async function readConfiguration<T extends Configuration>(client: ObjectClient<T>, kind: string, c: ResolvedWebhookCertificates, signal: AbortSignal): Promise<Target | undefined> {
-  const what = `${kind} ${c.name}`;
-  const found = await step('read', `reading ${what}`, () => getOrUndefined(client, c.name, signal));
-  if (found === undefined) return undefined;
-  const copy = structuredClone(found);
-  const fields = (copy.webhooks ?? []).map((h) => h.clientConfig).filter((cc): cc is NonNullable<typeof cc> => typeof cc === 'object' && cc !== null);
-  return { what, copy, fields, write: (o) => client.replace(o as T, { signal }) };
-}
-
-async function readCrd(client: Clients['crds'], name: string, signal: AbortSignal): Promise<Target | undefined> {
-  const what = `CustomResourceDefinition ${name}`;
+/** Reads one object that carries the bundle; undefined when it does not exist, or `fieldsOf` finds nowhere to write. */
+async function readTarget<T extends KubeObject>(client: ObjectClient<T>, what: string, name: string, signal: AbortSignal, fieldsOf: (copy: T, what: string) => CaBundleField[] | undefined): Promise<Target | undefined> {
   const found = await step('read', `reading ${what}`, () => getOrUndefined(client, name, signal));
   if (found === undefined) return undefined;
   const copy = structuredClone(found);
+  const fields = fieldsOf(copy, what);
+  return fields === undefined ? undefined : { what, copy, fields, write: (o) => client.replace(o as T, { signal }) };
+}
+
+const configurationFields = (copy: V1ValidatingWebhookConfiguration | V1MutatingWebhookConfiguration): CaBundleField[] =>
+  (copy.webhooks ?? []).map((h) => h.clientConfig).filter((cc): cc is NonNullable<typeof cc> => typeof cc === 'object' && cc !== null);
+
+function crdFields(copy: V1CustomResourceDefinition, what: string): CaBundleField[] | undefined {
   const clientConfig = copy.spec.conversion?.webhook?.clientConfig;
-  if (typeof clientConfig !== 'object' || clientConfig === null) {
-    reportError(
-      new CertificateProvisionError('crd-without-webhook', `webhookCertificates: ${what} has no spec.conversion.webhook.clientConfig to write the CA bundle into: install it from crd({ conversionWebhook }), or leave it out of customResources`),
-    );
-    return undefined;
-  }
-  return { what, copy, fields: [clientConfig], write: (o) => client.replace(o as V1CustomResourceDefinition, { signal }) };
+  if (typeof clientConfig === 'object' && clientConfig !== null) return [clientConfig];
+  reportError(
+    new CertificateProvisionError('crd-without-webhook', `webhookCertificates: ${what} has no spec.conversion.webhook.clientConfig to write the CA bundle into: install it from crd({ conversionWebhook }), or leave it out of customResources`),
+  );
+  return undefined;
 }
 
 /** Every object that carries the bundle and exists (WH-105). */
 async function readTargets(c: ResolvedWebhookCertificates, clients: Clients, signal: AbortSignal): Promise<Target[]> {
   const found = [
-    await readConfiguration(clients.validating, 'ValidatingWebhookConfiguration', c, signal),
-    await readConfiguration(clients.mutating, 'MutatingWebhookConfiguration', c, signal),
+    await readTarget(clients.validating, `ValidatingWebhookConfiguration ${c.name}`, c.name, signal, configurationFields),
+    await readTarget(clients.mutating, `MutatingWebhookConfiguration ${c.name}`, c.name, signal, configurationFields),
   ];
-  for (const name of c.crdNames) found.push(await readCrd(clients.crds, name, signal));
+  for (const name of c.crdNames) found.push(await readTarget(clients.crds, `CustomResourceDefinition ${name}`, name, signal, crdFields));
   return found.filter((t): t is Target => t !== undefined);
 }
-
-const base64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
 /** Makes every client config carry exactly `bundle` (the Secret's `ca.crt`, WH-105); only a field that differs is written. Says whether it wrote. */
 async function writeBundles(targets: readonly Target[], bundle: string): Promise<boolean> {

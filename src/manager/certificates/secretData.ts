@@ -38,10 +38,13 @@ export function materialOf(secret: V1Secret | undefined): SecretMaterial {
   return { cert: field(secret, CERT_FIELD), key: field(secret, KEY_FIELD), ca: field(secret, CA_FIELD), caKey: field(secret, CA_KEY_FIELD) };
 }
 
+/** Text as a Secret's `data` holds it (internal). */
+export const base64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
+
 /** The Secret's `data` for a pair, a bundle and the CA key, beside what else it holds (internal). */
 export function dataOf(existing: V1Secret | undefined, content: SecretContent): Record<string, string> {
-  const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
-  return { ...existing?.data, [CERT_FIELD]: b64(content.cert), [KEY_FIELD]: b64(content.key), [CA_FIELD]: b64(content.cas.join('')), [CA_KEY_FIELD]: b64(content.caKey) };
+  const text = { [CERT_FIELD]: content.cert, [KEY_FIELD]: content.key, [CA_FIELD]: content.cas.join(''), [CA_KEY_FIELD]: content.caKey };
+  return { ...existing?.data, ...Object.fromEntries(Object.entries(text).map(([k, v]) => [k, base64(v)])) };
 }
 
 /** The CA certificates of a bundle that are CAs and still valid at `now`, in order; an unreadable bundle has none (internal). */
