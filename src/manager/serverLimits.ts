@@ -1,4 +1,4 @@
-import { checkOptionNames, describeValue, numberOption } from '../options/validate.js';
+import { checkOptionNames, describeValue, numberOption, optionNames } from '../options/validate.js';
 import { MAX_TIMER_MS } from '../options/timerDelay.js';
 
 /**
@@ -70,7 +70,7 @@ export interface ManagerServerLimits {
 export type ServerLimits = Required<ManagerServerLimits>;
 
 /** The defaults, with why on each field of {@link ManagerServerLimits}. */
-const DEFAULT_SERVER_LIMITS: ServerLimits = {
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   maxConnections: 64,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
@@ -85,15 +85,24 @@ const DEFAULT_SERVER_LIMITS: ServerLimits = {
 /** Byte counts, to which the 2³¹−1 bound of the timeouts does not apply. */
 const BYTE_COUNTS: ReadonlySet<string> = new Set(['maxBodyBytes', 'maxBufferedBodyBytes']);
 
-// Every option's name, checked by the compiler as the defaults are: a ServerLimits holds each key and no other.
-const NAMES = Object.keys(DEFAULT_SERVER_LIMITS) as (keyof ServerLimits)[];
+const NAMES = optionNames<ManagerServerLimits>({
+  maxConnections: true,
+  headersTimeoutMs: true,
+  requestTimeoutMs: true,
+  keepAliveTimeoutMs: true,
+  idleTimeoutMs: true,
+  maxHeaderBytes: true,
+  answerTimeoutMs: true,
+  maxBodyBytes: true,
+  maxBufferedBodyBytes: true,
+});
 
 /** Checks `serverLimits` up front: each a positive integer within what Node accepts, headers within the request. */
 export function resolveServerLimits(value: unknown): ServerLimits {
   if (value === undefined) return DEFAULT_SERVER_LIMITS;
   const o = checkOptionNames('manager: serverLimits', value, NAMES);
   const resolved = {} as Record<keyof ServerLimits, number>;
-  for (const name of NAMES) {
+  for (const name of NAMES as (keyof ServerLimits)[]) {
     const n = numberOption('manager', `serverLimits.${name}`, o[name], DEFAULT_SERVER_LIMITS[name], { min: 1, integer: true });
     if (!BYTE_COUNTS.has(name) && n > MAX_TIMER_MS) throw new TypeError(`manager: option "serverLimits.${name}" must be at most ${MAX_TIMER_MS}, got ${describeValue(n)}`);
     resolved[name] = n;
