@@ -3,7 +3,7 @@
 // their provider through it, so they agree on what counts as a change.
 
 import type { KubeConfig } from '@kubernetes/client-node';
-import { defer, map, type Observable } from 'rxjs';
+import { defer, filter, map, mergeMap, takeWhile, type Observable } from 'rxjs';
 import { ClusterError } from './ClusterError.js';
 import type { Cluster, ClusterProvider } from './types.js';
 import { describeValue } from '../options/validate.js';
@@ -28,6 +28,19 @@ export function kubeConfigFingerprint(kc: KubeConfig): string {
   const cluster = kc.getCurrentCluster();
   if (cluster === null || context === null) throw new TypeError(`its KubeConfig has no current context with a cluster (current context ${JSON.stringify(contextName ?? '')})`);
   return JSON.stringify([context, cluster, kc.getCurrentUser()]);
+}
+
+/**
+ * Each cluster's lifetime in a fleet's `changes` (hot: shared): `each(cluster, later)` from its join, merged, where
+ * `later` is the cluster's own further changes, up to and including its leave. The one way informers and
+ * controllers of many clusters follow a cluster from its join to its leave.
+ */
+export function eachCluster<R>(changes: Observable<ClusterChange>, each: (cluster: Cluster, later: Observable<ClusterChange>) => Observable<R>): Observable<R> {
+  const named = (name: string) => (c: ClusterChange) => (c.type === 'leave' ? c.name : c.cluster.name) === name;
+  return changes.pipe(
+    filter((c): c is ClusterChange & { type: 'join' } => c.type === 'join'),
+    mergeMap(({ cluster }) => each(cluster, changes.pipe(filter(named(cluster.name)), takeWhile((c) => c.type !== 'leave', true)))),
+  );
 }
 
 interface Known {

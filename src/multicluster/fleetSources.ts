@@ -4,14 +4,15 @@
 // cluster's part of it and merged. Internal; no lifetime of its own: each
 // source lives exactly as long as the controller's subscription to it.
 
-import { combineLatest, concat, defer, filter, from, ignoreElements, merge, NEVER, Observable, of, skipUntil, shareReplay, take, type Subscription } from 'rxjs';
+import { catchError, combineLatest, concat, concatMap, concatWith, connect, defer, filter, finalize, from, ignoreElements } from 'rxjs';
+import { map, merge, mergeMap, NEVER, Observable, of, share, shareReplay, skipUntil, take, takeUntil, tap } from 'rxjs';
 import type { ControllerSource } from '../controller/types.js';
 import type { InformerEvent } from '../operators/informerEvent.js';
 import { syncedOf } from '../informer/syncedOf.js';
 import { filterBy, predicateError } from '../operators/predicateFilter.js';
 import type { Predicate } from '../operators/predicates.js';
 import type { KubeObject } from '../store/types.js';
-import { clusterChanges } from './clusterChanges.js';
+import { clusterChanges, eachCluster, type ClusterChange } from './clusterChanges.js';
 import { ClusterError } from './ClusterError.js';
 import { clusterKey, splitClusterKey } from './clusterKey.js';
 import type { MultiClusterInformer } from './multiClusterInformer.js';
@@ -79,69 +80,60 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
     );
   const sources = entries.map((entry, index): ControllerSource<unknown> => {
     const feedsMembers = index === 0;
-    const events = new Observable<InformerEvent<unknown>>((subscriber) => {
-      // Each cluster's stream while the cluster is present, by name.
-      const streams = new Map<string, Subscription>();
-      // The members this subscription made: a later run's subscription may overlap a draining one, and each ends its own.
-      const own = new Map<string, Member>();
-      const start = (name: string): void => {
-        const part = partOf(entry.source, name);
-        // Counted: the readiness watch ends with the cluster's stream, synced or not (LT-10).
-        const synced = ready(name).pipe(shareReplay({ bufferSize: 1, refCount: true }));
-        const partEvents = (part as Observable<InformerEvent<unknown>>).pipe(filter((e) => !(e.type === 'delete' && (e as { reason?: string }).reason === 'cluster-removed')));
-        const listed = hasList(part);
-        // The `for` entry replays the cluster's cache once it is ready: the events it held back are in it. A cache
-        // that cannot be listed has the keys it held back read instead (LT-11).
-        const replay: Observable<InformerEvent<unknown>> = feedsMembers && listed ? concat(synced.pipe(ignoreElements()), defer(() => initialList(part))) : NEVER;
-        const live =
-          feedsMembers && !listed
-            ? heldBack(partEvents, synced, part.store, (err) => report(new ClusterError(name, `its ${part.name ?? 'source'} gave an object with no key; it waits for its next change`, err)))
-            : partEvents.pipe(skipUntil(synced));
-        streams.set(
-          name,
-          merge(replay, live)
-            .pipe(passing(entry, name, report))
-            .subscribe({ next: (e) => subscriber.next(tagged(e, name)), error: (err: unknown) => report(new ClusterError(name, `its ${part.name ?? 'source'} failed`, err)) }),
-        );
+    /** One cluster's events while it is present; the `for` entry also keeps its member (MC-12). */
+    const cluster = (joined: Cluster, later: Observable<ClusterChange>): Observable<Tagged> => {
+      const name = joined.name;
+      let member: Member | undefined;
+      let gone = false;
+      const enter = (c: Cluster): void => {
+        if (feedsMembers) members.set(name, (member = { cluster: c, abort: new AbortController() }));
       };
-      const stop = (name: string, left: boolean): void => {
-        streams.get(name)?.unsubscribe();
-        streams.delete(name);
-        if (left) forgetPart(entry.source, name);
+      const end = (why: string): void => {
+        member?.abort.abort(new ClusterError(name, `stopped: ${why}`));
+        // A later run's subscription may overlap a draining one: each ends its own member.
+        if (member !== undefined && members.get(name) === member) members.delete(name);
+        member = undefined;
       };
-      const end = (name: string, why: string): void => {
-        const member = own.get(name);
-        if (member === undefined) return;
-        member.abort.abort(new ClusterError(name, `stopped: ${why}`));
-        own.delete(name);
-        if (members.get(name) === member) members.delete(name);
-      };
-      // Only the `for` source reports what is wrong with the provider's sets: once is enough.
-      const changes = clusterChanges(provider, feedsMembers ? report : () => {}).subscribe({
-        next: (list) => {
-          for (const change of list) {
-            const name = change.type === 'leave' ? change.name : change.cluster.name;
-            if (feedsMembers) {
-              end(name, change.type === 'leave' ? 'it left the fleet' : 'its KubeConfig changed');
-              if (change.type === 'leave') left(name);
-              else {
-                const member = { cluster: change.cluster, abort: new AbortController() };
-                own.set(name, member);
-                members.set(name, member);
-              }
-            }
-            if (change.type === 'leave') stop(name, true);
-            else if (change.type === 'join') start(name);
-          }
-        },
-        // A provider's error ends the controller (MC-1).
-        error: (err: unknown) => subscriber.error(err),
-      });
-      return () => {
-        changes.unsubscribe();
-        for (const name of [...streams.keys()]) stop(name, false);
-        for (const name of [...own.keys()]) end(name, 'the controller stopped');
-      };
+      const leave = later.pipe(
+        tap((change) => {
+          gone = change.type === 'leave';
+          end(gone ? 'it left the fleet' : 'its KubeConfig changed');
+          if (!gone) enter((change as { cluster: Cluster }).cluster);
+          else if (feedsMembers) left(name);
+        }),
+        filter(() => gone),
+      );
+      const part = partOf(entry.source, name);
+      // Counted: the readiness watch ends with the cluster's stream, synced or not (LT-10).
+      const synced = ready(name).pipe(shareReplay({ bufferSize: 1, refCount: true }));
+      const partEvents = (part as Observable<InformerEvent<unknown>>).pipe(filter((e) => !(e.type === 'delete' && (e as { reason?: string }).reason === 'cluster-removed')));
+      const listed = hasList(part);
+      // The `for` entry replays the cluster's cache once it is ready: the events it held back are in it. A cache
+      // that cannot be listed has the keys it held back read instead (LT-11).
+      const replay: Observable<InformerEvent<unknown>> = feedsMembers && listed ? concat(synced.pipe(ignoreElements()), defer(() => initialList(part)), NEVER) : NEVER;
+      const live =
+        feedsMembers && !listed
+          ? heldBack(partEvents, synced, part.store, (err) => report(new ClusterError(name, `its ${part.name ?? 'source'} gave an object with no key; it waits for its next change`, err)))
+          : whenReady(partEvents, synced);
+      return defer(() => {
+        enter(joined);
+        return merge(replay, live);
+      }).pipe(
+        passing(entry, name, report),
+        map((e) => tagged(e, name)),
+        catchError((err: unknown) => {
+          report(new ClusterError(name, `its ${part.name ?? 'source'} failed`, err));
+          return NEVER;
+        }),
+        takeUntil(leave),
+        finalize(() => (gone ? forgetPart(entry.source, name) : end('the controller stopped'))),
+      );
+    };
+    // Only the `for` source reports what is wrong with the provider's sets: once is enough. A provider's error ends
+    // the controller (MC-1).
+    const events = defer(() => {
+      const changes = clusterChanges(provider, feedsMembers ? report : () => {}).pipe(concatWith(NEVER), concatMap((set) => set), share());
+      return eachCluster(changes, cluster);
     });
     return Object.assign(events, {
       name: entry.source.name ?? 'source',
@@ -190,11 +182,10 @@ function heldBack(
   store: ControllerSource<unknown>['store'],
   report: (err: unknown) => void,
 ): Observable<InformerEvent<unknown>> {
-  return new Observable<InformerEvent<unknown>>((subscriber) => {
-    let held: Set<string> | undefined = new Set();
-    const sub = events.subscribe({
-      next: (event) => {
-        if (held === undefined) return subscriber.next(event);
+  return events.pipe(
+    connect((shared) => {
+      const held = new Set<string>();
+      const hold = (event: InformerEvent<unknown>): void => {
         // A delete needs no key: the object is not in the cache when the keys are read.
         if (event.type === 'delete') return;
         try {
@@ -202,24 +193,30 @@ function heldBack(
         } catch (err) {
           report(err);
         }
-      },
-      error: (err: unknown) => subscriber.error(err),
-      complete: () => subscriber.complete(),
-    });
-    sub.add(
-      synced.pipe(take(1)).subscribe(() => {
-        const keys = held ?? new Set<string>();
-        held = undefined;
-        for (const key of keys) {
-          const obj = store.getByKey(key);
-          if (obj !== undefined) subscriber.next({ type: 'add', obj, isInInitialList: true });
-        }
-      }),
-    );
-    return () => {
-      held = undefined;
-      sub.unsubscribe();
-    };
+      };
+      const given = synced.pipe(
+        take(1),
+        mergeMap(() => {
+          const keys = [...held];
+          held.clear();
+          return keys.map((key) => store.getByKey(key)).filter((obj) => obj !== undefined);
+        }),
+        map((obj): InformerEvent<unknown> => ({ type: 'add', obj, isInInitialList: true })),
+      );
+      // The source's end ends the holding: nothing held is given after it.
+      return merge(shared.pipe(tap({ next: hold, complete: () => held.clear() }), takeUntil(synced), ignoreElements()), given, shared.pipe(skipUntil(synced)));
+    }),
+  );
+}
+
+/**
+ * `events` once `ready` has emitted. `events` is subscribed first, so what it gives as it is subscribed (a late
+ * subscriber's replay of a cache the `for` entry replays itself at readiness) is held back too.
+ */
+function whenReady<E>(events: Observable<E>, ready: Observable<unknown>): Observable<E> {
+  return defer(() => {
+    let open = false;
+    return merge(events.pipe(filter(() => open)), ready.pipe(take(1), tap(() => (open = true)), ignoreElements()));
   });
 }
 

@@ -16,10 +16,8 @@ import {
   ignoreElements,
   map,
   merge,
-  mergeMap,
   share,
   skip,
-  takeWhile,
   tap,
   timer,
 } from 'rxjs';
@@ -35,7 +33,7 @@ import { createIndexer } from '../store/indexer.js';
 import { byNamespace } from '../store/indexFuncs.js';
 import { readonlyView } from '../store/readonlyView.js';
 import type { KubeObject, ReadonlyIndexer } from '../store/types.js';
-import { clusterChanges, type ClusterChange } from './clusterChanges.js';
+import { clusterChanges, eachCluster } from './clusterChanges.js';
 import { clusterFanOut } from './clusterFanOut.js';
 import { clusterMember, type ClusterStatus, type Fleet } from './clusterMember.js';
 import { CLUSTER_INDEX, multiClusterStore, type MultiClusterStore } from './multiClusterStore.js';
@@ -305,10 +303,7 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
       concatMap((set) => concat(set, setApplied)),
       share(),
     );
-    const named = (cluster: string) => (c: ClusterChange) => (c.type === 'leave' ? c.name : c.cluster.name) === cluster;
-    return changes$.pipe(
-      filter((c) => c.type === 'join'),
-      mergeMap(({ cluster }) => clusterMember(cluster, changes$.pipe(filter(named(cluster.name)), takeWhile((c) => c.type !== 'leave', true)), fleet)),
+    return eachCluster(changes$, (cluster, later) => clusterMember(cluster, later, fleet)).pipe(
       tap({
         next: fanOut.emit,
         error: (err: unknown) => {
