@@ -34,9 +34,9 @@ export interface Attached {
 
 /** A fan-out over the clusters `clusters()` names, whose stores `storeOf` gives. */
 export function clusterFanOut<T>(clusters: () => Iterable<string>, storeOf: StoreOf<T>): ClusterFanOut<T> {
-  // Copied on change, so a delivery loop goes over the listeners there when the event began.
-  let all: readonly Listener<T>[] = [];
-  const byCluster = new Map<string, readonly Listener<T>[]>();
+  // By cluster (undefined: subscribers of everything); copied on change, so a delivery loop goes over the listeners
+  // there when the event began.
+  const listeners = new Map<string | undefined, readonly Listener<T>[]>();
 
   const deliver = (l: Listener<T>, e: ClusterEvent<T>): void => {
     if (l.held === undefined || isNews(l.held, e)) l.subscriber.next(e);
@@ -62,23 +62,18 @@ export function clusterFanOut<T>(clusters: () => Iterable<string>, storeOf: Stor
 
   return {
     emit: (e) => {
-      for (const l of all) deliver(l, e);
-      const views = byCluster.get(e.cluster);
-      if (views !== undefined) for (const l of views) deliver(l, e);
+      for (const l of listeners.get(undefined) ?? []) deliver(l, e);
+      for (const l of listeners.get(e.cluster) ?? []) deliver(l, e);
     },
     attach: (subscriber, cluster) => {
       const l: Listener<T> = { subscriber, held: undefined };
-      if (cluster === undefined) all = [...all, l];
-      else byCluster.set(cluster, [...(byCluster.get(cluster) ?? []), l]);
+      listeners.set(cluster, [...(listeners.get(cluster) ?? []), l]);
       return {
         replay: () => replay(l, cluster),
         detach: () => {
-          if (cluster === undefined) all = all.filter((x) => x !== l);
-          else {
-            const rest = (byCluster.get(cluster) ?? []).filter((x) => x !== l);
-            if (rest.length === 0) byCluster.delete(cluster);
-            else byCluster.set(cluster, rest);
-          }
+          const rest = (listeners.get(cluster) ?? []).filter((x) => x !== l);
+          if (rest.length === 0) listeners.delete(cluster);
+          else listeners.set(cluster, rest);
         },
       };
     },

@@ -16,8 +16,8 @@ import {
   ignoreElements,
   map,
   merge,
+  of,
   share,
-  skip,
   tap,
   timer,
 } from 'rxjs';
@@ -354,20 +354,19 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
       if (wait === null || typeof wait !== 'object' || wait instanceof AbortSignal) throw new TypeError(`whenSynced takes { timeout?, signal? }, got ${describeValue(wait)}`);
       const { timeout, signal } = wait;
       if (timeout !== undefined && (!Number.isFinite(timeout) || timeout < 0)) throw new TypeError(`timeout must be a non-negative number of ms, got ${describeValue(timeout)}`);
-      const now = status.value;
-      if (now.synced) return Promise.resolve();
-      if (now.state === 'failed') return Promise.reject(syncError('failed', 'its cluster provider failed'));
-      if (now.state === 'idle') return Promise.reject(syncError('not-running', 'it is not running: subscribe to it first'));
-      if (signal?.aborted) return Promise.reject(syncError('aborted', 'the signal aborted'));
-      // The first of: synced, the run ending, the timeout, the signal (S-2).
+      // The first of: synced, the run not running (at the call: not started), the timeout, the signal (S-2).
       const outcome = merge(
         status.pipe(
-          skip(1),
-          filter((s) => s.synced || s.state !== 'running'),
-          map((s) => (s.synced ? undefined : s.state === 'failed' ? syncError('failed', 'its cluster provider failed') : syncError('stopped', 'its last subscriber left'))),
+          map((s, i) => {
+            if (s.synced) return undefined;
+            if (s.state === 'failed') return syncError('failed', 'its cluster provider failed');
+            if (s.state === 'running') return null;
+            return i === 0 ? syncError('not-running', 'it is not running: subscribe to it first') : syncError('stopped', 'its last subscriber left');
+          }),
+          filter((err) => err !== null),
         ),
         timeout === undefined ? NEVER : timer(timerDelay(timeout)).pipe(map(() => syncError('timeout', `not within ${timeout} ms`))),
-        signal === undefined ? NEVER : fromEvent(signal, 'abort').pipe(map(() => syncError('aborted', 'the signal aborted'))),
+        signal === undefined ? NEVER : defer(() => (signal.aborted ? of(0) : fromEvent(signal, 'abort'))).pipe(map(() => syncError('aborted', 'the signal aborted'))),
       );
       return firstValueFrom(outcome).then((err) => {
         if (err !== undefined) throw err;
