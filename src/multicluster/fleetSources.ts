@@ -18,42 +18,51 @@ import { clusterKey, splitClusterKey } from './clusterKey.js';
 import type { MultiClusterInformer } from './multiClusterInformer.js';
 import type { Cluster, ClusterProvider } from './types.js';
 
-/** A multi-cluster informer (each cluster reads its part), or one single-cluster source every cluster shares. */
-export type AnySource<T> = MultiClusterInformer<T> | ControllerSource<T>;
+/**
+ * Where a multi-cluster controller reads from: a multi-cluster informer (each
+ * cluster's keys come from that cluster's part of it), or one
+ * single-cluster source that every cluster shares (a hub cluster's objects,
+ * say, to be applied in every member: each is reconciled once per cluster).
+ *
+ * ## Example
+ * ```ts
+ * import type { Informer, MultiClusterInformer } from 'rxkube';
+ * import type { ClusterSource } from 'rxkube/core';
+ * import type { V1ConfigMap } from '@kubernetes/client-node';
+ * declare const configMaps: MultiClusterInformer<V1ConfigMap>;
+ * declare const hubConfigMaps: Informer<V1ConfigMap>;
+ *
+ * const perCluster: ClusterSource<V1ConfigMap> = configMaps; // one cache per cluster
+ * const fromTheHub: ClusterSource<V1ConfigMap> = hubConfigMaps; // one cache, read for every cluster
+ * ```
+ */
+export type ClusterSource<T> = MultiClusterInformer<T> | ControllerSource<T>;
 
 /** A cluster present in the fleet, as the reconciles of the controller see it. */
 export interface Member {
   readonly cluster: Cluster;
   // Aborted when the cluster leaves or its KubeConfig changes: reconciles in flight get it through their signal (MC-12).
   readonly abort: AbortController;
+  /** The store of its part of the `for` source: what its reconciles read. */
+  readonly store: ControllerSource<unknown>['store'];
 }
 
 /** An entry of the controller, before it is made a fleet source. */
 export interface FleetEntry {
-  readonly source: AnySource<unknown>;
+  readonly source: ClusterSource<unknown>;
   readonly predicates: readonly Predicate<unknown>[];
 }
 
-export function isMulti<T>(source: AnySource<T>): source is MultiClusterInformer<T> {
+export function isMulti<T>(source: ClusterSource<T>): source is MultiClusterInformer<T> {
   return typeof (source as Partial<MultiClusterInformer<T>>).cluster === 'function';
 }
 
-// Each multi-cluster informer's cluster views, made once per cluster name: a view reads whatever the cluster is now.
-const views = new WeakMap<object, Map<string, ControllerSource<unknown>>>();
-
-/** One cluster's part of a source: the cluster's view of a multi-cluster informer, or the shared source itself. */
-export function partOf<T>(source: AnySource<T>, cluster: string): ControllerSource<T> {
-  if (!isMulti(source)) return source;
-  let byName = views.get(source);
-  if (byName === undefined) views.set(source, (byName = new Map()));
-  let view = byName.get(cluster);
-  if (view === undefined) byName.set(cluster, (view = source.cluster(cluster) as unknown as ControllerSource<unknown>));
-  return view as ControllerSource<T>;
-}
-
-/** Drops the cached view of a cluster that left: a name that comes back gets a fresh one, so churning names keep nothing (LT-10). */
-function forgetPart(source: AnySource<unknown>, cluster: string): void {
-  if (isMulti(source)) views.get(source)?.delete(cluster);
+/**
+ * One cluster's part of a source: the cluster's view of a multi-cluster informer, made at each join and held by
+ * nothing but the cluster's stream, so churning names keep nothing (LT-10); or the shared source itself.
+ */
+function partOf<T>(source: ClusterSource<T>, cluster: string): ControllerSource<T> {
+  return isMulti(source) ? (source.cluster(cluster) as unknown as ControllerSource<T>) : source;
 }
 
 /** The fleet's sources for one controller: `members` is fed by the first entry's subscription (the `for` source's). */
@@ -83,10 +92,10 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
     /** One cluster's events while it is present; the `for` entry also keeps its member (MC-12). */
     const cluster = (joined: Cluster, later: Observable<ClusterChange>): Observable<Tagged> => {
       const name = joined.name;
+      const part = partOf(entry.source, name);
       let member: Member | undefined;
-      let gone = false;
-      const enter = (c: Cluster): void => {
-        if (feedsMembers) members.set(name, (member = { cluster: c, abort: new AbortController() }));
+      const enter = (cluster: Cluster): void => {
+        if (feedsMembers) members.set(name, (member = { cluster, abort: new AbortController(), store: part.store }));
       };
       const end = (why: string): void => {
         member?.abort.abort(new ClusterError(name, `stopped: ${why}`));
@@ -96,14 +105,12 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
       };
       const leave = later.pipe(
         tap((change) => {
-          gone = change.type === 'leave';
-          end(gone ? 'it left the fleet' : 'its KubeConfig changed');
-          if (!gone) enter((change as { cluster: Cluster }).cluster);
+          end(change.type === 'leave' ? 'it left the fleet' : 'its KubeConfig changed');
+          if (change.type !== 'leave') enter(change.cluster);
           else if (feedsMembers) left(name);
         }),
-        filter(() => gone),
+        filter((change) => change.type === 'leave'),
       );
-      const part = partOf(entry.source, name);
       // Counted: the readiness watch ends with the cluster's stream, synced or not (LT-10).
       const synced = ready(name).pipe(shareReplay({ bufferSize: 1, refCount: true }));
       const partEvents = (part as Observable<InformerEvent<unknown>>).pipe(filter((e) => !(e.type === 'delete' && (e as { reason?: string }).reason === 'cluster-removed')));
@@ -126,7 +133,7 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
           return NEVER;
         }),
         takeUntil(leave),
-        finalize(() => (gone ? forgetPart(entry.source, name) : end('the controller stopped'))),
+        finalize(() => end('the controller stopped')),
       );
     };
     // Only the `for` source reports what is wrong with the provider's sets: once is enough. A provider's error ends
@@ -147,7 +154,7 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
 }
 
 /** The cache of a fleet source: read by cluster key, keyed within one cluster. */
-function fleetStore(source: AnySource<unknown>): ControllerSource<unknown>['store'] {
+function fleetStore(source: ClusterSource<unknown>): ControllerSource<unknown>['store'] {
   return {
     getByKey: (key) => {
       if (isMulti(source)) return source.store.getByKey(key);

@@ -9,29 +9,9 @@ import { checkOptionNames, describeValue, functionOption, optionNames } from '..
 import { CONTROLLER_OPTIONS } from '../controller/options.js';
 import type { KubeObject } from '../store/types.js';
 import { splitClusterKey } from './clusterKey.js';
-import { clusterOf, fleetSources, isMulti, partOf, type Member } from './fleetSources.js';
+import { clusterOf, fleetSources, isMulti, type ClusterSource, type Member } from './fleetSources.js';
 import type { MultiClusterInformer } from './multiClusterInformer.js';
 import type { Cluster, ClusterProvider } from './types.js';
-
-/**
- * Where a multi-cluster controller reads from: a multi-cluster informer (each
- * cluster's keys come from that cluster's part of it), or one
- * single-cluster source that every cluster shares (a hub cluster's objects,
- * say, to be applied in every member: each is reconciled once per cluster).
- *
- * ## Example
- * ```ts
- * import type { Informer, MultiClusterInformer } from 'rxkube';
- * import type { ClusterSource } from 'rxkube/core';
- * import type { V1ConfigMap } from '@kubernetes/client-node';
- * declare const configMaps: MultiClusterInformer<V1ConfigMap>;
- * declare const hubConfigMaps: Informer<V1ConfigMap>;
- *
- * const perCluster: ClusterSource<V1ConfigMap> = configMaps; // one cache per cluster
- * const fromTheHub: ClusterSource<V1ConfigMap> = hubConfigMaps; // one cache, read for every cluster
- * ```
- */
-export type ClusterSource<T> = MultiClusterInformer<T> | ControllerSource<T>;
 
 /**
  * What a multi-cluster reconcile is given: a single-cluster
@@ -224,7 +204,7 @@ export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>
   /** The cluster of a key, its key within the cluster, and the context a multi-cluster reconcile is given. */
   const localContext = (ctx: ReconcileContext<T>, member: Member): ClusterReconcileContext<T> => {
     const { key } = splitClusterKey(ctx.key);
-    return { ...ctx, key, store: partOf(primary, member.cluster.name).store, cluster: member.cluster };
+    return { ...ctx, key, store: member.store as ReconcileContext<T>['store'], cluster: member.cluster };
   };
   const built: Controller<T> = controller<T>({
     ...rest,
