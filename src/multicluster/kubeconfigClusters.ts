@@ -1,8 +1,8 @@
-import { readFileSync, watch as watchDir, type FSWatcher } from 'node:fs';
+import { readFileSync, watch as watchDir } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { KubeConfig, type Context } from '@kubernetes/client-node';
-import { Observable, shareReplay } from 'rxjs';
+import { concatMap, debounceTime, defer, EMPTY, merge, Observable, shareReplay, startWith } from 'rxjs';
 import { MalformedDocumentError } from '../errors/MalformedDocumentError.js';
 import { reportError } from '../errors/reportError.js';
 import { checkOptionNames, functionOption, numberOption, describeValue, optionNames } from '../options/validate.js';
@@ -157,45 +157,41 @@ export function kubeconfigClusters(opts: KubeconfigClustersOptions = {}): Cluste
     return out;
   };
 
-  return new Observable<readonly Cluster[]>((subscriber) => {
-    let timer: NodeJS.Timeout | undefined;
-    let emitted = false;
-    const watchers: FSWatcher[] = [];
-    const refresh = (): void => {
-      timer = undefined;
+  // Directories, not files: an editor or `kubectl config` that writes a new file and renames it over the old one is seen.
+  const byDir = new Map<string, Set<string>>();
+  for (const p of paths) byDir.set(dirname(p), (byDir.get(dirname(p)) ?? new Set()).add(basename(p)));
+  const changed = (dir: string, names: Set<string>): Observable<void> =>
+    new Observable<void>((subscriber) => {
       try {
-        subscriber.next(read());
-        emitted = true;
+        const w = watchDir(dir, (_event, file) => {
+          if (file === null || names.has(file.toString())) subscriber.next();
+        });
+        w.on('error', (err) => report(new Error(`${where}: watching ${dir} failed: ${err.message}; changes are no longer followed`, { cause: err })));
+        return () => w.close();
       } catch (err) {
-        report(new Error(`${where}: could not read ${paths.join(delimiter)}: ${(err as Error).message.replace(/\s+/g, ' ')}; ${emitted ? 'the last set is kept' : 'no clusters until it can be read'}`, { cause: err }));
-        if (!emitted) {
-          emitted = true;
-          subscriber.next([]);
-        }
+        report(new Error(`${where}: cannot watch ${dir}: ${(err as Error).message}; changes there are not followed`, { cause: err }));
+        return undefined;
       }
-    };
-    refresh();
-    if (o.watch !== false) {
-      // Directories, not files: an editor or `kubectl config` that writes a new file and renames it over the old one is seen.
-      const byDir = new Map<string, Set<string>>();
-      for (const p of paths) byDir.set(dirname(p), (byDir.get(dirname(p)) ?? new Set()).add(basename(p)));
-      for (const [dir, names] of byDir) {
+    });
+
+  return defer(() => {
+    let emitted = false;
+    const changes = o.watch === false ? EMPTY : merge(...[...byDir].map(([dir, names]) => changed(dir, names)));
+    return changes.pipe(
+      debounceTime(timerDelay(debounceMs)),
+      startWith(undefined),
+      concatMap(() => {
         try {
-          const w = watchDir(dir, (_event, file) => {
-            if (file !== null && !names.has(file.toString())) return;
-            if (timer !== undefined) clearTimeout(timer);
-            timer = setTimeout(refresh, timerDelay(debounceMs));
-          });
-          w.on('error', (err) => report(new Error(`${where}: watching ${dir} failed: ${err.message}; changes are no longer followed`, { cause: err })));
-          watchers.push(w);
+          const set = read();
+          emitted = true;
+          return [set];
         } catch (err) {
-          report(new Error(`${where}: cannot watch ${dir}: ${(err as Error).message}; changes there are not followed`, { cause: err }));
+          report(new Error(`${where}: could not read ${paths.join(delimiter)}: ${(err as Error).message.replace(/\s+/g, ' ')}; ${emitted ? 'the last set is kept' : 'no clusters until it can be read'}`, { cause: err }));
+          if (emitted) return [];
+          emitted = true;
+          return [[]];
         }
-      }
-    }
-    return () => {
-      if (timer !== undefined) clearTimeout(timer);
-      for (const w of watchers) w.close();
-    };
+      }),
+    );
   }).pipe(shareReplay({ bufferSize: 1, refCount: true }));
 }
