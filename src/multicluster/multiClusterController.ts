@@ -4,12 +4,11 @@ import { WithdrawnError } from '../controller/WithdrawnError.js';
 import { reportTo } from '../errors/reportTo.js';
 import type { InformerEvent } from '../operators/informerEvent.js';
 import { checkPredicates } from '../operators/predicateFilter.js';
-import type { Predicate } from '../operators/predicates.js';
 import { checkOptionNames, describeValue, functionOption, optionNames } from '../options/validate.js';
 import { CONTROLLER_OPTIONS } from '../controller/options.js';
 import type { KubeObject } from '../store/types.js';
 import { splitClusterKey } from './clusterKey.js';
-import { clusterOf, fleetSources, isMulti, type ClusterSource, type Member } from './fleetSources.js';
+import { clusterOf, fleetSources, isMulti, type ClusterSource, type FleetEntry, type Member } from './fleetSources.js';
 import type { MultiClusterInformer } from './multiClusterInformer.js';
 import type { Cluster, ClusterProvider } from './types.js';
 
@@ -181,20 +180,18 @@ export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>
   if (typeof reconcile !== 'function') throw new TypeError(`${where}: option "reconcile" must be a function, got ${describeValue(reconcile)}`);
   functionOption(where, 'errorPolicy', errorPolicy);
   // Predicates are applied per cluster by the fleet's sources, not by the controller over the merged stream (LT-4).
-  const forPredicates = (wrapped ? (entry.predicates as ForSource<T>['predicates']) : undefined) ?? [];
-  checkPredicates(`${where}: for.predicates`, forPredicates);
   const ownsList = owns ?? [];
   const watchesList = watches ?? [];
-  ownsList.forEach((e, i) => checkPredicates(`${where}: owns[${i}].predicates`, e.predicates ?? []));
-  watchesList.forEach((w, i) => checkPredicates(`${where}: watches[${i}].predicates`, w.predicates ?? []));
+  const entries = [
+    { at: 'for', source: primary as ClusterSource<unknown>, predicates: (wrapped ? (entry.predicates as ForSource<T>['predicates']) : undefined) ?? [] },
+    ...ownsList.map((e, i) => ({ at: `owns[${i}]`, source: e.source, predicates: e.predicates ?? [] })),
+    ...watchesList.map((w, i) => ({ at: `watches[${i}]`, source: w.source, predicates: w.predicates ?? [] })),
+  ];
+  entries.forEach((e) => checkPredicates(`${where}: ${e.at}.predicates`, e.predicates));
   const report = (err: Error): void => reportTo(o.onError, err);
   const fleet = fleetSources(
     provider as ClusterProvider,
-    [
-      { source: primary as ClusterSource<unknown>, predicates: forPredicates as readonly Predicate<unknown>[] },
-      ...ownsList.map((e) => ({ source: e.source, predicates: (e.predicates ?? []) as readonly Predicate<unknown>[] })),
-      ...watchesList.map((w) => ({ source: w.source, predicates: (w.predicates ?? []) as readonly Predicate<unknown>[] })),
-    ],
+    entries as readonly FleetEntry[],
     report,
     // A cluster that left takes its per-cluster counts with it (LT-14).
     (name) => forgetGroup(built as Controller<unknown>, name),
@@ -223,18 +220,18 @@ export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>
       const member = members.get(name);
       // The cluster left while its key waited: the key goes with it (MC-13).
       if (member === undefined) throw new WithdrawnError(`cluster ${JSON.stringify(name)} left`, false, undefined);
+      const stopped = (err: unknown): WithdrawnError => new WithdrawnError(`cluster ${JSON.stringify(name)} stopped`, members.has(name), err);
       const signal = AbortSignal.any([ctx.signal, member.abort.signal]);
       let action: ReconcileAction;
       try {
         action = await reconcile(obj, { ...localContext(ctx, member), signal });
       } catch (err) {
         // What the cluster's leave or new KubeConfig made fail is not news; a replaced cluster's key runs again.
-        if (member.abort.signal.aborted) throw new WithdrawnError(`cluster ${JSON.stringify(name)} stopped`, members.has(name), err);
-        throw err;
+        throw member.abort.signal.aborted ? stopped(err) : err;
       }
       // Its cluster was replaced meanwhile (what it wrote went through the old KubeConfig: the key runs again) or left
       // (nothing to count for a cluster whose counts are gone): withdrawn either way (MC-13, LT-12).
-      if (member.abort.signal.aborted) throw new WithdrawnError(`cluster ${JSON.stringify(name)} stopped`, members.has(name), undefined);
+      if (member.abort.signal.aborted) throw stopped(undefined);
       return action;
     },
     ...(errorPolicy !== undefined && {
