@@ -14,9 +14,6 @@ interface Listener<T> {
   held: Map<string, T> | undefined;
 }
 
-/** Where a cluster's store is read for a replay: each read asks again, so a cluster that leaves or is taken over mid-replay is seen. */
-type StoreOf<T> = (cluster: string) => ReadonlyIndexer<T> | undefined;
-
 /** The subscribers of a run and of each cluster, and how an event reaches them. */
 export interface ClusterFanOut<T> {
   /** Tells `e` to every subscriber and to the views of its cluster: one lookup, whatever the number of views. */
@@ -31,6 +28,9 @@ export interface Attached {
   replay(): void;
   detach(): void;
 }
+
+/** Where a cluster's store is read for a replay: each read asks again, so a cluster that leaves or is taken over mid-replay is seen. */
+type StoreOf<T> = (cluster: string) => ReadonlyIndexer<T> | undefined;
 
 /** A fan-out over the clusters `clusters()` names, whose stores `storeOf` gives. */
 export function clusterFanOut<T>(clusters: () => Iterable<string>, storeOf: StoreOf<T>): ClusterFanOut<T> {
@@ -80,11 +80,7 @@ export function clusterFanOut<T>(clusters: () => Iterable<string>, storeOf: Stor
   };
 }
 
-/**
- * Whether a settling subscriber holding `held` is to be told `e`, keeping `held` up to date: not an add or update of
- * the very object it holds, an update of a key it does not hold (the replay gives it the key as it is), nor a delete
- * of a key it does not hold or of another object than the one it holds under that key.
- */
+/** Whether a settling subscriber holding `held` is to be told `e` (LT-26), keeping `held` up to date. */
 function isNews<T>(held: Map<string, T>, e: ClusterEvent<T>): boolean {
   if (e.type === 'delete') {
     if (!held.has(e.key)) return false;

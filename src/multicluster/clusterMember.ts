@@ -74,13 +74,7 @@ interface Connection<T> {
   status: InformerStatus | undefined;
 }
 
-/**
- * The events of `cluster` from its join on: its informer's events tagged
- * with the cluster and its multi-cluster key, and what its later changes
- * (`replace`, `leave`) make of them. It completes after a leave has
- * announced every object gone; unsubscribing ends every request and timer
- * of it without a word.
- */
+/** The events of `cluster` from its join on, and what its later changes make of them (LT-22). */
 export function clusterMember<T extends KubeObject>(cluster: Cluster, changes: Observable<ClusterChange>, fleet: Fleet<T>): Observable<ClusterEvent<T>> {
   return new Observable<ClusterEvent<T>>((subscriber) => {
     const name = cluster.name;

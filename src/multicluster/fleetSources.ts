@@ -1,10 +1,7 @@
-// The sources a multi-cluster controller hands to controller(): each entry
-// (for, owns[i], watches[i]) as one ControllerSource keyed
-// `cluster/namespace/name`, built from the clusters stream mapped to each
-// cluster's part of it and merged. Internal; no lifetime of its own: each
-// source lives exactly as long as the controller's subscription to it.
+// The sources a multi-cluster controller hands to controller(), one per entry (for, owns[i], watches[i]): the
+// clusters stream mapped to each cluster's part and merged (LT-4). Internal, with no lifetime of its own.
 
-import { catchError, combineLatest, concat, concatMap, concatWith, connect, defer, filter, finalize, from, ignoreElements } from 'rxjs';
+import { catchError, combineLatest, concat, concatMap, connect, defer, filter, finalize, from, ignoreElements } from 'rxjs';
 import { map, merge, mergeMap, NEVER, Observable, of, share, shareReplay, skipUntil, take, takeUntil, tap } from 'rxjs';
 import type { ControllerSource } from '../controller/types.js';
 import type { InformerEvent } from '../operators/informerEvent.js';
@@ -72,13 +69,8 @@ export interface Fleet {
 }
 
 /**
- * Builds the sources of a multi-cluster controller. Each cluster's events
- * pass the entry's predicates on their own (the predicates remember objects
- * by `namespace/name`, which two clusters may share) and are held back until
- * every entry's part of that cluster has synced; then the `for` source replays
- * the cluster's cache as an initial list (LT-5). Deletes announcing that a
- * cluster left are dropped: the cluster's keys are withdrawn instead (LT-7).
- * `left` hears of each cluster that leaves, once per leave.
+ * Builds the sources of a multi-cluster controller: predicates judged per cluster (LT-4), events held back until the
+ * cluster is ready (LT-5), `cluster-removed` deletes dropped (LT-7). `left` hears of each leave, once.
  */
 export function fleetSources(provider: ClusterProvider, entries: readonly FleetEntry[], report: (err: Error) => void, left: (name: string) => void): Fleet {
   const members = new Map<string, Member>();
@@ -139,7 +131,7 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
     // Only the `for` source reports what is wrong with the provider's sets: once is enough. A provider's error ends
     // the controller (MC-1).
     const events = defer(() => {
-      const changes = clusterChanges(provider, feedsMembers ? report : () => {}).pipe(concatWith(NEVER), concatMap((set) => set), share());
+      const changes = clusterChanges(provider, feedsMembers ? report : () => {}).pipe(concatMap((set) => set), share());
       return eachCluster(changes, cluster);
     });
     return Object.assign(events, {
@@ -176,13 +168,7 @@ function initialList(part: ControllerSource<unknown>): Observable<InformerEvent<
   return from(store.list().map((obj): InformerEvent<unknown> => ({ type: 'add', obj, isInInitialList: true })));
 }
 
-/**
- * The events of a cache that cannot be listed: until `synced`, only the keys
- * of the objects added or changed are kept (one entry per object, however
- * many events), then each one still cached is given as an add of the
- * initial list, and later events pass (LT-11). An object whose key cannot
- * be read is reported and waits for its next change.
- */
+/** The events of a cache that cannot be listed: the keys held until `synced`, then given as adds (LT-11). */
 function heldBack(
   events: Observable<InformerEvent<unknown>>,
   synced: Observable<unknown>,

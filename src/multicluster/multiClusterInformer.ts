@@ -6,7 +6,6 @@ import {
   asyncScheduler,
   concat,
   concatMap,
-  concatWith,
   defer,
   distinctUntilChanged,
   filter,
@@ -199,22 +198,13 @@ const OPTION_NAMES = optionNames<MultiClusterInformerOptions<unknown>>({
  * key that names it (`cluster/namespace/name`); the store is keyed the same
  * way, with every index working across clusters and a `cluster` index.
  *
- * As clusters come and go (docs/semantics.md MC-1 … MC-9): a cluster that
- * joins is listed (its objects arrive as adds with `isInInitialList`); one
- * that leaves is torn down, every request and timer of it ended, and its
- * objects leave as deletes with reason `cluster-removed`; one whose
- * KubeConfig changes is listed anew beside the old connection, which keeps
- * serving until the new one has synced, and then only what differs is
- * announced (so a rotated credential causes no churn). A cluster that
- * cannot be reached or refuses the credentials is retried with backoff
- * without holding up the others; every error is a `ClusterError` naming it,
- * and after `unreachableAfterMs` it is marked unreachable and its objects
- * are kept or dropped (`whileUnreachable`).
- *
- * It is built from `informer()`s, not beside them (LT-20 … LT-24): the
- * provider's changes become one Observable per cluster over that cluster's
- * informer, merged and shared. Its subscription is its lifetime, as an
- * informer's is; each cluster's is its informer's.
+ * A cluster is listed at its join, torn down at its leave (its objects
+ * leave as `cluster-removed` deletes), and listed anew beside the old
+ * connection when its KubeConfig changes, with only what differs announced;
+ * one that fails is retried without holding up the others, and is marked
+ * unreachable after `unreachableAfterMs`. It is `informer()`s merged: its
+ * subscription is its lifetime. The rules: docs/semantics.md MC-1 … MC-10,
+ * LT-20 … LT-29.
  *
  * ## Example
  * ```ts
@@ -299,7 +289,6 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
     });
     // One set after another: a set the provider gives from inside an event of the last one waits for it (LT-27).
     const changes$ = clusterChanges(clusters, fleet.report).pipe(
-      concatWith(NEVER),
       concatMap((set) => concat(set, setApplied)),
       share(),
     );
