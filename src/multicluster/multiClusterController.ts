@@ -113,21 +113,13 @@ const OPTION_NAMES = optionNames<MultiClusterControllerOptions<unknown>>({ ...CO
  * Creates a controller over many clusters: `controller()` over the fleet's
  * sources, keyed `cluster/namespace/name`, with a work queue fair between
  * clusters (`fairBy` the cluster) and the cluster in the reconcile context.
- * It keeps every rule of a controller (one reconcile per key at a time,
- * requeues, backoff, graceful drain) and adds:
- *
- * - While several clusters have keys waiting, workers take from them in
- *   turn, so no cluster's backlog starves the others (MC-11).
- * - A cluster's keys are reconciled only once its sources have synced; a
- *   cluster that is slow or cannot be reached holds up only itself (LT-5).
- * - The reconcile sees the cluster's own key (`namespace/name`) and store,
- *   and `ctx.cluster.kubeConfig` to write to it; `ctx.signal` also aborts
- *   when the cluster leaves or its KubeConfig changes, and what that abort
- *   makes fail is not an outcome (MC-12, MC-13).
- * - Outcomes and `status()` are the controller's: outcome keys
- *   are cluster keys (`splitClusterKey(o.key).cluster` names the cluster),
- *   and `status().groups` breaks the queue and reconciles down per cluster
- *   (MC-14).
+ * It keeps every rule of a controller and adds: clusters' keys taken in
+ * turn (MC-11); a cluster's keys reconciled once its sources synced, so one
+ * that is down holds up only itself (LT-5); the reconcile given the
+ * cluster's own key and store and `ctx.cluster.kubeConfig`, with
+ * `ctx.signal` aborted when the cluster leaves or its KubeConfig changes
+ * (MC-12, MC-13); outcome keys that name the cluster and `status().groups`
+ * per cluster (MC-14).
  *
  * ## Example
  * ```ts

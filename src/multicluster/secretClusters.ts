@@ -54,12 +54,6 @@ export interface SecretClustersOptions {
 
 const OPTION_NAMES = optionNames<SecretClustersOptions>({ namespace: true, labelSelector: true, keys: true, clusterName: true, allowLocalCredentials: true, onError: true });
 
-/** What one Secret gave, kept while its resourceVersion is unchanged so a KubeConfig keeps its identity. */
-interface Parsed {
-  readonly resourceVersion: string | undefined;
-  readonly cluster: Cluster | undefined;
-}
-
 /**
  * The clusters whose kubeconfigs are kept in Secrets of a namespace on a hub
  * cluster: the shape Cluster API (`<cluster>-kubeconfig` Secrets, key
@@ -149,22 +143,17 @@ export function secretClusters(hub: KubeConfig, opts: SecretClustersOptions): Cl
 
   return defer(() => {
     const secrets = informer(source, { name: `cluster Secrets in ${o.namespace}`, onError: report });
-    const parsed = new Map<string, Parsed>();
+    // What each Secret gave, by uid, kept while its resourceVersion is unchanged so a KubeConfig keeps its identity.
+    let parsed = new Map<string, { readonly resourceVersion: string | undefined; readonly cluster: Cluster | undefined }>();
     const current = (): readonly Cluster[] => {
-      const seen = new Set<string>();
-      const out: Cluster[] = [];
+      const now: typeof parsed = new Map();
       for (const secret of secrets.store.list()) {
-        const uid = secret.metadata?.uid ?? secret.metadata?.name ?? '';
-        seen.add(uid);
-        let entry = parsed.get(uid);
-        if (entry === undefined || entry.resourceVersion !== secret.metadata?.resourceVersion) {
-          entry = { resourceVersion: secret.metadata?.resourceVersion, cluster: parse(secret) };
-          parsed.set(uid, entry);
-        }
-        if (entry.cluster !== undefined) out.push(entry.cluster);
+        const { uid, name, resourceVersion } = secret.metadata ?? {};
+        const was = parsed.get(uid ?? name ?? '');
+        now.set(uid ?? name ?? '', was !== undefined && was.resourceVersion === resourceVersion ? was : { resourceVersion, cluster: parse(secret) });
       }
-      for (const uid of [...parsed.keys()]) if (!seen.has(uid)) parsed.delete(uid);
-      return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      parsed = now;
+      return [...now.values()].flatMap((e) => e.cluster ?? []).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     };
     // Kept by status$, which emits on each change of sync: a Secret event reads a flag, not a whole status().
     let synced = false;
