@@ -106,7 +106,7 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
       // Counted: the readiness watch ends with the cluster's stream, synced or not (LT-10).
       const synced = ready(name).pipe(shareReplay({ bufferSize: 1, refCount: true }));
       const partEvents = (part as Observable<InformerEvent<unknown>>).pipe(filter((e) => !(e.type === 'delete' && (e as { reason?: string }).reason === 'cluster-removed')));
-      const listed = hasList(part);
+      const listed = typeof (part.store as { list?: unknown }).list === 'function';
       // The `for` entry replays the cluster's cache once it is ready: the events it held back are in it. A cache
       // that cannot be listed has the keys it held back read instead (LT-11).
       const replay: Observable<InformerEvent<unknown>> = feedsMembers && listed ? concat(synced.pipe(ignoreElements()), defer(() => initialList(part)), NEVER) : NEVER;
@@ -156,10 +156,6 @@ function fleetStore(source: ClusterSource<unknown>): ControllerSource<unknown>['
     // Every cluster keys an object alike: the key within a cluster is the multi-cluster key without its cluster.
     keyOf: (obj) => (isMulti(source) ? splitClusterKey(source.store.keyOf('_', obj)).key : source.store.keyOf(obj)),
   };
-}
-
-function hasList(part: ControllerSource<unknown>): boolean {
-  return typeof (part.store as { list?: unknown }).list === 'function';
 }
 
 /** A cluster's cache as adds of an initial list, as a late subscriber of an informer gets it. */

@@ -101,10 +101,8 @@ function single(kc: KubeConfig, context: Context): KubeConfig {
  * change (watched, then read after `debounceMs` of quiet), so contexts that
  * are added, removed or edited join, leave or are replaced while the
  * program runs. A file that cannot be read is reported and the last set
- * kept; if none could be read yet, the set is empty until one can.
- *
- * The provider is shared: every subscriber reads the same files through one
- * watcher, and a late subscriber gets the current set at once.
+ * kept; if none could be read yet, the set is empty until one can. The
+ * provider is shared: one watcher for every subscriber (MC-1).
  *
  * ## Example
  * ```ts

@@ -87,9 +87,7 @@ export function multiClusterStore<T>(members: ReadonlyMap<string, Member<T>>, ab
       }
       return members.get(parts.cluster)?.store?.getByKey(parts.key);
     },
-    keyOf(cluster, obj) {
-      return clusterKey(cluster, absent.keyOf(obj));
-    },
+    keyOf: (cluster, obj) => clusterKey(cluster, absent.keyOf(obj)),
     list: (opts) => over((s) => s.list(opts)),
     listKeys: () => over((s, name) => keysOf(name, s.listKeys())),
     byIndex(indexName, value) {
@@ -106,9 +104,7 @@ export function multiClusterStore<T>(members: ReadonlyMap<string, Member<T>>, ab
       const values = over((s, name) => (indexName !== CLUSTER_INDEX ? s.listIndexFuncValues(indexName) : s.size > 0 ? [name] : []));
       return [...new Set(values)].sort();
     },
-    getIndexers() {
-      return absent.getIndexers();
-    },
+    getIndexers: () => absent.getIndexers(),
     addIndexers(more) {
       if (more !== null && typeof more === 'object' && CLUSTER_INDEX in more) throw new IndexConflictError([CLUSTER_INDEX]);
       const have = absent.getIndexers();

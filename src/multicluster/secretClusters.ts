@@ -56,22 +56,15 @@ const OPTION_NAMES = optionNames<SecretClustersOptions>({ namespace: true, label
 
 /**
  * The clusters whose kubeconfigs are kept in Secrets of a namespace on a hub
- * cluster: the shape Cluster API (`<cluster>-kubeconfig` Secrets, key
- * `value`) and multicluster-runtime's kubeconfig provider (key
- * `kubeconfig`, selected by label) use. An informer on the hub follows the
- * Secrets, so a Secret created joins its cluster to the fleet, one deleted
- * removes it, and one whose kubeconfig is rewritten (a rotated credential)
- * replaces it. A Secret whose kubeconfig cannot be read is reported as a
- * `ClusterError` and left out; when it does not parse, the error says where
- * (line and column) and its cause is a `MalformedDocumentError`, quoting
- * nothing of the kubeconfig, whose credentials a log must not see. A
- * kubeconfig that names an exec plugin, an auth provider or a file of this
- * machine is refused the same way unless `allowLocalCredentials` is set
- * (HI-49). The first set is given once the hub's
- * Secrets are listed; while the hub cannot be reached the last set stays.
- *
- * The provider is shared: every subscriber reads the same informer, and a
- * late subscriber gets the current set at once.
+ * cluster, as Cluster API (`<cluster>-kubeconfig`, key `value`) and
+ * multicluster-runtime's kubeconfig provider (key `kubeconfig`, by label)
+ * keep them. An informer on the hub follows the Secrets: one created joins
+ * its cluster, one deleted removes it, one rewritten replaces it. A Secret
+ * whose kubeconfig does not parse (its cause a `MalformedDocumentError`
+ * giving the position, quoting nothing) or names this machine's commands or
+ * files (`allowLocalCredentials`, HI-49) is reported as a `ClusterError` and
+ * left out. The first set comes once the Secrets are listed; while the hub
+ * is down the last set stays. The provider is shared (MC-1).
  *
  * ## Example
  * ```ts
