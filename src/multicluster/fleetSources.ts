@@ -148,11 +148,8 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
 /** The cache of a fleet source: read by cluster key, keyed within one cluster. */
 function fleetStore(source: ClusterSource<unknown>): ControllerSource<unknown>['store'] {
   return {
-    getByKey: (key) => {
-      if (isMulti(source)) return source.store.getByKey(key);
-      // A shared source holds every cluster's object under the key within the cluster.
-      return source.store.getByKey(splitClusterKey(key).key);
-    },
+    // A shared source holds every cluster's object under the key within the cluster.
+    getByKey: (key) => (isMulti(source) ? source.store.getByKey(key) : source.store.getByKey(splitClusterKey(key).key)),
     // Every cluster keys an object alike: the key within a cluster is the multi-cluster key without its cluster.
     keyOf: (obj) => (isMulti(source) ? splitClusterKey(source.store.keyOf('_', obj)).key : source.store.keyOf(obj)),
   };

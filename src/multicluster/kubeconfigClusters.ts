@@ -5,7 +5,7 @@ import { KubeConfig, type Context } from '@kubernetes/client-node';
 import { concatMap, debounceTime, defer, EMPTY, merge, Observable, shareReplay, startWith } from 'rxjs';
 import { MalformedDocumentError } from '../errors/MalformedDocumentError.js';
 import { reportError } from '../errors/reportError.js';
-import { checkOptionNames, functionOption, numberOption, describeValue, optionNames } from '../options/validate.js';
+import { booleanOption, checkOptionNames, functionOption, numberOption, describeValue, optionNames } from '../options/validate.js';
 import type { Cluster, ClusterProvider } from './types.js';
 import { timerDelay } from '../options/timerDelay.js';
 
@@ -126,7 +126,7 @@ export function kubeconfigClusters(opts: KubeconfigClustersOptions = {}): Cluste
   if (contexts !== undefined && typeof contexts !== 'function' && !(Array.isArray(contexts) && contexts.every((c) => typeof c === 'string' && c !== ''))) {
     throw new TypeError(`${where}: option "contexts" must be a list of context names or a predicate, got ${describeValue(contexts)}`);
   }
-  if (o.watch !== undefined && typeof o.watch !== 'boolean') throw new TypeError(`${where}: option "watch" must be a boolean, got ${describeValue(o.watch)}`);
+  const watch = booleanOption(where, 'watch', o.watch, true);
   const debounceMs = numberOption(where, 'debounceMs', o.debounceMs, 200);
   const report = functionOption<(err: Error) => void>(where, 'onError', o.onError) ?? reportError;
   const chosen = (ctx: Context): boolean => (contexts === undefined ? true : typeof contexts === 'function' ? contexts(ctx) : contexts.includes(ctx.name));
@@ -174,7 +174,7 @@ export function kubeconfigClusters(opts: KubeconfigClustersOptions = {}): Cluste
 
   return defer(() => {
     let emitted = false;
-    const changes = o.watch === false ? EMPTY : merge(...[...byDir].map(([dir, names]) => changed(dir, names)));
+    const changes = watch ? merge(...[...byDir].map(([dir, names]) => changed(dir, names))) : EMPTY;
     return changes.pipe(
       debounceTime(timerDelay(debounceMs)),
       startWith(undefined),
