@@ -69,13 +69,26 @@ describe('the fleet sources of a multi-cluster controller', () => {
     const hub = memorySource<KubeObject>('hub');
     const noList = Object.assign(new Observable((s) => hub.subscribe(s as never)), {
       name: 'hub',
-      store: { getByKey: (k: string) => hub.store.getByKey(k), keyOf: (o: KubeObject) => hub.store.keyOf(o) },
+      store: {
+        getByKey: (k: string) => hub.store.getByKey(k),
+        keyOf: (o: KubeObject) => {
+          if (o.metadata?.name === 'keyless') throw new Error('no key here');
+          return hub.store.keyOf(o);
+        },
+      },
       status$: hub.status$,
     }) as unknown as ControllerSource<KubeObject>;
     const provider = new BehaviorSubject<readonly Cluster[]>([{ name: 'a', kubeConfig: kc() }]);
     const seen: string[] = [];
-    const c = multiClusterController({ clusters: provider, for: noList, reconcile: (_o, ctx) => void seen.push(`${ctx.cluster.name}/${ctx.key}`) });
+    const errors: Error[] = [];
+    const c = multiClusterController({
+      clusters: provider,
+      for: noList,
+      reconcile: (_o, ctx) => void seen.push(`${ctx.cluster.name}/${ctx.key}`),
+      onError: (err) => errors.push(err),
+    });
     const sub = c.subscribe();
+    hub.upsert(obj('keyless'));
     hub.upsert(obj('early'));
     hub.upsert(obj('gone-early'));
     hub.remove('default/gone-early');
@@ -83,6 +96,28 @@ describe('the fleet sources of a multi-cluster controller', () => {
     hub.upsert(obj('late'));
     await waitFor(() => seen.includes('a/default/late') && seen.includes('a/default/early'), 'early and late reconciled', 10_000, { describe: () => seen.join(', ') });
     expect(seen).not.toContain('a/default/gone-early');
+    // An object whose key cannot be read is reported, naming its cluster, and waits for its next change.
+    expect(errors.map((e) => e.message)).toContainEqual(expect.stringMatching(/cluster "a": its hub gave an object with no key/));
+    expect(seen.filter((k) => k.includes('keyless'))).toEqual([]);
+    sub.unsubscribe();
+    await c.shutdown();
+  });
+
+  it('reconcile once what a synced shared source without store.list() gives as it is subscribed (LT-11)', async () => {
+    const hub = memorySource<KubeObject>('hub');
+    hub.upsert(obj('there'));
+    hub.sync();
+    const noList = Object.assign(new Observable((s) => hub.subscribe(s as never)), {
+      name: 'hub',
+      store: { getByKey: (k: string) => hub.store.getByKey(k), keyOf: (o: KubeObject) => hub.store.keyOf(o) },
+      status$: hub.status$,
+    }) as unknown as ControllerSource<KubeObject>;
+    const provider = new BehaviorSubject<readonly Cluster[]>([{ name: 'a', kubeConfig: kc() }]);
+    const seen: string[] = [];
+    const c = multiClusterController({ clusters: provider, for: noList, reconcile: (_o, ctx) => void seen.push(`${ctx.cluster.name}/${ctx.key}`) });
+    const sub = c.subscribe();
+    await waitFor(() => seen.length > 0 && c.status().inFlight === 0 && c.status().queueDepth === 0, 'there reconciled');
+    expect(seen).toEqual(['a/default/there']);
     sub.unsubscribe();
     await c.shutdown();
   });

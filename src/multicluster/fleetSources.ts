@@ -1,8 +1,8 @@
 // The sources a multi-cluster controller hands to controller(), one per entry (for, owns[i], watches[i]): the
 // clusters stream mapped to each cluster's part and merged (LT-4). Internal, with no lifetime of its own.
 
-import { catchError, combineLatest, concat, concatMap, connect, defer, filter, finalize, from, ignoreElements } from 'rxjs';
-import { map, merge, mergeMap, NEVER, Observable, of, share, shareReplay, skipUntil, take, takeUntil, tap } from 'rxjs';
+import { catchError, combineLatest, concat, concatMap, defer, filter, finalize, from, ignoreElements } from 'rxjs';
+import { map, merge, NEVER, Observable, of, share, shareReplay, take, takeUntil, tap } from 'rxjs';
 import type { ControllerSource } from '../controller/types.js';
 import type { InformerEvent } from '../operators/informerEvent.js';
 import { syncedOf } from '../informer/syncedOf.js';
@@ -106,17 +106,33 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
       // Counted: the readiness watch ends with the cluster's stream, synced or not (LT-10).
       const synced = ready(name).pipe(shareReplay({ bufferSize: 1, refCount: true }));
       const partEvents = (part as Observable<InformerEvent<unknown>>).pipe(filter((e) => !(e.type === 'delete' && (e as { reason?: string }).reason === 'cluster-removed')));
-      const listed = typeof (part.store as { list?: unknown }).list === 'function';
-      // The `for` entry replays the cluster's cache once it is ready: the events it held back are in it. A cache
-      // that cannot be listed has the keys it held back read instead (LT-11).
-      const replay: Observable<InformerEvent<unknown>> = feedsMembers && listed ? concat(synced.pipe(ignoreElements()), defer(() => initialList(part)), NEVER) : NEVER;
-      const live =
-        feedsMembers && !listed
-          ? heldBack(partEvents, synced, part.store, (err) => report(new ClusterError(name, `its ${part.name ?? 'source'} gave an object with no key; it waits for its next change`, err)))
-          : whenReady(partEvents, synced);
+      const store = part.store as ControllerSource<unknown>['store'] & { list?: () => unknown[] };
       return defer(() => {
         enter(joined);
-        return merge(replay, live);
+        // Keys of what a cache that cannot be listed gave before the cluster was ready (LT-11).
+        const held = new Set<string>();
+        const hold = (e: InformerEvent<unknown>): void => {
+          // A delete needs no key: the object is not in the cache when the keys are read.
+          if (!feedsMembers || store.list !== undefined || e.type === 'delete') return;
+          try {
+            held.add(store.keyOf(e.obj));
+          } catch (err) {
+            report(new ClusterError(name, `its ${part.name ?? 'source'} gave an object with no key; it waits for its next change`, err));
+          }
+        };
+        // The `for` entry replays the cluster's cache once it is ready: the events it held back are in it (LT-5), or,
+        // for a cache that cannot be listed, the objects still there under the keys it held (LT-11).
+        const cache = (): unknown[] => {
+          const keys = [...held];
+          held.clear();
+          return store.list?.() ?? keys.map((key) => store.getByKey(key)).filter((obj) => obj !== undefined);
+        };
+        const replay = concat(synced.pipe(ignoreElements()), defer(() => from(cache())), NEVER).pipe(
+          map((obj): InformerEvent<unknown> => ({ type: 'add', obj, isInInitialList: true })),
+        );
+        // The events first, so what the source gives as it is subscribed is held before the replay reads the keys; the
+        // source's end ends the holding: nothing held is given after it.
+        return merge(whenReady(partEvents.pipe(tap({ complete: () => held.clear() })), synced, hold), feedsMembers ? replay : NEVER);
       }).pipe(
         passing(entry, name, report),
         map((e) => tagged(e, name)),
@@ -155,54 +171,18 @@ function fleetStore(source: ClusterSource<unknown>): ControllerSource<unknown>['
   };
 }
 
-/** A cluster's cache as adds of an initial list, as a late subscriber of an informer gets it. */
-function initialList(part: ControllerSource<unknown>): Observable<InformerEvent<unknown>> {
-  const store = part.store as unknown as { list: () => unknown[] };
-  return from(store.list().map((obj): InformerEvent<unknown> => ({ type: 'add', obj, isInInitialList: true })));
-}
-
-/** The events of a cache that cannot be listed: the keys held until `synced`, then given as adds (LT-11). */
-function heldBack(
-  events: Observable<InformerEvent<unknown>>,
-  synced: Observable<unknown>,
-  store: ControllerSource<unknown>['store'],
-  report: (err: unknown) => void,
-): Observable<InformerEvent<unknown>> {
-  return events.pipe(
-    connect((shared) => {
-      const held = new Set<string>();
-      const hold = (event: InformerEvent<unknown>): void => {
-        // A delete needs no key: the object is not in the cache when the keys are read.
-        if (event.type === 'delete') return;
-        try {
-          held.add(store.keyOf(event.obj));
-        } catch (err) {
-          report(err);
-        }
-      };
-      const given = synced.pipe(
-        take(1),
-        mergeMap(() => {
-          const keys = [...held];
-          held.clear();
-          return keys.map((key) => store.getByKey(key)).filter((obj) => obj !== undefined);
-        }),
-        map((obj): InformerEvent<unknown> => ({ type: 'add', obj, isInInitialList: true })),
-      );
-      // The source's end ends the holding: nothing held is given after it.
-      return merge(shared.pipe(tap({ next: hold, complete: () => held.clear() }), takeUntil(synced), ignoreElements()), given, shared.pipe(skipUntil(synced)));
-    }),
-  );
-}
-
 /**
- * `events` once `ready` has emitted. `events` is subscribed first, so what it gives as it is subscribed (a late
- * subscriber's replay of a cache the `for` entry replays itself at readiness) is held back too.
+ * `events` once `ready` has emitted; each one before is given to `hold`. `events` is subscribed first, so what it gives
+ * as it is subscribed (a late subscriber's replay of a cache the `for` entry replays itself at readiness) is held too.
  */
-function whenReady<E>(events: Observable<E>, ready: Observable<unknown>): Observable<E> {
+function whenReady<E>(events: Observable<E>, ready: Observable<unknown>, hold: (e: E) => void): Observable<E> {
   return defer(() => {
     let open = false;
-    return merge(events.pipe(filter(() => open)), ready.pipe(take(1), tap(() => (open = true)), ignoreElements()));
+    const passes = (e: E): boolean => {
+      if (!open) hold(e);
+      return open;
+    };
+    return merge(events.pipe(filter(passes)), ready.pipe(take(1), tap(() => (open = true)), ignoreElements()));
   });
 }
 

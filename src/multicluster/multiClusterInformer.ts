@@ -276,8 +276,7 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
   // The provider's error that ended the run, for good: what a whenSynced it ends names as its cause.
   let failure: Error | undefined;
 
-  // The clusters stream mapped to one Observable per cluster, merged, told to the fan-out, and shared: the run lives
-  // while anyone subscribes (LT-20), and share() counts them. Completing the provider keeps the last set for good (MC-1).
+  // One Observable per cluster, merged, told to the fan-out, and shared: the run lives while anyone subscribes (LT-20).
   const run$ = defer(() => {
     state = 'running';
     haveSet = false;
