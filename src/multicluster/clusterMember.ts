@@ -96,10 +96,7 @@ export function clusterMember<T extends KubeObject>(cluster: Cluster, changes: O
         return current?.informer.store;
       },
       status: () => ({ name, state, objects: current?.informer.store.size ?? 0, replacing: next !== undefined, lastError, informer: current?.status }),
-      addIndexers: (indexers) => {
-        current?.informer.store.addIndexers(indexers);
-        next?.informer.store.addIndexers(indexers);
-      },
+      addIndexers: (indexers) => [current, next].forEach((conn) => conn?.informer.store.addIndexers(indexers)),
     };
 
     const error = (err: ClusterError): void => {

@@ -181,15 +181,14 @@ export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>
   ];
   entries.forEach((e) => checkPredicates(`${where}: ${e.at}.predicates`, e.predicates));
   const report = (err: Error): void => reportTo(o.onError, err);
-  const fleet = fleetSources(
+  const { sources, members } = fleetSources(
     provider as ClusterProvider,
     entries as readonly FleetEntry[],
     report,
     // A cluster that left takes its per-cluster counts with it (LT-14).
     (name) => forgetGroup(built as Controller<unknown>, name),
   );
-  const [forSource, ...others] = fleet.sources as [ControllerSource<T>, ...ControllerSource<any>[]];
-  const members = fleet.members;
+  const [forSource, ...others] = sources as [ControllerSource<T>, ...ControllerSource<any>[]];
   /** The cluster of a key, its key within the cluster, and the context a multi-cluster reconcile is given. */
   const localContext = (ctx: ReconcileContext<T>, member: Member): ClusterReconcileContext<T> => {
     const { key } = splitClusterKey(ctx.key);

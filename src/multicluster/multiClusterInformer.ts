@@ -53,23 +53,15 @@ import type { Cluster, ClusterEvent, ClusterProvider } from './types.js';
  */
 export interface MultiClusterInformerOptions<T> extends Omit<InformerOptions<T>, 'resyncPeriod' | 'onError' | 'name'> {
   /**
-   * What happens to the objects of a cluster that has been unreachable for
-   * `unreachableAfterMs`: `'keep'` them, stale, as client-go keeps its cache
-   * during a network partition (they are brought up to date when the
-   * cluster answers again, with events for what changed meanwhile), or
-   * `'drop'` them, each as a delete with reason `cluster-unreachable`
-   * (they come back as adds once the cluster answers: nothing acts on what
-   * might no longer be there).
+   * What happens to the objects of a cluster unreachable for `unreachableAfterMs` (MC-6): `'keep'` them, stale, as
+   * client-go keeps its cache through a partition, or `'drop'` them, each as a delete with reason
+   * `cluster-unreachable`, to come back as adds once the cluster answers.
    * @default 'keep'
    */
   readonly whileUnreachable?: 'keep' | 'drop';
   /**
-   * How long a cluster's list or watch must keep failing (refused
-   * connections, refused credentials, 5xx, …; every retry failing, no watch
-   * in between) before the cluster counts as unreachable: its state says so,
-   * a `ClusterError` is reported, `whenSynced` stops waiting for it, and
-   * `whileUnreachable` applies. Each failure is reported as it happens
-   * anyway, and retried with backoff throughout.
+   * How long every request to a cluster must keep failing before it counts as unreachable (MC-4): its state says
+   * so, a `ClusterError` is reported, `whenSynced` stops waiting for it, and `whileUnreachable` applies.
    * @default 10_000
    */
   readonly unreachableAfterMs?: number;
@@ -109,8 +101,7 @@ export interface MultiClusterStatus extends Pick<InformerStatus, 'synced' | 'err
  * alone: its events (with the cluster in them), its store (keyed
  * `namespace/name`, empty while the cluster is absent) and whether it has
  * synced. Subscribing to it keeps the multi-cluster informer running. It is
- * what a controller needs (a `ControllerSource`), which is how
- * `multiClusterController` runs one controller per cluster.
+ * a `ControllerSource`, so a `controller()` can run over one cluster.
  *
  * ## Example
  * ```ts
@@ -162,12 +153,8 @@ export interface MultiClusterInformer<T> extends Observable<ClusterEvent<T>> {
   /** Every error met, each a `ClusterError` naming its cluster (a provider's own errors aside). */
   readonly errors$: Observable<Error>;
   /**
-   * Resolves once the provider gave its first set and every cluster in it
-   * has synced or is known to be unreachable or failed (MC-8): one cluster
-   * that is down does not hold up the others. With no clusters, as soon as
-   * the provider said so. Rejects with a `CacheSyncError` naming the
-   * clusters still syncing, as `Informer.whenSynced`. `status$`'s `synced`
-   * says the same without waiting.
+   * Resolves once the provider gave its first set and every cluster in it has synced or is known to be unreachable
+   * or failed (MC-8); rejects with a `CacheSyncError` naming the clusters still syncing, as `Informer.whenSynced`.
    */
   whenSynced(opts?: WhenSyncedOptions): Promise<void>;
   /** One cluster of the fleet as a single-cluster informer. */

@@ -22,8 +22,7 @@ export const CLUSTER_INDEX = 'cluster';
  * `listIndexFuncValues('cluster')` the clusters that hold any.
  *
  * Unlike a single cluster's store, `keyOf` needs the cluster: an object does
- * not say where it came from. That difference also keeps a multi-cluster
- * informer from being passed where one cluster's informer is expected.
+ * not say where it came from (MC-7).
  *
  * ## Example
  * ```ts
