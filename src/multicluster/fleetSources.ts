@@ -79,12 +79,12 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
       filter((synced) => synced.every(Boolean)),
       take(1),
     );
-  const sources = entries.map((entry, index): ControllerSource<unknown> => {
+  const sources = entries.map(({ source, predicates }, index): ControllerSource<unknown> => {
     const feedsMembers = index === 0;
     /** One cluster's events while it is present; the `for` entry also keeps its member (MC-12). */
     const cluster = (joined: Cluster, later: Observable<ClusterChange>): Observable<Tagged> => {
       const name = joined.name;
-      const part = partOf(entry.source, name);
+      const part = partOf(source, name);
       let member: Member | undefined;
       const enter = (cluster: Cluster): void => {
         if (feedsMembers) members.set(name, (member = { cluster, abort: new AbortController(), store: part.store }));
@@ -134,8 +134,9 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
         // source's end ends the holding: nothing held is given after it.
         return merge(whenReady(partEvents.pipe(tap({ complete: () => held.clear() })), synced, hold), feedsMembers ? replay : NEVER);
       }).pipe(
-        passing(entry, name, report),
-        map((e) => tagged(e, name)),
+        passing({ source, predicates }, name, report),
+        // A cluster view's events say their cluster already; a shared source's are copied once per cluster.
+        map((e): Tagged => ((e as Partial<Tagged>).cluster === name ? (e as Tagged) : { ...e, cluster: name })),
         catchError((err: unknown) => {
           report(new ClusterError(name, `its ${part.name ?? 'source'} failed`, err));
           return NEVER;
@@ -151,24 +152,18 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
       return eachCluster(changes, cluster);
     });
     return Object.assign(events, {
-      name: entry.source.name ?? 'source',
-      store: fleetStore(entry.source),
+      name: source.name ?? 'source',
+      // Read by cluster key, keyed within one cluster (a shared source keys an object alike in every cluster).
+      store: {
+        getByKey: (key: string) => source.store.getByKey(isMulti(source) ? key : splitClusterKey(key).key),
+        keyOf: (obj: unknown) => (isMulti(source) ? splitClusterKey(source.store.keyOf('_', obj)).key : source.store.keyOf(obj)),
+      },
       // Readiness is per cluster (LT-5): the controller's own gate does not wait for the fleet.
       status$: concat(of({ synced: true }), NEVER),
       scopeKey: (key: string, event: InformerEvent<unknown>) => clusterKey(clusterOf(event), key),
     });
   });
   return { sources, members };
-}
-
-/** The cache of a fleet source: read by cluster key, keyed within one cluster. */
-function fleetStore(source: ClusterSource<unknown>): ControllerSource<unknown>['store'] {
-  return {
-    // A shared source holds every cluster's object under the key within the cluster.
-    getByKey: (key) => (isMulti(source) ? source.store.getByKey(key) : source.store.getByKey(splitClusterKey(key).key)),
-    // Every cluster keys an object alike: the key within a cluster is the multi-cluster key without its cluster.
-    keyOf: (obj) => (isMulti(source) ? splitClusterKey(source.store.keyOf('_', obj)).key : source.store.keyOf(obj)),
-  };
 }
 
 /**
@@ -192,11 +187,6 @@ type Tagged = InformerEvent<unknown> & { readonly cluster: string };
 /** The cluster a fleet source's event came from. */
 export function clusterOf(event: InformerEvent<unknown>): string {
   return (event as Tagged).cluster;
-}
-
-function tagged(event: InformerEvent<unknown>, cluster: string): Tagged {
-  // A cluster view's events say their cluster already; a shared source's are copied once per cluster.
-  return (event as Partial<Tagged>).cluster === cluster ? (event as Tagged) : { ...event, cluster };
 }
 
 /** The entry's predicates over one cluster's events, with `predicateFilter`'s rules (CR-113…CR-115). */
