@@ -143,6 +143,22 @@ describe("a multi-cluster informer's provider", () => {
     await expect(waiting).rejects.toMatchObject({ reason: 'failed', cause: hub });
   });
 
+  it('whenSynced says why it gave up: not running at the call, its last subscriber leaving, the signal (LT-23)', async () => {
+    const provider = new Subject<readonly Cluster[]>(); // never gives a set: never synced
+    const inf = multiClusterInformer(provider, (c) => kubeSource(c.kubeConfig, 'v1/pods'));
+    await expect(inf.whenSynced()).rejects.toMatchObject({ reason: 'not-running' });
+    const sub = inf.subscribe();
+    await expect(inf.whenSynced({ signal: AbortSignal.abort() })).rejects.toMatchObject({ reason: 'aborted' });
+    const later = new AbortController();
+    const aborted = inf.whenSynced({ signal: later.signal });
+    later.abort();
+    await expect(aborted).rejects.toMatchObject({ reason: 'aborted' });
+    const waiting = inf.whenSynced();
+    sub.unsubscribe();
+    await expect(waiting).rejects.toMatchObject({ reason: 'stopped' });
+    await expect(inf.whenSynced()).rejects.toMatchObject({ reason: 'not-running' });
+  });
+
   it('emitting again from inside an event of its last set: the sets apply in order and the latest wins, no ghost cluster (LT-27)', async () => {
     fleet = await Fleet.start(['a'], 1);
     const b = await fleet.add('b', 1, false);

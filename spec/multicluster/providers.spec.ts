@@ -112,6 +112,7 @@ describe('kubeconfigClusters', () => {
     expect(() => kubeconfigClusters({ path: [] })).toThrow(/"path" must be a file path or a non-empty list/);
     expect(() => kubeconfigClusters({ contexts: 'a' as never })).toThrow(/"contexts" must be a list of context names or a predicate, got "a"/);
     expect(() => kubeconfigClusters({ debounceMs: -5 })).toThrow(/debounceMs.*-5/);
+    expect(() => kubeconfigClusters({ watch: 'yes' as never })).toThrow(/"watch" must be a boolean, got "yes"/);
     expect(() => kubeconfigClusters({ watsh: true } as never)).toThrow(/unknown option "watsh"/);
   });
 });

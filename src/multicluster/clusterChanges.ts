@@ -1,9 +1,7 @@
-// Turns a provider's successive sets into joins, leaves and replacements
-// (MC-1). Internal: informers and controllers of many clusters both read
-// their provider through it, so they agree on what counts as a change.
+// A provider's successive sets as joins, leaves and replacements (MC-1), the one reading of a provider. Internal.
 
 import type { KubeConfig } from '@kubernetes/client-node';
-import { defer, map, type Observable } from 'rxjs';
+import { concatWith, defer, filter, map, mergeMap, NEVER, takeWhile, type Observable } from 'rxjs';
 import { ClusterError } from './ClusterError.js';
 import type { Cluster, ClusterProvider } from './types.js';
 import { describeValue } from '../options/validate.js';
@@ -15,11 +13,7 @@ export type ClusterChange =
   | { readonly type: 'replace'; readonly cluster: Cluster };
 
 /**
- * What a KubeConfig reaches and as whom: its current context, cluster and
- * user. Two KubeConfigs with the same fingerprint are the same connection
- * even when they are different objects (a provider re-reading a file makes
- * new ones each time).
- *
+ * What a KubeConfig reaches and as whom (its current context, cluster and user): equal for a fresh but equal object.
  * @throws {TypeError} when it has no current context with a cluster.
  */
 export function kubeConfigFingerprint(kc: KubeConfig): string {
@@ -30,21 +24,30 @@ export function kubeConfigFingerprint(kc: KubeConfig): string {
   return JSON.stringify([context, cluster, kc.getCurrentUser()]);
 }
 
+/**
+ * Each cluster's lifetime in a fleet's (shared) `changes`: `each(cluster, later)` from its join, merged, where
+ * `later` is the cluster's own further changes, up to and including its leave.
+ */
+export function eachCluster<R>(changes: Observable<ClusterChange>, each: (cluster: Cluster, later: Observable<ClusterChange>) => Observable<R>): Observable<R> {
+  const named = (name: string) => (c: ClusterChange) => (c.type === 'leave' ? c.name : c.cluster.name) === name;
+  return changes.pipe(
+    filter((c): c is ClusterChange & { type: 'join' } => c.type === 'join'),
+    mergeMap(({ cluster }) => each(cluster, changes.pipe(filter(named(cluster.name)), takeWhile((c) => c.type !== 'leave', true)))),
+  );
+}
+
 interface Known {
   readonly cluster: Cluster;
   readonly fingerprint: string;
 }
 
 /**
- * The changes each emission of `provider` makes to the set before it: one
- * array per emission (empty when nothing changed), so the first emission
- * always arrives and says the initial set is known. Invalid entries (not a
- * `{ name, kubeConfig }`, a duplicate name, a KubeConfig with no current
- * cluster) are reported and left out, as if absent.
+ * The changes each emission of `provider` makes to the set before it: one array per emission, empty when nothing
+ * changed. Invalid entries are reported and left out, as if absent (MC-1).
  *
  * @param provider the clusters.
  * @param report where invalid entries are reported.
- * @returns the changes, per emission; errors and completes with the provider.
+ * @returns the changes, per emission; errors with the provider, and never completes: the last set holds (MC-1).
  */
 export function clusterChanges(provider: ClusterProvider, report: (err: Error) => void): Observable<readonly ClusterChange[]> {
   return defer(() => {
@@ -73,6 +76,7 @@ export function clusterChanges(provider: ClusterProvider, report: (err: Error) =
         known = next;
         return changes;
       }),
+      concatWith(NEVER),
     );
   });
 }

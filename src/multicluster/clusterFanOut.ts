@@ -14,9 +14,6 @@ interface Listener<T> {
   held: Map<string, T> | undefined;
 }
 
-/** Where a cluster's store is read for a replay: each read asks again, so a cluster that leaves or is taken over mid-replay is seen. */
-type StoreOf<T> = (cluster: string) => ReadonlyIndexer<T> | undefined;
-
 /** The subscribers of a run and of each cluster, and how an event reaches them. */
 export interface ClusterFanOut<T> {
   /** Tells `e` to every subscriber and to the views of its cluster: one lookup, whatever the number of views. */
@@ -32,11 +29,14 @@ export interface Attached {
   detach(): void;
 }
 
+/** Where a cluster's store is read for a replay: each read asks again, so a cluster that leaves or is taken over mid-replay is seen. */
+type StoreOf<T> = (cluster: string) => ReadonlyIndexer<T> | undefined;
+
 /** A fan-out over the clusters `clusters()` names, whose stores `storeOf` gives. */
 export function clusterFanOut<T>(clusters: () => Iterable<string>, storeOf: StoreOf<T>): ClusterFanOut<T> {
-  // Copied on change, so a delivery loop goes over the listeners there when the event began.
-  let all: readonly Listener<T>[] = [];
-  const byCluster = new Map<string, readonly Listener<T>[]>();
+  // By cluster (undefined: subscribers of everything); copied on change, so a delivery loop goes over the listeners
+  // there when the event began.
+  const listeners = new Map<string | undefined, readonly Listener<T>[]>();
 
   const deliver = (l: Listener<T>, e: ClusterEvent<T>): void => {
     if (l.held === undefined || isNews(l.held, e)) l.subscriber.next(e);
@@ -62,34 +62,25 @@ export function clusterFanOut<T>(clusters: () => Iterable<string>, storeOf: Stor
 
   return {
     emit: (e) => {
-      for (const l of all) deliver(l, e);
-      const views = byCluster.get(e.cluster);
-      if (views !== undefined) for (const l of views) deliver(l, e);
+      for (const l of listeners.get(undefined) ?? []) deliver(l, e);
+      for (const l of listeners.get(e.cluster) ?? []) deliver(l, e);
     },
     attach: (subscriber, cluster) => {
       const l: Listener<T> = { subscriber, held: undefined };
-      if (cluster === undefined) all = [...all, l];
-      else byCluster.set(cluster, [...(byCluster.get(cluster) ?? []), l]);
+      listeners.set(cluster, [...(listeners.get(cluster) ?? []), l]);
       return {
         replay: () => replay(l, cluster),
         detach: () => {
-          if (cluster === undefined) all = all.filter((x) => x !== l);
-          else {
-            const rest = (byCluster.get(cluster) ?? []).filter((x) => x !== l);
-            if (rest.length === 0) byCluster.delete(cluster);
-            else byCluster.set(cluster, rest);
-          }
+          const rest = (listeners.get(cluster) ?? []).filter((x) => x !== l);
+          if (rest.length === 0) listeners.delete(cluster);
+          else listeners.set(cluster, rest);
         },
       };
     },
   };
 }
 
-/**
- * Whether a settling subscriber holding `held` is to be told `e`, keeping `held` up to date: not an add or update of
- * the very object it holds, an update of a key it does not hold (the replay gives it the key as it is), nor a delete
- * of a key it does not hold or of another object than the one it holds under that key.
- */
+/** Whether a settling subscriber holding `held` is to be told `e` (LT-26), keeping `held` up to date. */
 function isNews<T>(held: Map<string, T>, e: ClusterEvent<T>): boolean {
   if (e.type === 'delete') {
     if (!held.has(e.key)) return false;

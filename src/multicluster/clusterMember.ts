@@ -66,20 +66,15 @@ export interface Fleet<T> {
 /** One informer serving a cluster, with the subscriptions that tie it to the cluster. */
 interface Connection<T> {
   readonly informer: Informer<T>;
-  // Errors and status: held for the connection's whole life.
-  readonly watching: Subscription;
+  // Errors, status, then events: ended in that order, since the informer going idle as its events end says nothing
+  // about a connection being let go.
+  readonly subs: Subscription;
   // The event subscription, which is what keeps the informer running; renewed when objects are dropped.
   events: Subscription;
   status: InformerStatus | undefined;
 }
 
-/**
- * The events of `cluster` from its join on: its informer's events tagged
- * with the cluster and its multi-cluster key, and what its later changes
- * (`replace`, `leave`) make of them. It completes after a leave has
- * announced every object gone; unsubscribing ends every request and timer
- * of it without a word.
- */
+/** The events of `cluster` from its join on, and what its later changes make of them (LT-22). */
 export function clusterMember<T extends KubeObject>(cluster: Cluster, changes: Observable<ClusterChange>, fleet: Fleet<T>): Observable<ClusterEvent<T>> {
   return new Observable<ClusterEvent<T>>((subscriber) => {
     const name = cluster.name;
@@ -101,10 +96,7 @@ export function clusterMember<T extends KubeObject>(cluster: Cluster, changes: O
         return current?.informer.store;
       },
       status: () => ({ name, state, objects: current?.informer.store.size ?? 0, replacing: next !== undefined, lastError, informer: current?.status }),
-      addIndexers: (indexers) => {
-        current?.informer.store.addIndexers(indexers);
-        next?.informer.store.addIndexers(indexers);
-      },
+      addIndexers: (indexers) => [current, next].forEach((conn) => conn?.informer.store.addIndexers(indexers)),
     };
 
     const error = (err: ClusterError): void => {
@@ -115,25 +107,17 @@ export function clusterMember<T extends KubeObject>(cluster: Cluster, changes: O
     /** Every object of the cluster now, by its key in the cluster. */
     const entries = (): [string, T][] => {
       const store = current?.informer.store;
-      const out: [string, T][] = [];
-      if (store !== undefined) {
-        for (const key of store.listKeys()) {
-          const obj = store.getByKey(key);
-          if (obj !== undefined) out.push([key, obj]);
-        }
-      }
-      return out;
+      return (store?.listKeys() ?? []).flatMap((key): [string, T][] => {
+        const obj = store?.getByKey(key);
+        return obj === undefined ? [] : [[key, obj]];
+      });
     };
 
     const announceGone = (gone: [string, T][], reason: ClusterDeleteReason): void => {
       for (const [key, obj] of gone) subscriber.next({ type: 'delete', obj, cluster: name, key: prefix + key, reason });
     };
 
-    // Status first: the informer going idle as its events end says nothing about a connection being let go.
-    const close = (conn: Connection<T> | undefined): void => {
-      conn?.watching.unsubscribe();
-      conn?.events.unsubscribe();
-    };
+    const close = (conn: Connection<T> | undefined): void => conn?.subs.unsubscribe();
 
     /** The current connection is gone or replaced: its clock stops, a new connection gets its own. */
     const stopClock = (): void => {
@@ -158,16 +142,16 @@ export function clusterMember<T extends KubeObject>(cluster: Cluster, changes: O
         if (current === undefined) state = 'failed';
         return;
       }
-      const conn: Connection<T> = { informer, watching: new Subscription(), events: Subscription.EMPTY, status: undefined };
+      const conn: Connection<T> = { informer, subs: new Subscription(), events: Subscription.EMPTY, status: undefined };
       place(conn);
       // errors$ first: with a subscriber there, the informer's errors come here rather than to stderr.
-      conn.watching.add(informer.errors$.subscribe((err) => error(new ClusterError(name, next === conn ? `(new KubeConfig) ${err.message}` : err.message, err))));
-      conn.watching.add(informer.status$.subscribe((s) => onStatus(conn, s)));
+      conn.subs.add(informer.errors$.subscribe((err) => error(new ClusterError(name, next === conn ? `(new KubeConfig) ${err.message}` : err.message, err))));
+      conn.subs.add(informer.status$.subscribe((s) => onStatus(conn, s)));
       listen(conn);
     };
 
     const listen = (conn: Connection<T>): void => {
-      conn.events = conn.informer.subscribe({
+      conn.subs.add((conn.events = conn.informer.subscribe({
         next: (e) => {
           // A replacement's events stay silent until it takes over; the take-over says what differs.
           if (conn !== current) return;
@@ -183,7 +167,7 @@ export function clusterMember<T extends KubeObject>(cluster: Cluster, changes: O
           subscriber.next(e.type === 'delete' ? { ...e, cluster: name, key, reason: 'deleted' } : { ...e, cluster: name, key });
         },
         error: (err: unknown) => onFailed(conn, err),
-      });
+      })));
     };
 
     const onStatus = (conn: Connection<T>, s: InformerStatus): void => {
@@ -251,7 +235,7 @@ export function clusterMember<T extends KubeObject>(cluster: Cluster, changes: O
     const takeOver = (): void => {
       const replacement = next;
       if (replacement === undefined || subscriber.closed) return;
-      const before = entries();
+      const before = new Map(entries());
       const old = current;
       next = undefined;
       current = replacement;
@@ -260,9 +244,7 @@ export function clusterMember<T extends KubeObject>(cluster: Cluster, changes: O
       state = 'synced';
       close(old);
       const store = replacement.informer.store;
-      const seen = new Set<string>();
       for (const [key, was] of before) {
-        seen.add(key);
         const now = store.getByKey(key);
         const gone = (): void => subscriber.next({ type: 'delete', obj: new DeletedFinalStateUnknown(key, was), cluster: name, key: prefix + key, reason: 'deleted' });
         if (now === undefined) gone();
@@ -274,7 +256,7 @@ export function clusterMember<T extends KubeObject>(cluster: Cluster, changes: O
         }
       }
       for (const key of store.listKeys()) {
-        const obj = seen.has(key) ? undefined : store.getByKey(key);
+        const obj = before.has(key) ? undefined : store.getByKey(key);
         if (obj !== undefined) subscriber.next({ type: 'add', obj, isInInitialList: false, cluster: name, key: prefix + key });
       }
       fleet.changed();

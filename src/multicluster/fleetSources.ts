@@ -1,58 +1,65 @@
-// The sources a multi-cluster controller hands to controller(): each entry
-// (for, owns[i], watches[i]) as one ControllerSource keyed
-// `cluster/namespace/name`, built from the clusters stream mapped to each
-// cluster's part of it and merged. Internal; no lifetime of its own: each
-// source lives exactly as long as the controller's subscription to it.
+// The sources a multi-cluster controller hands to controller(), one per entry (for, owns[i], watches[i]): the
+// clusters stream mapped to each cluster's part and merged (LT-4). Internal, with no lifetime of its own.
 
-import { combineLatest, concat, defer, filter, from, ignoreElements, merge, NEVER, Observable, of, skipUntil, shareReplay, take, type Subscription } from 'rxjs';
+import { catchError, combineLatest, concat, concatMap, defer, filter, finalize, from, ignoreElements } from 'rxjs';
+import { map, merge, NEVER, Observable, of, share, shareReplay, take, takeUntil, tap } from 'rxjs';
 import type { ControllerSource } from '../controller/types.js';
 import type { InformerEvent } from '../operators/informerEvent.js';
 import { syncedOf } from '../informer/syncedOf.js';
 import { filterBy, predicateError } from '../operators/predicateFilter.js';
 import type { Predicate } from '../operators/predicates.js';
 import type { KubeObject } from '../store/types.js';
-import { clusterChanges } from './clusterChanges.js';
+import { clusterChanges, eachCluster, type ClusterChange } from './clusterChanges.js';
 import { ClusterError } from './ClusterError.js';
 import { clusterKey, splitClusterKey } from './clusterKey.js';
 import type { MultiClusterInformer } from './multiClusterInformer.js';
 import type { Cluster, ClusterProvider } from './types.js';
 
-/** A multi-cluster informer (each cluster reads its part), or one single-cluster source every cluster shares. */
-export type AnySource<T> = MultiClusterInformer<T> | ControllerSource<T>;
+/**
+ * Where a multi-cluster controller reads from: a multi-cluster informer (each
+ * cluster's keys come from that cluster's part of it), or one
+ * single-cluster source that every cluster shares (a hub cluster's objects,
+ * say, to be applied in every member: each is reconciled once per cluster).
+ *
+ * ## Example
+ * ```ts
+ * import type { Informer, MultiClusterInformer } from 'rxkube';
+ * import type { ClusterSource } from 'rxkube/core';
+ * import type { V1ConfigMap } from '@kubernetes/client-node';
+ * declare const configMaps: MultiClusterInformer<V1ConfigMap>;
+ * declare const hubConfigMaps: Informer<V1ConfigMap>;
+ *
+ * const perCluster: ClusterSource<V1ConfigMap> = configMaps; // one cache per cluster
+ * const fromTheHub: ClusterSource<V1ConfigMap> = hubConfigMaps; // one cache, read for every cluster
+ * ```
+ */
+export type ClusterSource<T> = MultiClusterInformer<T> | ControllerSource<T>;
 
 /** A cluster present in the fleet, as the reconciles of the controller see it. */
 export interface Member {
   readonly cluster: Cluster;
   // Aborted when the cluster leaves or its KubeConfig changes: reconciles in flight get it through their signal (MC-12).
   readonly abort: AbortController;
+  /** The store of its part of the `for` source: what its reconciles read. */
+  readonly store: ControllerSource<unknown>['store'];
 }
 
 /** An entry of the controller, before it is made a fleet source. */
 export interface FleetEntry {
-  readonly source: AnySource<unknown>;
+  readonly source: ClusterSource<unknown>;
   readonly predicates: readonly Predicate<unknown>[];
 }
 
-export function isMulti<T>(source: AnySource<T>): source is MultiClusterInformer<T> {
+export function isMulti<T>(source: ClusterSource<T>): source is MultiClusterInformer<T> {
   return typeof (source as Partial<MultiClusterInformer<T>>).cluster === 'function';
 }
 
-// Each multi-cluster informer's cluster views, made once per cluster name: a view reads whatever the cluster is now.
-const views = new WeakMap<object, Map<string, ControllerSource<unknown>>>();
-
-/** One cluster's part of a source: the cluster's view of a multi-cluster informer, or the shared source itself. */
-export function partOf<T>(source: AnySource<T>, cluster: string): ControllerSource<T> {
-  if (!isMulti(source)) return source;
-  let byName = views.get(source);
-  if (byName === undefined) views.set(source, (byName = new Map()));
-  let view = byName.get(cluster);
-  if (view === undefined) byName.set(cluster, (view = source.cluster(cluster) as unknown as ControllerSource<unknown>));
-  return view as ControllerSource<T>;
-}
-
-/** Drops the cached view of a cluster that left: a name that comes back gets a fresh one, so churning names keep nothing (LT-10). */
-function forgetPart(source: AnySource<unknown>, cluster: string): void {
-  if (isMulti(source)) views.get(source)?.delete(cluster);
+/**
+ * One cluster's part of a source: the cluster's view of a multi-cluster informer, made at each join and held by
+ * nothing but the cluster's stream, so churning names keep nothing (LT-10); or the shared source itself.
+ */
+function partOf<T>(source: ClusterSource<T>, cluster: string): ControllerSource<T> {
+  return isMulti(source) ? (source.cluster(cluster) as unknown as ControllerSource<T>) : source;
 }
 
 /** The fleet's sources for one controller: `members` is fed by the first entry's subscription (the `for` source's). */
@@ -62,13 +69,8 @@ export interface Fleet {
 }
 
 /**
- * Builds the sources of a multi-cluster controller. Each cluster's events
- * pass the entry's predicates on their own (the predicates remember objects
- * by `namespace/name`, which two clusters may share) and are held back until
- * every entry's part of that cluster has synced; then the `for` source replays
- * the cluster's cache as an initial list (LT-5). Deletes announcing that a
- * cluster left are dropped: the cluster's keys are withdrawn instead (LT-7).
- * `left` hears of each cluster that leaves, once per leave.
+ * Builds the sources of a multi-cluster controller: predicates judged per cluster (LT-4), events held back until the
+ * cluster is ready (LT-5), `cluster-removed` deletes dropped (LT-7). `left` hears of each leave, once.
  */
 export function fleetSources(provider: ClusterProvider, entries: readonly FleetEntry[], report: (err: Error) => void, left: (name: string) => void): Fleet {
   const members = new Map<string, Member>();
@@ -77,75 +79,85 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
       filter((synced) => synced.every(Boolean)),
       take(1),
     );
-  const sources = entries.map((entry, index): ControllerSource<unknown> => {
+  const sources = entries.map(({ source, predicates }, index): ControllerSource<unknown> => {
     const feedsMembers = index === 0;
-    const events = new Observable<InformerEvent<unknown>>((subscriber) => {
-      // Each cluster's stream while the cluster is present, by name.
-      const streams = new Map<string, Subscription>();
-      // The members this subscription made: a later run's subscription may overlap a draining one, and each ends its own.
-      const own = new Map<string, Member>();
-      const start = (name: string): void => {
-        const part = partOf(entry.source, name);
-        // Counted: the readiness watch ends with the cluster's stream, synced or not (LT-10).
-        const synced = ready(name).pipe(shareReplay({ bufferSize: 1, refCount: true }));
-        const partEvents = (part as Observable<InformerEvent<unknown>>).pipe(filter((e) => !(e.type === 'delete' && (e as { reason?: string }).reason === 'cluster-removed')));
-        const listed = hasList(part);
-        // The `for` entry replays the cluster's cache once it is ready: the events it held back are in it. A cache
-        // that cannot be listed has the keys it held back read instead (LT-11).
-        const replay: Observable<InformerEvent<unknown>> = feedsMembers && listed ? concat(synced.pipe(ignoreElements()), defer(() => initialList(part))) : NEVER;
-        const live =
-          feedsMembers && !listed
-            ? heldBack(partEvents, synced, part.store, (err) => report(new ClusterError(name, `its ${part.name ?? 'source'} gave an object with no key; it waits for its next change`, err)))
-            : partEvents.pipe(skipUntil(synced));
-        streams.set(
-          name,
-          merge(replay, live)
-            .pipe(passing(entry, name, report))
-            .subscribe({ next: (e) => subscriber.next(tagged(e, name)), error: (err: unknown) => report(new ClusterError(name, `its ${part.name ?? 'source'} failed`, err)) }),
-        );
+    /** One cluster's events while it is present; the `for` entry also keeps its member (MC-12). */
+    const cluster = (joined: Cluster, later: Observable<ClusterChange>): Observable<Tagged> => {
+      const name = joined.name;
+      const part = partOf(source, name);
+      let member: Member | undefined;
+      const enter = (cluster: Cluster): void => {
+        if (feedsMembers) members.set(name, (member = { cluster, abort: new AbortController(), store: part.store }));
       };
-      const stop = (name: string, left: boolean): void => {
-        streams.get(name)?.unsubscribe();
-        streams.delete(name);
-        if (left) forgetPart(entry.source, name);
+      const end = (why: string): void => {
+        member?.abort.abort(new ClusterError(name, `stopped: ${why}`));
+        // A later run's subscription may overlap a draining one: each ends its own member.
+        if (member !== undefined && members.get(name) === member) members.delete(name);
+        member = undefined;
       };
-      const end = (name: string, why: string): void => {
-        const member = own.get(name);
-        if (member === undefined) return;
-        member.abort.abort(new ClusterError(name, `stopped: ${why}`));
-        own.delete(name);
-        if (members.get(name) === member) members.delete(name);
-      };
-      // Only the `for` source reports what is wrong with the provider's sets: once is enough.
-      const changes = clusterChanges(provider, feedsMembers ? report : () => {}).subscribe({
-        next: (list) => {
-          for (const change of list) {
-            const name = change.type === 'leave' ? change.name : change.cluster.name;
-            if (feedsMembers) {
-              end(name, change.type === 'leave' ? 'it left the fleet' : 'its KubeConfig changed');
-              if (change.type === 'leave') left(name);
-              else {
-                const member = { cluster: change.cluster, abort: new AbortController() };
-                own.set(name, member);
-                members.set(name, member);
-              }
-            }
-            if (change.type === 'leave') stop(name, true);
-            else if (change.type === 'join') start(name);
+      const leave = later.pipe(
+        tap((change) => {
+          end(change.type === 'leave' ? 'it left the fleet' : 'its KubeConfig changed');
+          if (change.type !== 'leave') enter(change.cluster);
+          else if (feedsMembers) left(name);
+        }),
+        filter((change) => change.type === 'leave'),
+      );
+      // Counted: the readiness watch ends with the cluster's stream, synced or not (LT-10).
+      const synced = ready(name).pipe(shareReplay({ bufferSize: 1, refCount: true }));
+      const partEvents = (part as Observable<InformerEvent<unknown>>).pipe(filter((e) => !(e.type === 'delete' && (e as { reason?: string }).reason === 'cluster-removed')));
+      const store = part.store as ControllerSource<unknown>['store'] & { list?: () => unknown[] };
+      return defer(() => {
+        enter(joined);
+        // Keys of what a cache that cannot be listed gave before the cluster was ready (LT-11).
+        const held = new Set<string>();
+        const hold = (e: InformerEvent<unknown>): void => {
+          // A delete needs no key: the object is not in the cache when the keys are read.
+          if (!feedsMembers || store.list !== undefined || e.type === 'delete') return;
+          try {
+            held.add(store.keyOf(e.obj));
+          } catch (err) {
+            report(new ClusterError(name, `its ${part.name ?? 'source'} gave an object with no key; it waits for its next change`, err));
           }
-        },
-        // A provider's error ends the controller (MC-1).
-        error: (err: unknown) => subscriber.error(err),
-      });
-      return () => {
-        changes.unsubscribe();
-        for (const name of [...streams.keys()]) stop(name, false);
-        for (const name of [...own.keys()]) end(name, 'the controller stopped');
-      };
+        };
+        // The `for` entry replays the cluster's cache once it is ready: the events it held back are in it (LT-5), or,
+        // for a cache that cannot be listed, the objects still there under the keys it held (LT-11).
+        const cache = (): unknown[] => {
+          const keys = [...held];
+          held.clear();
+          return store.list?.() ?? keys.map((key) => store.getByKey(key)).filter((obj) => obj !== undefined);
+        };
+        const replay = concat(synced.pipe(ignoreElements()), defer(() => from(cache())), NEVER).pipe(
+          map((obj): InformerEvent<unknown> => ({ type: 'add', obj, isInInitialList: true })),
+        );
+        // The events first, so what the source gives as it is subscribed is held before the replay reads the keys; the
+        // source's end ends the holding: nothing held is given after it.
+        return merge(whenReady(partEvents.pipe(tap({ complete: () => held.clear() })), synced, hold), feedsMembers ? replay : NEVER);
+      }).pipe(
+        passing({ source, predicates }, name, report),
+        // A cluster view's events say their cluster already; a shared source's are copied once per cluster.
+        map((e): Tagged => ((e as Partial<Tagged>).cluster === name ? (e as Tagged) : { ...e, cluster: name })),
+        catchError((err: unknown) => {
+          report(new ClusterError(name, `its ${part.name ?? 'source'} failed`, err));
+          return NEVER;
+        }),
+        takeUntil(leave),
+        finalize(() => end('the controller stopped')),
+      );
+    };
+    // Only the `for` source reports what is wrong with the provider's sets: once is enough. A provider's error ends
+    // the controller (MC-1).
+    const events = defer(() => {
+      const changes = clusterChanges(provider, feedsMembers ? report : () => {}).pipe(concatMap((set) => set), share());
+      return eachCluster(changes, cluster);
     });
     return Object.assign(events, {
-      name: entry.source.name ?? 'source',
-      store: fleetStore(entry.source),
+      name: source.name ?? 'source',
+      // Read by cluster key, keyed within one cluster (a shared source keys an object alike in every cluster).
+      store: {
+        getByKey: (key: string) => source.store.getByKey(isMulti(source) ? key : splitClusterKey(key).key),
+        keyOf: (obj: unknown) => (isMulti(source) ? splitClusterKey(source.store.keyOf('_', obj)).key : source.store.keyOf(obj)),
+      },
       // Readiness is per cluster (LT-5): the controller's own gate does not wait for the fleet.
       status$: concat(of({ synced: true }), NEVER),
       scopeKey: (key: string, event: InformerEvent<unknown>) => clusterKey(clusterOf(event), key),
@@ -154,72 +166,18 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
   return { sources, members };
 }
 
-/** The cache of a fleet source: read by cluster key, keyed within one cluster. */
-function fleetStore(source: AnySource<unknown>): ControllerSource<unknown>['store'] {
-  return {
-    getByKey: (key) => {
-      if (isMulti(source)) return source.store.getByKey(key);
-      // A shared source holds every cluster's object under the key within the cluster.
-      return source.store.getByKey(splitClusterKey(key).key);
-    },
-    // Every cluster keys an object alike: the key within a cluster is the multi-cluster key without its cluster.
-    keyOf: (obj) => (isMulti(source) ? splitClusterKey(source.store.keyOf('_', obj)).key : source.store.keyOf(obj)),
-  };
-}
-
-function hasList(part: ControllerSource<unknown>): boolean {
-  return typeof (part.store as { list?: unknown }).list === 'function';
-}
-
-/** A cluster's cache as adds of an initial list, as a late subscriber of an informer gets it. */
-function initialList(part: ControllerSource<unknown>): Observable<InformerEvent<unknown>> {
-  const store = part.store as unknown as { list: () => unknown[] };
-  return from(store.list().map((obj): InformerEvent<unknown> => ({ type: 'add', obj, isInInitialList: true })));
-}
-
 /**
- * The events of a cache that cannot be listed: until `synced`, only the keys
- * of the objects added or changed are kept (one entry per object, however
- * many events), then each one still cached is given as an add of the
- * initial list, and later events pass (LT-11). An object whose key cannot
- * be read is reported and waits for its next change.
+ * `events` once `ready` has emitted; each one before is given to `hold`. `events` is subscribed first, so what it gives
+ * as it is subscribed (a late subscriber's replay of a cache the `for` entry replays itself at readiness) is held too.
  */
-function heldBack(
-  events: Observable<InformerEvent<unknown>>,
-  synced: Observable<unknown>,
-  store: ControllerSource<unknown>['store'],
-  report: (err: unknown) => void,
-): Observable<InformerEvent<unknown>> {
-  return new Observable<InformerEvent<unknown>>((subscriber) => {
-    let held: Set<string> | undefined = new Set();
-    const sub = events.subscribe({
-      next: (event) => {
-        if (held === undefined) return subscriber.next(event);
-        // A delete needs no key: the object is not in the cache when the keys are read.
-        if (event.type === 'delete') return;
-        try {
-          held.add(store.keyOf(event.obj));
-        } catch (err) {
-          report(err);
-        }
-      },
-      error: (err: unknown) => subscriber.error(err),
-      complete: () => subscriber.complete(),
-    });
-    sub.add(
-      synced.pipe(take(1)).subscribe(() => {
-        const keys = held ?? new Set<string>();
-        held = undefined;
-        for (const key of keys) {
-          const obj = store.getByKey(key);
-          if (obj !== undefined) subscriber.next({ type: 'add', obj, isInInitialList: true });
-        }
-      }),
-    );
-    return () => {
-      held = undefined;
-      sub.unsubscribe();
+function whenReady<E>(events: Observable<E>, ready: Observable<unknown>, hold: (e: E) => void): Observable<E> {
+  return defer(() => {
+    let open = false;
+    const passes = (e: E): boolean => {
+      if (!open) hold(e);
+      return open;
     };
+    return merge(events.pipe(filter(passes)), ready.pipe(take(1), tap(() => (open = true)), ignoreElements()));
   });
 }
 
@@ -229,11 +187,6 @@ type Tagged = InformerEvent<unknown> & { readonly cluster: string };
 /** The cluster a fleet source's event came from. */
 export function clusterOf(event: InformerEvent<unknown>): string {
   return (event as Tagged).cluster;
-}
-
-function tagged(event: InformerEvent<unknown>, cluster: string): Tagged {
-  // A cluster view's events say their cluster already; a shared source's are copied once per cluster.
-  return (event as Partial<Tagged>).cluster === cluster ? (event as Tagged) : { ...event, cluster };
 }
 
 /** The entry's predicates over one cluster's events, with `predicateFilter`'s rules (CR-113…CR-115). */

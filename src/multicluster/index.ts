@@ -13,9 +13,9 @@ export {
 export {
   multiClusterController,
   type MultiClusterControllerOptions,
-  type ClusterSource,
   type ClusterReconcileContext,
   type ClusterReconciler,
 } from './multiClusterController.js';
+export type { ClusterSource } from './fleetSources.js';
 export { kubeconfigClusters, type KubeconfigClustersOptions } from './kubeconfigClusters.js';
 export { secretClusters, type SecretClustersOptions } from './secretClusters.js';

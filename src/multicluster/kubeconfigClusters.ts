@@ -1,11 +1,11 @@
-import { readFileSync, watch as watchDir, type FSWatcher } from 'node:fs';
+import { readFileSync, watch as watchDir } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { KubeConfig, type Context } from '@kubernetes/client-node';
-import { Observable, shareReplay } from 'rxjs';
+import { concatMap, debounceTime, defer, EMPTY, merge, Observable, shareReplay, startWith } from 'rxjs';
 import { MalformedDocumentError } from '../errors/MalformedDocumentError.js';
 import { reportError } from '../errors/reportError.js';
-import { checkOptionNames, functionOption, numberOption, describeValue, optionNames } from '../options/validate.js';
+import { booleanOption, checkOptionNames, functionOption, numberOption, describeValue, optionNames } from '../options/validate.js';
 import type { Cluster, ClusterProvider } from './types.js';
 import { timerDelay } from '../options/timerDelay.js';
 
@@ -101,10 +101,8 @@ function single(kc: KubeConfig, context: Context): KubeConfig {
  * change (watched, then read after `debounceMs` of quiet), so contexts that
  * are added, removed or edited join, leave or are replaced while the
  * program runs. A file that cannot be read is reported and the last set
- * kept; if none could be read yet, the set is empty until one can.
- *
- * The provider is shared: every subscriber reads the same files through one
- * watcher, and a late subscriber gets the current set at once.
+ * kept; if none could be read yet, the set is empty until one can. The
+ * provider is shared: one watcher for every subscriber (MC-1).
  *
  * ## Example
  * ```ts
@@ -128,7 +126,7 @@ export function kubeconfigClusters(opts: KubeconfigClustersOptions = {}): Cluste
   if (contexts !== undefined && typeof contexts !== 'function' && !(Array.isArray(contexts) && contexts.every((c) => typeof c === 'string' && c !== ''))) {
     throw new TypeError(`${where}: option "contexts" must be a list of context names or a predicate, got ${describeValue(contexts)}`);
   }
-  if (o.watch !== undefined && typeof o.watch !== 'boolean') throw new TypeError(`${where}: option "watch" must be a boolean, got ${describeValue(o.watch)}`);
+  const watch = booleanOption(where, 'watch', o.watch, true);
   const debounceMs = numberOption(where, 'debounceMs', o.debounceMs, 200);
   const report = functionOption<(err: Error) => void>(where, 'onError', o.onError) ?? reportError;
   const chosen = (ctx: Context): boolean => (contexts === undefined ? true : typeof contexts === 'function' ? contexts(ctx) : contexts.includes(ctx.name));
@@ -157,45 +155,41 @@ export function kubeconfigClusters(opts: KubeconfigClustersOptions = {}): Cluste
     return out;
   };
 
-  return new Observable<readonly Cluster[]>((subscriber) => {
-    let timer: NodeJS.Timeout | undefined;
-    let emitted = false;
-    const watchers: FSWatcher[] = [];
-    const refresh = (): void => {
-      timer = undefined;
+  // Directories, not files: an editor or `kubectl config` that writes a new file and renames it over the old one is seen.
+  const byDir = new Map<string, Set<string>>();
+  for (const p of paths) byDir.set(dirname(p), (byDir.get(dirname(p)) ?? new Set()).add(basename(p)));
+  const changed = (dir: string, names: Set<string>): Observable<void> =>
+    new Observable<void>((subscriber) => {
       try {
-        subscriber.next(read());
-        emitted = true;
+        const w = watchDir(dir, (_event, file) => {
+          if (file === null || names.has(file.toString())) subscriber.next();
+        });
+        w.on('error', (err) => report(new Error(`${where}: watching ${dir} failed: ${err.message}; changes are no longer followed`, { cause: err })));
+        return () => w.close();
       } catch (err) {
-        report(new Error(`${where}: could not read ${paths.join(delimiter)}: ${(err as Error).message.replace(/\s+/g, ' ')}; ${emitted ? 'the last set is kept' : 'no clusters until it can be read'}`, { cause: err }));
-        if (!emitted) {
-          emitted = true;
-          subscriber.next([]);
-        }
+        report(new Error(`${where}: cannot watch ${dir}: ${(err as Error).message}; changes there are not followed`, { cause: err }));
+        return undefined;
       }
-    };
-    refresh();
-    if (o.watch !== false) {
-      // Directories, not files: an editor or `kubectl config` that writes a new file and renames it over the old one is seen.
-      const byDir = new Map<string, Set<string>>();
-      for (const p of paths) byDir.set(dirname(p), (byDir.get(dirname(p)) ?? new Set()).add(basename(p)));
-      for (const [dir, names] of byDir) {
+    });
+
+  return defer(() => {
+    let emitted = false;
+    const changes = watch ? merge(...[...byDir].map(([dir, names]) => changed(dir, names))) : EMPTY;
+    return changes.pipe(
+      debounceTime(timerDelay(debounceMs)),
+      startWith(undefined),
+      concatMap(() => {
         try {
-          const w = watchDir(dir, (_event, file) => {
-            if (file !== null && !names.has(file.toString())) return;
-            if (timer !== undefined) clearTimeout(timer);
-            timer = setTimeout(refresh, timerDelay(debounceMs));
-          });
-          w.on('error', (err) => report(new Error(`${where}: watching ${dir} failed: ${err.message}; changes are no longer followed`, { cause: err })));
-          watchers.push(w);
+          const set = read();
+          emitted = true;
+          return [set];
         } catch (err) {
-          report(new Error(`${where}: cannot watch ${dir}: ${(err as Error).message}; changes there are not followed`, { cause: err }));
+          report(new Error(`${where}: could not read ${paths.join(delimiter)}: ${(err as Error).message.replace(/\s+/g, ' ')}; ${emitted ? 'the last set is kept' : 'no clusters until it can be read'}`, { cause: err }));
+          if (emitted) return [];
+          emitted = true;
+          return [[]];
         }
-      }
-    }
-    return () => {
-      if (timer !== undefined) clearTimeout(timer);
-      for (const w of watchers) w.close();
-    };
+      }),
+    );
   }).pipe(shareReplay({ bufferSize: 1, refCount: true }));
 }

@@ -4,34 +4,13 @@ import { WithdrawnError } from '../controller/WithdrawnError.js';
 import { reportTo } from '../errors/reportTo.js';
 import type { InformerEvent } from '../operators/informerEvent.js';
 import { checkPredicates } from '../operators/predicateFilter.js';
-import type { Predicate } from '../operators/predicates.js';
 import { checkOptionNames, describeValue, functionOption, optionNames } from '../options/validate.js';
 import { CONTROLLER_OPTIONS } from '../controller/options.js';
 import type { KubeObject } from '../store/types.js';
 import { splitClusterKey } from './clusterKey.js';
-import { clusterOf, fleetSources, isMulti, partOf, type Member } from './fleetSources.js';
+import { clusterOf, fleetSources, isMulti, type ClusterSource, type FleetEntry, type Member } from './fleetSources.js';
 import type { MultiClusterInformer } from './multiClusterInformer.js';
 import type { Cluster, ClusterProvider } from './types.js';
-
-/**
- * Where a multi-cluster controller reads from: a multi-cluster informer (each
- * cluster's keys come from that cluster's part of it), or one
- * single-cluster source that every cluster shares (a hub cluster's objects,
- * say, to be applied in every member: each is reconciled once per cluster).
- *
- * ## Example
- * ```ts
- * import type { Informer, MultiClusterInformer } from 'rxkube';
- * import type { ClusterSource } from 'rxkube/core';
- * import type { V1ConfigMap } from '@kubernetes/client-node';
- * declare const configMaps: MultiClusterInformer<V1ConfigMap>;
- * declare const hubConfigMaps: Informer<V1ConfigMap>;
- *
- * const perCluster: ClusterSource<V1ConfigMap> = configMaps; // one cache per cluster
- * const fromTheHub: ClusterSource<V1ConfigMap> = hubConfigMaps; // one cache, read for every cluster
- * ```
- */
-export type ClusterSource<T> = MultiClusterInformer<T> | ControllerSource<T>;
 
 /**
  * What a multi-cluster reconcile is given: a single-cluster
@@ -134,21 +113,13 @@ const OPTION_NAMES = optionNames<MultiClusterControllerOptions<unknown>>({ ...CO
  * Creates a controller over many clusters: `controller()` over the fleet's
  * sources, keyed `cluster/namespace/name`, with a work queue fair between
  * clusters (`fairBy` the cluster) and the cluster in the reconcile context.
- * It keeps every rule of a controller (one reconcile per key at a time,
- * requeues, backoff, graceful drain) and adds:
- *
- * - While several clusters have keys waiting, workers take from them in
- *   turn, so no cluster's backlog starves the others (MC-11).
- * - A cluster's keys are reconciled only once its sources have synced; a
- *   cluster that is slow or cannot be reached holds up only itself (LT-5).
- * - The reconcile sees the cluster's own key (`namespace/name`) and store,
- *   and `ctx.cluster.kubeConfig` to write to it; `ctx.signal` also aborts
- *   when the cluster leaves or its KubeConfig changes, and what that abort
- *   makes fail is not an outcome (MC-12, MC-13).
- * - Outcomes and `status()` are the controller's: outcome keys
- *   are cluster keys (`splitClusterKey(o.key).cluster` names the cluster),
- *   and `status().groups` breaks the queue and reconciles down per cluster
- *   (MC-14).
+ * It keeps every rule of a controller and adds: clusters' keys taken in
+ * turn (MC-11); a cluster's keys reconciled once its sources synced, so one
+ * that is down holds up only itself (LT-5); the reconcile given the
+ * cluster's own key and store and `ctx.cluster.kubeConfig`, with
+ * `ctx.signal` aborted when the cluster leaves or its KubeConfig changes
+ * (MC-12, MC-13); outcome keys that name the cluster and `status().groups`
+ * per cluster (MC-14).
  *
  * ## Example
  * ```ts
@@ -201,30 +172,27 @@ export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>
   if (typeof reconcile !== 'function') throw new TypeError(`${where}: option "reconcile" must be a function, got ${describeValue(reconcile)}`);
   functionOption(where, 'errorPolicy', errorPolicy);
   // Predicates are applied per cluster by the fleet's sources, not by the controller over the merged stream (LT-4).
-  const forPredicates = (wrapped ? (entry.predicates as ForSource<T>['predicates']) : undefined) ?? [];
-  checkPredicates(`${where}: for.predicates`, forPredicates);
   const ownsList = owns ?? [];
   const watchesList = watches ?? [];
-  ownsList.forEach((e, i) => checkPredicates(`${where}: owns[${i}].predicates`, e.predicates ?? []));
-  watchesList.forEach((w, i) => checkPredicates(`${where}: watches[${i}].predicates`, w.predicates ?? []));
+  const entries = [
+    { at: 'for', source: primary as ClusterSource<unknown>, predicates: (wrapped ? (entry.predicates as ForSource<T>['predicates']) : undefined) ?? [] },
+    ...ownsList.map((e, i) => ({ at: `owns[${i}]`, source: e.source, predicates: e.predicates ?? [] })),
+    ...watchesList.map((w, i) => ({ at: `watches[${i}]`, source: w.source, predicates: w.predicates ?? [] })),
+  ];
+  entries.forEach((e) => checkPredicates(`${where}: ${e.at}.predicates`, e.predicates));
   const report = (err: Error): void => reportTo(o.onError, err);
-  const fleet = fleetSources(
+  const { sources, members } = fleetSources(
     provider as ClusterProvider,
-    [
-      { source: primary as ClusterSource<unknown>, predicates: forPredicates as readonly Predicate<unknown>[] },
-      ...ownsList.map((e) => ({ source: e.source, predicates: (e.predicates ?? []) as readonly Predicate<unknown>[] })),
-      ...watchesList.map((w) => ({ source: w.source, predicates: (w.predicates ?? []) as readonly Predicate<unknown>[] })),
-    ],
+    entries as readonly FleetEntry[],
     report,
     // A cluster that left takes its per-cluster counts with it (LT-14).
     (name) => forgetGroup(built as Controller<unknown>, name),
   );
-  const [forSource, ...others] = fleet.sources as [ControllerSource<T>, ...ControllerSource<any>[]];
-  const members = fleet.members;
+  const [forSource, ...others] = sources as [ControllerSource<T>, ...ControllerSource<any>[]];
   /** The cluster of a key, its key within the cluster, and the context a multi-cluster reconcile is given. */
   const localContext = (ctx: ReconcileContext<T>, member: Member): ClusterReconcileContext<T> => {
     const { key } = splitClusterKey(ctx.key);
-    return { ...ctx, key, store: partOf(primary, member.cluster.name).store, cluster: member.cluster };
+    return { ...ctx, key, store: member.store as ReconcileContext<T>['store'], cluster: member.cluster };
   };
   const built: Controller<T> = controller<T>({
     ...rest,
@@ -243,18 +211,18 @@ export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>
       const member = members.get(name);
       // The cluster left while its key waited: the key goes with it (MC-13).
       if (member === undefined) throw new WithdrawnError(`cluster ${JSON.stringify(name)} left`, false, undefined);
+      const stopped = (err: unknown): WithdrawnError => new WithdrawnError(`cluster ${JSON.stringify(name)} stopped`, members.has(name), err);
       const signal = AbortSignal.any([ctx.signal, member.abort.signal]);
       let action: ReconcileAction;
       try {
         action = await reconcile(obj, { ...localContext(ctx, member), signal });
       } catch (err) {
         // What the cluster's leave or new KubeConfig made fail is not news; a replaced cluster's key runs again.
-        if (member.abort.signal.aborted) throw new WithdrawnError(`cluster ${JSON.stringify(name)} stopped`, members.has(name), err);
-        throw err;
+        throw member.abort.signal.aborted ? stopped(err) : err;
       }
       // Its cluster was replaced meanwhile (what it wrote went through the old KubeConfig: the key runs again) or left
       // (nothing to count for a cluster whose counts are gone): withdrawn either way (MC-13, LT-12).
-      if (member.abort.signal.aborted) throw new WithdrawnError(`cluster ${JSON.stringify(name)} stopped`, members.has(name), undefined);
+      if (member.abort.signal.aborted) throw stopped(undefined);
       return action;
     },
     ...(errorPolicy !== undefined && {

@@ -6,7 +6,6 @@ import {
   asyncScheduler,
   concat,
   concatMap,
-  concatWith,
   defer,
   distinctUntilChanged,
   filter,
@@ -16,10 +15,8 @@ import {
   ignoreElements,
   map,
   merge,
-  mergeMap,
+  of,
   share,
-  skip,
-  takeWhile,
   tap,
   timer,
 } from 'rxjs';
@@ -35,7 +32,7 @@ import { createIndexer } from '../store/indexer.js';
 import { byNamespace } from '../store/indexFuncs.js';
 import { readonlyView } from '../store/readonlyView.js';
 import type { KubeObject, ReadonlyIndexer } from '../store/types.js';
-import { clusterChanges, type ClusterChange } from './clusterChanges.js';
+import { clusterChanges, eachCluster } from './clusterChanges.js';
 import { clusterFanOut } from './clusterFanOut.js';
 import { clusterMember, type ClusterStatus, type Fleet } from './clusterMember.js';
 import { CLUSTER_INDEX, multiClusterStore, type MultiClusterStore } from './multiClusterStore.js';
@@ -56,23 +53,15 @@ import type { Cluster, ClusterEvent, ClusterProvider } from './types.js';
  */
 export interface MultiClusterInformerOptions<T> extends Omit<InformerOptions<T>, 'resyncPeriod' | 'onError' | 'name'> {
   /**
-   * What happens to the objects of a cluster that has been unreachable for
-   * `unreachableAfterMs`: `'keep'` them, stale, as client-go keeps its cache
-   * during a network partition (they are brought up to date when the
-   * cluster answers again, with events for what changed meanwhile), or
-   * `'drop'` them, each as a delete with reason `cluster-unreachable`
-   * (they come back as adds once the cluster answers: nothing acts on what
-   * might no longer be there).
+   * What happens to the objects of a cluster unreachable for `unreachableAfterMs` (MC-6): `'keep'` them, stale, as
+   * client-go keeps its cache through a partition, or `'drop'` them, each as a delete with reason
+   * `cluster-unreachable`, to come back as adds once the cluster answers.
    * @default 'keep'
    */
   readonly whileUnreachable?: 'keep' | 'drop';
   /**
-   * How long a cluster's list or watch must keep failing (refused
-   * connections, refused credentials, 5xx, …; every retry failing, no watch
-   * in between) before the cluster counts as unreachable: its state says so,
-   * a `ClusterError` is reported, `whenSynced` stops waiting for it, and
-   * `whileUnreachable` applies. Each failure is reported as it happens
-   * anyway, and retried with backoff throughout.
+   * How long every request to a cluster must keep failing before it counts as unreachable (MC-4): its state says
+   * so, a `ClusterError` is reported, `whenSynced` stops waiting for it, and `whileUnreachable` applies.
    * @default 10_000
    */
   readonly unreachableAfterMs?: number;
@@ -112,8 +101,7 @@ export interface MultiClusterStatus extends Pick<InformerStatus, 'synced' | 'err
  * alone: its events (with the cluster in them), its store (keyed
  * `namespace/name`, empty while the cluster is absent) and whether it has
  * synced. Subscribing to it keeps the multi-cluster informer running. It is
- * what a controller needs (a `ControllerSource`), which is how
- * `multiClusterController` runs one controller per cluster.
+ * a `ControllerSource`, so a `controller()` can run over one cluster.
  *
  * ## Example
  * ```ts
@@ -165,12 +153,8 @@ export interface MultiClusterInformer<T> extends Observable<ClusterEvent<T>> {
   /** Every error met, each a `ClusterError` naming its cluster (a provider's own errors aside). */
   readonly errors$: Observable<Error>;
   /**
-   * Resolves once the provider gave its first set and every cluster in it
-   * has synced or is known to be unreachable or failed (MC-8): one cluster
-   * that is down does not hold up the others. With no clusters, as soon as
-   * the provider said so. Rejects with a `CacheSyncError` naming the
-   * clusters still syncing, as `Informer.whenSynced`. `status$`'s `synced`
-   * says the same without waiting.
+   * Resolves once the provider gave its first set and every cluster in it has synced or is known to be unreachable
+   * or failed (MC-8); rejects with a `CacheSyncError` naming the clusters still syncing, as `Informer.whenSynced`.
    */
   whenSynced(opts?: WhenSyncedOptions): Promise<void>;
   /** One cluster of the fleet as a single-cluster informer. */
@@ -201,22 +185,13 @@ const OPTION_NAMES = optionNames<MultiClusterInformerOptions<unknown>>({
  * key that names it (`cluster/namespace/name`); the store is keyed the same
  * way, with every index working across clusters and a `cluster` index.
  *
- * As clusters come and go (docs/semantics.md MC-1 … MC-9): a cluster that
- * joins is listed (its objects arrive as adds with `isInInitialList`); one
- * that leaves is torn down, every request and timer of it ended, and its
- * objects leave as deletes with reason `cluster-removed`; one whose
- * KubeConfig changes is listed anew beside the old connection, which keeps
- * serving until the new one has synced, and then only what differs is
- * announced (so a rotated credential causes no churn). A cluster that
- * cannot be reached or refuses the credentials is retried with backoff
- * without holding up the others; every error is a `ClusterError` naming it,
- * and after `unreachableAfterMs` it is marked unreachable and its objects
- * are kept or dropped (`whileUnreachable`).
- *
- * It is built from `informer()`s, not beside them (LT-20 … LT-24): the
- * provider's changes become one Observable per cluster over that cluster's
- * informer, merged and shared. Its subscription is its lifetime, as an
- * informer's is; each cluster's is its informer's.
+ * A cluster is listed at its join, torn down at its leave (its objects
+ * leave as `cluster-removed` deletes), and listed anew beside the old
+ * connection when its KubeConfig changes, with only what differs announced;
+ * one that fails is retried without holding up the others, and is marked
+ * unreachable after `unreachableAfterMs`. It is `informer()`s merged: its
+ * subscription is its lifetime. The rules: docs/semantics.md MC-1 … MC-10,
+ * LT-20 … LT-29.
  *
  * ## Example
  * ```ts
@@ -288,8 +263,7 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
   // The provider's error that ended the run, for good: what a whenSynced it ends names as its cause.
   let failure: Error | undefined;
 
-  // The clusters stream mapped to one Observable per cluster, merged, told to the fan-out, and shared: the run lives
-  // while anyone subscribes (LT-20), and share() counts them. Completing the provider keeps the last set for good (MC-1).
+  // One Observable per cluster, merged, told to the fan-out, and shared: the run lives while anyone subscribes (LT-20).
   const run$ = defer(() => {
     state = 'running';
     haveSet = false;
@@ -301,14 +275,10 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
     });
     // One set after another: a set the provider gives from inside an event of the last one waits for it (LT-27).
     const changes$ = clusterChanges(clusters, fleet.report).pipe(
-      concatWith(NEVER),
       concatMap((set) => concat(set, setApplied)),
       share(),
     );
-    const named = (cluster: string) => (c: ClusterChange) => (c.type === 'leave' ? c.name : c.cluster.name) === cluster;
-    return changes$.pipe(
-      filter((c) => c.type === 'join'),
-      mergeMap(({ cluster }) => clusterMember(cluster, changes$.pipe(filter(named(cluster.name)), takeWhile((c) => c.type !== 'leave', true)), fleet)),
+    return eachCluster(changes$, (cluster, later) => clusterMember(cluster, later, fleet)).pipe(
       tap({
         next: fanOut.emit,
         error: (err: unknown) => {
@@ -359,20 +329,19 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
       if (wait === null || typeof wait !== 'object' || wait instanceof AbortSignal) throw new TypeError(`whenSynced takes { timeout?, signal? }, got ${describeValue(wait)}`);
       const { timeout, signal } = wait;
       if (timeout !== undefined && (!Number.isFinite(timeout) || timeout < 0)) throw new TypeError(`timeout must be a non-negative number of ms, got ${describeValue(timeout)}`);
-      const now = status.value;
-      if (now.synced) return Promise.resolve();
-      if (now.state === 'failed') return Promise.reject(syncError('failed', 'its cluster provider failed'));
-      if (now.state === 'idle') return Promise.reject(syncError('not-running', 'it is not running: subscribe to it first'));
-      if (signal?.aborted) return Promise.reject(syncError('aborted', 'the signal aborted'));
-      // The first of: synced, the run ending, the timeout, the signal (S-2).
+      // The first of: synced, the run not running (at the call: not started), the timeout, the signal (S-2).
       const outcome = merge(
         status.pipe(
-          skip(1),
-          filter((s) => s.synced || s.state !== 'running'),
-          map((s) => (s.synced ? undefined : s.state === 'failed' ? syncError('failed', 'its cluster provider failed') : syncError('stopped', 'its last subscriber left'))),
+          map((s, i) => {
+            if (s.synced) return undefined;
+            if (s.state === 'failed') return syncError('failed', 'its cluster provider failed');
+            if (s.state === 'running') return null;
+            return i === 0 ? syncError('not-running', 'it is not running: subscribe to it first') : syncError('stopped', 'its last subscriber left');
+          }),
+          filter((err) => err !== null),
         ),
         timeout === undefined ? NEVER : timer(timerDelay(timeout)).pipe(map(() => syncError('timeout', `not within ${timeout} ms`))),
-        signal === undefined ? NEVER : fromEvent(signal, 'abort').pipe(map(() => syncError('aborted', 'the signal aborted'))),
+        signal === undefined ? NEVER : defer(() => (signal.aborted ? of(0) : fromEvent(signal, 'abort'))).pipe(map(() => syncError('aborted', 'the signal aborted'))),
       );
       return firstValueFrom(outcome).then((err) => {
         if (err !== undefined) throw err;

@@ -22,8 +22,7 @@ export const CLUSTER_INDEX = 'cluster';
  * `listIndexFuncValues('cluster')` the clusters that hold any.
  *
  * Unlike a single cluster's store, `keyOf` needs the cluster: an object does
- * not say where it came from. That difference also keeps a multi-cluster
- * informer from being passed where one cluster's informer is expected.
+ * not say where it came from (MC-7).
  *
  * ## Example
  * ```ts
@@ -70,14 +69,13 @@ export function multiClusterStore<T>(members: ReadonlyMap<string, Member<T>>, ab
   const known = (indexName: string): void => {
     if (indexName !== CLUSTER_INDEX && !(indexName in absent.getIndexers())) throw new IndexNotFoundError(indexName);
   };
-  function* stores(): Iterable<[string, ReadonlyIndexer<T>]> {
-    for (const [name, m] of members) if (m.store !== undefined) yield [name, m.store];
-  }
+  /** Each present cluster's store with its name, and `f` of each, flattened. */
+  const over = <R>(f: (s: ReadonlyIndexer<T>, name: string) => readonly R[]): R[] =>
+    [...members].flatMap(([name, m]) => (m.store === undefined ? [] : f(m.store, name)));
+  const keysOf = (cluster: string, keys: readonly string[]): string[] => keys.map((key) => clusterKey(cluster, key));
   const store: MultiClusterStore<T> = {
     get size() {
-      let n = 0;
-      for (const [, s] of stores()) n += s.size;
-      return n;
+      return over((s) => [s.size]).reduce((a, b) => a + b, 0);
     },
     getByKey(key) {
       let parts;
@@ -88,48 +86,24 @@ export function multiClusterStore<T>(members: ReadonlyMap<string, Member<T>>, ab
       }
       return members.get(parts.cluster)?.store?.getByKey(parts.key);
     },
-    keyOf(cluster, obj) {
-      return clusterKey(cluster, absent.keyOf(obj));
-    },
-    list(opts) {
-      const out: T[] = [];
-      for (const [, s] of stores()) for (const obj of s.list(opts)) out.push(obj);
-      return out;
-    },
-    listKeys() {
-      const out: string[] = [];
-      for (const [name, s] of stores()) for (const key of s.listKeys()) out.push(clusterKey(name, key));
-      return out;
-    },
+    keyOf: (cluster, obj) => clusterKey(cluster, absent.keyOf(obj)),
+    list: (opts) => over((s) => s.list(opts)),
+    listKeys: () => over((s, name) => keysOf(name, s.listKeys())),
     byIndex(indexName, value) {
       known(indexName);
       if (indexName === CLUSTER_INDEX) return members.get(value)?.store?.list() ?? [];
-      const out: T[] = [];
-      for (const [, s] of stores()) for (const obj of s.byIndex(indexName, value)) out.push(obj);
-      return out;
+      return over((s) => s.byIndex(indexName, value));
     },
     indexKeys(indexName, value) {
       known(indexName);
-      const out: string[] = [];
-      if (indexName === CLUSTER_INDEX) {
-        for (const key of members.get(value)?.store?.listKeys() ?? []) out.push(clusterKey(value, key));
-      } else {
-        for (const [name, s] of stores()) for (const key of s.indexKeys(indexName, value)) out.push(clusterKey(name, key));
-      }
-      return out.sort();
+      if (indexName === CLUSTER_INDEX) return keysOf(value, members.get(value)?.store?.listKeys() ?? []).sort();
+      return over((s, name) => keysOf(name, s.indexKeys(indexName, value))).sort();
     },
     listIndexFuncValues(indexName) {
-      const values = new Set<string>();
-      if (indexName === CLUSTER_INDEX) {
-        for (const [name, s] of stores()) if (s.size > 0) values.add(name);
-      } else {
-        for (const [, s] of stores()) for (const v of s.listIndexFuncValues(indexName)) values.add(v);
-      }
-      return [...values].sort();
+      const values = over((s, name) => (indexName !== CLUSTER_INDEX ? s.listIndexFuncValues(indexName) : s.size > 0 ? [name] : []));
+      return [...new Set(values)].sort();
     },
-    getIndexers() {
-      return absent.getIndexers();
-    },
+    getIndexers: () => absent.getIndexers(),
     addIndexers(more) {
       if (more !== null && typeof more === 'object' && CLUSTER_INDEX in more) throw new IndexConflictError([CLUSTER_INDEX]);
       const have = absent.getIndexers();

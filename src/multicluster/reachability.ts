@@ -1,7 +1,4 @@
-// Whether a cluster answers, judged from its informer's status (MC-4).
-// Internal. The reflector says `watching` as it opens a watch, before the
-// server has answered, so a state alone proves nothing; only evidence that a
-// request got an answer does.
+// Whether a cluster answers, judged from evidence in its informer's status, not its state alone (MC-4). Internal.
 
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { InformerStatus } from '../informer/informer.js';
@@ -9,22 +6,14 @@ import type { ReflectorStatus } from '../reflector/types.js';
 import { timerDelay } from '../options/timerDelay.js';
 
 /**
- * A watch that stayed open this long had an answer, events or not. It was the reflector's healthy-watch
- * rule and is no longer: the reflector's `HEALTHY_WATCH_MS` (5 s) only decides when its backoff starts over,
- * while this decides that a cluster is reachable again, and stays at 30 s so a server cutting every watch
- * within seconds is not reported back.
+ * A watch that stayed open this long had an answer, events or not (MC-4): longer than the reflector's
+ * `HEALTHY_WATCH_MS`, so a server cutting every watch within seconds is not reported back.
  */
 export const ANSWERED_WATCH_MS = 30_000;
 
 /**
- * The unreachable clock of one connection: it starts at the first failure
- * after the cluster last answered, and when `afterMs` have passed with no
- * answer since, the cluster is unreachable — at once if it is between
- * attempts then, else as soon as the attempt in progress fails (a quiet
- * watch that never fails keeps the cluster reachable). Answers are seen in
- * the informer's status (a list completed, events counted, a watch that
- * ended cleanly), in its events (`heard`), and in a watch still open after
- * {@link ANSWERED_WATCH_MS}.
+ * The unreachable clock of one connection (MC-4): it starts at the first failure after the cluster last answered;
+ * `afterMs` later with no answer, the cluster is unreachable, or, during an attempt, once that attempt fails.
  */
 export class Reachability {
   readonly #scheduler: SchedulerLike;
@@ -114,9 +103,7 @@ export class Reachability {
 
   dispose(): void {
     this.reset();
-    this.#openTimer?.unsubscribe();
-    this.#openTimer = undefined;
-    this.#last = undefined;
+    this.restart();
   }
 
   #stayedOpen(): void {

@@ -54,30 +54,17 @@ export interface SecretClustersOptions {
 
 const OPTION_NAMES = optionNames<SecretClustersOptions>({ namespace: true, labelSelector: true, keys: true, clusterName: true, allowLocalCredentials: true, onError: true });
 
-/** What one Secret gave, kept while its resourceVersion is unchanged so a KubeConfig keeps its identity. */
-interface Parsed {
-  readonly resourceVersion: string | undefined;
-  readonly cluster: Cluster | undefined;
-}
-
 /**
  * The clusters whose kubeconfigs are kept in Secrets of a namespace on a hub
- * cluster: the shape Cluster API (`<cluster>-kubeconfig` Secrets, key
- * `value`) and multicluster-runtime's kubeconfig provider (key
- * `kubeconfig`, selected by label) use. An informer on the hub follows the
- * Secrets, so a Secret created joins its cluster to the fleet, one deleted
- * removes it, and one whose kubeconfig is rewritten (a rotated credential)
- * replaces it. A Secret whose kubeconfig cannot be read is reported as a
- * `ClusterError` and left out; when it does not parse, the error says where
- * (line and column) and its cause is a `MalformedDocumentError`, quoting
- * nothing of the kubeconfig, whose credentials a log must not see. A
- * kubeconfig that names an exec plugin, an auth provider or a file of this
- * machine is refused the same way unless `allowLocalCredentials` is set
- * (HI-49). The first set is given once the hub's
- * Secrets are listed; while the hub cannot be reached the last set stays.
- *
- * The provider is shared: every subscriber reads the same informer, and a
- * late subscriber gets the current set at once.
+ * cluster, as Cluster API (`<cluster>-kubeconfig`, key `value`) and
+ * multicluster-runtime's kubeconfig provider (key `kubeconfig`, by label)
+ * keep them. An informer on the hub follows the Secrets: one created joins
+ * its cluster, one deleted removes it, one rewritten replaces it. A Secret
+ * whose kubeconfig does not parse (its cause a `MalformedDocumentError`
+ * giving the position, quoting nothing) or names this machine's commands or
+ * files (`allowLocalCredentials`, HI-49) is reported as a `ClusterError` and
+ * left out. The first set comes once the Secrets are listed; while the hub
+ * is down the last set stays. The provider is shared (MC-1).
  *
  * ## Example
  * ```ts
@@ -149,22 +136,17 @@ export function secretClusters(hub: KubeConfig, opts: SecretClustersOptions): Cl
 
   return defer(() => {
     const secrets = informer(source, { name: `cluster Secrets in ${o.namespace}`, onError: report });
-    const parsed = new Map<string, Parsed>();
+    // What each Secret gave, by uid, kept while its resourceVersion is unchanged so a KubeConfig keeps its identity.
+    let parsed = new Map<string, { readonly resourceVersion: string | undefined; readonly cluster: Cluster | undefined }>();
     const current = (): readonly Cluster[] => {
-      const seen = new Set<string>();
-      const out: Cluster[] = [];
+      const now: typeof parsed = new Map();
       for (const secret of secrets.store.list()) {
-        const uid = secret.metadata?.uid ?? secret.metadata?.name ?? '';
-        seen.add(uid);
-        let entry = parsed.get(uid);
-        if (entry === undefined || entry.resourceVersion !== secret.metadata?.resourceVersion) {
-          entry = { resourceVersion: secret.metadata?.resourceVersion, cluster: parse(secret) };
-          parsed.set(uid, entry);
-        }
-        if (entry.cluster !== undefined) out.push(entry.cluster);
+        const { uid, name, resourceVersion } = secret.metadata ?? {};
+        const was = parsed.get(uid ?? name ?? '');
+        now.set(uid ?? name ?? '', was !== undefined && was.resourceVersion === resourceVersion ? was : { resourceVersion, cluster: parse(secret) });
       }
-      for (const uid of [...parsed.keys()]) if (!seen.has(uid)) parsed.delete(uid);
-      return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      parsed = now;
+      return [...now.values()].flatMap((e) => e.cluster ?? []).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     };
     // Kept by status$, which emits on each change of sync: a Secret event reads a flag, not a whole status().
     let synced = false;

@@ -31,19 +31,14 @@ export interface Cluster {
  *
  * - The first emission is the initial set (possibly empty); until it comes,
  *   nothing is listed and `whenSynced` waits.
- * - A cluster is identified by its name. A name that appears joins, one
- *   that disappears leaves, and one whose KubeConfig now reaches somewhere
- *   else (another server, user or credentials in its current context) is
- *   replaced. Emitting an equal set again changes nothing, so a provider may
- *   re-emit freely; a fresh but equal KubeConfig object is not a change.
- * - Names must be unique within a set: a duplicate is reported and ignored.
- * - A provider should not error for what can heal (a file being rewritten,
- *   a hub that is down): it keeps its last set and reports the fault in its
- *   own way. An error ends every informer and controller built on it.
- *   Completing keeps the last set for good.
- * - It should be shared (`shareReplay({ bufferSize: 1, refCount: true })`):
- *   several informers and a controller usually read the same provider, and
- *   a late subscriber must get the current set at once. The ready-made
+ * - A name that appears joins, one that disappears leaves, and one whose
+ *   KubeConfig reaches somewhere else is replaced; an equal set again, or a
+ *   fresh but equal KubeConfig, changes nothing. A duplicate name is ignored.
+ * - It should not error for what can heal (a file being rewritten, a hub
+ *   that is down) but keep its last set: an error ends every informer and
+ *   controller built on it. Completing keeps the last set for good.
+ * - It should be shared (`shareReplay({ bufferSize: 1, refCount: true })`),
+ *   so a late subscriber gets the current set at once; the ready-made
  *   providers are.
  *
  * ## Example
