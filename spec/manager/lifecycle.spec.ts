@@ -209,6 +209,40 @@ describe('manager: fatal ends', () => {
     expect(a.ctl.status().state).toBe('stopped');
   });
 
+  it('losing the Lease while a graceful stop drains ends the drain at once: the reconcile in flight is not waited for', async () => {
+    const s = await startApiServer({ port: 0 });
+    server = s;
+    await s.create('apps/v1/deployments', deployment('web'));
+    const lock = leaseLock(s.kubeConfig(), { namespace: 'default', name: 'mgr' });
+    const inFlight = deferred();
+    const finish = deferred();
+    // Only the lost Lease can end the drain before this long.
+    const a = deploymentsController(s, {
+      shutdownTimeoutMs: 600_000,
+      reconcile: async () => {
+        inFlight.resolve();
+        await finish.promise;
+      },
+    });
+    const stderr = capture();
+    const events: ManagerEvent[] = [];
+    const stop = new AbortController();
+    const exit = runManager({ controllers: [a.ctl], leaderElection: { lock, identity: 'a', ...TIMINGS }, healthProbeBindAddress: '0', signal: stop.signal, signals: [], stderr, onEvent: (e) => events.push(e) });
+    cleanups.push(() => {
+      finish.resolve();
+      return exit;
+    });
+    await inFlight.promise;
+    stop.abort();
+    await waitFor(() => events.some((e) => e.type === 'stopping'), 'the drain to begin');
+    const lease = s.get<Lease>('coordination.k8s.io/v1/leases', 'default', 'mgr');
+    await s.update('coordination.k8s.io/v1/leases', { ...lease, spec: { ...lease?.spec, holderIdentity: 'intruder', leaseDurationSeconds: 15 } });
+    expect(await exit).toBe(1);
+    expect(stderr.text).toMatch(/^manager: stopped on an error: lost the lease default\/mgr after leading \(holder now intruder\)/);
+    expect(a.ctl.status().inFlight).toBe(1);
+    expect(holder(s)).toBe('intruder');
+  });
+
   it('a source that failed for good (a 400 to its list) ends with exit 1 naming it', async () => {
     const s = await startApiServer({ port: 0 });
     server = s;

@@ -144,6 +144,8 @@ class ManagerRun {
   #controllersRunning = false;
   // This replica holds the lock now: only then is it released at the end.
   #leadingNow = false;
+  // Ends a graceful stop's wait for the controllers when the lock is lost during it (MG-3).
+  #cutDrain: (() => void) | undefined;
   // The pairs the webhook server serves when webhookCertificates provisions them: one shared run of the provisioner (WH-100).
   readonly #pairs$: Observable<TlsPair> | undefined;
   // The webhook server listens: /readyz waits for it (WH-89).
@@ -319,6 +321,7 @@ class ManagerRun {
   #fatal(err: Error, lost = false): void {
     if (this.#phase !== 'running') {
       this.#failure ??= err;
+      if (lost) this.#cutDrain?.(); // MG-3: a drain under way stops waiting for the reconciles in flight
       return;
     }
     this.#failure = err;
@@ -336,7 +339,8 @@ class ManagerRun {
     if (this.#phase !== 'running') return;
     this.#phase = 'stopping';
     this.#emit({ type: 'stopping', reason });
-    await Promise.all(this.#c.controllers.map((ctl) => ctl.shutdown()));
+    const cut = new Promise<void>((resolve) => (this.#cutDrain = resolve));
+    await Promise.race([Promise.all(this.#c.controllers.map((ctl) => ctl.shutdown())), cut]);
     this.#controllers.unsubscribe();
     const le = this.#c.leaderElection;
     this.#election?.unsubscribe();
