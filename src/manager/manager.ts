@@ -1,4 +1,5 @@
 import { BehaviorSubject, distinctUntilChanged, Observable, Subject, Subscription, takeUntil, type Subscriber } from 'rxjs';
+import { abortInFlight } from '../controller/controller.js';
 import type { ControllerSource } from '../controller/types.js';
 import { reportError, toError } from '../errors/reportError.js';
 import type { Informer } from '../informer/informer.js';
@@ -321,15 +322,20 @@ class ManagerRun {
   #fatal(err: Error, lost = false): void {
     if (this.#phase !== 'running') {
       this.#failure ??= err;
-      if (lost) this.#cutDrain?.(); // MG-3: a drain under way stops waiting for the reconciles in flight
-      return;
+      if (!lost) return;
+      // MG-3: a drain under way stops waiting for the reconciles in flight, and aborts them.
+      for (const ctl of this.#c.controllers) abortInFlight(ctl, err);
+      return void this.#cutDrain?.();
     }
     this.#failure = err;
     if (!lost) return void this.#stop(err.message);
     this.#phase = 'stopping';
     this.#emit({ type: 'stopping', reason: err.message });
-    // Stop taking work now; what is in flight is not waited for (the process exits), and the lock is not ours to release.
-    for (const ctl of this.#c.controllers) void ctl.shutdown();
+    // Stop taking work now; what is in flight is aborted, not waited for (the process exits), and the lock is not ours to release.
+    for (const ctl of this.#c.controllers) {
+      void ctl.shutdown();
+      abortInFlight(ctl, err);
+    }
     this.#election?.unsubscribe();
     void this.#finish();
   }
