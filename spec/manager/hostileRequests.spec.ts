@@ -166,6 +166,33 @@ describe('manager servers: the class', () => {
     await stillAnswers(ports);
   });
 
+  it('answers the pipelined requests of one connection one at a time: the route is never called twice at once for it', async () => {
+    // Each scrape waits until the spec answers it; `most` is the most calls in flight at once.
+    const pending: ((text: string) => void)[] = [];
+    let most = 0;
+    const ports = await serve(
+      () =>
+        new Promise<string>((resolve) => {
+          pending.push(resolve);
+          most = Math.max(most, pending.length);
+        }),
+    );
+    const client = connect({ port: ports.metrics, host: '127.0.0.1' });
+    client.on('error', () => undefined);
+    let received = Buffer.alloc(0);
+    client.on('data', (d: Buffer) => (received = Buffer.concat([received, d])));
+    // Twenty requests in one write: Node's parser hands them all to the server at once.
+    client.write(get('/metrics').repeat(20));
+    for (let i = 1; i <= 20; i++) {
+      await waitFor(() => pending.length > 0, `scrape ${i} to be asked`);
+      pending.shift()?.(`n ${i}\n`);
+      await waitFor(() => parseResponses(received).length === i, `answer ${i}`);
+    }
+    client.destroy();
+    expect(parseResponses(received).map((r) => r.body)).toEqual(Array.from({ length: 20 }, (_, i) => `n ${i + 1}\n`));
+    expect(most).toBe(1);
+  });
+
   it('answers 408 to headers that come too slowly, or not at all, and closes the connection', async () => {
     const ports = await serve(async () => 'up 1\n', 10_000, { headersTimeoutMs: 300, requestTimeoutMs: 1_000, idleTimeoutMs: 2_000 });
     const slow = await sendRaw(ports.probes, ['GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: '], 'open');

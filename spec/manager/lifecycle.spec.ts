@@ -186,11 +186,19 @@ describe('manager: other ways to stop', () => {
 });
 
 describe('manager: fatal ends', () => {
-  it('losing the Lease after leading stops at once without releasing it, and exits 1 naming the Lease', async () => {
+  it('losing the Lease after leading stops at once without releasing it, aborts the reconcile in flight, and exits 1 naming the Lease', async () => {
     const s = await startApiServer({ port: 0 });
     server = s;
+    await s.create('apps/v1/deployments', deployment('web'));
     const lock = leaseLock(s.kubeConfig(), { namespace: 'default', name: 'mgr' });
-    const a = deploymentsController(s);
+    let signal: AbortSignal | undefined;
+    // The reconcile ends when its signal aborts; the default shutdownTimeoutMs (30 s) would abort it only long after the exit.
+    const a = deploymentsController(s, {
+      reconcile: (_d, ctx) => {
+        signal = ctx.signal;
+        return new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+      },
+    });
     const stderr = capture();
     const events: ManagerEvent[] = [];
     const stop = new AbortController();
@@ -200,13 +208,52 @@ describe('manager: fatal ends', () => {
       return exit;
     });
     await waitFor(() => events.some((e) => e.type === 'leadership' && e.leading), 'a to lead');
+    await waitFor(() => signal, 'the reconcile to start');
     // Someone else writes the Lease as theirs, fresh: a's next renewal conflicts and it reads the new holder.
     const lease = s.get<Lease>('coordination.k8s.io/v1/leases', 'default', 'mgr');
     await s.update('coordination.k8s.io/v1/leases', { ...lease, spec: { ...lease?.spec, holderIdentity: 'intruder', leaseDurationSeconds: 15 } });
     expect(await exit).toBe(1);
     expect(stderr.text).toMatch(/^manager: stopped on an error: lost the lease default\/mgr after leading \(holder now intruder\)/);
     expect(holder(s)).toBe('intruder');
-    expect(a.ctl.status().state).toBe('stopped');
+    expect(signal?.aborted).toBe(true);
+    await waitFor(() => a.ctl.status().state === 'stopped', 'the controller to stop');
+  });
+
+  it('losing the Lease while a graceful stop drains ends the drain at once: the reconcile in flight is aborted, not waited for', async () => {
+    const s = await startApiServer({ port: 0 });
+    server = s;
+    await s.create('apps/v1/deployments', deployment('web'));
+    const lock = leaseLock(s.kubeConfig(), { namespace: 'default', name: 'mgr' });
+    const inFlight = deferred();
+    const finish = deferred();
+    let signal: AbortSignal | undefined;
+    // Only the lost Lease can end the drain before this long; the reconcile ignores its signal.
+    const a = deploymentsController(s, {
+      shutdownTimeoutMs: 600_000,
+      reconcile: async (_d, ctx) => {
+        signal = ctx.signal;
+        inFlight.resolve();
+        await finish.promise;
+      },
+    });
+    const stderr = capture();
+    const events: ManagerEvent[] = [];
+    const stop = new AbortController();
+    const exit = runManager({ controllers: [a.ctl], leaderElection: { lock, identity: 'a', ...TIMINGS }, healthProbeBindAddress: '0', signal: stop.signal, signals: [], stderr, onEvent: (e) => events.push(e) });
+    cleanups.push(() => {
+      finish.resolve();
+      return exit;
+    });
+    await inFlight.promise;
+    stop.abort();
+    await waitFor(() => events.some((e) => e.type === 'stopping'), 'the drain to begin');
+    const lease = s.get<Lease>('coordination.k8s.io/v1/leases', 'default', 'mgr');
+    await s.update('coordination.k8s.io/v1/leases', { ...lease, spec: { ...lease?.spec, holderIdentity: 'intruder', leaseDurationSeconds: 15 } });
+    expect(await exit).toBe(1);
+    expect(stderr.text).toMatch(/^manager: stopped on an error: lost the lease default\/mgr after leading \(holder now intruder\)/);
+    expect(signal?.aborted).toBe(true);
+    expect(a.ctl.status().inFlight).toBe(1);
+    expect(holder(s)).toBe('intruder');
   });
 
   it('a source that failed for good (a 400 to its list) ends with exit 1 naming it', async () => {

@@ -78,6 +78,8 @@ describe('manager options', () => {
     ['a misspelt secure metrics option', (c) => ({ controllers: [c], metrics, metricsSecure: { kubeConfig: server.kubeConfig(), cacheTTL: 1 } }), /metricsSecure: unknown option "cacheTTL"/],
     ['a negative cache time', (c) => ({ controllers: [c], metrics, metricsSecure: { kubeConfig: server.kubeConfig(), cacheTtlMs: -1 } }), /"metricsSecure.cacheTtlMs" must be an integer >= 0, got -1/],
     ['an empty certificate directory name', (c) => ({ controllers: [c], webhooks: [{ type: 'conversion', path: '/convert', review: async () => ({ status: 200, body: {} }) }], webhookCertDir: '' }), /"webhookCertDir" must be a directory path/],
+    ['a webhook timeout Node cannot wait for', (c) => ({ controllers: [c], webhooks: [{ type: 'validating', path: '/v', review: async () => ({ status: 200, body: {} }), timeoutSeconds: 3_000_000 }] }), /option "webhooks\[0\]\.timeoutSeconds" must be an integer from 1 to 30 .*, got 3000000/],
+    ['a zero webhook timeout', (c) => ({ controllers: [c], webhooks: [{ type: 'validating', path: '/v', review: async () => ({ status: 200, body: {} }), timeoutSeconds: 0 }] }), /"webhooks\[0\]\.timeoutSeconds" must be an integer from 1 to 30 .*, got 0/],
     ['a signal that is not one', (c) => ({ controllers: [c], signal: 'SIGTERM' }), /option "signal" must be an AbortSignal, got "SIGTERM"/],
     ['a lock that is not one', (c) => ({ controllers: [c], leaderElection: { lock: 'my-lease' } }), /"leaderElection.lock" must be a lock such as leaseLock/],
     [

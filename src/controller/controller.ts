@@ -152,6 +152,11 @@ class SharedController<T> extends ReadingObservable<ReconcileOutcome<T>> impleme
     c.#stats.forget(group);
   }
 
+  /** See {@link abortInFlight}. */
+  static abortInFlight(c: SharedController<unknown>, reason: Error): void {
+    (c.#run ?? c.#draining)?.abortReconciles(reason);
+  }
+
   /** A new subscriber; `consumes` when it reads the outcomes (see ReadingObservable): while none does, failures are reported. */
   #subscribe(subscriber: Subscriber<ReconcileOutcome<T>>, consumes: boolean): () => void {
     if (this.#ended !== undefined) {
@@ -380,4 +385,13 @@ export function controller<T>(opts: ControllerOptions<T>): Controller<T> {
  */
 export function forgetGroup(c: Controller<unknown>, group: string): void {
   if (c instanceof SharedController) SharedController.forgetGroup(c as SharedController<unknown>, group);
+}
+
+/**
+ * Aborts the signal of `c`'s reconciles in flight now, with `reason`, rather than waiting up to `shutdownTimeoutMs`:
+ * for a runner that lost its lease, as another replica may be reconciling already (MG-3). Internal, not exported from
+ * an entry; call `shutdown()` first, so no new reconcile starts.
+ */
+export function abortInFlight(c: Controller<unknown>, reason: Error): void {
+  if (c instanceof SharedController) SharedController.abortInFlight(c as SharedController<unknown>, reason);
 }

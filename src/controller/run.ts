@@ -108,6 +108,11 @@ export class ControllerRun<T> {
     return this.#drained;
   }
 
+  /** Aborts the signal of the reconciles in flight now, with `reason`, whether or not a drain waits for them. */
+  abortReconciles(reason: Error): void {
+    this.#abortReconciles.abort(reason);
+  }
+
   async #waitForInFlight(): Promise<void> {
     if (this.#inFlight.size === 0) return;
     const finished = Promise.all(this.#inFlight.values()).then(() => false);

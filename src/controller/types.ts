@@ -189,7 +189,7 @@ export interface ReconcileContext<T> {
   readonly key: string;
   /**
    * Aborts when the controller gives up waiting at shutdown
-   * (`shutdownTimeoutMs`), or, with `reconcileTimeoutMs`, when this
+   * (`shutdownTimeoutMs`), at once when the runner lost its lease, or, with `reconcileTimeoutMs`, when this
    * reconcile has run that long (the reason is then a
    * {@link ReconcileTimeoutError}); pass it to requests.
    */

@@ -1,4 +1,5 @@
 import { BehaviorSubject, distinctUntilChanged, Observable, Subject, Subscription, takeUntil, type Subscriber } from 'rxjs';
+import { abortInFlight } from '../controller/controller.js';
 import type { ControllerSource } from '../controller/types.js';
 import { reportError, toError } from '../errors/reportError.js';
 import type { Informer } from '../informer/informer.js';
@@ -144,6 +145,8 @@ class ManagerRun {
   #controllersRunning = false;
   // This replica holds the lock now: only then is it released at the end.
   #leadingNow = false;
+  // Ends a graceful stop's wait for the controllers when the lock is lost during it (MG-3).
+  #cutDrain: (() => void) | undefined;
   // The pairs the webhook server serves when webhookCertificates provisions them: one shared run of the provisioner (WH-100).
   readonly #pairs$: Observable<TlsPair> | undefined;
   // The webhook server listens: /readyz waits for it (WH-89).
@@ -319,14 +322,20 @@ class ManagerRun {
   #fatal(err: Error, lost = false): void {
     if (this.#phase !== 'running') {
       this.#failure ??= err;
-      return;
+      if (!lost) return;
+      // MG-3: a drain under way stops waiting for the reconciles in flight, and aborts them.
+      for (const ctl of this.#c.controllers) abortInFlight(ctl, err);
+      return void this.#cutDrain?.();
     }
     this.#failure = err;
     if (!lost) return void this.#stop(err.message);
     this.#phase = 'stopping';
     this.#emit({ type: 'stopping', reason: err.message });
-    // Stop taking work now; what is in flight is not waited for (the process exits), and the lock is not ours to release.
-    for (const ctl of this.#c.controllers) void ctl.shutdown();
+    // Stop taking work now; what is in flight is aborted, not waited for (the process exits), and the lock is not ours to release.
+    for (const ctl of this.#c.controllers) {
+      void ctl.shutdown();
+      abortInFlight(ctl, err);
+    }
     this.#election?.unsubscribe();
     void this.#finish();
   }
@@ -336,7 +345,8 @@ class ManagerRun {
     if (this.#phase !== 'running') return;
     this.#phase = 'stopping';
     this.#emit({ type: 'stopping', reason });
-    await Promise.all(this.#c.controllers.map((ctl) => ctl.shutdown()));
+    const cut = new Promise<void>((resolve) => (this.#cutDrain = resolve));
+    await Promise.race([Promise.all(this.#c.controllers.map((ctl) => ctl.shutdown())), cut]);
     this.#controllers.unsubscribe();
     const le = this.#c.leaderElection;
     this.#election?.unsubscribe();

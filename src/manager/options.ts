@@ -258,6 +258,12 @@ export function resolveManagerOptions(opts: ManagerOptions): ResolvedManagerOpti
   const informers = list<Informer<unknown>>('informers', o['informers'], (v) => fn(v, 'subscribe', 'addHandler', 'status'), 'an informer (from informer())');
   const webhooks = list<Webhook>('webhooks', o['webhooks'], (v) => WEBHOOK_TYPES.includes(v['type'] as string) && typeof v['path'] === 'string' && fn(v, 'review'), 'a webhook (from admission.validating, .mutating or .conversion)');
   checkWebhookPaths(webhooks);
+  webhooks.forEach(({ timeoutSeconds: s }: { timeoutSeconds?: unknown }, i) => {
+    // The builders check it too; a hand-made webhook past a Node timer would be answered 503 after 1 ms (HI-31).
+    if (s !== undefined && !(Number.isInteger(s) && (s as number) >= 1 && (s as number) <= 30)) {
+      throw new TypeError(`manager: option "webhooks[${i}].timeoutSeconds" must be an integer from 1 to 30 (kube-apiserver's range for an admission webhook), got ${describeValue(s)}`);
+    }
+  });
   if (controllers.length === 0 && informers.length === 0 && webhooks.length === 0) throw new TypeError('manager: nothing to run: "controllers", "informers" and "webhooks" are all empty');
 
   const metrics = o['metrics'] as ManagerMetrics | undefined;

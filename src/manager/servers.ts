@@ -52,7 +52,7 @@ const text = (status: number, body: string): Answer => ({ status, contentType: T
 export function listen(what: string, at: BindAddress, routes: Readonly<Record<string, Route>>, limits: ServerLimits, pairs?: Observable<TlsPair>): Promise<Listening> {
   const answer = (req: IncomingMessage, res: ServerResponse): void => void serve(req, res, routes, limits.answerTimeoutMs).catch((err: unknown) => abandon(res, what, err));
   if (pairs !== undefined) return listenTls(what, at, pairs, limits, answer);
-  return bind(createServer(serverOptions(limits), answer), what, at, 'http', limits);
+  return bind(createServer(serverOptions(limits), oneAtATime(answer)), what, at, 'http', limits);
 }
 
 /** The bounds Node's HTTP parser enforces itself (HI-5, HI-6), the same for every server of the runner. */
@@ -64,6 +64,33 @@ function serverOptions(limits: ServerLimits): HttpServerOptions {
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     // How often Node looks for requests past those two timeouts; its default (30 s) would let them run that much longer.
     connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+  };
+}
+
+/**
+ * `handler` for one request of a connection at a time (HI-4): Node hands over every pipelined request it parsed at
+ * once, so a request behind another waits until the answer before it closed, and is dropped if its client left meanwhile.
+ */
+function oneAtATime(handler: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+  // Per connection with a request being answered, the requests waiting behind it.
+  const waiting = new WeakMap<Socket, (() => void)[]>();
+  return (req, res) => {
+    const socket = req.socket;
+    const next = (): void => {
+      const run = waiting.get(socket)?.shift();
+      if (run === undefined) waiting.delete(socket);
+      else run();
+    };
+    const run = (): void => {
+      if (res.destroyed) return next();
+      res.once('close', next);
+      handler(req, res);
+    };
+    const queue = waiting.get(socket);
+    if (queue === undefined) {
+      waiting.set(socket, []);
+      run();
+    } else queue.push(run);
   };
 }
 
@@ -240,7 +267,7 @@ export function listenTls(
           return;
         }
         try {
-          server = createHttpsServer({ ...serverOptions(limits), ...TLS_OPTIONS, handshakeTimeout: limits.headersTimeoutMs, cert: pair.cert, key: pair.key }, handler);
+          server = createHttpsServer({ ...serverOptions(limits), ...TLS_OPTIONS, handshakeTimeout: limits.headersTimeoutMs, cert: pair.cert, key: pair.key }, oneAtATime(handler));
         } catch (err) {
           fail(new Error(`manager: the ${what} server cannot use its certificate: ${printable((err as Error).message)}`, { cause: err }));
           return;

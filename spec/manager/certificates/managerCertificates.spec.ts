@@ -129,6 +129,9 @@ describe('manager with webhookCertificates', () => {
     expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, hosts: '127.0.0.1' })).toThrow(/"webhookCertificates.hosts" must be an array of DNS names or IP addresses, got "127.0.0.1"/);
     expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, hosts: ['ok.test', 'Not_A_Host'] })).toThrow(/"webhookCertificates.hosts\[1\]" must be a DNS name .* or an IP address, got "Not_A_Host"/);
     expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, hosts: ['256.1.1.1'] })).toThrow(/"webhookCertificates.hosts\[0\]"/);
+    // A zone names an interface of this host, which no certificate can carry; a control character is shown escaped.
+    expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, hosts: ['fe80::1%eth0'] })).toThrow(/"webhookCertificates.hosts\[0\]" must be .* or an IP address, got "fe80::1%eth0"$/);
+    expect(bad({ kubeConfig: kc, name: 'web', service: { namespace: 'ops', name: 'web' }, hosts: ['a\u202eb'] })).toThrow(/got "a\\u202eb"$/);
     expect(() => manager(base)).not.toThrow();
   });
 });

@@ -3,6 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { SchedulerLike } from 'rxjs';
 import type { CustomResource } from '../../crd/customResource.js';
 import { checkOptionNames, describeValue, numberOption, optionNames } from '../../options/validate.js';
+import { printable } from '../../errors/printable.js';
 
 /**
  * Serving certificates the runner provisions for its webhooks, instead of
@@ -104,10 +105,11 @@ function hostsOption(value: unknown): { dns: string[]; ips: string[] } {
   const dns: string[] = [];
   const ips: string[] = [];
   for (const [i, h] of (value as unknown[]).entries()) {
-    if (typeof h === 'string' && isIP(h) !== 0) ips.push(canonicalIp(h));
+    // A zone (`fe80::1%eth0`) names an interface of this host: no certificate can carry it.
+    if (typeof h === 'string' && isIP(h) !== 0 && !h.includes('%')) ips.push(canonicalIp(h));
     // A name whose last label is all digits would read as a mistyped IPv4 address, not a host (RFC 1123 2.1).
     else if (typeof h === 'string' && h.length <= 253 && SUBDOMAIN.test(h) && !/(^|\.)[0-9]+$/.test(h)) dns.push(h);
-    else throw new TypeError(`${W}.hosts[${i}]" must be a DNS name (RFC 1123 subdomain) or an IP address, got ${describeValue(h)}`);
+    else throw new TypeError(`${W}.hosts[${i}]" must be a DNS name (RFC 1123 subdomain) or an IP address, got ${printable(describeValue(h))}`);
   }
   return { dns, ips };
 }
