@@ -108,6 +108,23 @@ describe('kubeconfigClusters', () => {
     await waitFor(() => names(seen.at(-1)).join() === 'a', 'the new file to be read');
   });
 
+  it('with watch: false reads the files anew at each run, so a run after every subscriber left sees the file as it is now', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rxkube-kc-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'config');
+    const errors: Error[] = [];
+    const clusters = kubeconfigClusters({ path: file, watch: false, onError: (e) => errors.push(e) });
+    const seen: (readonly Cluster[])[] = [];
+    clusters.subscribe((s) => seen.push(s)).unsubscribe(); // missing at this run: reported, empty set
+    expect(seen).toEqual([[]]);
+    expect(errors).toHaveLength(1);
+    writeFileSync(file, kubeconfigYaml({ a: { url: 'https://127.0.0.1:1' } }));
+    clusters.subscribe((s) => seen.push(s)).unsubscribe();
+    writeFileSync(file, kubeconfigYaml({ b: { url: 'https://127.0.0.1:1' } }));
+    clusters.subscribe((s) => seen.push(s)).unsubscribe();
+    expect(seen.slice(1).map(names)).toEqual([['a'], ['b']]);
+  });
+
   it('checks its options up front', () => {
     expect(() => kubeconfigClusters({ path: [] })).toThrow(/"path" must be a file path or a non-empty list/);
     expect(() => kubeconfigClusters({ contexts: 'a' as never })).toThrow(/"contexts" must be a list of context names or a predicate, got "a"/);

@@ -178,6 +178,14 @@ describe('predicateFilter on informer events', () => {
     });
   });
 
+  it('cannot be ended by an update without oldObj (the type forbids it; a hand-made stream may still send one)', () => {
+    setErrorReporter(() => undefined); // the predicate's TypeError on the missing object is reported
+    const bare = { n: { type: 'update', obj: g1 } as unknown as InformerEvent<KubeObject>, ...events };
+    scheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold<InformerEvent<KubeObject>>('n-u-d|', bare).pipe(predicateFilter(generationChanged))).toBe('n-u-d|', bare);
+    });
+  });
+
   it('forwards an error after the values that preceded it', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const source = cold<InformerEvent<KubeObject>>('a-s-#', events, new Error('boom'));

@@ -6,7 +6,7 @@
  */
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Subscription } from 'rxjs';
+import { asyncScheduler, Subscription, type SchedulerLike } from 'rxjs';
 import type { Lease } from '../../src/leaderelection/leaseLock.js';
 import { hashRing } from '../../src/sharding/ring.js';
 import { shardLabels, sharder, type ShardingEvent } from '../../src/sharding/index.js';
@@ -32,6 +32,9 @@ afterAll(async () => {
 });
 
 const now = (): string => new Date().toISOString().replace('Z', '000Z');
+
+/** Runs what is due now; a delayed action (a requeueAfter, a backoff) never runs, so nothing can be polled for. */
+const held: SchedulerLike = { now: () => Date.now(), schedule: (work, delay = 0, state) => (delay > 0 ? new Subscription() : asyncScheduler.schedule(work as never, 0, state)) };
 
 async function member(name: string, seconds: number): Promise<void> {
   await server.create<Lease>('coordination.k8s.io/v1/leases', {
@@ -244,6 +247,79 @@ describe('sharder failures (simulator)', () => {
       await server.delete('v1/configmaps', 'waking', 'last');
       await waitFor(() => seen.some((e) => e.type === 'forgotten' && e.shard === 'x'), 'x to be forgotten', 20_000);
       expect(server.get<Lease>('coordination.k8s.io/v1/leases', 'waking', 'x')).toBeUndefined();
+    } finally {
+      sub.unsubscribe();
+    }
+  }, 60_000);
+
+  it('is woken, not polled, when the fence write of a departed member ends: forgets it with every delayed action held', async () => {
+    const H = shardLabels('holder');
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'held' } });
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'last', namespace: 'held', labels: { [H.shard]: 'x' } } });
+    // x released its Lease: gone from the start, with no timer needed to see it.
+    for (const [name, holder] of [['x', ''], ['y', 'y']] as const) {
+      await server.create<Lease>('coordination.k8s.io/v1/leases', {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name, namespace: 'held', labels: { [H.lease]: 'holder' } },
+        spec: { holderIdentity: holder, leaseDurationSeconds: 3_600, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
+      });
+    }
+    server.faults.inject({ type: 'stall' }, { verb: 'update', resource: 'coordination.k8s.io/v1/leases' });
+    const seen: ShardingEvent[] = [];
+    const sub = sharder({
+      kc: server.kubeConfig(),
+      resource: 'v1/configmaps',
+      namespace: 'held',
+      controller: 'holder',
+      leaseNamespace: 'held',
+      identity: 'sharder-h',
+      requestTimeoutMs: 2_000,
+      scheduler: held,
+      onError: () => undefined,
+    }).subscribe((e) => seen.push(e));
+    try {
+      await waitFor(() => server.faults.pending() === 0, "the write taking x's Lease over to stall", 20_000);
+      // x's last object goes while that write hangs: its deletion asks for x's Lease too early, during the write.
+      await server.delete('v1/configmaps', 'held', 'last');
+      await waitFor(() => seen.some((e) => e.type === 'forgotten' && e.shard === 'x'), 'x to be forgotten', 20_000);
+      expect(server.get<Lease>('coordination.k8s.io/v1/leases', 'held', 'x')).toBeUndefined();
+    } finally {
+      sub.unsubscribe();
+    }
+  }, 60_000);
+
+  it('is woken, not polled, when the move of a departed member\'s last object ends: forgets it after the move with every delayed action held', async () => {
+    const V = shardLabels('vacater');
+    await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'vacating' } });
+    await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'last', namespace: 'vacating', labels: { [V.shard]: 'x' } } });
+    for (const [name, holder] of [['x', ''], ['y', 'y']] as const) {
+      await server.create<Lease>('coordination.k8s.io/v1/leases', {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name, namespace: 'vacating', labels: { [V.lease]: 'vacater' } },
+        spec: { holderIdentity: holder, leaseDurationSeconds: 3_600, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
+      });
+    }
+    // The answer to the move comes slowly: the watch event of the moved object asks for x's Lease while the move is in flight.
+    server.faults.inject({ type: 'trickle', bytesPerChunk: 64, intervalMs: 50 }, { verb: 'patch', resource: 'v1/configmaps' });
+    const seen: ShardingEvent[] = [];
+    const sub = sharder({
+      kc: server.kubeConfig(),
+      resource: 'v1/configmaps',
+      namespace: 'vacating',
+      controller: 'vacater',
+      leaseNamespace: 'vacating',
+      identity: 'sharder-v',
+      requestTimeoutMs: 10_000,
+      scheduler: held,
+      onError: () => undefined,
+    }).subscribe((e) => seen.push(e));
+    try {
+      await waitFor(() => seen.some((e) => e.type === 'forgotten' && e.shard === 'x'), 'x to be forgotten', 20_000);
+      expect(seen.map((e) => e.type).filter((t) => t === 'assigned' || t === 'forgotten')).toEqual(['assigned', 'forgotten']);
+      expect(server.get<V1ConfigMap>('v1/configmaps', 'vacating', 'last')?.metadata?.labels?.[V.shard]).toBe('y');
+      expect(server.get<Lease>('coordination.k8s.io/v1/leases', 'vacating', 'x')).toBeUndefined();
     } finally {
       sub.unsubscribe();
     }

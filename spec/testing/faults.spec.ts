@@ -137,6 +137,7 @@ describe('faults', () => {
   it('refuses watch-only faults armed for other verbs', () => {
     expect(() => server.faults.inject({ type: 'malformedLine' }, { verb: 'list' })).toThrow(TypeError);
     expect(() => server.faults.inject({ type: 'errorEvent' }, { verb: 'get' })).toThrow(/verb must be 'watch'/);
+    expect(() => server.faults.inject({ type: 'errorEvent', status: null as never }, { verb: 'watch' })).toThrow(/fault\.status must be an HTTP error code \(400-599\), got null/);
   });
 
   it('malformedLine writes one garbage line before the next real event', async () => {

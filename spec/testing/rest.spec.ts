@@ -196,6 +196,15 @@ describe('REST verbs through client-node', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('answers 404 to a core-group path whose version segment is an encoded group/version, as kube-apiserver does', async () => {
+    await server.create('apps/v1/deployments', { metadata: { name: 'web', namespace: 'default' } });
+    for (const path of ['namespaces/default/deployments', 'namespaces/default/deployments/web', 'deployments', 'deployments?watch=true&timeoutSeconds=1']) {
+      expect((await request(`${server.url}/api/apps%2Fv1/${path}`)).status).toBe(404);
+    }
+    expect((await request(`${server.url}/api/apps%2Fv1/namespaces/default/deployments/web`, { method: 'DELETE' })).status).toBe(404);
+    expect(server.get('apps/v1/deployments', 'default', 'web')).toBeDefined();
+  });
+
   it('serves apps/v1 deployments, cluster-scoped namespaces and nodes, and leases', async () => {
     const kc = server.kubeConfig();
     const apps = kc.makeApiClient(AppsV1Api);

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { take } from 'ix/asynciterable/operators';
 import { describe, expect, it } from 'vitest';
 import { deferred, waitFor } from '../helpers/waitFor.js';
@@ -68,6 +69,18 @@ describe('WorkQueue.items(): for await', () => {
     // The abandoned wait took nothing: the next item stays for someone else.
     q.add('b');
     expect(q.len()).toBe(1);
+  });
+
+  it("follows the caller's signal by a listener of its own, removed when the iterator ends", async () => {
+    // Not by AbortSignal.any: Node (nodejs/node#64476) can keep such a composite alive for as long as a long-lived caller signal.
+    const { q } = setup();
+    const life = new AbortController();
+    const iter = q.items({ signal: life.signal })[Symbol.asyncIterator]();
+    const pending = iter.next(); // waits: the queue is empty
+    expect(getEventListeners(life.signal, 'abort')).toHaveLength(1);
+    await iter.return?.();
+    expect(await pending).toEqual({ done: true, value: undefined });
+    expect(getEventListeners(life.signal, 'abort')).toHaveLength(0);
   });
 
   it('ends after the body that was running when the signal aborted, with that item done', async () => {

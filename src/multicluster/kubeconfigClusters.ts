@@ -2,7 +2,7 @@ import { readFileSync, watch as watchDir } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { KubeConfig, type Context } from '@kubernetes/client-node';
-import { concatMap, debounceTime, defer, EMPTY, merge, Observable, shareReplay, startWith } from 'rxjs';
+import { concatMap, debounceTime, defer, merge, NEVER, Observable, shareReplay, startWith } from 'rxjs';
 import { MalformedDocumentError } from '../errors/MalformedDocumentError.js';
 import { reportError } from '../errors/reportError.js';
 import { booleanOption, checkOptionNames, functionOption, numberOption, describeValue, optionNames } from '../options/validate.js';
@@ -174,7 +174,7 @@ export function kubeconfigClusters(opts: KubeconfigClustersOptions = {}): Cluste
 
   return defer(() => {
     let emitted = false;
-    const changes = watch ? merge(...[...byDir].map(([dir, names]) => changed(dir, names))) : EMPTY;
+    const changes = watch ? merge(...[...byDir].map(([dir, names]) => changed(dir, names))) : NEVER; // never completes, so the refcount reset lets a later run read the files anew
     return changes.pipe(
       debounceTime(timerDelay(debounceMs)),
       startWith(undefined),

@@ -171,8 +171,9 @@ function keyOf(obj: KubeObject): string | undefined {
   }
 }
 
-function uidOf(obj: KubeObject): string | undefined {
-  return obj.metadata?.uid;
+// Optional access throughout: a throw here would end the consumer's stream (an update without oldObj breaks the type, yet may come).
+function uidOf(obj: KubeObject | undefined): string | undefined {
+  return obj?.metadata?.uid;
 }
 
 function sameValues(a: Values, b: Values): boolean {

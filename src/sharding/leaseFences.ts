@@ -25,6 +25,8 @@ export class LeaseFences<T extends KubeObject> {
   /** The membership last seen, undefined before the first. */
   readonly #members: () => ShardMembers | undefined;
   readonly #emit: (event: ShardingEvent) => void;
+  /** Enqueues a member's key on the leases controller: a fence write or a move of its objects ended. */
+  readonly #wake: (member: string) => void;
   readonly #leases: ObjectClient<Lease>;
   /** Never a member's name (identities have no '/'), so a fenced Lease never looks like its member renewed it, even when the sharder fences its own replica's Lease. */
   readonly #holder: string;
@@ -35,10 +37,11 @@ export class LeaseFences<T extends KubeObject> {
   /** Moves in flight per member: its Lease is not deleted while one is, so 'forgotten' comes after its last 'assigned'. */
   readonly #moving = new Map<string, number>();
 
-  constructor(c: ResolvedSharderOptions<T>, members: () => ShardMembers | undefined, emit: (event: ShardingEvent) => void) {
+  constructor(c: ResolvedSharderOptions<T>, members: () => ShardMembers | undefined, emit: (event: ShardingEvent) => void, wake: (member: string) => void) {
     this.#c = c;
     this.#members = members;
     this.#emit = emit;
+    this.#wake = wake;
     this.#holder = `${c.identity}/sharder`;
     this.#leases = objectClient<Lease>(c.kc, 'coordination.k8s.io/v1/leases', { namespace: c.leaseNamespace, timeoutMs: c.requestTimeoutMs });
   }
@@ -48,7 +51,10 @@ export class LeaseFences<T extends KubeObject> {
     if (this.fresh(member)) return Promise.resolve(true);
     let p = this.#fencing.get(member);
     if (p === undefined) {
-      p = this.#takeLease(member, signal).finally(() => this.#fencing.delete(member));
+      p = this.#takeLease(member, signal).finally(() => {
+        this.#fencing.delete(member);
+        this.#wake(member);
+      });
       this.#fencing.set(member, p);
     }
     return p;
@@ -67,22 +73,24 @@ export class LeaseFences<T extends KubeObject> {
       await move();
     } finally {
       const left = this.#moving.get(member)! - 1;
-      if (left === 0) this.#moving.delete(member);
-      else this.#moving.set(member, left);
+      if (left === 0) {
+        this.#moving.delete(member);
+        this.#wake(member);
+      } else this.#moving.set(member, left);
     }
   }
 
   /**
    * Deletes the Lease of a departed member once no object carries its label, so replicas that come and go
    * (new pod names) leave nothing behind; conditional on the version last seen or written. A member that
-   * comes back creates a new one. Asks to be called again after a delay when the Lease must wait.
+   * comes back creates a new one. Asks to be called again after a delay when a previous sharder's fence must expire.
    */
   async forget(member: string, signal: AbortSignal): Promise<ReconcileAction> {
     const c = this.#c;
     const seen = this.#members()?.leases.get(member);
     if (seen === undefined || seen.live) return;
-    // A fence being written or a move in flight: judged again after it, since nothing else may wake this.
-    if (this.#fencing.has(member) || this.#moving.has(member)) return { requeueAfter: 100 };
+    // A fence being written or a move in flight: judged again when it ends, which wakes this member's key.
+    if (this.#fencing.has(member) || this.#moving.has(member)) return;
     for (const k of c.objects.store.listKeys()) {
       if (c.objects.store.getByKey(k)?.metadata?.labels?.[c.labels.shard] === member) return;
     }

@@ -1,4 +1,4 @@
-import { map, Observable, ReplaySubject, share, startWith, tap } from 'rxjs';
+import { EMPTY, map, Observable, ReplaySubject, share, startWith, Subject, tap } from 'rxjs';
 import { controller, type Controller } from '../controller/controller.js';
 import type { ControllerSource, ReconcileAction } from '../controller/types.js';
 import type { InformerEvent } from '../operators/informerEvent.js';
@@ -79,9 +79,11 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
       share({ connector: () => new ReplaySubject<ShardMembers>(1), resetOnRefCountZero: true }),
     );
     const leases = leaseSource(members$, () => members);
+    // Members whose fence write or move ended: their keys go to the leases controller, through a source of its own.
+    const woken = new Subject<string>();
     const writeLabels = labelWriter(c.kc, [c.resource, ...c.owns.map((o) => o.resource)], c.requestTimeoutMs);
     const patch = async (...args: Parameters<LabelWrite>): Promise<boolean> => (await writeLabels(...args)) === 'written';
-    const fences = new LeaseFences(c, () => members, emit);
+    const fences = new LeaseFences(c, () => members, emit, (member) => woken.next(member));
 
     /** A sharded object gets the label of its ring owner: assigned when it has none, drained from a live member, moved from a fenced one. */
     const place = async (obj: T, key: string, signal: AbortSignal): Promise<ReconcileAction> => {
@@ -153,7 +155,7 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
         ...common,
         concurrency: 1,
         name: `${c.controller}-sharder-leases`,
-        for: leases,
+        for: leaseSource(members$, () => members, woken),
         // An object leaving a departed member may have been its last.
         watches: [{ source: objects, map: (obj: T) => departedShardOf(obj) }],
         reconcile: (lease, ctx) => write(ctx, (signal) => fences.forget(lease.name, signal)),
@@ -172,13 +174,13 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
  * The member Leases as a controller source: the latest observation is the
  * store, and a Lease whose observation changed in a way the sharder acts on
  * (liveness; holder or record while departed) is an event. A live member's
- * renewal is none (LT-44).
+ * renewal is none (LT-44). A member named by `woken` is an update to itself.
  */
-function leaseSource(members$: Observable<ShardMembers>, latest: () => ShardMembers | undefined): ControllerSource<ObservedShardLease> {
+function leaseSource(members$: Observable<ShardMembers>, latest: () => ShardMembers | undefined, woken: Observable<string> = EMPTY): ControllerSource<ObservedShardLease> {
   const events$ = new Observable<InformerEvent<ObservedShardLease>>((subscriber) => {
     let seen = new Map<string, ObservedShardLease>();
     let initial = true;
-    return members$.subscribe({
+    const sub = members$.subscribe({
       next: (m) => {
         for (const [name, lease] of m.leases) {
           const before = seen.get(name);
@@ -193,6 +195,14 @@ function leaseSource(members$: Observable<ShardMembers>, latest: () => ShardMemb
       },
       error: (err: unknown) => subscriber.error(err),
     });
+    // Only a Lease this subscriber was given: one it has not seen yet is enqueued by its add.
+    sub.add(
+      woken.subscribe((name) => {
+        const lease = seen.get(name);
+        if (lease !== undefined) subscriber.next({ type: 'update', oldObj: lease, obj: lease });
+      }),
+    );
+    return sub;
   });
   return Object.assign(events$, {
     name: 'shard members',

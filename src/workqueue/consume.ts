@@ -38,9 +38,11 @@ export class QueueItems<T> extends AsyncIterableX<T> {
 }
 
 function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): AsyncIterator<T, undefined> {
-  // Aborted when the iteration finishes, to end a pending get(); `stopped` also when any of `signals` aborts.
+  // Aborted when the iteration finishes or any of `signals` aborts, to end a pending get(). A listener removed at the end,
+  // not AbortSignal.any: Node (nodejs/node#64476) can keep such a composite alive as long as a long-lived caller signal.
   const stop = new AbortController();
-  const stopped = AbortSignal.any([...signals, stop.signal]);
+  const onAbort = (): void => stop.abort();
+  for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
   let current: { readonly item: T } | undefined;
   let finished = false;
 
@@ -52,6 +54,7 @@ function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): 
   };
   const finish = (): IteratorReturnResult<undefined> => {
     finished = true;
+    for (const s of signals) s.removeEventListener('abort', onAbort);
     stop.abort();
     release();
     return { done: true, value: undefined };
@@ -60,12 +63,12 @@ function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): 
   const step = async (): Promise<IteratorResult<T, undefined>> => {
     // Asking for the next item means the consumer finished with the previous one.
     release();
-    if (finished || stopped.aborted) return finish();
+    if (finished || signals.some((s) => s.aborted)) return finish();
     let got;
     try {
-      got = await queue.get({ signal: stopped });
+      got = await queue.get({ signal: stop.signal });
     } catch (err) {
-      if (stopped.aborted) return finish();
+      if (stop.signal.aborted) return finish();
       throw err;
     }
     if (got.shutdown) return finish();

@@ -110,8 +110,8 @@ export function validateFault(fault: Fault, target: FaultTarget | undefined): Ar
     case 'status':
     case 'errorEvent':
       // An error event's status is optional (410 Gone); a status fault's is not.
-      const code = fault.type === 'errorEvent' ? (fault.status ?? 410) : fault.status;
-      if (!Number.isInteger(code) || code < 400 || code > 599) {
+      const code = fault.type === 'errorEvent' && fault.status === undefined ? 410 : fault.status;
+      if (code === undefined || !Number.isInteger(code) || code < 400 || code > 599) {
         throw new TypeError(`faults.inject: fault.status must be an HTTP error code (400-599), got ${describeValue(fault.status)}`);
       }
       if (fault.type === 'status') numberOption('faults.inject', 'fault.retryAfterSeconds', fault.retryAfterSeconds, 0, { integer: true });

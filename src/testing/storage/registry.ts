@@ -25,6 +25,8 @@ export class ResourceRegistry {
   }
 
   byPath(group: string, version: string, plural: string): ResourceType | undefined {
+    // A '/' decoded from %2F in a part would join into another resource's id (`/api/apps%2Fv1/deployments`): 404, as kube-apiserver.
+    if (group.includes('/') || version.includes('/') || plural.includes('/')) return undefined;
     return this.#byId.get(group === '' ? `${version}/${plural}` : `${group}/${version}/${plural}`);
   }
 
