@@ -1,6 +1,6 @@
 import { asyncScheduler, distinctUntilChanged, map, type Observable, of, ReplaySubject, share, skipWhile, startWith, switchMap, type SchedulerLike } from 'rxjs';
 import { ReadingObservable } from '../controller/readingObservable.js';
-import { controller, type Controller } from '../controller/controller.js';
+import { abortInFlight, controller, type Controller } from '../controller/controller.js';
 import type { ControllerSource } from '../controller/types.js';
 import { informer } from '../informer/informer.js';
 import { leaderElection } from '../leaderelection/leaderElection.js';
@@ -197,8 +197,8 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
       } else if (!leading && term !== undefined) {
         // Others may own its objects soon: reconciles in flight must stop, also while leaving (LT-49).
         const t = term;
-        t.lost.abort(new Error(`${identity} is no longer a member of ${name}`));
         drained = Promise.all([drained, t.controller.shutdown()]);
+        abortInFlight(t.controller, new Error(`${identity} is no longer a member of ${name}`));
         term = undefined;
         emit({ type: 'member', member: false });
       }
@@ -236,11 +236,9 @@ export function shardedController<T extends KubeObject = KubeObject>(opts: Shard
 /** Thrown to retry a hand-over whose object changed under it; not a failure to report. */
 class StaleRelease extends Error {}
 
-/** One membership term: a controller over this replica's share, and its way out when membership is lost. */
+/** One membership term: a controller over this replica's share (whose reconciles' signal is aborted when membership is lost). */
 interface Term<T> {
   readonly controller: Controller<T>;
-  /** Aborted when membership is lost: reconciles must stop, others may own their objects soon. */
-  readonly lost: AbortController;
   /** Where the term's hand-overs are told: the replica that runs it, set when it starts. */
   emit: (e: ShardEvent<T>) => void;
 }
@@ -273,7 +271,6 @@ function memberTerm<T extends KubeObject>(opts: ShardedControllerOptions<T>, s: 
   const selector = s.labels.selectorFor(identity);
   const shareOf = <O>(r: typeof resource): ControllerSource<O> =>
     informer(kubeSource(kc, r as never, { labelSelector: selector, ...(namespace !== undefined && { namespace }) }), { onError: s.report }) as unknown as ControllerSource<O>;
-  const lost = new AbortController();
   const writeLabels = labelWriter(kc, [resource], s.requestTimeoutMs);
   const release = async (obj: T, key: string, signal: AbortSignal): Promise<void> => {
     const md = obj.metadata;
@@ -285,17 +282,13 @@ function memberTerm<T extends KubeObject>(opts: ShardedControllerOptions<T>, s: 
     term.emit({ type: 'released', key });
   };
   const term: Term<T> = {
-    lost,
     emit: () => undefined,
     controller: controller<T>({
       ...passed,
       name,
       for: source === undefined ? shareOf<T>(resource) : sourceOf(source, selector),
       owns: s.owns.map(({ resource: owned, owner: _owner, name: _name, ...ownerOptions }) => ({ source: shareOf<KubeObject>(owned), ...ownerOptions })),
-      reconcile: (obj, ctx) => {
-        const signal = AbortSignal.any([ctx.signal, lost.signal]);
-        return draining(s, obj) ? release(obj, ctx.key, signal) : reconcile(obj, { ...ctx, signal });
-      },
+      reconcile: (obj, ctx) => (draining(s, obj) ? release(obj, ctx.key, ctx.signal) : reconcile(obj, ctx)),
       errorPolicy: (err, obj, ctx) => (draining(s, obj) || errorPolicy === undefined ? 'backoff' : errorPolicy(err, obj, ctx)),
       ...(onError !== undefined && { onError }),
     }),

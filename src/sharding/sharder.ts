@@ -1,5 +1,5 @@
 import { EMPTY, map, Observable, ReplaySubject, share, startWith, Subject, tap } from 'rxjs';
-import { controller, type Controller } from '../controller/controller.js';
+import { abortInFlight, controller, type Controller } from '../controller/controller.js';
 import type { ControllerSource, ReconcileAction } from '../controller/types.js';
 import type { InformerEvent } from '../operators/informerEvent.js';
 import { reportTo } from '../errors/reportTo.js';
@@ -56,13 +56,13 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
   return new Observable<ShardingEvent>((subscriber) => {
     const report = (err: unknown): void => reportTo(c.onError, err);
     const emit = (event: ShardingEvent): void => subscriber.next(event);
-    // Aborts the writes in flight when the sharder stops (another replica may be the sharder by then); what that fails is not news.
-    const ended = new AbortController();
+    // The writes in flight are aborted when the sharder stops (another replica may be the sharder by then); what that fails is not news.
+    let ended = false;
     const write = async <R>(ctx: { readonly signal: AbortSignal }, work: (signal: AbortSignal) => Promise<R>): Promise<R | undefined> => {
       try {
-        return await work(AbortSignal.any([ctx.signal, ended.signal]));
+        return await work(ctx.signal);
       } catch (err) {
-        if (ended.signal.aborted) return undefined;
+        if (ended) return undefined;
         throw err;
       }
     };
@@ -164,7 +164,9 @@ export function sharder<T extends KubeObject = KubeObject>(opts: SharderOptions<
     // Subscribed without reading outcomes, so each controller reports its failures itself, at most once a minute per key (LT-53).
     const subs = controllers.map((ctl) => ctl.subscribe({ error: (err: unknown) => subscriber.error(err) }));
     return () => {
-      ended.abort(new Error(`the sharder of ${c.controller} stopped`));
+      ended = true;
+      const stopped = new Error(`the sharder of ${c.controller} stopped`);
+      for (const ctl of controllers) abortInFlight(ctl, stopped);
       for (const sub of subs) sub.unsubscribe();
     };
   });
