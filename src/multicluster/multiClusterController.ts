@@ -212,13 +212,22 @@ export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>
       // The cluster left while its key waited: the key goes with it (MC-13).
       if (member === undefined) throw new WithdrawnError(`cluster ${JSON.stringify(name)} left`, false, undefined);
       const stopped = (err: unknown): WithdrawnError => new WithdrawnError(`cluster ${JSON.stringify(name)} stopped`, members.has(name), err);
-      const signal = AbortSignal.any([ctx.signal, member.abort.signal]);
+      // Listeners removed as the reconcile ends rather than AbortSignal.any, whose composites long-lived signals can keep.
+      const both = new AbortController();
+      const follow = (e: Event): void => both.abort((e.target as AbortSignal).reason);
+      for (const from of [ctx.signal, member.abort.signal]) {
+        if (from.aborted) both.abort(from.reason);
+        else from.addEventListener('abort', follow, { once: true });
+      }
       let action: ReconcileAction;
       try {
-        action = await reconcile(obj, { ...localContext(ctx, member), signal });
+        action = await reconcile(obj, { ...localContext(ctx, member), signal: both.signal });
       } catch (err) {
         // What the cluster's leave or new KubeConfig made fail is not news; a replaced cluster's key runs again.
         throw member.abort.signal.aborted ? stopped(err) : err;
+      } finally {
+        ctx.signal.removeEventListener('abort', follow);
+        member.abort.signal.removeEventListener('abort', follow);
       }
       // Its cluster was replaced meanwhile (what it wrote went through the old KubeConfig: the key runs again) or left
       // (nothing to count for a cluster whose counts are gone): withdrawn either way (MC-13, LT-12).
