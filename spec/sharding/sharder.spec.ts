@@ -36,12 +36,13 @@ const now = (): string => new Date().toISOString().replace('Z', '000Z');
 /** Runs what is due now; a delayed action (a requeueAfter, a backoff) never runs, so nothing can be polled for. */
 const held: SchedulerLike = { now: () => Date.now(), schedule: (work, delay = 0, state) => (delay > 0 ? new Subscription() : asyncScheduler.schedule(work as never, 0, state)) };
 
-async function member(name: string, seconds: number): Promise<void> {
+/** The member Lease `name` of `controller`'s shards, renewed now for `seconds`, held by `holder` ('' once released). */
+async function member(name: string, seconds: number, { namespace = 'shards', controller = CONTROLLER, holder = name } = {}): Promise<void> {
   await server.create<Lease>('coordination.k8s.io/v1/leases', {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
-    metadata: { name, namespace: 'shards', labels: { [L.lease]: CONTROLLER } },
-    spec: { holderIdentity: name, leaseDurationSeconds: seconds, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
+    metadata: { name, namespace, labels: { [shardLabels(controller).lease]: controller } },
+    spec: { holderIdentity: holder, leaseDurationSeconds: seconds, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
   });
 }
 
@@ -179,12 +180,7 @@ describe('sharder failures (simulator)', () => {
     const R = shardLabels('refuser');
     await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'refused' } });
     for (let i = 0; i < 3; i++) await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'refused' } });
-    await server.create<Lease>('coordination.k8s.io/v1/leases', {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: { name: 'a', namespace: 'refused', labels: { [R.lease]: 'refuser' } },
-      spec: { holderIdentity: 'a', leaseDurationSeconds: 3_600, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
-    });
+    await member('a', 3_600, { namespace: 'refused', controller: 'refuser' });
     // Twenty refusals over three objects: some object is refused many times in a row.
     server.faults.inject({ type: 'status', status: 403 }, { verb: 'patch', resource: 'v1/configmaps', times: 20 });
     const errors: Error[] = [];
@@ -218,14 +214,8 @@ describe('sharder failures (simulator)', () => {
     await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'waking' } });
     await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'last', namespace: 'waking', labels: { [W.shard]: 'x' } } });
     // x's Lease is never renewed: a second after the sharder first sees it, x is gone.
-    for (const [name, seconds] of [['x', 1], ['y', 3_600]] as const) {
-      await server.create<Lease>('coordination.k8s.io/v1/leases', {
-        apiVersion: 'coordination.k8s.io/v1',
-        kind: 'Lease',
-        metadata: { name, namespace: 'waking', labels: { [W.lease]: 'waker' } },
-        spec: { holderIdentity: name, leaseDurationSeconds: seconds, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
-      });
-    }
+    await member('x', 1, { namespace: 'waking', controller: 'waker' });
+    await member('y', 3_600, { namespace: 'waking', controller: 'waker' });
     // The write that takes x's Lease over gets no answer until the sharder gives up on it.
     server.faults.inject({ type: 'stall' }, { verb: 'update', resource: 'coordination.k8s.io/v1/leases' });
     const seen: ShardingEvent[] = [];
@@ -257,14 +247,8 @@ describe('sharder failures (simulator)', () => {
     await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'held' } });
     await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'last', namespace: 'held', labels: { [H.shard]: 'x' } } });
     // x released its Lease: gone from the start, with no timer needed to see it.
-    for (const [name, holder] of [['x', ''], ['y', 'y']] as const) {
-      await server.create<Lease>('coordination.k8s.io/v1/leases', {
-        apiVersion: 'coordination.k8s.io/v1',
-        kind: 'Lease',
-        metadata: { name, namespace: 'held', labels: { [H.lease]: 'holder' } },
-        spec: { holderIdentity: holder, leaseDurationSeconds: 3_600, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
-      });
-    }
+    await member('x', 3_600, { namespace: 'held', controller: 'holder', holder: '' });
+    await member('y', 3_600, { namespace: 'held', controller: 'holder' });
     server.faults.inject({ type: 'stall' }, { verb: 'update', resource: 'coordination.k8s.io/v1/leases' });
     const seen: ShardingEvent[] = [];
     const sub = sharder({
@@ -293,14 +277,8 @@ describe('sharder failures (simulator)', () => {
     const V = shardLabels('vacater');
     await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'vacating' } });
     await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'last', namespace: 'vacating', labels: { [V.shard]: 'x' } } });
-    for (const [name, holder] of [['x', ''], ['y', 'y']] as const) {
-      await server.create<Lease>('coordination.k8s.io/v1/leases', {
-        apiVersion: 'coordination.k8s.io/v1',
-        kind: 'Lease',
-        metadata: { name, namespace: 'vacating', labels: { [V.lease]: 'vacater' } },
-        spec: { holderIdentity: holder, leaseDurationSeconds: 3_600, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
-      });
-    }
+    await member('x', 3_600, { namespace: 'vacating', controller: 'vacater', holder: '' });
+    await member('y', 3_600, { namespace: 'vacating', controller: 'vacater' });
     // The answer to the move comes slowly: the watch event of the moved object asks for x's Lease while the move is in flight.
     server.faults.inject({ type: 'trickle', bytesPerChunk: 64, intervalMs: 50 }, { verb: 'patch', resource: 'v1/configmaps' });
     const seen: ShardingEvent[] = [];
@@ -331,17 +309,9 @@ describe('sharder failures (simulator)', () => {
     const name = Array.from({ length: 100 }, (_, i) => `cm-${i}`).find((n) => hashRing(['y', 'z']).ownerOf(`moving/${n}`) === 'z')!;
     await server.create('v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'moving' } });
     await server.create('v1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'moving', labels: { [M.shard]: 'x' } } });
-    const lease = async (member: string, holder: string): Promise<void> => {
-      await server.create<Lease>('coordination.k8s.io/v1/leases', {
-        apiVersion: 'coordination.k8s.io/v1',
-        kind: 'Lease',
-        metadata: { name: member, namespace: 'moving', labels: { [M.lease]: 'mover' } },
-        spec: { holderIdentity: holder, leaseDurationSeconds: 3_600, acquireTime: now(), renewTime: now(), leaseTransitions: 0 },
-      });
-    };
     // x released its Lease: it is gone from the start.
-    await lease('x', '');
-    await lease('y', 'y');
+    await member('x', 3_600, { namespace: 'moving', controller: 'mover', holder: '' });
+    await member('y', 3_600, { namespace: 'moving', controller: 'mover' });
     // The answer to the write that takes x's Lease over comes slowly, well within the renew deadline.
     server.faults.inject({ type: 'trickle', bytesPerChunk: 32, intervalMs: 100 }, { verb: 'update', resource: 'coordination.k8s.io/v1/leases' });
     const seen: ShardingEvent[] = [];
@@ -360,7 +330,7 @@ describe('sharder failures (simulator)', () => {
     try {
       await waitFor(() => server.faults.pending() === 0, "the write taking x's Lease over to be answered slowly", 20_000);
       // z joins while that answer trickles in.
-      await lease('z', 'z');
+      await member('z', 3_600, { namespace: 'moving', controller: 'mover' });
       await waitFor(() => seen.some((e) => e.type === 'assigned' && e.from === 'x'), "x's object to move", 20_000);
       expect(seen.find((e) => e.type === 'assigned' && e.from === 'x')).toEqual({ type: 'assigned', key: `moving/${name}`, shard: 'z', from: 'x' });
       expect(seen.filter((e) => e.type === 'draining')).toEqual([]);
