@@ -38,6 +38,7 @@ import { MiB } from './lib/heap.js';
 import { goClient, NODE_MODES, nodeClient, processCpuMs, type GoFlags, type MeasuredClient, type MemoryReply, type SyncReply } from './lib/measuredClient.js';
 import { newPod, podName } from './lib/pods.js';
 import { fmt, row, type Row } from './lib/report.js';
+import { runnerNodeOptions } from './lib/runnerFlags.js';
 import { summarize } from './lib/stats.js';
 
 const NAMESPACES = 10;
@@ -58,6 +59,9 @@ const NODE_NAMES: Readonly<Record<(typeof NODE_MODES)[number], string>> = {
   'rxkube-stream-gzip': 'rxkube stream gzip',
   'rxkube-stream': 'rxkube stream',
 };
+
+/** rxkube's default initial list under the runner image's Node options. */
+const IMAGE_NAME = `${NODE_NAMES['rxkube-paged-gzip']}, image flags`;
 
 /** One client's figures in one round. */
 interface Sample {
@@ -253,7 +257,7 @@ export const apiserver: Benchmark = {
     const chosen = (name: string): boolean => wanted.length === 0 || wanted.some((w) => name.includes(w));
     const goClients = GO_CLIENTS.filter(([name]) => chosen(name));
     const nodeModes = NODE_MODES.filter((mode) => chosen(NODE_NAMES[mode]));
-    if (goClients.length + nodeModes.length === 0) throw new TypeError(`BENCH_APISERVER_CLIENTS: ${JSON.stringify(wanted.join(','))} matches no client`);
+    if (goClients.length + nodeModes.length === 0 && !chosen(IMAGE_NAME)) throw new TypeError(`BENCH_APISERVER_CLIENTS: ${JSON.stringify(wanted.join(','))} matches no client`);
     const binary = goClients.length === 0 ? '' : await goInformerBinary(ctx.log);
     locateBinaries();
     ctx.log('apiserver: starting etcd and kube-apiserver');
@@ -266,6 +270,8 @@ export const apiserver: Benchmark = {
       const starters: readonly (readonly [string, () => MeasuredClient])[] = [
         ...goClients.map(([name, flags]) => [name, () => goClient(binary, cluster.kubeconfigPath, flags, pods, TIMEOUT_MS)] as const),
         ...nodeModes.map((mode) => [NODE_NAMES[mode], () => nodeClient(mode, kubeConfigYaml, pods, TIMEOUT_MS)] as const),
+        // The default initial list again, with the Node options the runner's image sets (PF-47).
+        ...(chosen(IMAGE_NAME) ? [[IMAGE_NAME, () => nodeClient('rxkube-paged-gzip', kubeConfigYaml, pods, TIMEOUT_MS, runnerNodeOptions())] as const] : []),
       ];
       const samples = new Map<string, Sample[]>(starters.map(([name]) => [name, []]));
       for (let r = 0; r < ctx.repeats; r++) {

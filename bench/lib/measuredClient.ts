@@ -78,9 +78,9 @@ export function processCpuMs(pid: number): number {
   }
 }
 
-/** A Node client in a fresh process with `--expose-gc`. */
-export function nodeClient(mode: NodeMode, kubeConfigYaml: string, expected: number, timeoutMs: number): MeasuredClient {
-  const child = new Child(new URL('../apiserverClient.js', import.meta.url), [], ['--expose-gc']);
+/** A Node client in a fresh process with `--expose-gc` and `nodeFlags` (the runner image's, for its variant). */
+export function nodeClient(mode: NodeMode, kubeConfigYaml: string, expected: number, timeoutMs: number, nodeFlags: readonly string[] = []): MeasuredClient {
+  const child = new Child(new URL('../apiserverClient.js', import.meta.url), [], ['--expose-gc', ...nodeFlags]);
   return {
     pid: child.process.pid ?? 0,
     sync: () => child.request<SyncReply>('sync', { mode, kubeConfigYaml, expected, timeoutMs } satisfies NodeSyncArgs, timeoutMs + 10_000),

@@ -211,7 +211,8 @@ describe('examples/deploy', () => {
     expect(dockerfile).toMatch(/^WORKDIR \/app$/m);
     expect(dockerfile).toMatch(/^COPY --from=build \/src\/build\/examples \.\/examples$/m);
     const [container] = pod?.containers ?? [];
-    expect(container?.command).toEqual(['node', 'examples/website-operator.js']);
+    // Node's flags in between are the image's (the spec after next).
+    expect([container?.command?.[0], container?.command?.at(-1)]).toEqual(['node', 'examples/website-operator.js']);
     expect(existsSync(join(root, 'examples/website-operator.ts'))).toBe(true);
     expect(dockerfile).toContain(`-t ${container?.image ?? ''} `);
   });
@@ -261,6 +262,19 @@ describe('examples/deploy', () => {
     expect(p.stdout()).toMatch(/^converged: 3 websites, each with its Deployment and Service, Ready$/m);
     expect(p.stderr()).toBe('');
   }, 60_000);
+
+  it("a pod that names its own command gives node the image's flags, and node starts with them", async () => {
+    const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(deploy('Dockerfile'), 'utf8'))?.[1];
+    const image = JSON.parse(entrypoint ?? '[]') as string[];
+    const flags = image.slice(1, image.findIndex((arg, i) => i > 0 && !arg.startsWith('-')));
+    expect(flags).toContain('--heap-growing-percent=50');
+    const [deployment] = manifests('website-operator.yaml') as V1Deployment[];
+    const command = deployment?.spec?.template.spec?.containers[0]?.command ?? [];
+    expect(command.slice(0, flags.length + 1)).toEqual(['node', ...flags]);
+    // A V8 flag this Node does not know would stop the container at start.
+    const run = await runNode([...flags, '-e', 'process.stdout.write("started")']);
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 0, stdout: 'started', stderr: '' });
+  });
 
   it('the image installs every peer of rxkube the examples load, at the range the repository tests them with', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string>; devDependencies: Record<string, string> };
