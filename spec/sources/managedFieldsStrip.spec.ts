@@ -124,6 +124,17 @@ describe('managedFieldsSpan', () => {
     }
   });
 
+  it('cuts nothing from bytes that do not begin with the object, and does not throw on a key before any brace', () => {
+    for (const text of ['"a":"managedFields":[1]', ' "a":{"metadata":{"managedFields":[]}}', ' {"metadata":{"managedFields":[]}}']) {
+      const buf = Buffer.from(text);
+      expect(managedFieldsSpan(buf, 0, buf.length, ITEM_METADATA), text).toBeUndefined();
+      expect(managedFieldsSpan(buf, 0, buf.length, EVENT_METADATA), text).toBeUndefined();
+    }
+    // Such a line is no event: the error says so, as it does without the option.
+    const decoder = new WatchDecoder<unknown>({ stripManagedFields: true });
+    expect(() => decoder.push(Buffer.from('"a":"managedFields":[1]\n'), [])).toThrow(DecodeError);
+  });
+
   it('looks only inside [start, end): a key in the next object is not this one', () => {
     const text = '{"metadata":{"name":"a"}},{"metadata":{"managedFields":[]}}';
     const buf = Buffer.from(text);

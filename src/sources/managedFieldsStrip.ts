@@ -92,6 +92,8 @@ function containerEnd(buf: Buffer, v: number, end: number): number {
  * @returns the range to strip, or undefined
  */
 export function managedFieldsSpan(buf: Buffer, start: number, end: number, path: MetadataPath): readonly [number, number] | undefined {
+  // Bytes that do not begin with the object's brace never reach its metadata (P-7); a string there is no key of `path`.
+  if (buf[start] !== LBRACE) return undefined;
   let candidate = buf.indexOf(KEY, start);
   if (candidate < 0 || candidate >= end) return undefined;
   const metadataDepth = path.length + 1;
