@@ -102,6 +102,9 @@ describe('managedFieldsSpan', () => {
       ['{"metadata":{"managedFields":[],"name":"a"}}', '{"metadata":{"name":"a"}}'],
       ['{"metadata":{"managedFields":[{"m":"]}\\"x"}]}}', '{"metadata":{}}'],
       ['{"metadata":{"name":"a" , "managedFields":[] }}', '{"metadata":{"name":"a"  }}'],
+      // The key found past a closed metadata object and a key of that name in a string or a label, in the metadata
+      // JSON.parse keeps (the last).
+      ['{"metadata":{"labels":{"managedFields":"x"}},"s":"\"managedFields\":[]","metadata":{"a":1,"managedFields":[]}}', '{"metadata":{"labels":{"managedFields":"x"}},"s":"\"managedFields\":[]","metadata":{"a":1}}'],
     ];
     for (const [text, expected] of cases) {
       const buf = Buffer.from(text);
