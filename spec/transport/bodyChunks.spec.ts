@@ -73,6 +73,20 @@ describe('bodyChunks', () => {
     expect(await it.next()).toEqual({ done: true, value: undefined });
   });
 
+  it('drops the chunks still waiting for the reader when the stream fails, as a for await over it drops what it buffered', async () => {
+    for (const read of [(stream: Readable) => stream as AsyncIterable<Buffer>, bodyChunks]) {
+      const stream = new Readable({ read() {} });
+      stream.push(Buffer.from('x'));
+      const it = read(stream)[Symbol.asyncIterator]();
+      expect((await it.next()).value).toEqual(Buffer.from('x'));
+      stream.push(Buffer.from('y'));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const failure = new Error('socket reset');
+      stream.destroy(failure);
+      await expect(it.next()).rejects.toBe(failure);
+    }
+  });
+
   it('fails with a premature close when the stream is destroyed without an error before its end', async () => {
     const stream = new Readable({ read() {} });
     const it = bodyChunks(stream)[Symbol.asyncIterator]();
@@ -88,6 +102,17 @@ describe('bodyChunks', () => {
     const got: string[] = [];
     for await (const chunk of bodyChunks(early)) got.push(chunk.toString());
     expect(got).toEqual(['a']);
+
+    // Chunks still waiting when the stream ended and destroyed itself are the reader's all the same.
+    const ended = new Readable({ read() {} });
+    ended.push(Buffer.from('a'));
+    const chunks = bodyChunks(ended)[Symbol.asyncIterator]();
+    expect((await chunks.next()).value).toEqual(Buffer.from('a'));
+    ended.push(Buffer.from('b'));
+    ended.push(null);
+    while (!ended.destroyed) await new Promise<void>((resolve) => setImmediate(resolve));
+    expect((await chunks.next()).value).toEqual(Buffer.from('b'));
+    expect(await chunks.next()).toEqual({ done: true, value: undefined });
 
     const late = new Readable({ read() {} });
     const it = bodyChunks(late)[Symbol.asyncIterator]();

@@ -13,10 +13,11 @@ import { finished, type Readable } from 'node:stream';
  * pauses once the queue holds its high-water mark and resumes when the
  * reader has taken it all. So it buffers no more than `for await` does (the
  * joined copy the reader holds, and a full buffer behind it), and then it
- * stops reading the socket (docs/semantics.md PF-48). How the body ends is told as `for await`
- * tells it (`finished`): the stream's error, or a premature close; the
- * stream is destroyed once the iteration ends, early or not, as `for await`
- * destroys it.
+ * stops reading the socket (docs/semantics.md PF-48). How the body ends is
+ * told as `for await` tells it (`finished`): the stream's error, or a
+ * premature close, with nothing more read from a stream destroyed before
+ * its end; the stream is destroyed once the iteration ends, early or not,
+ * as `for await` destroys it.
  *
  * @param stream a body stream nobody else reads
  * @returns its chunks
@@ -83,6 +84,8 @@ class BodyChunks implements AsyncIterator<Buffer, undefined> {
   }
 
   next(): Promise<IteratorResult<Buffer, undefined>> {
+    // `for await` reads nothing more from a stream destroyed before its end and waits to be told why; so here.
+    if (this.#stream.destroyed && !this.#stream.readableEnded) this.#drop();
     const chunk = this.#take();
     if (chunk !== undefined) return Promise.resolve({ done: false, value: chunk });
     if (this.#over) return Promise.resolve(DONE);
@@ -110,6 +113,12 @@ class BodyChunks implements AsyncIterator<Buffer, undefined> {
     return chunk;
   }
 
+  #drop(): void {
+    this.#held = [];
+    this.#first = 0;
+    this.#heldBytes = 0;
+  }
+
   return(): Promise<IteratorResult<Buffer, undefined>> {
     this.#finish();
     return Promise.resolve(DONE);
@@ -119,9 +128,7 @@ class BodyChunks implements AsyncIterator<Buffer, undefined> {
   #finish(): void {
     if (this.#over) return;
     this.#over = true;
-    this.#held = [];
-    this.#first = 0;
-    this.#heldBytes = 0;
+    this.#drop();
     this.#stream.off('data', this.#onData);
     this.#cleanup();
     this.#stream.destroy();
