@@ -102,6 +102,9 @@ describe('managedFieldsSpan', () => {
       ['{"metadata":{"managedFields":[],"name":"a"}}', '{"metadata":{"name":"a"}}'],
       ['{"metadata":{"managedFields":[{"m":"]}\\"x"}]}}', '{"metadata":{}}'],
       ['{"metadata":{"name":"a" , "managedFields":[] }}', '{"metadata":{"name":"a"  }}'],
+      // The key found past a closed metadata object and a key of that name in a string or a label, in the metadata
+      // JSON.parse keeps (the last).
+      ['{"metadata":{"labels":{"managedFields":"x"}},"s":"\"managedFields\":[]","metadata":{"a":1,"managedFields":[]}}', '{"metadata":{"labels":{"managedFields":"x"}},"s":"\"managedFields\":[]","metadata":{"a":1}}'],
     ];
     for (const [text, expected] of cases) {
       const buf = Buffer.from(text);
@@ -122,6 +125,17 @@ describe('managedFieldsSpan', () => {
       const buf = Buffer.from(text);
       expect(managedFieldsSpan(buf, 0, buf.length, ITEM_METADATA), text).toBeUndefined();
     }
+  });
+
+  it('cuts nothing from bytes that do not begin with the object, and does not throw on a key before any brace', () => {
+    for (const text of ['"a":"managedFields":[1]', ' "a":{"metadata":{"managedFields":[]}}', ' {"metadata":{"managedFields":[]}}']) {
+      const buf = Buffer.from(text);
+      expect(managedFieldsSpan(buf, 0, buf.length, ITEM_METADATA), text).toBeUndefined();
+      expect(managedFieldsSpan(buf, 0, buf.length, EVENT_METADATA), text).toBeUndefined();
+    }
+    // Such a line is no event: the error says so, as it does without the option.
+    const decoder = new WatchDecoder<unknown>({ stripManagedFields: true });
+    expect(() => decoder.push(Buffer.from('"a":"managedFields":[1]\n'), [])).toThrow(DecodeError);
   });
 
   it('looks only inside [start, end): a key in the next object is not this one', () => {

@@ -102,7 +102,7 @@ export async function* getBody(kc: KubeConfig, url: string, what: string, signal
   let res: TransportResponse | undefined;
   try {
     arm();
-    res = await send(kc, { method: 'GET', url, what, accept: opts.accept ?? 'application/json', signal: controller.signal });
+    res = await send(kc, { method: 'GET', url, what, accept: opts.accept ?? 'application/json', signal: controller.signal, chunkByChunk: progress !== undefined });
     if (res.statusCode !== 200) {
       const status = await readStatus(res.body);
       const retryAfter = res.headers['retry-after'];

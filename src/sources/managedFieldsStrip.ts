@@ -9,6 +9,8 @@ import { BACKSLASH, COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, 
 
 /** The key as kube-apiserver writes it; written any other way, nothing is stripped and the object is parsed whole. */
 const KEY = Buffer.from('"managedFields":');
+/** The key's string, quotes included: what the walk compares a string at the metadata's depth with. */
+const QUOTED = Buffer.from('"managedFields"');
 
 /** The keys from an object down to its `metadata`, as bytes: `['metadata']` for a LIST item, `['object', 'metadata']` for a watch event. */
 export type MetadataPath = readonly Buffer[];
@@ -92,59 +94,62 @@ function containerEnd(buf: Buffer, v: number, end: number): number {
  * @returns the range to strip, or undefined
  */
 export function managedFieldsSpan(buf: Buffer, start: number, end: number, path: MetadataPath): readonly [number, number] | undefined {
-  let candidate = buf.indexOf(KEY, start);
-  if (candidate < 0 || candidate >= end) return undefined;
+  // Bytes that do not begin with the object's brace never reach its metadata (P-7); a string there is no key of `path`.
+  if (buf[start] !== LBRACE) return undefined;
   const metadataDepth = path.length + 1;
-  // Walk from the start to the candidate, keeping the depth and how deep the objects on `path` reach.
+  // Walk from the start, keeping the depth and how deep the objects on `path` reach, until a string at the
+  // metadata's own depth is the key, written exactly as `KEY` (no search for it first: the walk reads those bytes
+  // anyway).
   let depth = 0;
   let onPath = 0;
   // The last key read at depth `onPath` was the next key of `path`, and its value has not started yet.
   let keyOnPath = false;
+  let candidate = -1;
   let i = start;
-  for (;;) {
-    while (i < candidate) {
-      const cls = CLASS[buf[i] as number] as number;
-      if (cls === PLAIN) {
-        i++;
-        continue;
-      }
-      if (cls === IS_QUOTE) {
-        const close = stringEnd(buf, i, end);
-        if (close < 0) return undefined;
-        if (close > candidate) {
-          // The candidate lies inside a string: look for the next one past it.
-          candidate = buf.indexOf(KEY, close);
-          if (candidate < 0 || candidate >= end) return undefined;
-        }
-        if (depth === onPath && depth < metadataDepth) {
+  while (i < end) {
+    const cls = CLASS[buf[i] as number] as number;
+    if (cls === PLAIN) {
+      i++;
+      continue;
+    }
+    if (cls === IS_QUOTE) {
+      const close = stringEnd(buf, i, end);
+      if (close < 0) return undefined;
+      if (depth === onPath) {
+        if (depth === metadataDepth) {
+          if (close - i === QUOTED.length && buf[close] === COLON && equalsBytes(buf, i, close, QUOTED)) {
+            candidate = i;
+            break;
+          }
+        } else {
           let k = close;
           while (k < end && isJsonSpace(buf[k] as number)) k++;
-          if (buf[k] === COLON) keyOnPath = equalsBytes(buf, i + 1, close - 1, path[depth - 1] as Buffer);
-          else keyOnPath = false;
+          keyOnPath = buf[k] === COLON && equalsBytes(buf, i + 1, close - 1, path[depth - 1] as Buffer);
         }
-        i = close;
-        continue;
       }
-      if (cls === IS_OPEN) {
-        if (buf[i] === LBRACE && (depth === 0 ? start === i : depth === onPath && keyOnPath)) onPath = depth + 1;
-        keyOnPath = false;
-        depth++;
-      } else if (cls === IS_CLOSE) {
-        depth--;
-        if (onPath > depth) onPath = depth;
-        keyOnPath = false;
-        if (depth <= 0) return undefined;
-      } else {
-        keyOnPath = false;
-      }
-      i++;
+      i = close;
+      continue;
     }
-    if (depth === metadataDepth && onPath === metadataDepth) break;
-    // The key is somewhere else (a label, a field of the spec): look further on.
-    const next = buf.indexOf(KEY, candidate + 1);
-    if (next < 0 || next >= end) return undefined;
-    candidate = next;
+    if (cls === IS_OPEN) {
+      if (buf[i] === LBRACE && (depth === 0 ? start === i : depth === onPath && keyOnPath)) onPath = depth + 1;
+      keyOnPath = false;
+      depth++;
+    } else if (cls === IS_CLOSE) {
+      depth--;
+      keyOnPath = false;
+      if (depth <= 0) return undefined;
+      if (onPath > depth) {
+        onPath = depth;
+        // An object on the path closed: with the key nowhere further on, nothing is left to find.
+        const next = buf.indexOf(KEY, i);
+        if (next < 0 || next >= end) return undefined;
+      }
+    } else {
+      keyOnPath = false;
+    }
+    i++;
   }
+  if (candidate < 0) return undefined;
   // The value: an array, walked to its closing bracket.
   let v = candidate + KEY.length;
   while (v < end && isJsonSpace(buf[v] as number)) v++;

@@ -10,6 +10,7 @@ import { CredentialFailure, untilAborted } from './credentialFailure.js';
 import { transportOf } from './options.js';
 import { pools } from './pool.js';
 import { redactionOf } from './redaction.js';
+import { bodyChunks } from './bodyChunks.js';
 import type { Redact } from '../errors/api/wireText.js';
 
 const USER_AGENT = 'rxkube';
@@ -40,6 +41,8 @@ export interface TransportRequest {
   readonly contentType?: string | undefined;
   /** Aborting it destroys the request (and an HTTP/1.1 socket) at once. */
   readonly signal: AbortSignal;
+  /** Hand an uncompressed body over one socket chunk at a time, never copied (`bodyChunks`, PF-48): for watches. */
+  readonly chunkByChunk?: boolean | undefined;
 }
 
 /** An answer whose body is read as it streams in, inflated when the server compressed it. */
@@ -98,7 +101,7 @@ export async function send(kc: KubeConfig, req: TransportRequest): Promise<Trans
     body = res.body;
     const redact = redactionOf(resolved.headers['authorization']);
     const encoding = encodingOf(res.headers['content-encoding'], what);
-    if (encoding === undefined) return { statusCode: res.statusCode, headers: res.headers, body: res.body as AsyncIterable<Buffer>, close, redact };
+    if (encoding === undefined) return { statusCode: res.statusCode, headers: res.headers, body: req.chunkByChunk === true ? bodyChunks(res.body) : (res.body as AsyncIterable<Buffer>), close, redact };
     const zlib = encoding === 'deflate' ? createInflate() : createGunzip();
     zlib.on('error', ignore);
     // pipeline carries an error of either side to the other, so the reader of `zlib` sees a socket error as its own.
