@@ -104,9 +104,10 @@ describe('managedFieldsSpan', () => {
       ['{"metadata":{"name":"a" , "managedFields":[] }}', '{"metadata":{"name":"a"  }}'],
       // The key found past a closed metadata object and a key of that name in a string or a label, in the metadata
       // JSON.parse keeps (the last).
-      ['{"metadata":{"labels":{"managedFields":"x"}},"s":"\"managedFields\":[]","metadata":{"a":1,"managedFields":[]}}', '{"metadata":{"labels":{"managedFields":"x"}},"s":"\"managedFields\":[]","metadata":{"a":1}}'],
+      ['{"metadata":{"labels":{"managedFields":"x"}},"s":"\\"managedFields\\":[]","metadata":{"a":1,"managedFields":[]}}', '{"metadata":{"labels":{"managedFields":"x"}},"s":"\\"managedFields\\":[]","metadata":{"a":1}}'],
     ];
     for (const [text, expected] of cases) {
+      expect(() => JSON.parse(text), text).not.toThrow();
       const buf = Buffer.from(text);
       const stripped = managedFieldsSpan(buf, 0, buf.length, ITEM_METADATA) as [number, number];
       expect(Buffer.concat([buf.subarray(0, stripped[0]), buf.subarray(stripped[1])]).toString()).toBe(expected);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bodyChunks } from '../../src/transport/bodyChunks.js';
 
 // A watch body is read one socket chunk at a time (PF-48): no chunk is copied, the stream still stops asking for
-// bytes once as much waits for its reader as `for await` would let wait, and it ends, fails and is let go exactly as a `for await` over it would.
+// bytes once a bounded amount waits for its reader, and it ends, fails and is let go on the same paths as a `for await` over it.
 
 /** Turns of the event loop: a stream that reads on every turn has read this many times without backpressure. */
 async function turns(n: number): Promise<void> {

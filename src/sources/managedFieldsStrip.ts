@@ -105,6 +105,9 @@ export function managedFieldsSpan(buf: Buffer, start: number, end: number, path:
   // The last key read at depth `onPath` was the next key of `path`, and its value has not started yet.
   let keyOnPath = false;
   let candidate = -1;
+  // Where the next `KEY` lies, once searched for: a search starts only past the last one found, so together the
+  // searches read each byte once however many objects on the path close (repeated `metadata` keys are legal JSON).
+  let ahead = start - 1;
   let i = start;
   while (i < end) {
     const cls = CLASS[buf[i] as number] as number;
@@ -141,8 +144,10 @@ export function managedFieldsSpan(buf: Buffer, start: number, end: number, path:
       if (onPath > depth) {
         onPath = depth;
         // An object on the path closed: with the key nowhere further on, nothing is left to find.
-        const next = buf.indexOf(KEY, i);
-        if (next < 0 || next >= end) return undefined;
+        if (ahead < i) {
+          ahead = buf.indexOf(KEY, i);
+          if (ahead < 0 || ahead >= end) return undefined;
+        }
       }
     } else {
       keyOnPath = false;

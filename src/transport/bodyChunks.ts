@@ -11,9 +11,10 @@ import { finished, type Readable } from 'node:stream';
  * every read costs a 'readable' event and a promise. Here the stream flows
  * and its chunks wait for the reader in a queue, never copied; the stream
  * pauses once the queue holds its high-water mark and resumes when the
- * reader has taken it all. So it buffers no more than `for await` does (the
- * joined copy the reader holds, and a full buffer behind it), and then it
- * stops reading the socket (docs/semantics.md PF-48). How the body ends is
+ * reader has taken it all. So it holds at most about two high-water marks
+ * (the queue, and the stream's own buffer behind it), the worst case of
+ * `for await` too, and then it stops reading the socket (docs/semantics.md
+ * PF-48). How the body ends is
  * told as `for await` tells it (`finished`): the stream's error, or a
  * premature close, with nothing more read from a stream destroyed before
  * its end; the stream is destroyed once the iteration ends, early or not,
