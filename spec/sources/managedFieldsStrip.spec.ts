@@ -128,6 +128,25 @@ describe('managedFieldsSpan', () => {
     }
   });
 
+  it('cuts nothing beside a stray or missing comma, so malformed metadata is never made to parse', () => {
+    for (const text of [
+      '{"metadata":{,"managedFields":[]}}',
+      '{"metadata":{"managedFields":[],}}',
+      '{"metadata":{"managedFields":[] , }}',
+      '{"metadata":{"a":1,,"managedFields":[]}}',
+      '{"metadata":{"a":,"managedFields":[]}}',
+      '{"metadata":{"a":1 "managedFields":[]}}',
+      '{"metadata":{"a":1 "managedFields":[],"b":2}}',
+    ]) {
+      expect(() => JSON.parse(text), text).toThrow();
+      const buf = Buffer.from(text);
+      expect(managedFieldsSpan(buf, 0, buf.length, ITEM_METADATA), text).toBeUndefined();
+    }
+    // Such an item fails to decode, with the option as without it.
+    const list = '{"metadata":{},"items":[{"metadata":{"name":"a","managedFields":[],}}]}';
+    expect(() => new ListDecoder<unknown>({ stripManagedFields: true }).push(Buffer.from(list), [])).toThrow(DecodeError);
+  });
+
   it('cuts nothing from bytes that do not begin with the object, and does not throw on a key before any brace', () => {
     for (const text of ['"a":"managedFields":[1]', ' "a":{"metadata":{"managedFields":[]}}', ' {"metadata":{"managedFields":[]}}']) {
       const buf = Buffer.from(text);

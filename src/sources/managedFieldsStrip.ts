@@ -162,16 +162,27 @@ export function managedFieldsSpan(buf: Buffer, start: number, end: number, path:
   // Closed by whatever bracket balances the `[`: a `}` there means the bytes are not well-formed.
   const valueEnd = containerEnd(buf, v, end);
   if (valueEnd < 0 || buf[valueEnd - 1] !== RBRACKET) return undefined;
-  // One comma goes with it: the one after it, or else the one before it.
-  let after = valueEnd;
-  while (after < end && isJsonSpace(buf[after] as number)) after++;
-  if (buf[after] === COMMA) return [candidate, after + 1];
-  if (buf[after] !== RBRACE) return undefined;
+  // One comma goes with it: the one after it, or else the one before it. Only where the member stands as valid
+  // JSON has it, so that stripping never turns malformed bytes into an object that parses (a stray comma beside
+  // the key, `{,"managedFields":[]}` or `{"managedFields":[],}`): those are parsed whole, and fail as they came.
   let before = candidate - 1;
   while (before > start && isJsonSpace(buf[before] as number)) before--;
-  if (buf[before] === COMMA) return [before, valueEnd];
-  if (buf[before] === LBRACE) return [candidate, valueEnd];
-  return undefined;
+  const opener = buf[before];
+  if (opener !== LBRACE && opener !== COMMA) return undefined;
+  let after = valueEnd;
+  while (after < end && isJsonSpace(buf[after] as number)) after++;
+  if (buf[after] === COMMA) {
+    let next = after + 1;
+    while (next < end && isJsonSpace(buf[next] as number)) next++;
+    return buf[next] === QUOTE ? [candidate, after + 1] : undefined;
+  }
+  if (buf[after] !== RBRACE) return undefined;
+  if (opener === LBRACE) return [candidate, valueEnd];
+  // The comma before it must follow a member's value, not open the object or follow another comma or a colon.
+  let previous = before - 1;
+  while (previous > start && isJsonSpace(buf[previous] as number)) previous--;
+  const last = buf[previous];
+  return last === LBRACE || last === COMMA || last === COLON ? undefined : [before, valueEnd];
 }
 
 /**
