@@ -14,3 +14,15 @@ export const RBRACKET = 0x5d;
 export function isJsonSpace(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
+
+/** The first index from `i` on, before `end`, that is not JSON whitespace (`end` when there is none). */
+export function skipSpace(buf: Buffer, i: number, end: number): number {
+  while (i < end && isJsonSpace(buf[i] as number)) i++;
+  return i;
+}
+
+/** The last index from `i` back, after `start`, that is not JSON whitespace (`start` when there is none). */
+export function skipSpaceBack(buf: Buffer, i: number, start: number): number {
+  while (i > start && isJsonSpace(buf[i] as number)) i--;
+  return i;
+}

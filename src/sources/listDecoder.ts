@@ -1,5 +1,5 @@
 import { DecodeError } from '../errors/api/DecodeError.js';
-import { BACKSLASH, COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './jsonBytes.js';
+import { BACKSLASH, COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, skipSpace } from './jsonBytes.js';
 import { envelopeKey, setEnvelopeField, type EnvelopeFields, type ListEnvelope } from './listEnvelope.js';
 import { itemTypeOf, ListItems } from './listItems.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from './wireLimits.js';
@@ -135,8 +135,7 @@ export class ListDecoder<T> {
       const b = buf[i] as number;
       if (isJsonSpace(b)) {
         // A run of whitespace in one tight loop, without the state checks above for every byte.
-        i++;
-        while (i < n && isJsonSpace(buf[i] as number)) i++;
+        i = skipSpace(buf, i + 1, n);
         continue;
       }
       if (this.#done) throw this.#error('unexpected bytes after the end of the list body', buf, i);

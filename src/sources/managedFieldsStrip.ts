@@ -5,12 +5,12 @@
  * of its small objects, which the informer drops anyway (docs/semantics.md
  * P-7).
  */
-import { BACKSLASH, COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './jsonBytes.js';
+import { BACKSLASH, COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, skipSpace, skipSpaceBack } from './jsonBytes.js';
 
 /** The key as kube-apiserver writes it; written any other way, nothing is stripped and the object is parsed whole. */
 const KEY = Buffer.from('"managedFields":');
 /** The key's string, quotes included: what the walk compares a string at the metadata's depth with. */
-const QUOTED = Buffer.from('"managedFields"');
+const QUOTED = KEY.subarray(0, KEY.length - 1);
 
 /** The keys from an object down to its `metadata`, as bytes: `['metadata']` for a LIST item, `['object', 'metadata']` for a watch event. */
 export type MetadataPath = readonly Buffer[];
@@ -125,9 +125,7 @@ export function managedFieldsSpan(buf: Buffer, start: number, end: number, path:
             break;
           }
         } else {
-          let k = close;
-          while (k < end && isJsonSpace(buf[k] as number)) k++;
-          keyOnPath = buf[k] === COLON && equalsBytes(buf, i + 1, close - 1, path[depth - 1] as Buffer);
+          keyOnPath = buf[skipSpace(buf, close, end)] === COLON && equalsBytes(buf, i + 1, close - 1, path[depth - 1] as Buffer);
         }
       }
       i = close;
@@ -156,8 +154,7 @@ export function managedFieldsSpan(buf: Buffer, start: number, end: number, path:
   }
   if (candidate < 0) return undefined;
   // The value: an array, walked to its closing bracket.
-  let v = candidate + KEY.length;
-  while (v < end && isJsonSpace(buf[v] as number)) v++;
+  const v = skipSpace(buf, candidate + KEY.length, end);
   if (buf[v] !== LBRACKET) return undefined;
   // Closed by whatever bracket balances the `[`: a `}` there means the bytes are not well-formed.
   const valueEnd = containerEnd(buf, v, end);
@@ -165,23 +162,17 @@ export function managedFieldsSpan(buf: Buffer, start: number, end: number, path:
   // One comma goes with it: the one after it, or else the one before it. Only where the member stands as valid
   // JSON has it, so that stripping never turns malformed bytes into an object that parses (a stray comma beside
   // the key, `{,"managedFields":[]}` or `{"managedFields":[],}`): those are parsed whole, and fail as they came.
-  let before = candidate - 1;
-  while (before > start && isJsonSpace(buf[before] as number)) before--;
+  const before = skipSpaceBack(buf, candidate - 1, start);
   const opener = buf[before];
   if (opener !== LBRACE && opener !== COMMA) return undefined;
-  let after = valueEnd;
-  while (after < end && isJsonSpace(buf[after] as number)) after++;
+  const after = skipSpace(buf, valueEnd, end);
   if (buf[after] === COMMA) {
-    let next = after + 1;
-    while (next < end && isJsonSpace(buf[next] as number)) next++;
-    return buf[next] === QUOTE ? [candidate, after + 1] : undefined;
+    return buf[skipSpace(buf, after + 1, end)] === QUOTE ? [candidate, after + 1] : undefined;
   }
   if (buf[after] !== RBRACE) return undefined;
   if (opener === LBRACE) return [candidate, valueEnd];
   // The comma before it must follow a member's value, not open the object or follow another comma or a colon.
-  let previous = before - 1;
-  while (previous > start && isJsonSpace(buf[previous] as number)) previous--;
-  const last = buf[previous];
+  const last = buf[skipSpaceBack(buf, before - 1, start)];
   return last === LBRACE || last === COMMA || last === COLON ? undefined : [before, valueEnd];
 }
 
