@@ -75,13 +75,9 @@ class BodyChunks implements AsyncIterator<Buffer, undefined> {
     const waiting = this.#waiting;
     if (waiting === undefined) return;
     this.#waiting = undefined;
-    if (err === null) {
-      this.#finish();
-      waiting.resolve(DONE);
-    } else {
-      this.#finish();
-      waiting.reject(err);
-    }
+    this.#finish();
+    if (err === null) waiting.resolve(DONE);
+    else waiting.reject(err);
   }
 
   next(): Promise<IteratorResult<Buffer, undefined>> {
