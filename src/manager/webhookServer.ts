@@ -7,8 +7,7 @@ import type { BindAddress } from './bindAddress.js';
 import type { TlsPair } from './certificates/tlsPair.js';
 import { parseRequestTarget } from './requestTarget.js';
 import type { ServerLimits } from './serverLimits.js';
-import { abandon, answerWithin, writeAnswer, type Listening } from './servers.js';
-import { listenTls } from './servers.js';
+import { abandon, answerWithin, listenTls, writeAnswer, type Listening } from './servers.js';
 import { WebhookRecorder } from './webhookMetrics.js';
 
 /**
@@ -27,7 +26,8 @@ export function listenWebhooks(
   limits: ServerLimits,
   recorder = new WebhookRecorder(webhooks.map((w) => w.path)),
 ): Promise<Listening> {
-  const routes = new Map(webhooks.map((w) => [w.path, w]));
+  // Each webhook's answer deadline is worked out once here, not per request.
+  const routes = new Map(webhooks.map((w) => [w.path, { webhook: w, answerMs: answerTimeoutMs(w, limits.answerTimeoutMs) }]));
   const budget = bodyBudget(limits.maxBufferedBodyBytes);
   return listenTls('webhook', at, pairs, limits, (req, res) => {
     serveWebhook(req, res, routes, recorder, limits, budget).catch((err: unknown) => abandon(res, 'webhook', err));
@@ -72,20 +72,27 @@ interface Plain {
   readonly message: string;
 }
 
+/** A served webhook and the time it is given to answer. */
+interface Route {
+  readonly webhook: Webhook;
+  readonly answerMs: number;
+}
+
 async function serveWebhook(
   req: IncomingMessage,
   res: ServerResponse,
-  routes: ReadonlyMap<string, Webhook>,
+  routes: ReadonlyMap<string, Route>,
   recorder: WebhookRecorder,
   limits: ServerLimits,
   budget: () => BodyHold,
 ): Promise<void> {
   const target = parseRequestTarget(req.url ?? '');
-  const webhook = target === undefined ? undefined : routes.get(target.path);
+  const route = target === undefined ? undefined : routes.get(target.path);
   if (target === undefined) return sendPlain(req, res, { status: 400, message: 'malformed request-target: expected an absolute path such as /convert' });
   if (req.method !== 'POST') return sendPlain(req, res, { status: 405, message: 'only POST is served' });
-  if (webhook === undefined) return sendPlain(req, res, { status: 404, message: `no webhook at ${printable(target.path.slice(0, 200))}; served: ${[...routes.keys()].join(', ')}` });
+  if (route === undefined) return sendPlain(req, res, { status: 404, message: `no webhook at ${printable(target.path.slice(0, 200))}; served: ${[...routes.keys()].join(', ')}` });
 
+  const { webhook, answerMs } = route;
   const path = webhook.path;
   const began = performance.now();
   recorder.started(path);
@@ -104,7 +111,7 @@ async function serveWebhook(
       status = body.status;
       return sendPlain(req, res, body);
     }
-    const answer = await review(webhook, parse(body), res, answerTimeoutMs(webhook, limits.answerTimeoutMs));
+    const answer = await review(webhook, parse(body), res, answerMs);
     failure = answer.failure === undefined ? undefined : String(answer.failure).slice(0, 64);
     status = sendJson(res, answer);
   } finally {
