@@ -214,7 +214,7 @@ export function abandon(res: ServerResponse, what: string, err: unknown): void {
 }
 
 /** A request Node's parser refused (malformed, too large, too slow, or a reset): a bare status when nothing was written yet, then the connection ends. */
-export function refuse(err: NodeJS.ErrnoException, socket: Socket): void {
+function refuse(err: NodeJS.ErrnoException, socket: Socket): void {
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   try {
     if (err.code !== 'ECONNRESET' && socket.writable && socket.bytesWritten === 0) {
@@ -231,7 +231,7 @@ export function refuse(err: NodeJS.ErrnoException, socket: Socket): void {
  * webhook and metrics servers by default since the HTTP/2 rapid-reset attack (CVE-2023-44487) let one
  * connection cost the server without bound; Node's `https` module serves HTTP/1.1 alone anyway.
  */
-export const TLS_OPTIONS = { minVersion: 'TLSv1.2', ALPNProtocols: ['http/1.1'] } as const;
+const TLS_OPTIONS = { minVersion: 'TLSv1.2', ALPNProtocols: ['http/1.1'] } as const;
 
 /**
  * Serves `pairs` over TLS: the first pair before listening, each later one to new connections

@@ -200,7 +200,7 @@ export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions
 }
 
 /** Checks a list of owned resources; each gets its owner options resolved and a name for messages. */
-export function checkOwns(where: string, value: unknown): CheckedOwns[] {
+function checkOwns(where: string, value: unknown): CheckedOwns[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new TypeError(`owns: expected an array of { resource, kind?, apiVersion? }, got ${describeValue(value)}`);
   return value.map((entry: unknown, i) => {
