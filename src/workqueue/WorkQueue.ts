@@ -255,7 +255,8 @@ export class WorkQueue<T> {
       this.#ready.push(item, priority);
       this.#waiters.wake();
     }
-    if (this.#processing.size === 0) this.#drained.next();
+    // Only a drain waits to hear that nothing is being processed.
+    if (this.#processing.size === 0 && this.#shuttingDown) this.#drained.next();
   }
 
   /** How many items wait to be taken (not counting items re-added while being processed), as client-go's `Len`. */
