@@ -56,6 +56,8 @@ export interface ClientResult {
   readonly heapAfterWatch?: number;
   /** The same figure before the client was made (libraries loaded, nothing cached), bytes. */
   readonly heapAtStart?: number;
+  /** `sync` with events: the process's CPU (every thread, user and system) from asking for the events until the last was applied, ms. */
+  readonly watchCpuMs?: number;
   /** `relist`: highest RSS sampled (every 5 ms) from the 410 until the relisted cache was in place, bytes. */
   readonly relistPeakRss?: number;
   readonly relistMs?: number;
@@ -261,14 +263,17 @@ async function run(args: ClientArgs): Promise<ClientResult> {
 
     if (w.kind === 'sync' && w.watchEvents > 0) {
       const t1 = performance.now();
+      const cpu1 = process.cpuUsage();
       const reply = await control<ModifyReply>(args.url, `/bench/modify?count=${w.watchEvents}`);
       const rv = String(reply.lastRv);
       // Events apply in order, so the pod of the last event at its resourceVersion means every event was applied.
       const at = (pod: V1Pod | undefined): boolean => pod?.metadata?.resourceVersion === rv && `${pod.metadata.namespace}/${pod.metadata.name}` === reply.lastKey;
       await until('the last event', () => at(client.get(reply.lastKey)) && client.lastSeen.every(at), args.timeoutMs, 1);
       const watchMs = performance.now() - t1;
+      const cpu = process.cpuUsage(cpu1);
+      const watchCpuMs = (cpu.user + cpu.system) / 1000;
       const rssAfterWatch = await rss();
-      return { ...result, eventsPerSecond: w.watchEvents / (watchMs / 1000), rssAfterWatch, heapAfterWatch: process.memoryUsage().heapUsed, heapAtStart };
+      return { ...result, eventsPerSecond: w.watchEvents / (watchMs / 1000), watchCpuMs, rssAfterWatch, heapAfterWatch: process.memoryUsage().heapUsed, heapAtStart };
     }
 
     if (w.kind === 'relist') {
