@@ -293,10 +293,16 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     };
     this.#subscription = sub;
     sub.add(
-      probedReflect<T>(this.#source, reflectorOpts, (probe) => {
-        this.#reflector = probe;
-        this.#metrics.started(probe);
-      }).subscribe({
+      probedReflect<T>(
+        this.#source,
+        reflectorOpts,
+        (probe) => {
+          this.#reflector = probe;
+          this.#metrics.started(probe);
+        },
+        // Handlers are the only work an event queues for before the next (observers are told at once).
+        () => this.#drains.due,
+      ).subscribe({
         next: (event) => {
           this.#currency.event(event);
           if (event.type !== 'Resync' || shouldResync(this.#listeners, this.#now())) input.next(event);

@@ -27,6 +27,11 @@ export class DrainQueue {
     if (failure !== undefined) throw failure;
   };
 
+  /** Whether drains wait for this queue's microtask. */
+  get due(): boolean {
+    return this.#scheduled;
+  }
+
   /**
    * Runs `drain` in the next microtask of this queue.
    *

@@ -96,8 +96,11 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
     onTerminal: opts.onTerminal,
     random,
     status: resolveStatus(opts.status),
+    workQueued: always,
   };
 }
+
+const always = (): boolean => true;
 
 /**
  * Turns a ListerWatcher into one long-lived stream of server facts: a
@@ -188,13 +191,19 @@ export function reflect<T>(lw: ListerWatcher<T>, opts?: ReflectOptions): Observa
 
 /**
  * reflect() that hands each subscription's {@link ReflectorProbe} to `onRun` as it starts, so its counters and
- * resume point can be read at any moment (internal: the informer's metrics).
+ * resume point can be read at any moment (internal: the informer's metrics). `workQueued`, when given, tells
+ * whether the events emitted so far left work to run before the next one; without it the reflector assumes so.
  */
-export function probedReflect<T>(lw: ListerWatcher<T>, opts: ReflectOptions | undefined, onRun: (probe: ReflectorProbe) => void): Observable<ReflectorEvent<T>> {
+export function probedReflect<T>(
+  lw: ListerWatcher<T>,
+  opts: ReflectOptions | undefined,
+  onRun: (probe: ReflectorProbe) => void,
+  workQueued?: () => boolean,
+): Observable<ReflectorEvent<T>> {
   if (lw === null || typeof lw !== 'object' || typeof lw.list !== 'function' || typeof lw.watch !== 'function') {
     throw new TypeError(`reflect: lw must be a ListerWatcher with list() and watch(), got ${describeValue(lw)}`);
   }
-  const resolved = resolveReflectOptions(opts);
+  const resolved = workQueued === undefined ? resolveReflectOptions(opts) : { ...resolveReflectOptions(opts), workQueued };
   return new Observable<ReflectorEvent<T>>((subscriber) => {
     const run = new ReflectorRun(lw, resolved, subscriber);
     onRun(run);

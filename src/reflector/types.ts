@@ -194,4 +194,9 @@ export type ResolvedReflectOptions = Required<
     readonly stall: StallOptions | undefined;
     /** An observer given as `status` reduced to its `next`. */
     readonly status: ((status: ReflectorStatus) => void) | undefined;
+    /**
+     * Whether the events emitted so far left work queued to run before the next one (PF-41): the informer's
+     * handler drains. Always true for reflect() itself, which cannot know what its subscribers queue.
+     */
+    readonly workQueued: () => boolean;
   };

@@ -63,8 +63,9 @@ export async function watchOnce<T>(ctx: ReflectorContext<T>, handoff: WatchStrea
       arrivals += 1;
       for (let i = 0; i < batch.length; i++) {
         // One microtask turn between events, as when they came one by one: work the last event scheduled
-        // (a handler taking its notification) starts before the next event is applied.
-        if (i > 0) await undefined;
+        // (a handler taking its notification) starts before the next event is applied. When the emitter
+        // says nothing was queued, the turn would run nothing, and is skipped (PF-41).
+        if (i > 0 && ctx.opts.workQueued()) await undefined;
         // Emitting may end the subscription (a consumer unsubscribing in its handler).
         if (ctx.stopped) break reading;
         // A lazy batch parses the event here: a line that cannot be decoded throws and ends the watch.
