@@ -1,4 +1,4 @@
-import { deepFreeze } from './deepFreeze.js';
+import { freezeSharing } from './freezeSharing.js';
 import { DeletedFinalStateUnknown } from './DeletedFinalStateUnknown.js';
 import { IndexConflictError } from './errors/IndexConflictError.js';
 import { IndexNotFoundError } from './errors/IndexNotFoundError.js';
@@ -130,7 +130,11 @@ class StoreIndexer<T> implements Indexer<T> {
 
   /** Swaps in content keyed and indexed in full beforehand, rebuilding every index in one step. */
   #swap(next: Map<string, T>, filedPerIndex: Map<string, Values>[], resourceVersion: string): void {
-    if (this.#freeze) for (const obj of next.values()) deepFreeze(obj);
+    if (this.#freeze) {
+      // Each object shares what it has in common with the one it replaces (PF-49), read before the swap.
+      const before = this.#items;
+      for (const [key, obj] of next) freezeSharing(obj as object, before.get(key));
+    }
     const states = this.#indexes.map((s, i) => buildState(s.name, s.fn, filedPerIndex[i] as Map<string, Values>));
     this.#items = next;
     this.#indexes = [];
@@ -283,7 +287,7 @@ class StoreIndexer<T> implements Indexer<T> {
     } finally {
       this.#busy = false;
     }
-    if (this.#freeze) deepFreeze(obj);
+    if (this.#freeze) freezeSharing(obj as object, this.#items.get(key));
     this.#items.set(key, obj);
     for (let i = 0; i < indexes.length; i++) {
       refile(indexes[i] as IndexState<T>, key, pending[i]);
