@@ -14,6 +14,7 @@ import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectClient } from '../../src/index.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { imageNodeFlags } from '../../bench/lib/runnerFlags.js';
 import { WEBHOOK_SERVICE, WEBHOOKS_NAME, webhooks, Website } from '../../examples/website-operator.js';
 import { SIMULATED_SCRAPER, SIMULATED_STRANGER } from '../../examples/lib/loopbackWebhooks.js';
 import { MAIN } from '../cli/run.js';
@@ -264,9 +265,7 @@ describe('examples/deploy', () => {
   }, 60_000);
 
   it("a pod that names its own command gives node the image's flags, and node starts with them", async () => {
-    const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(deploy('Dockerfile'), 'utf8'))?.[1];
-    const image = JSON.parse(entrypoint ?? '[]') as string[];
-    const flags = image.slice(1, image.findIndex((arg, i) => i > 0 && !arg.startsWith('-')));
+    const flags = imageNodeFlags(readFileSync(deploy('Dockerfile'), 'utf8'), deploy('Dockerfile')).entrypoint;
     expect(flags).toContain('--heap-growing-percent=50');
     const [deployment] = manifests('website-operator.yaml') as V1Deployment[];
     const command = deployment?.spec?.template.spec?.containers[0]?.command ?? [];

@@ -31,6 +31,19 @@ function counted(src: MemorySource<KubeObject>): { source: ControllerSource<Kube
   return { source, live: () => live };
 }
 
+/** A cold provider of `set`, as one a user writes may be (each subscription reads the clusters again; the built-in ones are shared), counting its subscriptions. */
+function countedProvider(set: readonly Cluster[]): { provider: Observable<readonly Cluster[]>; subscribed: () => number; live: () => number } {
+  let subscribed = 0;
+  let live = 0;
+  const provider = new Observable<readonly Cluster[]>((s) => {
+    subscribed++;
+    live++;
+    s.next(set);
+    return () => live--;
+  });
+  return { provider, subscribed: () => subscribed, live: () => live };
+}
+
 describe('the fleet sources of a multi-cluster controller', () => {
   it('let go of a cluster that never synced when it leaves, and of every cluster when a run ends (LT-10)', async () => {
     const hub = memorySource<KubeObject>('hub'); // never syncs
@@ -191,6 +204,72 @@ describe('the fleet sources of a multi-cluster controller', () => {
     sub.unsubscribe();
     await c.shutdown();
     expect(errors).toEqual([]);
+  });
+});
+
+describe("a multi-cluster controller's provider", () => {
+  it('is read once for every entry of a run, each entry still hears of every cluster, and is let go of when the run ends', async () => {
+    const parents = memorySource<KubeObject>('parents');
+    parents.upsert(obj('p'));
+    const children = memorySource<KubeObject>('children');
+    children.upsert(obj('c', { owner: { kind: 'Parent', name: 'p' } }));
+    const hub = memorySource<KubeObject>('hub');
+    for (const src of [parents, children, hub]) src.sync();
+    const { provider, subscribed, live } = countedProvider([{ name: 'a', kubeConfig: kc() }]);
+    const seen: string[] = [];
+    const c = multiClusterController({
+      clusters: provider,
+      for: parents,
+      owns: [{ source: children, kind: 'Parent' }],
+      watches: [{ source: hub, map: () => 'default/p' }],
+      reconcile: (_o, ctx) => void seen.push(`${ctx.cluster.name}/${ctx.key}`),
+    });
+    const idle = (): boolean => seen.length > 0 && c.status().inFlight === 0 && c.status().queueDepth === 0;
+    const sub = c.subscribe();
+    await waitFor(idle, 'p reconciled');
+    expect(subscribed()).toBe(1);
+    // The owns and watches entries, which joined the reading after the `for` entry, know of cluster a too.
+    const before = seen.length;
+    children.upsert(obj('c', { owner: { kind: 'Parent', name: 'p' }, labels: { changed: 'yes' } }));
+    await waitFor(() => seen.length > before && idle(), 'p reconciled for its owned object');
+    const owned = seen.length;
+    hub.upsert(obj('h'));
+    await waitFor(() => seen.length > owned && idle(), 'p reconciled for the watched object');
+    expect(new Set(seen)).toEqual(new Set(['a/default/p']));
+    sub.unsubscribe();
+    await c.shutdown();
+    expect([subscribed(), live()]).toEqual([1, 0]);
+  });
+
+  it('is read afresh by a run subscribed while the last one drains, which keeps its reading when the last one lets go of its own', async () => {
+    const parents = memorySource<KubeObject>('parents');
+    parents.upsert(obj('p'));
+    const children = memorySource<KubeObject>('children');
+    for (const src of [parents, children]) src.sync();
+    const { provider, subscribed, live } = countedProvider([{ name: 'a', kubeConfig: kc() }]);
+    const release = deferred();
+    const seen: string[] = [];
+    const c = multiClusterController({
+      clusters: provider,
+      for: parents,
+      owns: [{ source: children, kind: 'Parent' }],
+      reconcile: async (_o, ctx) => {
+        seen.push(`${ctx.cluster.name}/${ctx.key}`);
+        if (seen.length === 1) await release.promise;
+      },
+    });
+    const first = c.subscribe();
+    await waitFor(() => seen.length === 1, 'the first run reconciling');
+    first.unsubscribe(); // it drains, waiting for its reconcile, and holds its sources meanwhile
+    const second = c.subscribe();
+    expect([subscribed(), live()]).toEqual([2, 2]);
+    release.resolve();
+    await waitFor(() => live() === 1, 'the first run letting go of its reading');
+    await waitFor(() => seen.length === 2, 'the second run reconciling p');
+    expect(seen).toEqual(['a/default/p', 'a/default/p']);
+    second.unsubscribe();
+    await c.shutdown();
+    expect([subscribed(), live()]).toEqual([2, 0]);
   });
 });
 

@@ -328,4 +328,10 @@ describe('shardedController (simulator, one process)', () => {
     expect(make).toThrow(TypeError);
     expect(make).toThrow(name);
   });
+
+  it('names a bad concurrency as its own option, although the term\'s controller checks it too', () => {
+    const make = (): unknown =>
+      shardedController({ kc: server.kubeConfig(), resource: 'v1/configmaps', controller: 'c', identity: 'x', leaseNamespace: 'n', reconcile: () => undefined, concurrency: 0 });
+    expect(make).toThrow(new TypeError('shardedController: option "concurrency" must be an integer >= 1, got 0'));
+  });
 });

@@ -209,10 +209,14 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     // Faults still open get their time to heal, unless the user is waiting (Ctrl-C).
     await poll(() => !open(faults), why === 'done' ? 10_000 : 0);
     clearInterval(probing);
-    // Let the informer catch up with the last writes, then compare object by object.
-    const differences = (): string[] => compare(session.informer.store.list(), sim.server.list<KubeObject>('v1/pods'));
-    await poll(() => differences().length === 0, why === 'done' ? 10_000 : 2_000);
-    const mismatches = differences();
+    // Let the informer catch up with the last writes, comparing object by object: the poll compares at least once,
+    // and its last comparison is the one the summary reports.
+    let mismatches: readonly string[] = [];
+    const matches = (): boolean => {
+      mismatches = compare(session.informer.store.list(), sim.server.list<KubeObject>('v1/pods'));
+      return mismatches.length === 0;
+    };
+    await poll(matches, why === 'done' ? 10_000 : 2_000);
     // A last status line, so the lines cover the whole run and their deepest buffer is the summary's.
     draw();
     screen?.done();

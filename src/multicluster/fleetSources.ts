@@ -1,7 +1,7 @@
 // The sources a multi-cluster controller hands to controller(), one per entry (for, owns[i], watches[i]): the
 // clusters stream mapped to each cluster's part and merged (LT-4). Internal, with no lifetime of its own.
 
-import { catchError, combineLatest, concat, concatMap, defer, filter, finalize, from, ignoreElements } from 'rxjs';
+import { catchError, combineLatest, concat, concatMap, concatWith, defer, filter, finalize, from, ignoreElements } from 'rxjs';
 import { map, merge, NEVER, Observable, of, share, shareReplay, take, takeUntil, tap } from 'rxjs';
 import type { ControllerSource } from '../controller/types.js';
 import type { InformerEvent } from '../operators/informerEvent.js';
@@ -74,6 +74,12 @@ export interface Fleet {
  */
 export function fleetSources(provider: ClusterProvider, entries: readonly FleetEntry[], report: (err: Error) => void, left: (name: string) => void): Fleet {
   const members = new Map<string, Member>();
+  // The provider's sets as the entries of the latest run read them: one subscription of the provider per run, made by
+  // the `for` entry, which the controller subscribes first (its keys before those of owns and watches); the entries
+  // after it are given the latest set, as a provider that replays it would give them. Each run reads afresh, so one
+  // subscribed while the last drains does not share that run's reading. Never complete: the last set holds (MC-1).
+  let reading: ClusterProvider | undefined;
+  const read = (): ClusterProvider => provider.pipe(concatWith(NEVER), shareReplay({ bufferSize: 1, refCount: true }));
   const ready = (name: string): Observable<unknown> =>
     combineLatest(entries.map((e) => syncedOf(partOf(e.source, name)))).pipe(
       filter((synced) => synced.every(Boolean)),
@@ -148,7 +154,8 @@ export function fleetSources(provider: ClusterProvider, entries: readonly FleetE
     // Only the `for` source reports what is wrong with the provider's sets: once is enough. A provider's error ends
     // the controller (MC-1).
     const events = defer(() => {
-      const changes = clusterChanges(provider, feedsMembers ? report : () => {}).pipe(concatMap((set) => set), share());
+      if (feedsMembers || reading === undefined) reading = read();
+      const changes = clusterChanges(reading, feedsMembers ? report : () => {}).pipe(concatMap((set) => set), share());
       return eachCluster(changes, cluster);
     });
     return Object.assign(events, {

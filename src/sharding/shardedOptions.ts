@@ -101,8 +101,15 @@ export type ShardedControllerOptions<T extends KubeObject = KubeObject> = Omit<C
   readonly signal?: AbortSignal;
 };
 
+/**
+ * The numbers a sharded controller checks besides the lease timings. concurrency is the term's controller's, which
+ * checks it again; it is checked here too so that a bad one is named as shardedController's option, where the user
+ * wrote it, and fails before the options checked after it.
+ */
+const NUMBERS = ['retryPeriod', 'requestTimeoutMs', 'virtualNodes', 'concurrency', 'sharderConcurrency'] as const;
+
 /** What the sharding itself needs, checked, with defaults applied; the controller's options are checked by `controller()`. */
-export type ShardedSettings = ReturnType<typeof checkSharding> & {
+export type ShardedSettings = ReturnType<typeof checkSharding<(typeof NUMBERS)[number]>> & {
   /** onError, else reportError. */
   readonly report: (err: unknown) => void;
 };
@@ -119,7 +126,7 @@ const NAMES = optionNames<ShardedControllerOptions>({
 /** Checks the sharding's options up front, naming the bad one and its value. */
 export function checkShardedOptions<T extends KubeObject>(opts: ShardedControllerOptions<T>): ShardedSettings {
   const o = checkOptionNames('shardedController', opts, NAMES) as unknown as ShardedControllerOptions<T>;
-  const checked = checkSharding('shardedController', o as ShardedControllerOptions, ['errorPolicy', 'source', 'ringKey']);
+  const checked = checkSharding('shardedController', o as ShardedControllerOptions, ['errorPolicy', 'source', 'ringKey'], NUMBERS);
   // The term's controller gets these wrapped (a drained key is handed over instead), so it cannot check them itself.
   if (typeof o.reconcile !== 'function') throw new TypeError(`shardedController: option "reconcile" must be a function, got ${describeValue(o.reconcile)}`);
   const { renewDeadline, retryPeriod } = checked;

@@ -139,15 +139,24 @@ const NUMBERS = {
   virtualNodes: [1_000, true], concurrency: [8, true], sharderConcurrency: [8, true],
 } as const;
 
+/** The name of a number option of either. */
+type NumberName = keyof typeof NUMBERS;
+
 /** What the sharder and a sharded controller both take, each checked one way for both. */
 type SharedOptions = Pick<SharderOptions, 'kc' | 'controller' | 'identity' | 'leaseNamespace' | 'namespace' | 'owns'> &
-  { readonly [K in keyof typeof NUMBERS]?: number };
+  { readonly [K in NumberName]?: number };
 
 /**
  * Checks what the sharder and a sharded controller share, naming the bad option and its value: the cluster,
- * the names, the namespaces, the callbacks named in `functions`, the numbers (with defaults) and `owns`.
+ * the names, the namespaces, the callbacks named in `functions`, the lease timings, the other numbers the
+ * caller takes (`numbers`, checked in the order of NUMBERS whatever the order given), with defaults, and `owns`.
  */
-export function checkSharding(where: string, o: SharedOptions, functions: readonly string[]) {
+export function checkSharding<N extends Exclude<NumberName, 'leaseDuration' | 'renewDeadline'>>(
+  where: string,
+  o: SharedOptions,
+  functions: readonly string[],
+  numbers: readonly N[],
+) {
   if (o.kc === null || typeof o.kc !== 'object' || typeof o.kc.getCurrentCluster !== 'function') throw new TypeError(`kc: expected a KubeConfig, got ${describeValue(o.kc)}`);
   const labels = shardLabels(o.controller);
   const identity = checkIdentity(o.identity);
@@ -156,17 +165,19 @@ export function checkSharding(where: string, o: SharedOptions, functions: readon
     if ((value !== undefined || name === 'leaseNamespace') && (typeof value !== 'string' || value === '')) throw new TypeError(`${name}: expected a non-empty string, got ${describeValue(value)}`);
   }
   for (const name of functions) functionOption(where, name, (o as Record<string, unknown>)[name]);
-  const n = Object.fromEntries(
-    Object.entries(NUMBERS).map(([name, [fallback, integer]]) => [name, numberOption(where, name, o[name as keyof typeof NUMBERS], fallback, { min: 1, integer })]),
-  ) as Record<keyof typeof NUMBERS, number>;
-  if (n.renewDeadline >= n.leaseDuration) throw new TypeError(`renewDeadline: must be less than leaseDuration (${n.leaseDuration} ms), got ${n.renewDeadline} ms`);
-  return { ...n, labels, identity, owns: checkOwns(where, o.owns) };
+  const number = (name: NumberName): number => numberOption(where, name, o[name], NUMBERS[name][0], { min: 1, integer: NUMBERS[name][1] });
+  const leaseDuration = number('leaseDuration');
+  const renewDeadline = number('renewDeadline');
+  const own = (Object.keys(NUMBERS) as NumberName[]).filter((name): name is N => (numbers as readonly NumberName[]).includes(name));
+  const n = Object.fromEntries(own.map((name) => [name, number(name)])) as Record<N, number>;
+  if (renewDeadline >= leaseDuration) throw new TypeError(`renewDeadline: must be less than leaseDuration (${leaseDuration} ms), got ${renewDeadline} ms`);
+  return { leaseDuration, renewDeadline, ...n, labels, identity, owns: checkOwns(where, o.owns) };
 }
 
 /** Checks every option up front, naming the bad one and its value. */
 export function resolveSharderOptions<T extends KubeObject>(opts: SharderOptions<T>): ResolvedSharderOptions<T> {
   const o = checkOptionNames('sharder', opts, NAMES) as unknown as SharderOptions<T>;
-  const checked = checkSharding('sharder', o as SharderOptions, ['ringKey', 'onError']);
+  const checked = checkSharding('sharder', o as SharderOptions, ['ringKey', 'onError'], ['requestTimeoutMs', 'virtualNodes', 'concurrency']);
   const scheduler = schedulerOption('sharder', o.scheduler, asyncScheduler);
   const onError = o.onError === undefined ? {} : { onError: o.onError };
   // The sharder reads labels and owner references only.
