@@ -1,10 +1,10 @@
-import { getEventListeners } from 'node:events';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Subscription } from 'rxjs';
 import { controller } from '../../src/controller/controller.js';
 import type { ReconcileOutcome } from '../../src/controller/types.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { deferred, waitFor } from '../helpers/waitFor.js';
+import { mostAbortListenersAfter } from '../helpers/abortListeners.js';
 import { settle, virtualClock } from '../workqueue/virtualTime.js';
 import { memorySource, obj } from './memorySource.js';
 
@@ -102,26 +102,17 @@ describe('controller: reconcileTimeoutMs and stuck workers', () => {
   });
 
   it('lets go of the run\'s signal as each timed reconcile ends: its listeners do not pile up', async () => {
-    // The run's signal is internal: every AbortSignal a listener goes on is noted, and their listeners counted at the end.
-    const listened = new Set<AbortSignal>();
-    const add = EventTarget.prototype.addEventListener;
-    const spy = vi.spyOn(EventTarget.prototype, 'addEventListener').mockImplementation(function (this: EventTarget, ...args: Parameters<typeof add>) {
-      if (this instanceof AbortSignal) listened.add(this);
-      add.apply(this, args);
-    });
-    try {
-      const primary = memorySource<KubeObject>('things');
-      for (let i = 0; i < 20; i++) primary.upsert(obj(`o${i}`));
+    // Each timed reconcile follows the run's signal, which outlives them all.
+    const primary = memorySource<KubeObject>('things');
+    for (let i = 0; i < 20; i++) primary.upsert(obj(`o${i}`));
+    const most = await mostAbortListenersAfter(async () => {
       const ctl = controller<KubeObject>({ for: primary, reconcileTimeoutMs: 60_000, reconcile: () => undefined });
       const outcomes: ReconcileOutcome<KubeObject>[] = [];
       subscriptions.push(ctl.subscribe((o) => outcomes.push(o)));
       primary.sync();
       await waitFor(() => outcomes.length === 20, '20 reconciles');
-      const most = Math.max(...[...listened].map((s) => getEventListeners(s, 'abort').length));
-      expect(most).toBeLessThan(5);
-    } finally {
-      spy.mockRestore();
-    }
+    });
+    expect(most).toBeLessThan(5);
   });
 
   it('rejects a negative or non-numeric reconcileTimeoutMs, naming it', () => {
