@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { ConnectionError, isAlreadyExists, isConflict, isNotFound, isUnauthorized, KubeApiError } from '../../src/errors/api/index.js';
@@ -171,6 +172,16 @@ describe('objectClient error messages', () => {
 });
 
 describe('objectClient transport', () => {
+  it('a signal that outlives its calls keeps no listener of them, whether they succeed or fail', async () => {
+    const c = cms();
+    const life = new AbortController();
+    const name = fresh();
+    await c.create({ metadata: { name } }, { signal: life.signal });
+    await c.get(name, { signal: life.signal });
+    await expect(c.get(fresh(), { signal: life.signal })).rejects.toSatisfy(isNotFound);
+    expect(getEventListeners(life.signal, 'abort')).toHaveLength(0);
+  });
+
   it('aborting a call rejects with the signal reason and frees the socket', async () => {
     const c = cms();
     const name = fresh();

@@ -3,7 +3,8 @@ import type { Subscription } from 'rxjs';
 import { controller } from '../../src/controller/controller.js';
 import type { ReconcileOutcome } from '../../src/controller/types.js';
 import type { KubeObject } from '../../src/store/types.js';
-import { deferred } from '../helpers/waitFor.js';
+import { deferred, waitFor } from '../helpers/waitFor.js';
+import { mostAbortListenersAfter } from '../helpers/abortListeners.js';
 import { settle, virtualClock } from '../workqueue/virtualTime.js';
 import { memorySource, obj } from './memorySource.js';
 
@@ -98,6 +99,20 @@ describe('controller: reconcileTimeoutMs and stuck workers', () => {
     expect(signal?.aborted).toBe(false);
     expect(ctl.status().stuck).toEqual([]);
     long.resolve();
+  });
+
+  it('lets go of the run\'s signal as each timed reconcile ends: its listeners do not pile up', async () => {
+    // Each timed reconcile follows the run's signal, which outlives them all.
+    const primary = memorySource<KubeObject>('things');
+    for (let i = 0; i < 20; i++) primary.upsert(obj(`o${i}`));
+    const most = await mostAbortListenersAfter(async () => {
+      const ctl = controller<KubeObject>({ for: primary, reconcileTimeoutMs: 60_000, reconcile: () => undefined });
+      const outcomes: ReconcileOutcome<KubeObject>[] = [];
+      subscriptions.push(ctl.subscribe((o) => outcomes.push(o)));
+      primary.sync();
+      await waitFor(() => outcomes.length === 20, '20 reconciles');
+    });
+    expect(most).toBeLessThan(5);
   });
 
   it('rejects a negative or non-numeric reconcileTimeoutMs, naming it', () => {

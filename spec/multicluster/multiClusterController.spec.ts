@@ -13,6 +13,7 @@ import { kubeSource } from '../../src/sources/kubeSource.js';
 import { labelsChanged } from '../../src/operators/predicates.js';
 import { startApiServer } from '../../src/testing/index.js';
 import { deferred, waitFor } from '../helpers/waitFor.js';
+import { mostAbortListenersAfter } from '../helpers/abortListeners.js';
 import { Fleet, fastReflector } from './fleet.js';
 import { configMap } from '../helpers/objects.js';
 
@@ -256,6 +257,17 @@ describe('multiClusterController', () => {
     await waitFor(() => outcomes.some((o) => o.key === 'eu/default/eu-cm0' && o.type === 'reconciled'), 'the second run reconciled the key');
     expect(signals).toHaveLength(2);
     expect(signals[1]?.aborted).toBe(false);
+  });
+
+  it("lets go of its cluster's signal as each reconcile ends: the signal's listeners do not pile up", async () => {
+    const f = (fleet = await Fleet.start(['eu'], 0));
+    await seed(f, 'eu', 30);
+    // Each reconcile follows the cluster's signal, which outlives them all.
+    const most = await mostAbortListenersAfter(async () => {
+      const outcomes = run(multiClusterController({ for: configMaps(f), reconcile: () => undefined }));
+      await waitFor(() => outcomes.length === 30, '30 reconciles');
+    });
+    expect(most).toBeLessThan(10);
   });
 
   it('a cluster that cannot be reached holds up only itself, and is reconciled once it synced', async () => {

@@ -6,6 +6,7 @@ import { DecodeError } from '../errors/api/DecodeError.js';
 import { KubeApiError, type ApiStatus } from '../errors/api/KubeApiError.js';
 import { connectionErrorFrom, errorFromStatus } from '../sources/httpErrors.js';
 import { timerDelay } from '../options/timerDelay.js';
+import { followSignals } from '../options/followSignals.js';
 
 /** The HTTP methods of single-object calls. */
 export type Verb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -41,10 +42,8 @@ const MAX_BODY = 64 * 1024 * 1024;
 export async function sendJson<R>(kc: KubeConfig, req: JsonRequest): Promise<R> {
   const { signal, what } = req;
   signal?.throwIfAborted();
-  // One controller per request, fed by the caller's signal and the timeout, so both cut the socket the same way.
-  const controller = new AbortController();
-  const onAbort = (): void => controller.abort(signal?.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
+  // One signal per request, fed by the caller's signal and the timeout, so both cut the socket the same way.
+  const controller = followSignals(signal);
   const timer = setTimeout(() => {
     controller.abort(new ConnectionError(`${what}: no complete answer within ${req.timeoutMs} ms`, { code: 'TIMEOUT' }));
   }, timerDelay(req.timeoutMs));
@@ -84,7 +83,7 @@ export async function sendJson<R>(kc: KubeConfig, req: JsonRequest): Promise<R> 
     throw connectionErrorFrom(err, what);
   } finally {
     clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
+    controller.release();
     res?.close();
   }
 }

@@ -12,6 +12,7 @@ import { WithdrawnError } from './WithdrawnError.js';
 import type { ErrorAction, ReconcileAction, ReconcileContext, ReconcileOutcome } from './types.js';
 import { describeValue } from '../options/validate.js';
 import { timerDelay } from '../options/timerDelay.js';
+import { followSignals } from '../options/followSignals.js';
 
 /** How a reconcile call ended: its action, or what it threw (checked and explained). */
 type Settled = { readonly ok: true; readonly action: ReconcileAction } | { readonly ok: false; readonly error: Error };
@@ -189,10 +190,7 @@ export class ReconcileStep<T> {
     const { config, signal } = this.#c;
     const timeoutMs = config.reconcileTimeoutMs;
     if (timeoutMs === undefined) return { signal, expired: undefined, end: () => {} };
-    const own = new AbortController();
-    const follow = (): void => own.abort(signal.reason);
-    if (signal.aborted) follow();
-    else signal.addEventListener('abort', follow, { once: true });
+    const own = followSignals(signal);
     let timer: Subscription | undefined;
     const expired = new Promise<ReconcileTimeoutError>((resolve) => {
       timer = config.scheduler.schedule(() => {
@@ -206,7 +204,7 @@ export class ReconcileStep<T> {
       expired,
       end: () => {
         timer?.unsubscribe();
-        signal.removeEventListener('abort', follow);
+        own.release();
       },
     };
   }

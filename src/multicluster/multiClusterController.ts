@@ -5,6 +5,7 @@ import { reportTo } from '../errors/reportTo.js';
 import type { InformerEvent } from '../operators/informerEvent.js';
 import { checkPredicates } from '../operators/predicateFilter.js';
 import { checkOptionNames, describeValue, functionOption, optionNames } from '../options/validate.js';
+import { followSignals } from '../options/followSignals.js';
 import { CONTROLLER_OPTIONS } from '../controller/options.js';
 import type { KubeObject } from '../store/types.js';
 import { splitClusterKey } from './clusterKey.js';
@@ -212,13 +213,8 @@ export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>
       // The cluster left while its key waited: the key goes with it (MC-13).
       if (member === undefined) throw new WithdrawnError(`cluster ${JSON.stringify(name)} left`, false, undefined);
       const stopped = (err: unknown): WithdrawnError => new WithdrawnError(`cluster ${JSON.stringify(name)} stopped`, members.has(name), err);
-      // Listeners removed as the reconcile ends rather than AbortSignal.any, whose composites long-lived signals can keep.
-      const both = new AbortController();
-      const follow = (e: Event): void => both.abort((e.target as AbortSignal).reason);
-      for (const from of [ctx.signal, member.abort.signal]) {
-        if (from.aborted) both.abort(from.reason);
-        else from.addEventListener('abort', follow, { once: true });
-      }
+      // Follows the reconcile's and the cluster's signals until the reconcile ends.
+      const both = followSignals(ctx.signal, member.abort.signal);
       let action: ReconcileAction;
       try {
         action = await reconcile(obj, { ...localContext(ctx, member), signal: both.signal });
@@ -226,8 +222,7 @@ export function multiClusterController<T>(opts: MultiClusterControllerOptions<T>
         // What the cluster's leave or new KubeConfig made fail is not news; a replaced cluster's key runs again.
         throw member.abort.signal.aborted ? stopped(err) : err;
       } finally {
-        ctx.signal.removeEventListener('abort', follow);
-        member.abort.signal.removeEventListener('abort', follow);
+        both.release();
       }
       // Its cluster was replaced meanwhile (what it wrote went through the old KubeConfig: the key runs again) or left
       // (nothing to count for a cluster whose counts are gone): withdrawn either way (MC-13, LT-12).

@@ -5,6 +5,7 @@ import { DecodeError } from '../errors/api/DecodeError.js';
 import { KubeApiError, type ApiStatus } from '../errors/api/KubeApiError.js';
 import { connectionErrorFrom, errorFromStatus } from './httpErrors.js';
 import { timerDelay } from '../options/timerDelay.js';
+import { followSignals } from '../options/followSignals.js';
 import type { Redact } from '../errors/api/wireText.js';
 import { MiB } from './wireLimits.js';
 
@@ -63,11 +64,9 @@ export interface BodyOptions {
 export async function* getBody(kc: KubeConfig, url: string, what: string, signal: AbortSignal, opts: BodyOptions): AsyncGenerator<Buffer, void, undefined> {
   signal.throwIfAborted();
   const { idleTimeoutMs, list, progress } = opts;
-  // One controller per request, fed by the caller's signal and the timers; a listener (removed at the end)
-  // rather than AbortSignal.any keeps a long-lived caller signal from accumulating dependants.
-  const controller = new AbortController();
-  const onAbort = (): void => controller.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
+  // One signal per request, fed by the caller's signal and the timers; released at the end, so a long-lived caller
+  // signal keeps nothing of it.
+  const controller = followSignals(signal);
   let timer: NodeJS.Timeout | undefined;
   /** Milliseconds waited since the last progress, and in all; when the current wait began; bytes received. */
   let idleWaited = 0;
@@ -139,7 +138,7 @@ export async function* getBody(kc: KubeConfig, url: string, what: string, signal
     throw connectionErrorFrom(err, what);
   } finally {
     disarm();
-    signal.removeEventListener('abort', onAbort);
+    controller.release();
     res?.close();
   }
 }

@@ -1,14 +1,14 @@
 // kubeSource's ListerWatcher.listResponse: one LIST response body decoded in two
 // steps, first as far as the list's metadata, then to its end (docs/semantics.md P-1).
 
+import { followSignals, type SignalFollower } from '../options/followSignals.js';
 import { ListDecoder } from './listDecoder.js';
 import type { ListResponse, ObjectList } from './types.js';
 
 /** A response body decoded by {@link ListDecoder} as far as asked. */
 export class DecodedListResponse<T> implements ListResponse<T> {
-  readonly #controller = new AbortController();
-  readonly #signal: AbortSignal;
-  readonly #onAbort = (): void => this.#controller.abort(this.#signal.reason);
+  // The request's signal: follows the caller's until the response ends, and is aborted by cancel().
+  readonly #request: SignalFollower;
   readonly #chunks: AsyncGenerator<Buffer, void, undefined>;
   readonly #decoder: ListDecoder<T>;
   readonly #items: T[] = [];
@@ -25,11 +25,8 @@ export class DecodedListResponse<T> implements ListResponse<T> {
     signal: AbortSignal,
     decoder: ConstructorParameters<typeof ListDecoder<T>>[0],
   ) {
-    this.#signal = signal;
-    // A listener rather than AbortSignal.any, removed when the response ends, as getBody does with its own.
-    if (signal.aborted) this.#controller.abort(signal.reason);
-    else signal.addEventListener('abort', this.#onAbort, { once: true });
-    this.#chunks = open(this.#controller.signal);
+    this.#request = followSignals(signal);
+    this.#chunks = open(this.#request.signal);
     this.#decoder = new ListDecoder<T>(decoder);
   }
 
@@ -44,7 +41,7 @@ export class DecodedListResponse<T> implements ListResponse<T> {
   }
 
   cancel(): void {
-    this.#controller.abort(new DOMException('the list request was cancelled', 'AbortError'));
+    this.#request.abort(new DOMException('the list request was cancelled', 'AbortError'));
     this.#close();
   }
 
@@ -71,7 +68,7 @@ export class DecodedListResponse<T> implements ListResponse<T> {
       this.#close();
       throw err;
     } finally {
-      this.#release();
+      this.#request.release();
     }
   }
 
@@ -83,11 +80,7 @@ export class DecodedListResponse<T> implements ListResponse<T> {
 
   /** Ends the body's reader (a decode error leaves it suspended mid-body), which releases the connection. */
   #close(): void {
-    this.#release();
+    this.#request.release();
     void this.#chunks.return(undefined).catch(() => undefined);
-  }
-
-  #release(): void {
-    this.#signal.removeEventListener('abort', this.#onAbort);
   }
 }

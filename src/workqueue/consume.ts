@@ -5,6 +5,7 @@ import type { WorkQueueItemsOptions, WorkQueueProcessOptions, WorkOutcome } from
 import type { WorkQueueGetOptions } from './types.js';
 import type { GetResult } from './waiters.js';
 import { booleanOption, checkOptionNames, describeValue, numberOption, optionNames } from '../options/validate.js';
+import { followSignals } from '../options/followSignals.js';
 
 /** What the consumers below need of a work queue; `WorkQueue` has it (kept here so the queue's file imports this one, not the reverse). */
 interface WorkQueue<T> {
@@ -38,11 +39,8 @@ export class QueueItems<T> extends AsyncIterableX<T> {
 }
 
 function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): AsyncIterator<T, undefined> {
-  // Aborted when the iteration finishes or any of `signals` aborts, to end a pending get(). A listener removed at the end,
-  // not AbortSignal.any: Node (nodejs/node#64476) can keep such a composite alive as long as a long-lived caller signal.
-  const stop = new AbortController();
-  const onAbort = (): void => stop.abort();
-  for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
+  // Aborted when the iteration finishes or any of `signals` aborts, to end a pending get(); released at the end.
+  const stop = followSignals(...signals);
   let current: { readonly item: T } | undefined;
   let finished = false;
 
@@ -54,7 +52,7 @@ function itemIterator<T>(queue: WorkQueue<T>, signals: readonly AbortSignal[]): 
   };
   const finish = (): IteratorReturnResult<undefined> => {
     finished = true;
-    for (const s of signals) s.removeEventListener('abort', onAbort);
+    stop.release();
     stop.abort();
     release();
     return { done: true, value: undefined };
