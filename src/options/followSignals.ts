@@ -1,8 +1,7 @@
 /**
  * A signal of one's own that follows other signals, and lets go of them when
  * done. `AbortSignal.any` would do the following, but its composite stays
- * attached to a long-lived input (Node keeps it as a dependant, and may keep
- * it alive as long as that input: nodejs/node#64476), so a caller signal that
+ * attached to a long-lived input as a dependant, so a caller signal that
  * outlives thousands of requests or reconciles would gather thousands of
  * them. A listener removed at the end leaves nothing behind.
  */
