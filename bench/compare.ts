@@ -162,7 +162,7 @@ function plans(ctx: Context): Plan[] {
     ],
   });
   return [
-    // Also under the runner image's Node options (PF-47), which set how much memory V8 keeps after a burst of updates.
+    // Also under the runner image's Node options (PF-47), which set how much memory V8 keeps committed.
     listWatch(small, events, 0, [...watched, 'rxkube-image', 'rxkube-keep'], 120_000),
     listWatch(small, events, 10, [...watched, 'rxkube-image'], 120_000),
     listWatch(large, largeEvents, 0, [...watched, 'rxkube-image'], 300_000),

@@ -21,10 +21,11 @@ export function runExample(name: string, args: readonly string[]): Promise<Progr
  * Runs the project's Node with `args` (in `opts.cwd`, if given) and collects what it printed. After `opts.timeoutMs`
  * it is killed, which leaves no exit code.
  */
-export function runNode(args: readonly string[], opts: { readonly cwd?: string; readonly timeoutMs?: number } = {}): Promise<ProgramRun> {
+export function runNode(args: readonly string[], opts: { readonly cwd?: string; readonly timeoutMs?: number; readonly env?: NodeJS.ProcessEnv } = {}): Promise<ProgramRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, {
       ...(opts.cwd !== undefined && { cwd: opts.cwd }),
+      ...(opts.env !== undefined && { env: opts.env }),
       ...(opts.timeoutMs !== undefined && { timeout: opts.timeoutMs }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
