@@ -12,25 +12,25 @@ const MAX_DEPTH = 64;
 
 /**
  * Deep-freezes `nu`, the object that replaces `old` under the same key,
- * taking from `old` every part equal to the new one: an unchanged subtree
- * (plain objects and arrays, equal key by key and in length) becomes old's
- * own, already frozen, and an equal string becomes old's instance (PF-49).
- * `nu` itself stays the object stored; only its parts are swapped, before
- * anyone else sees it. What the two share then lives once, and the new
- * copies die young: an update keeps a few hundred bytes new instead of a
- * whole object, so far less is promoted to the old generation.
+ * taking from `old` every unchanged subtree (plain objects and arrays, equal
+ * key by key and in length): the new object holds old's own, already frozen
+ * (PF-49). `nu` itself stays the object stored; only its parts are swapped,
+ * before anyone else sees it. What the two share then lives once, and the
+ * new copies die young: an update keeps only what changed as new objects,
+ * so far less is promoted to the old generation.
  *
  * Shares nothing, and freezes `nu` as {@link deepFreeze} does, when there is
- * no `old` or `nu` is already frozen. Only plain objects and arrays are
- * compared, and only when `old`'s are frozen; anything else (a Date, a Map,
- * a class instance a transform made) is new. Cycles a transform made end at
- * the depth bound, where the rest is frozen whole.
+ * no `old`, `old` is not frozen, or `nu` already is. Only plain objects and
+ * arrays are compared; anything else (a Date, a Map, a class instance a
+ * transform made) is new. `old` is taken as frozen all through, as
+ * everything the store freezes is. Cycles a transform made end at the depth
+ * bound, where the rest is frozen whole.
  *
  * @param nu the new object, not yet seen by anyone but the store
  * @param old the frozen object it replaces, if any
  */
 export function freezeSharing(nu: object, old: unknown): void {
-  if (old === undefined || old === nu || Object.isFrozen(nu)) {
+  if (old === nu || typeof old !== 'object' || old === null || !Object.isFrozen(old) || Object.isFrozen(nu)) {
     deepFreeze(nu);
     return;
   }
@@ -38,22 +38,28 @@ export function freezeSharing(nu: object, old: unknown): void {
   if (share(nu, old, 0) === old) deepFreeze(nu);
 }
 
-/** `nu`'s value in the store: `old` when the two are equal, else `nu` with its equal parts taken from `old`, frozen. */
-function share(nu: unknown, old: unknown, depth: number): unknown {
-  if (typeof nu !== 'object' || nu === null) return nu === old ? old : nu;
-  if (nu === old || Object.isFrozen(nu)) return nu;
-  if (!comparable(nu) || !comparable(old) || Array.isArray(nu) !== Array.isArray(old) || !Object.isFrozen(old) || depth >= MAX_DEPTH) {
-    return deepFreeze(nu);
-  }
+/**
+ * `nu`'s value in the store: `old` when the two are equal, else `nu`, frozen, with its equal parts taken from
+ * `old`. Each check here runs for every object of every update, so primitives are compared in the loops, never
+ * passed down, and what `old` is made of is taken on trust (frozen, as the store keeps it).
+ */
+function share(nu: object, old: unknown, depth: number): unknown {
+  if (nu === old || typeof old !== 'object' || old === null || depth >= MAX_DEPTH || Object.isFrozen(nu)) return deepFreeze(nu);
+  const array = Array.isArray(nu);
+  if (array ? !Array.isArray(old) : Array.isArray(old) || !plain(nu) || !plain(old)) return deepFreeze(nu);
   const into = nu as Record<string | number, unknown>;
   const from = old as Record<string | number, unknown>;
   let same = true;
-  if (Array.isArray(nu)) {
-    const length = nu.length;
+  if (array) {
+    const length = (nu as unknown[]).length;
     if (length !== (old as unknown[]).length) same = false;
     for (let i = 0; i < length; i++) {
       const v = into[i];
       const was = from[i];
+      if (typeof v !== 'object' || v === null) {
+        if (v !== was) same = false;
+        continue;
+      }
       const s = share(v, was, depth + 1);
       if (s !== v) into[i] = s;
       if (s !== was) same = false;
@@ -64,6 +70,10 @@ function share(nu: unknown, old: unknown, depth: number): unknown {
       keys++;
       const v = into[k];
       const was = from[k];
+      if (typeof v !== 'object' || v === null) {
+        if (v !== was) same = false;
+        continue;
+      }
       const s = share(v, was, depth + 1);
       if (s !== v) into[k] = s;
       if (s !== was) same = false;
@@ -77,9 +87,7 @@ function share(nu: unknown, old: unknown, depth: number): unknown {
   return same ? old : Object.freeze(nu);
 }
 
-/** A plain object or array, as JSON gives: what the comparison may look into. */
-function comparable(value: unknown): value is object {
-  if (typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) return true;
+/** A plain object, as JSON gives: one the comparison may look into. */
+function plain(value: object): boolean {
   return Object.getPrototypeOf(value) === Object.prototype;
 }
