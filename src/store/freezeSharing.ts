@@ -40,8 +40,8 @@ export function freezeSharing(nu: object, old: unknown): void {
 
 /**
  * `nu`'s value in the store: `old` when the two are equal, else `nu`, frozen, with its equal parts taken from
- * `old`. Each check here runs for every object of every update, so primitives are compared in the loops, never
- * passed down, and what `old` is made of is taken on trust (frozen, as the store keeps it).
+ * `old`. Each check here runs for every object of every update, so primitives are compared where they are read
+ * (never passed down), and what `old` is made of is taken on trust (frozen, as the store keeps it).
  */
 function share(nu: object, old: unknown, depth: number): unknown {
   if (nu === old || typeof old !== 'object' || old === null || depth >= MAX_DEPTH || Object.isFrozen(nu)) return deepFreeze(nu);
@@ -53,30 +53,12 @@ function share(nu: object, old: unknown, depth: number): unknown {
   if (array) {
     const length = (nu as unknown[]).length;
     if (length !== (old as unknown[]).length) same = false;
-    for (let i = 0; i < length; i++) {
-      const v = into[i];
-      const was = from[i];
-      if (typeof v !== 'object' || v === null) {
-        if (v !== was) same = false;
-        continue;
-      }
-      const s = share(v, was, depth + 1);
-      if (s !== v) into[i] = s;
-      if (s !== was) same = false;
-    }
+    for (let i = 0; i < length; i++) if (!shareAt(into, from, i, depth)) same = false;
   } else {
     let keys = 0;
     for (const k in into) {
       keys++;
-      const v = into[k];
-      const was = from[k];
-      if (typeof v !== 'object' || v === null) {
-        if (v !== was) same = false;
-        continue;
-      }
-      const s = share(v, was, depth + 1);
-      if (s !== v) into[k] = s;
-      if (s !== was) same = false;
+      if (!shareAt(into, from, k, depth)) same = false;
     }
     if (same) {
       let oldKeys = 0;
@@ -85,6 +67,16 @@ function share(nu: object, old: unknown, depth: number): unknown {
     }
   }
   return same ? old : Object.freeze(nu);
+}
+
+/** Whether `into[k]` equals `from[k]`, taking `from`'s part into `into` when a subtree is equal. */
+function shareAt(into: Record<string | number, unknown>, from: Record<string | number, unknown>, k: string | number, depth: number): boolean {
+  const v = into[k];
+  const was = from[k];
+  if (typeof v !== 'object' || v === null) return v === was;
+  const s = share(v, was, depth + 1);
+  if (s !== v) into[k] = s;
+  return s === was;
 }
 
 /** A plain object, as JSON gives: one the comparison may look into. */
