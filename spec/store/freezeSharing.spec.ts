@@ -153,6 +153,36 @@ describe('an update shares its unchanged parts with the object it replaces', () 
     expect(deeplyFrozen(nu)).toBe(true);
   });
 
+  it('keeps what === cannot tell apart: -0 and 0, a key that is undefined, a method only inherited', () => {
+    const s = store();
+    s.update({ n: { z: 0 }, u: { a: 1 }, f: {} });
+    const nu = { n: { z: -0 }, u: { b: undefined } as Obj, f: { toString: Object.prototype.toString } };
+    s.update(nu);
+    const stored = s.getByKey('k') as typeof nu;
+    expect(Object.is(stored.n.z, -0)).toBe(true);
+    expect(Object.keys(stored.u)).toEqual(['b']);
+    expect(Object.hasOwn(stored.f, 'toString')).toBe(true);
+  });
+
+  it('a member that cannot be set (a getter, a read-only property) keeps the new part: the put does not throw', () => {
+    const s = store();
+    const withGetter = (rv: string): Obj => ({
+      metadata: { name: 'a', resourceVersion: rv },
+      get summary() {
+        return { phase: 'Running' };
+      },
+    });
+    s.update(withGetter('1'));
+    expect(() => s.update(withGetter('2'))).not.toThrow();
+    expect((s.getByKey('k')?.['metadata'] as { resourceVersion: string }).resourceVersion).toBe('2');
+    const readOnly = (rv: string): Obj => Object.defineProperty({ rv }, 'spec', { value: { replicas: 1 }, enumerable: true, writable: false });
+    s.update(readOnly('1'));
+    const nu = readOnly('2');
+    expect(() => s.update(nu)).not.toThrow();
+    expect(s.getByKey('k')).toBe(nu);
+    expect(deeplyFrozen(nu)).toBe(true);
+  });
+
   it('for any two JSON objects: stores exactly the new content, deeply frozen, and leaves the old one as it was', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue()), (a, b) => {

@@ -667,6 +667,21 @@ describe('Indexer: freezing', () => {
     expect(Object.isFrozen(obj)).toBe(true);
   });
 
+  it('walks an object that many places share once, not once per place', () => {
+    const store = createIndexer<Record<string, unknown>>({ keyFunc: () => 'k' });
+    let reads = 0;
+    const shared = new Proxy(Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, { i }])), {
+      get: (target, key, receiver) => {
+        reads++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    store.add({ refs: Array.from({ length: 200 }, () => shared) });
+    expect(Object.isFrozen(shared['k0'])).toBe(true);
+    // Its 200 members read once; once per reference it would be 40,000 reads.
+    expect(reads).toBeLessThan(1_000);
+  });
+
   it('skips subtrees that are already frozen (they are taken as deeply frozen)', () => {
     const store = createIndexer<Record<string, unknown>>({ keyFunc: () => 'k' });
     const inner = { mutable: { x: 1 } };

@@ -16,26 +16,27 @@ export function deepFreeze<T>(value: T): T {
 
 /**
  * Freezes with an explicit stack, so an object nested a hundred thousand deep cannot overflow the call stack.
- * Each object is checked once, when it is found (the root by {@link deepFreeze}): the check costs about as much
- * as the freeze, and a pod is some fifty objects on every watch event's path.
+ * Each object is frozen when it is found and pushed once, so an object reached by many paths (a transform's shared
+ * parts) is walked once; each is checked once per path that reaches it (the root by {@link deepFreeze}).
  */
 function freezeNode(root: object): void {
+  Object.freeze(root);
   const stack: object[] = [root];
   while (stack.length > 0) {
     const node = stack.pop() as object;
-    Object.freeze(node);
     if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        const child: unknown = node[i];
-        if (unfrozen(child)) stack.push(child);
-      }
+      for (let i = 0; i < node.length; i++) found(node[i], stack);
       continue;
     }
-    for (const k in node) {
-      const child: unknown = (node as Record<string, unknown>)[k];
-      if (unfrozen(child)) stack.push(child);
-    }
+    for (const k in node) found((node as Record<string, unknown>)[k], stack);
   }
+}
+
+/** Freezes `child` and queues its members, when it is an object still to freeze. */
+function found(child: unknown, stack: object[]): void {
+  if (!unfrozen(child)) return;
+  Object.freeze(child);
+  stack.push(child);
 }
 
 /** An object still to freeze: not yet frozen, and no typed array (which cannot be). */

@@ -41,45 +41,79 @@ export function freezeSharing(nu: object, old: unknown): void {
 /**
  * `nu`'s value in the store: `old` when the two are equal, else `nu`, frozen, with its equal parts taken from
  * `old`. Each check here runs for every object of every update, so primitives are compared where they are read
- * (never passed down), and what `old` is made of is taken on trust (frozen, as the store keeps it).
+ * (never passed down), and what `old` is made of is taken on trust (frozen, as the store keeps it). A part is
+ * written into `nu` only once `nu` is known to differ: the parts of an equal subtree are dropped with it.
  */
 function share(nu: object, old: unknown, depth: number): unknown {
   if (nu === old || typeof old !== 'object' || old === null || depth >= MAX_DEPTH || Object.isFrozen(nu)) return deepFreeze(nu);
   const array = Array.isArray(nu);
-  if (array ? !Array.isArray(old) : Array.isArray(old) || !plain(nu) || !plain(old)) return deepFreeze(nu);
+  if (!plain(nu, array) || !plain(old, array)) return deepFreeze(nu);
   const into = nu as Record<string | number, unknown>;
   const from = old as Record<string | number, unknown>;
   let same = true;
   if (array) {
     const length = (nu as unknown[]).length;
     if (length !== (old as unknown[]).length) same = false;
-    for (let i = 0; i < length; i++) if (!shareAt(into, from, i, depth)) same = false;
+    for (let i = 0; i < length; i++) {
+      if (equalAt(into, from, i, depth)) {
+        if (!same) take(into, from, i);
+      } else if (same) {
+        same = false;
+        for (let j = 0; j < i; j++) take(into, from, j);
+      }
+    }
   } else {
     let keys = 0;
     for (const k in into) {
       keys++;
-      if (!shareAt(into, from, k, depth)) same = false;
+      if (equalAt(into, from, k, depth)) {
+        if (!same) take(into, from, k);
+      } else if (same) {
+        same = false;
+        for (const j in into) {
+          if (j === k) break;
+          take(into, from, j);
+        }
+      }
     }
     if (same) {
       let oldKeys = 0;
       for (const _ in from) oldKeys++;
-      same = oldKeys === keys;
+      if (oldKeys !== keys) {
+        same = false;
+        for (const j in into) take(into, from, j);
+      }
     }
   }
   return same ? old : Object.freeze(nu);
 }
 
-/** Whether `into[k]` equals `from[k]`, taking `from`'s part into `into` when a subtree is equal. */
-function shareAt(into: Record<string | number, unknown>, from: Record<string | number, unknown>, k: string | number, depth: number): boolean {
+/** Whether `into[k]` equals `from[k]`; a differing part of `into` comes back frozen, with its own equal parts taken. */
+function equalAt(into: Record<string | number, unknown>, from: Record<string | number, unknown>, k: string | number, depth: number): boolean {
   const v = into[k];
   const was = from[k];
-  if (typeof v !== 'object' || v === null) return v === was;
-  const s = share(v, was, depth + 1);
-  if (s !== v) into[k] = s;
-  return s === was;
+  if (typeof v !== 'object' || v === null) {
+    if (v !== was) return false;
+    // -0 and 0 are === but not the same value; JSON can carry either.
+    if (v === 0) return Object.is(v, was);
+    // What `from` only inherits (a method of Object.prototype) or lacks (undefined) is no member of it.
+    return (v !== undefined && typeof v !== 'function') || Object.hasOwn(from, k);
+  }
+  return share(v, was, depth + 1) === was;
 }
 
-/** A plain object, as JSON gives: one the comparison may look into. */
-function plain(value: object): boolean {
-  return Object.getPrototypeOf(value) === Object.prototype;
+/**
+ * Puts `from[k]` in place of `into[k]`, which {@link equalAt} found equal to it. A member that cannot be set (a
+ * getter, a read-only property a transform made) keeps its own part, frozen.
+ */
+function take(into: Record<string | number, unknown>, from: Record<string | number, unknown>, k: string | number): void {
+  const was = from[k];
+  if (typeof was !== 'object' || was === null) return;
+  const v = into[k];
+  if (v !== was && !Reflect.set(into, k, was)) deepFreeze(v);
+}
+
+/** A plain object or array, as JSON gives: one the comparison may look into. */
+function plain(value: object, array: boolean): boolean {
+  return Object.getPrototypeOf(value) === (array ? Array.prototype : Object.prototype);
 }
