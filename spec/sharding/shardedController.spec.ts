@@ -317,6 +317,7 @@ describe('shardedController (simulator, one process)', () => {
     ['reconcile', { reconcile: 'yes' }],
     ['renewDeadline', { leaseDuration: 2_000, renewDeadline: 2_000 }],
     ['retryPeriod', { renewDeadline: 1_000, retryPeriod: 900 }],
+    ['virtualNodes', { virtualNodes: 200_000 }],
     ['concurrency', { concurrency: 0 }],
     ['signal', { signal: 'stop' }],
     ['source', { source: {} }],

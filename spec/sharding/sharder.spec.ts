@@ -164,6 +164,7 @@ describe('sharder (simulator)', () => {
     ['leaseNamespace', { leaseNamespace: '' }],
     ['namespace', { namespace: '' }],
     ['renewDeadline', { leaseDuration: 1_000, renewDeadline: 1_000 }],
+    ['virtualNodes', { virtualNodes: 200_000 }],
     ['concurrency', { concurrency: 0 }],
     ['ringKey', { ringKey: 'name' }],
     ['scheduler', { scheduler: {} }],

@@ -4,6 +4,9 @@ import { describeValue } from '../options/validate.js';
 /**
  * Options of {@link hashRing}.
  */
+/** The most points a member may have on the ring: each is a hash and 4 bytes, for every member. */
+export const MAX_VIRTUAL_NODES = 100_000;
+
 export interface HashRingOptions {
   /**
    * Points each member takes on the ring. More points even out the share of
@@ -49,8 +52,8 @@ export function ringHash(text: string): number {
 export function hashRing(members: Iterable<string>, opts: HashRingOptions = {}): HashRing {
   if (opts === null || typeof opts !== 'object') throw new TypeError(`hashRing: options must be an object, got ${describeValue(opts)}`);
   const virtualNodes = opts.virtualNodes ?? 1_000;
-  if (typeof virtualNodes !== 'number' || !Number.isInteger(virtualNodes) || virtualNodes < 1 || virtualNodes > 100_000) {
-    throw new TypeError(`virtualNodes: expected an integer from 1 to 100000, got ${describeValue(opts.virtualNodes)}`);
+  if (typeof virtualNodes !== 'number' || !Number.isInteger(virtualNodes) || virtualNodes < 1 || virtualNodes > MAX_VIRTUAL_NODES) {
+    throw new TypeError(`virtualNodes: expected an integer from 1 to ${MAX_VIRTUAL_NODES}, got ${describeValue(opts.virtualNodes)}`);
   }
   const sorted = [...new Set(members)].sort();
   for (const m of sorted) if (typeof m !== 'string' || m === '') throw new TypeError(`hashRing: members must be non-empty strings, got ${describeValue(m)}`);

@@ -11,6 +11,7 @@ import type { Informer } from '../informer/types.js';
 import { checkOptionNames, describeValue, functionOption, numberOption, optionNames, schedulerOption } from '../options/validate.js';
 import { checkIdentity, shardLabels, type ShardLabels } from './labels.js';
 import { shardMembers, type ShardMembers } from './members.js';
+import { MAX_VIRTUAL_NODES } from './ring.js';
 
 /**
  * Objects owned by the sharded objects, which must live on the same replica
@@ -170,6 +171,11 @@ export function checkSharding<N extends Exclude<NumberName, 'leaseDuration' | 'r
   const renewDeadline = number('renewDeadline');
   const own = (Object.keys(NUMBERS) as NumberName[]).filter((name): name is N => (numbers as readonly NumberName[]).includes(name));
   const n = Object.fromEntries(own.map((name) => [name, number(name)])) as Record<N, number>;
+  // The ring refuses more; checked here, or a bad value would fail only once members join, inside the sharder.
+  const points = (n as Partial<Record<NumberName, number>>).virtualNodes;
+  if (points !== undefined && points > MAX_VIRTUAL_NODES) {
+    throw new TypeError(`${where}: option "virtualNodes" must be an integer from 1 to ${MAX_VIRTUAL_NODES}, got ${describeValue(points)}`);
+  }
   if (renewDeadline >= leaseDuration) throw new TypeError(`renewDeadline: must be less than leaseDuration (${leaseDuration} ms), got ${renewDeadline} ms`);
   return { leaseDuration, renewDeadline, ...n, labels, identity, owns: checkOwns(where, o.owns) };
 }
