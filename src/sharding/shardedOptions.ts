@@ -81,7 +81,7 @@ export type ShardedControllerOptions<T extends KubeObject = KubeObject> = Omit<C
    * @default []
    */
   readonly owns?: readonly ShardedOwns[];
-  /** Ring points per member. @default 1_000 */
+  /** Ring points per member, from 1 to 100000. @default 1_000 */
   readonly virtualNodes?: number;
   /** Label writes the sharder has in flight at once. @default 8 */
   readonly sharderConcurrency?: number;

@@ -110,7 +110,7 @@ export interface SharderOptions<T extends KubeObject = KubeObject> extends Pick<
   readonly ringKey?: (obj: T) => string;
   /** Owned resources whose objects follow their owner's shard label (read through metadata-only informers). @default [] */
   readonly owns?: readonly ShardedOwns[];
-  /** Ring points per member. @default 1_000 */
+  /** Ring points per member, from 1 to 100000. @default 1_000 */
   readonly virtualNodes?: number;
   /** Label writes in flight at once (the `concurrency` of the sharder's controller). @default 8 */
   readonly concurrency?: number;
