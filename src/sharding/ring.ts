@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describeValue } from '../options/validate.js';
 
-/**
- * Options of {@link hashRing}.
- */
 /** The most points a member may have on the ring: each is a hash and 4 bytes, for every member. */
 export const MAX_VIRTUAL_NODES = 100_000;
 
+/**
+ * Options of {@link hashRing}.
+ */
 export interface HashRingOptions {
   /**
    * Points each member takes on the ring. More points even out the share of
