@@ -54,6 +54,19 @@ describe('an update shares its unchanged parts with the object it replaces', () 
     expect(n.status.conditions[1]).not.toBe(undefined);
   });
 
+  it('an object equal to the one it replaces (a relist of an unchanged object) takes all its parts, and stays the new root', () => {
+    const s = store();
+    const old = pod('1', 'img:1', ['Ready']);
+    s.update(old);
+    const nu = pod('1', 'img:1', ['Ready']);
+    s.update(nu);
+    expect(s.getByKey('k')).toBe(nu);
+    expect(nu['metadata']).toBe(old['metadata']);
+    expect(nu['spec']).toBe(old['spec']);
+    expect(nu['status']).toBe(old['status']);
+    expect(Object.isFrozen(nu)).toBe(true);
+  });
+
   it('does not share an object the old one has more keys in, nor an array of another length', () => {
     const s = store();
     const old = { a: { x: 1, y: 2 }, list: [{ v: 1 }, { v: 2 }] };

@@ -34,8 +34,14 @@ export function freezeSharing(nu: object, old: unknown): void {
     deepFreeze(nu);
     return;
   }
-  // The root stays `nu` even when everything under it is equal: the caller stores and hands on that object.
-  if (share(nu, old, 0) === old) deepFreeze(nu);
+  if (share(nu, old, 0) !== old) return;
+  // Everything is equal (a relist or resync of an unchanged object): the root stays `nu`, since the caller stores
+  // and hands on that object, and takes every part from `old`, as a root that differs would.
+  const into = nu as Record<string | number, unknown>;
+  const from = old as Record<string | number, unknown>;
+  if (Array.isArray(nu)) for (let i = 0; i < nu.length; i++) take(into, from, i);
+  else for (const k in into) take(into, from, k);
+  Object.freeze(nu);
 }
 
 /**
