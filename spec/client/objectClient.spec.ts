@@ -190,7 +190,8 @@ describe('objectClient transport', () => {
     const controller = new AbortController();
     const pending = c.get(name, { signal: controller.signal });
     const reason = new Error('stop now');
-    await waitFor(() => server.stats.connections > 0, 'the request to reach the server');
+    // The stall fired: the get is held by the server (a kept-alive connection from the create counts before that).
+    await waitFor(() => server.faults.pending() === 0, 'the get to reach the server and stall');
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
     await waitFor(() => server.stats.connections === 0, 'the connection to close');
