@@ -134,10 +134,15 @@ const NAMES = optionNames<SharderOptions>({
   owns: true, virtualNodes: true, concurrency: true, leaseDuration: true, renewDeadline: true, requestTimeoutMs: true, scheduler: true, onError: true,
 });
 
-/** The number options of the sharder and of a sharded controller: default, and whether an integer; all at least 1. */
+/**
+ * The number options of the sharder and of a sharded controller: default, whether an integer, and the most it may
+ * be (virtualNodes: what the ring takes, checked here so a bad value is named at once rather than failing once
+ * members join, inside the sharder); all at least 1.
+ */
 const NUMBERS = {
-  leaseDuration: [15_000, false], renewDeadline: [10_000, false], retryPeriod: [2_000, false], requestTimeoutMs: [10_000, false],
-  virtualNodes: [1_000, true], concurrency: [8, true], sharderConcurrency: [8, true],
+  leaseDuration: [15_000, false, Infinity], renewDeadline: [10_000, false, Infinity], retryPeriod: [2_000, false, Infinity],
+  requestTimeoutMs: [10_000, false, Infinity], virtualNodes: [1_000, true, MAX_VIRTUAL_NODES], concurrency: [8, true, Infinity],
+  sharderConcurrency: [8, true, Infinity],
 } as const;
 
 /** The name of a number option of either. */
@@ -166,16 +171,16 @@ export function checkSharding<N extends Exclude<NumberName, 'leaseDuration' | 'r
     if ((value !== undefined || name === 'leaseNamespace') && (typeof value !== 'string' || value === '')) throw new TypeError(`${name}: expected a non-empty string, got ${describeValue(value)}`);
   }
   for (const name of functions) functionOption(where, name, (o as Record<string, unknown>)[name]);
-  const number = (name: NumberName): number => numberOption(where, name, o[name], NUMBERS[name][0], { min: 1, integer: NUMBERS[name][1] });
+  const number = (name: NumberName): number => {
+    const [fallback, integer, max] = NUMBERS[name];
+    const value = numberOption(where, name, o[name], fallback, { min: 1, integer });
+    if (value > max) throw new TypeError(`${where}: option "${name}" must be ${integer ? 'an integer' : 'a number'} from 1 to ${max}, got ${describeValue(value)}`);
+    return value;
+  };
   const leaseDuration = number('leaseDuration');
   const renewDeadline = number('renewDeadline');
   const own = (Object.keys(NUMBERS) as NumberName[]).filter((name): name is N => (numbers as readonly NumberName[]).includes(name));
   const n = Object.fromEntries(own.map((name) => [name, number(name)])) as Record<N, number>;
-  // The ring refuses more; checked here, or a bad value would fail only once members join, inside the sharder.
-  const points = (n as Partial<Record<NumberName, number>>).virtualNodes;
-  if (points !== undefined && points > MAX_VIRTUAL_NODES) {
-    throw new TypeError(`${where}: option "virtualNodes" must be an integer from 1 to ${MAX_VIRTUAL_NODES}, got ${describeValue(points)}`);
-  }
   if (renewDeadline >= leaseDuration) throw new TypeError(`renewDeadline: must be less than leaseDuration (${leaseDuration} ms), got ${renewDeadline} ms`);
   return { leaseDuration, renewDeadline, ...n, labels, identity, owns: checkOwns(where, o.owns) };
 }
