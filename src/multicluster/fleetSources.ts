@@ -12,6 +12,7 @@ import type { KubeObject } from '../store/types.js';
 import { clusterChanges, eachCluster, type ClusterChange } from './clusterChanges.js';
 import { ClusterError } from './ClusterError.js';
 import { clusterKey, splitClusterKey } from './clusterKey.js';
+import { readingOf } from './providerReading.js';
 import type { MultiClusterInformer } from './multiClusterInformer.js';
 import type { Cluster, ClusterProvider } from './types.js';
 
@@ -74,12 +75,12 @@ export interface Fleet {
  */
 export function fleetSources(provider: ClusterProvider, entries: readonly FleetEntry[], report: (err: Error) => void, left: (name: string) => void): Fleet {
   const members = new Map<string, Member>();
-  // The provider's sets as the entries of the latest run read them: one subscription of the provider per run, made by
-  // the `for` entry, which the controller subscribes first (its keys before those of owns and watches); the entries
-  // after it are given the latest set, as a provider that replays it would give them. Each run reads afresh, so one
-  // subscribed while the last drains does not share that run's reading. Never complete: the last set holds (MC-1).
+  // The provider's sets as the entries of the latest run read them: made by the `for` entry, which the controller
+  // subscribes first (its keys before those of owns and watches); the entries after it are given the latest set, as a
+  // provider that replays it would give them. Read through the reading the informers of the provider share, so that
+  // every reader is given the sets in the provider's order (MC-15). Never complete: the last set holds (MC-1).
   let reading: ClusterProvider | undefined;
-  const read = (): ClusterProvider => provider.pipe(concatWith(NEVER), shareReplay({ bufferSize: 1, refCount: true }));
+  const read = (): ClusterProvider => readingOf(provider).pipe(concatWith(NEVER), shareReplay({ bufferSize: 1, refCount: true }));
   const ready = (name: string): Observable<unknown> =>
     combineLatest(entries.map((e) => syncedOf(partOf(e.source, name)))).pipe(
       filter((synced) => synced.every(Boolean)),

@@ -36,6 +36,7 @@ import { clusterChanges, eachCluster } from './clusterChanges.js';
 import { clusterFanOut } from './clusterFanOut.js';
 import { clusterMember, type ClusterStatus, type Fleet } from './clusterMember.js';
 import { CLUSTER_INDEX, multiClusterStore, type MultiClusterStore } from './multiClusterStore.js';
+import { readingOf } from './providerReading.js';
 import type { Cluster, ClusterEvent, ClusterProvider } from './types.js';
 
 /**
@@ -190,7 +191,7 @@ const OPTION_NAMES = optionNames<MultiClusterInformerOptions<unknown>>({
  * connection when its KubeConfig changes, with only what differs announced;
  * one that fails is retried without holding up the others, and is marked
  * unreachable after `unreachableAfterMs`. It is `informer()`s merged: its
- * subscription is its lifetime. The rules: docs/semantics.md MC-1 … MC-10,
+ * subscription is its lifetime. The rules: docs/semantics.md MC-1 … MC-10, MC-15,
  * LT-20 … LT-29.
  *
  * ## Example
@@ -273,8 +274,9 @@ export function multiClusterInformer<T extends KubeObject = KubeObject>(
       publish();
       return EMPTY;
     });
-    // One set after another: a set the provider gives from inside an event of the last one waits for it (LT-27).
-    const changes$ = clusterChanges(clusters, fleet.report).pipe(
+    // One set after another: a set the provider gives from inside an event of the last one waits for it (LT-27), and
+    // reaches every other reader of the provider after the last one too (MC-15).
+    const changes$ = clusterChanges(readingOf(clusters), fleet.report).pipe(
       concatMap((set) => concat(set, setApplied)),
       share(),
     );
