@@ -376,6 +376,35 @@ describe('multiClusterController', () => {
     expect(failed?.cluster).toBe('eu');
     expect((failed as { error?: unknown } | undefined)?.error).toBeInstanceOf(ReconcileTimeoutError);
   });
+
+  it('ends with the set the provider gave last when one is given from inside an event of the informer it reads (MC-15, LT-27)', async () => {
+    const f = (fleet = await Fleet.start(['a', 'b'], 0));
+    await f.add('c', 0, false); // its server only: the sets below are given by hand
+    const set = (...names: string[]) => names.map((name) => ({ name, kubeConfig: f.server(name).kubeConfig() }));
+    for (const name of ['a', 'b', 'c']) await seed(f, name, 1);
+    const cms = configMaps(f);
+    // Subscribed before the controller, so it is the provider's first reader: it hears of each set first.
+    let swapped = false;
+    subscriptions.push(
+      cms.subscribe((e) => {
+        // b's removal brings c in, from inside the delete that says b is gone.
+        if (e.type === 'delete' && e.reason === 'cluster-removed' && e.cluster === 'b' && !swapped) {
+          swapped = true;
+          f.provider.next(set('a', 'c'));
+        }
+      }),
+    );
+    const outcomes = run(multiClusterController({ for: cms, reconcile: () => undefined }));
+    const reconciled = (key: string) => outcomes.some((o) => o.key === key && o.type === 'reconciled');
+    await waitFor(() => reconciled('a/default/a-cm0') && reconciled('b/default/b-cm0'), 'a and b reconciled');
+    f.provider.next(set('a'));
+    expect(swapped).toBe(true);
+    // The provider's last set names c: the controller reconciles it there, as the informer lists it.
+    await waitFor(() => reconciled('c/default/c-cm0'), "c's ConfigMap reconciled", 10_000, {
+      describe: () => `outcomes ${JSON.stringify(outcomes.map((o) => o.key))}, groups ${JSON.stringify(Object.keys(controllers[0]?.status().groups ?? {}))}`,
+    });
+    expect(cms.store.listKeys().sort()).toEqual(['a/default/a-cm0', 'c/default/c-cm0']);
+  });
 });
 
 /** A KubeConfig for a server that is never contacted. */
