@@ -1,6 +1,7 @@
 // The edges of a fleet: a cluster that fails for good, a provider that
 // fails, a provider that repeats a name, indexes added while running, and a
-// controller whose cluster changes KubeConfig.
+// controller whose cluster changes KubeConfig or whose provider gives two sets
+// back to back.
 
 import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import { Subject, firstValueFrom, filter, type Subscription } from 'rxjs';
@@ -126,5 +127,21 @@ describe('a fleet at its edges', () => {
     expect(servers.at(-1)).toBe(moved.url);
     expect(c.status().state).toBe('running');
     expect(outcomes.every((o) => o.type !== 'failed')).toBe(true);
+  });
+  it('two sets given back to back while the first one\'s clusters still list: the controller and its informer end with the second one\'s (MC-15)', async () => {
+    const f = (fleet = await Fleet.start(['a', 'b', 'c'], 1));
+    const set = (...names: string[]): Cluster[] => names.map((name) => ({ name, kubeConfig: f.server(name).kubeConfig() }));
+    f.provider.next([]);
+    const inf = multiClusterInformer(f.provider, (c) => kubeSource(c.kubeConfig, 'v1/pods'), { reflector: fastReflector, onError: () => {} });
+    const c = multiClusterController({ for: inf, reconcile: () => undefined });
+    cleanups.push(() => c.shutdown());
+    const outcomes: ReconcileOutcome<V1Pod>[] = [];
+    keep(c.subscribe((o) => outcomes.push(o)));
+    f.provider.next(set('a', 'b'));
+    f.provider.next(set('c'));
+    await waitFor(() => outcomes.some((o) => o.key === 'c/default/c-p0'), "c's pod reconciled");
+    expect(inf.store.listKeys()).toEqual(['c/default/c-p0']);
+    expect(new Set(outcomes.map((o) => o.key))).toEqual(new Set(['c/default/c-p0']));
+    expect(Object.keys(c.status().groups ?? {})).toEqual(['c']);
   });
 });
