@@ -106,6 +106,16 @@ export function unfileAll<T>(state: IndexState<T>, key: string): void {
   state.filed.delete(key);
 }
 
+/** The values of every object of `items` in the index `index`, by key; keys with no value are left out. Throws IndexError. */
+export function fileAll<T>(index: { readonly name: string; readonly fn: IndexFunc<T> }, items: ReadonlyMap<string, T>): Map<string, Values> {
+  const filed = new Map<string, Values>();
+  for (const [key, obj] of items) {
+    const values = valuesOf(index, obj);
+    if (values !== undefined) filed.set(key, values);
+  }
+  return filed;
+}
+
 export function buildState<T>(name: string, fn: IndexFunc<T>, filed: Map<string, Values>): IndexState<T> {
   const buckets = new Map<string, Bucket>();
   for (const [key, values] of filed) {
