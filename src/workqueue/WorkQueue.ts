@@ -1,11 +1,15 @@
+// The work queue: which items wait, which are being processed, and the
+// public face of adding, taking and finishing them.
+
 import type { AsyncIterableX } from 'ix/asynciterable';
-import { AsyncSubject, asyncScheduler, concat, firstValueFrom, interval, map, of, startWith, Subject, takeUntil, type Observable } from 'rxjs';
+import { AsyncSubject, firstValueFrom, Subject, type Observable } from 'rxjs';
 import { reportTo } from '../errors/reportTo.js';
 import { DelayedAdds } from './delayedAdds.js';
 import { processItems, QueueItems } from './consume.js';
-import { QueueMetricsRecorder, type WorkQueueMetrics } from './metrics.js';
+import { metricsEvery, QueueMetricsRecorder, type WorkQueueMetrics } from './metrics.js';
 import { priorityOption } from './priority.js';
-import { checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from './rateLimiters.js';
+import { checkQueueOptions } from './queueOptions.js';
+import type { RateLimiter } from './rateLimiters.js';
 import { FairReadyQueue } from './fairReadyQueue.js';
 import { ReadyQueue } from './readyQueue.js';
 import { Waiters, type GetResult } from './waiters.js';
@@ -17,10 +21,7 @@ import type {
   WorkOutcome,
   WorkQueueOptions,
 } from './types.js';
-import { checkOptionNames, delayArgument, functionOption, schedulerOption, describeValue, optionNames } from '../options/validate.js';
-
-// client-go refreshes its unfinished-work gauges this often; metrics$ emits at the same pace.
-const METRICS_PERIOD_MS = 500;
+import { delayArgument, describeValue } from '../options/validate.js';
 
 /**
  * client-go's work queue (util/workqueue), with its delaying and
@@ -110,17 +111,10 @@ export class WorkQueue<T> {
 
   /** @internal Use {@link workQueue}. */
   constructor(opts: WorkQueueOptions<T>) {
-    const where = 'workQueue';
-    const o = checkOptionNames(where, opts, optionNames<WorkQueueOptions<unknown>>({ name: true, scheduler: true, rateLimiter: true, onError: true, fairBy: true }));
-    const name = o['name'] ?? '';
-    if (typeof name !== 'string') throw new TypeError(`${where}: option "name" must be a string, got ${describeValue(name)}`);
+    const { name, scheduler, rateLimiter, onError, fairBy } = checkQueueOptions(opts);
     this.#name = name;
-    // Reads the clock and runs the timers, so virtual time drives the queue exactly.
-    const scheduler = schedulerOption(where, o['scheduler'], asyncScheduler);
-    if (o['rateLimiter'] !== undefined) checkRateLimiter(where, 'option "rateLimiter"', o['rateLimiter']);
-    this.#rateLimiter = (o['rateLimiter'] as RateLimiter<T> | undefined) ?? defaultControllerRateLimiter<T>({ scheduler: scheduler });
-    this.#onError = functionOption<(err: Error) => void>(where, 'onError', o['onError']);
-    const fairBy = functionOption<(item: T) => string>(where, 'fairBy', o['fairBy']);
+    this.#rateLimiter = rateLimiter;
+    this.#onError = onError;
     this.#ready = fairBy === undefined ? new ReadyQueue<T>() : new FairReadyQueue<T>(fairBy, (err) => reportTo(this.#onError, err));
     this.#delayed = new DelayedAdds<T>(scheduler, (item, priority) => this.#add(item, priority));
     this.#waiters = new Waiters<T>(scheduler, {
@@ -129,10 +123,7 @@ export class WorkQueue<T> {
       shuttingDown: () => this.#shuttingDown,
     });
     this.#metrics = new QueueMetricsRecorder<T>(name, () => scheduler.now());
-    this.metrics$ = concat(
-      interval(METRICS_PERIOD_MS, scheduler).pipe(startWith(0), takeUntil(this.#closed)),
-      of(0),
-    ).pipe(map(() => this.metrics()));
+    this.metrics$ = metricsEvery(scheduler, this.#closed, () => this.metrics());
   }
 
   /** The queue's `name` option. */

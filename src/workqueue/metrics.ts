@@ -1,3 +1,5 @@
+import { concat, interval, map, of, startWith, takeUntil, type Observable, type SchedulerLike } from 'rxjs';
+
 /** Observations of a duration, in seconds, in Prometheus histogram form. */
 export interface DurationHistogram {
   /** How many durations were observed. */
@@ -141,4 +143,16 @@ export class QueueMetricsRecorder<T> {
 /** Milliseconds to seconds, never negative (a clock that stepped back measures 0). */
 export function seconds(ms: number): number {
   return Math.max(0, ms) / 1000;
+}
+
+// client-go refreshes its unfinished-work gauges this often; metrics$ emits at the same pace.
+const METRICS_PERIOD_MS = 500;
+
+/**
+ * A queue's `metrics$`: `read()` when subscribed, then every
+ * `METRICS_PERIOD_MS` on `scheduler`, and once more when `closed` emits,
+ * after which it completes.
+ */
+export function metricsEvery(scheduler: SchedulerLike, closed: Observable<void>, read: () => WorkQueueMetrics): Observable<WorkQueueMetrics> {
+  return concat(interval(METRICS_PERIOD_MS, scheduler).pipe(startWith(0), takeUntil(closed)), of(0)).pipe(map(read));
 }
