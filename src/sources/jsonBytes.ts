@@ -26,3 +26,28 @@ export function skipSpaceBack(buf: Buffer, i: number, start: number): number {
   while (i > start && isJsonSpace(buf[i] as number)) i--;
   return i;
 }
+
+/**
+ * The index of the quote that closes a JSON string, searching from `from`
+ * (inside the string) with the native `indexOf`, since most of a Kubernetes
+ * object's bytes are inside strings; -1 when the string runs past `buf`.
+ */
+export function closingQuote(buf: Buffer, from: number): number {
+  let i = from;
+  for (;;) {
+    const q = buf.indexOf(QUOTE, i);
+    if (q < 0) return -1;
+    let k = q - 1;
+    while (k >= i && buf[k] === BACKSLASH) k--;
+    // An odd run of backslashes escapes the quote.
+    if ((q - 1 - k) % 2 === 0) return q;
+    i = q + 1;
+  }
+}
+
+/** Whether `buf` ends, after `from`, in an odd run of backslashes: a string's next byte, in the next chunk, is escaped. */
+export function endsInEscape(buf: Buffer, from: number): boolean {
+  let k = buf.length - 1;
+  while (k >= from && buf[k] === BACKSLASH) k--;
+  return (buf.length - 1 - k) % 2 === 1;
+}

@@ -1,6 +1,11 @@
+// The streaming decoder of a LIST body: one pass over the bytes as they
+// arrive, handing each item over as soon as it is complete. Its envelope and
+// item halves are envelopeReader.ts and listItems.ts.
+
 import { DecodeError } from '../errors/api/DecodeError.js';
-import { BACKSLASH, COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, skipSpace } from './jsonBytes.js';
-import { envelopeKey, setEnvelopeField, type EnvelopeFields, type ListEnvelope } from './listEnvelope.js';
+import { decodeErrorAt, EnvelopeReader } from './envelopeReader.js';
+import { BACKSLASH, closingQuote, COLON, COMMA, endsInEscape, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, skipSpace } from './jsonBytes.js';
+import type { ListEnvelope } from './listEnvelope.js';
 import { itemTypeOf, ListItems } from './listItems.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from './wireLimits.js';
 
@@ -47,14 +52,10 @@ export class ListDecoder<T> {
   #inString = false;
   /** A backslash ended the previous chunk inside a string, so the next byte is escaped. */
   #escaped = false;
-  /** What the envelope's grammar allows next at depth 1, so that malformed JSON is refused rather than guessed at. */
-  #expect: 'keyOrEnd' | 'key' | 'colon' | 'value' | 'commaOrEnd' = 'keyOrEnd';
-  /** The same between the items: an item, a comma, or the closing bracket. */
+  /** The envelope's grammar, its last key and its fields: depth 1. */
+  readonly #envelope = new EnvelopeReader();
+  /** What may come next between the items: an item, a comma, or the closing bracket. */
   #itemsExpect: 'itemOrEnd' | 'item' | 'commaOrEnd' = 'itemOrEnd';
-  /** Whether an `items` key was read: a second one would add its items to the first's, where JSON keeps only the last. */
-  #sawItems = false;
-  /** Whether a `metadata` value was read before the `items` key. */
-  #metadataFirst = false;
   #capture: Capture = 'none';
   /** Whether the value being captured is an object/array (ends at its bracket) or a scalar/string. */
   #captureContainer = false;
@@ -68,10 +69,7 @@ export class ListDecoder<T> {
   #partsBytes = 0;
   /** The most bytes one item (or envelope value) may take: `maxObjectBytes`. */
   readonly #max: number;
-  /** Last key read at depth 1; decides where its value goes. */
-  #key = '';
   #done = false;
-  #envelope: EnvelopeFields = { metadata: {} };
   /** Parses what the scan delimits as items. */
   readonly #items: ListItems<T>;
 
@@ -115,7 +113,8 @@ export class ListDecoder<T> {
   #tooLarge(): DecodeError {
     this.#parts = [];
     this.#partsBytes = 0;
-    const what = this.#capture === 'item' ? 'a list item' : `list ${this.#key === '' ? 'envelope' : this.#key}`;
+    const key = this.#envelope.key;
+    const what = this.#capture === 'item' ? 'a list item' : `list ${key === '' ? 'envelope' : key}`;
     return new DecodeError(`${what} is larger than maxObjectBytes (${this.#max} bytes)`, '', this.#capturePosition, { code: 'OBJECT_TOO_LARGE' });
   }
 
@@ -143,7 +142,7 @@ export class ListDecoder<T> {
       if (depth === 0) {
         if (b !== LBRACE) throw this.#error('list body is not a JSON object', buf, i);
         this.#depth = 1;
-        this.#expect = 'keyOrEnd';
+        this.#envelope.open();
       } else if (this.#capture === 'value') {
         this.#valueByte(buf, i, b);
       } else if (depth === 1) {
@@ -158,47 +157,31 @@ export class ListDecoder<T> {
 
   /** A structural byte of the envelope object itself: keys, colons, commas, the start of a value, its end. */
   #envelopeByte(buf: Buffer, i: number, b: number): void {
-    switch (this.#expect) {
-      case 'keyOrEnd':
+    switch (this.#envelope.step(b, buf, i, this.#offset)) {
       case 'key':
-        if (b === QUOTE) {
-          this.#inString = true;
-          this.#begin('key', i + 1, false, false);
-          this.#expect = 'colon';
-        } else if (b === RBRACE && this.#expect === 'keyOrEnd') {
-          this.#depth = 0;
-          this.#done = true;
-        } else {
-          throw this.#error('list body has a malformed key', buf, i);
-        }
+        this.#inString = true;
+        this.#begin('key', i + 1, false, false);
         return;
-      case 'colon':
-        if (b !== COLON) throw this.#error(`list body lacks ':' after key ${JSON.stringify(this.#key)}`, buf, i);
-        this.#expect = 'value';
+      case 'end':
+        this.#depth = 0;
+        this.#done = true;
         return;
-      case 'value':
-        this.#expect = 'commaOrEnd';
-        if (b === LBRACKET && this.#key === 'items') {
-          this.#itemsExpect = 'itemOrEnd';
-          this.#depth = 2;
-        } else if (b === LBRACE || b === LBRACKET) {
-          this.#begin('value', i, true, false);
-          this.#depth = 2;
-        } else if (b === QUOTE) {
-          this.#inString = true;
-          this.#begin('value', i, false, true);
-        } else if (b === COMMA || b === COLON || b === RBRACE || b === RBRACKET) {
-          throw this.#error(`list body lacks a value for key ${JSON.stringify(this.#key)}`, buf, i);
-        } else {
-          this.#begin('value', i, false, false);
-        }
+      case 'items':
+        this.#itemsExpect = 'itemOrEnd';
+        this.#depth = 2;
         return;
-      case 'commaOrEnd':
-        if (b === COMMA) this.#expect = 'key';
-        else if (b === RBRACE) {
-          this.#depth = 0;
-          this.#done = true;
-        } else throw this.#error("list body lacks ',' or '}' after a value", buf, i);
+      case 'container':
+        this.#begin('value', i, true, false);
+        this.#depth = 2;
+        return;
+      case 'string':
+        this.#inString = true;
+        this.#begin('value', i, false, true);
+        return;
+      case 'scalar':
+        this.#begin('value', i, false, false);
+        return;
+      case 'next':
         return;
     }
   }
@@ -209,13 +192,10 @@ export class ListDecoder<T> {
       // A bare scalar (number, true, false, null) runs to the next ',' or '}'; JSON.parse then checks it.
       if (b === COMMA || b === RBRACE) {
         this.#finishValue(buf, i);
-        if (b === COMMA) this.#expect = 'key';
-        else {
-          this.#depth = 0;
-          this.#done = true;
-        }
+        // The grammar expects a comma or the end after a value: this byte is one of them.
+        this.#envelopeByte(buf, i, b);
       } else if (b === QUOTE || b === LBRACE || b === LBRACKET || b === RBRACKET || b === COLON) {
-        throw this.#error(`list body has malformed ${this.#key}`, buf, i);
+        throw this.#error(`list body has malformed ${this.#envelope.key}`, buf, i);
       }
       return;
     }
@@ -279,10 +259,14 @@ export class ListDecoder<T> {
             i += 2;
           } else if (++run > LONG_STRING) {
             // A long string (base64 data, certificates): let the native search find its end.
-            this.#depth = d;
-            this.#inString = true;
-            i = this.#scanString(buf, i);
-            if (i < 0) return n;
+            const q = closingQuote(buf, i);
+            if (q < 0) {
+              this.#depth = d;
+              this.#inString = true;
+              this.#escaped = endsInEscape(buf, i);
+              return n;
+            }
+            i = q + 1;
             break;
           } else {
             i++;
@@ -329,7 +313,7 @@ export class ListDecoder<T> {
     if (!this.#done) {
       throw new DecodeError('list body ended before its JSON was complete', '', this.#offset, { code: 'TRUNCATED' });
     }
-    return this.#envelope as ListEnvelope;
+    return this.#envelope.fields as ListEnvelope;
   }
 
   /** Bytes read so far. */
@@ -345,18 +329,18 @@ export class ListDecoder<T> {
    * bytes of a page (docs/semantics.md P-1).
    */
   get earlyMetadata(): ListEnvelope['metadata'] | undefined {
-    return this.#metadataFirst ? this.#envelope.metadata : undefined;
+    return this.#envelope.earlyMetadata;
   }
 
   /** Whether the `items` key has been read (the items may not have begun to arrive). */
   get itemsBegun(): boolean {
-    return this.#sawItems;
+    return this.#envelope.sawItems;
   }
 
   /**
-   * Skips to just past the closing quote of the current string, using the
-   * native `indexOf` to jump, since most of a Kubernetes object's bytes are
-   * inside strings. Returns -1 when the string runs past this chunk.
+   * Skips to just past the closing quote of the current string, finishing
+   * the envelope key or string value it ends. Returns -1 when the string runs
+   * past this chunk.
    */
   #scanString(buf: Buffer, from: number): number {
     let i = from;
@@ -365,28 +349,18 @@ export class ListDecoder<T> {
       i++;
       if (i >= buf.length) return -1;
     }
-    for (;;) {
-      const q = buf.indexOf(QUOTE, i);
-      if (q < 0) {
-        let k = buf.length - 1;
-        while (k >= i && buf[k] === BACKSLASH) k--;
-        this.#escaped = (buf.length - 1 - k) % 2 === 1;
-        return -1;
-      }
-      let k = q - 1;
-      while (k >= i && buf[k] === BACKSLASH) k--;
-      if ((q - 1 - k) % 2 === 1) {
-        i = q + 1;
-        continue;
-      }
-      this.#inString = false;
-      if (this.#capture === 'key' && this.#depth === 1) {
-        this.#finishKey(buf, q);
-      } else if (this.#capture === 'value' && this.#captureString && this.#depth === 1) {
-        this.#finishValue(buf, q + 1);
-      }
-      return q + 1;
+    const q = closingQuote(buf, i);
+    if (q < 0) {
+      this.#escaped = endsInEscape(buf, i);
+      return -1;
     }
+    this.#inString = false;
+    if (this.#capture === 'key' && this.#depth === 1) {
+      this.#finishKey(buf, q);
+    } else if (this.#capture === 'value' && this.#captureString && this.#depth === 1) {
+      this.#finishValue(buf, q + 1);
+    }
+    return q + 1;
   }
 
   #begin(capture: Capture, start: number, container: boolean, string: boolean): void {
@@ -415,24 +389,19 @@ export class ListDecoder<T> {
   #finishKey(buf: Buffer, end: number): void {
     const raw = this.#take(buf, end).toString('utf8');
     this.#capture = 'none';
-    const key = envelopeKey(raw, this.#capturePosition - 1);
-    if (key === 'items') {
-      if (this.#sawItems) throw new DecodeError('list body has more than one items key', raw, this.#capturePosition - 1);
-      this.#sawItems = true;
-    }
-    this.#key = key;
+    this.#envelope.readKey(raw, this.#capturePosition - 1);
   }
 
+  /** Records the envelope value captured up to `end`; a list's kind or apiVersion gives its items their type. */
   #finishValue(buf: Buffer, end: number): void {
     const bytes = this.#take(buf, end);
-    const key = this.#key;
     this.#capture = 'none';
-    setEnvelopeField(this.#envelope, key, bytes.toString('utf8'), this.#capturePosition);
-    if (key === 'metadata') this.#metadataFirst = !this.#sawItems;
-    else if (key === 'kind' || key === 'apiVersion') this.#items.type = itemTypeOf(this.#envelope.apiVersion, this.#envelope.kind);
+    const key = this.#envelope.readValue(bytes.toString('utf8'), this.#capturePosition);
+    if (key === 'kind' || key === 'apiVersion') this.#items.type = itemTypeOf(this.#envelope.fields.apiVersion, this.#envelope.fields.kind);
   }
 
+  /** A DecodeError at byte `at` of this chunk. */
   #error(message: string, buf: Buffer, at: number): DecodeError {
-    return new DecodeError(message, buf.subarray(at, at + 256).toString('utf8'), this.#offset + at);
+    return decodeErrorAt(message, buf, at, this.#offset);
   }
 }
