@@ -177,4 +177,32 @@ describe("a multi-cluster informer's provider", () => {
     const status = await firstValueFrom(inf.status$);
     expect({ clusters: status.clusters.map((c) => c.name), keys: inf.store.listKeys() }).toEqual({ clusters: [], keys: [] });
   });
+
+  it('a second informer over the provider that gives a set while it reads the latest one at its start: both end with that set (MC-15)', async () => {
+    fleet = await Fleet.start(['a'], 1);
+    const b = await fleet.add('b', 1, false);
+    const f = fleet;
+    const a = f.server('a').kubeConfig();
+    // A cluster with no name is reported, from inside the reading of its set.
+    f.provider.next([{ name: 'a', kubeConfig: a }, { name: '', kubeConfig: a }]);
+    const first = podsOf(f);
+    keep(first.subscribe());
+    let corrected = false;
+    const second = podsOf(f, {
+      onError: () => {
+        if (corrected) return;
+        corrected = true;
+        f.provider.next([{ name: 'a', kubeConfig: a }, { name: 'b', kubeConfig: b.kubeConfig() }]);
+      },
+    });
+    keep(second.subscribe());
+    expect(corrected).toBe(true);
+    const clusters = async (inf: MultiClusterInformer<V1Pod>) => (await firstValueFrom(inf.status$)).clusters.map((c) => c.name).sort();
+    expect([await clusters(first), await clusters(second)]).toEqual([
+      ['a', 'b'],
+      ['a', 'b'],
+    ]);
+    await second.whenSynced({ timeout: 10_000 });
+    expect(second.store.listKeys().sort()).toEqual(['a/default/a-p0', 'b/default/b-p0']);
+  });
 });

@@ -34,6 +34,24 @@ describe('the reading of a provider', () => {
     subs.forEach((s) => s.unsubscribe());
   });
 
+  it('tells a reader that comes later its replay in the same turn: a set it gives while hearing it comes after it (MC-15)', () => {
+    const provider = new BehaviorSubject(named('s1'));
+    const first: (readonly Cluster[])[] = [];
+    const subs = [readingOf(provider).subscribe((set) => first.push(set))];
+    const late: (readonly Cluster[])[] = [];
+    subs.push(
+      readingOf(provider).subscribe((set) => {
+        if (late.length === 0) provider.next(named('s2'));
+        late.push(set);
+      }),
+    );
+    expect([names(first), names(late)]).toEqual([
+      ['s1', 's2'],
+      ['s1', 's2'],
+    ]);
+    subs.forEach((s) => s.unsubscribe());
+  });
+
   it('is one subscription of the provider while anything reads it, and a fresh one once nothing did', () => {
     let subscribed = 0;
     let live = 0;
