@@ -74,6 +74,8 @@ describe('the option checks', () => {
     expect(() => numberOption('thing', 'n', Infinity, 7)).toThrow(/got Infinity/);
     expect(numberOption('thing', 'n', Infinity, 7, { finite: false })).toBe(Infinity);
     expect(() => numberOption('thing', 'n', '5', 7)).toThrow(/got "5"/);
+    expect(numberOption('thing', 'n', 10, 7, { min: 1, max: 10, integer: true })).toBe(10);
+    expect(() => numberOption('thing', 'n', 11, 7, { min: 1, max: 10, integer: true })).toThrow(new TypeError('thing: option "n" must be an integer from 1 to 10, got 11'));
   });
 
   it('booleans, functions and a choice of strings', () => {

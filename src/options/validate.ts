@@ -49,18 +49,20 @@ export function numberOption(
   name: string,
   value: unknown,
   fallback: number,
-  { min = 0, integer = false, finite = true }: { min?: number; integer?: boolean; finite?: boolean } = {},
+  { min = 0, max = Infinity, integer = false, finite = true }: { min?: number; max?: number; integer?: boolean; finite?: boolean } = {},
 ): number {
   if (value === undefined) return fallback;
   const ok =
     typeof value === 'number' &&
     !Number.isNaN(value) &&
     value >= min &&
+    value <= max &&
     (!finite || Number.isFinite(value)) &&
     (!integer || Number.isInteger(value) || value === Infinity);
   if (!ok) {
     const kind = integer ? 'an integer' : finite ? 'a finite number' : 'a number';
-    throw new TypeError(`${where}: option "${name}" must be ${kind} >= ${min}, got ${describeValue(value)}`);
+    const range = max === Infinity ? `>= ${min}` : `from ${min} to ${max}`;
+    throw new TypeError(`${where}: option "${name}" must be ${kind} ${range}, got ${describeValue(value)}`);
   }
   return value;
 }

@@ -173,9 +173,7 @@ export function checkSharding<N extends Exclude<NumberName, 'leaseDuration' | 'r
   for (const name of functions) functionOption(where, name, (o as Record<string, unknown>)[name]);
   const number = (name: NumberName): number => {
     const [fallback, integer, max] = NUMBERS[name];
-    const value = numberOption(where, name, o[name], fallback, { min: 1, integer });
-    if (value > max) throw new TypeError(`${where}: option "${name}" must be ${integer ? 'an integer' : 'a number'} from 1 to ${max}, got ${describeValue(value)}`);
-    return value;
+    return numberOption(where, name, o[name], fallback, { min: 1, max, integer });
   };
   const leaseDuration = number('leaseDuration');
   const renewDeadline = number('renewDeadline');
