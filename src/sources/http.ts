@@ -67,33 +67,48 @@ export async function* getBody(kc: KubeConfig, url: string, what: string, signal
   // One signal per request, fed by the caller's signal and the timers; released at the end, so a long-lived caller
   // signal keeps nothing of it.
   const controller = followSignals(signal);
+  // One timer, re-armed only when it fires early: a chunk costs two clock reads, not a timer cancelled and made.
   let timer: NodeJS.Timeout | undefined;
   /** Milliseconds waited since the last progress, and in all; when the current wait began; bytes received. */
   let idleWaited = 0;
   let totalWaited = 0;
   let since = 0;
+  let waiting = false;
   let received = 0;
+  /** How long the current wait may still last before the idle or the list clock runs out, and which would. */
+  const left = (now: number): { readonly ms: number; readonly idle: boolean } => {
+    const waited = waiting ? now - since : 0;
+    const idleLeft = idleTimeoutMs - idleWaited - waited;
+    const listLeft = list === undefined ? Infinity : list.timeoutMs + (received / MiB) * list.timeoutPerMiBMs - totalWaited - waited;
+    return { ms: Math.min(idleLeft, listLeft), idle: idleLeft <= listLeft };
+  };
+  // Each clock only ever runs out later than it was due when the timer was set (waiting counts at most at the wall
+  // clock's pace, progress resets the idle clock and bytes extend the list's), so the timer never fires late.
+  const check = (): void => {
+    timer = undefined;
+    // The consumer holds a chunk: the clocks are stopped, and the next wait sets the timer again.
+    if (!waiting) return;
+    const { ms, idle } = left(Date.now());
+    if (ms > 0) {
+      timer = setTimeout(check, timerDelay(ms));
+      return;
+    }
+    if (idle) {
+      const silence = progress === undefined ? 'no data' : 'no complete event';
+      controller.abort(new ConnectionError(`${what}: ${silence} from the server for ${idleTimeoutMs} ms`, { code: 'IDLE_TIMEOUT' }));
+    } else {
+      const mib = (received / MiB).toFixed(1);
+      controller.abort(new ConnectionError(`${what}: the list took longer than listTimeoutMs plus listTimeoutPerMiBMs for the ${mib} MiB received`, { code: 'TIMEOUT' }));
+    }
+  };
   const arm = (): void => {
     since = Date.now();
-    const idleLeft = idleTimeoutMs - idleWaited;
-    const listLeft = list === undefined ? Infinity : list.timeoutMs + (received / MiB) * list.timeoutPerMiBMs - totalWaited;
-    timer = setTimeout(
-      () => {
-        if (idleLeft <= listLeft) {
-          const silence = progress === undefined ? 'no data' : 'no complete event';
-          controller.abort(new ConnectionError(`${what}: ${silence} from the server for ${idleTimeoutMs} ms`, { code: 'IDLE_TIMEOUT' }));
-        } else {
-          const mib = (received / MiB).toFixed(1);
-          controller.abort(new ConnectionError(`${what}: the list took longer than listTimeoutMs plus listTimeoutPerMiBMs for the ${mib} MiB received`, { code: 'TIMEOUT' }));
-        }
-      },
-      timerDelay(Math.min(idleLeft, listLeft)),
-    );
+    waiting = true;
+    timer ??= setTimeout(check, timerDelay(left(since).ms));
   };
   const disarm = (): void => {
-    if (timer === undefined) return;
-    clearTimeout(timer);
-    timer = undefined;
+    if (!waiting) return;
+    waiting = false;
     const waited = Date.now() - since;
     idleWaited += waited;
     totalWaited += waited;
@@ -138,6 +153,7 @@ export async function* getBody(kc: KubeConfig, url: string, what: string, signal
     throw connectionErrorFrom(err, what);
   } finally {
     disarm();
+    clearTimeout(timer);
     controller.release();
     res?.close();
   }
