@@ -194,6 +194,22 @@ describe('an update shares its unchanged parts with the object it replaces', () 
     expect(() => s.update(nu)).not.toThrow();
     expect(s.getByKey('k')).toBe(nu);
     expect(deeplyFrozen(nu)).toBe(true);
+    // Equal strings of a changed object are taken from the old one too, and the same holds for them.
+    const stringMembers = (rv: string): Obj =>
+      Object.defineProperty(
+        {
+          rv,
+          get kind() {
+            return 'Pod';
+          },
+        },
+        'name',
+        { value: 'a', enumerable: true, writable: false },
+      );
+    s.update(stringMembers('1'));
+    const next = stringMembers('2');
+    expect(() => s.update(next)).not.toThrow();
+    expect(s.getByKey('k')).toEqual({ rv: '2', kind: 'Pod', name: 'a' });
   });
 
   it('for any two JSON objects: stores exactly the new content, deeply frozen, and leaves the old one as it was', () => {

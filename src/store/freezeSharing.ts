@@ -110,11 +110,16 @@ function equalAt(into: Record<string | number, unknown>, from: Record<string | n
 
 /**
  * Puts `from[k]` in place of `into[k]`, which {@link equalAt} found equal to it. A member that cannot be set (a
- * getter, a read-only property a transform made) keeps its own part, frozen.
+ * getter, a read-only property a transform made) keeps its own part, frozen. An equal string is taken too: the
+ * parse made a copy of every long one, and in a part that changed (the metadata of every update) those copies
+ * would otherwise be kept, each surviving the young generation to be promoted and later collected.
  */
 function take(into: Record<string | number, unknown>, from: Record<string | number, unknown>, k: string | number): void {
   const was = from[k];
-  if (typeof was !== 'object' || was === null) return;
+  if (typeof was !== 'object' || was === null) {
+    if (typeof was === 'string') Reflect.set(into, k, was);
+    return;
+  }
   const v = into[k];
   if (v !== was && !Reflect.set(into, k, was)) deepFreeze(v);
 }
