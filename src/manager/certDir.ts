@@ -6,7 +6,7 @@ import { createSecureContext } from 'node:tls';
 import { Observable } from 'rxjs';
 import { printable } from '../errors/printable.js';
 import { reportError } from '../errors/reportError.js';
-import { describeValue } from '../options/validate.js';
+import { describeValue, numberOption } from '../options/validate.js';
 import type { TlsPair } from './certificates/tlsPair.js';
 
 /**
@@ -61,8 +61,8 @@ export function certDirPairs(dir: string, opts: CertDirOptions = {}): Observable
   if (typeof dir !== 'string' || dir === '') throw new TypeError(`certDirPairs: the directory must be a non-empty string, got ${describeValue(dir)}`);
   const certFile = join(dir, opts.certName ?? 'tls.crt');
   const keyFile = join(dir, opts.keyName ?? 'tls.key');
-  const pollMs = opts.pollMs ?? 10_000;
-  if (!Number.isInteger(pollMs) || pollMs < 1 || pollMs > 2 ** 31 - 1) throw new TypeError(`certDirPairs: option "pollMs" must be an integer from 1 to ${2 ** 31 - 1}, got ${describeValue(pollMs)}`);
+  // A Node timer's longest wait is 2³¹−1 ms; a longer one would fire after 1 ms.
+  const pollMs = numberOption('certDirPairs', 'pollMs', opts.pollMs, 10_000, { min: 1, max: 2 ** 31 - 1, integer: true });
 
   return new Observable<TlsPair>((subscriber) => {
     let closed = false;
