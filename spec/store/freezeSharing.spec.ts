@@ -212,6 +212,24 @@ describe('an update shares its unchanged parts with the object it replaces', () 
     expect(s.getByKey('k')).toEqual({ rv: '2', kind: 'Pod', name: 'a' });
   });
 
+  it('a part a transform froze itself (only its top) is compared like any other: its content is stored, deeply frozen', () => {
+    const s = store();
+    s.update(pod('1', 'img:1', ['Ready']));
+    // Frozen at the top only: the containers array below it is still writable, and one image changed.
+    const changed = { ...pod('2', 'img:2', ['Ready']) };
+    changed['spec'] = Object.freeze({ ...(changed['spec'] as Obj) });
+    const expected = structuredClone(changed);
+    expect(() => s.update(changed)).not.toThrow();
+    expect(s.getByKey('k')).toEqual(expected);
+    expect(deeplyFrozen(s.getByKey('k'))).toBe(true);
+    // Equal to what is stored, but another object: equal content, deeply frozen, whichever part is kept.
+    const equal = { ...pod('3', 'img:2', ['Ready']) };
+    equal['status'] = Object.freeze({ conditions: [{ type: 'Ready', status: 'True' }] });
+    expect(() => s.update(equal)).not.toThrow();
+    expect(s.getByKey('k')).toEqual(structuredClone({ ...equal, status: { conditions: [{ type: 'Ready', status: 'True' }] } }));
+    expect(deeplyFrozen(s.getByKey('k'))).toBe(true);
+  });
+
   it('for any two JSON objects: stores exactly the new content, deeply frozen, and leaves the old one as it was', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue()), (a, b) => {

@@ -51,7 +51,9 @@ export function freezeSharing(nu: object, old: unknown): void {
  * written into `nu` only once `nu` is known to differ: the parts of an equal subtree are dropped with it.
  */
 function share(nu: object, old: unknown, depth: number): unknown {
-  if (nu === old || typeof old !== 'object' || old === null || depth >= MAX_DEPTH || Object.isFrozen(nu)) return deepFreeze(nu);
+  // A part of `nu` that is already frozen (a transform may reuse one) is compared like any other: `take` cannot write
+  // into it, so it keeps its own parts, and it is not asked for one by one for every part of every update.
+  if (nu === old || typeof old !== 'object' || old === null || depth >= MAX_DEPTH) return deepFreeze(nu);
   const array = Array.isArray(nu);
   if (!plain(nu, array) || !plain(old, array)) return deepFreeze(nu);
   const into = nu as Record<string | number, unknown>;
@@ -110,18 +112,31 @@ function equalAt(into: Record<string | number, unknown>, from: Record<string | n
 
 /**
  * Puts `from[k]` in place of `into[k]`, which {@link equalAt} found equal to it. A member that cannot be set (a
- * getter, a read-only property a transform made) keeps its own part, frozen. An equal string is taken too: the
- * parse made a copy of every long one, and in a part that changed (the metadata of every update) those copies
- * would otherwise be kept, each surviving the young generation to be promoted and later collected.
+ * getter, a read-only property a transform made, a frozen part) keeps its own part, frozen. An equal string is taken
+ * too: the parse made a copy of every long one, and in a part that changed (the metadata of every update) those
+ * copies would otherwise be kept, each surviving the young generation to be promoted and later collected. The write
+ * is a plain assignment, which throws in this module's strict code where it cannot be made; `Reflect.set`, which says
+ * so without throwing, is a slower call on the path of every update.
  */
 function take(into: Record<string | number, unknown>, from: Record<string | number, unknown>, k: string | number): void {
   const was = from[k];
   if (typeof was !== 'object' || was === null) {
-    if (typeof was === 'string') Reflect.set(into, k, was);
+    if (typeof was === 'string') {
+      try {
+        into[k] = was;
+      } catch {
+        // Kept as it is: a string needs no freezing.
+      }
+    }
     return;
   }
   const v = into[k];
-  if (v !== was && !Reflect.set(into, k, was)) deepFreeze(v);
+  if (v === was) return;
+  try {
+    into[k] = was;
+  } catch {
+    deepFreeze(v);
+  }
 }
 
 /** A plain object or array, as JSON gives: one the comparison may look into. */
