@@ -4,15 +4,18 @@
 
 import { DecodeError } from '../errors/api/DecodeError.js';
 import { decodeErrorAt, EnvelopeReader } from './envelopeReader.js';
-import { BACKSLASH, closingQuote, COLON, COMMA, endsInEscape, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, skipSpace } from './jsonBytes.js';
+import { byteClasses, closingQuote, COLON, COMMA, endsInEscape, IS_CLOSE, IS_OPEN, IS_QUOTE, isJsonSpace, LBRACE, LBRACKET, PLAIN, QUOTE, RBRACE, RBRACKET, skipSpace, stringClasses } from './jsonBytes.js';
 import type { ListEnvelope } from './listEnvelope.js';
 import { itemTypeOf, ListItems } from './listItems.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from './wireLimits.js';
 
 export type { ListEnvelope } from './listEnvelope.js';
 
-/** Bytes of a string scanned byte by byte before switching to the native quote search. */
+/** Bytes of a string scanned byte by byte before switching to the native quote search (counted from its opening quote). */
 const LONG_STRING = 48;
+
+const BYTE_CLASS = byteClasses();
+const IN_STRING = stringClasses();
 
 /** What the bytes being captured will become once complete. */
 type Capture = 'none' | 'key' | 'value' | 'item';
@@ -234,31 +237,24 @@ export class ListDecoder<T> {
     let i = start;
     let d = this.#depth;
     while (i < n) {
-      const b = buf[i] as number;
-      if (b === QUOTE) {
+      const cls = BYTE_CLASS[buf[i] as number] as number;
+      if (cls === PLAIN) {
         i++;
-        let run = 0;
+        continue;
+      }
+      if (cls === IS_QUOTE) {
+        i++;
+        // Past this many bytes the string is a long one (base64 data, certificates): the native search finds its end.
+        const long = i + LONG_STRING;
         for (;;) {
           if (i >= n) {
             this.#depth = d;
             this.#inString = true;
             return n;
           }
-          const c = buf[i] as number;
-          if (c === QUOTE) {
-            i++;
-            break;
-          }
-          if (c === BACKSLASH) {
-            if (i + 1 >= n) {
-              this.#depth = d;
-              this.#inString = true;
-              this.#escaped = true;
-              return n;
-            }
-            i += 2;
-          } else if (++run > LONG_STRING) {
-            // A long string (base64 data, certificates): let the native search find its end.
+          const c = IN_STRING[buf[i] as number] as number;
+          if (c === 0) {
+            if (++i < long) continue;
             const q = closingQuote(buf, i);
             if (q < 0) {
               this.#depth = d;
@@ -268,23 +264,28 @@ export class ListDecoder<T> {
             }
             i = q + 1;
             break;
-          } else {
-            i++;
           }
+          if (c === 1) {
+            i++;
+            break;
+          }
+          // A backslash: the next byte is escaped, in this chunk or the next.
+          if (i + 1 >= n) {
+            this.#depth = d;
+            this.#inString = true;
+            this.#escaped = true;
+            return n;
+          }
+          i += 2;
         }
-      } else if (b === LBRACE || b === LBRACKET) {
-        d++;
-        i++;
-      } else if (b === RBRACE || b === RBRACKET) {
-        d--;
-        i++;
-        if (d === 2) {
-          this.#depth = 2;
-          this.#completeItem(buf, i, out);
-          return i;
-        }
-      } else {
-        i++;
+        continue;
+      }
+      i++;
+      if (cls === IS_OPEN) d++;
+      else if (cls === IS_CLOSE && --d === 2) {
+        this.#depth = 2;
+        this.#completeItem(buf, i, out);
+        return i;
       }
     }
     this.#depth = d;

@@ -5,7 +5,10 @@
  * of its small objects, which the informer drops anyway (docs/semantics.md
  * P-7).
  */
-import { BACKSLASH, COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, skipSpace, skipSpaceBack } from './jsonBytes.js';
+import { byteClasses, COLON, COMMA, IS_CLOSE, IS_COMMA, IS_OPEN, IS_QUOTE, LBRACE, LBRACKET, PLAIN, QUOTE, RBRACE, RBRACKET, skipSpace, skipSpaceBack, stringClasses } from './jsonBytes.js';
+
+const BYTE_CLASS = byteClasses();
+const IN_STRING = stringClasses();
 
 /** The key as kube-apiserver writes it; written any other way, nothing is stripped and the object is parsed whole. */
 const KEY = Buffer.from('"managedFields":');
@@ -19,27 +22,6 @@ export type MetadataPath = readonly Buffer[];
 export const ITEM_METADATA: MetadataPath = [Buffer.from('metadata')];
 /** The path of a watch event's object's metadata. */
 export const EVENT_METADATA: MetadataPath = [Buffer.from('object'), Buffer.from('metadata')];
-
-/** What a byte means to the scanners: nothing, a quote, an opening or closing bracket or brace, a comma. */
-const PLAIN = 0;
-const IS_QUOTE = 1;
-const IS_OPEN = 2;
-const IS_CLOSE = 3;
-const IS_COMMA = 4;
-const CLASS = new Uint8Array(256);
-CLASS[QUOTE] = IS_QUOTE;
-CLASS[LBRACE] = IS_OPEN;
-CLASS[LBRACKET] = IS_OPEN;
-CLASS[RBRACE] = IS_CLOSE;
-CLASS[RBRACKET] = IS_CLOSE;
-CLASS[COMMA] = IS_COMMA;
-/** Inside a string only its end and escapes matter. */
-const IN_STRING = new Uint8Array(256);
-IN_STRING[QUOTE] = 1;
-IN_STRING[BACKSLASH] = 2;
-
-// The loops below read one table entry per byte instead of comparing each byte with every structural one: the
-// strip walks about a third of every object it is given, so this is on every watch event's and list item's path.
 
 /** Index just past the closing quote of the string whose opening quote is at `q`, or -1 when it runs past `end`. */
 function stringEnd(buf: Buffer, q: number, end: number): number {
@@ -62,7 +44,7 @@ function equalsBytes(buf: Buffer, from: number, to: number, key: Buffer): boolea
 function containerEnd(buf: Buffer, v: number, end: number): number {
   let d = 0;
   for (let k = v; k < end; k++) {
-    const c = CLASS[buf[k] as number] as number;
+    const c = BYTE_CLASS[buf[k] as number] as number;
     if (c === PLAIN || c === IS_COMMA) continue;
     if (c === IS_QUOTE) {
       const close = stringEnd(buf, k, end);
@@ -110,7 +92,7 @@ export function managedFieldsSpan(buf: Buffer, start: number, end: number, path:
   let ahead = start - 1;
   let i = start;
   while (i < end) {
-    const cls = CLASS[buf[i] as number] as number;
+    const cls = BYTE_CLASS[buf[i] as number] as number;
     if (cls === PLAIN) {
       i++;
       continue;
