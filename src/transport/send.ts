@@ -23,6 +23,15 @@ const USER_AGENT = 'rxkube';
 export const INFLATION_FLOOR = 1024 * 1024;
 
 /**
+ * The size of each inflated chunk, where zlib's default is 16 KiB. Every
+ * chunk is one round trip to zlib's worker thread, a stream read and a
+ * decoder call: inflating and decoding a 23 MB list of pods took about a
+ * fifth less time and CPU with 64 KiB chunks, in-process. Inflated bytes are
+ * still handed on as soon as zlib has them; only a full chunk is larger.
+ */
+const INFLATE_CHUNK_BYTES = 64 * 1024;
+
+/**
  * The listener every body stream gets as soon as it exists. A stream is
  * destroyed when its body is refused, abandoned or aborted, and undici's
  * body then emits an abort error: without a listener that error would end
@@ -102,7 +111,7 @@ export async function send(kc: KubeConfig, req: TransportRequest): Promise<Trans
     const redact = redactionOf(resolved.headers['authorization']);
     const encoding = encodingOf(res.headers['content-encoding'], what);
     if (encoding === undefined) return { statusCode: res.statusCode, headers: res.headers, body: req.chunkByChunk === true ? bodyChunks(res.body) : (res.body as AsyncIterable<Buffer>), close, redact };
-    const zlib = encoding === 'deflate' ? createInflate() : createGunzip();
+    const zlib = encoding === 'deflate' ? createInflate({ chunkSize: INFLATE_CHUNK_BYTES }) : createGunzip({ chunkSize: INFLATE_CHUNK_BYTES });
     zlib.on('error', ignore);
     // pipeline carries an error of either side to the other, so the reader of `zlib` sees a socket error as its own.
     pipeline(res.body, zlib, ignore);
