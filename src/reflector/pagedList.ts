@@ -3,7 +3,7 @@
  * (re)list asks for, and the one immediate consistent re-read when the
  * snapshot is gone or not there yet (docs/semantics.md RF-9..RF-12).
  */
-import { listAll, listPages } from '../sources/pager.js';
+import { listAll, listPortions } from '../sources/pager.js';
 import type { ListOptions } from '../sources/types.js';
 import { isExpired, isTooLargeResourceVersion } from './classify.js';
 import { DecodeError } from '../errors/api/index.js';
@@ -66,44 +66,50 @@ export class PagedList<T> {
   }
 
   /**
-   * Emits each page as it arrives (docs/semantics.md RF-35). The pager asked
-   * for the next page from this page's first bytes (P-1); asking it for that
+   * Emits each page as it arrives (docs/semantics.md RF-35), and a page far
+   * larger than asked for in parts as it is decoded. The pager asked for
+   * the next page from this page's first bytes (P-1); asking it for that
    * page before this one is emitted opens the page after, and the request is
    * let out before the page is applied, so the server prepares it while the
    * consumer works.
    */
   async #deliverPages(rv: string, opts: ListOptions, limit: number): Promise<void> {
     const ctx = this.#ctx;
-    const pages = listPages(ctx.lw, opts, ctx.signal, { pageSize: limit })[Symbol.asyncIterator]();
-    let next = prefetched(pages);
+    const parts = listPortions(ctx.lw, opts, ctx.signal, { pageSize: limit })[Symbol.asyncIterator]();
+    let next = prefetched(parts);
     let snapshotRv = '';
+    // Parts emitted since the list began (or began again), and the pages among them that are complete.
     let count = 0;
+    let pagesDone = 0;
     let emitted = false;
     try {
       for (;;) {
         const result = await next;
         if (result.done === true || ctx.stopped) break;
-        const page = result.value;
-        const first = count === 0 || page.restarted;
+        const part = result.value;
+        const first = count === 0 || part.restarted;
         if (first) {
-          snapshotRv = page.metadata.resourceVersion ?? '';
           count = 0;
+          pagesDone = 0;
         }
+        // The resourceVersion of the first page, as its metadata was read first and, should it differ, as its body ends.
+        if (first || (part.complete && pagesDone === 0)) snapshotRv = part.metadata.resourceVersion ?? '';
         count++;
-        next = prefetched(pages);
-        if (page.metadata.continue !== undefined && page.metadata.continue !== '') await letRequestOut();
+        if (part.complete) pagesDone++;
+        next = prefetched(parts);
+        if (part.complete && part.metadata.continue !== undefined && part.metadata.continue !== '') await letRequestOut();
         if (ctx.stopped) break;
         emitted = true;
-        ctx.replacePage(this.#objectsOnly(page.items), first);
+        ctx.replacePage(this.#objectsOnly(part.items), first);
       }
     } catch (error) {
       if (emitted && snapshotRv !== '') ctx.partialListRv = snapshotRv;
       throw error;
     } finally {
-      if (ctx.stopped) void pages.return?.(undefined).catch(() => undefined);
+      if (ctx.stopped) void parts.return?.(undefined).catch(() => undefined);
     }
     if (ctx.stopped) return;
-    if (rv === '0' && count > 1) this.#paginatedResult = true;
+    if (rv === '0' && pagesDone > 1) this.#paginatedResult = true;
     ctx.replaceEnd(snapshotRv);
   }
 

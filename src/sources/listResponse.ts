@@ -11,7 +11,7 @@ export class DecodedListResponse<T> implements ListResponse<T> {
   readonly #request: SignalFollower;
   readonly #chunks: AsyncGenerator<Buffer, void, undefined>;
   readonly #decoder: ListDecoder<T>;
-  readonly #items: T[] = [];
+  #items: T[] = [];
   #ended = false;
   #head: Promise<ObjectList<T>['metadata'] | undefined> | undefined;
   #page: Promise<ObjectList<T>> | undefined;
@@ -38,6 +38,20 @@ export class DecodedListResponse<T> implements ListResponse<T> {
   page(): Promise<ObjectList<T>> {
     this.#page ??= this.#readPage();
     return this.#page;
+  }
+
+  async take(min: number): Promise<readonly T[] | undefined> {
+    try {
+      await this.head();
+      while (!this.#ended && this.#items.length < min) await this.#pull();
+    } catch (err) {
+      this.#close();
+      throw err;
+    }
+    if (this.#items.length < min) return undefined;
+    const taken = this.#items;
+    this.#items = [];
+    return taken;
   }
 
   cancel(): void {

@@ -72,10 +72,42 @@ export function listPages<T>(
   pagerOpts: PagerOptions = {},
 ): AsyncIterableX<ObjectList<T> & { readonly restarted: boolean }> {
   const pageSize = checkPageSize(pagerOpts.pageSize);
-  return AsyncIterableX.from({ [Symbol.asyncIterator]: () => pages(lw, opts, signal, pageSize) });
+  return AsyncIterableX.from({ [Symbol.asyncIterator]: () => pages(lw, opts, signal, pageSize, false) });
 }
 
-async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortSignal, pageSize: number): AsyncGenerator<ListPage<T>, void, undefined> {
+/** A part of a page from {@link listPortions}: its items so far and the page's metadata as read before them, or the page's last part. */
+export type ListPortion<T> = ListPage<T> & {
+  /** The page's last part, whose metadata is the whole page's (a body may repeat its metadata after its items). */
+  readonly complete: boolean;
+};
+
+/** Items handed on per part of an answer that came unpaged (asked for with `limit` 0). */
+const UNPAGED_PORTION = 500;
+
+/**
+ * {@link listPages}, except that a page far larger than asked for is passed
+ * on in parts as it is decoded, instead of whole once its last byte is in:
+ * a part of `limit + 1` items (500 for an unpaged list) goes out as soon as
+ * it is decoded, so a page of the size asked for still comes whole. That is
+ * the answer of a server that ignored `limit` (kube-apiserver answers a
+ * `"0"` list from its watch cache in one page) or of an unpaged list (a
+ * relist at a resourceVersion, RF-10). Parts go out only when the page's
+ * metadata came before its items, as kube-apiserver writes it, so the
+ * first part already knows the snapshot's resourceVersion. Internal: the
+ * informer's paged list reads this.
+ *
+ * @param lw The source to list from.
+ * @param opts The first request's options.
+ * @param signal Aborts the request in flight and ends the iteration.
+ * @param pagerOpts Page size.
+ * @returns The parts; `restarted` as in {@link listPages}, on the first part of a restart.
+ */
+export function listPortions<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortSignal, pagerOpts: PagerOptions = {}): AsyncIterableX<ListPortion<T>> {
+  const pageSize = checkPageSize(pagerOpts.pageSize);
+  return AsyncIterableX.from({ [Symbol.asyncIterator]: () => pages(lw, opts, signal, pageSize, true) as AsyncGenerator<ListPortion<T>, void, undefined> });
+}
+
+async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortSignal, pageSize: number, portions: boolean): AsyncGenerator<ListPage<T> | ListPortion<T>, void, undefined> {
   signal.throwIfAborted();
   const limit = opts.limit === undefined || opts.limit === 0 ? pageSize : opts.limit;
   const { continue: _ignoredToken, ...fromStart } = opts;
@@ -86,6 +118,8 @@ async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortS
   let request = first;
   /** The next page's response, opened as soon as this page's continue token was read (P-1), and its token. */
   let ahead: { readonly response: ListResponse<T>; readonly token: string } | undefined;
+  /** The response whose parts are going out, cancelled should the iteration end before its last part. */
+  let reading: ListResponse<T> | undefined;
   try {
     for (;;) {
       signal.throwIfAborted();
@@ -96,18 +130,30 @@ async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortS
         } else {
           const current = ahead?.response ?? stepped.listResponse(request, signal);
           ahead = undefined;
-          const early = (await current.head())?.continue;
+          const head = await current.head();
+          const early = head?.continue;
           if (early !== undefined && early !== '') {
             const response = stepped.listResponse(continued(request, early), signal);
             // Its failure (a 410 included) is read when the consumer asks for that page, as without the head start.
             response.head().catch(() => undefined);
             ahead = { response, token: early };
           }
+          if (portions && head !== undefined && current.take !== undefined) {
+            reading = current;
+            const size = request.limit !== undefined && request.limit > 0 ? request.limit + 1 : UNPAGED_PORTION;
+            for (let part = await current.take(size); part !== undefined; part = await current.take(size)) {
+              yield { metadata: head, items: part, restarted, complete: false };
+              restarted = false;
+            }
+          }
           page = await current.page();
+          reading = undefined;
         }
       } catch (err) {
         ahead?.response.cancel();
         ahead = undefined;
+        reading?.cancel();
+        reading = undefined;
         const expiredContinue = isExpired(err) && request.continue !== undefined && request.continue !== '';
         if (!expiredContinue || signal.aborted) throw err;
         restarts++;
@@ -115,7 +161,7 @@ async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortS
         request = restarts === 1 ? first : { ...first, limit: 0 };
         continue;
       }
-      yield { ...page, restarted };
+      yield portions ? { ...page, restarted, complete: true } : { ...page, restarted };
       restarted = false;
       const token = page.metadata.continue;
       if (token === undefined || token === '') return;
@@ -128,6 +174,7 @@ async function* pages<T>(lw: ListerWatcher<T>, opts: ListOptions, signal: AbortS
     }
   } finally {
     ahead?.response.cancel();
+    reading?.cancel();
   }
 }
 

@@ -152,6 +152,14 @@ export interface ListResponse<T> {
    * @returns The page; the same promise every call.
    */
   page(): Promise<ObjectList<T>>;
+  /**
+   * Reads on until at least `min` more items are decoded, and hands them
+   * over: they are then not in the page that {@link ListResponse.page}
+   * gives. `undefined` once the body ended with fewer: those come with the
+   * page. A pager uses it to pass on an answer far larger than it asked for
+   * (a server that ignored `limit`) in parts, instead of holding it whole.
+   */
+  take?(min: number): Promise<readonly T[] | undefined>;
   /** Ends the request wherever it is, and releases its connection; a pending `head` or `page` rejects. */
   cancel(): void;
 }
