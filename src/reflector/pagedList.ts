@@ -78,8 +78,8 @@ export class PagedList<T> {
     const parts = listPortions(ctx.lw, opts, ctx.signal, { pageSize: limit })[Symbol.asyncIterator]();
     let next = prefetched(parts);
     let snapshotRv = '';
-    // Parts emitted since the list began (or began again), and the pages among them that are complete.
-    let count = 0;
+    // Whether a part came since the list began, and how many complete pages came since it began (or began again).
+    let started = false;
     let pagesDone = 0;
     let emitted = false;
     try {
@@ -87,14 +87,11 @@ export class PagedList<T> {
         const result = await next;
         if (result.done === true || ctx.stopped) break;
         const part = result.value;
-        const first = count === 0 || part.restarted;
-        if (first) {
-          count = 0;
-          pagesDone = 0;
-        }
+        const first = !started || part.restarted;
+        started = true;
+        if (first) pagesDone = 0;
         // The resourceVersion of the first page, as its metadata was read first and, should it differ, as its body ends.
         if (first || (part.complete && pagesDone === 0)) snapshotRv = part.metadata.resourceVersion ?? '';
-        count++;
         if (part.complete) pagesDone++;
         next = prefetched(parts);
         if (part.complete && part.metadata.continue !== undefined && part.metadata.continue !== '') await letRequestOut();
