@@ -57,6 +57,61 @@ export function skipSpaceBack(buf: Buffer, i: number, start: number): number {
   return i;
 }
 
+/** Bytes of a string read byte by byte before {@link endOfString} switches to the native quote search. */
+const LONG_STRING = 48;
+const IN_STRING = stringClasses();
+/** What {@link endOfString} gives for a string that runs past the bytes it may read. */
+export const PAST_END = -1;
+/** What {@link endOfString} gives for a string that runs past them on a backslash: the next byte, beyond, is escaped. */
+export const PAST_END_ESCAPED = -2;
+
+/**
+ * Index just past the quote that closes the JSON string whose content
+ * begins at `i`, reading no further than `end`; {@link PAST_END} or
+ * {@link PAST_END_ESCAPED} when the string runs past it. Short strings (most
+ * of a Kubernetes object's keys and values) are read byte by byte from a
+ * table. After 48 bytes without a quote or backslash (base64 data,
+ * certificates) the native search jumps to the next quote. A block of 48
+ * bytes with an escape in it goes on byte by byte: JSON inside a string, as
+ * in kubectl's last-applied annotation, has an escaped quote every few
+ * bytes, and a search call for each would cost more than it skips.
+ *
+ * @param buf the bytes
+ * @param i the string's first byte after its opening quote
+ * @param end how far it may read
+ * @returns the index past the closing quote, or a negative code
+ */
+export function endOfString(buf: Buffer, i: number, end: number): number {
+  for (;;) {
+    // A block of at most 48 bytes, read byte by byte with one bound per byte, as a loop without the switch would.
+    const block = i + LONG_STRING < end ? i + LONG_STRING : end;
+    let escapes = false;
+    for (; i < block; i++) {
+      const c = IN_STRING[buf[i] as number] as number;
+      if (c === 0) continue;
+      if (c === 1) return i + 1;
+      // A backslash: the next byte is escaped.
+      if (i + 1 >= end) return PAST_END_ESCAPED;
+      i++;
+      escapes = true;
+    }
+    if (i >= end) return PAST_END;
+    if (escapes) continue;
+    const q = buf.indexOf(QUOTE, i);
+    if (q < 0 || q >= end) return backslashesBefore(buf, end, i) % 2 === 1 ? PAST_END_ESCAPED : PAST_END;
+    // An odd run of backslashes just before it escapes the quote (none before `i`: the loop read those bytes).
+    if (backslashesBefore(buf, q, i) % 2 === 0) return q + 1;
+    i = q + 1;
+  }
+}
+
+/** How many backslashes stand just before `at`, counted back no further than `from`. */
+function backslashesBefore(buf: Buffer, at: number, from: number): number {
+  let k = at - 1;
+  while (k >= from && buf[k] === BACKSLASH) k--;
+  return at - 1 - k;
+}
+
 /**
  * The index of the quote that closes a JSON string, searching from `from`
  * (inside the string) with the native `indexOf`, since most of a Kubernetes

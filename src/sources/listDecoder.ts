@@ -4,21 +4,17 @@
 
 import { DecodeError } from '../errors/api/DecodeError.js';
 import { decodeErrorAt, EnvelopeReader } from './envelopeReader.js';
-import { byteClasses, closingQuote, COLON, COMMA, endsInEscape, IS_CLOSE, IS_OPEN, IS_QUOTE, isJsonSpace, LBRACE, LBRACKET, PLAIN, QUOTE, RBRACE, RBRACKET, skipSpace, stringClasses } from './jsonBytes.js';
+import { byteClasses, closingQuote, COLON, COMMA, endOfString, endsInEscape, IS_CLOSE, IS_OPEN, IS_QUOTE, isJsonSpace, LBRACE, LBRACKET, PAST_END_ESCAPED, PLAIN, QUOTE, RBRACE, RBRACKET, skipSpace, stringClasses } from './jsonBytes.js';
 import type { ListEnvelope } from './listEnvelope.js';
+import { type CaptureKind, ListCapture } from './listCapture.js';
 import { itemTypeOf, ListItems } from './listItems.js';
+import { ItemStrip } from './managedFieldsStrip.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from './wireLimits.js';
 
 export type { ListEnvelope } from './listEnvelope.js';
 
-/** Bytes of a string scanned byte by byte before switching to the native quote search (counted from its opening quote). */
-const LONG_STRING = 48;
-
 const BYTE_CLASS = byteClasses();
 const IN_STRING = stringClasses();
-
-/** What the bytes being captured will become once complete. */
-type Capture = 'none' | 'key' | 'value' | 'item';
 
 /**
  * Decodes a LIST response body (`{"kind":…,"metadata":{…},"items":[…]}`)
@@ -59,30 +55,24 @@ export class ListDecoder<T> {
   readonly #envelope = new EnvelopeReader();
   /** What may come next between the items: an item, a comma, or the closing bracket. */
   #itemsExpect: 'itemOrEnd' | 'item' | 'commaOrEnd' = 'itemOrEnd';
-  #capture: Capture = 'none';
-  /** Whether the value being captured is an object/array (ends at its bracket) or a scalar/string. */
-  #captureContainer = false;
-  #captureString = false;
-  #captureStart = 0;
-  /** Body offset where the current capture began, for error positions. */
-  #capturePosition = 0;
-  /** Bytes of the capture that arrived in earlier chunks. */
-  #parts: Buffer[] = [];
-  /** Their total length, held to {@link ListDecoder.#max}. */
-  #partsBytes = 0;
-  /** The most bytes one item (or envelope value) may take: `maxObjectBytes`. */
-  readonly #max: number;
+  /** The value being read (an item, an envelope key or value), bounded by `maxObjectBytes`. */
+  readonly #cap: ListCapture;
   #done = false;
   /** Parses what the scan delimits as items. */
   readonly #items: ListItems<T>;
+  /** Leave each item's `metadata.managedFields` out, unparsed. */
+  readonly #strip: boolean;
+  /** Finds them during the walk of an item that begins in a chunk. */
+  readonly #itemStrip = new ItemStrip();
 
   /**
    * @param opts.stripManagedFields leave each item's `metadata.managedFields` out, without parsing it (docs/semantics.md P-7). @default false
    * @param opts.maxObjectBytes the most bytes one item, or one value of the envelope, may take; past it the body is refused with a DecodeError of code `OBJECT_TOO_LARGE` and nothing more of it is kept (HI-23). @default 16 MiB
    */
   constructor(opts: { readonly stripManagedFields?: boolean; readonly maxObjectBytes?: number } = {}) {
-    this.#items = new ListItems<T>(opts.stripManagedFields === true);
-    this.#max = opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
+    this.#strip = opts.stripManagedFields === true;
+    this.#items = new ListItems<T>(this.#strip);
+    this.#cap = new ListCapture(opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES);
   }
 
   /**
@@ -95,7 +85,7 @@ export class ListDecoder<T> {
   push(chunk: Uint8Array, out: T[]): void {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const n = buf.length;
-    this.#captureStart = 0;
+    this.#cap.start = 0;
     try {
       this.#scan(buf, out);
     } catch (err) {
@@ -104,28 +94,24 @@ export class ListDecoder<T> {
       throw err;
     }
     this.#items.flush(buf, this.#offset, out);
-    if (this.#capture !== 'none' && this.#captureStart < n) {
-      this.#partsBytes += n - this.#captureStart;
-      if (this.#partsBytes > this.#max) throw this.#tooLarge();
-      this.#parts.push(buf.subarray(this.#captureStart, n));
-    }
+    if (!this.#cap.hold(buf)) throw this.#tooLarge();
     this.#offset += n;
   }
 
   /** Refuses the capture that passed the bound, and drops what was kept of it. */
   #tooLarge(): DecodeError {
-    this.#parts = [];
-    this.#partsBytes = 0;
+    const cap = this.#cap;
+    cap.drop();
     const key = this.#envelope.key;
-    const what = this.#capture === 'item' ? 'a list item' : `list ${key === '' ? 'envelope' : key}`;
-    return new DecodeError(`${what} is larger than maxObjectBytes (${this.#max} bytes)`, '', this.#capturePosition, { code: 'OBJECT_TOO_LARGE' });
+    const what = cap.kind === 'item' ? 'a list item' : `list ${key === '' ? 'envelope' : key}`;
+    return new DecodeError(`${what} is larger than maxObjectBytes (${cap.max} bytes)`, '', cap.position, { code: 'OBJECT_TOO_LARGE' });
   }
 
   #scan(buf: Buffer, out: T[]): void {
     const n = buf.length;
     let i = 0;
     while (i < n) {
-      if (this.#capture === 'item' && !this.#inString) {
+      if (this.#cap.kind === 'item' && !this.#inString) {
         i = this.#scanItem(buf, i, out);
         continue;
       }
@@ -146,7 +132,7 @@ export class ListDecoder<T> {
         if (b !== LBRACE) throw this.#error('list body is not a JSON object', buf, i);
         this.#depth = 1;
         this.#envelope.open();
-      } else if (this.#capture === 'value') {
+      } else if (this.#cap.kind === 'value') {
         this.#valueByte(buf, i, b);
       } else if (depth === 1) {
         this.#envelopeByte(buf, i, b);
@@ -191,7 +177,7 @@ export class ListDecoder<T> {
 
   /** A byte inside an envelope value being captured (a scalar, or an object/array at depth 2 and deeper). */
   #valueByte(buf: Buffer, i: number, b: number): void {
-    if (!this.#captureContainer) {
+    if (!this.#cap.container) {
       // A bare scalar (number, true, false, null) runs to the next ',' or '}'; JSON.parse then checks it.
       if (b === COMMA || b === RBRACE) {
         this.#finishValue(buf, i);
@@ -231,11 +217,19 @@ export class ListDecoder<T> {
    * The hot loop: walks the inside of one item, where only strings and
    * brackets matter, with the depth in a local. Returns where it stopped:
    * the end of the chunk, or just past the item's closing brace.
+   *
+   * When managedFields are stripped, the walk of an item that begins in this
+   * chunk also finds them, as `managedFieldsSpan` would (docs/semantics.md
+   * P-7), so the strip does not walk the item's metadata a second time. An
+   * item begun in an earlier chunk is joined and stripped on its own.
    */
   #scanItem(buf: Buffer, start: number, out: T[]): number {
     const n = buf.length;
     let i = start;
     let d = this.#depth;
+    // The strip rides along on an item that begins in this chunk; one begun earlier is joined and walked again.
+    const cap = this.#cap;
+    const strip = this.#strip && d === 3 && start === cap.start + 1 && !cap.spans ? this.#itemStrip.begin(cap.start) : undefined;
     while (i < n) {
       const cls = BYTE_CLASS[buf[i] as number] as number;
       if (cls === PLAIN) {
@@ -243,9 +237,9 @@ export class ListDecoder<T> {
         continue;
       }
       if (cls === IS_QUOTE) {
+        const open = i;
         i++;
-        // Past this many bytes the string is a long one (base64 data, certificates): the native search finds its end.
-        const long = i + LONG_STRING;
+        let long = i + 48;
         for (;;) {
           if (i >= n) {
             this.#depth = d;
@@ -255,21 +249,19 @@ export class ListDecoder<T> {
           const c = IN_STRING[buf[i] as number] as number;
           if (c === 0) {
             if (++i < long) continue;
-            const q = closingQuote(buf, i);
-            if (q < 0) {
+            i = endOfString(buf, i, n);
+            if (i < 0) {
               this.#depth = d;
               this.#inString = true;
-              this.#escaped = endsInEscape(buf, i);
+              this.#escaped = i === PAST_END_ESCAPED;
               return n;
             }
-            i = q + 1;
             break;
           }
           if (c === 1) {
             i++;
             break;
           }
-          // A backslash: the next byte is escaped, in this chunk or the next.
           if (i + 1 >= n) {
             this.#depth = d;
             this.#inString = true;
@@ -277,15 +269,25 @@ export class ListDecoder<T> {
             return n;
           }
           i += 2;
+          long = i + 48;
         }
+        if (strip?.walking === true) strip.string(buf, open, i, d);
         continue;
       }
       i++;
-      if (cls === IS_OPEN) d++;
-      else if (cls === IS_CLOSE && --d === 2) {
-        this.#depth = 2;
-        this.#completeItem(buf, i, out);
-        return i;
+      if (cls === IS_OPEN) {
+        if (strip?.walking === true) strip.opened(buf[i - 1] as number, d);
+        d++;
+      } else if (cls === IS_CLOSE) {
+        d--;
+        if (strip?.walking === true) strip.closed(buf, i, d);
+        if (d === 2) {
+          this.#depth = 2;
+          this.#completeItem(buf, i, out, strip);
+          return i;
+        }
+      } else if (strip?.walking === true) {
+        strip.comma();
       }
     }
     this.#depth = d;
@@ -293,16 +295,17 @@ export class ListDecoder<T> {
   }
 
   /** Hands a completed item to the item parser: at once when it spanned chunks, else with the rest of this chunk's. */
-  #completeItem(buf: Buffer, end: number, out: T[]): void {
+  #completeItem(buf: Buffer, end: number, out: T[], strip: ItemStrip | undefined): void {
     // One comparison per item: a chunk can hold a whole item only when the transport hands over chunks past the bound.
-    if (this.#partsBytes + end - this.#captureStart > this.#max) throw this.#tooLarge();
-    if (this.#parts.length > 0) {
+    const cap = this.#cap;
+    if (cap.over(end)) throw this.#tooLarge();
+    if (cap.spans) {
       this.#items.flush(buf, this.#offset, out);
-      out.push(this.#items.parseJoined(this.#take(buf, end), this.#capturePosition));
+      out.push(this.#items.parseJoined(this.#take(buf, end), cap.position));
     } else {
-      this.#items.add(this.#captureStart, end);
+      this.#items.add(cap.start, end, strip?.from ?? -1, strip?.to ?? -1);
     }
-    this.#capture = 'none';
+    cap.kind = 'none';
   }
 
   /**
@@ -356,48 +359,37 @@ export class ListDecoder<T> {
       return -1;
     }
     this.#inString = false;
-    if (this.#capture === 'key' && this.#depth === 1) {
+    if (this.#cap.kind === 'key' && this.#depth === 1) {
       this.#finishKey(buf, q);
-    } else if (this.#capture === 'value' && this.#captureString && this.#depth === 1) {
+    } else if (this.#cap.kind === 'value' && this.#cap.string && this.#depth === 1) {
       this.#finishValue(buf, q + 1);
     }
     return q + 1;
   }
 
-  #begin(capture: Capture, start: number, container: boolean, string: boolean): void {
-    this.#capture = capture;
-    this.#captureContainer = container;
-    this.#captureString = string;
-    this.#captureStart = start;
-    this.#capturePosition = this.#offset + start;
-    this.#parts = [];
-    this.#partsBytes = 0;
+  #begin(kind: CaptureKind, start: number, container: boolean, string: boolean): void {
+    this.#cap.begin(kind, start, this.#offset + start, container, string);
   }
 
   /** The captured bytes up to `end` (exclusive), joined with any earlier chunks' share. */
   #take(buf: Buffer, end: number): Buffer {
-    const tail = buf.subarray(this.#captureStart, end);
-    const parts = this.#parts;
-    if (this.#partsBytes + tail.length > this.#max) throw this.#tooLarge();
-    this.#parts = [];
-    this.#partsBytes = 0;
-    if (parts.length === 0) return tail;
-    parts.push(tail);
-    return Buffer.concat(parts);
+    const bytes = this.#cap.take(buf, end);
+    if (bytes === undefined) throw this.#tooLarge();
+    return bytes;
   }
 
   /** Reads a key as JSON does (escapes resolved), so `"\u0069tems"` is `items`, and refuses a second `items`. */
   #finishKey(buf: Buffer, end: number): void {
     const raw = this.#take(buf, end).toString('utf8');
-    this.#capture = 'none';
-    this.#envelope.readKey(raw, this.#capturePosition - 1);
+    this.#cap.kind = 'none';
+    this.#envelope.readKey(raw, this.#cap.position - 1);
   }
 
   /** Records the envelope value captured up to `end`; a list's kind or apiVersion gives its items their type. */
   #finishValue(buf: Buffer, end: number): void {
     const bytes = this.#take(buf, end);
-    this.#capture = 'none';
-    const key = this.#envelope.readValue(bytes.toString('utf8'), this.#capturePosition);
+    this.#cap.kind = 'none';
+    const key = this.#envelope.readValue(bytes.toString('utf8'), this.#cap.position);
     if (key === 'kind' || key === 'apiVersion') this.#items.type = itemTypeOf(this.#envelope.fields.apiVersion, this.#envelope.fields.kind);
   }
 

@@ -4,7 +4,7 @@
 // Internal: the list decoder's item half.
 
 import { DecodeError } from '../errors/api/DecodeError.js';
-import { ITEM_METADATA, textWithoutManagedFields } from './managedFieldsStrip.js';
+import { ITEM_METADATA, textWithout, textWithoutManagedFields } from './managedFieldsStrip.js';
 
 /**
  * Parses the items a {@link ListDecoder} delimits. Items wholly inside one
@@ -16,6 +16,8 @@ import { ITEM_METADATA, textWithoutManagedFields } from './managedFieldsStrip.js
 export class ListItems<T> {
   /** Start/end pairs of the items completed in this chunk and not yet parsed. */
   #batch: number[] = [];
+  /** When stripping: the range of each of those items' managedFields, as a from/to pair (-1 when it has none). */
+  #cuts: number[] = [];
   #batchStart = 0;
   #batchEnd = 0;
   /** The item type when the batch began: an envelope `kind` read later in the same chunk comes after these items. */
@@ -29,13 +31,20 @@ export class ListItems<T> {
     this.#strip = stripManagedFields;
   }
 
-  /** An item lies wholly in the current chunk, from `start` to `end` (exclusive); it is parsed at the next {@link flush}. */
-  add(start: number, end: number): void {
+  /**
+   * An item lies wholly in the current chunk, from `start` to `end`
+   * (exclusive); it is parsed at the next {@link flush}. When managedFields
+   * are stripped, the scan that found the item found them too: `cutFrom` and
+   * `cutTo` are the range `managedFieldsSpan` gives for it, or -1 when there
+   * is none.
+   */
+  add(start: number, end: number, cutFrom: number, cutTo: number): void {
     if (this.#batch.length === 0) {
       this.#batchStart = start;
       this.#batchType = this.type;
     }
     this.#batch.push(start, end);
+    if (this.#strip) this.#cuts.push(cutFrom, cutTo);
     this.#batchEnd = end;
   }
 
@@ -49,8 +58,10 @@ export class ListItems<T> {
     const bounds = this.#batch;
     if (bounds.length === 0) return;
     this.#batch = [];
+    const cuts = this.#cuts;
+    this.#cuts = [];
     let parsed: unknown[] | undefined;
-    const stripped = this.#strip ? textWithoutManagedFields(buf, this.#batchStart, this.#batchEnd, bounds, ITEM_METADATA) : undefined;
+    const stripped = this.#strip ? textWithout(buf, this.#batchStart, this.#batchEnd, cuts) : undefined;
     try {
       parsed = JSON.parse(`[${stripped ?? buf.toString('utf8', this.#batchStart, this.#batchEnd)}]`) as unknown[];
     } catch {

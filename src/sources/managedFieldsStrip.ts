@@ -13,7 +13,8 @@ const IN_STRING = stringClasses();
 /** The key as kube-apiserver writes it; written any other way, nothing is stripped and the object is parsed whole. */
 const KEY = Buffer.from('"managedFields":');
 /** The key's string, quotes included: what the walk compares a string at the metadata's depth with. */
-const QUOTED = KEY.subarray(0, KEY.length - 1);
+export const MANAGED_FIELDS_QUOTED = KEY.subarray(0, KEY.length - 1);
+const QUOTED = MANAGED_FIELDS_QUOTED;
 
 /** The keys from an object down to its `metadata`, as bytes: `['metadata']` for a LIST item, `['object', 'metadata']` for a watch event. */
 export type MetadataPath = readonly Buffer[];
@@ -23,7 +24,12 @@ export const ITEM_METADATA: MetadataPath = [Buffer.from('metadata')];
 /** The path of a watch event's object's metadata. */
 export const EVENT_METADATA: MetadataPath = [Buffer.from('object'), Buffer.from('metadata')];
 
-/** Index just past the closing quote of the string whose opening quote is at `q`, or -1 when it runs past `end`. */
+/**
+ * Index just past the closing quote of the string whose opening quote is at `q`, or -1 when it runs past `end`. Byte
+ * by byte, unlike the list scan's `endOfString`: what it reads is metadata, whose long strings (kubectl's
+ * last-applied annotation) are JSON with an escaped quote every few bytes, where a native search gains nothing, and
+ * this loop, small enough to be inlined, measured 7–9 % faster per event than that one.
+ */
 function stringEnd(buf: Buffer, q: number, end: number): number {
   for (let i = q + 1; i < end; i++) {
     const c = IN_STRING[buf[i] as number] as number;
@@ -34,7 +40,8 @@ function stringEnd(buf: Buffer, q: number, end: number): number {
   return -1;
 }
 
-function equalsBytes(buf: Buffer, from: number, to: number, key: Buffer): boolean {
+/** Whether `buf[from, to)` holds exactly the bytes of `key`. */
+export function equalsBytes(buf: Buffer, from: number, to: number, key: Buffer): boolean {
   if (to - from !== key.length) return false;
   for (let k = 0; k < key.length; k++) if (buf[from + k] !== key[k]) return false;
   return true;
@@ -141,9 +148,27 @@ export function managedFieldsSpan(buf: Buffer, start: number, end: number, path:
   // Closed by whatever bracket balances the `[`: a `}` there means the bytes are not well-formed.
   const valueEnd = containerEnd(buf, v, end);
   if (valueEnd < 0 || buf[valueEnd - 1] !== RBRACKET) return undefined;
-  // One comma goes with it: the one after it, or else the one before it. Only where the member stands as valid
-  // JSON has it, so that stripping never turns malformed bytes into an object that parses (a stray comma beside
-  // the key, `{,"managedFields":[]}` or `{"managedFields":[],}`): those are parsed whole, and fail as they came.
+  return memberSpan(buf, start, end, candidate, valueEnd);
+}
+
+/**
+ * The range to remove for the member whose key's opening quote is at
+ * `candidate` and whose value ends just before `valueEnd`, inside the object
+ * that begins at `start`: the member and one adjoining comma, or undefined
+ * when the bytes around it are not a well-formed member. Only where the member
+ * stands as valid JSON does it have a comma to take, so that stripping never
+ * turns malformed bytes into an object that parses (a stray comma beside the
+ * key, `{,"managedFields":[]}` or `{"managedFields":[],}`): those are parsed
+ * whole, and fail as they came.
+ *
+ * @param buf the bytes
+ * @param start where the object begins (its `{`)
+ * @param end a bound past the member's value: the object's end, or any later one inside `buf`
+ * @param candidate where the member's key begins
+ * @param valueEnd just past the member's value
+ * @returns the range to strip, or undefined
+ */
+export function memberSpan(buf: Buffer, start: number, end: number, candidate: number, valueEnd: number): readonly [number, number] | undefined {
   const before = skipSpaceBack(buf, candidate - 1, start);
   const opener = buf[before];
   if (opener !== LBRACE && opener !== COMMA) return undefined;
@@ -156,6 +181,86 @@ export function managedFieldsSpan(buf: Buffer, start: number, end: number, path:
   // The comma before it must follow a member's value, not open the object or follow another comma or a colon.
   const last = buf[skipSpaceBack(buf, before - 1, start)];
   return last === LBRACE || last === COMMA || last === COLON ? undefined : [before, valueEnd];
+}
+
+/** The key of a LIST item's metadata, unquoted. */
+const METADATA = ITEM_METADATA[0] as Buffer;
+
+/**
+ * {@link managedFieldsSpan} for a LIST item, worked out during the walk the
+ * list decoder makes anyway to find the item's end, so the strip does not
+ * walk the item's metadata a second time. The walk tells it each string it
+ * closes and each bracket and comma outside strings, with the depth in the
+ * decoder's terms (the item's own members at 3, its metadata's at 4); it
+ * follows the same rules as `managedFieldsSpan` and finds the same range.
+ * One is reused for every item: {@link ItemStrip.begin} starts the next.
+ */
+export class ItemStrip {
+  /** Where the item begins (its `{`). */
+  #start = 0;
+  /** How deep the objects on the path item → metadata reach: 3, or 4 inside the metadata. */
+  #onPath = 3;
+  /** The last key read at depth `#onPath` was `metadata`, and its value has not started yet. */
+  #keyOnPath = false;
+  /** Where the managedFields key begins, once found. */
+  #candidate = -1;
+  /** Whether the walk still has anything to tell: false once the range is known, or known to be none. */
+  walking = false;
+  /** The range to cut, once known; -1 when there is none. */
+  from = -1;
+  to = -1;
+
+  /** Starts on the item whose `{` is at `start`; returns itself. */
+  begin(start: number): this {
+    this.#start = start;
+    this.#onPath = 3;
+    this.#keyOnPath = false;
+    this.#candidate = -1;
+    this.walking = true;
+    this.from = -1;
+    this.to = -1;
+    return this;
+  }
+
+  /** The walk closed a string that began at `open`; `close` is just past its closing quote. */
+  string(buf: Buffer, open: number, close: number, depth: number): void {
+    if (depth !== this.#onPath) return;
+    if (depth === 3) {
+      this.#keyOnPath = buf[skipSpace(buf, close, buf.length)] === COLON && equalsBytes(buf, open + 1, close - 1, METADATA);
+    } else if (buf[close] === COLON && equalsBytes(buf, open, close, QUOTED)) {
+      this.#candidate = open;
+      // Its value must be an array, or nothing is stripped.
+      this.walking = buf[skipSpace(buf, close + 1, buf.length)] === LBRACKET;
+      this.#onPath = 0;
+    }
+  }
+
+  /** The walk met an opening bracket or brace, `byte`, at `depth` (before it). */
+  opened(byte: number, depth: number): void {
+    if (byte === LBRACE && depth === this.#onPath && this.#keyOnPath) this.#onPath = 4;
+    this.#keyOnPath = false;
+  }
+
+  /** The walk met a closing bracket or brace just before `i`, leaving `depth`. */
+  closed(buf: Buffer, i: number, depth: number): void {
+    this.#keyOnPath = false;
+    if (this.#candidate < 0) {
+      if (this.#onPath > depth) this.#onPath = depth;
+      return;
+    }
+    if (depth !== 4) return;
+    // The bracket that balances the managedFields array's: a `}` there means the bytes are not well-formed.
+    this.walking = false;
+    const span = buf[i - 1] === RBRACKET ? memberSpan(buf, this.#start, buf.length, this.#candidate, i) : undefined;
+    if (span === undefined) return;
+    this.from = span[0];
+    this.to = span[1];
+  }
+
+  /** The walk met a comma. */
+  comma(): void {
+    this.#keyOnPath = false;
+  }
 }
 
 /**
@@ -171,37 +276,39 @@ export function managedFieldsSpan(buf: Buffer, start: number, end: number, path:
  * @returns the shortened text, or undefined
  */
 export function textWithoutManagedFields(buf: Buffer, start: number, end: number, objects: readonly number[], path: MetadataPath): string | undefined {
-  let length = 0;
-  let from = start;
-  let out: Buffer | undefined;
+  const cuts: number[] = [];
   for (let k = 0; k < objects.length; k += 2) {
-    const stripped = managedFieldsSpan(buf, objects[k] as number, objects[k + 1] as number, path);
-    if (stripped === undefined) continue;
-    // The kept bytes are gathered in one scratch buffer and turned into text at once: no buffer per piece.
-    out ??= scratchOf(end - start);
-    length += buf.copy(out, length, from, stripped[0]);
-    from = stripped[1];
+    const span = managedFieldsSpan(buf, objects[k] as number, objects[k + 1] as number, path);
+    if (span !== undefined) cuts.push(span[0], span[1]);
   }
-  if (out === undefined) return undefined;
-  length += buf.copy(out, length, from, end);
-  return out.toString('utf8', 0, length);
+  return textWithout(buf, start, end, cuts);
 }
 
 /**
- * The text of `buf[start, end)` less the bytes `span` covers (a range from
- * {@link managedFieldsSpan}): the kept bytes are gathered in the shared
- * scratch buffer and decoded at once.
+ * The text of `buf[start, end)` less the byte ranges `cuts` lists, as
+ * from/to pairs in order (a pair whose `from` is negative cuts nothing);
+ * undefined when nothing is cut. The kept bytes are gathered in one shared
+ * scratch buffer and turned into text at once: no buffer per piece.
  *
  * @param buf the bytes
  * @param start where the text begins
  * @param end where it ends
- * @param span the range to leave out, inside `[start, end)`
- * @returns the text without the span
+ * @param cuts the ranges to leave out, inside `[start, end)`
+ * @returns the shortened text, or undefined
  */
-export function textOf(buf: Buffer, start: number, end: number, span: readonly [number, number]): string {
-  const out = scratchOf(end - start);
-  let length = buf.copy(out, 0, start, span[0]);
-  length += buf.copy(out, length, span[1], end);
+export function textWithout(buf: Buffer, start: number, end: number, cuts: readonly number[]): string | undefined {
+  let length = 0;
+  let from = start;
+  let out: Buffer | undefined;
+  for (let k = 0; k < cuts.length; k += 2) {
+    const cut = cuts[k] as number;
+    if (cut < 0) continue;
+    out ??= scratchOf(end - start);
+    length += buf.copy(out, length, from, cut);
+    from = cuts[k + 1] as number;
+  }
+  if (out === undefined) return undefined;
+  length += buf.copy(out, length, from, end);
   return out.toString('utf8', 0, length);
 }
 

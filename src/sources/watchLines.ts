@@ -6,7 +6,7 @@ import type { ApiStatus } from '../errors/api/KubeApiError.js';
 import type { Redact } from '../errors/api/wireText.js';
 import { errorFromStatus } from './httpErrors.js';
 import { LBRACE } from './jsonBytes.js';
-import { EVENT_METADATA, managedFieldsSpan, textOf } from './managedFieldsStrip.js';
+import { EVENT_METADATA, managedFieldsSpan, textWithout } from './managedFieldsStrip.js';
 import type { WatchBatch, WatchEvent } from './types.js';
 
 /**
@@ -77,9 +77,10 @@ export function isBlankBytes(buf: Buffer, start: number, end: number): boolean {
 export function decodeBytes<T>(buf: Buffer, start: number, end: number, position: number, strip: boolean, redact: Redact): WatchEvent<T> {
   if (strip) {
     const span = managedFieldsSpan(buf, start, end, EVENT_METADATA);
-    if (span !== undefined) {
+    const text = span === undefined ? undefined : textWithout(buf, start, end, span);
+    if (text !== undefined) {
       try {
-        return decodeText<T>(textOf(buf, start, end, span), position, redact);
+        return decodeText<T>(text, position, redact);
       } catch (err) {
         // An ERROR event is as it is, stripped or not; anything else is decoded again as it came.
         if (!(err instanceof DecodeError)) throw err;
