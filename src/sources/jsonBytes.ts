@@ -57,8 +57,8 @@ export function skipSpaceBack(buf: Buffer, i: number, start: number): number {
   return i;
 }
 
-/** Bytes of a string read byte by byte before {@link endOfString} switches to the native quote search. */
-const LONG_STRING = 48;
+/** Bytes of a string read byte by byte, with no escape among them, before {@link endOfString} switches to the native quote search. */
+export const LONG_STRING = 48;
 const IN_STRING = stringClasses();
 /** What {@link endOfString} gives for a string that runs past the bytes it may read. */
 export const PAST_END = -1;

@@ -4,7 +4,7 @@
 
 import { DecodeError } from '../errors/api/DecodeError.js';
 import { decodeErrorAt, EnvelopeReader } from './envelopeReader.js';
-import { byteClasses, closingQuote, COLON, COMMA, endOfString, endsInEscape, IS_CLOSE, IS_OPEN, IS_QUOTE, isJsonSpace, LBRACE, LBRACKET, PAST_END_ESCAPED, PLAIN, QUOTE, RBRACE, RBRACKET, skipSpace, stringClasses } from './jsonBytes.js';
+import { byteClasses, closingQuote, COLON, COMMA, endOfString, endsInEscape, IS_CLOSE, IS_OPEN, IS_QUOTE, isJsonSpace, LBRACE, LBRACKET, LONG_STRING, PAST_END_ESCAPED, PLAIN, QUOTE, RBRACE, RBRACKET, skipSpace, stringClasses } from './jsonBytes.js';
 import type { ListEnvelope } from './listEnvelope.js';
 import { type CaptureKind, ListCapture } from './listCapture.js';
 import { itemTypeOf, ListItems } from './listItems.js';
@@ -239,7 +239,9 @@ export class ListDecoder<T> {
       if (cls === IS_QUOTE) {
         const open = i;
         i++;
-        let long = i + 48;
+        // Past this many bytes without an escape the string is a long one (base64 data, certificates): the native
+        // search finds its end.
+        let long = i + LONG_STRING;
         for (;;) {
           if (i >= n) {
             this.#depth = d;
@@ -262,6 +264,7 @@ export class ListDecoder<T> {
             i++;
             break;
           }
+          // A backslash: the next byte is escaped, in this chunk or the next.
           if (i + 1 >= n) {
             this.#depth = d;
             this.#inString = true;
@@ -269,7 +272,7 @@ export class ListDecoder<T> {
             return n;
           }
           i += 2;
-          long = i + 48;
+          long = i + LONG_STRING;
         }
         if (strip?.walking === true) strip.string(buf, open, i, d);
         continue;
