@@ -13,8 +13,7 @@ const IN_STRING = stringClasses();
 /** The key as kube-apiserver writes it; written any other way, nothing is stripped and the object is parsed whole. */
 const KEY = Buffer.from('"managedFields":');
 /** The key's string, quotes included: what the walk compares a string at the metadata's depth with. */
-export const MANAGED_FIELDS_QUOTED = KEY.subarray(0, KEY.length - 1);
-const QUOTED = MANAGED_FIELDS_QUOTED;
+const QUOTED = KEY.subarray(0, KEY.length - 1);
 
 /** The keys from an object down to its `metadata`, as bytes: `['metadata']` for a LIST item, `['object', 'metadata']` for a watch event. */
 export type MetadataPath = readonly Buffer[];
@@ -28,7 +27,7 @@ export const EVENT_METADATA: MetadataPath = [Buffer.from('object'), Buffer.from(
  * Index just past the closing quote of the string whose opening quote is at `q`, or -1 when it runs past `end`. Byte
  * by byte, unlike the list scan's `endOfString`: what it reads is metadata, whose long strings (kubectl's
  * last-applied annotation) are JSON with an escaped quote every few bytes, where a native search gains nothing, and
- * this loop, small enough to be inlined, measured 7–9 % faster per event than that one.
+ * this loop measured 7–10 % faster per watch event with such an annotation than that one (PF-111).
  */
 function stringEnd(buf: Buffer, q: number, end: number): number {
   for (let i = q + 1; i < end; i++) {
@@ -41,7 +40,7 @@ function stringEnd(buf: Buffer, q: number, end: number): number {
 }
 
 /** Whether `buf[from, to)` holds exactly the bytes of `key`. */
-export function equalsBytes(buf: Buffer, from: number, to: number, key: Buffer): boolean {
+function equalsBytes(buf: Buffer, from: number, to: number, key: Buffer): boolean {
   if (to - from !== key.length) return false;
   for (let k = 0; k < key.length; k++) if (buf[from + k] !== key[k]) return false;
   return true;
@@ -168,7 +167,7 @@ export function managedFieldsSpan(buf: Buffer, start: number, end: number, path:
  * @param valueEnd just past the member's value
  * @returns the range to strip, or undefined
  */
-export function memberSpan(buf: Buffer, start: number, end: number, candidate: number, valueEnd: number): readonly [number, number] | undefined {
+function memberSpan(buf: Buffer, start: number, end: number, candidate: number, valueEnd: number): readonly [number, number] | undefined {
   const before = skipSpaceBack(buf, candidate - 1, start);
   const opener = buf[before];
   if (opener !== LBRACE && opener !== COMMA) return undefined;
