@@ -122,17 +122,13 @@ export function closingQuote(buf: Buffer, from: number): number {
   for (;;) {
     const q = buf.indexOf(QUOTE, i);
     if (q < 0) return -1;
-    let k = q - 1;
-    while (k >= i && buf[k] === BACKSLASH) k--;
     // An odd run of backslashes escapes the quote.
-    if ((q - 1 - k) % 2 === 0) return q;
+    if (backslashesBefore(buf, q, i) % 2 === 0) return q;
     i = q + 1;
   }
 }
 
 /** Whether `buf` ends, after `from`, in an odd run of backslashes: a string's next byte, in the next chunk, is escaped. */
 export function endsInEscape(buf: Buffer, from: number): boolean {
-  let k = buf.length - 1;
-  while (k >= from && buf[k] === BACKSLASH) k--;
-  return (buf.length - 1 - k) % 2 === 1;
+  return backslashesBefore(buf, buf.length, from) % 2 === 1;
 }

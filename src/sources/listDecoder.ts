@@ -239,8 +239,8 @@ export class ListDecoder<T> {
       if (cls === IS_QUOTE) {
         const open = i;
         i++;
-        // Past this many bytes without an escape the string is a long one (base64 data, certificates): the native
-        // search finds its end.
+        // Past this many bytes without an escape the string is a long one (base64 data, certificates): endOfString
+        // takes over, which reads one more such block byte by byte before its native search.
         let long = i + LONG_STRING;
         for (;;) {
           if (i >= n) {
