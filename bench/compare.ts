@@ -127,8 +127,8 @@ export function median(values: readonly number[]): number {
 }
 
 /**
- * A latency run's p99 is also given over the events written this long after its first: right after the sync, a
- * client's watch path may not be compiled yet (PF-113), and the whole run's p99 holds those first moments.
+ * A latency run's p99 is also given over the events written this long after its first: in its first hundred
+ * milliseconds, right after the sync, a client may fall behind (PF-113), and the whole run's p99 holds those.
  */
 const SETTLE_MS = 500;
 

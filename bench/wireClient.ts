@@ -66,9 +66,8 @@ export interface ClientResult {
   readonly latencyP99?: number;
   readonly latencyMax?: number;
   /**
-   * `latency`: p99 over the handler calls of events written at least `settleMs` after the first. A client's watch
-   * path may first run right after its sync, before the JIT has compiled it (PF-113): this is the same run without
-   * those first moments.
+   * `latency`: p99 over the handler calls of events written at least `settleMs` after the first: the same run
+   * without its first moments, right after the sync, when a client may fall behind (PF-113).
    */
   readonly latencySettledP99?: number;
   /** `slow`: the most entries the slow handler's buffer held, and RSS after GC before and after the burst. */
