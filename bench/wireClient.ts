@@ -31,7 +31,11 @@ export type Workload =
   /** Sync with `handlers` handlers (0: none), then `watchEvents` MODIFIED events written at once. */
   | { readonly kind: 'sync'; readonly handlers: number; readonly watchEvents: number }
   | { readonly kind: 'relist' }
-  | { readonly kind: 'latency'; readonly handlers: number; readonly events: number; readonly perSecond: number; readonly settleMs: number }
+  /**
+   * `events` MODIFIED events at `perSecond`, then, after `idleMs` with nothing written, the same again: the first
+   * burst comes right after the sync, the second to a client that has handled a burst before (PF-113).
+   */
+  | { readonly kind: 'latency'; readonly handlers: number; readonly events: number; readonly perSecond: number; readonly settleMs: number; readonly idleMs: number }
   | { readonly kind: 'slow'; readonly events: number; readonly handlerMs: number };
 
 export interface ClientArgs {
@@ -61,7 +65,7 @@ export interface ClientResult {
   /** `relist`: highest RSS sampled (every 5 ms) from the 410 until the relisted cache was in place, bytes. */
   readonly relistPeakRss?: number;
   readonly relistMs?: number;
-  /** `latency`: write → handler, ms, over every handler call. */
+  /** `latency`: write → handler, ms, over every handler call of the first burst. */
   readonly latencyP50?: number;
   readonly latencyP99?: number;
   readonly latencyMax?: number;
@@ -70,6 +74,9 @@ export interface ClientResult {
    * without its first moments, right after the sync, when a client may fall behind (PF-113).
    */
   readonly latencySettledP99?: number;
+  /** `latency`: p50 and p99 over every handler call of the second burst, written after `idleMs` with nothing written. */
+  readonly latencySecondP50?: number;
+  readonly latencySecondP99?: number;
   /** `slow`: the most entries the slow handler's buffer held, and RSS after GC before and after the burst. */
   readonly maxDepth?: number;
   readonly rssBeforeBurst?: number;
@@ -311,20 +318,30 @@ async function run(args: ClientArgs): Promise<ClientResult> {
     }
 
     if (w.kind === 'latency') {
-      const before = client.updates();
-      await control(args.url, `/bench/modify?count=${w.events}&perSecond=${w.perSecond}`);
-      await until('the updates', () => client.updates() - before >= w.events, args.timeoutMs);
-      // Every handler's calls: let the other nine finish too.
-      await until('every handler', () => lags.length >= w.events * w.handlers, args.timeoutMs);
+      const burst = async (): Promise<void> => {
+        lags.length = 0;
+        sent.length = 0;
+        const before = client.updates();
+        await control(args.url, `/bench/modify?count=${w.events}&perSecond=${w.perSecond}`);
+        await until('the updates', () => client.updates() - before >= w.events, args.timeoutMs);
+        // Every handler's calls: let the other nine finish too.
+        await until('every handler', () => lags.length >= w.events * w.handlers, args.timeoutMs);
+      };
+      await burst();
       const sorted = Float64Array.from(lags).sort();
       const firstSent = sent.reduce((a, b) => Math.min(a, b), Infinity);
       const settled = Float64Array.from(lags.filter((_, i) => (sent[i] as number) - firstSent >= w.settleMs)).sort();
+      await new Promise((resolve) => setTimeout(resolve, w.idleMs));
+      await burst();
+      const second = Float64Array.from(lags).sort();
       return {
         ...result,
         latencyP50: percentile(sorted, 0.5),
         latencyP99: percentile(sorted, 0.99),
         latencyMax: sorted[sorted.length - 1] as number,
         latencySettledP99: percentile(settled, 0.99),
+        latencySecondP50: percentile(second, 0.5),
+        latencySecondP99: percentile(second, 0.99),
       };
     }
 
