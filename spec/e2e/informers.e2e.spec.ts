@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isExpired, KubeApiError } from '../../src/errors/api/index.js';
 import { kubeSource } from '../../src/sources/kubeSource.js';
 import type { WatchEvent } from '../../src/sources/types.js';
+import { deepFreeze } from '../../src/store/deepFreeze.js';
 import { DeletedFinalStateUnknown } from '../../src/store/DeletedFinalStateUnknown.js';
 import type { KubeObject } from '../../src/store/types.js';
 import { startCluster, type Cluster } from './cluster.js';
@@ -250,6 +251,36 @@ describe('informers converge to the server', () => {
     expect(modified?.data).toEqual({ v: '1' });
     expect(modified?.metadata?.labels).toEqual({ app: 'x' });
     expect(modified?.metadata && 'managedFields' in modified.metadata).toBe(false);
+  });
+
+  it("cached parts (PF-50): a MODIFIED event takes the cached object's unchanged spec from the real server's bytes, escapes and all", async () => {
+    const ns = await namespace('e2e-cached-parts');
+    const body = pod('escaped', { gen: '0' });
+    // Go escapes &, < and > as \u0026, \u003c and \u003e, and writes UTF-8 as it is.
+    body.spec!.containers[0]!.args = ['sh -c "a && b <c> d"', 'é 日本 😀', 'tab\there'];
+    await core.createNamespacedPod({ namespace: ns, body });
+    const source = kubeSource(kc, 'v1/pods', { namespace: ns });
+    const listed = await source.list({ stripManagedFields: true }, AbortSignal.timeout(10_000));
+    const held = deepFreeze(structuredClone(listed.items[0] as V1Pod));
+    const asked: string[] = [];
+    const ac = new AbortController();
+    const events: WatchEvent<V1Pod>[] = [];
+    const watching = (async () => {
+      const lookup = (namespace: string | undefined, name: string): unknown => (asked.push(`${namespace}/${name}`), held);
+      for await (const e of source.watch({ resourceVersion: listed.metadata.resourceVersion, stripManagedFields: true, cached: lookup }, ac.signal)) {
+        events.push(e);
+        if (e.type === 'MODIFIED') return;
+      }
+    })();
+    await core.patchNamespacedPod({ namespace: ns, name: 'escaped', body: [{ op: 'replace', path: '/metadata/labels/gen', value: '1' }] });
+    await watching;
+    ac.abort();
+    const modified = events.find((e) => e.type === 'MODIFIED')?.object as V1Pod | undefined;
+    expect(asked).toEqual([`${ns}/escaped`]);
+    expect(modified?.spec).toBe(held.spec);
+    expect(modified?.metadata?.labels).toEqual({ gen: '1' });
+    const now = await core.readNamespacedPod({ namespace: ns, name: 'escaped' });
+    expect(JSON.parse(JSON.stringify(modified?.spec))).toEqual(JSON.parse(JSON.stringify(now.spec)));
   });
 
   it('a cluster-scoped resource (namespaces): keys without a namespace, and a delete that only marks Terminating', async () => {

@@ -92,7 +92,7 @@ export interface InformerOptions<T> {
   /** Scheduler for timers (resync, backoff, handler slow-down); a TestScheduler makes them virtual. @default asyncScheduler */
   readonly scheduler?: SchedulerLike;
   /** Passed through to the reflector (page size, backoff, watch timeouts, terminal errors). @default {} */
-  readonly reflector?: Omit<ReflectOptions, 'resyncPeriod' | 'initialList' | 'listDelivery' | 'stripManagedFields' | 'scheduler' | 'status'>;
+  readonly reflector?: Omit<ReflectOptions, 'resyncPeriod' | 'initialList' | 'listDelivery' | 'stripManagedFields' | 'cached' | 'scheduler' | 'status'>;
   /**
    * Receives every error the informer meets. When absent, errors go to the
    * subscribers of `errors$`, and when nobody subscribes there, to a

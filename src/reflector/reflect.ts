@@ -1,4 +1,5 @@
 import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
+import type { CachedLookup } from '../sources/cachedParts.js';
 import type { ListerWatcher } from '../sources/types.js';
 import { resolveBackoffOptions } from './backoff.js';
 import { DEFAULT_STALL, type StallOptions } from './watchRhythm.js';
@@ -38,6 +39,11 @@ function resolveStatus(value: unknown): ((status: ReflectorStatus) => void) | un
 
 function flag(name: string, value: unknown): boolean {
   return booleanOption('reflect', name, value, false);
+}
+
+function cachedLookup(value: unknown): CachedLookup {
+  if (typeof value !== 'function') throw new TypeError(`reflect: cached must be a function (namespace, name) => object, got ${describeValue(value)}`);
+  return value as CachedLookup;
 }
 
 function resolveStall(value: unknown): StallOptions | undefined {
@@ -87,6 +93,7 @@ export function resolveReflectOptions(opts: ReflectOptions = {}): ResolvedReflec
     initialList,
     listDelivery,
     stripManagedFields: flag('stripManagedFields', opts.stripManagedFields),
+    ...(opts.cached !== undefined && { cached: cachedLookup(opts.cached) }),
     pageSize: nonNegative('pageSize', opts.pageSize, 500, true),
     pageSizeExplicit: opts.pageSize !== undefined,
     backoff,
@@ -174,6 +181,7 @@ const always = (): boolean => true;
  * @param opts.initialList `'paged'` LIST or `'stream'` (sendInitialEvents watch with paged fallback). @default 'paged'
  * @param opts.listDelivery `'whole'`: one `Replace` per list; `'pages'`: a `ReplacePage` per page as it arrives, then `ReplaceEnd`. @default 'whole'
  * @param opts.stripManagedFields ask the source to leave `metadata.managedFields` out, unparsed. @default false
+ * @param opts.cached the consumer's cached object by namespace and name, whose unchanged parts a MODIFIED event may take instead of parsing them (PF-50). @default none
  * @param opts.pageSize LIST page size for every list when set; 0 for unpaged. Unset, 500 except unpaged relists at a pinned resourceVersion. @default 500
  * @param opts.backoff retry delays. @default { initialMs: 800, factor: 2, maxMs: 30_000, jitter: 1.0, resetAfterMs: 120_000 }
  * @param opts.minWatchTimeoutSeconds watch timeouts are random in [min, 2·min) seconds; kept even under client-go's 5-minute floor. @default 300

@@ -1,4 +1,5 @@
 import type { Observer, SchedulerLike } from 'rxjs';
+import type { CachedLookup } from '../sources/cachedParts.js';
 import type { BackoffOptions } from './backoff.js';
 import type { StallOptions } from './watchRhythm.js';
 
@@ -129,6 +130,13 @@ export interface ReflectOptions {
    */
   readonly stripManagedFields?: boolean;
   /**
+   * The object the consumer's cache holds under a namespace and name, deeply frozen: a hint passed with every watch
+   * request, so that a MODIFIED event's unchanged members are taken from the cached object instead of parsed
+   * (`kubeSource` honours it; docs/semantics.md PF-50). The informer sets it when it can.
+   * @default none
+   */
+  readonly cached?: CachedLookup;
+  /**
    * Items per LIST page; 0 asks for everything in one response. When set, it applies to every list, relists at a
    * pinned resourceVersion included (client-go's `WatchListPageSize`). Left unset, 500 is used, except that a relist
    * at a specific resourceVersion is made unpaged so the server can answer it from its watch cache.
@@ -186,7 +194,7 @@ export interface ReflectOptions {
 export type ResolvedReflectOptions = Required<
   Pick<ReflectOptions, 'resyncPeriod' | 'initialList' | 'listDelivery' | 'stripManagedFields' | 'pageSize' | 'minWatchTimeoutSeconds' | 'scheduler' | 'random'>
 > &
-  Pick<ReflectOptions, 'onTerminal'> & {
+  Pick<ReflectOptions, 'onTerminal' | 'cached'> & {
     /** The caller chose pageSize: it then applies to every list. */
     readonly pageSizeExplicit: boolean;
     readonly backoff: BackoffOptions;

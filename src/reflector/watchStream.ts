@@ -61,7 +61,8 @@ export class WatchStream<T> {
     this.opts = opts;
     this.startedAt = ctx.now();
     ctx.count('watches');
-    const withHint: WatchOptions = ctx.opts.stripManagedFields ? { ...opts, stripManagedFields: true } : opts;
+    const hinted: WatchOptions = ctx.opts.stripManagedFields ? { ...opts, stripManagedFields: true } : opts;
+    const withHint: WatchOptions = ctx.opts.cached !== undefined ? { ...hinted, cached: ctx.opts.cached } : hinted;
     const trimmed: WatchOptions = withHint.resourceVersion === '' ? { ...withHint, resourceVersion: undefined } : withHint;
     const clean = Object.fromEntries(Object.entries(trimmed).filter(([, v]) => v !== undefined)) as WatchOptions;
     const lw = ctx.lw;

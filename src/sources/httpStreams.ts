@@ -2,6 +2,7 @@
 // iteration makes its own request and decodes its body as it arrives.
 
 import { AsyncIterableX } from 'ix/asynciterable';
+import type { CachedLookup } from './cachedParts.js';
 import type { Progress } from './http.js';
 import { ListDecoder, type ListEnvelope } from './listDecoder.js';
 import type { WatchBatch, WatchEvent } from './types.js';
@@ -18,6 +19,8 @@ export interface WatchBody {
   readonly chunks: AsyncGenerator<Buffer, void, undefined>;
   readonly progress: Progress;
   readonly maxObjectBytes: number;
+  /** The cache's objects, whose unchanged parts a MODIFIED event takes instead of parsing them (PF-50). */
+  readonly cached?: CachedLookup;
 }
 
 /**
@@ -89,7 +92,7 @@ export class HttpWatchStream<T> extends AsyncIterableX<WatchEvent<T>> {
  */
 export async function* watchEvents<T>(body: WatchBody, stripManagedFields: boolean): AsyncGenerator<WatchBatch<T>, void, undefined> {
   // The body learns the credential's redaction once answered, after the decoder exists.
-  const decoder = new WatchDecoder<T>({ stripManagedFields, maxObjectBytes: body.maxObjectBytes, redact: (text) => body.progress.redact?.(text) ?? text });
+  const decoder = new WatchDecoder<T>({ stripManagedFields, maxObjectBytes: body.maxObjectBytes, redact: (text) => body.progress.redact?.(text) ?? text, cached: body.cached });
   for await (const chunk of body.chunks) {
     let lines: ReturnType<WatchDecoder<T>['lines']>;
     try {

@@ -1,3 +1,4 @@
+export type { CachedLookup } from './cachedParts.js';
 export type { ListerWatcher, ListOptions, ListResponse, ObjectList, PartialObjectMetadata, ResourceRef, SourceIdentity, WatchBatch, WatchEvent, WatchOptions } from './types.js';
 export { kubeSource, type KubeSource, type KubeSourceOptions } from './kubeSource.js';
 export { listPages, listAll, type PagerOptions, type ListAllResult } from './pager.js';

@@ -277,7 +277,7 @@ export function kubeSource<T>(kc: KubeConfig, resource: ResourceRef, opts: KubeS
       const what = `watch ${parsed.name}`;
       const chunks = getBody(auth, target, what, signal, { idleTimeoutMs, accept, progress });
       // A streaming list is the list of its informer: its 404 is explained too (CR-130).
-      return { chunks: o.sendInitialEvents === true ? explained(chunks, notServed, what, signal) : chunks, progress, maxObjectBytes };
+      return { chunks: o.sendInitialEvents === true ? explained(chunks, notServed, what, signal) : chunks, progress, maxObjectBytes, cached: o.cached };
     };
   };
 

@@ -1,3 +1,4 @@
+import type { CachedLookup } from './cachedParts.js';
 import type { KubeObject } from '../store/types.js';
 
 /** A LIST response (one page, or the whole list when not paged). */
@@ -40,6 +41,15 @@ export interface WatchOptions {
    * @default false
    */
   readonly stripManagedFields?: boolean;
+  /**
+   * A decoding hint, never sent to the server: the object the consumer's cache holds under a namespace and name,
+   * deeply frozen. Each member of a MODIFIED event's object (after its metadata) whose bytes spell that object's
+   * own member exactly is taken from it instead of parsed. A source that cannot do this ignores it; `kubeSource`
+   * honours it (docs/semantics.md PF-50). The informer sets it when it freezes what it stores, keys objects by
+   * namespace and name and has no transform of the user's.
+   * @default none
+   */
+  readonly cached?: CachedLookup;
 }
 
 /**

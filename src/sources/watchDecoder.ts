@@ -1,5 +1,6 @@
 import { DecodeError } from '../errors/api/DecodeError.js';
 import type { Redact } from '../errors/api/wireText.js';
+import { type CachedLookup, CachedReader } from './cachedParts.js';
 import type { WatchBatch, WatchEvent } from './types.js';
 import { decodeBytes, isBlankBytes, WatchLines } from './watchLines.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from './wireLimits.js';
@@ -52,14 +53,18 @@ export class WatchDecoder<T> {
   readonly #strip: boolean;
   /** Takes the request's credential out of an ERROR event's Status (HI-79). */
   readonly #redact: Redact;
+  /** The cache's objects, whose unchanged parts a MODIFIED event takes instead of parsing them (PF-50). */
+  readonly #cached: CachedReader | undefined;
 
   /**
    * @param opts.stripManagedFields leave each object's `metadata.managedFields` out, without parsing it. @default false
    * @param opts.maxObjectBytes the most bytes one line may take; past it the body is refused with a DecodeError of code `OBJECT_TOO_LARGE` and nothing more of the line is kept (HI-23). @default 16 MiB
    * @param opts.redact replaces the credential the watch request sent in an ERROR event's text (HI-79). @default none: the text is only escaped and cut
+   * @param opts.cached the cache's object by namespace and name: a MODIFIED event's members equal to its own are taken from it, not parsed (PF-50). @default none
    */
-  constructor(opts: { readonly stripManagedFields?: boolean; readonly maxObjectBytes?: number; readonly redact?: (text: string) => string } = {}) {
+  constructor(opts: { readonly stripManagedFields?: boolean; readonly maxObjectBytes?: number; readonly redact?: (text: string) => string; readonly cached?: CachedLookup } = {}) {
     this.#strip = opts.stripManagedFields === true;
+    this.#cached = opts.cached === undefined ? undefined : new CachedReader(opts.cached);
     this.#redact = opts.redact ?? ((text) => text);
     this.#max = opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
   }
@@ -135,7 +140,7 @@ export class WatchDecoder<T> {
         failure = err;
       }
     }
-    const batch = head === undefined && bounds.length === 0 ? undefined : new WatchLines<T>(head, buf, bounds, base, this.#strip, this.#redact);
+    const batch = head === undefined && bounds.length === 0 ? undefined : new WatchLines<T>(head, buf, bounds, base, this.#strip, this.#redact, this.#cached);
     return { batch, failure };
   }
 
@@ -187,7 +192,7 @@ export class WatchDecoder<T> {
   /** One line that spanned chunks; undefined when it is blank. */
   #decodeOne(line: Buffer): WatchEvent<T> | undefined {
     if (isBlankBytes(line, 0, line.length)) return undefined;
-    return decodeBytes<T>(line, 0, line.length, this.#lineStart, this.#strip, this.#redact);
+    return decodeBytes<T>(line, 0, line.length, this.#lineStart, this.#strip, this.#redact, this.#cached);
   }
 
   /** Bytes read so far. */

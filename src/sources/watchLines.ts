@@ -4,6 +4,7 @@
 import { DecodeError } from '../errors/api/DecodeError.js';
 import type { ApiStatus } from '../errors/api/KubeApiError.js';
 import type { Redact } from '../errors/api/wireText.js';
+import { type CachedReader, NOTHING, PLACEHOLDER } from './cachedParts.js';
 import { errorFromStatus } from './httpErrors.js';
 import { LBRACE } from './jsonBytes.js';
 import { EVENT_METADATA, managedFieldsSpan, textWithout } from './managedFieldsStrip.js';
@@ -27,15 +28,17 @@ export class WatchLines<T> implements WatchBatch<T> {
   readonly #base: number;
   readonly #strip: boolean;
   readonly #redact: Redact;
+  readonly #cached: CachedReader | undefined;
   readonly length: number;
 
-  constructor(head: WatchEvent<T> | undefined, buf: Buffer, bounds: readonly number[], base: number, strip: boolean, redact: Redact) {
+  constructor(head: WatchEvent<T> | undefined, buf: Buffer, bounds: readonly number[], base: number, strip: boolean, redact: Redact, cached: CachedReader | undefined) {
     this.#head = head;
     this.#buf = buf;
     this.#bounds = bounds;
     this.#base = base;
     this.#strip = strip;
     this.#redact = redact;
+    this.#cached = cached;
     this.length = (head === undefined ? 0 : 1) + bounds.length / 2;
   }
 
@@ -55,7 +58,7 @@ export class WatchLines<T> implements WatchBatch<T> {
     if (!Number.isInteger(i) || i < 0 || 2 * i >= this.#bounds.length) return undefined;
     const start = this.#bounds[2 * i] as number;
     const end = this.#bounds[2 * i + 1] as number;
-    return decodeBytes<T>(this.#buf, start, end, this.#base + start, this.#strip, this.#redact);
+    return decodeBytes<T>(this.#buf, start, end, this.#base + start, this.#strip, this.#redact, this.#cached);
   }
 }
 
@@ -70,11 +73,34 @@ export function isBlankBytes(buf: Buffer, start: number, end: number): boolean {
 }
 
 /**
- * One line's event, with its managedFields left out when asked; when the
- * stripped text does not decode, the line is decoded as it came, so that an
- * error shows the bytes the server sent.
+ * One line's event, with its managedFields left out when asked, and, given
+ * the cache's objects, the unchanged members of a MODIFIED event's object
+ * taken from the cached one instead of parsed (PF-50); when the shortened
+ * text does not decode, the line is decoded as it came, so that an error
+ * shows the bytes the server sent.
  */
-export function decodeBytes<T>(buf: Buffer, start: number, end: number, position: number, strip: boolean, redact: Redact): WatchEvent<T> {
+export function decodeBytes<T>(buf: Buffer, start: number, end: number, position: number, strip: boolean, redact: Redact, cached?: CachedReader): WatchEvent<T> {
+  if (cached !== undefined) {
+    const taken = cached.read(buf, start, end, strip);
+    if (taken === NOTHING) return decodeText<T>(buf.toString('utf8', start, end), position, redact);
+    if (taken !== undefined) {
+      try {
+        const event = decodeText<T>(taken.text, position, redact);
+        const object = (event as { object?: unknown }).object as Record<string, unknown> | undefined;
+        // The parse put the placeholder where each part goes, under the same key and in its place among the others,
+        // unless a later duplicate of the key won.
+        if (typeof object === 'object' && object !== null) {
+          for (let k = 0; k < taken.keys.length; k++) {
+            const key = taken.keys[k] as string;
+            if (object[key] === PLACEHOLDER) object[key] = taken.parts[k];
+          }
+        }
+        return event;
+      } catch (err) {
+        if (!(err instanceof DecodeError)) throw err;
+      }
+    }
+  }
   if (strip) {
     const span = managedFieldsSpan(buf, start, end, EVENT_METADATA);
     const text = span === undefined ? undefined : textWithout(buf, start, end, span);

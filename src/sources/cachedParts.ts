@@ -1,0 +1,325 @@
+/**
+ * Decoding a MODIFIED watch event against the object a cache already holds
+ * under its namespace and name: each top-level member after the metadata
+ * whose bytes spell that object's own member exactly (`sameJson`) is
+ * replaced by a placeholder before the parse, and the cached part, already
+ * frozen, is put in its place afterwards. An update that changed only its metadata and status parses
+ * neither its spec nor, in the store, compares it again (docs/semantics.md
+ * PF-50). Internal: the watch decoder uses it.
+ */
+import { randomBytes } from 'node:crypto';
+import { COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, skipSpace } from './jsonBytes.js';
+import { containerEnd, memberSpan, scratchOf, stringEnd } from './managedFieldsStrip.js';
+import { memberEnd, sameMember } from './sameJson.js';
+
+/**
+ * What a cache holds under an object's namespace (undefined for a
+ * cluster-scoped one) and name: the object itself, deeply frozen, or
+ * undefined. A decoding hint a watch's consumer may give its source.
+ *
+ * ## Example
+ * ```ts
+ * import type { CachedLookup } from 'rxkube';
+ * const cache = new Map<string, object>();
+ * const cached: CachedLookup = (namespace, name) => cache.get(namespace === undefined ? name : `${namespace}/${name}`);
+ * ```
+ */
+export type CachedLookup = (namespace: string | undefined, name: string) => unknown;
+
+/** The text left to parse, and the cached members to put into the parsed object under their keys. */
+export interface CachedParts {
+  readonly text: string;
+  readonly keys: readonly string[];
+  readonly parts: readonly unknown[];
+}
+
+/** What {@link CachedReader.read} gives for an event it read whole and found nothing in to take or cut: parse the line as it is. */
+export const NOTHING: CachedParts = Object.freeze({ text: '', keys: [], parts: [] });
+
+/**
+ * What a taken member is written as in the text that is parsed: a string no JSON can name without knowing it (a NUL
+ * and 128 random bits, made once per process). After the parse, a key holds it only where the member written last
+ * under that key (JSON's last duplicate wins) was one taken, and only there is the cached part put in its place.
+ */
+export const PLACEHOLDER = `\u0000${randomBytes(16).toString('hex')}`;
+const PLACEHOLDER_JSON = Buffer.from(JSON.stringify(PLACEHOLDER));
+
+/** After this many differences in a row, a member is compared only once in {@link RETRY_EVERY} events. */
+const MISSES_BEFORE_RESTING = 4;
+const RETRY_EVERY = 16;
+
+const TYPE = Buffer.from('type');
+const OBJECT = Buffer.from('object');
+const MODIFIED = Buffer.from('MODIFIED');
+const METADATA = Buffer.from('metadata');
+const NAME = Buffer.from('name');
+const NAMESPACE = Buffer.from('namespace');
+const MANAGED_FIELDS = Buffer.from('managedFields');
+
+/**
+ * Reads MODIFIED events against the cache, for one watch. It remembers, by
+ * member name, how often a member differed: a member that differed four
+ * times in a row (a spec that changes on every update) is compared again
+ * only once in sixteen events, and otherwise walked over. After four events
+ * in a row with nothing to take (a metadata-only watch, a Lease whose spec
+ * is renewed on every update), it reads only one event in sixteen this way,
+ * comparing every member, and leaves the rest to the plain decode, until one
+ * has something to take again: an update whose every member changed costs
+ * little more than before.
+ */
+export class CachedReader {
+  readonly #cached: CachedLookup;
+  /** Differences in a row, by member name. */
+  readonly #misses = new Map<string, number>();
+  #events = 0;
+  /** MODIFIED events in a row that had nothing to take, and how many were since left to the plain decode. */
+  #idle = 0;
+  #rested = 0;
+
+  constructor(cached: CachedLookup) {
+    this.#cached = cached;
+  }
+
+  /**
+   * The text of the watch event in `buf[start, end)` with each member of
+   * its object that the cached object holds unchanged written as
+   * {@link PLACEHOLDER} (and its `metadata.managedFields` left out, with
+   * `strip`), and the parts to put in their places; {@link NOTHING} when the
+   * event was read and there is nothing to take or cut; undefined when the
+   * event is not one to read this way, and is decoded as ever. Only a
+   * MODIFIED event whose `type` comes before its `object` is read this way,
+   * only members after the metadata are compared, and only when every key
+   * on the way is written plainly (printable ASCII, no escape), the object
+   * is the event's only one, and its metadata repeats none of `name`,
+   * `namespace` and `managedFields`. `__proto__` is never taken.
+   *
+   * @param buf the bytes
+   * @param start where the event begins
+   * @param end just past its last byte
+   * @param strip leave `metadata.managedFields` out, as the decoder was asked
+   */
+  read(buf: Buffer, start: number, end: number, strip: boolean): CachedParts | undefined {
+    // Events that had nothing to take, again and again (a metadata-only watch, a resource whose every member
+    // changes): most are decoded as ever, without this walk.
+    const probing = this.#idle >= MISSES_BEFORE_RESTING;
+    if (probing && ++this.#rested % RETRY_EVERY !== 0) return undefined;
+    let i = skipSpace(buf, start, end);
+    if (buf[i] !== LBRACE) return undefined;
+    i = skipSpace(buf, i + 1, end);
+    let modified = false;
+    let object: ObjectParts | undefined;
+    for (;;) {
+      const key = i;
+      const keyEnd = plainStringEnd(buf, i, end);
+      const v = valueStart(buf, keyEnd, end);
+      if (v < 0) return undefined;
+      if (isKey(buf, key, keyEnd, OBJECT)) {
+        if (object !== undefined || !modified || buf[v] !== LBRACE) return undefined;
+        object = this.#object(buf, end, v, strip, probing);
+        if (object === undefined) return undefined;
+        i = object.end;
+      } else if (isKey(buf, key, keyEnd, TYPE)) {
+        if (buf[v] !== QUOTE) return undefined;
+        i = stringEnd(buf, v, end);
+        if (i < 0) return undefined;
+        modified = isKey(buf, v, i, MODIFIED);
+      } else {
+        i = valueEnd(buf, v, end);
+        if (i < 0) return undefined;
+      }
+      i = skipSpace(buf, i, end);
+      if (buf[i] === RBRACE) break;
+      if (buf[i] !== COMMA) return undefined;
+      i = skipSpace(buf, i + 1, end);
+    }
+    if (object === undefined || !modified) return undefined;
+    this.#idle = object.keys.length === 0 ? this.#idle + 1 : 0;
+    // Nothing to take nor cut: the line is parsed as it came, without walking it again for managedFields.
+    if (object.edits.length === 0) return NOTHING;
+    return { text: textWithEdits(buf, start, end, object.edits, object.placed), keys: object.keys, parts: object.parts };
+  }
+
+  /** The walk of the event's object, whose `{` is at `o`; `probing`: after a rest, every member is compared. */
+  #object(buf: Buffer, end: number, o: number, strip: boolean, probing: boolean): ObjectParts | undefined {
+    // The edits as from/to pairs, each a cut or a placeholder.
+    const edits: number[] = [];
+    const placed: boolean[] = [];
+    const keys: string[] = [];
+    const parts: unknown[] = [];
+    let prior: Record<string, unknown> | undefined;
+    let metadata = false;
+    this.#events++;
+    let i = skipSpace(buf, o + 1, end);
+    if (buf[i] === RBRACE) return undefined;
+    for (;;) {
+      const key = i;
+      const keyEnd = plainStringEnd(buf, i, end);
+      const v = valueStart(buf, keyEnd, end);
+      if (v < 0) return undefined;
+      let after: number;
+      if (isKey(buf, key, keyEnd, METADATA)) {
+        if (metadata || buf[v] !== LBRACE) return undefined;
+        const meta = metadataOf(buf, v, end);
+        if (meta === undefined) return undefined;
+        metadata = true;
+        after = meta.end;
+        if (strip && meta.managedFields >= 0) {
+          const span = memberSpan(buf, v, end, meta.managedFields, meta.managedFieldsEnd);
+          if (span !== undefined) {
+            edits.push(span[0], span[1]);
+            placed.push(false);
+          }
+        }
+        const found = meta.name === undefined ? undefined : this.#cached(meta.namespace, meta.name);
+        if (typeof found !== 'object' || found === null || !Object.isFrozen(found)) return undefined;
+        prior = found as Record<string, unknown>;
+      } else if (prior !== undefined && (buf[v] === LBRACE || buf[v] === LBRACKET)) {
+        const name = buf.toString('latin1', key + 1, keyEnd - 1);
+        const was = name !== '__proto__' && Object.hasOwn(prior, name) ? prior[name] : undefined;
+        const comparable = typeof was === 'object' && was !== null;
+        const compared = comparable && (probing || this.#worthComparing(name));
+        const same = compared ? sameMember(buf, v, end, was) : -1;
+        if (same >= 0) {
+          edits.push(v, same);
+          placed.push(true);
+          keys.push(name);
+          parts.push(was);
+          this.#misses.delete(name);
+          after = same;
+        } else if (compared) {
+          this.#misses.set(name, (this.#misses.get(name) ?? 0) + 1);
+          after = memberEnd(buf, v, end);
+        } else {
+          after = containerEnd(buf, v, end);
+        }
+      } else {
+        after = valueEnd(buf, v, end);
+      }
+      if (after < 0) return undefined;
+      i = skipSpace(buf, after, end);
+      if (buf[i] === RBRACE) break;
+      if (buf[i] !== COMMA) return undefined;
+      i = skipSpace(buf, i + 1, end);
+    }
+    if (!metadata) return undefined;
+    return { end: i + 1, edits, placed, keys, parts };
+  }
+
+  /** Whether to compare the member `name` this time: always, unless it has differed again and again. */
+  #worthComparing(name: string): boolean {
+    const misses = this.#misses.get(name);
+    return misses === undefined || misses < MISSES_BEFORE_RESTING || this.#events % RETRY_EVERY === 0;
+  }
+}
+
+/** What the walk of the event's object found: where it ends, the ranges to cut or fill with the placeholder, and the parts taken. */
+interface ObjectParts {
+  readonly end: number;
+  readonly edits: readonly number[];
+  readonly placed: readonly boolean[];
+  readonly keys: string[];
+  readonly parts: unknown[];
+}
+
+/** What the walk of an object's metadata found: where it ends, its name and namespace, and its managedFields member. */
+interface Metadata {
+  readonly end: number;
+  readonly name: string | undefined;
+  readonly namespace: string | undefined;
+  readonly managedFields: number;
+  readonly managedFieldsEnd: number;
+}
+
+/** Walks the metadata whose `{` is at `m`; undefined when a key is not plain or one of the three is repeated. */
+function metadataOf(buf: Buffer, m: number, end: number): Metadata | undefined {
+  let name: string | undefined;
+  let namespace: string | undefined;
+  let managedFields = -1;
+  let managedFieldsEnd = -1;
+  let i = skipSpace(buf, m + 1, end);
+  if (buf[i] === RBRACE) return { end: i + 1, name, namespace, managedFields, managedFieldsEnd };
+  for (;;) {
+    const key = i;
+    const keyEnd = plainStringEnd(buf, i, end);
+    const v = valueStart(buf, keyEnd, end);
+    if (v < 0) return undefined;
+    let after: number;
+    const isName = isKey(buf, key, keyEnd, NAME);
+    if (isName || isKey(buf, key, keyEnd, NAMESPACE)) {
+      if ((isName ? name : namespace) !== undefined || buf[v] !== QUOTE) return undefined;
+      after = plainStringEnd(buf, v, end);
+      if (after < 0) return undefined;
+      const value = buf.toString('latin1', v + 1, after - 1);
+      if (isName) name = value;
+      else namespace = value;
+    } else if (isKey(buf, key, keyEnd, MANAGED_FIELDS)) {
+      // As the strip finds it (P-7): the key with its colon at once, an array for its value.
+      if (managedFields >= 0) return undefined;
+      after = valueEnd(buf, v, end);
+      if (buf[keyEnd] === COLON && buf[v] === LBRACKET && after > 0 && buf[after - 1] === RBRACKET) {
+        managedFields = key;
+        managedFieldsEnd = after;
+      }
+    } else {
+      after = valueEnd(buf, v, end);
+    }
+    if (after < 0) return undefined;
+    i = skipSpace(buf, after, end);
+    if (buf[i] === RBRACE) return { end: i + 1, name, namespace, managedFields, managedFieldsEnd };
+    if (buf[i] !== COMMA) return undefined;
+    i = skipSpace(buf, i + 1, end);
+  }
+}
+
+/** Index just past the closing quote of the string at `q` when it is plain (printable ASCII, no escape); else -1. */
+function plainStringEnd(buf: Buffer, q: number, end: number): number {
+  if (buf[q] !== QUOTE) return -1;
+  for (let i = q + 1; i < end; i++) {
+    const b = buf[i] as number;
+    if (b === QUOTE) return i + 1;
+    if (b < 0x20 || b >= 0x7f || b === 0x5c) return -1;
+  }
+  return -1;
+}
+
+/** Where the value of the member whose key ends just before `keyEnd` begins, past its colon; -1 when no colon follows. */
+function valueStart(buf: Buffer, keyEnd: number, end: number): number {
+  if (keyEnd < 0) return -1;
+  const colon = skipSpace(buf, keyEnd, end);
+  return buf[colon] === COLON ? skipSpace(buf, colon + 1, end) : -1;
+}
+
+/** Index just past the value that begins at `v`; the bytes of a scalar run to the next comma, brace or bracket. */
+function valueEnd(buf: Buffer, v: number, end: number): number {
+  const b = buf[v];
+  if (b === LBRACE || b === LBRACKET) return containerEnd(buf, v, end);
+  if (b === QUOTE) return stringEnd(buf, v, end);
+  let i = v;
+  while (i < end) {
+    const c = buf[i];
+    if (c === COMMA || c === RBRACE || c === RBRACKET || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) break;
+    i++;
+  }
+  return i > v ? i : -1;
+}
+
+/** Whether the quoted key at `[q, close)` (quotes included) is `word`. */
+function isKey(buf: Buffer, q: number, close: number, word: Buffer): boolean {
+  if (close - q - 2 !== word.length) return false;
+  for (let k = 0; k < word.length; k++) if (buf[q + 1 + k] !== word[k]) return false;
+  return true;
+}
+
+/** The text of `buf[start, end)` with each edit's range cut out, or filled with the placeholder. */
+function textWithEdits(buf: Buffer, start: number, end: number, edits: readonly number[], placed: readonly boolean[]): string {
+  const out = scratchOf(end - start + PLACEHOLDER_JSON.length * placed.length);
+  let length = 0;
+  let from = start;
+  for (let k = 0; k < edits.length; k += 2) {
+    length += buf.copy(out, length, from, edits[k] as number);
+    if (placed[k >> 1] === true) length += PLACEHOLDER_JSON.copy(out, length);
+    from = edits[k + 1] as number;
+  }
+  length += buf.copy(out, length, from, end);
+  return out.toString('utf8', 0, length);
+}
