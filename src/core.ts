@@ -81,6 +81,7 @@ export {
   type ObjectList,
   type SourceIdentity,
   type WatchOptions,
+  type CachedLookup,
   type ParsedResource,
   type PagerOptions,
   type ListAllResult,

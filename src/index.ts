@@ -34,7 +34,6 @@ export {
   type ResourceRef,
   type WatchBatch,
   type WatchEvent,
-  type CachedLookup,
 } from './sources/index.js';
 
 // the API's errors: what a request can fail with, and the guards that tell them apart

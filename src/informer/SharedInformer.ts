@@ -114,10 +114,6 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
     this.resourceVersion$ = this.#progress.resourceVersion$;
   }
 
-  /** The stored object under a namespace and name, as the default key function files it. */
-  readonly #cachedLookup = (namespace: string | undefined, name: string): unknown =>
-    this.#indexer.getByKey(namespace === undefined || namespace === '' ? name : `${namespace}/${name}`);
-
   get store(): InformerStore<T> {
     return this.#indexer;
   }
@@ -287,9 +283,6 @@ export class SharedInformer<T extends KubeObject> extends Observable<InformerEve
       listDelivery: 'pages',
       // What the transform would strip is not parsed at all, where the source can skip it (P-7).
       stripManagedFields: this.#strip,
-      // An update's unchanged members are taken from the stored object, not parsed (PF-50): only where the store
-      // freezes, keys by namespace and name, and no transform of the user's would be handed frozen parts.
-      cached: this.#freeze && this.#opts.keyFunc === undefined && this.#opts.transform === undefined ? this.#cachedLookup : undefined,
       ...(this.#opts.scheduler !== undefined && { scheduler: this.#opts.scheduler }),
       status: (status) => {
         this.#reflectorStatus = status;

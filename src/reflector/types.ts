@@ -132,7 +132,7 @@ export interface ReflectOptions {
   /**
    * The object the consumer's cache holds under a namespace and name, deeply frozen: a hint passed with every watch
    * request, so that a MODIFIED event's unchanged members are taken from the cached object instead of parsed
-   * (`kubeSource` honours it; docs/semantics.md PF-50). The informer sets it when it can.
+   * (`kubeSource` honours it; docs/semantics.md PF-50). The informer does not set it yet.
    * @default none
    */
   readonly cached?: CachedLookup;

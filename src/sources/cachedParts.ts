@@ -19,7 +19,7 @@ import { memberEnd, sameMember } from './sameJson.js';
  *
  * ## Example
  * ```ts
- * import type { CachedLookup } from 'rxkube';
+ * import type { CachedLookup } from 'rxkube/core';
  * const cache = new Map<string, object>();
  * const cached: CachedLookup = (namespace, name) => cache.get(namespace === undefined ? name : `${namespace}/${name}`);
  * ```
@@ -47,6 +47,8 @@ const PLACEHOLDER_JSON = Buffer.from(JSON.stringify(PLACEHOLDER));
 /** After this many differences in a row, a member is compared only once in {@link RETRY_EVERY} events. */
 const MISSES_BEFORE_RESTING = 4;
 const RETRY_EVERY = 16;
+/** The most member names whose differences are remembered at once. */
+const MAX_REMEMBERED = 256;
 
 const TYPE = Buffer.from('type');
 const OBJECT = Buffer.from('object');
@@ -187,6 +189,8 @@ export class CachedReader {
           this.#misses.delete(name);
           after = same;
         } else if (compared) {
+          // Bounded: a server that names ever new members cannot grow it past a few hundred.
+          if (this.#misses.size >= MAX_REMEMBERED && !this.#misses.has(name)) this.#misses.clear();
           this.#misses.set(name, (this.#misses.get(name) ?? 0) + 1);
           after = memberEnd(buf, v, end);
         } else {
@@ -323,3 +327,4 @@ function textWithEdits(buf: Buffer, start: number, end: number, edits: readonly 
   length += buf.copy(out, length, from, end);
   return out.toString('utf8', 0, length);
 }
+

@@ -45,8 +45,7 @@ export interface WatchOptions {
    * A decoding hint, never sent to the server: the object the consumer's cache holds under a namespace and name,
    * deeply frozen. Each member of a MODIFIED event's object (after its metadata) whose bytes spell that object's
    * own member exactly is taken from it instead of parsed. A source that cannot do this ignores it; `kubeSource`
-   * honours it (docs/semantics.md PF-50). The informer sets it when it freezes what it stores, keys objects by
-   * namespace and name and has no transform of the user's.
+   * honours it (docs/semantics.md PF-50). The informer does not set it yet.
    * @default none
    */
   readonly cached?: CachedLookup;
