@@ -105,35 +105,24 @@ export class CachedReader {
     // changes): most are decoded as ever, without this walk.
     const probing = this.#idle >= MISSES_BEFORE_RESTING;
     if (probing && ++this.#rested % RETRY_EVERY !== 0) return undefined;
-    let i = skipSpace(buf, start, end);
-    if (buf[i] !== LBRACE) return undefined;
-    i = skipSpace(buf, i + 1, end);
+    const at = skipSpace(buf, start, end);
+    if (buf[at] !== LBRACE) return undefined;
     let modified = false;
     let object: ObjectParts | undefined;
-    for (;;) {
-      const key = i;
-      const keyEnd = plainStringEnd(buf, i, end);
-      const v = valueStart(buf, keyEnd, end);
-      if (v < 0) return undefined;
+    const closed = members(buf, at, end, (key, keyEnd, v) => {
       if (isKey(buf, key, keyEnd, OBJECT)) {
-        if (object !== undefined || !modified || buf[v] !== LBRACE) return undefined;
+        // A second object would be the one the parse keeps.
+        if (object !== undefined || !modified || buf[v] !== LBRACE) return -1;
         object = this.#object(buf, end, v, strip, probing);
-        if (object === undefined) return undefined;
-        i = object.end;
-      } else if (isKey(buf, key, keyEnd, TYPE)) {
-        if (buf[v] !== QUOTE) return undefined;
-        i = stringEnd(buf, v, end);
-        if (i < 0) return undefined;
-        modified = isKey(buf, v, i, MODIFIED);
-      } else {
-        i = valueEnd(buf, v, end);
-        if (i < 0) return undefined;
+        return object === undefined ? -1 : object.end;
       }
-      i = skipSpace(buf, i, end);
-      if (buf[i] === RBRACE) break;
-      if (buf[i] !== COMMA) return undefined;
-      i = skipSpace(buf, i + 1, end);
-    }
+      if (!isKey(buf, key, keyEnd, TYPE)) return valueEnd(buf, v, end);
+      if (buf[v] !== QUOTE) return -1;
+      const close = stringEnd(buf, v, end);
+      modified = close > 0 && isKey(buf, v, close, MODIFIED);
+      return close;
+    });
+    if (closed < 0) return undefined;
     if (object === undefined || !modified) return undefined;
     this.#idle = object.keys.length === 0 ? this.#idle + 1 : 0;
     // Nothing to take nor cut: the line is parsed as it came, without walking it again for managedFields.
@@ -151,20 +140,12 @@ export class CachedReader {
     let prior: Record<string, unknown> | undefined;
     let metadata = false;
     this.#events++;
-    let i = skipSpace(buf, o + 1, end);
-    if (buf[i] === RBRACE) return undefined;
-    for (;;) {
-      const key = i;
-      const keyEnd = plainStringEnd(buf, i, end);
-      const v = valueStart(buf, keyEnd, end);
-      if (v < 0) return undefined;
-      let after: number;
+    const closed = members(buf, o, end, (key, keyEnd, v) => {
       if (isKey(buf, key, keyEnd, METADATA)) {
-        if (metadata || buf[v] !== LBRACE) return undefined;
+        if (metadata || buf[v] !== LBRACE) return -1;
         const meta = metadataOf(buf, v, end);
-        if (meta === undefined) return undefined;
+        if (meta === undefined) return -1;
         metadata = true;
-        after = meta.end;
         if (strip && meta.managedFields >= 0) {
           const span = memberSpan(buf, v, end, meta.managedFields, meta.managedFieldsEnd);
           if (span !== undefined) {
@@ -173,40 +154,32 @@ export class CachedReader {
           }
         }
         const found = meta.name === undefined ? undefined : this.#cached(meta.namespace, meta.name);
-        if (typeof found !== 'object' || found === null || !Object.isFrozen(found)) return undefined;
+        if (typeof found !== 'object' || found === null || !Object.isFrozen(found)) return -1;
         prior = found as Record<string, unknown>;
-      } else if (prior !== undefined && (buf[v] === LBRACE || buf[v] === LBRACKET)) {
-        const name = buf.toString('latin1', key + 1, keyEnd - 1);
-        const was = name !== '__proto__' && Object.hasOwn(prior, name) ? prior[name] : undefined;
-        const comparable = typeof was === 'object' && was !== null;
-        const compared = comparable && (probing || this.#worthComparing(name));
-        const same = compared ? sameMember(buf, v, end, was) : -1;
-        if (same >= 0) {
-          edits.push(v, same);
-          placed.push(true);
-          keys.push(name);
-          parts.push(was);
-          this.#misses.delete(name);
-          after = same;
-        } else if (compared) {
-          // Bounded: a server that names ever new members cannot grow it past a few hundred.
-          if (this.#misses.size >= MAX_REMEMBERED && !this.#misses.has(name)) this.#misses.clear();
-          this.#misses.set(name, (this.#misses.get(name) ?? 0) + 1);
-          after = memberEnd(buf, v, end);
-        } else {
-          after = containerEnd(buf, v, end);
-        }
-      } else {
-        after = valueEnd(buf, v, end);
+        return meta.end;
       }
-      if (after < 0) return undefined;
-      i = skipSpace(buf, after, end);
-      if (buf[i] === RBRACE) break;
-      if (buf[i] !== COMMA) return undefined;
-      i = skipSpace(buf, i + 1, end);
-    }
-    if (!metadata) return undefined;
-    return { end: i + 1, edits, placed, keys, parts };
+      if (prior === undefined || (buf[v] !== LBRACE && buf[v] !== LBRACKET)) return valueEnd(buf, v, end);
+      const name = buf.toString('latin1', key + 1, keyEnd - 1);
+      const was = name !== '__proto__' && Object.hasOwn(prior, name) ? prior[name] : undefined;
+      const comparable = typeof was === 'object' && was !== null;
+      const compared = comparable && (probing || this.#worthComparing(name));
+      const same = compared ? sameMember(buf, v, end, was) : -1;
+      if (same >= 0) {
+        edits.push(v, same);
+        placed.push(true);
+        keys.push(name);
+        parts.push(was);
+        this.#misses.delete(name);
+        return same;
+      }
+      if (!compared) return containerEnd(buf, v, end);
+      // Bounded: a server that names ever new members cannot grow it past a few hundred.
+      if (this.#misses.size >= MAX_REMEMBERED && !this.#misses.has(name)) this.#misses.clear();
+      this.#misses.set(name, (this.#misses.get(name) ?? 0) + 1);
+      return memberEnd(buf, v, end);
+    });
+    if (closed < 0 || !metadata) return undefined;
+    return { end: closed, edits, placed, keys, parts };
   }
 
   /** Whether to compare the member `name` this time: always, unless it has differed again and again. */
@@ -240,37 +213,47 @@ function metadataOf(buf: Buffer, m: number, end: number): Metadata | undefined {
   let namespace: string | undefined;
   let managedFields = -1;
   let managedFieldsEnd = -1;
-  let i = skipSpace(buf, m + 1, end);
-  if (buf[i] === RBRACE) return { end: i + 1, name, namespace, managedFields, managedFieldsEnd };
-  for (;;) {
-    const key = i;
-    const keyEnd = plainStringEnd(buf, i, end);
-    const v = valueStart(buf, keyEnd, end);
-    if (v < 0) return undefined;
-    let after: number;
+  const closed = members(buf, m, end, (key, keyEnd, v) => {
     const isName = isKey(buf, key, keyEnd, NAME);
     if (isName || isKey(buf, key, keyEnd, NAMESPACE)) {
-      if ((isName ? name : namespace) !== undefined || buf[v] !== QUOTE) return undefined;
-      after = plainStringEnd(buf, v, end);
-      if (after < 0) return undefined;
+      if ((isName ? name : namespace) !== undefined || buf[v] !== QUOTE) return -1;
+      const after = plainStringEnd(buf, v, end);
+      if (after < 0) return -1;
       const value = buf.toString('latin1', v + 1, after - 1);
       if (isName) name = value;
       else namespace = value;
-    } else if (isKey(buf, key, keyEnd, MANAGED_FIELDS)) {
-      // As the strip finds it (P-7): the key with its colon at once, an array for its value.
-      if (managedFields >= 0) return undefined;
-      after = valueEnd(buf, v, end);
-      if (buf[keyEnd] === COLON && buf[v] === LBRACKET && after > 0 && buf[after - 1] === RBRACKET) {
-        managedFields = key;
-        managedFieldsEnd = after;
-      }
-    } else {
-      after = valueEnd(buf, v, end);
+      return after;
     }
-    if (after < 0) return undefined;
+    if (!isKey(buf, key, keyEnd, MANAGED_FIELDS)) return valueEnd(buf, v, end);
+    // As the strip finds it (P-7): the key with its colon at once, an array for its value.
+    if (managedFields >= 0) return -1;
+    const after = valueEnd(buf, v, end);
+    if (buf[keyEnd] === COLON && buf[v] === LBRACKET && after > 0 && buf[after - 1] === RBRACKET) {
+      managedFields = key;
+      managedFieldsEnd = after;
+    }
+    return after;
+  });
+  return closed < 0 ? undefined : { end: closed, name, namespace, managedFields, managedFieldsEnd };
+}
+
+/**
+ * Walks the members of the object whose `{` is at `o`: `visit` is given each key's span (quotes included) and where
+ * its value begins, and gives back where the value ends, or -1 to stop. Index just past the object's `}`; -1 when a
+ * key is not plain (printable ASCII, no escape), the bytes are not a well-formed object there, or `visit` stopped.
+ */
+function members(buf: Buffer, o: number, end: number, visit: (key: number, keyEnd: number, v: number) => number): number {
+  let i = skipSpace(buf, o + 1, end);
+  if (buf[i] === RBRACE) return i + 1;
+  for (;;) {
+    const keyEnd = plainStringEnd(buf, i, end);
+    const v = valueStart(buf, keyEnd, end);
+    if (v < 0) return -1;
+    const after = visit(i, keyEnd, v);
+    if (after < 0) return -1;
     i = skipSpace(buf, after, end);
-    if (buf[i] === RBRACE) return { end: i + 1, name, namespace, managedFields, managedFieldsEnd };
-    if (buf[i] !== COMMA) return undefined;
+    if (buf[i] === RBRACE) return i + 1;
+    if (buf[i] !== COMMA) return -1;
     i = skipSpace(buf, i + 1, end);
   }
 }
