@@ -98,10 +98,14 @@ describe("a MODIFIED event takes the cached object's unchanged members (PF-50)",
     expect(asked).toBe(0);
   });
 
-  it('takes nothing from a cached object that is not frozen, or that is missing', () => {
+  it('takes nothing from a cached object that is not frozen, that is missing, or from a lookup that throws', () => {
     const thawed = structuredClone(stored(pod));
     expect(decodeBoth(line('MODIFIED', pod), () => thawed)['spec']).not.toBe(thawed['spec']);
     expect(decodeBoth(line('MODIFIED', pod), () => undefined)['spec']).toEqual(pod.spec);
+    const failing: CachedLookup = () => {
+      throw new Error('the cache is gone');
+    };
+    expect(decodeBoth(line('MODIFIED', pod), failing)['spec']).toEqual(pod.spec);
   });
 
   it('compares a member that keeps differing only now and then, and takes it again once it stops', () => {

@@ -15,7 +15,8 @@ import { memberEnd, sameMember } from './sameJson.js';
 /**
  * What a cache holds under an object's namespace (undefined for a
  * cluster-scoped one) and name: the object itself, deeply frozen, or
- * undefined. A decoding hint a watch's consumer may give its source.
+ * undefined. A decoding hint a watch's consumer may give its source; one
+ * that throws is taken as finding nothing.
  *
  * ## Example
  * ```ts
@@ -153,7 +154,7 @@ export class CachedReader {
             placed.push(false);
           }
         }
-        const found = meta.name === undefined ? undefined : this.#cached(meta.namespace, meta.name);
+        const found = meta.name === undefined ? undefined : this.#lookUp(meta.namespace, meta.name);
         if (typeof found !== 'object' || found === null || !Object.isFrozen(found)) return -1;
         prior = found as Record<string, unknown>;
         return meta.end;
@@ -180,6 +181,15 @@ export class CachedReader {
     });
     if (closed < 0 || !metadata) return undefined;
     return { end: closed, edits, placed, keys, parts };
+  }
+
+  /** The consumer's cached object; a lookup that throws has found nothing, and the event is decoded as ever. */
+  #lookUp(namespace: string | undefined, name: string): unknown {
+    try {
+      return this.#cached(namespace, name);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Whether to compare the member `name` this time: always, unless it has differed again and again. */
