@@ -3,13 +3,13 @@
  * under its namespace and name: each top-level member after the metadata
  * whose bytes spell that object's own member exactly (`sameJson`) is
  * replaced by a placeholder before the parse, and the cached part, already
- * frozen, is put in its place afterwards. An update that changed only its metadata and status parses
- * neither its spec nor, in the store, compares it again (docs/semantics.md
- * PF-50). Internal: the watch decoder uses it.
+ * frozen, is put in its place afterwards. An update that changed only its
+ * metadata and status parses neither its spec nor, in the store, compares
+ * it again (docs/semantics.md PF-50). Internal: the watch decoder uses it.
  */
 import { randomBytes } from 'node:crypto';
-import { COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, skipSpace } from './jsonBytes.js';
-import { containerEnd, memberSpan, scratchOf, stringEnd } from './managedFieldsStrip.js';
+import { COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, skipSpace } from './jsonBytes.js';
+import { containerEnd, equalsBytes, memberSpan, stringEnd, textWithout } from './managedFieldsStrip.js';
 import { memberEnd, sameMember } from './sameJson.js';
 
 /**
@@ -128,14 +128,14 @@ export class CachedReader {
     this.#idle = object.keys.length === 0 ? this.#idle + 1 : 0;
     // Nothing to take nor cut: the line is parsed as it came, without walking it again for managedFields.
     if (object.edits.length === 0) return NOTHING;
-    return { text: textWithEdits(buf, start, end, object.edits, object.placed), keys: object.keys, parts: object.parts };
+    return { text: textWithout(buf, start, end, object.edits, object.fills) as string, keys: object.keys, parts: object.parts };
   }
 
   /** The walk of the event's object, whose `{` is at `o`; `probing`: after a rest, every member is compared. */
   #object(buf: Buffer, end: number, o: number, strip: boolean, probing: boolean): ObjectParts | undefined {
     // The edits as from/to pairs, each a cut or a placeholder.
     const edits: number[] = [];
-    const placed: boolean[] = [];
+    const fills: (Buffer | undefined)[] = [];
     const keys: string[] = [];
     const parts: unknown[] = [];
     let prior: Record<string, unknown> | undefined;
@@ -151,7 +151,7 @@ export class CachedReader {
           const span = memberSpan(buf, v, end, meta.managedFields, meta.managedFieldsEnd);
           if (span !== undefined) {
             edits.push(span[0], span[1]);
-            placed.push(false);
+            fills.push(undefined);
           }
         }
         const found = meta.name === undefined ? undefined : this.#lookUp(meta.namespace, meta.name);
@@ -167,7 +167,7 @@ export class CachedReader {
       const same = compared ? sameMember(buf, v, end, was) : -1;
       if (same >= 0) {
         edits.push(v, same);
-        placed.push(true);
+        fills.push(PLACEHOLDER_JSON);
         keys.push(name);
         parts.push(was);
         this.#misses.delete(name);
@@ -180,7 +180,7 @@ export class CachedReader {
       return memberEnd(buf, v, end);
     });
     if (closed < 0 || !metadata) return undefined;
-    return { end: closed, edits, placed, keys, parts };
+    return { end: closed, edits, fills, keys, parts };
   }
 
   /** The consumer's cached object; a lookup that throws has found nothing, and the event is decoded as ever. */
@@ -203,7 +203,7 @@ export class CachedReader {
 interface ObjectParts {
   readonly end: number;
   readonly edits: readonly number[];
-  readonly placed: readonly boolean[];
+  readonly fills: readonly (Buffer | undefined)[];
   readonly keys: string[];
   readonly parts: unknown[];
 }
@@ -294,7 +294,7 @@ function valueEnd(buf: Buffer, v: number, end: number): number {
   let i = v;
   while (i < end) {
     const c = buf[i];
-    if (c === COMMA || c === RBRACE || c === RBRACKET || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) break;
+    if (c === COMMA || c === RBRACE || c === RBRACKET || isJsonSpace(c as number)) break;
     i++;
   }
   return i > v ? i : -1;
@@ -302,22 +302,6 @@ function valueEnd(buf: Buffer, v: number, end: number): number {
 
 /** Whether the quoted key at `[q, close)` (quotes included) is `word`. */
 function isKey(buf: Buffer, q: number, close: number, word: Buffer): boolean {
-  if (close - q - 2 !== word.length) return false;
-  for (let k = 0; k < word.length; k++) if (buf[q + 1 + k] !== word[k]) return false;
-  return true;
-}
-
-/** The text of `buf[start, end)` with each edit's range cut out, or filled with the placeholder. */
-function textWithEdits(buf: Buffer, start: number, end: number, edits: readonly number[], placed: readonly boolean[]): string {
-  const out = scratchOf(end - start + PLACEHOLDER_JSON.length * placed.length);
-  let length = 0;
-  let from = start;
-  for (let k = 0; k < edits.length; k += 2) {
-    length += buf.copy(out, length, from, edits[k] as number);
-    if (placed[k >> 1] === true) length += PLACEHOLDER_JSON.copy(out, length);
-    from = edits[k + 1] as number;
-  }
-  length += buf.copy(out, length, from, end);
-  return out.toString('utf8', 0, length);
+  return equalsBytes(buf, q + 1, close - 1, word);
 }
 

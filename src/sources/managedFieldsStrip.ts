@@ -40,7 +40,7 @@ export function stringEnd(buf: Buffer, q: number, end: number): number {
 }
 
 /** Whether `buf[from, to)` holds exactly the bytes of `key`. */
-function equalsBytes(buf: Buffer, from: number, to: number, key: Buffer): boolean {
+export function equalsBytes(buf: Buffer, from: number, to: number, key: Buffer): boolean {
   if (to - from !== key.length) return false;
   for (let k = 0; k < key.length; k++) if (buf[from + k] !== key[k]) return false;
   return true;
@@ -293,30 +293,41 @@ export function textWithoutManagedFields(buf: Buffer, start: number, end: number
 
 /**
  * The text of `buf[start, end)` less the byte ranges `cuts` lists, as
- * from/to pairs in order (a pair whose `from` is negative cuts nothing);
- * undefined when nothing is cut. The kept bytes are gathered in one shared
- * scratch buffer and turned into text at once: no buffer per piece.
+ * from/to pairs in order (a pair whose `from` is negative cuts nothing),
+ * each range written as the bytes `fills` gives for it, if any; undefined
+ * when nothing is cut. The kept bytes are gathered in one shared scratch
+ * buffer and turned into text at once: no buffer per piece.
  *
  * @param buf the bytes
  * @param start where the text begins
  * @param end where it ends
  * @param cuts the ranges to leave out, inside `[start, end)`
+ * @param fills what to write in place of each range (by its pair's index), or nothing
  * @returns the shortened text, or undefined
  */
-export function textWithout(buf: Buffer, start: number, end: number, cuts: readonly number[]): string | undefined {
+export function textWithout(buf: Buffer, start: number, end: number, cuts: readonly number[], fills?: readonly (Buffer | undefined)[]): string | undefined {
   let length = 0;
   let from = start;
   let out: Buffer | undefined;
   for (let k = 0; k < cuts.length; k += 2) {
     const cut = cuts[k] as number;
     if (cut < 0) continue;
-    out ??= scratchOf(end - start);
+    out ??= scratchOf(end - start + filledBytes(fills));
     length += buf.copy(out, length, from, cut);
+    const fill = fills?.[k >> 1];
+    if (fill !== undefined) length += fill.copy(out, length);
     from = cuts[k + 1] as number;
   }
   if (out === undefined) return undefined;
   length += buf.copy(out, length, from, end);
   return out.toString('utf8', 0, length);
+}
+
+/** How many bytes `fills` adds in all. */
+function filledBytes(fills: readonly (Buffer | undefined)[] | undefined): number {
+  let bytes = 0;
+  if (fills !== undefined) for (const fill of fills) bytes += fill?.length ?? 0;
+  return bytes;
 }
 
 /** Reused by every call: its contents live only until the text is made from them, within one synchronous call. */

@@ -5,8 +5,8 @@
  * what did not change is neither parsed nor compared again (docs/semantics.md
  * PF-50). Internal.
  */
-import { BACKSLASH, COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, skipSpace } from './jsonBytes.js';
-import { containerEnd, containerRest } from './managedFieldsStrip.js';
+import { BACKSLASH, COLON, COMMA, isJsonSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, skipSpace } from './jsonBytes.js';
+import { containerEnd, containerRest, equalsBytes } from './managedFieldsStrip.js';
 
 /** How deep the bytes are followed; a value nested deeper is taken as different, and is parsed. */
 const MAX_DEPTH = 64;
@@ -119,7 +119,7 @@ function sameObject(buf: Buffer, i: number, end: number, value: unknown, depth: 
     const member = object[key];
     b = buf[at] as number;
     if (b === QUOTE && typeof member === 'string') at = sameString(buf, at + 1, end, member);
-    else at = sameJson(buf, isSpace(b) ? skipSpace(buf, at, end) : at, end, member, depth + 1);
+    else at = sameJson(buf, isJsonSpace(b) ? skipSpace(buf, at, end) : at, end, member, depth + 1);
     if (at < 0) return failed(mark);
   }
   const mark = at;
@@ -139,7 +139,7 @@ function sameArray(buf: Buffer, i: number, end: number, value: unknown, depth: n
       }
       at++;
     }
-    if (isSpace(buf[at] as number)) at = skipSpace(buf, at, end);
+    if (isJsonSpace(buf[at] as number)) at = skipSpace(buf, at, end);
     at = sameJson(buf, at, end, value[k], depth + 1);
     if (at < 0) return failed(mark);
   }
@@ -148,17 +148,13 @@ function sameArray(buf: Buffer, i: number, end: number, value: unknown, depth: n
   return at < end && buf[at] === RBRACKET ? at + 1 : failed(mark);
 }
 
-function isSpace(b: number): boolean {
-  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
-}
-
 /**
  * Index just past the closing quote of the string whose content begins at `i`, when it spells `s`; else -1.
  * Printable ASCII is compared byte for code unit; escapes and UTF-8 sequences are decoded as `JSON.parse` reads
  * them. A control character, a bad escape or a byte sequence that is not valid UTF-8 (which decoding would have
  * replaced) is a difference: the bytes are then parsed, and fail or are replaced as they always were.
  */
-export function sameString(buf: Buffer, i: number, end: number, s: string): number {
+function sameString(buf: Buffer, i: number, end: number, s: string): number {
   const n = s.length;
   let j = 0;
   // The common case: the string's bytes are its characters, printable ASCII, and its closing quote follows them.
@@ -277,9 +273,7 @@ const FALSE = Buffer.from('false');
 const NULL = Buffer.from('null');
 
 function literal(buf: Buffer, i: number, end: number, word: Buffer): boolean {
-  if (i + word.length > end) return false;
-  for (let k = 1; k < word.length; k++) if (buf[i + k] !== word[k]) return false;
-  return true;
+  return i + word.length <= end && equalsBytes(buf, i, i + word.length, word);
 }
 
 function isDigit(b: number | undefined): boolean {
