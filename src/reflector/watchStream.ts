@@ -61,8 +61,11 @@ export class WatchStream<T> {
     this.opts = opts;
     this.startedAt = ctx.now();
     ctx.count('watches');
-    const hinted: WatchOptions = ctx.opts.stripManagedFields ? { ...opts, stripManagedFields: true } : opts;
-    const withHint: WatchOptions = ctx.opts.cached !== undefined ? { ...hinted, cached: ctx.opts.cached } : hinted;
+    const withHint: WatchOptions = {
+      ...opts,
+      ...(ctx.opts.stripManagedFields && { stripManagedFields: true }),
+      ...(ctx.opts.cached !== undefined && { cached: ctx.opts.cached }),
+    };
     const trimmed: WatchOptions = withHint.resourceVersion === '' ? { ...withHint, resourceVersion: undefined } : withHint;
     const clean = Object.fromEntries(Object.entries(trimmed).filter(([, v]) => v !== undefined)) as WatchOptions;
     const lw = ctx.lw;
